@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# Benchmarks the lendhub sandbox API on this machine and writes docs/benchmarks.md.
+#
+#   bench/run.sh                      # 10 s per scenario
+#   BENCH_DURATION=30 bench/run.sh    # longer runs
+#
+# Other knobs (defaults in brackets): BENCH_CONNECTIONS [64], BENCH_OPEN_RATE
+# [1000], BENCH_WARMUP [1], BENCH_SEED_APPS [200], BENCH_THREADS [all CPUs],
+# BENCH_OUT [docs/benchmarks.md]. For testing this script only:
+# BENCH_SKIP_BUILD=1 and LENDHUB_BIN=/path/to/a/lendhub.
+set -euo pipefail
+shopt -s inherit_errexit
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$(pwd)
+DURATION=${BENCH_DURATION:-10}
+CONNECTIONS=${BENCH_CONNECTIONS:-64}
+OPEN_RATE=${BENCH_OPEN_RATE:-1000}
+WARMUP=${BENCH_WARMUP:-1}
+SEED_APPS=${BENCH_SEED_APPS:-200}
+OUT=${BENCH_OUT:-$ROOT/docs/benchmarks.md}
+TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+LENDHUB=${LENDHUB_BIN:-$TARGET_DIR/release/lendhub}
+BENCH=$TARGET_DIR/release/lendhub-bench
+ADDR=127.0.0.1:18081
+OPS_ADDR=127.0.0.1:19464
+BASE=http://$ADDR
+
+# The command as invoked, with any overrides, for the report.
+COMMAND="bench/run.sh"
+for var in BENCH_OPEN_RATE BENCH_CONNECTIONS BENCH_WARMUP BENCH_SEED_APPS BENCH_THREADS BENCH_DURATION; do
+    if [[ -n ${!var:-} ]]; then COMMAND="$var=${!var} $COMMAND"; fi
+done
+
+log() { printf '[bench] %s\n' "$*" >&2; }
+die() {
+    log "error: $*"
+    if [[ -s ${WORK:-}/server.log ]]; then
+        log "last lines of the server log:"
+        tail -n 20 "$WORK/server.log" >&2
+    fi
+    exit 1
+}
+
+if [[ -z ${BENCH_SKIP_BUILD:-} ]]; then
+    log "building release binaries"
+    cargo build --release -p lendhub -p lendhub-bench
+fi
+[[ -x $LENDHUB ]] || die "no server binary at $LENDHUB"
+[[ -x $BENCH ]] || die "no load generator at $BENCH"
+
+WORK=$(mktemp -d -t lendhub-bench.XXXXXX)
+DATA=$WORK/data
+RESULTS=$WORK/results
+mkdir -p "$DATA" "$RESULTS"
+SERVER_PID=
+SHUTDOWN=
+
+# Stops the server with SIGTERM, escalating to SIGKILL after 10 s; says how
+# it went in SHUTDOWN. (Not in a subshell: only this shell can `wait` for it.)
+stop_server() {
+    local i status
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    for i in $(seq 1 100); do
+        if ! kill -0 "$SERVER_PID" 2>/dev/null; then
+            status=0
+            wait "$SERVER_PID" || status=$?
+            SERVER_PID=
+            SHUTDOWN="exited with status $status within $(((i + 9) / 10)) s of SIGTERM"
+            return
+        fi
+        sleep 0.1
+    done
+    kill -KILL "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=
+    SHUTDOWN="did not exit within 10 s of SIGTERM (killed)"
+}
+
+cleanup() {
+    if [[ -n $SERVER_PID ]]; then stop_server; fi
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# Runs the lendhub binary with the benchmark's environment.
+lendhub() {
+    LENDHUB_DATA_DIR=$DATA LENDHUB_SANDBOX__ADDR=$ADDR LENDHUB_OPS__ADDR=$OPS_ADDR "$LENDHUB" "$@"
+}
+
+# json_field FIELD < json  — prints one top-level field of a JSON object.
+json_field() {
+    python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"
+}
+
+# http EXPECTED_STATUS curl-args...  — prints the body; fails on any other status.
+http() {
+    local expected=$1 body=$WORK/http_body status
+    shift
+    status=$(curl -sS --noproxy '*' --max-time 10 -o "$body" -w '%{http_code}' "$@") ||
+        die "curl failed: ${*: -1}"
+    [[ $status == "$expected" ]] || die "expected HTTP $expected, got $status from ${*: -1}: $(cat "$body")"
+    cat "$body"
+}
+
+new_token() {
+    local body
+    body=$(http 200 -u "$CLIENT_ID:$CLIENT_SECRET" -d grant_type=client_credentials "$BASE/oauth/token")
+    json_field access_token <<<"$body"
+}
+
+# run_load NAME lendhub-bench-args...  — one measured run; its JSON goes to $RESULTS/NAME.json.
+run_load() {
+    local name=$1
+    shift
+    local threads=()
+    if [[ -n ${BENCH_THREADS:-} ]]; then threads=(--threads "$BENCH_THREADS"); fi
+    log "running $name for ${DURATION}s"
+    if ! "$BENCH" --url "$BASE" --duration "$DURATION" --warmup "$WARMUP" "${threads[@]}" "$@" \
+        >"$RESULTS/$name.json"; then
+        log "warning: $name failed"
+        echo '{}' >"$RESULTS/$name.json"
+    fi
+    cat "$RESULTS/$name.json" >&2
+}
+
+# --- server -------------------------------------------------------------------
+if curl -s --noproxy '*' --max-time 1 -o /dev/null "$BASE/livez"; then
+    die "something is already listening on $ADDR"
+fi
+log "starting server (data dir $DATA)"
+# Started directly, not through the lendhub() function, so that $! is the
+# server's own PID (the function would run in a subshell) for VmRSS and SIGTERM.
+LENDHUB_DATA_DIR=$DATA LENDHUB_SANDBOX__ADDR=$ADDR LENDHUB_OPS__ADDR=$OPS_ADDR \
+    "$LENDHUB" serve >"$WORK/server.log" 2>&1 &
+SERVER_PID=$!
+for _ in $(seq 1 300); do
+    if curl -fs --noproxy '*' --max-time 1 -o /dev/null "$BASE/livez"; then break; fi
+    kill -0 "$SERVER_PID" 2>/dev/null || die "server exited during start-up"
+    sleep 0.1
+done
+curl -fs --noproxy '*' --max-time 1 -o /dev/null "$BASE/livez" || die "server did not answer /livez within 30 s"
+
+sleep 2
+IDLE_RSS_KB=$(awk '/^VmRSS:/ { print $2 }' "/proc/$SERVER_PID/status")
+log "idle RSS ${IDLE_RSS_KB} kB"
+
+# --- fixtures -----------------------------------------------------------------
+CLIENT_JSON=$(lendhub sandbox clients create --name bench --scopes "sandbox:read sandbox:write")
+CLIENT_ID=$(json_field client_id <<<"$CLIENT_JSON")
+CLIENT_SECRET=$(json_field client_secret <<<"$CLIENT_JSON")
+TOKEN=$(new_token)
+APP_JSON=$(http 201 -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" \
+    -H "Idempotency-Key: bench-setup-$(date +%s%N)" \
+    -d '{"business":{"company_number":"12345678"},"amount_pence":500000}' \
+    "$BASE/v1/applications")
+APP_ID=$(json_field id <<<"$APP_JSON")
+log "client $CLIENT_ID, application $APP_ID; seeding $SEED_APPS applications"
+"$BENCH" --url "$BASE" --scenario create-application --token "$TOKEN" --connections 8 \
+    --duration 120 --requests "$SEED_APPS" >"$RESULTS/seed.json"
+cat "$RESULTS/seed.json" >&2
+SEED_ERRORS=$(json_field errors <"$RESULTS/seed.json")
+if [[ $SEED_ERRORS != 0 ]]; then log "warning: $SEED_ERRORS errors while seeding"; fi
+
+# --- measured runs ------------------------------------------------------------
+# A fresh token before each authenticated run, so a long BENCH_DURATION cannot
+# outlive the token.
+run_load baseline --scenario baseline --connections "$CONNECTIONS"
+run_load token --scenario token --connections "$CONNECTIONS" \
+    --client-id "$CLIENT_ID" --client-secret "$CLIENT_SECRET"
+TOKEN=$(new_token)
+run_load get-application --scenario get-application --connections "$CONNECTIONS" \
+    --token "$TOKEN" --app-id "$APP_ID"
+TOKEN=$(new_token)
+run_load create-application --scenario create-application --connections "$CONNECTIONS" \
+    --token "$TOKEN"
+TOKEN=$(new_token)
+run_load list-events --scenario list-events --connections "$CONNECTIONS" --token "$TOKEN"
+TOKEN=$(new_token)
+run_load create-application-open --scenario create-application --connections "$CONNECTIONS" \
+    --rate "$OPEN_RATE" --token "$TOKEN"
+
+# --- shutdown -----------------------------------------------------------------
+log "stopping server with SIGTERM"
+stop_server
+log "server $SHUTDOWN"
+
+# --- report -------------------------------------------------------------------
+mkdir -p "$(dirname "$OUT")"
+export RESULTS OUT COMMAND DURATION CONNECTIONS OPEN_RATE WARMUP SEED_APPS IDLE_RSS_KB SHUTDOWN
+export BENCH_THREADS=${BENCH_THREADS:-}
+python3 "$ROOT/bench/report.py"
+log "wrote $OUT"

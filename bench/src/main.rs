@@ -1,0 +1,136 @@
+//! `lendhub-bench`: an HTTP/1.1 keep-alive load generator for the lendhub
+//! sandbox API. Prints one JSON line per run on stdout; diagnostics go to
+//! stderr. Only loopback targets are accepted.
+
+mod load;
+mod report;
+mod scenarios;
+mod target;
+
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use clap::Parser;
+
+use crate::load::LoadConfig;
+use crate::report::RunInfo;
+use crate::scenarios::{Inputs, Scenario, ScenarioName};
+use crate::target::Target;
+
+#[derive(Parser, Debug)]
+#[command(
+    version,
+    about = "Closed- and open-loop HTTP load generator for the lendhub sandbox API"
+)]
+struct Cli {
+    /// Base URL of the server (loopback only), e.g. http://127.0.0.1:8081
+    #[arg(long, default_value = "http://127.0.0.1:8081")]
+    url: String,
+    /// Concurrent keep-alive connections, one worker each.
+    #[arg(long, short = 'c', default_value_t = 64)]
+    connections: usize,
+    /// Measured duration in seconds.
+    #[arg(long, short = 'd', default_value_t = 10.0)]
+    duration: f64,
+    /// Open-loop arrival rate in requests/s; omit for closed loop.
+    #[arg(long)]
+    rate: Option<f64>,
+    /// Unmeasured warm-up before the measured window, in seconds.
+    #[arg(long, default_value_t = 0.0)]
+    warmup: f64,
+    /// Stop after this many requests in total (e.g. for seeding data).
+    #[arg(long)]
+    requests: Option<u64>,
+    /// Per-request timeout in seconds; a timed-out request counts as an error.
+    #[arg(long, default_value_t = 10.0)]
+    timeout: f64,
+    /// Runtime worker threads (default: number of CPUs).
+    #[arg(long)]
+    threads: Option<usize>,
+    #[arg(long, value_enum, default_value_t = ScenarioName::Baseline)]
+    scenario: ScenarioName,
+    /// Bearer token for the authenticated scenarios.
+    #[arg(long)]
+    token: Option<String>,
+    /// Application id for get-application.
+    #[arg(long)]
+    app_id: Option<String>,
+    /// OAuth client id for the token scenario (HTTP Basic).
+    #[arg(long)]
+    client_id: Option<String>,
+    /// OAuth client secret for the token scenario (HTTP Basic).
+    #[arg(long)]
+    client_secret: Option<String>,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("lendhub-bench: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<()> {
+    let config = load_config(cli)?;
+    let target = Target::parse(&cli.url)?;
+    let inputs = Inputs {
+        token: cli.token.as_deref(),
+        app_id: cli.app_id.as_deref(),
+        client_id: cli.client_id.as_deref(),
+        client_secret: cli.client_secret.as_deref(),
+    };
+    let scenario = Scenario::new(cli.scenario, &target, &inputs)?;
+
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    if let Some(threads) = cli.threads {
+        runtime.worker_threads(threads.max(1));
+    }
+    let runtime = runtime.enable_all().build().context("tokio runtime")?;
+    let (stats, elapsed) = runtime.block_on(load::run(target, scenario, config))?;
+
+    if let Some(first) = &stats.first_error {
+        eprintln!(
+            "lendhub-bench: {} {} errors; first: {first}",
+            cli.scenario.as_str(),
+            stats.error_count()
+        );
+    }
+    let info = RunInfo {
+        scenario: cli.scenario.as_str(),
+        connections: cli.connections,
+        duration_s: cli.duration,
+        rate: cli.rate,
+        elapsed,
+    };
+    println!("{}", report::to_json(&info, &stats));
+    Ok(())
+}
+
+fn load_config(cli: &Cli) -> Result<LoadConfig> {
+    if cli.connections == 0 {
+        bail!("--connections must be at least 1");
+    }
+    if cli.timeout <= 0.0 {
+        bail!("--timeout must be positive");
+    }
+    if cli.rate.is_some_and(|r| !(r.is_finite() && r > 0.0)) {
+        bail!("--rate must be a positive number");
+    }
+    Ok(LoadConfig {
+        connections: cli.connections,
+        duration: seconds("--duration", cli.duration)?,
+        warmup: seconds("--warmup", cli.warmup)?,
+        rate: cli.rate,
+        timeout: seconds("--timeout", cli.timeout)?,
+        max_requests: cli.requests,
+    })
+}
+
+fn seconds(flag: &str, value: f64) -> Result<Duration> {
+    Duration::try_from_secs_f64(value).with_context(|| format!("{flag} must be >= 0 seconds"))
+}

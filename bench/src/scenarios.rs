@@ -1,0 +1,180 @@
+//! What each scenario sends and which status counts as success.
+
+use anyhow::{Context, Result, bail};
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::header::{AUTHORIZATION, CONTENT_TYPE, HOST, HeaderValue};
+use hyper::{Method, Request, StatusCode};
+use rand::Rng;
+use rand::rngs::StdRng;
+
+use crate::target::Target;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ScenarioName {
+    /// GET /livez, no auth.
+    Baseline,
+    /// POST /oauth/token, client_credentials with HTTP Basic auth.
+    Token,
+    /// GET /v1/applications/{app-id} with bearer.
+    GetApplication,
+    /// POST /v1/applications with bearer and a fresh Idempotency-Key.
+    CreateApplication,
+    /// GET /v1/events?limit=20 with bearer.
+    ListEvents,
+}
+
+impl ScenarioName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Baseline => "baseline",
+            Self::Token => "token",
+            Self::GetApplication => "get-application",
+            Self::CreateApplication => "create-application",
+            Self::ListEvents => "list-events",
+        }
+    }
+}
+
+/// Credentials and ids a scenario may need, straight from the CLI.
+pub struct Inputs<'a> {
+    pub token: Option<&'a str>,
+    pub app_id: Option<&'a str>,
+    pub client_id: Option<&'a str>,
+    pub client_secret: Option<&'a str>,
+}
+
+/// A scenario with everything that does not change between requests precomputed.
+pub struct Scenario {
+    pub name: ScenarioName,
+    method: Method,
+    path: String,
+    host: HeaderValue,
+    auth: Option<HeaderValue>,
+}
+
+impl Scenario {
+    pub fn new(name: ScenarioName, target: &Target, inputs: &Inputs<'_>) -> Result<Self> {
+        let bearer = || -> Result<Option<HeaderValue>> {
+            let token = inputs.token.context("this scenario needs --token")?;
+            Ok(Some(HeaderValue::from_str(&format!("Bearer {token}"))?))
+        };
+        let (method, path, auth) = match name {
+            ScenarioName::Baseline => (Method::GET, "/livez".to_owned(), None),
+            ScenarioName::Token => {
+                let id = inputs
+                    .client_id
+                    .context("token scenario needs --client-id")?;
+                let secret = inputs
+                    .client_secret
+                    .context("token scenario needs --client-secret")?;
+                let basic = BASE64.encode(format!("{id}:{secret}"));
+                let value = HeaderValue::from_str(&format!("Basic {basic}"))?;
+                (Method::POST, "/oauth/token".to_owned(), Some(value))
+            }
+            ScenarioName::GetApplication => {
+                let id = inputs.app_id.context("get-application needs --app-id")?;
+                if id.is_empty()
+                    || !id
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+                {
+                    bail!("--app-id {id:?} is not a plain id");
+                }
+                (Method::GET, format!("/v1/applications/{id}"), bearer()?)
+            }
+            ScenarioName::CreateApplication => {
+                (Method::POST, "/v1/applications".to_owned(), bearer()?)
+            }
+            ScenarioName::ListEvents => (Method::GET, "/v1/events?limit=20".to_owned(), bearer()?),
+        };
+        Ok(Self {
+            name,
+            method,
+            path: format!("{}{path}", target.prefix),
+            host: target.host.clone(),
+            auth,
+        })
+    }
+
+    pub fn expected_status(&self) -> StatusCode {
+        match self.name {
+            ScenarioName::CreateApplication => StatusCode::CREATED,
+            _ => StatusCode::OK,
+        }
+    }
+
+    /// Builds one request. `conn` and `seq` make the Idempotency-Key unique
+    /// within a run; the random suffix makes it unique across runs.
+    pub fn request(&self, conn: usize, seq: u64, rng: &mut StdRng) -> Result<Request<Full<Bytes>>> {
+        let mut builder = Request::builder()
+            .method(self.method.clone())
+            .uri(self.path.as_str())
+            .header(HOST, self.host.clone());
+        if let Some(auth) = &self.auth {
+            builder = builder.header(AUTHORIZATION, auth.clone());
+        }
+        let body = match self.name {
+            ScenarioName::Token => {
+                builder = builder.header(CONTENT_TYPE, "application/x-www-form-urlencoded");
+                Bytes::from_static(b"grant_type=client_credentials")
+            }
+            ScenarioName::CreateApplication => {
+                let key = format!("bench-{conn}-{seq}-{:016x}", rng.random::<u64>());
+                builder = builder
+                    .header(CONTENT_TYPE, "application/json")
+                    .header("idempotency-key", key);
+                Bytes::from(create_application_body(rng))
+            }
+            _ => Bytes::new(),
+        };
+        Ok(builder.body(Full::new(body))?)
+    }
+}
+
+fn create_application_body(rng: &mut StdRng) -> String {
+    let company_number = rng.random_range(0..100_000_000u32);
+    let amount_pence = rng.random_range(5_000..=250_000_000u64);
+    format!(
+        r#"{{"business":{{"company_number":"{company_number:08}"}},"amount_pence":{amount_pence}}}"#
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use rand::SeedableRng;
+
+    use super::*;
+
+    #[test]
+    fn create_body_is_valid_json_within_bounds() {
+        let mut rng = StdRng::seed_from_u64(7);
+        for _ in 0..1000 {
+            let v: serde_json::Value =
+                serde_json::from_str(&create_application_body(&mut rng)).unwrap();
+            let number = v["business"]["company_number"].as_str().unwrap();
+            assert!(number.len() == 8 && number.bytes().all(|b| b.is_ascii_digit()));
+            let amount = v["amount_pence"].as_u64().unwrap();
+            assert!((5_000..=250_000_000).contains(&amount));
+        }
+    }
+
+    #[test]
+    fn idempotency_key_length_is_in_bounds() {
+        let target = Target::parse("http://127.0.0.1:1").unwrap();
+        let inputs = Inputs {
+            token: Some("t"),
+            app_id: None,
+            client_id: None,
+            client_secret: None,
+        };
+        let s = Scenario::new(ScenarioName::CreateApplication, &target, &inputs).unwrap();
+        let mut rng = StdRng::seed_from_u64(1);
+        let req = s.request(4095, u64::MAX, &mut rng).unwrap();
+        let key = req.headers()["idempotency-key"].to_str().unwrap();
+        assert!((8..=128).contains(&key.len()), "{key}");
+        assert_eq!(s.expected_status(), StatusCode::CREATED);
+    }
+}

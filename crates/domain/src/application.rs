@@ -1,0 +1,345 @@
+//! The sandbox application and its state machine (see docs/state-machines.md).
+//!
+//! ```text
+//! create ─┬─> approved ──accept(bank_settle)──> funded ──repaid in full──> repaid
+//!         │      │                                 ▲
+//!         │      └─accept(bank_fail)─> funding_failed ─accept(bank_settle)─┘
+//!         │                                 └─accept(bank_fail)─> funding_failed
+//!         ├─> referred   (accept → 409)
+//!         └─> declined   (accept → 409)
+//! ```
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use crate::decisioning::{Decision, Outcome};
+use crate::ids::SandboxId;
+use crate::payment::{BankAccount, Direction, Payment, PaymentStatus, RepaymentRequest};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ApplicationStatus {
+    Approved,
+    Referred,
+    Declined,
+    Funded,
+    FundingFailed,
+    Repaid,
+}
+
+impl ApplicationStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApplicationStatus::Approved => "approved",
+            ApplicationStatus::Referred => "referred",
+            ApplicationStatus::Declined => "declined",
+            ApplicationStatus::Funded => "funded",
+            ApplicationStatus::FundingFailed => "funding_failed",
+            ApplicationStatus::Repaid => "repaid",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Application {
+    pub id: SandboxId,
+    pub owner: String,
+    pub company_number: String,
+    pub company_name: String,
+    pub amount_pence: i64,
+    pub status: ApplicationStatus,
+    pub decision: Decision,
+    #[serde(with = "time::serde::rfc3339")]
+    pub decided_at: OffsetDateTime,
+    /// The latest disbursement attempt.
+    pub funding: Option<Payment>,
+    /// What the borrower still owes; zero until funded.
+    pub outstanding_pence: i64,
+    /// Optimistic-concurrency version, bumped on every change.
+    pub version: i64,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub updated_at: OffsetDateTime,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum TransitionError {
+    #[error("an application in status {} cannot be accepted", .0.as_str())]
+    NotAcceptable(ApplicationStatus),
+    #[error("an application in status {} takes no repayments", .0.as_str())]
+    NotFunded(ApplicationStatus),
+    #[error("the repayment of {requested} pence exceeds the {outstanding} pence outstanding")]
+    ExceedsOutstanding { requested: i64, outstanding: i64 },
+}
+
+impl Application {
+    pub fn new(
+        id: SandboxId,
+        owner: String,
+        company_number: String,
+        amount_pence: i64,
+        decision: Decision,
+        now: OffsetDateTime,
+    ) -> Self {
+        let status = match decision.outcome {
+            Outcome::Approved => ApplicationStatus::Approved,
+            Outcome::Referred => ApplicationStatus::Referred,
+            Outcome::Declined => ApplicationStatus::Declined,
+        };
+        Self {
+            id,
+            owner,
+            company_name: crate::fixtures::company_name(&company_number),
+            company_number,
+            amount_pence,
+            status,
+            decision,
+            decided_at: now,
+            funding: None,
+            outstanding_pence: 0,
+            version: 1,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+
+    /// Offers lapse 30 days after the decision.
+    pub fn offer_expires_at(&self) -> Option<OffsetDateTime> {
+        self.decision
+            .offer
+            .as_ref()
+            .map(|_| self.decided_at + time::Duration::days(30))
+    }
+
+    /// Accepting the offer disburses it to the simulated bank account.
+    pub fn accept(
+        &self,
+        bank: BankAccount,
+        payment_id: SandboxId,
+        now: OffsetDateTime,
+    ) -> Result<Application, TransitionError> {
+        if !matches!(
+            self.status,
+            ApplicationStatus::Approved | ApplicationStatus::FundingFailed
+        ) {
+            return Err(TransitionError::NotAcceptable(self.status));
+        }
+        let amount = self
+            .decision
+            .offer
+            .as_ref()
+            .map_or(self.amount_pence, |o| o.amount_pence);
+        let failure = bank.disbursement_failure();
+        let funding = Payment {
+            id: payment_id,
+            owner: self.owner.clone(),
+            application_id: self.id.clone(),
+            direction: Direction::Disbursement,
+            amount_pence: amount,
+            status: if failure.is_some() {
+                PaymentStatus::Failed
+            } else {
+                PaymentStatus::Settled
+            },
+            failure_reason: failure,
+            bank_account: Some(bank),
+            created_at: now,
+        };
+        let mut next = self.clone();
+        if failure.is_some() {
+            next.status = ApplicationStatus::FundingFailed;
+        } else {
+            next.status = ApplicationStatus::Funded;
+            next.outstanding_pence = self
+                .decision
+                .offer
+                .as_ref()
+                .map_or(amount, |o| o.total_repayable_pence);
+        }
+        next.funding = Some(funding);
+        Ok(next.touched(now))
+    }
+
+    /// Applies a repayment; a failed collection leaves the balance unchanged.
+    pub fn repay(
+        &self,
+        request: RepaymentRequest,
+        payment_id: SandboxId,
+        now: OffsetDateTime,
+    ) -> Result<(Application, Payment), TransitionError> {
+        if self.status != ApplicationStatus::Funded {
+            return Err(TransitionError::NotFunded(self.status));
+        }
+        if request.amount_pence > self.outstanding_pence {
+            return Err(TransitionError::ExceedsOutstanding {
+                requested: request.amount_pence,
+                outstanding: self.outstanding_pence,
+            });
+        }
+        let failure = crate::payment::repayment_failure(request.amount_pence);
+        let payment = Payment {
+            id: payment_id,
+            owner: self.owner.clone(),
+            application_id: self.id.clone(),
+            direction: Direction::Collection,
+            amount_pence: request.amount_pence,
+            status: if failure.is_some() {
+                PaymentStatus::Failed
+            } else {
+                PaymentStatus::Settled
+            },
+            failure_reason: failure,
+            bank_account: None,
+            created_at: now,
+        };
+        let mut next = self.clone();
+        if failure.is_none() {
+            next.outstanding_pence -= request.amount_pence;
+            if next.outstanding_pence == 0 {
+                next.status = ApplicationStatus::Repaid;
+            }
+        }
+        Ok((next.touched(now), payment))
+    }
+
+    fn touched(mut self, now: OffsetDateTime) -> Self {
+        self.version += 1;
+        self.updated_at = now;
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::decisioning::decide;
+    use crate::payment::FailureReason;
+
+    fn app(company: &str, amount: i64) -> Application {
+        let now = OffsetDateTime::UNIX_EPOCH;
+        Application::new(
+            SandboxId::new_random(0),
+            "pk_test_a".into(),
+            company.into(),
+            amount,
+            decide(company, amount),
+            now,
+        )
+    }
+
+    fn id() -> SandboxId {
+        SandboxId::new_random(0)
+    }
+
+    const NOW: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;
+
+    #[test]
+    fn settle_funds_and_sets_the_balance_to_the_total_repayable() {
+        let a = app("00000401", 1_000_000);
+        let funded = a.accept(BankAccount::BankSettle, id(), NOW).unwrap();
+        assert_eq!(funded.status, ApplicationStatus::Funded);
+        assert_eq!(
+            funded.outstanding_pence,
+            a.decision.offer.as_ref().unwrap().total_repayable_pence
+        );
+        assert_eq!(funded.version, 2);
+        assert_eq!(
+            funded.funding.as_ref().unwrap().status,
+            PaymentStatus::Settled
+        );
+    }
+
+    #[test]
+    fn bank_fail_can_be_accepted_again() {
+        let a = app("00000401", 1_000_000);
+        let failed = a.accept(BankAccount::BankFail, id(), NOW).unwrap();
+        assert_eq!(failed.status, ApplicationStatus::FundingFailed);
+        assert_eq!(
+            failed.funding.as_ref().unwrap().failure_reason,
+            Some(FailureReason::BankUnavailable)
+        );
+        assert_eq!(failed.outstanding_pence, 0);
+        let again = failed.accept(BankAccount::BankSettle, id(), NOW).unwrap();
+        assert_eq!(again.status, ApplicationStatus::Funded);
+    }
+
+    #[test]
+    fn declined_referred_and_funded_cannot_be_accepted() {
+        for company in ["00000402", "00000403"] {
+            let a = app(company, 1_000_000);
+            assert!(matches!(
+                a.accept(BankAccount::BankSettle, id(), NOW),
+                Err(TransitionError::NotAcceptable(_))
+            ));
+        }
+        let funded = app("00000401", 1_000_000)
+            .accept(BankAccount::BankSettle, id(), NOW)
+            .unwrap();
+        assert_eq!(
+            funded.accept(BankAccount::BankSettle, id(), NOW),
+            Err(TransitionError::NotAcceptable(ApplicationStatus::Funded))
+        );
+    }
+
+    #[test]
+    fn repayments_reduce_the_balance_until_repaid() {
+        let funded = app("00000401", 1_000_000)
+            .accept(BankAccount::BankSettle, id(), NOW)
+            .unwrap();
+        let owed = funded.outstanding_pence;
+        assert!(matches!(
+            funded.repay(
+                RepaymentRequest {
+                    amount_pence: owed + 1
+                },
+                id(),
+                NOW
+            ),
+            Err(TransitionError::ExceedsOutstanding { .. })
+        ));
+        let (after, p) = funded
+            .repay(
+                RepaymentRequest {
+                    amount_pence: 10_000,
+                },
+                id(),
+                NOW,
+            )
+            .unwrap();
+        assert_eq!(p.status, PaymentStatus::Settled);
+        assert_eq!(after.outstanding_pence, owed - 10_000);
+        let (unchanged, failed) = after
+            .repay(RepaymentRequest { amount_pence: 4001 }, id(), NOW)
+            .unwrap();
+        assert_eq!(
+            failed.failure_reason,
+            Some(FailureReason::InsufficientFunds)
+        );
+        assert_eq!(unchanged.outstanding_pence, after.outstanding_pence);
+        let (done, _) = unchanged
+            .repay(
+                RepaymentRequest {
+                    amount_pence: unchanged.outstanding_pence,
+                },
+                id(),
+                NOW,
+            )
+            .unwrap();
+        assert_eq!(done.status, ApplicationStatus::Repaid);
+        assert!(matches!(
+            done.repay(RepaymentRequest { amount_pence: 1 }, id(), NOW),
+            Err(TransitionError::NotFunded(_))
+        ));
+    }
+
+    #[test]
+    fn approved_but_unfunded_takes_no_repayment() {
+        let a = app("00000401", 1_000_000);
+        assert_eq!(
+            a.repay(RepaymentRequest { amount_pence: 1 }, id(), NOW)
+                .map(|_| ()),
+            Err(TransitionError::NotFunded(ApplicationStatus::Approved))
+        );
+    }
+}

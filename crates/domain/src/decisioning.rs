@@ -1,0 +1,219 @@
+//! The deterministic sandbox decision engine. The outcome depends only on the
+//! company number, the amount and the fixtures version: reserved companies have
+//! fixed profiles; every other number gets a profile derived from a SHA-256 of
+//! the fixtures version and the number.
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::fixtures::{self, CompanyProfile};
+use crate::loan::{self, Offer};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    Approved,
+    Referred,
+    Declined,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasonCode {
+    AffordabilityOk,
+    AffordabilityLow,
+    CreditOk,
+    CreditAdverse,
+    ThinFile,
+    BankingDataInsufficient,
+    DirectorRisk,
+    IneligibleEntity,
+    AmountExceedsLimit,
+    ManualReviewRequired,
+}
+
+impl ReasonCode {
+    /// The category the hub document pairs with each code.
+    pub fn category(self) -> &'static str {
+        use ReasonCode::*;
+        match self {
+            AffordabilityOk | AffordabilityLow | BankingDataInsufficient => "affordability",
+            CreditOk | CreditAdverse | ThinFile => "credit",
+            DirectorRisk => "identity",
+            IneligibleEntity | AmountExceedsLimit => "eligibility",
+            ManualReviewRequired => "policy",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Reason {
+    pub code: ReasonCode,
+    pub category: String,
+}
+
+impl From<ReasonCode> for Reason {
+    fn from(code: ReasonCode) -> Self {
+        Reason {
+            code,
+            category: code.category().to_owned(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    pub outcome: Outcome,
+    pub reasons: Vec<Reason>,
+    pub offer: Option<Offer>,
+}
+
+/// What the engine knows about a company before looking at the amount.
+pub fn profile(company_number: &str) -> CompanyProfile {
+    fixtures::reserved(company_number)
+        .map(|c| c.profile.clone())
+        .unwrap_or_else(|| derived_profile(company_number))
+}
+
+fn derived_profile(company_number: &str) -> CompanyProfile {
+    let digest = Sha256::new()
+        .chain_update(b"lendhub-sandbox-decision\0")
+        .chain_update(fixtures::VERSION.as_bytes())
+        .chain_update(b"\0")
+        .chain_update(company_number.as_bytes())
+        .finalize();
+    // Credit score 300–899; limit £10,000–£500,000 in £10,000 steps.
+    let score = 300 + u32::from(u16::from_be_bytes([digest[0], digest[1]]) % 600);
+    let limit_pence = 1_000_000 * (1 + i64::from(digest[2] % 50));
+    CompanyProfile {
+        eligible: true,
+        credit_score: score,
+        credit_limit_pence: limit_pence,
+        affordability_ratio_pct: 20 + u32::from(digest[3] % 60),
+    }
+}
+
+/// Score bands (documented in the fixtures):
+/// below 400 adverse; 400–499 thin file (referred); otherwise approved when the
+/// amount is within the limit and affordable (amount ≤ limit × affordability %…
+/// see [`decide`]).
+pub fn decide(company_number: &str, amount_pence: i64) -> Decision {
+    let p = profile(company_number);
+    use ReasonCode::*;
+    let declined = |codes: &[ReasonCode]| Decision {
+        outcome: Outcome::Declined,
+        reasons: codes.iter().copied().map(Reason::from).collect(),
+        offer: None,
+    };
+    if !p.eligible {
+        return declined(&[IneligibleEntity]);
+    }
+    if p.credit_score < 400 {
+        return declined(&[CreditAdverse]);
+    }
+    if p.credit_score < 500 {
+        return Decision {
+            outcome: Outcome::Referred,
+            reasons: vec![ThinFile.into(), ManualReviewRequired.into()],
+            offer: None,
+        };
+    }
+    if amount_pence > p.credit_limit_pence {
+        return declined(&[AmountExceedsLimit]);
+    }
+    // Affordable when the request fits within the affordable share of the limit.
+    if amount_pence * 100 > p.credit_limit_pence * i64::from(p.affordability_ratio_pct) {
+        return declined(&[AffordabilityLow]);
+    }
+    Decision {
+        outcome: Outcome::Approved,
+        reasons: vec![CreditOk.into(), AffordabilityOk.into()],
+        offer: Some(loan::offer(
+            amount_pence,
+            annual_rate_bps(p.credit_score),
+            term_months(amount_pence),
+        )),
+    }
+}
+
+/// Better credit, lower price: 900 bps at a score of 899, 2,500 bps at 500.
+pub fn annual_rate_bps(credit_score: u32) -> u32 {
+    let score = credit_score.clamp(500, 899);
+    900 + (899 - score) * 1600 / 399
+}
+
+/// Longer terms for larger amounts.
+pub fn term_months(amount_pence: i64) -> u32 {
+    match amount_pence {
+        ..=1_000_000 => 12,
+        ..=5_000_000 => 24,
+        ..=25_000_000 => 36,
+        _ => 60,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserved_companies_have_their_documented_outcomes() {
+        assert_eq!(decide("00000401", 1_000_000).outcome, Outcome::Approved);
+        assert_eq!(decide("00000402", 1_000_000).outcome, Outcome::Referred);
+        let codes = |n: &str, a| {
+            decide(n, a)
+                .reasons
+                .iter()
+                .map(|r| r.code)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            codes("00000403", 1_000_000),
+            vec![ReasonCode::CreditAdverse]
+        );
+        assert_eq!(
+            codes("00000404", 1_000_000),
+            vec![ReasonCode::AffordabilityLow]
+        );
+        assert_eq!(
+            codes("00000405", 1_000_000),
+            vec![ReasonCode::IneligibleEntity]
+        );
+        assert_eq!(
+            codes("00000406", 2_500_001),
+            vec![ReasonCode::AmountExceedsLimit]
+        );
+        assert_eq!(decide("00000406", 1_000_000).outcome, Outcome::Approved);
+    }
+
+    #[test]
+    fn approved_company_is_approved_across_the_whole_amount_range() {
+        for amount in [5_000, 5_001, 1_000_000, 249_999_999, 250_000_000] {
+            let d = decide("00000401", amount);
+            assert_eq!(d.outcome, Outcome::Approved, "{amount}");
+            let offer = d.offer.as_ref().map(|o| o.amount_pence);
+            assert_eq!(offer, Some(amount));
+        }
+    }
+
+    #[test]
+    fn same_input_same_decision_and_every_outcome_reachable() {
+        let mut seen = std::collections::HashSet::new();
+        for n in 0..2_000u32 {
+            let number = format!("{:08}", 10_000_000 + n * 37);
+            let a = decide(&number, 2_000_000);
+            assert_eq!(a, decide(&number, 2_000_000));
+            assert!(!a.reasons.is_empty());
+            assert_eq!(a.offer.is_some(), a.outcome == Outcome::Approved);
+            seen.insert(format!("{:?}", a.outcome));
+        }
+        assert_eq!(seen.len(), 3);
+    }
+
+    #[test]
+    fn price_falls_with_credit_score() {
+        assert_eq!(annual_rate_bps(899), 900);
+        assert_eq!(annual_rate_bps(500), 2500);
+        assert!(annual_rate_bps(700) < annual_rate_bps(600));
+    }
+}

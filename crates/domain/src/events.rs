@@ -1,0 +1,112 @@
+//! The event types the sandbox emits and how endpoints subscribe to them.
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use crate::ids::SandboxId;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum EventType {
+    #[serde(rename = "application.created")]
+    ApplicationCreated,
+    #[serde(rename = "decision.completed")]
+    DecisionCompleted,
+    #[serde(rename = "offer.accepted")]
+    OfferAccepted,
+    #[serde(rename = "account.activated")]
+    AccountActivated,
+    #[serde(rename = "account.closed")]
+    AccountClosed,
+    #[serde(rename = "payment.settled")]
+    PaymentSettled,
+    #[serde(rename = "payment.failed")]
+    PaymentFailed,
+}
+
+impl EventType {
+    pub const ALL: [EventType; 7] = [
+        EventType::ApplicationCreated,
+        EventType::DecisionCompleted,
+        EventType::OfferAccepted,
+        EventType::AccountActivated,
+        EventType::AccountClosed,
+        EventType::PaymentSettled,
+        EventType::PaymentFailed,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventType::ApplicationCreated => "application.created",
+            EventType::DecisionCompleted => "decision.completed",
+            EventType::OfferAccepted => "offer.accepted",
+            EventType::AccountActivated => "account.activated",
+            EventType::AccountClosed => "account.closed",
+            EventType::PaymentSettled => "payment.settled",
+            EventType::PaymentFailed => "payment.failed",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.as_str() == raw)
+    }
+
+    pub fn describe(self) -> &'static str {
+        match self {
+            EventType::ApplicationCreated => {
+                "an application was created (data.object: application)"
+            }
+            EventType::DecisionCompleted => "the decision engine finished (data.object: decision)",
+            EventType::OfferAccepted => "the offer was accepted (data.object: application)",
+            EventType::AccountActivated => {
+                "the disbursement settled and the loan is funded (data.object: application)"
+            }
+            EventType::AccountClosed => "the balance was repaid in full (data.object: application)",
+            EventType::PaymentSettled => {
+                "a disbursement or repayment settled (data.object: payment)"
+            }
+            EventType::PaymentFailed => "a disbursement or repayment failed (data.object: payment)",
+        }
+    }
+}
+
+/// The wildcard subscription.
+pub const ALL_EVENTS: &str = "*";
+
+/// Whether an endpoint subscribed to `enabled` receives events of type `t`.
+pub fn subscribed(enabled: &[String], t: &str) -> bool {
+    enabled.iter().any(|e| e == ALL_EVENTS || e == t)
+}
+
+/// A durable event: the rendered envelope is what every delivery sends, byte for byte.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    pub id: SandboxId,
+    pub owner: String,
+    pub event_type: EventType,
+    pub created_at: OffsetDateTime,
+    pub body: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for t in EventType::ALL {
+            assert_eq!(EventType::parse(t.as_str()), Some(t));
+            assert_eq!(
+                serde_json::to_value(t).ok(),
+                Some(serde_json::Value::from(t.as_str()))
+            );
+        }
+    }
+
+    #[test]
+    fn wildcard_and_exact_subscriptions() {
+        assert!(subscribed(&["*".into()], "payment.failed"));
+        assert!(subscribed(&["payment.failed".into()], "payment.failed"));
+        assert!(!subscribed(&["payment.settled".into()], "payment.failed"));
+        assert!(!subscribed(&[], "payment.failed"));
+    }
+}

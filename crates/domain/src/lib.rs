@@ -1,0 +1,18 @@
+//! The pure core of lendhub: identifiers, money, decisioning, loan arithmetic,
+//! state machines and the webhook signature scheme. Nothing here performs I/O;
+//! time and randomness come in as arguments.
+
+pub mod application;
+pub mod clock;
+pub mod credentials;
+pub mod crypto;
+pub mod decisioning;
+pub mod events;
+pub mod fixtures;
+pub mod idempotency;
+pub mod ids;
+pub mod loan;
+pub mod payment;
+pub mod scope;
+pub mod signature;
+pub mod webhook;

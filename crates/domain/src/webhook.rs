@@ -1,0 +1,105 @@
+//! Webhook endpoints and the delivery retry schedule from the hub document:
+//! immediately, ~1 min, ~5 min, ~30 min, ~2 h, then every ~6 h until ~72 h after
+//! the first attempt, with jitter.
+
+use serde::{Deserialize, Serialize};
+use time::{Duration, OffsetDateTime};
+
+use crate::ids::SandboxId;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndpointStatus {
+    Enabled,
+    Disabled,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WebhookEndpoint {
+    pub id: SandboxId,
+    pub owner: String,
+    pub url: String,
+    pub enabled_events: Vec<String>,
+    pub description: Option<String>,
+    pub status: EndpointStatus,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+}
+
+/// The signing secret: `whsec_` + 256 random bits.
+pub fn generate_secret() -> String {
+    format!("whsec_{}", crate::credentials::random_token(32))
+}
+
+pub const DELIVERY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+pub const GIVE_UP_AFTER: Duration = Duration::hours(72);
+const EARLY_DELAYS: [Duration; 4] = [
+    Duration::minutes(1),
+    Duration::minutes(5),
+    Duration::minutes(30),
+    Duration::hours(2),
+];
+const LATE_DELAY: Duration = Duration::hours(6);
+
+/// When to try again after attempt number `attempt` (1-based) failed, given when
+/// the first attempt was due. `jitter` in [-1, 1] spreads retries by up to ±10 %.
+/// `None` means the schedule is exhausted: the attempt at 72 h was the last.
+pub fn next_attempt_at(
+    first_due: OffsetDateTime,
+    previous_due: OffsetDateTime,
+    attempt: u32,
+    jitter: f64,
+) -> Option<OffsetDateTime> {
+    let deadline = first_due + GIVE_UP_AFTER;
+    if previous_due >= deadline {
+        return None;
+    }
+    let base = EARLY_DELAYS
+        .get(attempt as usize - 1)
+        .copied()
+        .unwrap_or(LATE_DELAY);
+    let spread = base * (jitter.clamp(-1.0, 1.0) * 0.1);
+    Some((previous_due + base + spread).min(deadline))
+}
+
+/// A unit of outbox work: one event to one endpoint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Delivery {
+    pub id: i64,
+    pub event_id: SandboxId,
+    pub endpoint_id: SandboxId,
+    pub owner: String,
+    pub attempt: u32,
+    pub first_due: OffsetDateTime,
+    pub due: OffsetDateTime,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn schedule_without_jitter_matches_the_hub_table_and_ends_at_72_hours() {
+        let t0 = OffsetDateTime::UNIX_EPOCH;
+        let mut due = t0;
+        let mut offsets = vec![];
+        let mut attempt = 1;
+        while let Some(next) = next_attempt_at(t0, due, attempt, 0.0) {
+            due = next;
+            attempt += 1;
+            offsets.push((due - t0).whole_minutes());
+        }
+        assert_eq!(&offsets[..5], &[1, 6, 36, 156, 516]);
+        assert_eq!(*offsets.last().unwrap_or(&0), 72 * 60);
+        assert_eq!(attempt, 17, "17 attempts in all");
+    }
+
+    #[test]
+    fn jitter_stays_within_ten_percent() {
+        let t0 = OffsetDateTime::UNIX_EPOCH;
+        let hi = next_attempt_at(t0, t0, 2, 1.0).unwrap();
+        let lo = next_attempt_at(t0, t0, 2, -1.0).unwrap();
+        assert_eq!(hi - t0, Duration::minutes(5) + Duration::seconds(30));
+        assert_eq!(lo - t0, Duration::minutes(5) - Duration::seconds(30));
+    }
+}

@@ -1,0 +1,47 @@
+//! Request headers with rules of their own.
+
+use axum::extract::FromRequestParts;
+use axum::http::StatusCode;
+use axum::http::request::Parts;
+
+use crate::Problem;
+
+/// A syntactically valid `Idempotency-Key` (8–128 printable characters).
+#[derive(Clone, Debug)]
+pub struct IdempotencyKey(pub String);
+
+impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Problem> {
+        let malformed =
+            |m: &str| Problem::new(StatusCode::BAD_REQUEST, "idempotency_key_malformed", m);
+        let raw = parts
+            .headers
+            .get("idempotency-key")
+            .ok_or_else(|| malformed("the Idempotency-Key header is required on this operation"))?;
+        let key = raw
+            .to_str()
+            .map_err(|_| malformed("the Idempotency-Key header must be printable ASCII"))?;
+        if !lendhub_domain::idempotency::valid_key(key) {
+            return Err(malformed(
+                "the Idempotency-Key header must be 8 to 128 printable characters without spaces",
+            ));
+        }
+        Ok(Self(key.to_owned()))
+    }
+}
+
+/// The token of an `Authorization: Bearer …` header, if one is present.
+pub fn bearer_token(parts: &Parts) -> Option<&str> {
+    let value = parts
+        .headers
+        .get(axum::http::header::AUTHORIZATION)?
+        .to_str()
+        .ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}

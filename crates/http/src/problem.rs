@@ -1,0 +1,130 @@
+//! A `Problem` is what a handler, an extractor or a layer returns for a non-2xx
+//! answer. It travels in the response's extensions; one middleware per surface
+//! renders it into that surface's envelope, so the envelope is built in exactly
+//! one place and no response can escape without it.
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use serde::Serialize;
+
+use crate::request_id::RequestId;
+
+#[derive(Clone, Debug, PartialEq, Serialize, utoipa::ToSchema)]
+pub struct FieldIssue {
+    /// Dotted path of the offending field.
+    pub field: String,
+    /// Stable reason, e.g. `required`, `min_value`, `max_value`, `pattern`, `invalid_type`.
+    pub reason: String,
+}
+
+impl FieldIssue {
+    pub fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Problem {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub message: String,
+    pub detail: Vec<FieldIssue>,
+    pub headers: Vec<(HeaderName, HeaderValue)>,
+}
+
+impl Problem {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        Self {
+            status,
+            code,
+            message: message.into(),
+            detail: Vec::new(),
+            headers: Vec::new(),
+        }
+    }
+
+    pub fn with_detail(mut self, detail: Vec<FieldIssue>) -> Self {
+        self.detail = detail;
+        self
+    }
+
+    pub fn with_header(mut self, name: HeaderName, value: &str) -> Self {
+        if let Ok(v) = HeaderValue::from_str(value) {
+            self.headers.push((name, v));
+        }
+        self
+    }
+
+    /// For responses that left a layer or the router without a problem attached.
+    pub fn from_status(status: StatusCode) -> Self {
+        let (code, message) = match status {
+            StatusCode::NOT_FOUND => ("route_not_found", "no such route"),
+            StatusCode::METHOD_NOT_ALLOWED => {
+                ("method_not_allowed", "method not allowed on this route")
+            }
+            StatusCode::PAYLOAD_TOO_LARGE => ("payload_too_large", "request body too large"),
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => {
+                ("unsupported_media_type", "unsupported content type")
+            }
+            StatusCode::REQUEST_TIMEOUT => ("request_timeout", "request took too long"),
+            StatusCode::SERVICE_UNAVAILABLE => ("service_unavailable", "service unavailable"),
+            s if s.is_client_error() => ("invalid_request", "invalid request"),
+            _ => ("internal_error", "internal error"),
+        };
+        Self::new(status, code, message)
+    }
+}
+
+impl IntoResponse for Problem {
+    fn into_response(self) -> Response {
+        let mut response = Response::new(Body::empty());
+        *response.status_mut() = self.status;
+        response.extensions_mut().insert(self);
+        response
+    }
+}
+
+/// Turns a problem into the JSON body of one surface's envelope.
+pub type Renderer = fn(&Problem, &RequestId) -> serde_json::Value;
+
+/// Renders every non-2xx response through `renderer`.
+pub async fn render_problems(
+    State(renderer): State<Renderer>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let request_id = request
+        .extensions()
+        .get::<RequestId>()
+        .cloned()
+        .unwrap_or_default();
+    let response = next.run(request).await;
+    let status = response.status();
+    if status.is_success() || status.is_redirection() || status.is_informational() {
+        return response;
+    }
+    let (mut parts, _) = response.into_parts();
+    let problem = parts
+        .extensions
+        .remove::<Problem>()
+        .unwrap_or_else(|| Problem::from_status(status));
+    if problem.status.is_server_error() {
+        tracing::error!(code = problem.code, message = %problem.message, request_id = %request_id, "request failed");
+    }
+    let body = serde_json::to_vec(&renderer(&problem, &request_id)).unwrap_or_default();
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    parts.headers.insert(
+        axum::http::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    for (name, value) in problem.headers {
+        parts.headers.insert(name, value);
+    }
+    Response::from_parts(parts, Body::from(body))
+}

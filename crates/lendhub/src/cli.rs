@@ -1,0 +1,175 @@
+//! The command line: `serve`, `migrate`, and sandbox client administration.
+//! Administration talks to the database directly, so it works while the
+//! server runs.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, bail};
+use clap::{Parser, Subcommand};
+use lendhub_domain::clock::{Clock, SystemClock};
+use lendhub_domain::scope::ScopeSet;
+use lendhub_store::ClientStatus;
+use serde_json::json;
+
+use crate::config::Config;
+use crate::telemetry::LogFormat;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "lendhub",
+    version,
+    about = "UK business-lending partner platform"
+)]
+pub struct Args {
+    /// TOML configuration file.
+    #[arg(long, global = true, env = "LENDHUB_CONFIG")]
+    pub config: Option<PathBuf>,
+    /// Log line format.
+    #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run every listener until SIGINT or SIGTERM.
+    Serve,
+    /// Apply pending database migrations and exit.
+    Migrate,
+    /// Administer the sandbox.
+    Sandbox {
+        #[command(subcommand)]
+        command: SandboxCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum SandboxCommand {
+    /// Sandbox API clients.
+    Clients {
+        #[command(subcommand)]
+        command: ClientsCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ClientsCommand {
+    /// Create a client; prints {"client_id","client_secret","scopes"} once.
+    Create {
+        #[arg(long)]
+        name: String,
+        #[arg(long, default_value = "sandbox:read sandbox:write")]
+        scopes: String,
+    },
+    /// List clients (never their secrets).
+    List,
+    /// Revoke a client and every token it holds.
+    Revoke { client_id: String },
+}
+
+pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
+    match command {
+        Command::Serve => serve(config).await,
+        Command::Migrate => {
+            crate::server::open_store(&config)?.close().await;
+            println!("migrations applied to {}", config.database_path().display());
+            Ok(())
+        }
+        Command::Sandbox {
+            command: SandboxCommand::Clients { command },
+        } => clients(command, &config).await,
+    }
+}
+
+async fn clients(command: ClientsCommand, config: &Config) -> anyhow::Result<()> {
+    let store = crate::server::open_store(config)?;
+    let now = SystemClock.now_ms();
+    let result = match command {
+        ClientsCommand::Create { name, scopes } => {
+            let scopes =
+                ScopeSet::parse(&scopes).map_err(|s| anyhow::anyhow!("unknown scope {s}"))?;
+            if scopes.is_empty() {
+                bail!("--scopes must name at least one scope");
+            }
+            let key = crate::keys::load(config)?;
+            let creds =
+                lendhub_sandbox::clients::create(store.as_ref(), &key, &name, &scopes, now).await?;
+            println!(
+                "{}",
+                json!({"client_id": creds.client_id, "client_secret": creds.client_secret, "scopes": scopes.render()})
+            );
+            Ok(())
+        }
+        ClientsCommand::List => {
+            for c in store.list_clients().await? {
+                let status = if c.status == ClientStatus::Active {
+                    "active"
+                } else {
+                    "revoked"
+                };
+                println!(
+                    "{}",
+                    json!({"client_id": c.client_id, "name": c.name, "scopes": c.scopes, "status": status})
+                );
+            }
+            Ok(())
+        }
+        ClientsCommand::Revoke { client_id } => {
+            if store.revoke_client(&client_id, now).await? {
+                println!("{}", json!({"client_id": client_id, "status": "revoked"}));
+                Ok(())
+            } else {
+                Err(anyhow::anyhow!("no active client {client_id}"))
+            }
+        }
+    };
+    store.close().await;
+    result
+}
+
+async fn serve(config: Config) -> anyhow::Result<()> {
+    let fresh = !config.database_path().exists();
+    let store = crate::server::open_store(&config)?;
+    let key = crate::keys::load(&config)?;
+    let clock: Arc<dyn Clock> = Arc::new(SystemClock);
+    if fresh {
+        let creds = lendhub_sandbox::clients::create(
+            store.as_ref(),
+            &key,
+            "demo",
+            &ScopeSet::all(),
+            clock.now_ms(),
+        )
+        .await?;
+        println!(
+            "A demo sandbox client was created for this new data directory. Its secret is shown only now:"
+        );
+        println!("  client_id     {}", creds.client_id);
+        println!("  client_secret {}", creds.client_secret);
+    }
+    let server = crate::server::start(&config, store, key, clock).await?;
+    println!(
+        "sandbox listening on http://{} (public URL {})",
+        server.sandbox_addr, server.sandbox_url
+    );
+    println!(
+        "ops listening on http://{} (/metrics, /healthz)",
+        server.ops_addr
+    );
+    shutdown_signal()
+        .await
+        .context("waiting for a shutdown signal")?;
+    tracing::info!("shutting down: finishing in-flight requests and flushing writes");
+    server.stop().await;
+    Ok(())
+}
+
+async fn shutdown_signal() -> std::io::Result<()> {
+    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+    tokio::select! {
+        r = tokio::signal::ctrl_c() => r,
+        _ = term.recv() => Ok(()),
+    }
+}

@@ -1,0 +1,204 @@
+//! Configuration: built-in defaults → optional TOML file (`--config` or
+//! `LENDHUB_CONFIG`) → `LENDHUB_…` environment variables, nested keys split on
+//! `__` (`LENDHUB_SANDBOX__ADDR=127.0.0.1:9000`). Unknown keys and bad values
+//! stop start-up with a message naming the key.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use figment::Figment;
+use figment::providers::{Env, Format, Serialized, Toml};
+use ipnet::IpNet;
+use serde::{Deserialize, Deserializer, Serialize};
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Listener {
+    pub addr: SocketAddr,
+    /// Defaults to `http://<addr>`.
+    pub public_url: Option<url::Url>,
+}
+
+impl Listener {
+    fn on(addr: [u8; 4], port: u16) -> Self {
+        Self {
+            addr: SocketAddr::from((addr, port)),
+            public_url: None,
+        }
+    }
+
+    pub fn public_url(&self, bound: SocketAddr) -> String {
+        self.public_url.as_ref().map_or_else(
+            || format!("http://{bound}"),
+            |u| u.as_str().trim_end_matches('/').to_owned(),
+        )
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Sandbox {
+    pub addr: SocketAddr,
+    pub public_url: Option<url::Url>,
+    /// Access-token lifetime.
+    pub token_ttl_seconds: i64,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Webhooks {
+    pub https_only: bool,
+    /// CIDRs webhooks may reach although private or loopback (development and tests).
+    #[serde(deserialize_with = "cidr_list")]
+    pub allow_private_networks: Vec<IpNet>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Secrets {
+    /// Base64 of 32 random bytes. Unset: generated once into `<data_dir>/master.key`.
+    pub master_key: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Log {
+    /// A tracing filter, e.g. `info` or `lendhub=debug,info`.
+    pub level: String,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub data_dir: PathBuf,
+    pub sandbox: Sandbox,
+    pub hub: Listener,
+    pub sso: Listener,
+    /// Prometheus metrics and health for operators, off the partner-facing port.
+    pub ops: Listener,
+    pub webhooks: Webhooks,
+    pub secrets: Secrets,
+    pub log: Log,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            data_dir: PathBuf::from("./data"),
+            sandbox: Sandbox {
+                addr: SocketAddr::from(([127, 0, 0, 1], 8081)),
+                public_url: None,
+                token_ttl_seconds: 3600,
+            },
+            hub: Listener::on([127, 0, 0, 1], 8080),
+            sso: Listener::on([127, 0, 0, 1], 8082),
+            ops: Listener::on([127, 0, 0, 1], 9464),
+            webhooks: Webhooks {
+                https_only: true,
+                allow_private_networks: Vec::new(),
+            },
+            secrets: Secrets::default(),
+            log: Log {
+                level: "info".into(),
+            },
+        }
+    }
+}
+
+/// Accepts a list or a comma-separated string, as environment variables give.
+fn cidr_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<IpNet>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        One(String),
+        Many(Vec<String>),
+    }
+    let items = match Raw::deserialize(d)? {
+        Raw::One(s) => s
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        Raw::Many(v) => v,
+    };
+    items
+        .iter()
+        .map(|s| {
+            s.parse::<IpNet>()
+                .map_err(|e| serde::de::Error::custom(format!("{s}: {e}")))
+        })
+        .collect()
+}
+
+impl Config {
+    pub fn figment(file: Option<&Path>) -> Figment {
+        let mut figment = Figment::from(Serialized::defaults(Config::default()));
+        if let Some(path) = file {
+            figment = figment.merge(Toml::file_exact(path));
+        }
+        figment.merge(
+            Env::prefixed("LENDHUB_")
+                .split("__")
+                .ignore(&["config", "database_url"])
+                .filter(|k| !k.as_str().starts_with("test")),
+        )
+    }
+
+    pub fn load(file: Option<&Path>) -> Result<Self, figment::Error> {
+        let config: Config = Self::figment(file).extract()?;
+        if config.sandbox.token_ttl_seconds <= 0 {
+            return Err(figment::Error::from(
+                "sandbox.token_ttl_seconds must be positive".to_owned(),
+            ));
+        }
+        Ok(config)
+    }
+
+    pub fn database_path(&self) -> PathBuf {
+        self.data_dir.join("lendhub.db")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layers_and_errors() {
+        figment::Jail::expect_with(|jail| {
+            jail.create_file("lendhub.toml", "[sandbox]\naddr = \"127.0.0.1:7000\"\n")?;
+            jail.set_env(
+                "LENDHUB_WEBHOOKS__ALLOW_PRIVATE_NETWORKS",
+                "127.0.0.0/8, 10.0.0.0/8",
+            );
+            jail.set_env("LENDHUB_WEBHOOKS__HTTPS_ONLY", "false");
+            jail.set_env("LENDHUB_DATA_DIR", "/tmp/x");
+            let c = Config::load(Some(Path::new("lendhub.toml")))?;
+            assert_eq!(c.sandbox.addr.port(), 7000);
+            assert_eq!(c.webhooks.allow_private_networks.len(), 2);
+            assert!(!c.webhooks.https_only);
+            assert_eq!(c.data_dir, PathBuf::from("/tmp/x"));
+            jail.set_env("LENDHUB_SANDBOX__ADDR", "not-an-address");
+            let err = Config::load(Some(Path::new("lendhub.toml")))
+                .map(|_| ())
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("sandbox.addr"), "{err}");
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn unknown_keys_are_named() {
+        figment::Jail::expect_with(|jail| {
+            jail.create_file("bad.toml", "[sandbox]\nadress = \"127.0.0.1:7000\"\n")?;
+            let err = Config::load(Some(Path::new("bad.toml")))
+                .map(|_| ())
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("adress"), "{err}");
+            Ok(())
+        });
+    }
+}

@@ -1,0 +1,9 @@
+//! The `lendhub` binary's library half: configuration, the server that wires
+//! every surface to its listener, and the operator CLI. Tests start the same
+//! server in-process.
+
+pub mod cli;
+pub mod config;
+pub mod keys;
+pub mod server;
+pub mod telemetry;

@@ -1,0 +1,201 @@
+//! Wires the surfaces to their listeners and runs the background work:
+//! the webhook outbox and the retention pruner. `start` is what `lendhub serve`
+//! runs and what the tests run in-process.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context;
+use axum::Router;
+use axum::middleware::{from_fn, from_fn_with_state};
+use lendhub_domain::clock::Clock;
+use lendhub_domain::crypto::MasterKey;
+use lendhub_http::problem::{Renderer, render_problems};
+use lendhub_store::Store;
+use lendhub_store::sqlite::SqliteStore;
+use lendhub_webhooks::policy::NetworkPolicy;
+use lendhub_webhooks::sender::Sender;
+use lendhub_webhooks::worker::Outbox;
+use tokio::net::TcpListener;
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+use tower_http::catch_panic::CatchPanicLayer;
+
+use crate::config::Config;
+
+pub struct Server {
+    pub sandbox_addr: SocketAddr,
+    pub ops_addr: SocketAddr,
+    pub sandbox_url: String,
+    /// Wakes the outbox worker (tests poke it after moving the clock).
+    pub outbox_wake: Arc<Notify>,
+    pub store: Arc<dyn Store>,
+    pub master_key: MasterKey,
+    stop: CancellationToken,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+/// The layers every surface shares, outermost first: request id, access log,
+/// error envelope, panic → 500.
+pub fn surface(router: Router, name: &'static str, renderer: Renderer) -> Router {
+    router
+        .layer(CatchPanicLayer::new())
+        .layer(from_fn_with_state(renderer, render_problems))
+        .layer(from_fn_with_state(
+            name,
+            lendhub_http::access_log::log_request,
+        ))
+        .layer(from_fn(lendhub_http::request_id::assign))
+}
+
+fn ops_router(store: Arc<dyn Store>) -> Router {
+    use axum::routing::get;
+    let metrics = || async {
+        crate::telemetry::metrics()
+            .map(|h| h.render())
+            .unwrap_or_default()
+    };
+    let health = move || {
+        let store = store.clone();
+        async move {
+            match store.ping().await {
+                Ok(()) => (
+                    axum::http::StatusCode::OK,
+                    axum::Json(serde_json::json!({"status": "ok", "database": "ok"})),
+                ),
+                Err(_) => (
+                    axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                    axum::Json(serde_json::json!({"status": "degraded", "database": "down"})),
+                ),
+            }
+        }
+    };
+    Router::new()
+        .route("/metrics", get(metrics))
+        .route("/healthz", get(health))
+}
+
+pub fn open_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
+    std::fs::create_dir_all(&config.data_dir)
+        .with_context(|| format!("creating data directory {}", config.data_dir.display()))?;
+    let store = SqliteStore::open(&config.database_path())
+        .with_context(|| format!("opening {}", config.database_path().display()))?;
+    Ok(Arc::new(store))
+}
+
+pub async fn start(
+    config: &Config,
+    store: Arc<dyn Store>,
+    master_key: MasterKey,
+    clock: Arc<dyn Clock>,
+) -> anyhow::Result<Server> {
+    crate::telemetry::metrics();
+    let policy = NetworkPolicy {
+        https_only: config.webhooks.https_only,
+        allow_private_networks: config.webhooks.allow_private_networks.clone(),
+    };
+    let sender = Sender::new(policy).context("building the webhook HTTP client")?;
+    let outbox_wake = Arc::new(Notify::new());
+    let stop = CancellationToken::new();
+
+    let state = lendhub_sandbox::SandboxState::new(
+        store.clone(),
+        clock.clone(),
+        master_key.clone(),
+        sender.clone(),
+        outbox_wake.clone(),
+        config.sandbox.token_ttl_seconds,
+    );
+    let sandbox = surface(
+        lendhub_sandbox::router(state),
+        "sandbox",
+        lendhub_sandbox::render_problem,
+    );
+
+    let sandbox_listener = TcpListener::bind(config.sandbox.addr)
+        .await
+        .with_context(|| format!("binding sandbox.addr {}", config.sandbox.addr))?;
+    let ops_listener = TcpListener::bind(config.ops.addr)
+        .await
+        .with_context(|| format!("binding ops.addr {}", config.ops.addr))?;
+    let sandbox_addr = sandbox_listener.local_addr()?;
+    let ops_addr = ops_listener.local_addr()?;
+
+    let mut tasks = Vec::new();
+    tasks.push(serve(sandbox_listener, sandbox, stop.clone()));
+    tasks.push(serve(ops_listener, ops_router(store.clone()), stop.clone()));
+    let outbox = Arc::new(Outbox {
+        store: store.clone(),
+        clock: clock.clone(),
+        sender,
+        master_key: master_key.clone(),
+        wake: outbox_wake.clone(),
+    });
+    tasks.push(tokio::spawn(outbox.run(stop.clone())));
+    tasks.push(tokio::spawn(prune(store.clone(), clock, stop.clone())));
+
+    Ok(Server {
+        sandbox_url: config.sandbox.public_url.as_ref().map_or_else(
+            || format!("http://{sandbox_addr}"),
+            |u| u.as_str().trim_end_matches('/').to_owned(),
+        ),
+        sandbox_addr,
+        ops_addr,
+        outbox_wake,
+        store,
+        master_key,
+        stop,
+        tasks,
+    })
+}
+
+fn serve(listener: TcpListener, router: Router, stop: CancellationToken) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        let shutdown = async move { stop.cancelled().await };
+        if let Err(e) = axum::serve(
+            listener,
+            router.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .with_graceful_shutdown(shutdown)
+        .await
+        {
+            tracing::error!(error = %e, "listener failed");
+        }
+    })
+}
+
+/// Idempotency records are kept 24 h (by the business clock), then pruned;
+/// expired tokens are pruned an hour after expiry.
+async fn prune(store: Arc<dyn Store>, clock: Arc<dyn Clock>, stop: CancellationToken) {
+    loop {
+        let now = clock.now();
+        let keys_before =
+            lendhub_domain::clock::unix_ms(now - lendhub_domain::idempotency::RETENTION);
+        let tokens_before = lendhub_domain::clock::unix_ms(now - time::Duration::hours(1));
+        match store.prune(keys_before, tokens_before).await {
+            Ok(n) if n > 0 => {
+                tracing::info!(rows = n, "pruned expired idempotency records and tokens")
+            }
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "pruning failed"),
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(Duration::from_secs(600)) => {}
+            _ = stop.cancelled() => return,
+        }
+    }
+}
+
+impl Server {
+    /// Graceful stop: listeners stop accepting and finish in-flight requests,
+    /// the outbox finishes its attempts, then pending writes are flushed.
+    pub async fn stop(self) {
+        self.stop.cancel();
+        for task in self.tasks {
+            let _ = task.await;
+        }
+        self.store.close().await;
+    }
+}

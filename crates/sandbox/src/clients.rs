@@ -1,0 +1,34 @@
+//! Sandbox client administration, shared by the CLI and the first-start demo client.
+
+use lendhub_domain::credentials::{
+    Environment, NewClientCredentials, generate_client, hash_secret,
+};
+use lendhub_domain::crypto::MasterKey;
+use lendhub_domain::scope::ScopeSet;
+use lendhub_store::{ClientRecord, ClientStatus, Store, StoreError};
+
+pub fn pepper(master_key: &MasterKey) -> [u8; 32] {
+    master_key.derive("sandbox-client-secret")
+}
+
+/// Creates a client; the secret in the result is the only copy in clear.
+pub async fn create(
+    store: &dyn Store,
+    master_key: &MasterKey,
+    name: &str,
+    scopes: &ScopeSet,
+    now_ms: i64,
+) -> Result<NewClientCredentials, StoreError> {
+    let creds = generate_client(Environment::Test);
+    store
+        .insert_client(ClientRecord {
+            client_id: creds.client_id.clone(),
+            name: name.to_owned(),
+            secret_hash: hash_secret(&pepper(master_key), &creds.client_secret).to_vec(),
+            scopes: scopes.render(),
+            status: ClientStatus::Active,
+            created_at_ms: now_ms,
+        })
+        .await?;
+    Ok(creds)
+}

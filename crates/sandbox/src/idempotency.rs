@@ -1,0 +1,161 @@
+//! Idempotent execution of write operations.
+//!
+//! Correctness rests on the database: the idempotency record commits in the
+//! same transaction as everything the request changes, under a unique key, so
+//! however many instances race, exactly one request's changes land and the
+//! others replay its response. The in-memory set only turns "the same key is
+//! running right now on this instance" into a prompt 409 instead of duplicate work.
+
+use std::collections::HashSet;
+use std::future::Future;
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use lendhub_domain::idempotency::fingerprint;
+use lendhub_store::{CommitError, IdempotencyRecord, WriteSet};
+use parking_lot::Mutex;
+
+use crate::error::SandboxError;
+use crate::state::SandboxState;
+
+#[derive(Default)]
+pub(crate) struct InFlight(Mutex<HashSet<(String, String)>>);
+
+struct Claim<'a> {
+    set: &'a InFlight,
+    key: (String, String),
+}
+
+impl Drop for Claim<'_> {
+    fn drop(&mut self) {
+        self.set.0.lock().remove(&self.key);
+    }
+}
+
+impl InFlight {
+    fn claim(&self, owner: &str, key: &str) -> Option<Claim<'_>> {
+        let k = (owner.to_owned(), key.to_owned());
+        self.0
+            .lock()
+            .insert(k.clone())
+            .then_some(Claim { set: self, key: k })
+    }
+}
+
+/// What an operation produces: its response and everything it changes.
+pub struct Prepared {
+    pub status: StatusCode,
+    pub body: Vec<u8>,
+    pub writes: WriteSet,
+}
+
+impl Prepared {
+    pub fn json(
+        status: StatusCode,
+        body: &impl serde::Serialize,
+        writes: WriteSet,
+    ) -> Result<Self, SandboxError> {
+        let body = serde_json::to_vec(body).map_err(|e| SandboxError::Internal(e.to_string()))?;
+        Ok(Self {
+            status,
+            body,
+            writes,
+        })
+    }
+}
+
+/// The request an idempotency key guards.
+pub struct Guarded<'a> {
+    pub owner: &'a str,
+    pub key: &'a str,
+    pub method: &'a str,
+    pub path: &'a str,
+    pub body: &'a [u8],
+}
+
+fn respond(status: StatusCode, body: Vec<u8>, replayed: bool) -> Response {
+    let mut response = (status, body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    if replayed {
+        headers.insert("idempotent-replayed", HeaderValue::from_static("true"));
+    }
+    response
+}
+
+/// Stored responses are sealed: one of them holds a webhook signing secret,
+/// and secrets are never at rest in clear.
+const RESPONSE_PURPOSE: &str = "idempotent-response";
+
+fn replay(
+    state: &SandboxState,
+    record: IdempotencyRecord,
+    fp: &[u8; 32],
+) -> Result<Response, SandboxError> {
+    if &record.fingerprint != fp {
+        return Err(SandboxError::IdempotencyKeyReused);
+    }
+    let status =
+        StatusCode::from_u16(record.status).map_err(|e| SandboxError::Internal(e.to_string()))?;
+    let body = state
+        .master_key
+        .open(RESPONSE_PURPOSE, &record.body)
+        .map_err(|e| SandboxError::Internal(e.to_string()))?;
+    Ok(respond(status, body, true))
+}
+
+/// Runs `operation` at most once per (caller, key). Only successful responses
+/// are recorded: a request rejected for bad input may be corrected and sent
+/// again under the same key.
+pub async fn run<F, Fut>(
+    state: &SandboxState,
+    req: Guarded<'_>,
+    operation: F,
+) -> Result<Response, SandboxError>
+where
+    F: FnOnce() -> Fut,
+    Fut: Future<Output = Result<Prepared, SandboxError>>,
+{
+    let fp = fingerprint(req.owner, req.method, req.path, req.body);
+    if let Some(record) = state.store.idempotency(req.owner, req.key).await? {
+        return replay(state, record, &fp);
+    }
+    let Some(_claim) = state.in_flight.claim(req.owner, req.key) else {
+        return Err(SandboxError::IdempotencyKeyInProgress);
+    };
+    let prepared = operation().await?;
+    let queues_deliveries = prepared
+        .writes
+        .writes
+        .iter()
+        .any(|w| matches!(w, lendhub_store::Write::InsertEvent(_)));
+    let mut writes = prepared.writes;
+    writes.idempotency = Some(IdempotencyRecord {
+        owner: req.owner.to_owned(),
+        key: req.key.to_owned(),
+        fingerprint: fp,
+        status: prepared.status.as_u16(),
+        body: state.master_key.seal(RESPONSE_PURPOSE, &prepared.body),
+        created_at_ms: state.clock.now_ms(),
+    });
+    match state.store.commit(writes).await {
+        Ok(()) => {
+            if queues_deliveries {
+                state.outbox_wake.notify_one();
+            }
+            Ok(respond(prepared.status, prepared.body, false))
+        }
+        // Another instance (or a request that slipped past the in-flight set)
+        // committed first: answer with its response.
+        Err(CommitError::IdempotencyKeyTaken) => {
+            match state.store.idempotency(req.owner, req.key).await? {
+                Some(record) => replay(state, record, &fp),
+                None => Err(SandboxError::IdempotencyKeyInProgress),
+            }
+        }
+        Err(e) => Err(e.into()),
+    }
+}

@@ -1,0 +1,22 @@
+//! The sandbox partner API (seed 000): tokens, fixtures, applications with a
+//! deterministic decision, accept, repayments, webhook endpoints, events and
+//! replay. Everything here speaks HTTP; the rules live in `lendhub-domain`,
+//! the rows in `lendhub-store`.
+
+mod auth;
+pub mod clients;
+mod error;
+mod event_log;
+mod idempotency;
+mod openapi;
+mod routes;
+mod state;
+mod views;
+
+pub use error::{SandboxError, render as render_problem};
+pub use openapi::openapi;
+pub use routes::router;
+pub use state::SandboxState;
+
+/// The interface version the seed names.
+pub const API_VERSION: &str = "2026-08-11.1";

@@ -1,0 +1,39 @@
+//! The sandbox OpenAPI 3.1 document, generated from the routes.
+
+use utoipa::openapi::security::{ClientCredentials, Flow, OAuth2, Scopes, SecurityScheme};
+use utoipa::{Modify, OpenApi};
+
+#[derive(OpenApi)]
+#[openapi(
+    info(title = "lendhub sandbox partner API", version = "2026-08-11.1",
+        description = "Isolated, deterministic integration environment for partners: synthetic data only."),
+    modifiers(&Security),
+    components(schemas(crate::views::ErrorEnvelope))
+)]
+struct Base;
+
+struct Security;
+
+impl Modify for Security {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let scopes = Scopes::from_iter([
+            ("sandbox:read", "read fixtures, applications and events"),
+            ("sandbox:write", "create and change sandbox resources"),
+        ]);
+        let scheme = SecurityScheme::OAuth2(OAuth2::new([Flow::ClientCredentials(
+            ClientCredentials::new("/oauth/token", scopes),
+        )]));
+        if let Some(components) = openapi.components.as_mut() {
+            components.add_security_scheme("oauth2", scheme);
+        }
+    }
+}
+
+pub(crate) fn base() -> utoipa::openapi::OpenApi {
+    Base::openapi()
+}
+
+/// The complete document, as served at `GET /openapi.json`.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    crate::routes::api().into_openapi()
+}

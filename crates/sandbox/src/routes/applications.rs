@@ -1,0 +1,249 @@
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::{StatusCode, Uri};
+use axum::response::Response;
+use lendhub_domain::application::Application;
+use lendhub_domain::decisioning::decide;
+use lendhub_domain::events::EventType;
+use lendhub_domain::ids::SandboxId;
+use lendhub_domain::payment::{BankAccount, PaymentStatus};
+use lendhub_http::FieldIssue;
+use lendhub_http::headers::IdempotencyKey;
+use lendhub_http::json::JsonBody;
+use lendhub_store::{Write, WriteSet};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use crate::auth::{Reader, Writer};
+use crate::error::SandboxError;
+use crate::event_log::event;
+use crate::idempotency::{self, Guarded, Prepared};
+use crate::state::SandboxState;
+use crate::views::{ApplicationView, DecisionView, ErrorEnvelope, PaymentView};
+
+pub const MIN_AMOUNT_PENCE: i64 = 5_000;
+pub const MAX_AMOUNT_PENCE: i64 = 250_000_000;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateApplication {
+    #[schema(required = true)]
+    business: Option<BusinessInput>,
+    /// 5000 to 250000000 inclusive.
+    #[schema(required = true, minimum = 5000, maximum = 250000000)]
+    amount_pence: Option<i64>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BusinessInput {
+    /// Exactly 8 digits.
+    #[schema(required = true, pattern = "^[0-9]{8}$")]
+    company_number: Option<String>,
+}
+
+fn validate(body: &CreateApplication) -> Result<(String, i64), SandboxError> {
+    let mut issues = Vec::new();
+    let number = body
+        .business
+        .as_ref()
+        .and_then(|b| b.company_number.as_deref());
+    match number {
+        None => issues.push(FieldIssue::new(
+            if body.business.is_none() {
+                "business"
+            } else {
+                "business.company_number"
+            },
+            "required",
+        )),
+        Some(n) if n.len() != 8 || !n.bytes().all(|b| b.is_ascii_digit()) => {
+            issues.push(FieldIssue::new("business.company_number", "pattern"))
+        }
+        Some(_) => {}
+    }
+    match body.amount_pence {
+        None => issues.push(FieldIssue::new("amount_pence", "required")),
+        Some(a) if a < MIN_AMOUNT_PENCE => {
+            issues.push(FieldIssue::new("amount_pence", "min_value"))
+        }
+        Some(a) if a > MAX_AMOUNT_PENCE => {
+            issues.push(FieldIssue::new("amount_pence", "max_value"))
+        }
+        Some(_) => {}
+    }
+    match (number, body.amount_pence) {
+        (Some(n), Some(a)) if issues.is_empty() => Ok((n.to_owned(), a)),
+        _ => Err(SandboxError::Validation(issues)),
+    }
+}
+
+/// Create an application; the response carries its deterministic decision.
+#[utoipa::path(post, path = "/v1/applications", tag = "applications", security(("oauth2" = ["sandbox:write"])),
+    params(("Idempotency-Key" = String, Header, description = "8 to 128 characters")),
+    request_body = CreateApplication,
+    responses((status = 201, body = ApplicationView),
+        (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 409, body = ErrorEnvelope), (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope),
+        (status = 422, body = ErrorEnvelope)))]
+pub async fn create(
+    State(state): State<SandboxState>,
+    Writer(caller): Writer,
+    IdempotencyKey(key): IdempotencyKey,
+    uri: Uri,
+    body: JsonBody<CreateApplication>,
+) -> Result<Response, SandboxError> {
+    let guarded = Guarded {
+        owner: &caller.client_id,
+        key: &key,
+        method: "POST",
+        path: uri.path(),
+        body: &body.raw,
+    };
+    idempotency::run(&state, guarded, || async {
+        let (company_number, amount) = validate(&body.value)?;
+        let now = state.clock.now();
+        let id = SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64);
+        let decision = decide(&company_number, amount);
+        let app = Application::new(
+            id,
+            caller.client_id.clone(),
+            company_number,
+            amount,
+            decision,
+            now,
+        );
+        let view = ApplicationView::from(&app);
+        let mut writes = WriteSet::default();
+        writes
+            .push(Write::InsertEvent(event(
+                &caller.client_id,
+                EventType::ApplicationCreated,
+                &view,
+                now,
+            )?))
+            .push(Write::InsertEvent(event(
+                &caller.client_id,
+                EventType::DecisionCompleted,
+                &DecisionView::from(&app),
+                now,
+            )?))
+            .push(Write::InsertApplication(app));
+        Prepared::json(StatusCode::CREATED, &view, writes)
+    })
+    .await
+}
+
+pub(crate) async fn load(
+    state: &SandboxState,
+    owner: &str,
+    raw_id: &str,
+) -> Result<Application, SandboxError> {
+    let id = SandboxId::parse(raw_id).ok_or(SandboxError::NotFound("application"))?;
+    state
+        .store
+        .application(owner, id.as_str())
+        .await?
+        .ok_or(SandboxError::NotFound("application"))
+}
+
+/// Retrieve an application you own.
+#[utoipa::path(get, path = "/v1/applications/{id}", tag = "applications", security(("oauth2" = ["sandbox:read"])),
+    params(("id" = String, Path, pattern = "^[0-9A-HJKMNP-TV-Z]{26}$")),
+    responses((status = 200, body = ApplicationView), (status = 401, body = ErrorEnvelope),
+        (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
+pub async fn get(
+    State(state): State<SandboxState>,
+    Reader(caller): Reader,
+    Path(id): Path<String>,
+) -> Result<Json<ApplicationView>, SandboxError> {
+    let app = load(&state, &caller.client_id, &id).await?;
+    Ok(Json(ApplicationView::from(&app)))
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AcceptApplication {
+    /// `bank_settle` funds the loan; `bank_fail` fails the disbursement.
+    #[schema(required = true, example = "bank_settle")]
+    bank_account: Option<String>,
+}
+
+/// Accept the offer; the simulated bank account decides the funding outcome.
+#[utoipa::path(post, path = "/v1/applications/{id}/accept", tag = "applications", security(("oauth2" = ["sandbox:write"])),
+    params(("id" = String, Path, pattern = "^[0-9A-HJKMNP-TV-Z]{26}$"), ("Idempotency-Key" = String, Header)),
+    request_body = AcceptApplication,
+    responses((status = 200, body = ApplicationView), (status = 400, body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope),
+        (status = 409, description = "not approved or funding_failed", body = ErrorEnvelope), (status = 422, body = ErrorEnvelope)))]
+pub async fn accept(
+    State(state): State<SandboxState>,
+    Writer(caller): Writer,
+    Path(id): Path<String>,
+    IdempotencyKey(key): IdempotencyKey,
+    uri: Uri,
+    body: JsonBody<AcceptApplication>,
+) -> Result<Response, SandboxError> {
+    let guarded = Guarded {
+        owner: &caller.client_id,
+        key: &key,
+        method: "POST",
+        path: uri.path(),
+        body: &body.raw,
+    };
+    idempotency::run(&state, guarded, || async {
+        let bank = match body.value.bank_account.as_deref() {
+            None => {
+                return Err(SandboxError::Validation(vec![FieldIssue::new(
+                    "bank_account",
+                    "required",
+                )]));
+            }
+            Some(raw) => BankAccount::parse(raw).ok_or_else(|| {
+                SandboxError::Validation(vec![FieldIssue::new("bank_account", "one_of")])
+            })?,
+        };
+        let app = load(&state, &caller.client_id, &id).await?;
+        let now = state.clock.now();
+        let payment_id = SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64);
+        let next = app
+            .accept(bank, payment_id, now)
+            .map_err(|e| SandboxError::Conflict(e.to_string()))?;
+        let view = ApplicationView::from(&next);
+        let mut writes = WriteSet::default();
+        writes.push(Write::InsertEvent(event(
+            &caller.client_id,
+            EventType::OfferAccepted,
+            &view,
+            now,
+        )?));
+        if let Some(funding) = &next.funding {
+            let payment = PaymentView::from(funding);
+            if funding.status == PaymentStatus::Settled {
+                writes.push(Write::InsertEvent(event(
+                    &caller.client_id,
+                    EventType::PaymentSettled,
+                    &payment,
+                    now,
+                )?));
+                writes.push(Write::InsertEvent(event(
+                    &caller.client_id,
+                    EventType::AccountActivated,
+                    &view,
+                    now,
+                )?));
+            } else {
+                writes.push(Write::InsertEvent(event(
+                    &caller.client_id,
+                    EventType::PaymentFailed,
+                    &payment,
+                    now,
+                )?));
+            }
+            writes.push(Write::InsertPayment(funding.clone()));
+        }
+        writes.push(Write::UpdateApplication(next));
+        Prepared::json(StatusCode::OK, &view, writes)
+    })
+    .await
+}

@@ -1,0 +1,219 @@
+use axum::Json;
+use axum::extract::{Path, RawQuery, State};
+use axum::http::{StatusCode, Uri};
+use axum::response::Response;
+use lendhub_domain::events::{EventType, subscribed};
+use lendhub_domain::ids::SandboxId;
+use lendhub_domain::webhook::EndpointStatus;
+use lendhub_http::FieldIssue;
+use lendhub_http::headers::IdempotencyKey;
+use lendhub_http::json::OptionalJsonBody;
+use lendhub_store::{EventPage, EventQuery, WriteSet};
+use lendhub_webhooks::SECRET_PURPOSE;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use utoipa::ToSchema;
+
+use crate::auth::{Reader, Writer};
+use crate::error::SandboxError;
+use crate::idempotency::{self, Guarded, Prepared};
+use crate::state::SandboxState;
+use crate::views::ErrorEnvelope;
+
+const DEFAULT_LIMIT: u32 = 20;
+const MAX_LIMIT: u32 = 100;
+
+/// An event: `{id, object: "event", type, api_version, created_at, livemode, data: {object}}`.
+#[derive(Serialize, ToSchema)]
+#[schema(value_type = Object)]
+pub struct EventJson(Box<RawValue>);
+
+#[derive(Serialize, ToSchema)]
+pub struct EventList {
+    #[schema(example = "list")]
+    object: &'static str,
+    /// Newest first.
+    data: Vec<EventJson>,
+    has_more: bool,
+    #[schema(example = "/v1/events")]
+    url: &'static str,
+}
+
+fn parse_query(raw: Option<&str>) -> Result<EventQuery, SandboxError> {
+    let mut q = EventQuery {
+        limit: DEFAULT_LIMIT,
+        ..EventQuery::default()
+    };
+    let mut issues = Vec::new();
+    for (name, value) in form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
+        match name.as_ref() {
+            "limit" => match value.parse::<u32>() {
+                Ok(n) if (1..=MAX_LIMIT).contains(&n) => q.limit = n,
+                _ => issues.push(FieldIssue::new("limit", "range_1_100")),
+            },
+            "starting_after" => q.starting_after = Some(value.into_owned()),
+            "ending_before" => q.ending_before = Some(value.into_owned()),
+            "type" => {
+                if EventType::parse(&value).is_none() {
+                    issues.push(FieldIssue::new("type", "unknown_event_type"));
+                }
+                q.event_type = Some(value.into_owned());
+            }
+            _ => {}
+        }
+    }
+    if q.starting_after.is_some() && q.ending_before.is_some() {
+        issues.push(FieldIssue::new(
+            "ending_before",
+            "mutually_exclusive_with_starting_after",
+        ));
+    }
+    if issues.is_empty() {
+        Ok(q)
+    } else {
+        Err(SandboxError::Validation(issues))
+    }
+}
+
+/// List your events, newest first.
+#[utoipa::path(get, path = "/v1/events", tag = "events", security(("oauth2" = ["sandbox:read"])),
+    params(("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "default 20"),
+        ("starting_after" = Option<String>, Query, description = "an event id: page toward older events"),
+        ("ending_before" = Option<String>, Query, description = "an event id: page toward newer events"),
+        ("type" = Option<String>, Query, description = "only events of this type")),
+    responses((status = 200, body = EventList), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
+        (status = 404, description = "cursor names no event of yours", body = ErrorEnvelope), (status = 422, body = ErrorEnvelope)))]
+pub async fn list(
+    State(state): State<SandboxState>,
+    Reader(caller): Reader,
+    RawQuery(query): RawQuery,
+) -> Result<Json<EventList>, SandboxError> {
+    let q = parse_query(query.as_deref())?;
+    for cursor in [&q.starting_after, &q.ending_before].into_iter().flatten() {
+        if SandboxId::parse(cursor).is_none() {
+            return Err(SandboxError::NotFound("event for the cursor"));
+        }
+    }
+    match state.store.list_events(&caller.client_id, &q).await? {
+        EventPage::UnknownCursor => Err(SandboxError::NotFound("event for the cursor")),
+        EventPage::Page { events, has_more } => {
+            let data = events
+                .into_iter()
+                .map(|e| RawValue::from_string(e.body).map(EventJson))
+                .collect::<Result<_, _>>()
+                .map_err(|e| SandboxError::Internal(e.to_string()))?;
+            Ok(Json(EventList {
+                object: "list",
+                data,
+                has_more,
+                url: "/v1/events",
+            }))
+        }
+    }
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReplayRequest {
+    /// Replay to this endpoint only; otherwise to every enabled endpoint subscribed to the event's type.
+    endpoint_id: Option<String>,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ReplayResult {
+    #[schema(example = "event_replay")]
+    object: &'static str,
+    event_id: String,
+    deliveries: Vec<ReplayDelivery>,
+}
+
+#[derive(Serialize, ToSchema)]
+struct ReplayDelivery {
+    endpoint_id: String,
+    url: String,
+    /// `succeeded` or `failed`.
+    status: &'static str,
+    http_status: Option<u16>,
+    error: Option<String>,
+    duration_ms: u64,
+}
+
+/// Re-deliver an event now, synchronously, signed like the original.
+#[utoipa::path(post, path = "/v1/events/{id}/replay", tag = "events", security(("oauth2" = ["sandbox:write"])),
+    params(("id" = String, Path, pattern = "^[0-9A-HJKMNP-TV-Z]{26}$"), ("Idempotency-Key" = String, Header)),
+    request_body(content = Option<ReplayRequest>, description = "optional"),
+    responses((status = 202, body = ReplayResult), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope),
+        (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
+pub async fn replay(
+    State(state): State<SandboxState>,
+    Writer(caller): Writer,
+    Path(id): Path<String>,
+    IdempotencyKey(key): IdempotencyKey,
+    uri: Uri,
+    body: OptionalJsonBody<ReplayRequest>,
+) -> Result<Response, SandboxError> {
+    let guarded = Guarded {
+        owner: &caller.client_id,
+        key: &key,
+        method: "POST",
+        path: uri.path(),
+        body: &body.raw,
+    };
+    idempotency::run(&state, guarded, || async {
+        let id = SandboxId::parse(&id).ok_or(SandboxError::NotFound("event"))?;
+        let event = state
+            .store
+            .event(&caller.client_id, id.as_str())
+            .await?
+            .ok_or(SandboxError::NotFound("event"))?;
+        let wanted = body.value.endpoint_id.as_deref();
+        let targets: Vec<_> = state
+            .store
+            .endpoints(&caller.client_id)
+            .await?
+            .into_iter()
+            .filter(|r| match wanted {
+                Some(w) => r.endpoint.id.as_str() == w,
+                None => {
+                    r.endpoint.status == EndpointStatus::Enabled
+                        && subscribed(&r.endpoint.enabled_events, event.event_type.as_str())
+                }
+            })
+            .collect();
+        if wanted.is_some() && targets.is_empty() {
+            return Err(SandboxError::NotFound("webhook endpoint"));
+        }
+        let unix_now = time::OffsetDateTime::now_utc().unix_timestamp();
+        let mut deliveries = Vec::with_capacity(targets.len());
+        for target in targets {
+            let secret = state
+                .master_key
+                .open(SECRET_PURPOSE, &target.sealed_secret)
+                .map_err(|e| SandboxError::Internal(e.to_string()))?;
+            let secret = String::from_utf8_lossy(&secret);
+            let attempt = state
+                .sender
+                .deliver(&target.endpoint.url, &secret, &event.body, unix_now)
+                .await;
+            deliveries.push(ReplayDelivery {
+                endpoint_id: target.endpoint.id.to_string(),
+                url: target.endpoint.url.clone(),
+                status: if attempt.succeeded() {
+                    "succeeded"
+                } else {
+                    "failed"
+                },
+                http_status: attempt.status,
+                error: attempt.error,
+                duration_ms: attempt.duration_ms,
+            });
+        }
+        let result = ReplayResult {
+            object: "event_replay",
+            event_id: event.id.to_string(),
+            deliveries,
+        };
+        Prepared::json(StatusCode::ACCEPTED, &result, WriteSet::default())
+    })
+    .await
+}

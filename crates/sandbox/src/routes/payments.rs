@@ -1,0 +1,116 @@
+use axum::extract::State;
+use axum::http::{StatusCode, Uri};
+use axum::response::Response;
+use lendhub_domain::application::ApplicationStatus;
+use lendhub_domain::events::EventType;
+use lendhub_domain::ids::SandboxId;
+use lendhub_domain::payment::{PaymentStatus, RepaymentRequest};
+use lendhub_http::FieldIssue;
+use lendhub_http::headers::IdempotencyKey;
+use lendhub_http::json::JsonBody;
+use lendhub_store::{Write, WriteSet};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use crate::auth::Writer;
+use crate::error::SandboxError;
+use crate::event_log::event;
+use crate::idempotency::{self, Guarded, Prepared};
+use crate::routes::applications::load;
+use crate::state::SandboxState;
+use crate::views::{ApplicationView, ErrorEnvelope, PaymentView};
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateRepayment {
+    /// A funded application you own.
+    #[schema(required = true, pattern = "^[0-9A-HJKMNP-TV-Z]{26}$")]
+    application_id: Option<String>,
+    /// At least 1, at most the outstanding balance. Test amounts 4001–4004 fail (see fixtures).
+    #[schema(required = true, minimum = 1)]
+    amount_pence: Option<i64>,
+}
+
+fn validate(body: &CreateRepayment) -> Result<(String, i64), SandboxError> {
+    let mut issues = Vec::new();
+    match body.application_id.as_deref() {
+        None => issues.push(FieldIssue::new("application_id", "required")),
+        Some(id) if SandboxId::parse(id).is_none() => {
+            issues.push(FieldIssue::new("application_id", "pattern"))
+        }
+        Some(_) => {}
+    }
+    match body.amount_pence {
+        None => issues.push(FieldIssue::new("amount_pence", "required")),
+        Some(a) if a < 1 => issues.push(FieldIssue::new("amount_pence", "min_value")),
+        Some(_) => {}
+    }
+    match (&body.application_id, body.amount_pence) {
+        (Some(id), Some(a)) if issues.is_empty() => Ok((id.clone(), a)),
+        _ => Err(SandboxError::Validation(issues)),
+    }
+}
+
+/// Create a synthetic repayment against a funded application.
+#[utoipa::path(post, path = "/v1/payments", tag = "payments", security(("oauth2" = ["sandbox:write"])),
+    params(("Idempotency-Key" = String, Header)),
+    request_body = CreateRepayment,
+    responses((status = 201, body = PaymentView), (status = 400, body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope),
+        (status = 409, description = "not funded, or more than is owed", body = ErrorEnvelope), (status = 422, body = ErrorEnvelope)))]
+pub async fn create(
+    State(state): State<SandboxState>,
+    Writer(caller): Writer,
+    IdempotencyKey(key): IdempotencyKey,
+    uri: Uri,
+    body: JsonBody<CreateRepayment>,
+) -> Result<Response, SandboxError> {
+    let guarded = Guarded {
+        owner: &caller.client_id,
+        key: &key,
+        method: "POST",
+        path: uri.path(),
+        body: &body.raw,
+    };
+    idempotency::run(&state, guarded, || async {
+        let (application_id, amount) = validate(&body.value)?;
+        let app = load(&state, &caller.client_id, &application_id).await?;
+        let now = state.clock.now();
+        let id = SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64);
+        let (next, payment) = app
+            .repay(
+                RepaymentRequest {
+                    amount_pence: amount,
+                },
+                id,
+                now,
+            )
+            .map_err(|e| SandboxError::Conflict(e.to_string()))?;
+        let view = PaymentView::from(&payment);
+        let kind = if payment.status == PaymentStatus::Settled {
+            EventType::PaymentSettled
+        } else {
+            EventType::PaymentFailed
+        };
+        let mut writes = WriteSet::default();
+        writes.push(Write::InsertEvent(event(
+            &caller.client_id,
+            kind,
+            &view,
+            now,
+        )?));
+        if next.status == ApplicationStatus::Repaid {
+            writes.push(Write::InsertEvent(event(
+                &caller.client_id,
+                EventType::AccountClosed,
+                &ApplicationView::from(&next),
+                now,
+            )?));
+        }
+        writes
+            .push(Write::InsertPayment(payment))
+            .push(Write::UpdateApplication(next));
+        Prepared::json(StatusCode::CREATED, &view, writes)
+    })
+    .await
+}

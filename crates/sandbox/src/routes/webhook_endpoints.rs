@@ -1,0 +1,166 @@
+use std::net::IpAddr;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::{StatusCode, Uri};
+use axum::response::Response;
+use lendhub_domain::events::{ALL_EVENTS, EventType};
+use lendhub_domain::ids::SandboxId;
+use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint, generate_secret};
+use lendhub_http::FieldIssue;
+use lendhub_http::headers::IdempotencyKey;
+use lendhub_http::json::JsonBody;
+use lendhub_store::{EndpointRecord, Write, WriteSet};
+use lendhub_webhooks::SECRET_PURPOSE;
+use lendhub_webhooks::policy::UrlRejection;
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use crate::auth::Writer;
+use crate::error::SandboxError;
+use crate::idempotency::{self, Guarded, Prepared};
+use crate::state::SandboxState;
+use crate::views::{ErrorEnvelope, WebhookEndpointView};
+
+pub const MAX_ENDPOINTS: usize = 16;
+const MAX_DESCRIPTION: usize = 500;
+const MAX_URL: usize = 2048;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateWebhookEndpoint {
+    /// HTTPS URL on a public address.
+    #[schema(required = true, example = "https://partner.example/webhooks/lendhub")]
+    url: Option<String>,
+    /// Event types to receive, or `["*"]` (the default) for all.
+    enabled_events: Option<Vec<String>>,
+    /// Up to 500 characters.
+    description: Option<String>,
+}
+
+fn check_events(events: &[String]) -> Result<(), SandboxError> {
+    if events.is_empty() {
+        return Err(SandboxError::Validation(vec![FieldIssue::new(
+            "enabled_events",
+            "min_items",
+        )]));
+    }
+    let unknown: Vec<FieldIssue> = events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.as_str() != ALL_EVENTS && EventType::parse(e).is_none())
+        .map(|(i, _)| FieldIssue::new(format!("enabled_events[{i}]"), "unknown_event_type"))
+        .collect();
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(SandboxError::WebhookEventUnknown(unknown))
+    }
+}
+
+fn url_rejected(r: &UrlRejection) -> SandboxError {
+    SandboxError::WebhookUrlInvalid(FieldIssue::new("url", r.reason()))
+}
+
+/// A hostname is checked against the policy once resolved; a name that does not
+/// resolve now is accepted and checked again at every delivery.
+async fn check_resolved(
+    state: &SandboxState,
+    url: &lendhub_webhooks::policy::UrlHost,
+) -> Result<(), SandboxError> {
+    let lookup = tokio::time::timeout(
+        Duration::from_secs(2),
+        tokio::net::lookup_host((url.host.as_str(), url.port)),
+    );
+    let Ok(Ok(addrs)) = lookup.await else {
+        return Ok(());
+    };
+    let addrs: Vec<IpAddr> = addrs.map(|a| a.ip()).collect();
+    if addrs
+        .iter()
+        .any(|ip| !state.sender.policy().address_allowed(*ip))
+    {
+        return Err(url_rejected(&UrlRejection::PrivateTarget));
+    }
+    Ok(())
+}
+
+/// Register a webhook endpoint. The signing secret is returned once, here.
+#[utoipa::path(post, path = "/v1/webhook-endpoints", tag = "webhooks", security(("oauth2" = ["sandbox:write"])),
+    params(("Idempotency-Key" = String, Header)),
+    request_body = CreateWebhookEndpoint,
+    responses((status = 201, body = WebhookEndpointView), (status = 400, body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope),
+        (status = 422, description = "validation_failed, webhook_endpoint_url_invalid, webhook_event_unknown or webhook_endpoint_limit", body = ErrorEnvelope)))]
+pub async fn create(
+    State(state): State<SandboxState>,
+    Writer(caller): Writer,
+    IdempotencyKey(key): IdempotencyKey,
+    uri: Uri,
+    body: JsonBody<CreateWebhookEndpoint>,
+) -> Result<Response, SandboxError> {
+    let guarded = Guarded {
+        owner: &caller.client_id,
+        key: &key,
+        method: "POST",
+        path: uri.path(),
+        body: &body.raw,
+    };
+    idempotency::run(&state, guarded, || async {
+        let input = &body.value;
+        let raw_url = input
+            .url
+            .as_deref()
+            .ok_or_else(|| SandboxError::Validation(vec![FieldIssue::new("url", "required")]))?;
+        if raw_url.len() > MAX_URL {
+            return Err(SandboxError::Validation(vec![FieldIssue::new(
+                "url",
+                "max_length",
+            )]));
+        }
+        if input
+            .description
+            .as_ref()
+            .is_some_and(|d| d.chars().count() > MAX_DESCRIPTION)
+        {
+            return Err(SandboxError::Validation(vec![FieldIssue::new(
+                "description",
+                "max_length",
+            )]));
+        }
+        let events = input
+            .enabled_events
+            .clone()
+            .unwrap_or_else(|| vec![ALL_EVENTS.to_owned()]);
+        check_events(&events)?;
+        let url = state
+            .sender
+            .policy()
+            .check_url(raw_url)
+            .map_err(|r| url_rejected(&r))?;
+        check_resolved(&state, &lendhub_webhooks::policy::UrlHost::of(&url)).await?;
+        if state.store.endpoints(&caller.client_id).await?.len() >= MAX_ENDPOINTS {
+            return Err(SandboxError::WebhookEndpointLimit(MAX_ENDPOINTS));
+        }
+        let now = state.clock.now();
+        let endpoint = WebhookEndpoint {
+            id: SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64),
+            owner: caller.client_id.clone(),
+            url: url.to_string(),
+            enabled_events: events,
+            description: input.description.clone(),
+            status: EndpointStatus::Enabled,
+            created_at: now,
+        };
+        let secret = generate_secret();
+        let sealed_secret = state.master_key.seal(SECRET_PURPOSE, secret.as_bytes());
+        let view = WebhookEndpointView::new(&endpoint, Some(secret));
+        let mut writes = WriteSet::default();
+        writes.push(Write::InsertEndpoint(EndpointRecord {
+            endpoint,
+            sealed_secret,
+        }));
+        Prepared::json(StatusCode::CREATED, &view, writes)
+    })
+    .await
+}

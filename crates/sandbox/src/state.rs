@@ -1,0 +1,46 @@
+use std::sync::Arc;
+
+use lendhub_domain::clock::Clock;
+use lendhub_domain::crypto::MasterKey;
+use lendhub_store::Store;
+use lendhub_webhooks::sender::Sender;
+use tokio::sync::Notify;
+
+use crate::idempotency::InFlight;
+
+/// What every sandbox handler may use.
+#[derive(Clone)]
+pub struct SandboxState {
+    pub store: Arc<dyn Store>,
+    pub clock: Arc<dyn Clock>,
+    pub master_key: MasterKey,
+    /// Keyed-hash pepper for client secrets, derived from the master key once.
+    pub secret_pepper: [u8; 32],
+    pub sender: Sender,
+    /// Tells the outbox worker that new deliveries are waiting.
+    pub outbox_wake: Arc<Notify>,
+    pub token_ttl_seconds: i64,
+    pub(crate) in_flight: Arc<InFlight>,
+}
+
+impl SandboxState {
+    pub fn new(
+        store: Arc<dyn Store>,
+        clock: Arc<dyn Clock>,
+        master_key: MasterKey,
+        sender: Sender,
+        outbox_wake: Arc<Notify>,
+        token_ttl_seconds: i64,
+    ) -> Self {
+        Self {
+            secret_pepper: crate::clients::pepper(&master_key),
+            store,
+            clock,
+            master_key,
+            sender,
+            outbox_wake,
+            token_ttl_seconds,
+            in_flight: Arc::default(),
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! The storage interface every surface uses, and one implementation per backend.
+//! Handlers see only [`Store`]; nothing backend-specific crosses this line.
+
+mod error;
+mod model;
+pub mod sqlite;
+
+use async_trait::async_trait;
+
+pub use error::{CommitError, StoreError};
+pub use model::*;
+
+#[async_trait]
+pub trait Store: Send + Sync + 'static {
+    /// Answers only when the database does.
+    async fn ping(&self) -> Result<(), StoreError>;
+
+    // Sandbox clients and their tokens.
+    async fn insert_client(&self, client: ClientRecord) -> Result<(), StoreError>;
+    async fn client(&self, client_id: &str) -> Result<Option<ClientRecord>, StoreError>;
+    async fn list_clients(&self) -> Result<Vec<ClientRecord>, StoreError>;
+    /// Revokes the client and with it every token it holds. `false` if unknown.
+    async fn revoke_client(&self, client_id: &str, now_ms: i64) -> Result<bool, StoreError>;
+    /// The token with this hash, if it exists and its client is active.
+    async fn token(&self, token_hash: &[u8; 32]) -> Result<Option<TokenRecord>, StoreError>;
+
+    // Owner-scoped reads: another owner's rows are invisible.
+    async fn application(
+        &self,
+        owner: &str,
+        id: &str,
+    ) -> Result<Option<lendhub_domain::application::Application>, StoreError>;
+    async fn event(
+        &self,
+        owner: &str,
+        id: &str,
+    ) -> Result<Option<lendhub_domain::events::Event>, StoreError>;
+    async fn list_events(&self, owner: &str, query: &EventQuery) -> Result<EventPage, StoreError>;
+    async fn endpoints(&self, owner: &str) -> Result<Vec<EndpointRecord>, StoreError>;
+    async fn idempotency(
+        &self,
+        owner: &str,
+        key: &str,
+    ) -> Result<Option<IdempotencyRecord>, StoreError>;
+
+    /// Everything one request changes, in one transaction.
+    async fn commit(&self, writes: WriteSet) -> Result<(), CommitError>;
+
+    // The webhook outbox.
+    async fn claim_deliveries(
+        &self,
+        claim: DeliveryClaim,
+    ) -> Result<Vec<ClaimedDelivery>, StoreError>;
+    async fn finish_delivery(&self, result: DeliveryResult) -> Result<(), StoreError>;
+
+    /// Drops idempotency records and tokens past their retention.
+    async fn prune(
+        &self,
+        idempotency_before_ms: i64,
+        tokens_expired_before_ms: i64,
+    ) -> Result<u64, StoreError>;
+
+    /// Flushes pending writes and stops background threads.
+    async fn close(&self);
+}

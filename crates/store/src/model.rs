@@ -1,0 +1,129 @@
+//! The records that cross the storage interface.
+
+use lendhub_domain::application::Application;
+use lendhub_domain::events::Event;
+use lendhub_domain::payment::Payment;
+use lendhub_domain::webhook::WebhookEndpoint;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClientStatus {
+    Active,
+    Revoked,
+}
+
+#[derive(Clone, Debug)]
+pub struct ClientRecord {
+    pub client_id: String,
+    pub name: String,
+    pub secret_hash: Vec<u8>,
+    /// Space-delimited scopes the client holds.
+    pub scopes: String,
+    pub status: ClientStatus,
+    pub created_at_ms: i64,
+}
+
+#[derive(Clone, Debug)]
+pub struct TokenRecord {
+    pub token_hash: [u8; 32],
+    pub client_id: String,
+    pub scopes: String,
+    pub expires_at_ms: i64,
+    pub created_at_ms: i64,
+}
+
+#[derive(Clone, Debug)]
+pub struct IdempotencyRecord {
+    pub owner: String,
+    pub key: String,
+    pub fingerprint: [u8; 32],
+    pub status: u16,
+    pub body: Vec<u8>,
+    pub created_at_ms: i64,
+}
+
+#[derive(Clone, Debug)]
+pub struct EndpointRecord {
+    pub endpoint: WebhookEndpoint,
+    pub sealed_secret: Vec<u8>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct EventQuery {
+    pub limit: u32,
+    pub starting_after: Option<String>,
+    pub ending_before: Option<String>,
+    pub event_type: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub enum EventPage {
+    Page {
+        events: Vec<Event>,
+        has_more: bool,
+    },
+    /// The cursor names no event of this owner.
+    UnknownCursor,
+}
+
+/// One row change within a [`WriteSet`].
+#[derive(Clone, Debug)]
+pub enum Write {
+    InsertApplication(Application),
+    /// Succeeds only if the stored version is `application.version - 1`.
+    UpdateApplication(Application),
+    InsertPayment(Payment),
+    InsertEndpoint(EndpointRecord),
+    /// Also queues one delivery per enabled endpoint of the owner subscribed to its type.
+    InsertEvent(Event),
+    InsertToken(TokenRecord),
+}
+
+/// Everything one request changes. Committed atomically, or not at all.
+#[derive(Clone, Debug, Default)]
+pub struct WriteSet {
+    pub writes: Vec<Write>,
+    /// Recorded in the same transaction; a key already taken fails the whole set.
+    pub idempotency: Option<IdempotencyRecord>,
+}
+
+impl WriteSet {
+    pub fn push(&mut self, write: Write) -> &mut Self {
+        self.writes.push(write);
+        self
+    }
+}
+
+/// A request to lease due deliveries. Due-ness reads the business clock; the
+/// lease reads real time, since it only guards against a crashed worker.
+#[derive(Clone, Debug)]
+pub struct DeliveryClaim {
+    pub due_before_ms: i64,
+    pub real_now_ms: i64,
+    pub lease_until_ms: i64,
+    pub limit: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct ClaimedDelivery {
+    pub delivery: lendhub_domain::webhook::Delivery,
+    pub url: String,
+    pub sealed_secret: Vec<u8>,
+    pub body: String,
+}
+
+#[derive(Clone, Debug)]
+pub enum DeliveryResult {
+    Delivered {
+        id: i64,
+        status: u16,
+        at_ms: i64,
+    },
+    /// `retry_at_ms: None` means the schedule is exhausted.
+    Failed {
+        id: i64,
+        status: Option<u16>,
+        error: String,
+        retry_at_ms: Option<i64>,
+        at_ms: i64,
+    },
+}

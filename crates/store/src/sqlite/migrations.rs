@@ -1,0 +1,50 @@
+//! Versioned migrations, embedded in the binary and applied in order, each in
+//! its own transaction.
+
+use rusqlite::Connection;
+
+use super::unavailable;
+use crate::error::StoreError;
+
+const MIGRATIONS: &[(i64, &str, &str)] = &[(
+    1,
+    "sandbox",
+    include_str!("../../migrations/sqlite/0001_sandbox.sql"),
+)];
+
+/// Applies pending migrations; returns how many ran.
+pub fn migrate(conn: &mut Connection) -> Result<usize, StoreError> {
+    conn.execute_batch(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (
+             version       INTEGER PRIMARY KEY,
+             name          TEXT NOT NULL,
+             applied_at_ms INTEGER NOT NULL
+         )",
+    )
+    .map_err(unavailable)?;
+    let mut ran = 0;
+    for (version, name, sql) in MIGRATIONS {
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(unavailable)?;
+        let applied: bool = tx
+            .query_row(
+                "SELECT EXISTS (SELECT 1 FROM schema_migrations WHERE version = ?1)",
+                [version],
+                |r| r.get(0),
+            )
+            .map_err(unavailable)?;
+        if !applied {
+            tx.execute_batch(sql).map_err(unavailable)?;
+            let now = lendhub_domain::clock::unix_ms(time::OffsetDateTime::now_utc());
+            tx.execute(
+                "INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?1, ?2, ?3)",
+                rusqlite::params![version, name, now],
+            )
+            .map_err(unavailable)?;
+            ran += 1;
+        }
+        tx.commit().map_err(unavailable)?;
+    }
+    Ok(ran)
+}

@@ -1,0 +1,146 @@
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::rows;
+use crate::model::*;
+use lendhub_domain::application::Application;
+use lendhub_domain::events::Event;
+
+const CLIENT_COLUMNS: &str = "client_id, name, secret_hash, scopes, status, created_at_ms";
+
+fn client_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ClientRecord> {
+    let status: String = r.get(4)?;
+    Ok(ClientRecord {
+        client_id: r.get(0)?,
+        name: r.get(1)?,
+        secret_hash: r.get(2)?,
+        scopes: r.get(3)?,
+        status: if status == "active" {
+            ClientStatus::Active
+        } else {
+            ClientStatus::Revoked
+        },
+        created_at_ms: r.get(5)?,
+    })
+}
+
+pub fn client(c: &Connection, client_id: &str) -> rusqlite::Result<Option<ClientRecord>> {
+    c.prepare_cached(&format!(
+        "SELECT {CLIENT_COLUMNS} FROM sandbox_clients WHERE client_id = ?1"
+    ))?
+    .query_row([client_id], client_row)
+    .optional()
+}
+
+pub fn clients(c: &Connection) -> rusqlite::Result<Vec<ClientRecord>> {
+    c.prepare_cached(&format!(
+        "SELECT {CLIENT_COLUMNS} FROM sandbox_clients ORDER BY created_at_ms, client_id"
+    ))?
+    .query_map([], client_row)?
+    .collect()
+}
+
+pub fn token(c: &Connection, hash: &[u8; 32]) -> rusqlite::Result<Option<TokenRecord>> {
+    c.prepare_cached(
+        "SELECT t.client_id, t.scopes, t.expires_at_ms, t.created_at_ms
+         FROM sandbox_tokens t JOIN sandbox_clients c ON c.client_id = t.client_id
+         WHERE t.token_hash = ?1 AND c.status = 'active'",
+    )?
+    .query_row([&hash[..]], |r| {
+        Ok(TokenRecord {
+            token_hash: *hash,
+            client_id: r.get(0)?,
+            scopes: r.get(1)?,
+            expires_at_ms: r.get(2)?,
+            created_at_ms: r.get(3)?,
+        })
+    })
+    .optional()
+}
+
+pub fn application(c: &Connection, owner: &str, id: &str) -> rusqlite::Result<Option<Application>> {
+    let body: Option<String> = c
+        .prepare_cached("SELECT body FROM applications WHERE id = ?1 AND owner = ?2")?
+        .query_row([id, owner], |r| r.get(0))
+        .optional()?;
+    body.map(|b| rows::from_json(&b)).transpose()
+}
+
+pub fn event(c: &Connection, owner: &str, id: &str) -> rusqlite::Result<Option<Event>> {
+    c.prepare_cached(
+        "SELECT id, owner, type, created_at_ms, body FROM events WHERE id = ?1 AND owner = ?2",
+    )?
+    .query_row([id, owner], rows::event)
+    .optional()
+}
+
+fn event_seq(c: &Connection, owner: &str, id: &str) -> rusqlite::Result<Option<i64>> {
+    c.prepare_cached("SELECT seq FROM events WHERE id = ?1 AND owner = ?2")?
+        .query_row([id, owner], |r| r.get(0))
+        .optional()
+}
+
+/// Newest first; `starting_after` pages toward older events, `ending_before` toward newer.
+pub fn list_events(c: &Connection, owner: &str, q: &EventQuery) -> rusqlite::Result<EventPage> {
+    let (bound, newer) = match (&q.starting_after, &q.ending_before) {
+        (Some(id), _) => (Some(id), false),
+        (None, Some(id)) => (Some(id), true),
+        (None, None) => (None, false),
+    };
+    let seq = match bound {
+        Some(id) => match event_seq(c, owner, id)? {
+            Some(seq) => Some(seq),
+            None => return Ok(EventPage::UnknownCursor),
+        },
+        None => None,
+    };
+    let (cmp, order) = if newer { (">", "ASC") } else { ("<", "DESC") };
+    let sql = format!(
+        "SELECT id, owner, type, created_at_ms, body FROM events
+         WHERE owner = ?1 AND (?2 IS NULL OR seq {cmp} ?2) AND (?3 IS NULL OR type = ?3)
+         ORDER BY seq {order} LIMIT ?4"
+    );
+    let fetch = i64::from(q.limit) + 1;
+    let mut events: Vec<Event> = c
+        .prepare_cached(&sql)?
+        .query_map(params![owner, seq, q.event_type, fetch], rows::event)?
+        .collect::<Result<_, _>>()?;
+    let has_more = events.len() > q.limit as usize;
+    events.truncate(q.limit as usize);
+    if newer {
+        events.reverse();
+    }
+    Ok(EventPage::Page { events, has_more })
+}
+
+pub fn endpoints(c: &Connection, owner: &str) -> rusqlite::Result<Vec<EndpointRecord>> {
+    c.prepare_cached("SELECT body, sealed_secret FROM webhook_endpoints WHERE owner = ?1 ORDER BY created_at_ms, id")?
+        .query_map([owner], |r| {
+            let body: String = r.get(0)?;
+            Ok(EndpointRecord { endpoint: rows::from_json(&body)?, sealed_secret: r.get(1)? })
+        })?
+        .collect()
+}
+
+pub fn idempotency(
+    c: &Connection,
+    owner: &str,
+    key: &str,
+) -> rusqlite::Result<Option<IdempotencyRecord>> {
+    c.prepare_cached("SELECT fingerprint, status, body, created_at_ms FROM idempotency_keys WHERE owner = ?1 AND key = ?2")?
+        .query_row([owner, key], |r| {
+            let fp: Vec<u8> = r.get(0)?;
+            let mut fingerprint = [0u8; 32];
+            if fp.len() == 32 {
+                fingerprint.copy_from_slice(&fp);
+            }
+            Ok(IdempotencyRecord {
+                owner: owner.to_owned(),
+                key: key.to_owned(),
+                fingerprint,
+                status: r.get(1)?,
+                body: r.get(2)?,
+                created_at_ms: r.get(3)?,
+            })
+        })
+        .optional()
+}

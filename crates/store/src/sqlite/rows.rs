@@ -1,0 +1,37 @@
+//! Row ⇄ domain conversions. Resources are stored as JSON documents beside the
+//! columns that are indexed or checked.
+
+use lendhub_domain::events::{Event, EventType};
+use lendhub_domain::ids::SandboxId;
+use rusqlite::Row;
+use serde::de::DeserializeOwned;
+
+pub fn from_json<T: DeserializeOwned>(text: &str) -> rusqlite::Result<T> {
+    serde_json::from_str(text).map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
+pub fn to_json<T: serde::Serialize>(value: &T) -> rusqlite::Result<String> {
+    serde_json::to_string(value).map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))
+}
+
+fn bad(msg: &str) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, msg.to_owned().into())
+}
+
+pub fn sandbox_id(raw: String) -> rusqlite::Result<SandboxId> {
+    SandboxId::parse(&raw).ok_or_else(|| bad("stored id is not a sandbox id"))
+}
+
+/// Columns: id, owner, type, created_at_ms, body.
+pub fn event(row: &Row<'_>) -> rusqlite::Result<Event> {
+    let kind: String = row.get(2)?;
+    Ok(Event {
+        id: sandbox_id(row.get(0)?)?,
+        owner: row.get(1)?,
+        event_type: EventType::parse(&kind).ok_or_else(|| bad("unknown stored event type"))?,
+        created_at: lendhub_domain::clock::from_unix_ms(row.get(3)?),
+        body: row.get(4)?,
+    })
+}

@@ -1,0 +1,151 @@
+//! Group commit. One thread owns the write connection; requests queue jobs and
+//! the thread runs every queued job inside a single transaction, each in its own
+//! savepoint, then commits once. Replies go out only after that commit is on
+//! disk, so an acknowledged write is durable, and one fsync serves the batch.
+
+use rusqlite::Connection;
+use tokio::sync::{mpsc, oneshot};
+
+use super::unavailable;
+use crate::error::StoreError;
+
+const MAX_BATCH: usize = 512;
+const QUEUE: usize = 8192;
+
+/// What a job leaves behind: whether to keep its changes, and how to answer
+/// once the batch's fate is known (`None` = committed).
+struct Ran {
+    keep: bool,
+    finish: Box<dyn FnOnce(Option<StoreError>) + Send>,
+}
+
+type Job = Box<dyn FnOnce(&Connection) -> Ran + Send>;
+
+enum Msg {
+    Job(Job),
+    Shutdown(oneshot::Sender<()>),
+}
+
+pub(crate) struct Writer {
+    tx: mpsc::Sender<Msg>,
+}
+
+impl Writer {
+    pub fn start(conn: Connection) -> Self {
+        let (tx, rx) = mpsc::channel(QUEUE);
+        let spawned = std::thread::Builder::new()
+            .name("sqlite-writer".into())
+            .spawn(move || run(conn, rx));
+        if let Err(e) = spawned {
+            tracing::error!(error = %e, "could not start the SQLite writer thread");
+        }
+        Self { tx }
+    }
+
+    /// Runs `f` in the next group commit. `Err` from `f` rolls back only its own
+    /// changes; the reply is sent after the batch commits.
+    pub async fn run<R, E>(
+        &self,
+        f: impl FnOnce(&Connection) -> Result<R, E> + Send + 'static,
+    ) -> Result<R, E>
+    where
+        R: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+    {
+        let (reply, answer) = oneshot::channel::<Result<R, E>>();
+        let job: Job = Box::new(move |conn| match f(conn) {
+            Ok(value) => Ran {
+                keep: true,
+                finish: Box::new(move |commit_error| {
+                    let _ = reply.send(match commit_error {
+                        None => Ok(value),
+                        Some(e) => Err(E::from(e)),
+                    });
+                }),
+            },
+            Err(e) => Ran {
+                keep: false,
+                finish: Box::new(move |_| {
+                    let _ = reply.send(Err(e));
+                }),
+            },
+        });
+        let closed = || {
+            E::from(StoreError::Unavailable(
+                "the database writer has stopped".into(),
+            ))
+        };
+        self.tx.send(Msg::Job(job)).await.map_err(|_| closed())?;
+        answer.await.map_err(|_| closed())?
+    }
+
+    /// Waits until every job queued before this call has been committed.
+    pub async fn shutdown(&self) {
+        let (done, finished) = oneshot::channel();
+        if self.tx.send(Msg::Shutdown(done)).await.is_ok() {
+            let _ = finished.await;
+        }
+    }
+}
+
+fn run(conn: Connection, mut rx: mpsc::Receiver<Msg>) {
+    while let Some(first) = rx.blocking_recv() {
+        let mut jobs = Vec::new();
+        let mut shutdown = None;
+        let mut next = Some(first);
+        while let Some(msg) = next.take() {
+            match msg {
+                Msg::Job(job) => jobs.push(job),
+                Msg::Shutdown(done) => {
+                    shutdown = Some(done);
+                    break;
+                }
+            }
+            if jobs.len() < MAX_BATCH {
+                next = rx.try_recv().ok();
+            }
+        }
+        commit_batch(&conn, jobs);
+        if let Some(done) = shutdown {
+            let _ = conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)");
+            let _ = done.send(());
+            return;
+        }
+    }
+}
+
+fn commit_batch(conn: &Connection, jobs: Vec<Job>) {
+    if jobs.is_empty() {
+        return;
+    }
+    // A job that cannot run is dropped unrun: dropping its reply channel
+    // answers the caller "unavailable", and nothing of it was written.
+    if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+        tracing::error!(error = %e, jobs = jobs.len(), "could not begin a write transaction");
+        return;
+    }
+    let mut finishes = Vec::with_capacity(jobs.len());
+    for job in jobs {
+        if let Err(e) = conn.execute_batch("SAVEPOINT job") {
+            tracing::error!(error = %e, "could not open a savepoint");
+            continue;
+        }
+        let ran = job(conn);
+        let end = if ran.keep {
+            "RELEASE job"
+        } else {
+            "ROLLBACK TO job; RELEASE job"
+        };
+        if let Err(e) = conn.execute_batch(end) {
+            tracing::error!(error = %e, "could not close a savepoint");
+        }
+        finishes.push(ran.finish);
+    }
+    let outcome = conn.execute_batch("COMMIT").map_err(unavailable).err();
+    if outcome.is_some() {
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    for finish in finishes {
+        finish(outcome.clone());
+    }
+}

@@ -1,0 +1,208 @@
+//! Where webhooks may be sent. By default only HTTPS to public addresses; the
+//! operator may relax both for development (`webhooks.https_only`,
+//! `webhooks.allow_private_networks`). The same rule is applied to the URL when
+//! an endpoint is registered and to every resolved address at delivery time.
+
+use std::net::IpAddr;
+
+use ipnet::IpNet;
+use reqwest::Url;
+
+#[derive(Clone, Debug)]
+pub struct NetworkPolicy {
+    pub https_only: bool,
+    pub allow_private_networks: Vec<IpNet>,
+}
+
+impl Default for NetworkPolicy {
+    fn default() -> Self {
+        Self {
+            https_only: true,
+            allow_private_networks: Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UrlRejection {
+    #[error("url is not a valid absolute URL")]
+    Malformed,
+    #[error("url must use https")]
+    NotHttps,
+    #[error("url must not carry credentials")]
+    Credentials,
+    #[error("url targets a private, loopback or otherwise non-public address")]
+    PrivateTarget,
+}
+
+impl UrlRejection {
+    pub fn reason(&self) -> &'static str {
+        match self {
+            UrlRejection::Malformed => "invalid_url",
+            UrlRejection::NotHttps => "must_be_https",
+            UrlRejection::Credentials => "invalid_url",
+            UrlRejection::PrivateTarget => "private_network",
+        }
+    }
+}
+
+/// Addresses no webhook may reach unless explicitly allowed.
+pub fn is_non_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            let o = v4.octets();
+            v4.is_private()
+                || v4.is_loopback()
+                || v4.is_link_local()
+                || v4.is_broadcast()
+                || v4.is_unspecified()
+                || v4.is_multicast()
+                || v4.is_documentation()
+                || o[0] == 0
+                || (o[0] == 100 && (o[1] & 0xc0) == 64) // 100.64.0.0/10 carrier-grade NAT
+                || (o[0] == 198 && (o[1] & 0xfe) == 18) // 198.18.0.0/15 benchmarking
+                || o[0] >= 240
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_non_public(IpAddr::V4(v4));
+            }
+            let s = v6.segments();
+            v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (s[0] & 0xfe00) == 0xfc00 // unique local
+                || (s[0] & 0xffc0) == 0xfe80 // link local
+                || (s[0] == 0x2001 && s[1] == 0x0db8) // documentation
+                || (s[0] == 0x64 && s[1] == 0xff9b) // NAT64 can reach private IPv4
+        }
+    }
+}
+
+impl NetworkPolicy {
+    pub fn address_allowed(&self, ip: IpAddr) -> bool {
+        !is_non_public(ip)
+            || self
+                .allow_private_networks
+                .iter()
+                .any(|net| net.contains(&ip))
+    }
+
+    /// Checks scheme, shape and — for literal IPs and `localhost` — the target.
+    /// Hostnames are checked again at delivery time, after resolution.
+    pub fn check_url(&self, raw: &str) -> Result<Url, UrlRejection> {
+        let url = Url::parse(raw).map_err(|_| UrlRejection::Malformed)?;
+        match url.scheme() {
+            "https" => {}
+            "http" if !self.https_only => {}
+            "http" => return Err(UrlRejection::NotHttps),
+            _ => return Err(UrlRejection::Malformed),
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(UrlRejection::Credentials);
+        }
+        match url.host() {
+            None => Err(UrlRejection::Malformed),
+            Some(url::Host::Ipv4(ip)) if !self.address_allowed(ip.into()) => {
+                Err(UrlRejection::PrivateTarget)
+            }
+            Some(url::Host::Ipv6(ip)) if !self.address_allowed(ip.into()) => {
+                Err(UrlRejection::PrivateTarget)
+            }
+            Some(url::Host::Domain(d))
+                if is_local_name(d) && !self.address_allowed(IpAddr::from([127, 0, 0, 1])) =>
+            {
+                Err(UrlRejection::PrivateTarget)
+            }
+            Some(_) => Ok(url),
+        }
+    }
+}
+
+fn is_local_name(host: &str) -> bool {
+    let h = host.trim_end_matches('.').to_ascii_lowercase();
+    h == "localhost"
+        || h.ends_with(".localhost")
+        || h.ends_with(".local")
+        || h.ends_with(".internal")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_policy_refuses_http_private_and_loopback() {
+        let p = NetworkPolicy::default();
+        assert_eq!(
+            p.check_url("http://example.com/hook").err(),
+            Some(UrlRejection::NotHttps)
+        );
+        for bad in [
+            "https://127.0.0.1/h",
+            "https://10.1.2.3/h",
+            "https://192.168.0.1/h",
+            "https://172.16.5.5/h",
+            "https://169.254.169.254/latest",
+            "https://[::1]/h",
+            "https://[fd00::1]/h",
+            "https://[::ffff:127.0.0.1]/h",
+            "https://localhost/h",
+            "https://100.64.0.1/h",
+            "https://0.0.0.0/h",
+        ] {
+            assert_eq!(
+                p.check_url(bad).err(),
+                Some(UrlRejection::PrivateTarget),
+                "{bad}"
+            );
+        }
+        assert!(p.check_url("https://hooks.example.com/h").is_ok());
+        assert!(p.check_url("https://93.184.216.34/h").is_ok());
+        assert_eq!(
+            p.check_url("ftp://example.com").err(),
+            Some(UrlRejection::Malformed)
+        );
+        assert_eq!(
+            p.check_url("https://u:p@example.com").err(),
+            Some(UrlRejection::Credentials)
+        );
+        assert_eq!(
+            p.check_url("not a url").err(),
+            Some(UrlRejection::Malformed)
+        );
+    }
+
+    #[test]
+    fn allow_list_relaxes_only_what_it_names() {
+        let p = NetworkPolicy {
+            https_only: false,
+            allow_private_networks: vec!["127.0.0.0/8".parse().unwrap()],
+        };
+        assert!(p.check_url("http://127.0.0.1:9000/h").is_ok());
+        assert!(p.check_url("http://localhost:9000/h").is_ok());
+        assert_eq!(
+            p.check_url("http://10.0.0.1/h").err(),
+            Some(UrlRejection::PrivateTarget)
+        );
+    }
+}
+
+/// The host and port of a URL, for resolution.
+pub struct UrlHost {
+    pub host: String,
+    pub port: u16,
+}
+
+impl UrlHost {
+    pub fn of(url: &Url) -> Self {
+        Self {
+            host: url
+                .host_str()
+                .unwrap_or_default()
+                .trim_matches(['[', ']'])
+                .to_owned(),
+            port: url.port_or_known_default().unwrap_or(443),
+        }
+    }
+}
