@@ -87,7 +87,12 @@ pub async fn run(
     for w in workers {
         total.merge(w.await.context("worker panicked")??)?;
     }
-    let elapsed = Instant::now().saturating_duration_since(shared.measure_start);
+    let mut elapsed = Instant::now().saturating_duration_since(shared.measure_start);
+    if shared.config.max_requests.is_none() {
+        // An open-loop run's last slot is just before the window ends; the
+        // window itself is the denominator.
+        elapsed = elapsed.max(shared.config.duration);
+    }
     Ok((total, elapsed))
 }
 

@@ -146,8 +146,8 @@ pub fn annual_rate_bps(credit_score: u32) -> u32 {
 pub fn term_months(amount_pence: i64) -> u32 {
     match amount_pence {
         ..=1_000_000 => 12,
-        ..=5_000_000 => 24,
-        ..=25_000_000 => 36,
+        1_000_001..=5_000_000 => 24,
+        5_000_001..=25_000_000 => 36,
         _ => 60,
     }
 }

@@ -39,13 +39,9 @@ pub fn parse<T: DeserializeOwned>(raw: &[u8], allow_empty: bool) -> Result<T, Pr
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();
-        if let Some(rest) = inner.strip_prefix("unknown field `") {
-            let name = rest.split('`').next().unwrap_or_default();
-            let field = if path == "." || path.is_empty() {
-                name.to_owned()
-            } else {
-                format!("{path}.{name}")
-            };
+        if inner.starts_with("unknown field `") {
+            // The path already ends at the unknown member.
+            let field = path;
             Problem::new(
                 StatusCode::BAD_REQUEST,
                 "unknown_field",

@@ -132,6 +132,7 @@ pub async fn start(
         sender,
         master_key: master_key.clone(),
         wake: outbox_wake.clone(),
+        lease: Duration::from_secs(config.webhooks.lease_seconds),
     });
     tasks.push(tokio::spawn(outbox.run(stop.clone())));
     tasks.push(tokio::spawn(prune(store.clone(), clock, stop.clone())));

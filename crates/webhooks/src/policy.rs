@@ -127,6 +127,25 @@ fn is_local_name(host: &str) -> bool {
         || h.ends_with(".internal")
 }
 
+/// The host and port of a URL, for resolution.
+pub struct UrlHost {
+    pub host: String,
+    pub port: u16,
+}
+
+impl UrlHost {
+    pub fn of(url: &Url) -> Self {
+        Self {
+            host: url
+                .host_str()
+                .unwrap_or_default()
+                .trim_matches(['[', ']'])
+                .to_owned(),
+            port: url.port_or_known_default().unwrap_or(443),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -185,24 +204,5 @@ mod tests {
             p.check_url("http://10.0.0.1/h").err(),
             Some(UrlRejection::PrivateTarget)
         );
-    }
-}
-
-/// The host and port of a URL, for resolution.
-pub struct UrlHost {
-    pub host: String,
-    pub port: u16,
-}
-
-impl UrlHost {
-    pub fn of(url: &Url) -> Self {
-        Self {
-            host: url
-                .host_str()
-                .unwrap_or_default()
-                .trim_matches(['[', ']'])
-                .to_owned(),
-            port: url.port_or_known_default().unwrap_or(443),
-        }
     }
 }

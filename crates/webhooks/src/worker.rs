@@ -19,8 +19,6 @@ use crate::sender::Sender;
 
 const BATCH: u32 = 64;
 const IDLE_POLL: Duration = Duration::from_secs(1);
-/// Longer than the 10 s delivery timeout, so a live worker's lease never lapses.
-const LEASE: Duration = Duration::from_secs(60);
 
 pub struct Outbox {
     pub store: Arc<dyn Store>,
@@ -29,6 +27,9 @@ pub struct Outbox {
     pub master_key: MasterKey,
     /// Poked after a commit queues deliveries, or when the clock moves.
     pub wake: Arc<Notify>,
+    /// How long a claim lasts; a worker never re-claims its own in-flight
+    /// deliveries, so this only matters when a worker dies mid-attempt.
+    pub lease: Duration,
 }
 
 fn real_now_ms() -> i64 {
@@ -61,7 +62,7 @@ impl Outbox {
         let claim = DeliveryClaim {
             due_before_ms: self.clock.now_ms(),
             real_now_ms: real,
-            lease_until_ms: real + LEASE.as_millis() as i64,
+            lease_until_ms: real + self.lease.as_millis() as i64,
             limit: BATCH,
         };
         match self.store.claim_deliveries(claim).await {

@@ -1,0 +1,225 @@
+//! `kill -9` during a write load: every acknowledged application survives
+//! exactly once and every event is still delivered after restart.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::Mutex;
+use serde_json::{Value, json};
+
+use crate::support::eventually;
+use crate::support::receiver::Receiver;
+
+struct Process {
+    child: Child,
+    base: String,
+    stdout: Vec<String>,
+}
+
+/// Kills the server (SIGKILL) and reaps it, even when a test fails midway.
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[expect(
+    clippy::zombie_processes,
+    reason = "Process::drop reaps the child on every path"
+)]
+fn launch(dir: &std::path::Path) -> Process {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lendhub"))
+        .arg("serve")
+        .env("LENDHUB_DATA_DIR", dir)
+        .env("LENDHUB_SANDBOX__ADDR", "127.0.0.1:0")
+        .env("LENDHUB_OPS__ADDR", "127.0.0.1:0")
+        .env("LENDHUB_WEBHOOKS__HTTPS_ONLY", "false")
+        .env("LENDHUB_WEBHOOKS__ALLOW_PRIVATE_NETWORKS", "127.0.0.0/8")
+        .env("LENDHUB_WEBHOOKS__LEASE_SECONDS", "1")
+        .env("LENDHUB_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut stdout = Vec::new();
+    loop {
+        let line = lines
+            .next()
+            .expect("server exited before listening")
+            .unwrap();
+        if let Some(rest) = line.strip_prefix("sandbox listening on ") {
+            let base = rest.split_whitespace().next().unwrap().to_owned();
+            std::thread::spawn(move || for _ in lines {});
+            return Process {
+                child,
+                base,
+                stdout,
+            };
+        }
+        stdout.push(line);
+    }
+}
+
+fn credential(lines: &[String], name: &str) -> String {
+    lines
+        .iter()
+        .find_map(|l| l.trim().strip_prefix(name))
+        .unwrap()
+        .trim()
+        .to_owned()
+}
+
+async fn token(http: &reqwest::Client, base: &str, id: &str, secret: &str) -> String {
+    let r = http
+        .post(format!("{base}/oauth/token"))
+        .basic_auth(id, Some(secret))
+        .form(&[("grant_type", "client_credentials")])
+        .send()
+        .await
+        .unwrap();
+    r.json::<Value>().await.unwrap()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn kill_9_loses_nothing_acknowledged() {
+    let dir = tempfile::tempdir().unwrap();
+    let http = reqwest::Client::new();
+    let first = launch(dir.path());
+    let (id, secret) = (
+        credential(&first.stdout, "client_id"),
+        credential(&first.stdout, "client_secret"),
+    );
+    let tok = token(&http, &first.base, &id, &secret).await;
+    let receiver = Receiver::start(&[]).await;
+    let r = http
+        .post(format!("{}/v1/webhook-endpoints", first.base))
+        .bearer_auth(&tok)
+        .header("Idempotency-Key", "crash-endpoint")
+        .json(&json!({"url": receiver.url, "enabled_events": ["application.created"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+
+    let acknowledged = Arc::new(Mutex::new(Vec::<String>::new()));
+    let deadline = Instant::now() + Duration::from_millis(1500);
+    let mut writers = Vec::new();
+    for w in 0..8 {
+        let (http, base, tok, acked) = (
+            http.clone(),
+            first.base.clone(),
+            tok.clone(),
+            acknowledged.clone(),
+        );
+        writers.push(tokio::spawn(async move {
+            for n in 0.. {
+                let body =
+                    json!({"business": {"company_number": "00000401"}, "amount_pence": 5_000 + n});
+                let sent = http
+                    .post(format!("{base}/v1/applications"))
+                    .bearer_auth(&tok)
+                    .header("Idempotency-Key", format!("crash-{w}-{n}"))
+                    .json(&body)
+                    .send()
+                    .await;
+                match sent {
+                    Ok(r) if r.status() == 201 => {
+                        if let Ok(v) = r.json::<Value>().await {
+                            acked.lock().push(v["id"].as_str().unwrap().to_owned());
+                        }
+                    }
+                    _ => break,
+                }
+                if Instant::now() > deadline + Duration::from_secs(5) {
+                    break;
+                }
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    drop(first); // SIGKILL, mid-load
+    for w in writers {
+        w.await.unwrap();
+    }
+    let acked = acknowledged.lock().clone();
+    assert!(
+        acked.len() > 20,
+        "the load should have written something: {}",
+        acked.len()
+    );
+
+    let second = launch(dir.path());
+    let tok = token(&http, &second.base, &id, &secret).await;
+    for app_id in &acked {
+        let r = http
+            .get(format!("{}/v1/applications/{app_id}", second.base))
+            .bearer_auth(&tok)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            r.status(),
+            200,
+            "acknowledged application {app_id} was lost"
+        );
+    }
+    // Exactly once: one application.created event per stored application, no duplicates.
+    let mut created = Vec::new();
+    let mut cursor = String::new();
+    loop {
+        let page: Value = http
+            .get(format!(
+                "{}/v1/events?type=application.created&limit=100{cursor}",
+                second.base
+            ))
+            .bearer_auth(&tok)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        for e in page["data"].as_array().unwrap() {
+            created.push(e["data"]["object"]["id"].as_str().unwrap().to_owned());
+        }
+        if page["has_more"] != true {
+            break;
+        }
+        cursor = format!(
+            "&starting_after={}",
+            page["data"].as_array().unwrap().last().unwrap()["id"]
+                .as_str()
+                .unwrap()
+        );
+    }
+    let unique: std::collections::HashSet<_> = created.iter().cloned().collect();
+    assert_eq!(
+        unique.len(),
+        created.len(),
+        "an application was stored twice"
+    );
+    assert!(acked.iter().all(|a| unique.contains(a)));
+    // Every stored event reaches the receiver, the survivors of the crash included.
+    let expected = unique.len();
+    eventually("every event delivered", || {
+        let delivered: std::collections::HashSet<String> = receiver
+            .all()
+            .iter()
+            .map(|r| {
+                serde_json::from_str::<Value>(&r.body).unwrap()["data"]["object"]["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_owned()
+            })
+            .collect();
+        delivered.len() == expected
+    })
+    .await;
+}

@@ -1,0 +1,15 @@
+//! HTTP tests: every test starts the real server on port 0 with its own
+//! database and speaks HTTP to it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+mod applications;
+mod auth;
+mod crash;
+mod envelope;
+mod events;
+mod idempotency;
+mod payments;
+mod token;
+mod webhooks;

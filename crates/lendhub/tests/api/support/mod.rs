@@ -1,0 +1,242 @@
+//! The test harness: a real server per test, a client for it, and a webhook
+//! receiver that records what it is sent.
+
+pub mod receiver;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use lendhub::config::Config;
+use lendhub::server::{Server, open_store, start};
+use lendhub_domain::clock::ShiftedClock;
+use lendhub_domain::scope::ScopeSet;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+pub struct Client {
+    pub id: String,
+    pub secret: String,
+}
+
+pub struct App {
+    pub server: Option<Server>,
+    pub base: String,
+    pub http: reqwest::Client,
+    pub clock: Arc<ShiftedClock>,
+    pub config: Config,
+    pub _dir: tempfile::TempDir,
+}
+
+pub struct Reply {
+    pub status: StatusCode,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: Value,
+}
+
+pub fn test_config(dir: PathBuf) -> Config {
+    let mut config = Config {
+        data_dir: dir,
+        ..Config::default()
+    };
+    config.sandbox.addr = "127.0.0.1:0".parse().unwrap();
+    config.ops.addr = "127.0.0.1:0".parse().unwrap();
+    config.webhooks.https_only = false;
+    config.webhooks.allow_private_networks = vec!["127.0.0.0/8".parse().unwrap()];
+    config
+}
+
+impl App {
+    pub async fn spawn() -> App {
+        let dir = tempfile::tempdir().unwrap();
+        Self::spawn_with(test_config(dir.path().to_path_buf()), dir).await
+    }
+
+    pub async fn spawn_with(config: Config, dir: tempfile::TempDir) -> App {
+        let clock = ShiftedClock::new();
+        let server = boot(&config, clock.clone()).await;
+        App {
+            base: format!("http://{}", server.sandbox_addr),
+            server: Some(server),
+            http: reqwest::Client::new(),
+            clock,
+            config,
+            _dir: dir,
+        }
+    }
+
+    fn server(&self) -> &Server {
+        self.server.as_ref().unwrap()
+    }
+
+    /// Stops and starts the server on the same data directory.
+    pub async fn restart(&mut self) {
+        self.server.take().unwrap().stop().await;
+        let server = boot(&self.config, self.clock.clone()).await;
+        self.base = format!("http://{}", server.sandbox_addr);
+        self.server = Some(server);
+    }
+
+    pub fn advance(&self, by: time::Duration) {
+        self.clock.advance(by);
+        self.server().outbox_wake.notify_one();
+    }
+
+    pub async fn client(&self, scopes: &str) -> Client {
+        let server = self.server();
+        let creds = lendhub_sandbox::clients::create(
+            server.store.as_ref(),
+            &server.master_key,
+            "test",
+            &ScopeSet::parse(scopes).unwrap(),
+            0,
+        )
+        .await
+        .unwrap();
+        Client {
+            id: creds.client_id,
+            secret: creds.client_secret,
+        }
+    }
+
+    pub async fn token_for(&self, client: &Client) -> String {
+        let r = self
+            .http
+            .post(self.url("/oauth/token"))
+            .basic_auth(&client.id, Some(&client.secret))
+            .form(&[("grant_type", "client_credentials")])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        r.json::<Value>().await.unwrap()["access_token"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    }
+
+    /// A fresh client with every scope, and its token.
+    pub async fn caller(&self) -> String {
+        let c = self.client("sandbox:read sandbox:write").await;
+        self.token_for(&c).await
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+
+    pub async fn get(&self, token: &str, path: &str) -> Reply {
+        reply(
+            self.http
+                .get(self.url(path))
+                .bearer_auth(token)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await
+    }
+
+    pub async fn post(&self, token: &str, path: &str, key: &str, body: Value) -> Reply {
+        reply(
+            self.http
+                .post(self.url(path))
+                .bearer_auth(token)
+                .header("Idempotency-Key", key)
+                .json(&body)
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await
+    }
+
+    /// A write under a fresh Idempotency-Key.
+    pub async fn write(&self, token: &str, path: &str, body: Value) -> Reply {
+        self.post(token, path, &format!("key-{}", uuidish()), body)
+            .await
+    }
+
+    pub async fn create_application(&self, token: &str, company: &str, amount: i64) -> Reply {
+        let key = format!("app-{}", uuidish());
+        self.post(
+            token,
+            "/v1/applications",
+            &key,
+            json!({"business": {"company_number": company}, "amount_pence": amount}),
+        )
+        .await
+    }
+
+    pub async fn funded_application(&self, token: &str) -> Value {
+        let app = self.create_application(token, "00000401", 1_000_000).await;
+        assert_eq!(app.status, 201, "{}", app.body);
+        let id = app.body["id"].as_str().unwrap().to_owned();
+        let accepted = self
+            .post(
+                token,
+                &format!("/v1/applications/{id}/accept"),
+                &format!("acc-{}", uuidish()),
+                json!({"bank_account": "bank_settle"}),
+            )
+            .await;
+        assert_eq!(accepted.status, 200, "{}", accepted.body);
+        accepted.body
+    }
+
+    pub async fn events(&self, token: &str, query: &str) -> Vec<Value> {
+        let r = self.get(token, &format!("/v1/events{query}")).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        r.body["data"].as_array().unwrap().clone()
+    }
+}
+
+async fn boot(config: &Config, clock: Arc<ShiftedClock>) -> Server {
+    let store = open_store(config).unwrap();
+    let key = lendhub::keys::load(config).unwrap();
+    start(config, store, key, clock).await.unwrap()
+}
+
+pub async fn reply(r: reqwest::Response) -> Reply {
+    let status = r.status();
+    let headers = r.headers().clone();
+    let text = r.text().await.unwrap();
+    let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+    Reply {
+        status,
+        headers,
+        body,
+    }
+}
+
+pub fn uuidish() -> String {
+    lendhub_domain::credentials::random_token(12)
+}
+
+/// The error envelope every non-2xx must carry.
+pub fn assert_error(r: &Reply, status: u16, code: &str) {
+    assert_eq!(r.status.as_u16(), status, "{}", r.body);
+    assert_eq!(r.body["error"]["code"], code, "{}", r.body);
+    assert!(
+        r.body["error"]["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty())
+    );
+    let id = r
+        .headers
+        .get("x-service-request-id")
+        .unwrap()
+        .to_str()
+        .unwrap();
+    assert_eq!(r.body["error"]["request_id"], id);
+}
+
+/// Polls `check` until it holds; time-driven work happens off the request path.
+pub async fn eventually<F: FnMut() -> bool>(what: &str, mut check: F) {
+    for _ in 0..400 {
+        if check() {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    panic!("timed out waiting for {what}");
+}
