@@ -10,10 +10,10 @@ if ! "$venv/bin/python" -c 'import stripe' 2>/dev/null; then
     python3 -m venv "$venv"
     "$venv/bin/pip" install --quiet --disable-pip-version-check 'stripe>=10,<20' 'openapi-spec-validator>=0.7,<1'
 fi
-export LENDHUB_TEST_PYTHON="$PWD/$venv/bin/python"
+export TEST_PYTHON="$PWD/$venv/bin/python"
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo test --workspace
 # The committed OpenAPI document must be valid OpenAPI 3.1.
-"$LENDHUB_TEST_PYTHON" -m openapi_spec_validator docs/openapi/sandbox.json
+"$TEST_PYTHON" -m openapi_spec_validator docs/openapi/sandbox.json

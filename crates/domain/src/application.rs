@@ -67,6 +67,8 @@ pub struct Application {
 pub enum TransitionError {
     #[error("an application in status {} cannot be accepted", .0.as_str())]
     NotAcceptable(ApplicationStatus),
+    #[error("the offer expired at {0}; create a new application")]
+    OfferExpired(OffsetDateTime),
     #[error("an application in status {} takes no repayments", .0.as_str())]
     NotFunded(ApplicationStatus),
     #[error("the repayment of {requested} pence exceeds the {outstanding} pence outstanding")]
@@ -124,6 +126,9 @@ impl Application {
             ApplicationStatus::Approved | ApplicationStatus::FundingFailed
         ) {
             return Err(TransitionError::NotAcceptable(self.status));
+        }
+        if let Some(expires_at) = self.offer_expires_at().filter(|at| now > *at) {
+            return Err(TransitionError::OfferExpired(expires_at));
         }
         let amount = self
             .decision
@@ -330,6 +335,18 @@ mod tests {
         assert!(matches!(
             done.repay(RepaymentRequest { amount_pence: 1 }, id(), NOW),
             Err(TransitionError::NotFunded(_))
+        ));
+    }
+
+    #[test]
+    fn an_offer_lapses_thirty_days_after_the_decision() {
+        let a = app("00000401", 1_000_000);
+        let last_day = NOW + time::Duration::days(30);
+        assert!(a.accept(BankAccount::BankSettle, id(), last_day).is_ok());
+        let late = last_day + time::Duration::seconds(1);
+        assert!(matches!(
+            a.accept(BankAccount::BankSettle, id(), late),
+            Err(TransitionError::OfferExpired(_))
         ));
     }
 

@@ -72,7 +72,6 @@ impl Problem {
             StatusCode::UNSUPPORTED_MEDIA_TYPE => {
                 ("unsupported_media_type", "unsupported content type")
             }
-            StatusCode::REQUEST_TIMEOUT => ("request_timeout", "request took too long"),
             StatusCode::SERVICE_UNAVAILABLE => ("service_unavailable", "service unavailable"),
             s if s.is_client_error() => ("invalid_request", "invalid request"),
             _ => ("internal_error", "internal error"),

@@ -11,6 +11,7 @@ use lendhub_domain::clock::{Clock, SystemClock};
 use lendhub_domain::scope::ScopeSet;
 use lendhub_store::ClientStatus;
 use serde_json::json;
+use tokio::signal::unix::{SignalKind, signal};
 
 use crate::config::Config;
 use crate::telemetry::LogFormat;
@@ -130,8 +131,13 @@ async fn clients(command: ClientsCommand, config: &Config) -> anyhow::Result<()>
 }
 
 async fn serve(config: Config) -> anyhow::Result<()> {
-    let fresh = !config.database_path().exists();
+    // Handlers go in before anything is announced, so a signal sent the moment
+    // the listeners are up still shuts down gracefully.
+    let mut terminate =
+        signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+    let mut interrupt = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
     let store = crate::server::open_store(&config)?;
+    let fresh = store.list_clients().await?.is_empty();
     let key = crate::keys::load(&config)?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     if fresh {
@@ -158,18 +164,11 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         "ops listening on http://{} (/metrics, /healthz)",
         server.ops_addr
     );
-    shutdown_signal()
-        .await
-        .context("waiting for a shutdown signal")?;
+    tokio::select! {
+        _ = terminate.recv() => {}
+        _ = interrupt.recv() => {}
+    }
     tracing::info!("shutting down: finishing in-flight requests and flushing writes");
     server.stop().await;
     Ok(())
-}
-
-async fn shutdown_signal() -> std::io::Result<()> {
-    let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
-    tokio::select! {
-        r = tokio::signal::ctrl_c() => r,
-        _ = term.recv() => Ok(()),
-    }
 }

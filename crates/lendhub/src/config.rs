@@ -145,8 +145,8 @@ impl Config {
         figment.merge(
             Env::prefixed("LENDHUB_")
                 .split("__")
-                .ignore(&["config", "log", "database_url"])
-                .filter(|k| !k.as_str().starts_with("test")),
+                // LENDHUB_CONFIG names the file; LENDHUB_LOG is the log filter.
+                .ignore(&["config", "log"]),
         )
     }
 

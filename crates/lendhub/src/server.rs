@@ -22,6 +22,7 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::timeout::TimeoutLayer;
 
 use crate::config::Config;
 
@@ -37,10 +38,18 @@ pub struct Server {
     tasks: Vec<JoinHandle<()>>,
 }
 
+/// No request may hang: past this a request answers 503 (retryable; writes
+/// are idempotent, so a retry with the same key is safe).
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+
 /// The layers every surface shares, outermost first: request id, access log,
-/// error envelope, panic → 500.
+/// error envelope, panic → 500, timeout → 503.
 pub fn surface(router: Router, name: &'static str, renderer: Renderer) -> Router {
     router
+        .layer(TimeoutLayer::with_status_code(
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            REQUEST_TIMEOUT,
+        ))
         .layer(CatchPanicLayer::new())
         .layer(from_fn_with_state(renderer, render_problems))
         .layer(from_fn_with_state(

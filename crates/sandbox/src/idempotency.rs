@@ -35,10 +35,9 @@ impl Drop for Claim<'_> {
 impl InFlight {
     fn claim(&self, owner: &str, key: &str) -> Option<Claim<'_>> {
         let k = (owner.to_owned(), key.to_owned());
-        self.0
-            .lock()
-            .insert(k.clone())
-            .then_some(Claim { set: self, key: k })
+        // The guard must be gone before a Claim can exist: dropping a Claim locks.
+        let inserted = self.0.lock().insert(k.clone());
+        inserted.then(|| Claim { set: self, key: k })
     }
 }
 
@@ -157,5 +156,28 @@ where
             }
         }
         Err(e) => Err(e.into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_key_is_claimed_once_until_released() {
+        let set = InFlight::default();
+        let first = set.claim("pk_a", "key-1");
+        assert!(first.is_some());
+        assert!(
+            set.claim("pk_a", "key-1").is_none(),
+            "a second claim is refused"
+        );
+        assert!(
+            set.claim("pk_a", "key-1").is_none(),
+            "and refusing did not release the first"
+        );
+        assert!(set.claim("pk_b", "key-1").is_some(), "keys are per client");
+        drop(first);
+        assert!(set.claim("pk_a", "key-1").is_some());
     }
 }

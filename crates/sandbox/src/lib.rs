@@ -9,6 +9,7 @@ mod error;
 mod event_log;
 mod idempotency;
 mod openapi;
+mod path_id;
 mod routes;
 mod state;
 mod views;

@@ -301,3 +301,32 @@ fn without_times(decision: &Value) -> Value {
     }
     d
 }
+
+#[tokio::test]
+async fn an_offer_cannot_be_accepted_after_it_lapses() {
+    let app = App::spawn().await;
+    let client = app.client("sandbox:read sandbox:write").await;
+    let token = app.token_for(&client).await;
+    let approved = app
+        .create_application(&token, "00000401", 1_000_000)
+        .await
+        .body;
+    let id = approved["id"].as_str().unwrap();
+    app.advance(time::Duration::days(31));
+    // Tokens live an hour on the same clock: get a fresh one.
+    let token = app.token_for(&client).await;
+    let r = app
+        .write(
+            &token,
+            &format!("/v1/applications/{id}/accept"),
+            json!({"bank_account": "bank_settle"}),
+        )
+        .await;
+    assert_error(&r, 409, "conflict");
+    assert!(
+        r.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("expired")
+    );
+}

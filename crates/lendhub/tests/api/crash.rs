@@ -1,8 +1,6 @@
 //! `kill -9` during a write load: every acknowledged application survives
 //! exactly once and every event is still delivered after restart.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -10,68 +8,8 @@ use parking_lot::Mutex;
 use serde_json::{Value, json};
 
 use crate::support::eventually;
+use crate::support::process::{credential, launch};
 use crate::support::receiver::Receiver;
-
-struct Process {
-    child: Child,
-    base: String,
-    stdout: Vec<String>,
-}
-
-/// Kills the server (SIGKILL) and reaps it, even when a test fails midway.
-impl Drop for Process {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-#[expect(
-    clippy::zombie_processes,
-    reason = "Process::drop reaps the child on every path"
-)]
-fn launch(dir: &std::path::Path) -> Process {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lendhub"))
-        .arg("serve")
-        .env("LENDHUB_DATA_DIR", dir)
-        .env("LENDHUB_SANDBOX__ADDR", "127.0.0.1:0")
-        .env("LENDHUB_OPS__ADDR", "127.0.0.1:0")
-        .env("LENDHUB_WEBHOOKS__HTTPS_ONLY", "false")
-        .env("LENDHUB_WEBHOOKS__ALLOW_PRIVATE_NETWORKS", "127.0.0.0/8")
-        .env("LENDHUB_WEBHOOKS__LEASE_SECONDS", "1")
-        .env("LENDHUB_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut stdout = Vec::new();
-    loop {
-        let line = lines
-            .next()
-            .expect("server exited before listening")
-            .unwrap();
-        if let Some(rest) = line.strip_prefix("sandbox listening on ") {
-            let base = rest.split_whitespace().next().unwrap().to_owned();
-            std::thread::spawn(move || for _ in lines {});
-            return Process {
-                child,
-                base,
-                stdout,
-            };
-        }
-        stdout.push(line);
-    }
-}
-
-fn credential(lines: &[String], name: &str) -> String {
-    lines
-        .iter()
-        .find_map(|l| l.trim().strip_prefix(name))
-        .unwrap()
-        .trim()
-        .to_owned()
-}
 
 async fn token(http: &reqwest::Client, base: &str, id: &str, secret: &str) -> String {
     let r = http

@@ -6,6 +6,7 @@ mod support;
 
 mod applications;
 mod auth;
+mod cli;
 mod crash;
 mod envelope;
 mod events;

@@ -1,5 +1,5 @@
 use axum::Json;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{StatusCode, Uri};
 use axum::response::Response;
 use lendhub_domain::application::Application;
@@ -18,6 +18,7 @@ use crate::auth::{Reader, Writer};
 use crate::error::SandboxError;
 use crate::event_log::event;
 use crate::idempotency::{self, Guarded, Prepared};
+use crate::path_id::PathId;
 use crate::state::SandboxState;
 use crate::views::{ApplicationView, DecisionView, ErrorEnvelope, PaymentView};
 
@@ -79,7 +80,7 @@ fn validate(body: &CreateApplication) -> Result<(String, i64), SandboxError> {
 }
 
 /// Create an application; the response carries its deterministic decision.
-#[utoipa::path(post, path = "/v1/applications", tag = "applications", security(("oauth2" = ["sandbox:write"])),
+#[utoipa::path(post, operation_id = "createApplication", path = "/v1/applications", tag = "applications", security(("oauth2" = ["sandbox:write"])),
     params(("Idempotency-Key" = String, Header, description = "8 to 128 characters")),
     request_body = CreateApplication,
     responses((status = 201, body = ApplicationView),
@@ -148,16 +149,16 @@ pub(crate) async fn load(
 }
 
 /// Retrieve an application you own.
-#[utoipa::path(get, path = "/v1/applications/{id}", tag = "applications", security(("oauth2" = ["sandbox:read"])),
+#[utoipa::path(get, operation_id = "getApplication", path = "/v1/applications/{id}", tag = "applications", security(("oauth2" = ["sandbox:read"])),
     params(("id" = String, Path, pattern = "^[0-9A-HJKMNP-TV-Z]{26}$")),
     responses((status = 200, body = ApplicationView), (status = 401, body = ErrorEnvelope),
         (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope)))]
 pub async fn get(
     State(state): State<SandboxState>,
     Reader(caller): Reader,
-    Path(id): Path<String>,
+    PathId(id): PathId,
 ) -> Result<Json<ApplicationView>, SandboxError> {
-    let app = load(&state, &caller.client_id, &id).await?;
+    let app = load(&state, &caller.client_id, id.as_str()).await?;
     Ok(Json(ApplicationView::from(&app)))
 }
 
@@ -170,16 +171,16 @@ pub struct AcceptApplication {
 }
 
 /// Accept the offer; the simulated bank account decides the funding outcome.
-#[utoipa::path(post, path = "/v1/applications/{id}/accept", tag = "applications", security(("oauth2" = ["sandbox:write"])),
+#[utoipa::path(post, operation_id = "acceptApplication", path = "/v1/applications/{id}/accept", tag = "applications", security(("oauth2" = ["sandbox:write"])),
     params(("id" = String, Path, pattern = "^[0-9A-HJKMNP-TV-Z]{26}$"), ("Idempotency-Key" = String, Header)),
     request_body = AcceptApplication,
     responses((status = 200, body = ApplicationView), (status = 400, body = ErrorEnvelope),
         (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope),
-        (status = 409, description = "not approved or funding_failed", body = ErrorEnvelope), (status = 422, body = ErrorEnvelope)))]
+        (status = 409, description = "not approved or funding_failed", body = ErrorEnvelope), (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope)))]
 pub async fn accept(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
-    Path(id): Path<String>,
+    PathId(id): PathId,
     IdempotencyKey(key): IdempotencyKey,
     uri: Uri,
     body: JsonBody<AcceptApplication>,
@@ -203,7 +204,7 @@ pub async fn accept(
                 SandboxError::Validation(vec![FieldIssue::new("bank_account", "one_of")])
             })?,
         };
-        let app = load(&state, &caller.client_id, &id).await?;
+        let app = load(&state, &caller.client_id, id.as_str()).await?;
         let now = state.clock.now();
         let payment_id = SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64);
         let next = app

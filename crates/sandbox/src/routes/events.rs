@@ -1,5 +1,5 @@
 use axum::Json;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::{StatusCode, Uri};
 use axum::response::Response;
 use lendhub_domain::events::{EventType, subscribed};
@@ -17,6 +17,7 @@ use utoipa::ToSchema;
 use crate::auth::{Reader, Writer};
 use crate::error::SandboxError;
 use crate::idempotency::{self, Guarded, Prepared};
+use crate::path_id::PathId;
 use crate::state::SandboxState;
 use crate::views::ErrorEnvelope;
 
@@ -76,7 +77,7 @@ fn parse_query(raw: Option<&str>) -> Result<EventQuery, SandboxError> {
 }
 
 /// List your events, newest first.
-#[utoipa::path(get, path = "/v1/events", tag = "events", security(("oauth2" = ["sandbox:read"])),
+#[utoipa::path(get, operation_id = "listEvents", path = "/v1/events", tag = "events", security(("oauth2" = ["sandbox:read"])),
     params(("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "default 20"),
         ("starting_after" = Option<String>, Query, description = "an event id: page toward older events"),
         ("ending_before" = Option<String>, Query, description = "an event id: page toward newer events"),
@@ -139,15 +140,16 @@ struct ReplayDelivery {
 }
 
 /// Re-deliver an event now, synchronously, signed like the original.
-#[utoipa::path(post, path = "/v1/events/{id}/replay", tag = "events", security(("oauth2" = ["sandbox:write"])),
+#[utoipa::path(post, operation_id = "replayEvent", path = "/v1/events/{id}/replay", tag = "events", security(("oauth2" = ["sandbox:write"])),
     params(("id" = String, Path, pattern = "^[0-9A-HJKMNP-TV-Z]{26}$"), ("Idempotency-Key" = String, Header)),
     request_body(content = Option<ReplayRequest>, description = "optional"),
     responses((status = 202, body = ReplayResult), (status = 400, body = ErrorEnvelope), (status = 401, body = ErrorEnvelope),
-        (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope)))]
+        (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope)))]
 pub async fn replay(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
-    Path(id): Path<String>,
+    PathId(id): PathId,
     IdempotencyKey(key): IdempotencyKey,
     uri: Uri,
     body: OptionalJsonBody<ReplayRequest>,
@@ -160,7 +162,6 @@ pub async fn replay(
         body: &body.raw,
     };
     idempotency::run(&state, guarded, || async {
-        let id = SandboxId::parse(&id).ok_or(SandboxError::NotFound("event"))?;
         let event = state
             .store
             .event(&caller.client_id, id.as_str())
@@ -183,9 +184,10 @@ pub async fn replay(
         if wanted.is_some() && targets.is_empty() {
             return Err(SandboxError::NotFound("webhook endpoint"));
         }
+        // Endpoints are attempted concurrently, so the call lasts at most one
+        // delivery timeout however many endpoints there are.
         let unix_now = time::OffsetDateTime::now_utc().unix_timestamp();
-        let mut deliveries = Vec::with_capacity(targets.len());
-        for target in targets {
+        let attempts = targets.iter().map(|target| async {
             let secret = state
                 .master_key
                 .open(SECRET_PURPOSE, &target.sealed_secret)
@@ -195,7 +197,7 @@ pub async fn replay(
                 .sender
                 .deliver(&target.endpoint.url, &secret, &event.body, unix_now)
                 .await;
-            deliveries.push(ReplayDelivery {
+            Ok::<_, SandboxError>(ReplayDelivery {
                 endpoint_id: target.endpoint.id.to_string(),
                 url: target.endpoint.url.clone(),
                 status: if attempt.succeeded() {
@@ -206,8 +208,12 @@ pub async fn replay(
                 http_status: attempt.status,
                 error: attempt.error,
                 duration_ms: attempt.duration_ms,
-            });
-        }
+            })
+        });
+        let deliveries = futures_util::future::join_all(attempts)
+            .await
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()?;
         let result = ReplayResult {
             object: "event_replay",
             event_id: event.id.to_string(),

@@ -50,7 +50,7 @@ struct RepaymentTestAmount {
 }
 
 /// The versioned synthetic fixtures.
-#[utoipa::path(get, path = "/v1/fixtures", tag = "fixtures", security(("oauth2" = ["sandbox:read"])),
+#[utoipa::path(get, operation_id = "fixtures", path = "/v1/fixtures", tag = "fixtures", security(("oauth2" = ["sandbox:read"])),
     responses((status = 200, body = Fixtures), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope)))]
 pub async fn fixtures(_: Reader) -> Result<Json<Fixtures>, SandboxError> {
     let companies = RESERVED

@@ -17,7 +17,7 @@ pub struct Health {
 }
 
 /// Readiness: 200 only when the database answers.
-#[utoipa::path(get, path = "/healthz", tag = "health",
+#[utoipa::path(get, operation_id = "health", path = "/healthz", tag = "health",
     responses((status = 200, body = Health), (status = 503, body = ErrorEnvelope)))]
 pub async fn healthz(State(state): State<SandboxState>) -> Result<Json<Health>, SandboxError> {
     state.store.ping().await?;
@@ -28,7 +28,7 @@ pub async fn healthz(State(state): State<SandboxState>) -> Result<Json<Health>, 
 }
 
 /// Liveness: the process answers. Touches nothing else.
-#[utoipa::path(get, path = "/livez", tag = "health", responses((status = 200, body = Health)))]
+#[utoipa::path(get, operation_id = "liveness", path = "/livez", tag = "health", responses((status = 200, body = Health)))]
 pub async fn livez() -> Json<Health> {
     Json(Health {
         status: "ok",

@@ -36,7 +36,7 @@ pub(crate) fn api() -> OpenApiRouter<SandboxState> {
 /// The sandbox's routes with their state; layers are added by the server.
 pub fn router(state: SandboxState) -> Router {
     let (router, spec) = api().split_for_parts();
-    let spec = serde_json::to_value(&spec).unwrap_or_default();
+    let spec = serde_json::to_value(crate::openapi::finish(spec)).unwrap_or_default();
     router
         .route(
             "/openapi.json",

@@ -52,12 +52,13 @@ fn validate(body: &CreateRepayment) -> Result<(String, i64), SandboxError> {
 }
 
 /// Create a synthetic repayment against a funded application.
-#[utoipa::path(post, path = "/v1/payments", tag = "payments", security(("oauth2" = ["sandbox:write"])),
+#[utoipa::path(post, operation_id = "createRepayment", path = "/v1/payments", tag = "payments", security(("oauth2" = ["sandbox:write"])),
     params(("Idempotency-Key" = String, Header)),
     request_body = CreateRepayment,
     responses((status = 201, body = PaymentView), (status = 400, body = ErrorEnvelope),
         (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope),
-        (status = 409, description = "not funded, or more than is owed", body = ErrorEnvelope), (status = 422, body = ErrorEnvelope)))]
+        (status = 409, description = "not funded, or more than is owed", body = ErrorEnvelope), (status = 413, body = ErrorEnvelope),
+        (status = 415, body = ErrorEnvelope), (status = 422, body = ErrorEnvelope)))]
 pub async fn create(
     State(state): State<SandboxState>,
     Writer(caller): Writer,

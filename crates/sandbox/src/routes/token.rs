@@ -116,7 +116,7 @@ fn basic_credentials(headers: &HeaderMap) -> Result<Option<(String, String)>, Sa
 }
 
 /// Issue an access token (client-credentials grant).
-#[utoipa::path(post, path = "/oauth/token", tag = "auth",
+#[utoipa::path(post, operation_id = "token", path = "/oauth/token", tag = "auth",
     request_body(content = TokenForm, content_type = "application/x-www-form-urlencoded"),
     responses((status = 200, body = TokenResponse),
         (status = 400, description = "invalid_request, unsupported_grant_type or invalid_scope", body = ErrorEnvelope),

@@ -86,11 +86,12 @@ async fn check_resolved(
 }
 
 /// Register a webhook endpoint. The signing secret is returned once, here.
-#[utoipa::path(post, path = "/v1/webhook-endpoints", tag = "webhooks", security(("oauth2" = ["sandbox:write"])),
+#[utoipa::path(post, operation_id = "createWebhookEndpoint", path = "/v1/webhook-endpoints", tag = "webhooks", security(("oauth2" = ["sandbox:write"])),
     params(("Idempotency-Key" = String, Header)),
     request_body = CreateWebhookEndpoint,
     responses((status = 201, body = WebhookEndpointView), (status = 400, body = ErrorEnvelope),
         (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 409, body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope),
         (status = 422, description = "validation_failed, webhook_endpoint_url_invalid, webhook_event_unknown or webhook_endpoint_limit", body = ErrorEnvelope)))]
 pub async fn create(
     State(state): State<SandboxState>,

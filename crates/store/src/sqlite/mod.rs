@@ -91,7 +91,9 @@ impl SqliteStore {
 #[async_trait]
 impl Store for SqliteStore {
     async fn ping(&self) -> Result<(), StoreError> {
-        self.read(|c| c.query_row("SELECT 1", [], |_| Ok(())))
+        // Any failure here means the database cannot serve: always "unavailable".
+        self.read(|c| c.query_row("SELECT count(*) FROM schema_migrations", [], |_| Ok(())))
+            .map_err(|e| StoreError::Unavailable(e.to_string()))
     }
 
     async fn insert_client(&self, client: ClientRecord) -> Result<(), StoreError> {

@@ -63,7 +63,7 @@ impl Receiver {
 /// Verifies a delivery with Stripe's own Python library, an implementation
 /// independent of ours.
 pub fn stripe_verifies(secret: &str, r: &Received) -> bool {
-    let python = std::env::var("LENDHUB_TEST_PYTHON").unwrap_or_else(|_| "python3".into());
+    let python = std::env::var("TEST_PYTHON").unwrap_or_else(|_| "python3".into());
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/stripe_verify.py");
     let out = std::process::Command::new(python)
         .arg(script)

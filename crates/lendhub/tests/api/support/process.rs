@@ -1,0 +1,90 @@
+//! The real `lendhub` binary as a child process, for what only a process can
+//! show: kill -9, signals, and the CLI working beside a running server.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+pub struct Process {
+    pub child: Child,
+    pub base: String,
+    pub ops: String,
+    pub stdout: Vec<String>,
+}
+
+/// Kills the server (SIGKILL) and reaps it, even when a test fails midway.
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[expect(
+    clippy::zombie_processes,
+    reason = "Process::drop reaps the child on every path"
+)]
+pub fn launch(dir: &std::path::Path) -> Process {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lendhub"))
+        .arg("serve")
+        .env("LENDHUB_DATA_DIR", dir)
+        .env("LENDHUB_SANDBOX__ADDR", "127.0.0.1:0")
+        .env("LENDHUB_OPS__ADDR", "127.0.0.1:0")
+        .env("LENDHUB_WEBHOOKS__HTTPS_ONLY", "false")
+        .env("LENDHUB_WEBHOOKS__ALLOW_PRIVATE_NETWORKS", "127.0.0.0/8")
+        .env("LENDHUB_WEBHOOKS__LEASE_SECONDS", "1")
+        .env("LENDHUB_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut stdout = Vec::new();
+    loop {
+        let line = lines
+            .next()
+            .expect("server exited before listening")
+            .unwrap();
+        let address = |prefix: &str, line: &str| {
+            line.strip_prefix(prefix)
+                .map(|rest| rest.split_whitespace().next().unwrap().to_owned())
+        };
+        if let Some(ops) = address("ops listening on ", &line) {
+            let base = stdout
+                .iter()
+                .find_map(|l: &String| address("sandbox listening on ", l))
+                .unwrap();
+            std::thread::spawn(move || for _ in lines {});
+            return Process {
+                child,
+                base,
+                ops,
+                stdout,
+            };
+        }
+        stdout.push(line);
+    }
+}
+
+pub fn credential(lines: &[String], name: &str) -> String {
+    lines
+        .iter()
+        .find_map(|l| l.trim().strip_prefix(name))
+        .unwrap()
+        .trim()
+        .to_owned()
+}
+
+/// Runs a `lendhub` CLI command against `dir`; returns its stdout.
+pub fn cli(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_lendhub"))
+        .args(args)
+        .env("LENDHUB_DATA_DIR", dir)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "lendhub {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
