@@ -3,7 +3,7 @@
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
-use lendhub_domain::credentials::token_hash;
+use lendhub_domain::credentials::{parse_access_token, verifier_matches};
 use lendhub_domain::scope::{SandboxScope, ScopeSet};
 use lendhub_http::access_log::CallerSlot;
 use lendhub_http::headers::bearer_token;
@@ -22,11 +22,15 @@ async fn authenticate(
     needs: SandboxScope,
 ) -> Result<Caller, SandboxError> {
     let token = bearer_token(parts).ok_or(SandboxError::Unauthenticated)?;
+    let (selector, verifier_hash) = parse_access_token(token).ok_or(SandboxError::InvalidToken)?;
     let record = state
         .store
-        .token(&token_hash(token))
+        .token(&selector)
         .await?
         .ok_or(SandboxError::InvalidToken)?;
+    if !verifier_matches(&verifier_hash, &record.verifier_hash) {
+        return Err(SandboxError::InvalidToken);
+    }
     if record.expires_at_ms <= state.clock.now_ms() {
         return Err(SandboxError::TokenExpired);
     }

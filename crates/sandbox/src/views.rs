@@ -185,6 +185,19 @@ impl From<&Application> for ApplicationView {
     }
 }
 
+/// The application as stored for writing: the domain record plus the JSON
+/// that reads serve.
+pub fn application_record(
+    a: &Application,
+) -> Result<lendhub_store::ApplicationRecord, crate::error::SandboxError> {
+    let rendered = serde_json::to_string(&ApplicationView::from(a))
+        .map_err(|e| crate::error::SandboxError::Internal(e.to_string()))?;
+    Ok(lendhub_store::ApplicationRecord {
+        application: a.clone(),
+        rendered,
+    })
+}
+
 #[derive(Serialize, ToSchema)]
 pub struct WebhookEndpointView {
     pub id: String,

@@ -21,8 +21,9 @@ pub trait Store: Send + Sync + 'static {
     async fn list_clients(&self) -> Result<Vec<ClientRecord>, StoreError>;
     /// Revokes the client and with it every token it holds. `false` if unknown.
     async fn revoke_client(&self, client_id: &str, now_ms: i64) -> Result<bool, StoreError>;
-    /// The token with this hash, if it exists and its client is active.
-    async fn token(&self, token_hash: &[u8; 32]) -> Result<Option<TokenRecord>, StoreError>;
+    /// The token with this selector, if it exists and its client is active.
+    /// The caller compares the verifier hash.
+    async fn token(&self, selector: &[u8; 16]) -> Result<Option<TokenRecord>, StoreError>;
 
     // Owner-scoped reads: another owner's rows are invisible.
     async fn application(
@@ -30,6 +31,12 @@ pub trait Store: Send + Sync + 'static {
         owner: &str,
         id: &str,
     ) -> Result<Option<lendhub_domain::application::Application>, StoreError>;
+    /// The stored JSON representation of an application, as last written.
+    async fn rendered_application(
+        &self,
+        owner: &str,
+        id: &str,
+    ) -> Result<Option<String>, StoreError>;
     async fn event(
         &self,
         owner: &str,

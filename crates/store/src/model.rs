@@ -24,7 +24,9 @@ pub struct ClientRecord {
 
 #[derive(Clone, Debug)]
 pub struct TokenRecord {
-    pub token_hash: [u8; 32],
+    /// Finds the row; see `lendhub_domain::credentials::AccessToken`.
+    pub selector: [u8; 16],
+    pub verifier_hash: [u8; 32],
     pub client_id: String,
     pub scopes: String,
     pub expires_at_ms: i64,
@@ -65,12 +67,20 @@ pub enum EventPage {
     UnknownCursor,
 }
 
+/// An application and its JSON representation, rendered once when it is
+/// written so reads serve it without rebuilding it.
+#[derive(Clone, Debug)]
+pub struct ApplicationRecord {
+    pub application: Application,
+    pub rendered: String,
+}
+
 /// One row change within a [`WriteSet`].
 #[derive(Clone, Debug)]
 pub enum Write {
-    InsertApplication(Application),
+    InsertApplication(ApplicationRecord),
     /// Succeeds only if the stored version is `application.version - 1`.
-    UpdateApplication(Application),
+    UpdateApplication(ApplicationRecord),
     InsertPayment(Payment),
     InsertEndpoint(EndpointRecord),
     /// Also queues one delivery per enabled endpoint of the owner subscribed to its type.

@@ -1,7 +1,6 @@
-use axum::Json;
 use axum::extract::State;
-use axum::http::{StatusCode, Uri};
-use axum::response::Response;
+use axum::http::{StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
 use lendhub_domain::application::Application;
 use lendhub_domain::decisioning::decide;
 use lendhub_domain::events::EventType;
@@ -20,7 +19,7 @@ use crate::event_log::event;
 use crate::idempotency::{self, Guarded, Prepared};
 use crate::path_id::PathId;
 use crate::state::SandboxState;
-use crate::views::{ApplicationView, DecisionView, ErrorEnvelope, PaymentView};
+use crate::views::{ApplicationView, DecisionView, ErrorEnvelope, PaymentView, application_record};
 
 pub const MIN_AMOUNT_PENCE: i64 = 5_000;
 pub const MAX_AMOUNT_PENCE: i64 = 250_000_000;
@@ -129,7 +128,7 @@ pub async fn create(
                 &DecisionView::from(&app),
                 now,
             )?))
-            .push(Write::InsertApplication(app));
+            .push(Write::InsertApplication(application_record(&app)?));
         Prepared::json(StatusCode::CREATED, &view, writes)
     })
     .await
@@ -157,9 +156,14 @@ pub async fn get(
     State(state): State<SandboxState>,
     Reader(caller): Reader,
     PathId(id): PathId,
-) -> Result<Json<ApplicationView>, SandboxError> {
-    let app = load(&state, &caller.client_id, id.as_str()).await?;
-    Ok(Json(ApplicationView::from(&app)))
+) -> Result<Response, SandboxError> {
+    // Served as rendered at the last write: no decode, no re-encode.
+    let rendered = state
+        .store
+        .rendered_application(&caller.client_id, id.as_str())
+        .await?
+        .ok_or(SandboxError::NotFound("application"))?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], rendered).into_response())
 }
 
 #[derive(Deserialize, ToSchema)]
@@ -243,7 +247,7 @@ pub async fn accept(
             }
             writes.push(Write::InsertPayment(funding.clone()));
         }
-        writes.push(Write::UpdateApplication(next));
+        writes.push(Write::UpdateApplication(application_record(&next)?));
         Prepared::json(StatusCode::OK, &view, writes)
     })
     .await

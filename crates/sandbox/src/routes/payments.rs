@@ -18,7 +18,7 @@ use crate::event_log::event;
 use crate::idempotency::{self, Guarded, Prepared};
 use crate::routes::applications::load;
 use crate::state::SandboxState;
-use crate::views::{ApplicationView, ErrorEnvelope, PaymentView};
+use crate::views::{ApplicationView, ErrorEnvelope, PaymentView, application_record};
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -110,7 +110,7 @@ pub async fn create(
         }
         writes
             .push(Write::InsertPayment(payment))
-            .push(Write::UpdateApplication(next));
+            .push(Write::UpdateApplication(application_record(&next)?));
         Prepared::json(StatusCode::CREATED, &view, writes)
     })
     .await

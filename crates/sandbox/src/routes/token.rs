@@ -7,7 +7,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
-use lendhub_domain::credentials::{Environment, generate_access_token, secret_matches, token_hash};
+use lendhub_domain::credentials::{Environment, generate_access_token, secret_matches};
 use lendhub_domain::scope::ScopeSet;
 use lendhub_store::{ClientStatus, TokenRecord, Write, WriteSet};
 use serde::Serialize;
@@ -191,10 +191,11 @@ pub async fn issue(
             requested
         }
     };
-    let token = generate_access_token();
     let now = state.clock.now_ms();
+    let issued = generate_access_token(now);
     let record = TokenRecord {
-        token_hash: token_hash(&token),
+        selector: issued.selector,
+        verifier_hash: issued.verifier_hash,
         client_id: client.client_id,
         scopes: granted.render(),
         expires_at_ms: now + state.token_ttl_seconds * 1000,
@@ -204,7 +205,7 @@ pub async fn issue(
     writes.push(Write::InsertToken(record));
     state.store.commit(writes).await?;
     let body = TokenResponse {
-        access_token: token,
+        access_token: issued.token,
         token_type: "Bearer",
         expires_in: state.token_ttl_seconds,
         scope: granted.render(),

@@ -8,8 +8,11 @@ CREATE TABLE sandbox_clients (
     revoked_at_ms INTEGER
 );
 
+-- selector: issue time (ms) + 80 random bits, so inserts append; only the
+-- SHA-256 of the token's verifier half is stored.
 CREATE TABLE sandbox_tokens (
-    token_hash    BLOB PRIMARY KEY,
+    selector      BLOB PRIMARY KEY,
+    verifier_hash BLOB NOT NULL,
     client_id     TEXT NOT NULL REFERENCES sandbox_clients (client_id),
     scopes        TEXT NOT NULL,
     expires_at_ms INTEGER NOT NULL,
@@ -23,7 +26,9 @@ CREATE TABLE applications (
     status        TEXT NOT NULL,
     version       INTEGER NOT NULL,
     created_at_ms INTEGER NOT NULL,
-    body          TEXT NOT NULL
+    -- the domain record, and the JSON clients are served (rendered at write time)
+    body          TEXT NOT NULL,
+    rendered      TEXT NOT NULL
 );
 CREATE INDEX applications_owner ON applications (owner, created_at_ms);
 

@@ -39,19 +39,25 @@ pub fn clients(c: &Connection) -> rusqlite::Result<Vec<ClientRecord>> {
     .collect()
 }
 
-pub fn token(c: &Connection, hash: &[u8; 32]) -> rusqlite::Result<Option<TokenRecord>> {
+pub fn token(c: &Connection, selector: &[u8; 16]) -> rusqlite::Result<Option<TokenRecord>> {
     c.prepare_cached(
-        "SELECT t.client_id, t.scopes, t.expires_at_ms, t.created_at_ms
+        "SELECT t.verifier_hash, t.client_id, t.scopes, t.expires_at_ms, t.created_at_ms
          FROM sandbox_tokens t JOIN sandbox_clients c ON c.client_id = t.client_id
-         WHERE t.token_hash = ?1 AND c.status = 'active'",
+         WHERE t.selector = ?1 AND c.status = 'active'",
     )?
-    .query_row([&hash[..]], |r| {
+    .query_row([&selector[..]], |r| {
+        let hash: Vec<u8> = r.get(0)?;
+        let mut verifier_hash = [0u8; 32];
+        if hash.len() == 32 {
+            verifier_hash.copy_from_slice(&hash);
+        }
         Ok(TokenRecord {
-            token_hash: *hash,
-            client_id: r.get(0)?,
-            scopes: r.get(1)?,
-            expires_at_ms: r.get(2)?,
-            created_at_ms: r.get(3)?,
+            selector: *selector,
+            verifier_hash,
+            client_id: r.get(1)?,
+            scopes: r.get(2)?,
+            expires_at_ms: r.get(3)?,
+            created_at_ms: r.get(4)?,
         })
     })
     .optional()
@@ -63,6 +69,16 @@ pub fn application(c: &Connection, owner: &str, id: &str) -> rusqlite::Result<Op
         .query_row([id, owner], |r| r.get(0))
         .optional()?;
     body.map(|b| rows::from_json(&b)).transpose()
+}
+
+pub fn rendered_application(
+    c: &Connection,
+    owner: &str,
+    id: &str,
+) -> rusqlite::Result<Option<String>> {
+    c.prepare_cached("SELECT rendered FROM applications WHERE id = ?1 AND owner = ?2")?
+        .query_row([id, owner], |r| r.get(0))
+        .optional()
 }
 
 pub fn event(c: &Connection, owner: &str, id: &str) -> rusqlite::Result<Option<Event>> {

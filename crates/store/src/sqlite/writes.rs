@@ -67,17 +67,39 @@ fn insert_idempotency(c: &Connection, r: &IdempotencyRecord) -> Result<(), Commi
 fn apply_one(c: &Connection, write: &Write) -> Result<(), CommitError> {
     let store = |e: rusqlite::Error| CommitError::from(unavailable(e));
     match write {
-        Write::InsertApplication(app) => {
-            c.prepare_cached("INSERT INTO applications (id, owner, status, version, created_at_ms, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
-                .and_then(|mut s| {
-                    s.execute(params![app.id.as_str(), app.owner, app.status.as_str(), app.version, unix_ms(app.created_at), rows::to_json(app)?])
-                })
-                .map_err(store)?;
+        Write::InsertApplication(ApplicationRecord {
+            application: app,
+            rendered,
+        }) => {
+            c.prepare_cached(
+                "INSERT INTO applications (id, owner, status, version, created_at_ms, body, rendered) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )
+            .and_then(|mut s| {
+                let body = rows::to_json(app)?;
+                s.execute(params![app.id.as_str(), app.owner, app.status.as_str(), app.version, unix_ms(app.created_at), body, rendered])
+            })
+            .map_err(store)?;
         }
-        Write::UpdateApplication(app) => {
+        Write::UpdateApplication(ApplicationRecord {
+            application: app,
+            rendered,
+        }) => {
             let changed = c
-                .prepare_cached("UPDATE applications SET status = ?3, version = ?4, body = ?5 WHERE id = ?1 AND owner = ?2 AND version = ?4 - 1")
-                .and_then(|mut s| s.execute(params![app.id.as_str(), app.owner, app.status.as_str(), app.version, rows::to_json(app)?]))
+                .prepare_cached(
+                    "UPDATE applications SET status = ?3, version = ?4, body = ?5, rendered = ?6
+                     WHERE id = ?1 AND owner = ?2 AND version = ?4 - 1",
+                )
+                .and_then(|mut s| {
+                    let body = rows::to_json(app)?;
+                    s.execute(params![
+                        app.id.as_str(),
+                        app.owner,
+                        app.status.as_str(),
+                        app.version,
+                        body,
+                        rendered
+                    ])
+                })
                 .map_err(store)?;
             if changed == 0 {
                 return Err(CommitError::Conflict);
@@ -101,9 +123,14 @@ fn apply_one(c: &Connection, write: &Write) -> Result<(), CommitError> {
         }
         Write::InsertEvent(event) => insert_event(c, event).map_err(store)?,
         Write::InsertToken(t) => {
-            c.prepare_cached("INSERT INTO sandbox_tokens (token_hash, client_id, scopes, expires_at_ms, created_at_ms) VALUES (?1, ?2, ?3, ?4, ?5)")
-                .and_then(|mut s| s.execute(params![&t.token_hash[..], t.client_id, t.scopes, t.expires_at_ms, t.created_at_ms]))
-                .map_err(store)?;
+            c.prepare_cached(
+                "INSERT INTO sandbox_tokens (selector, verifier_hash, client_id, scopes, expires_at_ms, created_at_ms)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )
+            .and_then(|mut s| {
+                s.execute(params![&t.selector[..], &t.verifier_hash[..], t.client_id, t.scopes, t.expires_at_ms, t.created_at_ms])
+            })
+            .map_err(store)?;
         }
     }
     Ok(())
