@@ -109,10 +109,22 @@ pub fn list_events(c: &Connection, owner: &str, q: &EventQuery) -> rusqlite::Res
         },
         None => None,
     };
+    // One statement per shape, so each gets the plan its index supports
+    // (a plan fixed once cannot skip an `?2 IS NULL OR …` branch).
     let (cmp, order) = if newer { (">", "ASC") } else { ("<", "DESC") };
+    let cursor = if seq.is_some() {
+        format!("AND seq {cmp} ?2")
+    } else {
+        "AND ?2 IS NULL".to_owned()
+    };
+    let kind = if q.event_type.is_some() {
+        "AND type = ?3"
+    } else {
+        "AND ?3 IS NULL"
+    };
     let sql = format!(
         "SELECT id, owner, type, created_at_ms, body FROM events
-         WHERE owner = ?1 AND (?2 IS NULL OR seq {cmp} ?2) AND (?3 IS NULL OR type = ?3)
+         WHERE owner = ?1 {cursor} {kind}
          ORDER BY seq {order} LIMIT ?4"
     );
     let fetch = i64::from(q.limit) + 1;
