@@ -114,6 +114,11 @@ fn run(conn: Connection, mut rx: mpsc::Receiver<Msg>) {
     }
 }
 
+/// Savepoint statements run once per job: parse them once per connection.
+fn run_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(sql)?.execute([]).map(|_| ())
+}
+
 fn commit_batch(conn: &Connection, jobs: Vec<Job>) {
     if jobs.is_empty() {
         return;
@@ -126,17 +131,17 @@ fn commit_batch(conn: &Connection, jobs: Vec<Job>) {
     }
     let mut finishes = Vec::with_capacity(jobs.len());
     for job in jobs {
-        if let Err(e) = conn.execute_batch("SAVEPOINT job") {
+        if let Err(e) = run_cached(conn, "SAVEPOINT job") {
             tracing::error!(error = %e, "could not open a savepoint");
             continue;
         }
         let ran = job(conn);
-        let end = if ran.keep {
-            "RELEASE job"
+        let closed = if ran.keep {
+            run_cached(conn, "RELEASE job")
         } else {
-            "ROLLBACK TO job; RELEASE job"
+            run_cached(conn, "ROLLBACK TO job").and_then(|()| run_cached(conn, "RELEASE job"))
         };
-        if let Err(e) = conn.execute_batch(end) {
+        if let Err(e) = closed {
             tracing::error!(error = %e, "could not close a savepoint");
         }
         finishes.push(ran.finish);
