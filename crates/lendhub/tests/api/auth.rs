@@ -125,3 +125,15 @@ async fn health_openapi_and_fixtures() {
     );
     assert_eq!(fixtures["event_types"].as_array().unwrap().len(), 7);
 }
+
+#[tokio::test]
+async fn healthz_answers_503_when_the_database_does_not() {
+    let app = App::spawn().await;
+    let db = rusqlite::Connection::open(app.config.database_path()).unwrap();
+    db.execute_batch("DROP TABLE schema_migrations").unwrap();
+    let r = crate::support::reply(app.http.get(app.url("/healthz")).send().await.unwrap()).await;
+    assert_error(&r, 503, "service_unavailable");
+    // Liveness does not depend on the database.
+    let live = crate::support::reply(app.http.get(app.url("/livez")).send().await.unwrap()).await;
+    assert_eq!(live.status, 200);
+}

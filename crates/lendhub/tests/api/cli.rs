@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::support::process::{cli, launch};
+use crate::support::process::{cli, client_token, launch};
 
 #[tokio::test]
 async fn clients_are_managed_from_the_cli_while_the_server_runs() {
@@ -27,18 +27,7 @@ async fn clients_are_managed_from_the_cli_while_the_server_runs() {
     let secret = created["client_secret"].as_str().unwrap();
     assert!(id.starts_with("pk_test_") && secret.starts_with("sk_test_"));
     assert_eq!(created["scopes"], "sandbox:read");
-    let r = http
-        .post(format!("{}/oauth/token", server.base))
-        .basic_auth(id, Some(secret))
-        .form(&[("grant_type", "client_credentials")])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    let token = r.json::<Value>().await.unwrap()["access_token"]
-        .as_str()
-        .unwrap()
-        .to_owned();
+    let token = client_token(&http, &server.base, id, secret).await;
     let listed = cli(dir.path(), &["sandbox", "clients", "list"]);
     assert!(
         listed

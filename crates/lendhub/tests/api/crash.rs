@@ -8,22 +8,8 @@ use parking_lot::Mutex;
 use serde_json::{Value, json};
 
 use crate::support::eventually;
-use crate::support::process::{credential, launch};
+use crate::support::process::{client_token as token, credential, launch};
 use crate::support::receiver::Receiver;
-
-async fn token(http: &reqwest::Client, base: &str, id: &str, secret: &str) -> String {
-    let r = http
-        .post(format!("{base}/oauth/token"))
-        .basic_auth(id, Some(secret))
-        .form(&[("grant_type", "client_credentials")])
-        .send()
-        .await
-        .unwrap();
-    r.json::<Value>().await.unwrap()["access_token"]
-        .as_str()
-        .unwrap()
-        .to_owned()
-}
 
 #[tokio::test]
 async fn kill_9_loses_nothing_acknowledged() {

@@ -234,3 +234,31 @@ async fn replay_delivers_synchronously_and_reports_each_endpoint() {
     assert_eq!(again.headers["idempotent-replayed"], "true");
     assert_eq!(ok.count(), 3);
 }
+
+#[tokio::test]
+async fn replay_to_another_clients_endpoint_is_404() {
+    let app = App::spawn().await;
+    let alice = app.caller().await;
+    let bob = app.caller().await;
+    let receiver = Receiver::start(&[]).await;
+    let bobs = register(&app, &bob, &receiver.url, json!(["*"])).await;
+    app.create_application(&alice, "00000401", 5_000).await;
+    let id = app.events(&alice, "").await[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = app
+        .write(
+            &alice,
+            &format!("/v1/events/{id}/replay"),
+            json!({"endpoint_id": bobs["id"]}),
+        )
+        .await;
+    assert_error(&r, 404, "not_found");
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert_eq!(
+        receiver.count(),
+        0,
+        "Bob's endpoint never sees Alice's events"
+    );
+}

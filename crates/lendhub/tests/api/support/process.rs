@@ -88,3 +88,19 @@ pub fn cli(dir: &std::path::Path, args: &[&str]) -> String {
     );
     String::from_utf8(out.stdout).unwrap()
 }
+
+/// A token for a client, from a running server.
+pub async fn client_token(http: &reqwest::Client, base: &str, id: &str, secret: &str) -> String {
+    let r = http
+        .post(format!("{base}/oauth/token"))
+        .basic_auth(id, Some(secret))
+        .form(&[("grant_type", "client_credentials")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    r.json::<serde_json::Value>().await.unwrap()["access_token"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
