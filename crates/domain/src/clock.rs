@@ -32,12 +32,11 @@ impl Clock for SystemClock {
     }
 }
 
-/// Real time plus an offset that only grows; tests (and later the sandbox
-/// test clock) advance it. Listeners are told so timers can re-check.
+/// Real time plus an offset that only grows. Tests (and later the sandbox
+/// test clock) advance it; whoever advances it wakes the timers that care.
 #[derive(Debug, Default)]
 pub struct ShiftedClock {
     offset_ms: AtomicI64,
-    advanced: tokio_free_notify::Notify,
 }
 
 impl ShiftedClock {
@@ -48,39 +47,16 @@ impl ShiftedClock {
     pub fn advance(&self, by: time::Duration) {
         let ms = by.whole_milliseconds().max(0) as i64;
         self.offset_ms.fetch_add(ms, Ordering::SeqCst);
-        self.advanced.notify();
     }
 
     pub fn offset_ms(&self) -> i64 {
         self.offset_ms.load(Ordering::SeqCst)
-    }
-
-    /// A counter that changes on every advance, for pollers that want to know.
-    pub fn generation(&self) -> u64 {
-        self.advanced.generation()
     }
 }
 
 impl Clock for ShiftedClock {
     fn now(&self) -> OffsetDateTime {
         OffsetDateTime::now_utc() + time::Duration::milliseconds(self.offset_ms())
-    }
-}
-
-/// The domain has no async runtime; a generation counter is all a poller needs.
-mod tokio_free_notify {
-    use std::sync::atomic::{AtomicU64, Ordering};
-
-    #[derive(Debug, Default)]
-    pub struct Notify(AtomicU64);
-
-    impl Notify {
-        pub fn notify(&self) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-        pub fn generation(&self) -> u64 {
-            self.0.load(Ordering::SeqCst)
-        }
     }
 }
 
@@ -96,7 +72,8 @@ mod tests {
         let after = clock.now();
         assert!(after - before >= time::Duration::hours(73));
         assert!(after - before < time::Duration::hours(73) + time::Duration::seconds(5));
-        assert_eq!(clock.generation(), 1);
+        clock.advance(time::Duration::seconds(-5));
+        assert!(clock.offset_ms() >= 73 * 3_600_000, "never backwards");
     }
 
     #[test]

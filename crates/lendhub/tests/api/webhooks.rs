@@ -262,3 +262,36 @@ async fn replay_to_another_clients_endpoint_is_404() {
         "Bob's endpoint never sees Alice's events"
     );
 }
+
+#[tokio::test]
+async fn the_network_policy_is_enforced_again_at_delivery_time() {
+    let mut app = App::spawn().await;
+    let token = app.caller().await;
+    let receiver = Receiver::start(&[]).await;
+    // Registered while loopback was allowed, by name so only resolution reveals the target.
+    let by_name = receiver.url.replace("127.0.0.1", "localhost");
+    register(&app, &token, &by_name, json!(["*"])).await;
+    app.config.webhooks.allow_private_networks.clear();
+    app.restart().await;
+    app.create_application(&token, "00000401", 5_000).await;
+    let id = app.events(&token, "?type=application.created").await[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let replay = app
+        .write(&token, &format!("/v1/events/{id}/replay"), json!({}))
+        .await;
+    assert_eq!(replay.status, 202);
+    assert_eq!(replay.body["deliveries"][0]["status"], "failed");
+    let error = replay.body["deliveries"][0]["error"].as_str().unwrap();
+    assert!(
+        error.contains("non-public") || error.contains("may not reach"),
+        "{error}"
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert_eq!(
+        receiver.count(),
+        0,
+        "nothing reaches a private address once the policy forbids it"
+    );
+}
