@@ -11,7 +11,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    lendhub::telemetry::init_logging(args.log_format, &config.log.level);
+    let _log_writer = lendhub::telemetry::init_logging(args.log_format, &config.log.level);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -38,15 +38,12 @@ fn open_connection(path: &Path) -> Result<Connection, StoreError> {
     let conn = Connection::open_with_flags(path, flags).map_err(unavailable)?;
     // FULL: the WAL is fsynced at every commit, so an acknowledged write
     // survives kill -9 and power loss; group commit keeps that affordable.
-    // Checkpointing every 8000 pages (32 MiB) rather than 1000 lets pages
-    // written by many batches (the tail of each index) be copied back once.
     conn.execute_batch(
         "PRAGMA journal_mode = WAL;
          PRAGMA synchronous = FULL;
          PRAGMA foreign_keys = ON;
          PRAGMA busy_timeout = 5000;
-         PRAGMA mmap_size = 268435456;
-         PRAGMA wal_autocheckpoint = 8000;",
+         PRAGMA mmap_size = 268435456;",
     )
     .map_err(unavailable)?;
     // Plan once per statement. Without the query-planner stability guarantee
