@@ -198,6 +198,15 @@ def main():
             out.append(f"- {label}: the load generator failed; see the script's output")
         out.append("")
 
+    out.append("## Reading these numbers\n")
+    out.append(
+        "This machine is a 2-vCPU virtual machine on shared hardware, and the load generator runs on the same two "
+        "CPUs as the server. The same commit measured back to back has varied by ±15 % in absolute throughput "
+        "(the baseline between about 22,000 and 31,000 req/s), so compare absolute figures with the baseline of "
+        "the same run; the ratios move much less than the absolutes. Every number in the table above comes from "
+        "the single run described here."
+    )
+    out.append("")
     out.append("## Targets\n")
     out.append(f"- Token issuance ≥ {TOKEN_RPS:,} tokens/s.")
     out.append(
