@@ -7,6 +7,7 @@ mod auth;
 pub mod clients;
 mod error;
 mod event_log;
+mod event_pages;
 mod idempotency;
 mod openapi;
 mod path_id;

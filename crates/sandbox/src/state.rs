@@ -6,6 +6,7 @@ use lendhub_store::Store;
 use lendhub_webhooks::sender::Sender;
 use tokio::sync::Notify;
 
+use crate::event_pages::EventPages;
 use crate::idempotency::InFlight;
 
 /// What every sandbox handler may use.
@@ -21,6 +22,7 @@ pub struct SandboxState {
     pub outbox_wake: Arc<Notify>,
     pub token_ttl_seconds: i64,
     pub(crate) in_flight: Arc<InFlight>,
+    pub(crate) event_pages: Arc<EventPages>,
 }
 
 impl SandboxState {
@@ -41,6 +43,7 @@ impl SandboxState {
             outbox_wake,
             token_ttl_seconds,
             in_flight: Arc::default(),
+            event_pages: Arc::default(),
         }
     }
 }

@@ -43,6 +43,10 @@ pub trait Store: Send + Sync + 'static {
         id: &str,
     ) -> Result<Option<lendhub_domain::events::Event>, StoreError>;
     async fn list_events(&self, owner: &str, query: &EventQuery) -> Result<EventPage, StoreError>;
+    /// A marker of the owner's newest event that grows whenever the owner gains
+    /// an event and changes when its events are removed; `None` when it has none.
+    /// Lets a reader tell, with one index probe, whether a page it holds is current.
+    async fn event_log_position(&self, owner: &str) -> Result<Option<i64>, StoreError>;
     async fn endpoints(&self, owner: &str) -> Result<Vec<EndpointRecord>, StoreError>;
     async fn idempotency(
         &self,

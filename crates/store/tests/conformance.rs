@@ -429,3 +429,43 @@ async fn events_page_newest_first_with_cursors_and_type_filter() {
         vec!["unknown".to_owned()]
     );
 }
+
+#[tokio::test]
+async fn the_event_log_position_moves_with_every_new_event_of_its_owner() {
+    let (store, _dir) = sqlite();
+    assert_eq!(store.event_log_position(OWNER).await.unwrap(), None);
+    store
+        .commit(set(
+            vec![Write::InsertEvent(event(
+                EventType::ApplicationCreated,
+                1_000,
+            ))],
+            None,
+        ))
+        .await
+        .unwrap();
+    let first = store.event_log_position(OWNER).await.unwrap();
+    assert!(first.is_some());
+    let mut foreign = event(EventType::ApplicationCreated, 1_001);
+    foreign.owner = "pk_test_other".into();
+    store
+        .commit(set(vec![Write::InsertEvent(foreign)], None))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.event_log_position(OWNER).await.unwrap(),
+        first,
+        "another owner's events do not move it"
+    );
+    store
+        .commit(set(
+            vec![Write::InsertEvent(event(
+                EventType::DecisionCompleted,
+                1_002,
+            ))],
+            None,
+        ))
+        .await
+        .unwrap();
+    assert!(store.event_log_position(OWNER).await.unwrap() > first);
+}

@@ -158,3 +158,38 @@ async fn replay_of_unknown_or_foreign_events_is_404() {
     assert_eq!(r.status, 202);
     assert_eq!(r.body["deliveries"], json!([]));
 }
+
+#[tokio::test]
+async fn the_newest_page_is_never_stale() {
+    let app = App::spawn().await;
+    let token = app.caller().await;
+    let other = app.caller().await;
+    assert!(app.events(&token, "").await.is_empty());
+    app.create_application(&token, "00000401", 5_000).await;
+    let first = app.events(&token, "").await;
+    assert_eq!(
+        first.len(),
+        2,
+        "the empty page seen before is not served again"
+    );
+    assert_eq!(
+        app.events(&token, "").await,
+        first,
+        "unchanged, the same page"
+    );
+    app.create_application(&other, "00000401", 5_000).await;
+    assert_eq!(
+        app.events(&token, "").await,
+        first,
+        "another client's events change nothing"
+    );
+    let funded = app.funded_application(&token).await;
+    let now = app.events(&token, "").await;
+    assert_eq!(now.len(), 7);
+    assert_eq!(now[0]["data"]["object"]["id"], funded["id"]);
+    assert_eq!(
+        app.events(&token, "?limit=1").await,
+        now[..1],
+        "each limit is its own page"
+    );
+}

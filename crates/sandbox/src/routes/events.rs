@@ -1,3 +1,4 @@
+use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
 use axum::http::{StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
@@ -31,7 +32,7 @@ pub struct EventJson(Box<RawValue>);
 /// The list envelope around the stored event documents, joined as they are:
 /// they were rendered by us when committed, so re-parsing them to re-encode
 /// the same bytes would only cost time.
-fn list_body(events: &[lendhub_domain::events::Event], has_more: bool) -> Response {
+fn list_body(events: &[lendhub_domain::events::Event], has_more: bool) -> String {
     let size = events.iter().map(|e| e.body.len() + 1).sum::<usize>() + 64;
     let mut body = String::with_capacity(size);
     body.push_str(r#"{"object":"list","data":["#);
@@ -44,7 +45,7 @@ fn list_body(events: &[lendhub_domain::events::Event], has_more: bool) -> Respon
     body.push_str(r#"],"has_more":"#);
     body.push_str(if has_more { "true" } else { "false" });
     body.push_str(r#","url":"/v1/events"}"#);
-    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+    body
 }
 
 /// The shape `list` returns; the body itself is assembled by [`list_body`].
@@ -114,10 +115,32 @@ pub async fn list(
             return Err(SandboxError::NotFound("event for the cursor"));
         }
     }
-    match state.store.list_events(&caller.client_id, &q).await? {
-        EventPage::UnknownCursor => Err(SandboxError::NotFound("event for the cursor")),
-        EventPage::Page { events, has_more } => Ok(list_body(&events, has_more)),
+    // The newest page, unfiltered, is what pollers ask for again and again.
+    let newest = q.starting_after.is_none() && q.ending_before.is_none() && q.event_type.is_none();
+    let position = if newest {
+        Some(state.store.event_log_position(&caller.client_id).await?)
+    } else {
+        None
+    };
+    if let Some(at) = position
+        && let Some(body) = state.event_pages.get(&caller.client_id, q.limit, at)
+    {
+        return Ok(json_response(body));
     }
+    let body = match state.store.list_events(&caller.client_id, &q).await? {
+        EventPage::UnknownCursor => return Err(SandboxError::NotFound("event for the cursor")),
+        EventPage::Page { events, has_more } => Bytes::from(list_body(&events, has_more)),
+    };
+    if let Some(at) = position {
+        state
+            .event_pages
+            .put(&caller.client_id, q.limit, at, body.clone());
+    }
+    Ok(json_response(body))
+}
+
+fn json_response(body: Bytes) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 #[derive(Deserialize, ToSchema)]

@@ -150,6 +150,10 @@ impl Store for SqliteStore {
         self.read(|c| reads::list_events(c, owner, query))
     }
 
+    async fn event_log_position(&self, owner: &str) -> Result<Option<i64>, StoreError> {
+        self.read(|c| reads::event_log_position(c, owner))
+    }
+
     async fn endpoints(&self, owner: &str) -> Result<Vec<EndpointRecord>, StoreError> {
         self.read(|c| reads::endpoints(c, owner))
     }

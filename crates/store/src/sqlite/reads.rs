@@ -140,6 +140,13 @@ pub fn list_events(c: &Connection, owner: &str, q: &EventQuery) -> rusqlite::Res
     Ok(EventPage::Page { events, has_more })
 }
 
+/// The newest event's `seq` (AUTOINCREMENT: never reused, so removals and
+/// additions both change it).
+pub fn event_log_position(c: &Connection, owner: &str) -> rusqlite::Result<Option<i64>> {
+    c.prepare_cached("SELECT max(seq) FROM events WHERE owner = ?1")?
+        .query_row([owner], |r| r.get(0))
+}
+
 pub fn endpoints(c: &Connection, owner: &str) -> rusqlite::Result<Vec<EndpointRecord>> {
     c.prepare_cached("SELECT body, sealed_secret FROM webhook_endpoints WHERE owner = ?1 ORDER BY created_at_ms, id")?
         .query_map([owner], |r| {
