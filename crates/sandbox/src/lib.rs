@@ -4,6 +4,7 @@
 //! the rows in `lendhub-store`.
 
 mod auth;
+mod client_cache;
 pub mod clients;
 mod error;
 mod event_log;

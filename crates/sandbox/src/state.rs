@@ -6,6 +6,7 @@ use lendhub_store::Store;
 use lendhub_webhooks::sender::Sender;
 use tokio::sync::Notify;
 
+use crate::client_cache::ClientCache;
 use crate::event_pages::EventPages;
 use crate::idempotency::InFlight;
 
@@ -23,6 +24,7 @@ pub struct SandboxState {
     pub token_ttl_seconds: i64,
     pub(crate) in_flight: Arc<InFlight>,
     pub(crate) event_pages: Arc<EventPages>,
+    pub(crate) clients: Arc<ClientCache>,
 }
 
 impl SandboxState {
@@ -44,6 +46,7 @@ impl SandboxState {
             token_ttl_seconds,
             in_flight: Arc::default(),
             event_pages: Arc::default(),
+            clients: Arc::default(),
         }
     }
 }

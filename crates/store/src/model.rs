@@ -85,6 +85,7 @@ pub enum Write {
     InsertEndpoint(EndpointRecord),
     /// Also queues one delivery per enabled endpoint of the owner subscribed to its type.
     InsertEvent(Event),
+    /// Succeeds only while the token's client is active; otherwise `Conflict`.
     InsertToken(TokenRecord),
 }
 

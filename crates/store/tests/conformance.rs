@@ -469,3 +469,43 @@ async fn the_event_log_position_moves_with_every_new_event_of_its_owner() {
         .unwrap();
     assert!(store.event_log_position(OWNER).await.unwrap() > first);
 }
+
+#[tokio::test]
+async fn a_token_commits_only_while_its_client_is_active() {
+    let (store, _dir) = sqlite();
+    let client = ClientRecord {
+        client_id: OWNER.into(),
+        name: "t".into(),
+        secret_hash: vec![0; 32],
+        scopes: "sandbox:read".into(),
+        status: ClientStatus::Active,
+        created_at_ms: 0,
+    };
+    store.insert_client(client).await.unwrap();
+    let token = |selector: u8| TokenRecord {
+        selector: [selector; 16],
+        verifier_hash: [9; 32],
+        client_id: OWNER.into(),
+        scopes: "sandbox:read".into(),
+        expires_at_ms: i64::MAX,
+        created_at_ms: 0,
+    };
+    store
+        .commit(set(vec![Write::InsertToken(token(1))], None))
+        .await
+        .unwrap();
+    store.revoke_client(OWNER, 1).await.unwrap();
+    let refused = store
+        .commit(set(vec![Write::InsertToken(token(2))], None))
+        .await;
+    assert!(matches!(refused, Err(CommitError::Conflict)));
+    assert!(store.token(&[2; 16]).await.unwrap().is_none());
+    let mut unknown = token(3);
+    unknown.client_id = "pk_test_nobody".into();
+    assert!(matches!(
+        store
+            .commit(set(vec![Write::InsertToken(unknown)], None))
+            .await,
+        Err(CommitError::Conflict)
+    ));
+}

@@ -9,7 +9,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use lendhub_domain::credentials::{Environment, generate_access_token, secret_matches};
 use lendhub_domain::scope::ScopeSet;
-use lendhub_store::{ClientStatus, TokenRecord, Write, WriteSet};
+use lendhub_store::{CommitError, TokenRecord, Write, WriteSet};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -161,16 +161,15 @@ pub async fn issue(
             "live keys (pk_live_/sk_live_) are not accepted by the sandbox; use your test keys",
         ));
     }
-    let client = state.store.client(&client_id).await?;
-    let client = match client {
-        Some(c)
-            if c.status == ClientStatus::Active
-                && secret_matches(&state.secret_pepper, &secret, &c.secret_hash) =>
-        {
-            c
-        }
+    let client = match state
+        .clients
+        .active(state.store.as_ref(), &client_id)
+        .await?
+    {
+        Some(c) if secret_matches(&state.secret_pepper, &secret, &c.secret_hash) => c,
         _ => return Err(invalid("unknown client or wrong secret")),
     };
+    let client_id = client.client_id.clone();
     let held = ScopeSet::parse(&client.scopes).unwrap_or_default();
     let granted = match form
         .scope
@@ -203,7 +202,15 @@ pub async fn issue(
     };
     let mut writes = WriteSet::default();
     writes.push(Write::InsertToken(record));
-    state.store.commit(writes).await?;
+    match state.store.commit(writes).await {
+        Ok(()) => {}
+        // The store refuses tokens for a client revoked since we cached it.
+        Err(CommitError::Conflict) => {
+            state.clients.forget(&client_id);
+            return Err(invalid("unknown client or wrong secret"));
+        }
+        Err(e) => return Err(e.into()),
+    }
     let body = TokenResponse {
         access_token: issued.token,
         token_type: "Bearer",

@@ -123,14 +123,20 @@ fn apply_one(c: &Connection, write: &Write) -> Result<(), CommitError> {
         }
         Write::InsertEvent(event) => insert_event(c, event).map_err(store)?,
         Write::InsertToken(t) => {
-            c.prepare_cached(
-                "INSERT INTO sandbox_tokens (selector, verifier_hash, client_id, scopes, expires_at_ms, created_at_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )
-            .and_then(|mut s| {
-                s.execute(params![&t.selector[..], &t.verifier_hash[..], t.client_id, t.scopes, t.expires_at_ms, t.created_at_ms])
-            })
-            .map_err(store)?;
+            // Conditional on the client, so a revocation committed anywhere wins.
+            let inserted = c
+                .prepare_cached(
+                    "INSERT INTO sandbox_tokens (selector, verifier_hash, client_id, scopes, expires_at_ms, created_at_ms)
+                     SELECT ?1, ?2, ?3, ?4, ?5, ?6
+                     WHERE EXISTS (SELECT 1 FROM sandbox_clients WHERE client_id = ?3 AND status = 'active')",
+                )
+                .and_then(|mut s| {
+                    s.execute(params![&t.selector[..], &t.verifier_hash[..], t.client_id, t.scopes, t.expires_at_ms, t.created_at_ms])
+                })
+                .map_err(store)?;
+            if inserted == 0 {
+                return Err(CommitError::Conflict);
+            }
         }
     }
     Ok(())
