@@ -75,6 +75,28 @@ fn set(writes: Vec<Write>, key: Option<&str>) -> WriteSet {
     }
 }
 
+fn active_client() -> ClientRecord {
+    ClientRecord {
+        client_id: OWNER.into(),
+        name: "t".into(),
+        secret_hash: vec![0; 32],
+        scopes: "sandbox:read".into(),
+        status: ClientStatus::Active,
+        created_at_ms: 0,
+    }
+}
+
+fn token(selector: u8, expires_at_ms: i64) -> TokenRecord {
+    TokenRecord {
+        selector: [selector; 16],
+        verifier_hash: [9; 32],
+        client_id: OWNER.into(),
+        scopes: "sandbox:read".into(),
+        expires_at_ms,
+        created_at_ms: 0,
+    }
+}
+
 async fn event_count(store: &dyn Store) -> usize {
     match store
         .list_events(
@@ -305,23 +327,7 @@ async fn the_outbox_leases_retries_and_finishes_deliveries() {
 #[tokio::test]
 async fn prune_drops_old_keys_and_expired_tokens_and_revocation_hides_tokens() {
     let (store, _dir) = sqlite();
-    let client = ClientRecord {
-        client_id: OWNER.into(),
-        name: "t".into(),
-        secret_hash: vec![0; 32],
-        scopes: "sandbox:read".into(),
-        status: ClientStatus::Active,
-        created_at_ms: 0,
-    };
-    store.insert_client(client).await.unwrap();
-    let token = |selector: u8, expires_at_ms: i64| TokenRecord {
-        selector: [selector; 16],
-        verifier_hash: [9; 32],
-        client_id: OWNER.into(),
-        scopes: "sandbox:read".into(),
-        expires_at_ms,
-        created_at_ms: 0,
-    };
+    store.insert_client(active_client()).await.unwrap();
     store
         .commit(set(
             vec![
@@ -473,34 +479,18 @@ async fn the_event_log_position_moves_with_every_new_event_of_its_owner() {
 #[tokio::test]
 async fn a_token_commits_only_while_its_client_is_active() {
     let (store, _dir) = sqlite();
-    let client = ClientRecord {
-        client_id: OWNER.into(),
-        name: "t".into(),
-        secret_hash: vec![0; 32],
-        scopes: "sandbox:read".into(),
-        status: ClientStatus::Active,
-        created_at_ms: 0,
-    };
-    store.insert_client(client).await.unwrap();
-    let token = |selector: u8| TokenRecord {
-        selector: [selector; 16],
-        verifier_hash: [9; 32],
-        client_id: OWNER.into(),
-        scopes: "sandbox:read".into(),
-        expires_at_ms: i64::MAX,
-        created_at_ms: 0,
-    };
+    store.insert_client(active_client()).await.unwrap();
     store
-        .commit(set(vec![Write::InsertToken(token(1))], None))
+        .commit(set(vec![Write::InsertToken(token(1, i64::MAX))], None))
         .await
         .unwrap();
     store.revoke_client(OWNER, 1).await.unwrap();
     let refused = store
-        .commit(set(vec![Write::InsertToken(token(2))], None))
+        .commit(set(vec![Write::InsertToken(token(2, i64::MAX))], None))
         .await;
     assert!(matches!(refused, Err(CommitError::Conflict)));
     assert!(store.token(&[2; 16]).await.unwrap().is_none());
-    let mut unknown = token(3);
+    let mut unknown = token(3, i64::MAX);
     unknown.client_id = "pk_test_nobody".into();
     assert!(matches!(
         store
