@@ -2,6 +2,8 @@
 //! needs no read of its own. Never the last word: the token's insert commits
 //! only while the client is still active in the store, so a revocation made
 //! anywhere takes effect at once, and a revoked client is forgotten here.
+//! Sandbox secrets never change (clients are revoked, not rotated); if they
+//! ever can, the insert's condition must cover the secret hash as well.
 
 use std::collections::HashMap;
 
