@@ -12,7 +12,7 @@ use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
 use crate::policy::NetworkPolicy;
 
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Attempt {
     /// The receiver's HTTP status, if it answered.
     pub status: Option<u16>,

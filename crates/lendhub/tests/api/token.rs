@@ -98,12 +98,7 @@ async fn every_token_error_has_its_code() {
     )
     .await;
     assert_error(&wrong, 401, "invalid_client");
-    assert!(
-        wrong.headers["www-authenticate"]
-            .to_str()
-            .unwrap()
-            .starts_with("Basic")
-    );
+    assert!(wrong.header("www-authenticate").starts_with("Basic"));
     assert_error(
         &token_error(
             &app,

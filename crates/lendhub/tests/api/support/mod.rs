@@ -197,6 +197,16 @@ async fn boot(config: &Config, clock: Arc<ShiftedClock>) -> Server {
     start(config, store, key, clock).await.unwrap()
 }
 
+impl Reply {
+    /// A response header as text ("" when absent).
+    pub fn header(&self, name: &str) -> &str {
+        self.headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+    }
+}
+
 pub async fn reply(r: reqwest::Response) -> Reply {
     let status = r.status();
     let headers = r.headers().clone();
