@@ -3,6 +3,7 @@
 
 mod error;
 mod model;
+pub mod postgres;
 pub mod sqlite;
 
 use async_trait::async_trait;
@@ -14,6 +15,11 @@ pub use model::*;
 pub trait Store: Send + Sync + 'static {
     /// Answers only when the database does.
     async fn ping(&self) -> Result<(), StoreError>;
+
+    /// Stores `value` under `name` unless a value is already there; returns the
+    /// stored value. Lets instances agree on deployment-wide facts (the
+    /// master-key check) without a race on who writes first.
+    async fn bind_setting(&self, name: &str, value: &[u8]) -> Result<Vec<u8>, StoreError>;
 
     // Sandbox clients and their tokens.
     async fn insert_client(&self, client: ClientRecord) -> Result<(), StoreError>;

@@ -9,18 +9,79 @@ use lendhub_domain::decisioning::decide;
 use lendhub_domain::events::{Event, EventType};
 use lendhub_domain::ids::SandboxId;
 use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
+use lendhub_store::postgres::{PgOptions, PgStore};
 use lendhub_store::sqlite::SqliteStore;
 use lendhub_store::*;
 use time::OffsetDateTime;
 
 const OWNER: &str = "pk_test_owner";
 
-fn sqlite() -> (Arc<dyn Store>, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    (
-        Arc::new(SqliteStore::open(&dir.path().join("t.db")).unwrap()),
-        dir,
-    )
+/// The backend under test: SQLite unless `LENDHUB_TEST_BACKEND=postgres`, which
+/// needs `LENDHUB_TEST_POSTGRES_URL` (an admin URL; `scripts/test.sh` starts a
+/// throwaway cluster and sets both). A missing database fails loudly.
+enum Target {
+    Sqlite(std::path::PathBuf),
+    Postgres(String),
+}
+
+struct Database {
+    target: Target,
+    _dir: tempfile::TempDir,
+}
+
+impl Database {
+    async fn fresh() -> Database {
+        let dir = tempfile::tempdir().unwrap();
+        let target = match std::env::var("LENDHUB_TEST_BACKEND").as_deref() {
+            Err(_) | Ok("sqlite") => Target::Sqlite(dir.path().join("t.db")),
+            Ok("postgres") => Target::Postgres(fresh_postgres().await),
+            Ok(other) => panic!("unknown LENDHUB_TEST_BACKEND {other}"),
+        };
+        Database { target, _dir: dir }
+    }
+
+    /// A store on this database; several may be open at once, like instances.
+    async fn open(&self) -> Arc<dyn Store> {
+        match &self.target {
+            Target::Sqlite(path) => Arc::new(SqliteStore::open(path).unwrap()),
+            Target::Postgres(url) => Arc::new(
+                PgStore::connect(&PgOptions {
+                    url: url.clone(),
+                    pool_size: 8,
+                    timeout: std::time::Duration::from_secs(5),
+                    statement_timeout: std::time::Duration::from_secs(30),
+                })
+                .await
+                .unwrap(),
+            ),
+        }
+    }
+}
+
+async fn fresh_postgres() -> String {
+    let admin = std::env::var("LENDHUB_TEST_POSTGRES_URL").expect(
+        "LENDHUB_TEST_BACKEND=postgres needs LENDHUB_TEST_POSTGRES_URL; scripts/test.sh sets both",
+    );
+    let (client, connection) = tokio_postgres::connect(&admin, tokio_postgres::NoTls)
+        .await
+        .expect("the test PostgreSQL cluster is not reachable");
+    tokio::spawn(connection);
+    let name = format!(
+        "conformance_{}",
+        SandboxId::new_random(0).as_str().to_lowercase()
+    );
+    client
+        .batch_execute(&format!("CREATE DATABASE {name}"))
+        .await
+        .unwrap();
+    let mut url = url::Url::parse(&admin).unwrap();
+    url.set_path(&name);
+    url.to_string()
+}
+
+async fn store() -> (Arc<dyn Store>, Database) {
+    let db = Database::fresh().await;
+    (db.open().await, db)
 }
 
 fn at(ms: i64) -> OffsetDateTime {
@@ -116,7 +177,7 @@ async fn event_count(store: &dyn Store) -> usize {
 
 #[tokio::test]
 async fn a_taken_idempotency_key_fails_the_whole_write_set() {
-    let (store, _dir) = sqlite();
+    let (store, _db) = store().await;
     let first = application(1_000);
     store
         .commit(set(
@@ -168,7 +229,7 @@ async fn a_taken_idempotency_key_fails_the_whole_write_set() {
 
 #[tokio::test]
 async fn a_stale_version_fails_the_whole_write_set() {
-    let (store, _dir) = sqlite();
+    let (store, _db) = store().await;
     let app = application(1_000);
     store
         .commit(set(vec![Write::InsertApplication(record(&app))], None))
@@ -221,7 +282,7 @@ async fn a_stale_version_fails_the_whole_write_set() {
 
 #[tokio::test]
 async fn the_outbox_leases_retries_and_finishes_deliveries() {
-    let (store, _dir) = sqlite();
+    let (store, _db) = store().await;
     let endpoint = WebhookEndpoint {
         id: SandboxId::new_random(0),
         owner: OWNER.into(),
@@ -326,7 +387,7 @@ async fn the_outbox_leases_retries_and_finishes_deliveries() {
 
 #[tokio::test]
 async fn prune_drops_old_keys_and_expired_tokens_and_revocation_hides_tokens() {
-    let (store, _dir) = sqlite();
+    let (store, _db) = store().await;
     store.insert_client(active_client()).await.unwrap();
     store
         .commit(set(
@@ -362,7 +423,7 @@ async fn prune_drops_old_keys_and_expired_tokens_and_revocation_hides_tokens() {
 
 #[tokio::test]
 async fn events_page_newest_first_with_cursors_and_type_filter() {
-    let (store, _dir) = sqlite();
+    let (store, _db) = store().await;
     let mut ids = Vec::new();
     for i in 0..5 {
         let kind = if i % 2 == 0 {
@@ -438,7 +499,7 @@ async fn events_page_newest_first_with_cursors_and_type_filter() {
 
 #[tokio::test]
 async fn the_event_log_position_moves_with_every_new_event_of_its_owner() {
-    let (store, _dir) = sqlite();
+    let (store, _db) = store().await;
     assert_eq!(store.event_log_position(OWNER).await.unwrap(), None);
     store
         .commit(set(
@@ -478,7 +539,7 @@ async fn the_event_log_position_moves_with_every_new_event_of_its_owner() {
 
 #[tokio::test]
 async fn a_token_commits_only_while_its_client_is_active() {
-    let (store, _dir) = sqlite();
+    let (store, _db) = store().await;
     store.insert_client(active_client()).await.unwrap();
     store
         .commit(set(vec![Write::InsertToken(token(1, i64::MAX))], None))
@@ -498,4 +559,198 @@ async fn a_token_commits_only_while_its_client_is_active() {
             .await,
         Err(CommitError::Conflict)
     ));
+}
+
+fn endpoint_record() -> Write {
+    Write::InsertEndpoint(EndpointRecord {
+        endpoint: WebhookEndpoint {
+            id: SandboxId::new_random(0),
+            owner: OWNER.into(),
+            url: "https://example.com/h".into(),
+            enabled_events: vec!["*".into()],
+            description: None,
+            status: EndpointStatus::Enabled,
+            created_at: at(0),
+        },
+        sealed_secret: vec![1, 2, 3],
+    })
+}
+
+/// Many write sets committed at once share group commits; the ones that fail
+/// fail alone, and the rest land whole.
+#[tokio::test]
+async fn concurrent_write_sets_fail_alone() {
+    let (store, _db) = store().await;
+    store
+        .commit(set(
+            vec![Write::InsertApplication(record(&application(1)))],
+            Some("taken"),
+        ))
+        .await
+        .unwrap();
+    let stale = application(2);
+    store
+        .commit(set(vec![Write::InsertApplication(record(&stale))], None))
+        .await
+        .unwrap();
+    let mut tasks = Vec::new();
+    for n in 0..60i64 {
+        let store = store.clone();
+        let stale = stale.clone();
+        tasks.push(tokio::spawn(async move {
+            let app = application(10 + n);
+            let mut writes = vec![
+                Write::InsertApplication(record(&app)),
+                Write::InsertEvent(event(EventType::ApplicationCreated, 10 + n)),
+            ];
+            let key = match n % 10 {
+                3 => "taken".to_owned(),
+                7 => {
+                    // Claims to follow version 5: stale.
+                    let mut next = stale.clone();
+                    next.version = 6;
+                    writes.push(Write::UpdateApplication(record(&next)));
+                    format!("key-{n}")
+                }
+                _ => format!("key-{n}"),
+            };
+            (n, app, store.commit(set(writes, Some(&key))).await)
+        }));
+    }
+    let mut landed = 0;
+    for task in tasks {
+        let (n, app, result) = task.await.unwrap();
+        let stored = store.application(OWNER, app.id.as_str()).await.unwrap();
+        match n % 10 {
+            3 => assert!(
+                matches!(result, Err(CommitError::IdempotencyKeyTaken)),
+                "{n}: {result:?}"
+            ),
+            7 => assert!(
+                matches!(result, Err(CommitError::Conflict)),
+                "{n}: {result:?}"
+            ),
+            _ => {
+                assert!(result.is_ok(), "{n}: {result:?}");
+                landed += 1;
+            }
+        }
+        assert_eq!(stored.is_some(), result.is_ok(), "{n}: all or nothing");
+    }
+    assert_eq!(landed, 48);
+    assert_eq!(event_count(store.as_ref()).await, 48);
+}
+
+/// Two stores on one database behave as one: a key is recorded once however
+/// the race falls, and a delivery claimed by one is not claimed by the other
+/// until its lease lapses.
+#[tokio::test]
+async fn two_stores_on_one_database_act_as_one() {
+    let db = Database::fresh().await;
+    let (a, b) = (db.open().await, db.open().await);
+    a.commit(set(vec![endpoint_record()], None)).await.unwrap();
+    let mut races = Vec::new();
+    for n in 0..20i64 {
+        for store in [a.clone(), b.clone()] {
+            races.push(tokio::spawn(async move {
+                let app = application(100 + n);
+                let writes = vec![
+                    Write::InsertApplication(record(&app)),
+                    Write::InsertEvent(event(EventType::ApplicationCreated, 100 + n)),
+                ];
+                (
+                    n,
+                    store.commit(set(writes, Some(&format!("race-{n}")))).await,
+                )
+            }));
+        }
+    }
+    let mut winners = std::collections::HashMap::new();
+    for race in races {
+        let (n, result) = race.await.unwrap();
+        match result {
+            Ok(()) => *winners.entry(n).or_insert(0) += 1,
+            Err(CommitError::IdempotencyKeyTaken) => {}
+            Err(e) => panic!("race {n}: {e}"),
+        }
+    }
+    assert_eq!(winners.len(), 20);
+    assert!(winners.values().all(|&w| w == 1), "{winners:?}");
+    assert_eq!(event_count(a.as_ref()).await, 20);
+    assert_eq!(event_count(b.as_ref()).await, 20);
+
+    let claim = |real: i64| DeliveryClaim {
+        due_before_ms: i64::MAX,
+        real_now_ms: real,
+        lease_until_ms: real + 60_000,
+        limit: 100,
+    };
+    let (by_a, by_b) = tokio::join!(a.claim_deliveries(claim(0)), b.claim_deliveries(claim(0)));
+    let (by_a, by_b) = (by_a.unwrap(), by_b.unwrap());
+    assert_eq!(by_a.len() + by_b.len(), 20, "each delivery claimed once");
+    assert!(b.claim_deliveries(claim(1)).await.unwrap().is_empty());
+    let taken_over = b.claim_deliveries(claim(60_001)).await.unwrap();
+    assert_eq!(taken_over.len(), 20, "lapsed leases are claimable again");
+
+    let first = a.bind_setting("check", b"one").await.unwrap();
+    let second = b.bind_setting("check", b"two").await.unwrap();
+    assert_eq!(
+        (first.as_slice(), second.as_slice()),
+        (&b"one"[..], &b"one"[..])
+    );
+}
+
+/// Events written concurrently through two stores page back complete, newest
+/// first, each exactly once.
+#[tokio::test]
+async fn concurrent_events_page_back_complete() {
+    let db = Database::fresh().await;
+    let (a, b) = (db.open().await, db.open().await);
+    let mut writers = Vec::new();
+    for n in 0..100i64 {
+        let store = if n % 2 == 0 { a.clone() } else { b.clone() };
+        writers.push(tokio::spawn(async move {
+            let e = event(EventType::ApplicationCreated, 1_000 + n);
+            let id = e.id.as_str().to_owned();
+            store
+                .commit(set(vec![Write::InsertEvent(e)], None))
+                .await
+                .unwrap();
+            id
+        }));
+    }
+    let mut written = std::collections::HashSet::new();
+    for w in writers {
+        written.insert(w.await.unwrap());
+    }
+    let mut seen = Vec::new();
+    let mut after = None;
+    loop {
+        let page = b
+            .list_events(
+                OWNER,
+                &EventQuery {
+                    limit: 7,
+                    starting_after: after.clone(),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+        let EventPage::Page { events, has_more } = page else {
+            panic!("cursor unknown")
+        };
+        after = events.last().map(|e| e.id.as_str().to_owned());
+        seen.extend(events.into_iter().map(|e| e.id.as_str().to_owned()));
+        if !has_more {
+            break;
+        }
+    }
+    assert_eq!(seen.len(), 100);
+    assert_eq!(
+        seen.iter()
+            .cloned()
+            .collect::<std::collections::HashSet<_>>(),
+        written
+    );
 }

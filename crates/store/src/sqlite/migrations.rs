@@ -6,11 +6,18 @@ use rusqlite::Connection;
 use super::unavailable;
 use crate::error::StoreError;
 
-const MIGRATIONS: &[(i64, &str, &str)] = &[(
-    1,
-    "sandbox",
-    include_str!("../../migrations/sqlite/0001_sandbox.sql"),
-)];
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        1,
+        "sandbox",
+        include_str!("../../migrations/sqlite/0001_sandbox.sql"),
+    ),
+    (
+        2,
+        "settings",
+        include_str!("../../migrations/sqlite/0002_settings.sql"),
+    ),
+];
 
 /// Applies pending migrations; returns how many ran.
 pub fn migrate(conn: &mut Connection) -> Result<usize, StoreError> {

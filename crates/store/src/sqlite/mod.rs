@@ -105,6 +105,13 @@ impl Store for SqliteStore {
             .map_err(|e| StoreError::Unavailable(e.to_string()))
     }
 
+    async fn bind_setting(&self, name: &str, value: &[u8]) -> Result<Vec<u8>, StoreError> {
+        let (name, value) = (name.to_owned(), value.to_vec());
+        self.writer
+            .run(move |c| writes::bind_setting(c, &name, &value).map_err(unavailable))
+            .await
+    }
+
     async fn insert_client(&self, client: ClientRecord) -> Result<(), StoreError> {
         self.writer
             .run(move |c| writes::insert_client(c, &client).map_err(unavailable))

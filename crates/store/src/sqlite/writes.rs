@@ -15,6 +15,16 @@ pub fn insert_client(c: &Connection, client: &ClientRecord) -> rusqlite::Result<
     Ok(())
 }
 
+pub fn bind_setting(c: &Connection, name: &str, value: &[u8]) -> rusqlite::Result<Vec<u8>> {
+    c.execute(
+        "INSERT INTO settings (name, value) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING",
+        params![name, value],
+    )?;
+    c.query_row("SELECT value FROM settings WHERE name = ?1", [name], |r| {
+        r.get(0)
+    })
+}
+
 pub fn revoke_client(c: &Connection, client_id: &str, now_ms: i64) -> rusqlite::Result<bool> {
     let changed = c.execute(
         "UPDATE sandbox_clients SET status = 'revoked', revoked_at_ms = ?2 WHERE client_id = ?1 AND status = 'active'",

@@ -1,0 +1,75 @@
+//! Versioned migrations, embedded in the binary. All pending migrations run in
+//! one transaction under an advisory lock, so instances starting together
+//! apply each exactly once and never see a half-migrated schema.
+
+use tokio_postgres::Client;
+
+use super::errors::db;
+use crate::error::StoreError;
+
+const MIGRATIONS: &[(i64, &str, &str)] = &[
+    (
+        1,
+        "sandbox",
+        include_str!("../../migrations/postgres/0001_sandbox.sql"),
+    ),
+    (
+        2,
+        "settings",
+        include_str!("../../migrations/postgres/0002_settings.sql"),
+    ),
+];
+
+/// Any fixed number works; this one spells "lendhub" in ASCII.
+const MIGRATION_LOCK: i64 = 0x006c_656e_6468_7562;
+
+/// Applies pending migrations; returns how many ran.
+pub async fn migrate(client: &mut Client) -> Result<usize, StoreError> {
+    let tx = client.transaction().await.map_err(db)?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])
+        .await
+        .map_err(db)?;
+    tx.batch_execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (
+             version       BIGINT PRIMARY KEY,
+             name          TEXT NOT NULL,
+             applied_at_ms BIGINT NOT NULL
+         )",
+    )
+    .await
+    .map_err(db)?;
+    let applied: Vec<i64> = tx
+        .query("SELECT version FROM schema_migrations", &[])
+        .await
+        .map_err(db)?
+        .iter()
+        .map(|r| r.try_get(0))
+        .collect::<Result<_, _>>()
+        .map_err(db)?;
+    if let Some(newest) = applied.iter().max()
+        && *newest > MIGRATIONS.len() as i64
+    {
+        tracing::warn!(
+            database = newest,
+            binary = MIGRATIONS.len(),
+            "the database schema is newer than this binary; run the newer release"
+        );
+    }
+    let mut ran = 0;
+    for (version, name, sql) in MIGRATIONS {
+        if applied.contains(version) {
+            continue;
+        }
+        tx.batch_execute(sql).await.map_err(db)?;
+        let now = lendhub_domain::clock::unix_ms(time::OffsetDateTime::now_utc());
+        tx.execute(
+            "INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES ($1, $2, $3)",
+            &[version, name, &now],
+        )
+        .await
+        .map_err(db)?;
+        ran += 1;
+    }
+    tx.commit().await.map_err(db)?;
+    Ok(ran)
+}

@@ -1,0 +1,260 @@
+//! The PostgreSQL backend, for several lendhub instances on one database.
+//! Reads run on pooled connections; writes go through the group-commit
+//! batcher (`batch`); the outbox is claimed with `FOR UPDATE SKIP LOCKED` and
+//! a lease, so every instance's worker shares it. Nothing here keeps state
+//! between requests that another instance would need to see.
+
+mod batch;
+mod errors;
+mod migrations;
+mod outbox;
+mod reads;
+mod writes;
+
+use std::time::Duration;
+
+use async_trait::async_trait;
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
+use tokio_postgres::NoTls;
+
+use crate::Store;
+use crate::error::{CommitError, StoreError};
+use crate::model::*;
+use errors::{db, pool as pool_error};
+use lendhub_domain::application::Application;
+use lendhub_domain::events::Event;
+
+/// How to reach the database, and how long to wait for it.
+#[derive(Clone, Debug)]
+pub struct PgOptions {
+    /// A libpq-style URL, `postgres://user:password@host:port/dbname?…`.
+    pub url: String,
+    /// Connections per instance, shared by reads and group commits.
+    pub pool_size: usize,
+    /// Connecting, or waiting for a free pooled connection, fails after this:
+    /// the request answers 503 instead of hanging.
+    pub timeout: Duration,
+    /// The server cancels any statement running longer than this.
+    pub statement_timeout: Duration,
+}
+
+pub struct PgStore {
+    pool: Pool,
+    batcher: batch::Batcher,
+}
+
+fn config(options: &PgOptions) -> Result<tokio_postgres::Config, StoreError> {
+    let mut config: tokio_postgres::Config = options
+        .url
+        .parse()
+        .map_err(|e| StoreError::Internal(format!("database.url is not a PostgreSQL URL: {e}")))?;
+    if config.get_application_name().is_none() {
+        config.application_name("lendhub");
+    }
+    config.connect_timeout(options.timeout);
+    let ours = format!(
+        "-c statement_timeout={} -c idle_in_transaction_session_timeout={}",
+        options.statement_timeout.as_millis(),
+        options.statement_timeout.as_millis() * 2,
+    );
+    let combined = match config.get_options() {
+        Some(theirs) => format!("{theirs} {ours}"),
+        None => ours,
+    };
+    config.options(&combined);
+    Ok(config)
+}
+
+/// Applies pending migrations over a connection of its own.
+pub async fn migrate(options: &PgOptions) -> Result<usize, StoreError> {
+    let (mut client, connection) = config(options)?.connect(NoTls).await.map_err(db)?;
+    let driver = tokio::spawn(connection);
+    let ran = migrations::migrate(&mut client).await;
+    drop(client);
+    let _ = driver.await;
+    ran
+}
+
+impl PgStore {
+    /// Connects, migrates, and starts the group-commit batcher.
+    pub async fn connect(options: &PgOptions) -> Result<Self, StoreError> {
+        migrate(options).await?;
+        let manager = Manager::from_config(
+            config(options)?,
+            NoTls,
+            ManagerConfig {
+                recycling_method: RecyclingMethod::Fast,
+            },
+        );
+        let pool = Pool::builder(manager)
+            .max_size(options.pool_size)
+            .runtime(Runtime::Tokio1)
+            .wait_timeout(Some(options.timeout))
+            .create_timeout(Some(options.timeout))
+            .recycle_timeout(Some(options.timeout))
+            .build()
+            .map_err(|e| StoreError::Internal(format!("building the connection pool: {e}")))?;
+        Ok(Self {
+            batcher: batch::Batcher::start(pool.clone()),
+            pool,
+        })
+    }
+
+    async fn conn(&self) -> Result<deadpool_postgres::Client, StoreError> {
+        self.pool.get().await.map_err(pool_error)
+    }
+}
+
+#[async_trait]
+impl Store for PgStore {
+    async fn ping(&self) -> Result<(), StoreError> {
+        let c = self.conn().await?;
+        c.simple_query("SELECT 1 FROM schema_migrations LIMIT 1")
+            .await
+            .map(|_| ())
+            .map_err(|e| StoreError::Unavailable(e.to_string()))
+    }
+
+    async fn bind_setting(&self, name: &str, value: &[u8]) -> Result<Vec<u8>, StoreError> {
+        let c = self.conn().await?;
+        c.execute(
+            "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
+            &[&name, &value],
+        )
+        .await
+        .map_err(db)?;
+        reads::setting(&c, name)
+            .await?
+            .ok_or_else(|| StoreError::Internal(format!("setting {name} vanished")))
+    }
+
+    async fn insert_client(&self, client: ClientRecord) -> Result<(), StoreError> {
+        let c = self.conn().await?;
+        c.execute(
+            "INSERT INTO sandbox_clients (client_id, name, secret_hash, scopes, status, created_at_ms)
+             VALUES ($1, $2, $3, $4, 'active', $5)",
+            &[
+                &client.client_id,
+                &client.name,
+                &client.secret_hash,
+                &client.scopes,
+                &client.created_at_ms,
+            ],
+        )
+        .await
+        .map_err(db)?;
+        Ok(())
+    }
+
+    async fn client(&self, client_id: &str) -> Result<Option<ClientRecord>, StoreError> {
+        reads::client(&*self.conn().await?, client_id).await
+    }
+
+    async fn list_clients(&self) -> Result<Vec<ClientRecord>, StoreError> {
+        reads::clients(&*self.conn().await?).await
+    }
+
+    async fn revoke_client(&self, client_id: &str, now_ms: i64) -> Result<bool, StoreError> {
+        let mut c = self.conn().await?;
+        let tx = c.transaction().await.map_err(db)?;
+        let changed = tx
+            .execute(
+                "UPDATE sandbox_clients SET status = 'revoked', revoked_at_ms = $2
+                 WHERE client_id = $1 AND status = 'active'",
+                &[&client_id, &now_ms],
+            )
+            .await
+            .map_err(db)?;
+        tx.execute(
+            "DELETE FROM sandbox_tokens WHERE client_id = $1",
+            &[&client_id],
+        )
+        .await
+        .map_err(db)?;
+        tx.commit().await.map_err(db)?;
+        Ok(changed > 0)
+    }
+
+    async fn token(&self, selector: &[u8; 16]) -> Result<Option<TokenRecord>, StoreError> {
+        reads::token(&*self.conn().await?, selector).await
+    }
+
+    async fn application(&self, owner: &str, id: &str) -> Result<Option<Application>, StoreError> {
+        reads::application(&*self.conn().await?, owner, id).await
+    }
+
+    async fn rendered_application(
+        &self,
+        owner: &str,
+        id: &str,
+    ) -> Result<Option<String>, StoreError> {
+        reads::rendered_application(&*self.conn().await?, owner, id).await
+    }
+
+    async fn event(&self, owner: &str, id: &str) -> Result<Option<Event>, StoreError> {
+        reads::event(&*self.conn().await?, owner, id).await
+    }
+
+    async fn list_events(&self, owner: &str, query: &EventQuery) -> Result<EventPage, StoreError> {
+        reads::list_events(&*self.conn().await?, owner, query).await
+    }
+
+    async fn event_log_position(&self, owner: &str) -> Result<Option<i64>, StoreError> {
+        reads::event_log_position(&*self.conn().await?, owner).await
+    }
+
+    async fn endpoints(&self, owner: &str) -> Result<Vec<EndpointRecord>, StoreError> {
+        reads::endpoints(&*self.conn().await?, owner).await
+    }
+
+    async fn idempotency(
+        &self,
+        owner: &str,
+        key: &str,
+    ) -> Result<Option<IdempotencyRecord>, StoreError> {
+        reads::idempotency(&*self.conn().await?, owner, key).await
+    }
+
+    async fn commit(&self, set: WriteSet) -> Result<(), CommitError> {
+        self.batcher.commit(set).await
+    }
+
+    async fn claim_deliveries(
+        &self,
+        claim: DeliveryClaim,
+    ) -> Result<Vec<ClaimedDelivery>, StoreError> {
+        outbox::claim(&*self.conn().await?, &claim).await
+    }
+
+    async fn finish_delivery(&self, result: DeliveryResult) -> Result<(), StoreError> {
+        outbox::finish(&*self.conn().await?, &result).await
+    }
+
+    async fn prune(
+        &self,
+        idempotency_before_ms: i64,
+        tokens_expired_before_ms: i64,
+    ) -> Result<u64, StoreError> {
+        let c = self.conn().await?;
+        let keys = c
+            .execute(
+                "DELETE FROM idempotency_keys WHERE created_at_ms < $1",
+                &[&idempotency_before_ms],
+            )
+            .await
+            .map_err(db)?;
+        let tokens = c
+            .execute(
+                "DELETE FROM sandbox_tokens WHERE expires_at_ms < $1",
+                &[&tokens_expired_before_ms],
+            )
+            .await
+            .map_err(db)?;
+        Ok(keys + tokens)
+    }
+
+    async fn close(&self) {
+        self.batcher.close().await;
+        self.pool.close();
+    }
+}

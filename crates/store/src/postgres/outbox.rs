@@ -1,0 +1,116 @@
+use deadpool_postgres::ClientWrapper as Client;
+use tokio_postgres::types::ToSql;
+
+use super::errors::db;
+use super::reads::{from_json, get, sandbox_id};
+use crate::error::StoreError;
+use crate::model::*;
+use lendhub_domain::clock::from_unix_ms;
+use lendhub_domain::webhook::{Delivery, WebhookEndpoint};
+
+/// Leases up to `limit` due deliveries to enabled endpoints, in one statement.
+/// `SKIP LOCKED` lets every instance's worker claim at once without waiting
+/// on or double-claiming each other's rows; a lease that has lapsed (its
+/// worker died) makes a delivery claimable again.
+const CLAIM: &str = "WITH due AS (
+        SELECT d.id FROM deliveries d
+        JOIN webhook_endpoints w ON w.id = d.endpoint_id
+        WHERE d.state = 'pending' AND d.due_ms <= $1
+          AND (d.lease_until_ms IS NULL OR d.lease_until_ms < $2)
+          AND w.status = 'enabled'
+        ORDER BY d.due_ms, d.id
+        LIMIT $3
+        FOR UPDATE OF d SKIP LOCKED)
+    UPDATE deliveries d SET lease_until_ms = $4
+    FROM due, webhook_endpoints w, events e
+    WHERE d.id = due.id AND w.id = d.endpoint_id AND e.id = d.event_id
+    RETURNING d.id, d.event_id, d.endpoint_id, d.owner, d.attempt, d.first_due_ms, d.due_ms,
+              w.body, w.sealed_secret, e.body";
+
+pub async fn claim(c: &Client, q: &DeliveryClaim) -> Result<Vec<ClaimedDelivery>, StoreError> {
+    let statement = c.prepare_cached(CLAIM).await.map_err(db)?;
+    let limit = i64::from(q.limit);
+    let rows = c
+        .query(
+            &statement,
+            &[&q.due_before_ms, &q.real_now_ms, &limit, &q.lease_until_ms],
+        )
+        .await
+        .map_err(db)?;
+    let mut claimed: Vec<ClaimedDelivery> = rows
+        .iter()
+        .map(|r| {
+            let endpoint: WebhookEndpoint = from_json(get(r, 7)?)?;
+            Ok(ClaimedDelivery {
+                delivery: Delivery {
+                    id: get(r, 0)?,
+                    event_id: sandbox_id(get(r, 1)?)?,
+                    endpoint_id: sandbox_id(get(r, 2)?)?,
+                    owner: get(r, 3)?,
+                    attempt: u32::try_from(get::<i32>(r, 4)?).unwrap_or(0),
+                    first_due: from_unix_ms(get(r, 5)?),
+                    due: from_unix_ms(get(r, 6)?),
+                },
+                url: endpoint.url,
+                sealed_secret: get(r, 8)?,
+                body: get(r, 9)?,
+            })
+        })
+        .collect::<Result<_, StoreError>>()?;
+    // RETURNING does not keep the CTE's order.
+    claimed.sort_by_key(|d| (d.delivery.due, d.delivery.id));
+    Ok(claimed)
+}
+
+pub async fn finish(c: &Client, result: &DeliveryResult) -> Result<(), StoreError> {
+    // INTEGER columns: postgres-types has no u16.
+    let status = |s: &Option<u16>| s.map(i32::from);
+    match result {
+        DeliveryResult::Delivered { id, status, at_ms } => {
+            let status = i32::from(*status);
+            execute(
+                c,
+                "UPDATE deliveries SET state = 'delivered', last_status = $2, last_error = NULL,
+                     lease_until_ms = NULL, updated_at_ms = $3 WHERE id = $1",
+                &[id, &status, at_ms],
+            )
+            .await
+        }
+        DeliveryResult::Failed {
+            id,
+            status: code,
+            error,
+            retry_at_ms: Some(retry),
+            at_ms,
+        } => {
+            execute(
+                c,
+                "UPDATE deliveries SET attempt = attempt + 1, due_ms = $4, last_status = $2,
+                     last_error = $3, lease_until_ms = NULL, updated_at_ms = $5 WHERE id = $1",
+                &[id, &status(code), error, retry, at_ms],
+            )
+            .await
+        }
+        DeliveryResult::Failed {
+            id,
+            status: code,
+            error,
+            retry_at_ms: None,
+            at_ms,
+        } => {
+            execute(
+                c,
+                "UPDATE deliveries SET state = 'failed', last_status = $2, last_error = $3,
+                     lease_until_ms = NULL, updated_at_ms = $4 WHERE id = $1",
+                &[id, &status(code), error, at_ms],
+            )
+            .await
+        }
+    }
+}
+
+async fn execute(c: &Client, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<(), StoreError> {
+    let statement = c.prepare_cached(sql).await.map_err(db)?;
+    c.execute(&statement, params).await.map_err(db)?;
+    Ok(())
+}

@@ -1,0 +1,268 @@
+use deadpool_postgres::ClientWrapper as Client;
+use tokio_postgres::Row;
+use tokio_postgres::types::ToSql;
+
+use super::errors::{db, internal};
+use crate::error::StoreError;
+use crate::model::*;
+use lendhub_domain::application::Application;
+use lendhub_domain::events::{Event, EventType};
+use lendhub_domain::ids::SandboxId;
+
+pub(crate) fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(internal)
+}
+
+pub(crate) fn get<'a, T: tokio_postgres::types::FromSql<'a>>(
+    row: &'a Row,
+    i: usize,
+) -> Result<T, StoreError> {
+    row.try_get(i).map_err(db)
+}
+
+pub(crate) fn sandbox_id(raw: &str) -> Result<SandboxId, StoreError> {
+    SandboxId::parse(raw).ok_or_else(|| internal("stored id is not a sandbox id"))
+}
+
+fn bytes<const N: usize>(raw: &[u8]) -> [u8; N] {
+    let mut out = [0u8; N];
+    if raw.len() == N {
+        out.copy_from_slice(raw);
+    }
+    out
+}
+
+async fn one(
+    c: &Client,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+) -> Result<Option<Row>, StoreError> {
+    let statement = c.prepare_cached(sql).await.map_err(db)?;
+    c.query_opt(&statement, params).await.map_err(db)
+}
+
+async fn all(
+    c: &Client,
+    sql: &str,
+    params: &[&(dyn ToSql + Sync)],
+) -> Result<Vec<Row>, StoreError> {
+    let statement = c.prepare_cached(sql).await.map_err(db)?;
+    c.query(&statement, params).await.map_err(db)
+}
+
+const CLIENT_COLUMNS: &str = "client_id, name, secret_hash, scopes, status, created_at_ms";
+
+fn client_row(r: &Row) -> Result<ClientRecord, StoreError> {
+    let status: &str = get(r, 4)?;
+    Ok(ClientRecord {
+        client_id: get(r, 0)?,
+        name: get(r, 1)?,
+        secret_hash: get(r, 2)?,
+        scopes: get(r, 3)?,
+        status: if status == "active" {
+            ClientStatus::Active
+        } else {
+            ClientStatus::Revoked
+        },
+        created_at_ms: get(r, 5)?,
+    })
+}
+
+pub async fn client(c: &Client, client_id: &str) -> Result<Option<ClientRecord>, StoreError> {
+    let sql = format!("SELECT {CLIENT_COLUMNS} FROM sandbox_clients WHERE client_id = $1");
+    one(c, &sql, &[&client_id])
+        .await?
+        .as_ref()
+        .map(client_row)
+        .transpose()
+}
+
+pub async fn clients(c: &Client) -> Result<Vec<ClientRecord>, StoreError> {
+    let sql =
+        format!("SELECT {CLIENT_COLUMNS} FROM sandbox_clients ORDER BY created_at_ms, client_id");
+    all(c, &sql, &[]).await?.iter().map(client_row).collect()
+}
+
+pub async fn token(c: &Client, selector: &[u8; 16]) -> Result<Option<TokenRecord>, StoreError> {
+    let row = one(
+        c,
+        "SELECT t.verifier_hash, t.client_id, t.scopes, t.expires_at_ms, t.created_at_ms
+         FROM sandbox_tokens t JOIN sandbox_clients c ON c.client_id = t.client_id
+         WHERE t.selector = $1 AND c.status = 'active'",
+        &[&&selector[..]],
+    )
+    .await?;
+    row.map(|r| {
+        Ok(TokenRecord {
+            selector: *selector,
+            verifier_hash: bytes(get::<&[u8]>(&r, 0)?),
+            client_id: get(&r, 1)?,
+            scopes: get(&r, 2)?,
+            expires_at_ms: get(&r, 3)?,
+            created_at_ms: get(&r, 4)?,
+        })
+    })
+    .transpose()
+}
+
+pub async fn application(
+    c: &Client,
+    owner: &str,
+    id: &str,
+) -> Result<Option<Application>, StoreError> {
+    let row = one(
+        c,
+        "SELECT body FROM applications WHERE id = $1 AND owner = $2",
+        &[&id, &owner],
+    )
+    .await?;
+    row.map(|r| from_json(get(&r, 0)?)).transpose()
+}
+
+pub async fn rendered_application(
+    c: &Client,
+    owner: &str,
+    id: &str,
+) -> Result<Option<String>, StoreError> {
+    let row = one(
+        c,
+        "SELECT rendered FROM applications WHERE id = $1 AND owner = $2",
+        &[&id, &owner],
+    )
+    .await?;
+    row.map(|r| get(&r, 0)).transpose()
+}
+
+/// Columns: id, owner, type, created_at_ms, body.
+fn event_row(r: &Row) -> Result<Event, StoreError> {
+    let kind: &str = get(r, 2)?;
+    Ok(Event {
+        id: sandbox_id(get(r, 0)?)?,
+        owner: get(r, 1)?,
+        event_type: EventType::parse(kind).ok_or_else(|| internal("unknown stored event type"))?,
+        created_at: lendhub_domain::clock::from_unix_ms(get(r, 3)?),
+        body: get(r, 4)?,
+    })
+}
+
+pub async fn event(c: &Client, owner: &str, id: &str) -> Result<Option<Event>, StoreError> {
+    let row = one(
+        c,
+        "SELECT id, owner, type, created_at_ms, body FROM events WHERE id = $1 AND owner = $2",
+        &[&id, &owner],
+    )
+    .await?;
+    row.as_ref().map(event_row).transpose()
+}
+
+/// Newest first; `starting_after` pages toward older events, `ending_before`
+/// toward newer. `seq` is per owner and assigned in commit order (see the
+/// migration), so a cursor never passes over an event that commits later.
+pub async fn list_events(c: &Client, owner: &str, q: &EventQuery) -> Result<EventPage, StoreError> {
+    let (bound, newer) = match (&q.starting_after, &q.ending_before) {
+        (Some(id), _) => (Some(id), false),
+        (None, Some(id)) => (Some(id), true),
+        (None, None) => (None, false),
+    };
+    let seq: Option<i64> = match bound {
+        Some(id) => {
+            let row = one(
+                c,
+                "SELECT seq FROM events WHERE id = $1 AND owner = $2",
+                &[id, &owner],
+            )
+            .await?;
+            match row {
+                Some(r) => Some(get(&r, 0)?),
+                None => return Ok(EventPage::UnknownCursor),
+            }
+        }
+        None => None,
+    };
+    // One statement per shape, so each is planned for the index it can use.
+    let (cmp, order) = if newer { (">", "ASC") } else { ("<", "DESC") };
+    let cursor = if seq.is_some() {
+        format!("AND seq {cmp} $2")
+    } else {
+        "AND $2::bigint IS NULL".to_owned()
+    };
+    let kind = if q.event_type.is_some() {
+        "AND type = $3"
+    } else {
+        "AND $3::text IS NULL"
+    };
+    let sql = format!(
+        "SELECT id, owner, type, created_at_ms, body FROM events
+         WHERE owner = $1 {cursor} {kind}
+         ORDER BY seq {order} LIMIT $4"
+    );
+    let fetch = i64::from(q.limit) + 1;
+    let mut events = all(c, &sql, &[&owner, &seq, &q.event_type, &fetch])
+        .await?
+        .iter()
+        .map(event_row)
+        .collect::<Result<Vec<_>, _>>()?;
+    let has_more = events.len() > q.limit as usize;
+    events.truncate(q.limit as usize);
+    if newer {
+        events.reverse();
+    }
+    Ok(EventPage::Page { events, has_more })
+}
+
+/// The owner's newest `seq`: per-owner sequences are never reused, so both
+/// additions and removals change it.
+pub async fn event_log_position(c: &Client, owner: &str) -> Result<Option<i64>, StoreError> {
+    let row = one(c, "SELECT max(seq) FROM events WHERE owner = $1", &[&owner]).await?;
+    match row {
+        Some(r) => get(&r, 0),
+        None => Ok(None),
+    }
+}
+
+pub async fn endpoints(c: &Client, owner: &str) -> Result<Vec<EndpointRecord>, StoreError> {
+    all(
+        c,
+        "SELECT body, sealed_secret FROM webhook_endpoints WHERE owner = $1 ORDER BY created_at_ms, id",
+        &[&owner],
+    )
+    .await?
+    .iter()
+    .map(|r| {
+        Ok(EndpointRecord {
+            endpoint: from_json(get(r, 0)?)?,
+            sealed_secret: get(r, 1)?,
+        })
+    })
+    .collect()
+}
+
+pub async fn idempotency(
+    c: &Client,
+    owner: &str,
+    key: &str,
+) -> Result<Option<IdempotencyRecord>, StoreError> {
+    let row = one(
+        c,
+        "SELECT fingerprint, status, body, created_at_ms FROM idempotency_keys WHERE owner = $1 AND key = $2",
+        &[&owner, &key],
+    )
+    .await?;
+    row.map(|r| {
+        let status: i32 = get(&r, 1)?;
+        Ok(IdempotencyRecord {
+            owner: owner.to_owned(),
+            key: key.to_owned(),
+            fingerprint: bytes(get::<&[u8]>(&r, 0)?),
+            status: u16::try_from(status).map_err(internal)?,
+            body: get(&r, 2)?,
+            created_at_ms: get(&r, 3)?,
+        })
+    })
+    .transpose()
+}
+
+pub async fn setting(c: &Client, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
+    let row = one(c, "SELECT value FROM settings WHERE name = $1", &[&name]).await?;
+    row.map(|r| get(&r, 0)).transpose()
+}
