@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh machine: installs what the tests need
-# (Stripe's Python library, used as an independent webhook-signature verifier),
-# then runs formatting, lints and every test.
+# (Stripe's Python library, used as an independent webhook-signature verifier;
+# PostgreSQL from Debian's packages), starts a throwaway PostgreSQL cluster on
+# loopback, then runs formatting, lints, and every test on both storage
+# backends. An unreachable database fails the run; nothing is skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +20,22 @@ export TEST_PYTHON="$PWD/$venv/bin/python"
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
-cargo test --workspace
+
+# A throwaway cluster, stopped and removed however the run ends.
+pgdata=$(mktemp -d /tmp/lendhub-pg.XXXXXX)
+pgport=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+cleanup() {
+    bash scripts/pg-cluster.sh stop "$pgdata" 2>/dev/null || true
+    rm -rf "$pgdata"
+}
+trap cleanup EXIT
+TEST_POSTGRES_URL=$(bash scripts/pg-cluster.sh start "$pgdata" "$pgport")
+export TEST_POSTGRES_URL
+
+echo "== every test, on SQLite (multi-instance tests use the PostgreSQL cluster)"
+TEST_BACKEND=sqlite cargo test --workspace
+echo "== the storage conformance suite and the HTTP suite again, on PostgreSQL"
+TEST_BACKEND=postgres cargo test -p lendhub-store --test conformance
+TEST_BACKEND=postgres cargo test -p lendhub --test api
 # The committed OpenAPI document must be valid OpenAPI 3.1.
 "$TEST_PYTHON" -m openapi_spec_validator docs/openapi/sandbox.json

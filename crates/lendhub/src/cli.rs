@@ -74,8 +74,8 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
     match command {
         Command::Serve => serve(config).await,
         Command::Migrate => {
-            crate::server::open_store(&config)?.close().await;
-            println!("migrations applied to {}", config.database_path().display());
+            crate::server::open_store(&config).await?.close().await;
+            println!("migrations applied to {}", config.database_label());
             Ok(())
         }
         Command::Sandbox {
@@ -85,7 +85,7 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
 }
 
 async fn clients(command: ClientsCommand, config: &Config) -> anyhow::Result<()> {
-    let store = crate::server::open_store(config)?;
+    let store = crate::server::open_store(config).await?;
     let now = SystemClock.now_ms();
     let result = match command {
         ClientsCommand::Create { name, scopes } => {
@@ -94,7 +94,7 @@ async fn clients(command: ClientsCommand, config: &Config) -> anyhow::Result<()>
             if scopes.is_empty() {
                 bail!("--scopes must name at least one scope");
             }
-            let key = crate::keys::load(config)?;
+            let key = crate::keys::load_checked(config, store.as_ref()).await?;
             let creds =
                 lendhub_sandbox::clients::create(store.as_ref(), &key, &name, &scopes, now).await?;
             println!(
@@ -136,9 +136,9 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let mut terminate =
         signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
     let mut interrupt = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
-    let store = crate::server::open_store(&config)?;
+    let store = crate::server::open_store(&config).await?;
     let fresh = store.list_clients().await?.is_empty();
-    let key = crate::keys::load(&config)?;
+    let key = crate::keys::load_checked(&config, store.as_ref()).await?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     if fresh {
         let creds = lendhub_sandbox::clients::create(
@@ -150,7 +150,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         )
         .await?;
         println!(
-            "A demo sandbox client was created for this new data directory. Its secret is shown only now:"
+            "A demo sandbox client was created for this new database. Its secret is shown only now:"
         );
         println!("  client_id     {}", creds.client_id);
         println!("  client_secret {}", creds.client_secret);

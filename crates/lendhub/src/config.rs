@@ -64,6 +64,33 @@ pub struct Secrets {
     pub master_key: Option<String>,
 }
 
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Database {
+    /// `postgres://…` selects PostgreSQL (several instances may share it);
+    /// unset, the embedded SQLite database in `data_dir` is used.
+    pub url: Option<String>,
+    /// PostgreSQL connections per instance.
+    pub pool_size: usize,
+    /// Connecting, or waiting for a free connection, gives up after this and
+    /// the request answers 503.
+    pub timeout_ms: u64,
+    /// The server cancels a statement running longer than this.
+    pub statement_timeout_ms: u64,
+}
+
+/// The URL carries a password: never print it.
+impl std::fmt::Debug for Database {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Database")
+            .field("url", &self.url.as_ref().map(|_| "<redacted>"))
+            .field("pool_size", &self.pool_size)
+            .field("timeout_ms", &self.timeout_ms)
+            .field("statement_timeout_ms", &self.statement_timeout_ms)
+            .finish()
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Log {
@@ -75,6 +102,7 @@ pub struct Log {
 #[serde(deny_unknown_fields)]
 pub struct Config {
     pub data_dir: PathBuf,
+    pub database: Database,
     pub sandbox: Sandbox,
     pub hub: Listener,
     pub sso: Listener,
@@ -89,6 +117,12 @@ impl Default for Config {
     fn default() -> Self {
         Self {
             data_dir: PathBuf::from("./data"),
+            database: Database {
+                url: None,
+                pool_size: 16,
+                timeout_ms: 2_000,
+                statement_timeout_ms: 10_000,
+            },
             sandbox: Sandbox {
                 addr: SocketAddr::from(([127, 0, 0, 1], 8081)),
                 public_url: None,
@@ -142,12 +176,20 @@ impl Config {
         if let Some(path) = file {
             figment = figment.merge(Toml::file_exact(path));
         }
-        figment.merge(
-            Env::prefixed("LENDHUB_")
-                .split("__")
-                // LENDHUB_CONFIG names the file; LENDHUB_LOG is the log filter.
-                .ignore(&["config", "log"]),
-        )
+        figment
+            .merge(
+                Env::prefixed("LENDHUB_")
+                    .split("__")
+                    // LENDHUB_CONFIG names the file; LENDHUB_LOG is the log
+                    // filter; LENDHUB_DATABASE_URL is handled below.
+                    .ignore(&["config", "log", "database_url"]),
+            )
+            // The conventional spelling, beside LENDHUB_DATABASE__URL.
+            .merge(
+                Env::prefixed("LENDHUB_")
+                    .only(&["database_url"])
+                    .map(|_| "database.url".into()),
+            )
     }
 
     pub fn load(file: Option<&Path>) -> Result<Self, Box<figment::Error>> {
@@ -155,6 +197,16 @@ impl Config {
         let invalid = |message: &str| Err(Box::new(figment::Error::from(message.to_owned())));
         if config.webhooks.lease_seconds == 0 {
             return invalid("webhooks.lease_seconds must be positive");
+        }
+        if let Some(url) = &config.database.url
+            && !(url.starts_with("postgres://") || url.starts_with("postgresql://"))
+        {
+            return invalid(
+                "database.url must be a postgres:// URL (leave it unset for the embedded SQLite database)",
+            );
+        }
+        if config.database.pool_size < 2 {
+            return invalid("database.pool_size must be at least 2");
         }
         if config.sandbox.token_ttl_seconds <= 0 {
             return invalid("sandbox.token_ttl_seconds must be positive");
@@ -164,6 +216,20 @@ impl Config {
 
     pub fn database_path(&self) -> PathBuf {
         self.data_dir.join("lendhub.db")
+    }
+
+    /// Where the data lives, for messages: never the password.
+    pub fn database_label(&self) -> String {
+        match self.database.url.as_deref().map(url::Url::parse) {
+            Some(Ok(u)) => format!(
+                "PostgreSQL {}:{}{}",
+                u.host_str().unwrap_or("localhost"),
+                u.port().unwrap_or(5432),
+                u.path()
+            ),
+            Some(Err(_)) => "PostgreSQL".to_owned(),
+            None => self.database_path().display().to_string(),
+        }
     }
 }
 
@@ -190,6 +256,26 @@ mod tests {
             assert_eq!(c.webhooks.allow_private_networks.len(), 2);
             assert!(!c.webhooks.https_only);
             assert_eq!(c.data_dir, PathBuf::from("/tmp/x"));
+            assert_eq!(c.database.url, None);
+            jail.set_env("LENDHUB_DATABASE__URL", "postgresql://db/x");
+            let c = Config::load(Some(Path::new("lendhub.toml"))).map_err(|e| *e)?;
+            assert_eq!(c.database.url.as_deref(), Some("postgresql://db/x"));
+            jail.set_env("LENDHUB_DATABASE_URL", "postgres://u:pw@db:6543/lendhub");
+            let c = Config::load(Some(Path::new("lendhub.toml"))).map_err(|e| *e)?;
+            assert_eq!(
+                c.database.url.as_deref(),
+                Some("postgres://u:pw@db:6543/lendhub")
+            );
+            assert_eq!(c.database_label(), "PostgreSQL db:6543/lendhub");
+            assert!(
+                !format!("{c:?}").contains("pw"),
+                "the password never prints"
+            );
+            jail.set_env("LENDHUB_DATABASE_URL", "mysql://db/lendhub");
+            let err = Config::load(Some(Path::new("lendhub.toml")))
+                .map(|_| ())
+                .unwrap_err();
+            assert!(err.to_string().contains("database.url"), "{err}");
             jail.set_env("LENDHUB_SANDBOX__ADDR", "not-an-address");
             let err = Config::load(Some(Path::new("lendhub.toml")))
                 .map(|_| ())

@@ -9,6 +9,8 @@ use anyhow::{Context, bail};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use lendhub_domain::crypto::MasterKey;
+use lendhub_store::Store;
+use subtle::ConstantTimeEq;
 
 use crate::config::Config;
 
@@ -28,6 +30,27 @@ pub fn load(config: &Config) -> anyhow::Result<MasterKey> {
         .with_context(|| format!("writing {}", path.display()))?;
     Ok(key)
 }
+
+/// The master key, checked against the database: the first instance records a
+/// value derived from its key, and an instance with any other key refuses to
+/// start rather than seal secrets the others cannot open.
+pub async fn load_checked(config: &Config, store: &dyn Store) -> anyhow::Result<MasterKey> {
+    let key = load(config)?;
+    let check = key.derive(CHECK_PURPOSE);
+    let recorded = store
+        .bind_setting("master_key_check", &check)
+        .await
+        .context("reading the master-key check")?;
+    if !bool::from(recorded.as_slice().ct_eq(&check[..])) {
+        bail!(
+            "{} was set up with a different master key; every instance must use the same secrets.master_key",
+            config.database_label()
+        );
+    }
+    Ok(key)
+}
+
+const CHECK_PURPOSE: &str = "lendhub/master-key-check/v1";
 
 fn decode(encoded: &str) -> anyhow::Result<MasterKey> {
     let bytes = STANDARD.decode(encoded.trim()).context("not base64")?;

@@ -13,6 +13,7 @@ use lendhub_domain::clock::Clock;
 use lendhub_domain::crypto::MasterKey;
 use lendhub_http::problem::{Renderer, render_problems};
 use lendhub_store::Store;
+use lendhub_store::postgres::{PgOptions, PgStore};
 use lendhub_store::sqlite::SqliteStore;
 use lendhub_webhooks::policy::NetworkPolicy;
 use lendhub_webhooks::sender::Sender;
@@ -86,11 +87,25 @@ fn ops_router(store: Arc<dyn Store>) -> Router {
         .route("/healthz", get(health))
 }
 
-pub fn open_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
+/// Opens the configured backend and applies pending migrations. The rest of
+/// the program sees only `Store`.
+pub async fn open_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
+    if let Some(url) = &config.database.url {
+        let options = PgOptions {
+            url: url.clone(),
+            pool_size: config.database.pool_size,
+            timeout: Duration::from_millis(config.database.timeout_ms),
+            statement_timeout: Duration::from_millis(config.database.statement_timeout_ms),
+        };
+        let store = PgStore::connect(&options)
+            .await
+            .with_context(|| format!("opening {}", config.database_label()))?;
+        return Ok(Arc::new(store));
+    }
     std::fs::create_dir_all(&config.data_dir)
         .with_context(|| format!("creating data directory {}", config.data_dir.display()))?;
     let store = SqliteStore::open(&config.database_path())
-        .with_context(|| format!("opening {}", config.database_path().display()))?;
+        .with_context(|| format!("opening {}", config.database_label()))?;
     Ok(Arc::new(store))
 }
 

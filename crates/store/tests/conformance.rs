@@ -16,8 +16,8 @@ use time::OffsetDateTime;
 
 const OWNER: &str = "pk_test_owner";
 
-/// The backend under test: SQLite unless `LENDHUB_TEST_BACKEND=postgres`, which
-/// needs `LENDHUB_TEST_POSTGRES_URL` (an admin URL; `scripts/test.sh` starts a
+/// The backend under test: SQLite unless `TEST_BACKEND=postgres`, which
+/// needs `TEST_POSTGRES_URL` (an admin URL; `scripts/test.sh` starts a
 /// throwaway cluster and sets both). A missing database fails loudly.
 enum Target {
     Sqlite(std::path::PathBuf),
@@ -32,10 +32,10 @@ struct Database {
 impl Database {
     async fn fresh() -> Database {
         let dir = tempfile::tempdir().unwrap();
-        let target = match std::env::var("LENDHUB_TEST_BACKEND").as_deref() {
+        let target = match std::env::var("TEST_BACKEND").as_deref() {
             Err(_) | Ok("sqlite") => Target::Sqlite(dir.path().join("t.db")),
             Ok("postgres") => Target::Postgres(fresh_postgres().await),
-            Ok(other) => panic!("unknown LENDHUB_TEST_BACKEND {other}"),
+            Ok(other) => panic!("unknown TEST_BACKEND {other}"),
         };
         Database { target, _dir: dir }
     }
@@ -59,9 +59,8 @@ impl Database {
 }
 
 async fn fresh_postgres() -> String {
-    let admin = std::env::var("LENDHUB_TEST_POSTGRES_URL").expect(
-        "LENDHUB_TEST_BACKEND=postgres needs LENDHUB_TEST_POSTGRES_URL; scripts/test.sh sets both",
-    );
+    let admin = std::env::var("TEST_POSTGRES_URL")
+        .expect("TEST_BACKEND=postgres needs TEST_POSTGRES_URL; scripts/test.sh sets both");
     let (client, connection) = tokio_postgres::connect(&admin, tokio_postgres::NoTls)
         .await
         .expect("the test PostgreSQL cluster is not reachable");

@@ -113,8 +113,8 @@ async fn health_openapi_and_fixtures() {
 #[tokio::test]
 async fn healthz_answers_503_when_the_database_does_not() {
     let app = App::spawn().await;
-    let db = rusqlite::Connection::open(app.config.database_path()).unwrap();
-    db.execute_batch("DROP TABLE schema_migrations").unwrap();
+    crate::support::database::execute_behind_the_back(&app.config, "DROP TABLE schema_migrations")
+        .await;
     let r = crate::support::reply(app.http.get(app.url("/healthz")).send().await.unwrap()).await;
     assert_error(&r, 503, "service_unavailable");
     // Liveness does not depend on the database.

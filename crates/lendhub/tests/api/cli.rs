@@ -7,11 +7,11 @@ use crate::support::process::{cli, client_token, launch};
 
 #[tokio::test]
 async fn clients_are_managed_from_the_cli_while_the_server_runs() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = launch(dir.path());
+    let site = crate::support::Site::new().await;
+    let server = launch(&site);
     let http = reqwest::Client::new();
     let created: Value = serde_json::from_str(&cli(
-        dir.path(),
+        &site,
         &[
             "sandbox",
             "clients",
@@ -28,7 +28,7 @@ async fn clients_are_managed_from_the_cli_while_the_server_runs() {
     assert!(id.starts_with("pk_test_") && secret.starts_with("sk_test_"));
     assert_eq!(created["scopes"], "sandbox:read");
     let token = client_token(&http, &server.base, id, secret).await;
-    let listed = cli(dir.path(), &["sandbox", "clients", "list"]);
+    let listed = cli(&site, &["sandbox", "clients", "list"]);
     assert!(
         listed
             .lines()
@@ -36,7 +36,7 @@ async fn clients_are_managed_from_the_cli_while_the_server_runs() {
         "{listed}"
     );
     assert!(!listed.contains(secret), "secrets are never listed");
-    cli(dir.path(), &["sandbox", "clients", "revoke", id]);
+    cli(&site, &["sandbox", "clients", "revoke", id]);
     let r = http
         .get(format!("{}/v1/fixtures", server.base))
         .bearer_auth(&token)
@@ -63,8 +63,8 @@ async fn clients_are_managed_from_the_cli_while_the_server_runs() {
 
 #[tokio::test]
 async fn sigterm_stops_the_server_gracefully() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut server = launch(dir.path());
+    let site = crate::support::Site::new().await;
+    let mut server = launch(&site);
     let pid = server.child.id().to_string();
     assert!(
         std::process::Command::new("kill")
@@ -76,7 +76,7 @@ async fn sigterm_stops_the_server_gracefully() {
     let status = server.child.wait().unwrap();
     assert!(status.success(), "exit after SIGTERM: {status}");
     // The data directory opens cleanly again, and the demo client is not re-created.
-    let again = launch(dir.path());
+    let again = launch(&site);
     assert!(
         !again
             .stdout

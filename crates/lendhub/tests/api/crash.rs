@@ -13,9 +13,9 @@ use crate::support::receiver::Receiver;
 
 #[tokio::test]
 async fn kill_9_loses_nothing_acknowledged() {
-    let dir = tempfile::tempdir().unwrap();
+    let site = crate::support::Site::new().await;
     let http = reqwest::Client::new();
-    let first = launch(dir.path());
+    let first = launch(&site);
     let (id, secret) = (
         credential(&first.stdout, "client_id"),
         credential(&first.stdout, "client_secret"),
@@ -79,7 +79,7 @@ async fn kill_9_loses_nothing_acknowledged() {
         acked.len()
     );
 
-    let second = launch(dir.path());
+    let second = launch(&site);
     let tok = token(&http, &second.base, &id, &secret).await;
     for app_id in &acked {
         let r = http
@@ -95,34 +95,8 @@ async fn kill_9_loses_nothing_acknowledged() {
         );
     }
     // Exactly once: one application.created event per stored application, no duplicates.
-    let mut created = Vec::new();
-    let mut cursor = String::new();
-    loop {
-        let page: Value = http
-            .get(format!(
-                "{}/v1/events?type=application.created&limit=100{cursor}",
-                second.base
-            ))
-            .bearer_auth(&tok)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        for e in page["data"].as_array().unwrap() {
-            created.push(e["data"]["object"]["id"].as_str().unwrap().to_owned());
-        }
-        if page["has_more"] != true {
-            break;
-        }
-        cursor = format!(
-            "&starting_after={}",
-            page["data"].as_array().unwrap().last().unwrap()["id"]
-                .as_str()
-                .unwrap()
-        );
-    }
+    let created =
+        crate::support::process::all_events(&http, &second.base, &tok, "application.created").await;
     let unique: std::collections::HashSet<_> = created.iter().cloned().collect();
     assert_eq!(
         unique.len(),

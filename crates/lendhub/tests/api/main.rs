@@ -11,6 +11,8 @@ mod crash;
 mod envelope;
 mod events;
 mod idempotency;
+mod instances;
+mod outage;
 mod payments;
 mod token;
 mod webhooks;

@@ -1,7 +1,7 @@
 use serde_json::{Value, json};
 
 use crate::support::receiver::{Receiver, stripe_verifies};
-use crate::support::{App, assert_error, eventually, test_config, uuidish};
+use crate::support::{App, Site, assert_error, eventually, test_config, uuidish};
 
 async fn register(app: &App, token: &str, url: &str, events: Value) -> Value {
     let r = app
@@ -63,10 +63,10 @@ async fn registration_returns_a_one_time_secret_and_validates_input() {
 
 #[tokio::test]
 async fn default_policy_refuses_plain_http_and_private_targets() {
-    let dir = tempfile::tempdir().unwrap();
-    let mut config = test_config(dir.path().to_path_buf());
+    let site = Site::new().await;
+    let mut config = test_config(&site);
     config.webhooks = lendhub::config::Config::default().webhooks;
-    let app = App::spawn_with(config, dir).await;
+    let app = App::spawn_with(config, site).await;
     let token = app.caller().await;
     let attempt =
         |url: &'static str| app.write(&token, "/v1/webhook-endpoints", json!({"url": url}));

@@ -98,7 +98,9 @@ async fn run(pool: Pool, mut rx: mpsc::Receiver<Msg>) {
                 next = rx.try_recv().ok();
             }
         }
-        if !jobs.is_empty() {
+        if jobs.is_empty() {
+            drop(slot);
+        } else {
             let pool = pool.clone();
             tokio::spawn(async move {
                 commit_batch(&pool, jobs).await;

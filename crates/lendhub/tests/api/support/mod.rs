@@ -1,11 +1,13 @@
 //! The test harness: a real server per test, a client for it, and a webhook
 //! receiver that records what it is sent.
 
+pub mod database;
 pub mod process;
 pub mod receiver;
 
-use std::path::PathBuf;
 use std::sync::Arc;
+
+pub use database::Site;
 
 use lendhub::config::Config;
 use lendhub::server::{Server, open_store, start};
@@ -25,7 +27,7 @@ pub struct App {
     pub http: reqwest::Client,
     pub clock: Arc<ShiftedClock>,
     pub config: Config,
-    pub _dir: tempfile::TempDir,
+    pub _site: Site,
 }
 
 pub struct Reply {
@@ -34,11 +36,13 @@ pub struct Reply {
     pub body: Value,
 }
 
-pub fn test_config(dir: PathBuf) -> Config {
+pub fn test_config(site: &Site) -> Config {
     let mut config = Config {
-        data_dir: dir,
+        data_dir: site.path().to_path_buf(),
         ..Config::default()
     };
+    config.database.url = site.database_url.clone();
+    config.database.pool_size = 8;
     config.sandbox.addr = "127.0.0.1:0".parse().unwrap();
     config.ops.addr = "127.0.0.1:0".parse().unwrap();
     config.webhooks.https_only = false;
@@ -48,11 +52,11 @@ pub fn test_config(dir: PathBuf) -> Config {
 
 impl App {
     pub async fn spawn() -> App {
-        let dir = tempfile::tempdir().unwrap();
-        Self::spawn_with(test_config(dir.path().to_path_buf()), dir).await
+        let site = Site::new().await;
+        Self::spawn_with(test_config(&site), site).await
     }
 
-    pub async fn spawn_with(config: Config, dir: tempfile::TempDir) -> App {
+    pub async fn spawn_with(config: Config, site: Site) -> App {
         let clock = ShiftedClock::new();
         let server = boot(&config, clock.clone()).await;
         App {
@@ -61,7 +65,7 @@ impl App {
             http: reqwest::Client::new(),
             clock,
             config,
-            _dir: dir,
+            _site: site,
         }
     }
 
@@ -192,8 +196,10 @@ impl App {
 }
 
 async fn boot(config: &Config, clock: Arc<ShiftedClock>) -> Server {
-    let store = open_store(config).unwrap();
-    let key = lendhub::keys::load(config).unwrap();
+    let store = open_store(config).await.unwrap();
+    let key = lendhub::keys::load_checked(config, store.as_ref())
+        .await
+        .unwrap();
     start(config, store, key, clock).await.unwrap()
 }
 

@@ -4,6 +4,8 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
 
+use super::Site;
+
 pub struct Process {
     pub child: Child,
     pub base: String,
@@ -19,14 +21,20 @@ impl Drop for Process {
     }
 }
 
+pub fn launch(site: &Site) -> Process {
+    launch_with(site, &[])
+}
+
+/// `lendhub serve` on `site`, with `extra` environment on top.
 #[expect(
     clippy::zombie_processes,
     reason = "Process::drop reaps the child on every path"
 )]
-pub fn launch(dir: &std::path::Path) -> Process {
+pub fn launch_with(site: &Site, extra: &[(&str, &str)]) -> Process {
     let mut child = Command::new(env!("CARGO_BIN_EXE_lendhub"))
         .arg("serve")
-        .env("LENDHUB_DATA_DIR", dir)
+        .envs(site.env())
+        .envs(extra.iter().copied())
         .env("LENDHUB_SANDBOX__ADDR", "127.0.0.1:0")
         .env("LENDHUB_OPS__ADDR", "127.0.0.1:0")
         .env("LENDHUB_WEBHOOKS__HTTPS_ONLY", "false")
@@ -74,11 +82,11 @@ pub fn credential(lines: &[String], name: &str) -> String {
         .to_owned()
 }
 
-/// Runs a `lendhub` CLI command against `dir`; returns its stdout.
-pub fn cli(dir: &std::path::Path, args: &[&str]) -> String {
+/// Runs a `lendhub` CLI command against `site`; returns its stdout.
+pub fn cli(site: &Site, args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_lendhub"))
         .args(args)
-        .env("LENDHUB_DATA_DIR", dir)
+        .envs(site.env())
         .output()
         .unwrap();
     assert!(
@@ -103,4 +111,37 @@ pub async fn client_token(http: &reqwest::Client, base: &str, id: &str, secret: 
         .as_str()
         .unwrap()
         .to_owned()
+}
+
+/// The object ids of every event of `kind`, paging through the whole log.
+pub async fn all_events(
+    http: &reqwest::Client,
+    base: &str,
+    token: &str,
+    kind: &str,
+) -> Vec<String> {
+    let mut ids = Vec::new();
+    let mut cursor = String::new();
+    loop {
+        let page: serde_json::Value = http
+            .get(format!("{base}/v1/events?type={kind}&limit=100{cursor}"))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let data = page["data"].as_array().unwrap();
+        for e in data {
+            ids.push(e["data"]["object"]["id"].as_str().unwrap().to_owned());
+        }
+        if page["has_more"] != true {
+            return ids;
+        }
+        cursor = format!(
+            "&starting_after={}",
+            data.last().unwrap()["id"].as_str().unwrap()
+        );
+    }
 }

@@ -1,0 +1,288 @@
+//! Several `lendhub serve` processes on one PostgreSQL database behave as one
+//! service: shared idempotency, tokens, revocations and outbox; a `kill -9`
+//! of one loses nothing acknowledged. These need PostgreSQL whatever the
+//! backend under test.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use parking_lot::Mutex;
+use serde_json::{Value, json};
+
+use crate::support::Site;
+use crate::support::process::{Process, cli, client_token, credential, launch_with};
+use crate::support::receiver::Receiver;
+
+/// Instances that share a database must share the master key.
+fn master_key() -> String {
+    let key = lendhub_domain::crypto::MasterKey::generate();
+    base64::engine::general_purpose::STANDARD.encode(key.as_bytes())
+}
+
+struct Pair {
+    a: Process,
+    b: Process,
+    client_id: String,
+    secret: String,
+}
+
+fn pair(site: &Site) -> Pair {
+    let key = master_key();
+    let env = [("LENDHUB_SECRETS__MASTER_KEY", key.as_str())];
+    // One after the other, so only the first creates the demo client.
+    let a = launch_with(site, &env);
+    let b = launch_with(site, &env);
+    Pair {
+        client_id: credential(&a.stdout, "client_id"),
+        secret: credential(&a.stdout, "client_secret"),
+        a,
+        b,
+    }
+}
+
+async fn register_endpoint(http: &reqwest::Client, base: &str, token: &str, url: &str) {
+    let r = http
+        .post(format!("{base}/v1/webhook-endpoints"))
+        .bearer_auth(token)
+        .header("Idempotency-Key", format!("endpoint-{url}"))
+        .json(&json!({"url": url, "enabled_events": ["application.created"]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+}
+
+fn created_id(body: &str) -> String {
+    serde_json::from_str::<Value>(body).unwrap()["data"]["object"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn two_instances_share_keys_tokens_revocations_and_the_outbox() {
+    let site = Site::postgres().await;
+    let p = pair(&site);
+    let http = reqwest::Client::new();
+    let token = client_token(&http, &p.a.base, &p.client_id, &p.secret).await;
+    let fixtures = http
+        .get(format!("{}/v1/fixtures", p.b.base))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        fixtures.status(),
+        200,
+        "a token from one instance works on the other"
+    );
+
+    let receiver = Receiver::start(&[]).await;
+    register_endpoint(&http, &p.b.base, &token, &receiver.url).await;
+
+    // The same key to both instances at once, twenty times over.
+    let mut races = Vec::new();
+    for n in 0..20 {
+        for base in [p.a.base.clone(), p.b.base.clone()] {
+            let (http, token) = (http.clone(), token.clone());
+            races.push(tokio::spawn(async move {
+                let r = http
+                    .post(format!("{base}/v1/applications"))
+                    .bearer_auth(&token)
+                    .header("Idempotency-Key", format!("race-key-{n}"))
+                    .json(&json!({"business": {"company_number": "00000401"}, "amount_pence": 10_000 + n}))
+                    .send()
+                    .await
+                    .unwrap();
+                let status = r.status().as_u16();
+                let body: Value = r.json().await.unwrap();
+                (n, status, body)
+            }));
+        }
+    }
+    let mut ids: HashMap<i64, HashSet<String>> = HashMap::new();
+    for race in races {
+        let (n, status, body) = race.await.unwrap();
+        match status {
+            201 => {
+                ids.entry(n)
+                    .or_default()
+                    .insert(body["id"].as_str().unwrap().to_owned());
+            }
+            409 => assert_eq!(
+                body["error"]["code"], "idempotency_key_in_progress",
+                "{body}"
+            ),
+            other => panic!("race {n}: {other} {body}"),
+        }
+    }
+    assert_eq!(ids.len(), 20, "every key created its application");
+    assert!(
+        ids.values().all(|s| s.len() == 1),
+        "one application per key, whichever instance answered: {ids:?}"
+    );
+
+    // Both workers share the outbox: each event is sent once.
+    let expected: HashSet<String> = ids.values().flatten().cloned().collect();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while receiver.count() < expected.len() && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    // Long enough for a second worker's duplicate to arrive, were there one.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let delivered: Vec<String> = receiver.all().iter().map(|r| created_id(&r.body)).collect();
+    assert_eq!(
+        delivered.len(),
+        expected.len(),
+        "no event sent twice: {delivered:?}"
+    );
+    assert_eq!(delivered.into_iter().collect::<HashSet<_>>(), expected);
+
+    // A revocation through either instance's database is seen by both.
+    cli(&site, &["sandbox", "clients", "revoke", &p.client_id]);
+    for base in [&p.a.base, &p.b.base] {
+        let r = http
+            .get(format!("{base}/v1/fixtures"))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 401, "revoked on {base}");
+    }
+}
+
+/// What a client behind a load balancer does: send to either instance and,
+/// when the connection fails, retry the same request with the same key on
+/// the other.
+async fn create(
+    http: &reqwest::Client,
+    bases: &[String; 2],
+    first: usize,
+    token: &str,
+    key: &str,
+    body: &Value,
+) -> Option<Value> {
+    for base in [&bases[first], &bases[1 - first]] {
+        let sent = http
+            .post(format!("{base}/v1/applications"))
+            .bearer_auth(token)
+            .header("Idempotency-Key", key)
+            .json(body)
+            .send()
+            .await;
+        match sent {
+            Ok(r) if r.status() == 201 => return r.json().await.ok(),
+            Ok(r) if r.status().is_server_error() || r.status() == 409 => continue,
+            Ok(r) => panic!("{key}: {}", r.status()),
+            Err(_) => continue,
+        }
+    }
+    None
+}
+
+#[tokio::test]
+async fn kill_9_of_one_instance_loses_nothing_acknowledged() {
+    let site = Site::postgres().await;
+    let p = pair(&site);
+    let http = reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let token = client_token(&http, &p.a.base, &p.client_id, &p.secret).await;
+    let receiver = Receiver::start(&[]).await;
+    register_endpoint(&http, &p.a.base, &token, &receiver.url).await;
+
+    let bases = [p.a.base.clone(), p.b.base.clone()];
+    let acknowledged = Arc::new(Mutex::new(Vec::<String>::new()));
+    let stop_at = Instant::now() + Duration::from_millis(3000);
+    let mut writers = Vec::new();
+    for w in 0..8usize {
+        let (http, bases, token, acked) = (
+            http.clone(),
+            bases.clone(),
+            token.clone(),
+            acknowledged.clone(),
+        );
+        writers.push(tokio::spawn(async move {
+            let mut n = 0usize;
+            while Instant::now() < stop_at {
+                n += 1;
+                let key = format!("load-{w}-{n}");
+                let body =
+                    json!({"business": {"company_number": "00000401"}, "amount_pence": 5_000 + n});
+                let Some(app) = create(&http, &bases, (w + n) % 2, &token, &key, &body).await
+                else {
+                    continue;
+                };
+                let id = app["id"].as_str().unwrap().to_owned();
+                acked.lock().push(id.clone());
+                // The rest of the mix: a read and an acceptance, on either instance.
+                let base = &bases[n % 2];
+                let _ = http
+                    .get(format!("{base}/v1/applications/{id}"))
+                    .bearer_auth(&token)
+                    .send()
+                    .await;
+                if n.is_multiple_of(3) {
+                    let _ = http
+                        .post(format!("{base}/v1/applications/{id}/accept"))
+                        .bearer_auth(&token)
+                        .header("Idempotency-Key", format!("accept-{key}"))
+                        .json(&json!({"bank_account": "bank_settle"}))
+                        .send()
+                        .await;
+                }
+            }
+        }));
+    }
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let Pair { a, b, .. } = p;
+    drop(a); // SIGKILL, mid-load
+    for w in writers {
+        w.await.unwrap();
+    }
+    let acked = acknowledged.lock().clone();
+    assert!(
+        acked.len() > 20,
+        "the load wrote too little: {}",
+        acked.len()
+    );
+
+    for id in &acked {
+        let r = http
+            .get(format!("{}/v1/applications/{id}", b.base))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200, "acknowledged application {id} was lost");
+    }
+    let created =
+        crate::support::process::all_events(&http, &b.base, &token, "application.created").await;
+    let stored: HashSet<String> = created.iter().cloned().collect();
+    assert_eq!(
+        stored.len(),
+        created.len(),
+        "an application was stored twice"
+    );
+    assert!(acked.iter().all(|id| stored.contains(id)));
+    // The survivor delivers everything, including what the dead instance had
+    // claimed (its leases lapse after a second).
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let delivered: HashSet<String> =
+            receiver.all().iter().map(|r| created_id(&r.body)).collect();
+        if delivered == stored {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} of {} events delivered",
+            delivered.len(),
+            stored.len()
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
