@@ -46,7 +46,8 @@ pub struct LoadConfig {
 }
 
 struct Shared {
-    target: Target,
+    /// Worker `i` uses `targets[i % len]`: several instances share the load evenly.
+    targets: Vec<Target>,
     scenario: Scenario,
     config: LoadConfig,
     start: Instant,
@@ -58,20 +59,20 @@ struct Shared {
 
 /// Runs the load and returns merged stats plus the measured wall time.
 pub async fn run(
-    target: Target,
+    targets: Vec<Target>,
     scenario: Scenario,
     config: LoadConfig,
 ) -> Result<(Stats, Duration)> {
     // Connect everything first so connection setup is not in the measurement.
     let mut senders = Vec::with_capacity(config.connections);
-    for _ in 0..config.connections {
-        senders.push(target.connect().await?);
+    for i in 0..config.connections {
+        senders.push(targets[i % targets.len()].connect().await?);
     }
     let start = Instant::now();
     let measure_start = start + config.warmup;
     let shared = Arc::new(Shared {
         end: measure_start + config.duration,
-        target,
+        targets,
         scenario,
         config,
         start,
@@ -104,7 +105,7 @@ async fn worker(id: usize, sender: Sender, shared: Arc<Shared>) -> Result<Stats>
     while let Some(slot) = next_slot(&shared, &mut stats).await {
         seq += 1;
         let request = shared.scenario.request(id, seq, &mut rng)?;
-        let outcome = send(&shared, &mut conn, request).await;
+        let outcome = send(&shared, id, &mut conn, request).await;
         let failed_connection = matches!(outcome, Outcome::Io(_));
         if slot.measured {
             stats.record(outcome, slot.origin.elapsed());
@@ -171,12 +172,14 @@ impl Slot {
 
 async fn send(
     shared: &Shared,
+    worker: usize,
     conn: &mut Option<Sender>,
     request: Request<Full<Bytes>>,
 ) -> Outcome {
     let exchange = async {
         if conn.as_ref().is_none_or(Sender::is_closed) {
-            *conn = Some(shared.target.connect().await?);
+            let target = &shared.targets[worker % shared.targets.len()];
+            *conn = Some(target.connect().await?);
         }
         let sender = conn.as_mut().context("no connection")?;
         sender.ready().await?;

@@ -24,7 +24,8 @@ use crate::target::Target;
     about = "Closed- and open-loop HTTP load generator for the lendhub sandbox API"
 )]
 struct Cli {
-    /// Base URL of the server (loopback only), e.g. http://127.0.0.1:8081
+    /// Base URL of the server (loopback only), e.g. http://127.0.0.1:8081;
+    /// several, comma-separated, spread the connections across instances.
     #[arg(long, default_value = "http://127.0.0.1:8081")]
     url: String,
     /// Concurrent keep-alive connections, one worker each.
@@ -77,21 +78,26 @@ fn main() -> ExitCode {
 
 fn run(cli: &Cli) -> Result<()> {
     let config = load_config(cli)?;
-    let target = Target::parse(&cli.url)?;
+    let targets = cli
+        .url
+        .split(',')
+        .map(Target::parse)
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let target = &targets[0];
     let inputs = Inputs {
         token: cli.token.as_deref(),
         app_id: cli.app_id.as_deref(),
         client_id: cli.client_id.as_deref(),
         client_secret: cli.client_secret.as_deref(),
     };
-    let scenario = Scenario::new(cli.scenario, &target, &inputs)?;
+    let scenario = Scenario::new(cli.scenario, target, &inputs)?;
 
     let mut runtime = tokio::runtime::Builder::new_multi_thread();
     if let Some(threads) = cli.threads {
         runtime.worker_threads(threads.max(1));
     }
     let runtime = runtime.enable_all().build().context("tokio runtime")?;
-    let (stats, elapsed) = runtime.block_on(load::run(target, scenario, config))?;
+    let (stats, elapsed) = runtime.block_on(load::run(targets, scenario, config))?;
 
     if let Some(first) = &stats.first_error {
         eprintln!(

@@ -1,10 +1,8 @@
--- The sandbox on PostgreSQL: the same tables as the SQLite schema, with two
--- differences that several writers on one database need:
---   * events carry a per-owner sequence assigned under a row lock on
---     event_heads, so an owner's events become visible in sequence order and a
---     cursor never skips an event that commits late;
---   * lendhub_require() turns "no row matched" into an error, so a write that
---     loses a race fails its whole job inside a pipelined group commit.
+-- The sandbox on PostgreSQL: the same tables as the SQLite schema, with one
+-- difference that several writers on one database need: events carry a
+-- per-owner sequence assigned under a row lock on event_heads, so an owner's
+-- events become visible in sequence order and a cursor never skips an event
+-- that commits late.
 
 CREATE TABLE sandbox_clients (
     client_id     TEXT PRIMARY KEY,
@@ -104,12 +102,3 @@ CREATE TABLE idempotency_keys (
     PRIMARY KEY (owner, key)
 );
 CREATE INDEX idempotency_keys_created ON idempotency_keys (created_at_ms);
-
-CREATE FUNCTION lendhub_require(matched boolean, reason text) RETURNS void
-LANGUAGE plpgsql AS $$
-BEGIN
-    IF NOT matched THEN
-        RAISE EXCEPTION '%', reason USING ERRCODE = 'LH409';
-    END IF;
-END
-$$;

@@ -1,15 +1,22 @@
 //! Group commit on PostgreSQL. Requests queue their write sets; a batcher takes
-//! everything queued (up to `MAX_BATCH`) and commits it as one transaction, each
-//! job inside its own savepoint so one job's failure does not touch the others.
+//! everything queued (up to `MAX_BATCH`) and commits it as one transaction:
 //!
-//! The batch is pipelined: every job's `SAVEPOINT`, statements and `RELEASE`
-//! are sent before the first answer is read, so a batch of hundreds of jobs
-//! costs a few round trips and one WAL flush. A job that fails (a taken
-//! idempotency key, a lost optimistic-concurrency check, which the schema turns
-//! into errors) poisons the statements sent after it; the batcher rolls back
-//! to that job's savepoint, answers it, and pipelines the rest again.
+//! 1. *checks*: claim every job's idempotency key and lock the rows its
+//!    conditions read (an application's version, a token's client), in one
+//!    global order so concurrent batches on any instance cannot deadlock;
+//! 2. *writes*: the rows of the jobs whose checks passed; jobs that failed
+//!    give back the keys they claimed;
+//! 3. the events of the jobs that passed, all in one statement that numbers
+//!    them in each owner's sequence (`writes::INSERT_EVENTS`), so the
+//!    per-owner lock keeping events in commit order is held only from there
+//!    to the commit;
+//! 4. `COMMIT`, one WAL flush for the whole batch.
 //!
-//! Replies go out only after `COMMIT` returns, so an acknowledged write is
+//! Each step is pipelined: all its statements are sent before the first
+//! answer is read, so a batch of hundreds of jobs costs a handful of round
+//! trips. A lost race is a check that matched no row, never an SQL error, so
+//! an error means a fault and fails the whole batch (nothing of it is kept).
+//! Replies go out only after `COMMIT` returns: an acknowledged write is
 //! durable. Up to `IN_FLIGHT` batches run at once on separate connections,
 //! so the next batch forms while one waits for its flush.
 
@@ -23,9 +30,11 @@ use futures_util::future::{MaybeDone, maybe_done};
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use super::errors;
-use super::writes::Statements;
+use super::writes::{self, Check, Param, Statements};
 use crate::error::{CommitError, StoreError};
-use crate::model::WriteSet;
+use crate::model::{Write, WriteSet};
+use lendhub_domain::events::Event;
+use tokio_postgres::Statement;
 
 const MAX_BATCH: usize = 256;
 const IN_FLIGHT: usize = 2;
@@ -139,82 +148,73 @@ async fn commit_batch(pool: &Pool, jobs: Vec<Job>) {
     }
 }
 
-type Step<'t> = Pin<Box<dyn Future<Output = Result<(), tokio_postgres::Error>> + Send + 't>>;
+type Step<'t> = Pin<Box<dyn Future<Output = Result<u64, tokio_postgres::Error>> + Send + 't>>;
 
-/// Runs the jobs and commits; `Err` means nothing of the batch is known to be
-/// stored, and every job gets it.
+fn step<'t>(tx: &'t Transaction<'_>, (statement, params): (Statement, Vec<Param<'t>>)) -> Step<'t> {
+    Box::pin(async move { tx.execute_raw(&statement, params).await })
+}
+
+/// Runs the batch and commits; `Err` means nothing of it is stored, and every
+/// job gets that error.
 async fn run_batch(
     tx: Transaction<'_>,
     sets: &[&WriteSet],
 ) -> Result<Vec<Result<(), CommitError>>, StoreError> {
     let statements = Statements::prepare(&tx).await?;
-    if let Some((lock, params)) = statements.lock_heads(sets) {
-        tx.execute_raw(&lock, params).await.map_err(errors::db)?;
+
+    let (checks, repeated) = writes::checks(sets);
+    let mut outcomes: Vec<Result<(), CommitError>> = sets.iter().map(|_| Ok(())).collect();
+    for job in repeated {
+        outcomes[job] = Err(CommitError::Conflict);
     }
-    let mut outcomes: Vec<Result<(), CommitError>> = Vec::with_capacity(sets.len());
-    // The job re-run once after losing a deadlock.
-    let mut retried = None;
-    while outcomes.len() < sets.len() {
-        let start = outcomes.len();
-        match pipeline(&tx, &statements, &sets[start..]).await? {
-            None => outcomes.extend((start..sets.len()).map(|_| Ok(()))),
-            Some((failed, error)) => {
-                // Jobs before the failed one are released into the transaction.
-                outcomes.extend((0..failed).map(|_| Ok(())));
-                tx.batch_execute("ROLLBACK TO SAVEPOINT job; RELEASE SAVEPOINT job")
-                    .await
-                    .map_err(errors::db)?;
-                // A lost deadlock released this job's locks; once is enough
-                // for the other transaction to finish.
-                if errors::lost_race(&error) && retried != Some(outcomes.len()) {
-                    retried = Some(outcomes.len());
-                    continue;
-                }
-                outcomes.push(Err(errors::commit(error)));
-            }
+    let steps = checks
+        .iter()
+        .map(|(_, check)| step(&tx, statements.check(check)))
+        .collect();
+    let mut claimed = vec![false; sets.len()];
+    for ((job, check), rows) in checks.iter().zip(in_order(steps).await) {
+        let passed = rows.map_err(errors::db)? == 1;
+        match (check, passed) {
+            (Check::Key(_), true) => claimed[*job] = true,
+            // A taken key is the answer whatever else failed: the caller replays.
+            (Check::Key(_), false) => outcomes[*job] = Err(CommitError::IdempotencyKeyTaken),
+            (_, false) if outcomes[*job].is_ok() => outcomes[*job] = Err(CommitError::Conflict),
+            _ => {}
         }
+    }
+
+    let mut steps = Vec::new();
+    for ((set, outcome), claimed) in sets.iter().zip(&outcomes).zip(claimed) {
+        match (outcome, &set.idempotency) {
+            (Ok(()), _) => steps.extend(statements.writes(set)?.into_iter().map(|s| step(&tx, s))),
+            (Err(_), Some(record)) if claimed => {
+                steps.push(step(&tx, statements.release_key(record)))
+            }
+            _ => {}
+        }
+    }
+    let events: Vec<&Event> = sets
+        .iter()
+        .zip(&outcomes)
+        .filter(|(_, outcome)| outcome.is_ok())
+        .flat_map(|(set, _)| set.writes.iter())
+        .filter_map(|w| match w {
+            Write::InsertEvent(e) => Some(e),
+            _ => None,
+        })
+        .collect();
+    steps.extend(statements.events(&events).map(|s| step(&tx, s)));
+    for result in in_order(steps).await {
+        result.map_err(errors::db)?;
     }
     tx.commit().await.map_err(errors::db)?;
     Ok(outcomes)
 }
 
-/// Sends every job at once; returns the first job that failed, and its error.
-async fn pipeline(
-    tx: &Transaction<'_>,
-    statements: &Statements,
-    sets: &[&WriteSet],
-) -> Result<Option<(usize, tokio_postgres::Error)>, StoreError> {
-    let mut owners = Vec::new();
-    let mut steps: Vec<Step<'_>> = Vec::new();
-    for (i, set) in sets.iter().enumerate() {
-        let job = statements.job(set)?;
-        owners.extend(std::iter::repeat_n(i, job.len() + 2));
-        steps.push(Box::pin(tx.batch_execute("SAVEPOINT job")));
-        for (statement, params) in job {
-            steps.push(Box::pin(async move {
-                tx.execute_raw(&statement, params).await.map(|_| ())
-            }));
-        }
-        steps.push(Box::pin(tx.batch_execute("RELEASE SAVEPOINT job")));
-    }
-    let failed = in_order(steps)
-        .await
-        .into_iter()
-        .zip(owners)
-        .find_map(|(result, job)| result.err().map(|e| (job, e)));
-    match failed {
-        // Only an error the server raised aborts what follows it; one raised
-        // in the driver (a parameter it could not encode, a lost connection)
-        // leaves later statements run, so nothing of the batch can be kept.
-        Some((_, e)) if e.as_db_error().is_none() => Err(errors::db(e)),
-        other => Ok(other),
-    }
-}
-
 /// Polls every step once, in order, before awaiting any: a step's first poll
 /// is what sends its request, so this fixes the order on the wire. Answers
 /// come back in that same order, so they are then awaited one by one.
-async fn in_order(steps: Vec<Step<'_>>) -> Vec<Result<(), tokio_postgres::Error>> {
+async fn in_order(steps: Vec<Step<'_>>) -> Vec<Result<u64, tokio_postgres::Error>> {
     let mut steps: Vec<MaybeDone<Step<'_>>> = steps.into_iter().map(maybe_done).collect();
     poll_fn(|cx| {
         for step in &mut steps {
@@ -227,7 +227,7 @@ async fn in_order(steps: Vec<Step<'_>>) -> Vec<Result<(), tokio_postgres::Error>
     for mut step in steps {
         (&mut step).await;
         // Awaited, a MaybeDone holds its output: take_output is always Some.
-        results.push(Pin::new(&mut step).take_output().unwrap_or(Ok(())));
+        results.push(Pin::new(&mut step).take_output().unwrap_or(Ok(0)));
     }
     results
 }

@@ -5,12 +5,7 @@
 use deadpool_postgres::PoolError;
 use tokio_postgres::error::SqlState;
 
-use crate::error::{CommitError, StoreError};
-
-/// Raised by `lendhub_require()` (see the migration) when a conditional write
-/// matched no row.
-const REQUIREMENT_FAILED: &str = "LH409";
-const IDEMPOTENCY_KEY: &str = "idempotency_keys_pkey";
+use crate::error::StoreError;
 
 pub(crate) fn db(e: tokio_postgres::Error) -> StoreError {
     // The driver's Display says only "db error"; the server's message is the useful part.
@@ -39,27 +34,6 @@ fn retryable(e: &tokio_postgres::Error) -> bool {
             matches!(class, "08" | "53" | "57" | "40") || *code == SqlState::LOCK_NOT_AVAILABLE
         }
     }
-}
-
-/// Worth re-running the job once in the same batch: it lost a deadlock.
-pub(crate) fn lost_race(e: &tokio_postgres::Error) -> bool {
-    e.code().is_some_and(|c| {
-        *c == SqlState::T_R_DEADLOCK_DETECTED || *c == SqlState::T_R_SERIALIZATION_FAILURE
-    })
-}
-
-pub(crate) fn commit(e: tokio_postgres::Error) -> CommitError {
-    if let Some(db_error) = e.as_db_error() {
-        if db_error.code().code() == REQUIREMENT_FAILED {
-            return CommitError::Conflict;
-        }
-        if *db_error.code() == SqlState::UNIQUE_VIOLATION
-            && db_error.constraint() == Some(IDEMPOTENCY_KEY)
-        {
-            return CommitError::IdempotencyKeyTaken;
-        }
-    }
-    CommitError::Store(db(e))
 }
 
 pub(crate) fn pool(e: PoolError) -> StoreError {

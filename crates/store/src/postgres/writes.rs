@@ -1,6 +1,9 @@
-//! Each `Write` as one SQL statement with owned parameters, so a whole group
-//! commit can be pipelined: every statement of every job is sent before the
-//! first answer is read.
+//! The SQL of a group commit, as statements with owned parameters so a whole
+//! batch can be pipelined (every statement sent before the first answer is
+//! read). A batch runs in two steps: first the *checks* — claim each job's
+//! idempotency key and lock the rows its conditions read — then the *writes*
+//! of the jobs whose checks passed. Nothing in the write step can fail for
+//! an expected reason, so a lost race never aborts the transaction.
 
 use deadpool_postgres::Transaction;
 use tokio_postgres::Statement;
@@ -10,24 +13,40 @@ use super::errors::{db, internal};
 use crate::error::StoreError;
 use crate::model::*;
 use lendhub_domain::clock::unix_ms;
-use lendhub_domain::events::ALL_EVENTS;
+use lendhub_domain::events::{ALL_EVENTS, Event};
 use lendhub_domain::webhook::EndpointStatus;
 
 pub(crate) type Param<'a> = Box<dyn ToSql + Sync + Send + 'a>;
 
-const INSERT_IDEMPOTENCY: &str =
+/// One row if the key is now ours; none if another request holds it. A key
+/// another transaction has inserted but not committed makes this wait for
+/// that transaction, so the answer is always final.
+const CLAIM_KEY: &str =
     "INSERT INTO idempotency_keys (owner, key, fingerprint, status, body, created_at_ms)
-     VALUES ($1, $2, $3, $4, $5, $6)";
+     VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (owner, key) DO NOTHING";
+
+/// Gives back a key claimed by a job that then failed another check.
+const RELEASE_KEY: &str = "DELETE FROM idempotency_keys WHERE owner = $1 AND key = $2";
+
+/// One row, now locked until commit, if the application is still at the
+/// version the update was computed from.
+const LOCK_APPLICATION: &str = "SELECT 1 FROM applications
+     WHERE id = $1 AND owner = $2 AND version = $3 FOR UPDATE";
+
+/// One row, share-locked until commit, if the client is active: a
+/// revocation committed anywhere either precedes this (no row) or waits.
+const LOCK_CLIENT: &str = "SELECT 1 FROM sandbox_clients
+     WHERE client_id = $1 AND status = 'active' FOR SHARE";
 
 const INSERT_APPLICATION: &str =
     "INSERT INTO applications (id, owner, status, version, created_at_ms, body, rendered)
      VALUES ($1, $2, $3, $4, $5, $6, $7)";
 
-const UPDATE_APPLICATION: &str = "WITH updated AS (
-         UPDATE applications SET status = $3, version = $4, body = $5, rendered = $6
-         WHERE id = $1 AND owner = $2 AND version = $4::bigint - 1
-         RETURNING 1)
-     SELECT lendhub_require(EXISTS (SELECT 1 FROM updated), 'application changed concurrently')";
+/// The row is locked by this transaction's check.
+const UPDATE_APPLICATION: &str =
+    "UPDATE applications SET status = $3, version = $4, body = $5, rendered = $6
+     WHERE id = $1 AND owner = $2";
 
 const INSERT_PAYMENT: &str = "INSERT INTO payments (id, owner, application_id, created_at_ms, body)
      VALUES ($1, $2, $3, $4, $5)";
@@ -35,88 +54,124 @@ const INSERT_PAYMENT: &str = "INSERT INTO payments (id, owner, application_id, c
 const INSERT_ENDPOINT: &str = "INSERT INTO webhook_endpoints (id, owner, status, enabled_events, sealed_secret, created_at_ms, body)
      VALUES ($1, $2, $3, $4, $5, $6, $7)";
 
-/// The event, its place in the owner's sequence (the head row is already
-/// locked by this transaction, see `lock_event_heads`) and its outbox rows,
-/// in one statement: an event is never stored without the deliveries it owes.
-const INSERT_EVENT: &str = "WITH head AS (
-         UPDATE event_heads SET last_seq = last_seq + 1 WHERE owner = $2 RETURNING last_seq),
+const INSERT_TOKEN: &str = "INSERT INTO sandbox_tokens (selector, verifier_hash, client_id, scopes, expires_at_ms, created_at_ms)
+     VALUES ($1, $2, $3, $4, $5, $6)";
+
+/// Every event a batch commits, in one statement, after its jobs: each
+/// owner's sequence head advances once by the batch's count for that owner
+/// (rows locked in owner order, so batches never wait on each other in a
+/// cycle), the events take the numbers in job order, and each gets its outbox
+/// rows. The head rows stay locked until COMMIT, so an owner's events become
+/// visible in sequence order: a cursor never passes an event that commits
+/// later. Taking them last keeps that lock to one statement and the commit.
+const INSERT_EVENTS: &str = "WITH batch AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[])
+             WITH ORDINALITY AS b (id, owner, type, at_ms, body, ord)),
+     heads AS (
+         INSERT INTO event_heads AS h (owner, last_seq)
+         SELECT owner, count(*) FROM batch GROUP BY owner ORDER BY owner
+         ON CONFLICT (owner) DO UPDATE SET last_seq = h.last_seq + excluded.last_seq
+         RETURNING owner, last_seq),
      stored AS (
          INSERT INTO events (owner, seq, id, type, created_at_ms, body)
-         SELECT $2, last_seq, $1, $3, $4, $5 FROM head)
+         SELECT b.owner,
+                h.last_seq - count(*) OVER w + row_number() OVER (w ORDER BY b.ord),
+                b.id, b.type, b.at_ms, b.body
+         FROM batch b JOIN heads h ON h.owner = b.owner
+         WINDOW w AS (PARTITION BY b.owner))
      INSERT INTO deliveries (event_id, endpoint_id, owner, state, attempt, first_due_ms, due_ms, updated_at_ms)
-     SELECT $1, w.id, $2, 'pending', 1, $4, $4, $4 FROM webhook_endpoints w
-     WHERE w.owner = $2 AND w.status = 'enabled'
-       AND ($3 = ANY (w.enabled_events) OR $6 = ANY (w.enabled_events))";
+     SELECT b.id, w.id, b.owner, 'pending', 1, b.at_ms, b.at_ms, b.at_ms
+     FROM batch b JOIN webhook_endpoints w ON w.owner = b.owner AND w.status = 'enabled'
+     WHERE b.type = ANY (w.enabled_events) OR $6 = ANY (w.enabled_events)";
 
-/// Conditional on the client, so a revocation committed anywhere wins.
-const INSERT_TOKEN: &str = "WITH inserted AS (
-         INSERT INTO sandbox_tokens (selector, verifier_hash, client_id, scopes, expires_at_ms, created_at_ms)
-         SELECT $1, $2, $3, $4, $5, $6
-         WHERE EXISTS (SELECT 1 FROM sandbox_clients WHERE client_id = $3 AND status = 'active')
-         RETURNING 1)
-     SELECT lendhub_require(EXISTS (SELECT 1 FROM inserted), 'client is not active')";
+/// A job's precondition, checked (and locked) before any job writes.
+pub(crate) enum Check<'a> {
+    /// Claim the job's idempotency key.
+    Key(&'a IdempotencyRecord),
+    /// The application is still at the version the update follows.
+    Version(&'a lendhub_domain::application::Application),
+    /// The token's client is still active.
+    ActiveClient(&'a str),
+}
 
-/// Locks (creating where needed) the sequence heads of the given owners, in
-/// sorted order. Every batch takes its heads first and in the same order, so
-/// two batches never wait on each other's heads in a cycle.
-const LOCK_EVENT_HEADS: &str = "INSERT INTO event_heads (owner, last_seq)
-     SELECT owner, 0 FROM unnest($1::text[]) AS owner ORDER BY owner
-     ON CONFLICT (owner) DO UPDATE SET last_seq = event_heads.last_seq";
+impl Check<'_> {
+    /// Checks run in this order in every batch on every instance, so two
+    /// batches that need the same rows take them in the same order and never
+    /// deadlock: keys, then applications, then clients, each sorted.
+    fn rank(&self) -> (u8, &str, &str) {
+        match self {
+            Check::Key(r) => (0, &r.owner, &r.key),
+            Check::Version(a) => (1, a.id.as_str(), ""),
+            Check::ActiveClient(id) => (2, id, ""),
+        }
+    }
+}
+
+/// The checks of a batch's jobs, each with its job's index, in lock order.
+/// A second update of one application within a batch cannot follow the first
+/// (it was computed from the same version): it is returned as failed.
+pub(crate) fn checks<'a>(sets: &[&'a WriteSet]) -> (Vec<(usize, Check<'a>)>, Vec<usize>) {
+    let mut checks = Vec::new();
+    let mut repeated = Vec::new();
+    let mut updated = std::collections::HashSet::new();
+    for (job, set) in sets.iter().enumerate() {
+        if let Some(record) = &set.idempotency {
+            checks.push((job, Check::Key(record)));
+        }
+        for write in &set.writes {
+            match write {
+                Write::UpdateApplication(r) => {
+                    if updated.insert(r.application.id.as_str()) {
+                        checks.push((job, Check::Version(&r.application)));
+                    } else {
+                        repeated.push(job);
+                    }
+                }
+                Write::InsertToken(t) => checks.push((job, Check::ActiveClient(&t.client_id))),
+                _ => {}
+            }
+        }
+    }
+    checks.sort_by(|(_, a), (_, b)| a.rank().cmp(&b.rank()));
+    (checks, repeated)
+}
 
 /// The prepared statements a batch uses, cached per connection.
 pub(crate) struct Statements {
-    idempotency: Statement,
+    claim_key: Statement,
+    release_key: Statement,
+    lock_application: Statement,
+    lock_client: Statement,
     insert_application: Statement,
     update_application: Statement,
     payment: Statement,
     endpoint: Statement,
-    event: Statement,
     token: Statement,
-    lock_heads: Statement,
+    events: Statement,
 }
 
 impl Statements {
     pub async fn prepare(tx: &Transaction<'_>) -> Result<Self, StoreError> {
         let p = |sql| async move { tx.prepare_cached(sql).await.map_err(db) };
         Ok(Self {
-            idempotency: p(INSERT_IDEMPOTENCY).await?,
+            claim_key: p(CLAIM_KEY).await?,
+            release_key: p(RELEASE_KEY).await?,
+            lock_application: p(LOCK_APPLICATION).await?,
+            lock_client: p(LOCK_CLIENT).await?,
             insert_application: p(INSERT_APPLICATION).await?,
             update_application: p(UPDATE_APPLICATION).await?,
             payment: p(INSERT_PAYMENT).await?,
             endpoint: p(INSERT_ENDPOINT).await?,
-            event: p(INSERT_EVENT).await?,
             token: p(INSERT_TOKEN).await?,
-            lock_heads: p(LOCK_EVENT_HEADS).await?,
+            events: p(INSERT_EVENTS).await?,
         })
     }
 
-    /// The head-locking statement for a batch, if any of its jobs adds events.
-    pub fn lock_heads<'a>(&self, sets: &[&'a WriteSet]) -> Option<(Statement, Vec<Param<'a>>)> {
-        let mut owners: Vec<&str> = sets
-            .iter()
-            .flat_map(|s| s.writes.iter())
-            .filter_map(|w| match w {
-                Write::InsertEvent(e) => Some(e.owner.as_str()),
-                _ => None,
-            })
-            .collect();
-        if owners.is_empty() {
-            return None;
-        }
-        owners.sort_unstable();
-        owners.dedup();
-        Some((self.lock_heads.clone(), vec![Box::new(owners)]))
-    }
-
-    /// The statements of one job, in order.
-    pub fn job<'a>(
-        &self,
-        set: &'a WriteSet,
-    ) -> Result<Vec<(Statement, Vec<Param<'a>>)>, StoreError> {
-        let mut out = Vec::with_capacity(set.writes.len() + 1);
-        if let Some(r) = &set.idempotency {
-            out.push((
-                self.idempotency.clone(),
+    /// A check as a statement: it passes when it touches one row.
+    pub fn check<'a>(&self, check: &Check<'a>) -> (Statement, Vec<Param<'a>>) {
+        match check {
+            Check::Key(r) => (
+                self.claim_key.clone(),
                 vec![
                     Box::new(r.owner.as_str()) as Param<'a>,
                     Box::new(r.key.as_str()),
@@ -125,12 +180,64 @@ impl Statements {
                     Box::new(r.body.as_slice()),
                     Box::new(r.created_at_ms),
                 ],
-            ));
+            ),
+            Check::Version(a) => (
+                self.lock_application.clone(),
+                vec![
+                    Box::new(a.id.as_str()) as Param<'a>,
+                    Box::new(a.owner.as_str()),
+                    Box::new(a.version - 1),
+                ],
+            ),
+            Check::ActiveClient(id) => (self.lock_client.clone(), vec![Box::new(*id) as Param<'a>]),
         }
-        for write in &set.writes {
-            out.push(self.write(write)?);
+    }
+
+    /// Gives back the key a failed job claimed.
+    pub fn release_key<'a>(&self, r: &'a IdempotencyRecord) -> (Statement, Vec<Param<'a>>) {
+        (
+            self.release_key.clone(),
+            vec![
+                Box::new(r.owner.as_str()) as Param<'a>,
+                Box::new(r.key.as_str()),
+            ],
+        )
+    }
+
+    /// The statement that stores a batch's events, if it has any.
+    pub fn events<'a>(&self, events: &[&'a Event]) -> Option<(Statement, Vec<Param<'a>>)> {
+        if events.is_empty() {
+            return None;
         }
-        Ok(out)
+        let ids: Vec<&str> = events.iter().map(|e| e.id.as_str()).collect();
+        let owners: Vec<&str> = events.iter().map(|e| e.owner.as_str()).collect();
+        let types: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
+        let at: Vec<i64> = events.iter().map(|e| unix_ms(e.created_at)).collect();
+        let bodies: Vec<&str> = events.iter().map(|e| e.body.as_str()).collect();
+        Some((
+            self.events.clone(),
+            vec![
+                Box::new(ids) as Param<'a>,
+                Box::new(owners),
+                Box::new(types),
+                Box::new(at),
+                Box::new(bodies),
+                Box::new(ALL_EVENTS),
+            ],
+        ))
+    }
+
+    /// The row writes of a job whose checks passed (its idempotency record is
+    /// already in; its events go with the batch's, see `events`).
+    pub fn writes<'a>(
+        &self,
+        set: &'a WriteSet,
+    ) -> Result<Vec<(Statement, Vec<Param<'a>>)>, StoreError> {
+        set.writes
+            .iter()
+            .filter(|w| !matches!(w, Write::InsertEvent(_)))
+            .map(|w| self.write(w))
+            .collect()
     }
 
     fn write<'a>(&self, write: &'a Write) -> Result<(Statement, Vec<Param<'a>>), StoreError> {
@@ -194,17 +301,11 @@ impl Statements {
                     ],
                 )
             }
-            Write::InsertEvent(e) => (
-                self.event.clone(),
-                vec![
-                    Box::new(e.id.as_str()) as Param<'a>,
-                    Box::new(e.owner.as_str()),
-                    Box::new(e.event_type.as_str()),
-                    Box::new(unix_ms(e.created_at)),
-                    Box::new(e.body.as_str()),
-                    Box::new(ALL_EVENTS),
-                ],
-            ),
+            Write::InsertEvent(_) => {
+                return Err(StoreError::Internal(
+                    "events are stored per batch, not per job".into(),
+                ));
+            }
             Write::InsertToken(t) => (
                 self.token.clone(),
                 vec![
