@@ -753,3 +753,26 @@ async fn concurrent_events_page_back_complete() {
         written
     );
 }
+
+/// Instances starting together on a new database: each migration runs once
+/// (a second run would fail on tables that already exist) and all come up.
+#[tokio::test]
+async fn instances_starting_at_once_migrate_once() {
+    let db = Database::fresh().await;
+    let (a, b, c, d) = tokio::join!(db.open(), db.open(), db.open(), db.open());
+    for store in [&a, &b, &c, &d] {
+        store.ping().await.unwrap();
+    }
+    a.commit(set(
+        vec![Write::InsertApplication(record(&application(5)))],
+        Some("k-after-migrate"),
+    ))
+    .await
+    .unwrap();
+    assert!(
+        d.idempotency(OWNER, "k-after-migrate")
+            .await
+            .unwrap()
+            .is_some()
+    );
+}

@@ -64,6 +64,11 @@ fn created_id(body: &str) -> String {
 #[tokio::test]
 async fn two_instances_share_keys_tokens_revocations_and_the_outbox() {
     let site = Site::postgres().await;
+    let migrated = cli(&site, &["migrate"]);
+    assert!(
+        migrated.contains("migrations applied to PostgreSQL"),
+        "{migrated}"
+    );
     let p = pair(&site);
     let http = reqwest::Client::new();
     let token = client_token(&http, &p.a.base, &p.client_id, &p.secret).await;
