@@ -97,3 +97,20 @@ fn invalid_configuration_names_the_key() {
     let stderr = String::from_utf8_lossy(&out.stderr).to_lowercase();
     assert!(stderr.contains("webhooks.https_only"), "{stderr}");
 }
+
+#[test]
+fn a_database_url_requiring_tls_is_refused_not_sent_in_clear() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lendhub"))
+        .arg("migrate")
+        .env("LENDHUB_DATA_DIR", tempfile::tempdir().unwrap().path())
+        .env(
+            "LENDHUB_DATABASE_URL",
+            "postgres://lendhub:secret-pw@127.0.0.1:1/lendhub?sslmode=require",
+        )
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("sslmode=require"), "{stderr}");
+    assert!(!stderr.contains("secret-pw"), "the password never prints: {stderr}");
+}

@@ -48,6 +48,13 @@ fn config(options: &PgOptions) -> Result<tokio_postgres::Config, StoreError> {
         .url
         .parse()
         .map_err(|e| StoreError::Internal(format!("database.url is not a PostgreSQL URL: {e}")))?;
+    if config.get_ssl_mode() == tokio_postgres::config::SslMode::Require {
+        return Err(StoreError::Internal(
+            "database.url asks for sslmode=require, but lendhub does not speak TLS to PostgreSQL; \
+             connect over a private network or a TLS-terminating proxy (docs/deployment.md)"
+                .into(),
+        ));
+    }
     if config.get_application_name().is_none() {
         config.application_name("lendhub");
     }
