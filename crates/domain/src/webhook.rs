@@ -14,6 +14,15 @@ pub enum EndpointStatus {
     Disabled,
 }
 
+impl EndpointStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndpointStatus::Enabled => "enabled",
+            EndpointStatus::Disabled => "disabled",
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WebhookEndpoint {
     pub id: SandboxId,

@@ -57,6 +57,19 @@ pub struct EventQuery {
     pub event_type: Option<String>,
 }
 
+impl EventQuery {
+    /// The event a page is anchored to, and whether the page runs toward newer
+    /// events (`ending_before`) rather than older ones (`starting_after`, which
+    /// wins when both are given).
+    pub fn anchor(&self) -> (Option<&str>, bool) {
+        match (&self.starting_after, &self.ending_before) {
+            (Some(id), _) => (Some(id), false),
+            (None, Some(id)) => (Some(id), true),
+            (None, None) => (None, false),
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum EventPage {
     Page {

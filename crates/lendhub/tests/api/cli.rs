@@ -112,5 +112,8 @@ fn a_database_url_requiring_tls_is_refused_not_sent_in_clear() {
     assert_eq!(out.status.code(), Some(1));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("sslmode=require"), "{stderr}");
-    assert!(!stderr.contains("secret-pw"), "the password never prints: {stderr}");
+    assert!(
+        !stderr.contains("secret-pw"),
+        "the password never prints: {stderr}"
+    );
 }

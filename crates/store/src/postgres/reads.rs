@@ -159,17 +159,13 @@ pub async fn event(c: &Client, owner: &str, id: &str) -> Result<Option<Event>, S
 /// toward newer. `seq` is per owner and assigned in commit order (see the
 /// migration), so a cursor never passes over an event that commits later.
 pub async fn list_events(c: &Client, owner: &str, q: &EventQuery) -> Result<EventPage, StoreError> {
-    let (bound, newer) = match (&q.starting_after, &q.ending_before) {
-        (Some(id), _) => (Some(id), false),
-        (None, Some(id)) => (Some(id), true),
-        (None, None) => (None, false),
-    };
+    let (bound, newer) = q.anchor();
     let seq: Option<i64> = match bound {
         Some(id) => {
             let row = one(
                 c,
                 "SELECT seq FROM events WHERE id = $1 AND owner = $2",
-                &[id, &owner],
+                &[&id, &owner],
             )
             .await?;
             match row {

@@ -14,7 +14,6 @@ use crate::error::StoreError;
 use crate::model::*;
 use lendhub_domain::clock::unix_ms;
 use lendhub_domain::events::{ALL_EVENTS, Event};
-use lendhub_domain::webhook::EndpointStatus;
 
 pub(crate) type Param<'a> = Box<dyn ToSql + Sync + Send + 'a>;
 
@@ -283,11 +282,7 @@ impl Statements {
             ),
             Write::InsertEndpoint(r) => {
                 let e = &r.endpoint;
-                let status = if e.status == EndpointStatus::Enabled {
-                    "enabled"
-                } else {
-                    "disabled"
-                };
+                let status = e.status.as_str();
                 (
                     self.endpoint.clone(),
                     vec![

@@ -97,11 +97,7 @@ fn event_seq(c: &Connection, owner: &str, id: &str) -> rusqlite::Result<Option<i
 
 /// Newest first; `starting_after` pages toward older events, `ending_before` toward newer.
 pub fn list_events(c: &Connection, owner: &str, q: &EventQuery) -> rusqlite::Result<EventPage> {
-    let (bound, newer) = match (&q.starting_after, &q.ending_before) {
-        (Some(id), _) => (Some(id), false),
-        (None, Some(id)) => (Some(id), true),
-        (None, None) => (None, false),
-    };
+    let (bound, newer) = q.anchor();
     let seq = match bound {
         Some(id) => match event_seq(c, owner, id)? {
             Some(seq) => Some(seq),

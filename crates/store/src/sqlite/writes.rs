@@ -5,7 +5,6 @@ use crate::error::CommitError;
 use crate::model::*;
 use lendhub_domain::clock::unix_ms;
 use lendhub_domain::events::{Event, subscribed};
-use lendhub_domain::webhook::EndpointStatus;
 
 pub fn insert_client(c: &Connection, client: &ClientRecord) -> rusqlite::Result<()> {
     c.execute(
@@ -122,11 +121,7 @@ fn apply_one(c: &Connection, write: &Write) -> Result<(), CommitError> {
         }
         Write::InsertEndpoint(r) => {
             let e = &r.endpoint;
-            let status = if e.status == EndpointStatus::Enabled {
-                "enabled"
-            } else {
-                "disabled"
-            };
+            let status = e.status.as_str();
             c.prepare_cached("INSERT INTO webhook_endpoints (id, owner, status, sealed_secret, created_at_ms, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
                 .and_then(|mut s| s.execute(params![e.id.as_str(), e.owner, status, r.sealed_secret, unix_ms(e.created_at), rows::to_json(e)?]))
                 .map_err(store)?;
