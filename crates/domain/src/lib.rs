@@ -12,6 +12,7 @@ pub mod fixtures;
 pub mod idempotency;
 pub mod ids;
 pub mod loan;
+pub mod partner;
 pub mod payment;
 pub mod scope;
 pub mod signature;

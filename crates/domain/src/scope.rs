@@ -1,6 +1,17 @@
-//! Sandbox scopes and scope strings (space-delimited, OAuth style).
+//! OAuth scopes and scope strings (space-delimited). Each surface has its own
+//! closed set of scopes; `ScopeSet` works for any of them.
 
 use std::collections::BTreeSet;
+
+/// A surface's scope vocabulary.
+pub trait Scope: Copy + Ord + 'static {
+    const ALL: &'static [Self];
+    fn as_str(self) -> &'static str;
+
+    fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|s| s.as_str() == raw)
+    }
+}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum SandboxScope {
@@ -8,48 +19,84 @@ pub enum SandboxScope {
     Write,
 }
 
-impl SandboxScope {
-    pub const ALL: [SandboxScope; 2] = [SandboxScope::Read, SandboxScope::Write];
+impl Scope for SandboxScope {
+    const ALL: &'static [Self] = &[SandboxScope::Read, SandboxScope::Write];
 
-    pub fn as_str(self) -> &'static str {
+    fn as_str(self) -> &'static str {
         match self {
             SandboxScope::Read => "sandbox:read",
             SandboxScope::Write => "sandbox:write",
         }
     }
+}
 
-    pub fn parse(raw: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|s| s.as_str() == raw)
+/// The live partner ring's scopes (hub seed, Authentication → Partner ring).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PartnerScope {
+    McpRead,
+    OpsRead,
+    AccountRead,
+    OwnerRead,
+}
+
+impl Scope for PartnerScope {
+    const ALL: &'static [Self] = &[
+        PartnerScope::McpRead,
+        PartnerScope::OpsRead,
+        PartnerScope::AccountRead,
+        PartnerScope::OwnerRead,
+    ];
+
+    fn as_str(self) -> &'static str {
+        match self {
+            PartnerScope::McpRead => "mcp.read",
+            PartnerScope::OpsRead => "ops.read",
+            PartnerScope::AccountRead => "account.read",
+            PartnerScope::OwnerRead => "owner.read",
+        }
     }
 }
 
 /// A set of scopes, rendered in a stable order.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ScopeSet(BTreeSet<SandboxScope>);
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScopeSet<S: Scope>(BTreeSet<S>);
 
-impl ScopeSet {
+pub type SandboxScopes = ScopeSet<SandboxScope>;
+pub type PartnerScopes = ScopeSet<PartnerScope>;
+
+impl<S: Scope> Default for ScopeSet<S> {
+    fn default() -> Self {
+        Self(BTreeSet::new())
+    }
+}
+
+impl<S: Scope> ScopeSet<S> {
     pub fn all() -> Self {
-        Self(SandboxScope::ALL.into_iter().collect())
+        Self(S::ALL.iter().copied().collect())
     }
 
     /// Parses a space-delimited list; `Err` names the first unknown scope.
     pub fn parse(raw: &str) -> Result<Self, String> {
         raw.split_ascii_whitespace()
-            .map(|s| SandboxScope::parse(s).ok_or_else(|| s.to_owned()))
+            .map(|s| S::parse(s).ok_or_else(|| s.to_owned()))
             .collect::<Result<BTreeSet<_>, _>>()
             .map(Self)
     }
 
-    pub fn contains(&self, scope: SandboxScope) -> bool {
+    pub fn contains(&self, scope: S) -> bool {
         self.0.contains(&scope)
     }
 
-    pub fn is_subset(&self, other: &ScopeSet) -> bool {
+    pub fn is_subset(&self, other: &Self) -> bool {
         self.0.is_subset(&other.0)
     }
 
     pub fn is_empty(&self) -> bool {
         self.0.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = S> + '_ {
+        self.0.iter().copied()
     }
 
     pub fn render(&self) -> String {
@@ -67,19 +114,22 @@ mod tests {
 
     #[test]
     fn parse_and_render_are_stable() {
-        let s = ScopeSet::parse("sandbox:write  sandbox:read").unwrap_or_default();
+        let s = SandboxScopes::parse("sandbox:write  sandbox:read").unwrap_or_default();
         assert_eq!(s.render(), "sandbox:read sandbox:write");
         assert_eq!(
-            ScopeSet::parse("sandbox:admin"),
+            SandboxScopes::parse("sandbox:admin"),
             Err("sandbox:admin".to_owned())
         );
-        assert!(ScopeSet::parse("").is_ok_and(|s| s.is_empty()));
+        assert!(SandboxScopes::parse("").is_ok_and(|s| s.is_empty()));
+        let p = PartnerScopes::parse("owner.read mcp.read").unwrap_or_default();
+        assert_eq!(p.render(), "mcp.read owner.read");
+        assert!(PartnerScopes::parse("sandbox:read").is_err());
     }
 
     #[test]
     fn subset() {
-        let read = ScopeSet::parse("sandbox:read").unwrap_or_default();
-        assert!(read.is_subset(&ScopeSet::all()));
-        assert!(!ScopeSet::all().is_subset(&read));
+        let read = SandboxScopes::parse("sandbox:read").unwrap_or_default();
+        assert!(read.is_subset(&SandboxScopes::all()));
+        assert!(!SandboxScopes::all().is_subset(&read));
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 use lendhub_domain::clock::{Clock, SystemClock};
-use lendhub_domain::scope::ScopeSet;
+use lendhub_domain::scope::SandboxScopes;
 use lendhub_store::ClientStatus;
 use serde_json::json;
 use tokio::signal::unix::{SignalKind, signal};
@@ -90,7 +90,7 @@ async fn clients(command: ClientsCommand, config: &Config) -> anyhow::Result<()>
     let result = match command {
         ClientsCommand::Create { name, scopes } => {
             let scopes =
-                ScopeSet::parse(&scopes).map_err(|s| anyhow::anyhow!("unknown scope {s}"))?;
+                SandboxScopes::parse(&scopes).map_err(|s| anyhow::anyhow!("unknown scope {s}"))?;
             if scopes.is_empty() {
                 bail!("--scopes must name at least one scope");
             }
@@ -145,7 +145,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             store.as_ref(),
             &key,
             "demo",
-            &ScopeSet::all(),
+            &SandboxScopes::all(),
             clock.now_ms(),
         )
         .await?;

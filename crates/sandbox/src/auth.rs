@@ -4,7 +4,7 @@
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use lendhub_domain::credentials::{parse_access_token, verifier_matches};
-use lendhub_domain::scope::{SandboxScope, ScopeSet};
+use lendhub_domain::scope::{SandboxScope, SandboxScopes, Scope};
 use lendhub_http::access_log::CallerSlot;
 use lendhub_http::headers::bearer_token;
 
@@ -37,7 +37,7 @@ async fn authenticate(
     if let Some(slot) = parts.extensions.get::<CallerSlot>() {
         slot.set(&record.client_id);
     }
-    if !ScopeSet::parse(&record.scopes)
+    if !SandboxScopes::parse(&record.scopes)
         .unwrap_or_default()
         .contains(needs)
     {

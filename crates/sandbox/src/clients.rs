@@ -4,7 +4,7 @@ use lendhub_domain::credentials::{
     Environment, NewClientCredentials, generate_client, hash_secret,
 };
 use lendhub_domain::crypto::MasterKey;
-use lendhub_domain::scope::ScopeSet;
+use lendhub_domain::scope::SandboxScopes;
 use lendhub_store::{ClientRecord, ClientStatus, Store, StoreError};
 
 pub fn pepper(master_key: &MasterKey) -> [u8; 32] {
@@ -16,7 +16,7 @@ pub async fn create(
     store: &dyn Store,
     master_key: &MasterKey,
     name: &str,
-    scopes: &ScopeSet,
+    scopes: &SandboxScopes,
     now_ms: i64,
 ) -> Result<NewClientCredentials, StoreError> {
     let creds = generate_client(Environment::Test);

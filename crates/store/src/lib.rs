@@ -70,12 +70,41 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<Vec<ClaimedDelivery>, StoreError>;
     async fn finish_delivery(&self, result: DeliveryResult) -> Result<(), StoreError>;
 
-    /// Drops idempotency records and tokens past their retention.
+    /// Drops idempotency records, and tokens and token revocations past their
+    /// retention.
     async fn prune(
         &self,
         idempotency_before_ms: i64,
         tokens_expired_before_ms: i64,
     ) -> Result<u64, StoreError>;
+
+    // Partner projects (the live partner ring).
+    async fn insert_partner_client(&self, client: PartnerClientRecord) -> Result<(), StoreError>;
+    async fn partner_client(
+        &self,
+        client_id: &str,
+    ) -> Result<Option<PartnerClientRecord>, StoreError>;
+    async fn list_partner_clients(&self) -> Result<Vec<PartnerClientRecord>, StoreError>;
+    /// `false` if no such client.
+    async fn update_partner_client(
+        &self,
+        client_id: &str,
+        change: PartnerClientChange,
+        now_ms: i64,
+    ) -> Result<bool, StoreError>;
+
+    // Token-signing keys.
+    /// The current and previous keys of `purpose`, current first.
+    async fn signing_keys(&self, purpose: &str) -> Result<Vec<SigningKeyRecord>, StoreError>;
+    /// Stores `key` as the current key of its purpose unless one exists
+    /// (instances starting together agree on one).
+    async fn ensure_signing_key(&self, key: SigningKeyRecord) -> Result<(), StoreError>;
+    /// Makes `key` current, the current key previous, and drops the previous one.
+    async fn rotate_signing_key(&self, key: SigningKeyRecord) -> Result<(), StoreError>;
+
+    // Revoked access tokens (JWTs cannot be recalled; their ids are listed).
+    async fn revoke_jwt(&self, token: RevokedToken) -> Result<(), StoreError>;
+    async fn jwt_revoked(&self, jti: &str) -> Result<bool, StoreError>;
 
     /// Flushes pending writes and stops background threads.
     async fn close(&self);

@@ -151,3 +151,67 @@ pub enum DeliveryResult {
         at_ms: i64,
     },
 }
+
+/// A project on the live partner ring.
+#[derive(Clone, Debug)]
+pub struct PartnerClientRecord {
+    pub client_id: String,
+    pub name: String,
+    pub secret_hash: Vec<u8>,
+    /// Space-delimited scopes the client may request.
+    pub scopes: String,
+    pub tier: lendhub_domain::partner::Tier,
+    pub status: lendhub_domain::partner::PartnerStatus,
+    pub created_at_ms: i64,
+}
+
+#[derive(Clone, Debug)]
+pub enum PartnerClientChange {
+    Status(lendhub_domain::partner::PartnerStatus),
+    SecretHash(Vec<u8>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyState {
+    /// Signs new tokens; one per purpose.
+    Current,
+    /// Verifies tokens issued before the last rotation.
+    Previous,
+}
+
+impl KeyState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            KeyState::Current => "current",
+            KeyState::Previous => "previous",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "current" => Some(KeyState::Current),
+            "previous" => Some(KeyState::Previous),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct SigningKeyRecord {
+    pub kid: String,
+    /// Which issuer uses it, e.g. `partner`.
+    pub purpose: String,
+    pub state: KeyState,
+    /// The private key, sealed with the master key.
+    pub sealed_private: Vec<u8>,
+    pub public_key: Vec<u8>,
+    pub created_at_ms: i64,
+}
+
+#[derive(Clone, Debug)]
+pub struct RevokedToken {
+    pub jti: String,
+    pub client_id: String,
+    pub expires_at_ms: i64,
+    pub revoked_at_ms: i64,
+}

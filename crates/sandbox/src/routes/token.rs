@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use lendhub_domain::credentials::{Environment, generate_access_token, secret_matches};
-use lendhub_domain::scope::ScopeSet;
+use lendhub_domain::scope::SandboxScopes;
 use lendhub_store::{CommitError, TokenRecord, Write, WriteSet};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -170,7 +170,7 @@ pub async fn issue(
         _ => return Err(invalid("unknown client or wrong secret")),
     };
     let client_id = client.client_id.clone();
-    let held = ScopeSet::parse(&client.scopes).unwrap_or_default();
+    let held = SandboxScopes::parse(&client.scopes).unwrap_or_default();
     let granted = match form
         .scope
         .as_deref()
@@ -179,7 +179,7 @@ pub async fn issue(
     {
         None => held,
         Some(requested) => {
-            let requested = ScopeSet::parse(requested).map_err(|unknown| {
+            let requested = SandboxScopes::parse(requested).map_err(|unknown| {
                 SandboxError::InvalidScope(format!("unknown scope {unknown}"))
             })?;
             if !requested.is_subset(&held) {

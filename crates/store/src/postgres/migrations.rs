@@ -18,6 +18,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "settings",
         include_str!("../../migrations/postgres/0002_settings.sql"),
     ),
+    (
+        3,
+        "partner",
+        include_str!("../../migrations/postgres/0003_partner.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -8,6 +8,7 @@ mod batch;
 mod errors;
 mod migrations;
 mod outbox;
+mod partner;
 mod reads;
 mod writes;
 
@@ -257,7 +258,59 @@ impl Store for PgStore {
             )
             .await
             .map_err(db)?;
-        Ok(keys + tokens)
+        let revocations = c
+            .execute(
+                "DELETE FROM revoked_tokens WHERE expires_at_ms < $1",
+                &[&tokens_expired_before_ms],
+            )
+            .await
+            .map_err(db)?;
+        Ok(keys + tokens + revocations)
+    }
+
+    async fn insert_partner_client(&self, client: PartnerClientRecord) -> Result<(), StoreError> {
+        partner::insert_client(&*self.conn().await?, &client).await
+    }
+
+    async fn partner_client(
+        &self,
+        client_id: &str,
+    ) -> Result<Option<PartnerClientRecord>, StoreError> {
+        partner::client(&*self.conn().await?, client_id).await
+    }
+
+    async fn list_partner_clients(&self) -> Result<Vec<PartnerClientRecord>, StoreError> {
+        partner::clients(&*self.conn().await?).await
+    }
+
+    async fn update_partner_client(
+        &self,
+        client_id: &str,
+        change: PartnerClientChange,
+        now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        partner::update_client(&*self.conn().await?, client_id, &change, now_ms).await
+    }
+
+    async fn signing_keys(&self, purpose: &str) -> Result<Vec<SigningKeyRecord>, StoreError> {
+        partner::signing_keys(&*self.conn().await?, purpose).await
+    }
+
+    async fn ensure_signing_key(&self, key: SigningKeyRecord) -> Result<(), StoreError> {
+        partner::ensure_key(&*self.conn().await?, &key).await
+    }
+
+    async fn rotate_signing_key(&self, key: SigningKeyRecord) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        partner::rotate_key(&mut conn, &key).await
+    }
+
+    async fn revoke_jwt(&self, token: RevokedToken) -> Result<(), StoreError> {
+        partner::revoke_jwt(&*self.conn().await?, &token).await
+    }
+
+    async fn jwt_revoked(&self, jti: &str) -> Result<bool, StoreError> {
+        partner::jwt_revoked(&*self.conn().await?, jti).await
     }
 
     async fn close(&self) {

@@ -17,6 +17,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "settings",
         include_str!("../../migrations/sqlite/0002_settings.sql"),
     ),
+    (
+        3,
+        "partner",
+        include_str!("../../migrations/sqlite/0003_partner.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -3,6 +3,7 @@
 
 mod migrations;
 mod outbox;
+mod partner;
 mod reads;
 mod rows;
 mod writer;
@@ -203,6 +204,61 @@ impl Store for SqliteStore {
                     .map_err(unavailable)
             })
             .await
+    }
+
+    async fn insert_partner_client(&self, client: PartnerClientRecord) -> Result<(), StoreError> {
+        self.writer
+            .run(move |c| partner::insert_client(c, &client).map_err(unavailable))
+            .await
+    }
+
+    async fn partner_client(
+        &self,
+        client_id: &str,
+    ) -> Result<Option<PartnerClientRecord>, StoreError> {
+        self.read(|c| partner::client(c, client_id))
+    }
+
+    async fn list_partner_clients(&self) -> Result<Vec<PartnerClientRecord>, StoreError> {
+        self.read(partner::clients)
+    }
+
+    async fn update_partner_client(
+        &self,
+        client_id: &str,
+        change: PartnerClientChange,
+        now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let id = client_id.to_owned();
+        self.writer
+            .run(move |c| partner::update_client(c, &id, &change, now_ms).map_err(unavailable))
+            .await
+    }
+
+    async fn signing_keys(&self, purpose: &str) -> Result<Vec<SigningKeyRecord>, StoreError> {
+        self.read(|c| partner::signing_keys(c, purpose))
+    }
+
+    async fn ensure_signing_key(&self, key: SigningKeyRecord) -> Result<(), StoreError> {
+        self.writer
+            .run(move |c| partner::ensure_key(c, &key).map_err(unavailable))
+            .await
+    }
+
+    async fn rotate_signing_key(&self, key: SigningKeyRecord) -> Result<(), StoreError> {
+        self.writer
+            .run(move |c| partner::rotate_key(c, &key).map_err(unavailable))
+            .await
+    }
+
+    async fn revoke_jwt(&self, token: RevokedToken) -> Result<(), StoreError> {
+        self.writer
+            .run(move |c| partner::revoke_jwt(c, &token).map_err(unavailable))
+            .await
+    }
+
+    async fn jwt_revoked(&self, jti: &str) -> Result<bool, StoreError> {
+        self.read(|c| partner::jwt_revoked(c, jti))
     }
 
     async fn close(&self) {

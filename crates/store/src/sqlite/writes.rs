@@ -49,7 +49,11 @@ pub fn prune(
         "DELETE FROM sandbox_tokens WHERE expires_at_ms < ?1",
         [tokens_expired_before_ms],
     )?;
-    Ok((keys + tokens) as u64)
+    let revocations = c.execute(
+        "DELETE FROM revoked_tokens WHERE expires_at_ms < ?1",
+        [tokens_expired_before_ms],
+    )?;
+    Ok((keys + tokens + revocations) as u64)
 }
 
 pub fn apply(c: &Connection, set: &WriteSet) -> Result<(), CommitError> {

@@ -12,7 +12,7 @@ pub use database::Site;
 use lendhub::config::Config;
 use lendhub::server::{Server, open_store, start};
 use lendhub_domain::clock::ShiftedClock;
-use lendhub_domain::scope::ScopeSet;
+use lendhub_domain::scope::SandboxScopes;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -92,7 +92,7 @@ impl App {
             server.store.as_ref(),
             &server.master_key,
             "test",
-            &ScopeSet::parse(scopes).unwrap(),
+            &SandboxScopes::parse(scopes).unwrap(),
             0,
         )
         .await

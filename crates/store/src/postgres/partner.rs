@@ -1,0 +1,179 @@
+//! Partner projects, signing keys and revoked tokens on PostgreSQL.
+
+use deadpool_postgres::ClientWrapper as Client;
+use tokio_postgres::Row;
+
+use super::errors::{db, internal};
+use super::reads::get;
+use crate::error::StoreError;
+use crate::model::*;
+use lendhub_domain::partner::{PartnerStatus, Tier};
+
+const CLIENT_COLUMNS: &str = "client_id, name, secret_hash, scopes, tier, status, created_at_ms";
+
+fn client_row(r: &Row) -> Result<PartnerClientRecord, StoreError> {
+    Ok(PartnerClientRecord {
+        client_id: get(r, 0)?,
+        name: get(r, 1)?,
+        secret_hash: get(r, 2)?,
+        scopes: get(r, 3)?,
+        tier: Tier::parse(get(r, 4)?).ok_or_else(|| internal("unknown stored tier"))?,
+        status: PartnerStatus::parse(get(r, 5)?)
+            .ok_or_else(|| internal("unknown stored partner status"))?,
+        created_at_ms: get(r, 6)?,
+    })
+}
+
+pub async fn insert_client(c: &Client, r: &PartnerClientRecord) -> Result<(), StoreError> {
+    c.execute(
+        "INSERT INTO partner_clients (client_id, name, secret_hash, scopes, tier, status, created_at_ms, updated_at_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
+        &[&r.client_id, &r.name, &r.secret_hash, &r.scopes, &r.tier.as_str(), &r.status.as_str(), &r.created_at_ms],
+    )
+    .await
+    .map_err(db)?;
+    Ok(())
+}
+
+pub async fn client(c: &Client, id: &str) -> Result<Option<PartnerClientRecord>, StoreError> {
+    let sql = format!("SELECT {CLIENT_COLUMNS} FROM partner_clients WHERE client_id = $1");
+    let statement = c.prepare_cached(&sql).await.map_err(db)?;
+    c.query_opt(&statement, &[&id])
+        .await
+        .map_err(db)?
+        .as_ref()
+        .map(client_row)
+        .transpose()
+}
+
+pub async fn clients(c: &Client) -> Result<Vec<PartnerClientRecord>, StoreError> {
+    let sql =
+        format!("SELECT {CLIENT_COLUMNS} FROM partner_clients ORDER BY created_at_ms, client_id");
+    c.query(&sql, &[])
+        .await
+        .map_err(db)?
+        .iter()
+        .map(client_row)
+        .collect()
+}
+
+pub async fn update_client(
+    c: &Client,
+    id: &str,
+    change: &PartnerClientChange,
+    now_ms: i64,
+) -> Result<bool, StoreError> {
+    let changed = match change {
+        PartnerClientChange::Status(s) => {
+            c.execute(
+                "UPDATE partner_clients SET status = $2, updated_at_ms = $3 WHERE client_id = $1",
+                &[&id, &s.as_str(), &now_ms],
+            )
+            .await
+        }
+        PartnerClientChange::SecretHash(h) => {
+            c.execute(
+                "UPDATE partner_clients SET secret_hash = $2, updated_at_ms = $3 WHERE client_id = $1",
+                &[&id, h, &now_ms],
+            )
+            .await
+        }
+    }
+    .map_err(db)?;
+    Ok(changed > 0)
+}
+
+pub async fn signing_keys(c: &Client, purpose: &str) -> Result<Vec<SigningKeyRecord>, StoreError> {
+    let statement = c
+        .prepare_cached(
+            "SELECT kid, purpose, state, sealed_private, public_key, created_at_ms FROM signing_keys
+             WHERE purpose = $1 ORDER BY state = 'current' DESC, created_at_ms DESC",
+        )
+        .await
+        .map_err(db)?;
+    c.query(&statement, &[&purpose])
+        .await
+        .map_err(db)?
+        .iter()
+        .map(|r| {
+            Ok(SigningKeyRecord {
+                kid: get(r, 0)?,
+                purpose: get(r, 1)?,
+                state: KeyState::parse(get(r, 2)?).ok_or_else(|| internal("unknown key state"))?,
+                sealed_private: get(r, 3)?,
+                public_key: get(r, 4)?,
+                created_at_ms: get(r, 5)?,
+            })
+        })
+        .collect()
+}
+
+const INSERT_CURRENT_KEY: &str =
+    "INSERT INTO signing_keys (kid, purpose, state, sealed_private, public_key, created_at_ms)
+     VALUES ($1, $2, 'current', $3, $4, $5)";
+
+pub async fn ensure_key(c: &Client, k: &SigningKeyRecord) -> Result<(), StoreError> {
+    // The partial unique index allows one current key per purpose.
+    c.execute(
+        &format!("{INSERT_CURRENT_KEY} ON CONFLICT DO NOTHING"),
+        &[
+            &k.kid,
+            &k.purpose,
+            &k.sealed_private,
+            &k.public_key,
+            &k.created_at_ms,
+        ],
+    )
+    .await
+    .map_err(db)?;
+    Ok(())
+}
+
+pub async fn rotate_key(c: &mut Client, k: &SigningKeyRecord) -> Result<(), StoreError> {
+    let tx = c.transaction().await.map_err(db)?;
+    tx.execute(
+        "DELETE FROM signing_keys WHERE purpose = $1 AND state = 'previous'",
+        &[&k.purpose],
+    )
+    .await
+    .map_err(db)?;
+    tx.execute(
+        "UPDATE signing_keys SET state = 'previous' WHERE purpose = $1 AND state = 'current'",
+        &[&k.purpose],
+    )
+    .await
+    .map_err(db)?;
+    tx.execute(
+        INSERT_CURRENT_KEY,
+        &[
+            &k.kid,
+            &k.purpose,
+            &k.sealed_private,
+            &k.public_key,
+            &k.created_at_ms,
+        ],
+    )
+    .await
+    .map_err(db)?;
+    tx.commit().await.map_err(db)
+}
+
+pub async fn revoke_jwt(c: &Client, t: &RevokedToken) -> Result<(), StoreError> {
+    c.execute(
+        "INSERT INTO revoked_tokens (jti, client_id, expires_at_ms, revoked_at_ms)
+         VALUES ($1, $2, $3, $4) ON CONFLICT (jti) DO NOTHING",
+        &[&t.jti, &t.client_id, &t.expires_at_ms, &t.revoked_at_ms],
+    )
+    .await
+    .map_err(db)?;
+    Ok(())
+}
+
+pub async fn jwt_revoked(c: &Client, jti: &str) -> Result<bool, StoreError> {
+    let statement = c
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = $1)")
+        .await
+        .map_err(db)?;
+    let row = c.query_one(&statement, &[&jti]).await.map_err(db)?;
+    get(&row, 0)
+}

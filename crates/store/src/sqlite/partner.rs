@@ -1,0 +1,138 @@
+//! Partner projects, signing keys and revoked tokens on SQLite.
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::model::*;
+use lendhub_domain::partner::{PartnerStatus, Tier};
+
+fn bad(what: &str) -> rusqlite::Error {
+    rusqlite::Error::FromSqlConversionFailure(
+        0,
+        rusqlite::types::Type::Text,
+        format!("stored {what} is not recognised").into(),
+    )
+}
+
+const CLIENT_COLUMNS: &str = "client_id, name, secret_hash, scopes, tier, status, created_at_ms";
+
+fn client_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PartnerClientRecord> {
+    let tier: String = r.get(4)?;
+    let status: String = r.get(5)?;
+    Ok(PartnerClientRecord {
+        client_id: r.get(0)?,
+        name: r.get(1)?,
+        secret_hash: r.get(2)?,
+        scopes: r.get(3)?,
+        tier: Tier::parse(&tier).ok_or_else(|| bad("tier"))?,
+        status: PartnerStatus::parse(&status).ok_or_else(|| bad("status"))?,
+        created_at_ms: r.get(6)?,
+    })
+}
+
+pub fn insert_client(c: &Connection, r: &PartnerClientRecord) -> rusqlite::Result<()> {
+    c.execute(
+        "INSERT INTO partner_clients (client_id, name, secret_hash, scopes, tier, status, created_at_ms, updated_at_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+        params![r.client_id, r.name, r.secret_hash, r.scopes, r.tier.as_str(), r.status.as_str(), r.created_at_ms],
+    )?;
+    Ok(())
+}
+
+pub fn client(c: &Connection, id: &str) -> rusqlite::Result<Option<PartnerClientRecord>> {
+    c.prepare_cached(&format!(
+        "SELECT {CLIENT_COLUMNS} FROM partner_clients WHERE client_id = ?1"
+    ))?
+    .query_row([id], client_row)
+    .optional()
+}
+
+pub fn clients(c: &Connection) -> rusqlite::Result<Vec<PartnerClientRecord>> {
+    c.prepare_cached(&format!(
+        "SELECT {CLIENT_COLUMNS} FROM partner_clients ORDER BY created_at_ms, client_id"
+    ))?
+    .query_map([], client_row)?
+    .collect()
+}
+
+pub fn update_client(
+    c: &Connection,
+    id: &str,
+    change: &PartnerClientChange,
+    now_ms: i64,
+) -> rusqlite::Result<bool> {
+    let changed = match change {
+        PartnerClientChange::Status(s) => c.execute(
+            "UPDATE partner_clients SET status = ?2, updated_at_ms = ?3 WHERE client_id = ?1",
+            params![id, s.as_str(), now_ms],
+        )?,
+        PartnerClientChange::SecretHash(h) => c.execute(
+            "UPDATE partner_clients SET secret_hash = ?2, updated_at_ms = ?3 WHERE client_id = ?1",
+            params![id, h, now_ms],
+        )?,
+    };
+    Ok(changed > 0)
+}
+
+pub fn signing_keys(c: &Connection, purpose: &str) -> rusqlite::Result<Vec<SigningKeyRecord>> {
+    c.prepare_cached(
+        "SELECT kid, purpose, state, sealed_private, public_key, created_at_ms FROM signing_keys
+         WHERE purpose = ?1 ORDER BY state = 'current' DESC, created_at_ms DESC",
+    )?
+    .query_map([purpose], |r| {
+        let state: String = r.get(2)?;
+        Ok(SigningKeyRecord {
+            kid: r.get(0)?,
+            purpose: r.get(1)?,
+            state: KeyState::parse(&state).ok_or_else(|| bad("key state"))?,
+            sealed_private: r.get(3)?,
+            public_key: r.get(4)?,
+            created_at_ms: r.get(5)?,
+        })
+    })?
+    .collect()
+}
+
+fn insert_key(c: &Connection, k: &SigningKeyRecord, or_ignore: bool) -> rusqlite::Result<()> {
+    let verb = if or_ignore {
+        "INSERT OR IGNORE"
+    } else {
+        "INSERT"
+    };
+    c.execute(
+        &format!(
+            "{verb} INTO signing_keys (kid, purpose, state, sealed_private, public_key, created_at_ms)
+             VALUES (?1, ?2, 'current', ?3, ?4, ?5)"
+        ),
+        params![k.kid, k.purpose, k.sealed_private, k.public_key, k.created_at_ms],
+    )?;
+    Ok(())
+}
+
+pub fn ensure_key(c: &Connection, k: &SigningKeyRecord) -> rusqlite::Result<()> {
+    insert_key(c, k, true)
+}
+
+pub fn rotate_key(c: &Connection, k: &SigningKeyRecord) -> rusqlite::Result<()> {
+    c.execute(
+        "DELETE FROM signing_keys WHERE purpose = ?1 AND state = 'previous'",
+        [&k.purpose],
+    )?;
+    c.execute(
+        "UPDATE signing_keys SET state = 'previous' WHERE purpose = ?1 AND state = 'current'",
+        [&k.purpose],
+    )?;
+    insert_key(c, k, false)
+}
+
+pub fn revoke_jwt(c: &Connection, t: &RevokedToken) -> rusqlite::Result<()> {
+    c.execute(
+        "INSERT OR IGNORE INTO revoked_tokens (jti, client_id, expires_at_ms, revoked_at_ms) VALUES (?1, ?2, ?3, ?4)",
+        params![t.jti, t.client_id, t.expires_at_ms, t.revoked_at_ms],
+    )?;
+    Ok(())
+}
+
+pub fn jwt_revoked(c: &Connection, jti: &str) -> rusqlite::Result<bool> {
+    c.prepare_cached("SELECT EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = ?1)")?
+        .query_row([jti], |r| r.get(0))
+}
