@@ -63,6 +63,13 @@ pub fn random_token(bytes: usize) -> String {
     URL_SAFE_NO_PAD.encode(buf)
 }
 
+/// `N` random bytes from the operating system's generator.
+pub fn random_bytes<const N: usize>() -> [u8; N] {
+    let mut buf = [0u8; N];
+    rand::fill(&mut buf[..]);
+    buf
+}
+
 /// Keyed hash for client secrets.
 pub fn hash_secret(pepper: &[u8; 32], secret: &str) -> [u8; 32] {
     let mut mac =

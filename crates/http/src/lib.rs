@@ -5,6 +5,7 @@
 pub mod access_log;
 pub mod headers;
 pub mod json;
+pub mod oauth_form;
 pub mod problem;
 pub mod request_id;
 

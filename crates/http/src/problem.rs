@@ -36,6 +36,8 @@ pub struct Problem {
     pub message: String,
     pub detail: Vec<FieldIssue>,
     pub headers: Vec<(HeaderName, HeaderValue)>,
+    /// When a retry may succeed, if known; also sent as `Retry-After` (seconds, rounded up).
+    pub retry_after_ms: Option<u64>,
 }
 
 impl Problem {
@@ -46,7 +48,16 @@ impl Problem {
             message: message.into(),
             detail: Vec::new(),
             headers: Vec::new(),
+            retry_after_ms: None,
         }
+    }
+
+    pub fn retry_after_ms(mut self, ms: u64) -> Self {
+        self.retry_after_ms = Some(ms);
+        self.with_header(
+            axum::http::header::RETRY_AFTER,
+            &ms.div_ceil(1000).max(1).to_string(),
+        )
     }
 
     pub fn with_detail(mut self, detail: Vec<FieldIssue>) -> Self {

@@ -1,4 +1,5 @@
-//! The command line: `serve`, `migrate`, and sandbox client administration.
+//! The command line: `serve`, `migrate`, and administration of sandbox
+//! clients, partners and signing keys.
 //! Administration talks to the database directly, so it works while the
 //! server runs.
 
@@ -44,6 +45,16 @@ pub enum Command {
         #[command(subcommand)]
         command: SandboxCommand,
     },
+    /// Administer partners on the live partner ring.
+    Partner {
+        #[command(subcommand)]
+        command: crate::partner_cli::PartnerCommand,
+    },
+    /// Token-signing keys.
+    Keys {
+        #[command(subcommand)]
+        command: crate::partner_cli::KeysCommand,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -81,6 +92,8 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Sandbox {
             command: SandboxCommand::Clients { command },
         } => clients(command, &config).await,
+        Command::Partner { command } => crate::partner_cli::partner(command, &config).await,
+        Command::Keys { command } => crate::partner_cli::keys(command, &config).await,
     }
 }
 
@@ -159,6 +172,10 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     println!(
         "sandbox listening on http://{} (public URL {})",
         server.sandbox_addr, server.sandbox_url
+    );
+    println!(
+        "hub listening on http://{} (public URL {})",
+        server.hub_addr, server.hub_url
     );
     println!(
         "ops listening on http://{} (/metrics, /healthz)",

@@ -91,6 +91,13 @@ impl std::fmt::Debug for Database {
     }
 }
 
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RestTier {
+    /// The hub's planned REST tier answers 503 on every path until this is on.
+    pub enabled: bool,
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Log {
@@ -105,6 +112,7 @@ pub struct Config {
     pub database: Database,
     pub sandbox: Sandbox,
     pub hub: Listener,
+    pub rest_tier: RestTier,
     pub sso: Listener,
     /// Prometheus metrics and health for operators, off the partner-facing port.
     pub ops: Listener,
@@ -129,6 +137,7 @@ impl Default for Config {
                 token_ttl_seconds: 3600,
             },
             hub: Listener::on([127, 0, 0, 1], 8080),
+            rest_tier: RestTier::default(),
             sso: Listener::on([127, 0, 0, 1], 8082),
             ops: Listener::on([127, 0, 0, 1], 9464),
             webhooks: Webhooks {

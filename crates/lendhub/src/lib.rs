@@ -5,5 +5,6 @@
 pub mod cli;
 pub mod config;
 pub mod keys;
+mod partner_cli;
 pub mod server;
 pub mod telemetry;

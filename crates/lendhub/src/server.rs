@@ -29,8 +29,11 @@ use crate::config::Config;
 
 pub struct Server {
     pub sandbox_addr: SocketAddr,
+    pub hub_addr: SocketAddr,
     pub ops_addr: SocketAddr,
     pub sandbox_url: String,
+    /// The hub's public base URL: the issuer of partner tokens.
+    pub hub_url: String,
     /// Wakes the outbox worker (tests poke it after moving the clock).
     pub outbox_wake: Arc<Notify>,
     pub store: Arc<dyn Store>,
@@ -141,6 +144,35 @@ pub async fn start(
     let sandbox_listener = TcpListener::bind(config.sandbox.addr)
         .await
         .with_context(|| format!("binding sandbox.addr {}", config.sandbox.addr))?;
+    let hub_listener = TcpListener::bind(config.hub.addr)
+        .await
+        .with_context(|| format!("binding hub.addr {}", config.hub.addr))?;
+    let hub_addr = hub_listener.local_addr()?;
+    let hub_url = config.hub.public_url(hub_addr);
+    let keys = lendhub_hub::KeyRing::load(
+        store.as_ref(),
+        &master_key,
+        lendhub_hub::PARTNER_KEYS,
+        clock.now_ms(),
+    )
+    .await
+    .context("loading the partner token-signing keys")?;
+    let hub_state = lendhub_hub::HubState::new(
+        store.clone(),
+        clock.clone(),
+        master_key.clone(),
+        Arc::new(keys),
+        lendhub_hub::Urls {
+            base: hub_url.clone(),
+        },
+        config.rest_tier.enabled,
+    );
+    let hub = surface(
+        lendhub_hub::router(hub_state),
+        "hub",
+        lendhub_hub::render_problem,
+    )
+    .layer(from_fn(lendhub_hub::hub_headers));
     let ops_listener = TcpListener::bind(config.ops.addr)
         .await
         .with_context(|| format!("binding ops.addr {}", config.ops.addr))?;
@@ -149,6 +181,7 @@ pub async fn start(
 
     let mut tasks = Vec::new();
     tasks.push(serve(sandbox_listener, sandbox, stop.clone()));
+    tasks.push(serve(hub_listener, hub, stop.clone()));
     tasks.push(serve(ops_listener, ops_router(store.clone()), stop.clone()));
     let outbox = Arc::new(Outbox {
         store: store.clone(),
@@ -167,6 +200,8 @@ pub async fn start(
             |u| u.as_str().trim_end_matches('/').to_owned(),
         ),
         sandbox_addr,
+        hub_addr,
+        hub_url,
         ops_addr,
         outbox_wake,
         store,

@@ -12,7 +12,7 @@ use parking_lot::Mutex;
 use serde_json::{Value, json};
 
 use crate::support::Site;
-use crate::support::process::{Process, cli, client_token, credential, launch_with};
+use crate::support::process::{Process, cli, cli_with, client_token, credential, launch_with};
 use crate::support::receiver::Receiver;
 
 /// Instances that share a database must share the master key.
@@ -24,17 +24,23 @@ fn master_key() -> String {
 struct Pair {
     a: Process,
     b: Process,
+    key: String,
     client_id: String,
     secret: String,
 }
 
 fn pair(site: &Site) -> Pair {
     let key = master_key();
-    let env = [("LENDHUB_SECRETS__MASTER_KEY", key.as_str())];
+    // Instances behind one balancer share the hub's public URL: the token issuer.
+    let env = [
+        ("LENDHUB_SECRETS__MASTER_KEY", key.as_str()),
+        ("LENDHUB_HUB__PUBLIC_URL", "http://hub.lendhub.test"),
+    ];
     // One after the other, so only the first creates the demo client.
     let a = launch_with(site, &env);
     let b = launch_with(site, &env);
     Pair {
+        key,
         client_id: credential(&a.stdout, "client_id"),
         secret: credential(&a.stdout, "client_secret"),
         a,
@@ -290,4 +296,138 @@ async fn kill_9_of_one_instance_loses_nothing_acknowledged() {
         );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+}
+
+async fn form(
+    http: &reqwest::Client,
+    url: String,
+    id: &str,
+    secret: &str,
+    form: &[(&str, &str)],
+) -> Value {
+    let r = http
+        .post(url)
+        .basic_auth(id, Some(secret))
+        .form(form)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let text = r.text().await.unwrap();
+    if text.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&text).unwrap()
+    }
+}
+
+/// Partner tokens from one instance are good on the other, a revocation on
+/// either is seen by both, and the CLI manages partners beside them.
+#[tokio::test]
+async fn partner_tokens_and_revocations_span_instances() {
+    let site = Site::postgres().await;
+    let p = pair(&site);
+    let http = reqwest::Client::new();
+    let key = [("LENDHUB_SECRETS__MASTER_KEY", p.key.as_str())];
+    let cli = |args: &[&str]| cli_with(&site, &key, args);
+    let created: Value = serde_json::from_str(&cli(&[
+        "partner",
+        "clients",
+        "create",
+        "--name",
+        "acme",
+        "--scopes",
+        "mcp.read ops.read",
+        "--tier",
+        "launch",
+    ]))
+    .unwrap();
+    assert_eq!(created["scopes"], "mcp.read ops.read");
+    assert_eq!(created["tier"], "launch");
+    let (id, secret) = (
+        created["client_id"].as_str().unwrap(),
+        created["client_secret"].as_str().unwrap(),
+    );
+    assert!(id.starts_with("pk_live_") && secret.starts_with("sk_live_"));
+    let listed = cli(&["partner", "clients", "list"]);
+    assert!(listed.contains(id) && !listed.contains(secret), "{listed}");
+
+    let token = form(
+        &http,
+        format!("{}/partner/v1/oauth/token", p.a.hub),
+        id,
+        secret,
+        &[("grant_type", "client_credentials")],
+    )
+    .await;
+    let token = token["access_token"].as_str().unwrap().to_owned();
+    let introspect = |base: String| {
+        let (http, token) = (http.clone(), token.clone());
+        async move {
+            form(
+                &http,
+                format!("{base}/partner/v1/oauth/introspect"),
+                id,
+                secret,
+                &[("token", &token)],
+            )
+            .await["active"]
+                .clone()
+        }
+    };
+    assert_eq!(
+        introspect(p.b.hub.clone()).await,
+        true,
+        "A's token is good on B"
+    );
+    form(
+        &http,
+        format!("{}/partner/v1/oauth/revoke", p.b.hub),
+        id,
+        secret,
+        &[("token", &token)],
+    )
+    .await;
+    assert_eq!(
+        introspect(p.a.hub.clone()).await,
+        false,
+        "B's revocation is seen by A"
+    );
+
+    // A rotated secret replaces the old one at once, on every instance.
+    let rotated: Value =
+        serde_json::from_str(&cli(&["partner", "clients", "rotate-secret", id])).unwrap();
+    let new_secret = rotated["client_secret"].as_str().unwrap();
+    let old = http
+        .post(format!("{}/partner/v1/oauth/token", p.b.hub))
+        .basic_auth(id, Some(secret))
+        .form(&[("grant_type", "client_credentials")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(old.status(), 401);
+    form(
+        &http,
+        format!("{}/partner/v1/oauth/token", p.a.hub),
+        id,
+        new_secret,
+        &[("grant_type", "client_credentials")],
+    )
+    .await;
+    // Suspension stops new tokens on both.
+    cli(&["partner", "clients", "suspend", id]);
+    for hub in [&p.a.hub, &p.b.hub] {
+        let r = http
+            .post(format!("{hub}/partner/v1/oauth/token"))
+            .basic_auth(id, Some(new_secret))
+            .form(&[("grant_type", "client_credentials")])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 403);
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["error"]["code"], "account_suspended");
+    }
+    let rotated_keys: Value = serde_json::from_str(&cli(&["keys", "rotate"])).unwrap();
+    assert_eq!(rotated_keys["keys"].as_array().unwrap().len(), 2);
 }

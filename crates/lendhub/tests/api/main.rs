@@ -13,6 +13,7 @@ mod events;
 mod idempotency;
 mod instances;
 mod outage;
+mod partner;
 mod payments;
 mod token;
 mod webhooks;

@@ -5,10 +5,9 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 use lendhub_domain::credentials::{Environment, generate_access_token, secret_matches};
 use lendhub_domain::scope::SandboxScopes;
+use lendhub_http::oauth_form::{self, AuthMethod, FormError};
 use lendhub_store::{CommitError, TokenRecord, Write, WriteSet};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -40,79 +39,26 @@ struct TokenForm {
     client_secret: Option<String>,
 }
 
-struct Form {
-    grant_type: Option<String>,
-    scope: Option<String>,
-    client_id: Option<String>,
-    client_secret: Option<String>,
-}
-
-fn parse_form(headers: &HeaderMap, body: &[u8]) -> Result<Form, SandboxError> {
-    let content_type = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    if !content_type
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .eq_ignore_ascii_case("application/x-www-form-urlencoded")
-    {
-        return Err(SandboxError::InvalidRequest(
+fn form_error(e: FormError) -> SandboxError {
+    match e {
+        FormError::ContentType => SandboxError::InvalidRequest(
             "the body must be application/x-www-form-urlencoded".into(),
-        ));
-    }
-    let mut form = Form {
-        grant_type: None,
-        scope: None,
-        client_id: None,
-        client_secret: None,
-    };
-    for (name, value) in form_urlencoded::parse(body) {
-        let slot = match name.as_ref() {
-            "grant_type" => &mut form.grant_type,
-            "scope" => &mut form.scope,
-            "client_id" => &mut form.client_id,
-            "client_secret" => &mut form.client_secret,
-            _ => continue,
-        };
-        if slot.is_some() {
-            return Err(SandboxError::InvalidRequest(format!(
-                "parameter {name} appears more than once"
-            )));
+        ),
+        FormError::Repeated(name) => {
+            SandboxError::InvalidRequest(format!("parameter {name} appears more than once"))
         }
-        *slot = Some(value.into_owned());
+        FormError::MalformedBasic => SandboxError::InvalidClient {
+            message: "malformed HTTP Basic credentials".into(),
+            basic: true,
+        },
+        FormError::BothMethods => SandboxError::InvalidRequest(
+            "send client credentials by HTTP Basic or in the body, not both".into(),
+        ),
+        FormError::MissingCredentials => SandboxError::InvalidClient {
+            message: "client authentication is required".into(),
+            basic: false,
+        },
     }
-    Ok(form)
-}
-
-fn basic_credentials(headers: &HeaderMap) -> Result<Option<(String, String)>, SandboxError> {
-    let Some(value) = headers.get(header::AUTHORIZATION) else {
-        return Ok(None);
-    };
-    let bad = || SandboxError::InvalidClient {
-        message: "malformed HTTP Basic credentials".into(),
-        basic: true,
-    };
-    let value = value.to_str().map_err(|_| bad())?;
-    let Some((scheme, encoded)) = value.split_once(' ') else {
-        return Err(bad());
-    };
-    if !scheme.eq_ignore_ascii_case("basic") {
-        return Err(bad());
-    }
-    let decoded = STANDARD.decode(encoded.trim()).map_err(|_| bad())?;
-    let decoded = String::from_utf8(decoded).map_err(|_| bad())?;
-    let (id, secret) = decoded.split_once(':').ok_or_else(bad)?;
-    // RFC 6749 §2.3.1: both parts are form-urlencoded before encoding.
-    let unescape = |s: &str| {
-        form_urlencoded::parse(format!("x={s}").as_bytes())
-            .next()
-            .map(|(_, v)| v.into_owned())
-            .unwrap_or_default()
-    };
-    Ok(Some((unescape(id), unescape(secret))))
 }
 
 /// Issue an access token (client-credentials grant).
@@ -126,30 +72,21 @@ pub async fn issue(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, SandboxError> {
-    let form = parse_form(&headers, &body)?;
+    let mut form = oauth_form::parse(
+        &headers,
+        &body,
+        &["grant_type", "scope", "client_id", "client_secret"],
+    )
+    .map_err(form_error)?;
     let grant = form
-        .grant_type
-        .as_deref()
+        .get("grant_type")
         .ok_or_else(|| SandboxError::InvalidRequest("grant_type is required".into()))?;
     if grant != "client_credentials" {
         return Err(SandboxError::UnsupportedGrantType);
     }
-    let basic = basic_credentials(&headers)?;
-    let (client_id, secret, via_basic) = match (basic, form.client_id, form.client_secret) {
-        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
-            return Err(SandboxError::InvalidRequest(
-                "send client credentials by HTTP Basic or in the body, not both".into(),
-            ));
-        }
-        (Some((id, secret)), None, None) => (id, secret, true),
-        (None, Some(id), Some(secret)) => (id, secret, false),
-        (None, _, _) => {
-            return Err(SandboxError::InvalidClient {
-                message: "client authentication is required".into(),
-                basic: false,
-            });
-        }
-    };
+    let credentials = oauth_form::client_credentials(&headers, &mut form).map_err(form_error)?;
+    let (client_id, secret) = (credentials.client_id, credentials.client_secret);
+    let via_basic = credentials.method == AuthMethod::Basic;
     let invalid = |message: &str| SandboxError::InvalidClient {
         message: message.into(),
         basic: via_basic,
@@ -172,8 +109,8 @@ pub async fn issue(
     let client_id = client.client_id.clone();
     let held = SandboxScopes::parse(&client.scopes).unwrap_or_default();
     let granted = match form
-        .scope
-        .as_deref()
+        .get("scope")
+        .map(String::as_str)
         .map(str::trim)
         .filter(|s| !s.is_empty())
     {

@@ -61,7 +61,7 @@ fn config(options: &PgOptions) -> Result<tokio_postgres::Config, StoreError> {
     }
     config.connect_timeout(options.timeout);
     let ours = format!(
-        "-c statement_timeout={} -c idle_in_transaction_session_timeout={}",
+        "-c statement_timeout={} -c idle_in_transaction_session_timeout={} -c client_min_messages=warning",
         options.statement_timeout.as_millis(),
         options.statement_timeout.as_millis() * 2,
     );

@@ -24,6 +24,9 @@ pub struct Client {
 pub struct App {
     pub server: Option<Server>,
     pub base: String,
+    /// Where the hub listener is reached (its public URL, the token issuer,
+    /// is `server().hub_url`: the same unless `hub.public_url` is set).
+    pub hub: String,
     pub http: reqwest::Client,
     pub clock: Arc<ShiftedClock>,
     pub config: Config,
@@ -44,6 +47,7 @@ pub fn test_config(site: &Site) -> Config {
     config.database.url = site.database_url.clone();
     config.database.pool_size = 8;
     config.sandbox.addr = "127.0.0.1:0".parse().unwrap();
+    config.hub.addr = "127.0.0.1:0".parse().unwrap();
     config.ops.addr = "127.0.0.1:0".parse().unwrap();
     config.webhooks.https_only = false;
     config.webhooks.allow_private_networks = vec!["127.0.0.0/8".parse().unwrap()];
@@ -61,6 +65,7 @@ impl App {
         let server = boot(&config, clock.clone()).await;
         App {
             base: format!("http://{}", server.sandbox_addr),
+            hub: format!("http://{}", server.hub_addr),
             server: Some(server),
             http: reqwest::Client::new(),
             clock,
@@ -69,7 +74,7 @@ impl App {
         }
     }
 
-    fn server(&self) -> &Server {
+    pub fn server(&self) -> &Server {
         self.server.as_ref().unwrap()
     }
 
@@ -78,6 +83,7 @@ impl App {
         self.server.take().unwrap().stop().await;
         let server = boot(&self.config, self.clock.clone()).await;
         self.base = format!("http://{}", server.sandbox_addr);
+        self.hub = format!("http://{}", server.hub_addr);
         self.server = Some(server);
     }
 

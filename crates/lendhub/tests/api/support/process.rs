@@ -9,6 +9,7 @@ use super::Site;
 pub struct Process {
     pub child: Child,
     pub base: String,
+    pub hub: String,
     pub ops: String,
     pub stdout: Vec<String>,
 }
@@ -36,6 +37,7 @@ pub fn launch_with(site: &Site, extra: &[(&str, &str)]) -> Process {
         .envs(site.env())
         .envs(extra.iter().copied())
         .env("LENDHUB_SANDBOX__ADDR", "127.0.0.1:0")
+        .env("LENDHUB_HUB__ADDR", "127.0.0.1:0")
         .env("LENDHUB_OPS__ADDR", "127.0.0.1:0")
         .env("LENDHUB_WEBHOOKS__HTTPS_ONLY", "false")
         .env("LENDHUB_WEBHOOKS__ALLOW_PRIVATE_NETWORKS", "127.0.0.0/8")
@@ -61,10 +63,15 @@ pub fn launch_with(site: &Site, extra: &[(&str, &str)]) -> Process {
                 .iter()
                 .find_map(|l: &String| address("sandbox listening on ", l))
                 .unwrap();
+            let hub = stdout
+                .iter()
+                .find_map(|l: &String| address("hub listening on ", l))
+                .unwrap();
             std::thread::spawn(move || for _ in lines {});
             return Process {
                 child,
                 base,
+                hub,
                 ops,
                 stdout,
             };
@@ -84,9 +91,15 @@ pub fn credential(lines: &[String], name: &str) -> String {
 
 /// Runs a `lendhub` CLI command against `site`; returns its stdout.
 pub fn cli(site: &Site, args: &[&str]) -> String {
+    cli_with(site, &[], args)
+}
+
+/// `cli`, with `extra` environment on top.
+pub fn cli_with(site: &Site, extra: &[(&str, &str)], args: &[&str]) -> String {
     let out = Command::new(env!("CARGO_BIN_EXE_lendhub"))
         .args(args)
         .envs(site.env())
+        .envs(extra.iter().copied())
         .output()
         .unwrap();
     assert!(

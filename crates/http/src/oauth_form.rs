@@ -1,0 +1,164 @@
+//! The parts of an OAuth 2.0 token-style request every surface parses the
+//! same way (RFC 6749 §2.3.1, §3.2): an `application/x-www-form-urlencoded`
+//! body whose parameters appear at most once, and client credentials sent
+//! either by HTTP Basic or in the body, never both.
+
+use std::collections::HashMap;
+
+use axum::http::{HeaderMap, header};
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+
+/// Why a form or its credentials were refused; each surface maps these onto
+/// its own error codes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FormError {
+    /// Not `application/x-www-form-urlencoded`.
+    ContentType,
+    /// A parameter appeared more than once.
+    Repeated(String),
+    /// An `Authorization` header that is not well-formed HTTP Basic.
+    MalformedBasic,
+    /// Credentials both by HTTP Basic and in the body.
+    BothMethods,
+    /// No client credentials at all.
+    MissingCredentials,
+}
+
+/// How the client authenticated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthMethod {
+    Basic,
+    Post,
+}
+
+#[derive(Debug, Clone)]
+pub struct ClientCredentials {
+    pub client_id: String,
+    pub client_secret: String,
+    pub method: AuthMethod,
+}
+
+/// The form's parameters among `wanted` (others are ignored, as RFC 6749 asks).
+pub fn parse(
+    headers: &HeaderMap,
+    body: &[u8],
+    wanted: &[&'static str],
+) -> Result<HashMap<&'static str, String>, FormError> {
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let essence = content_type.split(';').next().unwrap_or("").trim();
+    if !essence.eq_ignore_ascii_case("application/x-www-form-urlencoded") {
+        return Err(FormError::ContentType);
+    }
+    let mut form = HashMap::new();
+    for (name, value) in form_urlencoded::parse(body) {
+        let Some(&key) = wanted.iter().find(|w| **w == name) else {
+            continue;
+        };
+        if form.insert(key, value.into_owned()).is_some() {
+            return Err(FormError::Repeated(key.to_owned()));
+        }
+    }
+    Ok(form)
+}
+
+/// HTTP Basic credentials, if the request carries an `Authorization` header.
+pub fn basic(headers: &HeaderMap) -> Result<Option<(String, String)>, FormError> {
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
+        return Ok(None);
+    };
+    let bad = || FormError::MalformedBasic;
+    let value = value.to_str().map_err(|_| bad())?;
+    let (scheme, encoded) = value.split_once(' ').ok_or_else(bad)?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return Err(bad());
+    }
+    let decoded = STANDARD.decode(encoded.trim()).map_err(|_| bad())?;
+    let decoded = String::from_utf8(decoded).map_err(|_| bad())?;
+    let (id, secret) = decoded.split_once(':').ok_or_else(bad)?;
+    // RFC 6749 §2.3.1: both parts are form-urlencoded before encoding.
+    let unescape = |s: &str| {
+        form_urlencoded::parse(format!("x={s}").as_bytes())
+            .next()
+            .map(|(_, v)| v.into_owned())
+            .unwrap_or_default()
+    };
+    Ok(Some((unescape(id), unescape(secret))))
+}
+
+/// The client's credentials from HTTP Basic or from the form's `client_id`
+/// and `client_secret` (which the form must have been parsed for).
+pub fn client_credentials(
+    headers: &HeaderMap,
+    form: &mut HashMap<&'static str, String>,
+) -> Result<ClientCredentials, FormError> {
+    let basic = basic(headers)?;
+    let (id, secret) = (form.remove("client_id"), form.remove("client_secret"));
+    match (basic, id, secret) {
+        (Some(_), Some(_), _) | (Some(_), _, Some(_)) => Err(FormError::BothMethods),
+        (Some((client_id, client_secret)), None, None) => Ok(ClientCredentials {
+            client_id,
+            client_secret,
+            method: AuthMethod::Basic,
+        }),
+        (None, Some(client_id), Some(client_secret)) => Ok(ClientCredentials {
+            client_id,
+            client_secret,
+            method: AuthMethod::Post,
+        }),
+        (None, _, _) => Err(FormError::MissingCredentials),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn headers(auth: Option<&str>) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/x-www-form-urlencoded; charset=utf-8"),
+        );
+        if let Some(a) = auth {
+            h.insert(
+                header::AUTHORIZATION,
+                HeaderValue::from_str(a).unwrap_or(HeaderValue::from_static("")),
+            );
+        }
+        h
+    }
+
+    #[test]
+    fn basic_and_post_credentials_but_not_both() {
+        let wanted = &["grant_type", "client_id", "client_secret"];
+        // "a%3Ab:s" — an escaped colon inside the id.
+        let auth = format!("Basic {}", STANDARD.encode("a%3Ab:s"));
+        let mut form = parse(&headers(Some(&auth)), b"grant_type=x", wanted).unwrap_or_default();
+        let c = client_credentials(&headers(Some(&auth)), &mut form);
+        assert!(matches!(c, Ok(ref c) if c.client_id == "a:b" && c.method == AuthMethod::Basic));
+        let mut form =
+            parse(&headers(None), b"client_id=i&client_secret=s", wanted).unwrap_or_default();
+        assert!(
+            matches!(client_credentials(&headers(None), &mut form), Ok(c) if c.method == AuthMethod::Post)
+        );
+        let mut form = parse(&headers(Some(&auth)), b"client_id=i", wanted).unwrap_or_default();
+        assert_eq!(
+            client_credentials(&headers(Some(&auth)), &mut form).err(),
+            Some(FormError::BothMethods)
+        );
+        let mut form = HashMap::new();
+        assert_eq!(
+            client_credentials(&headers(None), &mut form).err(),
+            Some(FormError::MissingCredentials)
+        );
+        assert_eq!(
+            parse(&headers(None), b"grant_type=a&grant_type=b", wanted).err(),
+            Some(FormError::Repeated("grant_type".into()))
+        );
+    }
+}

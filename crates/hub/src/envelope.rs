@@ -1,0 +1,78 @@
+//! The hub error envelope (seed 001, Errors → Envelope):
+//! `{"error": {"code", "message", "type", "detail"?, "correlation_id",
+//! "retryable", "retry_after_ms"?}}`, plus the hub's headers:
+//! `x-service-request-id` and `X-Request-Id` on every response (a caller's
+//! own `X-Request-Id` is echoed), `X-Service-Correlation-Id` on errors.
+
+use axum::extract::Request;
+use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::Response;
+use lendhub_http::{Problem, RequestId};
+use serde_json::{Value, json};
+
+const X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+const CORRELATION: HeaderName = HeaderName::from_static("x-service-correlation-id");
+
+/// The correlation id of a request: its request id's unique part, `cor_`-prefixed.
+fn correlation_id(request_id: &RequestId) -> String {
+    let unique = request_id.0.strip_prefix("req_").unwrap_or(&request_id.0);
+    format!("cor_{unique}")
+}
+
+/// The master catalogue's `type` for a status.
+fn error_type(status: StatusCode) -> &'static str {
+    match status {
+        StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => "authentication_error",
+        StatusCode::TOO_MANY_REQUESTS => "rate_limit_error",
+        s if s.is_server_error() => "api_error",
+        _ => "invalid_request_error",
+    }
+}
+
+/// 429, 500 and 503 may succeed on retry with the same body and key; every
+/// other 4xx will not succeed unchanged (seed 001, Status map and retry).
+fn retryable(status: StatusCode) -> bool {
+    status == StatusCode::TOO_MANY_REQUESTS || status.is_server_error()
+}
+
+pub fn render(problem: &Problem, request_id: &RequestId) -> Value {
+    let mut error = json!({
+        "code": problem.code,
+        "message": problem.message,
+        "type": error_type(problem.status),
+        "correlation_id": correlation_id(request_id),
+        "retryable": retryable(problem.status),
+    });
+    if !problem.detail.is_empty() {
+        error["detail"] = json!(problem.detail);
+    }
+    if let Some(ms) = problem.retry_after_ms.filter(|_| retryable(problem.status)) {
+        error["retry_after_ms"] = json!(ms);
+    }
+    json!({ "error": error })
+}
+
+/// Sets the hub's id headers. Wraps the whole surface, outside the layer
+/// that assigns request ids, so it sees every response, timeouts included.
+pub async fn headers(request: Request, next: Next) -> Response {
+    let echoed = request.headers().get(&X_REQUEST_ID).cloned();
+    let mut response = next.run(request).await;
+    let Some(own) = response
+        .headers()
+        .get(lendhub_http::request_id::HEADER)
+        .cloned()
+    else {
+        return response;
+    };
+    if !response.status().is_success()
+        && let Ok(id) = own.to_str()
+        && let Ok(value) = HeaderValue::from_str(&correlation_id(&RequestId(id.to_owned())))
+    {
+        response.headers_mut().insert(CORRELATION, value);
+    }
+    response
+        .headers_mut()
+        .insert(X_REQUEST_ID, echoed.unwrap_or(own));
+    response
+}

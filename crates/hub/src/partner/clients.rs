@@ -1,0 +1,89 @@
+//! Partner projects: live credentials (`pk_live_…` / `sk_live_…`), the secret
+//! stored only as a keyed hash, and client authentication for the token plane.
+
+use lendhub_domain::credentials::{Environment, generate_client, hash_secret, secret_matches};
+use lendhub_domain::crypto::MasterKey;
+use lendhub_domain::partner::{PartnerStatus, Tier};
+use lendhub_domain::scope::PartnerScopes;
+use lendhub_http::oauth_form::ClientCredentials;
+use lendhub_store::{PartnerClientChange, PartnerClientRecord, Store, StoreError};
+
+use super::error::PartnerError;
+
+pub fn pepper(master_key: &MasterKey) -> [u8; 32] {
+    master_key.derive("partner-client-secret")
+}
+
+pub struct Created {
+    pub client_id: String,
+    /// The only copy in clear.
+    pub client_secret: String,
+}
+
+pub async fn create(
+    store: &dyn Store,
+    master_key: &MasterKey,
+    name: &str,
+    scopes: &PartnerScopes,
+    tier: Tier,
+    now_ms: i64,
+) -> Result<Created, StoreError> {
+    let creds = generate_client(Environment::Live);
+    store
+        .insert_partner_client(PartnerClientRecord {
+            client_id: creds.client_id.clone(),
+            name: name.to_owned(),
+            secret_hash: hash_secret(&pepper(master_key), &creds.client_secret).to_vec(),
+            scopes: scopes.render(),
+            tier,
+            status: PartnerStatus::Active,
+            created_at_ms: now_ms,
+        })
+        .await?;
+    Ok(Created {
+        client_id: creds.client_id,
+        client_secret: creds.client_secret,
+    })
+}
+
+/// A new secret for `client_id`; the old one stops working at once.
+pub async fn rotate_secret(
+    store: &dyn Store,
+    master_key: &MasterKey,
+    client_id: &str,
+    now_ms: i64,
+) -> Result<Option<String>, StoreError> {
+    let secret = generate_client(Environment::Live).client_secret;
+    let hash = hash_secret(&pepper(master_key), &secret).to_vec();
+    let changed = store
+        .update_partner_client(client_id, PartnerClientChange::SecretHash(hash), now_ms)
+        .await?;
+    Ok(changed.then_some(secret))
+}
+
+/// The active partner these credentials belong to. Test keys are refused:
+/// the key prefix must match the environment, and this is the live ring.
+pub async fn authenticate(
+    store: &dyn Store,
+    pepper: &[u8; 32],
+    creds: &ClientCredentials,
+) -> Result<PartnerClientRecord, PartnerError> {
+    let live = |key: &str| Environment::of_key(key) == Some(Environment::Live);
+    if !live(&creds.client_id) || !live(&creds.client_secret) {
+        return Err(PartnerError::InvalidApiKey(
+            "the partner ring takes live keys (pk_live_/sk_live_); test keys belong to the sandbox",
+        ));
+    }
+    let client = match store.partner_client(&creds.client_id).await? {
+        Some(c) if secret_matches(pepper, &creds.client_secret, &c.secret_hash) => c,
+        _ => {
+            return Err(PartnerError::InvalidApiKey(
+                "unknown client or wrong secret",
+            ));
+        }
+    };
+    if client.status == PartnerStatus::Suspended {
+        return Err(PartnerError::AccountSuspended);
+    }
+    Ok(client)
+}

@@ -1,0 +1,167 @@
+//! Every partner-ring failure and its stable code, status and message, in
+//! one place (seed 001, Errors and Authentication → Partner ring).
+
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use lendhub_http::oauth_form::FormError;
+use lendhub_http::{FieldIssue, Problem};
+use lendhub_store::StoreError;
+
+#[derive(Debug)]
+pub enum PartnerError {
+    /// No credentials: no `Authorization` header, no client credentials.
+    MissingApiKey,
+    /// Client credentials that are wrong, unknown, malformed or for the wrong environment.
+    InvalidApiKey(&'static str),
+    /// A bearer token that is malformed, forged, or not one of ours.
+    Unauthenticated(&'static str),
+    TokenExpired,
+    TokenRevoked,
+    AudienceMismatch,
+    /// The token lacks a scope the operation needs.
+    InsufficientScope(&'static str),
+    /// A token request asked for a scope the client does not hold.
+    ScopeNotGranted(String),
+    AccountSuspended,
+    MissingContentType,
+    UnsupportedMediaType,
+    Validation(Vec<FieldIssue>),
+    /// A planned-tier endpoint, not yet available.
+    PlannedTier,
+    Unavailable(String),
+    Internal(String),
+}
+
+/// What a 401 says in `WWW-Authenticate` beyond the resource metadata (which
+/// the partner router adds, knowing its URL).
+pub(crate) const CHALLENGE: &str = "Bearer";
+pub(crate) const CHALLENGE_INVALID_TOKEN: &str = "Bearer error=\"invalid_token\"";
+
+impl PartnerError {
+    pub fn problem(self) -> Problem {
+        use PartnerError::*;
+        fn p(status: StatusCode, code: &'static str, message: impl Into<String>) -> Problem {
+            Problem::new(status, code, message)
+        }
+        let unauthorized = |code, message: &str, challenge| {
+            p(StatusCode::UNAUTHORIZED, code, message)
+                .with_header(header::WWW_AUTHENTICATE, challenge)
+        };
+        match self {
+            MissingApiKey => unauthorized(
+                "missing_api_key",
+                "credentials are required: client credentials for the token plane, a bearer token elsewhere",
+                CHALLENGE,
+            ),
+            InvalidApiKey(why) => unauthorized("invalid_api_key", why, CHALLENGE),
+            Unauthenticated(why) => unauthorized("unauthenticated", why, CHALLENGE_INVALID_TOKEN),
+            TokenExpired => unauthorized(
+                "token_expired",
+                "the access token has expired; request a new one",
+                CHALLENGE_INVALID_TOKEN,
+            ),
+            TokenRevoked => unauthorized(
+                "token_revoked",
+                "the access token was revoked",
+                CHALLENGE_INVALID_TOKEN,
+            ),
+            AudienceMismatch => unauthorized(
+                "audience_mismatch",
+                "the access token was issued for another resource",
+                CHALLENGE_INVALID_TOKEN,
+            ),
+            InsufficientScope(scope) => p(
+                StatusCode::FORBIDDEN,
+                "insufficient_scope",
+                format!("this operation needs the {scope} scope"),
+            )
+            .with_header(
+                header::WWW_AUTHENTICATE,
+                &format!("Bearer error=\"insufficient_scope\", scope=\"{scope}\""),
+            ),
+            ScopeNotGranted(scope) => p(
+                StatusCode::FORBIDDEN,
+                "scope_not_granted",
+                format!("the client is not granted {scope}"),
+            ),
+            AccountSuspended => p(
+                StatusCode::FORBIDDEN,
+                "account_suspended",
+                "this partner account is suspended",
+            ),
+            MissingContentType => p(
+                StatusCode::BAD_REQUEST,
+                "missing_content_type",
+                "a Content-Type header is required",
+            ),
+            UnsupportedMediaType => p(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                "the body must be application/x-www-form-urlencoded",
+            ),
+            Validation(detail) => p(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "validation_failed",
+                "the request is invalid; see detail",
+            )
+            .with_detail(detail),
+            PlannedTier => p(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "service_unavailable",
+                "this endpoint belongs to the planned REST tier and is not available yet",
+            ),
+            Unavailable(m) => {
+                tracing::warn!(error = %m, "storage unavailable");
+                p(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "service_unavailable",
+                    "the service is temporarily unavailable; retry",
+                )
+                .retry_after_ms(1000)
+            }
+            Internal(m) => {
+                tracing::error!(error = %m, "internal error");
+                p(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal_error",
+                    "unexpected fault; idempotent calls may be retried",
+                )
+            }
+        }
+    }
+
+    pub fn invalid(field: &str, reason: &str) -> Self {
+        PartnerError::Validation(vec![FieldIssue::new(field, reason)])
+    }
+
+    /// A form that could not be read, for the endpoints that take one.
+    pub fn from_form(e: FormError, has_content_type: bool) -> Self {
+        match e {
+            FormError::ContentType if has_content_type => PartnerError::UnsupportedMediaType,
+            FormError::ContentType => PartnerError::MissingContentType,
+            FormError::Repeated(name) => PartnerError::invalid(&name, "duplicate"),
+            FormError::MalformedBasic => {
+                PartnerError::InvalidApiKey("malformed HTTP Basic credentials")
+            }
+            FormError::BothMethods => {
+                PartnerError::invalid("client_secret", "conflicts_with_basic_authentication")
+            }
+            FormError::MissingCredentials => PartnerError::MissingApiKey,
+        }
+    }
+}
+
+impl IntoResponse for PartnerError {
+    fn into_response(self) -> Response {
+        self.problem().into_response()
+    }
+}
+
+impl From<StoreError> for PartnerError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Unavailable(m) => PartnerError::Unavailable(m),
+            StoreError::Internal(m) => PartnerError::Internal(m),
+        }
+    }
+}

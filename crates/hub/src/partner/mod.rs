@@ -1,0 +1,95 @@
+//! The live partner ring under `/partner/v1`, and the hub's `/.well-known`
+//! metadata documents.
+
+pub mod clients;
+mod error;
+mod metadata;
+mod planned;
+mod token;
+pub mod tokens;
+
+use axum::Router;
+use axum::extract::State;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::middleware::map_response_with_state;
+use axum::response::Response;
+use axum::routing::get;
+use lendhub_http::Problem;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+pub use error::PartnerError;
+pub use planned::PATHS as PLANNED_PATHS;
+
+use crate::state::HubState;
+
+/// The partner ring's documented routes, each registered with its OpenAPI entry.
+pub fn api() -> OpenApiRouter<HubState> {
+    OpenApiRouter::new()
+        .routes(routes!(token::token))
+        .routes(routes!(token::introspect))
+        .routes(routes!(token::revoke))
+        .routes(routes!(metadata::jwks))
+}
+
+pub fn router(state: HubState) -> Router {
+    let rest_tier = planned::routes(state.rest_tier_enabled);
+    let (partner, _spec) = api().split_for_parts();
+    Router::new()
+        .route(
+            "/.well-known/oauth-authorization-server",
+            get(metadata::authorization_server),
+        )
+        .route(
+            "/.well-known/oauth-protected-resource",
+            get(metadata::protected_resource),
+        )
+        // RFC 9728 §3.1: the metadata of a resource with a path is also
+        // found under that path.
+        .route(
+            "/.well-known/oauth-protected-resource/partner/v1",
+            get(metadata::protected_resource),
+        )
+        .nest("/partner/v1", partner.merge(rest_tier))
+        .layer(map_response_with_state(state.clone(), challenge))
+        .with_state(state)
+}
+
+/// Completes every 401's `WWW-Authenticate` with where the resource's
+/// metadata lives (RFC 9728 §5.1), keeping what the error said about the token.
+async fn challenge(State(state): State<HubState>, mut response: Response) -> Response {
+    if response.status() != StatusCode::UNAUTHORIZED {
+        return response;
+    }
+    let url = metadata::protected_resource_url(&state);
+    let value = match response.extensions_mut().get_mut::<Problem>() {
+        Some(problem) => {
+            let said = problem
+                .headers
+                .iter()
+                .find(|(name, _)| name == header::WWW_AUTHENTICATE)
+                .and_then(|(_, v)| v.to_str().ok())
+                .and_then(|v| v.strip_prefix("Bearer"))
+                .map(|rest| rest.trim().to_owned())
+                .unwrap_or_default();
+            problem
+                .headers
+                .retain(|(name, _)| name != header::WWW_AUTHENTICATE);
+            if said.is_empty() {
+                format!("Bearer resource_metadata=\"{url}\"")
+            } else {
+                format!("Bearer resource_metadata=\"{url}\", {said}")
+            }
+        }
+        None => format!("Bearer resource_metadata=\"{url}\""),
+    };
+    if let Ok(v) = HeaderValue::from_str(&value) {
+        match response.extensions_mut().get_mut::<Problem>() {
+            Some(problem) => problem.headers.push((header::WWW_AUTHENTICATE, v)),
+            None => {
+                response.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+            }
+        }
+    }
+    response
+}

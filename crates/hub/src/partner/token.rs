@@ -1,0 +1,210 @@
+//! The token plane: `POST /oauth/token` (client-credentials grant),
+//! `POST /oauth/introspect` (RFC 7662) and `POST /oauth/revoke` (RFC 7009).
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, header};
+use axum::response::{IntoResponse, Response};
+use lendhub_domain::partner::ACCESS_TOKEN_TTL_SECONDS;
+use lendhub_domain::scope::{PartnerScopes, Scope};
+use lendhub_http::oauth_form;
+use lendhub_store::{PartnerClientRecord, RevokedToken};
+use serde::Serialize;
+use serde_json::json;
+use utoipa::ToSchema;
+
+use super::clients;
+use super::error::PartnerError;
+use super::tokens;
+use crate::state::HubState;
+
+/// The parameters every token-plane form may carry.
+const FORM: &[&str] = &[
+    "grant_type",
+    "scope",
+    "token",
+    "token_type_hint",
+    "client_id",
+    "client_secret",
+];
+
+struct Request {
+    form: std::collections::HashMap<&'static str, String>,
+    client: PartnerClientRecord,
+}
+
+/// Reads the form and authenticates the calling client.
+async fn authenticated(
+    state: &HubState,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Request, PartnerError> {
+    let has_content_type = headers.contains_key(header::CONTENT_TYPE);
+    let mut form = oauth_form::parse(headers, body, FORM)
+        .map_err(|e| PartnerError::from_form(e, has_content_type))?;
+    let creds = oauth_form::client_credentials(headers, &mut form)
+        .map_err(|e| PartnerError::from_form(e, has_content_type))?;
+    let client = clients::authenticate(state.store.as_ref(), &state.secret_pepper, &creds).await?;
+    Ok(Request { form, client })
+}
+
+fn no_store(body: impl IntoResponse) -> Response {
+    (
+        [
+            (header::CACHE_CONTROL, "no-store"),
+            (header::PRAGMA, "no-cache"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct TokenResponse {
+    access_token: String,
+    #[schema(example = "Bearer")]
+    token_type: &'static str,
+    #[schema(example = 300)]
+    expires_in: i64,
+    #[schema(example = "mcp.read ops.read")]
+    scope: String,
+}
+
+#[derive(ToSchema)]
+#[allow(dead_code)]
+struct TokenForm {
+    /// Must be `client_credentials`.
+    grant_type: String,
+    /// Space-delimited; omitted grants every scope the client holds.
+    scope: Option<String>,
+    /// With `client_secret`, instead of HTTP Basic (`client_secret_post`).
+    client_id: Option<String>,
+    client_secret: Option<String>,
+}
+
+/// Issue an access token (client-credentials grant).
+#[utoipa::path(post, operation_id = "token", path = "/oauth/token", tag = "oauth",
+    request_body(content = TokenForm, content_type = "application/x-www-form-urlencoded"),
+    responses((status = 200, body = TokenResponse),
+        (status = 401, description = "missing_api_key or invalid_api_key"),
+        (status = 403, description = "scope_not_granted or account_suspended"),
+        (status = 422, description = "validation_failed: grant_type missing or unsupported")))]
+pub async fn token(
+    State(state): State<HubState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, PartnerError> {
+    let Request { form, client } = authenticated(&state, &headers, &body).await?;
+    match form.get("grant_type").map(String::as_str) {
+        None => return Err(PartnerError::invalid("grant_type", "required")),
+        Some("client_credentials") => {}
+        Some(_) => return Err(PartnerError::invalid("grant_type", "unsupported")),
+    }
+    let held = PartnerScopes::parse(&client.scopes).unwrap_or_default();
+    let granted = match form
+        .get("scope")
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+    {
+        None => held,
+        Some(requested) => {
+            let requested =
+                PartnerScopes::parse(requested).map_err(PartnerError::ScopeNotGranted)?;
+            if let Some(missing) = requested.iter().find(|s| !held.contains(*s)) {
+                return Err(PartnerError::ScopeNotGranted(missing.as_str().to_owned()));
+            }
+            requested
+        }
+    };
+    let (access_token, _) = tokens::issue(&state, &client.client_id, granted.render()).await?;
+    Ok(no_store(Json(TokenResponse {
+        access_token,
+        token_type: "Bearer",
+        expires_in: ACCESS_TOKEN_TTL_SECONDS,
+        scope: granted.render(),
+    })))
+}
+
+#[derive(ToSchema)]
+#[allow(dead_code)]
+struct TokenParam {
+    token: String,
+    token_type_hint: Option<String>,
+}
+
+/// Introspect an access token (RFC 7662). Only the caller's own tokens are
+/// ever `active`.
+#[utoipa::path(post, operation_id = "introspect", path = "/oauth/introspect", tag = "oauth",
+    request_body(content = TokenParam, content_type = "application/x-www-form-urlencoded"),
+    responses((status = 200, description = "`{\"active\": false}`, or the token's claims with `active: true`"),
+        (status = 401, description = "missing_api_key or invalid_api_key")))]
+pub async fn introspect(
+    State(state): State<HubState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, PartnerError> {
+    let Request { form, client } = authenticated(&state, &headers, &body).await?;
+    let token = form
+        .get("token")
+        .ok_or_else(|| PartnerError::invalid("token", "required"))?;
+    let inactive = || no_store(Json(json!({ "active": false })));
+    let verified = match tokens::verify(&state, token).await {
+        Ok(v) => v,
+        Err(PartnerError::Unavailable(m)) => return Err(PartnerError::Unavailable(m)),
+        Err(PartnerError::Internal(m)) => return Err(PartnerError::Internal(m)),
+        Err(_) => return Ok(inactive()),
+    };
+    let c = verified.claims;
+    if c.client_id != client.client_id {
+        return Ok(inactive());
+    }
+    Ok(no_store(Json(json!({
+        "active": true,
+        "scope": c.scope,
+        "client_id": c.client_id,
+        "sub": c.sub,
+        "token_type": "Bearer",
+        "exp": c.exp,
+        "iat": c.iat,
+        "nbf": c.nbf,
+        "iss": c.iss,
+        "aud": c.aud,
+        "jti": c.jti,
+    }))))
+}
+
+/// Revoke an access token (RFC 7009). Answers 200 whatever the token was;
+/// only the caller's own tokens are affected.
+#[utoipa::path(post, operation_id = "revoke", path = "/oauth/revoke", tag = "oauth",
+    request_body(content = TokenParam, content_type = "application/x-www-form-urlencoded"),
+    responses((status = 200, description = "revoked, or nothing to revoke"),
+        (status = 401, description = "missing_api_key or invalid_api_key")))]
+pub async fn revoke(
+    State(state): State<HubState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, PartnerError> {
+    let Request { form, client } = authenticated(&state, &headers, &body).await?;
+    let token = form
+        .get("token")
+        .ok_or_else(|| PartnerError::invalid("token", "required"))?;
+    match tokens::authentic(&state, token).await {
+        Ok(claims) if claims.client_id == client.client_id => {
+            state
+                .store
+                .revoke_jwt(RevokedToken {
+                    jti: claims.jti,
+                    client_id: claims.client_id,
+                    expires_at_ms: claims.exp * 1000,
+                    revoked_at_ms: state.clock.now_ms(),
+                })
+                .await?;
+        }
+        Err(PartnerError::Unavailable(m)) => return Err(PartnerError::Unavailable(m)),
+        Err(PartnerError::Internal(m)) => return Err(PartnerError::Internal(m)),
+        // RFC 7009 §2.2: an invalid or foreign token is answered 200 all the same.
+        _ => {}
+    }
+    Ok(no_store(()))
+}
