@@ -8,13 +8,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 venv=.venv
-if ! "$venv/bin/python" -c 'import stripe, openapi_spec_validator, authlib, jwt, cryptography, requests' 2>/dev/null; then
+if ! "$venv/bin/python" -c 'import stripe, openapi_spec_validator, authlib, jwt, cryptography, requests, mcp' 2>/dev/null; then
     # A Debian python3 without ensurepip needs its venv package first.
     if ! python3 -m venv "$venv" 2>/dev/null; then
         apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
         python3 -m venv "$venv"
     fi
-    "$venv/bin/pip" install --quiet --disable-pip-version-check 'stripe>=10,<20' 'openapi-spec-validator>=0.7,<1' 'authlib>=1.3,<2' 'requests>=2.31,<3' 'PyJWT[crypto]>=2.8,<3'
+    "$venv/bin/pip" install --quiet --disable-pip-version-check 'stripe>=10,<20' 'openapi-spec-validator>=0.7,<1' 'authlib>=1.3,<2' 'requests>=2.31,<3' 'PyJWT[crypto]>=2.8,<3' 'mcp>=1.9,<2'
 fi
 export TEST_PYTHON="$PWD/$venv/bin/python"
 

@@ -36,6 +36,9 @@ pub struct HubState {
     pub urls: Urls,
     /// The planned REST tier answers 503 until this is switched on.
     pub rest_tier_enabled: bool,
+    /// Browser origins the MCP endpoint accepts (a request without `Origin`
+    /// is a server-to-server call and always accepted).
+    pub mcp_origins: Vec<String>,
 }
 
 impl HubState {
@@ -55,6 +58,7 @@ impl HubState {
             keys,
             urls,
             rest_tier_enabled,
+            mcp_origins: Vec::new(),
         }
     }
 }

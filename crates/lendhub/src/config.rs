@@ -93,6 +93,15 @@ impl std::fmt::Debug for Database {
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+pub struct Mcp {
+    /// Browser origins the partner MCP endpoint accepts in `Origin` (requests
+    /// without `Origin` are server-to-server and always accepted).
+    #[serde(deserialize_with = "string_list")]
+    pub allowed_origins: Vec<String>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RestTier {
     /// The hub's planned REST tier answers 503 on every path until this is on.
     pub enabled: bool,
@@ -113,6 +122,7 @@ pub struct Config {
     pub sandbox: Sandbox,
     pub hub: Listener,
     pub rest_tier: RestTier,
+    pub mcp: Mcp,
     pub sso: Listener,
     /// Prometheus metrics and health for operators, off the partner-facing port.
     pub ops: Listener,
@@ -138,6 +148,7 @@ impl Default for Config {
             },
             hub: Listener::on([127, 0, 0, 1], 8080),
             rest_tier: RestTier::default(),
+            mcp: Mcp::default(),
             sso: Listener::on([127, 0, 0, 1], 8082),
             ops: Listener::on([127, 0, 0, 1], 9464),
             webhooks: Webhooks {
@@ -154,14 +165,14 @@ impl Default for Config {
 }
 
 /// Accepts a list or a comma-separated string, as environment variables give.
-fn cidr_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<IpNet>, D::Error> {
+fn string_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
     #[derive(Deserialize)]
     #[serde(untagged)]
     enum Raw {
         One(String),
         Many(Vec<String>),
     }
-    let items = match Raw::deserialize(d)? {
+    Ok(match Raw::deserialize(d)? {
         Raw::One(s) => s
             .split(',')
             .map(str::trim)
@@ -169,7 +180,11 @@ fn cidr_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<IpNet>, D::Error> {
             .map(str::to_owned)
             .collect(),
         Raw::Many(v) => v,
-    };
+    })
+}
+
+fn cidr_list<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<IpNet>, D::Error> {
+    let items = string_list(d)?;
     items
         .iter()
         .map(|s| {

@@ -33,6 +33,10 @@ pub enum PartnerClientsCommand {
         scopes: String,
         #[arg(long, default_value = "build", value_parser = ["build", "launch", "scale"])]
         tier: String,
+        /// The project's sandbox client (pk_test_…): the MCP tools explain
+        /// the decisions of its applications.
+        #[arg(long)]
+        sandbox_client_id: Option<String>,
     },
     /// List partners (never their secrets).
     List,
@@ -54,15 +58,27 @@ pub async fn partner(command: PartnerCommand, config: &Config) -> anyhow::Result
     let store = crate::server::open_store(config).await?;
     let now = SystemClock.now_ms();
     let result = match command {
-        PartnerClientsCommand::Create { name, scopes, tier } => {
+        PartnerClientsCommand::Create {
+            name,
+            scopes,
+            tier,
+            sandbox_client_id,
+        } => {
             let scopes =
                 PartnerScopes::parse(&scopes).map_err(|s| anyhow::anyhow!("unknown scope {s}"))?;
             if scopes.is_empty() {
                 bail!("--scopes must name at least one scope");
             }
             let tier = Tier::parse(&tier).ok_or_else(|| anyhow::anyhow!("unknown tier {tier}"))?;
+            if let Some(id) = &sandbox_client_id
+                && store.client(id).await?.is_none()
+            {
+                bail!("no sandbox client {id}");
+            }
             let key = crate::keys::load_checked(config, store.as_ref()).await?;
-            let created = clients::create(store.as_ref(), &key, &name, &scopes, tier, now).await?;
+            let sandbox = sandbox_client_id.as_deref();
+            let created =
+                clients::create(store.as_ref(), &key, &name, &scopes, tier, sandbox, now).await?;
             println!(
                 "{}",
                 json!({"client_id": created.client_id, "client_secret": created.client_secret,

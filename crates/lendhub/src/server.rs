@@ -157,7 +157,7 @@ pub async fn start(
     )
     .await
     .context("loading the partner token-signing keys")?;
-    let hub_state = lendhub_hub::HubState::new(
+    let mut hub_state = lendhub_hub::HubState::new(
         store.clone(),
         clock.clone(),
         master_key.clone(),
@@ -167,6 +167,7 @@ pub async fn start(
         },
         config.rest_tier.enabled,
     );
+    hub_state.mcp_origins = config.mcp.allowed_origins.clone();
     let hub = surface(
         lendhub_hub::router(hub_state),
         "hub",

@@ -162,6 +162,9 @@ pub struct PartnerClientRecord {
     pub scopes: String,
     pub tier: lendhub_domain::partner::Tier,
     pub status: lendhub_domain::partner::PartnerStatus,
+    /// The same project's sandbox client, if linked: its applications are
+    /// the partner's decisions today.
+    pub sandbox_client_id: Option<String>,
     pub created_at_ms: i64,
 }
 

@@ -801,6 +801,7 @@ async fn partner_clients_signing_keys_and_revocations() {
         scopes: "mcp.read".into(),
         tier: Tier::Launch,
         status: PartnerStatus::Active,
+        sandbox_client_id: None,
         created_at_ms: 1,
     })
     .await

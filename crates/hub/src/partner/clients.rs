@@ -26,6 +26,7 @@ pub async fn create(
     name: &str,
     scopes: &PartnerScopes,
     tier: Tier,
+    sandbox_client_id: Option<&str>,
     now_ms: i64,
 ) -> Result<Created, StoreError> {
     let creds = generate_client(Environment::Live);
@@ -37,6 +38,7 @@ pub async fn create(
             scopes: scopes.render(),
             tier,
             status: PartnerStatus::Active,
+            sandbox_client_id: sandbox_client_id.map(str::to_owned),
             created_at_ms: now_ms,
         })
         .await?;

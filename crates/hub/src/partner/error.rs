@@ -26,6 +26,14 @@ pub enum PartnerError {
     MissingContentType,
     UnsupportedMediaType,
     Validation(Vec<FieldIssue>),
+    /// An `Origin` the MCP endpoint is not configured to accept.
+    OriginNotAllowed,
+    InvalidJson(String),
+    /// A JSON endpoint sent something else.
+    UnsupportedJsonMediaType,
+    McpMethodNotFound(String),
+    McpToolNotFound(String),
+    McpInvalidParams(Vec<FieldIssue>),
     /// A planned-tier endpoint, not yet available.
     PlannedTier,
     Unavailable(String),
@@ -103,6 +111,37 @@ impl PartnerError {
                 StatusCode::UNPROCESSABLE_ENTITY,
                 "validation_failed",
                 "the request is invalid; see detail",
+            )
+            .with_detail(detail),
+            OriginNotAllowed => p(
+                StatusCode::FORBIDDEN,
+                "origin_not_allowed",
+                "requests from this Origin are not accepted",
+            ),
+            InvalidJson(why) => p(
+                StatusCode::BAD_REQUEST,
+                "invalid_json",
+                format!("the body is not valid JSON: {why}"),
+            ),
+            UnsupportedJsonMediaType => p(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                "the body must be application/json",
+            ),
+            McpMethodNotFound(m) => p(
+                StatusCode::NOT_FOUND,
+                "mcp_method_not_found",
+                format!("no method {m}"),
+            ),
+            McpToolNotFound(t) => p(
+                StatusCode::NOT_FOUND,
+                "mcp_tool_not_found",
+                format!("no tool {t} for this token"),
+            ),
+            McpInvalidParams(detail) => p(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "mcp_invalid_params",
+                "the params are invalid; see detail",
             )
             .with_detail(detail),
             PlannedTier => p(

@@ -1,8 +1,10 @@
 //! The live partner ring under `/partner/v1`, and the hub's `/.well-known`
 //! metadata documents.
 
+mod auth;
 pub mod clients;
 mod error;
+mod mcp;
 mod metadata;
 mod planned;
 mod token;
@@ -19,6 +21,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 pub use error::PartnerError;
+pub use mcp::{PROTOCOL_VERSION as MCP_PROTOCOL_VERSION, TOOLS as MCP_TOOLS};
 pub use planned::PATHS as PLANNED_PATHS;
 
 use crate::state::HubState;
@@ -30,6 +33,7 @@ pub fn api() -> OpenApiRouter<HubState> {
         .routes(routes!(token::introspect))
         .routes(routes!(token::revoke))
         .routes(routes!(metadata::jwks))
+        .routes(routes!(mcp::mcp))
 }
 
 pub fn router(state: HubState) -> Router {

@@ -41,6 +41,7 @@ pub async fn issue(
 pub struct Verified {
     pub claims: AccessClaims,
     pub scopes: PartnerScopes,
+    pub client: lendhub_store::PartnerClientRecord,
 }
 
 /// Checks signature, issuer and audience only: enough to know the token is
@@ -98,7 +99,7 @@ pub async fn verify(state: &HubState, token: &str) -> Result<Verified, PartnerEr
     if state.store.jwt_revoked(&claims.jti).await? {
         return Err(PartnerError::TokenRevoked);
     }
-    match state.store.partner_client(&claims.client_id).await? {
+    let client = match state.store.partner_client(&claims.client_id).await? {
         None => {
             return Err(PartnerError::Unauthenticated(
                 "the access token's client no longer exists",
@@ -107,8 +108,12 @@ pub async fn verify(state: &HubState, token: &str) -> Result<Verified, PartnerEr
         Some(c) if c.status == PartnerStatus::Suspended => {
             return Err(PartnerError::AccountSuspended);
         }
-        Some(_) => {}
-    }
+        Some(c) => c,
+    };
     let scopes = PartnerScopes::parse(&claims.scope).unwrap_or_default();
-    Ok(Verified { claims, scopes })
+    Ok(Verified {
+        claims,
+        scopes,
+        client,
+    })
 }

@@ -12,6 +12,7 @@ mod envelope;
 mod events;
 mod idempotency;
 mod instances;
+mod mcp;
 mod outage;
 mod partner;
 mod payments;

@@ -24,6 +24,7 @@ pub async fn partner(app: &App, scopes: &str) -> Partner {
         "acme",
         &PartnerScopes::parse(scopes).unwrap(),
         Tier::Build,
+        None,
         0,
     )
     .await

@@ -6,6 +6,8 @@ CREATE TABLE partner_clients (
     secret_hash   BLOB NOT NULL,
     scopes        TEXT NOT NULL,
     tier          TEXT NOT NULL,
+    -- the project's sandbox client, whose applications its tools may explain
+    sandbox_client_id TEXT,
     status        TEXT NOT NULL,
     created_at_ms INTEGER NOT NULL,
     updated_at_ms INTEGER NOT NULL

@@ -9,7 +9,8 @@ use crate::error::StoreError;
 use crate::model::*;
 use lendhub_domain::partner::{PartnerStatus, Tier};
 
-const CLIENT_COLUMNS: &str = "client_id, name, secret_hash, scopes, tier, status, created_at_ms";
+const CLIENT_COLUMNS: &str =
+    "client_id, name, secret_hash, scopes, tier, status, created_at_ms, sandbox_client_id";
 
 fn client_row(r: &Row) -> Result<PartnerClientRecord, StoreError> {
     Ok(PartnerClientRecord {
@@ -21,14 +22,15 @@ fn client_row(r: &Row) -> Result<PartnerClientRecord, StoreError> {
         status: PartnerStatus::parse(get(r, 5)?)
             .ok_or_else(|| internal("unknown stored partner status"))?,
         created_at_ms: get(r, 6)?,
+        sandbox_client_id: get(r, 7)?,
     })
 }
 
 pub async fn insert_client(c: &Client, r: &PartnerClientRecord) -> Result<(), StoreError> {
     c.execute(
-        "INSERT INTO partner_clients (client_id, name, secret_hash, scopes, tier, status, created_at_ms, updated_at_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $7)",
-        &[&r.client_id, &r.name, &r.secret_hash, &r.scopes, &r.tier.as_str(), &r.status.as_str(), &r.created_at_ms],
+        "INSERT INTO partner_clients (client_id, name, secret_hash, scopes, tier, status, created_at_ms, updated_at_ms, sandbox_client_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)",
+        &[&r.client_id, &r.name, &r.secret_hash, &r.scopes, &r.tier.as_str(), &r.status.as_str(), &r.created_at_ms, &r.sandbox_client_id],
     )
     .await
     .map_err(db)?;

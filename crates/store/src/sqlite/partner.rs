@@ -13,7 +13,8 @@ fn bad(what: &str) -> rusqlite::Error {
     )
 }
 
-const CLIENT_COLUMNS: &str = "client_id, name, secret_hash, scopes, tier, status, created_at_ms";
+const CLIENT_COLUMNS: &str =
+    "client_id, name, secret_hash, scopes, tier, status, created_at_ms, sandbox_client_id";
 
 fn client_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PartnerClientRecord> {
     let tier: String = r.get(4)?;
@@ -26,14 +27,15 @@ fn client_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PartnerClientRecord> {
         tier: Tier::parse(&tier).ok_or_else(|| bad("tier"))?,
         status: PartnerStatus::parse(&status).ok_or_else(|| bad("status"))?,
         created_at_ms: r.get(6)?,
+        sandbox_client_id: r.get(7)?,
     })
 }
 
 pub fn insert_client(c: &Connection, r: &PartnerClientRecord) -> rusqlite::Result<()> {
     c.execute(
-        "INSERT INTO partner_clients (client_id, name, secret_hash, scopes, tier, status, created_at_ms, updated_at_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
-        params![r.client_id, r.name, r.secret_hash, r.scopes, r.tier.as_str(), r.status.as_str(), r.created_at_ms],
+        "INSERT INTO partner_clients (client_id, name, secret_hash, scopes, tier, status, created_at_ms, updated_at_ms, sandbox_client_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8)",
+        params![r.client_id, r.name, r.secret_hash, r.scopes, r.tier.as_str(), r.status.as_str(), r.created_at_ms, r.sandbox_client_id],
     )?;
     Ok(())
 }

@@ -1,0 +1,38 @@
+//! Bearer authentication for partner-ring resources: the token must verify
+//! (signature, issuer, audience, lifetime, not revoked) and its partner be active.
+
+use axum::extract::FromRequestParts;
+use axum::http::header;
+use axum::http::request::Parts;
+
+use super::error::PartnerError;
+use super::tokens::{self, Verified};
+use crate::state::HubState;
+
+pub struct Caller(pub Verified);
+
+impl FromRequestParts<HubState> for Caller {
+    type Rejection = PartnerError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &HubState,
+    ) -> Result<Self, Self::Rejection> {
+        let value = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .ok_or(PartnerError::MissingApiKey)?;
+        let value = value.to_str().map_err(|_| {
+            PartnerError::Unauthenticated("the Authorization header is not valid text")
+        })?;
+        let token = match value.split_once(' ') {
+            Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") => token.trim(),
+            _ => {
+                return Err(PartnerError::Unauthenticated(
+                    "use the Bearer scheme with an access token",
+                ));
+            }
+        };
+        Ok(Caller(tokens::verify(state, token).await?))
+    }
+}

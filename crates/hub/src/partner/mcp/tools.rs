@@ -1,0 +1,302 @@
+//! The partner MCP tools: each read-only, behind one scope, described by an
+//! input and an output JSON Schema, answering `structuredContent` and the
+//! same JSON as text.
+
+use lendhub_domain::decisioning::{Outcome, ReasonCode, profile};
+use lendhub_domain::scope::{PartnerScope, PartnerScopes, Scope};
+use serde_json::{Map, Value, json};
+
+use super::invalid_params;
+use crate::partner::error::PartnerError;
+use crate::partner::tokens::Verified;
+use crate::state::HubState;
+
+pub struct Tool {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    pub scope: PartnerScope,
+}
+
+pub const TOOLS: &[Tool] = &[
+    Tool {
+        name: "decisioning_explanation",
+        title: "Explain a decision",
+        description: "Why one of your applications got its decision: the outcome, each reason in plain words, and the facts the engine weighed. `reference` is the application id.",
+        scope: PartnerScope::McpRead,
+    },
+    Tool {
+        name: "service_status",
+        title: "Service status",
+        description: "Whether the partner ring and its database are up, and the rate limits that apply to you.",
+        scope: PartnerScope::OpsRead,
+    },
+    Tool {
+        name: "account_profile",
+        title: "Your partner profile",
+        description: "Your partner project: name, tier and its limits, status, granted scopes.",
+        scope: PartnerScope::AccountRead,
+    },
+    Tool {
+        name: "owner_clients",
+        title: "Your clients and keys",
+        description: "The API clients of your project (live and sandbox) and their public key ids. Never secrets.",
+        scope: PartnerScope::OwnerRead,
+    },
+];
+
+fn input_schema(tool: &Tool) -> Value {
+    match tool.name {
+        "decisioning_explanation" => json!({
+            "type": "object",
+            "properties": { "reference": { "type": "string", "description": "The application id", "minLength": 26, "maxLength": 26 } },
+            "required": ["reference"],
+            "additionalProperties": false,
+        }),
+        _ => json!({ "type": "object", "properties": {}, "additionalProperties": false }),
+    }
+}
+
+fn output_schema(tool: &Tool) -> Value {
+    let string = json!({"type": "string"});
+    let integer = json!({"type": "integer"});
+    match tool.name {
+        "decisioning_explanation" => json!({
+            "type": "object",
+            "properties": {
+                "reference": string, "company_number": string, "amount_pence": integer,
+                "outcome": {"type": "string", "enum": ["approved", "referred", "declined"]},
+                "decided_at": string,
+                "reasons": {"type": "array", "items": {"type": "object", "properties": {
+                    "code": string, "category": string, "explanation": string}, "required": ["code", "category", "explanation"]}},
+                "facts": {"type": "object"},
+            },
+            "required": ["reference", "outcome", "reasons", "facts"],
+        }),
+        "service_status" => json!({
+            "type": "object",
+            "properties": {"status": string, "database": string, "rate_limit": {"type": "object"}},
+            "required": ["status", "database", "rate_limit"],
+        }),
+        "account_profile" => json!({
+            "type": "object",
+            "properties": {"client_id": string, "name": string, "tier": string, "status": string,
+                "scopes": {"type": "array", "items": string}, "limits": {"type": "object"}},
+            "required": ["client_id", "tier", "status"],
+        }),
+        _ => json!({
+            "type": "object",
+            "properties": {"clients": {"type": "array", "items": {"type": "object"}}},
+            "required": ["clients"],
+        }),
+    }
+}
+
+fn describe(tool: &Tool) -> Value {
+    json!({
+        "name": tool.name,
+        "title": tool.title,
+        "description": tool.description,
+        "inputSchema": input_schema(tool),
+        "outputSchema": output_schema(tool),
+        "annotations": { "title": tool.title, "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false },
+        "_meta": { "scope": tool.scope.as_str() },
+    })
+}
+
+/// The tools the token's scopes allow.
+pub fn list(scopes: &PartnerScopes) -> Value {
+    let tools: Vec<Value> = TOOLS
+        .iter()
+        .filter(|t| scopes.contains(t.scope))
+        .map(describe)
+        .collect();
+    json!({ "tools": tools })
+}
+
+fn result(structured: Value, is_error: bool) -> Value {
+    json!({
+        "content": [{ "type": "text", "text": structured.to_string() }],
+        "structuredContent": structured,
+        "isError": is_error,
+    })
+}
+
+pub async fn call(
+    state: &HubState,
+    caller: &Verified,
+    params: &Map<String, Value>,
+) -> Result<Value, PartnerError> {
+    let name = match params.get("name") {
+        Some(Value::String(n)) => n.as_str(),
+        None => return Err(invalid_params("params.name", "required")),
+        Some(_) => return Err(invalid_params("params.name", "invalid_type")),
+    };
+    // A tool outside the token's scopes does not exist for it.
+    let Some(tool) = TOOLS
+        .iter()
+        .find(|t| t.name == name && caller.scopes.contains(t.scope))
+    else {
+        return Err(PartnerError::McpToolNotFound(name.to_owned()));
+    };
+    let arguments = match params.get("arguments") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(a)) => a.clone(),
+        Some(_) => return Err(invalid_params("params.arguments", "must_be_object")),
+    };
+    let allowed: &[&str] = if tool.name == "decisioning_explanation" {
+        &["reference"]
+    } else {
+        &[]
+    };
+    if let Some(extra) = arguments.keys().find(|k| !allowed.contains(&k.as_str())) {
+        return Err(invalid_params(
+            &format!("arguments.{extra}"),
+            "unknown_field",
+        ));
+    }
+    match tool.name {
+        "decisioning_explanation" => explain(state, caller, &arguments).await,
+        "service_status" => Ok(result(status(state, caller).await, false)),
+        "account_profile" => Ok(result(profile_of(caller), false)),
+        _ => Ok(result(clients(state, caller).await?, false)),
+    }
+}
+
+fn explanation(code: ReasonCode) -> &'static str {
+    use ReasonCode::*;
+    match code {
+        AffordabilityOk => {
+            "The repayments fit within the share of the credit limit the business can afford."
+        }
+        AffordabilityLow => {
+            "The amount is more than the affordable share of the business's credit limit."
+        }
+        CreditOk => "The business's credit score is in the band that is approved automatically.",
+        CreditAdverse => "The business's credit score is below the lowest band the lender accepts.",
+        ThinFile => "There is too little credit history to decide automatically.",
+        BankingDataInsufficient => "There is not enough banking data to assess affordability.",
+        DirectorRisk => "A check on a director needs attention.",
+        IneligibleEntity => "The company is not an eligible UK limited company or LLP.",
+        AmountExceedsLimit => "The amount requested is above the business's credit limit.",
+        ManualReviewRequired => "An underwriter will review the application.",
+    }
+}
+
+async fn explain(
+    state: &HubState,
+    caller: &Verified,
+    arguments: &Map<String, Value>,
+) -> Result<Value, PartnerError> {
+    let reference = match arguments.get("reference") {
+        Some(Value::String(r)) if r.len() == 26 => r.as_str(),
+        Some(Value::String(_)) => return Err(invalid_params("arguments.reference", "pattern")),
+        Some(_) => return Err(invalid_params("arguments.reference", "invalid_type")),
+        None => return Err(invalid_params("arguments.reference", "required")),
+    };
+    let not_found = || {
+        result(
+            json!({"reference": reference, "error": "not_found",
+                   "message": "no decision with this reference belongs to your project"}),
+            true,
+        )
+    };
+    let Some(owner) = caller.client.sandbox_client_id.as_deref() else {
+        return Ok(not_found());
+    };
+    let Some(app) = state.store.application(owner, reference).await? else {
+        return Ok(not_found());
+    };
+    let facts = profile(&app.company_number);
+    let outcome = match app.decision.outcome {
+        Outcome::Approved => "approved",
+        Outcome::Referred => "referred",
+        Outcome::Declined => "declined",
+    };
+    let reasons: Vec<Value> = app
+        .decision
+        .reasons
+        .iter()
+        .map(
+            |r| json!({"code": r.code, "category": r.category, "explanation": explanation(r.code)}),
+        )
+        .collect();
+    let decided_at = app
+        .decided_at
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default();
+    Ok(result(
+        json!({
+            "reference": reference,
+            "company_number": app.company_number,
+            "amount_pence": app.amount_pence,
+            "outcome": outcome,
+            "decided_at": decided_at,
+            "reasons": reasons,
+            "facts": {
+                "eligible_entity": facts.eligible,
+                "credit_score": facts.credit_score,
+                "credit_limit_pence": facts.credit_limit_pence,
+                "affordability_ratio_pct": facts.affordability_ratio_pct,
+                "affordable_amount_pence": facts.credit_limit_pence * i64::from(facts.affordability_ratio_pct) / 100,
+            },
+            "offer": app.decision.offer,
+        }),
+        false,
+    ))
+}
+
+async fn status(state: &HubState, caller: &Verified) -> Value {
+    let database = if state.store.ping().await.is_ok() {
+        "ok"
+    } else {
+        "down"
+    };
+    let limits = caller.client.tier.limits();
+    json!({
+        "status": if database == "ok" { "ok" } else { "degraded" },
+        "database": database,
+        "rate_limit": {
+            "tier": caller.client.tier.as_str(),
+            "per_second": limits.per_second,
+            "burst": limits.burst,
+            "concurrent": limits.concurrent,
+        },
+    })
+}
+
+fn profile_of(caller: &Verified) -> Value {
+    let c = &caller.client;
+    let limits = c.tier.limits();
+    json!({
+        "client_id": c.client_id,
+        "name": c.name,
+        "tier": c.tier.as_str(),
+        "status": c.status.as_str(),
+        "scopes": c.scopes.split_ascii_whitespace().collect::<Vec<_>>(),
+        "limits": {"per_second": limits.per_second, "burst": limits.burst, "concurrent": limits.concurrent},
+        "created_at_ms": c.created_at_ms,
+    })
+}
+
+async fn clients(state: &HubState, caller: &Verified) -> Result<Value, PartnerError> {
+    let c = &caller.client;
+    let mut clients = vec![json!({
+        "client_id": c.client_id, "environment": "live", "name": c.name,
+        "status": c.status.as_str(), "scopes": c.scopes,
+    })];
+    if let Some(sandbox) = &c.sandbox_client_id
+        && let Some(s) = state.store.client(sandbox).await?
+    {
+        let status = if s.status == lendhub_store::ClientStatus::Active {
+            "active"
+        } else {
+            "revoked"
+        };
+        clients.push(json!({
+            "client_id": s.client_id, "environment": "test", "name": s.name,
+            "status": status, "scopes": s.scopes,
+        }));
+    }
+    Ok(json!({ "clients": clients }))
+}
