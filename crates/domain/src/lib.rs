@@ -14,6 +14,7 @@ pub mod ids;
 pub mod loan;
 pub mod partner;
 pub mod payment;
+pub mod ratelimit;
 pub mod scope;
 pub mod signature;
 pub mod webhook;

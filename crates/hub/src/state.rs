@@ -39,6 +39,7 @@ pub struct HubState {
     /// Browser origins the MCP endpoint accepts (a request without `Origin`
     /// is a server-to-server call and always accepted).
     pub mcp_origins: Vec<String>,
+    pub limiter: Arc<crate::partner::limits::RateLimiter>,
 }
 
 impl HubState {
@@ -59,6 +60,7 @@ impl HubState {
             urls,
             rest_tier_enabled,
             mcp_origins: Vec::new(),
+            limiter: Arc::default(),
         }
     }
 }

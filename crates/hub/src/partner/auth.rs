@@ -6,6 +6,7 @@ use axum::http::header;
 use axum::http::request::Parts;
 
 use super::error::PartnerError;
+use super::limits::Slot;
 use super::tokens::{self, Verified};
 use crate::state::HubState;
 
@@ -33,6 +34,13 @@ impl FromRequestParts<HubState> for Caller {
                 ));
             }
         };
-        Ok(Caller(tokens::verify(state, token).await?))
+        let verified = tokens::verify(state, token).await?;
+        state.limiter.admit(
+            parts.extensions.get::<Slot>(),
+            &verified.client.client_id,
+            verified.client.tier,
+            state.clock.now_ms(),
+        )?;
+        Ok(Caller(verified))
     }
 }

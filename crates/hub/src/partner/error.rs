@@ -34,6 +34,10 @@ pub enum PartnerError {
     McpMethodNotFound(String),
     McpToolNotFound(String),
     McpInvalidParams(Vec<FieldIssue>),
+    /// Over the project's rate or concurrency limit.
+    RateLimited {
+        retry_after_ms: u64,
+    },
     /// A planned-tier endpoint, not yet available.
     PlannedTier,
     Unavailable(String),
@@ -144,6 +148,12 @@ impl PartnerError {
                 "the params are invalid; see detail",
             )
             .with_detail(detail),
+            RateLimited { retry_after_ms } => p(
+                StatusCode::TOO_MANY_REQUESTS,
+                "rate_limited",
+                "over this project's rate limit; retry after the wait",
+            )
+            .retry_after_ms(retry_after_ms),
             PlannedTier => p(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "service_unavailable",

@@ -4,6 +4,7 @@
 mod auth;
 pub mod clients;
 mod error;
+pub mod limits;
 mod mcp;
 mod metadata;
 mod planned;
@@ -54,7 +55,15 @@ pub fn router(state: HubState) -> Router {
             "/.well-known/oauth-protected-resource/partner/v1",
             get(metadata::protected_resource),
         )
-        .nest("/partner/v1", partner.merge(rest_tier))
+        .nest(
+            "/partner/v1",
+            partner
+                .merge(rest_tier)
+                .layer(axum::middleware::from_fn_with_state(
+                    state.clone(),
+                    limits::headers,
+                )),
+        )
         .layer(map_response_with_state(state.clone(), challenge))
         .with_state(state)
 }

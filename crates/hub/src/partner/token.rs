@@ -3,7 +3,7 @@
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use lendhub_domain::partner::ACCESS_TOKEN_TTL_SECONDS;
@@ -16,6 +16,7 @@ use utoipa::ToSchema;
 
 use super::clients;
 use super::error::PartnerError;
+use super::limits::Slot;
 use super::tokens;
 use crate::state::HubState;
 
@@ -34,9 +35,11 @@ struct Request {
     client: PartnerClientRecord,
 }
 
-/// Reads the form and authenticates the calling client.
+/// Reads the form, authenticates the calling client and admits it under its
+/// project's rate limit.
 async fn authenticated(
     state: &HubState,
+    slot: Option<&Slot>,
     headers: &HeaderMap,
     body: &[u8],
 ) -> Result<Request, PartnerError> {
@@ -46,6 +49,9 @@ async fn authenticated(
     let creds = oauth_form::client_credentials(headers, &mut form)
         .map_err(|e| PartnerError::from_form(e, has_content_type))?;
     let client = clients::authenticate(state.store.as_ref(), &state.secret_pepper, &creds).await?;
+    state
+        .limiter
+        .admit(slot, &client.client_id, client.tier, state.clock.now_ms())?;
     Ok(Request { form, client })
 }
 
@@ -92,10 +98,12 @@ struct TokenForm {
         (status = 422, description = "validation_failed: grant_type missing or unsupported")))]
 pub async fn token(
     State(state): State<HubState>,
+    slot: Option<Extension<Slot>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, PartnerError> {
-    let Request { form, client } = authenticated(&state, &headers, &body).await?;
+    let slot = slot.map(|Extension(s)| s);
+    let Request { form, client } = authenticated(&state, slot.as_ref(), &headers, &body).await?;
     match form.get("grant_type").map(String::as_str) {
         None => return Err(PartnerError::invalid("grant_type", "required")),
         Some("client_credentials") => {}
@@ -141,10 +149,12 @@ struct TokenParam {
         (status = 401, description = "missing_api_key or invalid_api_key")))]
 pub async fn introspect(
     State(state): State<HubState>,
+    slot: Option<Extension<Slot>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, PartnerError> {
-    let Request { form, client } = authenticated(&state, &headers, &body).await?;
+    let slot = slot.map(|Extension(s)| s);
+    let Request { form, client } = authenticated(&state, slot.as_ref(), &headers, &body).await?;
     let token = form
         .get("token")
         .ok_or_else(|| PartnerError::invalid("token", "required"))?;
@@ -182,10 +192,12 @@ pub async fn introspect(
         (status = 401, description = "missing_api_key or invalid_api_key")))]
 pub async fn revoke(
     State(state): State<HubState>,
+    slot: Option<Extension<Slot>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, PartnerError> {
-    let Request { form, client } = authenticated(&state, &headers, &body).await?;
+    let slot = slot.map(|Extension(s)| s);
+    let Request { form, client } = authenticated(&state, slot.as_ref(), &headers, &body).await?;
     let token = form
         .get("token")
         .ok_or_else(|| PartnerError::invalid("token", "required"))?;

@@ -496,3 +496,49 @@ async fn the_official_mcp_sdk_lists_and_calls_tools() {
     let text: Value = serde_json::from_str(r["text"].as_str().unwrap()).unwrap();
     assert_eq!(text, r["structured"]);
 }
+
+/// The build tier's bucket (10/s, burst 50), on the injectable clock: the
+/// token request and every call take one token each.
+#[tokio::test]
+async fn rate_limits_exhaust_and_recover_on_the_clock() {
+    let app = App::spawn().await;
+    app.clock.freeze();
+    let p = partner(&app, "mcp.read").await;
+    let issued = crate::partner::token(&app, &p, None).await;
+    assert_eq!(issued.header("ratelimit-limit"), "50");
+    assert_eq!(issued.header("ratelimit-remaining"), "49");
+    assert_eq!(issued.header("ratelimit-policy"), "10;w=1;burst=50");
+    let token = issued.body["access_token"].as_str().unwrap().to_owned();
+    for i in 0..49 {
+        let r = rpc(&app, Some(&token), call(i, "ping", json!({}))).await;
+        assert_eq!(r.status, 200, "call {i}: {}", r.body);
+        assert_eq!(r.header("ratelimit-remaining"), (48 - i).to_string());
+    }
+    let limited = rpc(&app, Some(&token), call(50, "ping", json!({}))).await;
+    assert_hub_error(&limited, 429, "rate_limited");
+    assert_eq!(limited.body["error"]["type"], "rate_limit_error");
+    assert_eq!(limited.body["error"]["retry_after_ms"], 100);
+    assert_eq!(limited.header("retry-after"), "1");
+    assert_eq!(limited.header("ratelimit-remaining"), "0");
+    assert_eq!(limited.header("ratelimit-reset"), "5");
+    // Another project's bucket is its own.
+    let q = partner(&app, "mcp.read").await;
+    assert_eq!(crate::partner::token(&app, &q, None).await.status, 200);
+
+    app.advance(time::Duration::milliseconds(100));
+    assert_eq!(
+        rpc(&app, Some(&token), call(51, "ping", json!({})))
+            .await
+            .status,
+        200
+    );
+    assert_eq!(
+        rpc(&app, Some(&token), call(52, "ping", json!({})))
+            .await
+            .status,
+        429
+    );
+    app.advance(time::Duration::seconds(5));
+    let full = rpc(&app, Some(&token), call(53, "ping", json!({}))).await;
+    assert_eq!(full.header("ratelimit-remaining"), "49");
+}

@@ -1,0 +1,111 @@
+//! The partner ring's token bucket (seed 001, Limits → Partner rate limits):
+//! a bucket per project holds up to `burst` tokens and refills at
+//! `per_second`; every request, read or write, takes one. Pure arithmetic
+//! on an injected clock, in thousandths of a token so refills are exact.
+
+use crate::partner::TierLimits;
+
+const MILLI: i64 = 1000;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TokenBucket {
+    /// Tokens × 1000.
+    level: i64,
+    at_ms: i64,
+}
+
+/// What one request learns from the bucket.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    pub allowed: bool,
+    /// Whole tokens left after this request.
+    pub remaining: u32,
+    /// Milliseconds until the bucket is full again.
+    pub reset_ms: i64,
+    /// When refused: milliseconds until one token is available.
+    pub retry_after_ms: i64,
+}
+
+impl TokenBucket {
+    /// A full bucket.
+    pub fn new(limits: TierLimits, now_ms: i64) -> Self {
+        Self {
+            level: i64::from(limits.burst) * MILLI,
+            at_ms: now_ms,
+        }
+    }
+
+    fn refill(&mut self, limits: TierLimits, now_ms: i64) {
+        let elapsed = (now_ms - self.at_ms).max(0);
+        // per_second tokens per 1000 ms is per_second milli-tokens per ms.
+        let gained = elapsed.saturating_mul(i64::from(limits.per_second));
+        self.level = (self.level + gained).min(i64::from(limits.burst) * MILLI);
+        self.at_ms = self.at_ms.max(now_ms);
+    }
+
+    pub fn take(&mut self, limits: TierLimits, now_ms: i64) -> Verdict {
+        self.refill(limits, now_ms);
+        let rate = i64::from(limits.per_second.max(1));
+        let allowed = self.level >= MILLI;
+        if allowed {
+            self.level -= MILLI;
+        }
+        let missing_for_full = i64::from(limits.burst) * MILLI - self.level;
+        let missing_for_one = (MILLI - self.level).max(0);
+        Verdict {
+            allowed,
+            remaining: u32::try_from(self.level / MILLI).unwrap_or(0),
+            reset_ms: (missing_for_full + rate - 1) / rate,
+            retry_after_ms: if allowed {
+                0
+            } else {
+                (missing_for_one + rate - 1) / rate
+            },
+        }
+    }
+}
+
+/// The seed's per-route sub-limits, requests per second, on top of the
+/// project's bucket. They name planned-tier routes, which answer 503 today.
+pub fn sub_limit(method: &str, path: &str) -> Option<u32> {
+    match (method, path) {
+        ("POST", "/applications") => Some(5),
+        ("POST", "/decisions/{id}/refresh") => Some(1),
+        ("POST", "/payments/links") => Some(10),
+        ("POST", "/identity/checks") => Some(5),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::partner::Tier;
+
+    #[test]
+    fn burst_then_refill_at_the_rate() {
+        let limits = Tier::Build.limits(); // 10/s, burst 50
+        let mut b = TokenBucket::new(limits, 0);
+        for i in 0..50 {
+            let v = b.take(limits, 0);
+            assert!(v.allowed, "request {i}");
+            assert_eq!(v.remaining, 49 - i);
+        }
+        let refused = b.take(limits, 0);
+        assert!(!refused.allowed);
+        assert_eq!(refused.retry_after_ms, 100, "one token every 100 ms");
+        assert_eq!(refused.reset_ms, 5_000, "empty to full in 5 s");
+        assert!(!b.take(limits, 99).allowed);
+        assert!(b.take(limits, 100).allowed);
+        // A long idle period never overfills.
+        let v = b.take(limits, 3_600_000);
+        assert_eq!(v.remaining, 49);
+    }
+
+    #[test]
+    fn sub_limits_follow_the_seed() {
+        assert_eq!(sub_limit("POST", "/applications"), Some(5));
+        assert_eq!(sub_limit("POST", "/decisions/{id}/refresh"), Some(1));
+        assert_eq!(sub_limit("GET", "/applications"), None);
+    }
+}
