@@ -4,6 +4,7 @@
 mod auth;
 pub mod clients;
 mod error;
+mod guide;
 pub mod limits;
 mod mcp;
 mod metadata;
@@ -58,6 +59,7 @@ pub fn router(state: HubState) -> Router {
         .nest(
             "/partner/v1",
             partner
+                .route("/auth.md", get(guide::auth_md))
                 .merge(rest_tier)
                 .layer(axum::middleware::from_fn_with_state(
                     state.clone(),

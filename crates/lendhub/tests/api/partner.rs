@@ -535,3 +535,26 @@ async fn third_party_oauth_and_jwt_libraries_accept_our_tokens() {
     }
     assert_eq!(result["wrong_audience_rejected"], true);
 }
+
+#[tokio::test]
+async fn the_agent_guide_matches_the_ring() {
+    let app = App::spawn().await;
+    let r = app.http.get(format!("{}/partner/v1/auth.md", app.hub)).send().await.unwrap();
+    assert_eq!(r.status(), 200);
+    assert!(r.headers()["content-type"].to_str().unwrap().starts_with("text/markdown"));
+    let md = r.text().await.unwrap();
+    let partner = format!("{}/partner/v1", app.hub);
+    for needle in [
+        format!("{partner}/oauth/token"),
+        format!("{partner}/oauth/jwks"),
+        format!("{partner}/mcp"),
+        "client_secret_basic".into(),
+        "2025-06-18".into(),
+    ] {
+        assert!(md.contains(&needle), "missing {needle}");
+    }
+    for tool in lendhub_hub::partner::MCP_TOOLS {
+        let row = md.lines().find(|l| l.contains(&format!("`{}`", tool.name))).unwrap();
+        assert!(row.starts_with(&format!("| `{}`", lendhub_domain::scope::Scope::as_str(tool.scope))), "{row}");
+    }
+}
