@@ -39,3 +39,4 @@ TEST_BACKEND=postgres cargo test -p lendhub-store --test conformance
 TEST_BACKEND=postgres cargo test -p lendhub --test api
 # The committed OpenAPI document must be valid OpenAPI 3.1.
 "$TEST_PYTHON" -m openapi_spec_validator docs/openapi/sandbox.json
+"$TEST_PYTHON" -m openapi_spec_validator docs/openapi/partner.json

@@ -6,6 +6,7 @@ pub mod access_log;
 pub mod headers;
 pub mod json;
 pub mod oauth_form;
+pub mod openapi;
 pub mod problem;
 pub mod request_id;
 

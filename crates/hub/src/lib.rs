@@ -5,11 +5,13 @@
 
 mod envelope;
 pub mod keys;
+mod openapi;
 pub mod partner;
 mod state;
 
 pub use envelope::{headers as hub_headers, render as render_problem};
 pub use keys::{KeyRing, PARTNER_KEYS};
+pub use openapi::openapi;
 pub use state::{HubState, Urls};
 
 /// The hub's routes: the partner ring and the authorization-server metadata.

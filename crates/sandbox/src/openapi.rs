@@ -29,47 +29,13 @@ impl Modify for Security {
     }
 }
 
-/// OpenAPI requires a description on every response; where a route gives none,
-/// the status's reason phrase stands in.
-struct ResponseDescriptions;
-
-impl Modify for ResponseDescriptions {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        for item in openapi.paths.paths.values_mut() {
-            for op in [
-                &mut item.get,
-                &mut item.post,
-                &mut item.put,
-                &mut item.delete,
-                &mut item.patch,
-            ]
-            .into_iter()
-            .flatten()
-            {
-                for (status, response) in &mut op.responses.responses {
-                    if let utoipa::openapi::RefOr::T(r) = response
-                        && r.description.is_empty()
-                    {
-                        let reason = status
-                            .parse::<u16>()
-                            .ok()
-                            .and_then(|s| axum::http::StatusCode::from_u16(s).ok())
-                            .and_then(|s| s.canonical_reason());
-                        r.description = reason.unwrap_or("response").to_owned();
-                    }
-                }
-            }
-        }
-    }
-}
-
 pub(crate) fn base() -> utoipa::openapi::OpenApi {
     Base::openapi()
 }
 
 /// Completes the document generated from the routes.
 pub(crate) fn finish(mut spec: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
-    ResponseDescriptions.modify(&mut spec);
+    lendhub_http::openapi::fill_response_descriptions(&mut spec);
     spec
 }
 

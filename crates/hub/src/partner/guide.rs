@@ -15,7 +15,9 @@ use crate::state::HubState;
 
 fn scope_meaning(scope: PartnerScope) -> &'static str {
     match scope {
-        PartnerScope::McpRead => "read-only MCP tools over your own lending data (decision explanations)",
+        PartnerScope::McpRead => {
+            "read-only MCP tools over your own lending data (decision explanations)"
+        }
         PartnerScope::OpsRead => "service and rate-limit status",
         PartnerScope::AccountRead => "your partner profile, tier and limits",
         PartnerScope::OwnerRead => "your project's API clients and key ids (never secrets)",

@@ -539,9 +539,19 @@ async fn third_party_oauth_and_jwt_libraries_accept_our_tokens() {
 #[tokio::test]
 async fn the_agent_guide_matches_the_ring() {
     let app = App::spawn().await;
-    let r = app.http.get(format!("{}/partner/v1/auth.md", app.hub)).send().await.unwrap();
+    let r = app
+        .http
+        .get(format!("{}/partner/v1/auth.md", app.hub))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), 200);
-    assert!(r.headers()["content-type"].to_str().unwrap().starts_with("text/markdown"));
+    assert!(
+        r.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/markdown")
+    );
     let md = r.text().await.unwrap();
     let partner = format!("{}/partner/v1", app.hub);
     for needle in [
@@ -554,7 +564,16 @@ async fn the_agent_guide_matches_the_ring() {
         assert!(md.contains(&needle), "missing {needle}");
     }
     for tool in lendhub_hub::partner::MCP_TOOLS {
-        let row = md.lines().find(|l| l.contains(&format!("`{}`", tool.name))).unwrap();
-        assert!(row.starts_with(&format!("| `{}`", lendhub_domain::scope::Scope::as_str(tool.scope))), "{row}");
+        let row = md
+            .lines()
+            .find(|l| l.contains(&format!("`{}`", tool.name)))
+            .unwrap();
+        assert!(
+            row.starts_with(&format!(
+                "| `{}`",
+                lendhub_domain::scope::Scope::as_str(tool.scope)
+            )),
+            "{row}"
+        );
     }
 }
