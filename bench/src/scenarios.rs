@@ -24,6 +24,12 @@ pub enum ScenarioName {
     CreateApplication,
     /// GET /v1/events?limit=20 with bearer.
     ListEvents,
+    /// POST /partner/v1/oauth/token on the hub, HTTP Basic with live keys.
+    PartnerToken,
+    /// POST /partner/v1/oauth/introspect on the hub, HTTP Basic, `token=--token`.
+    Introspect,
+    /// POST /partner/v1/mcp `tools/list` on the hub with bearer.
+    McpToolsList,
 }
 
 impl ScenarioName {
@@ -34,6 +40,9 @@ impl ScenarioName {
             Self::GetApplication => "get-application",
             Self::CreateApplication => "create-application",
             Self::ListEvents => "list-events",
+            Self::PartnerToken => "partner-token",
+            Self::Introspect => "introspect",
+            Self::McpToolsList => "mcp-tools-list",
         }
     }
 }
@@ -53,6 +62,8 @@ pub struct Scenario {
     path: String,
     host: HeaderValue,
     auth: Option<HeaderValue>,
+    /// A body that is the same on every request, with its content type.
+    fixed_body: Option<(&'static str, Bytes)>,
 }
 
 impl Scenario {
@@ -61,18 +72,42 @@ impl Scenario {
             let token = inputs.token.context("this scenario needs --token")?;
             Ok(Some(HeaderValue::from_str(&format!("Bearer {token}"))?))
         };
+        let basic = || -> Result<Option<HeaderValue>> {
+            let id = inputs
+                .client_id
+                .context("this scenario needs --client-id")?;
+            let secret = inputs
+                .client_secret
+                .context("this scenario needs --client-secret")?;
+            let basic = BASE64.encode(format!("{id}:{secret}"));
+            Ok(Some(HeaderValue::from_str(&format!("Basic {basic}"))?))
+        };
+        const FORM: &str = "application/x-www-form-urlencoded";
+        let grant = Some((FORM, Bytes::from_static(b"grant_type=client_credentials")));
+        let mut fixed_body = None;
         let (method, path, auth) = match name {
             ScenarioName::Baseline => (Method::GET, "/livez".to_owned(), None),
             ScenarioName::Token => {
-                let id = inputs
-                    .client_id
-                    .context("token scenario needs --client-id")?;
-                let secret = inputs
-                    .client_secret
-                    .context("token scenario needs --client-secret")?;
-                let basic = BASE64.encode(format!("{id}:{secret}"));
-                let value = HeaderValue::from_str(&format!("Basic {basic}"))?;
-                (Method::POST, "/oauth/token".to_owned(), Some(value))
+                fixed_body = grant;
+                (Method::POST, "/oauth/token".to_owned(), basic()?)
+            }
+            ScenarioName::PartnerToken => {
+                fixed_body = grant;
+                (Method::POST, "/partner/v1/oauth/token".to_owned(), basic()?)
+            }
+            ScenarioName::Introspect => {
+                let token = inputs.token.context("introspect needs --token")?;
+                fixed_body = Some((FORM, Bytes::from(format!("token={token}"))));
+                (
+                    Method::POST,
+                    "/partner/v1/oauth/introspect".to_owned(),
+                    basic()?,
+                )
+            }
+            ScenarioName::McpToolsList => {
+                let list = r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#;
+                fixed_body = Some(("application/json", Bytes::from_static(list.as_bytes())));
+                (Method::POST, "/partner/v1/mcp".to_owned(), bearer()?)
             }
             ScenarioName::GetApplication => {
                 let id = inputs.app_id.context("get-application needs --app-id")?;
@@ -96,6 +131,7 @@ impl Scenario {
             path: format!("{}{path}", target.prefix),
             host: target.host.clone(),
             auth,
+            fixed_body,
         })
     }
 
@@ -116,11 +152,11 @@ impl Scenario {
         if let Some(auth) = &self.auth {
             builder = builder.header(AUTHORIZATION, auth.clone());
         }
+        if let Some((content_type, body)) = &self.fixed_body {
+            builder = builder.header(CONTENT_TYPE, *content_type);
+            return Ok(builder.body(Full::new(body.clone()))?);
+        }
         let body = match self.name {
-            ScenarioName::Token => {
-                builder = builder.header(CONTENT_TYPE, "application/x-www-form-urlencoded");
-                Bytes::from_static(b"grant_type=client_credentials")
-            }
             ScenarioName::CreateApplication => {
                 let key = format!("bench-{conn}-{seq}-{:016x}", rng.random::<u64>());
                 builder = builder

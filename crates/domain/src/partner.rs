@@ -16,6 +16,8 @@ pub enum Tier {
     Build,
     Launch,
     Scale,
+    /// Limits negotiated per contract; lendhub's ceiling is the default.
+    Platform,
 }
 
 /// A tier's token bucket and concurrency cap (hub seed, Limits → Partner rate limits).
@@ -27,13 +29,14 @@ pub struct TierLimits {
 }
 
 impl Tier {
-    pub const ALL: [Tier; 3] = [Tier::Build, Tier::Launch, Tier::Scale];
+    pub const ALL: [Tier; 4] = [Tier::Build, Tier::Launch, Tier::Scale, Tier::Platform];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Tier::Build => "build",
             Tier::Launch => "launch",
             Tier::Scale => "scale",
+            Tier::Platform => "platform",
         }
     }
 
@@ -46,6 +49,9 @@ impl Tier {
             Tier::Build => (10, 50, 10),
             Tier::Launch => (25, 100, 20),
             Tier::Scale => (100, 400, 50),
+            // "Negotiated" in the seed: until a contract says otherwise, high
+            // enough never to be the bottleneck of one instance.
+            Tier::Platform => (100_000, 100_000, 1_000),
         };
         TierLimits {
             per_second,

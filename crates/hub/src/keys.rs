@@ -135,11 +135,18 @@ impl KeyRing {
         Ok(())
     }
 
-    /// The `kid` and key to sign with now.
-    pub async fn signer(&self, store: &dyn Store) -> Result<(String, EncodingKey), StoreError> {
+    /// Re-reads the ring if this instance last read it more than `STALE` ago,
+    /// so a rotation made elsewhere (which may retire a key) reaches it.
+    pub async fn refresh_if_stale(&self, store: &dyn Store) -> Result<(), StoreError> {
         if self.ring.read().read_at.elapsed() > STALE {
             self.reread(store).await?;
         }
+        Ok(())
+    }
+
+    /// The `kid` and key to sign with now.
+    pub async fn signer(&self, store: &dyn Store) -> Result<(String, EncodingKey), StoreError> {
+        self.refresh_if_stale(store).await?;
         let ring = self.ring.read();
         Ok((ring.kid.clone(), ring.signer.clone()))
     }
@@ -164,11 +171,14 @@ impl KeyRing {
         Ok(self.ring.read().verifiers.get(kid).cloned())
     }
 
+    /// Whether `kid` is still in the ring as last read.
+    pub fn knows(&self, kid: &str) -> bool {
+        self.ring.read().verifiers.contains_key(kid)
+    }
+
     /// The JSON Web Key Set: the current and the previous public keys.
     pub async fn jwks(&self, store: &dyn Store) -> Result<Value, StoreError> {
-        if self.ring.read().read_at.elapsed() > STALE {
-            self.reread(store).await?;
-        }
+        self.refresh_if_stale(store).await?;
         Ok(self.ring.read().jwks.clone())
     }
 }

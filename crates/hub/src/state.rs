@@ -11,22 +11,42 @@ use crate::keys::KeyRing;
 pub struct Urls {
     /// The hub's public base URL, e.g. `https://hub.lendhub.example`: the issuer.
     pub base: String,
+    partner: String,
 }
 
 impl Urls {
+    pub fn new(base: &str) -> Self {
+        let base = base.trim_end_matches('/').to_owned();
+        Self {
+            partner: format!("{base}/partner/v1"),
+            base,
+        }
+    }
+
     pub fn issuer(&self) -> &str {
         &self.base
     }
 
     /// The partner ring: the audience of partner access tokens and the
     /// protected resource of RFC 9728.
-    pub fn partner(&self) -> String {
-        format!("{}/partner/v1", self.base)
+    pub fn partner(&self) -> &str {
+        &self.partner
     }
 }
 
+/// What every hub handler shares; cloned per request, so one `Arc`.
 #[derive(Clone)]
-pub struct HubState {
+pub struct HubState(Arc<Hub>);
+
+impl std::ops::Deref for HubState {
+    type Target = Hub;
+
+    fn deref(&self) -> &Hub {
+        &self.0
+    }
+}
+
+pub struct Hub {
     pub store: Arc<dyn Store>,
     pub clock: Arc<dyn Clock>,
     pub master_key: MasterKey,
@@ -40,6 +60,7 @@ pub struct HubState {
     /// is a server-to-server call and always accepted).
     pub mcp_origins: Vec<String>,
     pub limiter: Arc<crate::partner::limits::RateLimiter>,
+    pub verifications: Arc<crate::partner::tokens::Verifications>,
 }
 
 impl HubState {
@@ -50,8 +71,9 @@ impl HubState {
         keys: Arc<KeyRing>,
         urls: Urls,
         rest_tier_enabled: bool,
+        mcp_origins: Vec<String>,
     ) -> Self {
-        Self {
+        Self(Arc::new(Hub {
             secret_pepper: crate::partner::clients::pepper(&master_key),
             store,
             clock,
@@ -59,8 +81,9 @@ impl HubState {
             keys,
             urls,
             rest_tier_enabled,
-            mcp_origins: Vec::new(),
+            mcp_origins,
             limiter: Arc::default(),
-        }
+            verifications: Arc::default(),
+        }))
     }
 }

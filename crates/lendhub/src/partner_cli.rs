@@ -31,7 +31,7 @@ pub enum PartnerClientsCommand {
         /// Space-separated: mcp.read, ops.read, account.read, owner.read.
         #[arg(long)]
         scopes: String,
-        #[arg(long, default_value = "build", value_parser = ["build", "launch", "scale"])]
+        #[arg(long, default_value = "build", value_parser = ["build", "launch", "scale", "platform"])]
         tier: String,
         /// The project's sandbox client (pk_test_…): the MCP tools explain
         /// the decisions of its applications.

@@ -157,17 +157,15 @@ pub async fn start(
     )
     .await
     .context("loading the partner token-signing keys")?;
-    let mut hub_state = lendhub_hub::HubState::new(
+    let hub_state = lendhub_hub::HubState::new(
         store.clone(),
         clock.clone(),
         master_key.clone(),
         Arc::new(keys),
-        lendhub_hub::Urls {
-            base: hub_url.clone(),
-        },
+        lendhub_hub::Urls::new(&hub_url),
         config.rest_tier.enabled,
+        config.mcp.allowed_origins.clone(),
     );
-    hub_state.mcp_origins = config.mcp.allowed_origins.clone();
     let hub = surface(
         lendhub_hub::router(hub_state),
         "hub",

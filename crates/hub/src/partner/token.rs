@@ -159,7 +159,7 @@ pub async fn introspect(
         .get("token")
         .ok_or_else(|| PartnerError::invalid("token", "required"))?;
     let inactive = || no_store(Json(json!({ "active": false })));
-    let verified = match tokens::verify(&state, token).await {
+    let verified = match tokens::verify_known(&state, token, Some(&client)).await {
         Ok(v) => v,
         Err(PartnerError::Unavailable(m)) => return Err(PartnerError::Unavailable(m)),
         Err(PartnerError::Internal(m)) => return Err(PartnerError::Internal(m)),

@@ -2,6 +2,8 @@
 //! verification, which every bearer check, introspection and revocation share.
 //! Expiry is checked against the injectable clock, not the library's.
 
+use std::collections::HashMap;
+
 use jsonwebtoken::{Algorithm, Header, Validation, decode, decode_header, encode};
 use lendhub_domain::partner::{ACCESS_TOKEN_TYPE, AccessClaims, PartnerStatus};
 use lendhub_domain::scope::PartnerScopes;
@@ -44,9 +46,40 @@ pub struct Verified {
     pub client: lendhub_store::PartnerClientRecord,
 }
 
+/// Tokens whose signature, issuer and audience have been checked, with their
+/// claims: a token is presented many times in its 300 s life, and the
+/// Ed25519 check is the costliest part of every request. The same bytes
+/// always verify the same way, so the cache is exact; only the key's
+/// continued presence in the ring is re-checked (a rotation can retire it).
+#[derive(Default)]
+pub struct Verifications(parking_lot::Mutex<HashMap<String, (String, AccessClaims)>>);
+
+/// Beyond this many entries the cache starts again (it refills from use).
+const VERIFICATIONS: usize = 100_000;
+
+impl Verifications {
+    fn get(&self, token: &str) -> Option<(String, AccessClaims)> {
+        self.0.lock().get(token).cloned()
+    }
+
+    fn put(&self, token: &str, kid: String, claims: &AccessClaims) {
+        let mut map = self.0.lock();
+        if map.len() >= VERIFICATIONS {
+            map.clear();
+        }
+        map.insert(token.to_owned(), (kid, claims.clone()));
+    }
+}
+
 /// Checks signature, issuer and audience only: enough to know the token is
 /// ours and whose it is (revocation needs no more).
 pub async fn authentic(state: &HubState, token: &str) -> Result<AccessClaims, PartnerError> {
+    state.keys.refresh_if_stale(state.store.as_ref()).await?;
+    if let Some((kid, claims)) = state.verifications.get(token)
+        && state.keys.knows(&kid)
+    {
+        return Ok(claims);
+    }
     let forged = PartnerError::Unauthenticated(
         "the access token is malformed or not signed by this service",
     );
@@ -59,6 +92,7 @@ pub async fn authentic(state: &HubState, token: &str) -> Result<AccessClaims, Pa
     let kid = header.kid.ok_or(PartnerError::Unauthenticated(
         "the access token names no key",
     ))?;
+    let kid_for_cache = kid.clone();
     let Some(key) = state.keys.verifier(state.store.as_ref(), &kid).await? else {
         return Err(PartnerError::Unauthenticated(
             "the access token is signed by an unknown key",
@@ -82,10 +116,21 @@ pub async fn authentic(state: &HubState, token: &str) -> Result<AccessClaims, Pa
     if claims.aud != state.urls.partner() {
         return Err(PartnerError::AudienceMismatch);
     }
+    state.verifications.put(token, kid_for_cache, &claims);
     Ok(claims)
 }
 
 pub async fn verify(state: &HubState, token: &str) -> Result<Verified, PartnerError> {
+    verify_known(state, token, None).await
+}
+
+/// `verify`, reusing `known` (just read to authenticate the caller) when the
+/// token turns out to be that client's.
+pub async fn verify_known(
+    state: &HubState,
+    token: &str,
+    known: Option<&lendhub_store::PartnerClientRecord>,
+) -> Result<Verified, PartnerError> {
     let claims = authentic(state, token).await?;
     let now_s = state.clock.now_ms().div_euclid(1000);
     if now_s >= claims.exp {
@@ -96,10 +141,19 @@ pub async fn verify(state: &HubState, token: &str) -> Result<Verified, PartnerEr
             "the access token is not valid yet",
         ));
     }
-    if state.store.jwt_revoked(&claims.jti).await? {
+    let (stored, revoked) = match known.filter(|k| k.client_id == claims.client_id) {
+        Some(k) => (Some(k.clone()), state.store.jwt_revoked(&claims.jti).await?),
+        None => {
+            state
+                .store
+                .partner_client_and_revocation(&claims.client_id, &claims.jti)
+                .await?
+        }
+    };
+    if revoked {
         return Err(PartnerError::TokenRevoked);
     }
-    let client = match state.store.partner_client(&claims.client_id).await? {
+    let client = match stored {
         None => {
             return Err(PartnerError::Unauthenticated(
                 "the access token's client no longer exists",

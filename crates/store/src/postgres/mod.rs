@@ -313,6 +313,14 @@ impl Store for PgStore {
         partner::jwt_revoked(&*self.conn().await?, jti).await
     }
 
+    async fn partner_client_and_revocation(
+        &self,
+        client_id: &str,
+        jti: &str,
+    ) -> Result<(Option<PartnerClientRecord>, bool), StoreError> {
+        partner::client_and_revocation(&*self.conn().await?, client_id, jti).await
+    }
+
     async fn close(&self) {
         self.batcher.close().await;
         self.pool.close();

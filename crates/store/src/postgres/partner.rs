@@ -179,3 +179,22 @@ pub async fn jwt_revoked(c: &Client, jti: &str) -> Result<bool, StoreError> {
     let row = c.query_one(&statement, &[&jti]).await.map_err(db)?;
     get(&row, 0)
 }
+
+pub async fn client_and_revocation(
+    c: &Client,
+    id: &str,
+    jti: &str,
+) -> Result<(Option<PartnerClientRecord>, bool), StoreError> {
+    let sql = format!(
+        "SELECT {CLIENT_COLUMNS}, EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = $2)
+         FROM (SELECT 1) AS one LEFT JOIN partner_clients ON client_id = $1"
+    );
+    let statement = c.prepare_cached(&sql).await.map_err(db)?;
+    let row = c.query_one(&statement, &[&id, &jti]).await.map_err(db)?;
+    let client: Option<&str> = get(&row, 0)?;
+    let record = match client {
+        Some(_) => Some(client_row(&row)?),
+        None => None,
+    };
+    Ok((record, get(&row, 8)?))
+}

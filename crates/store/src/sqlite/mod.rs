@@ -261,6 +261,14 @@ impl Store for SqliteStore {
         self.read(|c| partner::jwt_revoked(c, jti))
     }
 
+    async fn partner_client_and_revocation(
+        &self,
+        client_id: &str,
+        jti: &str,
+    ) -> Result<(Option<PartnerClientRecord>, bool), StoreError> {
+        self.read(|c| partner::client_and_revocation(c, client_id, jti))
+    }
+
     async fn close(&self) {
         self.writer.shutdown().await;
     }

@@ -138,3 +138,23 @@ pub fn jwt_revoked(c: &Connection, jti: &str) -> rusqlite::Result<bool> {
     c.prepare_cached("SELECT EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = ?1)")?
         .query_row([jti], |r| r.get(0))
 }
+
+pub fn client_and_revocation(
+    c: &Connection,
+    id: &str,
+    jti: &str,
+) -> rusqlite::Result<(Option<PartnerClientRecord>, bool)> {
+    // One row always: the client's columns (NULL when unknown) and the flag.
+    c.prepare_cached(&format!(
+        "SELECT {CLIENT_COLUMNS}, EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = ?2)
+         FROM (SELECT 1) LEFT JOIN partner_clients ON client_id = ?1"
+    ))?
+    .query_row(params![id, jti], |r| {
+        let client: Option<String> = r.get(0)?;
+        let record = match client {
+            Some(_) => Some(client_row(r)?),
+            None => None,
+        };
+        Ok((record, r.get(8)?))
+    })
+}

@@ -78,7 +78,13 @@ pub async fn mcp(
     let result = match method {
         "initialize" => initialize(&params),
         "ping" => json!({}),
-        "tools/list" => tools::list(&caller.scopes),
+        "tools/list" => {
+            // The list is serialised once per scope set; splice it in as is.
+            let id = serde_json::to_string(&id).unwrap_or_else(|_| "null".into());
+            let list = tools::list(&caller.scopes).get();
+            let body = format!(r#"{{"jsonrpc":"2.0","id":{id},"result":{list}}}"#);
+            return Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response());
+        }
         "tools/call" => tools::call(&state, &caller, &params).await?,
         _ => return Err(PartnerError::McpMethodNotFound(method.to_owned())),
     };

@@ -4,6 +4,9 @@
 
 use lendhub_domain::decisioning::{Outcome, ReasonCode, profile};
 use lendhub_domain::scope::{PartnerScope, PartnerScopes, Scope};
+use std::sync::LazyLock;
+
+use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::invalid_params;
@@ -104,14 +107,33 @@ fn describe(tool: &Tool) -> Value {
     })
 }
 
-/// The tools the token's scopes allow.
-pub fn list(scopes: &PartnerScopes) -> Value {
-    let tools: Vec<Value> = TOOLS
+/// The `tools/list` result for every combination of scopes, serialised once:
+/// agents list tools often, and the answer depends only on the scopes.
+static LISTS: LazyLock<Vec<Box<RawValue>>> = LazyLock::new(|| {
+    (0..1usize << PartnerScope::ALL.len())
+        .map(|mask| {
+            let tools: Vec<Value> = TOOLS
+                .iter()
+                .filter(|t| mask & bit(t.scope) != 0)
+                .map(describe)
+                .collect();
+            RawValue::from_string(json!({ "tools": tools }).to_string())
+                .unwrap_or_else(|_| unreachable!("serde_json output is valid JSON"))
+        })
+        .collect()
+});
+
+fn bit(scope: PartnerScope) -> usize {
+    1 << PartnerScope::ALL
         .iter()
-        .filter(|t| scopes.contains(t.scope))
-        .map(describe)
-        .collect();
-    json!({ "tools": tools })
+        .position(|s| *s == scope)
+        .unwrap_or_else(|| unreachable!("ALL lists every scope"))
+}
+
+/// The tools the token's scopes allow.
+pub fn list(scopes: &PartnerScopes) -> &'static RawValue {
+    let mask = scopes.iter().map(bit).fold(0, |m, b| m | b);
+    &LISTS[mask]
 }
 
 fn result(structured: Value, is_error: bool) -> Value {
