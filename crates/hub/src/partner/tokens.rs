@@ -23,7 +23,7 @@ pub async fn issue(
     let jti = lendhub_domain::credentials::random_token(16);
     let claims = AccessClaims::new(
         state.urls.issuer(),
-        &state.urls.partner(),
+        state.urls.partner(),
         client_id,
         scope,
         now_s,
