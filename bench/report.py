@@ -17,6 +17,8 @@ OPEN_RATE = float(ENV["OPEN_RATE"])
 TOKEN_RPS = 10_000
 READ_RATIO = 0.50
 CREATE_RPS = 3_000
+PARTNER_TOKEN_RPS = 10_000
+INTROSPECT_RPS = 20_000
 OPEN_P99_MS = 25.0
 IDLE_RSS_BYTES = 40_000_000  # 40 MB, decimal; stricter than 40 MiB
 
@@ -77,6 +79,9 @@ def main():
             "create-application",
             "list-events",
             "create-application-open",
+            "partner-token",
+            "introspect",
+            "mcp-tools-list",
         ]
     }
     seed = load("seed")
@@ -106,6 +111,12 @@ def main():
          f"≥ {CREATE_RPS:,} req/s", rps_at_least(runs["create-application"], CREATE_RPS)),
         (f"create-application (open loop, {OPEN_RATE:,.0f} req/s)", open_run,
          f"p99 ≤ {OPEN_P99_MS:.0f} ms", bool(open_run) and open_run["p99_ms"] <= OPEN_P99_MS),
+        ("partner token (POST /partner/v1/oauth/token, EdDSA JWT)", runs["partner-token"],
+         f"≥ {PARTNER_TOKEN_RPS:,} req/s", rps_at_least(runs["partner-token"], PARTNER_TOKEN_RPS)),
+        ("introspection (POST /partner/v1/oauth/introspect)", runs["introspect"],
+         f"≥ {INTROSPECT_RPS:,} req/s", rps_at_least(runs["introspect"], INTROSPECT_RPS)),
+        ("MCP tools/list (POST /partner/v1/mcp)", runs["mcp-tools-list"], "≥ 50 % of baseline",
+         read_ok(runs["mcp-tools-list"])),
     ]
 
     rss_kb = int(ENV["IDLE_RSS_KB"])
@@ -220,6 +231,12 @@ def main():
         f"at {OPEN_RATE:,.0f} req/s open loop."
     )
     out.append("- Idle RSS ≤ 40 MB.")
+    out.append(
+        f"- Partner ring (issue #4): partner token issuance ≥ {PARTNER_TOKEN_RPS:,}/s, introspection "
+        f"≥ {INTROSPECT_RPS:,}/s, MCP `tools/list` ≥ 50 % of baseline. These run on the hub "
+        "listener with a platform-tier partner (the seed's tiers would measure the rate limiter); "
+        "the baseline is the sandbox listener's `/livez` in the same process."
+    )
     out.append("")
     out.append("## Raw results\n")
     out.append("One JSON line per run, as printed by `lendhub-bench`:\n")

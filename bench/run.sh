@@ -23,7 +23,9 @@ TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 LENDHUB=${LENDHUB_BIN:-$TARGET_DIR/release/lendhub}
 BENCH=$TARGET_DIR/release/lendhub-bench
 ADDR=127.0.0.1:18081
+HUB_ADDR=127.0.0.1:18080
 OPS_ADDR=127.0.0.1:19464
+HUB=http://$HUB_ADDR
 BASE=http://$ADDR
 
 # The command as invoked, with any overrides, for the report.
@@ -85,7 +87,8 @@ trap cleanup EXIT
 
 # Runs the lendhub binary with the benchmark's environment.
 lendhub() {
-    LENDHUB_DATA_DIR=$DATA LENDHUB_SANDBOX__ADDR=$ADDR LENDHUB_OPS__ADDR=$OPS_ADDR "$LENDHUB" "$@"
+    LENDHUB_DATA_DIR=$DATA LENDHUB_SANDBOX__ADDR=$ADDR LENDHUB_HUB__ADDR=$HUB_ADDR \
+        LENDHUB_OPS__ADDR=$OPS_ADDR "$LENDHUB" "$@"
 }
 
 # json_field FIELD < json  — prints one top-level field of a JSON object.
@@ -131,7 +134,7 @@ fi
 log "starting server (data dir $DATA)"
 # Started directly, not through the lendhub() function, so that $! is the
 # server's own PID (the function would run in a subshell) for VmRSS and SIGTERM.
-LENDHUB_DATA_DIR=$DATA LENDHUB_SANDBOX__ADDR=$ADDR LENDHUB_OPS__ADDR=$OPS_ADDR \
+LENDHUB_DATA_DIR=$DATA LENDHUB_SANDBOX__ADDR=$ADDR LENDHUB_HUB__ADDR=$HUB_ADDR LENDHUB_OPS__ADDR=$OPS_ADDR \
     "$LENDHUB" serve >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 1 300); do
@@ -179,6 +182,31 @@ run_load list-events --scenario list-events --connections "$CONNECTIONS" --token
 TOKEN=$(new_token)
 run_load create-application-open --scenario create-application --connections "$CONNECTIONS" \
     --rate "$OPEN_RATE" --token "$TOKEN"
+
+# --- partner ring (hub listener) ----------------------------------------------
+# A platform-tier partner: the seed's tiers (10-100 req/s) would measure the
+# rate limiter, not the service.
+PARTNER_JSON=$(lendhub partner clients create --name bench --scopes "mcp.read ops.read" --tier platform)
+PARTNER_ID=$(json_field client_id <<<"$PARTNER_JSON")
+PARTNER_SECRET=$(json_field client_secret <<<"$PARTNER_JSON")
+partner_token() {
+    local body
+    body=$(http 200 -u "$PARTNER_ID:$PARTNER_SECRET" -d grant_type=client_credentials "$HUB/partner/v1/oauth/token")
+    json_field access_token <<<"$body"
+}
+run_load_hub() {
+    local saved=$BASE
+    BASE=$HUB
+    run_load "$@"
+    BASE=$saved
+}
+run_load_hub partner-token --scenario partner-token --connections "$CONNECTIONS" \
+    --client-id "$PARTNER_ID" --client-secret "$PARTNER_SECRET"
+PARTNER_TOKEN=$(partner_token)
+run_load_hub introspect --scenario introspect --connections "$CONNECTIONS" \
+    --client-id "$PARTNER_ID" --client-secret "$PARTNER_SECRET" --token "$PARTNER_TOKEN"
+PARTNER_TOKEN=$(partner_token)
+run_load_hub mcp-tools-list --scenario mcp-tools-list --connections "$CONNECTIONS" --token "$PARTNER_TOKEN"
 
 # --- shutdown -----------------------------------------------------------------
 log "stopping server with SIGTERM"

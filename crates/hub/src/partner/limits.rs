@@ -75,21 +75,31 @@ impl RateLimiter {
         now_ms: i64,
     ) -> Result<(), PartnerError> {
         let limits = tier.limits();
-        let mut verdict = self
-            .buckets
-            .lock()
-            .entry(client_id.to_owned())
-            .or_insert_with(|| TokenBucket::new(limits, now_ms))
-            .take(limits, now_ms);
+        let mut verdict = {
+            let mut buckets = self.buckets.lock();
+            // Look up before inserting: no key allocation on the hot path.
+            match buckets.get_mut(client_id) {
+                Some(bucket) => bucket.take(limits, now_ms),
+                None => buckets
+                    .entry(client_id.to_owned())
+                    .or_insert_with(|| TokenBucket::new(limits, now_ms))
+                    .take(limits, now_ms),
+            }
+        };
         let mut guard = None;
         if verdict.allowed {
             let mut in_flight = self.in_flight.lock();
-            let n = in_flight.entry(client_id.to_owned()).or_insert(0);
-            if *n >= limits.concurrent {
+            let current = in_flight.get(client_id).copied().unwrap_or(0);
+            if current >= limits.concurrent {
                 verdict.allowed = false;
                 verdict.retry_after_ms = CONCURRENCY_RETRY_MS;
             } else {
-                *n += 1;
+                match in_flight.get_mut(client_id) {
+                    Some(n) => *n += 1,
+                    None => {
+                        in_flight.insert(client_id.to_owned(), 1);
+                    }
+                }
                 guard = Some(InFlight {
                     limiter: self.clone(),
                     client_id: client_id.to_owned(),

@@ -206,8 +206,8 @@ pub async fn revoke(
             state
                 .store
                 .revoke_jwt(RevokedToken {
-                    jti: claims.jti,
-                    client_id: claims.client_id,
+                    jti: claims.jti.clone(),
+                    client_id: claims.client_id.clone(),
                     expires_at_ms: claims.exp * 1000,
                     revoked_at_ms: state.clock.now_ms(),
                 })

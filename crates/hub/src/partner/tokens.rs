@@ -3,6 +3,7 @@
 //! Expiry is checked against the injectable clock, not the library's.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use jsonwebtoken::{Algorithm, Header, Validation, decode, decode_header, encode};
 use lendhub_domain::partner::{ACCESS_TOKEN_TYPE, AccessClaims, PartnerStatus};
@@ -40,8 +41,20 @@ pub async fn issue(
 
 /// A token whose signature, issuer, audience and lifetime all hold, and
 /// whose partner is still active.
+/// A verified token's claims, shared with the verification cache.
+#[derive(Clone)]
+pub struct Claims(Arc<(String, AccessClaims)>);
+
+impl std::ops::Deref for Claims {
+    type Target = AccessClaims;
+
+    fn deref(&self) -> &AccessClaims {
+        &self.0.1
+    }
+}
+
 pub struct Verified {
-    pub claims: AccessClaims,
+    pub claims: Claims,
     pub scopes: PartnerScopes,
     pub client: lendhub_store::PartnerClientRecord,
 }
@@ -52,33 +65,33 @@ pub struct Verified {
 /// always verify the same way, so the cache is exact; only the key's
 /// continued presence in the ring is re-checked (a rotation can retire it).
 #[derive(Default)]
-pub struct Verifications(parking_lot::Mutex<HashMap<String, (String, AccessClaims)>>);
+pub struct Verifications(parking_lot::Mutex<HashMap<String, Arc<(String, AccessClaims)>>>);
 
 /// Beyond this many entries the cache starts again (it refills from use).
 const VERIFICATIONS: usize = 100_000;
 
 impl Verifications {
-    fn get(&self, token: &str) -> Option<(String, AccessClaims)> {
+    fn get(&self, token: &str) -> Option<Arc<(String, AccessClaims)>> {
         self.0.lock().get(token).cloned()
     }
 
-    fn put(&self, token: &str, kid: String, claims: &AccessClaims) {
+    fn put(&self, token: &str, entry: Arc<(String, AccessClaims)>) {
         let mut map = self.0.lock();
         if map.len() >= VERIFICATIONS {
             map.clear();
         }
-        map.insert(token.to_owned(), (kid, claims.clone()));
+        map.insert(token.to_owned(), entry);
     }
 }
 
 /// Checks signature, issuer and audience only: enough to know the token is
 /// ours and whose it is (revocation needs no more).
-pub async fn authentic(state: &HubState, token: &str) -> Result<AccessClaims, PartnerError> {
+pub async fn authentic(state: &HubState, token: &str) -> Result<Claims, PartnerError> {
     state.keys.refresh_if_stale(state.store.as_ref()).await?;
-    if let Some((kid, claims)) = state.verifications.get(token)
-        && state.keys.knows(&kid)
+    if let Some(entry) = state.verifications.get(token)
+        && state.keys.knows(&entry.0)
     {
-        return Ok(claims);
+        return Ok(Claims(entry));
     }
     let forged = PartnerError::Unauthenticated(
         "the access token is malformed or not signed by this service",
@@ -116,8 +129,9 @@ pub async fn authentic(state: &HubState, token: &str) -> Result<AccessClaims, Pa
     if claims.aud != state.urls.partner() {
         return Err(PartnerError::AudienceMismatch);
     }
-    state.verifications.put(token, kid_for_cache, &claims);
-    Ok(claims)
+    let entry = Arc::new((kid_for_cache, claims));
+    state.verifications.put(token, entry.clone());
+    Ok(Claims(entry))
 }
 
 pub async fn verify(state: &HubState, token: &str) -> Result<Verified, PartnerError> {
