@@ -63,20 +63,26 @@ pub async fn rotate_secret(
     Ok(changed.then_some(secret))
 }
 
-/// The active partner these credentials belong to. Test keys are refused:
-/// the key prefix must match the environment, and this is the live ring.
-pub async fn authenticate(
-    store: &dyn Store,
+/// Refuses test keys before anything is looked up: the key prefix must
+/// match the environment, and this is the live ring.
+pub fn require_live(creds: &ClientCredentials) -> Result<(), PartnerError> {
+    let live = |key: &str| Environment::of_key(key) == Some(Environment::Live);
+    if live(&creds.client_id) && live(&creds.client_secret) {
+        Ok(())
+    } else {
+        Err(PartnerError::InvalidApiKey(
+            "the partner ring takes live keys (pk_live_/sk_live_); test keys belong to the sandbox",
+        ))
+    }
+}
+
+/// The stored client these credentials prove, if it is active.
+pub fn check(
     pepper: &[u8; 32],
     creds: &ClientCredentials,
+    stored: Option<PartnerClientRecord>,
 ) -> Result<PartnerClientRecord, PartnerError> {
-    let live = |key: &str| Environment::of_key(key) == Some(Environment::Live);
-    if !live(&creds.client_id) || !live(&creds.client_secret) {
-        return Err(PartnerError::InvalidApiKey(
-            "the partner ring takes live keys (pk_live_/sk_live_); test keys belong to the sandbox",
-        ));
-    }
-    let client = match store.partner_client(&creds.client_id).await? {
+    let client = match stored {
         Some(c) if secret_matches(pepper, &creds.client_secret, &c.secret_hash) => c,
         _ => {
             return Err(PartnerError::InvalidApiKey(
@@ -88,4 +94,14 @@ pub async fn authenticate(
         return Err(PartnerError::AccountSuspended);
     }
     Ok(client)
+}
+
+/// The active partner these credentials belong to.
+pub async fn authenticate(
+    store: &dyn Store,
+    pepper: &[u8; 32],
+    creds: &ClientCredentials,
+) -> Result<PartnerClientRecord, PartnerError> {
+    require_live(creds)?;
+    check(pepper, creds, store.partner_client(&creds.client_id).await?)
 }

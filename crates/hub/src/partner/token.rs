@@ -154,19 +154,49 @@ pub async fn introspect(
     body: Bytes,
 ) -> Result<Response, PartnerError> {
     let slot = slot.map(|Extension(s)| s);
-    let Request { form, client } = authenticated(&state, slot.as_ref(), &headers, &body).await?;
-    let token = form
-        .get("token")
-        .ok_or_else(|| PartnerError::invalid("token", "required"))?;
-    let inactive = || no_store(Json(json!({ "active": false })));
-    let verified = match tokens::verify_known(&state, token, Some(&client)).await {
-        Ok(v) => v,
-        Err(PartnerError::Unavailable(m)) => return Err(PartnerError::Unavailable(m)),
-        Err(PartnerError::Internal(m)) => return Err(PartnerError::Internal(m)),
-        Err(_) => return Ok(inactive()),
+    let has_content_type = headers.contains_key(header::CONTENT_TYPE);
+    let form_error = |e| PartnerError::from_form(e, has_content_type);
+    let mut form = oauth_form::parse(&headers, &body, FORM).map_err(form_error)?;
+    let creds = oauth_form::client_credentials(&headers, &mut form).map_err(form_error)?;
+    clients::require_live(&creds)?;
+    // With the token's signature checked first (usually from the cache),
+    // one read answers both "is the caller who it says" and "is the token
+    // revoked".
+    let token = form.get("token");
+    let claims = match token {
+        None => None,
+        Some(t) => match tokens::authentic(&state, t).await {
+            Ok(c) => Some(c),
+            Err(e @ (PartnerError::Unavailable(_) | PartnerError::Internal(_))) => return Err(e),
+            Err(_) => None,
+        },
     };
-    let c = verified.claims;
-    if c.client_id != client.client_id {
+    let (stored, revoked) = match &claims {
+        Some(c) => {
+            state
+                .store
+                .partner_client_and_revocation(&creds.client_id, &c.jti)
+                .await?
+        }
+        None => (state.store.partner_client(&creds.client_id).await?, false),
+    };
+    let client = clients::check(&state.secret_pepper, &creds, stored)?;
+    state.limiter.admit(
+        slot.as_ref(),
+        &client.client_id,
+        client.tier,
+        state.clock.now_ms(),
+    )?;
+    if token.is_none() {
+        return Err(PartnerError::invalid("token", "required"));
+    }
+    let inactive = || no_store(Json(json!({ "active": false })));
+    // Only the caller's own live, unrevoked token is active; its partner is
+    // the caller, just checked to be active.
+    let Some(c) = claims.filter(|c| c.client_id == client.client_id && !revoked) else {
+        return Ok(inactive());
+    };
+    if tokens::within_lifetime(&state, &c).is_err() {
         return Ok(inactive());
     }
     Ok(no_store(Json(json!({

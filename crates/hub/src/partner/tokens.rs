@@ -134,18 +134,8 @@ pub async fn authentic(state: &HubState, token: &str) -> Result<Claims, PartnerE
     Ok(Claims(entry))
 }
 
-pub async fn verify(state: &HubState, token: &str) -> Result<Verified, PartnerError> {
-    verify_known(state, token, None).await
-}
-
-/// `verify`, reusing `known` (just read to authenticate the caller) when the
-/// token turns out to be that client's.
-pub async fn verify_known(
-    state: &HubState,
-    token: &str,
-    known: Option<&lendhub_store::PartnerClientRecord>,
-) -> Result<Verified, PartnerError> {
-    let claims = authentic(state, token).await?;
+/// The token's lifetime holds now, by the service clock.
+pub fn within_lifetime(state: &HubState, claims: &AccessClaims) -> Result<(), PartnerError> {
     let now_s = state.clock.now_ms().div_euclid(1000);
     if now_s >= claims.exp {
         return Err(PartnerError::TokenExpired);
@@ -155,15 +145,16 @@ pub async fn verify_known(
             "the access token is not valid yet",
         ));
     }
-    let (stored, revoked) = match known.filter(|k| k.client_id == claims.client_id) {
-        Some(k) => (Some(k.clone()), state.store.jwt_revoked(&claims.jti).await?),
-        None => {
-            state
-                .store
-                .partner_client_and_revocation(&claims.client_id, &claims.jti)
-                .await?
-        }
-    };
+    Ok(())
+}
+
+pub async fn verify(state: &HubState, token: &str) -> Result<Verified, PartnerError> {
+    let claims = authentic(state, token).await?;
+    within_lifetime(state, &claims)?;
+    let (stored, revoked) = state
+        .store
+        .partner_client_and_revocation(&claims.client_id, &claims.jti)
+        .await?;
     if revoked {
         return Err(PartnerError::TokenRevoked);
     }
