@@ -43,6 +43,13 @@ impl TokenBucket {
         self.at_ms = self.at_ms.max(now_ms);
     }
 
+    /// Whole tokens available now, without taking one.
+    pub fn peek(&self, limits: TierLimits, now_ms: i64) -> u32 {
+        let mut copy = *self;
+        copy.refill(limits, now_ms);
+        u32::try_from(copy.level / MILLI).unwrap_or(0)
+    }
+
     pub fn take(&mut self, limits: TierLimits, now_ms: i64) -> Verdict {
         self.refill(limits, now_ms);
         let rate = i64::from(limits.per_second.max(1));

@@ -123,6 +123,28 @@ impl RateLimiter {
     }
 }
 
+/// A project's current standing, without spending anything.
+pub struct Usage {
+    pub remaining: u32,
+    pub in_flight: u32,
+}
+
+impl RateLimiter {
+    pub fn usage(&self, client_id: &str, tier: Tier, now_ms: i64) -> Usage {
+        let limits = tier.limits();
+        let remaining = self
+            .buckets
+            .lock()
+            .get(client_id)
+            .map_or(limits.burst, |b| b.peek(limits, now_ms));
+        let in_flight = self.in_flight.lock().get(client_id).copied().unwrap_or(0);
+        Usage {
+            remaining,
+            in_flight,
+        }
+    }
+}
+
 fn set(headers: &mut HeaderMap, name: &'static str, value: String) {
     if let Ok(v) = HeaderValue::from_str(&value) {
         headers.insert(HeaderName::from_static(name), v);
@@ -161,4 +183,38 @@ pub async fn headers(State(_): State<HubState>, mut request: Request, next: Next
         );
     }
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_concurrency_cap_holds_until_responses_are_done() {
+        let limiter = Arc::new(RateLimiter::default());
+        // Build: 10 concurrent; the slots are held while their guards live.
+        let slots: Vec<Slot> = (0..10).map(|_| Slot::default()).collect();
+        for slot in &slots {
+            assert!(
+                limiter
+                    .admit(Some(slot), "pk_live_a", Tier::Build, 0)
+                    .is_ok()
+            );
+        }
+        let refused = limiter.admit(None, "pk_live_a", Tier::Build, 0);
+        assert!(matches!(
+            refused,
+            Err(PartnerError::RateLimited {
+                retry_after_ms: 100
+            })
+        ));
+        assert!(
+            limiter.admit(None, "pk_live_b", Tier::Build, 0).is_ok(),
+            "per project"
+        );
+        assert_eq!(limiter.usage("pk_live_a", Tier::Build, 0).in_flight, 10);
+        drop(slots);
+        assert_eq!(limiter.usage("pk_live_a", Tier::Build, 0).in_flight, 0);
+        assert!(limiter.admit(None, "pk_live_a", Tier::Build, 0).is_ok());
+    }
 }

@@ -37,7 +37,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "account_profile",
         title: "Your partner profile",
-        description: "Your partner project: name, tier and its limits, status, granted scopes.",
+        description: "Your partner project: name, tier and its limits, status, granted scopes, and current usage of your rate limit.",
         scope: PartnerScope::AccountRead,
     },
     Tool {
@@ -84,7 +84,8 @@ fn output_schema(tool: &Tool) -> Value {
         "account_profile" => json!({
             "type": "object",
             "properties": {"client_id": string, "name": string, "tier": string, "status": string,
-                "scopes": {"type": "array", "items": string}, "limits": {"type": "object"}},
+                "scopes": {"type": "array", "items": string}, "limits": {"type": "object"},
+                "usage": {"type": "object"}},
             "required": ["client_id", "tier", "status"],
         }),
         _ => json!({
@@ -180,7 +181,7 @@ pub async fn call(
     match tool.name {
         "decisioning_explanation" => explain(state, caller, &arguments).await,
         "service_status" => Ok(result(status(state, caller).await, false)),
-        "account_profile" => Ok(result(profile_of(caller), false)),
+        "account_profile" => Ok(result(profile_of(state, caller), false)),
         _ => Ok(result(clients(state, caller).await?, false)),
     }
 }
@@ -287,9 +288,12 @@ async fn status(state: &HubState, caller: &Verified) -> Value {
     })
 }
 
-fn profile_of(caller: &Verified) -> Value {
+fn profile_of(state: &HubState, caller: &Verified) -> Value {
     let c = &caller.client;
     let limits = c.tier.limits();
+    let usage = state
+        .limiter
+        .usage(&c.client_id, c.tier, state.clock.now_ms());
     json!({
         "client_id": c.client_id,
         "name": c.name,
@@ -297,6 +301,8 @@ fn profile_of(caller: &Verified) -> Value {
         "status": c.status.as_str(),
         "scopes": c.scopes.split_ascii_whitespace().collect::<Vec<_>>(),
         "limits": {"per_second": limits.per_second, "burst": limits.burst, "concurrent": limits.concurrent},
+        // This instance's view: buckets are per instance (docs/deployment.md).
+        "usage": {"rate_limit_remaining": usage.remaining, "requests_in_flight": usage.in_flight},
         "created_at_ms": c.created_at_ms,
     })
 }
