@@ -8,10 +8,11 @@ use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use lendhub_domain::partner::ACCESS_TOKEN_TTL_SECONDS;
 use lendhub_domain::scope::{PartnerScopes, Scope};
-use lendhub_http::oauth_form;
+use lendhub_http::oauth_form::{self, ClientCredentials};
 use lendhub_store::{PartnerClientRecord, RevokedToken};
 use serde::Serialize;
 use serde_json::json;
+use std::collections::HashMap;
 use utoipa::ToSchema;
 
 use super::clients;
@@ -31,8 +32,20 @@ const FORM: &[&str] = &[
 ];
 
 struct Request {
-    form: std::collections::HashMap<&'static str, String>,
+    form: HashMap<&'static str, String>,
     client: PartnerClientRecord,
+}
+
+/// The form's parameters and the client credentials it or the headers carry.
+fn read_form(
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<(HashMap<&'static str, String>, ClientCredentials), PartnerError> {
+    let has_content_type = headers.contains_key(header::CONTENT_TYPE);
+    let form_error = |e| PartnerError::from_form(e, has_content_type);
+    let mut form = oauth_form::parse(headers, body, FORM).map_err(form_error)?;
+    let creds = oauth_form::client_credentials(headers, &mut form).map_err(form_error)?;
+    Ok((form, creds))
 }
 
 /// Reads the form, authenticates the calling client and admits it under its
@@ -43,11 +56,7 @@ async fn authenticated(
     headers: &HeaderMap,
     body: &[u8],
 ) -> Result<Request, PartnerError> {
-    let has_content_type = headers.contains_key(header::CONTENT_TYPE);
-    let mut form = oauth_form::parse(headers, body, FORM)
-        .map_err(|e| PartnerError::from_form(e, has_content_type))?;
-    let creds = oauth_form::client_credentials(headers, &mut form)
-        .map_err(|e| PartnerError::from_form(e, has_content_type))?;
+    let (form, creds) = read_form(headers, body)?;
     let client = clients::authenticate(state.store.as_ref(), &state.secret_pepper, &creds).await?;
     state
         .limiter
@@ -154,10 +163,7 @@ pub async fn introspect(
     body: Bytes,
 ) -> Result<Response, PartnerError> {
     let slot = slot.map(|Extension(s)| s);
-    let has_content_type = headers.contains_key(header::CONTENT_TYPE);
-    let form_error = |e| PartnerError::from_form(e, has_content_type);
-    let mut form = oauth_form::parse(&headers, &body, FORM).map_err(form_error)?;
-    let creds = oauth_form::client_credentials(&headers, &mut form).map_err(form_error)?;
+    let (form, creds) = read_form(&headers, &body)?;
     clients::require_live(&creds)?;
     // With the token's signature checked first (usually from the cache),
     // one read answers both "is the caller who it says" and "is the token

@@ -458,32 +458,17 @@ async fn the_official_mcp_sdk_lists_and_calls_tools() {
         .create_application(&sandbox_token, "00000401", 1_000_000)
         .await;
     let reference = approved.body["id"].as_str().unwrap().to_owned();
-    let python = std::env::var("TEST_PYTHON").unwrap_or_else(|_| "python3".into());
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/partner_mcp.py");
-    let url = format!("{}/partner/v1/mcp", app.hub);
-    let out = tokio::task::spawn_blocking(move || {
-        std::process::Command::new(python)
-            .arg(script)
-            .env("MCP_URL", url)
-            .env("FULL_TOKEN", full)
-            .env("NARROW_TOKEN", narrow)
-            .env("REFERENCE", reference)
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
-    assert_ne!(
-        out.status.code(),
-        Some(3),
-        "the mcp package must be installed (scripts/test.sh does it)"
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let r: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let r = crate::support::python_json(
+        "partner_mcp.py",
+        vec![
+            ("MCP_URL", format!("{}/partner/v1/mcp", app.hub)),
+            ("FULL_TOKEN", full),
+            ("NARROW_TOKEN", narrow),
+            ("REFERENCE", reference),
+        ],
+    )
+    .await;
+
     assert_eq!(r["protocol_version"], "2025-06-18");
     assert_eq!(r["server_name"], "lendhub-partner");
     assert_eq!(

@@ -499,32 +499,17 @@ async fn the_hub_envelope_and_the_planned_tier() {
 async fn third_party_oauth_and_jwt_libraries_accept_our_tokens() {
     let app = App::spawn().await;
     let p = partner(&app, "mcp.read ops.read").await;
-    let python = std::env::var("TEST_PYTHON").unwrap_or_else(|_| "python3".into());
-    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/partner_oauth.py");
-    let (hub, issuer) = (app.hub.clone(), app.server().hub_url.clone());
-    let out = tokio::task::spawn_blocking(move || {
-        std::process::Command::new(python)
-            .arg(script)
-            .env("HUB", hub)
-            .env("ISSUER", issuer)
-            .env("CLIENT_ID", &p.id)
-            .env("CLIENT_SECRET", &p.secret)
-            .output()
-            .unwrap()
-    })
-    .await
-    .unwrap();
-    assert_ne!(
-        out.status.code(),
-        Some(3),
-        "authlib and PyJWT must be installed (scripts/test.sh does it)"
-    );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let result: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let result = crate::support::python_json(
+        "partner_oauth.py",
+        vec![
+            ("HUB", app.hub.clone()),
+            ("ISSUER", app.server().hub_url.clone()),
+            ("CLIENT_ID", p.id.clone()),
+            ("CLIENT_SECRET", p.secret.clone()),
+        ],
+    )
+    .await;
+
     for method in ["client_secret_basic", "client_secret_post"] {
         let r = &result[method];
         assert_eq!(r["token_type"], "Bearer", "{method}");

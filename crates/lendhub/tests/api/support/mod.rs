@@ -263,3 +263,31 @@ pub async fn eventually<F: FnMut() -> bool>(what: &str, mut check: F) {
     }
     panic!("timed out waiting for {what}");
 }
+
+/// Runs one of `tests/*.py` with the test virtualenv's Python and `env`;
+/// returns its stdout as JSON. Exit code 3 means a library is missing.
+pub async fn python_json(script: &str, env: Vec<(&'static str, String)>) -> Value {
+    let python = std::env::var("TEST_PYTHON").unwrap_or_else(|_| "python3".into());
+    let path = format!("{}/../../tests/{script}", env!("CARGO_MANIFEST_DIR"));
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new(python)
+            .arg(path)
+            .envs(env)
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    assert_ne!(
+        out.status.code(),
+        Some(3),
+        "{script} needs its Python libraries (scripts/test.sh installs them): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
