@@ -67,8 +67,9 @@ pub struct Verified {
 #[derive(Default)]
 pub struct Verifications(parking_lot::Mutex<HashMap<String, Arc<(String, AccessClaims)>>>);
 
-/// Beyond this many entries the cache starts again (it refills from use).
-const VERIFICATIONS: usize = 100_000;
+/// Beyond this many entries (about 10 MB) the cache starts again; it
+/// refills from use.
+const VERIFICATIONS: usize = 10_000;
 
 impl Verifications {
     fn get(&self, token: &str) -> Option<Arc<(String, AccessClaims)>> {
