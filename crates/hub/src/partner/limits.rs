@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use axum::middleware::Next;
 use axum::response::Response;
@@ -18,7 +18,6 @@ use lendhub_domain::ratelimit::{TokenBucket, Verdict};
 use parking_lot::Mutex;
 
 use super::error::PartnerError;
-use crate::state::HubState;
 
 /// A refused request's hint when only the concurrency cap is full.
 const CONCURRENCY_RETRY_MS: i64 = 100;
@@ -153,7 +152,7 @@ fn set(headers: &mut HeaderMap, name: &'static str, value: String) {
 
 /// Writes the RateLimit headers of whatever admission the request got, and
 /// releases its concurrent slot once the response is ready.
-pub async fn headers(State(_): State<HubState>, mut request: Request, next: Next) -> Response {
+pub async fn headers(mut request: Request, next: Next) -> Response {
     let slot = Slot::default();
     request.extensions_mut().insert(slot.clone());
     let mut response = next.run(request).await;

@@ -61,10 +61,7 @@ pub fn router(state: HubState) -> Router {
             partner
                 .route("/auth.md", get(guide::auth_md))
                 .merge(rest_tier)
-                .layer(axum::middleware::from_fn_with_state(
-                    state.clone(),
-                    limits::headers,
-                )),
+                .layer(axum::middleware::from_fn(limits::headers)),
         )
         .layer(map_response_with_state(state.clone(), challenge))
         .with_state(state)
