@@ -104,7 +104,6 @@ pub trait Store: Send + Sync + 'static {
 
     // Revoked access tokens (JWTs cannot be recalled; their ids are listed).
     async fn revoke_jwt(&self, token: RevokedToken) -> Result<(), StoreError>;
-    async fn jwt_revoked(&self, jti: &str) -> Result<bool, StoreError>;
     /// The partner client and whether the token `jti` is revoked, in one
     /// read: what every bearer check needs.
     async fn partner_client_and_revocation(

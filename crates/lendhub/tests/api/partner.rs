@@ -102,6 +102,11 @@ pub fn assert_hub_error(r: &Reply, status: u16, code: &str) {
     }
 }
 
+async fn revoke(app: &App, caller: &Partner, token: &str) -> Reply {
+    let auth = Some((caller.id.as_str(), caller.secret.as_str()));
+    hub_post(app, "/partner/v1/oauth/revoke", auth, &[("token", token)]).await
+}
+
 async fn introspect(app: &App, caller: &Partner, token: &str) -> Value {
     let r = hub_post(
         app,
@@ -276,31 +281,11 @@ async fn introspection_and_revocation_concern_only_the_callers_tokens() {
     assert_eq!(introspect(&app, &a, &tampered).await["active"], false);
 
     // B cannot revoke A's token; A can.
-    let r = hub_post(
-        &app,
-        "/partner/v1/oauth/revoke",
-        Some((&b.id, &b.secret)),
-        &[("token", &ta)],
-    )
-    .await;
-    assert_eq!(r.status, 200);
+    assert_eq!(revoke(&app, &b, &ta).await.status, 200);
     assert_eq!(introspect(&app, &a, &ta).await["active"], true);
-    let r = hub_post(
-        &app,
-        "/partner/v1/oauth/revoke",
-        Some((&a.id, &a.secret)),
-        &[("token", &ta)],
-    )
-    .await;
-    assert_eq!(r.status, 200);
+    assert_eq!(revoke(&app, &a, &ta).await.status, 200);
     assert_eq!(introspect(&app, &a, &ta).await["active"], false);
-    let garbage = hub_post(
-        &app,
-        "/partner/v1/oauth/revoke",
-        Some((&a.id, &a.secret)),
-        &[("token", "x")],
-    )
-    .await;
+    let garbage = revoke(&app, &a, "x").await;
     assert_eq!(
         garbage.status, 200,
         "RFC 7009: invalid tokens are not an error"

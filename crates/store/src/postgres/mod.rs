@@ -309,10 +309,6 @@ impl Store for PgStore {
         partner::revoke_jwt(&*self.conn().await?, &token).await
     }
 
-    async fn jwt_revoked(&self, jti: &str) -> Result<bool, StoreError> {
-        partner::jwt_revoked(&*self.conn().await?, jti).await
-    }
-
     async fn partner_client_and_revocation(
         &self,
         client_id: &str,

@@ -171,15 +171,6 @@ pub async fn revoke_jwt(c: &Client, t: &RevokedToken) -> Result<(), StoreError> 
     Ok(())
 }
 
-pub async fn jwt_revoked(c: &Client, jti: &str) -> Result<bool, StoreError> {
-    let statement = c
-        .prepare_cached("SELECT EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = $1)")
-        .await
-        .map_err(db)?;
-    let row = c.query_one(&statement, &[&jti]).await.map_err(db)?;
-    get(&row, 0)
-}
-
 pub async fn client_and_revocation(
     c: &Client,
     id: &str,

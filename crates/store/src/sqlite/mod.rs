@@ -257,10 +257,6 @@ impl Store for SqliteStore {
             .await
     }
 
-    async fn jwt_revoked(&self, jti: &str) -> Result<bool, StoreError> {
-        self.read(|c| partner::jwt_revoked(c, jti))
-    }
-
     async fn partner_client_and_revocation(
         &self,
         client_id: &str,

@@ -134,11 +134,6 @@ pub fn revoke_jwt(c: &Connection, t: &RevokedToken) -> rusqlite::Result<()> {
     Ok(())
 }
 
-pub fn jwt_revoked(c: &Connection, jti: &str) -> rusqlite::Result<bool> {
-    c.prepare_cached("SELECT EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = ?1)")?
-        .query_row([jti], |r| r.get(0))
-}
-
 pub fn client_and_revocation(
     c: &Connection,
     id: &str,
