@@ -72,16 +72,43 @@ impl TokenBucket {
     }
 }
 
-/// The seed's per-route sub-limits, requests per second, on top of the
-/// project's bucket. They name planned-tier routes, which answer 503 today.
-pub fn sub_limit(method: &str, path: &str) -> Option<u32> {
-    match (method, path) {
-        ("POST", "/applications") => Some(5),
-        ("POST", "/decisions/{id}/refresh") => Some(1),
-        ("POST", "/payments/links") => Some(10),
-        ("POST", "/identity/checks") => Some(5),
-        _ => None,
-    }
+/// A route's own limit, on top of the project's bucket.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct SubLimit {
+    pub method: &'static str,
+    /// Under the partner ring, in the router's syntax.
+    pub path: &'static str,
+    pub per_second: u32,
+}
+
+/// The seed's sub-limits. They name planned-tier routes, which answer 503 today.
+pub const SUB_LIMITS: [SubLimit; 4] = [
+    SubLimit {
+        method: "POST",
+        path: "/applications",
+        per_second: 5,
+    },
+    SubLimit {
+        method: "POST",
+        path: "/decisions/{id}/refresh",
+        per_second: 1,
+    },
+    SubLimit {
+        method: "POST",
+        path: "/payments/links",
+        per_second: 10,
+    },
+    SubLimit {
+        method: "POST",
+        path: "/identity/checks",
+        per_second: 5,
+    },
+];
+
+pub fn sub_limit(method: &str, path: &str) -> Option<&'static SubLimit> {
+    SUB_LIMITS
+        .iter()
+        .find(|l| l.method == method && l.path == path)
 }
 
 #[cfg(test)]
@@ -111,8 +138,11 @@ mod tests {
 
     #[test]
     fn sub_limits_follow_the_seed() {
-        assert_eq!(sub_limit("POST", "/applications"), Some(5));
-        assert_eq!(sub_limit("POST", "/decisions/{id}/refresh"), Some(1));
-        assert_eq!(sub_limit("GET", "/applications"), None);
+        let per_second = |m, p| sub_limit(m, p).map(|l| l.per_second);
+        assert_eq!(per_second("POST", "/applications"), Some(5));
+        assert_eq!(per_second("POST", "/decisions/{id}/refresh"), Some(1));
+        assert_eq!(per_second("POST", "/payments/links"), Some(10));
+        assert_eq!(per_second("POST", "/identity/checks"), Some(5));
+        assert_eq!(per_second("GET", "/applications"), None);
     }
 }

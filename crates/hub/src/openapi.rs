@@ -41,7 +41,7 @@ impl Modify for Security {
 
 pub fn openapi() -> OpenApi {
     let mut spec = Base::openapi().merge_from(crate::partner::api().into_openapi());
-    spec.servers = Some(vec![Server::new("/partner/v1")]);
+    spec.servers = Some(vec![Server::new(crate::partner::PREFIX)]);
     lendhub_http::openapi::fill_response_descriptions(&mut spec);
     spec
 }

@@ -61,6 +61,8 @@ pub struct Hub {
     pub mcp_origins: Vec<String>,
     pub limiter: Arc<crate::partner::limits::RateLimiter>,
     pub verifications: Arc<crate::partner::tokens::Verifications>,
+    /// Partner clients and revocations, remembered between store changes.
+    pub directory: Arc<crate::partner::directory::Directory>,
 }
 
 impl HubState {
@@ -84,6 +86,7 @@ impl HubState {
             mcp_origins,
             limiter: Arc::default(),
             verifications: Arc::default(),
+            directory: Arc::default(),
         }))
     }
 }

@@ -166,6 +166,10 @@ pub async fn start(
         config.rest_tier.enabled,
         config.mcp.allowed_origins.clone(),
     );
+    let directory_sync = hub_state
+        .directory
+        .clone()
+        .run(store.clone(), stop.clone().cancelled_owned());
     let hub = surface(
         lendhub_hub::router(hub_state),
         "hub",
@@ -192,6 +196,7 @@ pub async fn start(
     });
     tasks.push(tokio::spawn(outbox.run(stop.clone())));
     tasks.push(tokio::spawn(prune(store.clone(), clock, stop.clone())));
+    tasks.push(tokio::spawn(directory_sync));
 
     Ok(Server {
         sandbox_url: config.sandbox.public_url.as_ref().map_or_else(

@@ -112,6 +112,11 @@ pub trait Store: Send + Sync + 'static {
         jti: &str,
     ) -> Result<(Option<PartnerClientRecord>, bool), StoreError>;
 
+    /// A counter that moves whenever any partner client or token revocation
+    /// changes, by whichever process: instances poll it to know when what
+    /// they remember of partners is out of date.
+    async fn partner_epoch(&self) -> Result<i64, StoreError>;
+
     /// Flushes pending writes and stops background threads.
     async fn close(&self);
 }

@@ -794,6 +794,15 @@ async fn partner_clients_signing_keys_and_revocations() {
     use lendhub_domain::partner::{PartnerStatus, Tier};
     let db = Database::fresh().await;
     let (a, b) = (db.open().await, db.open().await);
+    let mut epoch = b.partner_epoch().await.unwrap();
+    // Every partner change, made through either handle, moves the epoch
+    // both see.
+    let mut moved = async |why: &str| {
+        let now = a.partner_epoch().await.unwrap();
+        assert!(now > epoch, "{why} moves the partner epoch");
+        assert_eq!(b.partner_epoch().await.unwrap(), now);
+        epoch = now;
+    };
     a.insert_partner_client(PartnerClientRecord {
         client_id: "pk_live_a".into(),
         name: "acme".into(),
@@ -806,12 +815,14 @@ async fn partner_clients_signing_keys_and_revocations() {
     })
     .await
     .unwrap();
+    moved("a new client").await;
     let change = PartnerClientChange::Status(PartnerStatus::Suspended);
     assert!(
         b.update_partner_client("pk_live_a", change, 2)
             .await
             .unwrap()
     );
+    moved("a suspension").await;
     assert!(
         !b.update_partner_client("pk_live_none", PartnerClientChange::SecretHash(vec![1]), 2)
             .await
@@ -867,6 +878,7 @@ async fn partner_clients_signing_keys_and_revocations() {
         revoked_at_ms: 500,
     };
     a.revoke_jwt(revoked.clone()).await.unwrap();
+    moved("a revocation").await;
     a.revoke_jwt(revoked).await.unwrap();
     assert!(
         b.partner_client_and_revocation("pk_live_a", "jti-1")

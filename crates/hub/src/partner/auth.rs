@@ -1,7 +1,7 @@
 //! Bearer authentication for partner-ring resources: the token must verify
 //! (signature, issuer, audience, lifetime, not revoked) and its partner be active.
 
-use axum::extract::FromRequestParts;
+use axum::extract::{FromRequestParts, MatchedPath};
 use axum::http::header;
 use axum::http::request::Parts;
 
@@ -35,10 +35,15 @@ impl FromRequestParts<HubState> for Caller {
             }
         };
         let verified = tokens::verify(state, token).await?;
+        let path = parts
+            .extensions
+            .get::<MatchedPath>()
+            .and_then(|m| m.as_str().strip_prefix(super::PREFIX));
         state.limiter.admit(
             parts.extensions.get::<Slot>(),
             &verified.client.client_id,
             verified.client.tier,
+            path.map(|p| (parts.method.as_str(), p)),
             state.clock.now_ms(),
         )?;
         Ok(Caller(verified))

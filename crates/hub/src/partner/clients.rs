@@ -1,6 +1,8 @@
 //! Partner projects: live credentials (`pk_live_…` / `sk_live_…`), the secret
 //! stored only as a keyed hash, and client authentication for the token plane.
 
+use std::sync::Arc;
+
 use lendhub_domain::credentials::{Environment, generate_client, hash_secret, secret_matches};
 use lendhub_domain::crypto::MasterKey;
 use lendhub_domain::partner::{PartnerStatus, Tier};
@@ -9,6 +11,7 @@ use lendhub_http::oauth_form::ClientCredentials;
 use lendhub_store::{PartnerClientChange, PartnerClientRecord, Store, StoreError};
 
 use super::error::PartnerError;
+use crate::state::HubState;
 
 pub fn pepper(master_key: &MasterKey) -> [u8; 32] {
     master_key.derive("partner-client-secret")
@@ -80,8 +83,8 @@ pub fn require_live(creds: &ClientCredentials) -> Result<(), PartnerError> {
 pub fn check(
     pepper: &[u8; 32],
     creds: &ClientCredentials,
-    stored: Option<PartnerClientRecord>,
-) -> Result<PartnerClientRecord, PartnerError> {
+    stored: Option<Arc<PartnerClientRecord>>,
+) -> Result<Arc<PartnerClientRecord>, PartnerError> {
     let client = match stored {
         Some(c) if secret_matches(pepper, &creds.client_secret, &c.secret_hash) => c,
         _ => {
@@ -98,10 +101,13 @@ pub fn check(
 
 /// The active partner these credentials belong to.
 pub async fn authenticate(
-    store: &dyn Store,
-    pepper: &[u8; 32],
+    state: &HubState,
     creds: &ClientCredentials,
-) -> Result<PartnerClientRecord, PartnerError> {
+) -> Result<Arc<PartnerClientRecord>, PartnerError> {
     require_live(creds)?;
-    check(pepper, creds, store.partner_client(&creds.client_id).await?)
+    let stored = state
+        .directory
+        .client(state.store.as_ref(), &creds.client_id)
+        .await?;
+    check(&state.secret_pepper, creds, stored)
 }

@@ -1,5 +1,6 @@
-//! Per-project rate limiting on the partner ring: the tier's token bucket and
-//! its cap on concurrent requests. Buckets live in this instance's memory
+//! Per-project rate limiting on the partner ring: the tier's token bucket,
+//! the seed's per-route sub-limits on top of it, and the tier's cap on
+//! concurrent requests. Buckets live in this instance's memory
 //! (see docs/deployment.md: with N instances a project can reach N× its
 //! limit). Admission happens once the project is known — after client
 //! authentication on the token plane, after token verification elsewhere —
@@ -14,7 +15,7 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue};
 use axum::middleware::Next;
 use axum::response::Response;
 use lendhub_domain::partner::{Tier, TierLimits};
-use lendhub_domain::ratelimit::{TokenBucket, Verdict};
+use lendhub_domain::ratelimit::{SubLimit, TokenBucket, Verdict, sub_limit};
 use parking_lot::Mutex;
 
 use super::error::PartnerError;
@@ -25,6 +26,8 @@ const CONCURRENCY_RETRY_MS: i64 = 100;
 #[derive(Default)]
 pub struct RateLimiter {
     buckets: Mutex<HashMap<String, TokenBucket>>,
+    /// Per project and route, for the routes with a sub-limit.
+    route_buckets: Mutex<HashMap<(String, &'static SubLimit), TokenBucket>>,
     in_flight: Mutex<HashMap<String, u32>>,
 }
 
@@ -64,15 +67,44 @@ struct Admission {
 #[derive(Clone, Default)]
 pub struct Slot(Arc<Mutex<Option<Admission>>>);
 
+/// The route a request matched, as `(method, path under /partner/v1)`, for
+/// its sub-limit.
+pub type Route<'a> = (&'a str, &'a str);
+
+/// A sub-limit as a bucket: `n` per second with a burst of `n`.
+fn sub_limits(per_second: u32) -> TierLimits {
+    TierLimits {
+        per_second,
+        burst: per_second,
+        concurrent: u32::MAX,
+    }
+}
+
 impl RateLimiter {
-    /// Takes a token and a concurrent slot for `client_id`, or says when to retry.
+    /// Takes a token and a concurrent slot for `client_id`, or says when to
+    /// retry. A `route` with a sub-limit must also get a token from the
+    /// project's bucket for that route, taken first so a refusal there
+    /// spends nothing of the project's budget.
     pub fn admit(
         self: &Arc<Self>,
         slot: Option<&Slot>,
         client_id: &str,
         tier: Tier,
+        route: Option<Route<'_>>,
         now_ms: i64,
     ) -> Result<(), PartnerError> {
+        if let Some(sub) = route.and_then(|(method, path)| sub_limit(method, path)) {
+            let limits = sub_limits(sub.per_second);
+            let verdict = self
+                .route_buckets
+                .lock()
+                .entry((client_id.to_owned(), sub))
+                .or_insert_with(|| TokenBucket::new(limits, now_ms))
+                .take(limits, now_ms);
+            if !verdict.allowed {
+                return refuse(slot, limits, verdict);
+            }
+        }
         let limits = tier.limits();
         let mut verdict = {
             let mut buckets = self.buckets.lock();
@@ -105,21 +137,30 @@ impl RateLimiter {
                 });
             }
         }
-        let allowed = verdict.allowed;
+        if !verdict.allowed {
+            return refuse(slot, limits, verdict);
+        }
         if let Some(slot) = slot {
             *slot.0.lock() = Some(Admission {
                 quota: Quota { limits, verdict },
                 _in_flight: guard,
             });
         }
-        if allowed {
-            Ok(())
-        } else {
-            Err(PartnerError::RateLimited {
-                retry_after_ms: u64::try_from(verdict.retry_after_ms.max(1)).unwrap_or(1),
-            })
-        }
+        Ok(())
     }
+}
+
+/// A 429 whose headers describe the bucket that refused it.
+fn refuse(slot: Option<&Slot>, limits: TierLimits, verdict: Verdict) -> Result<(), PartnerError> {
+    if let Some(slot) = slot {
+        *slot.0.lock() = Some(Admission {
+            quota: Quota { limits, verdict },
+            _in_flight: None,
+        });
+    }
+    Err(PartnerError::RateLimited {
+        retry_after_ms: u64::try_from(verdict.retry_after_ms.max(1)).unwrap_or(1),
+    })
 }
 
 /// A project's current standing, without spending anything.
@@ -196,11 +237,11 @@ mod tests {
         for slot in &slots {
             assert!(
                 limiter
-                    .admit(Some(slot), "pk_live_a", Tier::Build, 0)
+                    .admit(Some(slot), "pk_live_a", Tier::Build, None, 0)
                     .is_ok()
             );
         }
-        let refused = limiter.admit(None, "pk_live_a", Tier::Build, 0);
+        let refused = limiter.admit(None, "pk_live_a", Tier::Build, None, 0);
         assert!(matches!(
             refused,
             Err(PartnerError::RateLimited {
@@ -208,12 +249,73 @@ mod tests {
             })
         ));
         assert!(
-            limiter.admit(None, "pk_live_b", Tier::Build, 0).is_ok(),
+            limiter
+                .admit(None, "pk_live_b", Tier::Build, None, 0)
+                .is_ok(),
             "per project"
         );
         assert_eq!(limiter.usage("pk_live_a", Tier::Build, 0).in_flight, 10);
         drop(slots);
         assert_eq!(limiter.usage("pk_live_a", Tier::Build, 0).in_flight, 0);
-        assert!(limiter.admit(None, "pk_live_a", Tier::Build, 0).is_ok());
+        assert!(
+            limiter
+                .admit(None, "pk_live_a", Tier::Build, None, 0)
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn a_sub_limit_binds_before_the_project_bucket() {
+        let limiter = Arc::new(RateLimiter::default());
+        let refresh = Some(("POST", "/decisions/{id}/refresh"));
+        // Scale: 100/s burst 400, but refresh is 1 per second.
+        assert!(
+            limiter
+                .admit(None, "pk_live_a", Tier::Scale, refresh, 0)
+                .is_ok()
+        );
+        let slot = Slot::default();
+        let refused = limiter.admit(Some(&slot), "pk_live_a", Tier::Scale, refresh, 0);
+        assert!(matches!(
+            refused,
+            Err(PartnerError::RateLimited {
+                retry_after_ms: 1000
+            })
+        ));
+        let quota = slot.0.lock().as_ref().map(|a| a.quota).unwrap();
+        assert_eq!(
+            (quota.limits.burst, quota.verdict.remaining),
+            (1, 0),
+            "the headers describe the sub-limit"
+        );
+        assert_eq!(
+            limiter.usage("pk_live_a", Tier::Scale, 0).remaining,
+            399,
+            "the refusal spent nothing of the project's bucket"
+        );
+        assert!(
+            limiter
+                .admit(
+                    None,
+                    "pk_live_a",
+                    Tier::Scale,
+                    Some(("GET", "/decisions/{id}")),
+                    0
+                )
+                .is_ok(),
+            "other routes only spend the project's bucket"
+        );
+        assert!(
+            limiter
+                .admit(None, "pk_live_b", Tier::Scale, refresh, 0)
+                .is_ok(),
+            "per project"
+        );
+        assert!(
+            limiter
+                .admit(None, "pk_live_a", Tier::Scale, refresh, 1_000)
+                .is_ok(),
+            "refilled a second later"
+        );
     }
 }

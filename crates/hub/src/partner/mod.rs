@@ -3,6 +3,7 @@
 
 mod auth;
 pub mod clients;
+pub mod directory;
 mod error;
 mod guide;
 pub mod limits;
@@ -27,6 +28,9 @@ pub use mcp::{PROTOCOL_VERSION as MCP_PROTOCOL_VERSION, TOOLS as MCP_TOOLS};
 pub use planned::PATHS as PLANNED_PATHS;
 
 use crate::state::HubState;
+
+/// Where the partner ring is mounted on the hub.
+pub const PREFIX: &str = "/partner/v1";
 
 /// The partner ring's documented routes, each registered with its OpenAPI entry.
 pub fn api() -> OpenApiRouter<HubState> {
@@ -57,7 +61,7 @@ pub fn router(state: HubState) -> Router {
             get(metadata::protected_resource),
         )
         .nest(
-            "/partner/v1",
+            PREFIX,
             partner
                 .route("/auth.md", get(guide::auth_md))
                 .merge(rest_tier)

@@ -13,6 +13,7 @@ use lendhub_store::{PartnerClientRecord, RevokedToken};
 use serde::Serialize;
 use serde_json::json;
 use std::collections::HashMap;
+use std::sync::Arc;
 use utoipa::ToSchema;
 
 use super::clients;
@@ -33,7 +34,7 @@ const FORM: &[&str] = &[
 
 struct Request {
     form: HashMap<&'static str, String>,
-    client: PartnerClientRecord,
+    client: Arc<PartnerClientRecord>,
 }
 
 /// The form's parameters and the client credentials it or the headers carry.
@@ -57,10 +58,14 @@ async fn authenticated(
     body: &[u8],
 ) -> Result<Request, PartnerError> {
     let (form, creds) = read_form(headers, body)?;
-    let client = clients::authenticate(state.store.as_ref(), &state.secret_pepper, &creds).await?;
-    state
-        .limiter
-        .admit(slot, &client.client_id, client.tier, state.clock.now_ms())?;
+    let client = clients::authenticate(state, &creds).await?;
+    state.limiter.admit(
+        slot,
+        &client.client_id,
+        client.tier,
+        None,
+        state.clock.now_ms(),
+    )?;
     Ok(Request { form, client })
 }
 
@@ -166,8 +171,8 @@ pub async fn introspect(
     let (form, creds) = read_form(&headers, &body)?;
     clients::require_live(&creds)?;
     // With the token's signature checked first (usually from the cache),
-    // one read answers both "is the caller who it says" and "is the token
-    // revoked".
+    // one lookup (usually from memory) answers both "is the caller who it
+    // says" and "is the token revoked".
     let token = form.get("token");
     let claims = match token {
         None => None,
@@ -180,17 +185,24 @@ pub async fn introspect(
     let (stored, revoked) = match &claims {
         Some(c) => {
             state
-                .store
-                .partner_client_and_revocation(&creds.client_id, &c.jti)
+                .directory
+                .client_and_revocation(state.store.as_ref(), &creds.client_id, &c.jti)
                 .await?
         }
-        None => (state.store.partner_client(&creds.client_id).await?, false),
+        None => (
+            state
+                .directory
+                .client(state.store.as_ref(), &creds.client_id)
+                .await?,
+            false,
+        ),
     };
     let client = clients::check(&state.secret_pepper, &creds, stored)?;
     state.limiter.admit(
         slot.as_ref(),
         &client.client_id,
         client.tier,
+        None,
         state.clock.now_ms(),
     )?;
     if token.is_none() {
@@ -248,6 +260,7 @@ pub async fn revoke(
                     revoked_at_ms: state.clock.now_ms(),
                 })
                 .await?;
+            state.directory.forget();
         }
         Err(PartnerError::Unavailable(m)) => return Err(PartnerError::Unavailable(m)),
         Err(PartnerError::Internal(m)) => return Err(PartnerError::Internal(m)),

@@ -39,8 +39,6 @@ pub async fn issue(
     Ok((token, claims))
 }
 
-/// A token whose signature, issuer, audience and lifetime all hold, and
-/// whose partner is still active.
 /// A verified token's claims, shared with the verification cache.
 #[derive(Clone)]
 pub struct Claims(Arc<(String, AccessClaims)>);
@@ -53,10 +51,12 @@ impl std::ops::Deref for Claims {
     }
 }
 
+/// A token whose signature, issuer, audience and lifetime all hold, and
+/// whose partner is still active.
 pub struct Verified {
     pub claims: Claims,
     pub scopes: PartnerScopes,
-    pub client: lendhub_store::PartnerClientRecord,
+    pub client: Arc<lendhub_store::PartnerClientRecord>,
 }
 
 /// Tokens whose signature, issuer and audience have been checked, with their
@@ -153,8 +153,8 @@ pub async fn verify(state: &HubState, token: &str) -> Result<Verified, PartnerEr
     let claims = authentic(state, token).await?;
     within_lifetime(state, &claims)?;
     let (stored, revoked) = state
-        .store
-        .partner_client_and_revocation(&claims.client_id, &claims.jti)
+        .directory
+        .client_and_revocation(state.store.as_ref(), &claims.client_id, &claims.jti)
         .await?;
     if revoked {
         return Err(PartnerError::TokenRevoked);

@@ -430,6 +430,8 @@ async fn forged_and_stale_tokens_are_refused_with_their_codes() {
     // A suspended partner's token.
     let q = partner(&app, "mcp.read").await;
     let suspended = access_token(&app, &q).await;
+    // Used first, so the instance remembers the partner as active.
+    assert_eq!(ping(suspended.clone()).await.status, 200);
     let change = lendhub_store::PartnerClientChange::Status(
         lendhub_domain::partner::PartnerStatus::Suspended,
     );
@@ -438,6 +440,12 @@ async fn forged_and_stale_tokens_are_refused_with_their_codes() {
         .update_partner_client(&q.id, change, 0)
         .await
         .unwrap();
+    // Written behind the server's back, as the CLI would: seen within the
+    // directory's sync interval.
+    crate::support::propagated("the suspension", || async {
+        ping(suspended.clone()).await.status == 403
+    })
+    .await;
     assert_hub_error(&ping(suspended).await, 403, "account_suspended");
     // Expired, by the clock.
     app.advance(time::Duration::seconds(300));

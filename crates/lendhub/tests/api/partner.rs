@@ -254,6 +254,10 @@ async fn token_errors_have_their_codes() {
         .update_partner_client(&p.id, suspend, 1)
         .await
         .unwrap();
+    crate::support::propagated("the suspension", || async {
+        token(&app, &p, None).await.status == 403
+    })
+    .await;
     assert_hub_error(&token(&app, &p, None).await, 403, "account_suspended");
 }
 

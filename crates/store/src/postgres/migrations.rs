@@ -23,6 +23,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "partner",
         include_str!("../../migrations/postgres/0003_partner.sql"),
     ),
+    (
+        4,
+        "partner_epoch",
+        include_str!("../../migrations/postgres/0004_partner_epoch.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

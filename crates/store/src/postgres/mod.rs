@@ -317,6 +317,10 @@ impl Store for PgStore {
         partner::client_and_revocation(&*self.conn().await?, client_id, jti).await
     }
 
+    async fn partner_epoch(&self) -> Result<i64, StoreError> {
+        partner::epoch(&*self.conn().await?).await
+    }
+
     async fn close(&self) {
         self.batcher.close().await;
         self.pool.close();

@@ -189,3 +189,12 @@ pub async fn client_and_revocation(
     };
     Ok((record, get(&row, 8)?))
 }
+
+pub async fn epoch(c: &Client) -> Result<i64, StoreError> {
+    let statement = c
+        .prepare_cached("SELECT n FROM partner_epoch WHERE id = 1")
+        .await
+        .map_err(db)?;
+    let row = c.query_one(&statement, &[]).await.map_err(db)?;
+    row.try_get(0).map_err(db)
+}

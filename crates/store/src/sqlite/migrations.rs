@@ -22,6 +22,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "partner",
         include_str!("../../migrations/sqlite/0003_partner.sql"),
     ),
+    (
+        4,
+        "partner_epoch",
+        include_str!("../../migrations/sqlite/0004_partner_epoch.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

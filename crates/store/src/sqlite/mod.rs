@@ -265,6 +265,10 @@ impl Store for SqliteStore {
         self.read(|c| partner::client_and_revocation(c, client_id, jti))
     }
 
+    async fn partner_epoch(&self) -> Result<i64, StoreError> {
+        self.read(partner::epoch)
+    }
+
     async fn close(&self) {
         self.writer.shutdown().await;
     }

@@ -153,3 +153,8 @@ pub fn client_and_revocation(
         Ok((record, r.get(8)?))
     })
 }
+
+pub fn epoch(c: &Connection) -> rusqlite::Result<i64> {
+    c.prepare_cached("SELECT n FROM partner_epoch WHERE id = 1")?
+        .query_row([], |r| r.get(0))
+}

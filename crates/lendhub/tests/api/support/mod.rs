@@ -264,6 +264,25 @@ pub async fn eventually<F: FnMut() -> bool>(what: &str, mut check: F) {
     panic!("timed out waiting for {what}");
 }
 
+/// Polls `check` until it holds, within the bound on how late an instance
+/// may see a partner change made elsewhere (the directory's sync interval,
+/// with room for a loaded machine).
+pub async fn propagated<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let bound = lendhub_hub::partner::directory::SYNC_INTERVAL * 30;
+    let started = std::time::Instant::now();
+    while started.elapsed() < bound {
+        if check().await {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    panic!("{what} was not seen within {bound:?}");
+}
+
 /// Runs one of `tests/*.py` with the test virtualenv's Python and `env`;
 /// returns its stdout as JSON. Exit code 3 means a library is missing.
 pub async fn python_json(script: &str, env: Vec<(&'static str, String)>) -> Value {
