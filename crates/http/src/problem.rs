@@ -18,6 +18,10 @@ pub struct FieldIssue {
     pub field: String,
     /// Stable reason, e.g. `required`, `min_value`, `max_value`, `pattern`, `invalid_type`.
     pub reason: String,
+    /// The limit a `min_value`/`max_value` (or size) reason refers to, in
+    /// the field's own unit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bound: Option<serde_json::Value>,
 }
 
 impl FieldIssue {
@@ -25,7 +29,13 @@ impl FieldIssue {
         Self {
             field: field.into(),
             reason: reason.into(),
+            bound: None,
         }
+    }
+
+    pub fn with_bound(mut self, bound: impl Into<serde_json::Value>) -> Self {
+        self.bound = Some(bound.into());
+        self
     }
 }
 

@@ -4,15 +4,17 @@
 mod error;
 mod model;
 pub mod postgres;
+mod public;
 pub mod sqlite;
 
 use async_trait::async_trait;
 
 pub use error::{CommitError, StoreError};
 pub use model::*;
+pub use public::*;
 
 #[async_trait]
-pub trait Store: Send + Sync + 'static {
+pub trait Store: PublicStore + Send + Sync + 'static {
     /// Answers only when the database does.
     async fn ping(&self) -> Result<(), StoreError>;
 

@@ -28,6 +28,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "partner_epoch",
         include_str!("../../migrations/postgres/0004_partner_epoch.sql"),
     ),
+    (
+        6,
+        "public",
+        include_str!("../../migrations/postgres/0006_public.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.
@@ -56,12 +61,13 @@ pub async fn migrate(client: &mut Client) -> Result<usize, StoreError> {
         .map(|r| r.try_get(0))
         .collect::<Result<_, _>>()
         .map_err(db)?;
+    let known = MIGRATIONS.iter().map(|m| m.0).max().unwrap_or(0);
     if let Some(newest) = applied.iter().max()
-        && *newest > MIGRATIONS.len() as i64
+        && *newest > known
     {
         tracing::warn!(
             database = newest,
-            binary = MIGRATIONS.len(),
+            binary = known,
             "the database schema is newer than this binary; run the newer release"
         );
     }

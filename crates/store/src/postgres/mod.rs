@@ -9,6 +9,7 @@ mod errors;
 mod migrations;
 mod outbox;
 mod partner;
+mod public;
 mod reads;
 mod writes;
 

@@ -27,6 +27,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "partner_epoch",
         include_str!("../../migrations/sqlite/0004_partner_epoch.sql"),
     ),
+    (
+        6,
+        "public",
+        include_str!("../../migrations/sqlite/0006_public.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

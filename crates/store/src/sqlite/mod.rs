@@ -4,6 +4,7 @@
 mod migrations;
 mod outbox;
 mod partner;
+mod public;
 mod reads;
 mod rows;
 mod writer;

@@ -1,0 +1,216 @@
+//! The public ring's tables on PostgreSQL.
+
+use async_trait::async_trait;
+use tokio_postgres::Row;
+
+use super::PgStore;
+use super::errors::db;
+use super::reads::get;
+use crate::error::StoreError;
+use crate::public::*;
+
+fn enquiry_row(r: &Row) -> Result<EnquiryRecord, StoreError> {
+    Ok(EnquiryRecord {
+        id: get(r, 0)?,
+        form: get(r, 1)?,
+        dept: get(r, 2)?,
+        fields: get(r, 3)?,
+        status: get(r, 4)?,
+        created_at_ms: get(r, 5)?,
+    })
+}
+
+fn page_row(r: &Row) -> Result<CmsPageRecord, StoreError> {
+    Ok(CmsPageRecord {
+        key: get(r, 0)?,
+        title: get(r, 1)?,
+        body: get(r, 2)?,
+        published: get(r, 3)?,
+        version: get(r, 4)?,
+        updated_at_ms: get(r, 5)?,
+    })
+}
+
+const PAGE_COLUMNS: &str = "key, title, body, published, version, updated_at_ms";
+
+#[async_trait]
+impl PublicStore for PgStore {
+    async fn insert_enquiry(&self, e: EnquiryRecord, m: MailRecord) -> Result<(), StoreError> {
+        // One statement: both rows or neither, without a transaction round trip.
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached(
+                "WITH enquiry AS (
+                     INSERT INTO enquiries (id, form, dept, fields, status, created_at_ms)
+                     VALUES ($1, $2, $3, $4, $5, $6) RETURNING id)
+                 INSERT INTO mail_outbox (id, enquiry_id, recipient, subject, body, state, first_due_ms, due_ms)
+                 SELECT $7, id, $8, $9, $10, 'pending', $11, $11 FROM enquiry",
+            )
+            .await
+            .map_err(db)?;
+        c.execute(
+            &statement,
+            &[
+                &e.id,
+                &e.form,
+                &e.dept,
+                &e.fields,
+                &e.status,
+                &e.created_at_ms,
+                &m.id,
+                &m.recipient,
+                &m.subject,
+                &m.body,
+                &m.due_ms,
+            ],
+        )
+        .await
+        .map_err(db)?;
+        Ok(())
+    }
+
+    async fn enquiry(&self, id: &str) -> Result<Option<EnquiryRecord>, StoreError> {
+        let c = self.conn().await?;
+        let row = c
+            .query_opt(
+                "SELECT id, form, dept, fields, status, created_at_ms FROM enquiries WHERE id = $1",
+                &[&id],
+            )
+            .await
+            .map_err(db)?;
+        row.as_ref().map(enquiry_row).transpose()
+    }
+
+    async fn claim_mail(&self, q: MailClaim) -> Result<Vec<ClaimedMail>, StoreError> {
+        let c = self.conn().await?;
+        let limit = i64::from(q.limit);
+        let rows = c
+            .query(
+                "UPDATE mail_outbox SET lease_until_ms = $3
+                 WHERE id IN (SELECT id FROM mail_outbox
+                              WHERE state = 'pending' AND due_ms <= $1
+                                AND (lease_until_ms IS NULL OR lease_until_ms < $2)
+                              ORDER BY due_ms, id LIMIT $4
+                              FOR UPDATE SKIP LOCKED)
+                 RETURNING id, enquiry_id, recipient, subject, body, due_ms, attempts, first_due_ms",
+                &[&q.due_before_ms, &q.real_now_ms, &q.lease_until_ms, &limit],
+            )
+            .await
+            .map_err(db)?;
+        rows.iter()
+            .map(|r| {
+                let attempts: i32 = get(r, 6)?;
+                Ok(ClaimedMail {
+                    mail: MailRecord {
+                        id: get(r, 0)?,
+                        enquiry_id: get(r, 1)?,
+                        recipient: get(r, 2)?,
+                        subject: get(r, 3)?,
+                        body: get(r, 4)?,
+                        due_ms: get(r, 5)?,
+                    },
+                    attempts: u32::try_from(attempts).unwrap_or(0),
+                    first_due_ms: get(r, 7)?,
+                })
+            })
+            .collect()
+    }
+
+    async fn finish_mail(&self, result: MailResult) -> Result<(), StoreError> {
+        let c = self.conn().await?;
+        match result {
+            MailResult::Sent { id, at_ms } => c
+                .execute(
+                    "UPDATE mail_outbox SET state = 'sent', sent_at_ms = $2, attempts = attempts + 1,
+                            lease_until_ms = NULL, last_error = NULL
+                     WHERE id = $1 AND state = 'pending'",
+                    &[&id, &at_ms],
+                )
+                .await
+                .map_err(db)?,
+            MailResult::Failed {
+                id,
+                error,
+                retry_at_ms,
+            } => c
+                .execute(
+                    "UPDATE mail_outbox SET attempts = attempts + 1, last_error = $2, lease_until_ms = NULL,
+                            state = CASE WHEN $3::BIGINT IS NULL THEN 'failed' ELSE 'pending' END,
+                            due_ms = COALESCE($3::BIGINT, due_ms)
+                     WHERE id = $1 AND state = 'pending'",
+                    &[&id, &error, &retry_at_ms],
+                )
+                .await
+                .map_err(db)?,
+        };
+        Ok(())
+    }
+
+    async fn mail_status(&self, enquiry_id: &str) -> Result<Option<MailStatus>, StoreError> {
+        let c = self.conn().await?;
+        let row = c
+            .query_opt(
+                "SELECT state, attempts, last_error FROM mail_outbox WHERE enquiry_id = $1",
+                &[&enquiry_id],
+            )
+            .await
+            .map_err(db)?;
+        row.map(|r| {
+            let attempts: i32 = get(&r, 1)?;
+            Ok(MailStatus {
+                state: get(&r, 0)?,
+                attempts: u32::try_from(attempts).unwrap_or(0),
+                last_error: get(&r, 2)?,
+            })
+        })
+        .transpose()
+    }
+
+    async fn put_cms_page(
+        &self,
+        key: &str,
+        title: &str,
+        body: &str,
+        published: bool,
+        now_ms: i64,
+    ) -> Result<i64, StoreError> {
+        let c = self.conn().await?;
+        let row = c
+            .query_one(
+                "INSERT INTO cms_pages (key, title, body, published, version, updated_at_ms)
+                 VALUES ($1, $2, $3, $4, 1, $5)
+                 ON CONFLICT (key) DO UPDATE SET title = excluded.title, body = excluded.body,
+                     published = excluded.published, version = cms_pages.version + 1,
+                     updated_at_ms = excluded.updated_at_ms
+                 RETURNING version",
+                &[&key, &title, &body, &published, &now_ms],
+            )
+            .await
+            .map_err(db)?;
+        get(&row, 0)
+    }
+
+    async fn cms_page(&self, key: &str) -> Result<Option<CmsPageRecord>, StoreError> {
+        let c = self.conn().await?;
+        let row = c
+            .query_opt(
+                &format!("SELECT {PAGE_COLUMNS} FROM cms_pages WHERE key = $1"),
+                &[&key],
+            )
+            .await
+            .map_err(db)?;
+        row.as_ref().map(page_row).transpose()
+    }
+
+    async fn list_cms_pages(&self) -> Result<Vec<CmsPageRecord>, StoreError> {
+        let c = self.conn().await?;
+        let rows = c
+            .query(
+                &format!("SELECT {PAGE_COLUMNS} FROM cms_pages ORDER BY key"),
+                &[],
+            )
+            .await
+            .map_err(db)?;
+        rows.iter().map(page_row).collect()
+    }
+}

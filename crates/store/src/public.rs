@@ -1,0 +1,110 @@
+//! Storage for the hub's public ring: enquiries with the notification each
+//! one queues (a mail outbox), and the CMS pages.
+
+use async_trait::async_trait;
+
+use crate::error::StoreError;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnquiryRecord {
+    /// `enq_…`
+    pub id: String,
+    pub form: String,
+    /// `None`: the general inbox.
+    pub dept: Option<String>,
+    /// The `fields` object as received (JSON).
+    pub fields: String,
+    pub status: String,
+    pub created_at_ms: i64,
+}
+
+/// A notification waiting in the outbox, rendered when it was queued.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MailRecord {
+    /// `mail_…`
+    pub id: String,
+    pub enquiry_id: String,
+    pub recipient: String,
+    pub subject: String,
+    pub body: String,
+    pub due_ms: i64,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct MailClaim {
+    /// Mail due at or before this (business clock) is claimed.
+    pub due_before_ms: i64,
+    /// Leases run on real time: they guard against a crashed worker.
+    pub real_now_ms: i64,
+    pub lease_until_ms: i64,
+    pub limit: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClaimedMail {
+    pub mail: MailRecord,
+    /// Attempts before this one.
+    pub attempts: u32,
+    pub first_due_ms: i64,
+}
+
+#[derive(Clone, Debug)]
+pub enum MailResult {
+    Sent {
+        id: String,
+        at_ms: i64,
+    },
+    /// `retry_at_ms: None`: given up.
+    Failed {
+        id: String,
+        error: String,
+        retry_at_ms: Option<i64>,
+    },
+}
+
+/// Where a queued notification stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MailStatus {
+    pub state: String,
+    pub attempts: u32,
+    pub last_error: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CmsPageRecord {
+    pub key: String,
+    pub title: String,
+    /// Markdown source.
+    pub body: String,
+    pub published: bool,
+    /// Starts at 1 and moves with every put.
+    pub version: i64,
+    pub updated_at_ms: i64,
+}
+
+#[async_trait]
+pub trait PublicStore: Send + Sync {
+    /// The enquiry and its notification, in one transaction.
+    async fn insert_enquiry(
+        &self,
+        enquiry: EnquiryRecord,
+        mail: MailRecord,
+    ) -> Result<(), StoreError>;
+    async fn enquiry(&self, id: &str) -> Result<Option<EnquiryRecord>, StoreError>;
+    async fn claim_mail(&self, claim: MailClaim) -> Result<Vec<ClaimedMail>, StoreError>;
+    async fn finish_mail(&self, result: MailResult) -> Result<(), StoreError>;
+    /// The notification an enquiry queued.
+    async fn mail_status(&self, enquiry_id: &str) -> Result<Option<MailStatus>, StoreError>;
+
+    /// Creates or replaces the page under its key; returns its new version.
+    async fn put_cms_page(
+        &self,
+        key: &str,
+        title: &str,
+        body: &str,
+        published: bool,
+        now_ms: i64,
+    ) -> Result<i64, StoreError>;
+    async fn cms_page(&self, key: &str) -> Result<Option<CmsPageRecord>, StoreError>;
+    async fn list_cms_pages(&self) -> Result<Vec<CmsPageRecord>, StoreError>;
+}

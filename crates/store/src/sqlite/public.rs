@@ -1,0 +1,211 @@
+//! The public ring's tables on SQLite.
+
+use async_trait::async_trait;
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::{SqliteStore, unavailable};
+use crate::error::StoreError;
+use crate::public::*;
+
+fn enquiry_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<EnquiryRecord> {
+    Ok(EnquiryRecord {
+        id: r.get(0)?,
+        form: r.get(1)?,
+        dept: r.get(2)?,
+        fields: r.get(3)?,
+        status: r.get(4)?,
+        created_at_ms: r.get(5)?,
+    })
+}
+
+fn page_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<CmsPageRecord> {
+    Ok(CmsPageRecord {
+        key: r.get(0)?,
+        title: r.get(1)?,
+        body: r.get(2)?,
+        published: r.get(3)?,
+        version: r.get(4)?,
+        updated_at_ms: r.get(5)?,
+    })
+}
+
+fn insert_enquiry(c: &Connection, e: &EnquiryRecord, m: &MailRecord) -> rusqlite::Result<()> {
+    c.prepare_cached(
+        "INSERT INTO enquiries (id, form, dept, fields, status, created_at_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![
+        e.id,
+        e.form,
+        e.dept,
+        e.fields,
+        e.status,
+        e.created_at_ms
+    ])?;
+    c.prepare_cached(
+        "INSERT INTO mail_outbox (id, enquiry_id, recipient, subject, body, state, first_due_ms, due_ms)
+         VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?6)",
+    )?
+    .execute(params![m.id, m.enquiry_id, m.recipient, m.subject, m.body, m.due_ms])?;
+    Ok(())
+}
+
+fn claim(c: &Connection, q: &MailClaim) -> rusqlite::Result<Vec<ClaimedMail>> {
+    c.prepare_cached(
+        "UPDATE mail_outbox SET lease_until_ms = ?3
+         WHERE id IN (SELECT id FROM mail_outbox
+                      WHERE state = 'pending' AND due_ms <= ?1
+                        AND (lease_until_ms IS NULL OR lease_until_ms < ?2)
+                      ORDER BY due_ms, id LIMIT ?4)
+         RETURNING id, enquiry_id, recipient, subject, body, due_ms, attempts, first_due_ms",
+    )?
+    .query_map(
+        params![q.due_before_ms, q.real_now_ms, q.lease_until_ms, q.limit],
+        |r| {
+            Ok(ClaimedMail {
+                mail: MailRecord {
+                    id: r.get(0)?,
+                    enquiry_id: r.get(1)?,
+                    recipient: r.get(2)?,
+                    subject: r.get(3)?,
+                    body: r.get(4)?,
+                    due_ms: r.get(5)?,
+                },
+                attempts: r.get(6)?,
+                first_due_ms: r.get(7)?,
+            })
+        },
+    )?
+    .collect()
+}
+
+fn finish(c: &Connection, result: &MailResult) -> rusqlite::Result<()> {
+    match result {
+        MailResult::Sent { id, at_ms } => c
+            .prepare_cached(
+                "UPDATE mail_outbox SET state = 'sent', sent_at_ms = ?2, attempts = attempts + 1,
+                        lease_until_ms = NULL, last_error = NULL
+                 WHERE id = ?1 AND state = 'pending'",
+            )?
+            .execute(params![id, at_ms])?,
+        MailResult::Failed {
+            id,
+            error,
+            retry_at_ms,
+        } => c
+            .prepare_cached(
+                "UPDATE mail_outbox SET attempts = attempts + 1, last_error = ?2, lease_until_ms = NULL,
+                        state = CASE WHEN ?3 IS NULL THEN 'failed' ELSE 'pending' END,
+                        due_ms = COALESCE(?3, due_ms)
+                 WHERE id = ?1 AND state = 'pending'",
+            )?
+            .execute(params![id, error, retry_at_ms])?,
+    };
+    Ok(())
+}
+
+fn put_page(
+    c: &Connection,
+    key: &str,
+    title: &str,
+    body: &str,
+    published: bool,
+    now_ms: i64,
+) -> rusqlite::Result<i64> {
+    c.prepare_cached(
+        "INSERT INTO cms_pages (key, title, body, published, version, updated_at_ms)
+         VALUES (?1, ?2, ?3, ?4, 1, ?5)
+         ON CONFLICT (key) DO UPDATE SET title = excluded.title, body = excluded.body,
+             published = excluded.published, version = cms_pages.version + 1,
+             updated_at_ms = excluded.updated_at_ms
+         RETURNING version",
+    )?
+    .query_row(params![key, title, body, published, now_ms], |r| r.get(0))
+}
+
+const PAGE_COLUMNS: &str = "key, title, body, published, version, updated_at_ms";
+
+#[async_trait]
+impl PublicStore for SqliteStore {
+    async fn insert_enquiry(
+        &self,
+        enquiry: EnquiryRecord,
+        mail: MailRecord,
+    ) -> Result<(), StoreError> {
+        self.writer
+            .run(move |c| insert_enquiry(c, &enquiry, &mail).map_err(unavailable))
+            .await
+    }
+
+    async fn enquiry(&self, id: &str) -> Result<Option<EnquiryRecord>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(
+                "SELECT id, form, dept, fields, status, created_at_ms FROM enquiries WHERE id = ?1",
+            )?
+            .query_row([id], enquiry_row)
+            .optional()
+        })
+    }
+
+    async fn claim_mail(&self, q: MailClaim) -> Result<Vec<ClaimedMail>, StoreError> {
+        self.writer
+            .run(move |c| claim(c, &q).map_err(unavailable))
+            .await
+    }
+
+    async fn finish_mail(&self, result: MailResult) -> Result<(), StoreError> {
+        self.writer
+            .run(move |c| finish(c, &result).map_err(unavailable))
+            .await
+    }
+
+    async fn mail_status(&self, enquiry_id: &str) -> Result<Option<MailStatus>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(
+                "SELECT state, attempts, last_error FROM mail_outbox WHERE enquiry_id = ?1",
+            )?
+            .query_row([enquiry_id], |r| {
+                Ok(MailStatus {
+                    state: r.get(0)?,
+                    attempts: r.get(1)?,
+                    last_error: r.get(2)?,
+                })
+            })
+            .optional()
+        })
+    }
+
+    async fn put_cms_page(
+        &self,
+        key: &str,
+        title: &str,
+        body: &str,
+        published: bool,
+        now_ms: i64,
+    ) -> Result<i64, StoreError> {
+        let (key, title, body) = (key.to_owned(), title.to_owned(), body.to_owned());
+        self.writer
+            .run(move |c| put_page(c, &key, &title, &body, published, now_ms).map_err(unavailable))
+            .await
+    }
+
+    async fn cms_page(&self, key: &str) -> Result<Option<CmsPageRecord>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(&format!(
+                "SELECT {PAGE_COLUMNS} FROM cms_pages WHERE key = ?1"
+            ))?
+            .query_row([key], page_row)
+            .optional()
+        })
+    }
+
+    async fn list_cms_pages(&self) -> Result<Vec<CmsPageRecord>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(&format!(
+                "SELECT {PAGE_COLUMNS} FROM cms_pages ORDER BY key"
+            ))?
+            .query_map([], page_row)?
+            .collect()
+        })
+    }
+}
