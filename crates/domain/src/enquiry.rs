@@ -7,7 +7,7 @@ pub const FORM_MAX_LEN: usize = 64;
 pub const FIELDS_MAX_KEYS: usize = 60;
 pub const FIELDS_MAX_BYTES: usize = 16 * 1024;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dept {
     Support,
     Payments,

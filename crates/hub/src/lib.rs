@@ -1,20 +1,28 @@
 //! The hub (seed 001): the live partner ring under `/partner/v1` — the OAuth
-//! token plane, the read-only MCP tier and the planned REST tier — and the
-//! metadata documents under `/.well-known`. It runs on its own listener; the
-//! error envelope, request and correlation ids are the hub's own.
+//! token plane, the read-only MCP tier and the planned REST tier — the
+//! metadata documents under `/.well-known`, and the unauthenticated public
+//! ring under `/public/v1`. It runs on its own listener; the error envelope,
+//! request and correlation ids are the hub's own.
 
 mod envelope;
 pub mod keys;
 mod openapi;
 pub mod partner;
+pub mod public;
 mod state;
 
 pub use envelope::{headers as hub_headers, render as render_problem};
 pub use keys::{KeyRing, PARTNER_KEYS};
 pub use openapi::openapi;
-pub use state::{HubState, Urls};
+pub use state::{HubState, PartnerSettings, Urls};
 
-/// The hub's routes: the partner ring and the authorization-server metadata.
+/// The hub's routes: the partner ring with the authorization-server
+/// metadata, and the public ring.
 pub fn router(state: HubState) -> axum::Router {
-    partner::router(state)
+    let public = public::router(&state);
+    partner::router(state.clone()).merge(
+        axum::Router::new()
+            .nest(public::PREFIX, public)
+            .with_state(state),
+    )
 }

@@ -54,15 +54,22 @@ pub struct Hub {
     pub secret_pepper: [u8; 32],
     pub keys: Arc<KeyRing>,
     pub urls: Urls,
+    pub partner: PartnerSettings,
+    pub limiter: Arc<crate::partner::limits::RateLimiter>,
+    pub verifications: Arc<crate::partner::tokens::Verifications>,
+    /// Partner clients and revocations, remembered between store changes.
+    pub directory: Arc<crate::partner::directory::Directory>,
+    pub public: crate::public::PublicRing,
+}
+
+/// The partner ring's switches.
+#[derive(Clone, Debug, Default)]
+pub struct PartnerSettings {
     /// The planned REST tier answers 503 until this is switched on.
     pub rest_tier_enabled: bool,
     /// Browser origins the MCP endpoint accepts (a request without `Origin`
     /// is a server-to-server call and always accepted).
     pub mcp_origins: Vec<String>,
-    pub limiter: Arc<crate::partner::limits::RateLimiter>,
-    pub verifications: Arc<crate::partner::tokens::Verifications>,
-    /// Partner clients and revocations, remembered between store changes.
-    pub directory: Arc<crate::partner::directory::Directory>,
 }
 
 impl HubState {
@@ -72,8 +79,8 @@ impl HubState {
         master_key: MasterKey,
         keys: Arc<KeyRing>,
         urls: Urls,
-        rest_tier_enabled: bool,
-        mcp_origins: Vec<String>,
+        partner: PartnerSettings,
+        public: crate::public::PublicRing,
     ) -> Self {
         Self(Arc::new(Hub {
             secret_pepper: crate::partner::clients::pepper(&master_key),
@@ -82,11 +89,11 @@ impl HubState {
             master_key,
             keys,
             urls,
-            rest_tier_enabled,
-            mcp_origins,
+            partner,
             limiter: Arc::default(),
             verifications: Arc::default(),
             directory: Arc::default(),
+            public,
         }))
     }
 }

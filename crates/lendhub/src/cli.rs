@@ -55,6 +55,11 @@ pub enum Command {
         #[command(subcommand)]
         command: crate::partner_cli::KeysCommand,
     },
+    /// Content pages of the public ring.
+    Cms {
+        #[command(subcommand)]
+        command: crate::cms_cli::CmsCommand,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -94,6 +99,7 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         } => clients(command, &config).await,
         Command::Partner { command } => crate::partner_cli::partner(command, &config).await,
         Command::Keys { command } => crate::partner_cli::keys(command, &config).await,
+        Command::Cms { command } => crate::cms_cli::cms(command, &config).await,
     }
 }
 

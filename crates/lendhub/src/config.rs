@@ -109,6 +109,57 @@ pub struct RestTier {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+pub struct Public {
+    /// Proxies whose `X-Forwarded-For` is believed (CIDRs); empty: the
+    /// socket peer is the client.
+    #[serde(deserialize_with = "cidr_list")]
+    pub trusted_proxies: Vec<IpNet>,
+    /// Browser origins that may post enquiries (sites embedding the support
+    /// widget). Reads are open to every origin.
+    #[serde(deserialize_with = "string_list")]
+    pub enquiry_origins: Vec<String>,
+    /// Requests per window per client address (the seed: 60 per 60 s).
+    pub rate_limit_requests: u32,
+    pub rate_limit_window_seconds: u32,
+    /// A pricing configuration replacing the shipped one (JSON).
+    pub pricing_file: Option<PathBuf>,
+    /// Whether `GET /public/v1/slice/billers` answers.
+    pub slice_billers: bool,
+}
+
+impl Default for Public {
+    fn default() -> Self {
+        Self {
+            trusted_proxies: Vec::new(),
+            enquiry_origins: Vec::new(),
+            rate_limit_requests: 60,
+            rate_limit_window_seconds: 60,
+            pricing_file: None,
+            slice_billers: true,
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Enquiries {
+    /// Where enquiries without a department (or one without an inbox) go.
+    pub default_inbox: String,
+    /// Per department: `support`, `payments`, `hardship`, `complaints`.
+    pub inboxes: std::collections::BTreeMap<String, String>,
+}
+
+impl Default for Enquiries {
+    fn default() -> Self {
+        Self {
+            default_inbox: "enquiries@localhost".into(),
+            inboxes: std::collections::BTreeMap::new(),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Log {
     /// A tracing filter, e.g. `info` or `lendhub=debug,info`.
     pub level: String,
@@ -123,6 +174,9 @@ pub struct Config {
     pub hub: Listener,
     pub rest_tier: RestTier,
     pub mcp: Mcp,
+    pub public: Public,
+    pub smtp: lendhub_mail::SmtpSettings,
+    pub enquiries: Enquiries,
     pub sso: Listener,
     /// Prometheus metrics and health for operators, off the partner-facing port.
     pub ops: Listener,
@@ -149,6 +203,9 @@ impl Default for Config {
             hub: Listener::on([127, 0, 0, 1], 8080),
             rest_tier: RestTier::default(),
             mcp: Mcp::default(),
+            public: Public::default(),
+            smtp: lendhub_mail::SmtpSettings::default(),
+            enquiries: Enquiries::default(),
             sso: Listener::on([127, 0, 0, 1], 8082),
             ops: Listener::on([127, 0, 0, 1], 9464),
             webhooks: Webhooks {
@@ -234,6 +291,21 @@ impl Config {
         }
         if config.sandbox.token_ttl_seconds <= 0 {
             return invalid("sandbox.token_ttl_seconds must be positive");
+        }
+        if config.public.rate_limit_requests == 0 || config.public.rate_limit_window_seconds == 0 {
+            return invalid(
+                "public.rate_limit_requests and public.rate_limit_window_seconds must be positive",
+            );
+        }
+        if let Some(dept) = config
+            .enquiries
+            .inboxes
+            .keys()
+            .find(|d| lendhub_domain::enquiry::Dept::parse(d).is_none())
+        {
+            return Err(Box::new(figment::Error::from(format!(
+                "enquiries.inboxes.{dept}: not a department (support, payments, hardship, complaints)"
+            ))));
         }
         Ok(config)
     }

@@ -3,6 +3,7 @@
 //! server in-process.
 
 pub mod cli;
+mod cms_cli;
 pub mod config;
 pub mod keys;
 mod partner_cli;

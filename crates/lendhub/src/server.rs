@@ -36,6 +36,8 @@ pub struct Server {
     pub hub_url: String,
     /// Wakes the outbox worker (tests poke it after moving the clock).
     pub outbox_wake: Arc<Notify>,
+    /// Wakes the enquiry-notification worker.
+    pub mail_wake: Arc<Notify>,
     pub store: Arc<dyn Store>,
     pub master_key: MasterKey,
     stop: CancellationToken,
@@ -157,14 +159,20 @@ pub async fn start(
     )
     .await
     .context("loading the partner token-signing keys")?;
+    let mail_wake = Arc::new(Notify::new());
+    let public = lendhub_hub::public::PublicRing::new(public_settings(config)?, mail_wake.clone())
+        .map_err(|e| anyhow::anyhow!(e))?;
     let hub_state = lendhub_hub::HubState::new(
         store.clone(),
         clock.clone(),
         master_key.clone(),
         Arc::new(keys),
         lendhub_hub::Urls::new(&hub_url),
-        config.rest_tier.enabled,
-        config.mcp.allowed_origins.clone(),
+        lendhub_hub::PartnerSettings {
+            rest_tier_enabled: config.rest_tier.enabled,
+            mcp_origins: config.mcp.allowed_origins.clone(),
+        },
+        public,
     );
     let directory_sync = hub_state
         .directory
@@ -195,8 +203,26 @@ pub async fn start(
         lease: Duration::from_secs(config.webhooks.lease_seconds),
     });
     tasks.push(tokio::spawn(outbox.run(stop.clone())));
-    tasks.push(tokio::spawn(prune(store.clone(), clock, stop.clone())));
+    tasks.push(tokio::spawn(prune(
+        store.clone(),
+        clock.clone(),
+        stop.clone(),
+    )));
     tasks.push(tokio::spawn(directory_sync));
+    match lendhub_mail::Mailer::new(&config.smtp).map_err(|e| anyhow::anyhow!(e))? {
+        Some(mailer) => {
+            let mail = Arc::new(lendhub_mail::MailOutbox {
+                store: store.clone(),
+                clock: clock.clone(),
+                mailer,
+                wake: mail_wake.clone(),
+            });
+            tasks.push(tokio::spawn(mail.run(stop.clone())));
+        }
+        None => tracing::warn!(
+            "smtp.host is not set: enquiry notifications are kept in the outbox until it is"
+        ),
+    }
 
     Ok(Server {
         sandbox_url: config.sandbox.public_url.as_ref().map_or_else(
@@ -208,10 +234,48 @@ pub async fn start(
         hub_url,
         ops_addr,
         outbox_wake,
+        mail_wake,
         store,
         master_key,
         stop,
         tasks,
+    })
+}
+
+/// The public ring's settings from the configuration: the pricing file (or
+/// the shipped one), inboxes, the rate window and the switches.
+fn public_settings(config: &Config) -> anyhow::Result<lendhub_hub::public::PublicSettings> {
+    use lendhub_domain::enquiry::Dept;
+    use lendhub_domain::pricing::PricingConfig;
+    let pricing = match &config.public.pricing_file {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading public.pricing_file {}", path.display()))?;
+            PricingConfig::parse(&text)
+                .with_context(|| format!("public.pricing_file {}", path.display()))?
+        }
+        None => PricingConfig::parse(lendhub_hub::public::DEFAULT_PRICING)
+            .context("the shipped pricing configuration")?,
+    };
+    let by_dept = config
+        .enquiries
+        .inboxes
+        .iter()
+        .filter_map(|(dept, inbox)| Some((Dept::parse(dept)?, inbox.clone())))
+        .collect();
+    Ok(lendhub_hub::public::PublicSettings {
+        pricing,
+        trusted_proxies: config.public.trusted_proxies.clone(),
+        enquiry_origins: config.public.enquiry_origins.clone(),
+        window: lendhub_hub::public::window::WindowPolicy {
+            requests: config.public.rate_limit_requests,
+            window_ms: i64::from(config.public.rate_limit_window_seconds) * 1000,
+        },
+        inboxes: lendhub_hub::public::Inboxes {
+            default: config.enquiries.default_inbox.clone(),
+            by_dept,
+        },
+        slice_billers: config.public.slice_billers,
     })
 }
 

@@ -906,7 +906,7 @@ async fn enquiries_mail_outbox_and_cms_pages() {
     let enquiry = |n: u32| EnquiryRecord {
         id: format!("enq_{n}"),
         form: "contact".into(),
-        dept: (n % 2 == 0).then(|| "support".into()),
+        dept: n.is_multiple_of(2).then(|| "support".into()),
         fields: r#"{"consent":"yes"}"#.into(),
         status: "new".into(),
         created_at_ms: 100,

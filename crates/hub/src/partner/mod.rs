@@ -43,7 +43,7 @@ pub fn api() -> OpenApiRouter<HubState> {
 }
 
 pub fn router(state: HubState) -> Router {
-    let rest_tier = planned::routes(state.rest_tier_enabled);
+    let rest_tier = planned::routes(state.partner.rest_tier_enabled);
     let (partner, _spec) = api().split_for_parts();
     Router::new()
         .route(

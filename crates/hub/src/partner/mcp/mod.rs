@@ -49,7 +49,7 @@ pub async fn mcp(
     if let Some(origin) = headers.get(header::ORIGIN) {
         let allowed = origin
             .to_str()
-            .is_ok_and(|o| state.mcp_origins.iter().any(|a| a == o));
+            .is_ok_and(|o| state.partner.mcp_origins.iter().any(|a| a == o));
         if !allowed {
             return Err(PartnerError::OriginNotAllowed);
         }

@@ -4,6 +4,7 @@
 pub mod database;
 pub mod process;
 pub mod receiver;
+pub mod smtp;
 
 use std::sync::Arc;
 
@@ -90,6 +91,7 @@ impl App {
     pub fn advance(&self, by: time::Duration) {
         self.clock.advance(by);
         self.server().outbox_wake.notify_one();
+        self.server().mail_wake.notify_one();
     }
 
     pub async fn client(&self, scopes: &str) -> Client {

@@ -1,0 +1,68 @@
+//! `GET /public/v1/cms/pages/{key}`: published content pages, written by the
+//! operator with `lendhub cms put`. Markdown is rendered to HTML with raw
+//! HTML escaped, so a page can never carry script into a partner's site.
+
+use axum::extract::{Path, State};
+use axum::response::{IntoResponse, Response};
+use lendhub_domain::clock::from_unix_ms;
+use pulldown_cmark::{Event, Parser, html};
+use serde_json::json;
+use time::format_description::well_known::Rfc3339;
+
+use super::error::PublicError;
+use crate::state::HubState;
+
+/// Markdown to HTML; raw HTML in the source is shown as text.
+pub fn render_markdown(source: &str) -> String {
+    let events = Parser::new(source).map(|event| match event {
+        Event::Html(raw) | Event::InlineHtml(raw) => Event::Text(raw),
+        other => other,
+    });
+    let mut out = String::new();
+    html::push_html(&mut out, events);
+    out
+}
+
+/// A published page by its stable key.
+#[utoipa::path(get, operation_id = "cms_page", path = "/cms/pages/{key}", tag = "public",
+    params(("key" = String, Path, description = "The page's stable key")),
+    responses((status = 200, description = "`{object: \"cms_page\", key, title, body_markdown, body_html, version, updated_at}`"),
+        (status = 404, description = "cms_page_not_found: unknown or unpublished")))]
+pub async fn page(
+    State(state): State<HubState>,
+    Path(key): Path<String>,
+) -> Result<Response, PublicError> {
+    let page = state
+        .store
+        .cms_page(&key)
+        .await?
+        .filter(|p| p.published)
+        .ok_or(PublicError::CmsPageNotFound)?;
+    let updated_at = from_unix_ms(page.updated_at_ms)
+        .format(&Rfc3339)
+        .unwrap_or_default();
+    Ok(axum::Json(json!({
+        "object": "cms_page",
+        "key": page.key,
+        "title": page.title,
+        "body_markdown": page.body,
+        "body_html": render_markdown(&page.body),
+        "version": page.version,
+        "updated_at": updated_at,
+    }))
+    .into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_html_is_escaped() {
+        let html = render_markdown("# Hi\n\n<script>alert(1)</script> and *this*");
+        assert!(html.contains("<h1>Hi</h1>"));
+        assert!(html.contains("&lt;script&gt;"), "{html}");
+        assert!(!html.contains("<script>"));
+        assert!(html.contains("<em>this</em>"));
+    }
+}

@@ -1,0 +1,110 @@
+//! `POST /public/v1/enquiries`: the enquiry and its department notification
+//! are committed together; the 201 follows the commit. The mail goes out
+//! from the outbox afterwards, so an SMTP failure never touches the record
+//! or the answer.
+
+use axum::Json;
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use lendhub_domain::enquiry::{self, Dept, Enquiry};
+use lendhub_domain::ids::SandboxId;
+use lendhub_store::{EnquiryRecord, MailRecord};
+use serde_json::{Map, Value, json};
+
+use super::error::PublicError;
+use crate::state::HubState;
+
+/// The whole body's cap: the 16 KiB of fields, their keys and the envelope.
+pub const BODY_CAP: usize = 32 * 1024;
+
+fn new_id(prefix: &str, now_ms: i64) -> String {
+    let id = SandboxId::new_random(u64::try_from(now_ms).unwrap_or(0));
+    format!("{prefix}_{}", id.as_str())
+}
+
+async fn read_body(request: Request) -> Result<Map<String, Value>, PublicError> {
+    match request.headers().get(header::CONTENT_TYPE) {
+        None => return Err(PublicError::MissingContentType),
+        Some(v) => {
+            let essence = v.to_str().unwrap_or("").split(';').next().unwrap_or("");
+            if !essence.trim().eq_ignore_ascii_case("application/json") {
+                return Err(PublicError::UnsupportedMediaType);
+            }
+        }
+    }
+    let bytes = axum::body::to_bytes(request.into_body(), BODY_CAP)
+        .await
+        .map_err(|_| PublicError::RequestBodyTooLarge(BODY_CAP))?;
+    match serde_json::from_slice::<Value>(&bytes) {
+        Ok(Value::Object(map)) => Ok(map),
+        Ok(_) => Err(PublicError::InvalidJson(
+            "the body must be a JSON object".into(),
+        )),
+        Err(e) => Err(PublicError::InvalidJson(e.to_string())),
+    }
+}
+
+/// The notification's text: plain, one field per line, values as sent.
+fn notification(id: &str, e: &Enquiry) -> (String, String) {
+    let dept = e.dept.map_or("general", Dept::as_str);
+    let subject = format!("New enquiry {id} ({} / {dept})", e.form);
+    let mut body = format!("Enquiry {id}\nForm: {}\nDepartment: {dept}\n\n", e.form);
+    for (key, value) in &e.fields {
+        let value = match value {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        };
+        body.push_str(&format!("{key}: {value}\n"));
+    }
+    (subject, body)
+}
+
+/// Record an enquiry; the department is notified by email.
+#[utoipa::path(post, operation_id = "create_enquiry", path = "/enquiries", tag = "public",
+    request_body(content = Object, content_type = "application/json",
+        description = "`{form, dept?, fields}`: see docs/public-ring.md"),
+    responses((status = 201, description = "`{id: \"enq_…\", status: \"new\"}`"),
+        (status = 400, description = "invalid_json, missing_content_type or unknown_field"),
+        (status = 415, description = "unsupported_media_type"),
+        (status = 422, description = "form_required, invalid_dept, invalid_email, consent_required, payload_too_large, invalid_value_type, validation_failed or request_body_too_large"),
+        (status = 429, description = "rate_limited")))]
+pub async fn create(
+    State(state): State<HubState>,
+    request: Request,
+) -> Result<Response, PublicError> {
+    let body = read_body(request).await?;
+    let enquiry = enquiry::validate(body).map_err(PublicError::Enquiry)?;
+    let now_ms = state.clock.now_ms();
+    let id = new_id("enq", now_ms);
+    let (subject, text) = notification(&id, &enquiry);
+    let recipient = state
+        .public
+        .settings
+        .inboxes
+        .for_dept(enquiry.dept)
+        .to_owned();
+    let record = EnquiryRecord {
+        id: id.clone(),
+        form: enquiry.form,
+        dept: enquiry.dept.map(|d| d.as_str().to_owned()),
+        fields: Value::Object(enquiry.fields).to_string(),
+        status: "new".into(),
+        created_at_ms: now_ms,
+    };
+    let mail = MailRecord {
+        id: new_id("mail", now_ms),
+        enquiry_id: id.clone(),
+        recipient,
+        subject,
+        body: text,
+        due_ms: now_ms,
+    };
+    state.store.insert_enquiry(record, mail).await?;
+    state.public.mail_wake.notify_one();
+    Ok((
+        StatusCode::CREATED,
+        Json(json!({"id": id, "status": "new"})),
+    )
+        .into_response())
+}

@@ -1,0 +1,446 @@
+//! The public MCP server (`POST /public/v1/mcp`): Streamable HTTP with JSON
+//! responses, one JSON-RPC request in and one response out, protocol
+//! revision 2025-06-18. Six read-only tools answer from the pricing
+//! configuration and the same quote code as the REST endpoints; none writes,
+//! applies or moves money. Protocol failures are JSON-RPC errors (HTTP 200),
+//! as the seed says; only HTTP-level failures (media type, size, rate) use
+//! the hub envelope. `GET` gives the server card.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Map, Value, json};
+
+use super::catalogue;
+use super::error::PublicError;
+use crate::state::HubState;
+
+pub const SERVER_NAME: &str = "Service";
+const SERVER_VERSION: &str = "1.0.0";
+const PROTOCOL_VERSION: &str = "2025-06-18";
+const OLDER_VERSIONS: &[&str] = &["2025-03-26", "2024-11-05"];
+/// A request body over this is refused before parsing.
+const BODY_CAP: usize = 64 * 1024;
+
+const PARSE_ERROR: i64 = -32700;
+const INVALID_REQUEST: i64 = -32600;
+const METHOD_NOT_FOUND: i64 = -32601;
+const INVALID_PARAMS: i64 = -32602;
+const INTERNAL_ERROR: i64 = -32603;
+
+pub struct Tool {
+    pub name: &'static str,
+    pub alias: &'static str,
+    pub title: &'static str,
+    pub description: &'static str,
+    input: fn() -> Value,
+    output: fn() -> Value,
+}
+
+fn no_input() -> Value {
+    json!({"type": "object", "properties": {}, "additionalProperties": false})
+}
+
+fn list_output() -> Value {
+    json!({"type": "object", "properties": {"data": {"type": "array", "items": {"type": "object"}}}, "required": ["data"]})
+}
+
+fn object_output() -> Value {
+    json!({"type": "object"})
+}
+
+pub const TOOLS: [Tool; 6] = [
+    Tool {
+        name: "ListProducts",
+        alias: "list_products",
+        title: "List products",
+        description: "The lender's products (Business Loan, Flex, Slice) with their pricing.",
+        input: no_input,
+        output: list_output,
+    },
+    Tool {
+        name: "ProductDetails",
+        alias: "product_details",
+        title: "Product details",
+        description: "One product by name: Business Loan, Flex or Slice.",
+        input: || {
+            json!({"type": "object", "properties": {"name": {"type": "string", "description": "Business Loan, Flex or Slice"}},
+                   "required": ["name"], "additionalProperties": false})
+        },
+        output: object_output,
+    },
+    Tool {
+        name: "GetQuote",
+        alias: "get_quote",
+        title: "Business Loan quote",
+        description: "A Business Loan quote: amount in GBP and term in days (only the Business Loan is quotable). Returns the repayment schedule, fees, interest, total repayable and APR.",
+        input: || {
+            json!({"type": "object", "properties": {
+                "amount": {"type": "number", "description": "Principal in GBP"},
+                "term": {"type": "integer", "description": "Term in days"},
+                "frequency": {"type": "string", "enum": ["weekly", "fortnightly", "monthly"]}},
+                "required": ["amount", "term"], "additionalProperties": false})
+        },
+        output: || {
+            json!({"type": "object", "properties": {
+                "amount_pence": {"type": "integer"}, "term_days": {"type": "integer"},
+                "total_repayable_pence": {"type": "integer"}, "apr_percent": {"type": "number"},
+                "schedule": {"type": "array", "items": {"type": "object"}}},
+                "required": ["amount_pence", "term_days", "total_repayable_pence", "apr_percent", "schedule"]})
+        },
+    },
+    Tool {
+        name: "EligibilityCriteria",
+        alias: "eligibility_criteria",
+        title: "Eligibility criteria",
+        description: "Who can borrow: UK incorporated companies and LLPs, and the borrowing range.",
+        input: no_input,
+        output: object_output,
+    },
+    Tool {
+        name: "HowToApply",
+        alias: "how_to_apply",
+        title: "How to apply",
+        description: "The steps of an application, from a partner's site to funding.",
+        input: no_input,
+        output: object_output,
+    },
+    Tool {
+        name: "LoyaltyTiers",
+        alias: "loyalty_tiers",
+        title: "Loyalty tiers",
+        description: "The loyalty ladder: Bronze, Silver, Gold and Platinum, with thresholds and benefits.",
+        input: no_input,
+        output: list_output,
+    },
+];
+
+fn find(name: &str) -> Option<&'static Tool> {
+    TOOLS.iter().find(|t| t.name == name || t.alias == name)
+}
+
+fn tools_list() -> Value {
+    let tools: Vec<Value> = TOOLS
+        .iter()
+        .map(|t| {
+            json!({
+                "name": t.name, "title": t.title,
+                "description": format!("{} Also callable as {}.", t.description, t.alias),
+                "inputSchema": (t.input)(), "outputSchema": (t.output)(),
+                "annotations": {"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
+            })
+        })
+        .collect();
+    json!({ "tools": tools })
+}
+
+/// A JSON-RPC failure: code, message and optional data.
+struct RpcError(i64, String, Option<Value>);
+
+fn rpc_response(id: Value, outcome: Result<Value, RpcError>) -> Response {
+    let body = match outcome {
+        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        Err(RpcError(code, message, data)) => {
+            let mut error = json!({"code": code, "message": message});
+            if let Some(data) = data {
+                error["data"] = data;
+            }
+            json!({"jsonrpc": "2.0", "id": id, "error": error})
+        }
+    };
+    Json(body).into_response()
+}
+
+fn invalid_params(detail: Value) -> RpcError {
+    RpcError(
+        INVALID_PARAMS,
+        "invalid params".into(),
+        Some(json!({"code": "validation_failed", "status": 422, "detail": detail})),
+    )
+}
+
+/// The server card: who this is and what it offers.
+#[utoipa::path(get, operation_id = "mcp_card", path = "/mcp", tag = "mcp",
+    responses((status = 200, description = "The server card"),
+        (status = 405, description = "method_not_allowed: no server-sent event stream is offered")))]
+pub async fn card(headers: HeaderMap) -> Response {
+    // An MCP client asking for an event stream gets 405, as the transport
+    // allows; anyone else gets the card.
+    let accept = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if accept.contains("text/event-stream") && !accept.contains("application/json") {
+        return StatusCode::METHOD_NOT_ALLOWED.into_response();
+    }
+    let tools: Vec<Value> = TOOLS
+        .iter()
+        .map(|t| json!({"name": t.name, "alias": t.alias, "title": t.title, "description": t.description}))
+        .collect();
+    Json(json!({
+        "protocolVersion": PROTOCOL_VERSION,
+        "serverInfo": {"name": SERVER_NAME, "version": SERVER_VERSION},
+        "transport": {"type": "streamable-http", "endpoint": format!("{}/mcp", super::PREFIX)},
+        "capabilities": {"tools": {"listChanged": false}},
+        "tools": tools,
+    }))
+    .into_response()
+}
+
+/// JSON-RPC 2.0: `initialize`, `notifications/initialized`, `ping`,
+/// `tools/list`, `tools/call`.
+#[utoipa::path(post, operation_id = "mcp", path = "/mcp", tag = "mcp",
+    request_body(content = Object, content_type = "application/json", description = "A JSON-RPC 2.0 request or notification"),
+    responses((status = 200, description = "The JSON-RPC response, an error object included"),
+        (status = 202, description = "A notification was accepted"),
+        (status = 415, description = "unsupported_media_type"),
+        (status = 422, description = "request_body_too_large")))]
+pub async fn mcp(
+    State(state): State<HubState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, PublicError> {
+    match headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    {
+        None => return Err(PublicError::MissingContentType),
+        Some(v)
+            if !v
+                .split(';')
+                .next()
+                .unwrap_or("")
+                .trim()
+                .eq_ignore_ascii_case("application/json") =>
+        {
+            return Err(PublicError::UnsupportedMediaType);
+        }
+        Some(_) => {}
+    }
+    if body.len() > BODY_CAP {
+        return Err(PublicError::RequestBodyTooLarge(BODY_CAP));
+    }
+    let message: Value = match serde_json::from_slice(&body) {
+        Ok(m) => m,
+        Err(e) => {
+            return Ok(rpc_response(
+                Value::Null,
+                Err(RpcError(PARSE_ERROR, format!("parse error: {e}"), None)),
+            ));
+        }
+    };
+    let Value::Object(message) = message else {
+        return Ok(rpc_response(
+            Value::Null,
+            Err(RpcError(
+                INVALID_REQUEST,
+                "a request must be a JSON object".into(),
+                None,
+            )),
+        ));
+    };
+    let id = message.get("id").cloned();
+    let method = message.get("method").and_then(Value::as_str);
+    let version_ok = message.get("jsonrpc").and_then(Value::as_str) == Some("2.0");
+    let (Some(method), true) = (method, version_ok) else {
+        let error = RpcError(
+            INVALID_REQUEST,
+            "a request needs jsonrpc \"2.0\" and a method".into(),
+            None,
+        );
+        return Ok(rpc_response(id.unwrap_or(Value::Null), Err(error)));
+    };
+    let Some(id) = id else {
+        // A notification: accepted, no body.
+        return Ok(StatusCode::ACCEPTED.into_response());
+    };
+    let params = match message.get("params") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(p)) => p.clone(),
+        Some(_) => {
+            return Ok(rpc_response(
+                id,
+                Err(invalid_params(
+                    json!([{"field": "params", "reason": "must_be_object"}]),
+                )),
+            ));
+        }
+    };
+    let outcome = match method {
+        "initialize" => Ok(initialize(&params)),
+        "ping" => Ok(json!({})),
+        "tools/list" => Ok(tools_list()),
+        "tools/call" => call(&state, &params).await,
+        other => Err(RpcError(
+            METHOD_NOT_FOUND,
+            format!("method not found: {other}"),
+            None,
+        )),
+    };
+    Ok(rpc_response(id, outcome))
+}
+
+fn initialize(params: &Map<String, Value>) -> Value {
+    let asked = params.get("protocolVersion").and_then(Value::as_str);
+    let version = match asked {
+        Some(v) if OLDER_VERSIONS.contains(&v) => v,
+        _ => PROTOCOL_VERSION,
+    };
+    json!({
+        "protocolVersion": version,
+        "capabilities": {"tools": {"listChanged": false}},
+        "serverInfo": {"name": SERVER_NAME, "version": SERVER_VERSION},
+        "instructions": "Read-only facts about the lender's products, prices and how to apply. Tools never apply, write or move money.",
+    })
+}
+
+fn content(value: Value) -> Value {
+    let text = value.to_string();
+    json!({"content": [{"type": "text", "text": text}], "structuredContent": value, "isError": false})
+}
+
+fn no_arguments(args: &Map<String, Value>) -> Result<(), RpcError> {
+    match args.keys().next() {
+        Some(k) => Err(invalid_params(json!([{"field": k, "reason": "unknown"}]))),
+        None => Ok(()),
+    }
+}
+
+async fn call(state: &HubState, params: &Map<String, Value>) -> Result<Value, RpcError> {
+    let name = params
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid_params(json!([{"field": "name", "reason": "required"}])))?;
+    let tool = find(name).ok_or_else(|| {
+        RpcError(
+            INVALID_PARAMS,
+            format!("unknown tool: {name}"),
+            Some(json!({"code": "mcp_tool_not_found", "tool": name})),
+        )
+    })?;
+    let args = match params.get("arguments") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(a)) => a.clone(),
+        Some(_) => {
+            return Err(invalid_params(
+                json!([{"field": "arguments", "reason": "must_be_object"}]),
+            ));
+        }
+    };
+    let pricing = &state.public.pricing;
+    let result = match tool.name {
+        "ListProducts" => {
+            no_arguments(&args)?;
+            json!({"data": catalogue::product_list(pricing)})
+        }
+        "ProductDetails" => product_details(pricing, &args)?,
+        "GetQuote" => get_quote(state, &args)?,
+        "EligibilityCriteria" => {
+            no_arguments(&args)?;
+            eligibility(pricing)
+        }
+        "HowToApply" => {
+            no_arguments(&args)?;
+            how_to_apply()
+        }
+        "LoyaltyTiers" => {
+            no_arguments(&args)?;
+            json!({"data": catalogue::loyalty_list(pricing)})
+        }
+        _ => return Err(RpcError(INTERNAL_ERROR, "internal_error".into(), None)),
+    };
+    Ok(content(result))
+}
+
+fn product_details(
+    pricing: &lendhub_domain::pricing::PricingConfig,
+    args: &Map<String, Value>,
+) -> Result<Value, RpcError> {
+    if let Some(k) = args.keys().find(|k| k.as_str() != "name") {
+        return Err(invalid_params(json!([{"field": k, "reason": "unknown"}])));
+    }
+    let name = args
+        .get("name")
+        .and_then(Value::as_str)
+        .ok_or_else(|| invalid_params(json!([{"field": "name", "reason": "required"}])))?;
+    let wanted = name.trim().to_ascii_lowercase().replace([' ', '-'], "_");
+    catalogue::product_list(pricing)
+        .into_iter()
+        .find(|p| {
+            p["id"].as_str() == Some(wanted.as_str())
+                || p["name"]
+                    .as_str()
+                    .is_some_and(|n| n.eq_ignore_ascii_case(name.trim()))
+        })
+        .ok_or_else(|| invalid_params(json!([{"field": "name", "reason": "unknown_product"}])))
+}
+
+fn get_quote(state: &HubState, args: &Map<String, Value>) -> Result<Value, RpcError> {
+    if let Some(k) = args
+        .keys()
+        .find(|k| !matches!(k.as_str(), "amount" | "term" | "frequency"))
+    {
+        return Err(invalid_params(json!([{"field": k, "reason": "unknown"}])));
+    }
+    // Numbers or numeric strings, read exactly as the REST query is.
+    let text = |key: &str| -> Option<String> {
+        match args.get(key) {
+            Some(Value::Number(n)) => Some(n.to_string()),
+            Some(Value::String(s)) => Some(s.clone()),
+            _ => None,
+        }
+    };
+    let frequency = match args.get("frequency") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(s)) => Some(s.clone()),
+        Some(_) => {
+            return Err(invalid_params(
+                json!([{"field": "frequency", "reason": "invalid"}]),
+            ));
+        }
+    };
+    let read = catalogue::read_onetime(
+        &state.public.pricing,
+        text("amount").as_deref(),
+        text("term").as_deref(),
+        frequency.as_deref(),
+    );
+    let (amount, term, frequency) =
+        read.map_err(|issues| invalid_params(serde_json::to_value(issues).unwrap_or_default()))?;
+    let quote = catalogue::onetime(state, amount, term, frequency)
+        .map_err(|_| RpcError(INTERNAL_ERROR, "internal_error".into(), None))?;
+    Ok(catalogue::quote_json(&quote))
+}
+
+fn eligibility(pricing: &lendhub_domain::pricing::PricingConfig) -> Value {
+    let b = &pricing.business_loan;
+    json!({
+        "who_can_borrow": "UK incorporated bodies corporate: private limited companies and LLPs, active at Companies House.",
+        "not_eligible": ["sole traders", "partnerships", "dissolved companies"],
+        "applicant": "A director of the company, who signs in and consents to identity and open-banking checks.",
+        "business_loan": {
+            "principal_min_pence": b.principal_min_pence,
+            "principal_max_pence": b.principal_max_pence,
+            "term_min_days": b.term_min_days,
+            "term_max_days": b.term_max_days,
+        },
+        "regulation": "Business lending, outside consumer-credit regulation.",
+        "decisioning": "Automated and final; partners cannot override an outcome.",
+    })
+}
+
+fn how_to_apply() -> Value {
+    json!({
+        "steps": [
+            "Start from a partner's software, or the lender's own site.",
+            "Sign in as a director of the company.",
+            "Confirm your identity and connect the company's bank account (open banking) for the affordability check.",
+            "Give your consents and review the offer: amount, schedule, fees and total cost.",
+            "Accept the offer; funds are sent by Faster Payments.",
+            "Repay on the schedule by open-banking payment initiation.",
+        ],
+        "decision": "Most decisions are immediate; some are referred for review and resolved later.",
+    })
+}

@@ -1,0 +1,202 @@
+//! The public ring under `/public/v1`: no credentials; protected by a fixed
+//! window per client address, strict input rules and server-fixed response
+//! shapes. Every figure it shows — products, quotes, loyalty, the MCP tools —
+//! is computed from one pricing configuration.
+
+mod catalogue;
+mod client_ip;
+mod cms;
+mod enquiries;
+pub mod error;
+mod mcp;
+mod widget;
+pub mod window;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::extract::{Request, State};
+use axum::http::{HeaderName, HeaderValue, Method, header};
+use axum::middleware::{Next, from_fn_with_state};
+use axum::response::{IntoResponse, Response};
+use ipnet::IpNet;
+use lendhub_domain::enquiry::Dept;
+use lendhub_domain::pricing::PricingConfig;
+use tokio::sync::Notify;
+use tower_http::cors::{AllowOrigin, Any, CorsLayer};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::state::HubState;
+use error::PublicError;
+use window::{FixedWindow, WindowPolicy};
+
+pub use mcp::{SERVER_NAME as MCP_SERVER_NAME, TOOLS as MCP_TOOLS};
+
+/// Where the public ring is mounted on the hub.
+pub const PREFIX: &str = "/public/v1";
+
+/// The pricing configuration shipped with the service.
+pub const DEFAULT_PRICING: &str = include_str!("../../data/pricing.json");
+/// The Slice billers, bank details included (never shown publicly).
+const BILLERS: &str = include_str!("../../data/billers.json");
+
+/// Where enquiry notifications go.
+#[derive(Clone, Debug)]
+pub struct Inboxes {
+    pub default: String,
+    pub by_dept: HashMap<Dept, String>,
+}
+
+impl Inboxes {
+    pub fn for_dept(&self, dept: Option<Dept>) -> &str {
+        dept.and_then(|d| self.by_dept.get(&d))
+            .map_or(self.default.as_str(), String::as_str)
+    }
+}
+
+pub struct PublicSettings {
+    pub pricing: PricingConfig,
+    pub trusted_proxies: Vec<IpNet>,
+    /// Origins allowed to post enquiries from a browser (the support widget).
+    pub enquiry_origins: Vec<String>,
+    pub window: WindowPolicy,
+    pub inboxes: Inboxes,
+    pub slice_billers: bool,
+}
+
+/// The public ring's shared state.
+pub struct PublicRing {
+    pub settings: PublicSettings,
+    pub pricing: Arc<PricingConfig>,
+    pub limiter: FixedWindow,
+    /// Poked when an enquiry queues a notification.
+    pub mail_wake: Arc<Notify>,
+    rendered: catalogue::Rendered,
+}
+
+impl PublicRing {
+    pub fn new(settings: PublicSettings, mail_wake: Arc<Notify>) -> Result<Self, String> {
+        let rendered = catalogue::Rendered::new(&settings.pricing, BILLERS)?;
+        Ok(Self {
+            pricing: Arc::new(settings.pricing.clone()),
+            limiter: FixedWindow::new(settings.window),
+            settings,
+            mail_wake,
+            rendered,
+        })
+    }
+}
+
+/// The public ring's documented routes, each registered with its OpenAPI entry.
+pub fn api() -> OpenApiRouter<HubState> {
+    OpenApiRouter::new()
+        .routes(routes!(catalogue::healthz))
+        .routes(routes!(catalogue::pricing))
+        .routes(routes!(catalogue::products))
+        .routes(routes!(catalogue::loyalty_tiers))
+        .routes(routes!(catalogue::quote_onetime))
+        .routes(routes!(catalogue::quote_flex))
+        .routes(routes!(catalogue::billers))
+        .routes(routes!(cms::page))
+        .routes(routes!(widget::script))
+        .routes(routes!(widget::stylesheet))
+        .routes(routes!(mcp::card, mcp::mcp))
+}
+
+pub fn router(state: &HubState) -> Router<HubState> {
+    let (reads, _) = api().split_for_parts();
+    let origins: Vec<HeaderValue> = state
+        .public
+        .settings
+        .enquiry_origins
+        .iter()
+        .filter_map(|o| HeaderValue::from_str(o).ok())
+        .collect();
+    let enquiry_cors = CorsLayer::new()
+        .allow_origin(AllowOrigin::list(origins))
+        .allow_methods([Method::POST])
+        .allow_headers([header::CONTENT_TYPE])
+        .expose_headers(exposed());
+    let enquiries = OpenApiRouter::new()
+        .routes(routes!(enquiries::create))
+        .split_for_parts()
+        .0
+        .layer(enquiry_cors);
+    let open_cors = CorsLayer::new()
+        .allow_origin(Any)
+        .allow_methods([Method::GET, Method::POST])
+        .allow_headers([
+            header::CONTENT_TYPE,
+            header::ACCEPT,
+            HeaderName::from_static("mcp-protocol-version"),
+        ])
+        .expose_headers(exposed());
+    reads
+        .layer(open_cors)
+        .merge(enquiries)
+        // Its own fallback, so unknown public paths pass the window too.
+        .fallback(|| async { axum::http::StatusCode::NOT_FOUND })
+        .layer(from_fn_with_state(state.clone(), protect))
+}
+
+/// What a browser script may read of a public response.
+fn exposed() -> [HeaderName; 5] {
+    [
+        HeaderName::from_static("ratelimit-limit"),
+        HeaderName::from_static("ratelimit-remaining"),
+        HeaderName::from_static("ratelimit-reset"),
+        HeaderName::from_static("ratelimit-policy"),
+        HeaderName::from_static("x-service-request-id"),
+    ]
+}
+
+fn set(response: &mut Response, name: &'static str, value: String) {
+    if let Ok(v) = HeaderValue::from_str(&value) {
+        response
+            .headers_mut()
+            .insert(HeaderName::from_static(name), v);
+    }
+}
+
+/// Counts the request against its address's window (every public route,
+/// unknown ones included) and writes the RateLimit headers.
+async fn protect(State(state): State<HubState>, request: Request, next: Next) -> Response {
+    let (parts, body) = request.into_parts();
+    let ip = client_ip::client_ip(&parts, &state.public.settings.trusted_proxies);
+    let request = Request::from_parts(parts, body);
+    let Some(ip) = ip else {
+        // No peer address (an in-process call): nothing to count.
+        return next.run(request).await;
+    };
+    let standing = state.public.limiter.hit(ip, state.clock.now_ms());
+    let policy = state.public.limiter.policy();
+    let mut response = if standing.allowed {
+        next.run(request).await
+    } else {
+        PublicError::RateLimited {
+            retry_after_ms: u64::try_from(standing.reset_ms.max(1)).unwrap_or(1),
+        }
+        .into_response()
+    };
+    let reset_s = (standing.reset_ms.max(0) as u64).div_ceil(1000);
+    let window_s = (policy.window_ms / 1000).max(1);
+    set(
+        &mut response,
+        "ratelimit-limit",
+        policy.requests.to_string(),
+    );
+    set(
+        &mut response,
+        "ratelimit-remaining",
+        standing.remaining.to_string(),
+    );
+    set(&mut response, "ratelimit-reset", reset_s.to_string());
+    set(
+        &mut response,
+        "ratelimit-policy",
+        format!("{};w={window_s}", policy.requests),
+    );
+    response
+}

@@ -1,0 +1,107 @@
+//! The public ring's protection: a fixed window of requests per client
+//! address (seed: 60 per 60 seconds), on the injectable clock, kept in this
+//! instance's memory (with N instances an address gets up to N× the window;
+//! see docs/deployment.md). Every response carries the RateLimit headers.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+
+use parking_lot::Mutex;
+
+/// Past this many addresses, counts of finished windows are dropped.
+const PRUNE_AT: usize = 100_000;
+
+#[derive(Clone, Copy, Debug)]
+pub struct WindowPolicy {
+    pub requests: u32,
+    pub window_ms: i64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Standing {
+    pub allowed: bool,
+    pub remaining: u32,
+    /// Until the window ends.
+    pub reset_ms: i64,
+}
+
+pub struct FixedWindow {
+    policy: WindowPolicy,
+    counts: Mutex<HashMap<IpAddr, (i64, u32)>>,
+}
+
+impl FixedWindow {
+    pub fn new(policy: WindowPolicy) -> Self {
+        Self {
+            policy,
+            counts: Mutex::default(),
+        }
+    }
+
+    pub fn policy(&self) -> WindowPolicy {
+        self.policy
+    }
+
+    /// Counts one request from `ip` at `now_ms`.
+    pub fn hit(&self, ip: IpAddr, now_ms: i64) -> Standing {
+        let WindowPolicy {
+            requests,
+            window_ms,
+        } = self.policy;
+        let window = now_ms.div_euclid(window_ms);
+        let reset_ms = (window + 1) * window_ms - now_ms;
+        let mut counts = self.counts.lock();
+        if counts.len() >= PRUNE_AT {
+            counts.retain(|_, (w, _)| *w == window);
+        }
+        let entry = counts.entry(ip).or_insert((window, 0));
+        if entry.0 != window {
+            *entry = (window, 0);
+        }
+        if entry.1 >= requests {
+            return Standing {
+                allowed: false,
+                remaining: 0,
+                reset_ms,
+            };
+        }
+        entry.1 += 1;
+        Standing {
+            allowed: true,
+            remaining: requests - entry.1,
+            reset_ms,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sixty_a_minute_then_a_fresh_window() {
+        let w = FixedWindow::new(WindowPolicy {
+            requests: 60,
+            window_ms: 60_000,
+        });
+        let a: IpAddr = "192.0.2.1".parse().unwrap();
+        let b: IpAddr = "192.0.2.2".parse().unwrap();
+        for i in 0..60 {
+            let s = w.hit(a, 1_000);
+            assert!(s.allowed);
+            assert_eq!(s.remaining, 59 - i);
+        }
+        let refused = w.hit(a, 30_000);
+        assert_eq!(
+            refused,
+            Standing {
+                allowed: false,
+                remaining: 0,
+                reset_ms: 30_000
+            }
+        );
+        assert!(w.hit(b, 30_000).allowed, "per address");
+        let next = w.hit(a, 60_000);
+        assert!(next.allowed && next.remaining == 59, "a new window");
+    }
+}

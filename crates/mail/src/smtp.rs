@@ -1,0 +1,117 @@
+//! The SMTP client: lettre's async transport, configured from `smtp.*`.
+
+use std::time::Duration;
+
+use lettre::message::{Mailbox, header::ContentType};
+use lettre::transport::smtp::authentication::Credentials;
+use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TlsMode {
+    /// Plain SMTP: only for a relay on the same host or a trusted network.
+    None,
+    /// Upgrade with STARTTLS, refusing to continue without it.
+    Starttls,
+    /// TLS from the first byte (SMTPS, usually port 465).
+    Tls,
+}
+
+/// `smtp.*`. The password is never printed.
+#[derive(Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SmtpSettings {
+    /// Unset: notifications wait in the outbox until one is configured.
+    pub host: Option<String>,
+    pub port: u16,
+    pub tls: TlsMode,
+    pub username: Option<String>,
+    pub password: Option<String>,
+    /// The sender address of notifications.
+    pub from: String,
+}
+
+impl Default for SmtpSettings {
+    fn default() -> Self {
+        Self {
+            host: None,
+            port: 25,
+            tls: TlsMode::None,
+            username: None,
+            password: None,
+            from: "lendhub <no-reply@localhost>".into(),
+        }
+    }
+}
+
+impl std::fmt::Debug for SmtpSettings {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SmtpSettings")
+            .field("host", &self.host)
+            .field("port", &self.port)
+            .field("tls", &self.tls)
+            .field("username", &self.username)
+            .field("password", &self.password.as_ref().map(|_| "<redacted>"))
+            .field("from", &self.from)
+            .finish()
+    }
+}
+
+/// An SMTP conversation may not hang a worker.
+const TIMEOUT: Duration = Duration::from_secs(20);
+
+#[derive(Clone)]
+pub struct Mailer {
+    transport: AsyncSmtpTransport<Tokio1Executor>,
+    from: Mailbox,
+}
+
+impl Mailer {
+    /// `None` when no host is configured; an error for settings that cannot work.
+    pub fn new(settings: &SmtpSettings) -> Result<Option<Self>, String> {
+        let Some(host) = settings.host.as_deref() else {
+            return Ok(None);
+        };
+        let from: Mailbox = settings
+            .from
+            .parse()
+            .map_err(|e| format!("smtp.from {:?}: {e}", settings.from))?;
+        let builder = match settings.tls {
+            TlsMode::None => AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(host),
+            TlsMode::Starttls => AsyncSmtpTransport::<Tokio1Executor>::starttls_relay(host)
+                .map_err(|e| format!("smtp.host {host}: {e}"))?,
+            TlsMode::Tls => AsyncSmtpTransport::<Tokio1Executor>::relay(host)
+                .map_err(|e| format!("smtp.host {host}: {e}"))?,
+        };
+        let mut builder = builder.port(settings.port).timeout(Some(TIMEOUT));
+        match (&settings.username, &settings.password) {
+            (Some(user), Some(password)) => {
+                builder = builder.credentials(Credentials::new(user.clone(), password.clone()));
+            }
+            (None, None) => {}
+            _ => return Err("smtp.username and smtp.password go together".into()),
+        }
+        Ok(Some(Self {
+            transport: builder.build(),
+            from,
+        }))
+    }
+
+    /// Sends one plain-text message; the error says what the server or network did.
+    pub async fn send(&self, to: &str, subject: &str, body: &str) -> Result<(), String> {
+        let to: Mailbox = to.parse().map_err(|e| format!("recipient {to:?}: {e}"))?;
+        let message = Message::builder()
+            .from(self.from.clone())
+            .to(to)
+            .subject(subject)
+            .header(ContentType::TEXT_PLAIN)
+            .body(body.to_owned())
+            .map_err(|e| format!("building the message: {e}"))?;
+        self.transport
+            .send(message)
+            .await
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+}
