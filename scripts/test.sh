@@ -1,22 +1,45 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh machine: installs what the tests need
-# (Stripe's Python library, used as an independent webhook-signature verifier;
-# PostgreSQL from Debian's packages), starts a throwaway PostgreSQL cluster on
+# (real third-party clients in a Python virtualenv — Stripe's verifier,
+# authlib, PyJWT, the MCP SDK, aiosmtpd as a real SMTP server, Playwright;
+# PostgreSQL and Chromium from Debian's packages; the MCP Inspector CLI from
+# npm), starts a throwaway PostgreSQL cluster on
 # loopback, then runs formatting, lints, and every test on both storage
 # backends. An unreachable database fails the run; nothing is skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 venv=.venv
-if ! "$venv/bin/python" -c 'import stripe, openapi_spec_validator, authlib, jwt, cryptography, requests, mcp' 2>/dev/null; then
+if ! "$venv/bin/python" -c 'import stripe, openapi_spec_validator, authlib, jwt, cryptography, requests, mcp, aiosmtpd, playwright' 2>/dev/null; then
     # A Debian python3 without ensurepip needs its venv package first.
     if ! python3 -m venv "$venv" 2>/dev/null; then
         apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
         python3 -m venv "$venv"
     fi
-    "$venv/bin/pip" install --quiet --disable-pip-version-check 'stripe>=10,<20' 'openapi-spec-validator>=0.7,<1' 'authlib>=1.3,<2' 'requests>=2.31,<3' 'PyJWT[crypto]>=2.8,<3' 'mcp>=1.9,<2'
+    "$venv/bin/pip" install --quiet --disable-pip-version-check 'stripe>=10,<20' 'openapi-spec-validator>=0.7,<1' 'authlib>=1.3,<2' 'requests>=2.31,<3' 'PyJWT[crypto]>=2.8,<3' 'mcp>=1.9,<2' \
+        'aiosmtpd>=1.4,<2' 'playwright>=1.40,<2'
 fi
 export TEST_PYTHON="$PWD/$venv/bin/python"
+
+# The public ring's browser test drives Debian's Chromium through Playwright
+# (no browser download); the MCP Inspector CLI comes from the npm registry,
+# pinned, into .tools/.
+apt_install() {
+    local sudo=""
+    [[ $(id -u) -eq 0 ]] || sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
+command -v chromium >/dev/null || apt_install chromium
+command -v npm >/dev/null || apt_install nodejs npm
+inspector=.tools/inspector
+if [[ ! -x $inspector/node_modules/.bin/mcp-inspector ]]; then
+    mkdir -p "$inspector"
+    echo '{"private": true}' >"$inspector/package.json"
+    npm install --prefix "$inspector" --no-audit --no-fund --loglevel=error \
+        @modelcontextprotocol/inspector@2.12.0
+fi
+export TEST_MCP_INSPECTOR="$PWD/$inspector/node_modules/.bin/mcp-inspector"
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
@@ -40,3 +63,4 @@ TEST_BACKEND=postgres cargo test --workspace --test conformance --test api
 # The committed OpenAPI document must be valid OpenAPI 3.1.
 "$TEST_PYTHON" -m openapi_spec_validator docs/openapi/sandbox.json
 "$TEST_PYTHON" -m openapi_spec_validator docs/openapi/partner.json
+"$TEST_PYTHON" -m openapi_spec_validator docs/openapi/public.json

@@ -45,3 +45,18 @@ pub fn openapi() -> OpenApi {
     lendhub_http::openapi::fill_response_descriptions(&mut spec);
     spec
 }
+
+#[derive(utoipa::OpenApi)]
+#[openapi(info(
+    title = "lendhub public ring",
+    version = "v1",
+    description = "The unauthenticated public ring: pricing, products, loyalty, quotes, Slice billers, CMS pages, enquiries, the support widget and the public MCP server. Rate limited per client address (60 requests per 60 seconds by default)."
+))]
+struct PublicBase;
+
+pub fn public_openapi() -> OpenApi {
+    let mut spec = PublicBase::openapi().merge_from(crate::public::api().into_openapi());
+    spec.servers = Some(vec![Server::new(crate::public::PREFIX)]);
+    lendhub_http::openapi::fill_response_descriptions(&mut spec);
+    spec
+}

@@ -59,10 +59,12 @@ mod tests {
 
     #[test]
     fn raw_html_is_escaped() {
-        let html = render_markdown("# Hi\n\n<script>alert(1)</script> and *this*");
+        let html =
+            render_markdown("# Hi\n\nSome *this* and <b>inline</b>\n\n<script>alert(1)</script>\n");
         assert!(html.contains("<h1>Hi</h1>"));
         assert!(html.contains("&lt;script&gt;"), "{html}");
         assert!(!html.contains("<script>"));
         assert!(html.contains("<em>this</em>"));
+        assert!(html.contains("&lt;b&gt;inline"), "{html}");
     }
 }

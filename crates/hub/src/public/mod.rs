@@ -91,6 +91,11 @@ impl PublicRing {
 
 /// The public ring's documented routes, each registered with its OpenAPI entry.
 pub fn api() -> OpenApiRouter<HubState> {
+    reads().merge(writes())
+}
+
+/// Open to every origin.
+fn reads() -> OpenApiRouter<HubState> {
     OpenApiRouter::new()
         .routes(routes!(catalogue::healthz))
         .routes(routes!(catalogue::pricing))
@@ -105,8 +110,13 @@ pub fn api() -> OpenApiRouter<HubState> {
         .routes(routes!(mcp::card, mcp::mcp))
 }
 
+/// Open to the configured origins only.
+fn writes() -> OpenApiRouter<HubState> {
+    OpenApiRouter::new().routes(routes!(enquiries::create))
+}
+
 pub fn router(state: &HubState) -> Router<HubState> {
-    let (reads, _) = api().split_for_parts();
+    let (reads, _) = reads().split_for_parts();
     let origins: Vec<HeaderValue> = state
         .public
         .settings
@@ -119,11 +129,7 @@ pub fn router(state: &HubState) -> Router<HubState> {
         .allow_methods([Method::POST])
         .allow_headers([header::CONTENT_TYPE])
         .expose_headers(exposed());
-    let enquiries = OpenApiRouter::new()
-        .routes(routes!(enquiries::create))
-        .split_for_parts()
-        .0
-        .layer(enquiry_cors);
+    let enquiries = writes().split_for_parts().0.layer(enquiry_cors);
     let open_cors = CorsLayer::new()
         .allow_origin(Any)
         .allow_methods([Method::GET, Method::POST])

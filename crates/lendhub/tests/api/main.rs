@@ -18,5 +18,7 @@ mod outage;
 mod partner;
 mod payments;
 mod public;
+mod public_mcp;
 mod token;
 mod webhooks;
+mod widget;
