@@ -19,6 +19,9 @@ READ_RATIO = 0.50
 CREATE_RPS = 3_000
 PARTNER_TOKEN_RPS = 10_000
 INTROSPECT_RPS = 20_000
+QUOTE_RATIO = 0.50
+PUBLIC_MCP_RATIO = 0.40
+ENQUIRY_RPS = 2_000
 OPEN_P99_MS = 25.0
 IDLE_RSS_BYTES = 40_000_000  # 40 MB, decimal; stricter than 40 MiB
 
@@ -82,6 +85,9 @@ def main():
             "partner-token",
             "introspect",
             "mcp-tools-list",
+            "quote-onetime",
+            "public-mcp-get-quote",
+            "create-enquiry",
         ]
     }
     seed = load("seed")
@@ -94,6 +100,9 @@ def main():
 
     def rps_at_least(run, target):
         return bool(run) and run["throughput_rps"] >= target
+
+    def ratio_at_least(run, r):
+        return bool(run) and base > 0 and run["throughput_rps"] >= r * base
 
     def read_ok(run):
         return bool(run) and base > 0 and run["throughput_rps"] >= READ_RATIO * base
@@ -117,6 +126,13 @@ def main():
          f"≥ {INTROSPECT_RPS:,} req/s", rps_at_least(runs["introspect"], INTROSPECT_RPS)),
         ("MCP tools/list (POST /partner/v1/mcp)", runs["mcp-tools-list"], "≥ 50 % of baseline",
          read_ok(runs["mcp-tools-list"])),
+        ("public quote (GET /public/v1/quote/onetime)", runs["quote-onetime"],
+         f"≥ {QUOTE_RATIO:.0%} of baseline", ratio_at_least(runs["quote-onetime"], QUOTE_RATIO)),
+        ("public MCP tools/call GetQuote (POST /public/v1/mcp)", runs["public-mcp-get-quote"],
+         f"≥ {PUBLIC_MCP_RATIO:.0%} of baseline",
+         ratio_at_least(runs["public-mcp-get-quote"], PUBLIC_MCP_RATIO)),
+        ("enquiry, durable (POST /public/v1/enquiries)", runs["create-enquiry"],
+         f"≥ {ENQUIRY_RPS:,} req/s", rps_at_least(runs["create-enquiry"], ENQUIRY_RPS)),
     ]
 
     rss_kb = int(ENV["IDLE_RSS_KB"])
@@ -236,6 +252,14 @@ def main():
         f"≥ {INTROSPECT_RPS:,}/s, MCP `tools/list` ≥ 50 % of baseline. These run on the hub "
         "listener with a platform-tier partner (the seed's tiers would measure the rate limiter); "
         "the baseline is the sandbox listener's `/livez` in the same process."
+    )
+    out.append(
+        f"- Public ring (issue #5): `GET /public/v1/quote/onetime` ≥ {QUOTE_RATIO:.0%} of baseline, "
+        f"MCP `tools/call GetQuote` ≥ {PUBLIC_MCP_RATIO:.0%}, durable `POST /public/v1/enquiries` "
+        f"≥ {ENQUIRY_RPS:,}/s. The per-address window (60 per 60 s) is raised for these runs "
+        "(`LENDHUB_PUBLIC__RATE_LIMIT_REQUESTS`), since every request comes from 127.0.0.1; "
+        "it is still counted on every request. No SMTP server is configured, so each "
+        "enquiry's notification is committed to the outbox with it and waits there."
     )
     out.append("")
     out.append("## Raw results\n")

@@ -135,7 +135,7 @@ log "starting server (data dir $DATA)"
 # Started directly, not through the lendhub() function, so that $! is the
 # server's own PID (the function would run in a subshell) for VmRSS and SIGTERM.
 LENDHUB_DATA_DIR=$DATA LENDHUB_SANDBOX__ADDR=$ADDR LENDHUB_HUB__ADDR=$HUB_ADDR LENDHUB_OPS__ADDR=$OPS_ADDR \
-    "$LENDHUB" serve >"$WORK/server.log" 2>&1 &
+    LENDHUB_PUBLIC__RATE_LIMIT_REQUESTS=1000000000 "$LENDHUB" serve >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 1 300); do
     if curl -fs --noproxy '*' --max-time 1 -o /dev/null "$BASE/livez"; then break; fi
@@ -207,6 +207,11 @@ run_load_hub introspect --scenario introspect --connections "$CONNECTIONS" \
     --client-id "$PARTNER_ID" --client-secret "$PARTNER_SECRET" --token "$PARTNER_TOKEN"
 PARTNER_TOKEN=$(partner_token)
 run_load_hub mcp-tools-list --scenario mcp-tools-list --connections "$CONNECTIONS" --token "$PARTNER_TOKEN"
+
+# --- public ring (hub listener, no credentials) --------------------------------
+run_load_hub quote-onetime --scenario quote-onetime --connections "$CONNECTIONS"
+run_load_hub public-mcp-get-quote --scenario public-mcp-get-quote --connections "$CONNECTIONS"
+run_load_hub create-enquiry --scenario create-enquiry --connections "$CONNECTIONS"
 
 # --- shutdown -----------------------------------------------------------------
 log "stopping server with SIGTERM"

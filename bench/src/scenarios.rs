@@ -30,6 +30,12 @@ pub enum ScenarioName {
     Introspect,
     /// POST /partner/v1/mcp `tools/list` on the hub with bearer.
     McpToolsList,
+    /// GET /public/v1/quote/onetime on the hub, no credentials.
+    QuoteOnetime,
+    /// POST /public/v1/mcp `tools/call GetQuote` on the hub, no credentials.
+    PublicMcpGetQuote,
+    /// POST /public/v1/enquiries on the hub: a durable write and a queued mail.
+    CreateEnquiry,
 }
 
 impl ScenarioName {
@@ -43,6 +49,9 @@ impl ScenarioName {
             Self::PartnerToken => "partner-token",
             Self::Introspect => "introspect",
             Self::McpToolsList => "mcp-tools-list",
+            Self::QuoteOnetime => "quote-onetime",
+            Self::PublicMcpGetQuote => "public-mcp-get-quote",
+            Self::CreateEnquiry => "create-enquiry",
         }
     }
 }
@@ -124,6 +133,17 @@ impl Scenario {
                 (Method::POST, "/v1/applications".to_owned(), bearer()?)
             }
             ScenarioName::ListEvents => (Method::GET, "/v1/events?limit=20".to_owned(), bearer()?),
+            ScenarioName::QuoteOnetime => (
+                Method::GET,
+                "/public/v1/quote/onetime?amount=250&term=42&frequency=weekly".to_owned(),
+                None,
+            ),
+            ScenarioName::PublicMcpGetQuote => {
+                let call = r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"GetQuote","arguments":{"amount":250,"term":42}}}"#;
+                fixed_body = Some(("application/json", Bytes::from_static(call.as_bytes())));
+                (Method::POST, "/public/v1/mcp".to_owned(), None)
+            }
+            ScenarioName::CreateEnquiry => (Method::POST, "/public/v1/enquiries".to_owned(), None),
         };
         Ok(Self {
             name,
@@ -137,7 +157,7 @@ impl Scenario {
 
     pub fn expected_status(&self) -> StatusCode {
         match self.name {
-            ScenarioName::CreateApplication => StatusCode::CREATED,
+            ScenarioName::CreateApplication | ScenarioName::CreateEnquiry => StatusCode::CREATED,
             _ => StatusCode::OK,
         }
     }
@@ -164,6 +184,10 @@ impl Scenario {
                     .header("idempotency-key", key);
                 Bytes::from(create_application_body(rng))
             }
+            ScenarioName::CreateEnquiry => {
+                builder = builder.header(CONTENT_TYPE, "application/json");
+                Bytes::from(enquiry_body(conn, seq, rng))
+            }
             _ => Bytes::new(),
         };
         Ok(builder.body(Full::new(body))?)
@@ -175,6 +199,15 @@ fn create_application_body(rng: &mut StdRng) -> String {
     let amount_pence = rng.random_range(5_000..=250_000_000u64);
     format!(
         r#"{{"business":{{"company_number":"{company_number:08}"}},"amount_pence":{amount_pence}}}"#
+    )
+}
+
+/// A realistic enquiry: a few fields and a message of varying length.
+fn enquiry_body(conn: usize, seq: u64, rng: &mut StdRng) -> String {
+    let words = rng.random_range(5..60usize);
+    let message = "please call me back about a loan ".repeat(words / 5 + 1);
+    format!(
+        r#"{{"form":"contact-us","dept":"support","fields":{{"name":"Bench {conn}-{seq}","email":"bench{conn}.{seq}@example.test","message":"{message}","consent":"yes"}}}}"#
     )
 }
 

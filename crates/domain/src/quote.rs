@@ -66,6 +66,8 @@ pub struct CostCap {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Quote {
+    /// Always `quote`.
+    pub object: &'static str,
     pub product: &'static str,
     pub pricing_version: String,
     pub currency: &'static str,
@@ -321,6 +323,7 @@ fn compute(config: &PricingConfig, t: Terms, start: Date) -> Quote {
         .map(|i| (i.days_from_start, i.amount_pence))
         .collect();
     Quote {
+        object: "quote",
         product: t.product,
         pricing_version: config.version.clone(),
         currency: "GBP",
@@ -344,8 +347,18 @@ fn compute(config: &PricingConfig, t: Terms, start: Date) -> Quote {
     }
 }
 
-fn pow(base: f64, n: u32) -> f64 {
-    (0..n).fold(1.0, |acc, _| acc * base)
+/// `base^n` by repeated squaring: the same basic multiplications, in the
+/// same order, on every machine.
+fn pow(base: f64, mut n: u32) -> f64 {
+    let (mut result, mut square) = (1.0, base);
+    while n > 0 {
+        if n & 1 == 1 {
+            result *= square;
+        }
+        square *= square;
+        n >>= 1;
+    }
+    result
 }
 
 /// The APR of an advance repaid by `(day, amount)` flows: the daily rate `r`
@@ -360,11 +373,44 @@ pub fn apr_percent(principal: i64, flows: &[(u32, i64)]) -> f64 {
             .sum()
     };
     let target = principal as f64;
-    let (mut lo, mut hi) = (0.0_f64, 0.5_f64);
-    if present_value(lo) <= target {
+    if present_value(0.0) <= target {
         return 0.0;
     }
-    for _ in 0..100 {
+    let daily = newton(flows, target).unwrap_or_else(|| bisect(&present_value, target));
+    let annual = pow(1.0 + daily, 365) - 1.0;
+    (annual * 1000.0).round() / 10.0
+}
+
+/// Newton's method on the present value from a small positive rate; `None`
+/// if it does not settle on a rate in (0, 1), for bisection to take over.
+fn newton(flows: &[(u32, i64)], target: f64) -> Option<f64> {
+    let mut r = 0.001_f64;
+    for _ in 0..50 {
+        let (mut value, mut slope) = (-target, 0.0);
+        for &(day, amount) in flows {
+            let discount = 1.0 / pow(1.0 + r, day);
+            value += amount as f64 * discount;
+            slope -= f64::from(day) * amount as f64 * discount / (1.0 + r);
+        }
+        if slope == 0.0 || !slope.is_finite() {
+            return None;
+        }
+        let next = r - value / slope;
+        if !(next > 0.0 && next < 1.0) {
+            return None;
+        }
+        if (next - r).abs() <= 1e-13 * next {
+            return Some(next);
+        }
+        r = next;
+    }
+    None
+}
+
+fn bisect(present_value: &dyn Fn(f64) -> f64, target: f64) -> f64 {
+    let (mut lo, mut hi) = (0.0_f64, 0.5_f64);
+    // 64 halvings of [0, 0.5] leave an interval far below f64's resolution.
+    for _ in 0..64 {
         let mid = (lo + hi) / 2.0;
         if present_value(mid) > target {
             lo = mid;
@@ -372,8 +418,7 @@ pub fn apr_percent(principal: i64, flows: &[(u32, i64)]) -> f64 {
             hi = mid;
         }
     }
-    let annual = pow(1.0 + (lo + hi) / 2.0, 365) - 1.0;
-    (annual * 1000.0).round() / 10.0
+    (lo + hi) / 2.0
 }
 
 #[cfg(test)]
@@ -493,6 +538,31 @@ mod tests {
         // 100 borrowed, 110 repaid after 365 days: 10 %.
         assert_eq!(apr_percent(10_000, &[(365, 11_000)]), 10.0);
         assert_eq!(apr_percent(10_000, &[(30, 10_000)]), 0.0);
+    }
+
+    #[test]
+    fn newton_agrees_with_bisection() {
+        let c = config();
+        for (amount, term, frequency) in [
+            (5_000, 14, Frequency::Weekly),
+            (50_000, 84, Frequency::Monthly),
+            (12_345, 45, Frequency::Fortnightly),
+        ] {
+            let q = business_loan(&c, amount, term, frequency, date!(2026 - 3 - 1)).unwrap();
+            let flows: Vec<(u32, i64)> = q
+                .schedule
+                .iter()
+                .map(|i| (i.days_from_start, i.amount_pence))
+                .collect();
+            let pv =
+                |r: f64| -> f64 { flows.iter().map(|&(d, a)| a as f64 / pow(1.0 + r, d)).sum() };
+            let fast = newton(&flows, amount as f64).unwrap();
+            let slow = bisect(&pv, amount as f64);
+            assert!(
+                (fast - slow).abs() < 1e-12 * slow.max(1e-9),
+                "{fast} vs {slow}"
+            );
+        }
     }
 
     #[test]

@@ -247,9 +247,7 @@ pub fn onetime(
 }
 
 pub fn quote_json(q: &Quote) -> Value {
-    let mut v = serde_json::to_value(q).unwrap_or_default();
-    v["object"] = json!("quote");
-    v
+    serde_json::to_value(q).unwrap_or_default()
 }
 
 /// A Business Loan quote: the schedule, fees, interest, total, the cost cap
@@ -270,7 +268,7 @@ pub async fn quote_onetime(
     )
     .map_err(PublicError::Validation)?;
     let quote = onetime(&state, amount, term, frequency)?;
-    Ok(axum::Json(quote_json(&quote)).into_response())
+    Ok(axum::Json(quote).into_response())
 }
 
 pub fn flex_preview(state: &HubState) -> Value {

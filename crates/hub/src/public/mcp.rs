@@ -272,7 +272,10 @@ pub async fn mcp(
         "initialize" => Ok(initialize(&params)),
         "ping" => Ok(json!({})),
         "tools/list" => Ok(tools_list()),
-        "tools/call" => call(&state, &params).await,
+        "tools/call" => match call(&state, &params) {
+            Ok(structured) => return Ok(tool_result(&id, &structured)),
+            Err(e) => Err(e),
+        },
         other => Err(RpcError(
             METHOD_NOT_FOUND,
             format!("method not found: {other}"),
@@ -296,9 +299,15 @@ fn initialize(params: &Map<String, Value>) -> Value {
     })
 }
 
-fn content(value: Value) -> Value {
-    let text = value.to_string();
-    json!({"content": [{"type": "text", "text": text}], "structuredContent": value, "isError": false})
+/// A tool's answer: its JSON once as `structuredContent` and once as text.
+/// Spliced as text, so the result is serialised once, not three times.
+fn tool_result(id: &Value, structured: &str) -> Response {
+    let id = serde_json::to_string(id).unwrap_or_else(|_| "null".into());
+    let text = serde_json::to_string(structured).unwrap_or_else(|_| "\"\"".into());
+    let body = format!(
+        r#"{{"jsonrpc":"2.0","id":{id},"result":{{"content":[{{"type":"text","text":{text}}}],"structuredContent":{structured},"isError":false}}}}"#
+    );
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
 fn no_arguments(args: &Map<String, Value>) -> Result<(), RpcError> {
@@ -308,7 +317,8 @@ fn no_arguments(args: &Map<String, Value>) -> Result<(), RpcError> {
     }
 }
 
-async fn call(state: &HubState, params: &Map<String, Value>) -> Result<Value, RpcError> {
+/// Runs a tool; its answer as JSON text.
+fn call(state: &HubState, params: &Map<String, Value>) -> Result<String, RpcError> {
     let name = params
         .get("name")
         .and_then(Value::as_str)
@@ -330,13 +340,17 @@ async fn call(state: &HubState, params: &Map<String, Value>) -> Result<Value, Rp
         }
     };
     let pricing = &state.public.pricing;
+    if tool.name == "GetQuote" {
+        let quote = get_quote(state, &args)?;
+        return serde_json::to_string(&quote)
+            .map_err(|_| RpcError(INTERNAL_ERROR, "internal_error".into(), None));
+    }
     let result = match tool.name {
         "ListProducts" => {
             no_arguments(&args)?;
             json!({"data": catalogue::product_list(pricing)})
         }
         "ProductDetails" => product_details(pricing, &args)?,
-        "GetQuote" => get_quote(state, &args)?,
         "EligibilityCriteria" => {
             no_arguments(&args)?;
             eligibility(pricing)
@@ -351,7 +365,7 @@ async fn call(state: &HubState, params: &Map<String, Value>) -> Result<Value, Rp
         }
         _ => return Err(RpcError(INTERNAL_ERROR, "internal_error".into(), None)),
     };
-    Ok(content(result))
+    Ok(result.to_string())
 }
 
 fn product_details(
@@ -377,7 +391,10 @@ fn product_details(
         .ok_or_else(|| invalid_params(json!([{"field": "name", "reason": "unknown_product"}])))
 }
 
-fn get_quote(state: &HubState, args: &Map<String, Value>) -> Result<Value, RpcError> {
+fn get_quote(
+    state: &HubState,
+    args: &Map<String, Value>,
+) -> Result<lendhub_domain::quote::Quote, RpcError> {
     if let Some(k) = args
         .keys()
         .find(|k| !matches!(k.as_str(), "amount" | "term" | "frequency"))
@@ -409,9 +426,8 @@ fn get_quote(state: &HubState, args: &Map<String, Value>) -> Result<Value, RpcEr
     );
     let (amount, term, frequency) =
         read.map_err(|issues| invalid_params(serde_json::to_value(issues).unwrap_or_default()))?;
-    let quote = catalogue::onetime(state, amount, term, frequency)
-        .map_err(|_| RpcError(INTERNAL_ERROR, "internal_error".into(), None))?;
-    Ok(catalogue::quote_json(&quote))
+    catalogue::onetime(state, amount, term, frequency)
+        .map_err(|_| RpcError(INTERNAL_ERROR, "internal_error".into(), None))
 }
 
 fn eligibility(pricing: &lendhub_domain::pricing::PricingConfig) -> Value {

@@ -74,12 +74,19 @@ pub struct PublicRing {
     /// Poked when an enquiry queues a notification.
     pub mail_wake: Arc<Notify>,
     rendered: catalogue::Rendered,
+    /// `RateLimit-Policy`, the same on every response.
+    policy_header: HeaderValue,
 }
 
 impl PublicRing {
     pub fn new(settings: PublicSettings, mail_wake: Arc<Notify>) -> Result<Self, String> {
         let rendered = catalogue::Rendered::new(&settings.pricing, BILLERS)?;
+        let window_s = (settings.window.window_ms / 1000).max(1);
+        let policy_header =
+            HeaderValue::from_str(&format!("{};w={window_s}", settings.window.requests))
+                .map_err(|e| e.to_string())?;
         Ok(Self {
+            policy_header,
             pricing: Arc::new(settings.pricing.clone()),
             limiter: FixedWindow::new(settings.window),
             settings,
@@ -147,23 +154,20 @@ pub fn router(state: &HubState) -> Router<HubState> {
         .layer(from_fn_with_state(state.clone(), protect))
 }
 
+const LIMIT: HeaderName = HeaderName::from_static("ratelimit-limit");
+const REMAINING: HeaderName = HeaderName::from_static("ratelimit-remaining");
+const RESET: HeaderName = HeaderName::from_static("ratelimit-reset");
+const POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
+
 /// What a browser script may read of a public response.
 fn exposed() -> [HeaderName; 5] {
     [
-        HeaderName::from_static("ratelimit-limit"),
-        HeaderName::from_static("ratelimit-remaining"),
-        HeaderName::from_static("ratelimit-reset"),
-        HeaderName::from_static("ratelimit-policy"),
+        LIMIT,
+        REMAINING,
+        RESET,
+        POLICY,
         HeaderName::from_static("x-service-request-id"),
     ]
-}
-
-fn set(response: &mut Response, name: &'static str, value: String) {
-    if let Ok(v) = HeaderValue::from_str(&value) {
-        response
-            .headers_mut()
-            .insert(HeaderName::from_static(name), v);
-    }
 }
 
 /// Counts the request against its address's window (every public route,
@@ -187,22 +191,10 @@ async fn protect(State(state): State<HubState>, request: Request, next: Next) ->
         .into_response()
     };
     let reset_s = (standing.reset_ms.max(0) as u64).div_ceil(1000);
-    let window_s = (policy.window_ms / 1000).max(1);
-    set(
-        &mut response,
-        "ratelimit-limit",
-        policy.requests.to_string(),
-    );
-    set(
-        &mut response,
-        "ratelimit-remaining",
-        standing.remaining.to_string(),
-    );
-    set(&mut response, "ratelimit-reset", reset_s.to_string());
-    set(
-        &mut response,
-        "ratelimit-policy",
-        format!("{};w={window_s}", policy.requests),
-    );
+    let headers = response.headers_mut();
+    headers.insert(LIMIT, HeaderValue::from(policy.requests));
+    headers.insert(REMAINING, HeaderValue::from(standing.remaining));
+    headers.insert(RESET, HeaderValue::from(reset_s));
+    headers.insert(POLICY, state.public.policy_header.clone());
     response
 }
