@@ -55,6 +55,11 @@ pub enum Command {
         #[command(subcommand)]
         command: crate::partner_cli::KeysCommand,
     },
+    /// Administer the identity provider: its users, clients and keys.
+    Sso {
+        #[command(subcommand)]
+        command: crate::sso_cli::SsoCommand,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -94,6 +99,7 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         } => clients(command, &config).await,
         Command::Partner { command } => crate::partner_cli::partner(command, &config).await,
         Command::Keys { command } => crate::partner_cli::keys(command, &config).await,
+        Command::Sso { command } => crate::sso_cli::sso(command, &config).await,
     }
 }
 
@@ -176,6 +182,10 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     println!(
         "hub listening on http://{} (public URL {})",
         server.hub_addr, server.hub_url
+    );
+    println!(
+        "sso listening on http://{} (issuer {})",
+        server.sso_addr, server.sso_url
     );
     println!(
         "ops listening on http://{} (/metrics, /healthz)",

@@ -2,6 +2,7 @@
 //! Handlers see only [`Store`]; nothing backend-specific crosses this line.
 
 mod error;
+mod identity;
 mod model;
 pub mod postgres;
 pub mod sqlite;
@@ -9,10 +10,11 @@ pub mod sqlite;
 use async_trait::async_trait;
 
 pub use error::{CommitError, StoreError};
+pub use identity::*;
 pub use model::*;
 
 #[async_trait]
-pub trait Store: Send + Sync + 'static {
+pub trait Store: IdentityStore + Send + Sync + 'static {
     /// Answers only when the database does.
     async fn ping(&self) -> Result<(), StoreError>;
 

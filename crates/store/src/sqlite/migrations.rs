@@ -22,6 +22,12 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "partner",
         include_str!("../../migrations/sqlite/0003_partner.sql"),
     ),
+    // 0004 is reserved for the public ring.
+    (
+        5,
+        "identity",
+        include_str!("../../migrations/sqlite/0005_identity.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.
