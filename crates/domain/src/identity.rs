@@ -56,7 +56,9 @@ impl IdentityScope {
     /// What the consent page says the application will be able to do.
     pub fn describe(self) -> &'static str {
         match self {
-            IdentityScope::OpenId => "Know who you are when you sign in (a private account identifier)",
+            IdentityScope::OpenId => {
+                "Know who you are when you sign in (a private account identifier)"
+            }
             IdentityScope::Profile => "See your name",
             IdentityScope::Email => "See your email address and whether it is verified",
             IdentityScope::Business => {
@@ -83,15 +85,7 @@ pub type IdentityScopes = ScopeSet<IdentityScope>;
 /// Every claim the provider can release, for discovery's `claims_supported`
 /// (with the ID token's own claims).
 pub fn claims_supported() -> Vec<&'static str> {
-    let mut claims = vec![
-        "iss",
-        "aud",
-        "exp",
-        "iat",
-        "auth_time",
-        "nonce",
-        "at_hash",
-    ];
+    let mut claims = vec!["iss", "aud", "exp", "iat", "auth_time", "nonce", "at_hash"];
     for scope in IdentityScope::ALL {
         claims.extend_from_slice(scope.claims());
     }
@@ -283,14 +277,16 @@ mod tests {
     #[test]
     fn requested_scopes_need_openid_and_ignore_unknown_values() {
         assert_eq!(requested_scopes(None), Err(ScopeRequestError::Missing));
-        assert_eq!(requested_scopes(Some("  ")), Err(ScopeRequestError::Missing));
+        assert_eq!(
+            requested_scopes(Some("  ")),
+            Err(ScopeRequestError::Missing)
+        );
         assert_eq!(
             requested_scopes(Some("profile email")),
             Err(ScopeRequestError::NoOpenId)
         );
         assert_eq!(
-            requested_scopes(Some("email openid address offline_access"))
-                .map(|s| s.render()),
+            requested_scopes(Some("email openid address offline_access")).map(|s| s.render()),
             Ok("openid email".to_owned())
         );
         assert_eq!(
@@ -328,7 +324,14 @@ mod tests {
     #[test]
     fn discovery_lists_every_releasable_claim() {
         let c = claims_supported();
-        for claim in ["sub", "name", "email_verified", "company_role", "at_hash", "nonce"] {
+        for claim in [
+            "sub",
+            "name",
+            "email_verified",
+            "company_role",
+            "at_hash",
+            "nonce",
+        ] {
             assert!(c.contains(&claim), "{claim}");
         }
     }

@@ -35,7 +35,11 @@ fn parameters(query: Option<&str>) -> (HashMap<String, String>, Option<String>) 
     let mut params = HashMap::new();
     let mut repeated = None;
     for (name, value) in form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
-        if params.insert(name.to_string(), value.into_owned()).is_some() && repeated.is_none() {
+        if params
+            .insert(name.to_string(), value.into_owned())
+            .is_some()
+            && repeated.is_none()
+        {
             repeated = Some(name.into_owned());
         }
     }
@@ -55,12 +59,14 @@ struct Valid {
     login_hint: Option<String>,
 }
 
-async fn validate(
-    state: &IdpState,
-    query: Option<&str>,
-) -> Result<Valid, IdpError> {
+async fn validate(state: &IdpState, query: Option<&str>) -> Result<Valid, IdpError> {
     let (params, repeated) = parameters(query);
-    let get = |name: &str| params.get(name).map(String::as_str).filter(|v| !v.is_empty());
+    let get = |name: &str| {
+        params
+            .get(name)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
+    };
     let is_repeated = |name: &str| repeated.as_deref() == Some(name);
 
     // 1. Who is asking, and where the answer may go: a page if either is wrong.
@@ -95,10 +101,16 @@ async fn validate(
         ));
     }
     if params.contains_key("request") {
-        return Err(refuse(RequestNotSupported, "request objects are not supported"));
+        return Err(refuse(
+            RequestNotSupported,
+            "request objects are not supported",
+        ));
     }
     if params.contains_key("request_uri") {
-        return Err(refuse(RequestUriNotSupported, "request_uri is not supported"));
+        return Err(refuse(
+            RequestUriNotSupported,
+            "request_uri is not supported",
+        ));
     }
     match get("response_type") {
         None => return Err(refuse(InvalidRequest, "response_type is required")),
@@ -111,13 +123,19 @@ async fn validate(
         }
     }
     if get("response_mode").is_some_and(|m| m != "query") {
-        return Err(refuse(InvalidRequest, "only response_mode=query is supported"));
+        return Err(refuse(
+            InvalidRequest,
+            "only response_mode=query is supported",
+        ));
     }
     let Some(client_state) = client_state.clone() else {
         return Err(refuse(InvalidRequest, "state is required"));
     };
     if client_state.len() > MAX_STATE {
-        return Err(refuse(InvalidRequest, "state is longer than 2048 characters"));
+        return Err(refuse(
+            InvalidRequest,
+            "state is longer than 2048 characters",
+        ));
     }
     let scopes = match requested_scopes(get("scope")) {
         Ok(s) => s,
@@ -155,7 +173,10 @@ async fn validate(
     }
     let nonce = get("nonce").map(str::to_owned);
     if nonce.as_ref().is_some_and(|n| n.len() > MAX_NONCE) {
-        return Err(refuse(InvalidRequest, "nonce is longer than 512 characters"));
+        return Err(refuse(
+            InvalidRequest,
+            "nonce is longer than 512 characters",
+        ));
     }
     let prompt = Prompt::parse(get("prompt")).map_err(|why| refuse(InvalidRequest, &why))?;
     let max_age = match get("max_age") {

@@ -25,10 +25,8 @@ pub fn check_redirect_uri(raw: &str) -> Result<(), String> {
     if url.fragment().is_some() {
         return Err(format!("{raw} has a fragment"));
     }
-    let loopback = matches!(
-        url.host(),
-        Some(url::Host::Domain("localhost"))
-    ) || matches!(url.host(), Some(url::Host::Ipv4(ip)) if ip.is_loopback())
+    let loopback = matches!(url.host(), Some(url::Host::Domain("localhost")))
+        || matches!(url.host(), Some(url::Host::Ipv4(ip)) if ip.is_loopback())
         || matches!(url.host(), Some(url::Host::Ipv6(ip)) if ip.is_loopback());
     match url.scheme() {
         "https" => Ok(()),
@@ -83,7 +81,11 @@ pub async fn create(
             "at least one --redirect-uri is required".into(),
         ));
     }
-    for uri in new.redirect_uris.iter().chain(new.post_logout_redirect_uris) {
+    for uri in new
+        .redirect_uris
+        .iter()
+        .chain(new.post_logout_redirect_uris)
+    {
         check_redirect_uri(uri).map_err(CreateError::Invalid)?;
     }
     let client_id = format!("{CLIENT_ID_PREFIX}{}", random_token(18));

@@ -35,7 +35,10 @@ pub async fn show(
         restart: Some(restart_url(&ticket)),
     })?;
     let Some(user_id) = &ticket.user_id else {
-        return Ok(redirect::to_page("/sign-in", &[("ticket", ticket.ticket_id.clone())]));
+        return Ok(redirect::to_page(
+            "/sign-in",
+            &[("ticket", ticket.ticket_id.clone())],
+        ));
     };
     let user = state
         .store
@@ -71,12 +74,20 @@ pub async fn submit(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, IdpError> {
-    let form =
-        oauth_form::parse(&headers, &body, &["ticket", "csrf_token", "decision"]).unwrap_or_default();
+    let form = oauth_form::parse(&headers, &body, &["ticket", "csrf_token", "decision"])
+        .unwrap_or_default();
     let ticket = live_ticket(&state, form.get("ticket").map(String::as_str)).await?;
-    check_form(&state, &headers, &ticket, form.get("csrf_token").map(String::as_str))?;
+    check_form(
+        &state,
+        &headers,
+        &ticket,
+        form.get("csrf_token").map(String::as_str),
+    )?;
     let (Some(user_id), Some(auth_time_ms)) = (ticket.user_id.clone(), ticket.auth_time_ms) else {
-        return Ok(redirect::to_page("/sign-in", &[("ticket", ticket.ticket_id.clone())]));
+        return Ok(redirect::to_page(
+            "/sign-in",
+            &[("ticket", ticket.ticket_id.clone())],
+        ));
     };
     // Only an explicit approval grants anything.
     if form.get("decision").map(String::as_str) == Some("approve") {
@@ -84,7 +95,12 @@ pub async fn submit(
         let authorization = Authorization::from_ticket(&ticket, user_id, auth_time_ms);
         return Ok(complete(&state, authorization, Some(&ticket), Some(consent)).await?);
     }
-    if !state.store.cancel_ticket(&ticket.ticket_id).await.map_err(PageError::from)? {
+    if !state
+        .store
+        .cancel_ticket(&ticket.ticket_id)
+        .await
+        .map_err(PageError::from)?
+    {
         return Err(PageError::TicketExpired {
             restart: Some(restart_url(&ticket)),
         }

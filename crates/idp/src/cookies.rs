@@ -62,7 +62,10 @@ mod tests {
             header::COOKIE,
             HeaderValue::from_static("a=1; lendhub_sso_browser=xyz; b=2"),
         );
-        h.append(header::COOKIE, HeaderValue::from_static("lendhub_sso_session=s"));
+        h.append(
+            header::COOKIE,
+            HeaderValue::from_static("lendhub_sso_session=s"),
+        );
         assert_eq!(get(&h, BROWSER), Some("xyz"));
         assert_eq!(get(&h, SESSION), Some("s"));
         assert_eq!(get(&h, "c"), None);

@@ -44,11 +44,9 @@ async fn check(state: &IdpState, p: &HashMap<&'static str, String>) -> Result<Ch
     let get = |n: &str| p.get(n).map(String::as_str).filter(|v| !v.is_empty());
     let hint = match get("id_token_hint") {
         None => None,
-        Some(token) => Some(
-            id_token::verify_hint(state, token)
-                .await?
-                .ok_or(PageError::InvalidLogout("id_token_hint is not an ID token we issued"))?,
-        ),
+        Some(token) => Some(id_token::verify_hint(state, token).await?.ok_or(
+            PageError::InvalidLogout("id_token_hint is not an ID token we issued"),
+        )?),
     };
     let client_id = match (get("client_id"), &hint) {
         (Some(id), Some(h)) if id != h.aud => {
@@ -122,9 +120,15 @@ pub async fn get(
     headers: HeaderMap,
     RawQuery(query): RawQuery,
 ) -> Result<Response, PageError> {
-    let p: HashMap<&'static str, String> = form_urlencoded::parse(query.unwrap_or_default().as_bytes())
-        .filter_map(|(k, v)| PARAMS.iter().find(|p| **p == k).map(|p| (*p, v.into_owned())))
-        .collect();
+    let p: HashMap<&'static str, String> =
+        form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+            .filter_map(|(k, v)| {
+                PARAMS
+                    .iter()
+                    .find(|p| **p == k)
+                    .map(|p| (*p, v.into_owned()))
+            })
+            .collect();
     let checked = check(&state, &p).await?;
     let client_state = p.get("state").map(String::as_str);
     let browser = cookies::get(&headers, cookies::BROWSER);
@@ -132,9 +136,7 @@ pub async fn get(
     match (checked.vouched, browser) {
         // Vouched for by the client, or nothing to sign out of: no question to ask.
         (true, _) | (false, None) => sign_out(&state, &headers, checked, client_state).await,
-        (false, Some(_)) if !has_session => {
-            sign_out(&state, &headers, checked, client_state).await
-        }
+        (false, Some(_)) if !has_session => sign_out(&state, &headers, checked, client_state).await,
         (false, Some(browser)) => Ok(render(
             StatusCode::OK,
             &EndSession {

@@ -31,10 +31,14 @@ pub enum PageError {
     RedirectUriMismatch,
     /// The sign-in transaction is older than 120 s, already used, or unknown.
     /// `restart` is a fresh `/authorize` for the same request, when known.
-    TicketExpired { restart: Option<String> },
+    TicketExpired {
+        restart: Option<String>,
+    },
     /// A form without the right CSRF token, or from a browser other than the
     /// one that started the transaction.
-    CsrfInvalid { restart: Option<String> },
+    CsrfInvalid {
+        restart: Option<String>,
+    },
     /// An end-session request that cannot be honoured.
     InvalidLogout(&'static str),
     RouteNotFound,
@@ -318,7 +322,9 @@ impl IntoResponse for BearerError {
                 StatusCode::UNAUTHORIZED,
                 "invalid_token",
                 (*why).to_owned(),
-                format!("Bearer realm=\"{REALM}\", error=\"invalid_token\", error_description=\"{why}\""),
+                format!(
+                    "Bearer realm=\"{REALM}\", error=\"invalid_token\", error_description=\"{why}\""
+                ),
             ),
             BearerError::Unavailable(m) => {
                 tracing::warn!(error = %m, "storage unavailable");

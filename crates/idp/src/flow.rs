@@ -43,7 +43,10 @@ pub fn restart_url(ticket: &TicketRecord) -> String {
 }
 
 /// The ticket, if it exists and has not lapsed by the service clock.
-pub async fn live_ticket(state: &IdpState, ticket_id: Option<&str>) -> Result<TicketRecord, PageError> {
+pub async fn live_ticket(
+    state: &IdpState,
+    ticket_id: Option<&str>,
+) -> Result<TicketRecord, PageError> {
     let expired = |restart| PageError::TicketExpired { restart };
     let Some(ticket_id) = ticket_id.filter(|t| !t.is_empty() && t.len() <= 64) else {
         return Err(expired(None));

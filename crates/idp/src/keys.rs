@@ -77,7 +77,11 @@ fn random_secret() -> SecretKey {
 /// A new key, its private half sealed.
 pub fn generate(master_key: &MasterKey, now_ms: i64) -> SigningKeyRecord {
     let secret = random_secret();
-    let public = secret.public_key().to_encoded_point(false).as_bytes().to_vec();
+    let public = secret
+        .public_key()
+        .to_encoded_point(false)
+        .as_bytes()
+        .to_vec();
     let kid = coordinates(&public).map_or_else(String::new, |(x, y)| thumbprint(&x, &y));
     SigningKeyRecord {
         kid,
@@ -109,8 +113,8 @@ fn build(master_key: &MasterKey, records: &[SigningKeyRecord]) -> Result<Ring, S
     let mut verifiers = HashMap::new();
     let mut jwks = Vec::new();
     for k in records {
-        let (x, y) =
-            coordinates(&k.public_key).ok_or_else(|| fault("a stored P-256 public key is malformed"))?;
+        let (x, y) = coordinates(&k.public_key)
+            .ok_or_else(|| fault("a stored P-256 public key is malformed"))?;
         // jsonwebtoken takes the SEC1 point itself for an EC verifying key.
         verifiers.insert(k.kid.clone(), DecodingKey::from_ec_der(&k.public_key));
         jwks.push(json!({
@@ -227,15 +231,19 @@ mod tests {
         validation.validate_exp = false;
         let key = &ring.verifiers[&record.kid];
         assert!(jsonwebtoken::decode::<Value>(&token, key, &validation).is_ok());
-        assert!(build(&MasterKey::generate(), &[record]).is_err(), "other master key");
+        assert!(
+            build(&MasterKey::generate(), &[record]).is_err(),
+            "other master key"
+        );
     }
 
     #[test]
     fn thumbprint_matches_rfc7638_for_ec() {
         // The canonical form is {"crv","kty","x","y"} in that order.
         let t = thumbprint("AAAA", "BBBB");
-        let expected = URL_SAFE_NO_PAD
-            .encode(Sha256::digest(br#"{"crv":"P-256","kty":"EC","x":"AAAA","y":"BBBB"}"#));
+        let expected = URL_SAFE_NO_PAD.encode(Sha256::digest(
+            br#"{"crv":"P-256","kty":"EC","x":"AAAA","y":"BBBB"}"#,
+        ));
         assert_eq!(t, expected);
     }
 }

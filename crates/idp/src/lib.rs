@@ -47,8 +47,14 @@ pub fn router(state: IdpState) -> Router {
         .route("/sign-in", get(sign_in::show).post(sign_in::submit))
         .route("/consent", get(consent::show).post(consent::submit))
         .route("/token", axum::routing::post(token::token))
-        .route("/userinfo", get(userinfo::userinfo).post(userinfo::userinfo))
-        .route("/end-session", get(end_session::get).post(end_session::post))
+        .route(
+            "/userinfo",
+            get(userinfo::userinfo).post(userinfo::userinfo),
+        )
+        .route(
+            "/end-session",
+            get(end_session::get).post(end_session::post),
+        )
         // Every form and token request is a few hundred bytes.
         .layer(axum::extract::DefaultBodyLimit::max(64 * 1024))
         .layer(axum::middleware::from_fn(error::security_headers))

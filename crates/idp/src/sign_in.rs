@@ -14,7 +14,9 @@ use serde::Deserialize;
 
 use crate::cookies;
 use crate::error::PageError;
-use crate::flow::{Authorization, check_form, complete, consented, live_ticket, restart_url, same_browser};
+use crate::flow::{
+    Authorization, check_form, complete, consented, live_ticket, restart_url, same_browser,
+};
 use crate::pages::{SignIn, render};
 use crate::redirect;
 use crate::session::{self, csrf_token};
@@ -64,7 +66,10 @@ async fn check_password(
     email: &str,
     password: String,
 ) -> Result<Option<lendhub_store::SsoUserRecord>, PageError> {
-    let user = state.store.sso_user_by_email(&normalise_email(email)).await?;
+    let user = state
+        .store
+        .sso_user_by_email(&normalise_email(email))
+        .await?;
     let hash = match &user {
         Some(u) => u.password_hash.clone(),
         None => state
@@ -89,10 +94,19 @@ pub async fn submit(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, PageError> {
-    let mut form = oauth_form::parse(&headers, &body, &["ticket", "csrf_token", "email", "password"])
-        .unwrap_or_default();
+    let mut form = oauth_form::parse(
+        &headers,
+        &body,
+        &["ticket", "csrf_token", "email", "password"],
+    )
+    .unwrap_or_default();
     let ticket = live_ticket(&state, form.get("ticket").map(String::as_str)).await?;
-    check_form(&state, &headers, &ticket, form.get("csrf_token").map(String::as_str))?;
+    check_form(
+        &state,
+        &headers,
+        &ticket,
+        form.get("csrf_token").map(String::as_str),
+    )?;
     let email = form.remove("email").unwrap_or_default();
     let password = form.remove("password").unwrap_or_default();
     let Some(user) = check_password(&state, &email, password).await? else {

@@ -19,7 +19,9 @@ fn bearer(headers: &HeaderMap) -> Result<&str, BearerError> {
         .to_str()
         .map_err(|_| BearerError::InvalidToken("the Authorization header is not valid text"))?;
     match value.split_once(' ') {
-        Some((scheme, token)) if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() => {
+        Some((scheme, token))
+            if scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty() =>
+        {
             Ok(token.trim())
         }
         _ => Err(BearerError::Missing),
@@ -40,7 +42,9 @@ pub async fn userinfo(
         .filter(|g| verifier_matches(&verifier_hash, &g.verifier_hash))
         .ok_or(BearerError::InvalidToken("the access token is not valid"))?;
     if grant.family_revoked {
-        return Err(BearerError::InvalidToken("the access token has been revoked"));
+        return Err(BearerError::InvalidToken(
+            "the access token has been revoked",
+        ));
     }
     if state.clock.now_ms() >= grant.expires_at_ms {
         return Err(BearerError::InvalidToken("the access token has expired"));

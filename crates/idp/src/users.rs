@@ -104,10 +104,16 @@ fn plausible_email(email: &str) -> bool {
 }
 
 /// Creates the user; returns its `sub`.
-pub async fn create(store: &dyn Store, new: NewUser<'_>, now_ms: i64) -> Result<String, CreateError> {
+pub async fn create(
+    store: &dyn Store,
+    new: NewUser<'_>,
+    now_ms: i64,
+) -> Result<String, CreateError> {
     let email = normalise_email(new.email);
     if !plausible_email(&email) {
-        return Err(CreateError::Invalid(format!("{email} is not an email address")));
+        return Err(CreateError::Invalid(format!(
+            "{email} is not an email address"
+        )));
     }
     let chars = new.password.chars().count();
     if chars < MIN_PASSWORD || new.password.len() > MAX_PASSWORD {
@@ -170,7 +176,14 @@ mod tests {
     #[test]
     fn emails() {
         assert!(plausible_email("ada@example.com"));
-        for bad in ["ada", "@example.com", "ada@example", "ada@.com", "a da@example.com", "a@b@c.com"] {
+        for bad in [
+            "ada",
+            "@example.com",
+            "ada@example",
+            "ada@.com",
+            "a da@example.com",
+            "a@b@c.com",
+        ] {
             assert!(!plausible_email(bad), "{bad}");
         }
     }

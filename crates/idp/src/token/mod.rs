@@ -114,13 +114,17 @@ pub async fn token(
         FormError::Repeated(name) => {
             TokenError::InvalidRequest(format!("the parameter {name} appears more than once"))
         }
-        _ => TokenError::InvalidRequest(
-            "the body must be application/x-www-form-urlencoded".into(),
-        ),
+        _ => {
+            TokenError::InvalidRequest("the body must be application/x-www-form-urlencoded".into())
+        }
     })?;
-    let client =
-        clients::authenticate(state.store.as_ref(), &state.secret_pepper, &headers, &mut form)
-            .await?;
+    let client = clients::authenticate(
+        state.store.as_ref(),
+        &state.secret_pepper,
+        &headers,
+        &mut form,
+    )
+    .await?;
     if let Some(Extension(slot)) = caller {
         slot.set(&client.client_id);
     }

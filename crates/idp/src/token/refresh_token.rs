@@ -21,12 +21,15 @@ pub async fn grant(
     form: &HashMap<&'static str, String>,
 ) -> Result<Response, TokenError> {
     let token = required(form, "refresh_token")?;
-    let scope = match form.get("scope").map(|s| s.trim()).filter(|s| !s.is_empty()) {
+    let scope = match form
+        .get("scope")
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+    {
         None => None,
         Some(raw) => {
-            let scopes = IdentityScopes::parse(raw).map_err(|unknown| {
-                TokenError::InvalidScope(format!("unknown scope {unknown}"))
-            })?;
+            let scopes = IdentityScopes::parse(raw)
+                .map_err(|unknown| TokenError::InvalidScope(format!("unknown scope {unknown}")))?;
             if !scopes.contains(IdentityScope::OpenId) {
                 return Err(TokenError::InvalidScope("scope must include openid".into()));
             }

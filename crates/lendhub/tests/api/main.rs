@@ -11,6 +11,7 @@ mod crash;
 mod envelope;
 mod events;
 mod idempotency;
+mod identity;
 mod instances;
 mod mcp;
 mod outage;

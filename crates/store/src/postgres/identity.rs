@@ -245,8 +245,7 @@ async fn rotate(tx: &Transaction<'_>, r: &RefreshRotation) -> Result<Option<Rota
         .map_err(db)?;
     if let Some(row) = spent {
         let family = family_row(&row, 0)?;
-        if r
-            .scope
+        if r.scope
             .as_deref()
             .is_some_and(|s| !scope_within(s, &family.scope))
         {
@@ -454,7 +453,10 @@ impl IdentityStore for PgStore {
     async fn cancel_ticket(&self, ticket_id: &str) -> Result<bool, StoreError> {
         let c = self.conn().await?;
         let n = c
-            .execute("DELETE FROM sso_tickets WHERE ticket_id = $1", &[&ticket_id])
+            .execute(
+                "DELETE FROM sso_tickets WHERE ticket_id = $1",
+                &[&ticket_id],
+            )
             .await
             .map_err(db)?;
         Ok(n > 0)

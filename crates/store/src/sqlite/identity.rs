@@ -416,33 +416,32 @@ impl IdentityStore for SqliteStore {
     }
 
     async fn insert_ticket(&self, t: TicketRecord) -> Result<(), StoreError> {
-        self
-            .write(move |c| {
-                c.prepare_cached(&format!(
+        self.write(move |c| {
+            c.prepare_cached(&format!(
                     "INSERT INTO sso_tickets ({TICKET_COLUMNS})
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
                 ))?
-                .execute(params![
-                    t.ticket_id,
-                    t.client_id,
-                    t.redirect_uri,
-                    t.scope,
-                    t.state,
-                    t.nonce,
-                    t.code_challenge,
-                    t.prompt,
-                    t.max_age,
-                    t.login_hint,
-                    t.browser_hash,
-                    t.user_id,
-                    t.auth_time_ms,
-                    t.session_selector,
-                    t.created_at_ms,
-                    t.expires_at_ms
-                ])
-                .map(|_| ())
-            })
-            .await
+            .execute(params![
+                t.ticket_id,
+                t.client_id,
+                t.redirect_uri,
+                t.scope,
+                t.state,
+                t.nonce,
+                t.code_challenge,
+                t.prompt,
+                t.max_age,
+                t.login_hint,
+                t.browser_hash,
+                t.user_id,
+                t.auth_time_ms,
+                t.session_selector,
+                t.created_at_ms,
+                t.expires_at_ms
+            ])
+            .map(|_| ())
+        })
+        .await
     }
 
     async fn ticket(&self, ticket_id: &str) -> Result<Option<TicketRecord>, StoreError> {
@@ -487,13 +486,12 @@ impl IdentityStore for SqliteStore {
 
     async fn cancel_ticket(&self, ticket_id: &str) -> Result<bool, StoreError> {
         let ticket_id = ticket_id.to_owned();
-        self
-            .write(move |c| {
-                c.prepare_cached("DELETE FROM sso_tickets WHERE ticket_id = ?1")?
-                    .execute([ticket_id])
-                    .map(|n| n > 0)
-            })
-            .await
+        self.write(move |c| {
+            c.prepare_cached("DELETE FROM sso_tickets WHERE ticket_id = ?1")?
+                .execute([ticket_id])
+                .map(|n| n > 0)
+        })
+        .await
     }
 
     async fn session(&self, selector: &[u8]) -> Result<Option<SessionRecord>, StoreError> {
@@ -563,21 +561,16 @@ impl IdentityStore for SqliteStore {
         ticket_id: Option<String>,
         consent: Option<ConsentRecord>,
     ) -> Result<bool, StoreError> {
-        self
-            .write(move |c| issue_code(c, &code, ticket_id.as_deref(), consent.as_ref()))
+        self.write(move |c| issue_code(c, &code, ticket_id.as_deref(), consent.as_ref()))
             .await
     }
 
     async fn redeem_code(&self, redemption: CodeRedemption) -> Result<Redeemed, StoreError> {
-        self
-            .write(move |c| redeem(c, &redemption))
-            .await
+        self.write(move |c| redeem(c, &redemption)).await
     }
 
     async fn rotate_refresh(&self, rotation: RefreshRotation) -> Result<Rotated, StoreError> {
-        self
-            .write(move |c| rotate(c, &rotation))
-            .await
+        self.write(move |c| rotate(c, &rotation)).await
     }
 
     async fn sso_access(&self, selector: &[u8]) -> Result<Option<AccessGrant>, StoreError> {
@@ -605,8 +598,6 @@ impl IdentityStore for SqliteStore {
     }
 
     async fn prune_identity(&self, before_ms: i64) -> Result<u64, StoreError> {
-        self
-            .write(move |c| prune(c, before_ms))
-            .await
+        self.write(move |c| prune(c, before_ms)).await
     }
 }

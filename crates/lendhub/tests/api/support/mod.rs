@@ -2,6 +2,7 @@
 //! receiver that records what it is sent.
 
 pub mod database;
+pub mod oidc;
 pub mod process;
 pub mod receiver;
 
