@@ -12,6 +12,7 @@ mod envelope;
 mod events;
 mod idempotency;
 mod identity;
+mod identity_clients;
 mod instances;
 mod mcp;
 mod outage;

@@ -144,12 +144,17 @@ pub struct Browser {
 
 impl Browser {
     pub fn new(app: &App) -> Browser {
+        Browser::at(&app.sso)
+    }
+
+    /// A browser talking to the provider at `base`.
+    pub fn at(base: &str) -> Browser {
         Browser {
             http: reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .unwrap(),
-            base: app.sso.clone(),
+            base: base.to_owned(),
             cookies: Mutex::default(),
         }
     }
@@ -212,10 +217,6 @@ impl Browser {
             .await
             .unwrap();
         self.keep(r).await
-    }
-
-    pub fn forget(&self, name: &str) {
-        self.cookies.lock().remove(name);
     }
 }
 
