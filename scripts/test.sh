@@ -18,6 +18,21 @@ if ! "$venv/bin/python" -c 'import stripe, openapi_spec_validator, authlib, jwt,
 fi
 export TEST_PYTHON="$PWD/$venv/bin/python"
 
+# --- identity provider: headless Chromium for the sign-in page test ----------
+# tests/sso_browser.py drives Debian's chromium through Debian's chromedriver
+# (WebDriver, via the Selenium package); neither a browser nor a driver is
+# downloaded. Installed only when missing, so this is a no-op on later runs.
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    idp_sudo=""
+    [[ $(id -u) -eq 0 ]] || idp_sudo="sudo"
+    $idp_sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $idp_sudo apt-get install -y -qq chromium chromium-driver >/dev/null
+fi
+if ! "$TEST_PYTHON" -c 'import selenium' 2>/dev/null; then
+    "$venv/bin/pip" install --quiet --disable-pip-version-check 'selenium>=4.15,<5'
+fi
+# ------------------------------------------------------------------------------
+
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 

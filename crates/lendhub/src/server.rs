@@ -215,11 +215,12 @@ pub async fn start(
     let sandbox_addr = sandbox_listener.local_addr()?;
     let ops_addr = ops_listener.local_addr()?;
 
-    let mut tasks = Vec::new();
-    tasks.push(serve(sandbox_listener, sandbox, stop.clone()));
-    tasks.push(serve(hub_listener, hub, stop.clone()));
-    tasks.push(serve(sso_listener, sso, stop.clone()));
-    tasks.push(serve(ops_listener, ops_router(store.clone()), stop.clone()));
+    let mut tasks = vec![
+        serve(sandbox_listener, sandbox, stop.clone()),
+        serve(hub_listener, hub, stop.clone()),
+        serve(sso_listener, sso, stop.clone()),
+        serve(ops_listener, ops_router(store.clone()), stop.clone()),
+    ];
     let outbox = Arc::new(Outbox {
         store: store.clone(),
         clock: clock.clone(),

@@ -174,7 +174,7 @@ pub enum GrantRefusal {
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Redeemed {
-    Issued(AuthCodeRecord),
+    Issued(Box<AuthCodeRecord>),
     Refused(GrantRefusal),
 }
 

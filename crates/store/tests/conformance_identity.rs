@@ -320,7 +320,7 @@ async fn a_code_is_redeemed_once_and_a_replay_revokes_its_family() {
     else {
         panic!("the first redemption issues")
     };
-    assert_eq!(issued, code(10, Some(3), now));
+    assert_eq!(*issued, code(10, Some(3), now));
     let grant = b.sso_access(&[20; 16]).await.unwrap().unwrap();
     assert_eq!(grant.user.user_id, "usr_a");
     assert_eq!(grant.client_id, "rp_a");

@@ -486,7 +486,8 @@ async fn authorization_errors_go_back_to_the_registered_redirect_uri() {
     let rp = rp(&app, false).await;
     let pkce = pkce();
     let b = Browser::new(&app);
-    let cases: Vec<(Box<dyn Fn(&mut Authorize)>, &str, bool)> = vec![
+    type Change = Box<dyn Fn(&mut Authorize)>;
+    let cases: Vec<(Change, &str, bool)> = vec![
         (
             Box::new(|r| r.extra = vec![("code_challenge_method", "plain")]),
             "invalid_request",
@@ -1382,19 +1383,11 @@ async fn cookies_are_secure_behind_an_https_issuer() {
     let r = b.get(&Authorize::new(&rp, &pkce).url()).await;
     let cookie = r.set_cookies().join("\n");
     assert!(cookie.contains("; Secure"), "{cookie}");
+    let mut no_openid = Authorize::new(&rp, &pkce);
+    no_openid.scope = "email";
+    let refused = b.get(&no_openid.url()).await;
     assert_eq!(
-        query_param(
-            &b.get(&{
-                let mut req = Authorize::new(&rp, &pkce);
-                req.scope = "email";
-                req.url()
-            })
-            .await
-            .location()
-            .to_owned(),
-            "iss"
-        )
-        .as_deref(),
+        query_param(refused.location(), "iss").as_deref(),
         Some("https://sso.lendhub.test")
     );
 }

@@ -222,7 +222,7 @@ async fn redeem(tx: &Transaction<'_>, r: &CodeRedemption) -> Result<Redeemed, St
     )
     .await?;
     insert_tokens(tx, &r.family_id, &code.scope, &r.tokens, r.now_ms).await?;
-    Ok(Redeemed::Issued(code))
+    Ok(Redeemed::Issued(Box::new(code)))
 }
 
 /// `Ok(None)` asks the caller to roll back: the token stays unspent.

@@ -204,7 +204,7 @@ fn redeem(c: &Connection, r: &CodeRedemption) -> rusqlite::Result<Redeemed> {
     };
     insert_family(c, &family)?;
     insert_tokens(c, &family, &r.tokens, r.now_ms)?;
-    Ok(Redeemed::Issued(code))
+    Ok(Redeemed::Issued(Box::new(code)))
 }
 
 fn rotate(c: &Connection, r: &RefreshRotation) -> rusqlite::Result<Rotated> {
