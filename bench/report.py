@@ -82,6 +82,9 @@ def main():
             "partner-token",
             "introspect",
             "mcp-tools-list",
+            "sso-code-exchange",
+            "sso-refresh",
+            "sso-userinfo",
         ]
     }
     seed = load("seed")
@@ -117,6 +120,11 @@ def main():
          f"≥ {INTROSPECT_RPS:,} req/s", rps_at_least(runs["introspect"], INTROSPECT_RPS)),
         ("MCP tools/list (POST /partner/v1/mcp)", runs["mcp-tools-list"], "≥ 50 % of baseline",
          read_ok(runs["mcp-tools-list"])),
+        ("SSO code exchange (POST /token, authorization_code + PKCE)", runs["sso-code-exchange"],
+         "recorded", None),
+        ("SSO refresh (POST /token, refresh_token rotation)", runs["sso-refresh"], "recorded", None),
+        ("SSO userinfo (GET /userinfo)", runs["sso-userinfo"], "≥ 50 % of baseline",
+         read_ok(runs["sso-userinfo"])),
     ]
 
     rss_kb = int(ENV["IDLE_RSS_KB"])
@@ -236,6 +244,13 @@ def main():
         f"≥ {INTROSPECT_RPS:,}/s, MCP `tools/list` ≥ 50 % of baseline. These run on the hub "
         "listener with a platform-tier partner (the seed's tiers would measure the rate limiter); "
         "the baseline is the sandbox listener's `/livez` in the same process."
+    )
+    out.append(
+        "- Identity provider (issue #6): UserInfo ≥ 50 % of baseline; the code exchange and the "
+        "refresh rotation are recorded without a target. They run on the sso listener after one "
+        "scripted sign-in and consent: each exchange's code comes from an unmeasured "
+        "`GET /authorize` on that session (only `POST /token` is timed), and each connection "
+        "rotates its own refresh-token chain."
     )
     out.append("")
     out.append("## Raw results\n")
