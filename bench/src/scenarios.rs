@@ -112,7 +112,9 @@ impl Scenario {
         let mut fixed_body = None;
         let mut sso = None;
         let (method, path, auth) = match name {
-            ScenarioName::SsoCodeExchange | ScenarioName::SsoRefresh | ScenarioName::SsoUserinfo => {
+            ScenarioName::SsoCodeExchange
+            | ScenarioName::SsoRefresh
+            | ScenarioName::SsoUserinfo => {
                 let need = |v: Option<&str>, flag: &str| {
                     v.map(str::to_owned)
                         .with_context(|| format!("the sso scenarios need {flag}"))

@@ -130,7 +130,10 @@ impl Sso {
             .method(Method::GET)
             .uri(format!("{}/userinfo", self.prefix))
             .header(HOST, self.host.clone())
-            .header(AUTHORIZATION, HeaderValue::from_str(&format!("Bearer {access_token}"))?)
+            .header(
+                AUTHORIZATION,
+                HeaderValue::from_str(&format!("Bearer {access_token}"))?,
+            )
             .body(Full::new(Bytes::new()))?)
     }
 
@@ -154,7 +157,9 @@ impl Sso {
             .to_owned();
         response.into_body().collect().await?;
         if status != StatusCode::SEE_OTHER || !location.starts_with(&self.inputs.redirect_uri) {
-            bail!("GET /authorize answered {status} to {location:?}: is the --cookie session signed in and consented?");
+            bail!(
+                "GET /authorize answered {status} to {location:?}: is the --cookie session signed in and consented?"
+            );
         }
         query_param(&location, "code").ok_or_else(|| anyhow!("no code in {location}"))
     }
@@ -167,7 +172,10 @@ impl Sso {
         let status = response.status();
         let body = response.into_body().collect().await?.to_bytes();
         if status != StatusCode::OK {
-            bail!("priming exchange answered {status}: {}", String::from_utf8_lossy(&body));
+            bail!(
+                "priming exchange answered {status}: {}",
+                String::from_utf8_lossy(&body)
+            );
         }
         observe(chain, &body);
         Ok(())
@@ -193,7 +201,10 @@ mod tests {
 
     #[test]
     fn encodes_everything_but_unreserved() {
-        assert_eq!(encode("http://127.0.0.1:9/cb"), "http%3A%2F%2F127.0.0.1%3A9%2Fcb");
+        assert_eq!(
+            encode("http://127.0.0.1:9/cb"),
+            "http%3A%2F%2F127.0.0.1%3A9%2Fcb"
+        );
         assert_eq!(encode("a-b.c_d~e"), "a-b.c_d~e");
     }
 

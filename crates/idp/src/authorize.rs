@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, header};
 use axum::response::Response;
@@ -211,10 +212,43 @@ pub async fn authorize(
     headers: HeaderMap,
     RawQuery(query): RawQuery,
 ) -> Result<Response, IdpError> {
-    let v = validate(&state, query.as_deref()).await?;
+    respond(&state, &headers, query.as_deref()).await
+}
+
+/// The same request sent as a form POST (OpenID Connect Core §3.1.2.1: the
+/// provider must accept both). A body that is not a form carries no
+/// parameters, so it is answered as an unknown client.
+pub async fn authorize_post(
+    State(state): State<IdpState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, IdpError> {
+    let form = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.split(';').next())
+        .is_some_and(|v| {
+            v.trim()
+                .eq_ignore_ascii_case("application/x-www-form-urlencoded")
+        });
+    let params = if form {
+        std::str::from_utf8(&body).ok()
+    } else {
+        None
+    };
+    respond(&state, &headers, params).await
+}
+
+async fn respond(
+    state: &IdpState,
+    headers: &HeaderMap,
+    query: Option<&str>,
+) -> Result<Response, IdpError> {
+    let state = state.clone();
+    let v = validate(&state, query).await?;
     let now = state.clock.now_ms();
     let scope = v.scopes.render();
-    let session = session::current(&state, &headers)
+    let session = session::current(&state, headers)
         .await
         .map_err(PageError::from)?
         .filter(|s| within_max_age(s.auth_time_ms, v.max_age, now));
@@ -258,7 +292,7 @@ pub async fn authorize(
     }
 
     // A sign-in transaction, bound to this browser.
-    let (browser, new_browser) = match cookies::get(&headers, cookies::BROWSER) {
+    let (browser, new_browser) = match cookies::get(headers, cookies::BROWSER) {
         Some(b) if b.len() <= 64 => (b.to_owned(), false),
         _ => (random_token(32), true),
     };

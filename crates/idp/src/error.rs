@@ -305,6 +305,8 @@ pub enum BearerError {
     Missing,
     /// Malformed, unknown, expired or revoked.
     InvalidToken(&'static str),
+    /// The token sent two ways at once (RFC 6750 §2).
+    InvalidRequest(&'static str),
     Unavailable(String),
     Internal(String),
 }
@@ -325,6 +327,12 @@ impl IntoResponse for BearerError {
                 format!(
                     "Bearer realm=\"{REALM}\", error=\"invalid_token\", error_description=\"{why}\""
                 ),
+            ),
+            BearerError::InvalidRequest(why) => (
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                (*why).to_owned(),
+                format!("Bearer realm=\"{REALM}\", error=\"invalid_request\""),
             ),
             BearerError::Unavailable(m) => {
                 tracing::warn!(error = %m, "storage unavailable");

@@ -43,13 +43,16 @@ pub fn router(state: IdpState) -> Router {
             get(discovery::openid_configuration),
         )
         .route("/.well-known/jwks.json", get(discovery::jwks))
-        .route("/authorize", get(authorize::authorize))
+        .route(
+            "/authorize",
+            get(authorize::authorize).post(authorize::authorize_post),
+        )
         .route("/sign-in", get(sign_in::show).post(sign_in::submit))
         .route("/consent", get(consent::show).post(consent::submit))
         .route("/token", axum::routing::post(token::token))
         .route(
             "/userinfo",
-            get(userinfo::userinfo).post(userinfo::userinfo),
+            get(userinfo::userinfo).post(userinfo::userinfo_post),
         )
         .route(
             "/end-session",

@@ -3,6 +3,7 @@
 //! One read finds the token, its family (revoked or not) and the person.
 
 use axum::Json;
+use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
@@ -33,6 +34,28 @@ pub async fn userinfo(
     headers: HeaderMap,
 ) -> Result<Response, BearerError> {
     let token = bearer(&headers)?;
+    claims_for(&state, token).await
+}
+
+/// POST: the token in the `Authorization` header, or as `access_token` in a
+/// form body (RFC 6750 §2.2), but not both (§2).
+pub async fn userinfo_post(
+    State(state): State<IdpState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, BearerError> {
+    let form = lendhub_http::oauth_form::parse(&headers, &body, &["access_token"]).ok();
+    let in_body = form.as_ref().and_then(|f| f.get("access_token"));
+    match (headers.contains_key(header::AUTHORIZATION), in_body) {
+        (true, Some(_)) => Err(BearerError::InvalidRequest(
+            "send the access token in the Authorization header or the body, not both",
+        )),
+        (false, Some(token)) => claims_for(&state, token).await,
+        _ => claims_for(&state, bearer(&headers)?).await,
+    }
+}
+
+async fn claims_for(state: &IdpState, token: &str) -> Result<Response, BearerError> {
     let invalid = BearerError::InvalidToken("the access token is not valid");
     let (selector, verifier_hash) = parse_access_token(token).ok_or(invalid)?;
     let grant = state

@@ -664,6 +664,9 @@ async fn a_reused_code_fails_and_revokes_the_first_use() {
     let access = first.body["access_token"].as_str().unwrap();
     assert_eq!(userinfo(&app, access).await.status, 200);
 
+    // As the conformance suite's oidcc-codereuse-30seconds: 30 s later,
+    // within the code's lifetime.
+    app.advance(time::Duration::seconds(30));
     let second = exchange(&app, &rp, &code, &pkce.verifier).await;
     assert_oauth_error(&second, 400, "invalid_grant");
     let after = userinfo(&app, access).await;
@@ -1564,4 +1567,139 @@ async fn users_clients_and_keys_are_managed_from_the_cli() {
             .iter()
             .any(|l| l.starts_with("sso listening on http://127.0.0.1:"))
     );
+}
+
+/// What the OpenID Foundation basic plan sends that a code-flow provider must
+/// accept or refuse cleanly (see docs/oidc-conformance.md): parameters it does
+/// not act on, no nonce, `login_hint`, a POSTed authorization request,
+/// `id_token_hint` with `prompt=none`, `max_age=10000`, a missing
+/// `response_type`, `request_uri`, and the access token in a UserInfo body.
+#[tokio::test]
+async fn what_the_conformance_plan_sends() {
+    let app = App::spawn().await;
+    let person = person(&app).await;
+    let rp = rp(&app, false).await;
+    let pkce = pkce();
+
+    // oidcc-ensure-request-with-unknown-parameter-succeeds, -display-page,
+    // -ui-locales, -claims-locales, -acr-values, -claims-essential.
+    let b = Browser::new(&app);
+    let mut req = Authorize::new(&rp, &pkce);
+    req.extra = vec![
+        ("display", "page"),
+        ("ui_locales", "en-GB fr"),
+        ("claims_locales", "en"),
+        ("acr_values", "1 2"),
+        ("claims", r#"{"userinfo":{"name":{"essential":true}}}"#),
+        ("extra_parameter", "ignored"),
+    ];
+    let code = self::code(&b, &req, &person).await;
+    assert_eq!(exchange(&app, &rp, &code, &pkce.verifier).await.status, 200);
+
+    // oidcc-ensure-request-without-nonce-succeeds-for-code-flow.
+    let mut req = Authorize::new(&rp, &pkce);
+    req.nonce = None;
+    req.extra = vec![("display", "popup")];
+    let code = self::code(&b, &req, &person).await;
+    let t = exchange(&app, &rp, &code, &pkce.verifier).await;
+    let claims = verify_id_token(&app, t.body["id_token"].as_str().unwrap(), &rp.client_id)
+        .await
+        .unwrap();
+    assert!(claims.get("nonce").is_none());
+
+    // oidcc-id-token-hint: prompt=none with the hint, in the same session.
+    let mut req = Authorize::new(&rp, &pkce);
+    let hint = t.body["id_token"].as_str().unwrap().to_owned();
+    req.extra = vec![("prompt", "none"), ("id_token_hint", hint.as_str())];
+    let code = code_from(&b.get(&req.url()).await, "state-123");
+    let again = exchange(&app, &rp, &code, &pkce.verifier).await;
+    let claims2 = verify_id_token(
+        &app,
+        again.body["id_token"].as_str().unwrap(),
+        &rp.client_id,
+    )
+    .await
+    .unwrap();
+    assert_eq!(claims2["sub"], claims["sub"]);
+
+    // oidcc-max-age-10000: a recent session is not asked again.
+    let mut req = Authorize::new(&rp, &pkce);
+    req.extra = vec![("max_age", "10000")];
+    code_from(&b.get(&req.url()).await, "state-123");
+
+    // oidcc-login-hint: the email field is filled in.
+    let fresh = Browser::new(&app);
+    let mut req = Authorize::new(&rp, &pkce);
+    req.extra = vec![("login_hint", person.email.as_str())];
+    let started = fresh.get(&req.url()).await;
+    let form = fresh.get(started.location()).await;
+    assert!(
+        form.body
+            .contains(&format!("name=\"email\" value=\"{}\"", person.email)),
+        "{}",
+        form.body
+    );
+
+    // oidcc-ensure-post-request-succeeds: the request as a form POST.
+    let query = Authorize::new(&rp, &pkce).url();
+    let posted = fresh
+        .post(
+            "/authorize",
+            &url::form_urlencoded::parse(query.trim_start_matches("/authorize?").as_bytes())
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect::<Vec<_>>()
+                .iter()
+                .map(|(k, v)| (k.as_str(), v.as_str()))
+                .collect::<Vec<_>>(),
+        )
+        .await;
+    assert_eq!(posted.status, 303, "{}", posted.body);
+    assert!(posted.location().starts_with("/sign-in?ticket="));
+
+    // oidcc-response-type-missing; request_uri (rejected as unsupported).
+    let missing = Authorize::new(&rp, &pkce)
+        .url()
+        .replace("response_type=code&", "");
+    let r = fresh.get(&missing).await;
+    assert_eq!(
+        query_param(r.location(), "error").as_deref(),
+        Some("invalid_request")
+    );
+    assert_eq!(
+        query_param(r.location(), "state").as_deref(),
+        Some("state-123")
+    );
+    let mut req = Authorize::new(&rp, &pkce);
+    req.extra = vec![("request_uri", "https://rp.example/request.jwt")];
+    let r = fresh.get(&req.url()).await;
+    assert_eq!(
+        query_param(r.location(), "error").as_deref(),
+        Some("request_uri_not_supported")
+    );
+
+    // oidcc-userinfo-post-body: the token as a form parameter; not both ways.
+    let access = t.body["access_token"].as_str().unwrap();
+    let in_body = reply(
+        app.http
+            .post(format!("{}/userinfo", app.sso))
+            .form(&[("access_token", access)])
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(in_body.status, 200, "{}", in_body.body);
+    assert_eq!(in_body.body["sub"], person.sub.as_str());
+    let both = reply(
+        app.http
+            .post(format!("{}/userinfo", app.sso))
+            .bearer_auth(access)
+            .form(&[("access_token", access)])
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(both.status, 400);
+    assert_eq!(both.body["error"], "invalid_request");
 }

@@ -265,6 +265,11 @@ impl<'a> Authorize<'a> {
 /// browser is sent next.
 pub async fn start_and_sign_in(b: &Browser, req: &Authorize<'_>, person: &Person) -> Page {
     let started = b.get(&req.url()).await;
+    sign_in(b, &started, person).await
+}
+
+/// The sign-in form `started` (an answer from `/authorize`) led to, filled in.
+pub async fn sign_in(b: &Browser, started: &Page, person: &Person) -> Page {
     assert_eq!(started.status, 303, "{}", started.body);
     assert!(
         started.location().starts_with("/sign-in?ticket="),
@@ -310,8 +315,13 @@ pub async fn decide(b: &Browser, consent_location: &str, approve: bool) -> Page 
 }
 
 /// The whole browser journey: sign in, approve, and the code the client receives.
+/// Within a consented session `/authorize` answers at once.
 pub async fn code(b: &Browser, req: &Authorize<'_>, person: &Person) -> String {
-    let signed_in = start_and_sign_in(b, req, person).await;
+    let started = b.get(&req.url()).await;
+    if started.location().starts_with(REDIRECT_URI) {
+        return code_from(&started, req.state);
+    }
+    let signed_in = sign_in(b, &started, person).await;
     assert_eq!(signed_in.status, 303, "{}", signed_in.body);
     let back = if signed_in.location().starts_with("/consent") {
         decide(b, signed_in.location(), true).await
