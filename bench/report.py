@@ -249,8 +249,9 @@ def main():
         "- Identity provider (issue #6): UserInfo ≥ 50 % of baseline; the code exchange and the "
         "refresh rotation are recorded without a target. They run on the sso listener after one "
         "scripted sign-in and consent: each exchange's code comes from an unmeasured "
-        "`GET /authorize` on that session (only `POST /token` is timed), and each connection "
-        "rotates its own refresh-token chain."
+        "`GET /authorize` on that session (latency times only `POST /token`; rps counts completed "
+        "exchanges, each of which also needed its `GET /authorize` on the same connection), and "
+        "each connection rotates its own refresh-token chain."
     )
     out.append("")
     out.append("## Raw results\n")

@@ -17,9 +17,16 @@ use crate::identity::*;
 const USER_COLUMNS: &str = "user_id, email, password_hash, given_name, family_name, email_verified, \
      company_number, company_name, company_role, created_at_ms, updated_at_ms";
 
-/// `USER_COLUMNS` of `sso_users u`.
-const ACCESS_USER_COLUMNS: &str = "u.user_id, u.email, u.password_hash, u.given_name, u.family_name, \
-     u.email_verified, u.company_number, u.company_name, u.company_role, u.created_at_ms, u.updated_at_ms";
+/// What `/userinfo` reads for a token: the token, its family's revocation and
+/// the person (`USER_COLUMNS` of `u` from column 5), in one statement.
+const ACCESS_SQL: &str = "SELECT a.verifier_hash, a.scope, a.expires_at_ms, f.client_id, \
+     f.revoked_at_ms IS NOT NULL, u.user_id, u.email, u.password_hash, u.given_name, \
+     u.family_name, u.email_verified, u.company_number, u.company_name, u.company_role, \
+     u.created_at_ms, u.updated_at_ms \
+     FROM sso_access_tokens a \
+     JOIN sso_families f ON f.family_id = a.family_id \
+     JOIN sso_users u ON u.user_id = f.user_id \
+     WHERE a.selector = $1";
 
 /// Columns `USER_COLUMNS`, from `at`.
 fn user_row(r: &Row, at: usize) -> Result<SsoUserRecord, StoreError> {
@@ -610,15 +617,7 @@ impl IdentityStore for PgStore {
 
     async fn sso_access(&self, selector: &[u8]) -> Result<Option<AccessGrant>, StoreError> {
         let c = self.conn().await?;
-        let sql = format!(
-            "SELECT a.verifier_hash, a.scope, a.expires_at_ms, f.client_id, f.revoked_at_ms IS NOT NULL,
-                    {ACCESS_USER_COLUMNS}
-             FROM sso_access_tokens a
-             JOIN sso_families f ON f.family_id = a.family_id
-             JOIN sso_users u ON u.user_id = f.user_id
-             WHERE a.selector = $1"
-        );
-        let statement = c.prepare_cached(&sql).await.map_err(db)?;
+        let statement = c.prepare_cached(ACCESS_SQL).await.map_err(db)?;
         let Some(r) = c.query_opt(&statement, &[&selector]).await.map_err(db)? else {
             return Ok(None);
         };

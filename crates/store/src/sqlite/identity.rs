@@ -13,9 +13,16 @@ use crate::identity::*;
 const USER_COLUMNS: &str = "user_id, email, password_hash, given_name, family_name, email_verified, \
      company_number, company_name, company_role, created_at_ms, updated_at_ms";
 
-/// `USER_COLUMNS` of `sso_users u`.
-const ACCESS_USER_COLUMNS: &str = "u.user_id, u.email, u.password_hash, u.given_name, u.family_name, \
-     u.email_verified, u.company_number, u.company_name, u.company_role, u.created_at_ms, u.updated_at_ms";
+/// What `/userinfo` reads for a token: the token, its family's revocation and
+/// the person (`USER_COLUMNS` of `u` from column 5), in one statement.
+const ACCESS_SQL: &str = "SELECT a.verifier_hash, a.scope, a.expires_at_ms, f.client_id, \
+     f.revoked_at_ms IS NOT NULL, u.user_id, u.email, u.password_hash, u.given_name, \
+     u.family_name, u.email_verified, u.company_number, u.company_name, u.company_role, \
+     u.created_at_ms, u.updated_at_ms \
+     FROM sso_access_tokens a \
+     JOIN sso_families f ON f.family_id = a.family_id \
+     JOIN sso_users u ON u.user_id = f.user_id \
+     WHERE a.selector = ?1";
 
 /// Columns `USER_COLUMNS`, from `at`.
 fn user_row(r: &Row<'_>, at: usize) -> rusqlite::Result<SsoUserRecord> {
@@ -575,25 +582,18 @@ impl IdentityStore for SqliteStore {
 
     async fn sso_access(&self, selector: &[u8]) -> Result<Option<AccessGrant>, StoreError> {
         self.read(|c| {
-            c.prepare_cached(&format!(
-                "SELECT a.verifier_hash, a.scope, a.expires_at_ms, f.client_id, f.revoked_at_ms IS NOT NULL,
-                        {ACCESS_USER_COLUMNS}
-                 FROM sso_access_tokens a
-                 JOIN sso_families f ON f.family_id = a.family_id
-                 JOIN sso_users u ON u.user_id = f.user_id
-                 WHERE a.selector = ?1"
-            ))?
-            .query_row([selector], |r| {
-                Ok(AccessGrant {
-                    verifier_hash: r.get(0)?,
-                    scope: r.get(1)?,
-                    expires_at_ms: r.get(2)?,
-                    client_id: r.get(3)?,
-                    family_revoked: r.get(4)?,
-                    user: user_row(r, 5)?,
+            c.prepare_cached(ACCESS_SQL)?
+                .query_row([selector], |r| {
+                    Ok(AccessGrant {
+                        verifier_hash: r.get(0)?,
+                        scope: r.get(1)?,
+                        expires_at_ms: r.get(2)?,
+                        client_id: r.get(3)?,
+                        family_revoked: r.get(4)?,
+                        user: user_row(r, 5)?,
+                    })
                 })
-            })
-            .optional()
+                .optional()
         })
     }
 
