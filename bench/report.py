@@ -88,6 +88,9 @@ def main():
             "quote-onetime",
             "public-mcp-get-quote",
             "create-enquiry",
+            "sso-code-exchange",
+            "sso-refresh",
+            "sso-userinfo",
         ]
     }
     seed = load("seed")
@@ -133,6 +136,11 @@ def main():
          ratio_at_least(runs["public-mcp-get-quote"], PUBLIC_MCP_RATIO)),
         ("enquiry, durable (POST /public/v1/enquiries)", runs["create-enquiry"],
          f"≥ {ENQUIRY_RPS:,} req/s", rps_at_least(runs["create-enquiry"], ENQUIRY_RPS)),
+        ("SSO code exchange (POST /token, authorization_code + PKCE)", runs["sso-code-exchange"],
+         "recorded", None),
+        ("SSO refresh (POST /token, refresh_token rotation)", runs["sso-refresh"], "recorded", None),
+        ("SSO userinfo (GET /userinfo)", runs["sso-userinfo"], "≥ 50 % of baseline",
+         read_ok(runs["sso-userinfo"])),
     ]
 
     rss_kb = int(ENV["IDLE_RSS_KB"])
@@ -260,6 +268,14 @@ def main():
         "(`LENDHUB_PUBLIC__RATE_LIMIT_REQUESTS`), since every request comes from 127.0.0.1; "
         "it is still counted on every request. No SMTP server is configured, so each "
         "enquiry's notification is committed to the outbox with it and waits there."
+    )
+    out.append(
+        "- Identity provider (issue #6): UserInfo ≥ 50 % of baseline; the code exchange and the "
+        "refresh rotation are recorded without a target. They run on the sso listener after one "
+        "scripted sign-in and consent: each exchange's code comes from an unmeasured "
+        "`GET /authorize` on that session (latency times only `POST /token`; rps counts completed "
+        "exchanges, each of which also needed its `GET /authorize` on the same connection), and "
+        "each connection rotates its own refresh-token chain."
     )
     out.append("")
     out.append("## Raw results\n")

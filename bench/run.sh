@@ -25,7 +25,9 @@ BENCH=$TARGET_DIR/release/lendhub-bench
 ADDR=127.0.0.1:18081
 HUB_ADDR=127.0.0.1:18080
 OPS_ADDR=127.0.0.1:19464
+SSO_ADDR=127.0.0.1:18082
 HUB=http://$HUB_ADDR
+SSO=http://$SSO_ADDR
 BASE=http://$ADDR
 
 # The command as invoked, with any overrides, for the report.
@@ -88,7 +90,7 @@ trap cleanup EXIT
 # Runs the lendhub binary with the benchmark's environment.
 lendhub() {
     LENDHUB_DATA_DIR=$DATA LENDHUB_SANDBOX__ADDR=$ADDR LENDHUB_HUB__ADDR=$HUB_ADDR \
-        LENDHUB_OPS__ADDR=$OPS_ADDR "$LENDHUB" "$@"
+        LENDHUB_OPS__ADDR=$OPS_ADDR LENDHUB_SSO__ADDR=$SSO_ADDR "$LENDHUB" "$@"
 }
 
 # json_field FIELD < json  — prints one top-level field of a JSON object.
@@ -135,7 +137,8 @@ log "starting server (data dir $DATA)"
 # Started directly, not through the lendhub() function, so that $! is the
 # server's own PID (the function would run in a subshell) for VmRSS and SIGTERM.
 LENDHUB_DATA_DIR=$DATA LENDHUB_SANDBOX__ADDR=$ADDR LENDHUB_HUB__ADDR=$HUB_ADDR LENDHUB_OPS__ADDR=$OPS_ADDR \
-    LENDHUB_PUBLIC__RATE_LIMIT_REQUESTS=1000000000 "$LENDHUB" serve >"$WORK/server.log" 2>&1 &
+    LENDHUB_SSO__ADDR=$SSO_ADDR LENDHUB_PUBLIC__RATE_LIMIT_REQUESTS=1000000000 \
+    "$LENDHUB" serve >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 1 300); do
     if curl -fs --noproxy '*' --max-time 1 -o /dev/null "$BASE/livez"; then break; fi
@@ -212,6 +215,45 @@ run_load_hub mcp-tools-list --scenario mcp-tools-list --connections "$CONNECTION
 run_load_hub quote-onetime --scenario quote-onetime --connections "$CONNECTIONS"
 run_load_hub public-mcp-get-quote --scenario public-mcp-get-quote --connections "$CONNECTIONS"
 run_load_hub create-enquiry --scenario create-enquiry --connections "$CONNECTIONS"
+
+# --- identity provider (sso listener) -------------------------------------------
+# One person signs in and consents once (curl plays the browser); the load
+# generator then reuses that session: each code comes from an unmeasured
+# GET /authorize that answers at once, and only POST /token is measured.
+SSO_REDIRECT=http://127.0.0.1:9/callback
+SSO_PASSWORD="bench password 1"
+lendhub sso users create --email bench@example.com --password "$SSO_PASSWORD" --given-name Bench \
+    --family-name Mark --company-number 01234567 --company-name "Bench Ltd" --company-role director >/dev/null
+SSO_CLIENT_JSON=$(lendhub sso clients create --name bench --redirect-uri "$SSO_REDIRECT")
+SSO_CLIENT_ID=$(json_field client_id <<<"$SSO_CLIENT_JSON")
+SSO_CLIENT_SECRET=$(json_field client_secret <<<"$SSO_CLIENT_JSON")
+JAR=$WORK/sso-cookies
+# form_field NAME < html  — the value of a hidden form field.
+form_field() { sed -n "s/.*name=\"$1\" value=\"\([^\"]*\)\".*/\1/p" | head -n1; }
+# redirect_to curl-args...  — where the answer redirects to (cookies kept in $JAR).
+redirect_to() { curl -sS --noproxy '*' --max-time 10 -o /dev/null -b "$JAR" -c "$JAR" -w '%{redirect_url}' "$@"; }
+# Only consent is needed from this sign-in, so its code is never redeemed.
+sso_challenge=$(python3 -c 'import base64, hashlib, os; print(base64.urlsafe_b64encode(hashlib.sha256(os.urandom(32)).digest()).rstrip(b"=").decode())')
+sign_in_page=$(redirect_to "$SSO/authorize?response_type=code&client_id=$SSO_CLIENT_ID&redirect_uri=http%3A%2F%2F127.0.0.1%3A9%2Fcallback&scope=openid%20profile%20email%20business&state=s&code_challenge=$sso_challenge&code_challenge_method=S256")
+page=$(curl -sS --noproxy '*' -b "$JAR" -c "$JAR" "$sign_in_page")
+consent_page=$(redirect_to --data-urlencode "ticket=$(form_field ticket <<<"$page")" \
+    --data-urlencode "csrf_token=$(form_field csrf_token <<<"$page")" \
+    --data-urlencode "email=bench@example.com" --data-urlencode "password=$SSO_PASSWORD" "$SSO/sign-in")
+page=$(curl -sS --noproxy '*' -b "$JAR" -c "$JAR" "$consent_page")
+callback=$(redirect_to --data-urlencode "ticket=$(form_field ticket <<<"$page")" \
+    --data-urlencode "csrf_token=$(form_field csrf_token <<<"$page")" --data-urlencode "decision=approve" "$SSO/consent")
+[[ $callback == "$SSO_REDIRECT?code="* ]] || die "the benchmark sign-in did not complete (ended at: $callback)"
+SSO_COOKIE=$(awk '$6 ~ /^lendhub_sso_/ { printf "%s%s=%s", sep, $6, $7; sep = "; " }' "$JAR")
+run_load_sso() {
+    local saved=$BASE
+    BASE=$SSO
+    run_load "$@" --client-id "$SSO_CLIENT_ID" --client-secret "$SSO_CLIENT_SECRET" \
+        --cookie "$SSO_COOKIE" --redirect-uri "$SSO_REDIRECT"
+    BASE=$saved
+}
+run_load_sso sso-code-exchange --scenario sso-code-exchange --connections "$CONNECTIONS"
+run_load_sso sso-refresh --scenario sso-refresh --connections "$CONNECTIONS"
+run_load_sso sso-userinfo --scenario sso-userinfo --connections "$CONNECTIONS"
 
 # --- shutdown -----------------------------------------------------------------
 log "stopping server with SIGTERM"

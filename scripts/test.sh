@@ -21,16 +21,23 @@ if ! "$venv/bin/python" -c 'import stripe, openapi_spec_validator, authlib, jwt,
 fi
 export TEST_PYTHON="$PWD/$venv/bin/python"
 
-# The public ring's browser test drives Debian's Chromium through Playwright
-# (no browser download); the MCP Inspector CLI comes from the npm registry,
-# pinned, into .tools/.
+# Browser tests drive Debian's Chromium: the support widget through
+# Playwright, the identity provider's sign-in pages through Debian's
+# chromedriver (WebDriver, via Selenium); neither a browser nor a driver is
+# downloaded. The MCP Inspector CLI comes from the npm registry, pinned, into
+# .tools/. Each is installed only when missing.
 apt_install() {
     local sudo=""
     [[ $(id -u) -eq 0 ]] || sudo="sudo"
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
 }
-command -v chromium >/dev/null || apt_install chromium
+if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
+    apt_install chromium chromium-driver
+fi
+if ! "$TEST_PYTHON" -c 'import selenium' 2>/dev/null; then
+    "$venv/bin/pip" install --quiet --disable-pip-version-check 'selenium>=4.15,<5'
+fi
 command -v npm >/dev/null || apt_install nodejs npm
 inspector=.tools/inspector
 if [[ ! -x $inspector/node_modules/.bin/mcp-inspector ]]; then
@@ -59,7 +66,7 @@ echo "== every test, on SQLite (multi-instance tests use the PostgreSQL cluster)
 TEST_BACKEND=sqlite cargo test --workspace
 echo "== the storage conformance suite and the HTTP suite again, on PostgreSQL"
 # --workspace, as above, so features resolve the same and nothing rebuilds.
-TEST_BACKEND=postgres cargo test --workspace --test conformance --test api
+TEST_BACKEND=postgres cargo test --workspace --test conformance --test conformance_identity --test api
 # The committed OpenAPI document must be valid OpenAPI 3.1.
 "$TEST_PYTHON" -m openapi_spec_validator docs/openapi/sandbox.json
 "$TEST_PYTHON" -m openapi_spec_validator docs/openapi/partner.json

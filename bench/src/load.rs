@@ -23,7 +23,8 @@ use rand::rngs::StdRng;
 use tokio::time::{Instant, sleep, sleep_until, timeout};
 
 use crate::report::{Outcome, Stats};
-use crate::scenarios::Scenario;
+use crate::scenarios::{Scenario, ScenarioName};
+use crate::sso::{Chain, Sso, observe};
 use crate::target::{Sender, Target};
 
 /// After the window closes an open-loop run keeps draining its backlog for
@@ -102,19 +103,75 @@ async fn worker(id: usize, sender: Sender, shared: Arc<Shared>) -> Result<Stats>
     let mut rng = StdRng::from_rng(&mut rand::rng());
     let mut conn = Some(sender);
     let mut seq = 0u64;
+    let mut chain = Chain::default();
     while let Some(slot) = next_slot(&shared, &mut stats).await {
         seq += 1;
-        let request = shared.scenario.request(id, seq, &mut rng)?;
-        let outcome = send(&shared, id, &mut conn, request).await;
+        let (request, origin) = match &shared.scenario.sso {
+            None => (shared.scenario.request(id, seq, &mut rng)?, slot.origin),
+            // What the request needs (a code, a first token) is fetched
+            // unmeasured; latency counts from when the request is ready.
+            Some(sso) => match prepare(&shared, sso, id, &mut conn, &mut chain).await {
+                Ok(request) => (request, Instant::now()),
+                Err(e) => {
+                    conn = None;
+                    if slot.measured {
+                        stats.record(Outcome::Io(format!("{e:#}")), Duration::ZERO);
+                    }
+                    sleep(RECONNECT_PAUSE).await;
+                    continue;
+                }
+            },
+        };
+        let (outcome, body) = send(&shared, id, &mut conn, request).await;
+        if shared.scenario.name == ScenarioName::SsoRefresh {
+            match &body {
+                Some(body) => observe(&mut chain, body),
+                // A refused or lost rotation ends the chain; start another.
+                None => chain.refresh_token = None,
+            }
+        }
         let failed_connection = matches!(outcome, Outcome::Io(_));
         if slot.measured {
-            stats.record(outcome, slot.origin.elapsed());
+            stats.record(outcome, origin.elapsed());
         }
         if failed_connection {
             sleep(RECONNECT_PAUSE).await;
         }
     }
     Ok(stats)
+}
+
+/// The next request of an sso scenario, after whatever it needs first.
+async fn prepare(
+    shared: &Shared,
+    sso: &Sso,
+    worker: usize,
+    conn: &mut Option<Sender>,
+    chain: &mut Chain,
+) -> Result<Request<Full<Bytes>>> {
+    if conn.as_ref().is_none_or(Sender::is_closed) {
+        let target = &shared.targets[worker % shared.targets.len()];
+        *conn = Some(target.connect().await?);
+    }
+    let sender = conn.as_mut().context("no connection")?;
+    match shared.scenario.name {
+        ScenarioName::SsoCodeExchange => {
+            let code = sso.code(sender).await?;
+            sso.exchange_request(&code)
+        }
+        ScenarioName::SsoRefresh => {
+            if chain.refresh_token.is_none() {
+                sso.prime(sender, chain).await?;
+            }
+            sso.refresh_request(chain.refresh_token.as_deref().unwrap_or_default())
+        }
+        _ => {
+            if chain.access_token.is_none() {
+                sso.prime(sender, chain).await?;
+            }
+            sso.userinfo_request(chain.access_token.as_deref().unwrap_or_default())
+        }
+    }
 }
 
 /// When the next request is due, or `None` when this worker is done.
@@ -170,12 +227,13 @@ impl Slot {
     }
 }
 
+/// Sends one request; the body comes back with a successful outcome.
 async fn send(
     shared: &Shared,
     worker: usize,
     conn: &mut Option<Sender>,
     request: Request<Full<Bytes>>,
-) -> Outcome {
+) -> (Outcome, Option<Bytes>) {
     let exchange = async {
         if conn.as_ref().is_none_or(Sender::is_closed) {
             let target = &shared.targets[worker % shared.targets.len()];
@@ -192,21 +250,23 @@ async fn send(
     // Bound to a local first so the borrow of `conn` ends before the arms.
     let result = timeout(shared.config.timeout, exchange).await;
     match result {
-        Ok(Ok((status, _))) if status == shared.scenario.expected_status() => Outcome::Success,
+        Ok(Ok((status, body))) if status == shared.scenario.expected_status() => {
+            (Outcome::Success, Some(body))
+        }
         Ok(Ok((status, body))) => {
             let preview = &body[..body.len().min(ERROR_BODY_PREVIEW)];
             let text = String::from_utf8_lossy(preview);
             let one_line = text.split_whitespace().collect::<Vec<_>>().join(" ");
-            Outcome::Status(status.as_u16(), one_line)
+            (Outcome::Status(status.as_u16(), one_line), None)
         }
         Ok(Err(e)) => {
             *conn = None;
-            Outcome::Io(format!("{e:#}"))
+            (Outcome::Io(format!("{e:#}")), None)
         }
         Err(_) => {
             // The response may still arrive on this connection; start afresh.
             *conn = None;
-            Outcome::Timeout
+            (Outcome::Timeout, None)
         }
     }
 }

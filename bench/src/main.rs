@@ -5,6 +5,7 @@
 mod load;
 mod report;
 mod scenarios;
+mod sso;
 mod target;
 
 use std::process::ExitCode;
@@ -63,6 +64,12 @@ struct Cli {
     /// OAuth client secret for the token scenario (HTTP Basic).
     #[arg(long)]
     client_secret: Option<String>,
+    /// sso scenarios: the cookies of a browser that signed in and consented.
+    #[arg(long)]
+    cookie: Option<String>,
+    /// sso scenarios: the client's registered redirect URI.
+    #[arg(long)]
+    redirect_uri: Option<String>,
 }
 
 fn main() -> ExitCode {
@@ -89,7 +96,12 @@ fn run(cli: &Cli) -> Result<()> {
         app_id: cli.app_id.as_deref(),
         client_id: cli.client_id.as_deref(),
         client_secret: cli.client_secret.as_deref(),
+        cookie: cli.cookie.as_deref(),
+        redirect_uri: cli.redirect_uri.as_deref(),
     };
+    if cli.scenario.is_sso() && cli.rate.is_some() {
+        bail!("the sso scenarios run closed loop only (each request depends on the one before)");
+    }
     let scenario = Scenario::new(cli.scenario, target, &inputs)?;
 
     let mut runtime = tokio::runtime::Builder::new_multi_thread();

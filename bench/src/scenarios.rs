@@ -36,6 +36,14 @@ pub enum ScenarioName {
     PublicMcpGetQuote,
     /// POST /public/v1/enquiries on the hub: a durable write and a queued mail.
     CreateEnquiry,
+    /// POST /token on the identity provider, `authorization_code` with PKCE;
+    /// each code comes from an unmeasured GET /authorize with `--cookie`.
+    SsoCodeExchange,
+    /// POST /token on the identity provider, `refresh_token`; each worker
+    /// rotates its own chain.
+    SsoRefresh,
+    /// GET /userinfo on the identity provider with a bearer access token.
+    SsoUserinfo,
 }
 
 impl ScenarioName {
@@ -52,7 +60,18 @@ impl ScenarioName {
             Self::QuoteOnetime => "quote-onetime",
             Self::PublicMcpGetQuote => "public-mcp-get-quote",
             Self::CreateEnquiry => "create-enquiry",
+            Self::SsoCodeExchange => "sso-code-exchange",
+            Self::SsoRefresh => "sso-refresh",
+            Self::SsoUserinfo => "sso-userinfo",
         }
+    }
+
+    /// Scenarios whose requests depend on earlier responses (`crate::sso`).
+    pub fn is_sso(self) -> bool {
+        matches!(
+            self,
+            Self::SsoCodeExchange | Self::SsoRefresh | Self::SsoUserinfo
+        )
     }
 }
 
@@ -62,6 +81,10 @@ pub struct Inputs<'a> {
     pub app_id: Option<&'a str>,
     pub client_id: Option<&'a str>,
     pub client_secret: Option<&'a str>,
+    /// The identity provider scenarios: a signed-in browser's cookies and
+    /// the client's redirect URI.
+    pub cookie: Option<&'a str>,
+    pub redirect_uri: Option<&'a str>,
 }
 
 /// A scenario with everything that does not change between requests precomputed.
@@ -73,6 +96,8 @@ pub struct Scenario {
     auth: Option<HeaderValue>,
     /// A body that is the same on every request, with its content type.
     fixed_body: Option<(&'static str, Bytes)>,
+    /// The identity provider's stateful scenarios build their requests here.
+    pub sso: Option<crate::sso::Sso>,
 }
 
 impl Scenario {
@@ -94,7 +119,26 @@ impl Scenario {
         const FORM: &str = "application/x-www-form-urlencoded";
         let grant = Some((FORM, Bytes::from_static(b"grant_type=client_credentials")));
         let mut fixed_body = None;
+        let mut sso = None;
         let (method, path, auth) = match name {
+            ScenarioName::SsoCodeExchange
+            | ScenarioName::SsoRefresh
+            | ScenarioName::SsoUserinfo => {
+                let need = |v: Option<&str>, flag: &str| {
+                    v.map(str::to_owned)
+                        .with_context(|| format!("the sso scenarios need {flag}"))
+                };
+                sso = Some(crate::sso::Sso::new(
+                    crate::sso::SsoInputs {
+                        client_id: need(inputs.client_id, "--client-id")?,
+                        client_secret: need(inputs.client_secret, "--client-secret")?,
+                        cookie: need(inputs.cookie, "--cookie")?,
+                        redirect_uri: need(inputs.redirect_uri, "--redirect-uri")?,
+                    },
+                    target,
+                )?);
+                (Method::POST, "/token".to_owned(), None)
+            }
             ScenarioName::Baseline => (Method::GET, "/livez".to_owned(), None),
             ScenarioName::Token => {
                 fixed_body = grant;
@@ -152,6 +196,7 @@ impl Scenario {
             host: target.host.clone(),
             auth,
             fixed_body,
+            sso,
         })
     }
 
@@ -238,6 +283,8 @@ mod tests {
             app_id: None,
             client_id: None,
             client_secret: None,
+            cookie: None,
+            redirect_uri: None,
         };
         let s = Scenario::new(ScenarioName::CreateApplication, &target, &inputs).unwrap();
         let mut rng = StdRng::seed_from_u64(1);

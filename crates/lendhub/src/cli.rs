@@ -60,6 +60,11 @@ pub enum Command {
         #[command(subcommand)]
         command: crate::cms_cli::CmsCommand,
     },
+    /// Administer the identity provider: its users, clients and keys.
+    Sso {
+        #[command(subcommand)]
+        command: crate::sso_cli::SsoCommand,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -100,6 +105,7 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Partner { command } => crate::partner_cli::partner(command, &config).await,
         Command::Keys { command } => crate::partner_cli::keys(command, &config).await,
         Command::Cms { command } => crate::cms_cli::cms(command, &config).await,
+        Command::Sso { command } => crate::sso_cli::sso(command, &config).await,
     }
 }
 
@@ -182,6 +188,10 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     println!(
         "hub listening on http://{} (public URL {})",
         server.hub_addr, server.hub_url
+    );
+    println!(
+        "sso listening on http://{} (issuer {})",
+        server.sso_addr, server.sso_url
     );
     println!(
         "ops listening on http://{} (/metrics, /healthz)",

@@ -8,4 +8,5 @@ pub mod config;
 pub mod keys;
 mod partner_cli;
 pub mod server;
+mod sso_cli;
 pub mod telemetry;

@@ -30,10 +30,14 @@ use crate::config::Config;
 pub struct Server {
     pub sandbox_addr: SocketAddr,
     pub hub_addr: SocketAddr,
+    /// The identity provider's listener.
+    pub sso_addr: SocketAddr,
     pub ops_addr: SocketAddr,
     pub sandbox_url: String,
     /// The hub's public base URL: the issuer of partner tokens.
     pub hub_url: String,
+    /// The identity provider's public base URL: the issuer of ID tokens.
+    pub sso_url: String,
     /// Wakes the outbox worker (tests poke it after moving the clock).
     pub outbox_wake: Arc<Notify>,
     /// Wakes the enquiry-notification worker.
@@ -60,6 +64,24 @@ pub fn surface(router: Router, name: &'static str, renderer: Renderer) -> Router
         .layer(from_fn_with_state(renderer, render_problems))
         .layer(from_fn_with_state(
             name,
+            lendhub_http::access_log::log_request,
+        ))
+        .layer(from_fn(lendhub_http::request_id::assign))
+}
+
+/// The identity provider's layers: as `surface`, except that its errors are
+/// RFC 6749 bodies and HTML pages rather than an envelope, rendered by the
+/// provider itself (`finish_errors` gives a body to those that have none).
+fn sso_surface(router: Router) -> Router {
+    router
+        .layer(TimeoutLayer::with_status_code(
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            REQUEST_TIMEOUT,
+        ))
+        .layer(CatchPanicLayer::new())
+        .layer(from_fn(lendhub_idp::finish_errors))
+        .layer(from_fn_with_state(
+            "sso",
             lendhub_http::access_log::log_request,
         ))
         .layer(from_fn(lendhub_http::request_id::assign))
@@ -184,16 +206,33 @@ pub async fn start(
         lendhub_hub::render_problem,
     )
     .layer(from_fn(lendhub_hub::hub_headers));
+    let sso_listener = TcpListener::bind(config.sso.addr)
+        .await
+        .with_context(|| format!("binding sso.addr {}", config.sso.addr))?;
+    let sso_addr = sso_listener.local_addr()?;
+    let sso_url = config.sso.public_url(sso_addr);
+    let sso_keys = lendhub_idp::KeyRing::load(store.as_ref(), &master_key, clock.now_ms())
+        .await
+        .context("loading the ID-token signing keys")?;
+    let sso = sso_surface(lendhub_idp::router(lendhub_idp::IdpState::new(
+        store.clone(),
+        clock.clone(),
+        &master_key,
+        Arc::new(sso_keys),
+        lendhub_idp::Urls::new(&sso_url),
+    )));
     let ops_listener = TcpListener::bind(config.ops.addr)
         .await
         .with_context(|| format!("binding ops.addr {}", config.ops.addr))?;
     let sandbox_addr = sandbox_listener.local_addr()?;
     let ops_addr = ops_listener.local_addr()?;
 
-    let mut tasks = Vec::new();
-    tasks.push(serve(sandbox_listener, sandbox, stop.clone()));
-    tasks.push(serve(hub_listener, hub, stop.clone()));
-    tasks.push(serve(ops_listener, ops_router(store.clone()), stop.clone()));
+    let mut tasks = vec![
+        serve(sandbox_listener, sandbox, stop.clone()),
+        serve(hub_listener, hub, stop.clone()),
+        serve(sso_listener, sso, stop.clone()),
+        serve(ops_listener, ops_router(store.clone()), stop.clone()),
+    ];
     let outbox = Arc::new(Outbox {
         store: store.clone(),
         clock: clock.clone(),
@@ -232,6 +271,8 @@ pub async fn start(
         sandbox_addr,
         hub_addr,
         hub_url,
+        sso_addr,
+        sso_url,
         ops_addr,
         outbox_wake,
         mail_wake,
@@ -308,6 +349,13 @@ async fn prune(store: Arc<dyn Store>, clock: Arc<dyn Clock>, stop: CancellationT
             }
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "pruning failed"),
+        }
+        // The identity provider's tickets, codes, sessions and tokens, an
+        // hour after they ended.
+        match store.prune_identity(tokens_before).await {
+            Ok(n) if n > 0 => tracing::info!(rows = n, "pruned identity-provider records"),
+            Ok(_) => {}
+            Err(e) => tracing::warn!(error = %e, "pruning identity-provider records failed"),
         }
         tokio::select! {
             _ = tokio::time::sleep(Duration::from_secs(600)) => {}

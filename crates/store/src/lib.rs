@@ -2,6 +2,7 @@
 //! Handlers see only [`Store`]; nothing backend-specific crosses this line.
 
 mod error;
+mod identity;
 mod model;
 pub mod postgres;
 mod public;
@@ -10,11 +11,12 @@ pub mod sqlite;
 use async_trait::async_trait;
 
 pub use error::{CommitError, StoreError};
+pub use identity::*;
 pub use model::*;
 pub use public::*;
 
 #[async_trait]
-pub trait Store: PublicStore + Send + Sync + 'static {
+pub trait Store: PublicStore + IdentityStore + Send + Sync + 'static {
     /// Answers only when the database does.
     async fn ping(&self) -> Result<(), StoreError>;
 

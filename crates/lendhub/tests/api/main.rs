@@ -12,6 +12,8 @@ mod enquiries;
 mod envelope;
 mod events;
 mod idempotency;
+mod identity;
+mod identity_clients;
 mod instances;
 mod mcp;
 mod outage;

@@ -29,6 +29,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/postgres/0004_partner_epoch.sql"),
     ),
     (
+        5,
+        "identity",
+        include_str!("../../migrations/postgres/0005_identity.sql"),
+    ),
+    (
         6,
         "public",
         include_str!("../../migrations/postgres/0006_public.sql"),
@@ -61,7 +66,9 @@ pub async fn migrate(client: &mut Client) -> Result<usize, StoreError> {
         .map(|r| r.try_get(0))
         .collect::<Result<_, _>>()
         .map_err(db)?;
-    let known = MIGRATIONS.iter().map(|m| m.0).max().unwrap_or(0);
+    // Versions may leave gaps (a number reserved for work merged later), so
+    // compare with the newest version known, not with how many there are.
+    let known = MIGRATIONS.iter().map(|(v, _, _)| *v).max().unwrap_or(0);
     if let Some(newest) = applied.iter().max()
         && *newest > known
     {

@@ -6,6 +6,7 @@
 
 mod batch;
 mod errors;
+mod identity;
 mod migrations;
 mod outbox;
 mod partner;

@@ -28,6 +28,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/sqlite/0004_partner_epoch.sql"),
     ),
     (
+        5,
+        "identity",
+        include_str!("../../migrations/sqlite/0005_identity.sql"),
+    ),
+    (
         6,
         "public",
         include_str!("../../migrations/sqlite/0006_public.sql"),

@@ -1,6 +1,7 @@
 //! The embedded SQLite backend: WAL, `synchronous=FULL`, one writer thread that
 //! group-commits (many requests share one fsync) and a small pool of readers.
 
+mod identity;
 mod migrations;
 mod outbox;
 mod partner;

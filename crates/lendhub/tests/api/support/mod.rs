@@ -2,6 +2,7 @@
 //! receiver that records what it is sent.
 
 pub mod database;
+pub mod oidc;
 pub mod process;
 pub mod receiver;
 pub mod smtp;
@@ -28,6 +29,9 @@ pub struct App {
     /// Where the hub listener is reached (its public URL, the token issuer,
     /// is `server().hub_url`: the same unless `hub.public_url` is set).
     pub hub: String,
+    /// Where the identity provider's listener is reached (its issuer is
+    /// `server().sso_url`).
+    pub sso: String,
     pub http: reqwest::Client,
     pub clock: Arc<ShiftedClock>,
     pub config: Config,
@@ -49,6 +53,7 @@ pub fn test_config(site: &Site) -> Config {
     config.database.pool_size = 8;
     config.sandbox.addr = "127.0.0.1:0".parse().unwrap();
     config.hub.addr = "127.0.0.1:0".parse().unwrap();
+    config.sso.addr = "127.0.0.1:0".parse().unwrap();
     config.ops.addr = "127.0.0.1:0".parse().unwrap();
     config.webhooks.https_only = false;
     config.webhooks.allow_private_networks = vec!["127.0.0.0/8".parse().unwrap()];
@@ -67,6 +72,7 @@ impl App {
         App {
             base: format!("http://{}", server.sandbox_addr),
             hub: format!("http://{}", server.hub_addr),
+            sso: format!("http://{}", server.sso_addr),
             server: Some(server),
             http: reqwest::Client::new(),
             clock,
@@ -85,6 +91,7 @@ impl App {
         let server = boot(&self.config, self.clock.clone()).await;
         self.base = format!("http://{}", server.sandbox_addr);
         self.hub = format!("http://{}", server.hub_addr);
+        self.sso = format!("http://{}", server.sso_addr);
         self.server = Some(server);
     }
 

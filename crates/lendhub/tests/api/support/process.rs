@@ -10,6 +10,7 @@ pub struct Process {
     pub child: Child,
     pub base: String,
     pub hub: String,
+    pub sso: String,
     pub ops: String,
     pub stdout: Vec<String>,
 }
@@ -38,6 +39,7 @@ pub fn launch_with(site: &Site, extra: &[(&str, &str)]) -> Process {
         .envs(extra.iter().copied())
         .env("LENDHUB_SANDBOX__ADDR", "127.0.0.1:0")
         .env("LENDHUB_HUB__ADDR", "127.0.0.1:0")
+        .env("LENDHUB_SSO__ADDR", "127.0.0.1:0")
         .env("LENDHUB_OPS__ADDR", "127.0.0.1:0")
         .env("LENDHUB_WEBHOOKS__HTTPS_ONLY", "false")
         .env("LENDHUB_WEBHOOKS__ALLOW_PRIVATE_NETWORKS", "127.0.0.0/8")
@@ -67,11 +69,16 @@ pub fn launch_with(site: &Site, extra: &[(&str, &str)]) -> Process {
                 .iter()
                 .find_map(|l: &String| address("hub listening on ", l))
                 .unwrap();
+            let sso = stdout
+                .iter()
+                .find_map(|l: &String| address("sso listening on ", l))
+                .unwrap();
             std::thread::spawn(move || for _ in lines {});
             return Process {
                 child,
                 base,
                 hub,
+                sso,
                 ops,
                 stdout,
             };

@@ -1,0 +1,149 @@
+//! `GET /sign-in` and `POST /sign-in`: the email-and-password page of a
+//! sign-in transaction. A good password opens a browser session; then the
+//! person goes on to the consent page, or straight back to the client if
+//! they approved these scopes for it before.
+
+use axum::body::Bytes;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::Response;
+use lendhub_domain::credentials::random_token;
+use lendhub_domain::identity::{Prompt, normalise_email};
+use lendhub_http::oauth_form;
+use serde::Deserialize;
+
+use crate::cookies;
+use crate::error::PageError;
+use crate::flow::{
+    Authorization, check_form, complete, consented, live_ticket, restart_url, same_browser,
+};
+use crate::pages::{SignIn, render};
+use crate::redirect;
+use crate::session::{self, csrf_token};
+use crate::state::IdpState;
+use crate::users::{hash_password, verify_password};
+
+#[derive(Deserialize)]
+pub struct TicketQuery {
+    ticket: Option<String>,
+}
+
+async fn client_name(state: &IdpState, client_id: &str) -> Result<String, PageError> {
+    Ok(state
+        .store
+        .sso_client(client_id)
+        .await?
+        .ok_or(PageError::UnknownClient)?
+        .name)
+}
+
+pub async fn show(
+    State(state): State<IdpState>,
+    headers: HeaderMap,
+    Query(q): Query<TicketQuery>,
+) -> Result<Response, PageError> {
+    let ticket = live_ticket(&state, q.ticket.as_deref()).await?;
+    let browser = same_browser(&headers, &ticket).ok_or_else(|| PageError::CsrfInvalid {
+        restart: Some(restart_url(&ticket)),
+    })?;
+    let name = client_name(&state, &ticket.client_id).await?;
+    Ok(render(
+        StatusCode::OK,
+        &SignIn {
+            client_name: &name,
+            ticket: &ticket.ticket_id,
+            csrf_token: &csrf_token(&state, &ticket.ticket_id, browser),
+            email: ticket.login_hint.as_deref().unwrap_or(""),
+            error: None,
+        },
+    ))
+}
+
+/// Verifies `password` for `email` off the async workers. An unknown email
+/// is checked against a decoy hash, so it takes as long as a wrong password.
+async fn check_password(
+    state: &IdpState,
+    email: &str,
+    password: String,
+) -> Result<Option<lendhub_store::SsoUserRecord>, PageError> {
+    let user = state
+        .store
+        .sso_user_by_email(&normalise_email(email))
+        .await?;
+    let hash = match &user {
+        Some(u) => u.password_hash.clone(),
+        None => state
+            .decoy_hash
+            .get_or_try_init(|| async {
+                tokio::task::spawn_blocking(|| hash_password(&random_token(16)))
+                    .await
+                    .map_err(|e| PageError::Internal(e.to_string()))?
+                    .map_err(PageError::Internal)
+            })
+            .await?
+            .clone(),
+    };
+    let good = tokio::task::spawn_blocking(move || verify_password(&hash, &password))
+        .await
+        .map_err(|e| PageError::Internal(e.to_string()))?;
+    Ok(user.filter(|_| good))
+}
+
+pub async fn submit(
+    State(state): State<IdpState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, PageError> {
+    let mut form = oauth_form::parse(
+        &headers,
+        &body,
+        &["ticket", "csrf_token", "email", "password"],
+    )
+    .unwrap_or_default();
+    let ticket = live_ticket(&state, form.get("ticket").map(String::as_str)).await?;
+    check_form(
+        &state,
+        &headers,
+        &ticket,
+        form.get("csrf_token").map(String::as_str),
+    )?;
+    let email = form.remove("email").unwrap_or_default();
+    let password = form.remove("password").unwrap_or_default();
+    let Some(user) = check_password(&state, &email, password).await? else {
+        let name = client_name(&state, &ticket.client_id).await?;
+        let browser = same_browser(&headers, &ticket).unwrap_or_default();
+        return Ok(render(
+            StatusCode::UNAUTHORIZED,
+            &SignIn {
+                client_name: &name,
+                ticket: &ticket.ticket_id,
+                csrf_token: &csrf_token(&state, &ticket.ticket_id, browser),
+                email: &email,
+                error: Some("Enter a correct email address and password."),
+            },
+        ));
+    };
+
+    let now = state.clock.now_ms();
+    let (cookie, record) = session::open(&user.user_id, now);
+    let selector = record.selector.clone();
+    if !state.store.sign_in(&ticket.ticket_id, record).await? {
+        return Err(PageError::TicketExpired {
+            restart: Some(restart_url(&ticket)),
+        });
+    }
+    let prompt = Prompt::parse(ticket.prompt.as_deref()).unwrap_or_default();
+    let agreed = !prompt.consent
+        && consented(&state, &user.user_id, &ticket.client_id, &ticket.scope).await?;
+    let mut response = if agreed {
+        let mut authorization = Authorization::from_ticket(&ticket, user.user_id.clone(), now);
+        authorization.session_selector = Some(selector);
+        complete(&state, authorization, Some(&ticket), None).await?
+    } else {
+        redirect::to_page("/consent", &[("ticket", ticket.ticket_id.clone())])
+    };
+    if let Some(cookie) = cookies::set(cookies::SESSION, &cookie, state.urls.secure()) {
+        response.headers_mut().append(header::SET_COOKIE, cookie);
+    }
+    Ok(response)
+}

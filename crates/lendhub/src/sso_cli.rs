@@ -1,0 +1,172 @@
+//! `lendhub sso users create`, `lendhub sso clients create` and `lendhub sso
+//! keys rotate`: the identity provider's people, relying parties and
+//! ID-token signing keys. Like every administrative command, these work on
+//! the database directly, beside running servers.
+
+use clap::Subcommand;
+use lendhub_domain::clock::{Clock, SystemClock};
+use lendhub_idp::{clients, users};
+use serde_json::json;
+
+use crate::config::Config;
+
+#[derive(Subcommand, Debug)]
+pub enum SsoCommand {
+    /// People who sign in.
+    Users {
+        #[command(subcommand)]
+        command: UsersCommand,
+    },
+    /// Relying parties (OpenID Connect clients).
+    Clients {
+        #[command(subcommand)]
+        command: ClientsCommand,
+    },
+    /// ID-token signing keys.
+    Keys {
+        #[command(subcommand)]
+        command: KeysCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum UsersCommand {
+    /// Create a user; prints {"sub","email"}. `sub` is what relying parties key users by.
+    Create {
+        #[arg(long)]
+        email: String,
+        /// At least 8 characters; stored only as an argon2id hash.
+        #[arg(long)]
+        password: String,
+        #[arg(long)]
+        given_name: String,
+        #[arg(long)]
+        family_name: String,
+        #[arg(long)]
+        company_number: String,
+        #[arg(long)]
+        company_name: String,
+        /// The person's role in the company, e.g. director.
+        #[arg(long)]
+        company_role: String,
+        /// The email address has been verified (the `email_verified` claim);
+        /// without this flag it is reported unverified.
+        #[arg(long)]
+        email_verified: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ClientsCommand {
+    /// Register a client; prints {"client_id", "client_secret" (confidential
+    /// clients only, shown once), …}.
+    Create {
+        #[arg(long)]
+        name: String,
+        /// Exact redirect URI (repeat for several): https, or http on loopback.
+        #[arg(long = "redirect-uri", required = true)]
+        redirect_uris: Vec<String>,
+        /// Where end-session may send the browser afterwards (repeatable).
+        #[arg(long = "post-logout-redirect-uri")]
+        post_logout_redirect_uris: Vec<String>,
+        /// A public client (a browser or native app): no secret, PKCE alone.
+        #[arg(long)]
+        public: bool,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum KeysCommand {
+    /// Make a new ID-token signing key current. The key it replaces stays in
+    /// the JWKS, so ID tokens it signed keep verifying; a second rotation
+    /// removes it.
+    Rotate,
+}
+
+pub async fn sso(command: SsoCommand, config: &Config) -> anyhow::Result<()> {
+    let store = crate::server::open_store(config).await?;
+    let now = SystemClock.now_ms();
+    let result = async {
+        match command {
+            SsoCommand::Users {
+                command:
+                    UsersCommand::Create {
+                        email,
+                        password,
+                        given_name,
+                        family_name,
+                        company_number,
+                        company_name,
+                        company_role,
+                        email_verified,
+                    },
+            } => {
+                let new = users::NewUser {
+                    email: &email,
+                    password: &password,
+                    given_name: &given_name,
+                    family_name: &family_name,
+                    email_verified,
+                    company_number: &company_number,
+                    company_name: &company_name,
+                    company_role: &company_role,
+                };
+                let sub = users::create(store.as_ref(), new, now).await?;
+                let email = lendhub_domain::identity::normalise_email(&email);
+                println!("{}", json!({"sub": sub, "email": email}));
+            }
+            SsoCommand::Clients {
+                command:
+                    ClientsCommand::Create {
+                        name,
+                        redirect_uris,
+                        post_logout_redirect_uris,
+                        public,
+                    },
+            } => {
+                let key = crate::keys::load_checked(config, store.as_ref()).await?;
+                let new = clients::NewClient {
+                    name: &name,
+                    redirect_uris: &redirect_uris,
+                    post_logout_redirect_uris: &post_logout_redirect_uris,
+                    public,
+                };
+                let created = clients::create(store.as_ref(), &key, new, now).await?;
+                let method = if public {
+                    "none"
+                } else {
+                    "client_secret_basic"
+                };
+                let mut out = json!({
+                    "client_id": created.client_id,
+                    "name": name.trim(),
+                    "redirect_uris": redirect_uris,
+                    "post_logout_redirect_uris": post_logout_redirect_uris,
+                    "token_endpoint_auth_method": method,
+                });
+                if let Some(secret) = created.client_secret {
+                    out["client_secret"] = json!(secret);
+                }
+                println!("{out}");
+            }
+            SsoCommand::Keys {
+                command: KeysCommand::Rotate,
+            } => {
+                let key = crate::keys::load_checked(config, store.as_ref()).await?;
+                // A fresh database gets its first key, then the rotation proper.
+                lendhub_idp::KeyRing::load(store.as_ref(), &key, now).await?;
+                let kid = lendhub_idp::keys::rotate(store.as_ref(), &key, now).await?;
+                let ring = store.signing_keys(lendhub_idp::SSO_KEYS).await?;
+                let kids: Vec<_> = ring
+                    .iter()
+                    .map(|k| json!({"kid": k.kid, "state": k.state.as_str()}))
+                    .collect();
+                println!("{}", json!({"current": kid, "keys": kids}));
+            }
+        }
+        anyhow::Ok(())
+    }
+    .await;
+    store.close().await;
+    result
+}

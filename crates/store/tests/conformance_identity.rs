@@ -1,0 +1,593 @@
+//! What every storage backend must do for the identity provider, through the
+//! `Store` trait only: SQLite unless `TEST_BACKEND=postgres` (with
+//! `TEST_POSTGRES_URL`, as in `conformance.rs`). Two stores on one database
+//! stand for two instances: a code or refresh token is accepted once
+//! whichever instance sees it.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+
+use lendhub_store::postgres::{PgOptions, PgStore};
+use lendhub_store::sqlite::SqliteStore;
+use lendhub_store::*;
+
+enum Target {
+    Sqlite(std::path::PathBuf),
+    Postgres(String),
+}
+
+struct Database {
+    target: Target,
+    _dir: tempfile::TempDir,
+}
+
+impl Database {
+    async fn fresh() -> Database {
+        let dir = tempfile::tempdir().unwrap();
+        let target = match std::env::var("TEST_BACKEND").as_deref() {
+            Err(_) | Ok("sqlite") => Target::Sqlite(dir.path().join("t.db")),
+            Ok("postgres") => Target::Postgres(fresh_postgres().await),
+            Ok(other) => panic!("unknown TEST_BACKEND {other}"),
+        };
+        Database { target, _dir: dir }
+    }
+
+    async fn open(&self) -> Arc<dyn Store> {
+        match &self.target {
+            Target::Sqlite(path) => Arc::new(SqliteStore::open(path).unwrap()),
+            Target::Postgres(url) => Arc::new(
+                PgStore::connect(&PgOptions {
+                    url: url.clone(),
+                    pool_size: 8,
+                    timeout: std::time::Duration::from_secs(5),
+                    statement_timeout: std::time::Duration::from_secs(30),
+                })
+                .await
+                .unwrap(),
+            ),
+        }
+    }
+}
+
+async fn fresh_postgres() -> String {
+    let admin = std::env::var("TEST_POSTGRES_URL")
+        .expect("TEST_BACKEND=postgres needs TEST_POSTGRES_URL; scripts/test.sh sets both");
+    let (client, connection) = tokio_postgres::connect(&admin, tokio_postgres::NoTls)
+        .await
+        .expect("the test PostgreSQL cluster is not reachable");
+    tokio::spawn(connection);
+    let name = format!(
+        "identity_{}",
+        lendhub_domain::credentials::random_token(9)
+            .to_lowercase()
+            .replace('-', "_")
+    );
+    client
+        .batch_execute(&format!("CREATE DATABASE \"{name}\""))
+        .await
+        .unwrap();
+    let mut url = url::Url::parse(&admin).unwrap();
+    url.set_path(&name);
+    url.to_string()
+}
+
+fn user(id: &str, email: &str) -> SsoUserRecord {
+    SsoUserRecord {
+        user_id: id.into(),
+        email: email.into(),
+        password_hash: "$argon2id$…".into(),
+        given_name: "Ada".into(),
+        family_name: "Lovelace".into(),
+        email_verified: true,
+        company_number: "01234567".into(),
+        company_name: "Analytical Engines Ltd".into(),
+        company_role: "director".into(),
+        created_at_ms: 1,
+        updated_at_ms: 2,
+    }
+}
+
+fn client(id: &str) -> SsoClientRecord {
+    SsoClientRecord {
+        client_id: id.into(),
+        name: "Portal".into(),
+        secret_hash: Some(vec![7; 32]),
+        redirect_uris: vec![
+            "https://rp.example/cb".into(),
+            "https://rp.example/b".into(),
+        ],
+        post_logout_redirect_uris: vec!["https://rp.example/bye".into()],
+        created_at_ms: 1,
+    }
+}
+
+fn ticket(id: &str, now: i64) -> TicketRecord {
+    TicketRecord {
+        ticket_id: id.into(),
+        client_id: "rp_a".into(),
+        redirect_uri: "https://rp.example/cb".into(),
+        scope: "openid email".into(),
+        state: "s".into(),
+        nonce: Some("n".into()),
+        code_challenge: "c".into(),
+        prompt: None,
+        max_age: Some(60),
+        login_hint: None,
+        browser_hash: vec![1; 32],
+        user_id: None,
+        auth_time_ms: None,
+        session_selector: None,
+        created_at_ms: now,
+        expires_at_ms: now + 120_000,
+    }
+}
+
+fn session(selector: u8, user_id: &str, now: i64) -> SessionRecord {
+    SessionRecord {
+        selector: vec![selector; 16],
+        verifier_hash: vec![selector; 32],
+        user_id: user_id.into(),
+        auth_time_ms: now,
+        created_at_ms: now,
+        expires_at_ms: now + 3_600_000,
+        ended_at_ms: None,
+    }
+}
+
+fn code(selector: u8, session: Option<u8>, now: i64) -> AuthCodeRecord {
+    AuthCodeRecord {
+        selector: vec![selector; 16],
+        verifier_hash: vec![selector; 32],
+        client_id: "rp_a".into(),
+        redirect_uri: "https://rp.example/cb".into(),
+        code_challenge: "challenge".into(),
+        user_id: "usr_a".into(),
+        scope: "openid email".into(),
+        nonce: Some("n".into()),
+        auth_time_ms: now - 5,
+        session_selector: session.map(|s| vec![s; 16]),
+        created_at_ms: now,
+        expires_at_ms: now + 60_000,
+    }
+}
+
+fn key(selector: u8, expires_at_ms: i64) -> TokenKey {
+    TokenKey {
+        selector: vec![selector; 16],
+        verifier_hash: vec![selector; 32],
+        expires_at_ms,
+    }
+}
+
+fn tokens(access: u8, refresh: u8, now: i64) -> IssuedTokens {
+    IssuedTokens {
+        access: key(access, now + 3_600_000),
+        access_scope: None,
+        refresh: key(refresh, now + 86_400_000),
+    }
+}
+
+fn redemption(selector: u8, family: &str, access: u8, refresh: u8, now: i64) -> CodeRedemption {
+    CodeRedemption {
+        selector: vec![selector; 16],
+        verifier_hash: vec![selector; 32],
+        client_id: "rp_a".into(),
+        redirect_uri: "https://rp.example/cb".into(),
+        code_challenge: "challenge".into(),
+        now_ms: now,
+        family_id: family.into(),
+        tokens: tokens(access, refresh, now),
+    }
+}
+
+fn rotation(
+    refresh: u8,
+    client: &str,
+    access_new: u8,
+    refresh_new: u8,
+    now: i64,
+) -> RefreshRotation {
+    RefreshRotation {
+        selector: vec![refresh; 16],
+        verifier_hash: vec![refresh; 32],
+        client_id: client.into(),
+        scope: None,
+        now_ms: now,
+        tokens: tokens(access_new, refresh_new, now),
+    }
+}
+
+async fn seeded() -> (Arc<dyn Store>, Arc<dyn Store>, Database) {
+    let db = Database::fresh().await;
+    let (a, b) = (db.open().await, db.open().await);
+    assert!(
+        a.insert_sso_user(user("usr_a", "ada@example.com"))
+            .await
+            .unwrap()
+    );
+    a.insert_sso_client(client("rp_a")).await.unwrap();
+    a.insert_sso_client(client("rp_b")).await.unwrap();
+    (a, b, db)
+}
+
+#[tokio::test]
+async fn users_and_clients() {
+    let (a, b, _db) = seeded().await;
+    assert!(
+        !b.insert_sso_user(user("usr_b", "ada@example.com"))
+            .await
+            .unwrap(),
+        "emails are unique"
+    );
+    assert_eq!(
+        b.sso_user_by_email("ada@example.com").await.unwrap(),
+        Some(user("usr_a", "ada@example.com"))
+    );
+    assert_eq!(
+        b.sso_user("usr_a").await.unwrap().unwrap().email,
+        "ada@example.com"
+    );
+    assert!(b.sso_user("usr_b").await.unwrap().is_none());
+    assert_eq!(b.sso_client("rp_a").await.unwrap(), Some(client("rp_a")));
+    let mut public = client("rp_public");
+    public.secret_hash = None;
+    public.post_logout_redirect_uris = vec![];
+    a.insert_sso_client(public.clone()).await.unwrap();
+    assert_eq!(b.sso_client("rp_public").await.unwrap(), Some(public));
+    assert!(b.sso_client("rp_none").await.unwrap().is_none());
+}
+
+#[tokio::test]
+async fn tickets_sessions_consents_and_codes() {
+    let (a, b, _db) = seeded().await;
+    let now = 1_000_000;
+    a.insert_ticket(ticket("t1", now)).await.unwrap();
+    assert_eq!(b.ticket("t1").await.unwrap(), Some(ticket("t1", now)));
+    assert!(b.sign_in("t1", session(3, "usr_a", now)).await.unwrap());
+    let signed = a.ticket("t1").await.unwrap().unwrap();
+    assert_eq!(signed.user_id.as_deref(), Some("usr_a"));
+    assert_eq!(signed.session_selector, Some(vec![3; 16]));
+    assert_eq!(
+        a.session(&[3; 16]).await.unwrap(),
+        Some(session(3, "usr_a", now))
+    );
+    assert!(
+        !a.sign_in("nope", session(4, "usr_a", now)).await.unwrap(),
+        "no ticket, no session"
+    );
+    assert!(a.session(&[4; 16]).await.unwrap().is_none());
+
+    // Completing the ticket spends it, records consent and stores the code,
+    // once: a second completion writes nothing.
+    let consent = ConsentRecord {
+        user_id: "usr_a".into(),
+        client_id: "rp_a".into(),
+        scope: "openid email".into(),
+        granted_at_ms: now,
+    };
+    assert!(
+        a.issue_code(
+            code(10, Some(3), now),
+            Some("t1".into()),
+            Some(consent.clone())
+        )
+        .await
+        .unwrap()
+    );
+    assert!(
+        !b.issue_code(code(11, Some(3), now), Some("t1".into()), None)
+            .await
+            .unwrap()
+    );
+    assert!(b.ticket("t1").await.unwrap().is_none());
+    assert_eq!(b.consent("usr_a", "rp_a").await.unwrap(), Some(consent));
+    let wider = ConsentRecord {
+        scope: "openid email profile".into(),
+        granted_at_ms: now + 1,
+        ..b.consent("usr_a", "rp_a").await.unwrap().unwrap()
+    };
+    assert!(
+        b.issue_code(code(12, None, now), None, Some(wider.clone()))
+            .await
+            .unwrap()
+    );
+    assert_eq!(a.consent("usr_a", "rp_a").await.unwrap(), Some(wider));
+    assert!(a.consent("usr_a", "rp_b").await.unwrap().is_none());
+
+    a.insert_ticket(ticket("t2", now)).await.unwrap();
+    assert!(b.cancel_ticket("t2").await.unwrap());
+    assert!(!a.cancel_ticket("t2").await.unwrap());
+
+    // A code without its ticket spent stays unissued: code 11 does not exist.
+    let r = a
+        .redeem_code(redemption(11, "f11", 20, 21, now))
+        .await
+        .unwrap();
+    assert_eq!(r, Redeemed::Refused(GrantRefusal::Unknown));
+}
+
+#[tokio::test]
+async fn a_code_is_redeemed_once_and_a_replay_revokes_its_family() {
+    let (a, b, _db) = seeded().await;
+    let now = 1_000_000;
+    a.issue_code(code(10, Some(3), now), None, None)
+        .await
+        .unwrap();
+    let Redeemed::Issued(issued) = a
+        .redeem_code(redemption(10, "fam1", 20, 21, now + 1))
+        .await
+        .unwrap()
+    else {
+        panic!("the first redemption issues")
+    };
+    assert_eq!(*issued, code(10, Some(3), now));
+    let grant = b.sso_access(&[20; 16]).await.unwrap().unwrap();
+    assert_eq!(grant.user.user_id, "usr_a");
+    assert_eq!(grant.client_id, "rp_a");
+    assert_eq!(grant.scope, "openid email", "the code's scope");
+    assert!(!grant.family_revoked);
+    assert_eq!(grant.verifier_hash, vec![20; 32]);
+
+    let replay = b
+        .redeem_code(redemption(10, "fam2", 22, 23, now + 2))
+        .await
+        .unwrap();
+    assert_eq!(replay, Redeemed::Refused(GrantRefusal::Replayed));
+    assert!(
+        a.sso_access(&[20; 16])
+            .await
+            .unwrap()
+            .unwrap()
+            .family_revoked
+    );
+    assert!(
+        b.sso_access(&[22; 16]).await.unwrap().is_none(),
+        "nothing issued"
+    );
+    let r = a
+        .rotate_refresh(rotation(21, "rp_a", 24, 25, now + 3))
+        .await
+        .unwrap();
+    assert_eq!(r, Rotated::Refused(GrantRefusal::Revoked));
+
+    // A wrong verifier hash is an unknown code; it spends nothing.
+    a.issue_code(code(30, None, now), None, None).await.unwrap();
+    let mut wrong = redemption(30, "fam3", 31, 32, now);
+    wrong.verifier_hash = vec![0; 32];
+    assert_eq!(
+        b.redeem_code(wrong).await.unwrap(),
+        Redeemed::Refused(GrantRefusal::Unknown)
+    );
+    // A binding mismatch spends the code: the right request then fails too.
+    let mut other_uri = redemption(30, "fam3", 31, 32, now);
+    other_uri.redirect_uri = "https://rp.example/b".into();
+    assert_eq!(
+        b.redeem_code(other_uri).await.unwrap(),
+        Redeemed::Refused(GrantRefusal::Mismatch)
+    );
+    assert_eq!(
+        a.redeem_code(redemption(30, "fam3", 31, 32, now))
+            .await
+            .unwrap(),
+        Redeemed::Refused(GrantRefusal::Replayed)
+    );
+    assert!(a.sso_access(&[31; 16]).await.unwrap().is_none());
+
+    // Expiry is judged at the time given.
+    a.issue_code(code(40, None, now), None, None).await.unwrap();
+    assert_eq!(
+        b.redeem_code(redemption(40, "fam4", 41, 42, now + 60_000))
+            .await
+            .unwrap(),
+        Redeemed::Refused(GrantRefusal::Expired)
+    );
+}
+
+#[tokio::test]
+async fn instances_racing_for_one_code_issue_once() {
+    let (a, b, _db) = seeded().await;
+    let now = 1_000_000;
+    for round in 0..5u8 {
+        let selector = 50 + round;
+        a.issue_code(code(selector, None, now), None, None)
+            .await
+            .unwrap();
+        let base = 100 + round * 12;
+        let attempts = (0..6u8).map(|i| {
+            let store = if i % 2 == 0 { a.clone() } else { b.clone() };
+            let r = redemption(
+                selector,
+                &format!("race{round}-{i}"),
+                base + i,
+                base + 6 + i,
+                now,
+            );
+            async move { store.redeem_code(r).await.unwrap() }
+        });
+        let outcomes = futures_util::future::join_all(attempts).await;
+        let issued = outcomes
+            .iter()
+            .filter(|o| matches!(o, Redeemed::Issued(_)))
+            .count();
+        assert_eq!(issued, 1, "round {round}: {outcomes:?}");
+    }
+}
+
+#[tokio::test]
+async fn refresh_tokens_rotate_once_and_reuse_revokes_the_family() {
+    let (a, b, _db) = seeded().await;
+    let now = 1_000_000;
+    a.issue_code(code(10, Some(3), now), None, None)
+        .await
+        .unwrap();
+    a.redeem_code(redemption(10, "fam", 20, 21, now))
+        .await
+        .unwrap();
+
+    // Another client: refused, nothing spent.
+    assert_eq!(
+        b.rotate_refresh(rotation(21, "rp_b", 22, 23, now))
+            .await
+            .unwrap(),
+        Rotated::Refused(GrantRefusal::Mismatch)
+    );
+    // More scope than the family has: refused, nothing spent.
+    let mut wider = rotation(21, "rp_a", 22, 23, now);
+    wider.scope = Some("openid profile".into());
+    assert_eq!(
+        b.rotate_refresh(wider).await.unwrap(),
+        Rotated::Refused(GrantRefusal::ScopeExceeded)
+    );
+    // Narrower: the access token gets the narrower scope.
+    let mut narrower = rotation(21, "rp_a", 22, 23, now + 1);
+    narrower.tokens.access_scope = Some("openid".into());
+    narrower.scope = Some("openid".into());
+    let Rotated::Issued(family) = b.rotate_refresh(narrower).await.unwrap() else {
+        panic!("rotates")
+    };
+    assert_eq!(family.family_id, "fam");
+    assert_eq!(family.scope, "openid email");
+    assert_eq!(family.session_selector, Some(vec![3; 16]));
+    assert_eq!(
+        a.sso_access(&[22; 16]).await.unwrap().unwrap().scope,
+        "openid"
+    );
+
+    let Rotated::Issued(_) = a
+        .rotate_refresh(rotation(23, "rp_a", 24, 25, now + 2))
+        .await
+        .unwrap()
+    else {
+        panic!("the newest rotates")
+    };
+    // The spent token again: the whole family is revoked.
+    assert_eq!(
+        b.rotate_refresh(rotation(21, "rp_a", 26, 27, now + 3))
+            .await
+            .unwrap(),
+        Rotated::Refused(GrantRefusal::Replayed)
+    );
+    assert!(
+        a.sso_access(&[24; 16])
+            .await
+            .unwrap()
+            .unwrap()
+            .family_revoked
+    );
+    assert_eq!(
+        a.rotate_refresh(rotation(25, "rp_a", 28, 29, now + 4))
+            .await
+            .unwrap(),
+        Rotated::Refused(GrantRefusal::Revoked)
+    );
+    assert_eq!(
+        a.rotate_refresh(rotation(99, "rp_a", 28, 29, now + 4))
+            .await
+            .unwrap(),
+        Rotated::Refused(GrantRefusal::Unknown)
+    );
+
+    // Expiry.
+    a.issue_code(code(60, None, now), None, None).await.unwrap();
+    a.redeem_code(redemption(60, "fam6", 61, 62, now))
+        .await
+        .unwrap();
+    assert_eq!(
+        b.rotate_refresh(rotation(62, "rp_a", 63, 64, now + 86_400_000))
+            .await
+            .unwrap(),
+        Rotated::Refused(GrantRefusal::Expired)
+    );
+
+    // Racing rotations of one token: exactly one wins.
+    a.issue_code(code(70, None, now), None, None).await.unwrap();
+    a.redeem_code(redemption(70, "fam7", 71, 72, now))
+        .await
+        .unwrap();
+    let attempts = (0..6u8).map(|i| {
+        let store = if i % 2 == 0 { a.clone() } else { b.clone() };
+        let r = rotation(72, "rp_a", 150 + i, 160 + i, now + 1);
+        async move { store.rotate_refresh(r).await.unwrap() }
+    });
+    let outcomes = futures_util::future::join_all(attempts).await;
+    let issued = outcomes
+        .iter()
+        .filter(|o| matches!(o, Rotated::Issued(_)))
+        .count();
+    assert_eq!(issued, 1, "{outcomes:?}");
+}
+
+#[tokio::test]
+async fn ending_a_session_revokes_what_was_issued_under_it() {
+    let (a, b, _db) = seeded().await;
+    let now = 1_000_000;
+    a.insert_ticket(ticket("t", now)).await.unwrap();
+    a.sign_in("t", session(3, "usr_a", now)).await.unwrap();
+    a.issue_code(code(10, Some(3), now), None, None)
+        .await
+        .unwrap();
+    a.redeem_code(redemption(10, "fam", 20, 21, now))
+        .await
+        .unwrap();
+    a.issue_code(code(11, None, now), None, None).await.unwrap();
+    a.redeem_code(redemption(11, "other", 30, 31, now))
+        .await
+        .unwrap();
+
+    b.end_session(&[3; 16], now + 5).await.unwrap();
+    assert_eq!(
+        a.session(&[3; 16]).await.unwrap().unwrap().ended_at_ms,
+        Some(now + 5)
+    );
+    assert!(
+        a.sso_access(&[20; 16])
+            .await
+            .unwrap()
+            .unwrap()
+            .family_revoked
+    );
+    assert!(
+        !a.sso_access(&[30; 16])
+            .await
+            .unwrap()
+            .unwrap()
+            .family_revoked
+    );
+    b.end_session(&[3; 16], now + 9).await.unwrap();
+    assert_eq!(
+        a.session(&[3; 16]).await.unwrap().unwrap().ended_at_ms,
+        Some(now + 5),
+        "ending twice keeps the first time"
+    );
+}
+
+#[tokio::test]
+async fn pruning_drops_what_ended_and_keeps_what_lives() {
+    let (a, b, _db) = seeded().await;
+    let now = 1_000_000;
+    a.insert_ticket(ticket("old", now)).await.unwrap();
+    a.insert_ticket(ticket("new", now + 10_000_000))
+        .await
+        .unwrap();
+    a.issue_code(code(10, None, now), None, None).await.unwrap();
+    a.redeem_code(redemption(10, "fam", 20, 21, now))
+        .await
+        .unwrap();
+    let pruned = b.prune_identity(now + 200_000).await.unwrap();
+    assert!(pruned >= 2, "the old ticket and the spent code: {pruned}");
+    assert!(a.ticket("old").await.unwrap().is_none());
+    assert!(a.ticket("new").await.unwrap().is_some());
+    assert!(
+        a.sso_access(&[20; 16]).await.unwrap().is_some(),
+        "still valid"
+    );
+    // Long after the tokens expired, they and their family go.
+    b.prune_identity(now + 100 * 86_400_000).await.unwrap();
+    assert!(a.sso_access(&[20; 16]).await.unwrap().is_none());
+    assert_eq!(
+        a.rotate_refresh(rotation(21, "rp_a", 22, 23, now))
+            .await
+            .unwrap(),
+        Rotated::Refused(GrantRefusal::Unknown)
+    );
+}
