@@ -99,6 +99,7 @@ async fn sign_out(
             .store
             .end_session(&selector, state.clock.now_ms())
             .await?;
+        state.grants.forget();
     }
     let mut response = match checked.target {
         Some(uri) => {

@@ -15,6 +15,7 @@ mod discovery;
 mod end_session;
 mod error;
 mod flow;
+pub mod grants;
 mod id_token;
 pub mod keys;
 mod pages;

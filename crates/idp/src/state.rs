@@ -55,6 +55,8 @@ pub struct Idp {
     /// A password hash to verify against when the email is unknown, so a
     /// wrong email takes as long as a wrong password.
     pub decoy_hash: tokio::sync::OnceCell<String>,
+    /// Access-token grants remembered for `/userinfo`.
+    pub grants: Arc<crate::grants::Grants>,
 }
 
 impl IdpState {
@@ -73,6 +75,7 @@ impl IdpState {
             keys,
             urls,
             decoy_hash: tokio::sync::OnceCell::new(),
+            grants: Arc::default(),
         }))
     }
 }

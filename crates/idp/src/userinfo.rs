@@ -1,6 +1,7 @@
 //! `GET|POST /userinfo` (OpenID Connect Core §5.3): the claims the bearer
 //! access token's scopes release, exactly as the seed lists them per scope.
-//! One read finds the token, its family (revoked or not) and the person.
+//! One read (remembered until the identity epoch moves; see `grants`)
+//! finds the token, its family (revoked or not) and the person.
 
 use axum::Json;
 use axum::body::Bytes;
@@ -59,8 +60,8 @@ async fn claims_for(state: &IdpState, token: &str) -> Result<Response, BearerErr
     let invalid = BearerError::InvalidToken("the access token is not valid");
     let (selector, verifier_hash) = parse_access_token(token).ok_or(invalid)?;
     let grant = state
-        .store
-        .sso_access(&selector)
+        .grants
+        .get(state.store.as_ref(), &selector)
         .await?
         .filter(|g| verifier_matches(&verifier_hash, &g.verifier_hash))
         .ok_or(BearerError::InvalidToken("the access token is not valid"))?;
@@ -72,16 +73,16 @@ async fn claims_for(state: &IdpState, token: &str) -> Result<Response, BearerErr
     if state.clock.now_ms() >= grant.expires_at_ms {
         return Err(BearerError::InvalidToken("the access token has expired"));
     }
-    let user = grant.user;
+    let user = &grant.user;
     let profile = Profile {
-        sub: user.user_id,
-        given_name: user.given_name,
-        family_name: user.family_name,
-        email: user.email,
+        sub: user.user_id.clone(),
+        given_name: user.given_name.clone(),
+        family_name: user.family_name.clone(),
+        email: user.email.clone(),
         email_verified: user.email_verified,
-        company_number: user.company_number,
-        company_name: user.company_name,
-        company_role: user.company_role,
+        company_number: user.company_number.clone(),
+        company_name: user.company_name.clone(),
+        company_role: user.company_role.clone(),
         updated_at: user.updated_at_ms.div_euclid(1000),
     };
     let scopes = IdentityScopes::parse(&grant.scope).unwrap_or_default();

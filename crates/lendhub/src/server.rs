@@ -214,13 +214,18 @@ pub async fn start(
     let sso_keys = lendhub_idp::KeyRing::load(store.as_ref(), &master_key, clock.now_ms())
         .await
         .context("loading the ID-token signing keys")?;
-    let sso = sso_surface(lendhub_idp::router(lendhub_idp::IdpState::new(
+    let idp_state = lendhub_idp::IdpState::new(
         store.clone(),
         clock.clone(),
         &master_key,
         Arc::new(sso_keys),
         lendhub_idp::Urls::new(&sso_url),
-    )));
+    );
+    let grants_sync = idp_state
+        .grants
+        .clone()
+        .run(store.clone(), stop.clone().cancelled_owned());
+    let sso = sso_surface(lendhub_idp::router(idp_state));
     let ops_listener = TcpListener::bind(config.ops.addr)
         .await
         .with_context(|| format!("binding ops.addr {}", config.ops.addr))?;
@@ -248,6 +253,7 @@ pub async fn start(
         stop.clone(),
     )));
     tasks.push(tokio::spawn(directory_sync));
+    tasks.push(tokio::spawn(grants_sync));
     match lendhub_mail::Mailer::new(&config.smtp).map_err(|e| anyhow::anyhow!(e))? {
         Some(mailer) => {
             let mail = Arc::new(lendhub_mail::MailOutbox {

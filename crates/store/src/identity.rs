@@ -282,6 +282,10 @@ pub trait IdentityStore: Send + Sync {
     async fn rotate_refresh(&self, rotation: RefreshRotation) -> Result<Rotated, StoreError>;
 
     async fn sso_access(&self, selector: &[u8]) -> Result<Option<AccessGrant>, StoreError>;
+    /// A counter that moves whenever a token family is revoked or a person's
+    /// record changes: instances poll it to know when remembered grants are
+    /// out of date.
+    async fn sso_epoch(&self) -> Result<i64, StoreError>;
 
     /// Deletes tickets, codes, sessions and tokens that ended before
     /// `before_ms`, and families with nothing left in them.

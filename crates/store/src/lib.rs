@@ -1,6 +1,7 @@
 //! The storage interface every surface uses, and one implementation per backend.
 //! Handlers see only [`Store`]; nothing backend-specific crosses this line.
 
+pub mod epoch_cache;
 mod error;
 mod identity;
 mod model;

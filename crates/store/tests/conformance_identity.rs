@@ -328,11 +328,18 @@ async fn a_code_is_redeemed_once_and_a_replay_revokes_its_family() {
     assert!(!grant.family_revoked);
     assert_eq!(grant.verifier_hash, vec![20; 32]);
 
+    let epoch = a.sso_epoch().await.unwrap();
     let replay = b
         .redeem_code(redemption(10, "fam2", 22, 23, now + 2))
         .await
         .unwrap();
     assert_eq!(replay, Redeemed::Refused(GrantRefusal::Replayed));
+    let moved = a.sso_epoch().await.unwrap();
+    assert!(
+        moved > epoch,
+        "the revocation moves the epoch every instance polls"
+    );
+    assert_eq!(b.sso_epoch().await.unwrap(), moved);
     assert!(
         a.sso_access(&[20; 16])
             .await

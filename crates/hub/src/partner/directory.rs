@@ -11,12 +11,11 @@
 //! instance is seen by it at once (`forget`), and by other instances and
 //! after a CLI command within one interval.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use lendhub_store::epoch_cache::EpochCache;
 use lendhub_store::{PartnerClientRecord, Store, StoreError};
-use parking_lot::Mutex;
 
 /// How stale another instance's or the CLI's change can look here: the
 /// bound documented for suspensions, secret rotations and revocations.
@@ -25,43 +24,19 @@ pub const SYNC_INTERVAL: Duration = Duration::from_millis(100);
 /// Beyond this many entries a map starts again and refills from use.
 const CAPACITY: usize = 10_000;
 
-#[derive(Default)]
-pub struct Directory(Mutex<Memory>);
-
-#[derive(Default)]
-struct Memory {
-    /// The store's epoch this memory agrees with; `None` until the first
-    /// sync and while the store cannot be read: then every lookup reads.
-    epoch: Option<i64>,
-    /// Moves with every local forget, so a lookup that read the store
-    /// before a change made here cannot put its stale answer back.
-    generation: u64,
-    clients: HashMap<String, Arc<PartnerClientRecord>>,
-    revoked: HashMap<String, bool>,
+pub struct Directory {
+    clients: EpochCache<String, Arc<PartnerClientRecord>>,
+    /// Whether each token id seen is revoked.
+    revoked: EpochCache<String, bool>,
 }
 
-/// When a lookup started, in the memory's terms: what it read may be
-/// remembered only if nothing was forgotten since.
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Ticket(Option<i64>, u64);
-
-impl Memory {
-    fn ticket(&self) -> Ticket {
-        Ticket(self.epoch, self.generation)
+impl Default for Directory {
+    fn default() -> Self {
+        Self {
+            clients: EpochCache::new(CAPACITY),
+            revoked: EpochCache::new(CAPACITY),
+        }
     }
-
-    fn clear(&mut self) {
-        self.generation += 1;
-        self.clients.clear();
-        self.revoked.clear();
-    }
-}
-
-fn remember<V>(map: &mut HashMap<String, V>, key: &str, value: V) {
-    if map.len() >= CAPACITY {
-        map.clear();
-    }
-    map.insert(key.to_owned(), value);
 }
 
 impl Directory {
@@ -72,25 +47,21 @@ impl Directory {
         client_id: &str,
         jti: &str,
     ) -> Result<(Option<Arc<PartnerClientRecord>>, bool), StoreError> {
-        let ticket = {
-            let memory = self.0.lock();
-            if memory.epoch.is_some()
-                && let (Some(client), Some(revoked)) =
-                    (memory.clients.get(client_id), memory.revoked.get(jti))
-            {
-                return Ok((Some(client.clone()), *revoked));
-            }
-            memory.ticket()
-        };
+        let (client_ticket, revoked_ticket) =
+            match (self.clients.get(client_id), self.revoked.get(jti)) {
+                (Ok(client), Ok(revoked)) => return Ok((Some(client), revoked)),
+                (c, r) => (c.err(), r.err()),
+            };
         let (client, revoked) = store.partner_client_and_revocation(client_id, jti).await?;
         let client = client.map(Arc::new);
-        let mut memory = self.0.lock();
-        if memory.epoch.is_some() && memory.ticket() == ticket {
-            // Unknown clients are not remembered: their ids cost nothing to
-            // make up, and no token of ours can name one.
-            if let Some(c) = &client {
-                remember(&mut memory.clients, client_id, c.clone());
-                remember(&mut memory.revoked, jti, revoked);
+        // Unknown clients are not remembered: their ids cost nothing to
+        // make up, and no token of ours can name one.
+        if let Some(c) = &client {
+            if let Some(t) = client_ticket {
+                self.clients.put(t, client_id.to_owned(), c.clone());
+            }
+            if let Some(t) = revoked_ticket {
+                self.revoked.put(t, jti.to_owned(), revoked);
             }
         }
         Ok((client, revoked))
@@ -102,48 +73,34 @@ impl Directory {
         store: &dyn Store,
         client_id: &str,
     ) -> Result<Option<Arc<PartnerClientRecord>>, StoreError> {
-        let ticket = {
-            let memory = self.0.lock();
-            if memory.epoch.is_some()
-                && let Some(client) = memory.clients.get(client_id)
-            {
-                return Ok(Some(client.clone()));
-            }
-            memory.ticket()
+        let ticket = match self.clients.get(client_id) {
+            Ok(client) => return Ok(Some(client)),
+            Err(ticket) => ticket,
         };
         let client = store.partner_client(client_id).await?.map(Arc::new);
-        let mut memory = self.0.lock();
-        if let Some(c) = &client
-            && memory.epoch.is_some()
-            && memory.ticket() == ticket
-        {
-            remember(&mut memory.clients, client_id, c.clone());
+        if let Some(c) = &client {
+            self.clients.put(ticket, client_id.to_owned(), c.clone());
         }
         Ok(client)
     }
 
     /// After this instance changed a partner or revoked a token.
     pub fn forget(&self) {
-        self.0.lock().clear();
+        self.clients.forget();
+        self.revoked.forget();
     }
 
     /// Agrees with the store's epoch, forgetting everything if it moved.
     pub async fn sync(&self, store: &dyn Store) {
-        let read = store.partner_epoch().await;
-        let mut memory = self.0.lock();
-        let epoch = match read {
+        let epoch = match store.partner_epoch().await {
             Ok(e) => Some(e),
             Err(e) => {
-                if memory.epoch.is_some() {
-                    tracing::warn!(error = %e, "cannot read the partner epoch; partner lookups read the store until it can");
-                }
+                tracing::debug!(error = %e, "cannot read the partner epoch; partner lookups read the store");
                 None
             }
         };
-        if memory.epoch != epoch || epoch.is_none() {
-            memory.clear();
-            memory.epoch = epoch;
-        }
+        self.clients.observe(epoch);
+        self.revoked.observe(epoch);
     }
 
     /// Syncs every [`SYNC_INTERVAL`] until `stop` resolves.

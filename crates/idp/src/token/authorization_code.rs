@@ -48,6 +48,8 @@ pub async fn grant(
     let code = match state.store.redeem_code(redemption).await? {
         Redeemed::Issued(code) => code,
         Redeemed::Refused(refusal) => {
+            // A replay revoked a family: this instance forgets its grants now.
+            state.grants.forget();
             return Err(TokenError::InvalidGrant(match refusal {
                 GrantRefusal::Expired => "the code has expired",
                 GrantRefusal::Mismatch => {

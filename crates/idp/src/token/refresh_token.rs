@@ -59,6 +59,8 @@ pub async fn grant(
             ));
         }
         Rotated::Refused(refusal) => {
+            // A reuse revoked the family: this instance forgets its grants now.
+            state.grants.forget();
             return Err(TokenError::InvalidGrant(match refusal {
                 GrantRefusal::Expired => "the refresh token has expired",
                 GrantRefusal::Replayed => {

@@ -711,6 +711,9 @@ async fn refresh_token_reuse_revokes_the_family() {
     assert_eq!(r1.status, 200);
     let newest_access = r1.body["access_token"].as_str().unwrap();
     let newest_refresh = r1.body["refresh_token"].as_str().unwrap();
+    // Used first, so the instance remembers the grant; the revocation below
+    // must still take effect at once.
+    assert_eq!(userinfo(&app, newest_access).await.status, 200);
 
     let reused = refresh(&app, &rp, old).await;
     assert_oauth_error(&reused, 400, "invalid_grant");

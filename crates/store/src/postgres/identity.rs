@@ -615,6 +615,16 @@ impl IdentityStore for PgStore {
         }
     }
 
+    async fn sso_epoch(&self) -> Result<i64, StoreError> {
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached("SELECT n FROM sso_epoch WHERE id = 1")
+            .await
+            .map_err(db)?;
+        let row = c.query_one(&statement, &[]).await.map_err(db)?;
+        row.try_get(0).map_err(db)
+    }
+
     async fn sso_access(&self, selector: &[u8]) -> Result<Option<AccessGrant>, StoreError> {
         let c = self.conn().await?;
         let statement = c.prepare_cached(ACCESS_SQL).await.map_err(db)?;

@@ -38,6 +38,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "public",
         include_str!("../../migrations/postgres/0006_public.sql"),
     ),
+    (
+        8,
+        "sso_epoch",
+        include_str!("../../migrations/postgres/0008_sso_epoch.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

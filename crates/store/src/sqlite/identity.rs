@@ -580,6 +580,13 @@ impl IdentityStore for SqliteStore {
         self.write(move |c| rotate(c, &rotation)).await
     }
 
+    async fn sso_epoch(&self) -> Result<i64, StoreError> {
+        self.read(|c| {
+            c.prepare_cached("SELECT n FROM sso_epoch WHERE id = 1")?
+                .query_row([], |r| r.get(0))
+        })
+    }
+
     async fn sso_access(&self, selector: &[u8]) -> Result<Option<AccessGrant>, StoreError> {
         self.read(|c| {
             c.prepare_cached(ACCESS_SQL)?

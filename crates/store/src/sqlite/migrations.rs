@@ -37,6 +37,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "public",
         include_str!("../../migrations/sqlite/0006_public.sql"),
     ),
+    (
+        8,
+        "sso_epoch",
+        include_str!("../../migrations/sqlite/0008_sso_epoch.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -1,0 +1,138 @@
+//! What an instance may remember of rows that rarely change (partner
+//! clients, token revocations, identity grants), kept honest by an epoch:
+//! a counter in the database that triggers move whenever those rows change,
+//! whoever changes them. The instance polls the epoch and forgets everything
+//! when it moves, or when it cannot be read; a change made by the instance
+//! itself is forgotten at once (`forget`). So a change is seen at once where
+//! it was made and within one poll everywhere else.
+
+use std::borrow::Borrow;
+use std::collections::HashMap;
+use std::hash::Hash;
+
+use parking_lot::Mutex;
+
+pub struct EpochCache<K, V> {
+    inner: Mutex<Inner<K, V>>,
+    capacity: usize,
+}
+
+struct Inner<K, V> {
+    /// The epoch the memory agrees with; `None` before the first poll and
+    /// while the database cannot be read: then nothing is remembered.
+    epoch: Option<i64>,
+    /// Moves with every forget, so a read that started before a change
+    /// cannot put its stale answer back.
+    generation: u64,
+    map: HashMap<K, V>,
+}
+
+/// When a lookup missed: what it then reads may be remembered only if
+/// nothing was forgotten in between.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Ticket(Option<i64>, u64);
+
+impl<K: Eq + Hash, V: Clone> EpochCache<K, V> {
+    /// Beyond `capacity` entries the memory starts again and refills from use.
+    pub fn new(capacity: usize) -> Self {
+        Self {
+            inner: Mutex::new(Inner {
+                epoch: None,
+                generation: 0,
+                map: HashMap::new(),
+            }),
+            capacity,
+        }
+    }
+
+    /// The remembered value, or a ticket for remembering what the caller reads.
+    pub fn get<Q>(&self, key: &Q) -> Result<V, Ticket>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ?Sized,
+    {
+        let inner = self.inner.lock();
+        match inner.map.get(key) {
+            Some(v) if inner.epoch.is_some() => Ok(v.clone()),
+            _ => Err(Ticket(inner.epoch, inner.generation)),
+        }
+    }
+
+    /// Remembers `value` if nothing changed since `ticket` was taken.
+    pub fn put(&self, ticket: Ticket, key: K, value: V) {
+        let mut inner = self.inner.lock();
+        if inner.epoch.is_none() || Ticket(inner.epoch, inner.generation) != ticket {
+            return;
+        }
+        if inner.map.len() >= self.capacity {
+            inner.map.clear();
+        }
+        inner.map.insert(key, value);
+    }
+
+    /// After this instance changed what is remembered.
+    pub fn forget(&self) {
+        let mut inner = self.inner.lock();
+        inner.generation += 1;
+        inner.map.clear();
+    }
+
+    /// The epoch just polled (`None`: it could not be read). Returns whether
+    /// the memory was dropped.
+    pub fn observe(&self, epoch: Option<i64>) -> bool {
+        let mut inner = self.inner.lock();
+        if inner.epoch == epoch && epoch.is_some() {
+            return false;
+        }
+        inner.epoch = epoch;
+        inner.generation += 1;
+        inner.map.clear();
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn remembers_until_the_epoch_moves_or_it_forgets() {
+        let cache: EpochCache<String, u32> = EpochCache::new(10);
+        let t = cache.get("a").unwrap_err();
+        cache.put(t, "a".into(), 1);
+        assert!(
+            cache.get("a").is_err(),
+            "nothing is remembered before the first poll"
+        );
+        cache.observe(Some(7));
+        let t = cache.get("a").unwrap_err();
+        cache.put(t, "a".into(), 1);
+        assert_eq!(cache.get("a"), Ok(1));
+        assert!(!cache.observe(Some(7)), "the same epoch keeps the memory");
+        assert_eq!(cache.get("a"), Ok(1));
+        assert!(cache.observe(Some(8)));
+        assert!(cache.get("a").is_err());
+        // A read that started before a forget is not remembered.
+        let stale = cache.get("a").unwrap_err();
+        cache.forget();
+        cache.put(stale, "a".into(), 1);
+        assert!(cache.get("a").is_err());
+        // Unreadable epoch: nothing is trusted.
+        let t = cache.get("a").unwrap_err();
+        cache.put(t, "a".into(), 2);
+        assert_eq!(cache.get("a"), Ok(2));
+        cache.observe(None);
+        assert!(cache.get("a").is_err());
+    }
+
+    #[test]
+    fn capacity_starts_it_again() {
+        let cache: EpochCache<u32, u32> = EpochCache::new(2);
+        cache.observe(Some(1));
+        for k in 0..3 {
+            let t = cache.get(&k).unwrap_err();
+            cache.put(t, k, k);
+        }
+        assert!(cache.get(&0).is_err() && cache.get(&2).is_ok());
+    }
+}
