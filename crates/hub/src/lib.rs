@@ -6,6 +6,7 @@
 
 mod envelope;
 pub mod keys;
+mod mcp_protocol;
 mod openapi;
 pub mod partner;
 pub mod public;

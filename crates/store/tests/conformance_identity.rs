@@ -7,69 +7,10 @@
 
 use std::sync::Arc;
 
-use lendhub_store::postgres::{PgOptions, PgStore};
-use lendhub_store::sqlite::SqliteStore;
 use lendhub_store::*;
 
-enum Target {
-    Sqlite(std::path::PathBuf),
-    Postgres(String),
-}
-
-struct Database {
-    target: Target,
-    _dir: tempfile::TempDir,
-}
-
-impl Database {
-    async fn fresh() -> Database {
-        let dir = tempfile::tempdir().unwrap();
-        let target = match std::env::var("TEST_BACKEND").as_deref() {
-            Err(_) | Ok("sqlite") => Target::Sqlite(dir.path().join("t.db")),
-            Ok("postgres") => Target::Postgres(fresh_postgres().await),
-            Ok(other) => panic!("unknown TEST_BACKEND {other}"),
-        };
-        Database { target, _dir: dir }
-    }
-
-    async fn open(&self) -> Arc<dyn Store> {
-        match &self.target {
-            Target::Sqlite(path) => Arc::new(SqliteStore::open(path).unwrap()),
-            Target::Postgres(url) => Arc::new(
-                PgStore::connect(&PgOptions {
-                    url: url.clone(),
-                    pool_size: 8,
-                    timeout: std::time::Duration::from_secs(5),
-                    statement_timeout: std::time::Duration::from_secs(30),
-                })
-                .await
-                .unwrap(),
-            ),
-        }
-    }
-}
-
-async fn fresh_postgres() -> String {
-    let admin = std::env::var("TEST_POSTGRES_URL")
-        .expect("TEST_BACKEND=postgres needs TEST_POSTGRES_URL; scripts/test.sh sets both");
-    let (client, connection) = tokio_postgres::connect(&admin, tokio_postgres::NoTls)
-        .await
-        .expect("the test PostgreSQL cluster is not reachable");
-    tokio::spawn(connection);
-    let name = format!(
-        "identity_{}",
-        lendhub_domain::credentials::random_token(9)
-            .to_lowercase()
-            .replace('-', "_")
-    );
-    client
-        .batch_execute(&format!("CREATE DATABASE \"{name}\""))
-        .await
-        .unwrap();
-    let mut url = url::Url::parse(&admin).unwrap();
-    url.set_path(&name);
-    url.to_string()
-}
+mod common;
+use common::Database;
 
 fn user(id: &str, email: &str) -> SsoUserRecord {
     SsoUserRecord {

@@ -19,8 +19,7 @@ use crate::state::HubState;
 
 pub const SERVER_NAME: &str = "Service";
 const SERVER_VERSION: &str = "1.0.0";
-const PROTOCOL_VERSION: &str = "2025-06-18";
-const OLDER_VERSIONS: &[&str] = &["2025-03-26", "2024-11-05"];
+use crate::mcp_protocol::PROTOCOL_VERSION;
 /// A request body over this is refused before parsing.
 const BODY_CAP: usize = 64 * 1024;
 
@@ -286,11 +285,7 @@ pub async fn mcp(
 }
 
 fn initialize(params: &Map<String, Value>) -> Value {
-    let asked = params.get("protocolVersion").and_then(Value::as_str);
-    let version = match asked {
-        Some(v) if OLDER_VERSIONS.contains(&v) => v,
-        _ => PROTOCOL_VERSION,
-    };
+    let version = crate::mcp_protocol::negotiate(params);
     json!({
         "protocolVersion": version,
         "capabilities": {"tools": {"listChanged": false}},

@@ -20,10 +20,7 @@ use crate::state::HubState;
 
 pub use tools::TOOLS;
 
-/// The revision this server speaks.
-pub const PROTOCOL_VERSION: &str = "2025-06-18";
-/// Older revisions a client may ask for and get (same message shapes here).
-const OLDER_VERSIONS: &[&str] = &["2025-03-26", "2024-11-05"];
+pub use crate::mcp_protocol::PROTOCOL_VERSION;
 
 fn invalid_params(field: &str, reason: &str) -> PartnerError {
     PartnerError::McpInvalidParams(vec![lendhub_http::FieldIssue::new(field, reason)])
@@ -110,11 +107,7 @@ fn read_json(headers: &HeaderMap, body: &[u8]) -> Result<Value, PartnerError> {
 }
 
 fn initialize(params: &Map<String, Value>) -> Value {
-    let asked = params.get("protocolVersion").and_then(Value::as_str);
-    let version = match asked {
-        Some(v) if OLDER_VERSIONS.contains(&v) => v,
-        _ => PROTOCOL_VERSION,
-    };
+    let version = crate::mcp_protocol::negotiate(params);
     json!({
         "protocolVersion": version,
         "capabilities": { "tools": { "listChanged": false } },
