@@ -242,7 +242,7 @@ pub fn onetime(
     term: i64,
     frequency: Frequency,
 ) -> Result<Quote, PublicError> {
-    quote::business_loan(&state.public.pricing, amount, term, frequency, today(state))
+    quote::business_loan(&state.public.settings.pricing, amount, term, frequency, today(state))
         .map_err(PublicError::quote)
 }
 
@@ -261,7 +261,7 @@ pub async fn quote_onetime(
     Query(q): Query<OnetimeQuery>,
 ) -> Result<Response, PublicError> {
     let (amount, term, frequency) = read_onetime(
-        &state.public.pricing,
+        &state.public.settings.pricing,
         q.amount.as_deref(),
         q.term.as_deref(),
         q.frequency.as_deref(),
@@ -272,7 +272,7 @@ pub async fn quote_onetime(
 }
 
 pub fn flex_preview(state: &HubState) -> Value {
-    let c = &state.public.pricing;
+    let c = &state.public.settings.pricing;
     let example = quote::flex_example(c, today(state));
     json!({
         "object": "flex_preview",

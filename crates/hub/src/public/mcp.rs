@@ -334,7 +334,7 @@ fn call(state: &HubState, params: &Map<String, Value>) -> Result<String, RpcErro
             ));
         }
     };
-    let pricing = &state.public.pricing;
+    let pricing = &state.public.settings.pricing;
     if tool.name == "GetQuote" {
         let quote = get_quote(state, &args)?;
         return serde_json::to_string(&quote)
@@ -414,7 +414,7 @@ fn get_quote(
         }
     };
     let read = catalogue::read_onetime(
-        &state.public.pricing,
+        &state.public.settings.pricing,
         text("amount").as_deref(),
         text("term").as_deref(),
         frequency.as_deref(),

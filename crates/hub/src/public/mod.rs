@@ -69,7 +69,6 @@ pub struct PublicSettings {
 /// The public ring's shared state.
 pub struct PublicRing {
     pub settings: PublicSettings,
-    pub pricing: Arc<PricingConfig>,
     pub limiter: FixedWindow,
     /// Poked when an enquiry queues a notification.
     pub mail_wake: Arc<Notify>,
@@ -87,7 +86,6 @@ impl PublicRing {
                 .map_err(|e| e.to_string())?;
         Ok(Self {
             policy_header,
-            pricing: Arc::new(settings.pricing.clone()),
             limiter: FixedWindow::new(settings.window),
             settings,
             mail_wake,
