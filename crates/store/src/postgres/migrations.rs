@@ -38,6 +38,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "public",
         include_str!("../../migrations/postgres/0006_public.sql"),
     ),
+    (
+        7,
+        "test_helpers",
+        include_str!("../../migrations/postgres/0007_test_helpers.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -37,6 +37,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "public",
         include_str!("../../migrations/sqlite/0006_public.sql"),
     ),
+    (
+        7,
+        "test_helpers",
+        include_str!("../../migrations/sqlite/0007_test_helpers.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.
