@@ -406,7 +406,11 @@ mod tests {
             approved.offer_expires_at(),
             Some(due + time::Duration::days(30))
         );
-        assert!(approved.accept(BankAccount::BankSettle, id(), later).is_ok());
+        assert!(
+            approved
+                .accept(BankAccount::BankSettle, id(), later)
+                .is_ok()
+        );
         assert_eq!(
             approved.settle_referral(later),
             Err(TransitionError::NotReferred(ApplicationStatus::Approved))

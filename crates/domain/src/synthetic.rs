@@ -84,7 +84,10 @@ const OFFER: Shape = Shape::Object(&[
 pub const DECISION: Shape = Shape::Object(&[
     ("object", Shape::Const("decision")),
     ("application_id", Shape::Id),
-    ("outcome", Shape::OneOf(&["approved", "referred", "declined"])),
+    (
+        "outcome",
+        Shape::OneOf(&["approved", "referred", "declined"]),
+    ),
     ("reasons", Shape::List(&REASON)),
     ("offer", Shape::Nullable(&OFFER)),
     ("expires_at", Shape::Nullable(&Shape::Timestamp)),
@@ -200,9 +203,7 @@ pub fn check(shape: &Shape, value: &Value, path: &str, issues: &mut Vec<Issue>) 
         },
         Shape::Timestamp => match text {
             None => issue(issues, path, "invalid_type"),
-            Some(t) if OffsetDateTime::parse(t, &Rfc3339).is_err() => {
-                issue(issues, path, "format")
-            }
+            Some(t) if OffsetDateTime::parse(t, &Rfc3339).is_err() => issue(issues, path, "format"),
             Some(_) => {}
         },
         Shape::CompanyNumber => match text {
@@ -222,11 +223,7 @@ pub fn check(shape: &Shape, value: &Value, path: &str, issues: &mut Vec<Issue>) 
             Some(t) if !allowed.contains(&t) => issue(issues, path, "one_of"),
             Some(_) => {}
         },
-        Shape::Nullable(inner) => {
-            if !value.is_null() {
-                check(inner, value, path, issues);
-            }
-        }
+        Shape::Nullable(inner) if !value.is_null() => check(inner, value, path, issues),
         Shape::List(inner) => match value.as_array() {
             None => issue(issues, path, "invalid_type"),
             Some(items) => {
@@ -321,7 +318,7 @@ pub fn build_object(
 #[derive(Clone, Debug, PartialEq)]
 pub enum Sample {
     /// Rendered as the application (for `decision.completed`, its decision).
-    Application(Application),
+    Application(Box<Application>),
     Payment(Payment),
     Endpoint(WebhookEndpoint),
 }
@@ -358,20 +355,16 @@ pub fn sample(t: EventType, owner: &str, now: OffsetDateTime) -> Result<Sample, 
     };
     Ok(match t {
         EventType::ApplicationCreated | EventType::DecisionCompleted => {
-            Sample::Application(approved)
+            Sample::Application(Box::new(approved))
         }
-        EventType::OfferAccepted | EventType::AccountActivated => Sample::Application(funded()?),
+        EventType::OfferAccepted | EventType::AccountActivated => {
+            Sample::Application(Box::new(funded()?))
+        }
         EventType::AccountClosed => {
             let f = funded()?;
             let owed = f.outstanding_pence;
-            let (repaid, _) = f.repay(
-                RepaymentRequest {
-                    amount_pence: owed,
-                },
-                id(),
-                now,
-            )?;
-            Sample::Application(repaid)
+            let (repaid, _) = f.repay(RepaymentRequest { amount_pence: owed }, id(), now)?;
+            Sample::Application(Box::new(repaid))
         }
         EventType::PaymentSettled => {
             let monthly = approved
@@ -416,13 +409,18 @@ mod tests {
         let merged = build_object(
             ObjectKind::Payment,
             payment(),
-            Some(&json!({"object": {"amount_pence": 12345, "status": "failed",
-                                    "failure_reason": "payer_cancelled"}})),
+            Some(
+                &json!({"object": {"amount_pence": 12345, "status": "failed",
+                                    "failure_reason": "payer_cancelled"}}),
+            ),
         )
         .unwrap();
         assert_eq!(merged["amount_pence"], 12345);
         assert_eq!(merged["failure_reason"], "payer_cancelled");
-        assert_eq!(merged["currency"], "GBP", "untouched members keep their default");
+        assert_eq!(
+            merged["currency"], "GBP",
+            "untouched members keep their default"
+        );
         assert_eq!(
             build_object(ObjectKind::Payment, payment(), None).unwrap(),
             payment()
@@ -486,7 +484,11 @@ mod tests {
 
     #[test]
     fn nested_objects_and_lists_are_checked_in_depth() {
-        let s = sample(EventType::ApplicationCreated, "pk_test_a", OffsetDateTime::UNIX_EPOCH);
+        let s = sample(
+            EventType::ApplicationCreated,
+            "pk_test_a",
+            OffsetDateTime::UNIX_EPOCH,
+        );
         assert!(matches!(s, Ok(Sample::Application(_))));
         let app = json!({"id": "01M8033JVX3JGXW0FWVDK5H72F", "object": "application", "status": "approved",
             "business": {"company_number": "00000401", "name": "Healthy Widgets Ltd"}, "amount_pence": 5000,
@@ -497,7 +499,9 @@ mod tests {
             "created_at": "2026-11-21T22:19:53Z", "updated_at": "2026-11-21T22:19:53Z"});
         let bad = |o: Value| issues(build_object(ObjectKind::Application, app.clone(), Some(&o)));
         assert_eq!(
-            bad(json!({"object": {"decision": {"reasons": [{"code": "nope", "category": "credit"}]}}})),
+            bad(
+                json!({"object": {"decision": {"reasons": [{"code": "nope", "category": "credit"}]}}})
+            ),
             vec![("data.object.decision.reasons[0].code".to_owned(), "one_of")]
         );
         assert_eq!(
@@ -536,7 +540,10 @@ mod tests {
                     assert_eq!(p.status, want);
                 }
                 (ObjectKind::WebhookEndpoint, Sample::Endpoint(e)) => {
-                    assert_eq!(e.status == EndpointStatus::Disabled, t == EventType::WebhookEndpointDisabled);
+                    assert_eq!(
+                        e.status == EndpointStatus::Disabled,
+                        t == EventType::WebhookEndpointDisabled
+                    );
                 }
                 other => panic!("{t:?} gave {other:?}"),
             }
