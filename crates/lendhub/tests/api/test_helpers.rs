@@ -831,3 +831,79 @@ async fn reset_removes_what_the_caller_owns_and_leaves_others_intact() {
     advance_ok(&app, &bob, 70).await;
     eventually("Bob's retries", || bobs.count() == 12).await;
 }
+
+/// The real binary, killed with SIGKILL: an acknowledged advance and a
+/// pending review are both still there when it comes back.
+#[tokio::test]
+async fn the_clock_and_a_pending_review_survive_kill_9() {
+    use crate::support::process::{client_token, credential, launch};
+    let site = crate::support::Site::new().await;
+    let http = reqwest::Client::new();
+    let first = launch(&site);
+    let (id, secret) = (
+        credential(&first.stdout, "client_id"),
+        credential(&first.stdout, "client_secret"),
+    );
+    let token = client_token(&http, &first.base, &id, &secret).await;
+    let post = |base: &str, path: &str, key: &str, body: Value| {
+        http.post(format!("{base}{path}"))
+            .bearer_auth(&token)
+            .header("Idempotency-Key", key.to_owned())
+            .json(&body)
+            .send()
+    };
+    let created = reply(
+        post(
+            &first.base,
+            "/v1/applications",
+            "kill-9-referred",
+            json!({"business": {"company_number": "00000402"}, "amount_pence": 1_000_000}),
+        )
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(created.body["status"], "referred");
+    let app_id = created.body["id"].as_str().unwrap().to_owned();
+    let moved = reply(
+        post(
+            &first.base,
+            "/v1/test_helpers/clock/advance",
+            "kill-9-advance",
+            json!({"seconds": 3_600}),
+        )
+        .await
+        .unwrap(),
+    )
+    .await;
+    assert_eq!(moved.status, 200);
+    drop(first); // SIGKILL
+
+    let second = launch(&site);
+    let token = client_token(&http, &second.base, &id, &secret).await;
+    let read = |path: String| {
+        http.get(format!("{}{path}", second.base))
+            .bearer_auth(&token)
+            .send()
+    };
+    let clock = reply(read("/v1/test_helpers/clock".into()).await.unwrap()).await;
+    assert_eq!(clock.body["offset_ms"], 3_600_000, "the advance was kept");
+    let app = reply(read(format!("/v1/applications/{app_id}")).await.unwrap()).await;
+    assert_eq!(app.body["status"], "referred");
+    let settled = reply(
+        http.post(format!("{}/v1/test_helpers/clock/advance", second.base))
+            .bearer_auth(&token)
+            .header("Idempotency-Key", "kill-9-advance-2")
+            .json(&json!({"seconds": 23 * 3_600}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(settled.status, 200, "{}", settled.body);
+    let app = reply(read(format!("/v1/applications/{app_id}")).await.unwrap()).await;
+    assert_eq!(
+        app.body["status"], "approved",
+        "the pending review survived"
+    );
+}
