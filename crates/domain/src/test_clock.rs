@@ -81,7 +81,7 @@ impl Advance {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum AdvanceError {
-    #[error("the test clock only moves forward: the requested time is before the clock's {now}")]
+    #[error("the test clock only moves forward: the requested time is before its now")]
     Backwards { now: OffsetDateTime },
     #[error("one advance may move the test clock at most 400 days")]
     TooFar,

@@ -63,9 +63,12 @@ pub struct AdvanceTestClock {
 
 fn refused(e: AdvanceError, field: &'static str) -> SandboxError {
     match e {
-        AdvanceError::Backwards { .. } => SandboxError::TestClockBackwards {
+        AdvanceError::Backwards { now } => SandboxError::TestClockBackwards {
             field,
-            message: e.to_string(),
+            message: format!(
+                "the test clock only moves forward; it reads {}",
+                rfc3339(now)
+            ),
         },
         AdvanceError::TooFar => SandboxError::TestClockAdvanceTooLarge { field },
     }
