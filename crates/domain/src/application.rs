@@ -5,7 +5,7 @@
 //!         │      │                                 ▲
 //!         │      └─accept(bank_fail)─> funding_failed ─accept(bank_settle)─┘
 //!         │                                 └─accept(bank_fail)─> funding_failed
-//!         ├─> referred   (accept → 409)
+//!         ├─> referred ──underwriter, 24 h later──> approved | declined   (accept → 409 meanwhile)
 //!         └─> declined   (accept → 409)
 //! ```
 
@@ -73,6 +73,10 @@ pub enum TransitionError {
     NotFunded(ApplicationStatus),
     #[error("the repayment of {requested} pence exceeds the {outstanding} pence outstanding")]
     ExceedsOutstanding { requested: i64, outstanding: i64 },
+    #[error("only a referred application is settled by review, not one in status {}", .0.as_str())]
+    NotReferred(ApplicationStatus),
+    #[error("the review falls due at {0}")]
+    ReviewNotDue(OffsetDateTime),
 }
 
 impl Application {
@@ -112,6 +116,38 @@ impl Application {
             .offer
             .as_ref()
             .map(|_| self.decided_at + time::Duration::days(30))
+    }
+
+    /// When the simulated underwriter settles a referred application: a fixed
+    /// delay after its decision. `None` for any other status.
+    pub fn review_due_at(&self) -> Option<OffsetDateTime> {
+        (self.status == ApplicationStatus::Referred)
+            .then(|| self.decided_at + crate::decisioning::UNDERWRITING_DELAY)
+    }
+
+    /// The underwriter's settlement of a referred application, at `now` (on
+    /// the owner's clock, at or after [`Self::review_due_at`]). The new
+    /// decision is dated when the review fell due, whenever it is processed,
+    /// so the outcome and its offer's expiry do not depend on when a worker
+    /// got to it.
+    pub fn settle_referral(&self, now: OffsetDateTime) -> Result<Application, TransitionError> {
+        let due = self
+            .review_due_at()
+            .ok_or(TransitionError::NotReferred(self.status))?;
+        if now < due {
+            return Err(TransitionError::ReviewNotDue(due));
+        }
+        let decision = crate::decisioning::review(&self.company_number, self.amount_pence);
+        let mut next = self.clone();
+        next.status = match decision.outcome {
+            Outcome::Approved => ApplicationStatus::Approved,
+            Outcome::Declined => ApplicationStatus::Declined,
+            // The review never refers again; keep the invariant explicit.
+            Outcome::Referred => ApplicationStatus::Referred,
+        };
+        next.decision = decision;
+        next.decided_at = due;
+        Ok(next.touched(now))
     }
 
     /// Accepting the offer disburses it to the simulated bank account.
@@ -348,6 +384,41 @@ mod tests {
             a.accept(BankAccount::BankSettle, id(), late),
             Err(TransitionError::OfferExpired(_))
         ));
+    }
+
+    #[test]
+    fn a_referral_settles_a_day_after_its_decision() {
+        let referred = app("00000402", 1_000_000);
+        let due = NOW + time::Duration::hours(24);
+        assert_eq!(referred.review_due_at(), Some(due));
+        assert_eq!(
+            referred.settle_referral(due - time::Duration::seconds(1)),
+            Err(TransitionError::ReviewNotDue(due))
+        );
+        let later = due + time::Duration::days(3);
+        let approved = referred.settle_referral(later).unwrap();
+        assert_eq!(approved.status, ApplicationStatus::Approved);
+        assert_eq!(approved.decided_at, due, "dated when the review fell due");
+        assert_eq!(approved.updated_at, later);
+        assert_eq!(approved.version, referred.version + 1);
+        assert_eq!(approved.review_due_at(), None);
+        assert_eq!(
+            approved.offer_expires_at(),
+            Some(due + time::Duration::days(30))
+        );
+        assert!(
+            approved
+                .accept(BankAccount::BankSettle, id(), later)
+                .is_ok()
+        );
+        assert_eq!(
+            approved.settle_referral(later),
+            Err(TransitionError::NotReferred(ApplicationStatus::Approved))
+        );
+        let declined = app("00000407", 1_000_000).settle_referral(due).unwrap();
+        assert_eq!(declined.status, ApplicationStatus::Declined);
+        assert!(declined.decision.offer.is_none());
+        assert_eq!(app("00000401", 1_000_000).review_due_at(), None);
     }
 
     #[test]

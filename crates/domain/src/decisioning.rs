@@ -78,7 +78,7 @@ pub fn profile(company_number: &str) -> CompanyProfile {
 fn derived_profile(company_number: &str) -> CompanyProfile {
     let digest = Sha256::new()
         .chain_update(b"lendhub-sandbox-decision\0")
-        .chain_update(fixtures::VERSION.as_bytes())
+        .chain_update(fixtures::DECISION_SEED.as_bytes())
         .chain_update(b"\0")
         .chain_update(company_number.as_bytes())
         .finalize();
@@ -124,6 +124,42 @@ pub fn decide(company_number: &str, amount_pence: i64) -> Decision {
     // Affordable when the request fits within the affordable share of the limit.
     if amount_pence * 100 > p.credit_limit_pence * i64::from(p.affordability_ratio_pct) {
         return declined(&[AffordabilityLow]);
+    }
+    Decision {
+        outcome: Outcome::Approved,
+        reasons: vec![CreditOk.into(), AffordabilityOk.into()],
+        offer: Some(loan::offer(
+            amount_pence,
+            annual_rate_bps(p.credit_score),
+            term_months(amount_pence),
+        )),
+    }
+}
+
+/// How long the simulated underwriter takes to settle a referred application.
+pub const UNDERWRITING_DELAY: time::Duration = time::Duration::hours(24);
+
+/// Scores at or above this pass the underwriter's review (see `fixtures::REFERRAL_RULE`).
+pub const REVIEW_PASS_SCORE: u32 = 450;
+
+/// The underwriter's decision on a referred application: deterministic for
+/// the company and the amount, like the engine's.
+pub fn review(company_number: &str, amount_pence: i64) -> Decision {
+    let p = profile(company_number);
+    use ReasonCode::*;
+    let declined = |code: ReasonCode| Decision {
+        outcome: Outcome::Declined,
+        reasons: vec![code.into()],
+        offer: None,
+    };
+    if p.credit_score < REVIEW_PASS_SCORE {
+        return declined(CreditAdverse);
+    }
+    if amount_pence > p.credit_limit_pence {
+        return declined(AmountExceedsLimit);
+    }
+    if amount_pence * 100 > p.credit_limit_pence * i64::from(p.affordability_ratio_pct) {
+        return declined(AffordabilityLow);
     }
     Decision {
         outcome: Outcome::Approved,
@@ -208,6 +244,48 @@ mod tests {
             seen.insert(format!("{:?}", a.outcome));
         }
         assert_eq!(seen.len(), 3);
+    }
+
+    #[test]
+    fn referred_fixtures_settle_as_documented() {
+        assert_eq!(decide("00000407", 1_000_000).outcome, Outcome::Referred);
+        let approved = review("00000402", 1_000_000);
+        assert_eq!(approved.outcome, Outcome::Approved);
+        assert_eq!(
+            approved.offer.as_ref().map(|o| o.amount_pence),
+            Some(1_000_000)
+        );
+        assert_eq!(annual_rate_bps(450), 2500, "priced as a score of 500");
+        let declined = review("00000407", 1_000_000);
+        assert_eq!(declined.outcome, Outcome::Declined);
+        assert_eq!(
+            declined.reasons,
+            vec![Reason::from(ReasonCode::CreditAdverse)]
+        );
+        assert_eq!(
+            review("00000402", 50_000_001).reasons,
+            vec![Reason::from(ReasonCode::AmountExceedsLimit)]
+        );
+        assert_eq!(
+            review("00000402", 30_000_001).reasons,
+            vec![Reason::from(ReasonCode::AffordabilityLow)]
+        );
+        assert_eq!(review("00000402", 30_000_000).outcome, Outcome::Approved);
+    }
+
+    #[test]
+    fn every_derived_referral_settles_the_same_way_every_time() {
+        let mut outcomes = std::collections::HashSet::new();
+        for n in 0..3_000u32 {
+            let number = format!("{:08}", 20_000_000 + n * 41);
+            if decide(&number, 2_000_000).outcome == Outcome::Referred {
+                let settled = review(&number, 2_000_000);
+                assert_eq!(settled, review(&number, 2_000_000));
+                assert_ne!(settled.outcome, Outcome::Referred, "review always settles");
+                outcomes.insert(format!("{:?}", settled.outcome));
+            }
+        }
+        assert_eq!(outcomes.len(), 2, "both settlements are reachable");
     }
 
     #[test]

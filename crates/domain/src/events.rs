@@ -21,10 +21,23 @@ pub enum EventType {
     PaymentSettled,
     #[serde(rename = "payment.failed")]
     PaymentFailed,
+    #[serde(rename = "webhook_endpoint.disabled")]
+    WebhookEndpointDisabled,
+    #[serde(rename = "webhook_endpoint.enabled")]
+    WebhookEndpointEnabled,
+}
+
+/// What an event's `data.object` is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ObjectKind {
+    Application,
+    Decision,
+    Payment,
+    WebhookEndpoint,
 }
 
 impl EventType {
-    pub const ALL: [EventType; 7] = [
+    pub const ALL: [EventType; 9] = [
         EventType::ApplicationCreated,
         EventType::DecisionCompleted,
         EventType::OfferAccepted,
@@ -32,6 +45,8 @@ impl EventType {
         EventType::AccountClosed,
         EventType::PaymentSettled,
         EventType::PaymentFailed,
+        EventType::WebhookEndpointDisabled,
+        EventType::WebhookEndpointEnabled,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -43,6 +58,22 @@ impl EventType {
             EventType::AccountClosed => "account.closed",
             EventType::PaymentSettled => "payment.settled",
             EventType::PaymentFailed => "payment.failed",
+            EventType::WebhookEndpointDisabled => "webhook_endpoint.disabled",
+            EventType::WebhookEndpointEnabled => "webhook_endpoint.enabled",
+        }
+    }
+
+    pub fn object_kind(self) -> ObjectKind {
+        match self {
+            EventType::ApplicationCreated
+            | EventType::OfferAccepted
+            | EventType::AccountActivated
+            | EventType::AccountClosed => ObjectKind::Application,
+            EventType::DecisionCompleted => ObjectKind::Decision,
+            EventType::PaymentSettled | EventType::PaymentFailed => ObjectKind::Payment,
+            EventType::WebhookEndpointDisabled | EventType::WebhookEndpointEnabled => {
+                ObjectKind::WebhookEndpoint
+            }
         }
     }
 
@@ -55,7 +86,9 @@ impl EventType {
             EventType::ApplicationCreated => {
                 "an application was created (data.object: application)"
             }
-            EventType::DecisionCompleted => "the decision engine finished (data.object: decision)",
+            EventType::DecisionCompleted => {
+                "the decision engine finished, or an underwriter settled a referred application (data.object: decision)"
+            }
             EventType::OfferAccepted => "the offer was accepted (data.object: application)",
             EventType::AccountActivated => {
                 "the disbursement settled and the loan is funded (data.object: application)"
@@ -65,6 +98,12 @@ impl EventType {
                 "a disbursement or repayment settled (data.object: payment)"
             }
             EventType::PaymentFailed => "a disbursement or repayment failed (data.object: payment)",
+            EventType::WebhookEndpointDisabled => {
+                "the endpoint was disabled after its delivery schedule ran out (~72 h of failures) (data.object: webhook_endpoint)"
+            }
+            EventType::WebhookEndpointEnabled => {
+                "a disabled endpoint was enabled again (data.object: webhook_endpoint)"
+            }
         }
     }
 }

@@ -4,7 +4,14 @@
 
 use serde::{Deserialize, Serialize};
 
-pub const VERSION: &str = "2026-08-11.1";
+/// Bumped whenever the fixtures change (`.2`: the referral that resolves to
+/// a decline, 00000407, and the referral rule).
+pub const VERSION: &str = "2026-08-11.2";
+
+/// What derived company profiles are hashed with. It was the fixtures
+/// version when derived profiles were introduced and is kept fixed, so that
+/// adding fixtures never reshuffles the outcome of every other number.
+pub const DECISION_SEED: &str = "2026-08-11.1";
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CompanyProfile {
@@ -37,7 +44,7 @@ const fn profile(
     }
 }
 
-pub static RESERVED: [ReservedCompany; 6] = [
+pub static RESERVED: [ReservedCompany; 7] = [
     ReservedCompany {
         company_number: "00000401",
         name: "Healthy Widgets Ltd",
@@ -47,7 +54,7 @@ pub static RESERVED: [ReservedCompany; 6] = [
     ReservedCompany {
         company_number: "00000402",
         name: "Thin File Trading Ltd",
-        scenario: "referred: thin credit file, manual review required",
+        scenario: "referred: thin credit file, manual review required; the underwriter approves it a day later (up to its £500,000 limit, affordable up to £300,000)",
         profile: profile(true, 450, 50_000_000, 60),
     },
     ReservedCompany {
@@ -74,6 +81,12 @@ pub static RESERVED: [ReservedCompany; 6] = [
         scenario: "approved up to its £25,000 limit (2500000 pence); declined amount_exceeds_limit above it",
         profile: profile(true, 780, 2_500_000, 100),
     },
+    ReservedCompany {
+        company_number: "00000407",
+        name: "Borderline Ventures Ltd",
+        scenario: "referred: thin credit file, manual review required; the underwriter declines it a day later (credit_adverse)",
+        profile: profile(true, 420, 50_000_000, 60),
+    },
 ];
 
 pub fn reserved(company_number: &str) -> Option<&'static ReservedCompany> {
@@ -89,9 +102,16 @@ pub fn company_name(company_number: &str) -> String {
 }
 
 pub const DECISION_RULE: &str = "Reserved companies use their listed profile. Any other 8-digit number gets a profile from \
-SHA-256(\"lendhub-sandbox-decision\\0\" + version + \"\\0\" + company_number): credit score 300 + (bytes 0-1 as u16 mod 600), \
+SHA-256(\"lendhub-sandbox-decision\\0\" + \"2026-08-11.1\" + \"\\0\" + company_number): credit score 300 + (bytes 0-1 as u16 mod 600), \
 credit limit £10,000 × (1 + byte 2 mod 50), affordability 20 + (byte 3 mod 60) percent of the limit. Then, in order: \
 ineligible → declined ineligible_entity; score < 400 → declined credit_adverse; score < 500 → referred thin_file + \
 manual_review_required; amount > limit → declined amount_exceeds_limit; amount > limit × affordability% → declined \
 affordability_low; otherwise approved credit_ok + affordability_ok with an offer for the full amount at 900–2500 bps \
 nominal (better score, lower rate) over 12/24/36/60 months by amount (≤ £10k, ≤ £50k, ≤ £250k, above).";
+
+pub const REFERRAL_RULE: &str = "A referred application is settled by a simulated underwriter 24 hours (86400 s) after its \
+decision, on the client's test clock, with a second decision.completed event. Score 450 or more: the remaining checks run as \
+for any application (amount > limit → declined amount_exceeds_limit; amount > limit × affordability% → declined \
+affordability_low; otherwise approved credit_ok + affordability_ok with an offer priced as for a score of 500, 2500 bps). \
+Score below 450: declined credit_adverse. The settled decision is dated when the review fell due, so its offer lapses 30 \
+days after that.";

@@ -22,4 +22,6 @@ pub mod quote;
 pub mod ratelimit;
 pub mod scope;
 pub mod signature;
+pub mod synthetic;
+pub mod test_clock;
 pub mod webhook;

@@ -1,5 +1,5 @@
 //! Wires the surfaces to their listeners and runs the background work:
-//! the webhook outbox and the retention pruner. `start` is what `lendhub serve`
+//! the webhook outbox, the referral reviews and the retention pruner. `start` is what `lendhub serve`
 //! runs and what the tests run in-process.
 
 use std::net::SocketAddr;
@@ -40,6 +40,8 @@ pub struct Server {
     pub sso_url: String,
     /// Wakes the outbox worker (tests poke it after moving the clock).
     pub outbox_wake: Arc<Notify>,
+    /// Wakes the referral worker (likewise).
+    pub referrals_wake: Arc<Notify>,
     /// Wakes the enquiry-notification worker.
     pub mail_wake: Arc<Notify>,
     pub store: Arc<dyn Store>,
@@ -159,6 +161,8 @@ pub async fn start(
         outbox_wake.clone(),
         config.sandbox.token_ttl_seconds,
     );
+    let referrals_wake = state.referrals_wake.clone();
+    let referral_state = state.clone();
     let sandbox = surface(
         lendhub_sandbox::router(state),
         "sandbox",
@@ -245,8 +249,13 @@ pub async fn start(
         master_key: master_key.clone(),
         wake: outbox_wake.clone(),
         lease: Duration::from_secs(config.webhooks.lease_seconds),
+        endpoint_events: Arc::new(lendhub_sandbox::EndpointEventRenderer),
     });
     tasks.push(tokio::spawn(outbox.run(stop.clone())));
+    tasks.push(tokio::spawn(lendhub_sandbox::referrals::run(
+        referral_state,
+        stop.clone(),
+    )));
     tasks.push(tokio::spawn(prune(
         store.clone(),
         clock.clone(),
@@ -281,6 +290,7 @@ pub async fn start(
         sso_url,
         ops_addr,
         outbox_wake,
+        referrals_wake,
         mail_wake,
         store,
         master_key,

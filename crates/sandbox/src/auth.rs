@@ -5,8 +5,10 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use lendhub_domain::credentials::{parse_access_token, verifier_matches};
 use lendhub_domain::scope::{SandboxScope, SandboxScopes, Scope};
+use lendhub_domain::test_clock::ClientClock;
 use lendhub_http::access_log::CallerSlot;
 use lendhub_http::headers::bearer_token;
+use time::OffsetDateTime;
 
 use crate::error::SandboxError;
 use crate::state::SandboxState;
@@ -14,6 +16,15 @@ use crate::state::SandboxState;
 #[derive(Clone, Debug)]
 pub struct Caller {
     pub client_id: String,
+    /// The caller's test clock, as it stood when the request was authenticated.
+    pub clock: ClientClock,
+}
+
+impl Caller {
+    /// Now, on the caller's clock: what everything the caller owns is timed by.
+    pub fn now(&self, state: &SandboxState) -> OffsetDateTime {
+        self.clock.now(state.clock.now())
+    }
 }
 
 async fn authenticate(
@@ -31,6 +42,8 @@ async fn authenticate(
     if !verifier_matches(&verifier_hash, &record.verifier_hash) {
         return Err(SandboxError::InvalidToken);
     }
+    // Token lifetimes are on the service clock, not the caller's test clock:
+    // moving one's own clock must neither expire one's token nor keep it alive.
     if record.expires_at_ms <= state.clock.now_ms() {
         return Err(SandboxError::TokenExpired);
     }
@@ -45,6 +58,7 @@ async fn authenticate(
     }
     Ok(Caller {
         client_id: record.client_id,
+        clock: ClientClock::new(record.clock_offset_ms),
     })
 }
 

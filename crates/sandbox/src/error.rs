@@ -29,6 +29,19 @@ pub enum SandboxError {
     WebhookUrlInvalid(FieldIssue),
     WebhookEventUnknown(Vec<FieldIssue>),
     WebhookEndpointLimit(usize),
+    /// A test-clock advance that would move the clock backwards.
+    TestClockBackwards {
+        field: &'static str,
+        message: String,
+    },
+    /// A test-clock advance of more than 400 days.
+    TestClockAdvanceTooLarge {
+        field: &'static str,
+    },
+    /// A synthetic event of a type the sandbox does not emit.
+    TestEventTypeUnknown,
+    /// Synthetic event overrides that do not fit the event's shape.
+    TestEventDataInvalid(Vec<FieldIssue>),
     IdempotencyKeyReused,
     IdempotencyKeyInProgress,
     Unavailable(String),
@@ -132,6 +145,41 @@ impl SandboxError {
                 "webhook_endpoint_limit",
                 format!("a client may register at most {max} webhook endpoints"),
             ),
+            TestClockBackwards { field, message } => p(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "test_clock_backwards",
+                message,
+            )
+            .with_detail(vec![FieldIssue::new(field, "backwards")]),
+            TestClockAdvanceTooLarge { field } => p(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "test_clock_advance_too_large",
+                "one advance may move the test clock at most 400 days (34560000 seconds)".into(),
+            )
+            .with_detail(vec![
+                FieldIssue::new(field, "max_value")
+                    .with_bound(lendhub_domain::test_clock::MAX_ADVANCE.whole_seconds()),
+            ]),
+            TestEventTypeUnknown => p(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "test_event_type_unknown",
+                "type names no event type the sandbox emits (see event_types in GET /v1/fixtures)"
+                    .into(),
+            )
+            .with_detail(vec![FieldIssue::new("type", "unknown_event_type")]),
+            TestEventDataInvalid(detail) => {
+                let fields = detail
+                    .iter()
+                    .map(|d| format!("{} ({})", d.field, d.reason))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                p(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "test_event_data_invalid",
+                    format!("the overrides do not fit the event's data.object: {fields}"),
+                )
+                .with_detail(detail)
+            }
             IdempotencyKeyReused => p(
                 StatusCode::CONFLICT,
                 "idempotency_key_reused",

@@ -52,3 +52,23 @@ pub fn event(
         body,
     })
 }
+
+/// Renders the event the outbox worker stores when it disables an endpoint,
+/// in the sandbox's envelope, like every other event.
+pub struct EndpointEventRenderer;
+
+impl lendhub_webhooks::worker::EndpointEvents for EndpointEventRenderer {
+    fn disabled(
+        &self,
+        endpoint: &lendhub_domain::webhook::WebhookEndpoint,
+        at: OffsetDateTime,
+    ) -> Result<Event, String> {
+        event(
+            &endpoint.owner,
+            EventType::WebhookEndpointDisabled,
+            &crate::views::WebhookEndpointView::new(endpoint, None),
+            at,
+        )
+        .map_err(|e| format!("{e:?}"))
+    }
+}

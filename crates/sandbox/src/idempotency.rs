@@ -46,6 +46,10 @@ pub struct Prepared {
     pub status: StatusCode,
     pub body: Vec<u8>,
     pub writes: WriteSet,
+    /// When the key is recorded, on the caller's clock, if not the request's
+    /// now: an operation that moves the clock records its key at the clock's
+    /// new time, so that a retry of it is still recognised afterwards.
+    pub recorded_at_ms: Option<i64>,
 }
 
 impl Prepared {
@@ -55,11 +59,22 @@ impl Prepared {
         writes: WriteSet,
     ) -> Result<Self, SandboxError> {
         let body = serde_json::to_vec(body).map_err(|e| SandboxError::Internal(e.to_string()))?;
-        Ok(Self {
+        Ok(Self::raw(status, body, writes))
+    }
+
+    /// A response whose body is already rendered.
+    pub fn raw(status: StatusCode, body: Vec<u8>, writes: WriteSet) -> Self {
+        Self {
             status,
             body,
             writes,
-        })
+            recorded_at_ms: None,
+        }
+    }
+
+    pub fn recorded_at(mut self, at: time::OffsetDateTime) -> Self {
+        self.recorded_at_ms = Some(lendhub_domain::clock::unix_ms(at));
+        self
     }
 }
 
@@ -70,6 +85,15 @@ pub struct Guarded<'a> {
     pub method: &'a str,
     pub path: &'a str,
     pub body: &'a [u8],
+    /// Now on the caller's clock: keys are recorded, and expire, on it.
+    pub now_ms: i64,
+}
+
+/// Whether a record made at `created_at_ms` has expired at `now_ms` (both on
+/// its owner's clock): it no longer answers for its key.
+fn expired(created_at_ms: i64, now_ms: i64) -> bool {
+    let retention = lendhub_domain::idempotency::RETENTION.whole_milliseconds() as i64;
+    created_at_ms <= now_ms - retention
 }
 
 fn respond(status: StatusCode, body: Vec<u8>, replayed: bool) -> Response {
@@ -119,7 +143,9 @@ where
     Fut: Future<Output = Result<Prepared, SandboxError>>,
 {
     let fp = fingerprint(req.owner, req.method, req.path, req.body);
-    if let Some(record) = state.store.idempotency(req.owner, req.key).await? {
+    if let Some(record) = state.store.idempotency(req.owner, req.key).await?
+        && !expired(record.created_at_ms, req.now_ms)
+    {
         return replay(state, record, &fp);
     }
     let Some(_claim) = state.in_flight.claim(req.owner, req.key) else {
@@ -138,7 +164,7 @@ where
         fingerprint: fp,
         status: prepared.status.as_u16(),
         body: state.master_key.seal(RESPONSE_PURPOSE, &prepared.body),
-        created_at_ms: state.clock.now_ms(),
+        created_at_ms: prepared.recorded_at_ms.unwrap_or(req.now_ms),
     });
     match state.store.commit(writes).await {
         Ok(()) => {
@@ -151,8 +177,10 @@ where
         // committed first: answer with its response.
         Err(CommitError::IdempotencyKeyTaken) => {
             match state.store.idempotency(req.owner, req.key).await? {
-                Some(record) => replay(state, record, &fp),
-                None => Err(SandboxError::IdempotencyKeyInProgress),
+                Some(record) if !expired(record.created_at_ms, req.now_ms) => {
+                    replay(state, record, &fp)
+                }
+                _ => Err(SandboxError::IdempotencyKeyInProgress),
             }
         }
         Err(e) => Err(e.into()),
@@ -162,6 +190,13 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_record_expires_a_day_after_it_was_made_on_the_owners_clock() {
+        let day = 86_400_000;
+        assert!(!expired(1_000, 1_000 + day - 1));
+        assert!(expired(1_000, 1_000 + day));
+    }
 
     #[test]
     fn a_key_is_claimed_once_until_released() {

@@ -12,11 +12,13 @@ mod event_pages;
 mod idempotency;
 mod openapi;
 mod path_id;
+pub mod referrals;
 mod routes;
 mod state;
 mod views;
 
 pub use error::{SandboxError, render as render_problem};
+pub use event_log::EndpointEventRenderer;
 pub use openapi::openapi;
 pub use routes::router;
 pub use state::SandboxState;

@@ -21,6 +21,8 @@ pub struct SandboxState {
     pub sender: Sender,
     /// Tells the outbox worker that new deliveries are waiting.
     pub outbox_wake: Arc<Notify>,
+    /// Tells the referral worker that a clock moved (reviews may be due).
+    pub referrals_wake: Arc<Notify>,
     pub token_ttl_seconds: i64,
     pub(crate) in_flight: Arc<InFlight>,
     pub(crate) event_pages: Arc<EventPages>,
@@ -43,6 +45,7 @@ impl SandboxState {
             master_key,
             sender,
             outbox_wake,
+            referrals_wake: Arc::new(Notify::new()),
             token_ttl_seconds,
             in_flight: Arc::default(),
             event_pages: Arc::default(),

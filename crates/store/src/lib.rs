@@ -75,8 +75,19 @@ pub trait Store: PublicStore + IdentityStore + Send + Sync + 'static {
     ) -> Result<Vec<ClaimedDelivery>, StoreError>;
     async fn finish_delivery(&self, result: DeliveryResult) -> Result<(), StoreError>;
 
-    /// Drops idempotency records, and tokens and token revocations past their
-    /// retention.
+    /// Referred applications whose review is due on their owner's clock
+    /// (`review_due <= service_now_ms + the owner's offset`), oldest due
+    /// first; only `owner`'s when given.
+    async fn due_referrals(
+        &self,
+        owner: Option<&str>,
+        service_now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<DueReferral>, StoreError>;
+
+    /// Drops idempotency records created before `idempotency_before_ms` on
+    /// their owner's clock (the service clock's cut-off plus the owner's
+    /// offset), and tokens and token revocations past their retention.
     async fn prune(
         &self,
         idempotency_before_ms: i64,

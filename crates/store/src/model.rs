@@ -31,6 +31,9 @@ pub struct TokenRecord {
     pub scopes: String,
     pub expires_at_ms: i64,
     pub created_at_ms: i64,
+    /// The client's test-clock offset, read with the token (one read gives a
+    /// request both its caller and the caller's clock); ignored on insert.
+    pub clock_offset_ms: i64,
 }
 
 #[derive(Clone, Debug)]
@@ -40,6 +43,9 @@ pub struct IdempotencyRecord {
     pub fingerprint: [u8; 32],
     pub status: u16,
     pub body: Vec<u8>,
+    /// On the owner's clock. A record older than
+    /// `lendhub_domain::idempotency::RETENTION` by that clock has expired:
+    /// committing a new record under its key replaces it.
     pub created_at_ms: i64,
 }
 
@@ -100,6 +106,28 @@ pub enum Write {
     InsertEvent(Event),
     /// Succeeds only while the token's client is active; otherwise `Conflict`.
     InsertToken(TokenRecord),
+    /// Moves the owner's test clock. Succeeds only if its offset is still
+    /// `from_offset_ms`; otherwise `Conflict`.
+    SetClock {
+        owner: String,
+        from_offset_ms: i64,
+        to_offset_ms: i64,
+    },
+    /// Stores `endpoint` (its status changed) if the stored status is still
+    /// `from`; otherwise `Conflict`. Disabling also ends the endpoint's
+    /// pending deliveries (`failed`): a disabled endpoint is not attempted.
+    SetEndpointStatus {
+        endpoint: WebhookEndpoint,
+        from: lendhub_domain::webhook::EndpointStatus,
+    },
+    /// Removes everything the owner has in the sandbox — applications,
+    /// payments, events, deliveries, webhook endpoints, idempotency records
+    /// (but `keep_key`, the reset's own) — and puts its clock back to zero.
+    /// The client and its tokens stay.
+    ResetOwner {
+        owner: String,
+        keep_key: Option<String>,
+    },
 }
 
 /// Everything one request changes. Committed atomically, or not at all.
@@ -115,10 +143,21 @@ impl WriteSet {
         self.writes.push(write);
         self
     }
+
+    /// Whether the set removes an owner's rows wholesale, so that it must not
+    /// share a transaction with other requests' writes (whose rows it could
+    /// remove or miss depending on their order within it).
+    pub fn resets(&self) -> bool {
+        self.writes
+            .iter()
+            .any(|w| matches!(w, Write::ResetOwner { .. }))
+    }
 }
 
-/// A request to lease due deliveries. Due-ness reads the business clock; the
-/// lease reads real time, since it only guards against a crashed worker.
+/// A request to lease due deliveries. Due times are on their owner's clock:
+/// a delivery is due when `due_ms <= due_before_ms + the owner's clock offset`,
+/// `due_before_ms` being the service clock's now. The lease reads real time,
+/// since it only guards against a crashed worker.
 #[derive(Clone, Debug)]
 pub struct DeliveryClaim {
     pub due_before_ms: i64,
@@ -133,6 +172,18 @@ pub struct ClaimedDelivery {
     pub url: String,
     pub sealed_secret: Vec<u8>,
     pub body: String,
+    /// The endpoint as stored when the delivery was claimed.
+    pub endpoint: WebhookEndpoint,
+    /// The owner's test-clock offset when the delivery was claimed: the
+    /// delivery's times (and its retry's) are on that clock.
+    pub clock_offset_ms: i64,
+}
+
+/// A referred application whose review has fallen due on its owner's clock.
+#[derive(Clone, Debug)]
+pub struct DueReferral {
+    pub application: Application,
+    pub clock_offset_ms: i64,
 }
 
 #[derive(Clone, Debug)]

@@ -93,6 +93,7 @@ fn token(selector: u8, expires_at_ms: i64) -> TokenRecord {
         scopes: "sandbox:read".into(),
         expires_at_ms,
         created_at_ms: 0,
+        clock_offset_ms: 0,
     }
 }
 
@@ -970,4 +971,467 @@ async fn enquiries_mail_outbox_and_cms_pages() {
         .map(|p| p.key)
         .collect();
     assert_eq!(keys, ["about", "faq"]);
+}
+
+// Sandbox test helpers (issue 7): per-client clocks, referral reviews,
+// endpoint disabling, expiring idempotency keys and resets.
+
+const OTHER: &str = "pk_test_other";
+
+fn client_named(id: &str) -> ClientRecord {
+    ClientRecord {
+        client_id: id.into(),
+        ..active_client()
+    }
+}
+
+fn set_clock(owner: &str, from: i64, to: i64) -> WriteSet {
+    set(
+        vec![Write::SetClock {
+            owner: owner.into(),
+            from_offset_ms: from,
+            to_offset_ms: to,
+        }],
+        None,
+    )
+}
+
+fn endpoint_of(owner: &str) -> WebhookEndpoint {
+    WebhookEndpoint {
+        id: SandboxId::new_random(0),
+        owner: owner.into(),
+        url: "https://example.com/h".into(),
+        enabled_events: vec!["*".into()],
+        description: None,
+        status: EndpointStatus::Enabled,
+        created_at: at(0),
+    }
+}
+
+fn event_of(owner: &str, kind: EventType, now_ms: i64) -> Event {
+    Event {
+        owner: owner.into(),
+        ..event(kind, now_ms)
+    }
+}
+
+fn claim_at(service_now_ms: i64, real: i64) -> DeliveryClaim {
+    DeliveryClaim {
+        due_before_ms: service_now_ms,
+        real_now_ms: real,
+        lease_until_ms: real + 60_000,
+        limit: 100,
+    }
+}
+
+/// A client's clock is an offset kept with it: read with its tokens, moved
+/// only from the offset it was read at, and applied to its deliveries' due
+/// times and no one else's.
+#[tokio::test]
+async fn each_clients_clock_times_its_own_deliveries() {
+    let (store, _db) = store().await;
+    store.insert_client(active_client()).await.unwrap();
+    store.insert_client(client_named(OTHER)).await.unwrap();
+    store
+        .commit(set(vec![Write::InsertToken(token(1, i64::MAX))], None))
+        .await
+        .unwrap();
+    assert_eq!(
+        store
+            .token(&[1; 16])
+            .await
+            .unwrap()
+            .unwrap()
+            .clock_offset_ms,
+        0
+    );
+    store.commit(set_clock(OWNER, 0, 3_600_000)).await.unwrap();
+    assert_eq!(
+        store
+            .token(&[1; 16])
+            .await
+            .unwrap()
+            .unwrap()
+            .clock_offset_ms,
+        3_600_000
+    );
+    assert!(
+        matches!(
+            store.commit(set_clock(OWNER, 0, 7_200_000)).await,
+            Err(CommitError::Conflict)
+        ),
+        "an advance computed from a stale clock loses"
+    );
+
+    // Both owners have a delivery due at 10 h on their own clocks.
+    for owner in [OWNER, OTHER] {
+        let mut writes = vec![Write::InsertEndpoint(EndpointRecord {
+            endpoint: endpoint_of(owner),
+            sealed_secret: vec![1],
+        })];
+        writes.push(Write::InsertEvent(event_of(
+            owner,
+            EventType::ApplicationCreated,
+            36_000_000,
+        )));
+        store.commit(set(writes, None)).await.unwrap();
+    }
+    let due_for = |claimed: &[ClaimedDelivery]| {
+        claimed
+            .iter()
+            .map(|c| (c.delivery.owner.clone(), c.clock_offset_ms))
+            .collect::<Vec<_>>()
+    };
+    let early = store
+        .claim_deliveries(claim_at(36_000_000 - 3_600_000, 0))
+        .await
+        .unwrap();
+    assert_eq!(
+        due_for(&early),
+        vec![(OWNER.to_owned(), 3_600_000)],
+        "the owner an hour ahead is due an hour sooner"
+    );
+    assert_eq!(early[0].endpoint.owner, OWNER);
+    let later = store
+        .claim_deliveries(claim_at(36_000_000, 0))
+        .await
+        .unwrap();
+    assert_eq!(due_for(&later), vec![(OTHER.to_owned(), 0)]);
+}
+
+/// A key expires a day after it was recorded, on its owner's clock: after
+/// that a new request may record it again; before, it is taken.
+#[tokio::test]
+async fn idempotency_keys_expire_on_their_owners_clock() {
+    let (store, _db) = store().await;
+    store.insert_client(active_client()).await.unwrap();
+    let day = 86_400_000;
+    let keyed = |created_at_ms: i64, status: u16| {
+        let mut s = set(vec![], None);
+        s.idempotency = Some(IdempotencyRecord {
+            status,
+            ..idempotency("daily-key", created_at_ms)
+        });
+        s
+    };
+    store.commit(keyed(1_000, 201)).await.unwrap();
+    assert!(matches!(
+        store.commit(keyed(1_000 + day - 1, 202)).await,
+        Err(CommitError::IdempotencyKeyTaken)
+    ));
+    store.commit(keyed(1_000 + day, 202)).await.unwrap();
+    let stored = store
+        .idempotency(OWNER, "daily-key")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (stored.status, stored.created_at_ms),
+        (202, 1_000 + day),
+        "the expired record was replaced"
+    );
+
+    // Pruning: the owner's clock runs 10 days ahead, so its day-old record
+    // goes although the service clock's cut-off has not reached it.
+    store.commit(set_clock(OWNER, 0, 10 * day)).await.unwrap();
+    let mut other = set(vec![], None);
+    other.idempotency = Some(IdempotencyRecord {
+        owner: OTHER.into(),
+        ..idempotency("daily-key", 1_000 + day)
+    });
+    store.commit(other).await.unwrap();
+    store.prune(day, 0).await.unwrap();
+    assert!(
+        store
+            .idempotency(OWNER, "daily-key")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        store
+            .idempotency(OTHER, "daily-key")
+            .await
+            .unwrap()
+            .is_some(),
+        "another owner's clock did not move"
+    );
+}
+
+/// A referred application is due for review a day after its decision on its
+/// owner's clock, and is no longer due once settled.
+#[tokio::test]
+async fn referral_reviews_fall_due_on_their_owners_clock() {
+    let (store, _db) = store().await;
+    store.insert_client(active_client()).await.unwrap();
+    let referred = Application::new(
+        SandboxId::new_random(1_000),
+        OWNER.into(),
+        "00000402".into(),
+        1_000_000,
+        decide("00000402", 1_000_000),
+        at(1_000),
+    );
+    let approved = application(1_000);
+    store
+        .commit(set(
+            vec![
+                Write::InsertApplication(record(&referred)),
+                Write::InsertApplication(record(&approved)),
+            ],
+            None,
+        ))
+        .await
+        .unwrap();
+    let due_ms = 1_000 + 86_400_000;
+    assert!(
+        store
+            .due_referrals(None, due_ms - 1, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    store.commit(set_clock(OWNER, 0, 1)).await.unwrap();
+    let due = store.due_referrals(None, due_ms - 1, 10).await.unwrap();
+    assert_eq!(due.len(), 1, "one millisecond ahead, it is due");
+    assert_eq!(due[0].application.id, referred.id);
+    assert_eq!(due[0].clock_offset_ms, 1);
+    assert_eq!(
+        store
+            .due_referrals(Some(OWNER), due_ms, 10)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(
+        store
+            .due_referrals(Some(OTHER), due_ms, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let settled = referred.settle_referral(at(due_ms)).unwrap();
+    store
+        .commit(set(vec![Write::UpdateApplication(record(&settled))], None))
+        .await
+        .unwrap();
+    assert!(
+        store
+            .due_referrals(None, i64::MAX, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        matches!(
+            store
+                .commit(set(vec![Write::UpdateApplication(record(&settled))], None))
+                .await,
+            Err(CommitError::Conflict)
+        ),
+        "a review is settled once"
+    );
+}
+
+/// Disabling an endpoint ends its pending deliveries; it takes no new ones
+/// until enabled again. Each change applies only from the status it expects.
+#[tokio::test]
+async fn a_disabled_endpoint_is_not_attempted_until_enabled() {
+    let (store, _db) = store().await;
+    let endpoint = endpoint_of(OWNER);
+    store
+        .commit(set(
+            vec![
+                Write::InsertEndpoint(EndpointRecord {
+                    endpoint: endpoint.clone(),
+                    sealed_secret: vec![1],
+                }),
+                Write::InsertEvent(event(EventType::ApplicationCreated, 1_000)),
+            ],
+            None,
+        ))
+        .await
+        .unwrap();
+    let disabled = WebhookEndpoint {
+        status: EndpointStatus::Disabled,
+        ..endpoint.clone()
+    };
+    let change = |e: &WebhookEndpoint, from| {
+        set(
+            vec![Write::SetEndpointStatus {
+                endpoint: e.clone(),
+                from,
+            }],
+            None,
+        )
+    };
+    store
+        .commit(change(&disabled, EndpointStatus::Enabled))
+        .await
+        .unwrap();
+    assert!(matches!(
+        store
+            .commit(change(&disabled, EndpointStatus::Enabled))
+            .await,
+        Err(CommitError::Conflict)
+    ));
+    assert_eq!(
+        store.endpoints(OWNER).await.unwrap()[0].endpoint.status,
+        EndpointStatus::Disabled
+    );
+    store
+        .commit(set(
+            vec![Write::InsertEvent(event(
+                EventType::DecisionCompleted,
+                2_000,
+            ))],
+            None,
+        ))
+        .await
+        .unwrap();
+    assert!(
+        store
+            .claim_deliveries(claim_at(i64::MAX, 0))
+            .await
+            .unwrap()
+            .is_empty(),
+        "neither the pending delivery nor a new event reaches it"
+    );
+    store
+        .commit(change(&endpoint, EndpointStatus::Disabled))
+        .await
+        .unwrap();
+    assert!(
+        store
+            .claim_deliveries(claim_at(i64::MAX, 0))
+            .await
+            .unwrap()
+            .is_empty(),
+        "the deliveries it missed stay ended"
+    );
+    store
+        .commit(set(
+            vec![Write::InsertEvent(event(EventType::OfferAccepted, 3_000))],
+            None,
+        ))
+        .await
+        .unwrap();
+    let claimed = store.claim_deliveries(claim_at(i64::MAX, 0)).await.unwrap();
+    assert_eq!(claimed.len(), 1, "enabled again, it takes new events");
+    assert_eq!(claimed[0].endpoint.status, EndpointStatus::Enabled);
+}
+
+/// A reset removes everything one owner has and puts its clock back; the
+/// other owner keeps everything, and the owner's event log still moves on.
+#[tokio::test]
+async fn a_reset_removes_one_owners_rows_only() {
+    let (store, _db) = store().await;
+    store.insert_client(active_client()).await.unwrap();
+    store.insert_client(client_named(OTHER)).await.unwrap();
+    store.commit(set_clock(OWNER, 0, 5_000)).await.unwrap();
+    let mut apps = Vec::new();
+    for owner in [OWNER, OTHER] {
+        let mut app = application(1_000);
+        app.owner = owner.into();
+        let funded = app
+            .accept(
+                lendhub_domain::payment::BankAccount::BankSettle,
+                SandboxId::new_random(1_000),
+                at(1_000),
+            )
+            .unwrap();
+        let payment = funded.funding.clone().unwrap();
+        let mut writes = set(
+            vec![
+                Write::InsertEndpoint(EndpointRecord {
+                    endpoint: endpoint_of(owner),
+                    sealed_secret: vec![1],
+                }),
+                Write::InsertApplication(record(&app)),
+                Write::InsertPayment(payment),
+                Write::InsertEvent(event_of(owner, EventType::ApplicationCreated, 1_000)),
+            ],
+            None,
+        );
+        writes.idempotency = Some(IdempotencyRecord {
+            owner: owner.into(),
+            ..idempotency("made-it", 1_000)
+        });
+        store.commit(writes).await.unwrap();
+        apps.push(app);
+    }
+    let before = store.event_log_position(OWNER).await.unwrap();
+    let mut reset = set(
+        vec![Write::ResetOwner {
+            owner: OWNER.into(),
+            keep_key: Some("reset-key".into()),
+        }],
+        None,
+    );
+    reset.idempotency = Some(idempotency("reset-key", 2_000));
+    store.commit(reset).await.unwrap();
+
+    assert!(
+        store
+            .application(OWNER, apps[0].id.as_str())
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(event_count(store.as_ref()).await, 0);
+    assert_eq!(store.event_log_position(OWNER).await.unwrap(), None);
+    assert!(store.endpoints(OWNER).await.unwrap().is_empty());
+    assert!(store.idempotency(OWNER, "made-it").await.unwrap().is_none());
+    assert!(
+        store
+            .idempotency(OWNER, "reset-key")
+            .await
+            .unwrap()
+            .is_some(),
+        "the reset's own key stays, so a retry replays it"
+    );
+    assert!(
+        matches!(
+            store.commit(set_clock(OWNER, 5_000, 6_000)).await,
+            Err(CommitError::Conflict)
+        ),
+        "the clock is back at zero"
+    );
+    store.commit(set_clock(OWNER, 0, 0)).await.unwrap();
+    assert!(
+        store
+            .claim_deliveries(claim_at(i64::MAX, 0))
+            .await
+            .unwrap()
+            .iter()
+            .all(|c| c.delivery.owner == OTHER),
+        "the owner's deliveries are gone"
+    );
+
+    assert!(
+        store
+            .application(OTHER, apps[1].id.as_str())
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert_eq!(store.endpoints(OTHER).await.unwrap().len(), 1);
+    assert!(store.idempotency(OTHER, "made-it").await.unwrap().is_some());
+    assert!(store.event_log_position(OTHER).await.unwrap().is_some());
+
+    store
+        .commit(set(
+            vec![Write::InsertEvent(event(
+                EventType::ApplicationCreated,
+                3_000,
+            ))],
+            None,
+        ))
+        .await
+        .unwrap();
+    assert!(
+        store.event_log_position(OWNER).await.unwrap() > before,
+        "positions are never reused, so a page kept from before is never served"
+    );
 }

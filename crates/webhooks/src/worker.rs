@@ -1,15 +1,21 @@
 //! The outbox worker: leases due deliveries, attempts them concurrently, and
 //! records each outcome with its next retry time from the domain schedule.
 //! State lives in the database, so deliveries survive restarts and several
-//! workers can share one outbox.
+//! workers can share one outbox. A delivery's times are on its owner's test
+//! clock; when its last attempt fails, the endpoint is disabled.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use lendhub_domain::clock::{Clock, from_unix_ms, unix_ms};
 use lendhub_domain::crypto::MasterKey;
-use lendhub_domain::webhook::next_attempt_at;
-use lendhub_store::{ClaimedDelivery, DeliveryClaim, DeliveryResult, Store};
+use lendhub_domain::events::Event;
+use lendhub_domain::test_clock::ClientClock;
+use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint, next_attempt_at};
+use lendhub_store::{
+    ClaimedDelivery, CommitError, DeliveryClaim, DeliveryResult, Store, Write, WriteSet,
+};
+use time::OffsetDateTime;
 use tokio::sync::Notify;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
@@ -19,6 +25,12 @@ use crate::sender::Sender;
 
 const BATCH: u32 = 64;
 const IDLE_POLL: Duration = Duration::from_secs(1);
+
+/// Renders the event that reports an endpoint's disabling: the event
+/// envelope and the endpoint's JSON belong to the surface that owns them.
+pub trait EndpointEvents: Send + Sync + 'static {
+    fn disabled(&self, endpoint: &WebhookEndpoint, at: OffsetDateTime) -> Result<Event, String>;
+}
 
 pub struct Outbox {
     pub store: Arc<dyn Store>,
@@ -30,6 +42,7 @@ pub struct Outbox {
     /// How long a claim lasts; a worker never re-claims its own in-flight
     /// deliveries, so this only matters when a worker dies mid-attempt.
     pub lease: Duration,
+    pub endpoint_events: Arc<dyn EndpointEvents>,
 }
 
 fn real_now_ms() -> i64 {
@@ -91,7 +104,9 @@ impl Outbox {
                 duration_ms: 0,
             },
         };
-        let now = self.clock.now();
+        // The owner's clock: retries are scheduled, and the 72 h deadline
+        // reached, on the same clock the delivery was queued on.
+        let now = ClientClock::new(claimed.clock_offset_ms).now(self.clock.now());
         let at_ms = unix_ms(now);
         let result = if attempt.succeeded() {
             metrics::counter!("webhook_deliveries_total", "outcome" => "delivered").increment(1);
@@ -109,6 +124,12 @@ impl Outbox {
                 next_attempt_at(d.first_due, base.max(d.first_due), d.attempt, jitter).map(unix_ms);
             tracing::info!(delivery = d.id, event = %d.event_id, endpoint = %d.endpoint_id, attempt = d.attempt,
                 error = attempt.error.as_deref().unwrap_or(""), retry_at = ?retry.map(from_unix_ms), "webhook delivery failed");
+            if retry.is_none() && !self.disable(&claimed.endpoint, now).await {
+                // Not recorded: the lease lapses, the attempt runs again, and
+                // disabling is tried again. The endpoint is never left
+                // enabled behind a delivery marked as given up.
+                return;
+            }
             DeliveryResult::Failed {
                 id: d.id,
                 status: attempt.status,
@@ -120,6 +141,45 @@ impl Outbox {
         if let Err(e) = self.store.finish_delivery(result).await {
             // The lease lapses and another pass retries it: at-least-once.
             tracing::warn!(error = %e, delivery = d.id, "could not record a webhook delivery outcome");
+        }
+    }
+
+    /// The delivery's schedule ran out (~72 h of failures on the owner's
+    /// clock): the endpoint is disabled, its pending deliveries end, and the
+    /// owner gets a `webhook_endpoint.disabled` event, all in one commit.
+    /// `false` if that could not be stored.
+    async fn disable(&self, endpoint: &WebhookEndpoint, now: OffsetDateTime) -> bool {
+        let disabled = WebhookEndpoint {
+            status: EndpointStatus::Disabled,
+            ..endpoint.clone()
+        };
+        let event = match self.endpoint_events.disabled(&disabled, now) {
+            Ok(event) => event,
+            Err(e) => {
+                tracing::error!(error = %e, endpoint = %endpoint.id, "could not render the endpoint's disabling");
+                return false;
+            }
+        };
+        let mut writes = WriteSet::default();
+        writes
+            .push(Write::SetEndpointStatus {
+                endpoint: disabled,
+                from: EndpointStatus::Enabled,
+            })
+            .push(Write::InsertEvent(event));
+        match self.store.commit(writes).await {
+            Ok(()) => {
+                tracing::warn!(endpoint = %endpoint.id, owner = %endpoint.owner,
+                    "webhook endpoint disabled: its delivery schedule ran out");
+                self.wake.notify_one();
+                true
+            }
+            // Already disabled (another delivery's schedule ran out first).
+            Err(CommitError::Conflict) => true,
+            Err(e) => {
+                tracing::warn!(error = %e, endpoint = %endpoint.id, "could not disable a webhook endpoint");
+                false
+            }
         }
     }
 }

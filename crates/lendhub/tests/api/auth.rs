@@ -87,7 +87,7 @@ async fn health_openapi_and_fixtures() {
     assert_eq!(spec.body["info"]["version"], "2026-08-11.1");
     let token = app.caller().await;
     let fixtures = app.get(&token, "/v1/fixtures").await.body;
-    assert_eq!(fixtures["version"], "2026-08-11.1");
+    assert_eq!(fixtures["version"], "2026-08-11.2");
     let outcome = |n: &str| {
         fixtures["companies"]
             .as_array()
@@ -99,6 +99,7 @@ async fn health_openapi_and_fixtures() {
     };
     assert_eq!(outcome("00000401"), "approved");
     assert_eq!(outcome("00000402"), "referred");
+    assert_eq!(outcome("00000407"), "referred");
     for n in ["00000403", "00000404", "00000405"] {
         assert_eq!(outcome(n), "declined");
     }
@@ -107,7 +108,7 @@ async fn health_openapi_and_fixtures() {
         fixtures["repayment_test_amounts"].as_array().unwrap().len(),
         4
     );
-    assert_eq!(fixtures["event_types"].as_array().unwrap().len(), 7);
+    assert_eq!(fixtures["event_types"].as_array().unwrap().len(), 9);
 }
 
 #[tokio::test]

@@ -133,7 +133,9 @@ async fn failed_deliveries_retry_on_the_clock() {
     let token = app.caller().await;
     let receiver = Receiver::start(&[500, 503]).await;
     register(&app, &token, &receiver.url, json!(["decision.completed"])).await;
-    app.create_application(&token, "00000402", 5_000).await;
+    // Approved: one decision. (A referred one would be settled within the
+    // 80 h this test moves the clock, with a second decision.)
+    app.create_application(&token, "00000401", 5_000).await;
     eventually("the first attempt", || receiver.count() == 1).await;
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert_eq!(

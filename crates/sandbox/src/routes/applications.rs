@@ -99,10 +99,11 @@ pub async fn create(
         method: "POST",
         path: uri.path(),
         body: &body.raw,
+        now_ms: lendhub_domain::clock::unix_ms(caller.now(&state)),
     };
     idempotency::run(&state, guarded, || async {
         let (company_number, amount) = validate(&body.value)?;
-        let now = state.clock.now();
+        let now = caller.now(&state);
         let id = SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64);
         let decision = decide(&company_number, amount);
         let app = Application::new(
@@ -195,6 +196,7 @@ pub async fn accept(
         method: "POST",
         path: uri.path(),
         body: &body.raw,
+        now_ms: lendhub_domain::clock::unix_ms(caller.now(&state)),
     };
     idempotency::run(&state, guarded, || async {
         let bank = match body.value.bank_account.as_deref() {
@@ -209,7 +211,7 @@ pub async fn accept(
             })?,
         };
         let app = load(&state, &caller.client_id, id.as_str()).await?;
-        let now = state.clock.now();
+        let now = caller.now(&state);
         let payment_id = SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64);
         let next = app
             .accept(bank, payment_id, now)

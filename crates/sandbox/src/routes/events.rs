@@ -190,6 +190,7 @@ pub async fn replay(
         method: "POST",
         path: uri.path(),
         body: &body.raw,
+        now_ms: lendhub_domain::clock::unix_ms(caller.now(&state)),
     };
     idempotency::run(&state, guarded, || async {
         let event = state

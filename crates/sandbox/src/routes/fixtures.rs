@@ -1,7 +1,7 @@
 use axum::Json;
-use lendhub_domain::decisioning::decide;
+use lendhub_domain::decisioning::{Outcome, UNDERWRITING_DELAY, decide, review};
 use lendhub_domain::events::EventType;
-use lendhub_domain::fixtures::{DECISION_RULE, RESERVED, VERSION};
+use lendhub_domain::fixtures::{DECISION_RULE, REFERRAL_RULE, RESERVED, VERSION};
 use lendhub_domain::payment::{BankAccount, REPAYMENT_TEST_AMOUNTS};
 use serde::Serialize;
 use utoipa::ToSchema;
@@ -18,6 +18,8 @@ pub struct Fixtures {
     companies: Vec<Company>,
     /// How every company number not listed is decided.
     decision_rule: &'static str,
+    /// How a referred application is settled, and when.
+    referral_rule: &'static str,
     bank_accounts: Vec<Described>,
     repayment_test_amounts: Vec<RepaymentTestAmount>,
     /// Any other repayment amount settles.
@@ -34,6 +36,24 @@ struct Company {
     /// The engine's outcome for a £10,000 (1000000 pence) application.
     outcome: String,
     reasons: Vec<ReasonView>,
+    /// For a referred company: how the underwriter settles that application.
+    referral: Option<Referral>,
+}
+
+#[derive(Serialize, ToSchema)]
+struct Referral {
+    /// Seconds after the decision, on the client's test clock.
+    resolves_after_seconds: i64,
+    /// `approved` or `declined`.
+    outcome: String,
+    reasons: Vec<ReasonView>,
+}
+
+fn outcome_name(o: Outcome) -> String {
+    serde_json::to_value(o)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
 }
 
 #[derive(Serialize, ToSchema)]
@@ -57,16 +77,22 @@ pub async fn fixtures(_: Reader) -> Result<Json<Fixtures>, SandboxError> {
         .iter()
         .map(|c| {
             let d = decide(c.company_number, 1_000_000);
+            let referral = (d.outcome == Outcome::Referred).then(|| {
+                let settled = review(c.company_number, 1_000_000);
+                Referral {
+                    resolves_after_seconds: UNDERWRITING_DELAY.whole_seconds(),
+                    outcome: outcome_name(settled.outcome),
+                    reasons: settled.reasons.iter().map(ReasonView::from).collect(),
+                }
+            });
             Company {
                 company_number: c.company_number,
                 name: c.name,
                 scenario: c.scenario,
                 credit_limit_pence: c.profile.credit_limit_pence,
-                outcome: serde_json::to_value(d.outcome)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_owned))
-                    .unwrap_or_default(),
+                outcome: outcome_name(d.outcome),
                 reasons: d.reasons.iter().map(ReasonView::from).collect(),
+                referral,
             }
         })
         .collect();
@@ -75,6 +101,7 @@ pub async fn fixtures(_: Reader) -> Result<Json<Fixtures>, SandboxError> {
         version: VERSION,
         companies,
         decision_rule: DECISION_RULE,
+        referral_rule: REFERRAL_RULE,
         bank_accounts: BankAccount::ALL
             .iter()
             .map(|b| Described {

@@ -1,10 +1,11 @@
 //! The sandbox router: every route registered together with its OpenAPI entry.
 
 mod applications;
-mod events;
+pub(crate) mod events;
 mod fixtures;
 mod health;
 mod payments;
+mod test_helpers;
 mod token;
 mod webhook_endpoints;
 
@@ -29,8 +30,13 @@ pub(crate) fn api() -> OpenApiRouter<SandboxState> {
         .routes(routes!(applications::accept))
         .routes(routes!(payments::create))
         .routes(routes!(webhook_endpoints::create))
+        .routes(routes!(webhook_endpoints::enable))
         .routes(routes!(events::list))
         .routes(routes!(events::replay))
+        .routes(routes!(test_helpers::clock::get))
+        .routes(routes!(test_helpers::clock::advance))
+        .routes(routes!(test_helpers::events::create))
+        .routes(routes!(test_helpers::reset::reset))
 }
 
 /// The sandbox's routes with their state; layers are added by the server.

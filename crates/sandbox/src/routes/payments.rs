@@ -72,11 +72,12 @@ pub async fn create(
         method: "POST",
         path: uri.path(),
         body: &body.raw,
+        now_ms: lendhub_domain::clock::unix_ms(caller.now(&state)),
     };
     idempotency::run(&state, guarded, || async {
         let (application_id, amount) = validate(&body.value)?;
         let app = load(&state, &caller.client_id, &application_id).await?;
-        let now = state.clock.now();
+        let now = caller.now(&state);
         let id = SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64);
         let (next, payment) = app
             .repay(

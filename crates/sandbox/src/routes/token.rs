@@ -136,6 +136,7 @@ pub async fn issue(
         scopes: granted.render(),
         expires_at_ms: now + state.token_ttl_seconds * 1000,
         created_at_ms: now,
+        clock_offset_ms: 0,
     };
     let mut writes = WriteSet::default();
     writes.push(Write::InsertToken(record));

@@ -9,7 +9,7 @@ use lendhub_domain::ids::SandboxId;
 use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint, generate_secret};
 use lendhub_http::FieldIssue;
 use lendhub_http::headers::IdempotencyKey;
-use lendhub_http::json::JsonBody;
+use lendhub_http::json::{JsonBody, OptionalJsonBody};
 use lendhub_store::{EndpointRecord, Write, WriteSet};
 use lendhub_webhooks::SECRET_PURPOSE;
 use lendhub_webhooks::policy::UrlRejection;
@@ -18,7 +18,9 @@ use utoipa::ToSchema;
 
 use crate::auth::Writer;
 use crate::error::SandboxError;
+use crate::event_log::event;
 use crate::idempotency::{self, Guarded, Prepared};
+use crate::path_id::PathId;
 use crate::state::SandboxState;
 use crate::views::{ErrorEnvelope, WebhookEndpointView};
 
@@ -106,6 +108,7 @@ pub async fn create(
         method: "POST",
         path: uri.path(),
         body: &body.raw,
+        now_ms: lendhub_domain::clock::unix_ms(caller.now(&state)),
     };
     idempotency::run(&state, guarded, || async {
         let input = &body.value;
@@ -143,7 +146,7 @@ pub async fn create(
         if state.store.endpoints(&caller.client_id).await?.len() >= MAX_ENDPOINTS {
             return Err(SandboxError::WebhookEndpointLimit(MAX_ENDPOINTS));
         }
-        let now = state.clock.now();
+        let now = caller.now(&state);
         let endpoint = WebhookEndpoint {
             id: SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64),
             owner: caller.client_id.clone(),
@@ -162,6 +165,77 @@ pub async fn create(
             sealed_secret,
         }));
         Prepared::json(StatusCode::CREATED, &view, writes)
+    })
+    .await
+}
+
+/// The enable request takes no members; an empty body is fine.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnableWebhookEndpoint {}
+
+/// Re-enable an endpoint, typically one disabled after ~72 h of failed
+/// deliveries. Emits `webhook_endpoint.enabled`; an endpoint that is already
+/// enabled is returned unchanged, with no event.
+#[utoipa::path(post, operation_id = "enableWebhookEndpoint", path = "/v1/webhook-endpoints/{id}/enable", tag = "webhooks", security(("oauth2" = ["sandbox:write"])),
+    params(("id" = String, Path, pattern = "^[0-9A-HJKMNP-TV-Z]{26}$"), ("Idempotency-Key" = String, Header)),
+    request_body(content = Option<EnableWebhookEndpoint>, description = "optional, empty"),
+    responses((status = 200, body = WebhookEndpointView), (status = 400, body = ErrorEnvelope),
+        (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope), (status = 404, body = ErrorEnvelope),
+        (status = 409, description = "the endpoint changed concurrently; retry", body = ErrorEnvelope),
+        (status = 413, body = ErrorEnvelope), (status = 415, body = ErrorEnvelope)))]
+pub async fn enable(
+    State(state): State<SandboxState>,
+    Writer(caller): Writer,
+    PathId(id): PathId,
+    IdempotencyKey(key): IdempotencyKey,
+    uri: Uri,
+    body: OptionalJsonBody<EnableWebhookEndpoint>,
+) -> Result<Response, SandboxError> {
+    let now = caller.now(&state);
+    let guarded = Guarded {
+        owner: &caller.client_id,
+        key: &key,
+        method: "POST",
+        path: uri.path(),
+        body: &body.raw,
+        now_ms: lendhub_domain::clock::unix_ms(now),
+    };
+    idempotency::run(&state, guarded, || async {
+        let stored = state
+            .store
+            .endpoints(&caller.client_id)
+            .await?
+            .into_iter()
+            .find(|r| r.endpoint.id == id)
+            .ok_or(SandboxError::NotFound("webhook endpoint"))?
+            .endpoint;
+        let mut writes = WriteSet::default();
+        let endpoint = if stored.status == EndpointStatus::Enabled {
+            stored
+        } else {
+            let enabled = WebhookEndpoint {
+                status: EndpointStatus::Enabled,
+                ..stored
+            };
+            writes
+                .push(Write::SetEndpointStatus {
+                    endpoint: enabled.clone(),
+                    from: EndpointStatus::Disabled,
+                })
+                .push(Write::InsertEvent(event(
+                    &caller.client_id,
+                    EventType::WebhookEndpointEnabled,
+                    &WebhookEndpointView::new(&enabled, None),
+                    now,
+                )?));
+            enabled
+        };
+        Prepared::json(
+            StatusCode::OK,
+            &WebhookEndpointView::new(&endpoint, None),
+            writes,
+        )
     })
     .await
 }

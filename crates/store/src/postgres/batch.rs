@@ -148,6 +148,16 @@ async fn commit_batch(pool: &Pool, jobs: Vec<Job>) {
     }
 }
 
+/// Commits one write set in a transaction of its own, outside the batches:
+/// for a reset, whose deletions would otherwise depend on where other jobs
+/// of its batch fell around it.
+pub(crate) async fn commit_alone(pool: &Pool, set: WriteSet) -> Result<(), CommitError> {
+    let mut client = pool.get().await.map_err(errors::pool)?;
+    let tx = client.transaction().await.map_err(errors::db)?;
+    let mut outcomes = run_batch(tx, &[&set]).await?;
+    outcomes.pop().unwrap_or(Ok(()))
+}
+
 type Step<'t> = Pin<Box<dyn Future<Output = Result<u64, tokio_postgres::Error>> + Send + 't>>;
 
 fn step<'t>(tx: &'t Transaction<'_>, (statement, params): (Statement, Vec<Param<'t>>)) -> Step<'t> {

@@ -226,6 +226,9 @@ impl Store for PgStore {
     }
 
     async fn commit(&self, set: WriteSet) -> Result<(), CommitError> {
+        if set.resets() {
+            return batch::commit_alone(&self.pool, set).await;
+        }
         self.batcher.commit(set).await
     }
 
@@ -240,15 +243,35 @@ impl Store for PgStore {
         outbox::finish(&*self.conn().await?, &result).await
     }
 
+    async fn due_referrals(
+        &self,
+        owner: Option<&str>,
+        service_now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<DueReferral>, StoreError> {
+        reads::due_referrals(&*self.conn().await?, owner, service_now_ms, limit).await
+    }
+
     async fn prune(
         &self,
         idempotency_before_ms: i64,
         tokens_expired_before_ms: i64,
     ) -> Result<u64, StoreError> {
         let c = self.conn().await?;
+        // Clock offsets are never negative: a record past the service
+        // clock's cut-off has expired for every owner. Owners whose clocks
+        // run ahead expire theirs sooner.
         let keys = c
             .execute(
                 "DELETE FROM idempotency_keys WHERE created_at_ms < $1",
+                &[&idempotency_before_ms],
+            )
+            .await
+            .map_err(db)?
+            + c.execute(
+                "DELETE FROM idempotency_keys k USING sandbox_clients c
+                 WHERE c.client_id = k.owner AND c.clock_offset_ms > 0
+                   AND k.created_at_ms - c.clock_offset_ms < $1",
                 &[&idempotency_before_ms],
             )
             .await

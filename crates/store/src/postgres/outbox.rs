@@ -5,27 +5,32 @@ use super::errors::db;
 use super::reads::{from_json, get, sandbox_id};
 use crate::error::StoreError;
 use crate::model::*;
-use lendhub_domain::clock::from_unix_ms;
+use lendhub_domain::clock::{from_unix_ms, unix_ms};
 use lendhub_domain::webhook::{Delivery, WebhookEndpoint};
 
 /// Leases up to `limit` due deliveries to enabled endpoints, in one statement.
 /// `SKIP LOCKED` lets every instance's worker claim at once without waiting
 /// on or double-claiming each other's rows; a lease that has lapsed (its
 /// worker died) makes a delivery claimable again.
+///
+/// Due times are on the owner's clock, so each is compared with the service
+/// clock (`$1`) plus its owner's offset; the scan covers the pending rows
+/// (a partial index), not only the due ones.
 const CLAIM: &str = "WITH due AS (
-        SELECT d.id FROM deliveries d
+        SELECT d.id, coalesce(c.clock_offset_ms, 0) AS clock_offset_ms FROM deliveries d
         JOIN webhook_endpoints w ON w.id = d.endpoint_id
-        WHERE d.state = 'pending' AND d.due_ms <= $1
+        LEFT JOIN sandbox_clients c ON c.client_id = d.owner
+        WHERE d.state = 'pending' AND d.due_ms - coalesce(c.clock_offset_ms, 0) <= $1
           AND (d.lease_until_ms IS NULL OR d.lease_until_ms < $2)
           AND w.status = 'enabled'
-        ORDER BY d.due_ms, d.id
+        ORDER BY d.due_ms - coalesce(c.clock_offset_ms, 0), d.id
         LIMIT $3
         FOR UPDATE OF d SKIP LOCKED)
     UPDATE deliveries d SET lease_until_ms = $4
     FROM due, webhook_endpoints w, events e
     WHERE d.id = due.id AND w.id = d.endpoint_id AND e.id = d.event_id
     RETURNING d.id, d.event_id, d.endpoint_id, d.owner, d.attempt, d.first_due_ms, d.due_ms,
-              w.body, w.sealed_secret, e.body";
+              w.body, w.sealed_secret, e.body, due.clock_offset_ms";
 
 pub async fn claim(c: &Client, q: &DeliveryClaim) -> Result<Vec<ClaimedDelivery>, StoreError> {
     let statement = c.prepare_cached(CLAIM).await.map_err(db)?;
@@ -51,14 +56,16 @@ pub async fn claim(c: &Client, q: &DeliveryClaim) -> Result<Vec<ClaimedDelivery>
                     first_due: from_unix_ms(get(r, 5)?),
                     due: from_unix_ms(get(r, 6)?),
                 },
-                url: endpoint.url,
+                url: endpoint.url.clone(),
                 sealed_secret: get(r, 8)?,
                 body: get(r, 9)?,
+                endpoint,
+                clock_offset_ms: get(r, 10)?,
             })
         })
         .collect::<Result<_, StoreError>>()?;
     // RETURNING does not keep the CTE's order.
-    claimed.sort_by_key(|d| (d.delivery.due, d.delivery.id));
+    claimed.sort_by_key(|d| (unix_ms(d.delivery.due) - d.clock_offset_ms, d.delivery.id));
     Ok(claimed)
 }
 

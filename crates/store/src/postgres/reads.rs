@@ -86,7 +86,7 @@ pub async fn clients(c: &Client) -> Result<Vec<ClientRecord>, StoreError> {
 pub async fn token(c: &Client, selector: &[u8; 16]) -> Result<Option<TokenRecord>, StoreError> {
     let row = one(
         c,
-        "SELECT t.verifier_hash, t.client_id, t.scopes, t.expires_at_ms, t.created_at_ms
+        "SELECT t.verifier_hash, t.client_id, t.scopes, t.expires_at_ms, t.created_at_ms, c.clock_offset_ms
          FROM sandbox_tokens t JOIN sandbox_clients c ON c.client_id = t.client_id
          WHERE t.selector = $1 AND c.status = 'active'",
         &[&&selector[..]],
@@ -100,6 +100,7 @@ pub async fn token(c: &Client, selector: &[u8; 16]) -> Result<Option<TokenRecord
             scopes: get(&r, 2)?,
             expires_at_ms: get(&r, 3)?,
             created_at_ms: get(&r, 4)?,
+            clock_offset_ms: get(&r, 5)?,
         })
     })
     .transpose()
@@ -256,6 +257,39 @@ pub async fn idempotency(
         })
     })
     .transpose()
+}
+
+/// Referred applications whose review is due on their owner's clock.
+pub async fn due_referrals(
+    c: &Client,
+    owner: Option<&str>,
+    service_now_ms: i64,
+    limit: u32,
+) -> Result<Vec<DueReferral>, StoreError> {
+    let mine = if owner.is_some() {
+        "AND a.owner = $3"
+    } else {
+        "AND $3::text IS NULL"
+    };
+    let sql = format!(
+        "SELECT a.body, coalesce(c.clock_offset_ms, 0) FROM applications a
+         LEFT JOIN sandbox_clients c ON c.client_id = a.owner
+         WHERE a.review_due_ms IS NOT NULL
+           AND a.review_due_ms - coalesce(c.clock_offset_ms, 0) <= $1 {mine}
+         ORDER BY a.review_due_ms - coalesce(c.clock_offset_ms, 0), a.id
+         LIMIT $2"
+    );
+    let limit = i64::from(limit);
+    all(c, &sql, &[&service_now_ms, &limit, &owner])
+        .await?
+        .iter()
+        .map(|r| {
+            Ok(DueReferral {
+                application: from_json(get(r, 0)?)?,
+                clock_offset_ms: get(r, 1)?,
+            })
+        })
+        .collect()
 }
 
 pub async fn setting(c: &Client, name: &str) -> Result<Option<Vec<u8>>, StoreError> {

@@ -17,13 +17,16 @@ use lendhub_domain::events::{ALL_EVENTS, Event};
 
 pub(crate) type Param<'a> = Box<dyn ToSql + Sync + Send + 'a>;
 
-/// One row if the key is now ours; none if another request holds it. A key
-/// another transaction has inserted but not committed makes this wait for
-/// that transaction, so the answer is always final.
+/// One row if the key is now ours (new, or replacing a record that expired
+/// on the owner's clock); none if another request holds it. A key another
+/// transaction has inserted but not committed makes this wait for that
+/// transaction, so the answer is always final.
 const CLAIM_KEY: &str =
     "INSERT INTO idempotency_keys (owner, key, fingerprint, status, body, created_at_ms)
      VALUES ($1, $2, $3, $4, $5, $6)
-     ON CONFLICT (owner, key) DO NOTHING";
+     ON CONFLICT (owner, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
+         status = EXCLUDED.status, body = EXCLUDED.body, created_at_ms = EXCLUDED.created_at_ms
+     WHERE idempotency_keys.created_at_ms <= EXCLUDED.created_at_ms - $7";
 
 /// Gives back a key claimed by a job that then failed another check.
 const RELEASE_KEY: &str = "DELETE FROM idempotency_keys WHERE owner = $1 AND key = $2";
@@ -38,13 +41,49 @@ const LOCK_APPLICATION: &str = "SELECT 1 FROM applications
 const LOCK_CLIENT: &str = "SELECT 1 FROM sandbox_clients
      WHERE client_id = $1 AND status = 'active' FOR SHARE";
 
+/// One row, locked until commit, if the client's clock is still at the
+/// offset the advance was computed from.
+const LOCK_CLOCK: &str = "SELECT 1 FROM sandbox_clients
+     WHERE client_id = $1 AND clock_offset_ms = $2 FOR UPDATE";
+
+/// One row, locked until commit, if the endpoint still has the status the
+/// change was computed from.
+const LOCK_ENDPOINT: &str = "SELECT 1 FROM webhook_endpoints
+     WHERE id = $1 AND owner = $2 AND status = $3 FOR UPDATE";
+
+/// The row is locked by this transaction's check.
+const SET_CLOCK: &str = "UPDATE sandbox_clients SET clock_offset_ms = $2 WHERE client_id = $1";
+
+/// The row is locked by this transaction's check.
+const SET_ENDPOINT_STATUS: &str =
+    "UPDATE webhook_endpoints SET status = $3, body = $4 WHERE id = $1 AND owner = $2";
+
+/// A disabled endpoint is not attempted: its pending deliveries end.
+const END_DELIVERIES: &str = "UPDATE deliveries
+     SET state = 'failed', last_error = 'endpoint disabled', lease_until_ms = NULL
+     WHERE endpoint_id = $1 AND state = 'pending'";
+
+/// A reset, in order: what refers to events and applications goes first.
+/// The event head stays, so an owner's sequence never reuses a number (the
+/// event-log position still moves). The reset's own key stays, so repeating
+/// the reset replays its answer instead of wiping what came after it.
+const RESET: [&str; 7] = [
+    "DELETE FROM applications WHERE owner = $1",
+    "DELETE FROM payments WHERE owner = $1",
+    "DELETE FROM events WHERE owner = $1",
+    "DELETE FROM webhook_endpoints WHERE owner = $1",
+    "DELETE FROM deliveries WHERE owner = $1",
+    "DELETE FROM idempotency_keys WHERE owner = $1 AND key IS DISTINCT FROM $2",
+    "UPDATE sandbox_clients SET clock_offset_ms = 0 WHERE client_id = $1",
+];
+
 const INSERT_APPLICATION: &str =
-    "INSERT INTO applications (id, owner, status, version, created_at_ms, body, rendered)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    "INSERT INTO applications (id, owner, status, version, created_at_ms, body, rendered, review_due_ms)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
 
 /// The row is locked by this transaction's check.
 const UPDATE_APPLICATION: &str =
-    "UPDATE applications SET status = $3, version = $4, body = $5, rendered = $6
+    "UPDATE applications SET status = $3, version = $4, body = $5, rendered = $6, review_due_ms = $7
      WHERE id = $1 AND owner = $2";
 
 const INSERT_PAYMENT: &str = "INSERT INTO payments (id, owner, application_id, created_at_ms, body)
@@ -91,24 +130,36 @@ pub(crate) enum Check<'a> {
     Version(&'a lendhub_domain::application::Application),
     /// The token's client is still active.
     ActiveClient(&'a str),
+    /// The client's clock is still at this offset.
+    Clock(&'a str, i64),
+    /// The endpoint still has this status.
+    EndpointStatus(
+        &'a lendhub_domain::webhook::WebhookEndpoint,
+        lendhub_domain::webhook::EndpointStatus,
+    ),
 }
 
 impl Check<'_> {
     /// Checks run in this order in every batch on every instance, so two
     /// batches that need the same rows take them in the same order and never
-    /// deadlock: keys, then applications, then clients, each sorted.
+    /// deadlock: keys, then applications, then clients, then endpoints, each
+    /// sorted. A client's clock (an exclusive lock) comes before its share
+    /// lock, so a batch holding both never waits for a share it must upgrade.
     fn rank(&self) -> (u8, &str, &str) {
         match self {
             Check::Key(r) => (0, &r.owner, &r.key),
             Check::Version(a) => (1, a.id.as_str(), ""),
-            Check::ActiveClient(id) => (2, id, ""),
+            Check::Clock(id, _) => (2, id, ""),
+            Check::ActiveClient(id) => (2, id, "share"),
+            Check::EndpointStatus(e, _) => (3, e.id.as_str(), ""),
         }
     }
 }
 
 /// The checks of a batch's jobs, each with its job's index, in lock order.
-/// A second update of one application within a batch cannot follow the first
-/// (it was computed from the same version): it is returned as failed.
+/// A second conditional change of one row within a batch (an application's
+/// version, a clock, an endpoint's status) cannot follow the first (both
+/// were computed from the same state): it is returned as failed.
 pub(crate) fn checks<'a>(sets: &[&'a WriteSet]) -> (Vec<(usize, Check<'a>)>, Vec<usize>) {
     let mut checks = Vec::new();
     let mut repeated = Vec::new();
@@ -118,16 +169,33 @@ pub(crate) fn checks<'a>(sets: &[&'a WriteSet]) -> (Vec<(usize, Check<'a>)>, Vec
             checks.push((job, Check::Key(record)));
         }
         for write in &set.writes {
-            match write {
-                Write::UpdateApplication(r) => {
-                    if updated.insert(r.application.id.as_str()) {
-                        checks.push((job, Check::Version(&r.application)));
-                    } else {
-                        repeated.push(job);
-                    }
+            let (row, check) = match write {
+                Write::UpdateApplication(r) => (
+                    ("application", r.application.id.as_str()),
+                    Check::Version(&r.application),
+                ),
+                Write::SetClock {
+                    owner,
+                    from_offset_ms,
+                    ..
+                } => (
+                    ("clock", owner.as_str()),
+                    Check::Clock(owner, *from_offset_ms),
+                ),
+                Write::SetEndpointStatus { endpoint, from } => (
+                    ("endpoint", endpoint.id.as_str()),
+                    Check::EndpointStatus(endpoint, *from),
+                ),
+                Write::InsertToken(t) => {
+                    checks.push((job, Check::ActiveClient(&t.client_id)));
+                    continue;
                 }
-                Write::InsertToken(t) => checks.push((job, Check::ActiveClient(&t.client_id))),
-                _ => {}
+                _ => continue,
+            };
+            if updated.insert(row) {
+                checks.push((job, check));
+            } else {
+                repeated.push(job);
             }
         }
     }
@@ -141,6 +209,12 @@ pub(crate) struct Statements {
     release_key: Statement,
     lock_application: Statement,
     lock_client: Statement,
+    lock_clock: Statement,
+    lock_endpoint: Statement,
+    set_clock: Statement,
+    set_endpoint_status: Statement,
+    end_deliveries: Statement,
+    reset: Vec<Statement>,
     insert_application: Statement,
     update_application: Statement,
     payment: Statement,
@@ -157,6 +231,18 @@ impl Statements {
             release_key: p(RELEASE_KEY).await?,
             lock_application: p(LOCK_APPLICATION).await?,
             lock_client: p(LOCK_CLIENT).await?,
+            lock_clock: p(LOCK_CLOCK).await?,
+            lock_endpoint: p(LOCK_ENDPOINT).await?,
+            set_clock: p(SET_CLOCK).await?,
+            set_endpoint_status: p(SET_ENDPOINT_STATUS).await?,
+            end_deliveries: p(END_DELIVERIES).await?,
+            reset: {
+                let mut reset = Vec::with_capacity(RESET.len());
+                for sql in RESET {
+                    reset.push(p(sql).await?);
+                }
+                reset
+            },
             insert_application: p(INSERT_APPLICATION).await?,
             update_application: p(UPDATE_APPLICATION).await?,
             payment: p(INSERT_PAYMENT).await?,
@@ -178,6 +264,7 @@ impl Statements {
                     Box::new(i32::from(r.status)),
                     Box::new(r.body.as_slice()),
                     Box::new(r.created_at_ms),
+                    Box::new(lendhub_domain::idempotency::RETENTION.whole_milliseconds() as i64),
                 ],
             ),
             Check::Version(a) => (
@@ -189,6 +276,18 @@ impl Statements {
                 ],
             ),
             Check::ActiveClient(id) => (self.lock_client.clone(), vec![Box::new(*id) as Param<'a>]),
+            Check::Clock(id, offset) => (
+                self.lock_clock.clone(),
+                vec![Box::new(*id) as Param<'a>, Box::new(*offset)],
+            ),
+            Check::EndpointStatus(e, from) => (
+                self.lock_endpoint.clone(),
+                vec![
+                    Box::new(e.id.as_str()) as Param<'a>,
+                    Box::new(e.owner.as_str()),
+                    Box::new(from.as_str()),
+                ],
+            ),
         }
     }
 
@@ -232,11 +331,32 @@ impl Statements {
         &self,
         set: &'a WriteSet,
     ) -> Result<Vec<(Statement, Vec<Param<'a>>)>, StoreError> {
-        set.writes
-            .iter()
-            .filter(|w| !matches!(w, Write::InsertEvent(_)))
-            .map(|w| self.write(w))
-            .collect()
+        let mut statements = Vec::new();
+        for write in set.writes.iter() {
+            match write {
+                Write::InsertEvent(_) => {}
+                Write::SetEndpointStatus { endpoint, .. } => {
+                    statements.push(self.write(write)?);
+                    if endpoint.status == lendhub_domain::webhook::EndpointStatus::Disabled {
+                        statements.push((
+                            self.end_deliveries.clone(),
+                            vec![Box::new(endpoint.id.as_str()) as Param<'a>],
+                        ));
+                    }
+                }
+                Write::ResetOwner { owner, keep_key } => {
+                    for (i, statement) in self.reset.iter().enumerate() {
+                        let mut params = vec![Box::new(owner.as_str()) as Param<'a>];
+                        if RESET[i].contains("$2") {
+                            params.push(Box::new(keep_key.as_deref()));
+                        }
+                        statements.push((statement.clone(), params));
+                    }
+                }
+                _ => statements.push(self.write(write)?),
+            }
+        }
+        Ok(statements)
     }
 
     fn write<'a>(&self, write: &'a Write) -> Result<(Statement, Vec<Param<'a>>), StoreError> {
@@ -254,6 +374,7 @@ impl Statements {
                     Box::new(unix_ms(a.created_at)),
                     Box::new(json(a)?),
                     Box::new(rendered.as_str()),
+                    Box::new(a.review_due_at().map(unix_ms)),
                 ],
             ),
             Write::UpdateApplication(ApplicationRecord {
@@ -268,6 +389,7 @@ impl Statements {
                     Box::new(a.version),
                     Box::new(json(a)?),
                     Box::new(rendered.as_str()),
+                    Box::new(a.review_due_at().map(unix_ms)),
                 ],
             ),
             Write::InsertPayment(p) => (
@@ -296,11 +418,31 @@ impl Statements {
                     ],
                 )
             }
-            Write::InsertEvent(_) => {
+            Write::InsertEvent(_) | Write::ResetOwner { .. } => {
                 return Err(StoreError::Internal(
-                    "events are stored per batch, not per job".into(),
+                    "events are stored per batch, and a reset is several statements".into(),
                 ));
             }
+            Write::SetClock {
+                owner,
+                to_offset_ms,
+                ..
+            } => (
+                self.set_clock.clone(),
+                vec![
+                    Box::new(owner.as_str()) as Param<'a>,
+                    Box::new(*to_offset_ms),
+                ],
+            ),
+            Write::SetEndpointStatus { endpoint: e, .. } => (
+                self.set_endpoint_status.clone(),
+                vec![
+                    Box::new(e.id.as_str()) as Param<'a>,
+                    Box::new(e.owner.as_str()),
+                    Box::new(e.status.as_str()),
+                    Box::new(json(e)?),
+                ],
+            ),
             Write::InsertToken(t) => (
                 self.token.clone(),
                 vec![

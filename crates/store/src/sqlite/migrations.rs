@@ -38,6 +38,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         include_str!("../../migrations/sqlite/0006_public.sql"),
     ),
     (
+        7,
+        "test_helpers",
+        include_str!("../../migrations/sqlite/0007_test_helpers.sql"),
+    ),
+    (
         8,
         "sso_epoch",
         include_str!("../../migrations/sqlite/0008_sso_epoch.sql"),

@@ -195,6 +195,15 @@ impl Store for SqliteStore {
             .await
     }
 
+    async fn due_referrals(
+        &self,
+        owner: Option<&str>,
+        service_now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<DueReferral>, StoreError> {
+        self.read(|c| reads::due_referrals(c, owner, service_now_ms, limit))
+    }
+
     async fn prune(
         &self,
         idempotency_before_ms: i64,

@@ -5,18 +5,23 @@ use crate::model::*;
 use lendhub_domain::clock::from_unix_ms;
 use lendhub_domain::webhook::Delivery;
 
-/// Leases up to `limit` due deliveries to enabled endpoints. A lease that has
-/// lapsed (its worker died) makes the delivery claimable again.
+/// Leases up to `limit` due deliveries to enabled endpoints. Due times are on
+/// the owner's clock, so each is compared with the service clock plus its
+/// owner's offset. A lease that has lapsed (its worker died) makes the
+/// delivery claimable again.
 pub fn claim(c: &Connection, q: &DeliveryClaim) -> rusqlite::Result<Vec<ClaimedDelivery>> {
     let claimed: Vec<ClaimedDelivery> = c
         .prepare_cached(
-            "SELECT d.id, d.event_id, d.endpoint_id, d.owner, d.attempt, d.first_due_ms, d.due_ms, w.body, w.sealed_secret, e.body
+            "SELECT d.id, d.event_id, d.endpoint_id, d.owner, d.attempt, d.first_due_ms, d.due_ms, w.body, w.sealed_secret, e.body,
+                    coalesce(c.clock_offset_ms, 0)
              FROM deliveries d
              JOIN webhook_endpoints w ON w.id = d.endpoint_id
              JOIN events e ON e.id = d.event_id
-             WHERE d.state = 'pending' AND d.due_ms <= ?1 AND (d.lease_until_ms IS NULL OR d.lease_until_ms < ?2)
+             LEFT JOIN sandbox_clients c ON c.client_id = d.owner
+             WHERE d.state = 'pending' AND d.due_ms - coalesce(c.clock_offset_ms, 0) <= ?1
+               AND (d.lease_until_ms IS NULL OR d.lease_until_ms < ?2)
                AND w.status = 'enabled'
-             ORDER BY d.due_ms, d.id
+             ORDER BY d.due_ms - coalesce(c.clock_offset_ms, 0), d.id
              LIMIT ?3",
         )?
         .query_map(params![q.due_before_ms, q.real_now_ms, q.limit], |r| {
@@ -32,9 +37,11 @@ pub fn claim(c: &Connection, q: &DeliveryClaim) -> rusqlite::Result<Vec<ClaimedD
                     first_due: from_unix_ms(r.get(5)?),
                     due: from_unix_ms(r.get(6)?),
                 },
-                url: endpoint.url,
+                url: endpoint.url.clone(),
                 sealed_secret: r.get(8)?,
                 body: r.get(9)?,
+                endpoint,
+                clock_offset_ms: r.get(10)?,
             })
         })?
         .collect::<Result<_, _>>()?;

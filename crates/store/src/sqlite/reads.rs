@@ -41,7 +41,7 @@ pub fn clients(c: &Connection) -> rusqlite::Result<Vec<ClientRecord>> {
 
 pub fn token(c: &Connection, selector: &[u8; 16]) -> rusqlite::Result<Option<TokenRecord>> {
     c.prepare_cached(
-        "SELECT t.verifier_hash, t.client_id, t.scopes, t.expires_at_ms, t.created_at_ms
+        "SELECT t.verifier_hash, t.client_id, t.scopes, t.expires_at_ms, t.created_at_ms, c.clock_offset_ms
          FROM sandbox_tokens t JOIN sandbox_clients c ON c.client_id = t.client_id
          WHERE t.selector = ?1 AND c.status = 'active'",
     )?
@@ -58,6 +58,7 @@ pub fn token(c: &Connection, selector: &[u8; 16]) -> rusqlite::Result<Option<Tok
             scopes: r.get(2)?,
             expires_at_ms: r.get(3)?,
             created_at_ms: r.get(4)?,
+            clock_offset_ms: r.get(5)?,
         })
     })
     .optional()
@@ -174,4 +175,34 @@ pub fn idempotency(
             })
         })
         .optional()
+}
+
+/// Referred applications whose review is due on their owner's clock.
+pub fn due_referrals(
+    c: &Connection,
+    owner: Option<&str>,
+    service_now_ms: i64,
+    limit: u32,
+) -> rusqlite::Result<Vec<DueReferral>> {
+    let mine = if owner.is_some() {
+        "AND a.owner = ?3"
+    } else {
+        "AND ?3 IS NULL"
+    };
+    c.prepare_cached(&format!(
+        "SELECT a.body, coalesce(c.clock_offset_ms, 0) FROM applications a
+         LEFT JOIN sandbox_clients c ON c.client_id = a.owner
+         WHERE a.review_due_ms IS NOT NULL
+           AND a.review_due_ms - coalesce(c.clock_offset_ms, 0) <= ?1 {mine}
+         ORDER BY a.review_due_ms - coalesce(c.clock_offset_ms, 0), a.id
+         LIMIT ?2"
+    ))?
+    .query_map(params![service_now_ms, limit, owner], |r| {
+        let body: String = r.get(0)?;
+        Ok(DueReferral {
+            application: rows::from_json(&body)?,
+            clock_offset_ms: r.get(1)?,
+        })
+    })?
+    .collect()
 }

@@ -5,6 +5,7 @@ use crate::error::CommitError;
 use crate::model::*;
 use lendhub_domain::clock::unix_ms;
 use lendhub_domain::events::{Event, subscribed};
+use lendhub_domain::webhook::EndpointStatus;
 
 pub fn insert_client(c: &Connection, client: &ClientRecord) -> rusqlite::Result<()> {
     c.execute(
@@ -41,8 +42,15 @@ pub fn prune(
     idempotency_before_ms: i64,
     tokens_expired_before_ms: i64,
 ) -> rusqlite::Result<u64> {
+    // Clock offsets are never negative: a record past the service clock's
+    // cut-off has expired for every owner (a range of the created index).
+    // Owners whose clocks run ahead expire theirs sooner.
     let keys = c.execute(
         "DELETE FROM idempotency_keys WHERE created_at_ms < ?1",
+        [idempotency_before_ms],
+    )? + c.execute(
+        "DELETE FROM idempotency_keys WHERE owner IN (SELECT client_id FROM sandbox_clients WHERE clock_offset_ms > 0)
+           AND created_at_ms - (SELECT clock_offset_ms FROM sandbox_clients WHERE client_id = idempotency_keys.owner) < ?1",
         [idempotency_before_ms],
     )?;
     let tokens = c.execute(
@@ -70,10 +78,30 @@ fn is_unique_violation(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE)
 }
 
+/// Records the key, replacing a record that has expired on the owner's clock;
+/// a live record under the key fails the set.
 fn insert_idempotency(c: &Connection, r: &IdempotencyRecord) -> Result<(), CommitError> {
-    c.prepare_cached("INSERT INTO idempotency_keys (owner, key, fingerprint, status, body, created_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
-        .and_then(|mut s| s.execute(params![r.owner, r.key, &r.fingerprint[..], r.status, r.body, r.created_at_ms]))
-        .map_err(|e| if is_unique_violation(&e) { CommitError::IdempotencyKeyTaken } else { unavailable(e).into() })?;
+    let retention_ms = lendhub_domain::idempotency::RETENTION.whole_milliseconds() as i64;
+    let stored = c
+        .prepare_cached(
+            "INSERT INTO idempotency_keys (owner, key, fingerprint, status, body, created_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT (owner, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status,
+                 body = excluded.body, created_at_ms = excluded.created_at_ms
+             WHERE idempotency_keys.created_at_ms <= excluded.created_at_ms - ?7",
+        )
+        .and_then(|mut s| {
+            s.execute(params![r.owner, r.key, &r.fingerprint[..], r.status, r.body, r.created_at_ms, retention_ms])
+        })
+        .map_err(|e| {
+            if is_unique_violation(&e) {
+                CommitError::IdempotencyKeyTaken
+            } else {
+                unavailable(e).into()
+            }
+        })?;
+    if stored == 0 {
+        return Err(CommitError::IdempotencyKeyTaken);
+    }
     Ok(())
 }
 
@@ -85,11 +113,12 @@ fn apply_one(c: &Connection, write: &Write) -> Result<(), CommitError> {
             rendered,
         }) => {
             c.prepare_cached(
-                "INSERT INTO applications (id, owner, status, version, created_at_ms, body, rendered) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                "INSERT INTO applications (id, owner, status, version, created_at_ms, body, rendered, review_due_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )
             .and_then(|mut s| {
                 let body = rows::to_json(app)?;
-                s.execute(params![app.id.as_str(), app.owner, app.status.as_str(), app.version, unix_ms(app.created_at), body, rendered])
+                let review_due = app.review_due_at().map(unix_ms);
+                s.execute(params![app.id.as_str(), app.owner, app.status.as_str(), app.version, unix_ms(app.created_at), body, rendered, review_due])
             })
             .map_err(store)?;
         }
@@ -99,7 +128,7 @@ fn apply_one(c: &Connection, write: &Write) -> Result<(), CommitError> {
         }) => {
             let changed = c
                 .prepare_cached(
-                    "UPDATE applications SET status = ?3, version = ?4, body = ?5, rendered = ?6
+                    "UPDATE applications SET status = ?3, version = ?4, body = ?5, rendered = ?6, review_due_ms = ?7
                      WHERE id = ?1 AND owner = ?2 AND version = ?4 - 1",
                 )
                 .and_then(|mut s| {
@@ -110,7 +139,8 @@ fn apply_one(c: &Connection, write: &Write) -> Result<(), CommitError> {
                         app.status.as_str(),
                         app.version,
                         body,
-                        rendered
+                        rendered,
+                        app.review_due_at().map(unix_ms)
                     ])
                 })
                 .map_err(store)?;
@@ -147,7 +177,67 @@ fn apply_one(c: &Connection, write: &Write) -> Result<(), CommitError> {
                 return Err(CommitError::Conflict);
             }
         }
+        Write::SetClock {
+            owner,
+            from_offset_ms,
+            to_offset_ms,
+        } => {
+            let changed = c
+                .prepare_cached(
+                    "UPDATE sandbox_clients SET clock_offset_ms = ?3 WHERE client_id = ?1 AND clock_offset_ms = ?2",
+                )
+                .and_then(|mut s| s.execute(params![owner, from_offset_ms, to_offset_ms]))
+                .map_err(store)?;
+            if changed == 0 {
+                return Err(CommitError::Conflict);
+            }
+        }
+        Write::SetEndpointStatus { endpoint: e, from } => {
+            let changed = c
+                .prepare_cached(
+                    "UPDATE webhook_endpoints SET status = ?4, body = ?5 WHERE id = ?1 AND owner = ?2 AND status = ?3",
+                )
+                .and_then(|mut s| {
+                    let body = rows::to_json(e)?;
+                    s.execute(params![e.id.as_str(), e.owner, from.as_str(), e.status.as_str(), body])
+                })
+                .map_err(store)?;
+            if changed == 0 {
+                return Err(CommitError::Conflict);
+            }
+            if e.status == EndpointStatus::Disabled {
+                c.prepare_cached(
+                    "UPDATE deliveries SET state = 'failed', last_error = 'endpoint disabled', lease_until_ms = NULL
+                     WHERE endpoint_id = ?1 AND state = 'pending'",
+                )
+                .and_then(|mut s| s.execute([e.id.as_str()]))
+                .map_err(store)?;
+            }
+        }
+        Write::ResetOwner { owner, keep_key } => {
+            reset(c, owner, keep_key.as_deref()).map_err(store)?
+        }
     }
+    Ok(())
+}
+
+/// Everything the owner has in the sandbox goes, in one savepoint with the
+/// reset's own idempotency record; its clock goes back to zero.
+fn reset(c: &Connection, owner: &str, keep_key: Option<&str>) -> rusqlite::Result<()> {
+    for table in [
+        "deliveries",
+        "payments",
+        "applications",
+        "events",
+        "webhook_endpoints",
+    ] {
+        c.prepare_cached(&format!("DELETE FROM {table} WHERE owner = ?1"))?
+            .execute([owner])?;
+    }
+    c.prepare_cached("DELETE FROM idempotency_keys WHERE owner = ?1 AND key IS NOT ?2")?
+        .execute(params![owner, keep_key])?;
+    c.prepare_cached("UPDATE sandbox_clients SET clock_offset_ms = 0 WHERE client_id = ?1")?
+        .execute([owner])?;
     Ok(())
 }
 

@@ -98,6 +98,7 @@ impl App {
     pub fn advance(&self, by: time::Duration) {
         self.clock.advance(by);
         self.server().outbox_wake.notify_one();
+        self.server().referrals_wake.notify_one();
         self.server().mail_wake.notify_one();
     }
 
