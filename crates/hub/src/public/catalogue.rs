@@ -242,8 +242,14 @@ pub fn onetime(
     term: i64,
     frequency: Frequency,
 ) -> Result<Quote, PublicError> {
-    quote::business_loan(&state.public.settings.pricing, amount, term, frequency, today(state))
-        .map_err(PublicError::quote)
+    quote::business_loan(
+        &state.public.settings.pricing,
+        amount,
+        term,
+        frequency,
+        today(state),
+    )
+    .map_err(PublicError::quote)
 }
 
 pub fn quote_json(q: &Quote) -> Value {
