@@ -194,6 +194,7 @@ pub fn due_referrals(
          LEFT JOIN sandbox_clients c ON c.client_id = a.owner
          WHERE a.review_due_ms IS NOT NULL
            AND a.review_due_ms - coalesce(c.clock_offset_ms, 0) <= ?1 {mine}
+           AND a.review_due_ms <= ?1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM sandbox_clients) -- offsets are never negative: this bound lets the due-time index narrow the scan
          ORDER BY a.review_due_ms - coalesce(c.clock_offset_ms, 0), a.id
          LIMIT ?2"
     ))?
