@@ -89,6 +89,26 @@ pub struct Guarded<'a> {
     pub now_ms: i64,
 }
 
+impl<'a> Guarded<'a> {
+    /// A `POST` by `owner` under `key`, at `now` on the owner's clock.
+    pub fn post(
+        owner: &'a str,
+        key: &'a str,
+        path: &'a str,
+        body: &'a [u8],
+        now: time::OffsetDateTime,
+    ) -> Self {
+        Self {
+            owner,
+            key,
+            method: "POST",
+            path,
+            body,
+            now_ms: lendhub_domain::clock::unix_ms(now),
+        }
+    }
+}
+
 /// Whether a record made at `created_at_ms` has expired at `now_ms` (both on
 /// its owner's clock): it no longer answers for its key.
 fn expired(created_at_ms: i64, now_ms: i64) -> bool {

@@ -93,14 +93,13 @@ pub async fn create(
     uri: Uri,
     body: JsonBody<CreateApplication>,
 ) -> Result<Response, SandboxError> {
-    let guarded = Guarded {
-        owner: &caller.client_id,
-        key: &key,
-        method: "POST",
-        path: uri.path(),
-        body: &body.raw,
-        now_ms: lendhub_domain::clock::unix_ms(caller.now(&state)),
-    };
+    let guarded = Guarded::post(
+        &caller.client_id,
+        &key,
+        uri.path(),
+        &body.raw,
+        caller.now(&state),
+    );
     idempotency::run(&state, guarded, || async {
         let (company_number, amount) = validate(&body.value)?;
         let now = caller.now(&state);
@@ -190,14 +189,13 @@ pub async fn accept(
     uri: Uri,
     body: JsonBody<AcceptApplication>,
 ) -> Result<Response, SandboxError> {
-    let guarded = Guarded {
-        owner: &caller.client_id,
-        key: &key,
-        method: "POST",
-        path: uri.path(),
-        body: &body.raw,
-        now_ms: lendhub_domain::clock::unix_ms(caller.now(&state)),
-    };
+    let guarded = Guarded::post(
+        &caller.client_id,
+        &key,
+        uri.path(),
+        &body.raw,
+        caller.now(&state),
+    );
     idempotency::run(&state, guarded, || async {
         let bank = match body.value.bank_account.as_deref() {
             None => {

@@ -184,14 +184,13 @@ pub async fn replay(
     uri: Uri,
     body: OptionalJsonBody<ReplayRequest>,
 ) -> Result<Response, SandboxError> {
-    let guarded = Guarded {
-        owner: &caller.client_id,
-        key: &key,
-        method: "POST",
-        path: uri.path(),
-        body: &body.raw,
-        now_ms: lendhub_domain::clock::unix_ms(caller.now(&state)),
-    };
+    let guarded = Guarded::post(
+        &caller.client_id,
+        &key,
+        uri.path(),
+        &body.raw,
+        caller.now(&state),
+    );
     idempotency::run(&state, guarded, || async {
         let event = state
             .store

@@ -102,14 +102,13 @@ pub async fn create(
     uri: Uri,
     body: JsonBody<CreateWebhookEndpoint>,
 ) -> Result<Response, SandboxError> {
-    let guarded = Guarded {
-        owner: &caller.client_id,
-        key: &key,
-        method: "POST",
-        path: uri.path(),
-        body: &body.raw,
-        now_ms: lendhub_domain::clock::unix_ms(caller.now(&state)),
-    };
+    let guarded = Guarded::post(
+        &caller.client_id,
+        &key,
+        uri.path(),
+        &body.raw,
+        caller.now(&state),
+    );
     idempotency::run(&state, guarded, || async {
         let input = &body.value;
         let raw_url = input
@@ -193,14 +192,7 @@ pub async fn enable(
     body: OptionalJsonBody<EnableWebhookEndpoint>,
 ) -> Result<Response, SandboxError> {
     let now = caller.now(&state);
-    let guarded = Guarded {
-        owner: &caller.client_id,
-        key: &key,
-        method: "POST",
-        path: uri.path(),
-        body: &body.raw,
-        now_ms: lendhub_domain::clock::unix_ms(now),
-    };
+    let guarded = Guarded::post(&caller.client_id, &key, uri.path(), &body.raw, now);
     idempotency::run(&state, guarded, || async {
         let stored = state
             .store

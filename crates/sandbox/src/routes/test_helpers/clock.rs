@@ -93,14 +93,7 @@ pub async fn advance(
     body: JsonBody<AdvanceTestClock>,
 ) -> Result<Response, SandboxError> {
     let now = caller.now(&state);
-    let guarded = Guarded {
-        owner: &caller.client_id,
-        key: &key,
-        method: "POST",
-        path: uri.path(),
-        body: &body.raw,
-        now_ms: lendhub_domain::clock::unix_ms(now),
-    };
+    let guarded = Guarded::post(&caller.client_id, &key, uri.path(), &body.raw, now);
     let response = idempotency::run(&state, guarded, || async {
         let request = Advance::from_fields(body.value.seconds, body.value.to.as_deref())
             .map_err(|p| SandboxError::Validation(vec![FieldIssue::new(p.field, p.reason)]))?;

@@ -72,14 +72,7 @@ pub async fn create(
     body: JsonBody<CreateTestEvent>,
 ) -> Result<Response, SandboxError> {
     let now = caller.now(&state);
-    let guarded = Guarded {
-        owner: &caller.client_id,
-        key: &key,
-        method: "POST",
-        path: uri.path(),
-        body: &body.raw,
-        now_ms: lendhub_domain::clock::unix_ms(now),
-    };
+    let guarded = Guarded::post(&caller.client_id, &key, uri.path(), &body.raw, now);
     idempotency::run(&state, guarded, || async {
         let kind =
             body.value.kind.as_deref().ok_or_else(|| {
