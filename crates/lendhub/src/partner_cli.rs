@@ -129,9 +129,8 @@ pub async fn keys(command: KeysCommand, config: &Config) -> anyhow::Result<()> {
     let key = crate::keys::load_checked(config, store.as_ref()).await?;
     let now = SystemClock.now_ms();
     // A fresh database gets its first key, then the rotation proper.
-    lendhub_hub::KeyRing::load(store.as_ref(), &key, lendhub_hub::PARTNER_KEYS, now).await?;
-    let kid =
-        lendhub_hub::keys::rotate(store.as_ref(), &key, lendhub_hub::PARTNER_KEYS, now).await?;
+    lendhub_hub::KeyRing::load(store.as_ref(), &key, now).await?;
+    let kid = lendhub_hub::keys::rotate(store.as_ref(), &key, now).await?;
     let ring = store.signing_keys(lendhub_hub::PARTNER_KEYS).await?;
     let kids: Vec<_> = ring
         .iter()

@@ -177,14 +177,9 @@ pub async fn start(
         .with_context(|| format!("binding hub.addr {}", config.hub.addr))?;
     let hub_addr = hub_listener.local_addr()?;
     let hub_url = config.hub.public_url(hub_addr);
-    let keys = lendhub_hub::KeyRing::load(
-        store.as_ref(),
-        &master_key,
-        lendhub_hub::PARTNER_KEYS,
-        clock.now_ms(),
-    )
-    .await
-    .context("loading the partner token-signing keys")?;
+    let keys = lendhub_hub::KeyRing::load(store.as_ref(), &master_key, clock.now_ms())
+        .await
+        .context("loading the partner token-signing keys")?;
     let mail_wake = Arc::new(Notify::new());
     let public = lendhub_hub::public::PublicRing::new(public_settings(config)?, mail_wake.clone())
         .map_err(|e| anyhow::anyhow!(e))?;

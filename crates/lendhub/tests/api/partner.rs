@@ -321,14 +321,9 @@ async fn rotation_keeps_the_previous_key_verifying() {
     let p = partner(&app, "mcp.read").await;
     let before = access_token(&app, &p).await;
     let server = app.server();
-    let kid = lendhub_hub::keys::rotate(
-        server.store.as_ref(),
-        &server.master_key,
-        lendhub_hub::PARTNER_KEYS,
-        0,
-    )
-    .await
-    .unwrap();
+    let kid = lendhub_hub::keys::rotate(server.store.as_ref(), &server.master_key, 0)
+        .await
+        .unwrap();
     // Instances re-read the ring within 30 s; a restart reads it at once.
     let mut app = app;
     app.restart().await;
@@ -355,14 +350,9 @@ async fn rotation_keeps_the_previous_key_verifying() {
         .unwrap();
     assert_eq!(jwks["keys"].as_array().unwrap().len(), 2);
     // A second rotation retires the first key: its tokens stop verifying.
-    lendhub_hub::keys::rotate(
-        app.server().store.as_ref(),
-        &app.server().master_key,
-        lendhub_hub::PARTNER_KEYS,
-        0,
-    )
-    .await
-    .unwrap();
+    lendhub_hub::keys::rotate(app.server().store.as_ref(), &app.server().master_key, 0)
+        .await
+        .unwrap();
     app.restart().await;
     assert_eq!(introspect(&app, &p, &before).await["active"], false);
     assert_eq!(introspect(&app, &p, &after).await["active"], true);
