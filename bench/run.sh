@@ -222,7 +222,7 @@ run_load_hub create-enquiry --scenario create-enquiry --connections "$CONNECTION
 # GET /authorize that answers at once, and only POST /token is measured.
 SSO_REDIRECT=http://127.0.0.1:9/callback
 SSO_PASSWORD="bench password 1"
-lendhub sso users create --email bench@example.com --password "$SSO_PASSWORD" --given-name Bench \
+printf '%s\n' "$SSO_PASSWORD" | lendhub sso users create --email bench@example.com --given-name Bench \
     --family-name Mark --company-number 01234567 --company-name "Bench Ltd" --company-role director >/dev/null
 SSO_CLIENT_JSON=$(lendhub sso clients create --name bench --redirect-uri "$SSO_REDIRECT")
 SSO_CLIENT_ID=$(json_field client_id <<<"$SSO_CLIENT_JSON")

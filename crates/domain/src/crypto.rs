@@ -32,6 +32,22 @@ impl MasterKey {
         &self.0
     }
 
+    /// The configured and stored form: standard base64 of exactly 32 bytes.
+    pub fn from_base64(encoded: &str) -> Result<Self, &'static str> {
+        use base64::Engine;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(encoded.trim())
+            .map_err(|_| "not base64")?;
+        <[u8; 32]>::try_from(bytes.as_slice())
+            .map(Self)
+            .map_err(|_| "must decode to exactly 32 bytes")
+    }
+
+    pub fn to_base64(&self) -> String {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD.encode(self.0)
+    }
+
     /// A subkey for one purpose, so no two uses share key material.
     pub fn derive(&self, purpose: &str) -> [u8; 32] {
         let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.0)

@@ -130,13 +130,18 @@ pub async fn render_problems(
         return response;
     }
     let (mut parts, _) = response.into_parts();
-    let problem = parts
-        .extensions
-        .remove::<Problem>()
-        .unwrap_or_else(|| Problem::from_status(status));
-    if problem.status.is_server_error() {
-        tracing::error!(code = problem.code, message = %problem.message, request_id = %request_id, "request failed");
-    }
+    let problem = match parts.extensions.remove::<Problem>() {
+        Some(problem) => problem,
+        None => {
+            // A surface's own errors log their cause where it is known; a
+            // bare 5xx comes from a shared layer (the timeout, the panic
+            // catcher), which nothing else reports.
+            if status.is_server_error() {
+                tracing::error!(status = status.as_u16(), request_id = %request_id, "request failed in a shared layer");
+            }
+            Problem::from_status(status)
+        }
+    };
     let body = serde_json::to_vec(&renderer(&problem, &request_id)).unwrap_or_default();
     parts.headers.remove(axum::http::header::CONTENT_LENGTH);
     parts.headers.insert(

@@ -10,11 +10,12 @@ use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 use lendhub_domain::clock::{Clock, SystemClock};
 use lendhub_domain::scope::SandboxScopes;
-use lendhub_store::ClientStatus;
+use lendhub_store::{ClientStatus, Store};
 use serde_json::json;
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::config::Config;
+use crate::keys::IfMissing;
 use crate::telemetry::LogFormat;
 
 #[derive(Parser, Debug)]
@@ -30,8 +31,26 @@ pub struct Args {
     /// Log line format.
     #[arg(long, global = true, value_enum, default_value_t = LogFormat::Text)]
     pub log_format: LogFormat,
+    /// The directory holding the SQLite database (`data_dir`; default ./data,
+    /// relative to where the command runs). Give administrative commands the
+    /// server's.
+    #[arg(long, global = true, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// A postgres:// URL (`database.url`): use that PostgreSQL database
+    /// instead of SQLite.
+    #[arg(long, global = true, value_name = "URL")]
+    pub database_url: Option<String>,
     #[command(subcommand)]
     pub command: Command,
+}
+
+impl Args {
+    pub fn overrides(&self) -> crate::config::Overrides {
+        crate::config::Overrides {
+            data_dir: self.data_dir.clone(),
+            database_url: self.database_url.clone(),
+        }
+    }
 }
 
 #[derive(Subcommand, Debug)]
@@ -80,22 +99,31 @@ pub enum SandboxCommand {
 pub enum ClientsCommand {
     /// Create a client; prints {"client_id","client_secret","scopes"} once.
     Create {
+        /// A name for the client, shown by `list`.
         #[arg(long)]
         name: String,
+        /// Space-separated: sandbox:read, sandbox:write.
         #[arg(long, default_value = "sandbox:read sandbox:write")]
         scopes: String,
     },
     /// List clients (never their secrets).
     List,
     /// Revoke a client and every token it holds.
-    Revoke { client_id: String },
+    Revoke {
+        /// The client's id (pk_test_…).
+        client_id: String,
+    },
 }
 
 pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
     match command {
         Command::Serve => serve(config).await,
         Command::Migrate => {
-            crate::server::open_store(&config).await?.close().await;
+            // Sets the database up as `serve` would: its schema and its master key.
+            let store = crate::server::open_store(&config).await?;
+            let key = crate::keys::load_checked(&config, store.as_ref(), IfMissing::Generate).await;
+            store.close().await;
+            key?;
             println!("migrations applied to {}", config.database_label());
             Ok(())
         }
@@ -110,7 +138,7 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
 }
 
 async fn clients(command: ClientsCommand, config: &Config) -> anyhow::Result<()> {
-    let store = crate::server::open_store(config).await?;
+    let store = open_existing_store(config).await?;
     let now = SystemClock.now_ms();
     let result = match command {
         ClientsCommand::Create { name, scopes } => {
@@ -119,7 +147,7 @@ async fn clients(command: ClientsCommand, config: &Config) -> anyhow::Result<()>
             if scopes.is_empty() {
                 bail!("--scopes must name at least one scope");
             }
-            let key = crate::keys::load_checked(config, store.as_ref()).await?;
+            let key = crate::keys::load_checked(config, store.as_ref(), IfMissing::Refuse).await?;
             let creds =
                 lendhub_sandbox::clients::create(store.as_ref(), &key, &name, &scopes, now).await?;
             println!(
@@ -155,6 +183,31 @@ async fn clients(command: ClientsCommand, config: &Config) -> anyhow::Result<()>
     result
 }
 
+/// The database an administrative command works on: the server's, found
+/// with the same configuration `serve` reads. It must exist already, so a
+/// command run from the wrong directory fails instead of quietly creating a
+/// database the server never sees; it is named on stderr (stdout stays JSON).
+pub(crate) async fn open_existing_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
+    let exists = match &config.database.url {
+        Some(_) => {
+            let options = crate::server::pg_options(config);
+            lendhub_store::postgres::is_initialised(&options)
+                .await
+                .with_context(|| format!("opening {}", config.database_label()))?
+        }
+        None => config.database_path().exists(),
+    };
+    let database = config.database_description();
+    if !exists {
+        bail!(
+            "no lendhub database at {database}. Run this where `lendhub serve` runs, or pass the \
+             server's --data-dir DIR (or --database-url URL); `lendhub migrate` creates a new database"
+        );
+    }
+    eprintln!("lendhub: using the database at {database}");
+    crate::server::open_store(config).await
+}
+
 async fn serve(config: Config) -> anyhow::Result<()> {
     // Handlers go in before anything is announced, so a signal sent the moment
     // the listeners are up still shuts down gracefully.
@@ -163,7 +216,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let mut interrupt = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
     let store = crate::server::open_store(&config).await?;
     let fresh = store.list_clients().await?.is_empty();
-    let key = crate::keys::load_checked(&config, store.as_ref()).await?;
+    let key = crate::keys::load_checked(&config, store.as_ref(), IfMissing::Generate).await?;
     let clock: Arc<dyn Clock> = Arc::new(SystemClock);
     if fresh {
         let creds = lendhub_sandbox::clients::create(

@@ -16,6 +16,7 @@ pub enum CmsCommand {
     Put {
         /// The page's stable key: 1–64 of a-z, 0-9, `_` and `-`.
         key: String,
+        /// The page's body, in Markdown.
         #[arg(long)]
         file: PathBuf,
         /// Publish it (without this flag the page is stored unpublished and
@@ -38,7 +39,7 @@ fn valid_key(key: &str) -> bool {
 }
 
 pub async fn cms(command: CmsCommand, config: &Config) -> anyhow::Result<()> {
-    let store = crate::server::open_store(config).await?;
+    let store = crate::cli::open_existing_store(config).await?;
     let result = run(command, store.as_ref()).await;
     store.close().await;
     result

@@ -11,6 +11,31 @@ use figment::providers::{Env, Format, Serialized, Toml};
 use ipnet::IpNet;
 use serde::{Deserialize, Deserializer, Serialize};
 
+/// A configuration value found unusable after loading (a key that does not
+/// decode, a file that does not parse). `lendhub` exits 2 on it, naming the
+/// key, exactly as for a value the loader itself refuses.
+#[derive(Debug)]
+pub struct Invalid(String);
+
+impl Invalid {
+    pub fn new(key: &str, reason: impl std::fmt::Display) -> Self {
+        Self(format!("{key}: {reason}"))
+    }
+
+    /// For a message that already names its key.
+    pub fn named(message: impl Into<String>) -> Self {
+        Self(message.into())
+    }
+}
+
+impl std::fmt::Display for Invalid {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Invalid {}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Listener {
@@ -165,6 +190,13 @@ pub struct Log {
     pub level: String,
 }
 
+/// Settings the command line gives beside the configuration file.
+#[derive(Clone, Debug, Default)]
+pub struct Overrides {
+    pub data_dir: Option<PathBuf>,
+    pub database_url: Option<String>,
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
@@ -274,8 +306,30 @@ impl Config {
     }
 
     pub fn load(file: Option<&Path>) -> Result<Self, Box<figment::Error>> {
-        let config: Config = Self::figment(file).extract().map_err(Box::new)?;
+        Self::load_with(file, &Overrides::default())
+    }
+
+    /// `load`, with the command line's `--data-dir` and `--database-url` on top.
+    pub fn load_with(
+        file: Option<&Path>,
+        overrides: &Overrides,
+    ) -> Result<Self, Box<figment::Error>> {
+        let mut figment = Self::figment(file);
+        if let Some(dir) = &overrides.data_dir {
+            figment = figment.merge(("data_dir", dir));
+        }
+        if let Some(url) = &overrides.database_url {
+            figment = figment.merge(("database.url", url));
+        }
+        let config: Config = figment.extract().map_err(Box::new)?;
         let invalid = |message: &str| Err(Box::new(figment::Error::from(message.to_owned())));
+        if let Some(key) = &config.secrets.master_key
+            && let Err(why) = lendhub_domain::crypto::MasterKey::from_base64(key)
+        {
+            return invalid(&format!(
+                "secrets.master_key: {why} (base64 of exactly 32 random bytes, e.g. from `openssl rand -base64 32`)"
+            ));
+        }
         if config.webhooks.lease_seconds == 0 {
             return invalid("webhooks.lease_seconds must be positive");
         }
@@ -308,6 +362,18 @@ impl Config {
             ))));
         }
         Ok(config)
+    }
+
+    /// The database as the operator should read it: the SQLite file's
+    /// absolute path, or PostgreSQL's host, port and database.
+    pub fn database_description(&self) -> String {
+        match &self.database.url {
+            Some(_) => self.database_label(),
+            None => std::path::absolute(self.database_path())
+                .unwrap_or_else(|_| self.database_path())
+                .display()
+                .to_string(),
+        }
     }
 
     pub fn database_path(&self) -> PathBuf {

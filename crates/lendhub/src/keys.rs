@@ -6,36 +6,54 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, bail};
-use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
 use lendhub_domain::crypto::MasterKey;
 use lendhub_store::Store;
 use subtle::ConstantTimeEq;
 
-use crate::config::Config;
+use crate::config::{Config, Invalid};
 
-pub fn load(config: &Config) -> anyhow::Result<MasterKey> {
+/// What to do when neither `secrets.master_key` nor `<data_dir>/master.key`
+/// exists: `serve` sets a new database up and generates one; an
+/// administrative command must use the server's key, so it refuses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IfMissing {
+    Generate,
+    Refuse,
+}
+
+pub fn load(config: &Config, if_missing: IfMissing) -> anyhow::Result<MasterKey> {
     if let Some(encoded) = &config.secrets.master_key {
-        return decode(encoded).context("secrets.master_key");
+        return MasterKey::from_base64(encoded)
+            .map_err(|why| Invalid::new("secrets.master_key", why).into());
     }
     let path = config.data_dir.join("master.key");
     if path.exists() {
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("reading {}", path.display()))?;
-        return decode(text.trim())
-            .with_context(|| format!("{} is not a valid key", path.display()));
+        return MasterKey::from_base64(&text)
+            .map_err(|why| anyhow::anyhow!("{} is not a valid key: {why}", path.display()));
+    }
+    if if_missing == IfMissing::Refuse {
+        bail!(
+            "no master key: {} does not exist and secrets.master_key is not set; pass the server's \
+             --data-dir, or set secrets.master_key (LENDHUB_SECRETS__MASTER_KEY) as the server has it",
+            std::path::absolute(&path).unwrap_or(path).display()
+        );
     }
     let key = MasterKey::generate();
-    write_new(&path, &STANDARD.encode(key.as_bytes()))
-        .with_context(|| format!("writing {}", path.display()))?;
+    write_new(&path, &key.to_base64()).with_context(|| format!("writing {}", path.display()))?;
     Ok(key)
 }
 
 /// The master key, checked against the database: the first instance records a
 /// value derived from its key, and an instance with any other key refuses to
 /// start rather than seal secrets the others cannot open.
-pub async fn load_checked(config: &Config, store: &dyn Store) -> anyhow::Result<MasterKey> {
-    let key = load(config)?;
+pub async fn load_checked(
+    config: &Config,
+    store: &dyn Store,
+    if_missing: IfMissing,
+) -> anyhow::Result<MasterKey> {
+    let key = load(config, if_missing)?;
     let check = key.derive(CHECK_PURPOSE);
     let recorded = store
         .bind_setting("master_key_check", &check)
@@ -51,14 +69,6 @@ pub async fn load_checked(config: &Config, store: &dyn Store) -> anyhow::Result<
 }
 
 const CHECK_PURPOSE: &str = "lendhub/master-key-check/v1";
-
-fn decode(encoded: &str) -> anyhow::Result<MasterKey> {
-    let bytes = STANDARD.decode(encoded.trim()).context("not base64")?;
-    let Ok(bytes) = <[u8; 32]>::try_from(bytes.as_slice()) else {
-        bail!("must decode to exactly 32 bytes")
-    };
-    Ok(MasterKey::from_bytes(bytes))
-}
 
 /// Created with mode 0600 and never overwritten.
 fn write_new(path: &Path, contents: &str) -> std::io::Result<()> {

@@ -7,6 +7,7 @@ mod cms_cli;
 pub mod config;
 pub mod keys;
 mod partner_cli;
+mod secret_input;
 pub mod server;
 mod sso_cli;
 pub mod telemetry;

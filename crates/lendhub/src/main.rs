@@ -6,17 +6,27 @@ use std::process::ExitCode;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use clap::Parser;
+use lendhub::config::{Config, Invalid};
+
+/// Exit codes: 0 success, 2 invalid configuration or usage (clap's own), 1
+/// anything else.
+const INVALID_CONFIGURATION: u8 = 2;
 
 fn main() -> ExitCode {
     let args = lendhub::cli::Args::parse();
-    let config = match lendhub::config::Config::load(args.config.as_deref()) {
-        Ok(c) => c,
-        Err(e) => {
-            eprintln!("lendhub: invalid configuration: {e}");
-            return ExitCode::from(2);
-        }
+    let invalid = |e: &dyn std::fmt::Display| {
+        eprintln!("lendhub: invalid configuration: {e}");
+        ExitCode::from(INVALID_CONFIGURATION)
     };
-    let _log_writer = lendhub::telemetry::init_logging(args.log_format, &config.log.level);
+    let config = match Config::load_with(args.config.as_deref(), &args.overrides()) {
+        Ok(c) => c,
+        Err(e) => return invalid(&e),
+    };
+    let filter = match lendhub::telemetry::log_filter(&config.log.level) {
+        Ok(f) => f,
+        Err(e) => return invalid(&e),
+    };
+    let _log_writer = lendhub::telemetry::init_logging(args.log_format, filter);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -29,9 +39,12 @@ fn main() -> ExitCode {
     };
     match runtime.block_on(lendhub::cli::run(args.command, config)) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("lendhub: {e:#}");
-            ExitCode::FAILURE
-        }
+        Err(e) => match e.chain().find_map(|c| c.downcast_ref::<Invalid>()) {
+            Some(bad) => invalid(bad),
+            None => {
+                eprintln!("lendhub: {e:#}");
+                ExitCode::FAILURE
+            }
+        },
     }
 }

@@ -12,6 +12,7 @@ use lendhub_store::PartnerClientChange;
 use serde_json::json;
 
 use crate::config::Config;
+use crate::keys::IfMissing;
 
 #[derive(Subcommand, Debug)]
 pub enum PartnerCommand {
@@ -26,11 +27,14 @@ pub enum PartnerCommand {
 pub enum PartnerClientsCommand {
     /// Create a partner; prints {"client_id","client_secret","scopes","tier"} once.
     Create {
+        /// The partner project's name.
         #[arg(long)]
         name: String,
         /// Space-separated: mcp.read, ops.read, account.read, owner.read.
         #[arg(long)]
         scopes: String,
+        /// The rate-limit tier (seed: build 10/s, launch 25/s, scale 100/s,
+        /// platform negotiated).
         #[arg(long, default_value = "build", value_parser = ["build", "launch", "scale", "platform"])]
         tier: String,
         /// The project's sandbox client (pk_test_…): the MCP tools explain
@@ -41,9 +45,15 @@ pub enum PartnerClientsCommand {
     /// List partners (never their secrets).
     List,
     /// Suspend a partner: its tokens stop working and it gets no new ones.
-    Suspend { client_id: String },
+    Suspend {
+        /// The partner's client id (pk_live_…).
+        client_id: String,
+    },
     /// Replace a partner's secret; prints the new one once. The old one stops working.
-    RotateSecret { client_id: String },
+    RotateSecret {
+        /// The partner's client id (pk_live_…).
+        client_id: String,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -55,7 +65,7 @@ pub enum KeysCommand {
 
 pub async fn partner(command: PartnerCommand, config: &Config) -> anyhow::Result<()> {
     let PartnerCommand::Clients { command } = command;
-    let store = crate::server::open_store(config).await?;
+    let store = crate::cli::open_existing_store(config).await?;
     let now = SystemClock.now_ms();
     let result = match command {
         PartnerClientsCommand::Create {
@@ -75,7 +85,7 @@ pub async fn partner(command: PartnerCommand, config: &Config) -> anyhow::Result
             {
                 bail!("no sandbox client {id}");
             }
-            let key = crate::keys::load_checked(config, store.as_ref()).await?;
+            let key = crate::keys::load_checked(config, store.as_ref(), IfMissing::Refuse).await?;
             let sandbox = sandbox_client_id.as_deref();
             let created =
                 clients::create(store.as_ref(), &key, &name, &scopes, tier, sandbox, now).await?;
@@ -106,7 +116,7 @@ pub async fn partner(command: PartnerCommand, config: &Config) -> anyhow::Result
             }
         }
         PartnerClientsCommand::RotateSecret { client_id } => {
-            let key = crate::keys::load_checked(config, store.as_ref()).await?;
+            let key = crate::keys::load_checked(config, store.as_ref(), IfMissing::Refuse).await?;
             match clients::rotate_secret(store.as_ref(), &key, &client_id, now).await? {
                 Some(secret) => {
                     println!(
@@ -125,8 +135,8 @@ pub async fn partner(command: PartnerCommand, config: &Config) -> anyhow::Result
 
 pub async fn keys(command: KeysCommand, config: &Config) -> anyhow::Result<()> {
     let KeysCommand::Rotate = command;
-    let store = crate::server::open_store(config).await?;
-    let key = crate::keys::load_checked(config, store.as_ref()).await?;
+    let store = crate::cli::open_existing_store(config).await?;
+    let key = crate::keys::load_checked(config, store.as_ref(), IfMissing::Refuse).await?;
     let now = SystemClock.now_ms();
     // A fresh database gets its first key, then the rotation proper.
     lendhub_hub::KeyRing::load(store.as_ref(), &key, now).await?;

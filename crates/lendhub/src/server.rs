@@ -25,7 +25,7 @@ use tokio_util::sync::CancellationToken;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::timeout::TimeoutLayer;
 
-use crate::config::Config;
+use crate::config::{Config, Invalid};
 
 pub struct Server {
     pub sandbox_addr: SocketAddr,
@@ -119,13 +119,8 @@ fn ops_router(store: Arc<dyn Store>) -> Router {
 /// Opens the configured backend and applies pending migrations. The rest of
 /// the program sees only `Store`.
 pub async fn open_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
-    if let Some(url) = &config.database.url {
-        let options = PgOptions {
-            url: url.clone(),
-            pool_size: config.database.pool_size,
-            timeout: Duration::from_millis(config.database.timeout_ms),
-            statement_timeout: Duration::from_millis(config.database.statement_timeout_ms),
-        };
+    if config.database.url.is_some() {
+        let options = pg_options(config);
         let store = PgStore::connect(&options)
             .await
             .with_context(|| format!("opening {}", config.database_label()))?;
@@ -138,13 +133,26 @@ pub async fn open_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
     Ok(Arc::new(store))
 }
 
+/// The PostgreSQL connection settings; `database.url` must be set.
+pub(crate) fn pg_options(config: &Config) -> PgOptions {
+    PgOptions {
+        url: config.database.url.clone().unwrap_or_default(),
+        pool_size: config.database.pool_size,
+        timeout: Duration::from_millis(config.database.timeout_ms),
+        statement_timeout: Duration::from_millis(config.database.statement_timeout_ms),
+    }
+}
+
 pub async fn start(
     config: &Config,
     store: Arc<dyn Store>,
     master_key: MasterKey,
     clock: Arc<dyn Clock>,
 ) -> anyhow::Result<Server> {
-    crate::telemetry::metrics();
+    if crate::telemetry::metrics().is_some() {
+        lendhub_webhooks::worker::register_metrics();
+        lendhub_mail::worker::register_metrics();
+    }
     let policy = NetworkPolicy {
         https_only: config.webhooks.https_only,
         allow_private_networks: config.webhooks.allow_private_networks.clone(),
@@ -258,7 +266,7 @@ pub async fn start(
     )));
     tasks.push(tokio::spawn(directory_sync));
     tasks.push(tokio::spawn(grants_sync));
-    match lendhub_mail::Mailer::new(&config.smtp).map_err(|e| anyhow::anyhow!(e))? {
+    match lendhub_mail::Mailer::new(&config.smtp).map_err(Invalid::named)? {
         Some(mailer) => {
             let mail = Arc::new(lendhub_mail::MailOutbox {
                 store: store.clone(),
@@ -301,10 +309,11 @@ fn public_settings(config: &Config) -> anyhow::Result<lendhub_hub::public::Publi
     use lendhub_domain::pricing::PricingConfig;
     let pricing = match &config.public.pricing_file {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading public.pricing_file {}", path.display()))?;
-            PricingConfig::parse(&text)
-                .with_context(|| format!("public.pricing_file {}", path.display()))?
+            let invalid = |why: &dyn std::fmt::Display| {
+                Invalid::new("public.pricing_file", format!("{}: {why}", path.display()))
+            };
+            let text = std::fs::read_to_string(path).map_err(|e| invalid(&e))?;
+            PricingConfig::parse(&text).map_err(|e| invalid(&e))?
         }
         None => PricingConfig::parse(lendhub_hub::public::DEFAULT_PRICING)
             .context("the shipped pricing configuration")?,

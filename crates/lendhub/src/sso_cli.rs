@@ -9,6 +9,7 @@ use lendhub_idp::{clients, users};
 use serde_json::json;
 
 use crate::config::Config;
+use crate::keys::IfMissing;
 
 #[derive(Subcommand, Debug)]
 pub enum SsoCommand {
@@ -32,18 +33,25 @@ pub enum SsoCommand {
 #[derive(Subcommand, Debug)]
 pub enum UsersCommand {
     /// Create a user; prints {"sub","email"}. `sub` is what relying parties key users by.
+    ///
+    /// The password (at least 8 characters; stored only as an argon2id hash)
+    /// is never an argument, where `ps` and shell history would show it: it
+    /// is asked for twice when standard input is a terminal, and otherwise
+    /// read as the first line of standard input.
     Create {
+        /// The address they sign in with (compared case-insensitively).
         #[arg(long)]
         email: String,
-        /// At least 8 characters; stored only as an argon2id hash.
-        #[arg(long)]
-        password: String,
+        /// The `given_name` claim.
         #[arg(long)]
         given_name: String,
+        /// The `family_name` claim.
         #[arg(long)]
         family_name: String,
+        /// Their company's registration number (the `company_number` claim).
         #[arg(long)]
         company_number: String,
+        /// Their company's registered name (the `company_name` claim).
         #[arg(long)]
         company_name: String,
         /// The person's role in the company, e.g. director.
@@ -61,6 +69,7 @@ pub enum ClientsCommand {
     /// Register a client; prints {"client_id", "client_secret" (confidential
     /// clients only, shown once), …}.
     Create {
+        /// The name shown on the consent page.
         #[arg(long)]
         name: String,
         /// Exact redirect URI (repeat for several): https, or http on loopback.
@@ -84,7 +93,7 @@ pub enum KeysCommand {
 }
 
 pub async fn sso(command: SsoCommand, config: &Config) -> anyhow::Result<()> {
-    let store = crate::server::open_store(config).await?;
+    let store = crate::cli::open_existing_store(config).await?;
     let now = SystemClock.now_ms();
     let result = async {
         match command {
@@ -92,7 +101,6 @@ pub async fn sso(command: SsoCommand, config: &Config) -> anyhow::Result<()> {
                 command:
                     UsersCommand::Create {
                         email,
-                        password,
                         given_name,
                         family_name,
                         company_number,
@@ -101,6 +109,7 @@ pub async fn sso(command: SsoCommand, config: &Config) -> anyhow::Result<()> {
                         email_verified,
                     },
             } => {
+                let password = crate::secret_input::password()?;
                 let new = users::NewUser {
                     email: &email,
                     password: &password,
@@ -124,7 +133,8 @@ pub async fn sso(command: SsoCommand, config: &Config) -> anyhow::Result<()> {
                         public,
                     },
             } => {
-                let key = crate::keys::load_checked(config, store.as_ref()).await?;
+                let key =
+                    crate::keys::load_checked(config, store.as_ref(), IfMissing::Refuse).await?;
                 let new = clients::NewClient {
                     name: &name,
                     redirect_uris: &redirect_uris,
@@ -152,7 +162,8 @@ pub async fn sso(command: SsoCommand, config: &Config) -> anyhow::Result<()> {
             SsoCommand::Keys {
                 command: KeysCommand::Rotate,
             } => {
-                let key = crate::keys::load_checked(config, store.as_ref()).await?;
+                let key =
+                    crate::keys::load_checked(config, store.as_ref(), IfMissing::Refuse).await?;
                 // A fresh database gets its first key, then the rotation proper.
                 lendhub_idp::KeyRing::load(store.as_ref(), &key, now).await?;
                 let kid = lendhub_idp::keys::rotate(store.as_ref(), &key, now).await?;

@@ -1,9 +1,13 @@
 //! Logs (text or JSON lines) and the Prometheus recorder.
 
+use std::io::IsTerminal;
 use std::sync::OnceLock;
 
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 use tracing_subscriber::EnvFilter;
+use tracing_subscriber::filter::LevelFilter;
+
+use crate::config::Invalid;
 
 #[derive(Clone, Copy, Debug, Default, clap::ValueEnum)]
 pub enum LogFormat {
@@ -12,16 +16,48 @@ pub enum LogFormat {
     Json,
 }
 
+/// The log filter: `LENDHUB_LOG` if set, else `log.level`. A filter that does
+/// not parse is a configuration error, not a warning to start up past.
+pub fn log_filter(level: &str) -> Result<EnvFilter, Invalid> {
+    let (key, directives) = match std::env::var("LENDHUB_LOG") {
+        Ok(from_env) => ("LENDHUB_LOG", from_env),
+        Err(_) => ("log.level", level.to_owned()),
+    };
+    // tracing reads a bare word as a target to enable at every level, so a
+    // typo such as `verbose` would silently log nothing: a bare word must be
+    // a level, and a target is named as `target=level`.
+    if let Some(word) = directives
+        .split(',')
+        .map(str::trim)
+        .find(|d| !d.is_empty() && !d.contains(['=', '[']) && d.parse::<LevelFilter>().is_err())
+    {
+        return Err(Invalid::new(
+            key,
+            format!(
+                "{word:?} is not a level (off, error, warn, info, debug, trace); name a target as target=level"
+            ),
+        ));
+    }
+    EnvFilter::builder()
+        .parse(&directives)
+        .map_err(|e| Invalid::new(key, format!("{directives:?} is not a tracing filter: {e}")))
+}
+
 /// Log lines are written by a background thread, so a request never waits on
 /// stderr. Nothing is dropped: a full buffer applies back-pressure instead.
+/// Colour codes only when stderr is a terminal, never into a file or a pipe.
 /// Keep the guard until exit; dropping it flushes what is still queued.
-pub fn init_logging(format: LogFormat, level: &str) -> tracing_appender::non_blocking::WorkerGuard {
-    let filter = EnvFilter::try_from_env("LENDHUB_LOG").unwrap_or_else(|_| EnvFilter::new(level));
+pub fn init_logging(
+    format: LogFormat,
+    filter: EnvFilter,
+) -> tracing_appender::non_blocking::WorkerGuard {
+    let ansi = std::io::stderr().is_terminal();
     let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
         .lossy(false)
         .finish(std::io::stderr());
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(ansi)
         .with_writer(writer);
     let _ = match format {
         LogFormat::Text => builder.try_init(),

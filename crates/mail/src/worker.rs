@@ -14,6 +14,19 @@ use crate::retry::next_attempt_ms;
 use crate::smtp::Mailer;
 
 const BATCH: u32 = 16;
+
+const NOTIFICATIONS: &str = "enquiry_notifications_total";
+const SENT: &str = "sent";
+const FAILED: &str = "failed";
+
+/// Registers the notification counters at zero, so dashboards and alerts
+/// see them before the first mail. Call once the recorder is installed.
+pub fn register_metrics() {
+    metrics::describe_counter!(NOTIFICATIONS, "Enquiry notification attempts, by outcome.");
+    for outcome in [SENT, FAILED] {
+        metrics::counter!(NOTIFICATIONS, "outcome" => outcome).increment(0);
+    }
+}
 const IDLE_POLL: Duration = Duration::from_secs(1);
 /// A claim outlives the SMTP timeout, so a live worker's send is never
 /// taken over; a dead worker's claims lapse after this.
@@ -76,7 +89,7 @@ impl MailOutbox {
         let now_ms = self.clock.now_ms();
         let result = match sent {
             Ok(()) => {
-                metrics::counter!("enquiry_notifications_total", "outcome" => "sent").increment(1);
+                metrics::counter!(NOTIFICATIONS, "outcome" => SENT).increment(1);
                 tracing::info!(mail = %mail.id, enquiry = %mail.enquiry_id, "enquiry notification sent");
                 MailResult::Sent {
                     id: mail.id.clone(),
@@ -84,8 +97,7 @@ impl MailOutbox {
                 }
             }
             Err(error) => {
-                metrics::counter!("enquiry_notifications_total", "outcome" => "failed")
-                    .increment(1);
+                metrics::counter!(NOTIFICATIONS, "outcome" => FAILED).increment(1);
                 let attempts = claimed.attempts + 1;
                 let retry_at_ms = next_attempt_ms(claimed.first_due_ms, attempts, now_ms);
                 if retry_at_ms.is_none() {

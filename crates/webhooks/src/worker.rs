@@ -24,6 +24,19 @@ use crate::SECRET_PURPOSE;
 use crate::sender::Sender;
 
 const BATCH: u32 = 64;
+
+const DELIVERIES: &str = "webhook_deliveries_total";
+const DELIVERED: &str = "delivered";
+const FAILED: &str = "failed";
+
+/// Registers the delivery counters at zero, so dashboards and alerts see
+/// them before the first delivery. Call once the recorder is installed.
+pub fn register_metrics() {
+    metrics::describe_counter!(DELIVERIES, "Webhook delivery attempts, by outcome.");
+    for outcome in [DELIVERED, FAILED] {
+        metrics::counter!(DELIVERIES, "outcome" => outcome).increment(0);
+    }
+}
 const IDLE_POLL: Duration = Duration::from_secs(1);
 
 /// Renders the event that reports an endpoint's disabling: the event
@@ -109,14 +122,14 @@ impl Outbox {
         let now = ClientClock::new(claimed.clock_offset_ms).now(self.clock.now());
         let at_ms = unix_ms(now);
         let result = if attempt.succeeded() {
-            metrics::counter!("webhook_deliveries_total", "outcome" => "delivered").increment(1);
+            metrics::counter!(DELIVERIES, "outcome" => DELIVERED).increment(1);
             DeliveryResult::Delivered {
                 id: d.id,
                 status: attempt.status.unwrap_or(200),
                 at_ms,
             }
         } else {
-            metrics::counter!("webhook_deliveries_total", "outcome" => "failed").increment(1);
+            metrics::counter!(DELIVERIES, "outcome" => FAILED).increment(1);
             // Retries are timed from when this attempt was due, or from now if it ran late.
             let base = if d.due > now { d.due } else { now };
             let jitter = rand::random_range(-1.0..=1.0);

@@ -69,13 +69,20 @@ pub async fn rotate_secret(
 /// Refuses test keys before anything is looked up: the key prefix must
 /// match the environment, and this is the live ring.
 pub fn require_live(creds: &ClientCredentials) -> Result<(), PartnerError> {
-    let live = |key: &str| Environment::of_key(key) == Some(Environment::Live);
-    if live(&creds.client_id) && live(&creds.client_secret) {
-        Ok(())
-    } else {
-        Err(PartnerError::InvalidApiKey(
-            "the partner ring takes live keys (pk_live_/sk_live_); test keys belong to the sandbox",
-        ))
+    let env = |key: &str| Environment::of_key(key);
+    match (env(&creds.client_id), env(&creds.client_secret)) {
+        (Some(Environment::Live), Some(Environment::Live)) => Ok(()),
+        (Some(Environment::Test), _) | (_, Some(Environment::Test)) => {
+            Err(PartnerError::InvalidApiKey(
+                "the partner ring takes live keys (pk_live_/sk_live_); test keys (pk_test_/sk_test_) belong to the sandbox",
+            ))
+        }
+        (id, _) if id != Some(Environment::Live) => Err(PartnerError::InvalidApiKey(
+            "a partner client id starts with pk_live_; use the client_id `lendhub partner clients create` printed",
+        )),
+        _ => Err(PartnerError::InvalidApiKey(
+            "a partner client secret starts with sk_live_; use the client_secret `lendhub partner clients create` printed",
+        )),
     }
 }
 

@@ -122,6 +122,13 @@ fn writes() -> OpenApiRouter<HubState> {
 
 pub fn router(state: &HubState) -> Router<HubState> {
     let (reads, _) = reads().split_for_parts();
+    // The document is rendered once; like the sandbox's, it is served beside
+    // the routes it describes rather than listed in itself.
+    let document = serde_json::to_value(crate::openapi::public_openapi()).unwrap_or_default();
+    let reads = reads.route(
+        "/openapi.json",
+        axum::routing::get(move || async move { axum::Json(document) }),
+    );
     let origins: Vec<HeaderValue> = state
         .public
         .settings

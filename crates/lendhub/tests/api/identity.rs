@@ -1413,19 +1413,19 @@ async fn unknown_routes_get_a_page() {
 /// and the keys rotate, while the server runs.
 #[tokio::test]
 async fn users_clients_and_keys_are_managed_from_the_cli() {
-    use crate::support::process::{cli, launch};
+    use crate::support::process::{cli, cli_input, launch};
     let site = crate::support::Site::new().await;
     let server = launch(&site);
-    let user: Value = serde_json::from_str(&cli(
+    // The password comes on standard input, never as an argument.
+    let user: Value = serde_json::from_str(&cli_input(
         &site,
+        &[],
         &[
             "sso",
             "users",
             "create",
             "--email",
             "Director@Example.com",
-            "--password",
-            "a long enough password",
             "--given-name",
             "Grace",
             "--family-name",
@@ -1438,6 +1438,7 @@ async fn users_clients_and_keys_are_managed_from_the_cli() {
             "director",
             "--email-verified",
         ],
+        "a long enough password\n",
     ))
     .unwrap();
     assert!(user["sub"].as_str().unwrap().starts_with("usr_"));
@@ -1490,61 +1491,92 @@ async fn users_clients_and_keys_are_managed_from_the_cli() {
     assert!(public.get("client_secret").is_none());
     assert_eq!(public["token_endpoint_auth_method"], "none");
 
-    // Refused: plain http to a non-loopback host; a duplicate email; a short password.
-    for args in [
-        vec![
-            "sso",
-            "clients",
-            "create",
-            "--name",
-            "X",
-            "--redirect-uri",
-            "http://portal.example/cb",
-        ],
-        vec![
-            "sso",
-            "users",
-            "create",
-            "--email",
-            "director@example.com",
-            "--password",
-            "another long one",
-            "--given-name",
-            "G",
-            "--family-name",
-            "H",
-            "--company-number",
-            "1",
-            "--company-name",
-            "C",
-            "--company-role",
-            "r",
-        ],
-        vec![
-            "sso",
-            "users",
-            "create",
-            "--email",
-            "new@example.com",
-            "--password",
-            "short",
-            "--given-name",
-            "G",
-            "--family-name",
-            "H",
-            "--company-number",
-            "1",
-            "--company-name",
-            "C",
-            "--company-role",
-            "r",
-        ],
+    // Refused: plain http to a non-loopback host; a duplicate email; a
+    // short password; no password at all on standard input.
+    for (args, input) in [
+        (
+            vec![
+                "sso",
+                "clients",
+                "create",
+                "--name",
+                "X",
+                "--redirect-uri",
+                "http://portal.example/cb",
+            ],
+            "",
+        ),
+        (
+            vec![
+                "sso",
+                "users",
+                "create",
+                "--email",
+                "director@example.com",
+                "--given-name",
+                "G",
+                "--family-name",
+                "H",
+                "--company-number",
+                "1",
+                "--company-name",
+                "C",
+                "--company-role",
+                "r",
+            ],
+            "another long one\n",
+        ),
+        (
+            vec![
+                "sso",
+                "users",
+                "create",
+                "--email",
+                "new@example.com",
+                "--given-name",
+                "G",
+                "--family-name",
+                "H",
+                "--company-number",
+                "1",
+                "--company-name",
+                "C",
+                "--company-role",
+                "r",
+            ],
+            "short\n",
+        ),
+        (
+            vec![
+                "sso",
+                "users",
+                "create",
+                "--email",
+                "new@example.com",
+                "--given-name",
+                "G",
+                "--family-name",
+                "H",
+                "--company-number",
+                "1",
+                "--company-name",
+                "C",
+                "--company-role",
+                "r",
+            ],
+            "",
+        ),
     ] {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_lendhub"))
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lendhub"))
             .args(&args)
             .envs(site.env())
-            .output()
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
             .unwrap();
+        std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
         assert_eq!(out.status.code(), Some(1), "{args:?}");
         assert!(!out.stderr.is_empty());
     }

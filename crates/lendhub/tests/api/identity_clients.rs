@@ -282,7 +282,7 @@ async fn headless_chromium_signs_in_through_the_pages() {
 #[tokio::test]
 async fn two_instances_share_sign_ins_codes_and_refresh_tokens() {
     use crate::support::Site;
-    use crate::support::process::{cli_with, launch_with};
+    use crate::support::process::{cli_input, cli_with, launch_with};
     use base64::Engine;
 
     let site = Site::postgres().await;
@@ -294,7 +294,7 @@ async fn two_instances_share_sign_ins_codes_and_refresh_tokens() {
     ];
     let a = launch_with(&site, &env);
     let b = launch_with(&site, &env);
-    let user: Value = serde_json::from_str(&cli_with(
+    let user: Value = serde_json::from_str(&cli_input(
         &site,
         &env,
         &[
@@ -303,8 +303,6 @@ async fn two_instances_share_sign_ins_codes_and_refresh_tokens() {
             "create",
             "--email",
             "pair@example.com",
-            "--password",
-            PASSWORD,
             "--given-name",
             "Ada",
             "--family-name",
@@ -316,6 +314,7 @@ async fn two_instances_share_sign_ins_codes_and_refresh_tokens() {
             "--company-role",
             "director",
         ],
+        &format!("{PASSWORD}\n"),
     ))
     .unwrap();
     let client: Value = serde_json::from_str(&cli_with(

@@ -161,6 +161,15 @@ async fn initialize_list_and_call_with_a_scoped_token() {
         .await;
     let r = rpc(&app, Some(&token), call(7, "tools/call", json!({"name": "decisioning_explanation", "arguments": {"reference": theirs.body["id"]}}))).await;
     assert_eq!(r.body["result"]["isError"], true, "{}", r.body);
+    // A failure carries text only: its structuredContent would have to match
+    // the tool's outputSchema, which describes answers.
+    assert!(
+        r.body["result"].get("structuredContent").is_none(),
+        "{}",
+        r.body
+    );
+    let why = r.body["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(why.starts_with("not_found: no application"), "{why}");
     let _ = other;
 
     let profile = rpc(
@@ -534,4 +543,23 @@ async fn rate_limits_exhaust_and_recover_on_the_clock() {
     app.advance(time::Duration::seconds(5));
     let full = rpc(&app, Some(&token), call(53, "ping", json!({}))).await;
     assert_eq!(full.header("ratelimit-remaining"), "49");
+}
+
+#[tokio::test]
+async fn a_partner_without_a_sandbox_client_is_told_how_to_link_one() {
+    let app = App::spawn().await;
+    let unlinked = partner(&app, "mcp.read").await;
+    let token = access_token(&app, &unlinked).await;
+    let args = json!({"name": "decisioning_explanation",
+                      "arguments": {"reference": "01M8033JVX3JGXW0FWVDK5H72F"}});
+    let r = rpc(&app, Some(&token), call(1, "tools/call", args)).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["result"]["isError"], true, "{}", r.body);
+    assert!(
+        r.body["result"].get("structuredContent").is_none(),
+        "{}",
+        r.body
+    );
+    let why = r.body["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(why.contains("--sandbox-client-id"), "{why}");
 }

@@ -212,8 +212,21 @@ async fn token_errors_have_their_codes() {
         test_key.body["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("live keys")
+            .contains("test keys (pk_test_/sk_test_) belong to the sandbox")
     );
+    // A secret that is neither live nor test is told what a partner secret
+    // looks like, not that it belongs to the sandbox.
+    let unprefixed = hub_post(
+        &app,
+        "/partner/v1/oauth/token",
+        Some((&p.id, "not-a-key")),
+        &grant,
+    )
+    .await;
+    assert_hub_error(&unprefixed, 401, "invalid_api_key");
+    let message = unprefixed.body["error"]["message"].as_str().unwrap();
+    assert!(message.contains("starts with sk_live_"), "{message}");
+    assert!(!message.contains("sandbox"), "{message}");
     let not_held = token(&app, &p, Some("owner.read")).await;
     assert_hub_error(&not_held, 403, "scope_not_granted");
     let unknown = token(&app, &p, Some("sandbox:write")).await;

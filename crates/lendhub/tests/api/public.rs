@@ -386,3 +386,26 @@ async fn the_public_ring_speaks_the_hub_envelope() {
         .unwrap();
     assert_eq!(r.headers()["access-control-allow-origin"], "*");
 }
+
+#[tokio::test]
+async fn the_public_ring_serves_its_openapi_document() {
+    let app = App::spawn().await;
+    let r = public_get(&app, "/openapi.json").await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let committed: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../docs/openapi/public.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        r.body, committed,
+        "the served document is the committed one"
+    );
+    assert!(
+        r.headers.get("ratelimit-limit").is_some(),
+        "inside the window"
+    );
+}

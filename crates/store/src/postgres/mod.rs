@@ -85,6 +85,20 @@ pub async fn migrate(options: &PgOptions) -> Result<usize, StoreError> {
     ran
 }
 
+/// Whether the database already holds lendhub's schema: administrative
+/// commands refuse to create one where the operator meant to find one.
+pub async fn is_initialised(options: &PgOptions) -> Result<bool, StoreError> {
+    let (client, connection) = config(options)?.connect(NoTls).await.map_err(db)?;
+    let driver = tokio::spawn(connection);
+    let row = client
+        .query_one("SELECT to_regclass('schema_migrations') IS NOT NULL", &[])
+        .await
+        .map_err(db);
+    drop(client);
+    let _ = driver.await;
+    Ok(row?.get(0))
+}
+
 impl PgStore {
     /// Connects, migrates, and starts the group-commit batcher.
     pub async fn connect(options: &PgOptions) -> Result<Self, StoreError> {

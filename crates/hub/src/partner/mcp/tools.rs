@@ -137,11 +137,21 @@ pub fn list(scopes: &PartnerScopes) -> &'static RawValue {
     &LISTS[mask]
 }
 
-fn result(structured: Value, is_error: bool) -> Value {
+fn result(structured: Value) -> Value {
     json!({
         "content": [{ "type": "text", "text": structured.to_string() }],
         "structuredContent": structured,
-        "isError": is_error,
+        "isError": false,
+    })
+}
+
+/// A tool that ran but could not answer. The MCP specification gives such
+/// results text content only: `structuredContent` must match the tool's
+/// `outputSchema`, which describes answers, not failures.
+fn failure(message: &str) -> Value {
+    json!({
+        "content": [{ "type": "text", "text": message }],
+        "isError": true,
     })
 }
 
@@ -180,9 +190,9 @@ pub async fn call(
     }
     match tool.name {
         "decisioning_explanation" => explain(state, caller, &arguments).await,
-        "service_status" => Ok(result(status(state, caller).await, false)),
-        "account_profile" => Ok(result(profile_of(state, caller), false)),
-        _ => Ok(result(clients(state, caller).await?, false)),
+        "service_status" => Ok(result(status(state, caller).await)),
+        "account_profile" => Ok(result(profile_of(state, caller))),
+        _ => Ok(result(clients(state, caller).await?)),
     }
 }
 
@@ -217,18 +227,16 @@ async fn explain(
         Some(_) => return Err(invalid_params("arguments.reference", "invalid_type")),
         None => return Err(invalid_params("arguments.reference", "required")),
     };
-    let not_found = || {
-        result(
-            json!({"reference": reference, "error": "not_found",
-                   "message": "no decision with this reference belongs to your project"}),
-            true,
-        )
-    };
     let Some(owner) = caller.client.sandbox_client_id.as_deref() else {
-        return Ok(not_found());
+        return Ok(failure(
+            "not_found: this partner project has no sandbox client linked, so it has no decisions to explain. \
+             Create the partner with `lendhub partner clients create … --sandbox-client-id pk_test_…`.",
+        ));
     };
     let Some(app) = state.store.application(owner, reference).await? else {
-        return Ok(not_found());
+        return Ok(failure(&format!(
+            "not_found: no application {reference} belongs to this project's sandbox client {owner}"
+        )));
     };
     let facts = profile(&app.company_number);
     let outcome = match app.decision.outcome {
@@ -248,25 +256,22 @@ async fn explain(
         .decided_at
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default();
-    Ok(result(
-        json!({
-            "reference": reference,
-            "company_number": app.company_number,
-            "amount_pence": app.amount_pence,
-            "outcome": outcome,
-            "decided_at": decided_at,
-            "reasons": reasons,
-            "facts": {
-                "eligible_entity": facts.eligible,
-                "credit_score": facts.credit_score,
-                "credit_limit_pence": facts.credit_limit_pence,
-                "affordability_ratio_pct": facts.affordability_ratio_pct,
-                "affordable_amount_pence": facts.credit_limit_pence * i64::from(facts.affordability_ratio_pct) / 100,
-            },
-            "offer": app.decision.offer,
-        }),
-        false,
-    ))
+    Ok(result(json!({
+        "reference": reference,
+        "company_number": app.company_number,
+        "amount_pence": app.amount_pence,
+        "outcome": outcome,
+        "decided_at": decided_at,
+        "reasons": reasons,
+        "facts": {
+            "eligible_entity": facts.eligible,
+            "credit_score": facts.credit_score,
+            "credit_limit_pence": facts.credit_limit_pence,
+            "affordability_ratio_pct": facts.affordability_ratio_pct,
+            "affordable_amount_pence": facts.credit_limit_pence * i64::from(facts.affordability_ratio_pct) / 100,
+        },
+        "offer": app.decision.offer,
+    })))
 }
 
 async fn status(state: &HubState, caller: &Verified) -> Value {

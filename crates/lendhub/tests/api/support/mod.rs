@@ -213,9 +213,10 @@ impl App {
 
 async fn boot(config: &Config, clock: Arc<ShiftedClock>) -> Server {
     let store = open_store(config).await.unwrap();
-    let key = lendhub::keys::load_checked(config, store.as_ref())
-        .await
-        .unwrap();
+    let key =
+        lendhub::keys::load_checked(config, store.as_ref(), lendhub::keys::IfMissing::Generate)
+            .await
+            .unwrap();
     start(config, store, key, clock).await.unwrap()
 }
 

@@ -28,15 +28,20 @@ pub fn launch(site: &Site) -> Process {
 }
 
 /// `lendhub serve` on `site`, with `extra` environment on top.
+pub fn launch_with(site: &Site, extra: &[(&str, &str)]) -> Process {
+    launch_logging(site, extra, Stdio::null())
+}
+
+/// `launch_with`, its log (stderr) going to `stderr`; `extra` overrides the
+/// defaults below, `LENDHUB_LOG` included.
 #[expect(
     clippy::zombie_processes,
     reason = "Process::drop reaps the child on every path"
 )]
-pub fn launch_with(site: &Site, extra: &[(&str, &str)]) -> Process {
+pub fn launch_logging(site: &Site, extra: &[(&str, &str)], stderr: Stdio) -> Process {
     let mut child = Command::new(env!("CARGO_BIN_EXE_lendhub"))
         .arg("serve")
         .envs(site.env())
-        .envs(extra.iter().copied())
         .env("LENDHUB_SANDBOX__ADDR", "127.0.0.1:0")
         .env("LENDHUB_HUB__ADDR", "127.0.0.1:0")
         .env("LENDHUB_SSO__ADDR", "127.0.0.1:0")
@@ -45,8 +50,9 @@ pub fn launch_with(site: &Site, extra: &[(&str, &str)]) -> Process {
         .env("LENDHUB_WEBHOOKS__ALLOW_PRIVATE_NETWORKS", "127.0.0.0/8")
         .env("LENDHUB_WEBHOOKS__LEASE_SECONDS", "1")
         .env("LENDHUB_LOG", "warn")
+        .envs(extra.iter().copied())
         .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .unwrap();
     let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
@@ -103,12 +109,22 @@ pub fn cli(site: &Site, args: &[&str]) -> String {
 
 /// `cli`, with `extra` environment on top.
 pub fn cli_with(site: &Site, extra: &[(&str, &str)], args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_lendhub"))
+    cli_input(site, extra, args, "")
+}
+
+/// `cli_with`, with `input` on standard input (a pipe, as from a script).
+pub fn cli_input(site: &Site, extra: &[(&str, &str)], args: &[&str], input: &str) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lendhub"))
         .args(args)
         .envs(site.env())
         .envs(extra.iter().copied())
-        .output()
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .unwrap();
+    std::io::Write::write_all(&mut child.stdin.take().unwrap(), input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
     assert!(
         out.status.success(),
         "lendhub {args:?} failed: {}",
