@@ -3,9 +3,10 @@
 # (real third-party clients in a Python virtualenv — Stripe's verifier,
 # authlib, PyJWT, the MCP SDK, aiosmtpd as a real SMTP server, Playwright;
 # PostgreSQL and Chromium from Debian's packages; the MCP Inspector CLI from
-# npm), starts a throwaway PostgreSQL cluster on
-# loopback, then runs formatting, lints, and every test on both storage
-# backends. An unreachable database fails the run; nothing is skipped.
+# npm; jq), starts a throwaway PostgreSQL cluster on
+# loopback, then runs formatting, lints, every test on both storage
+# backends, and the README's examples as written. An unreachable database
+# fails the run; nothing is skipped.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,6 +40,8 @@ if ! "$TEST_PYTHON" -c 'import selenium' 2>/dev/null; then
     "$venv/bin/pip" install --quiet --disable-pip-version-check 'selenium>=4.15,<5'
 fi
 command -v npm >/dev/null || apt_install nodejs npm
+# The README's examples keep ids in shell variables with jq.
+command -v jq >/dev/null || apt_install jq
 inspector=.tools/inspector
 if [[ ! -x $inspector/node_modules/.bin/mcp-inspector ]]; then
     mkdir -p "$inspector"
@@ -71,3 +74,8 @@ TEST_BACKEND=postgres cargo test --workspace --test conformance --test conforman
 "$TEST_PYTHON" -m openapi_spec_validator docs/openapi/sandbox.json
 "$TEST_PYTHON" -m openapi_spec_validator docs/openapi/partner.json
 "$TEST_PYTHON" -m openapi_spec_validator docs/openapi/public.json
+# The README, followed literally: every sh block against a fresh server of the
+# release binary the README tells newcomers to build.
+echo "== the README's examples, run as written"
+cargo build --release --quiet --bin lendhub
+"$TEST_PYTHON" scripts/readme_test.py
