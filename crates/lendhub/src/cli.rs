@@ -119,11 +119,8 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
     match command {
         Command::Serve => serve(config).await,
         Command::Migrate => {
-            // Sets the database up as `serve` would: its schema and its master key.
-            let store = crate::server::open_store(&config).await?;
-            let key = crate::keys::load_checked(&config, store.as_ref(), IfMissing::Generate).await;
-            store.close().await;
-            key?;
+            // The schema only: a deploy step may run this without the secrets.
+            crate::server::open_store(&config).await?.close().await;
             println!("migrations applied to {}", config.database_label());
             Ok(())
         }

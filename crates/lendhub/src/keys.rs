@@ -36,7 +36,8 @@ pub fn load(config: &Config, if_missing: IfMissing) -> anyhow::Result<MasterKey>
     if if_missing == IfMissing::Refuse {
         bail!(
             "no master key: {} does not exist and secrets.master_key is not set; pass the server's \
-             --data-dir, or set secrets.master_key (LENDHUB_SECRETS__MASTER_KEY) as the server has it",
+             --data-dir, or set secrets.master_key (LENDHUB_SECRETS__MASTER_KEY) as the server has it \
+             (`lendhub serve` makes the file on its first start)",
             std::path::absolute(&path).unwrap_or(path).display()
         );
     }
