@@ -248,6 +248,20 @@ impl From<CommitError> for SandboxError {
     }
 }
 
+impl lendhub_http::idempotency::Refusals for SandboxError {
+    fn key_reused() -> Self {
+        SandboxError::IdempotencyKeyReused
+    }
+
+    fn key_in_progress() -> Self {
+        SandboxError::IdempotencyKeyInProgress
+    }
+
+    fn internal(message: String) -> Self {
+        SandboxError::Internal(message)
+    }
+}
+
 /// The sandbox error envelope.
 pub fn render(problem: &Problem, request_id: &RequestId) -> serde_json::Value {
     let mut error =

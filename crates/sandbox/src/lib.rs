@@ -9,7 +9,6 @@ pub mod clients;
 mod error;
 mod event_log;
 mod event_pages;
-mod idempotency;
 mod openapi;
 mod path_id;
 pub mod referrals;

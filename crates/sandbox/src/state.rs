@@ -2,13 +2,13 @@ use std::sync::Arc;
 
 use lendhub_domain::clock::Clock;
 use lendhub_domain::crypto::MasterKey;
+use lendhub_http::idempotency::Idempotency;
 use lendhub_store::Store;
 use lendhub_webhooks::sender::Sender;
 use tokio::sync::Notify;
 
 use crate::client_cache::ClientCache;
 use crate::event_pages::EventPages;
-use crate::idempotency::InFlight;
 
 /// What every sandbox handler may use.
 #[derive(Clone)]
@@ -24,7 +24,8 @@ pub struct SandboxState {
     /// Tells the referral worker that a clock moved (reviews may be due).
     pub referrals_wake: Arc<Notify>,
     pub token_ttl_seconds: i64,
-    pub(crate) in_flight: Arc<InFlight>,
+    /// Runs every write at most once per (client, Idempotency-Key).
+    pub(crate) idempotency: Idempotency,
     pub(crate) event_pages: Arc<EventPages>,
     pub(crate) clients: Arc<ClientCache>,
 }
@@ -38,6 +39,7 @@ impl SandboxState {
         outbox_wake: Arc<Notify>,
         token_ttl_seconds: i64,
     ) -> Self {
+        let idempotency = Idempotency::new(store.clone(), master_key.clone(), outbox_wake.clone());
         Self {
             secret_pepper: crate::clients::pepper(&master_key),
             store,
@@ -47,7 +49,7 @@ impl SandboxState {
             outbox_wake,
             referrals_wake: Arc::new(Notify::new()),
             token_ttl_seconds,
-            in_flight: Arc::default(),
+            idempotency,
             event_pages: Arc::default(),
             clients: Arc::default(),
         }

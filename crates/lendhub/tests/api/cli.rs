@@ -7,6 +7,11 @@ use serde_json::Value;
 
 use crate::support::process::{cli, client_token, launch, launch_logging};
 
+async fn metrics_text(http: &reqwest::Client, ops: &str) -> String {
+    let r = http.get(format!("{ops}/metrics")).send().await.unwrap();
+    r.text().await.unwrap()
+}
+
 fn lendhub() -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_lendhub"));
     // The test run's own settings must not leak into these processes.
@@ -60,14 +65,7 @@ async fn clients_are_managed_from_the_cli_while_the_server_runs() {
         "revocation takes effect on the running server at once"
     );
     // The ops listener exposes Prometheus metrics for what was served.
-    let metrics = http
-        .get(format!("{}/metrics", server.ops))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = metrics_text(&http, &server.ops).await;
     assert!(metrics.contains("http_requests_total"), "{metrics}");
     assert!(metrics.contains("route=\"/oauth/token\""), "{metrics}");
 }
@@ -301,14 +299,7 @@ async fn a_log_file_gets_plain_lines_and_counters_exist_before_their_first_event
         Stdio::from(log.reopen().unwrap()),
     );
     let http = reqwest::Client::new();
-    let metrics = http
-        .get(format!("{}/metrics", server.ops))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let metrics = metrics_text(&http, &server.ops).await;
     for series in [
         "webhook_deliveries_total{outcome=\"delivered\"} 0",
         "webhook_deliveries_total{outcome=\"failed\"} 0",

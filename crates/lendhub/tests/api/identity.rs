@@ -1493,6 +1493,25 @@ async fn users_clients_and_keys_are_managed_from_the_cli() {
 
     // Refused: plain http to a non-loopback host; a duplicate email; a
     // short password; no password at all on standard input.
+    let user = |email: &'static str| {
+        vec![
+            "sso",
+            "users",
+            "create",
+            "--email",
+            email,
+            "--given-name",
+            "G",
+            "--family-name",
+            "H",
+            "--company-number",
+            "1",
+            "--company-name",
+            "C",
+            "--company-role",
+            "r",
+        ]
+    };
     for (args, input) in [
         (
             vec![
@@ -1506,66 +1525,9 @@ async fn users_clients_and_keys_are_managed_from_the_cli() {
             ],
             "",
         ),
-        (
-            vec![
-                "sso",
-                "users",
-                "create",
-                "--email",
-                "director@example.com",
-                "--given-name",
-                "G",
-                "--family-name",
-                "H",
-                "--company-number",
-                "1",
-                "--company-name",
-                "C",
-                "--company-role",
-                "r",
-            ],
-            "another long one\n",
-        ),
-        (
-            vec![
-                "sso",
-                "users",
-                "create",
-                "--email",
-                "new@example.com",
-                "--given-name",
-                "G",
-                "--family-name",
-                "H",
-                "--company-number",
-                "1",
-                "--company-name",
-                "C",
-                "--company-role",
-                "r",
-            ],
-            "short\n",
-        ),
-        (
-            vec![
-                "sso",
-                "users",
-                "create",
-                "--email",
-                "new@example.com",
-                "--given-name",
-                "G",
-                "--family-name",
-                "H",
-                "--company-number",
-                "1",
-                "--company-name",
-                "C",
-                "--company-role",
-                "r",
-            ],
-            "",
-        ),
+        (user("director@example.com"), "another long one\n"),
+        (user("new@example.com"), "short\n"),
+        (user("new@example.com"), ""),
     ] {
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lendhub"))
             .args(&args)

@@ -51,6 +51,23 @@ async fn linked_partner(app: &App, scopes: &str) -> (Partner, String) {
     )
 }
 
+/// The text of a tool result that reports a failure. It carries text only:
+/// a `structuredContent` would have to match the tool's `outputSchema`,
+/// which describes answers.
+fn tool_failure(r: &Reply) -> String {
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["result"]["isError"], true, "{}", r.body);
+    assert!(
+        r.body["result"].get("structuredContent").is_none(),
+        "{}",
+        r.body
+    );
+    r.body["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
 fn tool_names(r: &Reply) -> Vec<String> {
     r.body["result"]["tools"]
         .as_array()
@@ -160,15 +177,7 @@ async fn initialize_list_and_call_with_a_scoped_token() {
         .create_application(&other_sandbox, "00000401", 1_000_000)
         .await;
     let r = rpc(&app, Some(&token), call(7, "tools/call", json!({"name": "decisioning_explanation", "arguments": {"reference": theirs.body["id"]}}))).await;
-    assert_eq!(r.body["result"]["isError"], true, "{}", r.body);
-    // A failure carries text only: its structuredContent would have to match
-    // the tool's outputSchema, which describes answers.
-    assert!(
-        r.body["result"].get("structuredContent").is_none(),
-        "{}",
-        r.body
-    );
-    let why = r.body["result"]["content"][0]["text"].as_str().unwrap();
+    let why = tool_failure(&r);
     assert!(why.starts_with("not_found: no application"), "{why}");
     let _ = other;
 
@@ -553,13 +562,6 @@ async fn a_partner_without_a_sandbox_client_is_told_how_to_link_one() {
     let args = json!({"name": "decisioning_explanation",
                       "arguments": {"reference": "01M8033JVX3JGXW0FWVDK5H72F"}});
     let r = rpc(&app, Some(&token), call(1, "tools/call", args)).await;
-    assert_eq!(r.status, 200, "{}", r.body);
-    assert_eq!(r.body["result"]["isError"], true, "{}", r.body);
-    assert!(
-        r.body["result"].get("structuredContent").is_none(),
-        "{}",
-        r.body
-    );
-    let why = r.body["result"]["content"][0]["text"].as_str().unwrap();
+    let why = tool_failure(&r);
     assert!(why.contains("--sandbox-client-id"), "{why}");
 }

@@ -1,5 +1,5 @@
 use axum::extract::State;
-use axum::http::{StatusCode, Uri, header};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use lendhub_domain::application::Application;
 use lendhub_domain::decisioning::decide;
@@ -7,7 +7,7 @@ use lendhub_domain::events::EventType;
 use lendhub_domain::ids::SandboxId;
 use lendhub_domain::payment::{BankAccount, PaymentStatus};
 use lendhub_http::FieldIssue;
-use lendhub_http::headers::IdempotencyKey;
+use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
 use lendhub_store::{Write, WriteSet};
 use serde::Deserialize;
@@ -16,7 +16,6 @@ use utoipa::ToSchema;
 use crate::auth::{Reader, Writer};
 use crate::error::SandboxError;
 use crate::event_log::event;
-use crate::idempotency::{self, Guarded, Prepared};
 use crate::path_id::PathId;
 use crate::state::SandboxState;
 use crate::views::{ApplicationView, DecisionView, ErrorEnvelope, PaymentView, application_record};
@@ -89,18 +88,11 @@ fn validate(body: &CreateApplication) -> Result<(String, i64), SandboxError> {
 pub async fn create(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
-    IdempotencyKey(key): IdempotencyKey,
-    uri: Uri,
+    request: Idempotent,
     body: JsonBody<CreateApplication>,
 ) -> Result<Response, SandboxError> {
-    let guarded = Guarded::post(
-        &caller.client_id,
-        &key,
-        uri.path(),
-        &body.raw,
-        caller.now(&state),
-    );
-    idempotency::run(&state, guarded, || async {
+    let guarded = request.by(&caller.client_id, &body.raw, caller.now(&state));
+    state.idempotency.run(guarded, || async {
         let (company_number, amount) = validate(&body.value)?;
         let now = caller.now(&state);
         let id = SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64);
@@ -185,18 +177,11 @@ pub async fn accept(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
     PathId(id): PathId,
-    IdempotencyKey(key): IdempotencyKey,
-    uri: Uri,
+    request: Idempotent,
     body: JsonBody<AcceptApplication>,
 ) -> Result<Response, SandboxError> {
-    let guarded = Guarded::post(
-        &caller.client_id,
-        &key,
-        uri.path(),
-        &body.raw,
-        caller.now(&state),
-    );
-    idempotency::run(&state, guarded, || async {
+    let guarded = request.by(&caller.client_id, &body.raw, caller.now(&state));
+    state.idempotency.run(guarded, || async {
         let bank = match body.value.bank_account.as_deref() {
             None => {
                 return Err(SandboxError::Validation(vec![FieldIssue::new(

@@ -1,12 +1,12 @@
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
-use axum::http::{StatusCode, Uri, header};
+use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use lendhub_domain::events::{EventType, subscribed};
 use lendhub_domain::ids::SandboxId;
 use lendhub_domain::webhook::EndpointStatus;
 use lendhub_http::FieldIssue;
-use lendhub_http::headers::IdempotencyKey;
+use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::OptionalJsonBody;
 use lendhub_store::{EventPage, EventQuery, WriteSet};
 use lendhub_webhooks::SECRET_PURPOSE;
@@ -16,7 +16,6 @@ use utoipa::ToSchema;
 
 use crate::auth::{Reader, Writer};
 use crate::error::SandboxError;
-use crate::idempotency::{self, Guarded, Prepared};
 use crate::path_id::PathId;
 use crate::state::SandboxState;
 use crate::views::ErrorEnvelope;
@@ -180,18 +179,11 @@ pub async fn replay(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
     PathId(id): PathId,
-    IdempotencyKey(key): IdempotencyKey,
-    uri: Uri,
+    request: Idempotent,
     body: OptionalJsonBody<ReplayRequest>,
 ) -> Result<Response, SandboxError> {
-    let guarded = Guarded::post(
-        &caller.client_id,
-        &key,
-        uri.path(),
-        &body.raw,
-        caller.now(&state),
-    );
-    idempotency::run(&state, guarded, || async {
+    let guarded = request.by(&caller.client_id, &body.raw, caller.now(&state));
+    state.idempotency.run(guarded, || async {
         let event = state
             .store
             .event(&caller.client_id, id.as_str())

@@ -1,12 +1,12 @@
 use axum::extract::State;
-use axum::http::{StatusCode, Uri};
+use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::application::ApplicationStatus;
 use lendhub_domain::events::EventType;
 use lendhub_domain::ids::SandboxId;
 use lendhub_domain::payment::{PaymentStatus, RepaymentRequest};
 use lendhub_http::FieldIssue;
-use lendhub_http::headers::IdempotencyKey;
+use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
 use lendhub_store::{Write, WriteSet};
 use serde::Deserialize;
@@ -15,7 +15,6 @@ use utoipa::ToSchema;
 use crate::auth::Writer;
 use crate::error::SandboxError;
 use crate::event_log::event;
-use crate::idempotency::{self, Guarded, Prepared};
 use crate::routes::applications::load;
 use crate::state::SandboxState;
 use crate::views::{ApplicationView, ErrorEnvelope, PaymentView, application_record};
@@ -62,18 +61,11 @@ fn validate(body: &CreateRepayment) -> Result<(String, i64), SandboxError> {
 pub async fn create(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
-    IdempotencyKey(key): IdempotencyKey,
-    uri: Uri,
+    request: Idempotent,
     body: JsonBody<CreateRepayment>,
 ) -> Result<Response, SandboxError> {
-    let guarded = Guarded::post(
-        &caller.client_id,
-        &key,
-        uri.path(),
-        &body.raw,
-        caller.now(&state),
-    );
-    idempotency::run(&state, guarded, || async {
+    let guarded = request.by(&caller.client_id, &body.raw, caller.now(&state));
+    state.idempotency.run(guarded, || async {
         let (application_id, amount) = validate(&body.value)?;
         let app = load(&state, &caller.client_id, &application_id).await?;
         let now = caller.now(&state);

@@ -2,13 +2,13 @@ use std::net::IpAddr;
 use std::time::Duration;
 
 use axum::extract::State;
-use axum::http::{StatusCode, Uri};
+use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::events::{ALL_EVENTS, EventType};
 use lendhub_domain::ids::SandboxId;
 use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint, generate_secret};
 use lendhub_http::FieldIssue;
-use lendhub_http::headers::IdempotencyKey;
+use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::{JsonBody, OptionalJsonBody};
 use lendhub_store::{EndpointRecord, Write, WriteSet};
 use lendhub_webhooks::SECRET_PURPOSE;
@@ -19,7 +19,6 @@ use utoipa::ToSchema;
 use crate::auth::Writer;
 use crate::error::SandboxError;
 use crate::event_log::event;
-use crate::idempotency::{self, Guarded, Prepared};
 use crate::path_id::PathId;
 use crate::state::SandboxState;
 use crate::views::{ErrorEnvelope, WebhookEndpointView};
@@ -98,18 +97,11 @@ async fn check_resolved(
 pub async fn create(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
-    IdempotencyKey(key): IdempotencyKey,
-    uri: Uri,
+    request: Idempotent,
     body: JsonBody<CreateWebhookEndpoint>,
 ) -> Result<Response, SandboxError> {
-    let guarded = Guarded::post(
-        &caller.client_id,
-        &key,
-        uri.path(),
-        &body.raw,
-        caller.now(&state),
-    );
-    idempotency::run(&state, guarded, || async {
+    let guarded = request.by(&caller.client_id, &body.raw, caller.now(&state));
+    state.idempotency.run(guarded, || async {
         let input = &body.value;
         let raw_url = input
             .url
@@ -187,13 +179,12 @@ pub async fn enable(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
     PathId(id): PathId,
-    IdempotencyKey(key): IdempotencyKey,
-    uri: Uri,
+    request: Idempotent,
     body: OptionalJsonBody<EnableWebhookEndpoint>,
 ) -> Result<Response, SandboxError> {
     let now = caller.now(&state);
-    let guarded = Guarded::post(&caller.client_id, &key, uri.path(), &body.raw, now);
-    idempotency::run(&state, guarded, || async {
+    let guarded = request.by(&caller.client_id, &body.raw, now);
+    state.idempotency.run(guarded, || async {
         let stored = state
             .store
             .endpoints(&caller.client_id)

@@ -1,10 +1,10 @@
 use axum::Json;
 use axum::extract::State;
-use axum::http::{StatusCode, Uri};
+use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::test_clock::{Advance, AdvanceError, ClientClock, advance as advance_clock};
 use lendhub_http::FieldIssue;
-use lendhub_http::headers::IdempotencyKey;
+use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
 use lendhub_store::{Write, WriteSet};
 use serde::{Deserialize, Serialize};
@@ -13,7 +13,6 @@ use utoipa::ToSchema;
 
 use crate::auth::{Reader, Writer};
 use crate::error::SandboxError;
-use crate::idempotency::{self, Guarded, Prepared};
 use crate::state::SandboxState;
 use crate::views::{ErrorEnvelope, rfc3339};
 
@@ -88,13 +87,12 @@ fn refused(e: AdvanceError, field: &'static str) -> SandboxError {
 pub async fn advance(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
-    IdempotencyKey(key): IdempotencyKey,
-    uri: Uri,
+    request: Idempotent,
     body: JsonBody<AdvanceTestClock>,
 ) -> Result<Response, SandboxError> {
     let now = caller.now(&state);
-    let guarded = Guarded::post(&caller.client_id, &key, uri.path(), &body.raw, now);
-    let response = idempotency::run(&state, guarded, || async {
+    let guarded = request.by(&caller.client_id, &body.raw, now);
+    let response = state.idempotency.run(guarded, || async {
         let request = Advance::from_fields(body.value.seconds, body.value.to.as_deref())
             .map_err(|p| SandboxError::Validation(vec![FieldIssue::new(p.field, p.reason)]))?;
         let moved =

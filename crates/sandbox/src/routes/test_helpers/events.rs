@@ -1,10 +1,10 @@
 use axum::extract::State;
-use axum::http::{StatusCode, Uri};
+use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::events::{EventType, ObjectKind};
 use lendhub_domain::synthetic::{self, Sample};
 use lendhub_http::FieldIssue;
-use lendhub_http::headers::IdempotencyKey;
+use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
 use lendhub_store::{Write, WriteSet};
 use serde::Deserialize;
@@ -14,7 +14,6 @@ use utoipa::ToSchema;
 use crate::auth::Writer;
 use crate::error::SandboxError;
 use crate::event_log::event;
-use crate::idempotency::{self, Guarded, Prepared};
 use crate::routes::events::EventJson;
 use crate::state::SandboxState;
 use crate::views::{
@@ -67,13 +66,12 @@ fn default_object(
 pub async fn create(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
-    IdempotencyKey(key): IdempotencyKey,
-    uri: Uri,
+    request: Idempotent,
     body: JsonBody<CreateTestEvent>,
 ) -> Result<Response, SandboxError> {
     let now = caller.now(&state);
-    let guarded = Guarded::post(&caller.client_id, &key, uri.path(), &body.raw, now);
-    idempotency::run(&state, guarded, || async {
+    let guarded = request.by(&caller.client_id, &body.raw, now);
+    state.idempotency.run(guarded, || async {
         let kind =
             body.value.kind.as_deref().ok_or_else(|| {
                 SandboxError::Validation(vec![FieldIssue::new("type", "required")])

@@ -1,8 +1,8 @@
 use axum::extract::State;
-use axum::http::{StatusCode, Uri};
+use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::test_clock::ClientClock;
-use lendhub_http::headers::IdempotencyKey;
+use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::OptionalJsonBody;
 use lendhub_store::{Write, WriteSet};
 use serde::{Deserialize, Serialize};
@@ -10,7 +10,6 @@ use utoipa::ToSchema;
 
 use crate::auth::Writer;
 use crate::error::SandboxError;
-use crate::idempotency::{self, Guarded, Prepared};
 use crate::routes::test_helpers::clock::TestClockView;
 use crate::state::SandboxState;
 use crate::views::ErrorEnvelope;
@@ -41,18 +40,11 @@ pub struct ResetView {
 pub async fn reset(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
-    IdempotencyKey(key): IdempotencyKey,
-    uri: Uri,
+    request: Idempotent,
     body: OptionalJsonBody<ResetSandbox>,
 ) -> Result<Response, SandboxError> {
-    let guarded = Guarded::post(
-        &caller.client_id,
-        &key,
-        uri.path(),
-        &body.raw,
-        caller.now(&state),
-    );
-    idempotency::run(&state, guarded, || async {
+    let guarded = request.by(&caller.client_id, &body.raw, caller.now(&state));
+    state.idempotency.run(guarded, || async {
         let now = state.clock.now();
         let mut writes = WriteSet::default();
         writes.push(Write::ResetOwner {
