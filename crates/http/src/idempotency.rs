@@ -10,6 +10,7 @@
 
 use std::collections::HashSet;
 use std::future::Future;
+use std::marker::PhantomData;
 use std::sync::Arc;
 
 use axum::extract::FromRequestParts;
@@ -25,14 +26,17 @@ use tokio::sync::Notify;
 use crate::Problem;
 use crate::headers::IdempotencyKey;
 
+/// A response that could not be rendered, or a stored one that could not be
+/// read back: an internal fault, answered as the surface answers those.
+#[derive(Debug)]
+pub struct Fault(pub String);
+
 /// How a surface answers the runner's refusals, in its own envelope.
-pub trait Refusals: From<StoreError> + From<CommitError> {
+pub trait Refusals: From<StoreError> + From<CommitError> + From<Fault> {
     /// The key was used with a different request.
     fn key_reused() -> Self;
     /// A request with the key is still running.
     fn key_in_progress() -> Self;
-    /// A stored response could not be read back or a response not rendered.
-    fn internal(message: String) -> Self;
 }
 
 /// What an operation produces: its response and everything it changes.
@@ -47,12 +51,12 @@ pub struct Prepared {
 }
 
 impl Prepared {
-    pub fn json<E: Refusals>(
+    pub fn json(
         status: StatusCode,
         body: &impl serde::Serialize,
         writes: WriteSet,
-    ) -> Result<Self, E> {
-        let body = serde_json::to_vec(body).map_err(|e| E::internal(e.to_string()))?;
+    ) -> Result<Self, Fault> {
+        let body = serde_json::to_vec(body).map_err(|e| Fault(e.to_string()))?;
         Ok(Self::raw(status, body, writes))
     }
 
@@ -171,49 +175,57 @@ fn respond(status: StatusCode, body: Vec<u8>, replayed: bool) -> Response {
 /// and secrets are never at rest in clear.
 const RESPONSE_PURPOSE: &str = "idempotent-response";
 
-/// Runs writes at most once per (owner, key). One per surface state; cheap to
-/// clone.
-#[derive(Clone)]
-pub struct Idempotency {
+/// Runs writes at most once per (owner, key), answering refusals as the
+/// surface's error `E`. One per surface state; cheap to clone.
+pub struct Idempotency<E> {
     store: Arc<dyn Store>,
     master_key: MasterKey,
     in_flight: Arc<InFlight>,
     /// Woken when a commit queued webhook deliveries.
     outbox_wake: Arc<Notify>,
+    surface: PhantomData<fn() -> E>,
 }
 
-impl Idempotency {
+impl<E> Clone for Idempotency<E> {
+    fn clone(&self) -> Self {
+        Self {
+            store: self.store.clone(),
+            master_key: self.master_key.clone(),
+            in_flight: self.in_flight.clone(),
+            outbox_wake: self.outbox_wake.clone(),
+            surface: PhantomData,
+        }
+    }
+}
+
+impl<E: Refusals> Idempotency<E> {
     pub fn new(store: Arc<dyn Store>, master_key: MasterKey, outbox_wake: Arc<Notify>) -> Self {
         Self {
             store,
             master_key,
             in_flight: Arc::default(),
             outbox_wake,
+            surface: PhantomData,
         }
     }
 
-    fn replay<E: Refusals>(
-        &self,
-        record: IdempotencyRecord,
-        fp: &[u8; 32],
-    ) -> Result<Response, E> {
+    fn replay(&self, record: IdempotencyRecord, fp: &[u8; 32]) -> Result<Response, E> {
         if &record.fingerprint != fp {
             return Err(E::key_reused());
         }
-        let status = StatusCode::from_u16(record.status).map_err(|e| E::internal(e.to_string()))?;
+        let status = StatusCode::from_u16(record.status).map_err(|e| Fault(e.to_string()))?;
         let body = self
             .master_key
             .open(RESPONSE_PURPOSE, &record.body)
-            .map_err(|e| E::internal(e.to_string()))?;
+            .map_err(|e| Fault(e.to_string()))?;
         Ok(respond(status, body, true))
     }
 
     /// Runs `operation` at most once per (owner, key). Only successful
     /// responses are recorded: a request rejected for bad input may be
     /// corrected and sent again under the same key.
-    pub async fn run<E, F, Fut>(&self, req: Guarded<'_>, operation: F) -> Result<Response, E>
+    pub async fn run<F, Fut>(&self, req: Guarded<'_>, operation: F) -> Result<Response, E>
     where
-        E: Refusals,
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<Prepared, E>>,
     {

@@ -256,9 +256,11 @@ impl lendhub_http::idempotency::Refusals for SandboxError {
     fn key_in_progress() -> Self {
         SandboxError::IdempotencyKeyInProgress
     }
+}
 
-    fn internal(message: String) -> Self {
-        SandboxError::Internal(message)
+impl From<lendhub_http::idempotency::Fault> for SandboxError {
+    fn from(fault: lendhub_http::idempotency::Fault) -> Self {
+        SandboxError::Internal(fault.0)
     }
 }
 

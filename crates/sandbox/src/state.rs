@@ -25,7 +25,7 @@ pub struct SandboxState {
     pub referrals_wake: Arc<Notify>,
     pub token_ttl_seconds: i64,
     /// Runs every write at most once per (client, Idempotency-Key).
-    pub(crate) idempotency: Idempotency,
+    pub(crate) idempotency: Idempotency<crate::SandboxError>,
     pub(crate) event_pages: Arc<EventPages>,
     pub(crate) clients: Arc<ClientCache>,
 }

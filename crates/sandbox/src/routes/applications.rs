@@ -88,42 +88,44 @@ fn validate(body: &CreateApplication) -> Result<(String, i64), SandboxError> {
 pub async fn create(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
-    request: Idempotent,
+    idempotent: Idempotent,
     body: JsonBody<CreateApplication>,
 ) -> Result<Response, SandboxError> {
-    let guarded = request.by(&caller.client_id, &body.raw, caller.now(&state));
-    state.idempotency.run(guarded, || async {
-        let (company_number, amount) = validate(&body.value)?;
-        let now = caller.now(&state);
-        let id = SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64);
-        let decision = decide(&company_number, amount);
-        let app = Application::new(
-            id,
-            caller.client_id.clone(),
-            company_number,
-            amount,
-            decision,
-            now,
-        );
-        let view = ApplicationView::from(&app);
-        let mut writes = WriteSet::default();
-        writes
-            .push(Write::InsertEvent(event(
-                &caller.client_id,
-                EventType::ApplicationCreated,
-                &view,
+    let guarded = idempotent.by(&caller.client_id, &body.raw, caller.now(&state));
+    state
+        .idempotency
+        .run(guarded, || async {
+            let (company_number, amount) = validate(&body.value)?;
+            let now = caller.now(&state);
+            let id = SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64);
+            let decision = decide(&company_number, amount);
+            let app = Application::new(
+                id,
+                caller.client_id.clone(),
+                company_number,
+                amount,
+                decision,
                 now,
-            )?))
-            .push(Write::InsertEvent(event(
-                &caller.client_id,
-                EventType::DecisionCompleted,
-                &DecisionView::from(&app),
-                now,
-            )?))
-            .push(Write::InsertApplication(application_record(&app)?));
-        Prepared::json(StatusCode::CREATED, &view, writes)
-    })
-    .await
+            );
+            let view = ApplicationView::from(&app);
+            let mut writes = WriteSet::default();
+            writes
+                .push(Write::InsertEvent(event(
+                    &caller.client_id,
+                    EventType::ApplicationCreated,
+                    &view,
+                    now,
+                )?))
+                .push(Write::InsertEvent(event(
+                    &caller.client_id,
+                    EventType::DecisionCompleted,
+                    &DecisionView::from(&app),
+                    now,
+                )?))
+                .push(Write::InsertApplication(application_record(&app)?));
+            Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
+        })
+        .await
 }
 
 pub(crate) async fn load(
@@ -177,63 +179,65 @@ pub async fn accept(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
     PathId(id): PathId,
-    request: Idempotent,
+    idempotent: Idempotent,
     body: JsonBody<AcceptApplication>,
 ) -> Result<Response, SandboxError> {
-    let guarded = request.by(&caller.client_id, &body.raw, caller.now(&state));
-    state.idempotency.run(guarded, || async {
-        let bank = match body.value.bank_account.as_deref() {
-            None => {
-                return Err(SandboxError::Validation(vec![FieldIssue::new(
-                    "bank_account",
-                    "required",
-                )]));
+    let guarded = idempotent.by(&caller.client_id, &body.raw, caller.now(&state));
+    state
+        .idempotency
+        .run(guarded, || async {
+            let bank = match body.value.bank_account.as_deref() {
+                None => {
+                    return Err(SandboxError::Validation(vec![FieldIssue::new(
+                        "bank_account",
+                        "required",
+                    )]));
+                }
+                Some(raw) => BankAccount::parse(raw).ok_or_else(|| {
+                    SandboxError::Validation(vec![FieldIssue::new("bank_account", "one_of")])
+                })?,
+            };
+            let app = load(&state, &caller.client_id, id.as_str()).await?;
+            let now = caller.now(&state);
+            let payment_id = SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64);
+            let next = app
+                .accept(bank, payment_id, now)
+                .map_err(|e| SandboxError::Conflict(e.to_string()))?;
+            let view = ApplicationView::from(&next);
+            let mut writes = WriteSet::default();
+            writes.push(Write::InsertEvent(event(
+                &caller.client_id,
+                EventType::OfferAccepted,
+                &view,
+                now,
+            )?));
+            if let Some(funding) = &next.funding {
+                let payment = PaymentView::from(funding);
+                if funding.status == PaymentStatus::Settled {
+                    writes.push(Write::InsertEvent(event(
+                        &caller.client_id,
+                        EventType::PaymentSettled,
+                        &payment,
+                        now,
+                    )?));
+                    writes.push(Write::InsertEvent(event(
+                        &caller.client_id,
+                        EventType::AccountActivated,
+                        &view,
+                        now,
+                    )?));
+                } else {
+                    writes.push(Write::InsertEvent(event(
+                        &caller.client_id,
+                        EventType::PaymentFailed,
+                        &payment,
+                        now,
+                    )?));
+                }
+                writes.push(Write::InsertPayment(funding.clone()));
             }
-            Some(raw) => BankAccount::parse(raw).ok_or_else(|| {
-                SandboxError::Validation(vec![FieldIssue::new("bank_account", "one_of")])
-            })?,
-        };
-        let app = load(&state, &caller.client_id, id.as_str()).await?;
-        let now = caller.now(&state);
-        let payment_id = SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64);
-        let next = app
-            .accept(bank, payment_id, now)
-            .map_err(|e| SandboxError::Conflict(e.to_string()))?;
-        let view = ApplicationView::from(&next);
-        let mut writes = WriteSet::default();
-        writes.push(Write::InsertEvent(event(
-            &caller.client_id,
-            EventType::OfferAccepted,
-            &view,
-            now,
-        )?));
-        if let Some(funding) = &next.funding {
-            let payment = PaymentView::from(funding);
-            if funding.status == PaymentStatus::Settled {
-                writes.push(Write::InsertEvent(event(
-                    &caller.client_id,
-                    EventType::PaymentSettled,
-                    &payment,
-                    now,
-                )?));
-                writes.push(Write::InsertEvent(event(
-                    &caller.client_id,
-                    EventType::AccountActivated,
-                    &view,
-                    now,
-                )?));
-            } else {
-                writes.push(Write::InsertEvent(event(
-                    &caller.client_id,
-                    EventType::PaymentFailed,
-                    &payment,
-                    now,
-                )?));
-            }
-            writes.push(Write::InsertPayment(funding.clone()));
-        }
-        writes.push(Write::UpdateApplication(application_record(&next)?));
-        Prepared::json(StatusCode::OK, &view, writes)
-    })
-    .await
+            writes.push(Write::UpdateApplication(application_record(&next)?));
+            Ok(Prepared::json(StatusCode::OK, &view, writes)?)
+        })
+        .await
 }

@@ -179,69 +179,75 @@ pub async fn replay(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
     PathId(id): PathId,
-    request: Idempotent,
+    idempotent: Idempotent,
     body: OptionalJsonBody<ReplayRequest>,
 ) -> Result<Response, SandboxError> {
-    let guarded = request.by(&caller.client_id, &body.raw, caller.now(&state));
-    state.idempotency.run(guarded, || async {
-        let event = state
-            .store
-            .event(&caller.client_id, id.as_str())
-            .await?
-            .ok_or(SandboxError::NotFound("event"))?;
-        let wanted = body.value.endpoint_id.as_deref();
-        let targets: Vec<_> = state
-            .store
-            .endpoints(&caller.client_id)
-            .await?
-            .into_iter()
-            .filter(|r| match wanted {
-                Some(w) => r.endpoint.id.as_str() == w,
-                None => {
-                    r.endpoint.status == EndpointStatus::Enabled
-                        && subscribed(&r.endpoint.enabled_events, event.event_type.as_str())
-                }
-            })
-            .collect();
-        if wanted.is_some() && targets.is_empty() {
-            return Err(SandboxError::NotFound("webhook endpoint"));
-        }
-        // Endpoints are attempted concurrently, so the call lasts at most one
-        // delivery timeout however many endpoints there are.
-        let unix_now = time::OffsetDateTime::now_utc().unix_timestamp();
-        let attempts = targets.iter().map(|target| async {
-            let secret = state
-                .master_key
-                .open(SECRET_PURPOSE, &target.sealed_secret)
-                .map_err(|e| SandboxError::Internal(e.to_string()))?;
-            let secret = String::from_utf8_lossy(&secret);
-            let attempt = state
-                .sender
-                .deliver(&target.endpoint.url, &secret, &event.body, unix_now)
-                .await;
-            Ok::<_, SandboxError>(ReplayDelivery {
-                endpoint_id: target.endpoint.id.to_string(),
-                url: target.endpoint.url.clone(),
-                status: if attempt.succeeded() {
-                    "succeeded"
-                } else {
-                    "failed"
-                },
-                http_status: attempt.status,
-                error: attempt.error,
-                duration_ms: attempt.duration_ms,
-            })
-        });
-        let deliveries = futures_util::future::join_all(attempts)
-            .await
-            .into_iter()
-            .collect::<Result<Vec<_>, _>>()?;
-        let result = ReplayResult {
-            object: "event_replay",
-            event_id: event.id.to_string(),
-            deliveries,
-        };
-        Prepared::json(StatusCode::ACCEPTED, &result, WriteSet::default())
-    })
-    .await
+    let guarded = idempotent.by(&caller.client_id, &body.raw, caller.now(&state));
+    state
+        .idempotency
+        .run(guarded, || async {
+            let event = state
+                .store
+                .event(&caller.client_id, id.as_str())
+                .await?
+                .ok_or(SandboxError::NotFound("event"))?;
+            let wanted = body.value.endpoint_id.as_deref();
+            let targets: Vec<_> = state
+                .store
+                .endpoints(&caller.client_id)
+                .await?
+                .into_iter()
+                .filter(|r| match wanted {
+                    Some(w) => r.endpoint.id.as_str() == w,
+                    None => {
+                        r.endpoint.status == EndpointStatus::Enabled
+                            && subscribed(&r.endpoint.enabled_events, event.event_type.as_str())
+                    }
+                })
+                .collect();
+            if wanted.is_some() && targets.is_empty() {
+                return Err(SandboxError::NotFound("webhook endpoint"));
+            }
+            // Endpoints are attempted concurrently, so the call lasts at most one
+            // delivery timeout however many endpoints there are.
+            let unix_now = time::OffsetDateTime::now_utc().unix_timestamp();
+            let attempts = targets.iter().map(|target| async {
+                let secret = state
+                    .master_key
+                    .open(SECRET_PURPOSE, &target.sealed_secret)
+                    .map_err(|e| SandboxError::Internal(e.to_string()))?;
+                let secret = String::from_utf8_lossy(&secret);
+                let attempt = state
+                    .sender
+                    .deliver(&target.endpoint.url, &secret, &event.body, unix_now)
+                    .await;
+                Ok::<_, SandboxError>(ReplayDelivery {
+                    endpoint_id: target.endpoint.id.to_string(),
+                    url: target.endpoint.url.clone(),
+                    status: if attempt.succeeded() {
+                        "succeeded"
+                    } else {
+                        "failed"
+                    },
+                    http_status: attempt.status,
+                    error: attempt.error,
+                    duration_ms: attempt.duration_ms,
+                })
+            });
+            let deliveries = futures_util::future::join_all(attempts)
+                .await
+                .into_iter()
+                .collect::<Result<Vec<_>, _>>()?;
+            let result = ReplayResult {
+                object: "event_replay",
+                event_id: event.id.to_string(),
+                deliveries,
+            };
+            Ok(Prepared::json(
+                StatusCode::ACCEPTED,
+                &result,
+                WriteSet::default(),
+            )?)
+        })
+        .await
 }

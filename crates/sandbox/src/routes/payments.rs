@@ -61,49 +61,51 @@ fn validate(body: &CreateRepayment) -> Result<(String, i64), SandboxError> {
 pub async fn create(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
-    request: Idempotent,
+    idempotent: Idempotent,
     body: JsonBody<CreateRepayment>,
 ) -> Result<Response, SandboxError> {
-    let guarded = request.by(&caller.client_id, &body.raw, caller.now(&state));
-    state.idempotency.run(guarded, || async {
-        let (application_id, amount) = validate(&body.value)?;
-        let app = load(&state, &caller.client_id, &application_id).await?;
-        let now = caller.now(&state);
-        let id = SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64);
-        let (next, payment) = app
-            .repay(
-                RepaymentRequest {
-                    amount_pence: amount,
-                },
-                id,
-                now,
-            )
-            .map_err(|e| SandboxError::Conflict(e.to_string()))?;
-        let view = PaymentView::from(&payment);
-        let kind = if payment.status == PaymentStatus::Settled {
-            EventType::PaymentSettled
-        } else {
-            EventType::PaymentFailed
-        };
-        let mut writes = WriteSet::default();
-        writes.push(Write::InsertEvent(event(
-            &caller.client_id,
-            kind,
-            &view,
-            now,
-        )?));
-        if next.status == ApplicationStatus::Repaid {
+    let guarded = idempotent.by(&caller.client_id, &body.raw, caller.now(&state));
+    state
+        .idempotency
+        .run(guarded, || async {
+            let (application_id, amount) = validate(&body.value)?;
+            let app = load(&state, &caller.client_id, &application_id).await?;
+            let now = caller.now(&state);
+            let id = SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64);
+            let (next, payment) = app
+                .repay(
+                    RepaymentRequest {
+                        amount_pence: amount,
+                    },
+                    id,
+                    now,
+                )
+                .map_err(|e| SandboxError::Conflict(e.to_string()))?;
+            let view = PaymentView::from(&payment);
+            let kind = if payment.status == PaymentStatus::Settled {
+                EventType::PaymentSettled
+            } else {
+                EventType::PaymentFailed
+            };
+            let mut writes = WriteSet::default();
             writes.push(Write::InsertEvent(event(
                 &caller.client_id,
-                EventType::AccountClosed,
-                &ApplicationView::from(&next),
+                kind,
+                &view,
                 now,
             )?));
-        }
-        writes
-            .push(Write::InsertPayment(payment))
-            .push(Write::UpdateApplication(application_record(&next)?));
-        Prepared::json(StatusCode::CREATED, &view, writes)
-    })
-    .await
+            if next.status == ApplicationStatus::Repaid {
+                writes.push(Write::InsertEvent(event(
+                    &caller.client_id,
+                    EventType::AccountClosed,
+                    &ApplicationView::from(&next),
+                    now,
+                )?));
+            }
+            writes
+                .push(Write::InsertPayment(payment))
+                .push(Write::UpdateApplication(application_record(&next)?));
+            Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
+        })
+        .await
 }

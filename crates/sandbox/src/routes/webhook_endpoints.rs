@@ -97,67 +97,68 @@ async fn check_resolved(
 pub async fn create(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
-    request: Idempotent,
+    idempotent: Idempotent,
     body: JsonBody<CreateWebhookEndpoint>,
 ) -> Result<Response, SandboxError> {
-    let guarded = request.by(&caller.client_id, &body.raw, caller.now(&state));
-    state.idempotency.run(guarded, || async {
-        let input = &body.value;
-        let raw_url = input
-            .url
-            .as_deref()
-            .ok_or_else(|| SandboxError::Validation(vec![FieldIssue::new("url", "required")]))?;
-        if raw_url.len() > MAX_URL {
-            return Err(SandboxError::Validation(vec![FieldIssue::new(
-                "url",
-                "max_length",
-            )]));
-        }
-        if input
-            .description
-            .as_ref()
-            .is_some_and(|d| d.chars().count() > MAX_DESCRIPTION)
-        {
-            return Err(SandboxError::Validation(vec![FieldIssue::new(
-                "description",
-                "max_length",
-            )]));
-        }
-        let events = input
-            .enabled_events
-            .clone()
-            .unwrap_or_else(|| vec![ALL_EVENTS.to_owned()]);
-        check_events(&events)?;
-        let url = state
-            .sender
-            .policy()
-            .check_url(raw_url)
-            .map_err(|r| url_rejected(&r))?;
-        check_resolved(&state, &lendhub_webhooks::policy::UrlHost::of(&url)).await?;
-        if state.store.endpoints(&caller.client_id).await?.len() >= MAX_ENDPOINTS {
-            return Err(SandboxError::WebhookEndpointLimit(MAX_ENDPOINTS));
-        }
-        let now = caller.now(&state);
-        let endpoint = WebhookEndpoint {
-            id: SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64),
-            owner: caller.client_id.clone(),
-            url: url.to_string(),
-            enabled_events: events,
-            description: input.description.clone(),
-            status: EndpointStatus::Enabled,
-            created_at: now,
-        };
-        let secret = generate_secret();
-        let sealed_secret = state.master_key.seal(SECRET_PURPOSE, secret.as_bytes());
-        let view = WebhookEndpointView::new(&endpoint, Some(secret));
-        let mut writes = WriteSet::default();
-        writes.push(Write::InsertEndpoint(EndpointRecord {
-            endpoint,
-            sealed_secret,
-        }));
-        Prepared::json(StatusCode::CREATED, &view, writes)
-    })
-    .await
+    let guarded = idempotent.by(&caller.client_id, &body.raw, caller.now(&state));
+    state
+        .idempotency
+        .run(guarded, || async {
+            let input = &body.value;
+            let raw_url = input.url.as_deref().ok_or_else(|| {
+                SandboxError::Validation(vec![FieldIssue::new("url", "required")])
+            })?;
+            if raw_url.len() > MAX_URL {
+                return Err(SandboxError::Validation(vec![FieldIssue::new(
+                    "url",
+                    "max_length",
+                )]));
+            }
+            if input
+                .description
+                .as_ref()
+                .is_some_and(|d| d.chars().count() > MAX_DESCRIPTION)
+            {
+                return Err(SandboxError::Validation(vec![FieldIssue::new(
+                    "description",
+                    "max_length",
+                )]));
+            }
+            let events = input
+                .enabled_events
+                .clone()
+                .unwrap_or_else(|| vec![ALL_EVENTS.to_owned()]);
+            check_events(&events)?;
+            let url = state
+                .sender
+                .policy()
+                .check_url(raw_url)
+                .map_err(|r| url_rejected(&r))?;
+            check_resolved(&state, &lendhub_webhooks::policy::UrlHost::of(&url)).await?;
+            if state.store.endpoints(&caller.client_id).await?.len() >= MAX_ENDPOINTS {
+                return Err(SandboxError::WebhookEndpointLimit(MAX_ENDPOINTS));
+            }
+            let now = caller.now(&state);
+            let endpoint = WebhookEndpoint {
+                id: SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64),
+                owner: caller.client_id.clone(),
+                url: url.to_string(),
+                enabled_events: events,
+                description: input.description.clone(),
+                status: EndpointStatus::Enabled,
+                created_at: now,
+            };
+            let secret = generate_secret();
+            let sealed_secret = state.master_key.seal(SECRET_PURPOSE, secret.as_bytes());
+            let view = WebhookEndpointView::new(&endpoint, Some(secret));
+            let mut writes = WriteSet::default();
+            writes.push(Write::InsertEndpoint(EndpointRecord {
+                endpoint,
+                sealed_secret,
+            }));
+            Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
+        })
+        .await
 }
 
 /// The enable request takes no members; an empty body is fine.
@@ -179,46 +180,48 @@ pub async fn enable(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
     PathId(id): PathId,
-    request: Idempotent,
+    idempotent: Idempotent,
     body: OptionalJsonBody<EnableWebhookEndpoint>,
 ) -> Result<Response, SandboxError> {
     let now = caller.now(&state);
-    let guarded = request.by(&caller.client_id, &body.raw, now);
-    state.idempotency.run(guarded, || async {
-        let stored = state
-            .store
-            .endpoints(&caller.client_id)
-            .await?
-            .into_iter()
-            .find(|r| r.endpoint.id == id)
-            .ok_or(SandboxError::NotFound("webhook endpoint"))?
-            .endpoint;
-        let mut writes = WriteSet::default();
-        let endpoint = if stored.status == EndpointStatus::Enabled {
-            stored
-        } else {
-            let enabled = WebhookEndpoint {
-                status: EndpointStatus::Enabled,
-                ..stored
+    let guarded = idempotent.by(&caller.client_id, &body.raw, now);
+    state
+        .idempotency
+        .run(guarded, || async {
+            let stored = state
+                .store
+                .endpoints(&caller.client_id)
+                .await?
+                .into_iter()
+                .find(|r| r.endpoint.id == id)
+                .ok_or(SandboxError::NotFound("webhook endpoint"))?
+                .endpoint;
+            let mut writes = WriteSet::default();
+            let endpoint = if stored.status == EndpointStatus::Enabled {
+                stored
+            } else {
+                let enabled = WebhookEndpoint {
+                    status: EndpointStatus::Enabled,
+                    ..stored
+                };
+                writes
+                    .push(Write::SetEndpointStatus {
+                        endpoint: enabled.clone(),
+                        from: EndpointStatus::Disabled,
+                    })
+                    .push(Write::InsertEvent(event(
+                        &caller.client_id,
+                        EventType::WebhookEndpointEnabled,
+                        &WebhookEndpointView::new(&enabled, None),
+                        now,
+                    )?));
+                enabled
             };
-            writes
-                .push(Write::SetEndpointStatus {
-                    endpoint: enabled.clone(),
-                    from: EndpointStatus::Disabled,
-                })
-                .push(Write::InsertEvent(event(
-                    &caller.client_id,
-                    EventType::WebhookEndpointEnabled,
-                    &WebhookEndpointView::new(&enabled, None),
-                    now,
-                )?));
-            enabled
-        };
-        Prepared::json(
-            StatusCode::OK,
-            &WebhookEndpointView::new(&endpoint, None),
-            writes,
-        )
-    })
-    .await
+            Ok(Prepared::json(
+                StatusCode::OK,
+                &WebhookEndpointView::new(&endpoint, None),
+                writes,
+            )?)
+        })
+        .await
 }

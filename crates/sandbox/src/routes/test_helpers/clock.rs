@@ -87,32 +87,34 @@ fn refused(e: AdvanceError, field: &'static str) -> SandboxError {
 pub async fn advance(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
-    request: Idempotent,
+    idempotent: Idempotent,
     body: JsonBody<AdvanceTestClock>,
 ) -> Result<Response, SandboxError> {
     let now = caller.now(&state);
-    let guarded = request.by(&caller.client_id, &body.raw, now);
-    let response = state.idempotency.run(guarded, || async {
-        let request = Advance::from_fields(body.value.seconds, body.value.to.as_deref())
-            .map_err(|p| SandboxError::Validation(vec![FieldIssue::new(p.field, p.reason)]))?;
-        let moved =
-            advance_clock(caller.clock, now, request).map_err(|e| refused(e, request.field()))?;
-        let moved_now =
-            now + time::Duration::milliseconds(moved.offset_ms() - caller.clock.offset_ms());
-        let mut writes = WriteSet::default();
-        writes.push(Write::SetClock {
-            owner: caller.client_id.clone(),
-            from_offset_ms: caller.clock.offset_ms(),
-            to_offset_ms: moved.offset_ms(),
-        });
-        Ok(Prepared::json(
-            StatusCode::OK,
-            &TestClockView::new(moved, moved_now),
-            writes,
-        )?
-        .recorded_at(moved_now))
-    })
-    .await?;
+    let guarded = idempotent.by(&caller.client_id, &body.raw, now);
+    let response = state
+        .idempotency
+        .run(guarded, || async {
+            let request = Advance::from_fields(body.value.seconds, body.value.to.as_deref())
+                .map_err(|p| SandboxError::Validation(vec![FieldIssue::new(p.field, p.reason)]))?;
+            let moved = advance_clock(caller.clock, now, request)
+                .map_err(|e| refused(e, request.field()))?;
+            let moved_now =
+                now + time::Duration::milliseconds(moved.offset_ms() - caller.clock.offset_ms());
+            let mut writes = WriteSet::default();
+            writes.push(Write::SetClock {
+                owner: caller.client_id.clone(),
+                from_offset_ms: caller.clock.offset_ms(),
+                to_offset_ms: moved.offset_ms(),
+            });
+            Ok(Prepared::json(
+                StatusCode::OK,
+                &TestClockView::new(moved, moved_now),
+                writes,
+            )?
+            .recorded_at(moved_now))
+        })
+        .await?;
     // What fell due happens now: reviews before the answer (so a read after
     // it sees them settled), deliveries as soon as the worker wakes.
     if let Err(e) = crate::referrals::settle_due(&state, Some(&caller.client_id)).await {

@@ -66,34 +66,36 @@ fn default_object(
 pub async fn create(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
-    request: Idempotent,
+    idempotent: Idempotent,
     body: JsonBody<CreateTestEvent>,
 ) -> Result<Response, SandboxError> {
     let now = caller.now(&state);
-    let guarded = request.by(&caller.client_id, &body.raw, now);
-    state.idempotency.run(guarded, || async {
-        let kind =
-            body.value.kind.as_deref().ok_or_else(|| {
+    let guarded = idempotent.by(&caller.client_id, &body.raw, now);
+    state
+        .idempotency
+        .run(guarded, || async {
+            let kind = body.value.kind.as_deref().ok_or_else(|| {
                 SandboxError::Validation(vec![FieldIssue::new("type", "required")])
             })?;
-        let t = EventType::parse(kind).ok_or(SandboxError::TestEventTypeUnknown)?;
-        let default = default_object(t, &caller.client_id, now)?;
-        let object = synthetic::build_object(t.object_kind(), default, body.value.data.as_ref())
-            .map_err(|issues| {
-                SandboxError::TestEventDataInvalid(
-                    issues
-                        .into_iter()
-                        .map(|i| FieldIssue::new(i.field, i.reason))
-                        .collect(),
-                )
-            })?;
-        let stored = event(&caller.client_id, t, &object, now)?;
-        let rendered = stored.body.clone().into_bytes();
-        let mut writes = WriteSet::default();
-        writes.push(Write::InsertEvent(stored));
-        Ok(Prepared::raw(StatusCode::CREATED, rendered, writes))
-    })
-    .await
+            let t = EventType::parse(kind).ok_or(SandboxError::TestEventTypeUnknown)?;
+            let default = default_object(t, &caller.client_id, now)?;
+            let object =
+                synthetic::build_object(t.object_kind(), default, body.value.data.as_ref())
+                    .map_err(|issues| {
+                        SandboxError::TestEventDataInvalid(
+                            issues
+                                .into_iter()
+                                .map(|i| FieldIssue::new(i.field, i.reason))
+                                .collect(),
+                        )
+                    })?;
+            let stored = event(&caller.client_id, t, &object, now)?;
+            let rendered = stored.body.clone().into_bytes();
+            let mut writes = WriteSet::default();
+            writes.push(Write::InsertEvent(stored));
+            Ok(Prepared::raw(StatusCode::CREATED, rendered, writes))
+        })
+        .await
 }
 
 #[cfg(test)]

@@ -40,23 +40,25 @@ pub struct ResetView {
 pub async fn reset(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
-    request: Idempotent,
+    idempotent: Idempotent,
     body: OptionalJsonBody<ResetSandbox>,
 ) -> Result<Response, SandboxError> {
-    let guarded = request.by(&caller.client_id, &body.raw, caller.now(&state));
-    state.idempotency.run(guarded, || async {
-        let now = state.clock.now();
-        let mut writes = WriteSet::default();
-        writes.push(Write::ResetOwner {
-            owner: caller.client_id.clone(),
-            keep_key: Some(key.clone()),
-        });
-        let view = ResetView {
-            object: "sandbox_reset",
-            clock: TestClockView::new(ClientClock::default(), now),
-        };
-        // Recorded on the clock as it is after the reset.
-        Ok(Prepared::json(StatusCode::OK, &view, writes)?.recorded_at(now))
-    })
-    .await
+    let guarded = idempotent.by(&caller.client_id, &body.raw, caller.now(&state));
+    state
+        .idempotency
+        .run(guarded, || async {
+            let now = state.clock.now();
+            let mut writes = WriteSet::default();
+            writes.push(Write::ResetOwner {
+                owner: caller.client_id.clone(),
+                keep_key: Some(idempotent.key.clone()),
+            });
+            let view = ResetView {
+                object: "sandbox_reset",
+                clock: TestClockView::new(ClientClock::default(), now),
+            };
+            // Recorded on the clock as it is after the reset.
+            Ok(Prepared::json(StatusCode::OK, &view, writes)?.recorded_at(now))
+        })
+        .await
 }
