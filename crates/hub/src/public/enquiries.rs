@@ -8,6 +8,7 @@ use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use lendhub_domain::enquiry::{self, Dept, Enquiry};
+use lendhub_domain::hub_ids::{EnquiryId, HubId};
 use lendhub_domain::ids::SandboxId;
 use lendhub_store::{EnquiryRecord, MailRecord};
 use serde_json::{Map, Value, json};
@@ -18,9 +19,10 @@ use crate::state::HubState;
 /// The whole body's cap: the 16 KiB of fields, their keys and the envelope.
 pub const BODY_CAP: usize = 32 * 1024;
 
-fn new_id(prefix: &str, now_ms: i64) -> String {
+/// The outbox row's id: internal, so not one of the seed's prefixed kinds.
+fn mail_id(now_ms: i64) -> String {
     let id = SandboxId::new_random(u64::try_from(now_ms).unwrap_or(0));
-    format!("{prefix}_{}", id.as_str())
+    format!("mail_{}", id.as_str())
 }
 
 async fn read_body(request: Request) -> Result<Map<String, Value>, PublicError> {
@@ -76,7 +78,7 @@ pub async fn create(
     let body = read_body(request).await?;
     let enquiry = enquiry::validate(body).map_err(PublicError::Enquiry)?;
     let now_ms = state.clock.now_ms();
-    let id = new_id("enq", now_ms);
+    let id = EnquiryId::generate(u64::try_from(now_ms).unwrap_or(0), rand::random()).to_string();
     let (subject, text) = notification(&id, &enquiry);
     let recipient = state
         .public
@@ -93,7 +95,7 @@ pub async fn create(
         created_at_ms: now_ms,
     };
     let mail = MailRecord {
-        id: new_id("mail", now_ms),
+        id: mail_id(now_ms),
         enquiry_id: id.clone(),
         recipient,
         subject,
