@@ -10,6 +10,7 @@ pub mod decisioning;
 pub mod enquiry;
 pub mod events;
 pub mod fixtures;
+pub mod grants;
 pub mod hub_ids;
 pub mod idempotency;
 pub mod identity;

@@ -5,6 +5,8 @@
 //! the database, so two instances can never both accept it.
 
 use async_trait::async_trait;
+use lendhub_domain::grants::{self, CodeBinding, RefreshStanding};
+pub use lendhub_domain::grants::{GrantRefusal, scope_within};
 
 use crate::error::StoreError;
 
@@ -155,23 +157,6 @@ pub struct CodeRedemption {
     pub tokens: IssuedTokens,
 }
 
-/// Why a code or refresh token was not accepted. All are `invalid_grant`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GrantRefusal {
-    /// Never issued (or pruned long ago).
-    Unknown,
-    Expired,
-    /// Issued to another client, for another redirect URI, or for another
-    /// PKCE verifier.
-    Mismatch,
-    /// Already used: the family it started (or belongs to) is now revoked.
-    Replayed,
-    /// Its family was revoked (reuse detected, or the session ended).
-    Revoked,
-    /// A refresh asked for scopes beyond the family's.
-    ScopeExceeded,
-}
-
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Redeemed {
     Issued(Box<AuthCodeRecord>),
@@ -208,27 +193,36 @@ pub struct AccessGrant {
     pub user: SsoUserRecord,
 }
 
-/// Whether every scope in `requested` is in `granted` (space-delimited).
-pub fn scope_within(requested: &str, granted: &str) -> bool {
-    let granted: Vec<&str> = granted.split_ascii_whitespace().collect();
-    requested
-        .split_ascii_whitespace()
-        .all(|s| granted.contains(&s))
+/// The domain's rule for an unspent code, on the stored code and the redemption.
+pub(crate) fn judge_code(code: &AuthCodeRecord, r: &CodeRedemption) -> Option<GrantRefusal> {
+    let issued = CodeBinding {
+        client_id: &code.client_id,
+        redirect_uri: &code.redirect_uri,
+        code_challenge: &code.code_challenge,
+    };
+    let presented = CodeBinding {
+        client_id: &r.client_id,
+        redirect_uri: &r.redirect_uri,
+        code_challenge: &r.code_challenge,
+    };
+    grants::judge_code(issued, code.expires_at_ms, presented, r.now_ms)
 }
 
-/// The one rule for a code once it is spent: it must still be in its
-/// lifetime and be redeemed with the bindings it was issued for.
-pub fn judge_code(code: &AuthCodeRecord, r: &CodeRedemption) -> Option<GrantRefusal> {
-    if r.now_ms >= code.expires_at_ms {
-        return Some(GrantRefusal::Expired);
-    }
-    if code.client_id != r.client_id
-        || code.redirect_uri != r.redirect_uri
-        || code.code_challenge != r.code_challenge
-    {
-        return Some(GrantRefusal::Mismatch);
-    }
-    None
+/// The domain's rule for a refresh token, on the stored token and family.
+pub(crate) fn judge_refresh(
+    family: &TokenFamily,
+    used: bool,
+    expires_at_ms: i64,
+    r: &RefreshRotation,
+) -> Option<GrantRefusal> {
+    let standing = RefreshStanding {
+        family_client_id: &family.client_id,
+        family_scope: &family.scope,
+        family_revoked: family.revoked_at_ms.is_some(),
+        used,
+        expires_at_ms,
+    };
+    grants::judge_refresh(standing, &r.client_id, r.scope.as_deref(), r.now_ms)
 }
 
 #[async_trait]

@@ -278,18 +278,12 @@ async fn rotate(tx: &Transaction<'_>, r: &RefreshRotation) -> Result<Option<Rota
     let used_at: Option<i64> = get(&row, 0)?;
     let expires_at_ms: i64 = get(&row, 1)?;
     let family = family_row(&row, 2)?;
-    let refusal = if family.client_id != r.client_id {
-        GrantRefusal::Mismatch
-    } else if used_at.is_some() {
-        revoke_family(tx, &family.family_id, r.now_ms).await?;
-        GrantRefusal::Replayed
-    } else if family.revoked_at_ms.is_some() {
-        GrantRefusal::Revoked
-    } else if r.now_ms >= expires_at_ms {
-        GrantRefusal::Expired
-    } else {
+    let Some(refusal) = judge_refresh(&family, used_at.is_some(), expires_at_ms, r) else {
         return Err(internal("a refresh token was neither spent nor refusable"));
     };
+    if refusal.revokes_family() {
+        revoke_family(tx, &family.family_id, r.now_ms).await?;
+    }
     Ok(Some(Rotated::Refused(refusal)))
 }
 

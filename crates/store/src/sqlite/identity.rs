@@ -236,25 +236,10 @@ fn rotate(c: &Connection, r: &RefreshRotation) -> rusqlite::Result<Rotated> {
     if verifier_hash != r.verifier_hash {
         return Ok(Rotated::Refused(GrantRefusal::Unknown));
     }
-    let refusal = if family.client_id != r.client_id {
-        Some(GrantRefusal::Mismatch)
-    } else if used_at.is_some() {
-        revoke_family(c, &family.family_id, r.now_ms)?;
-        Some(GrantRefusal::Replayed)
-    } else if family.revoked_at_ms.is_some() {
-        Some(GrantRefusal::Revoked)
-    } else if r.now_ms >= expires_at_ms {
-        Some(GrantRefusal::Expired)
-    } else if r
-        .scope
-        .as_deref()
-        .is_some_and(|s| !scope_within(s, &family.scope))
-    {
-        Some(GrantRefusal::ScopeExceeded)
-    } else {
-        None
-    };
-    if let Some(refusal) = refusal {
+    if let Some(refusal) = judge_refresh(&family, used_at.is_some(), expires_at_ms, r) {
+        if refusal.revokes_family() {
+            revoke_family(c, &family.family_id, r.now_ms)?;
+        }
         return Ok(Rotated::Refused(refusal));
     }
     c.prepare_cached("UPDATE sso_refresh_tokens SET used_at_ms = ?2 WHERE selector = ?1")?
