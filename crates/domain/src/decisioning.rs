@@ -66,12 +66,17 @@ pub struct Decision {
     pub outcome: Outcome,
     pub reasons: Vec<Reason>,
     pub offer: Option<Offer>,
+    /// The facts the engine weighed, kept with the decision so that it can
+    /// be explained later as it was made, whatever the fixtures say by then.
+    /// `None` on decisions stored before the facts were kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub facts: Option<CompanyProfile>,
 }
 
 /// What the engine knows about a company before looking at the amount.
 pub fn profile(company_number: &str) -> CompanyProfile {
     fixtures::reserved(company_number)
-        .map(|c| c.profile.clone())
+        .map(|c| c.profile)
         .unwrap_or_else(|| derived_profile(company_number))
 }
 
@@ -104,6 +109,7 @@ pub fn decide(company_number: &str, amount_pence: i64) -> Decision {
         outcome: Outcome::Declined,
         reasons: codes.iter().copied().map(Reason::from).collect(),
         offer: None,
+        facts: Some(p),
     };
     if !p.eligible {
         return declined(&[IneligibleEntity]);
@@ -116,6 +122,7 @@ pub fn decide(company_number: &str, amount_pence: i64) -> Decision {
             outcome: Outcome::Referred,
             reasons: vec![ThinFile.into(), ManualReviewRequired.into()],
             offer: None,
+            facts: Some(p),
         };
     }
     if amount_pence > p.credit_limit_pence {
@@ -133,6 +140,7 @@ pub fn decide(company_number: &str, amount_pence: i64) -> Decision {
             annual_rate_bps(p.credit_score),
             term_months(amount_pence),
         )),
+        facts: Some(p),
     }
 }
 
@@ -151,6 +159,7 @@ pub fn review(company_number: &str, amount_pence: i64) -> Decision {
         outcome: Outcome::Declined,
         reasons: vec![code.into()],
         offer: None,
+        facts: Some(p),
     };
     if p.credit_score < REVIEW_PASS_SCORE {
         return declined(CreditAdverse);
@@ -169,6 +178,7 @@ pub fn review(company_number: &str, amount_pence: i64) -> Decision {
             annual_rate_bps(p.credit_score),
             term_months(amount_pence),
         )),
+        facts: Some(p),
     }
 }
 

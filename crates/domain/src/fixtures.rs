@@ -13,7 +13,7 @@ pub const VERSION: &str = "2026-08-11.2";
 /// adding fixtures never reshuffles the outcome of every other number.
 pub const DECISION_SEED: &str = "2026-08-11.1";
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CompanyProfile {
     pub eligible: bool,
     pub credit_score: u32,

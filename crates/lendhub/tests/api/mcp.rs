@@ -565,3 +565,59 @@ async fn a_partner_without_a_sandbox_client_is_told_how_to_link_one() {
     let why = tool_failure(&r);
     assert!(why.contains("--sandbox-client-id"), "{why}");
 }
+
+#[tokio::test]
+async fn an_explanation_gives_the_facts_stored_with_the_decision() {
+    let app = App::spawn().await;
+    let (p, sandbox_token) = linked_partner(&app, "mcp.read").await;
+    let token = access_token(&app, &p).await;
+    let declined = app
+        .create_application(&sandbox_token, "00000403", 1_000_000)
+        .await;
+    let id = declined.body["id"].as_str().unwrap();
+    let server = app.server();
+    let owner = {
+        let listed = server.store.list_partner_clients().await.unwrap();
+        listed[0].sandbox_client_id.clone().unwrap()
+    };
+    // Rewrite what was stored, as a later fixtures release could never do:
+    // the explanation must follow the record, not today's fixtures.
+    let mut stored = server.store.application(&owner, id).await.unwrap().unwrap();
+    let mut facts = stored.decision.facts.expect("the engine keeps its facts");
+    assert_eq!(
+        facts.credit_score, 320,
+        "00000403's profile when it was decided"
+    );
+    facts.credit_score = 777;
+    stored.decision.facts = Some(facts);
+    stored.version += 1;
+    let record = lendhub_store::ApplicationRecord {
+        rendered: declined.body.to_string(),
+        application: stored.clone(),
+    };
+    let mut writes = lendhub_store::WriteSet::default();
+    writes.push(lendhub_store::Write::UpdateApplication(record));
+    server.store.commit(writes).await.unwrap();
+    let explain = json!({"name": "decisioning_explanation", "arguments": {"reference": id}});
+    let r = rpc(&app, Some(&token), call(1, "tools/call", explain.clone())).await;
+    assert_eq!(
+        r.body["result"]["structuredContent"]["facts"]["credit_score"], 777,
+        "{}",
+        r.body
+    );
+
+    // A decision stored before facts were kept explains itself without them.
+    stored.decision.facts = None;
+    stored.version += 1;
+    let record = lendhub_store::ApplicationRecord {
+        rendered: declined.body.to_string(),
+        application: stored,
+    };
+    let mut writes = lendhub_store::WriteSet::default();
+    writes.push(lendhub_store::Write::UpdateApplication(record));
+    server.store.commit(writes).await.unwrap();
+    let r = rpc(&app, Some(&token), call(2, "tools/call", explain)).await;
+    let s = &r.body["result"]["structuredContent"];
+    assert!(s["facts"].is_null(), "{}", r.body);
+    assert_eq!(s["outcome"], "declined");
+}

@@ -2,7 +2,7 @@
 //! input and an output JSON Schema, answering `structuredContent` and the
 //! same JSON as text.
 
-use lendhub_domain::decisioning::{Outcome, ReasonCode, profile};
+use lendhub_domain::decisioning::{Outcome, ReasonCode};
 use lendhub_domain::scope::{PartnerScope, PartnerScopes, Scope};
 use std::sync::LazyLock;
 
@@ -72,7 +72,8 @@ fn output_schema(tool: &Tool) -> Value {
                 "decided_at": string,
                 "reasons": {"type": "array", "items": {"type": "object", "properties": {
                     "code": string, "category": string, "explanation": string}, "required": ["code", "category", "explanation"]}},
-                "facts": {"type": "object"},
+                "facts": {"type": ["object", "null"],
+                    "description": "What the engine weighed, as stored with the decision; null for decisions made before lendhub kept them."},
             },
             "required": ["reference", "outcome", "reasons", "facts"],
         }),
@@ -238,7 +239,6 @@ async fn explain(
             "not_found: no application {reference} belongs to this project's sandbox client {owner}"
         )));
     };
-    let facts = profile(&app.company_number);
     let outcome = match app.decision.outcome {
         Outcome::Approved => "approved",
         Outcome::Referred => "referred",
@@ -263,13 +263,15 @@ async fn explain(
         "outcome": outcome,
         "decided_at": decided_at,
         "reasons": reasons,
-        "facts": {
+        // What the engine weighed when it decided, as stored with the
+        // decision: a later change to the fixtures does not rewrite it.
+        "facts": app.decision.facts.map(|facts| json!({
             "eligible_entity": facts.eligible,
             "credit_score": facts.credit_score,
             "credit_limit_pence": facts.credit_limit_pence,
             "affordability_ratio_pct": facts.affordability_ratio_pct,
             "affordable_amount_pence": facts.credit_limit_pence * i64::from(facts.affordability_ratio_pct) / 100,
-        },
+        })),
         "offer": app.decision.offer,
     })))
 }
