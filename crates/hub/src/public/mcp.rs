@@ -15,6 +15,7 @@ use serde_json::{Map, Value, json};
 
 use super::catalogue;
 use super::error::PublicError;
+use crate::mcp_protocol::{ContentTypeRefused, Malformed, Message, check_content_type, parse};
 use crate::state::HubState;
 
 pub const SERVER_NAME: &str = "Service";
@@ -201,73 +202,23 @@ pub async fn mcp(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, PublicError> {
-    match headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-    {
-        None => return Err(PublicError::MissingContentType),
-        Some(v)
-            if !v
-                .split(';')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .eq_ignore_ascii_case("application/json") =>
-        {
-            return Err(PublicError::UnsupportedMediaType);
-        }
-        Some(_) => {}
-    }
+    check_content_type(&headers).map_err(|refused| match refused {
+        ContentTypeRefused::Missing => PublicError::MissingContentType,
+        ContentTypeRefused::Unsupported => PublicError::UnsupportedMediaType,
+    })?;
     if body.len() > BODY_CAP {
         return Err(PublicError::RequestBodyTooLarge(BODY_CAP));
     }
-    let message: Value = match serde_json::from_slice(&body) {
-        Ok(m) => m,
-        Err(e) => {
-            return Ok(rpc_response(
-                Value::Null,
-                Err(RpcError(PARSE_ERROR, format!("parse error: {e}"), None)),
-            ));
-        }
+    let message = match parse(&body) {
+        Ok(message) => message,
+        Err(malformed) => return Ok(refusal(malformed)),
     };
-    let Value::Object(message) = message else {
-        return Ok(rpc_response(
-            Value::Null,
-            Err(RpcError(
-                INVALID_REQUEST,
-                "a request must be a JSON object".into(),
-                None,
-            )),
-        ));
-    };
-    let id = message.get("id").cloned();
-    let method = message.get("method").and_then(Value::as_str);
-    let version_ok = message.get("jsonrpc").and_then(Value::as_str) == Some("2.0");
-    let (Some(method), true) = (method, version_ok) else {
-        let error = RpcError(
-            INVALID_REQUEST,
-            "a request needs jsonrpc \"2.0\" and a method".into(),
-            None,
-        );
-        return Ok(rpc_response(id.unwrap_or(Value::Null), Err(error)));
-    };
+    let Message { id, method, params } = message;
     let Some(id) = id else {
         // A notification: accepted, no body.
         return Ok(StatusCode::ACCEPTED.into_response());
     };
-    let params = match message.get("params") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(p)) => p.clone(),
-        Some(_) => {
-            return Ok(rpc_response(
-                id,
-                Err(invalid_params(
-                    json!([{"field": "params", "reason": "must_be_object"}]),
-                )),
-            ));
-        }
-    };
-    let outcome = match method {
+    let outcome = match method.as_str() {
         "initialize" => Ok(initialize(&params)),
         "ping" => Ok(json!({})),
         "tools/list" => Ok(tools_list()),
@@ -282,6 +233,42 @@ pub async fn mcp(
         )),
     };
     Ok(rpc_response(id, outcome))
+}
+
+/// A malformed message as a JSON-RPC error object (a notification, whatever
+/// its params, is still only accepted).
+fn refusal(malformed: Malformed) -> Response {
+    let invalid_request = |id: Option<Value>| {
+        let why = "a request needs jsonrpc \"2.0\" and a method".into();
+        rpc_response(
+            id.unwrap_or(Value::Null),
+            Err(RpcError(INVALID_REQUEST, why, None)),
+        )
+    };
+    match malformed {
+        Malformed::NotJson(e) => rpc_response(
+            Value::Null,
+            Err(RpcError(PARSE_ERROR, format!("parse error: {e}"), None)),
+        ),
+        Malformed::NotAnObject => rpc_response(
+            Value::Null,
+            Err(RpcError(
+                INVALID_REQUEST,
+                "a request must be a JSON object".into(),
+                None,
+            )),
+        ),
+        Malformed::NotJsonRpc2 { id }
+        | Malformed::MethodMissing { id }
+        | Malformed::MethodNotAString { id } => invalid_request(id),
+        Malformed::ParamsNotAnObject { id: None } => StatusCode::ACCEPTED.into_response(),
+        Malformed::ParamsNotAnObject { id: Some(id) } => rpc_response(
+            id,
+            Err(invalid_params(
+                json!([{"field": "params", "reason": "must_be_object"}]),
+            )),
+        ),
+    }
 }
 
 fn initialize(params: &Map<String, Value>) -> Value {

@@ -14,6 +14,8 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
+use crate::mcp_protocol::{ContentTypeRefused, Malformed, Message, check_content_type, parse};
+
 use super::auth::Caller;
 use super::error::PartnerError;
 use crate::state::HubState;
@@ -51,28 +53,16 @@ pub async fn mcp(
             return Err(PartnerError::OriginNotAllowed);
         }
     }
-    let message = read_json(&headers, &body)?;
-    let Value::Object(message) = message else {
-        return Err(PartnerError::invalid("", "must_be_object"));
-    };
-    if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return Err(PartnerError::invalid("jsonrpc", "must_be_2.0"));
-    }
-    let method = match message.get("method") {
-        None => return Err(PartnerError::invalid("method", "required")),
-        Some(Value::String(m)) => m.as_str(),
-        Some(_) => return Err(PartnerError::invalid("method", "invalid_type")),
-    };
-    let params = match message.get("params") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(p)) => p.clone(),
-        Some(_) => return Err(invalid_params("params", "must_be_object")),
-    };
+    check_content_type(&headers).map_err(|refused| match refused {
+        ContentTypeRefused::Missing => PartnerError::MissingContentType,
+        ContentTypeRefused::Unsupported => PartnerError::UnsupportedJsonMediaType,
+    })?;
+    let Message { id, method, params } = parse(&body).map_err(refusal)?;
     // A notification gets no response body.
-    let Some(id) = message.get("id").cloned() else {
+    let Some(id) = id else {
         return Ok(StatusCode::ACCEPTED.into_response());
     };
-    let result = match method {
+    let result = match method.as_str() {
         "initialize" => initialize(&params),
         "ping" => json!({}),
         "tools/list" => {
@@ -83,27 +73,22 @@ pub async fn mcp(
             return Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response());
         }
         "tools/call" => tools::call(&state, &caller, &params).await?,
-        _ => return Err(PartnerError::McpMethodNotFound(method.to_owned())),
+        _ => return Err(PartnerError::McpMethodNotFound(method)),
     };
     Ok(Json(json!({ "jsonrpc": "2.0", "id": id, "result": result })).into_response())
 }
 
-fn read_json(headers: &HeaderMap, body: &[u8]) -> Result<Value, PartnerError> {
-    let Some(content_type) = headers.get(header::CONTENT_TYPE) else {
-        return Err(PartnerError::MissingContentType);
-    };
-    let essence = content_type
-        .to_str()
-        .unwrap_or("")
-        .split(';')
-        .next()
-        .unwrap_or("")
-        .trim()
-        .to_ascii_lowercase();
-    if essence != "application/json" {
-        return Err(PartnerError::UnsupportedJsonMediaType);
+/// A malformed message, in the hub envelope (the seed: a body without
+/// `method` is `validation_failed` with detail field `method`).
+fn refusal(malformed: Malformed) -> PartnerError {
+    match malformed {
+        Malformed::NotJson(why) => PartnerError::InvalidJson(why),
+        Malformed::NotAnObject => PartnerError::invalid("", "must_be_object"),
+        Malformed::NotJsonRpc2 { .. } => PartnerError::invalid("jsonrpc", "must_be_2.0"),
+        Malformed::MethodMissing { .. } => PartnerError::invalid("method", "required"),
+        Malformed::MethodNotAString { .. } => PartnerError::invalid("method", "invalid_type"),
+        Malformed::ParamsNotAnObject { .. } => invalid_params("params", "must_be_object"),
     }
-    serde_json::from_slice(body).map_err(|e| PartnerError::InvalidJson(e.to_string()))
 }
 
 fn initialize(params: &Map<String, Value>) -> Value {
