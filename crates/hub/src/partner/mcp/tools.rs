@@ -4,6 +4,8 @@
 
 use lendhub_domain::decisioning::{Outcome, ReasonCode};
 use lendhub_domain::scope::{PartnerScope, PartnerScopes, Scope};
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::LazyLock;
 
 use serde_json::value::RawValue;
@@ -14,11 +16,26 @@ use crate::partner::error::PartnerError;
 use crate::partner::tokens::Verified;
 use crate::state::HubState;
 
+/// A tool's handler: the whole `tools/call` result (content, structured
+/// content, `isError`) for validated arguments.
+type Run = for<'a> fn(
+    &'a HubState,
+    &'a Verified,
+    &'a Map<String, Value>,
+) -> Pin<Box<dyn Future<Output = Result<Value, PartnerError>> + Send + 'a>>;
+
+/// One tool: what `tools/list` says of it and what `tools/call` runs, in one
+/// value, so adding a tool is adding an entry here.
 pub struct Tool {
     pub name: &'static str,
     pub title: &'static str,
     pub description: &'static str,
     pub scope: PartnerScope,
+    /// The argument names it takes; any other is refused as `unknown_field`.
+    arguments: &'static [&'static str],
+    input_schema: fn() -> Value,
+    output_schema: fn() -> Value,
+    run: Run,
 }
 
 pub const TOOLS: &[Tool] = &[
@@ -27,74 +44,89 @@ pub const TOOLS: &[Tool] = &[
         title: "Explain a decision",
         description: "Why one of your applications got its decision: the outcome, each reason in plain words, and the facts the engine weighed. `reference` is the application id.",
         scope: PartnerScope::McpRead,
+        arguments: &["reference"],
+        input_schema: || {
+            json!({
+                "type": "object",
+                "properties": { "reference": { "type": "string", "description": "The application id", "minLength": 26, "maxLength": 26 } },
+                "required": ["reference"],
+                "additionalProperties": false,
+            })
+        },
+        output_schema: || {
+            let (string, integer) = (json!({"type": "string"}), json!({"type": "integer"}));
+            json!({
+                "type": "object",
+                "properties": {
+                    "reference": string, "company_number": string, "amount_pence": integer,
+                    "outcome": {"type": "string", "enum": ["approved", "referred", "declined"]},
+                    "decided_at": string,
+                    "reasons": {"type": "array", "items": {"type": "object", "properties": {
+                        "code": string, "category": string, "explanation": string}, "required": ["code", "category", "explanation"]}},
+                    "facts": {"type": ["object", "null"],
+                        "description": "What the engine weighed, as stored with the decision; null for decisions made before lendhub kept them."},
+                },
+                "required": ["reference", "outcome", "reasons", "facts"],
+            })
+        },
+        run: |state, caller, arguments| Box::pin(explain(state, caller, arguments)),
     },
     Tool {
         name: "service_status",
         title: "Service status",
         description: "Whether the partner ring and its database are up, and the rate limits that apply to you.",
         scope: PartnerScope::OpsRead,
+        arguments: &[],
+        input_schema: no_arguments,
+        output_schema: || {
+            let string = json!({"type": "string"});
+            json!({
+                "type": "object",
+                "properties": {"status": string, "database": string, "rate_limit": {"type": "object"}},
+                "required": ["status", "database", "rate_limit"],
+            })
+        },
+        run: |state, caller, _| Box::pin(async move { Ok(result(status(state, caller).await)) }),
     },
     Tool {
         name: "account_profile",
         title: "Your partner profile",
         description: "Your partner project: name, tier and its limits, status, granted scopes, and current usage of your rate limit.",
         scope: PartnerScope::AccountRead,
+        arguments: &[],
+        input_schema: no_arguments,
+        output_schema: || {
+            let string = json!({"type": "string"});
+            json!({
+                "type": "object",
+                "properties": {"client_id": string, "name": string, "tier": string, "status": string,
+                    "scopes": {"type": "array", "items": string}, "limits": {"type": "object"},
+                    "usage": {"type": "object"}},
+                "required": ["client_id", "tier", "status"],
+            })
+        },
+        run: |state, caller, _| Box::pin(async move { Ok(result(profile_of(state, caller))) }),
     },
     Tool {
         name: "owner_clients",
         title: "Your clients and keys",
         description: "The API clients of your project (live and sandbox) and their public key ids. Never secrets.",
         scope: PartnerScope::OwnerRead,
+        arguments: &[],
+        input_schema: no_arguments,
+        output_schema: || {
+            json!({
+                "type": "object",
+                "properties": {"clients": {"type": "array", "items": {"type": "object"}}},
+                "required": ["clients"],
+            })
+        },
+        run: |state, caller, _| Box::pin(async move { Ok(result(clients(state, caller).await?)) }),
     },
 ];
 
-fn input_schema(tool: &Tool) -> Value {
-    match tool.name {
-        "decisioning_explanation" => json!({
-            "type": "object",
-            "properties": { "reference": { "type": "string", "description": "The application id", "minLength": 26, "maxLength": 26 } },
-            "required": ["reference"],
-            "additionalProperties": false,
-        }),
-        _ => json!({ "type": "object", "properties": {}, "additionalProperties": false }),
-    }
-}
-
-fn output_schema(tool: &Tool) -> Value {
-    let string = json!({"type": "string"});
-    let integer = json!({"type": "integer"});
-    match tool.name {
-        "decisioning_explanation" => json!({
-            "type": "object",
-            "properties": {
-                "reference": string, "company_number": string, "amount_pence": integer,
-                "outcome": {"type": "string", "enum": ["approved", "referred", "declined"]},
-                "decided_at": string,
-                "reasons": {"type": "array", "items": {"type": "object", "properties": {
-                    "code": string, "category": string, "explanation": string}, "required": ["code", "category", "explanation"]}},
-                "facts": {"type": ["object", "null"],
-                    "description": "What the engine weighed, as stored with the decision; null for decisions made before lendhub kept them."},
-            },
-            "required": ["reference", "outcome", "reasons", "facts"],
-        }),
-        "service_status" => json!({
-            "type": "object",
-            "properties": {"status": string, "database": string, "rate_limit": {"type": "object"}},
-            "required": ["status", "database", "rate_limit"],
-        }),
-        "account_profile" => json!({
-            "type": "object",
-            "properties": {"client_id": string, "name": string, "tier": string, "status": string,
-                "scopes": {"type": "array", "items": string}, "limits": {"type": "object"},
-                "usage": {"type": "object"}},
-            "required": ["client_id", "tier", "status"],
-        }),
-        _ => json!({
-            "type": "object",
-            "properties": {"clients": {"type": "array", "items": {"type": "object"}}},
-            "required": ["clients"],
-        }),
-    }
+fn no_arguments() -> Value {
+    json!({ "type": "object", "properties": {}, "additionalProperties": false })
 }
 
 fn describe(tool: &Tool) -> Value {
@@ -102,8 +134,8 @@ fn describe(tool: &Tool) -> Value {
         "name": tool.name,
         "title": tool.title,
         "description": tool.description,
-        "inputSchema": input_schema(tool),
-        "outputSchema": output_schema(tool),
+        "inputSchema": (tool.input_schema)(),
+        "outputSchema": (tool.output_schema)(),
         "annotations": { "title": tool.title, "readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false },
         "_meta": { "scope": tool.scope.as_str() },
     })
@@ -178,23 +210,16 @@ pub async fn call(
         Some(Value::Object(a)) => a.clone(),
         Some(_) => return Err(invalid_params("params.arguments", "must_be_object")),
     };
-    let allowed: &[&str] = if tool.name == "decisioning_explanation" {
-        &["reference"]
-    } else {
-        &[]
-    };
-    if let Some(extra) = arguments.keys().find(|k| !allowed.contains(&k.as_str())) {
+    if let Some(extra) = arguments
+        .keys()
+        .find(|k| !tool.arguments.contains(&k.as_str()))
+    {
         return Err(invalid_params(
             &format!("arguments.{extra}"),
             "unknown_field",
         ));
     }
-    match tool.name {
-        "decisioning_explanation" => explain(state, caller, &arguments).await,
-        "service_status" => Ok(result(status(state, caller).await)),
-        "account_profile" => Ok(result(profile_of(state, caller))),
-        _ => Ok(result(clients(state, caller).await?)),
-    }
+    (tool.run)(state, caller, &arguments).await
 }
 
 fn explanation(code: ReasonCode) -> &'static str {
