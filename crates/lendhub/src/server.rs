@@ -143,6 +143,172 @@ pub(crate) fn pg_options(config: &Config) -> PgOptions {
     }
 }
 
+/// What every surface and worker is built from.
+#[derive(Clone)]
+struct Core {
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+    master_key: MasterKey,
+}
+
+async fn bind(addr: SocketAddr, key: &str) -> anyhow::Result<TcpListener> {
+    TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("binding {key} {addr}"))
+}
+
+/// A listener with its router and the URL it is known by.
+struct Listening {
+    listener: TcpListener,
+    router: Router,
+    addr: SocketAddr,
+    url: String,
+}
+
+/// The sandbox surface, and its state for the referral worker.
+async fn sandbox(
+    config: &Config,
+    core: &Core,
+    sender: Sender,
+    outbox_wake: Arc<Notify>,
+) -> anyhow::Result<(Listening, lendhub_sandbox::SandboxState)> {
+    let state = lendhub_sandbox::SandboxState::new(
+        core.store.clone(),
+        core.clock.clone(),
+        core.master_key.clone(),
+        sender,
+        outbox_wake,
+        config.sandbox.token_ttl_seconds,
+    );
+    let router = surface(
+        lendhub_sandbox::router(state.clone()),
+        "sandbox",
+        lendhub_sandbox::render_problem,
+    );
+    let listener = bind(config.sandbox.addr, "sandbox.addr").await?;
+    let addr = listener.local_addr()?;
+    let url = config.sandbox.public_url.as_ref().map_or_else(
+        || format!("http://{addr}"),
+        |u| u.as_str().trim_end_matches('/').to_owned(),
+    );
+    let listening = Listening {
+        listener,
+        router,
+        addr,
+        url,
+    };
+    Ok((listening, state))
+}
+
+/// The hub (partner and public rings), and the task that keeps its partner
+/// directory in step with the store.
+async fn hub(
+    config: &Config,
+    core: &Core,
+    mail_wake: Arc<Notify>,
+    stop: &CancellationToken,
+) -> anyhow::Result<(Listening, JoinHandle<()>)> {
+    let listener = bind(config.hub.addr, "hub.addr").await?;
+    let addr = listener.local_addr()?;
+    let url = config.hub.public_url(addr);
+    let keys =
+        lendhub_hub::KeyRing::load(core.store.as_ref(), &core.master_key, core.clock.now_ms())
+            .await
+            .context("loading the partner token-signing keys")?;
+    let public = lendhub_hub::public::PublicRing::new(public_settings(config)?, mail_wake)
+        .map_err(|e| anyhow::anyhow!(e))?;
+    let state = lendhub_hub::HubState::new(
+        core.store.clone(),
+        core.clock.clone(),
+        core.master_key.clone(),
+        Arc::new(keys),
+        lendhub_hub::Urls::new(&url),
+        lendhub_hub::PartnerSettings {
+            rest_tier_enabled: config.rest_tier.enabled,
+            mcp_origins: config.mcp.allowed_origins.clone(),
+        },
+        public,
+    );
+    let directory_sync = tokio::spawn(
+        state
+            .directory
+            .clone()
+            .run(core.store.clone(), stop.clone().cancelled_owned()),
+    );
+    let router = surface(
+        lendhub_hub::router(state),
+        "hub",
+        lendhub_hub::render_problem,
+    )
+    .layer(from_fn(lendhub_hub::hub_headers));
+    let listening = Listening {
+        listener,
+        router,
+        addr,
+        url,
+    };
+    Ok((listening, directory_sync))
+}
+
+/// The identity provider, and the task that keeps its remembered access
+/// grants in step with the store.
+async fn sso(
+    config: &Config,
+    core: &Core,
+    stop: &CancellationToken,
+) -> anyhow::Result<(Listening, JoinHandle<()>)> {
+    let listener = bind(config.sso.addr, "sso.addr").await?;
+    let addr = listener.local_addr()?;
+    let url = config.sso.public_url(addr);
+    let keys =
+        lendhub_idp::KeyRing::load(core.store.as_ref(), &core.master_key, core.clock.now_ms())
+            .await
+            .context("loading the ID-token signing keys")?;
+    let state = lendhub_idp::IdpState::new(
+        core.store.clone(),
+        core.clock.clone(),
+        &core.master_key,
+        Arc::new(keys),
+        lendhub_idp::Urls::new(&url),
+    );
+    let grants_sync = tokio::spawn(
+        state
+            .grants
+            .clone()
+            .run(core.store.clone(), stop.clone().cancelled_owned()),
+    );
+    let router = sso_surface(lendhub_idp::router(state));
+    let listening = Listening {
+        listener,
+        router,
+        addr,
+        url,
+    };
+    Ok((listening, grants_sync))
+}
+
+/// The enquiry-notification worker, when there is an SMTP server to send to.
+fn mail_worker(
+    config: &Config,
+    core: &Core,
+    wake: Arc<Notify>,
+    stop: &CancellationToken,
+) -> anyhow::Result<Option<JoinHandle<()>>> {
+    let Some(mailer) = lendhub_mail::Mailer::new(&config.smtp).map_err(Invalid::named)? else {
+        tracing::warn!(
+            "smtp.host is not set: enquiry notifications are kept in the outbox until it is"
+        );
+        return Ok(None);
+    };
+    let mail = Arc::new(lendhub_mail::MailOutbox {
+        store: core.store.clone(),
+        clock: core.clock.clone(),
+        mailer,
+        wake,
+    });
+    Ok(Some(tokio::spawn(mail.run(stop.clone()))))
+}
+
 pub async fn start(
     config: &Config,
     store: Arc<dyn Store>,
@@ -153,98 +319,27 @@ pub async fn start(
         lendhub_webhooks::worker::register_metrics();
         lendhub_mail::worker::register_metrics();
     }
+    let core = Core {
+        store: store.clone(),
+        clock: clock.clone(),
+        master_key: master_key.clone(),
+    };
     let policy = NetworkPolicy {
         https_only: config.webhooks.https_only,
         allow_private_networks: config.webhooks.allow_private_networks.clone(),
     };
     let sender = Sender::new(policy).context("building the webhook HTTP client")?;
     let outbox_wake = Arc::new(Notify::new());
+    let mail_wake = Arc::new(Notify::new());
     let stop = CancellationToken::new();
 
-    let state = lendhub_sandbox::SandboxState::new(
-        store.clone(),
-        clock.clone(),
-        master_key.clone(),
-        sender.clone(),
-        outbox_wake.clone(),
-        config.sandbox.token_ttl_seconds,
-    );
-    let referrals_wake = state.referrals_wake.clone();
-    let referral_state = state.clone();
-    let sandbox = surface(
-        lendhub_sandbox::router(state),
-        "sandbox",
-        lendhub_sandbox::render_problem,
-    );
-
-    let sandbox_listener = TcpListener::bind(config.sandbox.addr)
-        .await
-        .with_context(|| format!("binding sandbox.addr {}", config.sandbox.addr))?;
-    let hub_listener = TcpListener::bind(config.hub.addr)
-        .await
-        .with_context(|| format!("binding hub.addr {}", config.hub.addr))?;
-    let hub_addr = hub_listener.local_addr()?;
-    let hub_url = config.hub.public_url(hub_addr);
-    let keys = lendhub_hub::KeyRing::load(store.as_ref(), &master_key, clock.now_ms())
-        .await
-        .context("loading the partner token-signing keys")?;
-    let mail_wake = Arc::new(Notify::new());
-    let public = lendhub_hub::public::PublicRing::new(public_settings(config)?, mail_wake.clone())
-        .map_err(|e| anyhow::anyhow!(e))?;
-    let hub_state = lendhub_hub::HubState::new(
-        store.clone(),
-        clock.clone(),
-        master_key.clone(),
-        Arc::new(keys),
-        lendhub_hub::Urls::new(&hub_url),
-        lendhub_hub::PartnerSettings {
-            rest_tier_enabled: config.rest_tier.enabled,
-            mcp_origins: config.mcp.allowed_origins.clone(),
-        },
-        public,
-    );
-    let directory_sync = hub_state
-        .directory
-        .clone()
-        .run(store.clone(), stop.clone().cancelled_owned());
-    let hub = surface(
-        lendhub_hub::router(hub_state),
-        "hub",
-        lendhub_hub::render_problem,
-    )
-    .layer(from_fn(lendhub_hub::hub_headers));
-    let sso_listener = TcpListener::bind(config.sso.addr)
-        .await
-        .with_context(|| format!("binding sso.addr {}", config.sso.addr))?;
-    let sso_addr = sso_listener.local_addr()?;
-    let sso_url = config.sso.public_url(sso_addr);
-    let sso_keys = lendhub_idp::KeyRing::load(store.as_ref(), &master_key, clock.now_ms())
-        .await
-        .context("loading the ID-token signing keys")?;
-    let idp_state = lendhub_idp::IdpState::new(
-        store.clone(),
-        clock.clone(),
-        &master_key,
-        Arc::new(sso_keys),
-        lendhub_idp::Urls::new(&sso_url),
-    );
-    let grants_sync = idp_state
-        .grants
-        .clone()
-        .run(store.clone(), stop.clone().cancelled_owned());
-    let sso = sso_surface(lendhub_idp::router(idp_state));
-    let ops_listener = TcpListener::bind(config.ops.addr)
-        .await
-        .with_context(|| format!("binding ops.addr {}", config.ops.addr))?;
-    let sandbox_addr = sandbox_listener.local_addr()?;
+    let (sandbox, sandbox_state) =
+        sandbox(config, &core, sender.clone(), outbox_wake.clone()).await?;
+    let (hub, directory_sync) = hub(config, &core, mail_wake.clone(), &stop).await?;
+    let (sso, grants_sync) = sso(config, &core, &stop).await?;
+    let ops_listener = bind(config.ops.addr, "ops.addr").await?;
     let ops_addr = ops_listener.local_addr()?;
-
-    let mut tasks = vec![
-        serve(sandbox_listener, sandbox, stop.clone()),
-        serve(hub_listener, hub, stop.clone()),
-        serve(sso_listener, sso, stop.clone()),
-        serve(ops_listener, ops_router(store.clone()), stop.clone()),
-    ];
+    let referrals_wake = sandbox_state.referrals_wake.clone();
     let outbox = Arc::new(Outbox {
         store: store.clone(),
         clock: clock.clone(),
@@ -254,43 +349,25 @@ pub async fn start(
         lease: Duration::from_secs(config.webhooks.lease_seconds),
         endpoint_events: Arc::new(lendhub_sandbox::EndpointEventRenderer),
     });
-    tasks.push(tokio::spawn(outbox.run(stop.clone())));
-    tasks.push(tokio::spawn(lendhub_sandbox::referrals::run(
-        referral_state,
-        stop.clone(),
-    )));
-    tasks.push(tokio::spawn(prune(
-        store.clone(),
-        clock.clone(),
-        stop.clone(),
-    )));
-    tasks.push(tokio::spawn(directory_sync));
-    tasks.push(tokio::spawn(grants_sync));
-    match lendhub_mail::Mailer::new(&config.smtp).map_err(Invalid::named)? {
-        Some(mailer) => {
-            let mail = Arc::new(lendhub_mail::MailOutbox {
-                store: store.clone(),
-                clock: clock.clone(),
-                mailer,
-                wake: mail_wake.clone(),
-            });
-            tasks.push(tokio::spawn(mail.run(stop.clone())));
-        }
-        None => tracing::warn!(
-            "smtp.host is not set: enquiry notifications are kept in the outbox until it is"
-        ),
-    }
-
+    let mut tasks = vec![
+        serve(sandbox.listener, sandbox.router, stop.clone()),
+        serve(hub.listener, hub.router, stop.clone()),
+        serve(sso.listener, sso.router, stop.clone()),
+        serve(ops_listener, ops_router(store.clone()), stop.clone()),
+        directory_sync,
+        grants_sync,
+        tokio::spawn(outbox.run(stop.clone())),
+        tokio::spawn(lendhub_sandbox::referrals::run(sandbox_state, stop.clone())),
+        tokio::spawn(prune(store.clone(), clock.clone(), stop.clone())),
+    ];
+    tasks.extend(mail_worker(config, &core, mail_wake.clone(), &stop)?);
     Ok(Server {
-        sandbox_url: config.sandbox.public_url.as_ref().map_or_else(
-            || format!("http://{sandbox_addr}"),
-            |u| u.as_str().trim_end_matches('/').to_owned(),
-        ),
-        sandbox_addr,
-        hub_addr,
-        hub_url,
-        sso_addr,
-        sso_url,
+        sandbox_addr: sandbox.addr,
+        sandbox_url: sandbox.url,
+        hub_addr: hub.addr,
+        hub_url: hub.url,
+        sso_addr: sso.addr,
+        sso_url: sso.url,
         ops_addr,
         outbox_wake,
         referrals_wake,
