@@ -20,10 +20,6 @@ pub use state::{HubState, PartnerSettings, Urls};
 /// The hub's routes: the partner ring with the authorization-server
 /// metadata, and the public ring.
 pub fn router(state: HubState) -> axum::Router {
-    let public = public::router(&state);
-    partner::router(state.clone()).merge(
-        axum::Router::new()
-            .nest(public::PREFIX, public)
-            .with_state(state),
-    )
+    let public = public::router(&state.public).with_state(state.public);
+    partner::router(state.partner).merge(axum::Router::new().nest(public::PREFIX, public))
 }

@@ -1,3 +1,7 @@
+//! The hub's two rings, each with a state of its own: the partner ring's
+//! (`partner::PartnerState`) and the public ring's (`public::PublicState`).
+//! They share the store and the clock, nothing else.
+
 use std::sync::Arc;
 
 use lendhub_domain::clock::Clock;
@@ -5,71 +9,14 @@ use lendhub_domain::crypto::MasterKey;
 use lendhub_store::Store;
 
 use crate::keys::KeyRing;
+pub use crate::partner::state::{PartnerSettings, PartnerState, Urls};
+use crate::public::{PublicRing, PublicState};
 
-/// Where the hub is reached; tokens name these as issuer and audience.
-#[derive(Clone, Debug)]
-pub struct Urls {
-    /// The hub's public base URL, e.g. `https://hub.lendhub.example`: the issuer.
-    pub base: String,
-    partner: String,
-}
-
-impl Urls {
-    pub fn new(base: &str) -> Self {
-        let base = base.trim_end_matches('/').to_owned();
-        Self {
-            partner: format!("{base}/partner/v1"),
-            base,
-        }
-    }
-
-    pub fn issuer(&self) -> &str {
-        &self.base
-    }
-
-    /// The partner ring: the audience of partner access tokens and the
-    /// protected resource of RFC 9728.
-    pub fn partner(&self) -> &str {
-        &self.partner
-    }
-}
-
-/// What every hub handler shares; cloned per request, so one `Arc`.
+/// Both rings' states, built together by the server.
 #[derive(Clone)]
-pub struct HubState(Arc<Hub>);
-
-impl std::ops::Deref for HubState {
-    type Target = Hub;
-
-    fn deref(&self) -> &Hub {
-        &self.0
-    }
-}
-
-pub struct Hub {
-    pub store: Arc<dyn Store>,
-    pub clock: Arc<dyn Clock>,
-    pub master_key: MasterKey,
-    /// Peppers partner client-secret hashes.
-    pub secret_pepper: [u8; 32],
-    pub keys: Arc<KeyRing>,
-    pub urls: Urls,
-    pub partner: PartnerSettings,
-    pub limiter: Arc<crate::partner::limits::RateLimiter>,
-    pub verifications: Arc<crate::partner::tokens::Verifications>,
-    /// Partner clients and revocations, remembered between store changes.
-    pub directory: Arc<crate::partner::directory::Directory>,
-    pub public: crate::public::PublicRing,
-}
-
-/// The partner ring's switches.
-#[derive(Clone, Debug, Default)]
-pub struct PartnerSettings {
-    /// The planned REST tier answers 503 until this is switched on.
-    pub rest_tier_enabled: bool,
-    /// Browser origins the MCP endpoint accepts (a request without `Origin`
-    /// is a server-to-server call and always accepted).
-    pub mcp_origins: Vec<String>,
+pub struct HubState {
+    pub partner: PartnerState,
+    pub public: PublicState,
 }
 
 impl HubState {
@@ -79,21 +26,12 @@ impl HubState {
         master_key: MasterKey,
         keys: Arc<KeyRing>,
         urls: Urls,
-        partner: PartnerSettings,
-        public: crate::public::PublicRing,
+        settings: PartnerSettings,
+        public: PublicRing,
     ) -> Self {
-        Self(Arc::new(Hub {
-            secret_pepper: crate::partner::clients::pepper(&master_key),
-            store,
-            clock,
-            master_key,
-            keys,
-            urls,
-            partner,
-            limiter: Arc::default(),
-            verifications: Arc::default(),
-            directory: Arc::default(),
-            public,
-        }))
+        Self {
+            public: PublicState::new(store.clone(), clock.clone(), public),
+            partner: PartnerState::new(store, clock, master_key, keys, urls, settings),
+        }
     }
 }

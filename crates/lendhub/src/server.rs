@@ -231,6 +231,7 @@ async fn hub(
     );
     let directory_sync = tokio::spawn(
         state
+            .partner
             .directory
             .clone()
             .run(core.store.clone(), stop.clone().cancelled_owned()),

@@ -8,16 +8,16 @@ use axum::http::request::Parts;
 use super::error::PartnerError;
 use super::limits::Slot;
 use super::tokens::{self, Verified};
-use crate::state::HubState;
+use crate::partner::state::PartnerState;
 
 pub struct Caller(pub Verified);
 
-impl FromRequestParts<HubState> for Caller {
+impl FromRequestParts<PartnerState> for Caller {
     type Rejection = PartnerError;
 
     async fn from_request_parts(
         parts: &mut Parts,
-        state: &HubState,
+        state: &PartnerState,
     ) -> Result<Self, Self::Rejection> {
         let value = parts
             .headers

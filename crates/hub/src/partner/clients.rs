@@ -11,7 +11,7 @@ use lendhub_http::oauth_form::ClientCredentials;
 use lendhub_store::{PartnerClientChange, PartnerClientRecord, Store, StoreError};
 
 use super::error::PartnerError;
-use crate::state::HubState;
+use crate::partner::state::PartnerState;
 
 pub fn pepper(master_key: &MasterKey) -> [u8; 32] {
     master_key.derive("partner-client-secret")
@@ -108,7 +108,7 @@ pub fn check(
 
 /// The active partner these credentials belong to.
 pub async fn authenticate(
-    state: &HubState,
+    state: &PartnerState,
     creds: &ClientCredentials,
 ) -> Result<Arc<PartnerClientRecord>, PartnerError> {
     require_live(creds)?;

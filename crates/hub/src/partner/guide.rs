@@ -11,7 +11,7 @@ use lendhub_domain::partner::{ACCESS_TOKEN_TTL_SECONDS, Tier};
 use lendhub_domain::scope::{PartnerScope, Scope};
 
 use super::mcp::{PROTOCOL_VERSION, TOOLS};
-use crate::state::HubState;
+use crate::partner::state::PartnerState;
 
 fn scope_meaning(scope: PartnerScope) -> &'static str {
     match scope {
@@ -101,7 +101,7 @@ pub fn render(base: &str) -> String {
     md
 }
 
-pub async fn auth_md(State(state): State<HubState>) -> impl IntoResponse {
+pub async fn auth_md(State(state): State<PartnerState>) -> impl IntoResponse {
     (
         [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
         render(&state.urls.base),

@@ -11,17 +11,17 @@ use lendhub_domain::scope::{PartnerScope, Scope};
 use serde_json::{Value, json};
 
 use super::error::PartnerError;
-use crate::state::HubState;
+use crate::partner::state::PartnerState;
 
 fn scopes() -> Vec<&'static str> {
     PartnerScope::ALL.iter().map(|s| s.as_str()).collect()
 }
 
-pub fn protected_resource_url(state: &HubState) -> String {
+pub fn protected_resource_url(state: &PartnerState) -> String {
     format!("{}/.well-known/oauth-protected-resource", state.urls.base)
 }
 
-pub async fn authorization_server(State(state): State<HubState>) -> Json<Value> {
+pub async fn authorization_server(State(state): State<PartnerState>) -> Json<Value> {
     let partner = state.urls.partner();
     let auth_methods = ["client_secret_basic", "client_secret_post"];
     Json(json!({
@@ -41,7 +41,7 @@ pub async fn authorization_server(State(state): State<HubState>) -> Json<Value> 
     }))
 }
 
-pub async fn protected_resource(State(state): State<HubState>) -> Json<Value> {
+pub async fn protected_resource(State(state): State<PartnerState>) -> Json<Value> {
     let partner = state.urls.partner();
     Json(json!({
         "resource": partner,
@@ -58,7 +58,7 @@ pub async fn protected_resource(State(state): State<HubState>) -> Json<Value> {
 /// The public keys that verify partner access tokens: the current and the previous.
 #[utoipa::path(get, operation_id = "jwks", path = "/oauth/jwks", tag = "oauth",
     responses((status = 200, description = "JSON Web Key Set (Ed25519 keys, `alg` EdDSA)")))]
-pub async fn jwks(State(state): State<HubState>) -> Result<Response, PartnerError> {
+pub async fn jwks(State(state): State<PartnerState>) -> Result<Response, PartnerError> {
     let keys = state.keys.jwks(state.store.as_ref()).await?;
     Ok(([(header::CACHE_CONTROL, "public, max-age=300")], Json(keys)).into_response())
 }

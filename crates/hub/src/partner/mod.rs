@@ -10,6 +10,7 @@ pub mod limits;
 mod mcp;
 mod metadata;
 mod planned;
+pub mod state;
 mod token;
 pub mod tokens;
 
@@ -27,13 +28,13 @@ pub use error::PartnerError;
 pub use mcp::{PROTOCOL_VERSION as MCP_PROTOCOL_VERSION, TOOLS as MCP_TOOLS};
 pub use planned::PATHS as PLANNED_PATHS;
 
-use crate::state::HubState;
+use crate::partner::state::PartnerState;
 
 /// Where the partner ring is mounted on the hub.
 pub const PREFIX: &str = "/partner/v1";
 
 /// The partner ring's documented routes, each registered with its OpenAPI entry.
-pub fn api() -> OpenApiRouter<HubState> {
+pub fn api() -> OpenApiRouter<PartnerState> {
     OpenApiRouter::new()
         .routes(routes!(token::token))
         .routes(routes!(token::introspect))
@@ -42,8 +43,8 @@ pub fn api() -> OpenApiRouter<HubState> {
         .routes(routes!(mcp::mcp))
 }
 
-pub fn router(state: HubState) -> Router {
-    let rest_tier = planned::routes(state.partner.rest_tier_enabled);
+pub fn router(state: PartnerState) -> Router {
+    let rest_tier = planned::routes(state.settings.rest_tier_enabled);
     let (partner, _spec) = api().split_for_parts();
     Router::new()
         .route(
@@ -73,7 +74,7 @@ pub fn router(state: HubState) -> Router {
 
 /// Completes every 401's `WWW-Authenticate` with where the resource's
 /// metadata lives (RFC 9728 §5.1), keeping what the error said about the token.
-async fn challenge(State(state): State<HubState>, mut response: Response) -> Response {
+async fn challenge(State(state): State<PartnerState>, mut response: Response) -> Response {
     if response.status() != StatusCode::UNAUTHORIZED {
         return response;
     }

@@ -6,7 +6,7 @@ use axum::Router;
 use axum::routing::{MethodRouter, delete, get, post};
 
 use super::error::PartnerError;
-use crate::state::HubState;
+use crate::partner::state::PartnerState;
 
 async fn unavailable() -> PartnerError {
     PartnerError::PlannedTier
@@ -50,11 +50,11 @@ pub const PATHS: &[(&str, &str)] = &[
 
 /// The planned tier's routes: 503 each while it is switched off. Switched
 /// on, it has no routes yet — the issue that builds the tier adds them here.
-pub fn routes(enabled: bool) -> Router<HubState> {
+pub fn routes(enabled: bool) -> Router<PartnerState> {
     if enabled {
         return Router::new();
     }
-    let mut by_path: Vec<(&str, MethodRouter<HubState>)> = Vec::new();
+    let mut by_path: Vec<(&str, MethodRouter<PartnerState>)> = Vec::new();
     for (method, path) in PATHS {
         let route = match *method {
             "GET" => get(unavailable),

@@ -20,7 +20,7 @@ use super::clients;
 use super::error::PartnerError;
 use super::limits::Slot;
 use super::tokens;
-use crate::state::HubState;
+use crate::partner::state::PartnerState;
 
 /// The parameters every token-plane form may carry.
 const FORM: &[&str] = &[
@@ -52,7 +52,7 @@ fn read_form(
 /// Reads the form, authenticates the calling client and admits it under its
 /// project's rate limit.
 async fn authenticated(
-    state: &HubState,
+    state: &PartnerState,
     slot: Option<&Slot>,
     headers: &HeaderMap,
     body: &[u8],
@@ -111,7 +111,7 @@ struct TokenForm {
         (status = 403, description = "scope_not_granted or account_suspended"),
         (status = 422, description = "validation_failed: grant_type missing or unsupported")))]
 pub async fn token(
-    State(state): State<HubState>,
+    State(state): State<PartnerState>,
     slot: Option<Extension<Slot>>,
     headers: HeaderMap,
     body: Bytes,
@@ -162,7 +162,7 @@ struct TokenParam {
     responses((status = 200, description = "`{\"active\": false}`, or the token's claims with `active: true`"),
         (status = 401, description = "missing_api_key or invalid_api_key")))]
 pub async fn introspect(
-    State(state): State<HubState>,
+    State(state): State<PartnerState>,
     slot: Option<Extension<Slot>>,
     headers: HeaderMap,
     body: Bytes,
@@ -239,7 +239,7 @@ pub async fn introspect(
     responses((status = 200, description = "revoked, or nothing to revoke"),
         (status = 401, description = "missing_api_key or invalid_api_key")))]
 pub async fn revoke(
-    State(state): State<HubState>,
+    State(state): State<PartnerState>,
     slot: Option<Extension<Slot>>,
     headers: HeaderMap,
     body: Bytes,

@@ -10,13 +10,13 @@ use lendhub_domain::partner::{ACCESS_TOKEN_TYPE, AccessClaims, PartnerStatus};
 use lendhub_domain::scope::PartnerScopes;
 
 use super::error::PartnerError;
-use crate::state::HubState;
+use crate::partner::state::PartnerState;
 
 /// Tolerance for clocks that disagree about when a token starts to be valid.
 const NBF_LEEWAY_S: i64 = 30;
 
 pub async fn issue(
-    state: &HubState,
+    state: &PartnerState,
     client_id: &str,
     scope: String,
 ) -> Result<(String, AccessClaims), PartnerError> {
@@ -87,7 +87,7 @@ impl Verifications {
 
 /// Checks signature, issuer and audience only: enough to know the token is
 /// ours and whose it is (revocation needs no more).
-pub async fn authentic(state: &HubState, token: &str) -> Result<Claims, PartnerError> {
+pub async fn authentic(state: &PartnerState, token: &str) -> Result<Claims, PartnerError> {
     state.keys.refresh_if_stale(state.store.as_ref()).await?;
     if let Some(entry) = state.verifications.get(token)
         && state.keys.knows(&entry.0)
@@ -136,7 +136,7 @@ pub async fn authentic(state: &HubState, token: &str) -> Result<Claims, PartnerE
 }
 
 /// The token's lifetime holds now, by the service clock.
-pub fn within_lifetime(state: &HubState, claims: &AccessClaims) -> Result<(), PartnerError> {
+pub fn within_lifetime(state: &PartnerState, claims: &AccessClaims) -> Result<(), PartnerError> {
     let now_s = state.clock.now_ms().div_euclid(1000);
     if now_s >= claims.exp {
         return Err(PartnerError::TokenExpired);
@@ -149,7 +149,7 @@ pub fn within_lifetime(state: &HubState, claims: &AccessClaims) -> Result<(), Pa
     Ok(())
 }
 
-pub async fn verify(state: &HubState, token: &str) -> Result<Verified, PartnerError> {
+pub async fn verify(state: &PartnerState, token: &str) -> Result<Verified, PartnerError> {
     let claims = authentic(state, token).await?;
     within_lifetime(state, &claims)?;
     let (stored, revoked) = state

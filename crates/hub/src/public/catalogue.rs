@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::error::{PublicError, quote_issue};
-use crate::state::HubState;
+use crate::public::state::PublicState;
 
 /// Configuration-derived bodies, serialised once.
 pub struct Rendered {
@@ -134,7 +134,7 @@ fn cached(body: &str) -> Response {
 #[utoipa::path(get, operation_id = "healthz", path = "/healthz", tag = "public",
     responses((status = 200, description = "`{\"status\": \"ok\"}`"),
         (status = 503, description = "temporarily_unavailable: the database does not answer")))]
-pub async fn healthz(State(state): State<HubState>) -> Result<Response, PublicError> {
+pub async fn healthz(State(state): State<PublicState>) -> Result<Response, PublicError> {
     state.store.ping().await?;
     Ok(axum::Json(json!({"status": "ok"})).into_response())
 }
@@ -142,22 +142,22 @@ pub async fn healthz(State(state): State<HubState>) -> Result<Response, PublicEr
 /// The authoritative pricing configuration every other figure computes from.
 #[utoipa::path(get, operation_id = "pricing", path = "/config/pricing", tag = "public",
     responses((status = 200, description = "The versioned pricing configuration")))]
-pub async fn pricing(State(state): State<HubState>) -> Response {
-    cached(&state.public.rendered.pricing)
+pub async fn pricing(State(state): State<PublicState>) -> Response {
+    cached(&state.ring.rendered.pricing)
 }
 
 /// The product catalogue: Business Loan, Flex and Slice.
 #[utoipa::path(get, operation_id = "products", path = "/products", tag = "public",
     responses((status = 200, description = "`{object: \"list\", data: [product]}`")))]
-pub async fn products(State(state): State<HubState>) -> Response {
-    cached(&state.public.rendered.products)
+pub async fn products(State(state): State<PublicState>) -> Response {
+    cached(&state.ring.rendered.products)
 }
 
 /// The loyalty ladder.
 #[utoipa::path(get, operation_id = "loyalty_tiers", path = "/loyalty/tiers", tag = "public",
     responses((status = 200, description = "`{object: \"list\", data: [loyalty_tier]}`")))]
-pub async fn loyalty_tiers(State(state): State<HubState>) -> Response {
-    cached(&state.public.rendered.loyalty)
+pub async fn loyalty_tiers(State(state): State<PublicState>) -> Response {
+    cached(&state.ring.rendered.loyalty)
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]
@@ -232,18 +232,18 @@ pub fn read_onetime(
 }
 
 /// Today by the service clock: the quote's start date.
-pub fn today(state: &HubState) -> time::Date {
+pub fn today(state: &PublicState) -> time::Date {
     state.clock.now().date()
 }
 
 pub fn onetime(
-    state: &HubState,
+    state: &PublicState,
     amount: i64,
     term: i64,
     frequency: Frequency,
 ) -> Result<Quote, PublicError> {
     quote::business_loan(
-        &state.public.settings.pricing,
+        &state.ring.settings.pricing,
         amount,
         term,
         frequency,
@@ -263,11 +263,11 @@ pub fn quote_json(q: &Quote) -> Value {
     responses((status = 200, description = "The quote (`object: \"quote\"`)"),
         (status = 422, description = "validation_failed: detail names each field, its reason and the bound")))]
 pub async fn quote_onetime(
-    State(state): State<HubState>,
+    State(state): State<PublicState>,
     Query(q): Query<OnetimeQuery>,
 ) -> Result<Response, PublicError> {
     let (amount, term, frequency) = read_onetime(
-        &state.public.settings.pricing,
+        &state.ring.settings.pricing,
         q.amount.as_deref(),
         q.term.as_deref(),
         q.frequency.as_deref(),
@@ -277,8 +277,8 @@ pub async fn quote_onetime(
     Ok(axum::Json(quote).into_response())
 }
 
-pub fn flex_preview(state: &HubState) -> Value {
-    let c = &state.public.settings.pricing;
+pub fn flex_preview(state: &PublicState) -> Value {
+    let c = &state.ring.settings.pricing;
     let example = quote::flex_example(c, today(state));
     json!({
         "object": "flex_preview",
@@ -293,7 +293,7 @@ pub fn flex_preview(state: &HubState) -> Value {
 /// Flex's representative example.
 #[utoipa::path(get, operation_id = "quote_flex", path = "/quote/flex", tag = "public",
     responses((status = 200, description = "`object: \"flex_preview\"` with a representative quote")))]
-pub async fn quote_flex(State(state): State<HubState>) -> Response {
+pub async fn quote_flex(State(state): State<PublicState>) -> Response {
     axum::Json(flex_preview(&state)).into_response()
 }
 
@@ -302,9 +302,9 @@ pub async fn quote_flex(State(state): State<HubState>) -> Response {
 #[utoipa::path(get, operation_id = "slice_billers", path = "/slice/billers", tag = "public",
     responses((status = 200, description = "`{object: \"list\", data: [biller]}`"),
         (status = 403, description = "capability_denied: the operator switched the list off")))]
-pub async fn billers(State(state): State<HubState>) -> Result<Response, PublicError> {
-    if !state.public.settings.slice_billers {
+pub async fn billers(State(state): State<PublicState>) -> Result<Response, PublicError> {
+    if !state.ring.settings.slice_billers {
         return Err(PublicError::FeatureDisabled("the Slice biller list"));
     }
-    Ok(cached(&state.public.rendered.billers))
+    Ok(cached(&state.ring.rendered.billers))
 }

@@ -10,7 +10,7 @@ use serde_json::json;
 use time::format_description::well_known::Rfc3339;
 
 use super::error::PublicError;
-use crate::state::HubState;
+use crate::public::state::PublicState;
 
 /// Markdown to HTML; raw HTML in the source is shown as text.
 pub fn render_markdown(source: &str) -> String {
@@ -29,7 +29,7 @@ pub fn render_markdown(source: &str) -> String {
     responses((status = 200, description = "`{object: \"cms_page\", key, title, body_markdown, body_html, version, updated_at}`"),
         (status = 404, description = "cms_page_not_found: unknown or unpublished")))]
 pub async fn page(
-    State(state): State<HubState>,
+    State(state): State<PublicState>,
     Path(key): Path<String>,
 ) -> Result<Response, PublicError> {
     let page = state

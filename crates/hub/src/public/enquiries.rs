@@ -14,7 +14,7 @@ use lendhub_store::{EnquiryRecord, MailRecord};
 use serde_json::{Map, Value, json};
 
 use super::error::PublicError;
-use crate::state::HubState;
+use crate::public::state::PublicState;
 
 /// The whole body's cap: the 16 KiB of fields, their keys and the envelope.
 pub const BODY_CAP: usize = 32 * 1024;
@@ -72,7 +72,7 @@ fn notification(id: &str, e: &Enquiry) -> (String, String) {
         (status = 422, description = "form_required, invalid_dept, invalid_email, consent_required, payload_too_large, invalid_value_type, validation_failed or request_body_too_large"),
         (status = 429, description = "rate_limited")))]
 pub async fn create(
-    State(state): State<HubState>,
+    State(state): State<PublicState>,
     request: Request,
 ) -> Result<Response, PublicError> {
     let body = read_body(request).await?;
@@ -81,7 +81,7 @@ pub async fn create(
     let id = EnquiryId::generate(u64::try_from(now_ms).unwrap_or(0), rand::random()).to_string();
     let (subject, text) = notification(&id, &enquiry);
     let recipient = state
-        .public
+        .ring
         .settings
         .inboxes
         .for_dept(enquiry.dept)
@@ -103,7 +103,7 @@ pub async fn create(
         due_ms: now_ms,
     };
     state.store.insert_enquiry(record, mail).await?;
-    state.public.mail_wake.notify_one();
+    state.ring.mail_wake.notify_one();
     Ok((
         StatusCode::CREATED,
         Json(json!({"id": id, "status": "new"})),

@@ -16,7 +16,7 @@ use serde_json::{Map, Value, json};
 use super::catalogue;
 use super::error::PublicError;
 use crate::mcp_protocol::{ContentTypeRefused, Malformed, Message, check_content_type, parse};
-use crate::state::HubState;
+use crate::public::state::PublicState;
 
 pub const SERVER_NAME: &str = "Service";
 const SERVER_VERSION: &str = "1.0.0";
@@ -198,7 +198,7 @@ pub async fn card(headers: HeaderMap) -> Response {
         (status = 415, description = "unsupported_media_type"),
         (status = 422, description = "request_body_too_large")))]
 pub async fn mcp(
-    State(state): State<HubState>,
+    State(state): State<PublicState>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, PublicError> {
@@ -300,7 +300,7 @@ fn no_arguments(args: &Map<String, Value>) -> Result<(), RpcError> {
 }
 
 /// Runs a tool; its answer as JSON text.
-fn call(state: &HubState, params: &Map<String, Value>) -> Result<String, RpcError> {
+fn call(state: &PublicState, params: &Map<String, Value>) -> Result<String, RpcError> {
     let name = params
         .get("name")
         .and_then(Value::as_str)
@@ -321,7 +321,7 @@ fn call(state: &HubState, params: &Map<String, Value>) -> Result<String, RpcErro
             ));
         }
     };
-    let pricing = &state.public.settings.pricing;
+    let pricing = &state.ring.settings.pricing;
     if tool.name == "GetQuote" {
         let quote = get_quote(state, &args)?;
         return serde_json::to_string(&quote)
@@ -374,7 +374,7 @@ fn product_details(
 }
 
 fn get_quote(
-    state: &HubState,
+    state: &PublicState,
     args: &Map<String, Value>,
 ) -> Result<lendhub_domain::quote::Quote, RpcError> {
     if let Some(k) = args
@@ -401,7 +401,7 @@ fn get_quote(
         }
     };
     let read = catalogue::read_onetime(
-        &state.public.settings.pricing,
+        &state.ring.settings.pricing,
         text("amount").as_deref(),
         text("term").as_deref(),
         frequency.as_deref(),

@@ -9,6 +9,7 @@ mod cms;
 mod enquiries;
 pub mod error;
 mod mcp;
+pub mod state;
 mod widget;
 pub mod window;
 
@@ -28,8 +29,8 @@ use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::state::HubState;
 use error::PublicError;
+pub use state::PublicState;
 use window::{FixedWindow, WindowPolicy};
 
 pub use mcp::{SERVER_NAME as MCP_SERVER_NAME, TOOLS as MCP_TOOLS};
@@ -95,12 +96,12 @@ impl PublicRing {
 }
 
 /// The public ring's documented routes, each registered with its OpenAPI entry.
-pub fn api() -> OpenApiRouter<HubState> {
+pub fn api() -> OpenApiRouter<PublicState> {
     reads().merge(writes())
 }
 
 /// Open to every origin.
-fn reads() -> OpenApiRouter<HubState> {
+fn reads() -> OpenApiRouter<PublicState> {
     OpenApiRouter::new()
         .routes(routes!(catalogue::healthz))
         .routes(routes!(catalogue::pricing))
@@ -116,11 +117,11 @@ fn reads() -> OpenApiRouter<HubState> {
 }
 
 /// Open to the configured origins only.
-fn writes() -> OpenApiRouter<HubState> {
+fn writes() -> OpenApiRouter<PublicState> {
     OpenApiRouter::new().routes(routes!(enquiries::create))
 }
 
-pub fn router(state: &HubState) -> Router<HubState> {
+pub fn router(state: &PublicState) -> Router<PublicState> {
     let (reads, _) = reads().split_for_parts();
     // The document is rendered once; like the sandbox's, it is served beside
     // the routes it describes rather than listed in itself.
@@ -130,7 +131,7 @@ pub fn router(state: &HubState) -> Router<HubState> {
         axum::routing::get(move || async move { axum::Json(document) }),
     );
     let origins: Vec<HeaderValue> = state
-        .public
+        .ring
         .settings
         .enquiry_origins
         .iter()
@@ -177,16 +178,16 @@ fn exposed() -> [HeaderName; 5] {
 
 /// Counts the request against its address's window (every public route,
 /// unknown ones included) and writes the RateLimit headers.
-async fn protect(State(state): State<HubState>, request: Request, next: Next) -> Response {
+async fn protect(State(state): State<PublicState>, request: Request, next: Next) -> Response {
     let (parts, body) = request.into_parts();
-    let ip = client_ip::client_ip(&parts, &state.public.settings.trusted_proxies);
+    let ip = client_ip::client_ip(&parts, &state.ring.settings.trusted_proxies);
     let request = Request::from_parts(parts, body);
     let Some(ip) = ip else {
         // No peer address (an in-process call): nothing to count.
         return next.run(request).await;
     };
-    let standing = state.public.limiter.hit(ip, state.clock.now_ms());
-    let policy = state.public.limiter.policy();
+    let standing = state.ring.limiter.hit(ip, state.clock.now_ms());
+    let policy = state.ring.limiter.policy();
     let mut response = if standing.allowed {
         next.run(request).await
     } else {
@@ -200,6 +201,6 @@ async fn protect(State(state): State<HubState>, request: Request, next: Next) ->
     headers.insert(LIMIT, HeaderValue::from(policy.requests));
     headers.insert(REMAINING, HeaderValue::from(standing.remaining));
     headers.insert(RESET, HeaderValue::from(reset_s));
-    headers.insert(POLICY, state.public.policy_header.clone());
+    headers.insert(POLICY, state.ring.policy_header.clone());
     response
 }

@@ -18,7 +18,7 @@ use crate::mcp_protocol::{ContentTypeRefused, Malformed, Message, check_content_
 
 use super::auth::Caller;
 use super::error::PartnerError;
-use crate::state::HubState;
+use crate::partner::state::PartnerState;
 
 pub use tools::TOOLS;
 
@@ -40,7 +40,7 @@ fn invalid_params(field: &str, reason: &str) -> PartnerError {
         (status = 404, description = "mcp_method_not_found or mcp_tool_not_found"),
         (status = 422, description = "validation_failed (no method) or mcp_invalid_params")))]
 pub async fn mcp(
-    State(state): State<HubState>,
+    State(state): State<PartnerState>,
     Caller(caller): Caller,
     headers: HeaderMap,
     body: Bytes,
@@ -48,7 +48,7 @@ pub async fn mcp(
     if let Some(origin) = headers.get(header::ORIGIN) {
         let allowed = origin
             .to_str()
-            .is_ok_and(|o| state.partner.mcp_origins.iter().any(|a| a == o));
+            .is_ok_and(|o| state.settings.mcp_origins.iter().any(|a| a == o));
         if !allowed {
             return Err(PartnerError::OriginNotAllowed);
         }

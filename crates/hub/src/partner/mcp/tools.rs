@@ -13,13 +13,13 @@ use serde_json::{Map, Value, json};
 
 use super::invalid_params;
 use crate::partner::error::PartnerError;
+use crate::partner::state::PartnerState;
 use crate::partner::tokens::Verified;
-use crate::state::HubState;
 
 /// A tool's handler: the whole `tools/call` result (content, structured
 /// content, `isError`) for validated arguments.
 type Run = for<'a> fn(
-    &'a HubState,
+    &'a PartnerState,
     &'a Verified,
     &'a Map<String, Value>,
 ) -> Pin<Box<dyn Future<Output = Result<Value, PartnerError>> + Send + 'a>>;
@@ -189,7 +189,7 @@ fn failure(message: &str) -> Value {
 }
 
 pub async fn call(
-    state: &HubState,
+    state: &PartnerState,
     caller: &Verified,
     params: &Map<String, Value>,
 ) -> Result<Value, PartnerError> {
@@ -243,7 +243,7 @@ fn explanation(code: ReasonCode) -> &'static str {
 }
 
 async fn explain(
-    state: &HubState,
+    state: &PartnerState,
     caller: &Verified,
     arguments: &Map<String, Value>,
 ) -> Result<Value, PartnerError> {
@@ -301,7 +301,7 @@ async fn explain(
     })))
 }
 
-async fn status(state: &HubState, caller: &Verified) -> Value {
+async fn status(state: &PartnerState, caller: &Verified) -> Value {
     let database = if state.store.ping().await.is_ok() {
         "ok"
     } else {
@@ -320,7 +320,7 @@ async fn status(state: &HubState, caller: &Verified) -> Value {
     })
 }
 
-fn profile_of(state: &HubState, caller: &Verified) -> Value {
+fn profile_of(state: &PartnerState, caller: &Verified) -> Value {
     let c = &caller.client;
     let limits = c.tier.limits();
     let usage = state
@@ -339,7 +339,7 @@ fn profile_of(state: &HubState, caller: &Verified) -> Value {
     })
 }
 
-async fn clients(state: &HubState, caller: &Verified) -> Result<Value, PartnerError> {
+async fn clients(state: &PartnerState, caller: &Verified) -> Result<Value, PartnerError> {
     let c = &caller.client;
     let mut clients = vec![json!({
         "client_id": c.client_id, "environment": "live", "name": c.name,

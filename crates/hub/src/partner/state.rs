@@ -1,0 +1,99 @@
+//! The partner ring's state: its store, clock, keys, URLs, switches, rate
+//! limiter and the directory of partner clients.
+
+use std::sync::Arc;
+
+use lendhub_domain::clock::Clock;
+use lendhub_domain::crypto::MasterKey;
+use lendhub_store::Store;
+
+use crate::keys::KeyRing;
+
+/// Where the hub is reached; tokens name these as issuer and audience.
+#[derive(Clone, Debug)]
+pub struct Urls {
+    /// The hub's public base URL, e.g. `https://hub.lendhub.example`: the issuer.
+    pub base: String,
+    partner: String,
+}
+
+impl Urls {
+    pub fn new(base: &str) -> Self {
+        let base = base.trim_end_matches('/').to_owned();
+        Self {
+            partner: format!("{base}/partner/v1"),
+            base,
+        }
+    }
+
+    pub fn issuer(&self) -> &str {
+        &self.base
+    }
+
+    /// The partner ring: the audience of partner access tokens and the
+    /// protected resource of RFC 9728.
+    pub fn partner(&self) -> &str {
+        &self.partner
+    }
+}
+
+/// What every partner-ring handler shares; cloned per request, so one `Arc`.
+#[derive(Clone)]
+pub struct PartnerState(Arc<Partner>);
+
+impl std::ops::Deref for PartnerState {
+    type Target = Partner;
+
+    fn deref(&self) -> &Partner {
+        &self.0
+    }
+}
+
+pub struct Partner {
+    pub store: Arc<dyn Store>,
+    pub clock: Arc<dyn Clock>,
+    pub master_key: MasterKey,
+    /// Peppers partner client-secret hashes.
+    pub secret_pepper: [u8; 32],
+    pub keys: Arc<KeyRing>,
+    pub urls: Urls,
+    pub settings: PartnerSettings,
+    pub limiter: Arc<super::limits::RateLimiter>,
+    pub verifications: Arc<super::tokens::Verifications>,
+    /// Partner clients and revocations, remembered between store changes.
+    pub directory: Arc<super::directory::Directory>,
+}
+
+/// The partner ring's switches.
+#[derive(Clone, Debug, Default)]
+pub struct PartnerSettings {
+    /// The planned REST tier answers 503 until this is switched on.
+    pub rest_tier_enabled: bool,
+    /// Browser origins the MCP endpoint accepts (a request without `Origin`
+    /// is a server-to-server call and always accepted).
+    pub mcp_origins: Vec<String>,
+}
+
+impl PartnerState {
+    pub fn new(
+        store: Arc<dyn Store>,
+        clock: Arc<dyn Clock>,
+        master_key: MasterKey,
+        keys: Arc<KeyRing>,
+        urls: Urls,
+        settings: PartnerSettings,
+    ) -> Self {
+        Self(Arc::new(Partner {
+            secret_pepper: super::clients::pepper(&master_key),
+            store,
+            clock,
+            master_key,
+            keys,
+            urls,
+            settings,
+            limiter: Arc::default(),
+            verifications: Arc::default(),
+            directory: Arc::default(),
+        }))
+    }
+}
