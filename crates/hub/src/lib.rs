@@ -15,7 +15,7 @@ mod state;
 pub use envelope::{headers as hub_headers, render as render_problem};
 pub use keys::{KeyRing, PARTNER_KEYS};
 pub use openapi::{openapi, public_openapi};
-pub use state::{HubState, PartnerSettings, Urls};
+pub use state::{HubState, PartnerSettings, PartnerState, PublicState, Urls};
 
 /// The hub's routes: the partner ring with the authorization-server
 /// metadata, and the public ring.

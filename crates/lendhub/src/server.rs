@@ -217,18 +217,21 @@ async fn hub(
             .context("loading the partner token-signing keys")?;
     let public = lendhub_hub::public::PublicRing::new(public_settings(config)?, mail_wake)
         .map_err(|e| anyhow::anyhow!(e))?;
-    let state = lendhub_hub::HubState::new(
-        core.store.clone(),
-        core.clock.clone(),
-        core.master_key.clone(),
-        Arc::new(keys),
-        lendhub_hub::Urls::new(&url),
-        lendhub_hub::PartnerSettings {
-            rest_tier_enabled: config.rest_tier.enabled,
-            mcp_origins: config.mcp.allowed_origins.clone(),
-        },
-        public,
-    );
+    let settings = lendhub_hub::PartnerSettings {
+        rest_tier_enabled: config.rest_tier.enabled,
+        mcp_origins: config.mcp.allowed_origins.clone(),
+    };
+    let state = lendhub_hub::HubState {
+        partner: lendhub_hub::PartnerState::new(
+            core.store.clone(),
+            core.clock.clone(),
+            core.master_key.clone(),
+            Arc::new(keys),
+            lendhub_hub::Urls::new(&url),
+            settings,
+        ),
+        public: lendhub_hub::PublicState::new(core.store.clone(), core.clock.clone(), public),
+    };
     let directory_sync = tokio::spawn(
         state
             .partner
