@@ -150,6 +150,16 @@ pub fn validate(body: Map<String, Value>) -> Result<Enquiry, EnquiryError> {
     })
 }
 
+/// When a failed enquiry notification is tried again: 30 s after the first
+/// failure, doubling to at most an hour between attempts, for three days
+/// after it was first due; then it is marked failed (and logged) for an
+/// operator.
+pub const NOTIFICATION_RETRY: crate::retry::Doubling = crate::retry::Doubling {
+    first_gap_ms: 30_000,
+    max_gap_ms: 3_600_000,
+    give_up_after_ms: 3 * 24 * 3_600_000,
+};
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -111,11 +111,6 @@ impl EventType {
 /// The wildcard subscription.
 pub const ALL_EVENTS: &str = "*";
 
-/// Whether an endpoint subscribed to `enabled` receives events of type `t`.
-pub fn subscribed(enabled: &[String], t: &str) -> bool {
-    enabled.iter().any(|e| e == ALL_EVENTS || e == t)
-}
-
 /// A durable event: the rendered envelope is what every delivery sends, byte for byte.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
@@ -139,13 +134,5 @@ mod tests {
                 Some(serde_json::Value::from(t.as_str()))
             );
         }
-    }
-
-    #[test]
-    fn wildcard_and_exact_subscriptions() {
-        assert!(subscribed(&["*".into()], "payment.failed"));
-        assert!(subscribed(&["payment.failed".into()], "payment.failed"));
-        assert!(!subscribed(&["payment.settled".into()], "payment.failed"));
-        assert!(!subscribed(&[], "payment.failed"));
     }
 }

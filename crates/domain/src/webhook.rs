@@ -5,7 +5,10 @@
 use serde::{Deserialize, Serialize};
 use time::{Duration, OffsetDateTime};
 
+use crate::clock::{from_unix_ms, unix_ms};
+use crate::events::ALL_EVENTS;
 use crate::ids::SandboxId;
+use crate::retry::{Attempted, Backoff};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -21,6 +24,14 @@ impl EndpointStatus {
             EndpointStatus::Disabled => "disabled",
         }
     }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        match raw {
+            "enabled" => Some(EndpointStatus::Enabled),
+            "disabled" => Some(EndpointStatus::Disabled),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -33,6 +44,60 @@ pub struct WebhookEndpoint {
     pub status: EndpointStatus,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
+}
+
+impl WebhookEndpoint {
+    /// What the endpoint receives, as the stores keep it beside the row.
+    pub fn subscription(&self) -> Subscription {
+        Subscription {
+            endpoint_id: self.id.as_str().to_owned(),
+            status: self.status,
+            enabled_events: self.enabled_events.clone(),
+        }
+    }
+
+    /// Whether an event of `event_type` is delivered to this endpoint.
+    pub fn receives(&self, event_type: &str) -> bool {
+        receives(self.status, &self.enabled_events, event_type)
+    }
+}
+
+/// An endpoint's subscription: the facts that decide which of an owner's
+/// endpoints an event is delivered to. Both stores load these for the
+/// event's owner and ask [`Subscription::receives`]; the rule lives only here.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Subscription {
+    pub endpoint_id: String,
+    pub status: EndpointStatus,
+    /// Event types, or [`ALL_EVENTS`].
+    pub enabled_events: Vec<String>,
+}
+
+impl Subscription {
+    pub fn receives(&self, event_type: &str) -> bool {
+        receives(self.status, &self.enabled_events, event_type)
+    }
+}
+
+/// The endpoints among `subscriptions` that an event of `event_type` is
+/// delivered to, in the order given.
+pub fn recipients<'a>(
+    subscriptions: &'a [Subscription],
+    event_type: &'a str,
+) -> impl Iterator<Item = &'a str> + 'a {
+    subscriptions
+        .iter()
+        .filter(move |s| s.receives(event_type))
+        .map(|s| s.endpoint_id.as_str())
+}
+
+/// An enabled endpoint receives the types it names, or every type through
+/// the wildcard; a disabled one receives nothing.
+fn receives(status: EndpointStatus, enabled_events: &[String], event_type: &str) -> bool {
+    status == EndpointStatus::Enabled
+        && enabled_events
+            .iter()
+            .any(|e| e == ALL_EVENTS || e == event_type)
 }
 
 /// The signing secret: `whsec_` + 256 random bits.
@@ -71,6 +136,24 @@ pub fn next_attempt_at(
     Some((previous_due + base + spread).min(deadline))
 }
 
+/// The hub document's delivery schedule as a [`Backoff`]: a retry is timed
+/// from when the failed attempt was due, or from when it ran if it ran late.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DeliverySchedule;
+
+impl Backoff for DeliverySchedule {
+    fn next_attempt_ms(&self, failed: Attempted) -> Option<i64> {
+        let previous = failed.due_ms.max(failed.now_ms).max(failed.first_due_ms);
+        next_attempt_at(
+            from_unix_ms(failed.first_due_ms),
+            from_unix_ms(previous),
+            failed.attempt,
+            failed.jitter,
+        )
+        .map(unix_ms)
+    }
+}
+
 /// A unit of outbox work: one event to one endpoint.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Delivery {
@@ -86,6 +169,32 @@ pub struct Delivery {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn subscription(id: &str, status: EndpointStatus, events: &[&str]) -> Subscription {
+        Subscription {
+            endpoint_id: id.into(),
+            status,
+            enabled_events: events.iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn an_enabled_endpoint_receives_what_it_names_or_everything_by_wildcard() {
+        use EndpointStatus::*;
+        let subs = [
+            subscription("all", Enabled, &["*"]),
+            subscription("failed", Enabled, &["payment.failed"]),
+            subscription("settled", Enabled, &["payment.settled"]),
+            subscription("none", Enabled, &[]),
+            subscription("off", Disabled, &["*"]),
+        ];
+        let got: Vec<&str> = recipients(&subs, "payment.failed").collect();
+        assert_eq!(got, ["all", "failed"]);
+        assert!(
+            !subs[4].receives("payment.failed"),
+            "a disabled endpoint receives nothing"
+        );
+    }
 
     #[test]
     fn schedule_without_jitter_matches_the_hub_table_and_ends_at_72_hours() {

@@ -19,7 +19,9 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use lendhub_domain::crypto::MasterKey;
 use lendhub_domain::idempotency::fingerprint;
-use lendhub_store::{CommitError, IdempotencyRecord, Store, StoreError, Write, WriteSet};
+use lendhub_store::{
+    CommitError, EventWrite, IdempotencyRecord, StoreError, UnitOfWork, Write, WriteSet,
+};
 use parking_lot::Mutex;
 use tokio::sync::Notify;
 
@@ -178,7 +180,7 @@ const RESPONSE_PURPOSE: &str = "idempotent-response";
 /// Runs writes at most once per (owner, key), answering refusals as the
 /// surface's error `E`. One per surface state; cheap to clone.
 pub struct Idempotency<E> {
-    store: Arc<dyn Store>,
+    store: Arc<dyn UnitOfWork>,
     master_key: MasterKey,
     in_flight: Arc<InFlight>,
     /// Woken when a commit queued webhook deliveries.
@@ -199,7 +201,11 @@ impl<E> Clone for Idempotency<E> {
 }
 
 impl<E: Refusals> Idempotency<E> {
-    pub fn new(store: Arc<dyn Store>, master_key: MasterKey, outbox_wake: Arc<Notify>) -> Self {
+    pub fn new(
+        store: Arc<dyn UnitOfWork>,
+        master_key: MasterKey,
+        outbox_wake: Arc<Notify>,
+    ) -> Self {
         Self {
             store,
             master_key,
@@ -243,7 +249,7 @@ impl<E: Refusals> Idempotency<E> {
             .writes
             .writes
             .iter()
-            .any(|w| matches!(w, Write::InsertEvent(_)));
+            .any(|w| matches!(w, Write::Events(EventWrite::InsertEvent(_))));
         let mut writes = prepared.writes;
         writes.idempotency = Some(IdempotencyRecord {
             owner: req.owner.to_owned(),

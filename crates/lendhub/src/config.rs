@@ -84,6 +84,32 @@ pub struct Webhooks {
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+pub struct Instance {
+    /// Names this instance's leases on background jobs, so that after a
+    /// restart it takes back at once what it was attempting when it stopped.
+    /// Must be stable across restarts and distinct between instances sharing
+    /// a PostgreSQL database (a pod or host name). Unset: `embedded` on
+    /// SQLite (one process serves it); a fresh name per start on PostgreSQL,
+    /// where a dead run's leases then lapse instead (`webhooks.lease_seconds`).
+    pub id: Option<String>,
+}
+
+impl Config {
+    /// The name this run's job leases are held under (see [`Instance::id`]).
+    pub fn lease_holder(&self) -> String {
+        match (&self.instance.id, &self.database.url) {
+            (Some(id), _) => id.clone(),
+            (None, None) => "embedded".to_owned(),
+            (None, Some(_)) => format!(
+                "run-{}",
+                lendhub_domain::credentials::random_token(9).to_lowercase()
+            ),
+        }
+    }
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Secrets {
     /// Base64 of 32 random bytes. Unset: generated once into `<data_dir>/master.key`.
     pub master_key: Option<String>,
@@ -213,6 +239,7 @@ pub struct Config {
     /// Prometheus metrics and health for operators, off the partner-facing port.
     pub ops: Listener,
     pub webhooks: Webhooks,
+    pub instance: Instance,
     pub secrets: Secrets,
     pub log: Log,
 }
@@ -245,6 +272,7 @@ impl Default for Config {
                 allow_private_networks: Vec::new(),
                 lease_seconds: 60,
             },
+            instance: Instance::default(),
             secrets: Secrets::default(),
             log: Log {
                 level: "info".into(),

@@ -12,12 +12,13 @@ use axum::middleware::{from_fn, from_fn_with_state};
 use lendhub_domain::clock::Clock;
 use lendhub_domain::crypto::MasterKey;
 use lendhub_http::problem::{Renderer, render_problems};
+use lendhub_jobs::{Queue, Settings, Worker};
 use lendhub_store::Store;
 use lendhub_store::postgres::{PgOptions, PgStore};
 use lendhub_store::sqlite::SqliteStore;
 use lendhub_webhooks::policy::NetworkPolicy;
 use lendhub_webhooks::sender::Sender;
-use lendhub_webhooks::worker::Outbox;
+use lendhub_webhooks::worker::Deliveries;
 use tokio::net::TcpListener;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
@@ -149,6 +150,15 @@ struct Core {
     store: Arc<dyn Store>,
     clock: Arc<dyn Clock>,
     master_key: MasterKey,
+    /// The job workers' defaults: this instance's lease holder, one-second
+    /// idle polls.
+    jobs: Settings,
+}
+
+impl Core {
+    fn worker<Q: Queue>(&self, queue: Q, wake: Arc<Notify>, settings: Settings) -> Worker<Q> {
+        Worker::new(Arc::new(queue), self.clock.clone(), wake, settings)
+    }
 }
 
 async fn bind(addr: SocketAddr, key: &str) -> anyhow::Result<TcpListener> {
@@ -304,12 +314,18 @@ fn mail_worker(
         );
         return Ok(None);
     };
-    let mail = Arc::new(lendhub_mail::MailOutbox {
-        store: core.store.clone(),
-        clock: core.clock.clone(),
+    let notifications = lendhub_mail::Notifications {
+        jobs: core.store.clone(),
         mailer,
-        wake,
-    });
+    };
+    let settings = Settings {
+        // Outlives the SMTP timeout, so a live worker's send is never taken over.
+        lease: Duration::from_secs(60),
+        batch: 16,
+        concurrency: 1,
+        ..core.jobs.clone()
+    };
+    let mail = core.worker(notifications, wake, settings);
     Ok(Some(tokio::spawn(mail.run(stop.clone()))))
 }
 
@@ -327,7 +343,15 @@ pub async fn start(
         store: store.clone(),
         clock: clock.clone(),
         master_key: master_key.clone(),
+        jobs: Settings {
+            holder: config.lease_holder(),
+            lease: Duration::from_secs(config.webhooks.lease_seconds),
+            batch: 64,
+            concurrency: 64,
+            idle_poll: Duration::from_secs(1),
+        },
     };
+    tracing::info!(holder = %core.jobs.holder, "job leases are held under this name");
     let policy = NetworkPolicy {
         https_only: config.webhooks.https_only,
         allow_private_networks: config.webhooks.allow_private_networks.clone(),
@@ -344,15 +368,25 @@ pub async fn start(
     let ops_listener = bind(config.ops.addr, "ops.addr").await?;
     let ops_addr = ops_listener.local_addr()?;
     let referrals_wake = sandbox_state.referrals_wake.clone();
-    let outbox = Arc::new(Outbox {
-        store: store.clone(),
-        clock: clock.clone(),
-        sender,
-        master_key: master_key.clone(),
-        wake: outbox_wake.clone(),
-        lease: Duration::from_secs(config.webhooks.lease_seconds),
-        endpoint_events: Arc::new(lendhub_sandbox::EndpointEventRenderer),
-    });
+    let deliveries = core.worker(
+        Deliveries {
+            jobs: store.clone(),
+            writes: store.clone(),
+            sender,
+            master_key: master_key.clone(),
+            wake: outbox_wake.clone(),
+            endpoint_events: Arc::new(lendhub_sandbox::EndpointEventRenderer),
+        },
+        outbox_wake.clone(),
+        core.jobs.clone(),
+    );
+    let reviews = core.worker(
+        lendhub_sandbox::referrals::Reviews {
+            state: sandbox_state,
+        },
+        referrals_wake.clone(),
+        core.jobs.clone(),
+    );
     let mut tasks = vec![
         serve(sandbox.listener, sandbox.router, stop.clone()),
         serve(hub.listener, hub.router, stop.clone()),
@@ -360,8 +394,8 @@ pub async fn start(
         serve(ops_listener, ops_router(store.clone()), stop.clone()),
         directory_sync,
         grants_sync,
-        tokio::spawn(outbox.run(stop.clone())),
-        tokio::spawn(lendhub_sandbox::referrals::run(sandbox_state, stop.clone())),
+        tokio::spawn(deliveries.run(stop.clone())),
+        tokio::spawn(reviews.run(stop.clone())),
         tokio::spawn(prune(store.clone(), clock.clone(), stop.clone())),
     ];
     tasks.extend(mail_worker(config, &core, mail_wake.clone(), &stop)?);

@@ -3,9 +3,8 @@
 //! sends what is due, retries failures on a schedule read from the business
 //! clock, and never lets a mail server's state reach the request path.
 
-pub mod retry;
 pub mod smtp;
 pub mod worker;
 
 pub use smtp::{Mailer, SmtpSettings, TlsMode};
-pub use worker::MailOutbox;
+pub use worker::Notifications;

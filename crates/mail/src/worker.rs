@@ -1,19 +1,20 @@
-//! The mail outbox worker: claims due notifications, sends them, and records
-//! each outcome with its next attempt. State lives in the database, so mail
-//! survives restarts and outages, and several instances share one outbox.
+//! Enquiry notifications as a job queue: the shared worker loop
+//! (`lendhub-jobs`) claims due notifications, this queue sends them over
+//! SMTP, and each outcome is stored with its next attempt. State lives in
+//! the database, so mail survives restarts and outages, and several
+//! instances share one outbox.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use lendhub_domain::clock::{Clock, unix_ms};
-use lendhub_store::{ClaimedMail, MailClaim, MailResult, Store};
-use tokio::sync::Notify;
-use tokio_util::sync::CancellationToken;
+use async_trait::async_trait;
+use lendhub_domain::clock::unix_ms;
+use lendhub_domain::enquiry::NOTIFICATION_RETRY;
+use lendhub_domain::retry::Backoff;
+use lendhub_jobs::{Attempt, Failure, Outcome, Queue, Timing};
+use lendhub_store::{ClaimedMail, JobQueue, JobStore, Lease, MailResult, StoreError};
+use time::OffsetDateTime;
 
-use crate::retry::next_attempt_ms;
 use crate::smtp::Mailer;
-
-const BATCH: u32 = 16;
 
 const NOTIFICATIONS: &str = "enquiry_notifications_total";
 const SENT: &str = "sent";
@@ -27,96 +28,90 @@ pub fn register_metrics() {
         metrics::counter!(NOTIFICATIONS, "outcome" => outcome).increment(0);
     }
 }
-const IDLE_POLL: Duration = Duration::from_secs(1);
-/// A claim outlives the SMTP timeout, so a live worker's send is never
-/// taken over; a dead worker's claims lapse after this.
-const LEASE: Duration = Duration::from_secs(60);
 
-pub struct MailOutbox {
-    pub store: Arc<dyn Store>,
-    pub clock: Arc<dyn Clock>,
+pub struct Notifications {
+    pub jobs: Arc<dyn JobStore>,
     pub mailer: Mailer,
-    /// Poked after an enquiry queues a notification, or when the clock moves.
-    pub wake: Arc<Notify>,
 }
 
-fn real_now_ms() -> i64 {
-    unix_ms(time::OffsetDateTime::now_utc())
-}
+#[async_trait]
+impl Queue for Notifications {
+    type Job = ClaimedMail;
+    const NAME: &'static str = "enquiry notifications";
 
-impl MailOutbox {
-    /// Runs until `stop` is cancelled; a send in progress finishes first.
-    pub async fn run(self: Arc<Self>, stop: CancellationToken) {
-        while !stop.is_cancelled() {
-            let claimed = self.claim().await;
-            if claimed.is_empty() {
-                tokio::select! {
-                    _ = self.wake.notified() => continue,
-                    _ = tokio::time::sleep(IDLE_POLL) => continue,
-                    _ = stop.cancelled() => return,
-                }
-            }
-            for mail in claimed {
-                self.attempt(mail).await;
-            }
+    async fn claim(&self, lease: &Lease) -> Result<Vec<ClaimedMail>, StoreError> {
+        self.jobs.claim_mail(lease).await
+    }
+
+    fn timing(&self, claimed: &ClaimedMail) -> Timing {
+        Timing {
+            first_due_ms: claimed.first_due_ms,
+            due_ms: claimed.mail.due_ms,
+            attempt: claimed.attempts + 1,
+            clock_offset_ms: 0,
         }
     }
 
-    async fn claim(&self) -> Vec<ClaimedMail> {
-        let real = real_now_ms();
-        let claim = MailClaim {
-            due_before_ms: self.clock.now_ms(),
-            real_now_ms: real,
-            lease_until_ms: real + LEASE.as_millis() as i64,
-            limit: BATCH,
-        };
-        match self.store.claim_mail(claim).await {
-            Ok(claimed) => claimed,
-            Err(e) => {
-                tracing::warn!(error = %e, "could not claim enquiry notifications");
-                tokio::time::sleep(IDLE_POLL).await;
-                Vec::new()
-            }
-        }
-    }
-
-    async fn attempt(&self, claimed: ClaimedMail) {
+    async fn attempt(&self, claimed: &ClaimedMail) -> Attempt {
         let mail = &claimed.mail;
-        let sent = self
+        match self
             .mailer
             .send(&mail.recipient, &mail.subject, &mail.body)
-            .await;
-        let now_ms = self.clock.now_ms();
-        let result = match sent {
+            .await
+        {
             Ok(()) => {
                 metrics::counter!(NOTIFICATIONS, "outcome" => SENT).increment(1);
                 tracing::info!(mail = %mail.id, enquiry = %mail.enquiry_id, "enquiry notification sent");
-                MailResult::Sent {
-                    id: mail.id.clone(),
-                    at_ms: now_ms,
-                }
+                Attempt::Done { status: None }
             }
             Err(error) => {
                 metrics::counter!(NOTIFICATIONS, "outcome" => FAILED).increment(1);
-                let attempts = claimed.attempts + 1;
-                let retry_at_ms = next_attempt_ms(claimed.first_due_ms, attempts, now_ms);
-                if retry_at_ms.is_none() {
-                    tracing::error!(mail = %mail.id, enquiry = %mail.enquiry_id, attempts, %error,
-                        "giving up on an enquiry notification; the enquiry itself is stored");
-                } else {
-                    tracing::warn!(mail = %mail.id, enquiry = %mail.enquiry_id, attempts, %error,
-                        "enquiry notification failed; will retry");
-                }
+                Attempt::Failed(Failure {
+                    error,
+                    status: None,
+                })
+            }
+        }
+    }
+
+    fn backoff(&self) -> &dyn Backoff {
+        &NOTIFICATION_RETRY
+    }
+
+    async fn record(&self, claimed: ClaimedMail, outcome: Outcome, now: OffsetDateTime) {
+        let mail = &claimed.mail;
+        let attempts = claimed.attempts + 1;
+        let result = match outcome {
+            Outcome::Done { .. } => MailResult::Sent {
+                id: mail.id.clone(),
+                at_ms: unix_ms(now),
+            },
+            Outcome::Retry { at_ms, failure } => {
+                tracing::warn!(mail = %mail.id, enquiry = %mail.enquiry_id, attempts, error = %failure.error,
+                    "enquiry notification failed; will retry");
                 MailResult::Failed {
                     id: mail.id.clone(),
-                    error,
-                    retry_at_ms,
+                    error: failure.error,
+                    retry_at_ms: Some(at_ms),
+                }
+            }
+            Outcome::GiveUp { failure } => {
+                tracing::error!(mail = %mail.id, enquiry = %mail.enquiry_id, attempts, error = %failure.error,
+                    "giving up on an enquiry notification; the enquiry itself is stored");
+                MailResult::Failed {
+                    id: mail.id.clone(),
+                    error: failure.error,
+                    retry_at_ms: None,
                 }
             }
         };
-        if let Err(e) = self.store.finish_mail(result).await {
+        if let Err(e) = self.jobs.finish_mail(result).await {
             // The lease lapses and another pass retries it: at-least-once.
             tracing::warn!(error = %e, mail = %mail.id, "could not record a notification outcome");
         }
+    }
+
+    async fn release(&self, holder: &str) -> Result<u64, StoreError> {
+        self.jobs.release_leases(JobQueue::Mail, holder).await
     }
 }

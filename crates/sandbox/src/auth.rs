@@ -35,7 +35,7 @@ async fn authenticate(
     let token = bearer_token(parts).ok_or(SandboxError::Unauthenticated)?;
     let (selector, verifier_hash) = parse_access_token(token).ok_or(SandboxError::InvalidToken)?;
     let record = state
-        .store
+        .sandbox
         .token(&selector)
         .await?
         .ok_or(SandboxError::InvalidToken)?;

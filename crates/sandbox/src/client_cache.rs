@@ -7,7 +7,7 @@
 
 use std::collections::HashMap;
 
-use lendhub_store::{ClientRecord, ClientStatus, Store, StoreError};
+use lendhub_store::{ClientRecord, ClientStatus, SandboxStore, StoreError};
 use parking_lot::Mutex;
 
 const CAPACITY: usize = 4096;
@@ -19,7 +19,7 @@ impl ClientCache {
     /// The client, from memory or the store; `None` if unknown or revoked.
     pub async fn active(
         &self,
-        store: &dyn Store,
+        store: &dyn SandboxStore,
         client_id: &str,
     ) -> Result<Option<ClientRecord>, StoreError> {
         if let Some(known) = self.0.lock().get(client_id).cloned() {

@@ -5,7 +5,7 @@ use lendhub_domain::credentials::{
 };
 use lendhub_domain::crypto::MasterKey;
 use lendhub_domain::scope::SandboxScopes;
-use lendhub_store::{ClientRecord, ClientStatus, Store, StoreError};
+use lendhub_store::{ClientRecord, ClientStatus, SandboxStore, StoreError};
 
 pub fn pepper(master_key: &MasterKey) -> [u8; 32] {
     master_key.derive("sandbox-client-secret")
@@ -13,7 +13,7 @@ pub fn pepper(master_key: &MasterKey) -> [u8; 32] {
 
 /// Creates a client; the secret in the result is the only copy in clear.
 pub async fn create(
-    store: &dyn Store,
+    store: &dyn SandboxStore,
     master_key: &MasterKey,
     name: &str,
     scopes: &SandboxScopes,

@@ -3,7 +3,7 @@ use std::sync::Arc;
 use lendhub_domain::clock::Clock;
 use lendhub_domain::crypto::MasterKey;
 use lendhub_http::idempotency::Idempotency;
-use lendhub_store::Store;
+use lendhub_store::{EventStore, Maintenance, SandboxStore, Store, UnitOfWork};
 use lendhub_webhooks::sender::Sender;
 use tokio::sync::Notify;
 
@@ -13,7 +13,12 @@ use crate::event_pages::EventPages;
 /// What every sandbox handler may use.
 #[derive(Clone)]
 pub struct SandboxState {
-    pub store: Arc<dyn Store>,
+    pub sandbox: Arc<dyn SandboxStore>,
+    pub events: Arc<dyn EventStore>,
+    /// Commits what a request changes (the idempotency runner holds it too).
+    pub writes: Arc<dyn UnitOfWork>,
+    /// Answers the readiness probe.
+    pub health: Arc<dyn Maintenance>,
     pub clock: Arc<dyn Clock>,
     pub master_key: MasterKey,
     /// Keyed-hash pepper for client secrets, derived from the master key once.
@@ -31,6 +36,7 @@ pub struct SandboxState {
 }
 
 impl SandboxState {
+    /// Takes the whole store and keeps of it only the contexts the sandbox uses.
     pub fn new(
         store: Arc<dyn Store>,
         clock: Arc<dyn Clock>,
@@ -42,7 +48,10 @@ impl SandboxState {
         let idempotency = Idempotency::new(store.clone(), master_key.clone(), outbox_wake.clone());
         Self {
             secret_pepper: crate::clients::pepper(&master_key),
-            store,
+            sandbox: store.clone(),
+            events: store.clone(),
+            writes: store.clone(),
+            health: store,
             clock,
             master_key,
             sender,

@@ -30,38 +30,6 @@ pub struct MailRecord {
     pub due_ms: i64,
 }
 
-#[derive(Clone, Copy, Debug)]
-pub struct MailClaim {
-    /// Mail due at or before this (business clock) is claimed.
-    pub due_before_ms: i64,
-    /// Leases run on real time: they guard against a crashed worker.
-    pub real_now_ms: i64,
-    pub lease_until_ms: i64,
-    pub limit: u32,
-}
-
-#[derive(Clone, Debug, PartialEq)]
-pub struct ClaimedMail {
-    pub mail: MailRecord,
-    /// Attempts before this one.
-    pub attempts: u32,
-    pub first_due_ms: i64,
-}
-
-#[derive(Clone, Debug)]
-pub enum MailResult {
-    Sent {
-        id: String,
-        at_ms: i64,
-    },
-    /// `retry_at_ms: None`: given up.
-    Failed {
-        id: String,
-        error: String,
-        retry_at_ms: Option<i64>,
-    },
-}
-
 /// Where a queued notification stands.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MailStatus {
@@ -91,8 +59,6 @@ pub trait PublicStore: Send + Sync {
         mail: MailRecord,
     ) -> Result<(), StoreError>;
     async fn enquiry(&self, id: &str) -> Result<Option<EnquiryRecord>, StoreError>;
-    async fn claim_mail(&self, claim: MailClaim) -> Result<Vec<ClaimedMail>, StoreError>;
-    async fn finish_mail(&self, result: MailResult) -> Result<(), StoreError>;
     /// The notification an enquiry queued.
     async fn mail_status(&self, enquiry_id: &str) -> Result<Option<MailStatus>, StoreError>;
 

@@ -596,7 +596,7 @@ async fn an_explanation_gives_the_facts_stored_with_the_decision() {
         application: stored.clone(),
     };
     let mut writes = lendhub_store::WriteSet::default();
-    writes.push(lendhub_store::Write::UpdateApplication(record));
+    writes.push(lendhub_store::SandboxWrite::UpdateApplication(record));
     server.store.commit(writes).await.unwrap();
     let explain = json!({"name": "decisioning_explanation", "arguments": {"reference": id}});
     let r = rpc(&app, Some(&token), call(1, "tools/call", explain.clone())).await;
@@ -614,7 +614,7 @@ async fn an_explanation_gives_the_facts_stored_with_the_decision() {
         application: stored,
     };
     let mut writes = lendhub_store::WriteSet::default();
-    writes.push(lendhub_store::Write::UpdateApplication(record));
+    writes.push(lendhub_store::SandboxWrite::UpdateApplication(record));
     server.store.commit(writes).await.unwrap();
     let r = rpc(&app, Some(&token), call(2, "tools/call", explain)).await;
     let s = &r.body["result"]["structuredContent"];

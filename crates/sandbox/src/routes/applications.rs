@@ -9,7 +9,7 @@ use lendhub_domain::payment::{BankAccount, PaymentStatus};
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
-use lendhub_store::{Write, WriteSet};
+use lendhub_store::{EventWrite, SandboxWrite, WriteSet};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -110,19 +110,19 @@ pub async fn create(
             let view = ApplicationView::from(&app);
             let mut writes = WriteSet::default();
             writes
-                .push(Write::InsertEvent(event(
+                .push(EventWrite::InsertEvent(event(
                     &caller.client_id,
                     EventType::ApplicationCreated,
                     &view,
                     now,
                 )?))
-                .push(Write::InsertEvent(event(
+                .push(EventWrite::InsertEvent(event(
                     &caller.client_id,
                     EventType::DecisionCompleted,
                     &DecisionView::from(&app),
                     now,
                 )?))
-                .push(Write::InsertApplication(application_record(&app)?));
+                .push(SandboxWrite::InsertApplication(application_record(&app)?));
             Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
         })
         .await
@@ -135,7 +135,7 @@ pub(crate) async fn load(
 ) -> Result<Application, SandboxError> {
     let id = SandboxId::parse(raw_id).ok_or(SandboxError::NotFound("application"))?;
     state
-        .store
+        .sandbox
         .application(owner, id.as_str())
         .await?
         .ok_or(SandboxError::NotFound("application"))
@@ -153,7 +153,7 @@ pub async fn get(
 ) -> Result<Response, SandboxError> {
     // Served as rendered at the last write: no decode, no re-encode.
     let rendered = state
-        .store
+        .sandbox
         .rendered_application(&caller.client_id, id.as_str())
         .await?
         .ok_or(SandboxError::NotFound("application"))?;
@@ -205,7 +205,7 @@ pub async fn accept(
                 .map_err(|e| SandboxError::Conflict(e.to_string()))?;
             let view = ApplicationView::from(&next);
             let mut writes = WriteSet::default();
-            writes.push(Write::InsertEvent(event(
+            writes.push(EventWrite::InsertEvent(event(
                 &caller.client_id,
                 EventType::OfferAccepted,
                 &view,
@@ -214,29 +214,29 @@ pub async fn accept(
             if let Some(funding) = &next.funding {
                 let payment = PaymentView::from(funding);
                 if funding.status == PaymentStatus::Settled {
-                    writes.push(Write::InsertEvent(event(
+                    writes.push(EventWrite::InsertEvent(event(
                         &caller.client_id,
                         EventType::PaymentSettled,
                         &payment,
                         now,
                     )?));
-                    writes.push(Write::InsertEvent(event(
+                    writes.push(EventWrite::InsertEvent(event(
                         &caller.client_id,
                         EventType::AccountActivated,
                         &view,
                         now,
                     )?));
                 } else {
-                    writes.push(Write::InsertEvent(event(
+                    writes.push(EventWrite::InsertEvent(event(
                         &caller.client_id,
                         EventType::PaymentFailed,
                         &payment,
                         now,
                     )?));
                 }
-                writes.push(Write::InsertPayment(funding.clone()));
+                writes.push(SandboxWrite::InsertPayment(funding.clone()));
             }
-            writes.push(Write::UpdateApplication(application_record(&next)?));
+            writes.push(SandboxWrite::UpdateApplication(application_record(&next)?));
             Ok(Prepared::json(StatusCode::OK, &view, writes)?)
         })
         .await

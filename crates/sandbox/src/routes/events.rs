@@ -2,9 +2,8 @@ use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use lendhub_domain::events::{EventType, subscribed};
+use lendhub_domain::events::EventType;
 use lendhub_domain::ids::SandboxId;
-use lendhub_domain::webhook::EndpointStatus;
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::OptionalJsonBody;
@@ -117,7 +116,7 @@ pub async fn list(
     // The newest page, unfiltered, is what pollers ask for again and again.
     let newest = q.starting_after.is_none() && q.ending_before.is_none() && q.event_type.is_none();
     let position = if newest {
-        Some(state.store.event_log_position(&caller.client_id).await?)
+        Some(state.events.event_log_position(&caller.client_id).await?)
     } else {
         None
     };
@@ -126,7 +125,7 @@ pub async fn list(
     {
         return Ok(json_response(body));
     }
-    let body = match state.store.list_events(&caller.client_id, &q).await? {
+    let body = match state.events.list_events(&caller.client_id, &q).await? {
         EventPage::UnknownCursor => return Err(SandboxError::NotFound("event for the cursor")),
         EventPage::Page { events, has_more } => Bytes::from(list_body(&events, has_more)),
     };
@@ -187,22 +186,19 @@ pub async fn replay(
         .idempotency
         .run(guarded, || async {
             let event = state
-                .store
+                .events
                 .event(&caller.client_id, id.as_str())
                 .await?
                 .ok_or(SandboxError::NotFound("event"))?;
             let wanted = body.value.endpoint_id.as_deref();
             let targets: Vec<_> = state
-                .store
+                .events
                 .endpoints(&caller.client_id)
                 .await?
                 .into_iter()
                 .filter(|r| match wanted {
                     Some(w) => r.endpoint.id.as_str() == w,
-                    None => {
-                        r.endpoint.status == EndpointStatus::Enabled
-                            && subscribed(&r.endpoint.enabled_events, event.event_type.as_str())
-                    }
+                    None => r.endpoint.receives(event.event_type.as_str()),
                 })
                 .collect();
             if wanted.is_some() && targets.is_empty() {

@@ -20,7 +20,7 @@ pub struct Health {
 #[utoipa::path(get, operation_id = "health", path = "/healthz", tag = "health",
     responses((status = 200, body = Health), (status = 503, body = ErrorEnvelope)))]
 pub async fn healthz(State(state): State<SandboxState>) -> Result<Json<Health>, SandboxError> {
-    state.store.ping().await?;
+    state.health.ping().await?;
     Ok(Json(Health {
         status: "ok",
         database: Some("ok"),

@@ -8,7 +8,7 @@ use lendhub_domain::payment::{PaymentStatus, RepaymentRequest};
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
-use lendhub_store::{Write, WriteSet};
+use lendhub_store::{EventWrite, SandboxWrite, WriteSet};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -88,14 +88,14 @@ pub async fn create(
                 EventType::PaymentFailed
             };
             let mut writes = WriteSet::default();
-            writes.push(Write::InsertEvent(event(
+            writes.push(EventWrite::InsertEvent(event(
                 &caller.client_id,
                 kind,
                 &view,
                 now,
             )?));
             if next.status == ApplicationStatus::Repaid {
-                writes.push(Write::InsertEvent(event(
+                writes.push(EventWrite::InsertEvent(event(
                     &caller.client_id,
                     EventType::AccountClosed,
                     &ApplicationView::from(&next),
@@ -103,8 +103,8 @@ pub async fn create(
                 )?));
             }
             writes
-                .push(Write::InsertPayment(payment))
-                .push(Write::UpdateApplication(application_record(&next)?));
+                .push(SandboxWrite::InsertPayment(payment))
+                .push(SandboxWrite::UpdateApplication(application_record(&next)?));
             Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
         })
         .await

@@ -8,7 +8,7 @@ use axum::response::{IntoResponse, Response};
 use lendhub_domain::credentials::{Environment, generate_access_token, secret_matches};
 use lendhub_domain::scope::SandboxScopes;
 use lendhub_http::oauth_form::{self, AuthMethod, FormError};
-use lendhub_store::{CommitError, TokenRecord, Write, WriteSet};
+use lendhub_store::{CommitError, SandboxWrite, TokenRecord, WriteSet};
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -100,7 +100,7 @@ pub async fn issue(
     }
     let client = match state
         .clients
-        .active(state.store.as_ref(), &client_id)
+        .active(state.sandbox.as_ref(), &client_id)
         .await?
     {
         Some(c) if secret_matches(&state.secret_pepper, &secret, &c.secret_hash) => c,
@@ -139,8 +139,8 @@ pub async fn issue(
         clock_offset_ms: 0,
     };
     let mut writes = WriteSet::default();
-    writes.push(Write::InsertToken(record));
-    match state.store.commit(writes).await {
+    writes.push(SandboxWrite::InsertToken(record));
+    match state.writes.commit(writes).await {
         Ok(()) => {}
         // The store refuses tokens for a client revoked since we cached it.
         Err(CommitError::Conflict) => {

@@ -10,7 +10,7 @@ use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint, generate_secret};
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::{JsonBody, OptionalJsonBody};
-use lendhub_store::{EndpointRecord, Write, WriteSet};
+use lendhub_store::{EndpointRecord, EventWrite, WriteSet};
 use lendhub_webhooks::SECRET_PURPOSE;
 use lendhub_webhooks::policy::UrlRejection;
 use serde::Deserialize;
@@ -135,7 +135,7 @@ pub async fn create(
                 .check_url(raw_url)
                 .map_err(|r| url_rejected(&r))?;
             check_resolved(&state, &lendhub_webhooks::policy::UrlHost::of(&url)).await?;
-            if state.store.endpoints(&caller.client_id).await?.len() >= MAX_ENDPOINTS {
+            if state.events.endpoints(&caller.client_id).await?.len() >= MAX_ENDPOINTS {
                 return Err(SandboxError::WebhookEndpointLimit(MAX_ENDPOINTS));
             }
             let now = caller.now(&state);
@@ -152,7 +152,7 @@ pub async fn create(
             let sealed_secret = state.master_key.seal(SECRET_PURPOSE, secret.as_bytes());
             let view = WebhookEndpointView::new(&endpoint, Some(secret));
             let mut writes = WriteSet::default();
-            writes.push(Write::InsertEndpoint(EndpointRecord {
+            writes.push(EventWrite::InsertEndpoint(EndpointRecord {
                 endpoint,
                 sealed_secret,
             }));
@@ -189,7 +189,7 @@ pub async fn enable(
         .idempotency
         .run(guarded, || async {
             let stored = state
-                .store
+                .events
                 .endpoints(&caller.client_id)
                 .await?
                 .into_iter()
@@ -205,11 +205,11 @@ pub async fn enable(
                     ..stored
                 };
                 writes
-                    .push(Write::SetEndpointStatus {
+                    .push(EventWrite::SetEndpointStatus {
                         endpoint: enabled.clone(),
                         from: EndpointStatus::Disabled,
                     })
-                    .push(Write::InsertEvent(event(
+                    .push(EventWrite::InsertEvent(event(
                         &caller.client_id,
                         EventType::WebhookEndpointEnabled,
                         &WebhookEndpointView::new(&enabled, None),

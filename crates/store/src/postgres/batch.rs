@@ -6,10 +6,11 @@
 //!    global order so concurrent batches on any instance cannot deadlock;
 //! 2. *writes*: the rows of the jobs whose checks passed; jobs that failed
 //!    give back the keys they claimed;
-//! 3. the events of the jobs that passed, all in one statement that numbers
-//!    them in each owner's sequence (`writes::INSERT_EVENTS`), so the
-//!    per-owner lock keeping events in commit order is held only from there
-//!    to the commit;
+//! 3. the events of the jobs that passed: their owners' subscriptions are
+//!    read and the domain picks each event's recipients, then one statement
+//!    numbers the events in each owner's sequence and queues their
+//!    deliveries (`writes::events`), so the per-owner lock keeping events in
+//!    commit order is held only from there to the commit;
 //! 4. `COMMIT`, one WAL flush for the whole batch.
 //!
 //! Each step is pipelined: all its statements are sent before the first
@@ -32,7 +33,7 @@ use tokio::sync::{Semaphore, mpsc, oneshot};
 use super::errors;
 use super::writes::{self, Check, Param, Statements};
 use crate::error::{CommitError, StoreError};
-use crate::model::{Write, WriteSet};
+use crate::{EventWrite, Write, WriteSet};
 use lendhub_domain::events::Event;
 use tokio_postgres::Statement;
 
@@ -209,13 +210,18 @@ async fn run_batch(
         .filter(|(_, outcome)| outcome.is_ok())
         .flat_map(|(set, _)| set.writes.iter())
         .filter_map(|w| match w {
-            Write::InsertEvent(e) => Some(e),
+            Write::Events(EventWrite::InsertEvent(e)) => Some(e),
             _ => None,
         })
         .collect();
-    steps.extend(statements.events(&events).map(|s| step(&tx, s)));
     for result in in_order(steps).await {
         result.map_err(errors::db)?;
+    }
+    if !events.is_empty() {
+        let recipients = statements.recipients(&tx, &events).await?;
+        if let Some(insert) = statements.events(&events, recipients) {
+            step(&tx, insert).await.map_err(errors::db)?;
+        }
     }
     tx.commit().await.map_err(errors::db)?;
     Ok(outcomes)

@@ -48,6 +48,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "sso_epoch",
         include_str!("../../migrations/postgres/0008_sso_epoch.sql"),
     ),
+    (
+        9,
+        "jobs",
+        include_str!("../../migrations/postgres/0009_jobs.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -7,11 +7,12 @@
 mod batch;
 mod errors;
 mod identity;
+mod jobs;
 mod migrations;
-mod outbox;
 mod partner;
 mod public;
 mod reads;
+mod rest;
 mod writes;
 
 use std::time::Duration;
@@ -20,9 +21,8 @@ use async_trait::async_trait;
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::NoTls;
 
-use crate::Store;
 use crate::error::{CommitError, StoreError};
-use crate::model::*;
+use crate::*;
 use errors::{db, pool as pool_error};
 use lendhub_domain::application::Application;
 use lendhub_domain::events::Event;
@@ -130,7 +130,7 @@ impl PgStore {
 }
 
 #[async_trait]
-impl Store for PgStore {
+impl Maintenance for PgStore {
     async fn ping(&self) -> Result<(), StoreError> {
         let c = self.conn().await?;
         c.simple_query("SELECT 1 FROM schema_migrations LIMIT 1")
@@ -139,6 +139,55 @@ impl Store for PgStore {
             .map_err(|e| StoreError::Unavailable(e.to_string()))
     }
 
+    async fn prune(
+        &self,
+        idempotency_before_ms: i64,
+        tokens_expired_before_ms: i64,
+    ) -> Result<u64, StoreError> {
+        let c = self.conn().await?;
+        // Clock offsets are never negative: a record past the service
+        // clock's cut-off has expired for every owner. Owners whose clocks
+        // run ahead expire theirs sooner.
+        let keys = c
+            .execute(
+                "DELETE FROM idempotency_keys WHERE created_at_ms < $1",
+                &[&idempotency_before_ms],
+            )
+            .await
+            .map_err(db)?
+            + c.execute(
+                "DELETE FROM idempotency_keys k USING sandbox_clients c
+                 WHERE c.client_id = k.owner AND c.clock_offset_ms > 0
+                   AND k.created_at_ms - c.clock_offset_ms < $1",
+                &[&idempotency_before_ms],
+            )
+            .await
+            .map_err(db)?;
+        let tokens = c
+            .execute(
+                "DELETE FROM sandbox_tokens WHERE expires_at_ms < $1",
+                &[&tokens_expired_before_ms],
+            )
+            .await
+            .map_err(db)?;
+        let revocations = c
+            .execute(
+                "DELETE FROM revoked_tokens WHERE expires_at_ms < $1",
+                &[&tokens_expired_before_ms],
+            )
+            .await
+            .map_err(db)?;
+        Ok(keys + tokens + revocations)
+    }
+
+    async fn close(&self) {
+        self.batcher.close().await;
+        self.pool.close();
+    }
+}
+
+#[async_trait]
+impl KeyStore for PgStore {
     async fn bind_setting(&self, name: &str, value: &[u8]) -> Result<Vec<u8>, StoreError> {
         let c = self.conn().await?;
         c.execute(
@@ -152,6 +201,22 @@ impl Store for PgStore {
             .ok_or_else(|| StoreError::Internal(format!("setting {name} vanished")))
     }
 
+    async fn signing_keys(&self, purpose: &str) -> Result<Vec<SigningKeyRecord>, StoreError> {
+        partner::signing_keys(&*self.conn().await?, purpose).await
+    }
+
+    async fn ensure_signing_key(&self, key: SigningKeyRecord) -> Result<(), StoreError> {
+        partner::ensure_key(&*self.conn().await?, &key).await
+    }
+
+    async fn rotate_signing_key(&self, key: SigningKeyRecord) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        partner::rotate_key(&mut conn, &key).await
+    }
+}
+
+#[async_trait]
+impl SandboxStore for PgStore {
     async fn insert_client(&self, client: ClientRecord) -> Result<(), StoreError> {
         let c = self.conn().await?;
         c.execute(
@@ -215,6 +280,18 @@ impl Store for PgStore {
         reads::rendered_application(&*self.conn().await?, owner, id).await
     }
 
+    async fn due_referrals(
+        &self,
+        owner: Option<&str>,
+        service_now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<DueReferral>, StoreError> {
+        reads::due_referrals(&*self.conn().await?, owner, service_now_ms, limit).await
+    }
+}
+
+#[async_trait]
+impl EventStore for PgStore {
     async fn event(&self, owner: &str, id: &str) -> Result<Option<Event>, StoreError> {
         reads::event(&*self.conn().await?, owner, id).await
     }
@@ -230,7 +307,10 @@ impl Store for PgStore {
     async fn endpoints(&self, owner: &str) -> Result<Vec<EndpointRecord>, StoreError> {
         reads::endpoints(&*self.conn().await?, owner).await
     }
+}
 
+#[async_trait]
+impl UnitOfWork for PgStore {
     async fn idempotency(
         &self,
         owner: &str,
@@ -245,68 +325,33 @@ impl Store for PgStore {
         }
         self.batcher.commit(set).await
     }
+}
 
-    async fn claim_deliveries(
-        &self,
-        claim: DeliveryClaim,
-    ) -> Result<Vec<ClaimedDelivery>, StoreError> {
-        outbox::claim(&*self.conn().await?, &claim).await
+#[async_trait]
+impl JobStore for PgStore {
+    async fn claim_deliveries(&self, lease: &Lease) -> Result<Vec<ClaimedDelivery>, StoreError> {
+        jobs::claim_deliveries(&*self.conn().await?, lease).await
     }
 
     async fn finish_delivery(&self, result: DeliveryResult) -> Result<(), StoreError> {
-        outbox::finish(&*self.conn().await?, &result).await
+        jobs::finish_delivery(&*self.conn().await?, &result).await
     }
 
-    async fn due_referrals(
-        &self,
-        owner: Option<&str>,
-        service_now_ms: i64,
-        limit: u32,
-    ) -> Result<Vec<DueReferral>, StoreError> {
-        reads::due_referrals(&*self.conn().await?, owner, service_now_ms, limit).await
+    async fn claim_mail(&self, lease: &Lease) -> Result<Vec<ClaimedMail>, StoreError> {
+        jobs::claim_mail(&*self.conn().await?, lease).await
     }
 
-    async fn prune(
-        &self,
-        idempotency_before_ms: i64,
-        tokens_expired_before_ms: i64,
-    ) -> Result<u64, StoreError> {
-        let c = self.conn().await?;
-        // Clock offsets are never negative: a record past the service
-        // clock's cut-off has expired for every owner. Owners whose clocks
-        // run ahead expire theirs sooner.
-        let keys = c
-            .execute(
-                "DELETE FROM idempotency_keys WHERE created_at_ms < $1",
-                &[&idempotency_before_ms],
-            )
-            .await
-            .map_err(db)?
-            + c.execute(
-                "DELETE FROM idempotency_keys k USING sandbox_clients c
-                 WHERE c.client_id = k.owner AND c.clock_offset_ms > 0
-                   AND k.created_at_ms - c.clock_offset_ms < $1",
-                &[&idempotency_before_ms],
-            )
-            .await
-            .map_err(db)?;
-        let tokens = c
-            .execute(
-                "DELETE FROM sandbox_tokens WHERE expires_at_ms < $1",
-                &[&tokens_expired_before_ms],
-            )
-            .await
-            .map_err(db)?;
-        let revocations = c
-            .execute(
-                "DELETE FROM revoked_tokens WHERE expires_at_ms < $1",
-                &[&tokens_expired_before_ms],
-            )
-            .await
-            .map_err(db)?;
-        Ok(keys + tokens + revocations)
+    async fn finish_mail(&self, result: MailResult) -> Result<(), StoreError> {
+        jobs::finish_mail(&*self.conn().await?, &result).await
     }
 
+    async fn release_leases(&self, queue: JobQueue, holder: &str) -> Result<u64, StoreError> {
+        jobs::release_leases(&*self.conn().await?, queue, holder).await
+    }
+}
+
+#[async_trait]
+impl PartnerStore for PgStore {
     async fn insert_partner_client(&self, client: PartnerClientRecord) -> Result<(), StoreError> {
         partner::insert_client(&*self.conn().await?, &client).await
     }
@@ -331,19 +376,6 @@ impl Store for PgStore {
         partner::update_client(&*self.conn().await?, client_id, &change, now_ms).await
     }
 
-    async fn signing_keys(&self, purpose: &str) -> Result<Vec<SigningKeyRecord>, StoreError> {
-        partner::signing_keys(&*self.conn().await?, purpose).await
-    }
-
-    async fn ensure_signing_key(&self, key: SigningKeyRecord) -> Result<(), StoreError> {
-        partner::ensure_key(&*self.conn().await?, &key).await
-    }
-
-    async fn rotate_signing_key(&self, key: SigningKeyRecord) -> Result<(), StoreError> {
-        let mut conn = self.conn().await?;
-        partner::rotate_key(&mut conn, &key).await
-    }
-
     async fn revoke_jwt(&self, token: RevokedToken) -> Result<(), StoreError> {
         partner::revoke_jwt(&*self.conn().await?, &token).await
     }
@@ -358,10 +390,5 @@ impl Store for PgStore {
 
     async fn partner_epoch(&self) -> Result<i64, StoreError> {
         partner::epoch(&*self.conn().await?).await
-    }
-
-    async fn close(&self) {
-        self.batcher.close().await;
-        self.pool.close();
     }
 }

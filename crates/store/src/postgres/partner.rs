@@ -6,7 +6,7 @@ use tokio_postgres::Row;
 use super::errors::{db, internal};
 use super::reads::get;
 use crate::error::StoreError;
-use crate::model::*;
+use crate::*;
 use lendhub_domain::partner::{PartnerStatus, Tier};
 
 const CLIENT_COLUMNS: &str =

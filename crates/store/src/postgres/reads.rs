@@ -4,7 +4,7 @@ use tokio_postgres::types::ToSql;
 
 use super::errors::{db, internal};
 use crate::error::StoreError;
-use crate::model::*;
+use crate::*;
 use lendhub_domain::application::Application;
 use lendhub_domain::events::{Event, EventType};
 use lendhub_domain::ids::SandboxId;

@@ -47,6 +47,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "sso_epoch",
         include_str!("../../migrations/sqlite/0008_sso_epoch.sql"),
     ),
+    (
+        9,
+        "jobs",
+        include_str!("../../migrations/sqlite/0009_jobs.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

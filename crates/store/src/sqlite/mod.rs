@@ -2,11 +2,12 @@
 //! group-commits (many requests share one fsync) and a small pool of readers.
 
 mod identity;
+mod jobs;
 mod migrations;
-mod outbox;
 mod partner;
 mod public;
 mod reads;
+mod rest;
 mod rows;
 mod writer;
 mod writes;
@@ -18,9 +19,8 @@ use async_trait::async_trait;
 use parking_lot::Mutex;
 use rusqlite::{Connection, OpenFlags};
 
-use crate::Store;
 use crate::error::{CommitError, StoreError};
-use crate::model::*;
+use crate::*;
 use lendhub_domain::application::Application;
 use lendhub_domain::events::Event;
 
@@ -101,13 +101,33 @@ impl SqliteStore {
 }
 
 #[async_trait]
-impl Store for SqliteStore {
+impl Maintenance for SqliteStore {
     async fn ping(&self) -> Result<(), StoreError> {
         // Any failure here means the database cannot serve: always "unavailable".
         self.read(|c| c.query_row("SELECT count(*) FROM schema_migrations", [], |_| Ok(())))
             .map_err(|e| StoreError::Unavailable(e.to_string()))
     }
 
+    async fn prune(
+        &self,
+        idempotency_before_ms: i64,
+        tokens_expired_before_ms: i64,
+    ) -> Result<u64, StoreError> {
+        self.writer
+            .run(move |c| {
+                writes::prune(c, idempotency_before_ms, tokens_expired_before_ms)
+                    .map_err(unavailable)
+            })
+            .await
+    }
+
+    async fn close(&self) {
+        self.writer.shutdown().await;
+    }
+}
+
+#[async_trait]
+impl KeyStore for SqliteStore {
     async fn bind_setting(&self, name: &str, value: &[u8]) -> Result<Vec<u8>, StoreError> {
         let (name, value) = (name.to_owned(), value.to_vec());
         self.writer
@@ -115,6 +135,25 @@ impl Store for SqliteStore {
             .await
     }
 
+    async fn signing_keys(&self, purpose: &str) -> Result<Vec<SigningKeyRecord>, StoreError> {
+        self.read(|c| partner::signing_keys(c, purpose))
+    }
+
+    async fn ensure_signing_key(&self, key: SigningKeyRecord) -> Result<(), StoreError> {
+        self.writer
+            .run(move |c| partner::ensure_key(c, &key).map_err(unavailable))
+            .await
+    }
+
+    async fn rotate_signing_key(&self, key: SigningKeyRecord) -> Result<(), StoreError> {
+        self.writer
+            .run(move |c| partner::rotate_key(c, &key).map_err(unavailable))
+            .await
+    }
+}
+
+#[async_trait]
+impl SandboxStore for SqliteStore {
     async fn insert_client(&self, client: ClientRecord) -> Result<(), StoreError> {
         self.writer
             .run(move |c| writes::insert_client(c, &client).map_err(unavailable))
@@ -152,6 +191,18 @@ impl Store for SqliteStore {
         self.read(|c| reads::rendered_application(c, owner, id))
     }
 
+    async fn due_referrals(
+        &self,
+        owner: Option<&str>,
+        service_now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<DueReferral>, StoreError> {
+        self.read(|c| reads::due_referrals(c, owner, service_now_ms, limit))
+    }
+}
+
+#[async_trait]
+impl EventStore for SqliteStore {
     async fn event(&self, owner: &str, id: &str) -> Result<Option<Event>, StoreError> {
         self.read(|c| reads::event(c, owner, id))
     }
@@ -167,7 +218,10 @@ impl Store for SqliteStore {
     async fn endpoints(&self, owner: &str) -> Result<Vec<EndpointRecord>, StoreError> {
         self.read(|c| reads::endpoints(c, owner))
     }
+}
 
+#[async_trait]
+impl UnitOfWork for SqliteStore {
     async fn idempotency(
         &self,
         owner: &str,
@@ -179,44 +233,10 @@ impl Store for SqliteStore {
     async fn commit(&self, set: WriteSet) -> Result<(), CommitError> {
         self.writer.run(move |c| writes::apply(c, &set)).await
     }
+}
 
-    async fn claim_deliveries(
-        &self,
-        claim: DeliveryClaim,
-    ) -> Result<Vec<ClaimedDelivery>, StoreError> {
-        self.writer
-            .run(move |c| outbox::claim(c, &claim).map_err(unavailable))
-            .await
-    }
-
-    async fn finish_delivery(&self, result: DeliveryResult) -> Result<(), StoreError> {
-        self.writer
-            .run(move |c| outbox::finish(c, &result).map_err(unavailable))
-            .await
-    }
-
-    async fn due_referrals(
-        &self,
-        owner: Option<&str>,
-        service_now_ms: i64,
-        limit: u32,
-    ) -> Result<Vec<DueReferral>, StoreError> {
-        self.read(|c| reads::due_referrals(c, owner, service_now_ms, limit))
-    }
-
-    async fn prune(
-        &self,
-        idempotency_before_ms: i64,
-        tokens_expired_before_ms: i64,
-    ) -> Result<u64, StoreError> {
-        self.writer
-            .run(move |c| {
-                writes::prune(c, idempotency_before_ms, tokens_expired_before_ms)
-                    .map_err(unavailable)
-            })
-            .await
-    }
-
+#[async_trait]
+impl PartnerStore for SqliteStore {
     async fn insert_partner_client(&self, client: PartnerClientRecord) -> Result<(), StoreError> {
         self.writer
             .run(move |c| partner::insert_client(c, &client).map_err(unavailable))
@@ -246,22 +266,6 @@ impl Store for SqliteStore {
             .await
     }
 
-    async fn signing_keys(&self, purpose: &str) -> Result<Vec<SigningKeyRecord>, StoreError> {
-        self.read(|c| partner::signing_keys(c, purpose))
-    }
-
-    async fn ensure_signing_key(&self, key: SigningKeyRecord) -> Result<(), StoreError> {
-        self.writer
-            .run(move |c| partner::ensure_key(c, &key).map_err(unavailable))
-            .await
-    }
-
-    async fn rotate_signing_key(&self, key: SigningKeyRecord) -> Result<(), StoreError> {
-        self.writer
-            .run(move |c| partner::rotate_key(c, &key).map_err(unavailable))
-            .await
-    }
-
     async fn revoke_jwt(&self, token: RevokedToken) -> Result<(), StoreError> {
         self.writer
             .run(move |c| partner::revoke_jwt(c, &token).map_err(unavailable))
@@ -278,9 +282,5 @@ impl Store for SqliteStore {
 
     async fn partner_epoch(&self) -> Result<i64, StoreError> {
         self.read(partner::epoch)
-    }
-
-    async fn close(&self) {
-        self.writer.shutdown().await;
     }
 }

@@ -2,7 +2,7 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::model::*;
+use crate::*;
 use lendhub_domain::partner::{PartnerStatus, Tier};
 
 fn bad(what: &str) -> rusqlite::Error {

@@ -50,60 +50,6 @@ fn insert_enquiry(c: &Connection, e: &EnquiryRecord, m: &MailRecord) -> rusqlite
     Ok(())
 }
 
-fn claim(c: &Connection, q: &MailClaim) -> rusqlite::Result<Vec<ClaimedMail>> {
-    c.prepare_cached(
-        "UPDATE mail_outbox SET lease_until_ms = ?3
-         WHERE id IN (SELECT id FROM mail_outbox
-                      WHERE state = 'pending' AND due_ms <= ?1
-                        AND (lease_until_ms IS NULL OR lease_until_ms < ?2)
-                      ORDER BY due_ms, id LIMIT ?4)
-         RETURNING id, enquiry_id, recipient, subject, body, due_ms, attempts, first_due_ms",
-    )?
-    .query_map(
-        params![q.due_before_ms, q.real_now_ms, q.lease_until_ms, q.limit],
-        |r| {
-            Ok(ClaimedMail {
-                mail: MailRecord {
-                    id: r.get(0)?,
-                    enquiry_id: r.get(1)?,
-                    recipient: r.get(2)?,
-                    subject: r.get(3)?,
-                    body: r.get(4)?,
-                    due_ms: r.get(5)?,
-                },
-                attempts: r.get(6)?,
-                first_due_ms: r.get(7)?,
-            })
-        },
-    )?
-    .collect()
-}
-
-fn finish(c: &Connection, result: &MailResult) -> rusqlite::Result<()> {
-    match result {
-        MailResult::Sent { id, at_ms } => c
-            .prepare_cached(
-                "UPDATE mail_outbox SET state = 'sent', sent_at_ms = ?2, attempts = attempts + 1,
-                        lease_until_ms = NULL, last_error = NULL
-                 WHERE id = ?1 AND state = 'pending'",
-            )?
-            .execute(params![id, at_ms])?,
-        MailResult::Failed {
-            id,
-            error,
-            retry_at_ms,
-        } => c
-            .prepare_cached(
-                "UPDATE mail_outbox SET attempts = attempts + 1, last_error = ?2, lease_until_ms = NULL,
-                        state = CASE WHEN ?3 IS NULL THEN 'failed' ELSE 'pending' END,
-                        due_ms = COALESCE(?3, due_ms)
-                 WHERE id = ?1 AND state = 'pending'",
-            )?
-            .execute(params![id, error, retry_at_ms])?,
-    };
-    Ok(())
-}
-
 fn put_page(
     c: &Connection,
     key: &str,
@@ -145,18 +91,6 @@ impl PublicStore for SqliteStore {
             .query_row([id], enquiry_row)
             .optional()
         })
-    }
-
-    async fn claim_mail(&self, q: MailClaim) -> Result<Vec<ClaimedMail>, StoreError> {
-        self.writer
-            .run(move |c| claim(c, &q).map_err(unavailable))
-            .await
-    }
-
-    async fn finish_mail(&self, result: MailResult) -> Result<(), StoreError> {
-        self.writer
-            .run(move |c| finish(c, &result).map_err(unavailable))
-            .await
     }
 
     async fn mail_status(&self, enquiry_id: &str) -> Result<Option<MailStatus>, StoreError> {

@@ -1,7 +1,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::rows;
-use crate::model::*;
+use crate::*;
 use lendhub_domain::application::Application;
 use lendhub_domain::events::Event;
 

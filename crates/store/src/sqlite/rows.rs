@@ -3,6 +3,7 @@
 
 use lendhub_domain::events::{Event, EventType};
 use lendhub_domain::ids::SandboxId;
+use lendhub_domain::webhook::EndpointStatus;
 use rusqlite::Row;
 use serde::de::DeserializeOwned;
 
@@ -22,6 +23,10 @@ fn bad(msg: &str) -> rusqlite::Error {
 
 pub fn sandbox_id(raw: String) -> rusqlite::Result<SandboxId> {
     SandboxId::parse(&raw).ok_or_else(|| bad("stored id is not a sandbox id"))
+}
+
+pub fn endpoint_status(raw: &str) -> rusqlite::Result<EndpointStatus> {
+    EndpointStatus::parse(raw).ok_or_else(|| bad("unknown stored endpoint status"))
 }
 
 /// Columns: id, owner, type, created_at_ms, body.

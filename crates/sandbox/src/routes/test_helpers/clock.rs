@@ -6,7 +6,7 @@ use lendhub_domain::test_clock::{Advance, AdvanceError, ClientClock, advance as 
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
-use lendhub_store::{Write, WriteSet};
+use lendhub_store::{SandboxWrite, WriteSet};
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -102,7 +102,7 @@ pub async fn advance(
             let moved_now =
                 now + time::Duration::milliseconds(moved.offset_ms() - caller.clock.offset_ms());
             let mut writes = WriteSet::default();
-            writes.push(Write::SetClock {
+            writes.push(SandboxWrite::SetClock {
                 owner: caller.client_id.clone(),
                 from_offset_ms: caller.clock.offset_ms(),
                 to_offset_ms: moved.offset_ms(),

@@ -6,7 +6,7 @@ use lendhub_domain::synthetic::{self, Sample};
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
-use lendhub_store::{Write, WriteSet};
+use lendhub_store::{EventWrite, WriteSet};
 use serde::Deserialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -92,7 +92,7 @@ pub async fn create(
             let stored = event(&caller.client_id, t, &object, now)?;
             let rendered = stored.body.clone().into_bytes();
             let mut writes = WriteSet::default();
-            writes.push(Write::InsertEvent(stored));
+            writes.push(EventWrite::InsertEvent(stored));
             Ok(Prepared::raw(StatusCode::CREATED, rendered, writes))
         })
         .await

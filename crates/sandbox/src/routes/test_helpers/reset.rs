@@ -4,7 +4,7 @@ use axum::response::Response;
 use lendhub_domain::test_clock::ClientClock;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::OptionalJsonBody;
-use lendhub_store::{Write, WriteSet};
+use lendhub_store::{SandboxWrite, WriteSet};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -49,7 +49,7 @@ pub async fn reset(
         .run(guarded, || async {
             let now = state.clock.now();
             let mut writes = WriteSet::default();
-            writes.push(Write::ResetOwner {
+            writes.push(SandboxWrite::ResetOwner {
                 owner: caller.client_id.clone(),
                 keep_key: Some(idempotent.key.clone()),
             });

@@ -1,16 +1,14 @@
 //! What every storage backend must do for the identity provider, through the
 //! `Store` trait only: SQLite unless `TEST_BACKEND=postgres` (with
-//! `TEST_POSTGRES_URL`, as in `conformance.rs`). Two stores on one database
+//! `TEST_POSTGRES_URL`). Two stores on one database
 //! stand for two instances: a code or refresh token is accepted once
 //! whichever instance sees it.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
 
 use lendhub_store::*;
 
-mod common;
-use common::Database;
+use crate::common::Database;
 
 fn user(id: &str, email: &str) -> SsoUserRecord {
     SsoUserRecord {

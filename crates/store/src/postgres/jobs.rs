@@ -1,10 +1,12 @@
+//! The job queues on PostgreSQL: webhook deliveries and mail, leased the same way.
+
 use deadpool_postgres::ClientWrapper as Client;
 use tokio_postgres::types::ToSql;
 
 use super::errors::db;
 use super::reads::{from_json, get, sandbox_id};
 use crate::error::StoreError;
-use crate::model::*;
+use crate::*;
 use lendhub_domain::clock::{from_unix_ms, unix_ms};
 use lendhub_domain::webhook::{Delivery, WebhookEndpoint};
 
@@ -27,19 +29,25 @@ const CLAIM: &str = "WITH due AS (
         ORDER BY d.due_ms - coalesce(c.clock_offset_ms, 0), d.id
         LIMIT $3
         FOR UPDATE OF d SKIP LOCKED)
-    UPDATE deliveries d SET lease_until_ms = $4
+    UPDATE deliveries d SET lease_until_ms = $4, lease_holder = $5
     FROM due, webhook_endpoints w, events e
     WHERE d.id = due.id AND w.id = d.endpoint_id AND e.id = d.event_id
     RETURNING d.id, d.event_id, d.endpoint_id, d.owner, d.attempt, d.first_due_ms, d.due_ms,
               w.body, w.sealed_secret, e.body, due.clock_offset_ms";
 
-pub async fn claim(c: &Client, q: &DeliveryClaim) -> Result<Vec<ClaimedDelivery>, StoreError> {
+pub async fn claim_deliveries(c: &Client, q: &Lease) -> Result<Vec<ClaimedDelivery>, StoreError> {
     let statement = c.prepare_cached(CLAIM).await.map_err(db)?;
     let limit = i64::from(q.limit);
     let rows = c
         .query(
             &statement,
-            &[&q.due_before_ms, &q.real_now_ms, &limit, &q.lease_until_ms],
+            &[
+                &q.due_before_ms,
+                &q.real_now_ms,
+                &limit,
+                &q.lease_until_ms,
+                &q.holder,
+            ],
         )
         .await
         .map_err(db)?;
@@ -70,7 +78,7 @@ pub async fn claim(c: &Client, q: &DeliveryClaim) -> Result<Vec<ClaimedDelivery>
     Ok(claimed)
 }
 
-pub async fn finish(c: &Client, result: &DeliveryResult) -> Result<(), StoreError> {
+pub async fn finish_delivery(c: &Client, result: &DeliveryResult) -> Result<(), StoreError> {
     // INTEGER columns: postgres-types has no u16.
     let status = |s: &Option<u16>| s.map(i32::from);
     match result {
@@ -79,7 +87,7 @@ pub async fn finish(c: &Client, result: &DeliveryResult) -> Result<(), StoreErro
             execute(
                 c,
                 "UPDATE deliveries SET state = 'delivered', last_status = $2, last_error = NULL,
-                     lease_until_ms = NULL, updated_at_ms = $3 WHERE id = $1",
+                     lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = $3 WHERE id = $1",
                 &[id, &status, at_ms],
             )
             .await
@@ -94,7 +102,7 @@ pub async fn finish(c: &Client, result: &DeliveryResult) -> Result<(), StoreErro
             execute(
                 c,
                 "UPDATE deliveries SET attempt = attempt + 1, due_ms = $4, last_status = $2,
-                     last_error = $3, lease_until_ms = NULL, updated_at_ms = $5 WHERE id = $1",
+                     last_error = $3, lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = $5 WHERE id = $1",
                 &[id, &status(code), error, retry, at_ms],
             )
             .await
@@ -109,12 +117,94 @@ pub async fn finish(c: &Client, result: &DeliveryResult) -> Result<(), StoreErro
             execute(
                 c,
                 "UPDATE deliveries SET state = 'failed', last_status = $2, last_error = $3,
-                     lease_until_ms = NULL, updated_at_ms = $4 WHERE id = $1",
+                     lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = $4 WHERE id = $1",
                 &[id, &status(code), error, at_ms],
             )
             .await
         }
     }
+}
+
+pub async fn claim_mail(c: &Client, q: &Lease) -> Result<Vec<ClaimedMail>, StoreError> {
+    let limit = i64::from(q.limit);
+    let rows = c
+        .query(
+            "UPDATE mail_outbox SET lease_until_ms = $3, lease_holder = $5
+             WHERE id IN (SELECT id FROM mail_outbox
+                          WHERE state = 'pending' AND due_ms <= $1
+                            AND (lease_until_ms IS NULL OR lease_until_ms < $2)
+                          ORDER BY due_ms, id LIMIT $4
+                          FOR UPDATE SKIP LOCKED)
+             RETURNING id, enquiry_id, recipient, subject, body, due_ms, attempts, first_due_ms",
+            &[
+                &q.due_before_ms,
+                &q.real_now_ms,
+                &q.lease_until_ms,
+                &limit,
+                &q.holder,
+            ],
+        )
+        .await
+        .map_err(db)?;
+    rows.iter()
+        .map(|r| {
+            let attempts: i32 = get(r, 6)?;
+            Ok(ClaimedMail {
+                mail: MailRecord {
+                    id: get(r, 0)?,
+                    enquiry_id: get(r, 1)?,
+                    recipient: get(r, 2)?,
+                    subject: get(r, 3)?,
+                    body: get(r, 4)?,
+                    due_ms: get(r, 5)?,
+                },
+                attempts: u32::try_from(attempts).unwrap_or(0),
+                first_due_ms: get(r, 7)?,
+            })
+        })
+        .collect()
+}
+
+pub async fn finish_mail(c: &Client, result: &MailResult) -> Result<(), StoreError> {
+    match result {
+        MailResult::Sent { id, at_ms } => c
+            .execute(
+                "UPDATE mail_outbox SET state = 'sent', sent_at_ms = $2, attempts = attempts + 1,
+                        lease_until_ms = NULL, lease_holder = NULL, last_error = NULL
+                 WHERE id = $1 AND state = 'pending'",
+                &[id, at_ms],
+            )
+            .await
+            .map_err(db)?,
+        MailResult::Failed {
+            id,
+            error,
+            retry_at_ms,
+        } => c
+            .execute(
+                "UPDATE mail_outbox SET attempts = attempts + 1, last_error = $2, lease_until_ms = NULL, lease_holder = NULL,
+                        state = CASE WHEN $3::BIGINT IS NULL THEN 'failed' ELSE 'pending' END,
+                        due_ms = COALESCE($3::BIGINT, due_ms)
+                 WHERE id = $1 AND state = 'pending'",
+                &[id, error, retry_at_ms],
+            )
+            .await
+            .map_err(db)?,
+    };
+    Ok(())
+}
+
+/// Gives back `holder`'s leases in `queue`.
+pub async fn release_leases(c: &Client, queue: JobQueue, holder: &str) -> Result<u64, StoreError> {
+    let table = queue.table();
+    let statement = c
+        .prepare_cached(&format!(
+            "UPDATE {table} SET lease_until_ms = NULL, lease_holder = NULL
+             WHERE state = 'pending' AND lease_holder = $1"
+        ))
+        .await
+        .map_err(db)?;
+    c.execute(&statement, &[&holder]).await.map_err(db)
 }
 
 async fn execute(c: &Client, sql: &str, params: &[&(dyn ToSql + Sync)]) -> Result<(), StoreError> {

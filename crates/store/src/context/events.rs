@@ -1,0 +1,72 @@
+//! Events and the webhook endpoints they are delivered to: the log every
+//! surface appends to, read a page at a time.
+
+use async_trait::async_trait;
+use lendhub_domain::events::Event;
+use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
+
+use crate::error::StoreError;
+
+#[derive(Clone, Debug)]
+pub struct EndpointRecord {
+    pub endpoint: WebhookEndpoint,
+    pub sealed_secret: Vec<u8>,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct EventQuery {
+    pub limit: u32,
+    pub starting_after: Option<String>,
+    pub ending_before: Option<String>,
+    pub event_type: Option<String>,
+}
+
+impl EventQuery {
+    /// The event a page is anchored to, and whether the page runs toward newer
+    /// events (`ending_before`) rather than older ones (`starting_after`, which
+    /// wins when both are given).
+    pub fn anchor(&self) -> (Option<&str>, bool) {
+        match (&self.starting_after, &self.ending_before) {
+            (Some(id), _) => (Some(id), false),
+            (None, Some(id)) => (Some(id), true),
+            (None, None) => (None, false),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum EventPage {
+    Page {
+        events: Vec<Event>,
+        has_more: bool,
+    },
+    /// The cursor names no event of this owner.
+    UnknownCursor,
+}
+
+/// The events context's row changes within a [`crate::WriteSet`].
+#[derive(Clone, Debug)]
+pub enum EventWrite {
+    InsertEndpoint(EndpointRecord),
+    /// Also queues one delivery per endpoint of the owner that receives it
+    /// (`lendhub_domain::webhook::Subscription::receives`).
+    InsertEvent(Event),
+    /// Stores `endpoint` (its status changed) if the stored status is still
+    /// `from`; otherwise `Conflict`. Disabling also ends the endpoint's
+    /// pending deliveries (`failed`): a disabled endpoint is not attempted.
+    SetEndpointStatus {
+        endpoint: WebhookEndpoint,
+        from: EndpointStatus,
+    },
+}
+
+#[async_trait]
+pub trait EventStore: Send + Sync {
+    async fn event(&self, owner: &str, id: &str) -> Result<Option<Event>, StoreError>;
+    async fn list_events(&self, owner: &str, query: &EventQuery) -> Result<EventPage, StoreError>;
+    /// A marker of the owner's newest event that grows whenever the owner gains
+    /// an event and changes when its events are removed; `None` when it has none.
+    /// Lets a reader tell, with one index probe, whether a page it holds is current.
+    async fn event_log_position(&self, owner: &str) -> Result<Option<i64>, StoreError>;
+    async fn endpoints(&self, owner: &str) -> Result<Vec<EndpointRecord>, StoreError>;
+}

@@ -1,0 +1,111 @@
+//! The queues background workers drain: webhook deliveries and mail. Every
+//! queue is claimed the same way — a [`Lease`] on due rows, held by one
+//! named worker until it records the outcome or the lease lapses — so one
+//! worker loop (`lendhub-jobs`) serves them all.
+
+use async_trait::async_trait;
+use lendhub_domain::webhook::{Delivery, WebhookEndpoint};
+
+use crate::error::StoreError;
+use crate::public::MailRecord;
+
+/// A request to lease due work. Due times are on their owner's clock: a row
+/// is due when `due_ms <= due_before_ms + the owner's clock offset`,
+/// `due_before_ms` being the service clock's now. The lease reads real time,
+/// since it only guards against a crashed worker.
+#[derive(Clone, Debug)]
+pub struct Lease {
+    /// Who holds the lease: the instance's worker name. A restarted
+    /// instance gives back what its previous run held
+    /// ([`JobStore::release_leases`]) instead of waiting for it to lapse.
+    pub holder: String,
+    pub due_before_ms: i64,
+    pub real_now_ms: i64,
+    pub lease_until_ms: i64,
+    pub limit: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct ClaimedDelivery {
+    pub delivery: Delivery,
+    pub url: String,
+    pub sealed_secret: Vec<u8>,
+    pub body: String,
+    /// The endpoint as stored when the delivery was claimed.
+    pub endpoint: WebhookEndpoint,
+    /// The owner's test-clock offset when the delivery was claimed: the
+    /// delivery's times (and its retry's) are on that clock.
+    pub clock_offset_ms: i64,
+}
+
+#[derive(Clone, Debug)]
+pub enum DeliveryResult {
+    Delivered {
+        id: i64,
+        status: u16,
+        at_ms: i64,
+    },
+    /// `retry_at_ms: None` means the schedule is exhausted.
+    Failed {
+        id: i64,
+        status: Option<u16>,
+        error: String,
+        retry_at_ms: Option<i64>,
+        at_ms: i64,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClaimedMail {
+    pub mail: MailRecord,
+    /// Attempts before this one.
+    pub attempts: u32,
+    pub first_due_ms: i64,
+}
+
+#[derive(Clone, Debug)]
+pub enum MailResult {
+    Sent {
+        id: String,
+        at_ms: i64,
+    },
+    /// `retry_at_ms: None`: given up.
+    Failed {
+        id: String,
+        error: String,
+        retry_at_ms: Option<i64>,
+    },
+}
+
+/// The queues, as named to [`JobStore::release_leases`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JobQueue {
+    Deliveries,
+    Mail,
+}
+
+impl JobQueue {
+    /// The table the queue's rows live in: the same in every backend.
+    pub fn table(self) -> &'static str {
+        match self {
+            JobQueue::Deliveries => "deliveries",
+            JobQueue::Mail => "mail_outbox",
+        }
+    }
+}
+
+#[async_trait]
+pub trait JobStore: Send + Sync {
+    /// Leases due deliveries to enabled endpoints, soonest due first.
+    async fn claim_deliveries(&self, lease: &Lease) -> Result<Vec<ClaimedDelivery>, StoreError>;
+    async fn finish_delivery(&self, result: DeliveryResult) -> Result<(), StoreError>;
+
+    /// Leases due notifications, soonest due first.
+    async fn claim_mail(&self, lease: &Lease) -> Result<Vec<ClaimedMail>, StoreError>;
+    async fn finish_mail(&self, result: MailResult) -> Result<(), StoreError>;
+
+    /// Gives back every lease `holder` still holds in `queue`: what a worker
+    /// was attempting when its process died becomes due at once. Per queue,
+    /// so one worker starting never frees another's fresh leases.
+    async fn release_leases(&self, queue: JobQueue, holder: &str) -> Result<u64, StoreError>;
+}

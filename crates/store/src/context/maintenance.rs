@@ -1,0 +1,24 @@
+//! What the operator's side of the process needs: liveness, retention and a
+//! clean stop.
+
+use async_trait::async_trait;
+
+use crate::error::StoreError;
+
+#[async_trait]
+pub trait Maintenance: Send + Sync {
+    /// Answers only when the database does.
+    async fn ping(&self) -> Result<(), StoreError>;
+
+    /// Drops idempotency records created before `idempotency_before_ms` on
+    /// their owner's clock (the service clock's cut-off plus the owner's
+    /// offset), and tokens and token revocations past their retention.
+    async fn prune(
+        &self,
+        idempotency_before_ms: i64,
+        tokens_expired_before_ms: i64,
+    ) -> Result<u64, StoreError>;
+
+    /// Flushes pending writes and stops background threads.
+    async fn close(&self);
+}

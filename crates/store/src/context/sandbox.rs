@@ -1,0 +1,111 @@
+//! The sandbox: its clients and their tokens, applications and payments,
+//! and each client's test clock.
+
+use async_trait::async_trait;
+use lendhub_domain::application::Application;
+use lendhub_domain::payment::Payment;
+
+use crate::error::StoreError;
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ClientStatus {
+    Active,
+    Revoked,
+}
+
+#[derive(Clone, Debug)]
+pub struct ClientRecord {
+    pub client_id: String,
+    pub name: String,
+    pub secret_hash: Vec<u8>,
+    /// Space-delimited scopes the client holds.
+    pub scopes: String,
+    pub status: ClientStatus,
+    pub created_at_ms: i64,
+}
+
+#[derive(Clone, Debug)]
+pub struct TokenRecord {
+    /// Finds the row; see `lendhub_domain::credentials::AccessToken`.
+    pub selector: [u8; 16],
+    pub verifier_hash: [u8; 32],
+    pub client_id: String,
+    pub scopes: String,
+    pub expires_at_ms: i64,
+    pub created_at_ms: i64,
+    /// The client's test-clock offset, read with the token (one read gives a
+    /// request both its caller and the caller's clock); ignored on insert.
+    pub clock_offset_ms: i64,
+}
+
+/// An application and its JSON representation, rendered once when it is
+/// written so reads serve it without rebuilding it.
+#[derive(Clone, Debug)]
+pub struct ApplicationRecord {
+    pub application: Application,
+    pub rendered: String,
+}
+
+/// A referred application whose review has fallen due on its owner's clock.
+#[derive(Clone, Debug)]
+pub struct DueReferral {
+    pub application: Application,
+    pub clock_offset_ms: i64,
+}
+
+/// The sandbox's row changes within a [`crate::WriteSet`].
+#[derive(Clone, Debug)]
+pub enum SandboxWrite {
+    InsertApplication(ApplicationRecord),
+    /// Succeeds only if the stored version is `application.version - 1`.
+    UpdateApplication(ApplicationRecord),
+    InsertPayment(Payment),
+    /// Succeeds only while the token's client is active; otherwise `Conflict`.
+    InsertToken(TokenRecord),
+    /// Moves the owner's test clock. Succeeds only if its offset is still
+    /// `from_offset_ms`; otherwise `Conflict`.
+    SetClock {
+        owner: String,
+        from_offset_ms: i64,
+        to_offset_ms: i64,
+    },
+    /// Removes everything the owner has in the sandbox — applications,
+    /// payments, events, deliveries, webhook endpoints, idempotency records
+    /// (but `keep_key`, the reset's own) — and puts its clock back to zero.
+    /// The client and its tokens stay.
+    ResetOwner {
+        owner: String,
+        keep_key: Option<String>,
+    },
+}
+
+#[async_trait]
+pub trait SandboxStore: Send + Sync {
+    async fn insert_client(&self, client: ClientRecord) -> Result<(), StoreError>;
+    async fn client(&self, client_id: &str) -> Result<Option<ClientRecord>, StoreError>;
+    async fn list_clients(&self) -> Result<Vec<ClientRecord>, StoreError>;
+    /// Revokes the client and with it every token it holds. `false` if unknown.
+    async fn revoke_client(&self, client_id: &str, now_ms: i64) -> Result<bool, StoreError>;
+    /// The token with this selector, if it exists and its client is active.
+    /// The caller compares the verifier hash.
+    async fn token(&self, selector: &[u8; 16]) -> Result<Option<TokenRecord>, StoreError>;
+
+    // Owner-scoped reads: another owner's rows are invisible.
+    async fn application(&self, owner: &str, id: &str) -> Result<Option<Application>, StoreError>;
+    /// The stored JSON representation of an application, as last written.
+    async fn rendered_application(
+        &self,
+        owner: &str,
+        id: &str,
+    ) -> Result<Option<String>, StoreError>;
+
+    /// Referred applications whose review is due on their owner's clock
+    /// (`review_due <= service_now_ms + the owner's offset`), oldest due
+    /// first; only `owner`'s when given.
+    async fn due_referrals(
+        &self,
+        owner: Option<&str>,
+        service_now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<DueReferral>, StoreError>;
+}

@@ -1,0 +1,80 @@
+//! The unit of work: everything one request changes, across contexts, with
+//! the idempotency record that lets it be replayed, in one transaction.
+
+use async_trait::async_trait;
+
+use super::events::EventWrite;
+use super::sandbox::SandboxWrite;
+use crate::error::{CommitError, StoreError};
+
+#[derive(Clone, Debug)]
+pub struct IdempotencyRecord {
+    pub owner: String,
+    pub key: String,
+    pub fingerprint: [u8; 32],
+    pub status: u16,
+    pub body: Vec<u8>,
+    /// On the owner's clock. A record older than
+    /// `lendhub_domain::idempotency::RETENTION` by that clock has expired:
+    /// committing a new record under its key replaces it.
+    pub created_at_ms: i64,
+}
+
+/// One row change within a [`WriteSet`], named by the context that owns the
+/// rows. A backend applies each context's variants in a module of their own.
+// Unboxed: a write lives for one request and moves once, into the commit;
+// a box would cost an allocation per row written.
+#[allow(clippy::large_enum_variant)]
+#[derive(Clone, Debug)]
+pub enum Write {
+    Sandbox(SandboxWrite),
+    Events(EventWrite),
+}
+
+impl From<SandboxWrite> for Write {
+    fn from(write: SandboxWrite) -> Self {
+        Write::Sandbox(write)
+    }
+}
+
+impl From<EventWrite> for Write {
+    fn from(write: EventWrite) -> Self {
+        Write::Events(write)
+    }
+}
+
+/// Everything one request changes. Committed atomically, or not at all.
+#[derive(Clone, Debug, Default)]
+pub struct WriteSet {
+    pub writes: Vec<Write>,
+    /// Recorded in the same transaction; a key already taken fails the whole set.
+    pub idempotency: Option<IdempotencyRecord>,
+}
+
+impl WriteSet {
+    pub fn push(&mut self, write: impl Into<Write>) -> &mut Self {
+        self.writes.push(write.into());
+        self
+    }
+
+    /// Whether the set removes an owner's rows wholesale, so that it must not
+    /// share a transaction with other requests' writes (whose rows it could
+    /// remove or miss depending on their order within it).
+    pub fn resets(&self) -> bool {
+        self.writes
+            .iter()
+            .any(|w| matches!(w, Write::Sandbox(SandboxWrite::ResetOwner { .. })))
+    }
+}
+
+#[async_trait]
+pub trait UnitOfWork: Send + Sync {
+    async fn idempotency(
+        &self,
+        owner: &str,
+        key: &str,
+    ) -> Result<Option<IdempotencyRecord>, StoreError>;
+
+    /// Everything one request changes, in one transaction.
+    async fn commit(&self, writes: WriteSet) -> Result<(), CommitError>;
+}

@@ -1,0 +1,241 @@
+//! The events context's checks and writes within a group commit: webhook
+//! endpoints, and the events with the deliveries they owe.
+
+use std::collections::HashMap;
+
+use deadpool_postgres::Transaction;
+use tokio_postgres::Statement;
+
+use super::{Bound, Needs, Param, Rank, json};
+use crate::error::StoreError;
+use crate::postgres::errors::db;
+use crate::postgres::reads::get;
+use crate::*;
+use lendhub_domain::clock::unix_ms;
+use lendhub_domain::events::Event;
+use lendhub_domain::webhook::{EndpointStatus, Subscription, WebhookEndpoint, recipients};
+
+/// One row, locked until commit, if the endpoint still has the status the
+/// change was computed from.
+const LOCK_ENDPOINT: &str = "SELECT 1 FROM webhook_endpoints
+     WHERE id = $1 AND owner = $2 AND status = $3 FOR UPDATE";
+
+/// The row is locked by this transaction's check.
+const SET_ENDPOINT_STATUS: &str =
+    "UPDATE webhook_endpoints SET status = $3, body = $4 WHERE id = $1 AND owner = $2";
+
+/// A disabled endpoint is not attempted: its pending deliveries end.
+const END_DELIVERIES: &str = "UPDATE deliveries
+     SET state = 'failed', last_error = 'endpoint disabled', lease_until_ms = NULL
+     WHERE endpoint_id = $1 AND state = 'pending'";
+
+const INSERT_ENDPOINT: &str = "INSERT INTO webhook_endpoints (id, owner, status, enabled_events, sealed_secret, created_at_ms, body)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)";
+
+/// Every event a batch commits, in one statement, after its jobs: each
+/// owner's sequence head advances once by the batch's count for that owner
+/// (rows locked in owner order, so batches never wait on each other in a
+/// cycle), the events take the numbers in job order, and each gets one outbox
+/// row per recipient the domain chose (`$6`, `$7`: event id, endpoint id). The head rows stay locked until COMMIT, so an owner's events become
+/// visible in sequence order: a cursor never passes an event that commits
+/// later. Taking them last keeps that lock to one statement and the commit.
+const INSERT_EVENTS: &str = "WITH batch AS (
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[])
+             WITH ORDINALITY AS b (id, owner, type, at_ms, body, ord)),
+     heads AS (
+         INSERT INTO event_heads AS h (owner, last_seq)
+         SELECT owner, count(*) FROM batch GROUP BY owner ORDER BY owner
+         ON CONFLICT (owner) DO UPDATE SET last_seq = h.last_seq + excluded.last_seq
+         RETURNING owner, last_seq),
+     stored AS (
+         INSERT INTO events (owner, seq, id, type, created_at_ms, body)
+         SELECT b.owner,
+                h.last_seq - count(*) OVER w + row_number() OVER (w ORDER BY b.ord),
+                b.id, b.type, b.at_ms, b.body
+         FROM batch b JOIN heads h ON h.owner = b.owner
+         WINDOW w AS (PARTITION BY b.owner))
+     INSERT INTO deliveries (event_id, endpoint_id, owner, state, attempt, first_due_ms, due_ms, updated_at_ms)
+     SELECT b.id, r.endpoint_id, b.owner, 'pending', 1, b.at_ms, b.at_ms, b.at_ms
+     FROM unnest($6::text[], $7::text[]) AS r (event_id, endpoint_id)
+     JOIN batch b ON b.id = r.event_id";
+
+/// The subscriptions of every endpoint of the given owners.
+const SUBSCRIPTIONS: &str =
+    "SELECT owner, id, status, enabled_events FROM webhook_endpoints WHERE owner = ANY ($1)";
+
+/// An events-context write's precondition: the endpoint still has this status.
+pub(crate) enum Check<'a> {
+    EndpointStatus(&'a WebhookEndpoint, EndpointStatus),
+}
+
+impl Check<'_> {
+    /// Rank 20 of the lock order (`super`).
+    pub fn rank(&self) -> Rank<'_> {
+        match self {
+            Check::EndpointStatus(e, _) => (20, e.id.as_str(), ""),
+        }
+    }
+}
+
+pub(crate) fn needs(write: &EventWrite) -> Option<Needs<'_, Check<'_>>> {
+    match write {
+        EventWrite::SetEndpointStatus { endpoint, from } => Some(Needs {
+            check: Check::EndpointStatus(endpoint, *from),
+            row: Some(("endpoint", endpoint.id.as_str())),
+        }),
+        _ => None,
+    }
+}
+
+/// The deliveries a batch's events owe, as the domain chose them: event ids
+/// and endpoint ids, pairwise.
+pub(crate) type Recipients<'a> = (Vec<&'a str>, Vec<String>);
+
+pub(crate) struct Statements {
+    lock_endpoint: Statement,
+    set_endpoint_status: Statement,
+    end_deliveries: Statement,
+    endpoint: Statement,
+    events: Statement,
+    subscriptions: Statement,
+}
+
+impl Statements {
+    pub async fn prepare(tx: &Transaction<'_>) -> Result<Self, StoreError> {
+        let p = |sql| async move { tx.prepare_cached(sql).await.map_err(db) };
+        Ok(Self {
+            lock_endpoint: p(LOCK_ENDPOINT).await?,
+            set_endpoint_status: p(SET_ENDPOINT_STATUS).await?,
+            end_deliveries: p(END_DELIVERIES).await?,
+            endpoint: p(INSERT_ENDPOINT).await?,
+            events: p(INSERT_EVENTS).await?,
+            subscriptions: p(SUBSCRIPTIONS).await?,
+        })
+    }
+
+    pub fn check<'a>(&self, check: &Check<'a>) -> Bound<'a> {
+        match check {
+            Check::EndpointStatus(e, from) => (
+                self.lock_endpoint.clone(),
+                vec![
+                    Box::new(e.id.as_str()) as Param<'a>,
+                    Box::new(e.owner.as_str()),
+                    Box::new(from.as_str()),
+                ],
+            ),
+        }
+    }
+
+    pub fn write<'a>(
+        &self,
+        write: &'a EventWrite,
+        out: &mut Vec<Bound<'a>>,
+    ) -> Result<(), StoreError> {
+        match write {
+            // Stored per batch: see `insert_events`.
+            EventWrite::InsertEvent(_) => {}
+            EventWrite::InsertEndpoint(r) => {
+                let e = &r.endpoint;
+                out.push((
+                    self.endpoint.clone(),
+                    vec![
+                        Box::new(e.id.as_str()) as Param<'a>,
+                        Box::new(e.owner.as_str()),
+                        Box::new(e.status.as_str()),
+                        Box::new(&e.enabled_events[..]),
+                        Box::new(r.sealed_secret.as_slice()),
+                        Box::new(unix_ms(e.created_at)),
+                        Box::new(json(e)?),
+                    ],
+                ));
+            }
+            EventWrite::SetEndpointStatus { endpoint: e, .. } => {
+                out.push((
+                    self.set_endpoint_status.clone(),
+                    vec![
+                        Box::new(e.id.as_str()) as Param<'a>,
+                        Box::new(e.owner.as_str()),
+                        Box::new(e.status.as_str()),
+                        Box::new(json(e)?),
+                    ],
+                ));
+                if e.status == EndpointStatus::Disabled {
+                    out.push((
+                        self.end_deliveries.clone(),
+                        vec![Box::new(e.id.as_str()) as Param<'a>],
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the subscriptions of the events' owners and asks the domain
+    /// which endpoints each event goes to.
+    pub async fn recipients<'a>(
+        &self,
+        tx: &Transaction<'_>,
+        events: &[&'a Event],
+    ) -> Result<Recipients<'a>, StoreError> {
+        let mut owners: Vec<&str> = events.iter().map(|e| e.owner.as_str()).collect();
+        owners.sort_unstable();
+        owners.dedup();
+        let rows = tx
+            .query(&self.subscriptions, &[&owners])
+            .await
+            .map_err(db)?;
+        let mut by_owner: HashMap<String, Vec<Subscription>> = HashMap::new();
+        for row in &rows {
+            let status: String = get(row, 2)?;
+            let status = EndpointStatus::parse(&status).ok_or_else(|| {
+                StoreError::Internal(format!("unknown stored endpoint status {status}"))
+            })?;
+            by_owner
+                .entry(get(row, 0)?)
+                .or_default()
+                .push(Subscription {
+                    endpoint_id: get(row, 1)?,
+                    status,
+                    enabled_events: get(row, 3)?,
+                });
+        }
+        let (mut event_ids, mut endpoint_ids) = (Vec::new(), Vec::new());
+        for event in events {
+            let Some(subscriptions) = by_owner.get(event.owner.as_str()) else {
+                continue;
+            };
+            for endpoint in recipients(subscriptions, event.event_type.as_str()) {
+                event_ids.push(event.id.as_str());
+                endpoint_ids.push(endpoint.to_owned());
+            }
+        }
+        Ok((event_ids, endpoint_ids))
+    }
+
+    pub fn insert_events<'a>(
+        &self,
+        events: &[&'a Event],
+        (event_ids, endpoint_ids): Recipients<'a>,
+    ) -> Option<Bound<'a>> {
+        if events.is_empty() {
+            return None;
+        }
+        let ids: Vec<&str> = events.iter().map(|e| e.id.as_str()).collect();
+        let owners: Vec<&str> = events.iter().map(|e| e.owner.as_str()).collect();
+        let types: Vec<&str> = events.iter().map(|e| e.event_type.as_str()).collect();
+        let at: Vec<i64> = events.iter().map(|e| unix_ms(e.created_at)).collect();
+        let bodies: Vec<&str> = events.iter().map(|e| e.body.as_str()).collect();
+        Some((
+            self.events.clone(),
+            vec![
+                Box::new(ids) as Param<'a>,
+                Box::new(owners),
+                Box::new(types),
+                Box::new(at),
+                Box::new(bodies),
+                Box::new(event_ids),
+                Box::new(endpoint_ids),
+            ],
+        ))
+    }
+}

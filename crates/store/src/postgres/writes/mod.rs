@@ -1,0 +1,209 @@
+//! The SQL of a group commit, as statements with owned parameters so a whole
+//! batch can be pipelined (every statement sent before the first answer is
+//! read). A batch runs in two steps: first the *checks* — claim each job's
+//! idempotency key and lock the rows its conditions read — then the *writes*
+//! of the jobs whose checks passed. Nothing in the write step can fail for
+//! an expected reason, so a lost race never aborts the transaction.
+//!
+//! Each context's statements and checks live in a module of their own; this
+//! one holds what every context shares: the idempotency key, and the order
+//! in which checks take their locks.
+//!
+//! # Lock order
+//!
+//! Checks run in this order in every batch on every instance, so two batches
+//! that need the same rows take them in the same order and never deadlock.
+//! Each context owns a range of ranks; within a rank, rows are sorted by key.
+//!
+//! | rank  | context      | rows locked                                        |
+//! |-------|--------------|----------------------------------------------------|
+//! | 0     | unit of work | idempotency keys, by (owner, key)                  |
+//! | 10    | sandbox      | applications (`FOR UPDATE`), by id                 |
+//! | 11    | sandbox      | clients: a clock (`FOR UPDATE`) before its share   |
+//! |       |              | lock (`FOR SHARE`), so no share must be upgraded   |
+//! | 20    | events       | webhook endpoints (`FOR UPDATE`), by id            |
+//! | 30–59 | REST tier    | lending 30–39, servicing 40–49, commercial 50–59   |
+//! | last  | events       | event heads, by owner, in `INSERT_EVENTS`          |
+//!
+//! A new context that locks rows takes the next free range here.
+
+mod events;
+mod sandbox;
+
+use deadpool_postgres::Transaction;
+use tokio_postgres::Statement;
+use tokio_postgres::types::ToSql;
+
+use super::errors::db;
+use crate::error::StoreError;
+use crate::*;
+use lendhub_domain::events::Event;
+
+pub(crate) use events::Recipients;
+
+pub(crate) type Param<'a> = Box<dyn ToSql + Sync + Send + 'a>;
+
+/// A statement and its parameters, ready to pipeline.
+pub(crate) type Bound<'a> = (Statement, Vec<Param<'a>>);
+
+/// One row if the key is now ours (new, or replacing a record that expired
+/// on the owner's clock); none if another request holds it. A key another
+/// transaction has inserted but not committed makes this wait for that
+/// transaction, so the answer is always final.
+const CLAIM_KEY: &str =
+    "INSERT INTO idempotency_keys (owner, key, fingerprint, status, body, created_at_ms)
+     VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (owner, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
+         status = EXCLUDED.status, body = EXCLUDED.body, created_at_ms = EXCLUDED.created_at_ms
+     WHERE idempotency_keys.created_at_ms <= EXCLUDED.created_at_ms - $7";
+
+/// Gives back a key claimed by a job that then failed another check.
+const RELEASE_KEY: &str = "DELETE FROM idempotency_keys WHERE owner = $1 AND key = $2";
+
+/// A job's precondition, checked (and locked) before any job writes.
+pub(crate) enum Check<'a> {
+    /// Claim the job's idempotency key.
+    Key(&'a IdempotencyRecord),
+    Sandbox(sandbox::Check<'a>),
+    Events(events::Check<'a>),
+}
+
+/// A check's place in the lock order (see the table above).
+pub(crate) type Rank<'a> = (u8, &'a str, &'a str);
+
+impl Check<'_> {
+    fn rank(&self) -> Rank<'_> {
+        match self {
+            Check::Key(r) => (0, &r.owner, &r.key),
+            Check::Sandbox(c) => c.rank(),
+            Check::Events(c) => c.rank(),
+        }
+    }
+}
+
+/// What a write needs checked: its check, and the row it changes
+/// conditionally (a kind and an id), if it does.
+pub(crate) struct Needs<'a, C> {
+    pub check: C,
+    pub row: Option<(&'static str, &'a str)>,
+}
+
+/// The checks of a batch's jobs, each with its job's index, in lock order.
+/// A second conditional change of one row within a batch (an application's
+/// version, a clock, an endpoint's status) cannot follow the first (both
+/// were computed from the same state): it is returned as failed.
+pub(crate) fn checks<'a>(sets: &[&'a WriteSet]) -> (Vec<(usize, Check<'a>)>, Vec<usize>) {
+    let mut checks = Vec::new();
+    let mut repeated = Vec::new();
+    let mut updated = std::collections::HashSet::new();
+    for (job, set) in sets.iter().enumerate() {
+        if let Some(record) = &set.idempotency {
+            checks.push((job, Check::Key(record)));
+        }
+        for write in &set.writes {
+            let (check, row) = match write {
+                Write::Sandbox(w) => match sandbox::needs(w) {
+                    Some(n) => (Check::Sandbox(n.check), n.row),
+                    None => continue,
+                },
+                Write::Events(w) => match events::needs(w) {
+                    Some(n) => (Check::Events(n.check), n.row),
+                    None => continue,
+                },
+            };
+            match row {
+                Some(row) if !updated.insert(row) => repeated.push(job),
+                _ => checks.push((job, check)),
+            }
+        }
+    }
+    checks.sort_by(|(_, a), (_, b)| a.rank().cmp(&b.rank()));
+    (checks, repeated)
+}
+
+/// The prepared statements a batch uses, cached per connection.
+pub(crate) struct Statements {
+    claim_key: Statement,
+    release_key: Statement,
+    sandbox: sandbox::Statements,
+    events: events::Statements,
+}
+
+impl Statements {
+    pub async fn prepare(tx: &Transaction<'_>) -> Result<Self, StoreError> {
+        Ok(Self {
+            claim_key: tx.prepare_cached(CLAIM_KEY).await.map_err(db)?,
+            release_key: tx.prepare_cached(RELEASE_KEY).await.map_err(db)?,
+            sandbox: sandbox::Statements::prepare(tx).await?,
+            events: events::Statements::prepare(tx).await?,
+        })
+    }
+
+    /// A check as a statement: it passes when it touches one row.
+    pub fn check<'a>(&self, check: &Check<'a>) -> Bound<'a> {
+        match check {
+            Check::Key(r) => (
+                self.claim_key.clone(),
+                vec![
+                    Box::new(r.owner.as_str()) as Param<'a>,
+                    Box::new(r.key.as_str()),
+                    Box::new(&r.fingerprint[..]),
+                    Box::new(i32::from(r.status)),
+                    Box::new(r.body.as_slice()),
+                    Box::new(r.created_at_ms),
+                    Box::new(lendhub_domain::idempotency::RETENTION.whole_milliseconds() as i64),
+                ],
+            ),
+            Check::Sandbox(c) => self.sandbox.check(c),
+            Check::Events(c) => self.events.check(c),
+        }
+    }
+
+    /// Gives back the key a failed job claimed.
+    pub fn release_key<'a>(&self, r: &'a IdempotencyRecord) -> Bound<'a> {
+        (
+            self.release_key.clone(),
+            vec![
+                Box::new(r.owner.as_str()) as Param<'a>,
+                Box::new(r.key.as_str()),
+            ],
+        )
+    }
+
+    /// The subscriptions of the owners of a batch's events, read after its
+    /// writes (so endpoints the batch itself changes count as changed).
+    pub async fn recipients<'a>(
+        &self,
+        tx: &Transaction<'_>,
+        events: &[&'a Event],
+    ) -> Result<Recipients<'a>, StoreError> {
+        self.events.recipients(tx, events).await
+    }
+
+    /// The statement that stores a batch's events and their deliveries, if
+    /// it has any events.
+    pub fn events<'a>(
+        &self,
+        events: &[&'a Event],
+        recipients: Recipients<'a>,
+    ) -> Option<Bound<'a>> {
+        self.events.insert_events(events, recipients)
+    }
+
+    /// The row writes of a job whose checks passed (its idempotency record is
+    /// already in; its events go with the batch's, see `events`).
+    pub fn writes<'a>(&self, set: &'a WriteSet) -> Result<Vec<Bound<'a>>, StoreError> {
+        let mut statements = Vec::new();
+        for write in &set.writes {
+            match write {
+                Write::Sandbox(w) => self.sandbox.write(w, &mut statements)?,
+                Write::Events(w) => self.events.write(w, &mut statements)?,
+            }
+        }
+        Ok(statements)
+    }
+}
+
+pub(crate) fn json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {
+    serde_json::to_string(value).map_err(super::errors::internal)
+}

@@ -1,0 +1,85 @@
+//! The events context's writes within a unit of work, on SQLite.
+
+use rusqlite::{Connection, params};
+
+use super::super::{rows, unavailable};
+use crate::*;
+use lendhub_domain::clock::unix_ms;
+use lendhub_domain::events::Event;
+use lendhub_domain::webhook::{EndpointStatus, Subscription, recipients};
+
+/// One events-context row change; a failed condition is `Conflict`.
+pub fn apply(c: &Connection, write: &EventWrite) -> Result<(), CommitError> {
+    let store = |e: rusqlite::Error| CommitError::from(unavailable(e));
+    match write {
+        EventWrite::InsertEndpoint(r) => {
+            let e = &r.endpoint;
+            let status = e.status.as_str();
+            c.prepare_cached("INSERT INTO webhook_endpoints (id, owner, status, enabled_events, sealed_secret, created_at_ms, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
+                .and_then(|mut s| s.execute(params![e.id.as_str(), e.owner, status, rows::to_json(&e.enabled_events)?, r.sealed_secret, unix_ms(e.created_at), rows::to_json(e)?]))
+                .map_err(store)?;
+        }
+        EventWrite::InsertEvent(event) => insert_event(c, event).map_err(store)?,
+        EventWrite::SetEndpointStatus { endpoint: e, from } => {
+            let changed = c
+                .prepare_cached(
+                    "UPDATE webhook_endpoints SET status = ?4, body = ?5 WHERE id = ?1 AND owner = ?2 AND status = ?3",
+                )
+                .and_then(|mut s| {
+                    let body = rows::to_json(e)?;
+                    s.execute(params![e.id.as_str(), e.owner, from.as_str(), e.status.as_str(), body])
+                })
+                .map_err(store)?;
+            if changed == 0 {
+                return Err(CommitError::Conflict);
+            }
+            if e.status == EndpointStatus::Disabled {
+                c.prepare_cached(
+                    "UPDATE deliveries SET state = 'failed', last_error = 'endpoint disabled', lease_until_ms = NULL
+                     WHERE endpoint_id = ?1 AND state = 'pending'",
+                )
+                .and_then(|mut s| s.execute([e.id.as_str()]))
+                .map_err(store)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The event and its outbox rows commit together: an event is never stored
+/// without the deliveries it owes.
+fn insert_event(c: &Connection, event: &Event) -> rusqlite::Result<()> {
+    let at = unix_ms(event.created_at);
+    let kind = event.event_type.as_str();
+    c.prepare_cached(
+        "INSERT INTO events (id, owner, type, created_at_ms, body) VALUES (?1, ?2, ?3, ?4, ?5)",
+    )?
+    .execute(params![
+        event.id.as_str(),
+        event.owner,
+        kind,
+        at,
+        event.body
+    ])?;
+    let subscriptions: Vec<Subscription> = c
+        .prepare_cached(
+            "SELECT id, status, enabled_events FROM webhook_endpoints WHERE owner = ?1",
+        )?
+        .query_map([&event.owner], |r| {
+            let enabled_events: String = r.get(2)?;
+            Ok(Subscription {
+                endpoint_id: r.get(0)?,
+                status: rows::endpoint_status(&r.get::<_, String>(1)?)?,
+                enabled_events: rows::from_json(&enabled_events)?,
+            })
+        })?
+        .collect::<Result<_, _>>()?;
+    let mut insert = c.prepare_cached(
+        "INSERT INTO deliveries (event_id, endpoint_id, owner, state, attempt, first_due_ms, due_ms, updated_at_ms)
+         VALUES (?1, ?2, ?3, 'pending', 1, ?4, ?4, ?4)",
+    )?;
+    for endpoint_id in recipients(&subscriptions, kind) {
+        insert.execute(params![event.id.as_str(), endpoint_id, event.owner, at])?;
+    }
+    Ok(())
+}

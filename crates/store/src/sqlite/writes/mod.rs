@@ -1,0 +1,112 @@
+//! Writes on SQLite: the unit of work (each context's variants in a module
+//! of its own) and the few direct writes of administrative commands.
+
+mod events;
+mod sandbox;
+
+use rusqlite::{Connection, params};
+
+use super::unavailable;
+use crate::error::CommitError;
+use crate::*;
+
+pub fn insert_client(c: &Connection, client: &ClientRecord) -> rusqlite::Result<()> {
+    c.execute(
+        "INSERT INTO sandbox_clients (client_id, name, secret_hash, scopes, status, created_at_ms) VALUES (?1, ?2, ?3, ?4, 'active', ?5)",
+        params![client.client_id, client.name, client.secret_hash, client.scopes, client.created_at_ms],
+    )?;
+    Ok(())
+}
+
+pub fn bind_setting(c: &Connection, name: &str, value: &[u8]) -> rusqlite::Result<Vec<u8>> {
+    c.execute(
+        "INSERT INTO settings (name, value) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING",
+        params![name, value],
+    )?;
+    c.query_row("SELECT value FROM settings WHERE name = ?1", [name], |r| {
+        r.get(0)
+    })
+}
+
+pub fn revoke_client(c: &Connection, client_id: &str, now_ms: i64) -> rusqlite::Result<bool> {
+    let changed = c.execute(
+        "UPDATE sandbox_clients SET status = 'revoked', revoked_at_ms = ?2 WHERE client_id = ?1 AND status = 'active'",
+        params![client_id, now_ms],
+    )?;
+    c.execute(
+        "DELETE FROM sandbox_tokens WHERE client_id = ?1",
+        [client_id],
+    )?;
+    Ok(changed > 0)
+}
+
+pub fn prune(
+    c: &Connection,
+    idempotency_before_ms: i64,
+    tokens_expired_before_ms: i64,
+) -> rusqlite::Result<u64> {
+    // Clock offsets are never negative: a record past the service clock's
+    // cut-off has expired for every owner (a range of the created index).
+    // Owners whose clocks run ahead expire theirs sooner.
+    let keys = c.execute(
+        "DELETE FROM idempotency_keys WHERE created_at_ms < ?1",
+        [idempotency_before_ms],
+    )? + c.execute(
+        "DELETE FROM idempotency_keys WHERE owner IN (SELECT client_id FROM sandbox_clients WHERE clock_offset_ms > 0)
+           AND created_at_ms - (SELECT clock_offset_ms FROM sandbox_clients WHERE client_id = idempotency_keys.owner) < ?1",
+        [idempotency_before_ms],
+    )?;
+    let tokens = c.execute(
+        "DELETE FROM sandbox_tokens WHERE expires_at_ms < ?1",
+        [tokens_expired_before_ms],
+    )?;
+    let revocations = c.execute(
+        "DELETE FROM revoked_tokens WHERE expires_at_ms < ?1",
+        [tokens_expired_before_ms],
+    )?;
+    Ok((keys + tokens + revocations) as u64)
+}
+
+pub fn apply(c: &Connection, set: &WriteSet) -> Result<(), CommitError> {
+    if let Some(record) = &set.idempotency {
+        insert_idempotency(c, record)?;
+    }
+    for write in &set.writes {
+        match write {
+            Write::Sandbox(w) => sandbox::apply(c, w)?,
+            Write::Events(w) => events::apply(c, w)?,
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn is_unique_violation(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE)
+}
+
+/// Records the key, replacing a record that has expired on the owner's clock;
+/// a live record under the key fails the set.
+fn insert_idempotency(c: &Connection, r: &IdempotencyRecord) -> Result<(), CommitError> {
+    let retention_ms = lendhub_domain::idempotency::RETENTION.whole_milliseconds() as i64;
+    let stored = c
+        .prepare_cached(
+            "INSERT INTO idempotency_keys (owner, key, fingerprint, status, body, created_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+             ON CONFLICT (owner, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status,
+                 body = excluded.body, created_at_ms = excluded.created_at_ms
+             WHERE idempotency_keys.created_at_ms <= excluded.created_at_ms - ?7",
+        )
+        .and_then(|mut s| {
+            s.execute(params![r.owner, r.key, &r.fingerprint[..], r.status, r.body, r.created_at_ms, retention_ms])
+        })
+        .map_err(|e| {
+            if is_unique_violation(&e) {
+                CommitError::IdempotencyKeyTaken
+            } else {
+                unavailable(e).into()
+            }
+        })?;
+    if stored == 0 {
+        return Err(CommitError::IdempotencyKeyTaken);
+    }
+    Ok(())
+}

@@ -1,0 +1,114 @@
+//! The sandbox's writes within a unit of work, on SQLite.
+
+use rusqlite::{Connection, params};
+
+use super::super::{rows, unavailable};
+use crate::*;
+use lendhub_domain::clock::unix_ms;
+
+/// One sandbox row change; a failed condition is `Conflict`.
+pub fn apply(c: &Connection, write: &SandboxWrite) -> Result<(), CommitError> {
+    let store = |e: rusqlite::Error| CommitError::from(unavailable(e));
+    match write {
+        SandboxWrite::InsertApplication(ApplicationRecord {
+            application: app,
+            rendered,
+        }) => {
+            c.prepare_cached(
+                "INSERT INTO applications (id, owner, status, version, created_at_ms, body, rendered, review_due_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            )
+            .and_then(|mut s| {
+                let body = rows::to_json(app)?;
+                let review_due = app.review_due_at().map(unix_ms);
+                s.execute(params![app.id.as_str(), app.owner, app.status.as_str(), app.version, unix_ms(app.created_at), body, rendered, review_due])
+            })
+            .map_err(store)?;
+        }
+        SandboxWrite::UpdateApplication(ApplicationRecord {
+            application: app,
+            rendered,
+        }) => {
+            let changed = c
+                .prepare_cached(
+                    "UPDATE applications SET status = ?3, version = ?4, body = ?5, rendered = ?6, review_due_ms = ?7
+                     WHERE id = ?1 AND owner = ?2 AND version = ?4 - 1",
+                )
+                .and_then(|mut s| {
+                    let body = rows::to_json(app)?;
+                    s.execute(params![
+                        app.id.as_str(),
+                        app.owner,
+                        app.status.as_str(),
+                        app.version,
+                        body,
+                        rendered,
+                        app.review_due_at().map(unix_ms)
+                    ])
+                })
+                .map_err(store)?;
+            if changed == 0 {
+                return Err(CommitError::Conflict);
+            }
+        }
+        SandboxWrite::InsertPayment(p) => {
+            c.prepare_cached("INSERT INTO payments (id, owner, application_id, created_at_ms, body) VALUES (?1, ?2, ?3, ?4, ?5)")
+                .and_then(|mut s| s.execute(params![p.id.as_str(), p.owner, p.application_id.as_str(), unix_ms(p.created_at), rows::to_json(p)?]))
+                .map_err(store)?;
+        }
+        SandboxWrite::InsertToken(t) => {
+            // Conditional on the client, so a revocation committed anywhere wins.
+            let inserted = c
+                .prepare_cached(
+                    "INSERT INTO sandbox_tokens (selector, verifier_hash, client_id, scopes, expires_at_ms, created_at_ms)
+                     SELECT ?1, ?2, ?3, ?4, ?5, ?6
+                     WHERE EXISTS (SELECT 1 FROM sandbox_clients WHERE client_id = ?3 AND status = 'active')",
+                )
+                .and_then(|mut s| {
+                    s.execute(params![&t.selector[..], &t.verifier_hash[..], t.client_id, t.scopes, t.expires_at_ms, t.created_at_ms])
+                })
+                .map_err(store)?;
+            if inserted == 0 {
+                return Err(CommitError::Conflict);
+            }
+        }
+        SandboxWrite::SetClock {
+            owner,
+            from_offset_ms,
+            to_offset_ms,
+        } => {
+            let changed = c
+                .prepare_cached(
+                    "UPDATE sandbox_clients SET clock_offset_ms = ?3 WHERE client_id = ?1 AND clock_offset_ms = ?2",
+                )
+                .and_then(|mut s| s.execute(params![owner, from_offset_ms, to_offset_ms]))
+                .map_err(store)?;
+            if changed == 0 {
+                return Err(CommitError::Conflict);
+            }
+        }
+        SandboxWrite::ResetOwner { owner, keep_key } => {
+            reset(c, owner, keep_key.as_deref()).map_err(store)?
+        }
+    }
+    Ok(())
+}
+
+/// Everything the owner has in the sandbox goes, in one savepoint with the
+/// reset's own idempotency record; its clock goes back to zero.
+fn reset(c: &Connection, owner: &str, keep_key: Option<&str>) -> rusqlite::Result<()> {
+    for table in [
+        "deliveries",
+        "payments",
+        "applications",
+        "events",
+        "webhook_endpoints",
+    ] {
+        c.prepare_cached(&format!("DELETE FROM {table} WHERE owner = ?1"))?
+            .execute([owner])?;
+    }
+    c.prepare_cached("DELETE FROM idempotency_keys WHERE owner = ?1 AND key IS NOT ?2")?
+        .execute(params![owner, keep_key])?;
+    c.prepare_cached("UPDATE sandbox_clients SET clock_offset_ms = 0 WHERE client_id = ?1")?
+        .execute([owner])?;
+    Ok(())
+}

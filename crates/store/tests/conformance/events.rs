@@ -1,0 +1,180 @@
+//! The events context: newest-first pages with cursors and type filters, the log position.
+
+use lendhub_domain::events::EventType;
+use lendhub_store::*;
+
+use crate::support::*;
+
+#[tokio::test]
+async fn events_page_newest_first_with_cursors_and_type_filter() {
+    let (store, _db) = store().await;
+    let mut ids = Vec::new();
+    for i in 0..5 {
+        let kind = if i % 2 == 0 {
+            EventType::ApplicationCreated
+        } else {
+            EventType::DecisionCompleted
+        };
+        let e = event(kind, 1_000 + i);
+        ids.push(e.id.to_string());
+        store
+            .commit(set(vec![Write::Events(EventWrite::InsertEvent(e))], None))
+            .await
+            .unwrap();
+    }
+    let page = |q: EventQuery| {
+        let store = store.clone();
+        async move {
+            match store.list_events(OWNER, &q).await.unwrap() {
+                EventPage::Page { events, has_more } => (
+                    events.iter().map(|e| e.id.to_string()).collect::<Vec<_>>(),
+                    has_more,
+                ),
+                EventPage::UnknownCursor => (vec!["unknown".to_owned()], false),
+            }
+        }
+    };
+    assert_eq!(
+        page(EventQuery {
+            limit: 2,
+            ..Default::default()
+        })
+        .await,
+        (vec![ids[4].clone(), ids[3].clone()], true)
+    );
+    assert_eq!(
+        page(EventQuery {
+            limit: 2,
+            starting_after: Some(ids[3].clone()),
+            ..Default::default()
+        })
+        .await,
+        (vec![ids[2].clone(), ids[1].clone()], true)
+    );
+    assert_eq!(
+        page(EventQuery {
+            limit: 2,
+            ending_before: Some(ids[1].clone()),
+            ..Default::default()
+        })
+        .await,
+        (vec![ids[3].clone(), ids[2].clone()], true)
+    );
+    assert_eq!(
+        page(EventQuery {
+            limit: 10,
+            event_type: Some("decision.completed".into()),
+            ..Default::default()
+        })
+        .await,
+        (vec![ids[3].clone(), ids[1].clone()], false)
+    );
+    assert_eq!(
+        page(EventQuery {
+            limit: 10,
+            starting_after: Some("01M80315443YA5R416G7AADFJ2".into()),
+            ..Default::default()
+        })
+        .await
+        .0,
+        vec!["unknown".to_owned()]
+    );
+}
+
+#[tokio::test]
+async fn the_event_log_position_moves_with_every_new_event_of_its_owner() {
+    let (store, _db) = store().await;
+    assert_eq!(store.event_log_position(OWNER).await.unwrap(), None);
+    store
+        .commit(set(
+            vec![Write::Events(EventWrite::InsertEvent(event(
+                EventType::ApplicationCreated,
+                1_000,
+            )))],
+            None,
+        ))
+        .await
+        .unwrap();
+    let first = store.event_log_position(OWNER).await.unwrap();
+    assert!(first.is_some());
+    let mut foreign = event(EventType::ApplicationCreated, 1_001);
+    foreign.owner = "pk_test_other".into();
+    store
+        .commit(set(
+            vec![Write::Events(EventWrite::InsertEvent(foreign))],
+            None,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.event_log_position(OWNER).await.unwrap(),
+        first,
+        "another owner's events do not move it"
+    );
+    store
+        .commit(set(
+            vec![Write::Events(EventWrite::InsertEvent(event(
+                EventType::DecisionCompleted,
+                1_002,
+            )))],
+            None,
+        ))
+        .await
+        .unwrap();
+    assert!(store.event_log_position(OWNER).await.unwrap() > first);
+}
+
+/// Events written concurrently through two stores page back complete, newest
+/// first, each exactly once.
+#[tokio::test]
+async fn concurrent_events_page_back_complete() {
+    let db = Database::fresh().await;
+    let (a, b) = (db.open().await, db.open().await);
+    let mut writers = Vec::new();
+    for n in 0..100i64 {
+        let store = if n % 2 == 0 { a.clone() } else { b.clone() };
+        writers.push(tokio::spawn(async move {
+            let e = event(EventType::ApplicationCreated, 1_000 + n);
+            let id = e.id.as_str().to_owned();
+            store
+                .commit(set(vec![Write::Events(EventWrite::InsertEvent(e))], None))
+                .await
+                .unwrap();
+            id
+        }));
+    }
+    let mut written = std::collections::HashSet::new();
+    for w in writers {
+        written.insert(w.await.unwrap());
+    }
+    let mut seen = Vec::new();
+    let mut after = None;
+    loop {
+        let page = b
+            .list_events(
+                OWNER,
+                &EventQuery {
+                    limit: 7,
+                    starting_after: after.clone(),
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+        let EventPage::Page { events, has_more } = page else {
+            panic!("cursor unknown")
+        };
+        after = events.last().map(|e| e.id.as_str().to_owned());
+        seen.extend(events.into_iter().map(|e| e.id.as_str().to_owned()));
+        if !has_more {
+            break;
+        }
+    }
+    assert_eq!(seen.len(), 100);
+    assert_eq!(
+        seen.iter()
+            .cloned()
+            .collect::<std::collections::HashSet<_>>(),
+        written
+    );
+}

@@ -1,0 +1,125 @@
+//! The partner ring and the signing keys.
+
+use lendhub_store::*;
+
+use crate::support::*;
+
+fn signing_key(kid: &str, at: i64) -> SigningKeyRecord {
+    SigningKeyRecord {
+        kid: kid.into(),
+        purpose: "partner".into(),
+        state: KeyState::Current,
+        sealed_private: vec![1],
+        public_key: vec![2],
+        created_at_ms: at,
+    }
+}
+
+/// Partner projects, the signing-key ring and revoked token ids.
+#[tokio::test]
+async fn partner_clients_signing_keys_and_revocations() {
+    use lendhub_domain::partner::{PartnerStatus, Tier};
+    let db = Database::fresh().await;
+    let (a, b) = (db.open().await, db.open().await);
+    let mut epoch = b.partner_epoch().await.unwrap();
+    // Every partner change, made through either handle, moves the epoch
+    // both see.
+    let mut moved = async |why: &str| {
+        let now = a.partner_epoch().await.unwrap();
+        assert!(now > epoch, "{why} moves the partner epoch");
+        assert_eq!(b.partner_epoch().await.unwrap(), now);
+        epoch = now;
+    };
+    a.insert_partner_client(PartnerClientRecord {
+        client_id: "pk_live_a".into(),
+        name: "acme".into(),
+        secret_hash: vec![9; 32],
+        scopes: "mcp.read".into(),
+        tier: Tier::Launch,
+        status: PartnerStatus::Active,
+        sandbox_client_id: None,
+        created_at_ms: 1,
+    })
+    .await
+    .unwrap();
+    moved("a new client").await;
+    let change = PartnerClientChange::Status(PartnerStatus::Suspended);
+    assert!(
+        b.update_partner_client("pk_live_a", change, 2)
+            .await
+            .unwrap()
+    );
+    moved("a suspension").await;
+    assert!(
+        !b.update_partner_client("pk_live_none", PartnerClientChange::SecretHash(vec![1]), 2)
+            .await
+            .unwrap()
+    );
+    let stored = a.partner_client("pk_live_a").await.unwrap().unwrap();
+    assert_eq!(
+        (stored.tier, stored.status),
+        (Tier::Launch, PartnerStatus::Suspended)
+    );
+    assert_eq!(b.list_partner_clients().await.unwrap().len(), 1);
+
+    // Two instances racing to create the first key agree on one.
+    let (x, y) = tokio::join!(
+        a.ensure_signing_key(signing_key("k1", 10)),
+        b.ensure_signing_key(signing_key("k1b", 10))
+    );
+    x.unwrap();
+    y.unwrap();
+    let ring = a.signing_keys("partner").await.unwrap();
+    assert_eq!(ring.len(), 1);
+    let first = ring[0].kid.clone();
+    b.rotate_signing_key(signing_key("k2", 20)).await.unwrap();
+    let ring = a.signing_keys("partner").await.unwrap();
+    let kids: Vec<(&str, KeyState)> = ring.iter().map(|k| (k.kid.as_str(), k.state)).collect();
+    assert_eq!(
+        kids,
+        vec![
+            ("k2", KeyState::Current),
+            (first.as_str(), KeyState::Previous)
+        ]
+    );
+    a.rotate_signing_key(signing_key("k3", 30)).await.unwrap();
+    let kids: Vec<String> = b
+        .signing_keys("partner")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|k| k.kid)
+        .collect();
+    assert_eq!(kids, vec!["k3", "k2"], "only one previous key is kept");
+
+    assert!(
+        !b.partner_client_and_revocation("pk_live_a", "jti-1")
+            .await
+            .unwrap()
+            .1
+    );
+    let revoked = RevokedToken {
+        jti: "jti-1".into(),
+        client_id: "pk_live_a".into(),
+        expires_at_ms: 1_000,
+        revoked_at_ms: 500,
+    };
+    a.revoke_jwt(revoked.clone()).await.unwrap();
+    moved("a revocation").await;
+    a.revoke_jwt(revoked).await.unwrap();
+    assert!(
+        b.partner_client_and_revocation("pk_live_a", "jti-1")
+            .await
+            .unwrap()
+            .1,
+        "seen by every instance"
+    );
+    b.prune(0, 1_001).await.unwrap();
+    assert!(
+        !a.partner_client_and_revocation("pk_live_a", "jti-1")
+            .await
+            .unwrap()
+            .1,
+        "pruned once it would have expired"
+    );
+}

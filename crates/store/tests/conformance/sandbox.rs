@@ -1,0 +1,288 @@
+//! The sandbox context: clients and tokens, referral reviews, resets, retention.
+
+use lendhub_domain::application::Application;
+use lendhub_domain::decisioning::decide;
+use lendhub_domain::events::EventType;
+use lendhub_domain::ids::SandboxId;
+use lendhub_store::*;
+
+use crate::support::*;
+
+#[tokio::test]
+async fn prune_drops_old_keys_and_expired_tokens_and_revocation_hides_tokens() {
+    let (store, _db) = store().await;
+    store.insert_client(active_client()).await.unwrap();
+    store
+        .commit(set(
+            vec![
+                Write::Sandbox(SandboxWrite::InsertToken(token(1, 1_000))),
+                Write::Sandbox(SandboxWrite::InsertToken(token(2, 100_000))),
+            ],
+            Some("old-key"),
+        ))
+        .await
+        .unwrap();
+    let mut fresh = set(vec![], None);
+    fresh.idempotency = Some(idempotency("new-key", 50_000));
+    store.commit(fresh).await.unwrap();
+    assert_eq!(store.prune(10_000, 10_000).await.unwrap(), 2);
+    assert!(store.idempotency(OWNER, "old-key").await.unwrap().is_none());
+    assert!(store.idempotency(OWNER, "new-key").await.unwrap().is_some());
+    assert!(store.token(&[1; 16]).await.unwrap().is_none());
+    assert_eq!(
+        store.token(&[2; 16]).await.unwrap().unwrap().verifier_hash,
+        [9; 32]
+    );
+    assert!(store.revoke_client(OWNER, 1).await.unwrap());
+    assert!(
+        store.token(&[2; 16]).await.unwrap().is_none(),
+        "a revoked client's tokens are gone"
+    );
+    assert!(
+        !store.revoke_client(OWNER, 2).await.unwrap(),
+        "already revoked"
+    );
+}
+
+#[tokio::test]
+async fn a_token_commits_only_while_its_client_is_active() {
+    let (store, _db) = store().await;
+    store.insert_client(active_client()).await.unwrap();
+    store
+        .commit(set(
+            vec![Write::Sandbox(SandboxWrite::InsertToken(token(
+                1,
+                i64::MAX,
+            )))],
+            None,
+        ))
+        .await
+        .unwrap();
+    store.revoke_client(OWNER, 1).await.unwrap();
+    let refused = store
+        .commit(set(
+            vec![Write::Sandbox(SandboxWrite::InsertToken(token(
+                2,
+                i64::MAX,
+            )))],
+            None,
+        ))
+        .await;
+    assert!(matches!(refused, Err(CommitError::Conflict)));
+    assert!(store.token(&[2; 16]).await.unwrap().is_none());
+    let mut unknown = token(3, i64::MAX);
+    unknown.client_id = "pk_test_nobody".into();
+    assert!(matches!(
+        store
+            .commit(set(
+                vec![Write::Sandbox(SandboxWrite::InsertToken(unknown))],
+                None
+            ))
+            .await,
+        Err(CommitError::Conflict)
+    ));
+}
+
+/// A referred application is due for review a day after its decision on its
+/// owner's clock, and is no longer due once settled.
+#[tokio::test]
+async fn referral_reviews_fall_due_on_their_owners_clock() {
+    let (store, _db) = store().await;
+    store.insert_client(active_client()).await.unwrap();
+    let referred = Application::new(
+        SandboxId::new_random(1_000),
+        OWNER.into(),
+        "00000402".into(),
+        1_000_000,
+        decide("00000402", 1_000_000),
+        at(1_000),
+    );
+    let approved = application(1_000);
+    store
+        .commit(set(
+            vec![
+                Write::Sandbox(SandboxWrite::InsertApplication(record(&referred))),
+                Write::Sandbox(SandboxWrite::InsertApplication(record(&approved))),
+            ],
+            None,
+        ))
+        .await
+        .unwrap();
+    let due_ms = 1_000 + 86_400_000;
+    assert!(
+        store
+            .due_referrals(None, due_ms - 1, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    store.commit(set_clock(OWNER, 0, 1)).await.unwrap();
+    let due = store.due_referrals(None, due_ms - 1, 10).await.unwrap();
+    assert_eq!(due.len(), 1, "one millisecond ahead, it is due");
+    assert_eq!(due[0].application.id, referred.id);
+    assert_eq!(due[0].clock_offset_ms, 1);
+    assert_eq!(
+        store
+            .due_referrals(Some(OWNER), due_ms, 10)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    assert!(
+        store
+            .due_referrals(Some(OTHER), due_ms, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let settled = referred.settle_referral(at(due_ms)).unwrap();
+    store
+        .commit(set(
+            vec![Write::Sandbox(SandboxWrite::UpdateApplication(record(
+                &settled,
+            )))],
+            None,
+        ))
+        .await
+        .unwrap();
+    assert!(
+        store
+            .due_referrals(None, i64::MAX, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        matches!(
+            store
+                .commit(set(
+                    vec![Write::Sandbox(SandboxWrite::UpdateApplication(record(
+                        &settled
+                    )))],
+                    None
+                ))
+                .await,
+            Err(CommitError::Conflict)
+        ),
+        "a review is settled once"
+    );
+}
+
+/// A reset removes everything one owner has and puts its clock back; the
+/// other owner keeps everything, and the owner's event log still moves on.
+#[tokio::test]
+async fn a_reset_removes_one_owners_rows_only() {
+    let (store, _db) = store().await;
+    store.insert_client(active_client()).await.unwrap();
+    store.insert_client(client_named(OTHER)).await.unwrap();
+    store.commit(set_clock(OWNER, 0, 5_000)).await.unwrap();
+    let mut apps = Vec::new();
+    for owner in [OWNER, OTHER] {
+        let mut app = application(1_000);
+        app.owner = owner.into();
+        let funded = app
+            .accept(
+                lendhub_domain::payment::BankAccount::BankSettle,
+                SandboxId::new_random(1_000),
+                at(1_000),
+            )
+            .unwrap();
+        let payment = funded.funding.clone().unwrap();
+        let mut writes = set(
+            vec![
+                Write::Events(EventWrite::InsertEndpoint(EndpointRecord {
+                    endpoint: endpoint_of(owner),
+                    sealed_secret: vec![1],
+                })),
+                Write::Sandbox(SandboxWrite::InsertApplication(record(&app))),
+                Write::Sandbox(SandboxWrite::InsertPayment(payment)),
+                Write::Events(EventWrite::InsertEvent(event_of(
+                    owner,
+                    EventType::ApplicationCreated,
+                    1_000,
+                ))),
+            ],
+            None,
+        );
+        writes.idempotency = Some(IdempotencyRecord {
+            owner: owner.into(),
+            ..idempotency("made-it", 1_000)
+        });
+        store.commit(writes).await.unwrap();
+        apps.push(app);
+    }
+    let before = store.event_log_position(OWNER).await.unwrap();
+    let mut reset = set(
+        vec![Write::Sandbox(SandboxWrite::ResetOwner {
+            owner: OWNER.into(),
+            keep_key: Some("reset-key".into()),
+        })],
+        None,
+    );
+    reset.idempotency = Some(idempotency("reset-key", 2_000));
+    store.commit(reset).await.unwrap();
+
+    assert!(
+        store
+            .application(OWNER, apps[0].id.as_str())
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert_eq!(event_count(store.as_ref()).await, 0);
+    assert_eq!(store.event_log_position(OWNER).await.unwrap(), None);
+    assert!(store.endpoints(OWNER).await.unwrap().is_empty());
+    assert!(store.idempotency(OWNER, "made-it").await.unwrap().is_none());
+    assert!(
+        store
+            .idempotency(OWNER, "reset-key")
+            .await
+            .unwrap()
+            .is_some(),
+        "the reset's own key stays, so a retry replays it"
+    );
+    assert!(
+        matches!(
+            store.commit(set_clock(OWNER, 5_000, 6_000)).await,
+            Err(CommitError::Conflict)
+        ),
+        "the clock is back at zero"
+    );
+    store.commit(set_clock(OWNER, 0, 0)).await.unwrap();
+    assert!(
+        store
+            .claim_deliveries(&claim_at(i64::MAX, 0))
+            .await
+            .unwrap()
+            .iter()
+            .all(|c| c.delivery.owner == OTHER),
+        "the owner's deliveries are gone"
+    );
+
+    assert!(
+        store
+            .application(OTHER, apps[1].id.as_str())
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert_eq!(store.endpoints(OTHER).await.unwrap().len(), 1);
+    assert!(store.idempotency(OTHER, "made-it").await.unwrap().is_some());
+    assert!(store.event_log_position(OTHER).await.unwrap().is_some());
+
+    store
+        .commit(set(
+            vec![Write::Events(EventWrite::InsertEvent(event(
+                EventType::ApplicationCreated,
+                3_000,
+            )))],
+            None,
+        ))
+        .await
+        .unwrap();
+    assert!(
+        store.event_log_position(OWNER).await.unwrap() > before,
+        "positions are never reused, so a page kept from before is never served"
+    );
+}

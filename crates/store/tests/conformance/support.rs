@@ -1,0 +1,175 @@
+//! What the cases share: a fresh store and records to put in it.
+
+use lendhub_domain::application::Application;
+use lendhub_domain::decisioning::decide;
+use lendhub_domain::events::{Event, EventType};
+use lendhub_domain::ids::SandboxId;
+use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
+use lendhub_store::*;
+use std::sync::Arc;
+use time::OffsetDateTime;
+
+pub use crate::common::Database;
+
+pub const OWNER: &str = "pk_test_owner";
+
+pub async fn store() -> (Arc<dyn Store>, Database) {
+    let db = Database::fresh().await;
+    (db.open().await, db)
+}
+
+pub fn at(ms: i64) -> OffsetDateTime {
+    lendhub_domain::clock::from_unix_ms(ms)
+}
+
+pub fn application(now_ms: i64) -> Application {
+    let id = SandboxId::new_random(now_ms as u64);
+    Application::new(
+        id,
+        OWNER.into(),
+        "00000401".into(),
+        5_000,
+        decide("00000401", 5_000),
+        at(now_ms),
+    )
+}
+
+pub fn record(app: &Application) -> ApplicationRecord {
+    ApplicationRecord {
+        application: app.clone(),
+        rendered: format!("{{\"id\":\"{}\"}}", app.id),
+    }
+}
+
+pub fn event(kind: EventType, now_ms: i64) -> Event {
+    let id = SandboxId::new_random(now_ms as u64);
+    Event {
+        body: format!("{{\"id\":\"{id}\"}}"),
+        id,
+        owner: OWNER.into(),
+        event_type: kind,
+        created_at: at(now_ms),
+    }
+}
+
+pub fn idempotency(key: &str, now_ms: i64) -> IdempotencyRecord {
+    IdempotencyRecord {
+        owner: OWNER.into(),
+        key: key.into(),
+        fingerprint: [1; 32],
+        status: 201,
+        body: b"{}".to_vec(),
+        created_at_ms: now_ms,
+    }
+}
+
+pub fn set(writes: Vec<Write>, key: Option<&str>) -> WriteSet {
+    WriteSet {
+        writes,
+        idempotency: key.map(|k| idempotency(k, 1_000)),
+    }
+}
+
+pub fn active_client() -> ClientRecord {
+    ClientRecord {
+        client_id: OWNER.into(),
+        name: "t".into(),
+        secret_hash: vec![0; 32],
+        scopes: "sandbox:read".into(),
+        status: ClientStatus::Active,
+        created_at_ms: 0,
+    }
+}
+
+pub fn token(selector: u8, expires_at_ms: i64) -> TokenRecord {
+    TokenRecord {
+        selector: [selector; 16],
+        verifier_hash: [9; 32],
+        client_id: OWNER.into(),
+        scopes: "sandbox:read".into(),
+        expires_at_ms,
+        created_at_ms: 0,
+        clock_offset_ms: 0,
+    }
+}
+
+pub async fn event_count(store: &dyn Store) -> usize {
+    match store
+        .list_events(
+            OWNER,
+            &EventQuery {
+                limit: 100,
+                ..Default::default()
+            },
+        )
+        .await
+        .unwrap()
+    {
+        EventPage::Page { events, .. } => events.len(),
+        EventPage::UnknownCursor => panic!("no cursor was given"),
+    }
+}
+
+pub fn endpoint_record() -> Write {
+    Write::Events(EventWrite::InsertEndpoint(EndpointRecord {
+        endpoint: WebhookEndpoint {
+            id: SandboxId::new_random(0),
+            owner: OWNER.into(),
+            url: "https://example.com/h".into(),
+            enabled_events: vec!["*".into()],
+            description: None,
+            status: EndpointStatus::Enabled,
+            created_at: at(0),
+        },
+        sealed_secret: vec![1, 2, 3],
+    }))
+}
+
+pub const OTHER: &str = "pk_test_other";
+
+pub fn client_named(id: &str) -> ClientRecord {
+    ClientRecord {
+        client_id: id.into(),
+        ..active_client()
+    }
+}
+
+pub fn set_clock(owner: &str, from: i64, to: i64) -> WriteSet {
+    set(
+        vec![Write::Sandbox(SandboxWrite::SetClock {
+            owner: owner.into(),
+            from_offset_ms: from,
+            to_offset_ms: to,
+        })],
+        None,
+    )
+}
+
+pub fn endpoint_of(owner: &str) -> WebhookEndpoint {
+    WebhookEndpoint {
+        id: SandboxId::new_random(0),
+        owner: owner.into(),
+        url: "https://example.com/h".into(),
+        enabled_events: vec!["*".into()],
+        description: None,
+        status: EndpointStatus::Enabled,
+        created_at: at(0),
+    }
+}
+
+pub fn event_of(owner: &str, kind: EventType, now_ms: i64) -> Event {
+    Event {
+        owner: owner.into(),
+        ..event(kind, now_ms)
+    }
+}
+
+pub fn claim_at(service_now_ms: i64, real: i64) -> Lease {
+    Lease {
+        holder: "worker".into(),
+        due_before_ms: service_now_ms,
+        real_now_ms: real,
+        lease_until_ms: real + 60_000,
+        limit: 100,
+    }
+}
