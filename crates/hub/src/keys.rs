@@ -21,7 +21,7 @@ pub type KeyRing = lendhub_keyring::KeyRing<PartnerKeys>;
 /// Makes a new partner key current; the current one verifies until its
 /// tokens expire.
 pub async fn rotate(
-    store: &dyn lendhub_store::Store,
+    store: &dyn lendhub_store::KeyStore,
     master_key: &lendhub_domain::crypto::MasterKey,
     now_ms: i64,
 ) -> Result<String, lendhub_store::StoreError> {

@@ -6,7 +6,7 @@ use axum::http::HeaderMap;
 use lendhub_domain::credentials::{hash_secret, random_token, secret_matches};
 use lendhub_domain::crypto::MasterKey;
 use lendhub_http::oauth_form;
-use lendhub_store::{SsoClientRecord, Store, StoreError};
+use lendhub_store::{IdentityStore, SsoClientRecord, StoreError};
 
 use crate::error::TokenError;
 
@@ -68,7 +68,7 @@ impl std::fmt::Display for CreateError {
 impl std::error::Error for CreateError {}
 
 pub async fn create(
-    store: &dyn Store,
+    store: &dyn IdentityStore,
     master_key: &MasterKey,
     new: NewClient<'_>,
     now_ms: i64,
@@ -115,7 +115,7 @@ pub async fn create(
 /// `client_id` alone (`none`). With Basic, a `client_id` in the form must
 /// name the same client; a secret in both places is refused.
 pub async fn authenticate(
-    store: &dyn Store,
+    store: &dyn IdentityStore,
     pepper: &[u8; 32],
     headers: &HeaderMap,
     form: &mut std::collections::HashMap<&'static str, String>,

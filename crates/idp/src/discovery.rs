@@ -49,7 +49,7 @@ pub async fn openid_configuration(State(state): State<IdpState>) -> Response {
 
 /// The public keys that verify ID tokens: the current and the previous.
 pub async fn jwks(State(state): State<IdpState>) -> Result<Response, PageError> {
-    let keys = state.keys.jwks(state.store.as_ref()).await?;
+    let keys = state.keys.jwks(state.key_store.as_ref()).await?;
     Ok((
         [
             (header::CACHE_CONTROL, "public, max-age=300"),

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use lendhub_store::epoch_cache::EpochCache;
-use lendhub_store::{AccessGrant, Store, StoreError};
+use lendhub_store::{AccessGrant, IdentityStore, StoreError};
 
 pub const SYNC_INTERVAL: Duration = Duration::from_millis(100);
 /// About 10 MB of grants at most; the memory starts again past it.
@@ -30,7 +30,7 @@ impl Grants {
     /// selectors are not remembered: they cost nothing to make up.
     pub async fn get(
         &self,
-        store: &dyn Store,
+        store: &dyn IdentityStore,
         selector: &[u8],
     ) -> Result<Option<Arc<AccessGrant>>, StoreError> {
         let ticket = match self.0.get(selector) {
@@ -50,7 +50,7 @@ impl Grants {
     }
 
     /// Polls the epoch every [`SYNC_INTERVAL`] until `stop` resolves.
-    pub async fn run(self: Arc<Self>, store: Arc<dyn Store>, stop: impl Future<Output = ()>) {
+    pub async fn run(self: Arc<Self>, store: Arc<dyn IdentityStore>, stop: impl Future<Output = ()>) {
         let mut tick = tokio::time::interval(SYNC_INTERVAL);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         tokio::pin!(stop);

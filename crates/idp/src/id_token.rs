@@ -52,7 +52,7 @@ pub async fn issue(
         nonce: subject.nonce.map(str::to_owned),
         at_hash: Some(at_hash(access_token)),
     };
-    let (kid, key) = state.keys.signer(state.store.as_ref()).await?;
+    let (kid, key) = state.keys.signer(state.key_store.as_ref()).await?;
     let mut header = Header::new(Algorithm::ES256);
     header.kid = Some(kid);
     encode(&header, &claims, &key)
@@ -75,7 +75,7 @@ pub async fn verify_hint(
     let Some(kid) = header.kid else {
         return Ok(None);
     };
-    let Some(key) = state.keys.verifier(state.store.as_ref(), &kid).await? else {
+    let Some(key) = state.keys.verifier(state.key_store.as_ref(), &kid).await? else {
         return Ok(None);
     };
     let mut validation = Validation::new(Algorithm::ES256);

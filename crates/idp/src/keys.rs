@@ -23,7 +23,7 @@ pub type KeyRing = lendhub_keyring::KeyRing<SsoKeys>;
 
 /// Makes a new key current; the current one stays in the JWKS as previous.
 pub async fn rotate(
-    store: &dyn lendhub_store::Store,
+    store: &dyn lendhub_store::KeyStore,
     master_key: &lendhub_domain::crypto::MasterKey,
     now_ms: i64,
 ) -> Result<String, lendhub_store::StoreError> {

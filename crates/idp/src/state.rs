@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use lendhub_domain::clock::Clock;
 use lendhub_domain::crypto::MasterKey;
-use lendhub_store::Store;
+use lendhub_store::{IdentityStore, KeyStore, Store};
 
 use crate::keys::KeyRing;
 
@@ -44,7 +44,9 @@ impl std::ops::Deref for IdpState {
 }
 
 pub struct Idp {
-    pub store: Arc<dyn Store>,
+    pub store: Arc<dyn IdentityStore>,
+    /// The ID-token signing keys the key ring reads.
+    pub key_store: Arc<dyn KeyStore>,
     pub clock: Arc<dyn Clock>,
     pub keys: Arc<KeyRing>,
     pub urls: Urls,
@@ -70,6 +72,7 @@ impl IdpState {
         Self(Arc::new(Idp {
             secret_pepper: crate::clients::pepper(master_key),
             csrf_key: master_key.derive("sso-csrf"),
+            key_store: store.clone(),
             store,
             clock,
             keys,

@@ -10,7 +10,7 @@ use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, Salt
 use argon2::{Algorithm, Argon2, Params, Version};
 use lendhub_domain::credentials::{random_bytes, random_token};
 use lendhub_domain::identity::normalise_email;
-use lendhub_store::{SsoUserRecord, Store, StoreError};
+use lendhub_store::{IdentityStore, SsoUserRecord, StoreError};
 
 pub const ARGON2_MEMORY_KIB: u32 = 19_456;
 pub const ARGON2_ITERATIONS: u32 = 2;
@@ -105,7 +105,7 @@ fn plausible_email(email: &str) -> bool {
 
 /// Creates the user; returns its `sub`.
 pub async fn create(
-    store: &dyn Store,
+    store: &dyn IdentityStore,
     new: NewUser<'_>,
     now_ms: i64,
 ) -> Result<String, CreateError> {

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use jsonwebtoken::{DecodingKey, EncodingKey};
 use lendhub_domain::crypto::MasterKey;
-use lendhub_store::{KeyState, SigningKeyRecord, Store, StoreError};
+use lendhub_store::{KeyState, KeyStore, SigningKeyRecord, StoreError};
 use parking_lot::RwLock;
 use serde_json::{Value, json};
 
@@ -116,7 +116,7 @@ impl<A: Algorithm> KeyRing<A> {
     /// Reads the ring, creating its first key if it has none (instances
     /// starting together agree on one).
     pub async fn load(
-        store: &dyn Store,
+        store: &dyn KeyStore,
         master_key: &MasterKey,
         now_ms: i64,
     ) -> Result<Self, StoreError> {
@@ -134,7 +134,7 @@ impl<A: Algorithm> KeyRing<A> {
         })
     }
 
-    async fn reread(&self, store: &dyn Store) -> Result<(), StoreError> {
+    async fn reread(&self, store: &dyn KeyStore) -> Result<(), StoreError> {
         let records = store.signing_keys(A::PURPOSE).await?;
         let ring = build::<A>(&self.master_key, &records)?;
         *self.ring.write() = ring;
@@ -143,7 +143,7 @@ impl<A: Algorithm> KeyRing<A> {
 
     /// Re-reads the ring if this instance last read it more than `STALE` ago,
     /// so a rotation made elsewhere (which may retire a key) reaches it.
-    pub async fn refresh_if_stale(&self, store: &dyn Store) -> Result<(), StoreError> {
+    pub async fn refresh_if_stale(&self, store: &dyn KeyStore) -> Result<(), StoreError> {
         if self.ring.read().read_at.elapsed() > STALE {
             self.reread(store).await?;
         }
@@ -151,7 +151,7 @@ impl<A: Algorithm> KeyRing<A> {
     }
 
     /// The `kid` and key to sign with now.
-    pub async fn signer(&self, store: &dyn Store) -> Result<(String, EncodingKey), StoreError> {
+    pub async fn signer(&self, store: &dyn KeyStore) -> Result<(String, EncodingKey), StoreError> {
         self.refresh_if_stale(store).await?;
         let ring = self.ring.read();
         Ok((ring.kid.clone(), ring.signer.clone()))
@@ -160,7 +160,7 @@ impl<A: Algorithm> KeyRing<A> {
     /// The key that verifies tokens signed with `kid`, if it is current or previous.
     pub async fn verifier(
         &self,
-        store: &dyn Store,
+        store: &dyn KeyStore,
         kid: &str,
     ) -> Result<Option<DecodingKey>, StoreError> {
         self.refresh_if_stale(store).await?;
@@ -181,7 +181,7 @@ impl<A: Algorithm> KeyRing<A> {
     }
 
     /// The JSON Web Key Set: the current and the previous public keys.
-    pub async fn jwks(&self, store: &dyn Store) -> Result<Value, StoreError> {
+    pub async fn jwks(&self, store: &dyn KeyStore) -> Result<Value, StoreError> {
         self.refresh_if_stale(store).await?;
         Ok(self.ring.read().jwks.clone())
     }
@@ -190,7 +190,7 @@ impl<A: Algorithm> KeyRing<A> {
 /// Makes a new key of `A` current; the current one stays valid for
 /// verification (and in the JWKS) as previous.
 pub async fn rotate<A: Algorithm>(
-    store: &dyn Store,
+    store: &dyn KeyStore,
     master_key: &MasterKey,
     now_ms: i64,
 ) -> Result<String, StoreError> {

@@ -45,7 +45,7 @@ pub async fn cms(command: CmsCommand, config: &Config) -> anyhow::Result<()> {
     result
 }
 
-async fn run(command: CmsCommand, store: &dyn lendhub_store::Store) -> anyhow::Result<()> {
+async fn run(command: CmsCommand, store: &dyn lendhub_store::PublicStore) -> anyhow::Result<()> {
     match command {
         CmsCommand::Put {
             key,

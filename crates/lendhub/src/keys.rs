@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 use lendhub_domain::crypto::MasterKey;
-use lendhub_store::Store;
+use lendhub_store::KeyStore;
 use subtle::ConstantTimeEq;
 
 use crate::config::{Config, Invalid};
@@ -51,7 +51,7 @@ pub fn load(config: &Config, if_missing: IfMissing) -> anyhow::Result<MasterKey>
 /// start rather than seal secrets the others cannot open.
 pub async fn load_checked(
     config: &Config,
-    store: &dyn Store,
+    store: &dyn KeyStore,
     if_missing: IfMissing,
 ) -> anyhow::Result<MasterKey> {
     let key = load(config, if_missing)?;

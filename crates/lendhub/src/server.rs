@@ -13,7 +13,7 @@ use lendhub_domain::clock::Clock;
 use lendhub_domain::crypto::MasterKey;
 use lendhub_http::problem::{Renderer, render_problems};
 use lendhub_jobs::{Queue, Settings, Worker};
-use lendhub_store::Store;
+use lendhub_store::{Maintenance, Store};
 use lendhub_store::postgres::{PgOptions, PgStore};
 use lendhub_store::sqlite::SqliteStore;
 use lendhub_webhooks::policy::NetworkPolicy;
@@ -90,7 +90,7 @@ fn sso_surface(router: Router) -> Router {
         .layer(from_fn(lendhub_http::request_id::assign))
 }
 
-fn ops_router(store: Arc<dyn Store>) -> Router {
+fn ops_router(store: Arc<dyn Maintenance>) -> Router {
     use axum::routing::get;
     let metrics = || async {
         crate::telemetry::metrics()

@@ -8,7 +8,7 @@ use lendhub_domain::crypto::MasterKey;
 use lendhub_domain::partner::{PartnerStatus, Tier};
 use lendhub_domain::scope::PartnerScopes;
 use lendhub_http::oauth_form::ClientCredentials;
-use lendhub_store::{PartnerClientChange, PartnerClientRecord, Store, StoreError};
+use lendhub_store::{PartnerClientChange, PartnerClientRecord, PartnerStore, StoreError};
 
 use super::error::PartnerError;
 use crate::partner::state::PartnerState;
@@ -24,7 +24,7 @@ pub struct Created {
 }
 
 pub async fn create(
-    store: &dyn Store,
+    store: &dyn PartnerStore,
     master_key: &MasterKey,
     name: &str,
     scopes: &PartnerScopes,
@@ -53,7 +53,7 @@ pub async fn create(
 
 /// A new secret for `client_id`; the old one stops working at once.
 pub async fn rotate_secret(
-    store: &dyn Store,
+    store: &dyn PartnerStore,
     master_key: &MasterKey,
     client_id: &str,
     now_ms: i64,
@@ -114,7 +114,7 @@ pub async fn authenticate(
     require_live(creds)?;
     let stored = state
         .directory
-        .client(state.store.as_ref(), &creds.client_id)
+        .client(state.partners.as_ref(), &creds.client_id)
         .await?;
     check(&state.secret_pepper, creds, stored)
 }

@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use lendhub_store::epoch_cache::EpochCache;
-use lendhub_store::{PartnerClientRecord, Store, StoreError};
+use lendhub_store::{PartnerClientRecord, PartnerStore, StoreError};
 
 /// How stale another instance's or the CLI's change can look here: the
 /// bound documented for suspensions, secret rotations and revocations.
@@ -43,7 +43,7 @@ impl Directory {
     /// The client (if it exists) and whether the token `jti` is revoked.
     pub async fn client_and_revocation(
         &self,
-        store: &dyn Store,
+        store: &dyn PartnerStore,
         client_id: &str,
         jti: &str,
     ) -> Result<(Option<Arc<PartnerClientRecord>>, bool), StoreError> {
@@ -70,7 +70,7 @@ impl Directory {
     /// The client, if it exists.
     pub async fn client(
         &self,
-        store: &dyn Store,
+        store: &dyn PartnerStore,
         client_id: &str,
     ) -> Result<Option<Arc<PartnerClientRecord>>, StoreError> {
         let ticket = match self.clients.get(client_id) {
@@ -91,7 +91,7 @@ impl Directory {
     }
 
     /// Agrees with the store's epoch, forgetting everything if it moved.
-    pub async fn sync(&self, store: &dyn Store) {
+    pub async fn sync(&self, store: &dyn PartnerStore) {
         let epoch = match store.partner_epoch().await {
             Ok(e) => Some(e),
             Err(e) => {
@@ -104,7 +104,7 @@ impl Directory {
     }
 
     /// Syncs every [`SYNC_INTERVAL`] until `stop` resolves.
-    pub async fn run(self: Arc<Self>, store: Arc<dyn Store>, stop: impl Future<Output = ()>) {
+    pub async fn run(self: Arc<Self>, store: Arc<dyn PartnerStore>, stop: impl Future<Output = ()>) {
         let mut tick = tokio::time::interval(SYNC_INTERVAL);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         tokio::pin!(stop);

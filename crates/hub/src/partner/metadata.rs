@@ -59,6 +59,6 @@ pub async fn protected_resource(State(state): State<PartnerState>) -> Json<Value
 #[utoipa::path(get, operation_id = "jwks", path = "/oauth/jwks", tag = "oauth",
     responses((status = 200, description = "JSON Web Key Set (Ed25519 keys, `alg` EdDSA)")))]
 pub async fn jwks(State(state): State<PartnerState>) -> Result<Response, PartnerError> {
-    let keys = state.keys.jwks(state.store.as_ref()).await?;
+    let keys = state.keys.jwks(state.key_store.as_ref()).await?;
     Ok(([(header::CACHE_CONTROL, "public, max-age=300")], Json(keys)).into_response())
 }

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use lendhub_domain::clock::Clock;
 use lendhub_domain::crypto::MasterKey;
-use lendhub_store::Store;
+use lendhub_store::{KeyStore, Maintenance, PartnerStore, SandboxStore, Store};
 
 use crate::keys::KeyRing;
 
@@ -50,7 +50,15 @@ impl std::ops::Deref for PartnerState {
 }
 
 pub struct Partner {
-    pub store: Arc<dyn Store>,
+    /// Partner projects and revoked tokens.
+    pub partners: Arc<dyn PartnerStore>,
+    /// The token-signing keys the key ring reads.
+    pub key_store: Arc<dyn KeyStore>,
+    /// Sandbox clients and applications: a linked sandbox client's
+    /// decisions are what the MCP tools explain today.
+    pub sandbox: Arc<dyn SandboxStore>,
+    /// Answers the status tool's database probe.
+    pub health: Arc<dyn Maintenance>,
     pub clock: Arc<dyn Clock>,
     pub master_key: MasterKey,
     /// Peppers partner client-secret hashes.
@@ -75,6 +83,7 @@ pub struct PartnerSettings {
 }
 
 impl PartnerState {
+    /// Takes the whole store and keeps of it only the contexts the ring uses.
     pub fn new(
         store: Arc<dyn Store>,
         clock: Arc<dyn Clock>,
@@ -85,7 +94,10 @@ impl PartnerState {
     ) -> Self {
         Self(Arc::new(Partner {
             secret_pepper: super::clients::pepper(&master_key),
-            store,
+            partners: store.clone(),
+            key_store: store.clone(),
+            sandbox: store.clone(),
+            health: store,
             clock,
             master_key,
             keys,

@@ -186,13 +186,13 @@ pub async fn introspect(
         Some(c) => {
             state
                 .directory
-                .client_and_revocation(state.store.as_ref(), &creds.client_id, &c.jti)
+                .client_and_revocation(state.partners.as_ref(), &creds.client_id, &c.jti)
                 .await?
         }
         None => (
             state
                 .directory
-                .client(state.store.as_ref(), &creds.client_id)
+                .client(state.partners.as_ref(), &creds.client_id)
                 .await?,
             false,
         ),
@@ -252,7 +252,7 @@ pub async fn revoke(
     match tokens::authentic(&state, token).await {
         Ok(claims) if claims.client_id == client.client_id => {
             state
-                .store
+                .partners
                 .revoke_jwt(RevokedToken {
                     jti: claims.jti.clone(),
                     client_id: claims.client_id.clone(),

@@ -30,7 +30,7 @@ pub async fn issue(
         now_s,
         jti,
     );
-    let (kid, key) = state.keys.signer(state.store.as_ref()).await?;
+    let (kid, key) = state.keys.signer(state.key_store.as_ref()).await?;
     let mut header = Header::new(Algorithm::EdDSA);
     header.typ = Some(ACCESS_TOKEN_TYPE.to_owned());
     header.kid = Some(kid);
@@ -88,7 +88,7 @@ impl Verifications {
 /// Checks signature, issuer and audience only: enough to know the token is
 /// ours and whose it is (revocation needs no more).
 pub async fn authentic(state: &PartnerState, token: &str) -> Result<Claims, PartnerError> {
-    state.keys.refresh_if_stale(state.store.as_ref()).await?;
+    state.keys.refresh_if_stale(state.key_store.as_ref()).await?;
     if let Some(entry) = state.verifications.get(token)
         && state.keys.knows(&entry.0)
     {
@@ -107,7 +107,7 @@ pub async fn authentic(state: &PartnerState, token: &str) -> Result<Claims, Part
         "the access token names no key",
     ))?;
     let kid_for_cache = kid.clone();
-    let Some(key) = state.keys.verifier(state.store.as_ref(), &kid).await? else {
+    let Some(key) = state.keys.verifier(state.key_store.as_ref(), &kid).await? else {
         return Err(PartnerError::Unauthenticated(
             "the access token is signed by an unknown key",
         ));
@@ -154,7 +154,7 @@ pub async fn verify(state: &PartnerState, token: &str) -> Result<Verified, Partn
     within_lifetime(state, &claims)?;
     let (stored, revoked) = state
         .directory
-        .client_and_revocation(state.store.as_ref(), &claims.client_id, &claims.jti)
+        .client_and_revocation(state.partners.as_ref(), &claims.client_id, &claims.jti)
         .await?;
     if revoked {
         return Err(PartnerError::TokenRevoked);

@@ -135,7 +135,7 @@ fn cached(body: &str) -> Response {
     responses((status = 200, description = "`{\"status\": \"ok\"}`"),
         (status = 503, description = "temporarily_unavailable: the database does not answer")))]
 pub async fn healthz(State(state): State<PublicState>) -> Result<Response, PublicError> {
-    state.store.ping().await?;
+    state.health.ping().await?;
     Ok(axum::Json(json!({"status": "ok"})).into_response())
 }
 

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use lendhub_domain::clock::Clock;
-use lendhub_store::Store;
+use lendhub_store::{Maintenance, PublicStore, Store};
 
 use super::PublicRing;
 
@@ -21,13 +21,21 @@ impl std::ops::Deref for PublicState {
 }
 
 pub struct Public {
-    pub store: Arc<dyn Store>,
+    pub store: Arc<dyn PublicStore>,
+    /// Answers the health probe.
+    pub health: Arc<dyn Maintenance>,
     pub clock: Arc<dyn Clock>,
     pub ring: PublicRing,
 }
 
 impl PublicState {
+    /// Takes the whole store and keeps of it only the contexts the ring uses.
     pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, ring: PublicRing) -> Self {
-        Self(Arc::new(Public { store, clock, ring }))
+        Self(Arc::new(Public {
+            store: store.clone(),
+            health: store,
+            clock,
+            ring,
+        }))
     }
 }

@@ -259,7 +259,7 @@ async fn explain(
              Create the partner with `lendhub partner clients create … --sandbox-client-id pk_test_…`.",
         ));
     };
-    let Some(app) = state.store.application(owner, reference).await? else {
+    let Some(app) = state.sandbox.application(owner, reference).await? else {
         return Ok(failure(&format!(
             "not_found: no application {reference} belongs to this project's sandbox client {owner}"
         )));
@@ -302,7 +302,7 @@ async fn explain(
 }
 
 async fn status(state: &PartnerState, caller: &Verified) -> Value {
-    let database = if state.store.ping().await.is_ok() {
+    let database = if state.health.ping().await.is_ok() {
         "ok"
     } else {
         "down"
@@ -346,7 +346,7 @@ async fn clients(state: &PartnerState, caller: &Verified) -> Result<Value, Partn
         "status": c.status.as_str(), "scopes": c.scopes,
     })];
     if let Some(sandbox) = &c.sandbox_client_id
-        && let Some(s) = state.store.client(sandbox).await?
+        && let Some(s) = state.sandbox.client(sandbox).await?
     {
         let status = if s.status == lendhub_store::ClientStatus::Active {
             "active"
