@@ -121,9 +121,94 @@ pub struct Event {
     pub body: String,
 }
 
+/// Who publishes events, and so what every envelope says of itself: the
+/// API version its payloads follow, and whether it concerns live money.
+/// The sandbox publishes with `livemode: false`; the REST tier's live
+/// environment will publish with `true`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Publisher {
+    pub api_version: &'static str,
+    pub livemode: bool,
+}
+
+#[derive(Serialize)]
+struct Envelope<'a, T: Serialize> {
+    id: &'a str,
+    object: &'static str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    api_version: &'static str,
+    #[serde(with = "time::serde::rfc3339")]
+    created_at: OffsetDateTime,
+    livemode: bool,
+    data: Data<'a, T>,
+}
+
+#[derive(Serialize)]
+struct Data<'a, T: Serialize> {
+    object: &'a T,
+}
+
+impl Publisher {
+    /// The event `id` of `kind` about `object`, its envelope rendered once:
+    /// it is stored, listed and delivered byte for byte.
+    pub fn event(
+        &self,
+        id: SandboxId,
+        owner: &str,
+        kind: EventType,
+        object: &impl Serialize,
+        now: OffsetDateTime,
+    ) -> Result<Event, serde_json::Error> {
+        let body = serde_json::to_string(&Envelope {
+            id: id.as_str(),
+            object: "event",
+            kind: kind.as_str(),
+            api_version: self.api_version,
+            created_at: now,
+            livemode: self.livemode,
+            data: Data { object },
+        })?;
+        Ok(Event {
+            id,
+            owner: owner.to_owned(),
+            event_type: kind,
+            created_at: now,
+            body,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_envelope_says_who_published_it() {
+        let live = Publisher {
+            api_version: "2030-01-01",
+            livemode: true,
+        };
+        let id = SandboxId::generate(0, 7);
+        let event = live
+            .event(
+                id.clone(),
+                "owner",
+                EventType::PaymentFailed,
+                &serde_json::json!({"id": "p"}),
+                OffsetDateTime::UNIX_EPOCH,
+            )
+            .unwrap();
+        let body: serde_json::Value = serde_json::from_str(&event.body).unwrap();
+        assert_eq!(
+            body,
+            serde_json::json!({
+                "id": id.as_str(), "object": "event", "type": "payment.failed",
+                "api_version": "2030-01-01", "created_at": "1970-01-01T00:00:00Z",
+                "livemode": true, "data": {"object": {"id": "p"}}
+            })
+        );
+    }
 
     #[test]
     fn names_round_trip() {

@@ -50,7 +50,11 @@ impl Grants {
     }
 
     /// Polls the epoch every [`SYNC_INTERVAL`] until `stop` resolves.
-    pub async fn run(self: Arc<Self>, store: Arc<dyn IdentityStore>, stop: impl Future<Output = ()>) {
+    pub async fn run(
+        self: Arc<Self>,
+        store: Arc<dyn IdentityStore>,
+        stop: impl Future<Output = ()>,
+    ) {
         let mut tick = tokio::time::interval(SYNC_INTERVAL);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         tokio::pin!(stop);

@@ -1,31 +1,20 @@
-//! Builds durable events: the envelope is rendered once, stored, listed and
-//! delivered byte for byte.
+//! The sandbox's events: the domain's envelope (`Publisher`), published as
+//! the sandbox (`livemode: false`, the sandbox's API version).
 
-use lendhub_domain::events::{Event, EventType};
+use lendhub_domain::events::{Event, EventType, Publisher};
 use lendhub_domain::ids::SandboxId;
 use serde::Serialize;
 use time::OffsetDateTime;
 
 use crate::error::SandboxError;
-use crate::views::rfc3339;
 
-#[derive(Serialize)]
-struct Envelope<'a, T: Serialize> {
-    id: &'a str,
-    object: &'static str,
-    #[serde(rename = "type")]
-    kind: &'static str,
-    api_version: &'static str,
-    created_at: String,
-    livemode: bool,
-    data: Data<'a, T>,
-}
+/// What the sandbox's events say of themselves.
+pub const PUBLISHER: Publisher = Publisher {
+    api_version: crate::API_VERSION,
+    livemode: false,
+};
 
-#[derive(Serialize)]
-struct Data<'a, T: Serialize> {
-    object: &'a T,
-}
-
+/// A new event from the sandbox (`PUBLISHER`), with a fresh id.
 pub fn event(
     owner: &str,
     kind: EventType,
@@ -33,24 +22,9 @@ pub fn event(
     now: OffsetDateTime,
 ) -> Result<Event, SandboxError> {
     let id = SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64);
-    let envelope = Envelope {
-        id: id.as_str(),
-        object: "event",
-        kind: kind.as_str(),
-        api_version: crate::API_VERSION,
-        created_at: rfc3339(now),
-        livemode: false,
-        data: Data { object },
-    };
-    let body =
-        serde_json::to_string(&envelope).map_err(|e| SandboxError::Internal(e.to_string()))?;
-    Ok(Event {
-        id,
-        owner: owner.to_owned(),
-        event_type: kind,
-        created_at: now,
-        body,
-    })
+    PUBLISHER
+        .event(id, owner, kind, object, now)
+        .map_err(|e| SandboxError::Internal(e.to_string()))
 }
 
 /// Renders the event the outbox worker stores when it disables an endpoint,

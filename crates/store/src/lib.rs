@@ -14,6 +14,7 @@ mod error;
 mod identity;
 pub mod postgres;
 mod public;
+mod sql;
 pub mod sqlite;
 
 pub use context::events::*;

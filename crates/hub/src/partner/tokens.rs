@@ -88,7 +88,10 @@ impl Verifications {
 /// Checks signature, issuer and audience only: enough to know the token is
 /// ours and whose it is (revocation needs no more).
 pub async fn authentic(state: &PartnerState, token: &str) -> Result<Claims, PartnerError> {
-    state.keys.refresh_if_stale(state.key_store.as_ref()).await?;
+    state
+        .keys
+        .refresh_if_stale(state.key_store.as_ref())
+        .await?;
     if let Some(entry) = state.verifications.get(token)
         && state.keys.knows(&entry.0)
     {

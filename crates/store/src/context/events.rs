@@ -32,6 +32,22 @@ impl EventQuery {
             (None, None) => (None, false),
         }
     }
+
+    /// How many events to fetch for a page: one more than it holds, to
+    /// know whether there are more.
+    pub fn fetch(&self) -> i64 {
+        i64::from(self.limit) + 1
+    }
+
+    /// The page made of what was fetched (in the statement's order).
+    pub fn page(&self, mut events: Vec<Event>) -> EventPage {
+        let has_more = events.len() > self.limit as usize;
+        events.truncate(self.limit as usize);
+        if self.anchor().1 {
+            events.reverse();
+        }
+        EventPage::Page { events, has_more }
+    }
 }
 
 #[derive(Clone, Debug)]

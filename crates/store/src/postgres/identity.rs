@@ -14,19 +14,7 @@ use super::reads::{from_json, get};
 use crate::error::StoreError;
 use crate::identity::*;
 
-const USER_COLUMNS: &str = "user_id, email, password_hash, given_name, family_name, email_verified, \
-     company_number, company_name, company_role, created_at_ms, updated_at_ms";
-
-/// What `/userinfo` reads for a token: the token, its family's revocation and
-/// the person (`USER_COLUMNS` of `u` from column 5), in one statement.
-const ACCESS_SQL: &str = "SELECT a.verifier_hash, a.scope, a.expires_at_ms, f.client_id, \
-     f.revoked_at_ms IS NOT NULL, u.user_id, u.email, u.password_hash, u.given_name, \
-     u.family_name, u.email_verified, u.company_number, u.company_name, u.company_role, \
-     u.created_at_ms, u.updated_at_ms \
-     FROM sso_access_tokens a \
-     JOIN sso_families f ON f.family_id = a.family_id \
-     JOIN sso_users u ON u.user_id = f.user_id \
-     WHERE a.selector = $1";
+use crate::sql::{ACCESS as ACCESS_SQL, USER_COLUMNS};
 
 /// Columns `USER_COLUMNS`, from `at`.
 fn user_row(r: &Row, at: usize) -> Result<SsoUserRecord, StoreError> {

@@ -22,6 +22,7 @@ use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
 use tokio_postgres::NoTls;
 
 use crate::error::{CommitError, StoreError};
+use crate::sql;
 use crate::*;
 use errors::{db, pool as pool_error};
 use lendhub_domain::application::Application;
@@ -145,14 +146,8 @@ impl Maintenance for PgStore {
         tokens_expired_before_ms: i64,
     ) -> Result<u64, StoreError> {
         let c = self.conn().await?;
-        // Clock offsets are never negative: a record past the service
-        // clock's cut-off has expired for every owner. Owners whose clocks
-        // run ahead expire theirs sooner.
         let keys = c
-            .execute(
-                "DELETE FROM idempotency_keys WHERE created_at_ms < $1",
-                &[&idempotency_before_ms],
-            )
+            .execute(sql::PRUNE_IDEMPOTENCY, &[&idempotency_before_ms])
             .await
             .map_err(db)?
             + c.execute(
@@ -164,17 +159,11 @@ impl Maintenance for PgStore {
             .await
             .map_err(db)?;
         let tokens = c
-            .execute(
-                "DELETE FROM sandbox_tokens WHERE expires_at_ms < $1",
-                &[&tokens_expired_before_ms],
-            )
+            .execute(sql::PRUNE_TOKENS, &[&tokens_expired_before_ms])
             .await
             .map_err(db)?;
         let revocations = c
-            .execute(
-                "DELETE FROM revoked_tokens WHERE expires_at_ms < $1",
-                &[&tokens_expired_before_ms],
-            )
+            .execute(sql::PRUNE_REVOCATIONS, &[&tokens_expired_before_ms])
             .await
             .map_err(db)?;
         Ok(keys + tokens + revocations)

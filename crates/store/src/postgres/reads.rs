@@ -176,35 +176,13 @@ pub async fn list_events(c: &Client, owner: &str, q: &EventQuery) -> Result<Even
         }
         None => None,
     };
-    // One statement per shape, so each is planned for the index it can use.
-    let (cmp, order) = if newer { (">", "ASC") } else { ("<", "DESC") };
-    let cursor = if seq.is_some() {
-        format!("AND seq {cmp} $2")
-    } else {
-        "AND $2::bigint IS NULL".to_owned()
-    };
-    let kind = if q.event_type.is_some() {
-        "AND type = $3"
-    } else {
-        "AND $3::text IS NULL"
-    };
-    let sql = format!(
-        "SELECT id, owner, type, created_at_ms, body FROM events
-         WHERE owner = $1 {cursor} {kind}
-         ORDER BY seq {order} LIMIT $4"
-    );
-    let fetch = i64::from(q.limit) + 1;
-    let mut events = all(c, &sql, &[&owner, &seq, &q.event_type, &fetch])
+    let sql = crate::sql::events_page(newer, seq.is_some(), q.event_type.is_some());
+    let events = all(c, sql, &[&owner, &seq, &q.event_type, &q.fetch()])
         .await?
         .iter()
         .map(event_row)
         .collect::<Result<Vec<_>, _>>()?;
-    let has_more = events.len() > q.limit as usize;
-    events.truncate(q.limit as usize);
-    if newer {
-        events.reverse();
-    }
-    Ok(EventPage::Page { events, has_more })
+    Ok(q.page(events))
 }
 
 /// The owner's newest `seq`: per-owner sequences are never reused, so both

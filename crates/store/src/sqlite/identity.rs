@@ -2,27 +2,19 @@
 //! thread, so a read-check-write inside one job is atomic: nothing else
 //! writes between the check and the write.
 
+use std::sync::LazyLock;
+
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::rows::{from_json, to_json};
-use super::{SqliteStore, unavailable};
+use super::{SqliteStore, dialect, unavailable};
 use crate::error::StoreError;
 use crate::identity::*;
 
-const USER_COLUMNS: &str = "user_id, email, password_hash, given_name, family_name, email_verified, \
-     company_number, company_name, company_role, created_at_ms, updated_at_ms";
+use crate::sql::USER_COLUMNS;
 
-/// What `/userinfo` reads for a token: the token, its family's revocation and
-/// the person (`USER_COLUMNS` of `u` from column 5), in one statement.
-const ACCESS_SQL: &str = "SELECT a.verifier_hash, a.scope, a.expires_at_ms, f.client_id, \
-     f.revoked_at_ms IS NOT NULL, u.user_id, u.email, u.password_hash, u.given_name, \
-     u.family_name, u.email_verified, u.company_number, u.company_name, u.company_role, \
-     u.created_at_ms, u.updated_at_ms \
-     FROM sso_access_tokens a \
-     JOIN sso_families f ON f.family_id = a.family_id \
-     JOIN sso_users u ON u.user_id = f.user_id \
-     WHERE a.selector = ?1";
+static ACCESS_SQL: LazyLock<String> = LazyLock::new(|| dialect(crate::sql::ACCESS));
 
 /// Columns `USER_COLUMNS`, from `at`.
 fn user_row(r: &Row<'_>, at: usize) -> rusqlite::Result<SsoUserRecord> {
@@ -574,7 +566,7 @@ impl IdentityStore for SqliteStore {
 
     async fn sso_access(&self, selector: &[u8]) -> Result<Option<AccessGrant>, StoreError> {
         self.read(|c| {
-            c.prepare_cached(ACCESS_SQL)?
+            c.prepare_cached(&ACCESS_SQL)?
                 .query_row([selector], |r| {
                     Ok(AccessGrant {
                         verifier_hash: r.get(0)?,

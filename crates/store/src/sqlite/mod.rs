@@ -60,6 +60,17 @@ fn open_connection(path: &Path) -> Result<Connection, StoreError> {
     Ok(conn)
 }
 
+/// Shared SQL (`crate::sql`) in SQLite's spelling: `$n` placeholders as `?n`.
+pub(crate) fn dialect(sql: &str) -> String {
+    let mut out = String::with_capacity(sql.len());
+    let mut chars = sql.chars().peekable();
+    while let Some(c) = chars.next() {
+        let placeholder = c == '$' && chars.peek().is_some_and(char::is_ascii_digit);
+        out.push(if placeholder { '?' } else { c });
+    }
+    out
+}
+
 pub(crate) fn unavailable(e: rusqlite::Error) -> StoreError {
     match e {
         rusqlite::Error::SqliteFailure(ref f, _)
@@ -282,5 +293,16 @@ impl PartnerStore for SqliteStore {
 
     async fn partner_epoch(&self) -> Result<i64, StoreError> {
         self.read(partner::epoch)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn shared_sql_reads_with_sqlite_placeholders() {
+        assert_eq!(
+            super::dialect("SELECT $1, $12 FROM t WHERE price = '$' AND x = $2"),
+            "SELECT ?1, ?12 FROM t WHERE price = '$' AND x = ?2"
+        );
     }
 }

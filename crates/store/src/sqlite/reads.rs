@@ -1,6 +1,9 @@
+use std::sync::LazyLock;
+
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::rows;
+use super::{dialect, rows};
+use crate::sql;
 use crate::*;
 use lendhub_domain::application::Application;
 use lendhub_domain::events::Event;
@@ -106,35 +109,17 @@ pub fn list_events(c: &Connection, owner: &str, q: &EventQuery) -> rusqlite::Res
         },
         None => None,
     };
-    // One statement per shape, so each gets the plan its index supports
-    // (a plan fixed once cannot skip an `?2 IS NULL OR …` branch).
-    let (cmp, order) = if newer { (">", "ASC") } else { ("<", "DESC") };
-    let cursor = if seq.is_some() {
-        format!("AND seq {cmp} ?2")
-    } else {
-        "AND ?2 IS NULL".to_owned()
-    };
-    let kind = if q.event_type.is_some() {
-        "AND type = ?3"
-    } else {
-        "AND ?3 IS NULL"
-    };
-    let sql = format!(
-        "SELECT id, owner, type, created_at_ms, body FROM events
-         WHERE owner = ?1 {cursor} {kind}
-         ORDER BY seq {order} LIMIT ?4"
-    );
-    let fetch = i64::from(q.limit) + 1;
-    let mut events: Vec<Event> = c
-        .prepare_cached(&sql)?
-        .query_map(params![owner, seq, q.event_type, fetch], rows::event)?
+    static SHAPES: LazyLock<Vec<String>> = LazyLock::new(|| {
+        (0..8)
+            .map(|i| dialect(sql::events_page(i & 4 != 0, i & 2 != 0, i & 1 != 0)))
+            .collect()
+    });
+    let shape = sql::page_shape(newer, seq.is_some(), q.event_type.is_some());
+    let events: Vec<Event> = c
+        .prepare_cached(&SHAPES[shape])?
+        .query_map(params![owner, seq, q.event_type, q.fetch()], rows::event)?
         .collect::<Result<_, _>>()?;
-    let has_more = events.len() > q.limit as usize;
-    events.truncate(q.limit as usize);
-    if newer {
-        events.reverse();
-    }
-    Ok(EventPage::Page { events, has_more })
+    Ok(q.page(events))
 }
 
 /// The newest event's `seq` (AUTOINCREMENT: never reused, so removals and

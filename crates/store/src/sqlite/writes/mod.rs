@@ -6,8 +6,9 @@ mod sandbox;
 
 use rusqlite::{Connection, params};
 
-use super::unavailable;
+use super::{dialect, unavailable};
 use crate::error::CommitError;
+use crate::sql;
 use crate::*;
 
 pub fn insert_client(c: &Connection, client: &ClientRecord) -> rusqlite::Result<()> {
@@ -45,25 +46,14 @@ pub fn prune(
     idempotency_before_ms: i64,
     tokens_expired_before_ms: i64,
 ) -> rusqlite::Result<u64> {
-    // Clock offsets are never negative: a record past the service clock's
-    // cut-off has expired for every owner (a range of the created index).
-    // Owners whose clocks run ahead expire theirs sooner.
-    let keys = c.execute(
-        "DELETE FROM idempotency_keys WHERE created_at_ms < ?1",
-        [idempotency_before_ms],
-    )? + c.execute(
+    let keys = c.execute(&dialect(sql::PRUNE_IDEMPOTENCY), [idempotency_before_ms])?
+        + c.execute(
         "DELETE FROM idempotency_keys WHERE owner IN (SELECT client_id FROM sandbox_clients WHERE clock_offset_ms > 0)
            AND created_at_ms - (SELECT clock_offset_ms FROM sandbox_clients WHERE client_id = idempotency_keys.owner) < ?1",
         [idempotency_before_ms],
     )?;
-    let tokens = c.execute(
-        "DELETE FROM sandbox_tokens WHERE expires_at_ms < ?1",
-        [tokens_expired_before_ms],
-    )?;
-    let revocations = c.execute(
-        "DELETE FROM revoked_tokens WHERE expires_at_ms < ?1",
-        [tokens_expired_before_ms],
-    )?;
+    let tokens = c.execute(&dialect(sql::PRUNE_TOKENS), [tokens_expired_before_ms])?;
+    let revocations = c.execute(&dialect(sql::PRUNE_REVOCATIONS), [tokens_expired_before_ms])?;
     Ok((keys + tokens + revocations) as u64)
 }
 
