@@ -15,6 +15,7 @@ use time::OffsetDateTime;
 use crate::decisioning::{Decision, Outcome};
 use crate::ids::SandboxId;
 use crate::payment::{BankAccount, Direction, Payment, PaymentStatus, RepaymentRequest};
+use crate::tenant::Tenant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -43,7 +44,7 @@ impl ApplicationStatus {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Application {
     pub id: SandboxId,
-    pub owner: String,
+    pub owner: Tenant,
     pub company_number: String,
     pub company_name: String,
     pub amount_pence: i64,
@@ -82,7 +83,7 @@ pub enum TransitionError {
 impl Application {
     pub fn new(
         id: SandboxId,
-        owner: String,
+        owner: Tenant,
         company_number: String,
         amount_pence: i64,
         decision: Decision,
@@ -261,7 +262,7 @@ mod tests {
         let now = OffsetDateTime::UNIX_EPOCH;
         Application::new(
             SandboxId::new_random(0),
-            "pk_test_a".into(),
+            Tenant::sandbox_client("pk_test_a"),
             company.into(),
             amount,
             decide(company, amount),

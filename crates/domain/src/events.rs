@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::ids::SandboxId;
+use crate::tenant::Tenant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum EventType {
@@ -115,7 +116,7 @@ pub const ALL_EVENTS: &str = "*";
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
     pub id: SandboxId,
-    pub owner: String,
+    pub owner: Tenant,
     pub event_type: EventType,
     pub created_at: OffsetDateTime,
     pub body: String,
@@ -155,7 +156,7 @@ impl Publisher {
     pub fn event(
         &self,
         id: SandboxId,
-        owner: &str,
+        owner: &Tenant,
         kind: EventType,
         object: &impl Serialize,
         now: OffsetDateTime,
@@ -171,7 +172,7 @@ impl Publisher {
         })?;
         Ok(Event {
             id,
-            owner: owner.to_owned(),
+            owner: owner.clone(),
             event_type: kind,
             created_at: now,
             body,
@@ -193,7 +194,7 @@ mod tests {
         let event = live
             .event(
                 id.clone(),
-                "owner",
+                &Tenant::sandbox_client("owner"),
                 EventType::PaymentFailed,
                 &serde_json::json!({"id": "p"}),
                 OffsetDateTime::UNIX_EPOCH,

@@ -27,5 +27,6 @@ pub mod retry;
 pub mod scope;
 pub mod signature;
 pub mod synthetic;
+pub mod tenant;
 pub mod test_clock;
 pub mod webhook;

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::ids::SandboxId;
+use crate::tenant::Tenant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -98,7 +99,7 @@ pub enum PaymentStatus {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Payment {
     pub id: SandboxId,
-    pub owner: String,
+    pub owner: Tenant,
     pub application_id: SandboxId,
     pub direction: Direction,
     pub amount_pence: i64,

@@ -15,6 +15,7 @@ use crate::decisioning::decide;
 use crate::events::{ALL_EVENTS, EventType, ObjectKind};
 use crate::ids::SandboxId;
 use crate::payment::{BankAccount, Payment, RepaymentRequest};
+use crate::tenant::Tenant;
 use crate::webhook::{EndpointStatus, WebhookEndpoint};
 
 /// The company and amount every default payload describes.
@@ -325,12 +326,16 @@ pub enum Sample {
 
 /// The default object of an event of type `t`, built from the fixtures: the
 /// sample company's £10,000 application at the stage the event reports.
-pub fn sample(t: EventType, owner: &str, now: OffsetDateTime) -> Result<Sample, TransitionError> {
+pub fn sample(
+    t: EventType,
+    owner: &Tenant,
+    now: OffsetDateTime,
+) -> Result<Sample, TransitionError> {
     let ms = crate::clock::unix_ms(now).max(0) as u64;
     let id = || SandboxId::new_random(ms);
     let approved = Application::new(
         id(),
-        owner.to_owned(),
+        owner.clone(),
         SAMPLE_COMPANY.to_owned(),
         SAMPLE_AMOUNT_PENCE,
         decide(SAMPLE_COMPANY, SAMPLE_AMOUNT_PENCE),
@@ -345,7 +350,7 @@ pub fn sample(t: EventType, owner: &str, now: OffsetDateTime) -> Result<Sample, 
     let endpoint = |status| {
         Sample::Endpoint(WebhookEndpoint {
             id: id(),
-            owner: owner.to_owned(),
+            owner: owner.clone(),
             url: SAMPLE_ENDPOINT_URL.to_owned(),
             enabled_events: vec![ALL_EVENTS.to_owned()],
             description: None,
@@ -486,7 +491,7 @@ mod tests {
     fn nested_objects_and_lists_are_checked_in_depth() {
         let s = sample(
             EventType::ApplicationCreated,
-            "pk_test_a",
+            &Tenant::sandbox_client("pk_test_a"),
             OffsetDateTime::UNIX_EPOCH,
         );
         assert!(matches!(s, Ok(Sample::Application(_))));
@@ -518,7 +523,7 @@ mod tests {
     fn every_type_has_a_sample_at_the_stage_it_reports() {
         let now = OffsetDateTime::UNIX_EPOCH + time::Duration::days(20_000);
         for t in EventType::ALL {
-            let s = sample(t, "pk_test_a", now).unwrap();
+            let s = sample(t, &Tenant::sandbox_client("pk_test_a"), now).unwrap();
             match (t.object_kind(), &s) {
                 (ObjectKind::Application | ObjectKind::Decision, Sample::Application(a)) => {
                     assert_eq!(a.company_number, SAMPLE_COMPANY);

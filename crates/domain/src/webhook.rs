@@ -9,6 +9,7 @@ use crate::clock::{from_unix_ms, unix_ms};
 use crate::events::ALL_EVENTS;
 use crate::ids::SandboxId;
 use crate::retry::{Attempted, Backoff};
+use crate::tenant::Tenant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -37,7 +38,7 @@ impl EndpointStatus {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WebhookEndpoint {
     pub id: SandboxId,
-    pub owner: String,
+    pub owner: Tenant,
     pub url: String,
     pub enabled_events: Vec<String>,
     pub description: Option<String>,
@@ -160,7 +161,7 @@ pub struct Delivery {
     pub id: i64,
     pub event_id: SandboxId,
     pub endpoint_id: SandboxId,
-    pub owner: String,
+    pub owner: Tenant,
     pub attempt: u32,
     pub first_due: OffsetDateTime,
     pub due: OffsetDateTime,

@@ -27,6 +27,7 @@ use tokio::sync::Notify;
 
 use crate::Problem;
 use crate::headers::IdempotencyKey;
+use lendhub_domain::tenant::Tenant;
 
 /// A response that could not be rendered, or a stored one that could not be
 /// read back: an internal fault, answered as the surface answers those.
@@ -104,7 +105,7 @@ impl Idempotent {
     /// The request `owner` makes with `body`, at `now` on the owner's clock.
     pub fn by<'a>(
         &'a self,
-        owner: &'a str,
+        owner: &'a Tenant,
         body: &'a [u8],
         now: time::OffsetDateTime,
     ) -> Guarded<'a> {
@@ -121,7 +122,7 @@ impl Idempotent {
 
 /// The request an idempotency key guards.
 pub struct Guarded<'a> {
-    pub owner: &'a str,
+    pub owner: &'a Tenant,
     pub key: &'a str,
     pub method: &'a str,
     pub path: &'a str,
@@ -131,11 +132,11 @@ pub struct Guarded<'a> {
 }
 
 #[derive(Default)]
-struct InFlight(Mutex<HashSet<(String, String)>>);
+struct InFlight(Mutex<HashSet<(Tenant, String)>>);
 
 struct Claim<'a> {
     set: &'a InFlight,
-    key: (String, String),
+    key: (Tenant, String),
 }
 
 impl Drop for Claim<'_> {
@@ -145,8 +146,8 @@ impl Drop for Claim<'_> {
 }
 
 impl InFlight {
-    fn claim(&self, owner: &str, key: &str) -> Option<Claim<'_>> {
-        let k = (owner.to_owned(), key.to_owned());
+    fn claim(&self, owner: &Tenant, key: &str) -> Option<Claim<'_>> {
+        let k = (owner.clone(), key.to_owned());
         // The guard must be gone before a Claim can exist: dropping a Claim locks.
         let inserted = self.0.lock().insert(k.clone());
         inserted.then(|| Claim { set: self, key: k })
@@ -235,7 +236,7 @@ impl<E: Refusals> Idempotency<E> {
         F: FnOnce() -> Fut,
         Fut: Future<Output = Result<Prepared, E>>,
     {
-        let fp = fingerprint(req.owner, req.method, req.path, req.body);
+        let fp = fingerprint(req.owner.as_str(), req.method, req.path, req.body);
         if let Some(record) = self.store.idempotency(req.owner, req.key).await?
             && !expired(record.created_at_ms, req.now_ms)
         {
@@ -252,7 +253,7 @@ impl<E: Refusals> Idempotency<E> {
             .any(|w| matches!(w, Write::Events(EventWrite::InsertEvent(_))));
         let mut writes = prepared.writes;
         writes.idempotency = Some(IdempotencyRecord {
-            owner: req.owner.to_owned(),
+            owner: req.owner.clone(),
             key: req.key.to_owned(),
             fingerprint: fp,
             status: prepared.status.as_u16(),
@@ -295,18 +296,27 @@ mod tests {
     #[test]
     fn a_key_is_claimed_once_until_released() {
         let set = InFlight::default();
-        let first = set.claim("pk_a", "key-1");
+        let first = set.claim(&Tenant::sandbox_client("pk_a"), "key-1");
         assert!(first.is_some());
         assert!(
-            set.claim("pk_a", "key-1").is_none(),
+            set.claim(&Tenant::sandbox_client("pk_a"), "key-1")
+                .is_none(),
             "a second claim is refused"
         );
         assert!(
-            set.claim("pk_a", "key-1").is_none(),
+            set.claim(&Tenant::sandbox_client("pk_a"), "key-1")
+                .is_none(),
             "and refusing did not release the first"
         );
-        assert!(set.claim("pk_b", "key-1").is_some(), "keys are per client");
+        assert!(
+            set.claim(&Tenant::sandbox_client("pk_b"), "key-1")
+                .is_some(),
+            "keys are per client"
+        );
         drop(first);
-        assert!(set.claim("pk_a", "key-1").is_some());
+        assert!(
+            set.claim(&Tenant::sandbox_client("pk_a"), "key-1")
+                .is_some()
+        );
     }
 }

@@ -12,10 +12,12 @@ use time::OffsetDateTime;
 
 use crate::error::SandboxError;
 use crate::state::SandboxState;
+use lendhub_domain::tenant::Tenant;
 
 #[derive(Clone, Debug)]
 pub struct Caller {
-    pub client_id: String,
+    /// Whose data the request reads and writes: the client's own.
+    pub tenant: Tenant,
     /// The caller's test clock, as it stood when the request was authenticated.
     pub clock: ClientClock,
 }
@@ -57,7 +59,7 @@ async fn authenticate(
         return Err(SandboxError::InsufficientScope(needs.as_str()));
     }
     Ok(Caller {
-        client_id: record.client_id,
+        tenant: Tenant::sandbox_client(&record.client_id),
         clock: ClientClock::new(record.clock_offset_ms),
     })
 }

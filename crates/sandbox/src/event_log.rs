@@ -7,6 +7,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 
 use crate::error::SandboxError;
+use lendhub_domain::tenant::Tenant;
 
 /// What the sandbox's events say of themselves.
 pub const PUBLISHER: Publisher = Publisher {
@@ -16,7 +17,7 @@ pub const PUBLISHER: Publisher = Publisher {
 
 /// A new event from the sandbox (`PUBLISHER`), with a fresh id.
 pub fn event(
-    owner: &str,
+    owner: &Tenant,
     kind: EventType,
     object: &impl Serialize,
     now: OffsetDateTime,

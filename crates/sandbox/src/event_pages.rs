@@ -7,33 +7,34 @@
 use std::collections::HashMap;
 
 use axum::body::Bytes;
+use lendhub_domain::tenant::Tenant;
 use parking_lot::Mutex;
 
 /// Pages of this many clients are kept; past that the map starts over.
 const CAPACITY: usize = 4096;
 
 /// (owner, limit) → the event-log position the page was built at, and the page.
-type Pages = HashMap<(String, u32), (Option<i64>, Bytes)>;
+type Pages = HashMap<(Tenant, u32), (Option<i64>, Bytes)>;
 
 #[derive(Default)]
 pub(crate) struct EventPages(Mutex<Pages>);
 
 impl EventPages {
     /// The page for (owner, limit), if it was built at `position`.
-    pub fn get(&self, owner: &str, limit: u32, position: Option<i64>) -> Option<Bytes> {
+    pub fn get(&self, owner: &Tenant, limit: u32, position: Option<i64>) -> Option<Bytes> {
         let pages = self.0.lock();
-        let (at, body) = pages.get(&(owner.to_owned(), limit))?;
+        let (at, body) = pages.get(&(owner.clone(), limit))?;
         (*at == position).then(|| body.clone())
     }
 
     /// Keeps a page built after `position` was read: if newer events slipped
     /// into it, the next probe sees a later position and rebuilds it.
-    pub fn put(&self, owner: &str, limit: u32, position: Option<i64>, body: Bytes) {
+    pub fn put(&self, owner: &Tenant, limit: u32, position: Option<i64>, body: Bytes) {
         let mut pages = self.0.lock();
         if pages.len() >= CAPACITY {
             pages.clear();
         }
-        pages.insert((owner.to_owned(), limit), (position, body));
+        pages.insert((owner.clone(), limit), (position, body));
     }
 }
 
@@ -44,23 +45,41 @@ mod tests {
     #[test]
     fn a_page_is_served_only_at_the_position_it_was_built() {
         let pages = EventPages::default();
-        pages.put("pk_a", 20, Some(7), Bytes::from_static(b"page"));
+        pages.put(
+            &Tenant::sandbox_client("pk_a"),
+            20,
+            Some(7),
+            Bytes::from_static(b"page"),
+        );
         assert_eq!(
-            pages.get("pk_a", 20, Some(7)).as_deref(),
+            pages
+                .get(&Tenant::sandbox_client("pk_a"), 20, Some(7))
+                .as_deref(),
             Some(&b"page"[..])
         );
         assert!(
-            pages.get("pk_a", 20, Some(8)).is_none(),
+            pages
+                .get(&Tenant::sandbox_client("pk_a"), 20, Some(8))
+                .is_none(),
             "a newer event makes it stale"
         );
         assert!(
-            pages.get("pk_a", 20, None).is_none(),
+            pages
+                .get(&Tenant::sandbox_client("pk_a"), 20, None)
+                .is_none(),
             "removed events make it stale"
         );
         assert!(
-            pages.get("pk_a", 10, Some(7)).is_none(),
+            pages
+                .get(&Tenant::sandbox_client("pk_a"), 10, Some(7))
+                .is_none(),
             "pages are per limit"
         );
-        assert!(pages.get("pk_b", 20, Some(7)).is_none(), "and per client");
+        assert!(
+            pages
+                .get(&Tenant::sandbox_client("pk_b"), 20, Some(7))
+                .is_none(),
+            "and per client"
+        );
     }
 }

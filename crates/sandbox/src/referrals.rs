@@ -24,12 +24,16 @@ use crate::error::SandboxError;
 use crate::event_log::event;
 use crate::state::SandboxState;
 use crate::views::{DecisionView, application_record};
+use lendhub_domain::tenant::Tenant;
 
 const BATCH: u32 = 64;
 
 /// Settles every review that is due, in batches; only `owner`'s when given.
 /// Returns how many this call settled.
-pub async fn settle_due(state: &SandboxState, owner: Option<&str>) -> Result<usize, SandboxError> {
+pub async fn settle_due(
+    state: &SandboxState,
+    owner: Option<&Tenant>,
+) -> Result<usize, SandboxError> {
     let mut settled = 0;
     loop {
         let due = state

@@ -582,7 +582,12 @@ async fn an_explanation_gives_the_facts_stored_with_the_decision() {
     };
     // Rewrite what was stored, as a later fixtures release could never do:
     // the explanation must follow the record, not today's fixtures.
-    let mut stored = server.store.application(&owner, id).await.unwrap().unwrap();
+    let mut stored = server
+        .store
+        .application(&lendhub_domain::tenant::Tenant::sandbox_client(&owner), id)
+        .await
+        .unwrap()
+        .unwrap();
     let mut facts = stored.decision.facts.expect("the engine keeps its facts");
     assert_eq!(
         facts.credit_score, 320,

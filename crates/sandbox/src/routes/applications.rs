@@ -19,6 +19,7 @@ use crate::event_log::event;
 use crate::path_id::PathId;
 use crate::state::SandboxState;
 use crate::views::{ApplicationView, DecisionView, ErrorEnvelope, PaymentView, application_record};
+use lendhub_domain::tenant::Tenant;
 
 pub const MIN_AMOUNT_PENCE: i64 = 5_000;
 pub const MAX_AMOUNT_PENCE: i64 = 250_000_000;
@@ -91,7 +92,7 @@ pub async fn create(
     idempotent: Idempotent,
     body: JsonBody<CreateApplication>,
 ) -> Result<Response, SandboxError> {
-    let guarded = idempotent.by(&caller.client_id, &body.raw, caller.now(&state));
+    let guarded = idempotent.by(&caller.tenant, &body.raw, caller.now(&state));
     state
         .idempotency
         .run(guarded, || async {
@@ -101,7 +102,7 @@ pub async fn create(
             let decision = decide(&company_number, amount);
             let app = Application::new(
                 id,
-                caller.client_id.clone(),
+                caller.tenant.clone(),
                 company_number,
                 amount,
                 decision,
@@ -111,13 +112,13 @@ pub async fn create(
             let mut writes = WriteSet::default();
             writes
                 .push(EventWrite::InsertEvent(event(
-                    &caller.client_id,
+                    &caller.tenant,
                     EventType::ApplicationCreated,
                     &view,
                     now,
                 )?))
                 .push(EventWrite::InsertEvent(event(
-                    &caller.client_id,
+                    &caller.tenant,
                     EventType::DecisionCompleted,
                     &DecisionView::from(&app),
                     now,
@@ -130,7 +131,7 @@ pub async fn create(
 
 pub(crate) async fn load(
     state: &SandboxState,
-    owner: &str,
+    owner: &Tenant,
     raw_id: &str,
 ) -> Result<Application, SandboxError> {
     let id = SandboxId::parse(raw_id).ok_or(SandboxError::NotFound("application"))?;
@@ -154,7 +155,7 @@ pub async fn get(
     // Served as rendered at the last write: no decode, no re-encode.
     let rendered = state
         .sandbox
-        .rendered_application(&caller.client_id, id.as_str())
+        .rendered_application(&caller.tenant, id.as_str())
         .await?
         .ok_or(SandboxError::NotFound("application"))?;
     Ok(([(header::CONTENT_TYPE, "application/json")], rendered).into_response())
@@ -182,7 +183,7 @@ pub async fn accept(
     idempotent: Idempotent,
     body: JsonBody<AcceptApplication>,
 ) -> Result<Response, SandboxError> {
-    let guarded = idempotent.by(&caller.client_id, &body.raw, caller.now(&state));
+    let guarded = idempotent.by(&caller.tenant, &body.raw, caller.now(&state));
     state
         .idempotency
         .run(guarded, || async {
@@ -197,7 +198,7 @@ pub async fn accept(
                     SandboxError::Validation(vec![FieldIssue::new("bank_account", "one_of")])
                 })?,
             };
-            let app = load(&state, &caller.client_id, id.as_str()).await?;
+            let app = load(&state, &caller.tenant, id.as_str()).await?;
             let now = caller.now(&state);
             let payment_id = SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64);
             let next = app
@@ -206,7 +207,7 @@ pub async fn accept(
             let view = ApplicationView::from(&next);
             let mut writes = WriteSet::default();
             writes.push(EventWrite::InsertEvent(event(
-                &caller.client_id,
+                &caller.tenant,
                 EventType::OfferAccepted,
                 &view,
                 now,
@@ -215,20 +216,20 @@ pub async fn accept(
                 let payment = PaymentView::from(funding);
                 if funding.status == PaymentStatus::Settled {
                     writes.push(EventWrite::InsertEvent(event(
-                        &caller.client_id,
+                        &caller.tenant,
                         EventType::PaymentSettled,
                         &payment,
                         now,
                     )?));
                     writes.push(EventWrite::InsertEvent(event(
-                        &caller.client_id,
+                        &caller.tenant,
                         EventType::AccountActivated,
                         &view,
                         now,
                     )?));
                 } else {
                     writes.push(EventWrite::InsertEvent(event(
-                        &caller.client_id,
+                        &caller.tenant,
                         EventType::PaymentFailed,
                         &payment,
                         now,

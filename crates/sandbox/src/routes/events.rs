@@ -116,23 +116,23 @@ pub async fn list(
     // The newest page, unfiltered, is what pollers ask for again and again.
     let newest = q.starting_after.is_none() && q.ending_before.is_none() && q.event_type.is_none();
     let position = if newest {
-        Some(state.events.event_log_position(&caller.client_id).await?)
+        Some(state.events.event_log_position(&caller.tenant).await?)
     } else {
         None
     };
     if let Some(at) = position
-        && let Some(body) = state.event_pages.get(&caller.client_id, q.limit, at)
+        && let Some(body) = state.event_pages.get(&caller.tenant, q.limit, at)
     {
         return Ok(json_response(body));
     }
-    let body = match state.events.list_events(&caller.client_id, &q).await? {
+    let body = match state.events.list_events(&caller.tenant, &q).await? {
         EventPage::UnknownCursor => return Err(SandboxError::NotFound("event for the cursor")),
         EventPage::Page { events, has_more } => Bytes::from(list_body(&events, has_more)),
     };
     if let Some(at) = position {
         state
             .event_pages
-            .put(&caller.client_id, q.limit, at, body.clone());
+            .put(&caller.tenant, q.limit, at, body.clone());
     }
     Ok(json_response(body))
 }
@@ -181,19 +181,19 @@ pub async fn replay(
     idempotent: Idempotent,
     body: OptionalJsonBody<ReplayRequest>,
 ) -> Result<Response, SandboxError> {
-    let guarded = idempotent.by(&caller.client_id, &body.raw, caller.now(&state));
+    let guarded = idempotent.by(&caller.tenant, &body.raw, caller.now(&state));
     state
         .idempotency
         .run(guarded, || async {
             let event = state
                 .events
-                .event(&caller.client_id, id.as_str())
+                .event(&caller.tenant, id.as_str())
                 .await?
                 .ok_or(SandboxError::NotFound("event"))?;
             let wanted = body.value.endpoint_id.as_deref();
             let targets: Vec<_> = state
                 .events
-                .endpoints(&caller.client_id)
+                .endpoints(&caller.tenant)
                 .await?
                 .into_iter()
                 .filter(|r| match wanted {

@@ -64,12 +64,12 @@ pub async fn create(
     idempotent: Idempotent,
     body: JsonBody<CreateRepayment>,
 ) -> Result<Response, SandboxError> {
-    let guarded = idempotent.by(&caller.client_id, &body.raw, caller.now(&state));
+    let guarded = idempotent.by(&caller.tenant, &body.raw, caller.now(&state));
     state
         .idempotency
         .run(guarded, || async {
             let (application_id, amount) = validate(&body.value)?;
-            let app = load(&state, &caller.client_id, &application_id).await?;
+            let app = load(&state, &caller.tenant, &application_id).await?;
             let now = caller.now(&state);
             let id = SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64);
             let (next, payment) = app
@@ -89,14 +89,14 @@ pub async fn create(
             };
             let mut writes = WriteSet::default();
             writes.push(EventWrite::InsertEvent(event(
-                &caller.client_id,
+                &caller.tenant,
                 kind,
                 &view,
                 now,
             )?));
             if next.status == ApplicationStatus::Repaid {
                 writes.push(EventWrite::InsertEvent(event(
-                    &caller.client_id,
+                    &caller.tenant,
                     EventType::AccountClosed,
                     &ApplicationView::from(&next),
                     now,

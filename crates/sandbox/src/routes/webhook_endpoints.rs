@@ -100,7 +100,7 @@ pub async fn create(
     idempotent: Idempotent,
     body: JsonBody<CreateWebhookEndpoint>,
 ) -> Result<Response, SandboxError> {
-    let guarded = idempotent.by(&caller.client_id, &body.raw, caller.now(&state));
+    let guarded = idempotent.by(&caller.tenant, &body.raw, caller.now(&state));
     state
         .idempotency
         .run(guarded, || async {
@@ -135,13 +135,13 @@ pub async fn create(
                 .check_url(raw_url)
                 .map_err(|r| url_rejected(&r))?;
             check_resolved(&state, &lendhub_webhooks::policy::UrlHost::of(&url)).await?;
-            if state.events.endpoints(&caller.client_id).await?.len() >= MAX_ENDPOINTS {
+            if state.events.endpoints(&caller.tenant).await?.len() >= MAX_ENDPOINTS {
                 return Err(SandboxError::WebhookEndpointLimit(MAX_ENDPOINTS));
             }
             let now = caller.now(&state);
             let endpoint = WebhookEndpoint {
                 id: SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64),
-                owner: caller.client_id.clone(),
+                owner: caller.tenant.clone(),
                 url: url.to_string(),
                 enabled_events: events,
                 description: input.description.clone(),
@@ -184,13 +184,13 @@ pub async fn enable(
     body: OptionalJsonBody<EnableWebhookEndpoint>,
 ) -> Result<Response, SandboxError> {
     let now = caller.now(&state);
-    let guarded = idempotent.by(&caller.client_id, &body.raw, now);
+    let guarded = idempotent.by(&caller.tenant, &body.raw, now);
     state
         .idempotency
         .run(guarded, || async {
             let stored = state
                 .events
-                .endpoints(&caller.client_id)
+                .endpoints(&caller.tenant)
                 .await?
                 .into_iter()
                 .find(|r| r.endpoint.id == id)
@@ -210,7 +210,7 @@ pub async fn enable(
                         from: EndpointStatus::Disabled,
                     })
                     .push(EventWrite::InsertEvent(event(
-                        &caller.client_id,
+                        &caller.tenant,
                         EventType::WebhookEndpointEnabled,
                         &WebhookEndpointView::new(&enabled, None),
                         now,

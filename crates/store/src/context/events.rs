@@ -6,6 +6,7 @@ use lendhub_domain::events::Event;
 use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
 
 use crate::error::StoreError;
+use lendhub_domain::tenant::Tenant;
 
 #[derive(Clone, Debug)]
 pub struct EndpointRecord {
@@ -78,11 +79,15 @@ pub enum EventWrite {
 
 #[async_trait]
 pub trait EventStore: Send + Sync {
-    async fn event(&self, owner: &str, id: &str) -> Result<Option<Event>, StoreError>;
-    async fn list_events(&self, owner: &str, query: &EventQuery) -> Result<EventPage, StoreError>;
+    async fn event(&self, owner: &Tenant, id: &str) -> Result<Option<Event>, StoreError>;
+    async fn list_events(
+        &self,
+        owner: &Tenant,
+        query: &EventQuery,
+    ) -> Result<EventPage, StoreError>;
     /// A marker of the owner's newest event that grows whenever the owner gains
     /// an event and changes when its events are removed; `None` when it has none.
     /// Lets a reader tell, with one index probe, whether a page it holds is current.
-    async fn event_log_position(&self, owner: &str) -> Result<Option<i64>, StoreError>;
-    async fn endpoints(&self, owner: &str) -> Result<Vec<EndpointRecord>, StoreError>;
+    async fn event_log_position(&self, owner: &Tenant) -> Result<Option<i64>, StoreError>;
+    async fn endpoints(&self, owner: &Tenant) -> Result<Vec<EndpointRecord>, StoreError>;
 }

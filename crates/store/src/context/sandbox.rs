@@ -6,6 +6,7 @@ use lendhub_domain::application::Application;
 use lendhub_domain::payment::Payment;
 
 use crate::error::StoreError;
+use lendhub_domain::tenant::Tenant;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ClientStatus {
@@ -65,7 +66,7 @@ pub enum SandboxWrite {
     /// Moves the owner's test clock. Succeeds only if its offset is still
     /// `from_offset_ms`; otherwise `Conflict`.
     SetClock {
-        owner: String,
+        owner: Tenant,
         from_offset_ms: i64,
         to_offset_ms: i64,
     },
@@ -74,7 +75,7 @@ pub enum SandboxWrite {
     /// (but `keep_key`, the reset's own) — and puts its clock back to zero.
     /// The client and its tokens stay.
     ResetOwner {
-        owner: String,
+        owner: Tenant,
         keep_key: Option<String>,
     },
 }
@@ -91,11 +92,15 @@ pub trait SandboxStore: Send + Sync {
     async fn token(&self, selector: &[u8; 16]) -> Result<Option<TokenRecord>, StoreError>;
 
     // Owner-scoped reads: another owner's rows are invisible.
-    async fn application(&self, owner: &str, id: &str) -> Result<Option<Application>, StoreError>;
+    async fn application(
+        &self,
+        owner: &Tenant,
+        id: &str,
+    ) -> Result<Option<Application>, StoreError>;
     /// The stored JSON representation of an application, as last written.
     async fn rendered_application(
         &self,
-        owner: &str,
+        owner: &Tenant,
         id: &str,
     ) -> Result<Option<String>, StoreError>;
 
@@ -104,7 +109,7 @@ pub trait SandboxStore: Send + Sync {
     /// first; only `owner`'s when given.
     async fn due_referrals(
         &self,
-        owner: Option<&str>,
+        owner: Option<&Tenant>,
         service_now_ms: i64,
         limit: u32,
     ) -> Result<Vec<DueReferral>, StoreError>;

@@ -6,10 +6,11 @@ use async_trait::async_trait;
 use super::events::EventWrite;
 use super::sandbox::SandboxWrite;
 use crate::error::{CommitError, StoreError};
+use lendhub_domain::tenant::Tenant;
 
 #[derive(Clone, Debug)]
 pub struct IdempotencyRecord {
-    pub owner: String,
+    pub owner: Tenant,
     pub key: String,
     pub fingerprint: [u8; 32],
     pub status: u16,
@@ -71,7 +72,7 @@ impl WriteSet {
 pub trait UnitOfWork: Send + Sync {
     async fn idempotency(
         &self,
-        owner: &str,
+        owner: &Tenant,
         key: &str,
     ) -> Result<Option<IdempotencyRecord>, StoreError>;
 

@@ -8,6 +8,7 @@ use super::reads::{from_json, get, sandbox_id};
 use crate::error::StoreError;
 use crate::*;
 use lendhub_domain::clock::{from_unix_ms, unix_ms};
+use lendhub_domain::tenant::Tenant;
 use lendhub_domain::webhook::{Delivery, WebhookEndpoint};
 
 /// Leases up to `limit` due deliveries to enabled endpoints, in one statement.
@@ -60,7 +61,7 @@ pub async fn claim_deliveries(c: &Client, q: &Lease) -> Result<Vec<ClaimedDelive
                     id: get(r, 0)?,
                     event_id: sandbox_id(get(r, 1)?)?,
                     endpoint_id: sandbox_id(get(r, 2)?)?,
-                    owner: get(r, 3)?,
+                    owner: Tenant::from_stored(get(r, 3)?),
                     attempt: u32::try_from(get::<i32>(r, 4)?).unwrap_or(0),
                     first_due: from_unix_ms(get(r, 5)?),
                     due: from_unix_ms(get(r, 6)?),

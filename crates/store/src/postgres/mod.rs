@@ -27,6 +27,7 @@ use crate::*;
 use errors::{db, pool as pool_error};
 use lendhub_domain::application::Application;
 use lendhub_domain::events::Event;
+use lendhub_domain::tenant::Tenant;
 
 /// How to reach the database, and how long to wait for it.
 #[derive(Clone, Debug)]
@@ -257,13 +258,17 @@ impl SandboxStore for PgStore {
         reads::token(&*self.conn().await?, selector).await
     }
 
-    async fn application(&self, owner: &str, id: &str) -> Result<Option<Application>, StoreError> {
+    async fn application(
+        &self,
+        owner: &Tenant,
+        id: &str,
+    ) -> Result<Option<Application>, StoreError> {
         reads::application(&*self.conn().await?, owner, id).await
     }
 
     async fn rendered_application(
         &self,
-        owner: &str,
+        owner: &Tenant,
         id: &str,
     ) -> Result<Option<String>, StoreError> {
         reads::rendered_application(&*self.conn().await?, owner, id).await
@@ -271,7 +276,7 @@ impl SandboxStore for PgStore {
 
     async fn due_referrals(
         &self,
-        owner: Option<&str>,
+        owner: Option<&Tenant>,
         service_now_ms: i64,
         limit: u32,
     ) -> Result<Vec<DueReferral>, StoreError> {
@@ -281,19 +286,23 @@ impl SandboxStore for PgStore {
 
 #[async_trait]
 impl EventStore for PgStore {
-    async fn event(&self, owner: &str, id: &str) -> Result<Option<Event>, StoreError> {
+    async fn event(&self, owner: &Tenant, id: &str) -> Result<Option<Event>, StoreError> {
         reads::event(&*self.conn().await?, owner, id).await
     }
 
-    async fn list_events(&self, owner: &str, query: &EventQuery) -> Result<EventPage, StoreError> {
+    async fn list_events(
+        &self,
+        owner: &Tenant,
+        query: &EventQuery,
+    ) -> Result<EventPage, StoreError> {
         reads::list_events(&*self.conn().await?, owner, query).await
     }
 
-    async fn event_log_position(&self, owner: &str) -> Result<Option<i64>, StoreError> {
+    async fn event_log_position(&self, owner: &Tenant) -> Result<Option<i64>, StoreError> {
         reads::event_log_position(&*self.conn().await?, owner).await
     }
 
-    async fn endpoints(&self, owner: &str) -> Result<Vec<EndpointRecord>, StoreError> {
+    async fn endpoints(&self, owner: &Tenant) -> Result<Vec<EndpointRecord>, StoreError> {
         reads::endpoints(&*self.conn().await?, owner).await
     }
 }
@@ -302,7 +311,7 @@ impl EventStore for PgStore {
 impl UnitOfWork for PgStore {
     async fn idempotency(
         &self,
-        owner: &str,
+        owner: &Tenant,
         key: &str,
     ) -> Result<Option<IdempotencyRecord>, StoreError> {
         reads::idempotency(&*self.conn().await?, owner, key).await

@@ -8,6 +8,7 @@ use crate::*;
 use lendhub_domain::application::Application;
 use lendhub_domain::events::{Event, EventType};
 use lendhub_domain::ids::SandboxId;
+use lendhub_domain::tenant::Tenant;
 
 pub(crate) fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
     serde_json::from_str(text).map_err(internal)
@@ -108,13 +109,13 @@ pub async fn token(c: &Client, selector: &[u8; 16]) -> Result<Option<TokenRecord
 
 pub async fn application(
     c: &Client,
-    owner: &str,
+    owner: &Tenant,
     id: &str,
 ) -> Result<Option<Application>, StoreError> {
     let row = one(
         c,
         "SELECT body FROM applications WHERE id = $1 AND owner = $2",
-        &[&id, &owner],
+        &[&id, &owner.as_str()],
     )
     .await?;
     row.map(|r| from_json(get(&r, 0)?)).transpose()
@@ -122,13 +123,13 @@ pub async fn application(
 
 pub async fn rendered_application(
     c: &Client,
-    owner: &str,
+    owner: &Tenant,
     id: &str,
 ) -> Result<Option<String>, StoreError> {
     let row = one(
         c,
         "SELECT rendered FROM applications WHERE id = $1 AND owner = $2",
-        &[&id, &owner],
+        &[&id, &owner.as_str()],
     )
     .await?;
     row.map(|r| get(&r, 0)).transpose()
@@ -139,18 +140,18 @@ fn event_row(r: &Row) -> Result<Event, StoreError> {
     let kind: &str = get(r, 2)?;
     Ok(Event {
         id: sandbox_id(get(r, 0)?)?,
-        owner: get(r, 1)?,
+        owner: Tenant::from_stored(get(r, 1)?),
         event_type: EventType::parse(kind).ok_or_else(|| internal("unknown stored event type"))?,
         created_at: lendhub_domain::clock::from_unix_ms(get(r, 3)?),
         body: get(r, 4)?,
     })
 }
 
-pub async fn event(c: &Client, owner: &str, id: &str) -> Result<Option<Event>, StoreError> {
+pub async fn event(c: &Client, owner: &Tenant, id: &str) -> Result<Option<Event>, StoreError> {
     let row = one(
         c,
         "SELECT id, owner, type, created_at_ms, body FROM events WHERE id = $1 AND owner = $2",
-        &[&id, &owner],
+        &[&id, &owner.as_str()],
     )
     .await?;
     row.as_ref().map(event_row).transpose()
@@ -159,14 +160,18 @@ pub async fn event(c: &Client, owner: &str, id: &str) -> Result<Option<Event>, S
 /// Newest first; `starting_after` pages toward older events, `ending_before`
 /// toward newer. `seq` is per owner and assigned in commit order (see the
 /// migration), so a cursor never passes over an event that commits later.
-pub async fn list_events(c: &Client, owner: &str, q: &EventQuery) -> Result<EventPage, StoreError> {
+pub async fn list_events(
+    c: &Client,
+    owner: &Tenant,
+    q: &EventQuery,
+) -> Result<EventPage, StoreError> {
     let (bound, newer) = q.anchor();
     let seq: Option<i64> = match bound {
         Some(id) => {
             let row = one(
                 c,
                 "SELECT seq FROM events WHERE id = $1 AND owner = $2",
-                &[&id, &owner],
+                &[&id, &owner.as_str()],
             )
             .await?;
             match row {
@@ -177,7 +182,7 @@ pub async fn list_events(c: &Client, owner: &str, q: &EventQuery) -> Result<Even
         None => None,
     };
     let sql = crate::sql::events_page(newer, seq.is_some(), q.event_type.is_some());
-    let events = all(c, sql, &[&owner, &seq, &q.event_type, &q.fetch()])
+    let events = all(c, sql, &[&owner.as_str(), &seq, &q.event_type, &q.fetch()])
         .await?
         .iter()
         .map(event_row)
@@ -187,19 +192,24 @@ pub async fn list_events(c: &Client, owner: &str, q: &EventQuery) -> Result<Even
 
 /// The owner's newest `seq`: per-owner sequences are never reused, so both
 /// additions and removals change it.
-pub async fn event_log_position(c: &Client, owner: &str) -> Result<Option<i64>, StoreError> {
-    let row = one(c, "SELECT max(seq) FROM events WHERE owner = $1", &[&owner]).await?;
+pub async fn event_log_position(c: &Client, owner: &Tenant) -> Result<Option<i64>, StoreError> {
+    let row = one(
+        c,
+        "SELECT max(seq) FROM events WHERE owner = $1",
+        &[&owner.as_str()],
+    )
+    .await?;
     match row {
         Some(r) => get(&r, 0),
         None => Ok(None),
     }
 }
 
-pub async fn endpoints(c: &Client, owner: &str) -> Result<Vec<EndpointRecord>, StoreError> {
+pub async fn endpoints(c: &Client, owner: &Tenant) -> Result<Vec<EndpointRecord>, StoreError> {
     all(
         c,
         "SELECT body, sealed_secret FROM webhook_endpoints WHERE owner = $1 ORDER BY created_at_ms, id",
-        &[&owner],
+        &[&owner.as_str()],
     )
     .await?
     .iter()
@@ -214,13 +224,13 @@ pub async fn endpoints(c: &Client, owner: &str) -> Result<Vec<EndpointRecord>, S
 
 pub async fn idempotency(
     c: &Client,
-    owner: &str,
+    owner: &Tenant,
     key: &str,
 ) -> Result<Option<IdempotencyRecord>, StoreError> {
     let row = one(
         c,
         "SELECT fingerprint, status, body, created_at_ms FROM idempotency_keys WHERE owner = $1 AND key = $2",
-        &[&owner, &key],
+        &[&owner.as_str(), &key],
     )
     .await?;
     row.map(|r| {
@@ -240,7 +250,7 @@ pub async fn idempotency(
 /// Referred applications whose review is due on their owner's clock.
 pub async fn due_referrals(
     c: &Client,
-    owner: Option<&str>,
+    owner: Option<&Tenant>,
     service_now_ms: i64,
     limit: u32,
 ) -> Result<Vec<DueReferral>, StoreError> {
@@ -259,16 +269,20 @@ pub async fn due_referrals(
          LIMIT $2"
     );
     let limit = i64::from(limit);
-    all(c, &sql, &[&service_now_ms, &limit, &owner])
-        .await?
-        .iter()
-        .map(|r| {
-            Ok(DueReferral {
-                application: from_json(get(r, 0)?)?,
-                clock_offset_ms: get(r, 1)?,
-            })
+    all(
+        c,
+        &sql,
+        &[&service_now_ms, &limit, &owner.map(Tenant::as_str)],
+    )
+    .await?
+    .iter()
+    .map(|r| {
+        Ok(DueReferral {
+            application: from_json(get(r, 0)?)?,
+            clock_offset_ms: get(r, 1)?,
         })
-        .collect()
+    })
+    .collect()
 }
 
 pub async fn setting(c: &Client, name: &str) -> Result<Option<Vec<u8>>, StoreError> {

@@ -7,6 +7,7 @@ use super::{SqliteStore, rows, unavailable};
 use crate::error::StoreError;
 use crate::*;
 use lendhub_domain::clock::from_unix_ms;
+use lendhub_domain::tenant::Tenant;
 use lendhub_domain::webhook::Delivery;
 
 /// Leases up to `limit` due deliveries to enabled endpoints. Due times are on
@@ -37,7 +38,7 @@ pub fn claim_deliveries(c: &Connection, q: &Lease) -> rusqlite::Result<Vec<Claim
                     id: r.get(0)?,
                     event_id: rows::sandbox_id(r.get(1)?)?,
                     endpoint_id: rows::sandbox_id(r.get(2)?)?,
-                    owner: r.get(3)?,
+                    owner: Tenant::from_stored(r.get(3)?),
                     attempt: r.get(4)?,
                     first_due: from_unix_ms(r.get(5)?),
                     due: from_unix_ms(r.get(6)?),

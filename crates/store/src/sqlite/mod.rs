@@ -23,6 +23,7 @@ use crate::error::{CommitError, StoreError};
 use crate::*;
 use lendhub_domain::application::Application;
 use lendhub_domain::events::Event;
+use lendhub_domain::tenant::Tenant;
 
 pub use migrations::migrate;
 
@@ -190,13 +191,17 @@ impl SandboxStore for SqliteStore {
         self.read(|c| reads::token(c, selector))
     }
 
-    async fn application(&self, owner: &str, id: &str) -> Result<Option<Application>, StoreError> {
+    async fn application(
+        &self,
+        owner: &Tenant,
+        id: &str,
+    ) -> Result<Option<Application>, StoreError> {
         self.read(|c| reads::application(c, owner, id))
     }
 
     async fn rendered_application(
         &self,
-        owner: &str,
+        owner: &Tenant,
         id: &str,
     ) -> Result<Option<String>, StoreError> {
         self.read(|c| reads::rendered_application(c, owner, id))
@@ -204,7 +209,7 @@ impl SandboxStore for SqliteStore {
 
     async fn due_referrals(
         &self,
-        owner: Option<&str>,
+        owner: Option<&Tenant>,
         service_now_ms: i64,
         limit: u32,
     ) -> Result<Vec<DueReferral>, StoreError> {
@@ -214,19 +219,23 @@ impl SandboxStore for SqliteStore {
 
 #[async_trait]
 impl EventStore for SqliteStore {
-    async fn event(&self, owner: &str, id: &str) -> Result<Option<Event>, StoreError> {
+    async fn event(&self, owner: &Tenant, id: &str) -> Result<Option<Event>, StoreError> {
         self.read(|c| reads::event(c, owner, id))
     }
 
-    async fn list_events(&self, owner: &str, query: &EventQuery) -> Result<EventPage, StoreError> {
+    async fn list_events(
+        &self,
+        owner: &Tenant,
+        query: &EventQuery,
+    ) -> Result<EventPage, StoreError> {
         self.read(|c| reads::list_events(c, owner, query))
     }
 
-    async fn event_log_position(&self, owner: &str) -> Result<Option<i64>, StoreError> {
+    async fn event_log_position(&self, owner: &Tenant) -> Result<Option<i64>, StoreError> {
         self.read(|c| reads::event_log_position(c, owner))
     }
 
-    async fn endpoints(&self, owner: &str) -> Result<Vec<EndpointRecord>, StoreError> {
+    async fn endpoints(&self, owner: &Tenant) -> Result<Vec<EndpointRecord>, StoreError> {
         self.read(|c| reads::endpoints(c, owner))
     }
 }
@@ -235,7 +244,7 @@ impl EventStore for SqliteStore {
 impl UnitOfWork for SqliteStore {
     async fn idempotency(
         &self,
-        owner: &str,
+        owner: &Tenant,
         key: &str,
     ) -> Result<Option<IdempotencyRecord>, StoreError> {
         self.read(|c| reads::idempotency(c, owner, key))

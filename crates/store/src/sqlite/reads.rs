@@ -7,6 +7,7 @@ use crate::sql;
 use crate::*;
 use lendhub_domain::application::Application;
 use lendhub_domain::events::Event;
+use lendhub_domain::tenant::Tenant;
 
 const CLIENT_COLUMNS: &str = "client_id, name, secret_hash, scopes, status, created_at_ms";
 
@@ -67,40 +68,44 @@ pub fn token(c: &Connection, selector: &[u8; 16]) -> rusqlite::Result<Option<Tok
     .optional()
 }
 
-pub fn application(c: &Connection, owner: &str, id: &str) -> rusqlite::Result<Option<Application>> {
+pub fn application(
+    c: &Connection,
+    owner: &Tenant,
+    id: &str,
+) -> rusqlite::Result<Option<Application>> {
     let body: Option<String> = c
         .prepare_cached("SELECT body FROM applications WHERE id = ?1 AND owner = ?2")?
-        .query_row([id, owner], |r| r.get(0))
+        .query_row([id, owner.as_str()], |r| r.get(0))
         .optional()?;
     body.map(|b| rows::from_json(&b)).transpose()
 }
 
 pub fn rendered_application(
     c: &Connection,
-    owner: &str,
+    owner: &Tenant,
     id: &str,
 ) -> rusqlite::Result<Option<String>> {
     c.prepare_cached("SELECT rendered FROM applications WHERE id = ?1 AND owner = ?2")?
-        .query_row([id, owner], |r| r.get(0))
+        .query_row([id, owner.as_str()], |r| r.get(0))
         .optional()
 }
 
-pub fn event(c: &Connection, owner: &str, id: &str) -> rusqlite::Result<Option<Event>> {
+pub fn event(c: &Connection, owner: &Tenant, id: &str) -> rusqlite::Result<Option<Event>> {
     c.prepare_cached(
         "SELECT id, owner, type, created_at_ms, body FROM events WHERE id = ?1 AND owner = ?2",
     )?
-    .query_row([id, owner], rows::event)
+    .query_row([id, owner.as_str()], rows::event)
     .optional()
 }
 
-fn event_seq(c: &Connection, owner: &str, id: &str) -> rusqlite::Result<Option<i64>> {
+fn event_seq(c: &Connection, owner: &Tenant, id: &str) -> rusqlite::Result<Option<i64>> {
     c.prepare_cached("SELECT seq FROM events WHERE id = ?1 AND owner = ?2")?
-        .query_row([id, owner], |r| r.get(0))
+        .query_row([id, owner.as_str()], |r| r.get(0))
         .optional()
 }
 
 /// Newest first; `starting_after` pages toward older events, `ending_before` toward newer.
-pub fn list_events(c: &Connection, owner: &str, q: &EventQuery) -> rusqlite::Result<EventPage> {
+pub fn list_events(c: &Connection, owner: &Tenant, q: &EventQuery) -> rusqlite::Result<EventPage> {
     let (bound, newer) = q.anchor();
     let seq = match bound {
         Some(id) => match event_seq(c, owner, id)? {
@@ -117,21 +122,24 @@ pub fn list_events(c: &Connection, owner: &str, q: &EventQuery) -> rusqlite::Res
     let shape = sql::page_shape(newer, seq.is_some(), q.event_type.is_some());
     let events: Vec<Event> = c
         .prepare_cached(&SHAPES[shape])?
-        .query_map(params![owner, seq, q.event_type, q.fetch()], rows::event)?
+        .query_map(
+            params![owner.as_str(), seq, q.event_type, q.fetch()],
+            rows::event,
+        )?
         .collect::<Result<_, _>>()?;
     Ok(q.page(events))
 }
 
 /// The newest event's `seq` (AUTOINCREMENT: never reused, so removals and
 /// additions both change it).
-pub fn event_log_position(c: &Connection, owner: &str) -> rusqlite::Result<Option<i64>> {
+pub fn event_log_position(c: &Connection, owner: &Tenant) -> rusqlite::Result<Option<i64>> {
     c.prepare_cached("SELECT max(seq) FROM events WHERE owner = ?1")?
-        .query_row([owner], |r| r.get(0))
+        .query_row([owner.as_str()], |r| r.get(0))
 }
 
-pub fn endpoints(c: &Connection, owner: &str) -> rusqlite::Result<Vec<EndpointRecord>> {
+pub fn endpoints(c: &Connection, owner: &Tenant) -> rusqlite::Result<Vec<EndpointRecord>> {
     c.prepare_cached("SELECT body, sealed_secret FROM webhook_endpoints WHERE owner = ?1 ORDER BY created_at_ms, id")?
-        .query_map([owner], |r| {
+        .query_map([owner.as_str()], |r| {
             let body: String = r.get(0)?;
             Ok(EndpointRecord { endpoint: rows::from_json(&body)?, sealed_secret: r.get(1)? })
         })?
@@ -140,11 +148,11 @@ pub fn endpoints(c: &Connection, owner: &str) -> rusqlite::Result<Vec<EndpointRe
 
 pub fn idempotency(
     c: &Connection,
-    owner: &str,
+    owner: &Tenant,
     key: &str,
 ) -> rusqlite::Result<Option<IdempotencyRecord>> {
     c.prepare_cached("SELECT fingerprint, status, body, created_at_ms FROM idempotency_keys WHERE owner = ?1 AND key = ?2")?
-        .query_row([owner, key], |r| {
+        .query_row([owner.as_str(), key], |r| {
             let fp: Vec<u8> = r.get(0)?;
             let mut fingerprint = [0u8; 32];
             if fp.len() == 32 {
@@ -165,7 +173,7 @@ pub fn idempotency(
 /// Referred applications whose review is due on their owner's clock.
 pub fn due_referrals(
     c: &Connection,
-    owner: Option<&str>,
+    owner: Option<&Tenant>,
     service_now_ms: i64,
     limit: u32,
 ) -> rusqlite::Result<Vec<DueReferral>> {
@@ -183,7 +191,7 @@ pub fn due_referrals(
          ORDER BY a.review_due_ms - coalesce(c.clock_offset_ms, 0), a.id
          LIMIT ?2"
     ))?
-    .query_map(params![service_now_ms, limit, owner], |r| {
+    .query_map(params![service_now_ms, limit, owner.map(Tenant::as_str)], |r| {
         let body: String = r.get(0)?;
         Ok(DueReferral {
             application: rows::from_json(&body)?,

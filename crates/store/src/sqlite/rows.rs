@@ -3,6 +3,7 @@
 
 use lendhub_domain::events::{Event, EventType};
 use lendhub_domain::ids::SandboxId;
+use lendhub_domain::tenant::Tenant;
 use lendhub_domain::webhook::EndpointStatus;
 use rusqlite::Row;
 use serde::de::DeserializeOwned;
@@ -34,7 +35,7 @@ pub fn event(row: &Row<'_>) -> rusqlite::Result<Event> {
     let kind: String = row.get(2)?;
     Ok(Event {
         id: sandbox_id(row.get(0)?)?,
-        owner: row.get(1)?,
+        owner: Tenant::from_stored(row.get(1)?),
         event_type: EventType::parse(&kind).ok_or_else(|| bad("unknown stored event type"))?,
         created_at: lendhub_domain::clock::from_unix_ms(row.get(3)?),
         body: row.get(4)?,

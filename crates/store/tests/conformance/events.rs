@@ -25,7 +25,7 @@ async fn events_page_newest_first_with_cursors_and_type_filter() {
     let page = |q: EventQuery| {
         let store = store.clone();
         async move {
-            match store.list_events(OWNER, &q).await.unwrap() {
+            match store.list_events(&tenant(OWNER), &q).await.unwrap() {
                 EventPage::Page { events, has_more } => (
                     events.iter().map(|e| e.id.to_string()).collect::<Vec<_>>(),
                     has_more,
@@ -84,7 +84,10 @@ async fn events_page_newest_first_with_cursors_and_type_filter() {
 #[tokio::test]
 async fn the_event_log_position_moves_with_every_new_event_of_its_owner() {
     let (store, _db) = store().await;
-    assert_eq!(store.event_log_position(OWNER).await.unwrap(), None);
+    assert_eq!(
+        store.event_log_position(&tenant(OWNER)).await.unwrap(),
+        None
+    );
     store
         .commit(set(
             vec![Write::Events(EventWrite::InsertEvent(event(
@@ -95,10 +98,10 @@ async fn the_event_log_position_moves_with_every_new_event_of_its_owner() {
         ))
         .await
         .unwrap();
-    let first = store.event_log_position(OWNER).await.unwrap();
+    let first = store.event_log_position(&tenant(OWNER)).await.unwrap();
     assert!(first.is_some());
     let mut foreign = event(EventType::ApplicationCreated, 1_001);
-    foreign.owner = "pk_test_other".into();
+    foreign.owner = tenant("pk_test_other");
     store
         .commit(set(
             vec![Write::Events(EventWrite::InsertEvent(foreign))],
@@ -107,7 +110,7 @@ async fn the_event_log_position_moves_with_every_new_event_of_its_owner() {
         .await
         .unwrap();
     assert_eq!(
-        store.event_log_position(OWNER).await.unwrap(),
+        store.event_log_position(&tenant(OWNER)).await.unwrap(),
         first,
         "another owner's events do not move it"
     );
@@ -121,7 +124,7 @@ async fn the_event_log_position_moves_with_every_new_event_of_its_owner() {
         ))
         .await
         .unwrap();
-    assert!(store.event_log_position(OWNER).await.unwrap() > first);
+    assert!(store.event_log_position(&tenant(OWNER)).await.unwrap() > first);
 }
 
 /// Events written concurrently through two stores page back complete, newest
@@ -152,7 +155,7 @@ async fn concurrent_events_page_back_complete() {
     loop {
         let page = b
             .list_events(
-                OWNER,
+                &tenant(OWNER),
                 &EventQuery {
                     limit: 7,
                     starting_after: after.clone(),

@@ -87,7 +87,7 @@ async fn instances_starting_at_once_migrate_once() {
     .await
     .unwrap();
     assert!(
-        d.idempotency(OWNER, "k-after-migrate")
+        d.idempotency(&tenant(OWNER), "k-after-migrate")
             .await
             .unwrap()
             .is_some()

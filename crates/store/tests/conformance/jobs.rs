@@ -12,7 +12,7 @@ async fn the_outbox_leases_retries_and_finishes_deliveries() {
     let (store, _db) = store().await;
     let endpoint = WebhookEndpoint {
         id: SandboxId::new_random(0),
-        owner: OWNER.into(),
+        owner: tenant(OWNER),
         url: "https://example.com/h".into(),
         enabled_events: vec!["application.created".into()],
         description: None,
@@ -192,15 +192,15 @@ async fn each_clients_clock_times_its_own_deliveries() {
         .unwrap();
     assert_eq!(
         due_for(&early),
-        vec![(OWNER.to_owned(), 3_600_000)],
+        vec![(tenant(OWNER), 3_600_000)],
         "the owner an hour ahead is due an hour sooner"
     );
-    assert_eq!(early[0].endpoint.owner, OWNER);
+    assert_eq!(early[0].endpoint.owner, tenant(OWNER));
     let later = store
         .claim_deliveries(&claim_at(36_000_000, 0))
         .await
         .unwrap();
-    assert_eq!(due_for(&later), vec![(OTHER.to_owned(), 0)]);
+    assert_eq!(due_for(&later), vec![(tenant(OTHER), 0)]);
 }
 
 /// Disabling an endpoint ends its pending deliveries; it takes no new ones
@@ -249,7 +249,9 @@ async fn a_disabled_endpoint_is_not_attempted_until_enabled() {
         Err(CommitError::Conflict)
     ));
     assert_eq!(
-        store.endpoints(OWNER).await.unwrap()[0].endpoint.status,
+        store.endpoints(&tenant(OWNER)).await.unwrap()[0]
+            .endpoint
+            .status,
         EndpointStatus::Disabled
     );
     store

@@ -26,8 +26,20 @@ async fn prune_drops_old_keys_and_expired_tokens_and_revocation_hides_tokens() {
     fresh.idempotency = Some(idempotency("new-key", 50_000));
     store.commit(fresh).await.unwrap();
     assert_eq!(store.prune(10_000, 10_000).await.unwrap(), 2);
-    assert!(store.idempotency(OWNER, "old-key").await.unwrap().is_none());
-    assert!(store.idempotency(OWNER, "new-key").await.unwrap().is_some());
+    assert!(
+        store
+            .idempotency(&tenant(OWNER), "old-key")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        store
+            .idempotency(&tenant(OWNER), "new-key")
+            .await
+            .unwrap()
+            .is_some()
+    );
     assert!(store.token(&[1; 16]).await.unwrap().is_none());
     assert_eq!(
         store.token(&[2; 16]).await.unwrap().unwrap().verifier_hash,
@@ -91,7 +103,7 @@ async fn referral_reviews_fall_due_on_their_owners_clock() {
     store.insert_client(active_client()).await.unwrap();
     let referred = Application::new(
         SandboxId::new_random(1_000),
-        OWNER.into(),
+        tenant(OWNER),
         "00000402".into(),
         1_000_000,
         decide("00000402", 1_000_000),
@@ -123,7 +135,7 @@ async fn referral_reviews_fall_due_on_their_owners_clock() {
     assert_eq!(due[0].clock_offset_ms, 1);
     assert_eq!(
         store
-            .due_referrals(Some(OWNER), due_ms, 10)
+            .due_referrals(Some(&tenant(OWNER)), due_ms, 10)
             .await
             .unwrap()
             .len(),
@@ -131,7 +143,7 @@ async fn referral_reviews_fall_due_on_their_owners_clock() {
     );
     assert!(
         store
-            .due_referrals(Some(OTHER), due_ms, 10)
+            .due_referrals(Some(&tenant(OTHER)), due_ms, 10)
             .await
             .unwrap()
             .is_empty()
@@ -180,7 +192,7 @@ async fn a_reset_removes_one_owners_rows_only() {
     let mut apps = Vec::new();
     for owner in [OWNER, OTHER] {
         let mut app = application(1_000);
-        app.owner = owner.into();
+        app.owner = tenant(owner);
         let funded = app
             .accept(
                 lendhub_domain::payment::BankAccount::BankSettle,
@@ -206,16 +218,16 @@ async fn a_reset_removes_one_owners_rows_only() {
             None,
         );
         writes.idempotency = Some(IdempotencyRecord {
-            owner: owner.into(),
+            owner: tenant(owner),
             ..idempotency("made-it", 1_000)
         });
         store.commit(writes).await.unwrap();
         apps.push(app);
     }
-    let before = store.event_log_position(OWNER).await.unwrap();
+    let before = store.event_log_position(&tenant(OWNER)).await.unwrap();
     let mut reset = set(
         vec![Write::Sandbox(SandboxWrite::ResetOwner {
-            owner: OWNER.into(),
+            owner: tenant(OWNER),
             keep_key: Some("reset-key".into()),
         })],
         None,
@@ -225,18 +237,27 @@ async fn a_reset_removes_one_owners_rows_only() {
 
     assert!(
         store
-            .application(OWNER, apps[0].id.as_str())
+            .application(&tenant(OWNER), apps[0].id.as_str())
             .await
             .unwrap()
             .is_none()
     );
     assert_eq!(event_count(store.as_ref()).await, 0);
-    assert_eq!(store.event_log_position(OWNER).await.unwrap(), None);
-    assert!(store.endpoints(OWNER).await.unwrap().is_empty());
-    assert!(store.idempotency(OWNER, "made-it").await.unwrap().is_none());
+    assert_eq!(
+        store.event_log_position(&tenant(OWNER)).await.unwrap(),
+        None
+    );
+    assert!(store.endpoints(&tenant(OWNER)).await.unwrap().is_empty());
     assert!(
         store
-            .idempotency(OWNER, "reset-key")
+            .idempotency(&tenant(OWNER), "made-it")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        store
+            .idempotency(&tenant(OWNER), "reset-key")
             .await
             .unwrap()
             .is_some(),
@@ -256,20 +277,32 @@ async fn a_reset_removes_one_owners_rows_only() {
             .await
             .unwrap()
             .iter()
-            .all(|c| c.delivery.owner == OTHER),
+            .all(|c| c.delivery.owner == tenant(OTHER)),
         "the owner's deliveries are gone"
     );
 
     assert!(
         store
-            .application(OTHER, apps[1].id.as_str())
+            .application(&tenant(OTHER), apps[1].id.as_str())
             .await
             .unwrap()
             .is_some()
     );
-    assert_eq!(store.endpoints(OTHER).await.unwrap().len(), 1);
-    assert!(store.idempotency(OTHER, "made-it").await.unwrap().is_some());
-    assert!(store.event_log_position(OTHER).await.unwrap().is_some());
+    assert_eq!(store.endpoints(&tenant(OTHER)).await.unwrap().len(), 1);
+    assert!(
+        store
+            .idempotency(&tenant(OTHER), "made-it")
+            .await
+            .unwrap()
+            .is_some()
+    );
+    assert!(
+        store
+            .event_log_position(&tenant(OTHER))
+            .await
+            .unwrap()
+            .is_some()
+    );
 
     store
         .commit(set(
@@ -282,7 +315,7 @@ async fn a_reset_removes_one_owners_rows_only() {
         .await
         .unwrap();
     assert!(
-        store.event_log_position(OWNER).await.unwrap() > before,
+        store.event_log_position(&tenant(OWNER)).await.unwrap() > before,
         "positions are never reused, so a page kept from before is never served"
     );
 }

@@ -4,6 +4,7 @@ use lendhub_domain::application::Application;
 use lendhub_domain::decisioning::decide;
 use lendhub_domain::events::{Event, EventType};
 use lendhub_domain::ids::SandboxId;
+use lendhub_domain::tenant::Tenant;
 use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
 use lendhub_store::*;
 use std::sync::Arc;
@@ -12,6 +13,11 @@ use time::OffsetDateTime;
 pub use crate::common::Database;
 
 pub const OWNER: &str = "pk_test_owner";
+
+/// The sandbox client `id` as a tenant.
+pub fn tenant(id: &str) -> Tenant {
+    Tenant::sandbox_client(id)
+}
 
 pub async fn store() -> (Arc<dyn Store>, Database) {
     let db = Database::fresh().await;
@@ -26,7 +32,7 @@ pub fn application(now_ms: i64) -> Application {
     let id = SandboxId::new_random(now_ms as u64);
     Application::new(
         id,
-        OWNER.into(),
+        tenant(OWNER),
         "00000401".into(),
         5_000,
         decide("00000401", 5_000),
@@ -46,7 +52,7 @@ pub fn event(kind: EventType, now_ms: i64) -> Event {
     Event {
         body: format!("{{\"id\":\"{id}\"}}"),
         id,
-        owner: OWNER.into(),
+        owner: tenant(OWNER),
         event_type: kind,
         created_at: at(now_ms),
     }
@@ -54,7 +60,7 @@ pub fn event(kind: EventType, now_ms: i64) -> Event {
 
 pub fn idempotency(key: &str, now_ms: i64) -> IdempotencyRecord {
     IdempotencyRecord {
-        owner: OWNER.into(),
+        owner: tenant(OWNER),
         key: key.into(),
         fingerprint: [1; 32],
         status: 201,
@@ -96,7 +102,7 @@ pub fn token(selector: u8, expires_at_ms: i64) -> TokenRecord {
 pub async fn event_count(store: &dyn Store) -> usize {
     match store
         .list_events(
-            OWNER,
+            &tenant(OWNER),
             &EventQuery {
                 limit: 100,
                 ..Default::default()
@@ -114,7 +120,7 @@ pub fn endpoint_record() -> Write {
     Write::Events(EventWrite::InsertEndpoint(EndpointRecord {
         endpoint: WebhookEndpoint {
             id: SandboxId::new_random(0),
-            owner: OWNER.into(),
+            owner: tenant(OWNER),
             url: "https://example.com/h".into(),
             enabled_events: vec!["*".into()],
             description: None,
@@ -137,7 +143,7 @@ pub fn client_named(id: &str) -> ClientRecord {
 pub fn set_clock(owner: &str, from: i64, to: i64) -> WriteSet {
     set(
         vec![Write::Sandbox(SandboxWrite::SetClock {
-            owner: owner.into(),
+            owner: tenant(owner),
             from_offset_ms: from,
             to_offset_ms: to,
         })],
@@ -148,7 +154,7 @@ pub fn set_clock(owner: &str, from: i64, to: i64) -> WriteSet {
 pub fn endpoint_of(owner: &str) -> WebhookEndpoint {
     WebhookEndpoint {
         id: SandboxId::new_random(0),
-        owner: owner.into(),
+        owner: tenant(owner),
         url: "https://example.com/h".into(),
         enabled_events: vec!["*".into()],
         description: None,
@@ -159,7 +165,7 @@ pub fn endpoint_of(owner: &str) -> WebhookEndpoint {
 
 pub fn event_of(owner: &str, kind: EventType, now_ms: i64) -> Event {
     Event {
-        owner: owner.into(),
+        owner: tenant(owner),
         ..event(kind, now_ms)
     }
 }

@@ -38,7 +38,7 @@ async fn a_taken_idempotency_key_fails_the_whole_write_set() {
     assert!(matches!(err, Err(CommitError::IdempotencyKeyTaken)));
     assert!(
         store
-            .application(OWNER, second.id.as_str())
+            .application(&tenant(OWNER), second.id.as_str())
             .await
             .unwrap()
             .is_none()
@@ -46,7 +46,7 @@ async fn a_taken_idempotency_key_fails_the_whole_write_set() {
     assert_eq!(event_count(store.as_ref()).await, 1);
     assert_eq!(
         store
-            .idempotency(OWNER, "key-1")
+            .idempotency(&tenant(OWNER), "key-1")
             .await
             .unwrap()
             .unwrap()
@@ -55,7 +55,7 @@ async fn a_taken_idempotency_key_fails_the_whole_write_set() {
     );
     assert!(
         store
-            .idempotency("pk_test_other", "key-1")
+            .idempotency(&tenant("pk_test_other"), "key-1")
             .await
             .unwrap()
             .is_none(),
@@ -104,7 +104,7 @@ async fn a_stale_version_fails_the_whole_write_set() {
     assert_eq!(event_count(store.as_ref()).await, 0);
     assert_eq!(
         store
-            .application(OWNER, app.id.as_str())
+            .application(&tenant(OWNER), app.id.as_str())
             .await
             .unwrap()
             .unwrap()
@@ -113,7 +113,7 @@ async fn a_stale_version_fails_the_whole_write_set() {
     );
     assert_eq!(
         store
-            .rendered_application(OWNER, app.id.as_str())
+            .rendered_application(&tenant(OWNER), app.id.as_str())
             .await
             .unwrap()
             .unwrap(),
@@ -121,7 +121,7 @@ async fn a_stale_version_fails_the_whole_write_set() {
     );
     assert!(
         store
-            .application("pk_test_other", app.id.as_str())
+            .application(&tenant("pk_test_other"), app.id.as_str())
             .await
             .unwrap()
             .is_none(),
@@ -185,7 +185,10 @@ async fn concurrent_write_sets_fail_alone() {
     let mut landed = 0;
     for task in tasks {
         let (n, app, result) = task.await.unwrap();
-        let stored = store.application(OWNER, app.id.as_str()).await.unwrap();
+        let stored = store
+            .application(&tenant(OWNER), app.id.as_str())
+            .await
+            .unwrap();
         match n % 10 {
             3 => assert!(
                 matches!(result, Err(CommitError::IdempotencyKeyTaken)),
@@ -228,7 +231,7 @@ async fn idempotency_keys_expire_on_their_owners_clock() {
     ));
     store.commit(keyed(1_000 + day, 202)).await.unwrap();
     let stored = store
-        .idempotency(OWNER, "daily-key")
+        .idempotency(&tenant(OWNER), "daily-key")
         .await
         .unwrap()
         .unwrap();
@@ -243,21 +246,21 @@ async fn idempotency_keys_expire_on_their_owners_clock() {
     store.commit(set_clock(OWNER, 0, 10 * day)).await.unwrap();
     let mut other = set(vec![], None);
     other.idempotency = Some(IdempotencyRecord {
-        owner: OTHER.into(),
+        owner: tenant(OTHER),
         ..idempotency("daily-key", 1_000 + day)
     });
     store.commit(other).await.unwrap();
     store.prune(day, 0).await.unwrap();
     assert!(
         store
-            .idempotency(OWNER, "daily-key")
+            .idempotency(&tenant(OWNER), "daily-key")
             .await
             .unwrap()
             .is_none()
     );
     assert!(
         store
-            .idempotency(OTHER, "daily-key")
+            .idempotency(&tenant(OTHER), "daily-key")
             .await
             .unwrap()
             .is_some(),

@@ -15,6 +15,7 @@ use super::invalid_params;
 use crate::partner::error::PartnerError;
 use crate::partner::state::PartnerState;
 use crate::partner::tokens::Verified;
+use lendhub_domain::tenant::Tenant;
 
 /// A tool's handler: the whole `tools/call` result (content, structured
 /// content, `isError`) for validated arguments.
@@ -259,7 +260,8 @@ async fn explain(
              Create the partner with `lendhub partner clients create … --sandbox-client-id pk_test_…`.",
         ));
     };
-    let Some(app) = state.sandbox.application(owner, reference).await? else {
+    let tenant = Tenant::sandbox_client(owner);
+    let Some(app) = state.sandbox.application(&tenant, reference).await? else {
         return Ok(failure(&format!(
             "not_found: no application {reference} belongs to this project's sandbox client {owner}"
         )));

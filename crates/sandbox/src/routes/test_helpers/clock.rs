@@ -91,7 +91,7 @@ pub async fn advance(
     body: JsonBody<AdvanceTestClock>,
 ) -> Result<Response, SandboxError> {
     let now = caller.now(&state);
-    let guarded = idempotent.by(&caller.client_id, &body.raw, now);
+    let guarded = idempotent.by(&caller.tenant, &body.raw, now);
     let response = state
         .idempotency
         .run(guarded, || async {
@@ -103,7 +103,7 @@ pub async fn advance(
                 now + time::Duration::milliseconds(moved.offset_ms() - caller.clock.offset_ms());
             let mut writes = WriteSet::default();
             writes.push(SandboxWrite::SetClock {
-                owner: caller.client_id.clone(),
+                owner: caller.tenant.clone(),
                 from_offset_ms: caller.clock.offset_ms(),
                 to_offset_ms: moved.offset_ms(),
             });
@@ -117,7 +117,7 @@ pub async fn advance(
         .await?;
     // What fell due happens now: reviews before the answer (so a read after
     // it sees them settled), deliveries as soon as the worker wakes.
-    if let Err(e) = crate::referrals::settle_due(&state, Some(&caller.client_id)).await {
+    if let Err(e) = crate::referrals::settle_due(&state, Some(&caller.tenant)).await {
         tracing::warn!(error = ?e, "settling due referrals after an advance; the worker will retry");
     }
     state.referrals_wake.notify_one();

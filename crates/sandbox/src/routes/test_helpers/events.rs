@@ -19,6 +19,7 @@ use crate::state::SandboxState;
 use crate::views::{
     ApplicationView, DecisionView, ErrorEnvelope, PaymentView, WebhookEndpointView,
 };
+use lendhub_domain::tenant::Tenant;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -37,7 +38,7 @@ pub struct CreateTestEvent {
 /// sandbox renders that object.
 fn default_object(
     t: EventType,
-    owner: &str,
+    owner: &Tenant,
     now: OffsetDateTime,
 ) -> Result<serde_json::Value, SandboxError> {
     let sample =
@@ -70,7 +71,7 @@ pub async fn create(
     body: JsonBody<CreateTestEvent>,
 ) -> Result<Response, SandboxError> {
     let now = caller.now(&state);
-    let guarded = idempotent.by(&caller.client_id, &body.raw, now);
+    let guarded = idempotent.by(&caller.tenant, &body.raw, now);
     state
         .idempotency
         .run(guarded, || async {
@@ -78,7 +79,7 @@ pub async fn create(
                 SandboxError::Validation(vec![FieldIssue::new("type", "required")])
             })?;
             let t = EventType::parse(kind).ok_or(SandboxError::TestEventTypeUnknown)?;
-            let default = default_object(t, &caller.client_id, now)?;
+            let default = default_object(t, &caller.tenant, now)?;
             let object =
                 synthetic::build_object(t.object_kind(), default, body.value.data.as_ref())
                     .map_err(|issues| {
@@ -89,7 +90,7 @@ pub async fn create(
                                 .collect(),
                         )
                     })?;
-            let stored = event(&caller.client_id, t, &object, now)?;
+            let stored = event(&caller.tenant, t, &object, now)?;
             let rendered = stored.body.clone().into_bytes();
             let mut writes = WriteSet::default();
             writes.push(EventWrite::InsertEvent(stored));
@@ -108,7 +109,7 @@ mod tests {
     fn every_default_fits_its_shape() {
         let now = OffsetDateTime::UNIX_EPOCH + time::Duration::days(20_000);
         for t in EventType::ALL {
-            let default = default_object(t, "pk_test_a", now).unwrap();
+            let default = default_object(t, &Tenant::sandbox_client("pk_test_a"), now).unwrap();
             let mut issues = Vec::new();
             synthetic::check(
                 synthetic::shape_of(t.object_kind()),

@@ -43,14 +43,14 @@ pub async fn reset(
     idempotent: Idempotent,
     body: OptionalJsonBody<ResetSandbox>,
 ) -> Result<Response, SandboxError> {
-    let guarded = idempotent.by(&caller.client_id, &body.raw, caller.now(&state));
+    let guarded = idempotent.by(&caller.tenant, &body.raw, caller.now(&state));
     state
         .idempotency
         .run(guarded, || async {
             let now = state.clock.now();
             let mut writes = WriteSet::default();
             writes.push(SandboxWrite::ResetOwner {
-                owner: caller.client_id.clone(),
+                owner: caller.tenant.clone(),
                 keep_key: Some(idempotent.key.clone()),
             });
             let view = ResetView {

@@ -74,7 +74,7 @@ pub(crate) type Rank<'a> = (u8, &'a str, &'a str);
 impl Check<'_> {
     fn rank(&self) -> Rank<'_> {
         match self {
-            Check::Key(r) => (0, &r.owner, &r.key),
+            Check::Key(r) => (0, r.owner.as_str(), &r.key),
             Check::Sandbox(c) => c.rank(),
             Check::Events(c) => c.rank(),
         }

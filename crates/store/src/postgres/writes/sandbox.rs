@@ -88,7 +88,7 @@ pub(crate) fn needs(write: &SandboxWrite) -> Option<Needs<'_, Check<'_>>> {
             from_offset_ms,
             ..
         } => Needs {
-            check: Check::Clock(owner, *from_offset_ms),
+            check: Check::Clock(owner.as_str(), *from_offset_ms),
             row: Some(("clock", owner.as_str())),
         },
         // Many tokens of one client may commit together.

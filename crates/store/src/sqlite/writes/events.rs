@@ -16,7 +16,7 @@ pub fn apply(c: &Connection, write: &EventWrite) -> Result<(), CommitError> {
             let e = &r.endpoint;
             let status = e.status.as_str();
             c.prepare_cached("INSERT INTO webhook_endpoints (id, owner, status, enabled_events, sealed_secret, created_at_ms, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
-                .and_then(|mut s| s.execute(params![e.id.as_str(), e.owner, status, rows::to_json(&e.enabled_events)?, r.sealed_secret, unix_ms(e.created_at), rows::to_json(e)?]))
+                .and_then(|mut s| s.execute(params![e.id.as_str(), e.owner.as_str(), status, rows::to_json(&e.enabled_events)?, r.sealed_secret, unix_ms(e.created_at), rows::to_json(e)?]))
                 .map_err(store)?;
         }
         EventWrite::InsertEvent(event) => insert_event(c, event).map_err(store)?,
@@ -27,7 +27,7 @@ pub fn apply(c: &Connection, write: &EventWrite) -> Result<(), CommitError> {
                 )
                 .and_then(|mut s| {
                     let body = rows::to_json(e)?;
-                    s.execute(params![e.id.as_str(), e.owner, from.as_str(), e.status.as_str(), body])
+                    s.execute(params![e.id.as_str(), e.owner.as_str(), from.as_str(), e.status.as_str(), body])
                 })
                 .map_err(store)?;
             if changed == 0 {
@@ -56,7 +56,7 @@ fn insert_event(c: &Connection, event: &Event) -> rusqlite::Result<()> {
     )?
     .execute(params![
         event.id.as_str(),
-        event.owner,
+        event.owner.as_str(),
         kind,
         at,
         event.body
@@ -65,7 +65,7 @@ fn insert_event(c: &Connection, event: &Event) -> rusqlite::Result<()> {
         .prepare_cached(
             "SELECT id, status, enabled_events FROM webhook_endpoints WHERE owner = ?1",
         )?
-        .query_map([&event.owner], |r| {
+        .query_map([event.owner.as_str()], |r| {
             let enabled_events: String = r.get(2)?;
             Ok(Subscription {
                 endpoint_id: r.get(0)?,
@@ -79,7 +79,12 @@ fn insert_event(c: &Connection, event: &Event) -> rusqlite::Result<()> {
          VALUES (?1, ?2, ?3, 'pending', 1, ?4, ?4, ?4)",
     )?;
     for endpoint_id in recipients(&subscriptions, kind) {
-        insert.execute(params![event.id.as_str(), endpoint_id, event.owner, at])?;
+        insert.execute(params![
+            event.id.as_str(),
+            endpoint_id,
+            event.owner.as_str(),
+            at
+        ])?;
     }
     Ok(())
 }

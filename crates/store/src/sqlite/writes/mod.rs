@@ -86,7 +86,7 @@ fn insert_idempotency(c: &Connection, r: &IdempotencyRecord) -> Result<(), Commi
              WHERE idempotency_keys.created_at_ms <= excluded.created_at_ms - ?7",
         )
         .and_then(|mut s| {
-            s.execute(params![r.owner, r.key, &r.fingerprint[..], r.status, r.body, r.created_at_ms, retention_ms])
+            s.execute(params![r.owner.as_str(), r.key, &r.fingerprint[..], r.status, r.body, r.created_at_ms, retention_ms])
         })
         .map_err(|e| {
             if is_unique_violation(&e) {

@@ -5,6 +5,7 @@ use rusqlite::{Connection, params};
 use super::super::{rows, unavailable};
 use crate::*;
 use lendhub_domain::clock::unix_ms;
+use lendhub_domain::tenant::Tenant;
 
 /// One sandbox row change; a failed condition is `Conflict`.
 pub fn apply(c: &Connection, write: &SandboxWrite) -> Result<(), CommitError> {
@@ -20,7 +21,7 @@ pub fn apply(c: &Connection, write: &SandboxWrite) -> Result<(), CommitError> {
             .and_then(|mut s| {
                 let body = rows::to_json(app)?;
                 let review_due = app.review_due_at().map(unix_ms);
-                s.execute(params![app.id.as_str(), app.owner, app.status.as_str(), app.version, unix_ms(app.created_at), body, rendered, review_due])
+                s.execute(params![app.id.as_str(), app.owner.as_str(), app.status.as_str(), app.version, unix_ms(app.created_at), body, rendered, review_due])
             })
             .map_err(store)?;
         }
@@ -37,7 +38,7 @@ pub fn apply(c: &Connection, write: &SandboxWrite) -> Result<(), CommitError> {
                     let body = rows::to_json(app)?;
                     s.execute(params![
                         app.id.as_str(),
-                        app.owner,
+                        app.owner.as_str(),
                         app.status.as_str(),
                         app.version,
                         body,
@@ -52,7 +53,7 @@ pub fn apply(c: &Connection, write: &SandboxWrite) -> Result<(), CommitError> {
         }
         SandboxWrite::InsertPayment(p) => {
             c.prepare_cached("INSERT INTO payments (id, owner, application_id, created_at_ms, body) VALUES (?1, ?2, ?3, ?4, ?5)")
-                .and_then(|mut s| s.execute(params![p.id.as_str(), p.owner, p.application_id.as_str(), unix_ms(p.created_at), rows::to_json(p)?]))
+                .and_then(|mut s| s.execute(params![p.id.as_str(), p.owner.as_str(), p.application_id.as_str(), unix_ms(p.created_at), rows::to_json(p)?]))
                 .map_err(store)?;
         }
         SandboxWrite::InsertToken(t) => {
@@ -80,7 +81,7 @@ pub fn apply(c: &Connection, write: &SandboxWrite) -> Result<(), CommitError> {
                 .prepare_cached(
                     "UPDATE sandbox_clients SET clock_offset_ms = ?3 WHERE client_id = ?1 AND clock_offset_ms = ?2",
                 )
-                .and_then(|mut s| s.execute(params![owner, from_offset_ms, to_offset_ms]))
+                .and_then(|mut s| s.execute(params![owner.as_str(), from_offset_ms, to_offset_ms]))
                 .map_err(store)?;
             if changed == 0 {
                 return Err(CommitError::Conflict);
@@ -95,7 +96,7 @@ pub fn apply(c: &Connection, write: &SandboxWrite) -> Result<(), CommitError> {
 
 /// Everything the owner has in the sandbox goes, in one savepoint with the
 /// reset's own idempotency record; its clock goes back to zero.
-fn reset(c: &Connection, owner: &str, keep_key: Option<&str>) -> rusqlite::Result<()> {
+fn reset(c: &Connection, owner: &Tenant, keep_key: Option<&str>) -> rusqlite::Result<()> {
     for table in [
         "deliveries",
         "payments",
@@ -104,11 +105,11 @@ fn reset(c: &Connection, owner: &str, keep_key: Option<&str>) -> rusqlite::Resul
         "webhook_endpoints",
     ] {
         c.prepare_cached(&format!("DELETE FROM {table} WHERE owner = ?1"))?
-            .execute([owner])?;
+            .execute([owner.as_str()])?;
     }
     c.prepare_cached("DELETE FROM idempotency_keys WHERE owner = ?1 AND key IS NOT ?2")?
-        .execute(params![owner, keep_key])?;
+        .execute(params![owner.as_str(), keep_key])?;
     c.prepare_cached("UPDATE sandbox_clients SET clock_offset_ms = 0 WHERE client_id = ?1")?
-        .execute([owner])?;
+        .execute([owner.as_str()])?;
     Ok(())
 }
