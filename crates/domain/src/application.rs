@@ -14,6 +14,7 @@ use time::OffsetDateTime;
 
 use crate::decisioning::{Decision, Outcome};
 use crate::ids::SandboxId;
+use crate::money::Money;
 use crate::payment::{BankAccount, Direction, Payment, PaymentStatus, RepaymentRequest};
 use crate::tenant::Tenant;
 
@@ -47,7 +48,7 @@ pub struct Application {
     pub owner: Tenant,
     pub company_number: String,
     pub company_name: String,
-    pub amount_pence: i64,
+    pub amount_pence: Money,
     pub status: ApplicationStatus,
     pub decision: Decision,
     #[serde(with = "time::serde::rfc3339")]
@@ -55,7 +56,7 @@ pub struct Application {
     /// The latest disbursement attempt.
     pub funding: Option<Payment>,
     /// What the borrower still owes; zero until funded.
-    pub outstanding_pence: i64,
+    pub outstanding_pence: Money,
     /// Optimistic-concurrency version, bumped on every change.
     pub version: i64,
     #[serde(with = "time::serde::rfc3339")]
@@ -85,7 +86,7 @@ impl Application {
         id: SandboxId,
         owner: Tenant,
         company_number: String,
-        amount_pence: i64,
+        amount_pence: Money,
         decision: Decision,
         now: OffsetDateTime,
     ) -> Self {
@@ -104,7 +105,7 @@ impl Application {
             decision,
             decided_at: now,
             funding: None,
-            outstanding_pence: 0,
+            outstanding_pence: Money::ZERO,
             version: 1,
             created_at: now,
             updated_at: now,
@@ -138,7 +139,8 @@ impl Application {
         if now < due {
             return Err(TransitionError::ReviewNotDue(due));
         }
-        let decision = crate::decisioning::review(&self.company_number, self.amount_pence);
+        let decision =
+            crate::decisioning::review(&self.company_number, self.amount_pence.as_pence());
         let mut next = self.clone();
         next.status = match decision.outcome {
             Outcome::Approved => ApplicationStatus::Approved,
@@ -213,12 +215,17 @@ impl Application {
         if self.status != ApplicationStatus::Funded {
             return Err(TransitionError::NotFunded(self.status));
         }
-        if request.amount_pence > self.outstanding_pence {
-            return Err(TransitionError::ExceedsOutstanding {
-                requested: request.amount_pence,
-                outstanding: self.outstanding_pence,
-            });
-        }
+        let exceeds = TransitionError::ExceedsOutstanding {
+            requested: request.amount_pence.as_pence(),
+            outstanding: self.outstanding_pence.as_pence(),
+        };
+        let Some(remaining) = self
+            .outstanding_pence
+            .checked_sub(request.amount_pence)
+            .filter(|r| !r.is_negative())
+        else {
+            return Err(exceeds);
+        };
         let failure = crate::payment::repayment_failure(request.amount_pence);
         let payment = Payment {
             id: payment_id,
@@ -237,8 +244,8 @@ impl Application {
         };
         let mut next = self.clone();
         if failure.is_none() {
-            next.outstanding_pence -= request.amount_pence;
-            if next.outstanding_pence == 0 {
+            next.outstanding_pence = remaining;
+            if remaining.is_zero() {
                 next.status = ApplicationStatus::Repaid;
             }
         }
@@ -264,7 +271,7 @@ mod tests {
             SandboxId::new_random(0),
             Tenant::sandbox_client("pk_test_a"),
             company.into(),
-            amount,
+            Money::pence(amount),
             decide(company, amount),
             now,
         )
@@ -301,7 +308,7 @@ mod tests {
             failed.funding.as_ref().unwrap().failure_reason,
             Some(FailureReason::BankUnavailable)
         );
-        assert_eq!(failed.outstanding_pence, 0);
+        assert_eq!(failed.outstanding_pence, Money::ZERO);
         let again = failed.accept(BankAccount::BankSettle, id(), NOW).unwrap();
         assert_eq!(again.status, ApplicationStatus::Funded);
     }
@@ -333,7 +340,7 @@ mod tests {
         assert!(matches!(
             funded.repay(
                 RepaymentRequest {
-                    amount_pence: owed + 1
+                    amount_pence: owed.checked_add(Money::pence(1)).unwrap()
                 },
                 id(),
                 NOW
@@ -343,16 +350,25 @@ mod tests {
         let (after, p) = funded
             .repay(
                 RepaymentRequest {
-                    amount_pence: 10_000,
+                    amount_pence: Money::pence(10_000),
                 },
                 id(),
                 NOW,
             )
             .unwrap();
         assert_eq!(p.status, PaymentStatus::Settled);
-        assert_eq!(after.outstanding_pence, owed - 10_000);
+        assert_eq!(
+            after.outstanding_pence,
+            owed.checked_sub(Money::pence(10_000)).unwrap()
+        );
         let (unchanged, failed) = after
-            .repay(RepaymentRequest { amount_pence: 4001 }, id(), NOW)
+            .repay(
+                RepaymentRequest {
+                    amount_pence: Money::pence(4001),
+                },
+                id(),
+                NOW,
+            )
             .unwrap();
         assert_eq!(
             failed.failure_reason,
@@ -370,7 +386,13 @@ mod tests {
             .unwrap();
         assert_eq!(done.status, ApplicationStatus::Repaid);
         assert!(matches!(
-            done.repay(RepaymentRequest { amount_pence: 1 }, id(), NOW),
+            done.repay(
+                RepaymentRequest {
+                    amount_pence: Money::pence(1)
+                },
+                id(),
+                NOW
+            ),
             Err(TransitionError::NotFunded(_))
         ));
     }
@@ -426,8 +448,14 @@ mod tests {
     fn approved_but_unfunded_takes_no_repayment() {
         let a = app("00000401", 1_000_000);
         assert_eq!(
-            a.repay(RepaymentRequest { amount_pence: 1 }, id(), NOW)
-                .map(|_| ()),
+            a.repay(
+                RepaymentRequest {
+                    amount_pence: Money::pence(1)
+                },
+                id(),
+                NOW
+            )
+            .map(|_| ()),
             Err(TransitionError::NotFunded(ApplicationStatus::Approved))
         );
     }

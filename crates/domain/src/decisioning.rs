@@ -201,6 +201,7 @@ pub fn term_months(amount_pence: i64) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::money::Money;
 
     #[test]
     fn reserved_companies_have_their_documented_outcomes() {
@@ -238,7 +239,7 @@ mod tests {
             let d = decide("00000401", amount);
             assert_eq!(d.outcome, Outcome::Approved, "{amount}");
             let offer = d.offer.as_ref().map(|o| o.amount_pence);
-            assert_eq!(offer, Some(amount));
+            assert_eq!(offer, Some(Money::pence(amount)));
         }
     }
 
@@ -263,7 +264,7 @@ mod tests {
         assert_eq!(approved.outcome, Outcome::Approved);
         assert_eq!(
             approved.offer.as_ref().map(|o| o.amount_pence),
-            Some(1_000_000)
+            Some(Money::pence(1_000_000))
         );
         assert_eq!(annual_rate_bps(450), 2500, "priced as a score of 500");
         let declined = review("00000407", 1_000_000);

@@ -4,16 +4,17 @@
 //! Only IEEE basic operations (no `powf`, no `exp`) are used on floats, so the
 //! results are identical on every machine.
 
+use crate::money::Money;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Offer {
-    pub amount_pence: i64,
+    pub amount_pence: Money,
     pub term_months: u32,
     /// Representative APR in percent, one decimal place.
     pub apr: f64,
-    pub monthly_repayment_pence: i64,
-    pub total_repayable_pence: i64,
+    pub monthly_repayment_pence: Money,
+    pub total_repayable_pence: Money,
     pub is_indicative: bool,
     /// Nominal annual interest rate in basis points, the input to the schedule.
     pub annual_rate_bps: u32,
@@ -93,11 +94,15 @@ pub fn apr_percent(principal: i64, instalments: &[i64]) -> f64 {
 pub fn offer(principal: i64, annual_rate_bps: u32, term_months: u32) -> Offer {
     let instalments = schedule(principal, annual_rate_bps, term_months);
     Offer {
-        amount_pence: principal,
+        amount_pence: Money::pence(principal),
         term_months,
         apr: apr_percent(principal, &instalments),
-        monthly_repayment_pence: instalments.first().copied().unwrap_or(0),
-        total_repayable_pence: instalments.iter().sum(),
+        monthly_repayment_pence: Money::pence(instalments.first().copied().unwrap_or(0)),
+        // The schedule is bounded by the product's limits (at most 60
+        // instalments of at most the principal plus its interest), far from
+        // overflow; an overflow would still be caught, not wrapped.
+        total_repayable_pence: Money::sum(instalments.iter().copied().map(Money::pence))
+            .unwrap_or(Money::pence(i64::MAX)),
         is_indicative: true,
         annual_rate_bps,
     }
@@ -150,7 +155,10 @@ mod tests {
     #[test]
     fn offer_fields_are_consistent() {
         let o = offer(2_500_000, 1500, 24);
-        assert_eq!(o.monthly_repayment_pence, schedule(2_500_000, 1500, 24)[0]);
+        assert_eq!(
+            o.monthly_repayment_pence,
+            Money::pence(schedule(2_500_000, 1500, 24)[0])
+        );
         assert!(o.total_repayable_pence > o.amount_pence);
         assert!(o.apr > 15.0 && o.apr < 17.0, "{}", o.apr);
         assert!(o.is_indicative);

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::ids::SandboxId;
+use crate::money::Money;
 use crate::tenant::Tenant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -75,10 +76,10 @@ pub const REPAYMENT_TEST_AMOUNTS: [(i64, FailureReason); 4] = [
     (4004, FailureReason::BankUnavailable),
 ];
 
-pub fn repayment_failure(amount_pence: i64) -> Option<FailureReason> {
+pub fn repayment_failure(amount_pence: Money) -> Option<FailureReason> {
     REPAYMENT_TEST_AMOUNTS
         .iter()
-        .find(|(a, _)| *a == amount_pence)
+        .find(|(a, _)| *a == amount_pence.as_pence())
         .map(|(_, r)| *r)
 }
 
@@ -102,7 +103,7 @@ pub struct Payment {
     pub owner: Tenant,
     pub application_id: SandboxId,
     pub direction: Direction,
-    pub amount_pence: i64,
+    pub amount_pence: Money,
     pub status: PaymentStatus,
     pub failure_reason: Option<FailureReason>,
     pub bank_account: Option<BankAccount>,
@@ -112,5 +113,5 @@ pub struct Payment {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RepaymentRequest {
-    pub amount_pence: i64,
+    pub amount_pence: Money,
 }

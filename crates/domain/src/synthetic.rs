@@ -14,6 +14,7 @@ use crate::application::{Application, TransitionError};
 use crate::decisioning::decide;
 use crate::events::{ALL_EVENTS, EventType, ObjectKind};
 use crate::ids::SandboxId;
+use crate::money::Money;
 use crate::payment::{BankAccount, Payment, RepaymentRequest};
 use crate::tenant::Tenant;
 use crate::webhook::{EndpointStatus, WebhookEndpoint};
@@ -337,7 +338,7 @@ pub fn sample(
         id(),
         owner.clone(),
         SAMPLE_COMPANY.to_owned(),
-        SAMPLE_AMOUNT_PENCE,
+        Money::pence(SAMPLE_AMOUNT_PENCE),
         decide(SAMPLE_COMPANY, SAMPLE_AMOUNT_PENCE),
         now,
     );
@@ -376,10 +377,10 @@ pub fn sample(
                 .decision
                 .offer
                 .as_ref()
-                .map_or(10_000, |o| o.monthly_repayment_pence);
+                .map_or(Money::pence(10_000), |o| o.monthly_repayment_pence);
             Sample::Payment(collect(monthly)?)
         }
-        EventType::PaymentFailed => Sample::Payment(collect(4001)?),
+        EventType::PaymentFailed => Sample::Payment(collect(Money::pence(4001))?),
         EventType::WebhookEndpointDisabled => endpoint(EndpointStatus::Disabled),
         EventType::WebhookEndpointEnabled => endpoint(EndpointStatus::Enabled),
     })

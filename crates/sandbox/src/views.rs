@@ -57,11 +57,11 @@ pub struct OfferView {
 impl From<&Offer> for OfferView {
     fn from(o: &Offer) -> Self {
         Self {
-            amount_pence: o.amount_pence,
+            amount_pence: o.amount_pence.as_pence(),
             term_months: o.term_months,
             apr: o.apr,
-            monthly_repayment_pence: o.monthly_repayment_pence,
-            total_repayable_pence: o.total_repayable_pence,
+            monthly_repayment_pence: o.monthly_repayment_pence.as_pence(),
+            total_repayable_pence: o.total_repayable_pence.as_pence(),
             is_indicative: o.is_indicative,
         }
     }
@@ -134,7 +134,7 @@ impl From<&Payment> for PaymentView {
             object: "payment",
             application_id: p.application_id.to_string(),
             direction: name_of(&p.direction),
-            amount_pence: p.amount_pence,
+            amount_pence: p.amount_pence.as_pence(),
             currency: "GBP",
             status: name_of(&p.status),
             failure_reason: p.failure_reason.map(|r| r.as_str().to_owned()),
@@ -174,10 +174,10 @@ impl From<&Application> for ApplicationView {
                 company_number: a.company_number.clone(),
                 name: a.company_name.clone(),
             },
-            amount_pence: a.amount_pence,
+            amount_pence: a.amount_pence.as_pence(),
             decision: DecisionView::from(a),
             funding: a.funding.as_ref().map(PaymentView::from),
-            outstanding_pence: a.outstanding_pence,
+            outstanding_pence: a.outstanding_pence.as_pence(),
             livemode: false,
             created_at: rfc3339(a.created_at),
             updated_at: rfc3339(a.updated_at),

@@ -19,6 +19,7 @@ use crate::event_log::event;
 use crate::path_id::PathId;
 use crate::state::SandboxState;
 use crate::views::{ApplicationView, DecisionView, ErrorEnvelope, PaymentView, application_record};
+use lendhub_domain::money::Money;
 use lendhub_domain::tenant::Tenant;
 
 pub const MIN_AMOUNT_PENCE: i64 = 5_000;
@@ -104,7 +105,7 @@ pub async fn create(
                 id,
                 caller.tenant.clone(),
                 company_number,
-                amount,
+                Money::pence(amount),
                 decision,
                 now,
             );

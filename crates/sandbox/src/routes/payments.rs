@@ -18,6 +18,7 @@ use crate::event_log::event;
 use crate::routes::applications::load;
 use crate::state::SandboxState;
 use crate::views::{ApplicationView, ErrorEnvelope, PaymentView, application_record};
+use lendhub_domain::money::Money;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -75,7 +76,7 @@ pub async fn create(
             let (next, payment) = app
                 .repay(
                     RepaymentRequest {
-                        amount_pence: amount,
+                        amount_pence: Money::pence(amount),
                     },
                     id,
                     now,

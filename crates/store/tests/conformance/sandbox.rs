@@ -105,7 +105,7 @@ async fn referral_reviews_fall_due_on_their_owners_clock() {
         SandboxId::new_random(1_000),
         tenant(OWNER),
         "00000402".into(),
-        1_000_000,
+        lendhub_domain::money::Money::pence(1_000_000),
         decide("00000402", 1_000_000),
         at(1_000),
     );

@@ -34,7 +34,7 @@ pub fn application(now_ms: i64) -> Application {
         id,
         tenant(OWNER),
         "00000401".into(),
-        5_000,
+        lendhub_domain::money::Money::pence(5_000),
         decide("00000401", 5_000),
         at(now_ms),
     )
