@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::decisioning::{Decision, Outcome};
-use crate::ids::SandboxId;
+use crate::ids::{ApplicationId, PaymentId};
 use crate::money::Money;
 use crate::payment::{BankAccount, Direction, Payment, PaymentStatus, RepaymentRequest};
 use crate::tenant::Tenant;
@@ -44,7 +44,7 @@ impl ApplicationStatus {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Application {
-    pub id: SandboxId,
+    pub id: ApplicationId,
     pub owner: Tenant,
     pub company_number: String,
     pub company_name: String,
@@ -83,7 +83,7 @@ pub enum TransitionError {
 
 impl Application {
     pub fn new(
-        id: SandboxId,
+        id: ApplicationId,
         owner: Tenant,
         company_number: String,
         amount_pence: Money,
@@ -157,7 +157,7 @@ impl Application {
     pub fn accept(
         &self,
         bank: BankAccount,
-        payment_id: SandboxId,
+        payment_id: PaymentId,
         now: OffsetDateTime,
     ) -> Result<Application, TransitionError> {
         if !matches!(
@@ -209,7 +209,7 @@ impl Application {
     pub fn repay(
         &self,
         request: RepaymentRequest,
-        payment_id: SandboxId,
+        payment_id: PaymentId,
         now: OffsetDateTime,
     ) -> Result<(Application, Payment), TransitionError> {
         if self.status != ApplicationStatus::Funded {
@@ -268,7 +268,7 @@ mod tests {
     fn app(company: &str, amount: i64) -> Application {
         let now = OffsetDateTime::UNIX_EPOCH;
         Application::new(
-            SandboxId::new_random(0),
+            crate::ids::SandboxId::new_random(0),
             Tenant::sandbox_client("pk_test_a"),
             company.into(),
             Money::pence(amount),
@@ -277,8 +277,8 @@ mod tests {
         )
     }
 
-    fn id() -> SandboxId {
-        SandboxId::new_random(0)
+    fn id() -> crate::ids::PaymentId {
+        crate::ids::SandboxId::new_random(0)
     }
 
     const NOW: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;

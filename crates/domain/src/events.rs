@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use crate::ids::SandboxId;
+use crate::ids::EventId;
 use crate::tenant::Tenant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -115,7 +115,7 @@ pub const ALL_EVENTS: &str = "*";
 /// A durable event: the rendered envelope is what every delivery sends, byte for byte.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
-    pub id: SandboxId,
+    pub id: EventId,
     pub owner: Tenant,
     pub event_type: EventType,
     pub created_at: OffsetDateTime,
@@ -155,7 +155,7 @@ impl Publisher {
     /// it is stored, listed and delivered byte for byte.
     pub fn event(
         &self,
-        id: SandboxId,
+        id: EventId,
         owner: &Tenant,
         kind: EventType,
         object: &impl Serialize,
@@ -190,7 +190,7 @@ mod tests {
             api_version: "2030-01-01",
             livemode: true,
         };
-        let id = SandboxId::generate(0, 7);
+        let id: EventId = crate::ids::SandboxId::generate(0, 7);
         let event = live
             .event(
                 id.clone(),

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use crate::ids::SandboxId;
+use crate::ids::{ApplicationId, PaymentId};
 use crate::money::Money;
 use crate::tenant::Tenant;
 
@@ -99,9 +99,9 @@ pub enum PaymentStatus {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Payment {
-    pub id: SandboxId,
+    pub id: PaymentId,
     pub owner: Tenant,
-    pub application_id: SandboxId,
+    pub application_id: ApplicationId,
     pub direction: Direction,
     pub amount_pence: Money,
     pub status: PaymentStatus,

@@ -13,7 +13,7 @@ use time::format_description::well_known::Rfc3339;
 use crate::application::{Application, TransitionError};
 use crate::decisioning::decide;
 use crate::events::{ALL_EVENTS, EventType, ObjectKind};
-use crate::ids::SandboxId;
+use crate::ids::{SandboxId, kind};
 use crate::money::Money;
 use crate::payment::{BankAccount, Payment, RepaymentRequest};
 use crate::tenant::Tenant;
@@ -200,7 +200,7 @@ pub fn check(shape: &Shape, value: &Value, path: &str, issues: &mut Vec<Issue>) 
         },
         Shape::Id => match text {
             None => issue(issues, path, "invalid_type"),
-            Some(t) if SandboxId::parse(t).is_none() => issue(issues, path, "pattern"),
+            Some(t) if SandboxId::<kind::Any>::parse(t).is_none() => issue(issues, path, "pattern"),
             Some(_) => {}
         },
         Shape::Timestamp => match text {
@@ -333,24 +333,27 @@ pub fn sample(
     now: OffsetDateTime,
 ) -> Result<Sample, TransitionError> {
     let ms = crate::clock::unix_ms(now).max(0) as u64;
-    let id = || SandboxId::new_random(ms);
     let approved = Application::new(
-        id(),
+        SandboxId::new_random(ms),
         owner.clone(),
         SAMPLE_COMPANY.to_owned(),
         Money::pence(SAMPLE_AMOUNT_PENCE),
         decide(SAMPLE_COMPANY, SAMPLE_AMOUNT_PENCE),
         now,
     );
-    let funded = || approved.accept(BankAccount::BankSettle, id(), now);
+    let funded = || approved.accept(BankAccount::BankSettle, SandboxId::new_random(ms), now);
     let collect = |amount_pence| {
         funded()?
-            .repay(RepaymentRequest { amount_pence }, id(), now)
+            .repay(
+                RepaymentRequest { amount_pence },
+                SandboxId::new_random(ms),
+                now,
+            )
             .map(|(_, payment)| payment)
     };
     let endpoint = |status| {
         Sample::Endpoint(WebhookEndpoint {
-            id: id(),
+            id: SandboxId::new_random(ms),
             owner: owner.clone(),
             url: SAMPLE_ENDPOINT_URL.to_owned(),
             enabled_events: vec![ALL_EVENTS.to_owned()],
@@ -369,7 +372,11 @@ pub fn sample(
         EventType::AccountClosed => {
             let f = funded()?;
             let owed = f.outstanding_pence;
-            let (repaid, _) = f.repay(RepaymentRequest { amount_pence: owed }, id(), now)?;
+            let (repaid, _) = f.repay(
+                RepaymentRequest { amount_pence: owed },
+                SandboxId::new_random(ms),
+                now,
+            )?;
             Sample::Application(Box::new(repaid))
         }
         EventType::PaymentSettled => {

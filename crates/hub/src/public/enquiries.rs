@@ -21,7 +21,7 @@ pub const BODY_CAP: usize = 32 * 1024;
 
 /// The outbox row's id: internal, so not one of the seed's prefixed kinds.
 fn mail_id(now_ms: i64) -> String {
-    let id = SandboxId::new_random(u64::try_from(now_ms).unwrap_or(0));
+    let id: SandboxId = SandboxId::new_random(u64::try_from(now_ms).unwrap_or(0));
     format!("mail_{}", id.as_str())
 }
 

@@ -4,7 +4,7 @@ use axum::response::{IntoResponse, Response};
 use lendhub_domain::application::Application;
 use lendhub_domain::decisioning::decide;
 use lendhub_domain::events::EventType;
-use lendhub_domain::ids::SandboxId;
+use lendhub_domain::ids::{ApplicationId, SandboxId};
 use lendhub_domain::payment::{BankAccount, PaymentStatus};
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
@@ -135,7 +135,8 @@ pub(crate) async fn load(
     owner: &Tenant,
     raw_id: &str,
 ) -> Result<Application, SandboxError> {
-    let id = SandboxId::parse(raw_id).ok_or(SandboxError::NotFound("application"))?;
+    let id: ApplicationId =
+        SandboxId::parse(raw_id).ok_or(SandboxError::NotFound("application"))?;
     state
         .sandbox
         .application(owner, id.as_str())

@@ -3,7 +3,7 @@ use axum::extract::{RawQuery, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use lendhub_domain::events::EventType;
-use lendhub_domain::ids::SandboxId;
+use lendhub_domain::ids::EventId;
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::OptionalJsonBody;
@@ -109,7 +109,7 @@ pub async fn list(
 ) -> Result<Response, SandboxError> {
     let q = parse_query(query.as_deref())?;
     for cursor in [&q.starting_after, &q.ending_before].into_iter().flatten() {
-        if SandboxId::parse(cursor).is_none() {
+        if EventId::parse(cursor).is_none() {
             return Err(SandboxError::NotFound("event for the cursor"));
         }
     }

@@ -3,7 +3,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::application::ApplicationStatus;
 use lendhub_domain::events::EventType;
-use lendhub_domain::ids::SandboxId;
+use lendhub_domain::ids::{ApplicationId, SandboxId};
 use lendhub_domain::payment::{PaymentStatus, RepaymentRequest};
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
@@ -35,7 +35,7 @@ fn validate(body: &CreateRepayment) -> Result<(String, i64), SandboxError> {
     let mut issues = Vec::new();
     match body.application_id.as_deref() {
         None => issues.push(FieldIssue::new("application_id", "required")),
-        Some(id) if SandboxId::parse(id).is_none() => {
+        Some(id) if ApplicationId::parse(id).is_none() => {
             issues.push(FieldIssue::new("application_id", "pattern"))
         }
         Some(_) => {}

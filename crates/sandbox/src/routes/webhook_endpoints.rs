@@ -193,7 +193,7 @@ pub async fn enable(
                 .endpoints(&caller.tenant)
                 .await?
                 .into_iter()
-                .find(|r| r.endpoint.id == id)
+                .find(|r| r.endpoint.id.as_str() == id.as_str())
                 .ok_or(SandboxError::NotFound("webhook endpoint"))?
                 .endpoint;
             let mut writes = WriteSet::default();

@@ -21,7 +21,7 @@ pub(crate) fn get<'a, T: tokio_postgres::types::FromSql<'a>>(
     row.try_get(i).map_err(db)
 }
 
-pub(crate) fn sandbox_id(raw: &str) -> Result<SandboxId, StoreError> {
+pub(crate) fn sandbox_id<K>(raw: &str) -> Result<SandboxId<K>, StoreError> {
     SandboxId::parse(raw).ok_or_else(|| internal("stored id is not a sandbox id"))
 }
 

@@ -22,7 +22,7 @@ fn bad(msg: &str) -> rusqlite::Error {
     rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, msg.to_owned().into())
 }
 
-pub fn sandbox_id(raw: String) -> rusqlite::Result<SandboxId> {
+pub fn sandbox_id<K>(raw: String) -> rusqlite::Result<SandboxId<K>> {
     SandboxId::parse(&raw).ok_or_else(|| bad("stored id is not a sandbox id"))
 }
 
