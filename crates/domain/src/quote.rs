@@ -259,6 +259,8 @@ fn div_round(n: i128, d: i128) -> i64 {
     ((n + d / 2) / d) as i64
 }
 
+// One pass over the instalment schedule that the pricing document describes
+// step by step; kept in one function so it can be read against that text.
 fn compute(config: &PricingConfig, t: Terms, start: Date) -> Quote {
     let days = instalment_days(start, t.term_days, t.frequency);
     let n = days.len() as i64;

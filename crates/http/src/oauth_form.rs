@@ -9,6 +9,21 @@ use axum::http::{HeaderMap, header};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 
+// The client-credentials token request, as the OpenAPI documents describe
+// it; the handlers read the form with `parse` and `client_credentials`. (A
+// doc comment here would become the schema's description.)
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct TokenForm {
+    /// Must be `client_credentials`.
+    grant_type: String,
+    /// Space-delimited; omitted grants every scope the client holds.
+    scope: Option<String>,
+    /// With `client_secret`, instead of HTTP Basic (`client_secret_post`).
+    client_id: Option<String>,
+    client_secret: Option<String>,
+}
+
 /// Why a form or its credentials were refused; each surface maps these onto
 /// its own error codes.
 #[derive(Debug, Clone, PartialEq, Eq)]

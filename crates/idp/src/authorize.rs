@@ -60,6 +60,9 @@ struct Valid {
     login_hint: Option<String>,
 }
 
+// Long on purpose: the order of these checks is the protocol's (OIDC Core
+// §3.1.2.2, RFC 6749 §4.1.2.1) — what may redirect an error to the client
+// depends on what has been verified before it — and reads best in one place.
 async fn validate(state: &IdpState, query: Option<&str>) -> Result<Valid, IdpError> {
     let (params, repeated) = parameters(query);
     let get = |name: &str| {
@@ -239,6 +242,8 @@ pub async fn authorize_post(
     respond(&state, &headers, params).await
 }
 
+// The prompt/max_age/session decision table of OIDC Core §3.1.2.3, in one
+// place for the same reason as `validate`.
 async fn respond(
     state: &IdpState,
     headers: &HeaderMap,

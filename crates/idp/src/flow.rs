@@ -6,7 +6,7 @@ use axum::http::HeaderMap;
 use axum::response::Response;
 use lendhub_domain::credentials::generate_access_token;
 use lendhub_domain::identity::{CODE_TTL_MS, IdentityScopes};
-use lendhub_store::{AuthCodeRecord, ConsentRecord, TicketRecord};
+use lendhub_store::{AuthCodeRecord, CodeIssue, ConsentRecord, TicketRecord};
 use subtle::ConstantTimeEq;
 
 use crate::cookies;
@@ -181,7 +181,11 @@ pub async fn complete(
     };
     let issued = state
         .store
-        .issue_code(record, ticket.map(|t| t.ticket_id.clone()), consent)
+        .issue_code(CodeIssue {
+            code: record,
+            ticket_id: ticket.map(|t| t.ticket_id.clone()),
+            consent,
+        })
         .await?;
     if !issued {
         return Err(PageError::TicketExpired {

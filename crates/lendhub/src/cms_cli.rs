@@ -65,7 +65,13 @@ async fn run(command: CmsCommand, store: &dyn lendhub_store::PublicStore) -> any
                 })
                 .unwrap_or_else(|| key.clone());
             let version = store
-                .put_cms_page(&key, &title, &body, publish, SystemClock.now_ms())
+                .put_cms_page(lendhub_store::CmsPageEdit {
+                    key: key.clone(),
+                    title: title.clone(),
+                    body,
+                    published: publish,
+                    at_ms: SystemClock.now_ms(),
+                })
                 .await?;
             println!(
                 "{}",

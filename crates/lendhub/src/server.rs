@@ -301,6 +301,39 @@ async fn sso(
     Ok((listening, grants_sync))
 }
 
+/// The sandbox's job workers: webhook delivery, woken when a commit queues
+/// deliveries, and referral reviews, woken when a clock moves.
+fn sandbox_workers(
+    core: &Core,
+    sandbox: lendhub_sandbox::SandboxState,
+    sender: Sender,
+    stop: &CancellationToken,
+) -> [JoinHandle<()>; 2] {
+    let outbox_wake = sandbox.outbox_wake.clone();
+    let deliveries = core.worker(
+        Deliveries {
+            jobs: core.store.clone(),
+            writes: core.store.clone(),
+            sender,
+            master_key: core.master_key.clone(),
+            wake: outbox_wake.clone(),
+            endpoint_events: Arc::new(lendhub_sandbox::EndpointEventRenderer),
+        },
+        outbox_wake,
+        core.jobs.clone(),
+    );
+    let referrals_wake = sandbox.referrals_wake.clone();
+    let reviews = core.worker(
+        lendhub_sandbox::referrals::Reviews { state: sandbox },
+        referrals_wake,
+        core.jobs.clone(),
+    );
+    [
+        tokio::spawn(deliveries.run(stop.clone())),
+        tokio::spawn(reviews.run(stop.clone())),
+    ]
+}
+
 /// The enquiry-notification worker, when there is an SMTP server to send to.
 fn mail_worker(
     config: &Config,
@@ -368,25 +401,6 @@ pub async fn start(
     let ops_listener = bind(config.ops.addr, "ops.addr").await?;
     let ops_addr = ops_listener.local_addr()?;
     let referrals_wake = sandbox_state.referrals_wake.clone();
-    let deliveries = core.worker(
-        Deliveries {
-            jobs: store.clone(),
-            writes: store.clone(),
-            sender,
-            master_key: master_key.clone(),
-            wake: outbox_wake.clone(),
-            endpoint_events: Arc::new(lendhub_sandbox::EndpointEventRenderer),
-        },
-        outbox_wake.clone(),
-        core.jobs.clone(),
-    );
-    let reviews = core.worker(
-        lendhub_sandbox::referrals::Reviews {
-            state: sandbox_state,
-        },
-        referrals_wake.clone(),
-        core.jobs.clone(),
-    );
     let mut tasks = vec![
         serve(sandbox.listener, sandbox.router, stop.clone()),
         serve(hub.listener, hub.router, stop.clone()),
@@ -394,10 +408,9 @@ pub async fn start(
         serve(ops_listener, ops_router(store.clone()), stop.clone()),
         directory_sync,
         grants_sync,
-        tokio::spawn(deliveries.run(stop.clone())),
-        tokio::spawn(reviews.run(stop.clone())),
         tokio::spawn(prune(store.clone(), clock.clone(), stop.clone())),
     ];
+    tasks.extend(sandbox_workers(&core, sandbox_state, sender, &stop));
     tasks.extend(mail_worker(config, &core, mail_wake.clone(), &stop)?);
     Ok(Server {
         sandbox_addr: sandbox.addr,
@@ -478,7 +491,13 @@ async fn prune(store: Arc<dyn Store>, clock: Arc<dyn Clock>, stop: CancellationT
         let keys_before =
             lendhub_domain::clock::unix_ms(now - lendhub_domain::idempotency::RETENTION);
         let tokens_before = lendhub_domain::clock::unix_ms(now - time::Duration::hours(1));
-        match store.prune(keys_before, tokens_before).await {
+        match store
+            .prune(lendhub_store::Retention {
+                idempotency_before_ms: keys_before,
+                tokens_expired_before_ms: tokens_before,
+            })
+            .await
+        {
             Ok(n) if n > 0 => {
                 tracing::info!(rows = n, "pruned expired idempotency records and tokens")
             }

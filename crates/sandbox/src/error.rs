@@ -53,6 +53,8 @@ pub enum SandboxError {
 const REALM: &str = "Bearer realm=\"lendhub-sandbox\"";
 
 impl SandboxError {
+    // One arm per error: long because it is the table of every status, code
+    // and message the sandbox answers, kept whole so it reads as one table.
     pub fn problem(self) -> Problem {
         use SandboxError::*;
         let p = |status, code, message: String| Problem::new(status, code, message);

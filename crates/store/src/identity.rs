@@ -225,6 +225,16 @@ pub(crate) fn judge_refresh(
     grants::judge_refresh(standing, &r.client_id, r.scope.as_deref(), r.now_ms)
 }
 
+/// A code to store, with what its issue completes.
+#[derive(Clone, Debug)]
+pub struct CodeIssue {
+    pub code: AuthCodeRecord,
+    /// The sign-in transaction the code completes, spent with it.
+    pub ticket_id: Option<String>,
+    /// Consent given on the way, recorded with it.
+    pub consent: Option<ConsentRecord>,
+}
+
 #[async_trait]
 pub trait IdentityStore: Send + Sync {
     /// `false` if the email is already taken.
@@ -257,12 +267,7 @@ pub trait IdentityStore: Send + Sync {
     /// Stores `code`, in one transaction with spending `ticket_id` (when the
     /// code completes a sign-in transaction) and recording `consent`. `false`
     /// (and nothing written) if the ticket was already spent.
-    async fn issue_code(
-        &self,
-        code: AuthCodeRecord,
-        ticket_id: Option<String>,
-        consent: Option<ConsentRecord>,
-    ) -> Result<bool, StoreError>;
+    async fn issue_code(&self, issue: CodeIssue) -> Result<bool, StoreError>;
 
     /// Spends the code whatever else is wrong with the request (a code is
     /// good for one presentation), then, if [`judge_code`] finds nothing,

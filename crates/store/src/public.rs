@@ -50,6 +50,17 @@ pub struct CmsPageRecord {
     pub updated_at_ms: i64,
 }
 
+/// A page as an editor puts it.
+#[derive(Clone, Debug)]
+pub struct CmsPageEdit {
+    pub key: String,
+    pub title: String,
+    /// Markdown source.
+    pub body: String,
+    pub published: bool,
+    pub at_ms: i64,
+}
+
 #[async_trait]
 pub trait PublicStore: Send + Sync {
     /// The enquiry and its notification, in one transaction.
@@ -63,14 +74,7 @@ pub trait PublicStore: Send + Sync {
     async fn mail_status(&self, enquiry_id: &str) -> Result<Option<MailStatus>, StoreError>;
 
     /// Creates or replaces the page under its key; returns its new version.
-    async fn put_cms_page(
-        &self,
-        key: &str,
-        title: &str,
-        body: &str,
-        published: bool,
-        now_ms: i64,
-    ) -> Result<i64, StoreError>;
+    async fn put_cms_page(&self, page: CmsPageEdit) -> Result<i64, StoreError>;
     async fn cms_page(&self, key: &str) -> Result<Option<CmsPageRecord>, StoreError>;
     async fn list_cms_pages(&self) -> Result<Vec<CmsPageRecord>, StoreError>;
 }

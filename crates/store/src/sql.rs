@@ -21,6 +21,16 @@ pub const ACCESS: &str = "SELECT a.verifier_hash, a.scope, a.expires_at_ms, f.cl
      JOIN sso_users u ON u.user_id = f.user_id \
      WHERE a.selector = $1";
 
+/// Creates or replaces a CMS page; its version starts at 1 and moves with
+/// every put.
+pub const PUT_CMS_PAGE: &str =
+    "INSERT INTO cms_pages (key, title, body, published, version, updated_at_ms)
+     VALUES ($1, $2, $3, $4, 1, $5)
+     ON CONFLICT (key) DO UPDATE SET title = excluded.title, body = excluded.body,
+         published = excluded.published, version = cms_pages.version + 1,
+         updated_at_ms = excluded.updated_at_ms
+     RETURNING version";
+
 /// Retention, by what has expired before `$1`. Clock offsets are never
 /// negative, so an idempotency record past the service clock's cut-off has
 /// expired for every owner (a range of the created index); owners whose

@@ -50,6 +50,8 @@ pub(crate) const CHALLENGE: &str = "Bearer";
 pub(crate) const CHALLENGE_INVALID_TOKEN: &str = "Bearer error=\"invalid_token\"";
 
 impl PartnerError {
+    // One arm per error: long because it is the table of every status, code
+    // and message the partner ring answers, kept whole so it reads as one table.
     pub fn problem(self) -> Problem {
         use PartnerError::*;
         fn p(status: StatusCode, code: &'static str, message: impl Into<String>) -> Problem {

@@ -91,21 +91,9 @@ pub struct TokenResponse {
     scope: String,
 }
 
-#[derive(ToSchema)]
-#[allow(dead_code)]
-struct TokenForm {
-    /// Must be `client_credentials`.
-    grant_type: String,
-    /// Space-delimited; omitted grants every scope the client holds.
-    scope: Option<String>,
-    /// With `client_secret`, instead of HTTP Basic (`client_secret_post`).
-    client_id: Option<String>,
-    client_secret: Option<String>,
-}
-
 /// Issue an access token (client-credentials grant).
 #[utoipa::path(post, operation_id = "token", path = "/oauth/token", tag = "oauth",
-    request_body(content = TokenForm, content_type = "application/x-www-form-urlencoded"),
+    request_body(content = lendhub_http::oauth_form::TokenForm, content_type = "application/x-www-form-urlencoded"),
     responses((status = 200, body = TokenResponse),
         (status = 401, description = "missing_api_key or invalid_api_key"),
         (status = 403, description = "scope_not_granted or account_suspended"),

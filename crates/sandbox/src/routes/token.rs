@@ -27,18 +27,6 @@ pub struct TokenResponse {
     scope: String,
 }
 
-#[derive(ToSchema)]
-#[allow(dead_code)]
-struct TokenForm {
-    /// Must be `client_credentials`.
-    grant_type: String,
-    /// Space-delimited; omitted grants every scope the client holds.
-    scope: Option<String>,
-    /// With `client_secret`, instead of HTTP Basic.
-    client_id: Option<String>,
-    client_secret: Option<String>,
-}
-
 fn form_error(e: FormError) -> SandboxError {
     match e {
         FormError::ContentType => SandboxError::InvalidRequest(
@@ -63,7 +51,7 @@ fn form_error(e: FormError) -> SandboxError {
 
 /// Issue an access token (client-credentials grant).
 #[utoipa::path(post, operation_id = "token", path = "/oauth/token", tag = "auth",
-    request_body(content = TokenForm, content_type = "application/x-www-form-urlencoded"),
+    request_body(content = lendhub_http::oauth_form::TokenForm, content_type = "application/x-www-form-urlencoded"),
     responses((status = 200, body = TokenResponse),
         (status = 400, description = "invalid_request, unsupported_grant_type or invalid_scope", body = ErrorEnvelope),
         (status = 401, description = "invalid_client", body = ErrorEnvelope)))]
@@ -108,25 +96,7 @@ pub async fn issue(
     };
     let client_id = client.client_id.clone();
     let held = SandboxScopes::parse(&client.scopes).unwrap_or_default();
-    let granted = match form
-        .get("scope")
-        .map(String::as_str)
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-    {
-        None => held,
-        Some(requested) => {
-            let requested = SandboxScopes::parse(requested).map_err(|unknown| {
-                SandboxError::InvalidScope(format!("unknown scope {unknown}"))
-            })?;
-            if !requested.is_subset(&held) {
-                return Err(SandboxError::InvalidScope(
-                    "the client does not hold every requested scope".into(),
-                ));
-            }
-            requested
-        }
-    };
+    let granted = granted_scopes(form.get("scope").map(String::as_str), held)?;
     let now = state.clock.now_ms();
     let issued = generate_access_token(now);
     let record = TokenRecord {
@@ -149,13 +119,36 @@ pub async fn issue(
         }
         Err(e) => return Err(e.into()),
     }
-    let body = TokenResponse {
+    Ok(token_response(TokenResponse {
         access_token: issued.token,
         token_type: "Bearer",
         expires_in: state.token_ttl_seconds,
         scope: granted.render(),
+    }))
+}
+
+/// What the token grants: every scope the client holds, or the requested
+/// ones when it holds them all.
+fn granted_scopes(
+    requested: Option<&str>,
+    held: SandboxScopes,
+) -> Result<SandboxScopes, SandboxError> {
+    let Some(requested) = requested.map(str::trim).filter(|s| !s.is_empty()) else {
+        return Ok(held);
     };
-    Ok((
+    let requested = SandboxScopes::parse(requested)
+        .map_err(|unknown| SandboxError::InvalidScope(format!("unknown scope {unknown}")))?;
+    if !requested.is_subset(&held) {
+        return Err(SandboxError::InvalidScope(
+            "the client does not hold every requested scope".into(),
+        ));
+    }
+    Ok(requested)
+}
+
+/// A token answer is never cached (RFC 6749 §5.1).
+fn token_response(body: TokenResponse) -> Response {
+    (
         StatusCode::OK,
         [
             (header::CACHE_CONTROL, "no-store"),
@@ -163,5 +156,5 @@ pub async fn issue(
         ],
         axum::Json(body),
     )
-        .into_response())
+        .into_response()
 }

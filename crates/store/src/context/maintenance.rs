@@ -5,6 +5,14 @@ use async_trait::async_trait;
 
 use crate::error::StoreError;
 
+/// The cut-offs of one retention pass.
+#[derive(Clone, Copy, Debug)]
+pub struct Retention {
+    /// On the service clock; each owner's clock offset is added.
+    pub idempotency_before_ms: i64,
+    pub tokens_expired_before_ms: i64,
+}
+
 #[async_trait]
 pub trait Maintenance: Send + Sync {
     /// Answers only when the database does.
@@ -13,11 +21,7 @@ pub trait Maintenance: Send + Sync {
     /// Drops idempotency records created before `idempotency_before_ms` on
     /// their owner's clock (the service clock's cut-off plus the owner's
     /// offset), and tokens and token revocations past their retention.
-    async fn prune(
-        &self,
-        idempotency_before_ms: i64,
-        tokens_expired_before_ms: i64,
-    ) -> Result<u64, StoreError>;
+    async fn prune(&self, retention: Retention) -> Result<u64, StoreError>;
 
     /// Flushes pending writes and stops background threads.
     async fn close(&self);

@@ -521,12 +521,12 @@ impl IdentityStore for PgStore {
         }))
     }
 
-    async fn issue_code(
-        &self,
-        code: AuthCodeRecord,
-        ticket_id: Option<String>,
-        consent: Option<ConsentRecord>,
-    ) -> Result<bool, StoreError> {
+    async fn issue_code(&self, issue: CodeIssue) -> Result<bool, StoreError> {
+        let CodeIssue {
+            code,
+            ticket_id,
+            consent,
+        } = issue;
         let mut c = self.conn().await?;
         let tx = c.transaction().await.map_err(db)?;
         if let Some(ticket) = &ticket_id {

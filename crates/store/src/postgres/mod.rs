@@ -141,30 +141,29 @@ impl Maintenance for PgStore {
             .map_err(|e| StoreError::Unavailable(e.to_string()))
     }
 
-    async fn prune(
-        &self,
-        idempotency_before_ms: i64,
-        tokens_expired_before_ms: i64,
-    ) -> Result<u64, StoreError> {
+    async fn prune(&self, retention: Retention) -> Result<u64, StoreError> {
         let c = self.conn().await?;
         let keys = c
-            .execute(sql::PRUNE_IDEMPOTENCY, &[&idempotency_before_ms])
+            .execute(sql::PRUNE_IDEMPOTENCY, &[&retention.idempotency_before_ms])
             .await
             .map_err(db)?
             + c.execute(
                 "DELETE FROM idempotency_keys k USING sandbox_clients c
                  WHERE c.client_id = k.owner AND c.clock_offset_ms > 0
                    AND k.created_at_ms - c.clock_offset_ms < $1",
-                &[&idempotency_before_ms],
+                &[&retention.idempotency_before_ms],
             )
             .await
             .map_err(db)?;
         let tokens = c
-            .execute(sql::PRUNE_TOKENS, &[&tokens_expired_before_ms])
+            .execute(sql::PRUNE_TOKENS, &[&retention.tokens_expired_before_ms])
             .await
             .map_err(db)?;
         let revocations = c
-            .execute(sql::PRUNE_REVOCATIONS, &[&tokens_expired_before_ms])
+            .execute(
+                sql::PRUNE_REVOCATIONS,
+                &[&retention.tokens_expired_before_ms],
+            )
             .await
             .map_err(db)?;
         Ok(keys + tokens + revocations)

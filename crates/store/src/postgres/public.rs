@@ -101,24 +101,12 @@ impl PublicStore for PgStore {
         .transpose()
     }
 
-    async fn put_cms_page(
-        &self,
-        key: &str,
-        title: &str,
-        body: &str,
-        published: bool,
-        now_ms: i64,
-    ) -> Result<i64, StoreError> {
+    async fn put_cms_page(&self, p: CmsPageEdit) -> Result<i64, StoreError> {
         let c = self.conn().await?;
         let row = c
             .query_one(
-                "INSERT INTO cms_pages (key, title, body, published, version, updated_at_ms)
-                 VALUES ($1, $2, $3, $4, 1, $5)
-                 ON CONFLICT (key) DO UPDATE SET title = excluded.title, body = excluded.body,
-                     published = excluded.published, version = cms_pages.version + 1,
-                     updated_at_ms = excluded.updated_at_ms
-                 RETURNING version",
-                &[&key, &title, &body, &published, &now_ms],
+                crate::sql::PUT_CMS_PAGE,
+                &[&p.key, &p.title, &p.body, &p.published, &p.at_ms],
             )
             .await
             .map_err(db)?;

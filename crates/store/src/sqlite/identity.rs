@@ -539,14 +539,16 @@ impl IdentityStore for SqliteStore {
         })
     }
 
-    async fn issue_code(
-        &self,
-        code: AuthCodeRecord,
-        ticket_id: Option<String>,
-        consent: Option<ConsentRecord>,
-    ) -> Result<bool, StoreError> {
-        self.write(move |c| issue_code(c, &code, ticket_id.as_deref(), consent.as_ref()))
-            .await
+    async fn issue_code(&self, issue: CodeIssue) -> Result<bool, StoreError> {
+        self.write(move |c| {
+            issue_code(
+                c,
+                &issue.code,
+                issue.ticket_id.as_deref(),
+                issue.consent.as_ref(),
+            )
+        })
+        .await
     }
 
     async fn redeem_code(&self, redemption: CodeRedemption) -> Result<Redeemed, StoreError> {

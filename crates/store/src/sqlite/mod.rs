@@ -120,15 +120,15 @@ impl Maintenance for SqliteStore {
             .map_err(|e| StoreError::Unavailable(e.to_string()))
     }
 
-    async fn prune(
-        &self,
-        idempotency_before_ms: i64,
-        tokens_expired_before_ms: i64,
-    ) -> Result<u64, StoreError> {
+    async fn prune(&self, retention: Retention) -> Result<u64, StoreError> {
         self.writer
             .run(move |c| {
-                writes::prune(c, idempotency_before_ms, tokens_expired_before_ms)
-                    .map_err(unavailable)
+                writes::prune(
+                    c,
+                    retention.idempotency_before_ms,
+                    retention.tokens_expired_before_ms,
+                )
+                .map_err(unavailable)
             })
             .await
     }

@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::{SqliteStore, unavailable};
+use super::{SqliteStore, dialect, unavailable};
 use crate::error::StoreError;
 use crate::public::*;
 
@@ -50,23 +50,11 @@ fn insert_enquiry(c: &Connection, e: &EnquiryRecord, m: &MailRecord) -> rusqlite
     Ok(())
 }
 
-fn put_page(
-    c: &Connection,
-    key: &str,
-    title: &str,
-    body: &str,
-    published: bool,
-    now_ms: i64,
-) -> rusqlite::Result<i64> {
-    c.prepare_cached(
-        "INSERT INTO cms_pages (key, title, body, published, version, updated_at_ms)
-         VALUES (?1, ?2, ?3, ?4, 1, ?5)
-         ON CONFLICT (key) DO UPDATE SET title = excluded.title, body = excluded.body,
-             published = excluded.published, version = cms_pages.version + 1,
-             updated_at_ms = excluded.updated_at_ms
-         RETURNING version",
-    )?
-    .query_row(params![key, title, body, published, now_ms], |r| r.get(0))
+fn put_page(c: &Connection, p: &CmsPageEdit) -> rusqlite::Result<i64> {
+    c.prepare_cached(&dialect(crate::sql::PUT_CMS_PAGE))?
+        .query_row(params![p.key, p.title, p.body, p.published, p.at_ms], |r| {
+            r.get(0)
+        })
 }
 
 const PAGE_COLUMNS: &str = "key, title, body, published, version, updated_at_ms";
@@ -109,17 +97,9 @@ impl PublicStore for SqliteStore {
         })
     }
 
-    async fn put_cms_page(
-        &self,
-        key: &str,
-        title: &str,
-        body: &str,
-        published: bool,
-        now_ms: i64,
-    ) -> Result<i64, StoreError> {
-        let (key, title, body) = (key.to_owned(), title.to_owned(), body.to_owned());
+    async fn put_cms_page(&self, page: CmsPageEdit) -> Result<i64, StoreError> {
         self.writer
-            .run(move |c| put_page(c, &key, &title, &body, published, now_ms).map_err(unavailable))
+            .run(move |c| put_page(c, &page).map_err(unavailable))
             .await
     }
 

@@ -205,18 +205,22 @@ async fn tickets_sessions_consents_and_codes() {
         granted_at_ms: now,
     };
     assert!(
-        a.issue_code(
-            code(10, Some(3), now),
-            Some("t1".into()),
-            Some(consent.clone())
-        )
+        a.issue_code(CodeIssue {
+            code: code(10, Some(3), now),
+            ticket_id: Some("t1".into()),
+            consent: Some(consent.clone())
+        })
         .await
         .unwrap()
     );
     assert!(
-        !b.issue_code(code(11, Some(3), now), Some("t1".into()), None)
-            .await
-            .unwrap()
+        !b.issue_code(CodeIssue {
+            code: code(11, Some(3), now),
+            ticket_id: Some("t1".into()),
+            consent: None
+        })
+        .await
+        .unwrap()
     );
     assert!(b.ticket("t1").await.unwrap().is_none());
     assert_eq!(b.consent("usr_a", "rp_a").await.unwrap(), Some(consent));
@@ -226,9 +230,13 @@ async fn tickets_sessions_consents_and_codes() {
         ..b.consent("usr_a", "rp_a").await.unwrap().unwrap()
     };
     assert!(
-        b.issue_code(code(12, None, now), None, Some(wider.clone()))
-            .await
-            .unwrap()
+        b.issue_code(CodeIssue {
+            code: code(12, None, now),
+            ticket_id: None,
+            consent: Some(wider.clone())
+        })
+        .await
+        .unwrap()
     );
     assert_eq!(a.consent("usr_a", "rp_a").await.unwrap(), Some(wider));
     assert!(a.consent("usr_a", "rp_b").await.unwrap().is_none());
@@ -249,9 +257,13 @@ async fn tickets_sessions_consents_and_codes() {
 async fn a_code_is_redeemed_once_and_a_replay_revokes_its_family() {
     let (a, b, _db) = seeded().await;
     let now = 1_000_000;
-    a.issue_code(code(10, Some(3), now), None, None)
-        .await
-        .unwrap();
+    a.issue_code(CodeIssue {
+        code: code(10, Some(3), now),
+        ticket_id: None,
+        consent: None,
+    })
+    .await
+    .unwrap();
     let Redeemed::Issued(issued) = a
         .redeem_code(redemption(10, "fam1", 20, 21, now + 1))
         .await
@@ -297,7 +309,13 @@ async fn a_code_is_redeemed_once_and_a_replay_revokes_its_family() {
     assert_eq!(r, Rotated::Refused(GrantRefusal::Revoked));
 
     // A wrong verifier hash is an unknown code; it spends nothing.
-    a.issue_code(code(30, None, now), None, None).await.unwrap();
+    a.issue_code(CodeIssue {
+        code: code(30, None, now),
+        ticket_id: None,
+        consent: None,
+    })
+    .await
+    .unwrap();
     let mut wrong = redemption(30, "fam3", 31, 32, now);
     wrong.verifier_hash = vec![0; 32];
     assert_eq!(
@@ -320,7 +338,13 @@ async fn a_code_is_redeemed_once_and_a_replay_revokes_its_family() {
     assert!(a.sso_access(&[31; 16]).await.unwrap().is_none());
 
     // Expiry is judged at the time given.
-    a.issue_code(code(40, None, now), None, None).await.unwrap();
+    a.issue_code(CodeIssue {
+        code: code(40, None, now),
+        ticket_id: None,
+        consent: None,
+    })
+    .await
+    .unwrap();
     assert_eq!(
         b.redeem_code(redemption(40, "fam4", 41, 42, now + 60_000))
             .await
@@ -335,9 +359,13 @@ async fn instances_racing_for_one_code_issue_once() {
     let now = 1_000_000;
     for round in 0..5u8 {
         let selector = 50 + round;
-        a.issue_code(code(selector, None, now), None, None)
-            .await
-            .unwrap();
+        a.issue_code(CodeIssue {
+            code: code(selector, None, now),
+            ticket_id: None,
+            consent: None,
+        })
+        .await
+        .unwrap();
         let base = 100 + round * 12;
         let attempts = (0..6u8).map(|i| {
             let store = if i % 2 == 0 { a.clone() } else { b.clone() };
@@ -363,9 +391,13 @@ async fn instances_racing_for_one_code_issue_once() {
 async fn refresh_tokens_rotate_once_and_reuse_revokes_the_family() {
     let (a, b, _db) = seeded().await;
     let now = 1_000_000;
-    a.issue_code(code(10, Some(3), now), None, None)
-        .await
-        .unwrap();
+    a.issue_code(CodeIssue {
+        code: code(10, Some(3), now),
+        ticket_id: None,
+        consent: None,
+    })
+    .await
+    .unwrap();
     a.redeem_code(redemption(10, "fam", 20, 21, now))
         .await
         .unwrap();
@@ -434,7 +466,13 @@ async fn refresh_tokens_rotate_once_and_reuse_revokes_the_family() {
     );
 
     // Expiry.
-    a.issue_code(code(60, None, now), None, None).await.unwrap();
+    a.issue_code(CodeIssue {
+        code: code(60, None, now),
+        ticket_id: None,
+        consent: None,
+    })
+    .await
+    .unwrap();
     a.redeem_code(redemption(60, "fam6", 61, 62, now))
         .await
         .unwrap();
@@ -446,7 +484,13 @@ async fn refresh_tokens_rotate_once_and_reuse_revokes_the_family() {
     );
 
     // Racing rotations of one token: exactly one wins.
-    a.issue_code(code(70, None, now), None, None).await.unwrap();
+    a.issue_code(CodeIssue {
+        code: code(70, None, now),
+        ticket_id: None,
+        consent: None,
+    })
+    .await
+    .unwrap();
     a.redeem_code(redemption(70, "fam7", 71, 72, now))
         .await
         .unwrap();
@@ -469,13 +513,23 @@ async fn ending_a_session_revokes_what_was_issued_under_it() {
     let now = 1_000_000;
     a.insert_ticket(ticket("t", now)).await.unwrap();
     a.sign_in("t", session(3, "usr_a", now)).await.unwrap();
-    a.issue_code(code(10, Some(3), now), None, None)
-        .await
-        .unwrap();
+    a.issue_code(CodeIssue {
+        code: code(10, Some(3), now),
+        ticket_id: None,
+        consent: None,
+    })
+    .await
+    .unwrap();
     a.redeem_code(redemption(10, "fam", 20, 21, now))
         .await
         .unwrap();
-    a.issue_code(code(11, None, now), None, None).await.unwrap();
+    a.issue_code(CodeIssue {
+        code: code(11, None, now),
+        ticket_id: None,
+        consent: None,
+    })
+    .await
+    .unwrap();
     a.redeem_code(redemption(11, "other", 30, 31, now))
         .await
         .unwrap();
@@ -515,7 +569,13 @@ async fn pruning_drops_what_ended_and_keeps_what_lives() {
     a.insert_ticket(ticket("new", now + 10_000_000))
         .await
         .unwrap();
-    a.issue_code(code(10, None, now), None, None).await.unwrap();
+    a.issue_code(CodeIssue {
+        code: code(10, None, now),
+        ticket_id: None,
+        consent: None,
+    })
+    .await
+    .unwrap();
     a.redeem_code(redemption(10, "fam", 20, 21, now))
         .await
         .unwrap();

@@ -114,7 +114,12 @@ async fn partner_clients_signing_keys_and_revocations() {
             .1,
         "seen by every instance"
     );
-    b.prune(0, 1_001).await.unwrap();
+    b.prune(Retention {
+        idempotency_before_ms: 0,
+        tokens_expired_before_ms: 1_001,
+    })
+    .await
+    .unwrap();
     assert!(
         !a.partner_client_and_revocation("pk_live_a", "jti-1")
             .await

@@ -107,18 +107,38 @@ async fn enquiries_mail_outbox_and_cms_pages() {
     );
 
     assert_eq!(
-        a.put_cms_page("about", "About", "# About", false, 1)
-            .await
-            .unwrap(),
+        a.put_cms_page(CmsPageEdit {
+            key: "about".into(),
+            title: "About".into(),
+            body: "# About".into(),
+            published: false,
+            at_ms: 1
+        })
+        .await
+        .unwrap(),
         1
     );
     assert_eq!(
-        b.put_cms_page("about", "About us", "# Us", true, 2)
-            .await
-            .unwrap(),
+        b.put_cms_page(CmsPageEdit {
+            key: "about".into(),
+            title: "About us".into(),
+            body: "# Us".into(),
+            published: true,
+            at_ms: 2
+        })
+        .await
+        .unwrap(),
         2
     );
-    a.put_cms_page("faq", "FAQ", "q?", true, 3).await.unwrap();
+    a.put_cms_page(CmsPageEdit {
+        key: "faq".into(),
+        title: "FAQ".into(),
+        body: "q?".into(),
+        published: true,
+        at_ms: 3,
+    })
+    .await
+    .unwrap();
     let page = a.cms_page("about").await.unwrap().unwrap();
     assert_eq!(
         (

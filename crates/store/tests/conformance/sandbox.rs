@@ -25,7 +25,16 @@ async fn prune_drops_old_keys_and_expired_tokens_and_revocation_hides_tokens() {
     let mut fresh = set(vec![], None);
     fresh.idempotency = Some(idempotency("new-key", 50_000));
     store.commit(fresh).await.unwrap();
-    assert_eq!(store.prune(10_000, 10_000).await.unwrap(), 2);
+    assert_eq!(
+        store
+            .prune(Retention {
+                idempotency_before_ms: 10_000,
+                tokens_expired_before_ms: 10_000
+            })
+            .await
+            .unwrap(),
+        2
+    );
     assert!(
         store
             .idempotency(&tenant(OWNER), "old-key")

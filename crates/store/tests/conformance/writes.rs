@@ -250,7 +250,13 @@ async fn idempotency_keys_expire_on_their_owners_clock() {
         ..idempotency("daily-key", 1_000 + day)
     });
     store.commit(other).await.unwrap();
-    store.prune(day, 0).await.unwrap();
+    store
+        .prune(Retention {
+            idempotency_before_ms: day,
+            tokens_expired_before_ms: 0,
+        })
+        .await
+        .unwrap();
     assert!(
         store
             .idempotency(&tenant(OWNER), "daily-key")

@@ -150,6 +150,7 @@ impl Statements {
         }
     }
 
+    // One arm per sandbox write, each the statement and its parameters.
     pub fn write<'a>(
         &self,
         write: &'a SandboxWrite,

@@ -7,7 +7,8 @@ use crate::*;
 use lendhub_domain::clock::unix_ms;
 use lendhub_domain::tenant::Tenant;
 
-/// One sandbox row change; a failed condition is `Conflict`.
+/// One sandbox row change; a failed condition is `Conflict`. One arm per
+/// write, each its statement and its condition.
 pub fn apply(c: &Connection, write: &SandboxWrite) -> Result<(), CommitError> {
     let store = |e: rusqlite::Error| CommitError::from(unavailable(e));
     match write {
