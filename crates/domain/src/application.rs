@@ -268,7 +268,7 @@ mod tests {
     fn app(company: &str, amount: i64) -> Application {
         let now = OffsetDateTime::UNIX_EPOCH;
         Application::new(
-            crate::ids::SandboxId::new_random(0),
+            crate::ids::SandboxId::generate(0, next_random()),
             Tenant::sandbox_client("pk_test_a"),
             company.into(),
             Money::pence(amount),
@@ -277,8 +277,15 @@ mod tests {
         )
     }
 
+    /// Distinct ids for one test run, without a random generator.
+    fn next_random() -> u128 {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static NEXT: AtomicU64 = AtomicU64::new(1);
+        u128::from(NEXT.fetch_add(1, Ordering::Relaxed))
+    }
+
     fn id() -> crate::ids::PaymentId {
-        crate::ids::SandboxId::new_random(0)
+        crate::ids::SandboxId::generate(0, next_random())
     }
 
     const NOW: OffsetDateTime = OffsetDateTime::UNIX_EPOCH;

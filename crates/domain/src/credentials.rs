@@ -49,25 +49,22 @@ pub struct NewClientCredentials {
     pub client_secret: String,
 }
 
-pub fn generate_client(env: Environment) -> NewClientCredentials {
+/// A client's credentials from 144 random bits for its id and 256 for its
+/// secret (`lendhub-system` draws them).
+pub fn client_credentials(
+    env: Environment,
+    id_random: [u8; 18],
+    secret_random: [u8; 32],
+) -> NewClientCredentials {
     NewClientCredentials {
-        client_id: format!("{}{}", env.client_id_prefix(), random_token(18)),
-        client_secret: format!("{}{}", env.secret_prefix(), random_token(32)),
+        client_id: format!("{}{}", env.client_id_prefix(), token_text(&id_random)),
+        client_secret: format!("{}{}", env.secret_prefix(), token_text(&secret_random)),
     }
 }
 
-/// `bytes` random bytes, base64url without padding.
-pub fn random_token(bytes: usize) -> String {
-    let mut buf = vec![0u8; bytes];
-    rand::fill(buf.as_mut_slice());
-    URL_SAFE_NO_PAD.encode(buf)
-}
-
-/// `N` random bytes from the operating system's generator.
-pub fn random_bytes<const N: usize>() -> [u8; N] {
-    let mut buf = [0u8; N];
-    rand::fill(&mut buf[..]);
-    buf
+/// Bytes as token text: base64url without padding.
+pub fn token_text(bytes: &[u8]) -> String {
+    URL_SAFE_NO_PAD.encode(bytes)
 }
 
 /// Keyed hash for client secrets.
@@ -101,10 +98,12 @@ pub struct AccessToken {
 const SELECTOR: usize = 16;
 const VERIFIER: usize = 32;
 
-pub fn generate_access_token(now_ms: i64) -> AccessToken {
+/// The token issued at `now_ms` with `random` as its 80 selector bits and
+/// 256 verifier bits.
+pub fn access_token(now_ms: i64, random: [u8; SELECTOR + VERIFIER - 6]) -> AccessToken {
     let mut raw = [0u8; SELECTOR + VERIFIER];
     raw[..6].copy_from_slice(&now_ms.to_be_bytes()[2..]);
-    rand::fill(&mut raw[6..]);
+    raw[6..].copy_from_slice(&random);
     let mut selector = [0u8; SELECTOR];
     selector.copy_from_slice(&raw[..SELECTOR]);
     AccessToken {
@@ -136,7 +135,7 @@ mod tests {
 
     #[test]
     fn generated_clients_carry_environment_prefixes_and_enough_entropy() {
-        let c = generate_client(Environment::Test);
+        let c = client_credentials(Environment::Test, [1; 18], [2; 32]);
         assert!(c.client_id.starts_with("pk_test_"));
         assert!(c.client_secret.starts_with("sk_test_"));
         // 32 bytes of base64url = 43 characters = 256 bits.
@@ -157,8 +156,8 @@ mod tests {
 
     #[test]
     fn tokens_parse_back_to_their_selector_and_verifier() {
-        let a = generate_access_token(1_790_000_000_000);
-        let b = generate_access_token(1_790_000_000_000);
+        let a = access_token(1_790_000_000_000, [1; 42]);
+        let b = access_token(1_790_000_000_000, [2; 42]);
         assert_ne!(a.token, b.token);
         assert_ne!(a.selector, b.selector, "80 random bits in the selector");
         assert_eq!(a.token.len(), 64);
@@ -169,6 +168,6 @@ mod tests {
         assert!(parse_access_token("short").is_none());
         assert!(parse_access_token(&a.token[..63]).is_none());
         // Later tokens sort after earlier ones.
-        assert!(generate_access_token(1_790_000_000_001).selector > a.selector);
+        assert!(access_token(1_790_000_000_001, [0; 42]).selector > a.selector);
     }
 }

@@ -24,10 +24,6 @@ impl MasterKey {
         Self(bytes)
     }
 
-    pub fn generate() -> Self {
-        Self(rand::random())
-    }
-
     pub fn as_bytes(&self) -> &[u8; 32] {
         &self.0
     }
@@ -56,10 +52,15 @@ impl MasterKey {
         mac.finalize().into_bytes().into()
     }
 
-    /// nonce (24 bytes) ‖ ciphertext+tag.
-    pub fn seal(&self, purpose: &str, plaintext: &[u8]) -> Vec<u8> {
+    /// nonce (24 bytes) ‖ ciphertext+tag. The nonce must be random and used
+    /// once (`lendhub-system`'s `Seal` draws it).
+    pub fn seal_with_nonce(
+        &self,
+        purpose: &str,
+        plaintext: &[u8],
+        nonce_bytes: [u8; 24],
+    ) -> Vec<u8> {
         let cipher = XChaCha20Poly1305::new(&self.derive(purpose).into());
-        let nonce_bytes: [u8; 24] = rand::random();
         let nonce = XNonce::from(nonce_bytes);
         let mut out = nonce_bytes.to_vec();
         // Encryption with a valid key and nonce only fails for plaintexts over
@@ -88,8 +89,8 @@ mod tests {
 
     #[test]
     fn seal_round_trips_and_rejects_tampering_and_other_purposes() {
-        let key = MasterKey::generate();
-        let sealed = key.seal("webhook-secret", b"whsec_abc");
+        let key = MasterKey::from_bytes([3; 32]);
+        let sealed = key.seal_with_nonce("webhook-secret", b"whsec_abc", [4; 24]);
         assert_eq!(
             key.open("webhook-secret", &sealed).ok(),
             Some(b"whsec_abc".to_vec())
@@ -101,7 +102,7 @@ mod tests {
         }
         assert!(key.open("webhook-secret", &tampered).is_err());
         assert!(
-            MasterKey::generate()
+            MasterKey::from_bytes([5; 32])
                 .open("webhook-secret", &sealed)
                 .is_err()
         );

@@ -326,34 +326,42 @@ pub enum Sample {
 }
 
 /// The default object of an event of type `t`, built from the fixtures: the
-/// sample company's £10,000 application at the stage the event reports.
+/// sample company's £10,000 application at the stage the event reports. Its
+/// ids are drawn from `random` (80 bits), one apart.
 pub fn sample(
     t: EventType,
     owner: &Tenant,
     now: OffsetDateTime,
+    random: u128,
 ) -> Result<Sample, TransitionError> {
     let ms = crate::clock::unix_ms(now).max(0) as u64;
     let approved = Application::new(
-        SandboxId::new_random(ms),
+        SandboxId::generate(ms, random.wrapping_add(1)),
         owner.clone(),
         SAMPLE_COMPANY.to_owned(),
         Money::pence(SAMPLE_AMOUNT_PENCE),
         decide(SAMPLE_COMPANY, SAMPLE_AMOUNT_PENCE),
         now,
     );
-    let funded = || approved.accept(BankAccount::BankSettle, SandboxId::new_random(ms), now);
+    let funded = || {
+        approved.accept(
+            BankAccount::BankSettle,
+            SandboxId::generate(ms, random.wrapping_add(2)),
+            now,
+        )
+    };
     let collect = |amount_pence| {
         funded()?
             .repay(
                 RepaymentRequest { amount_pence },
-                SandboxId::new_random(ms),
+                SandboxId::generate(ms, random.wrapping_add(3)),
                 now,
             )
             .map(|(_, payment)| payment)
     };
     let endpoint = |status| {
         Sample::Endpoint(WebhookEndpoint {
-            id: SandboxId::new_random(ms),
+            id: SandboxId::generate(ms, random.wrapping_add(4)),
             owner: owner.clone(),
             url: SAMPLE_ENDPOINT_URL.to_owned(),
             enabled_events: vec![ALL_EVENTS.to_owned()],
@@ -374,7 +382,7 @@ pub fn sample(
             let owed = f.outstanding_pence;
             let (repaid, _) = f.repay(
                 RepaymentRequest { amount_pence: owed },
-                SandboxId::new_random(ms),
+                SandboxId::generate(ms, random.wrapping_add(5)),
                 now,
             )?;
             Sample::Application(Box::new(repaid))
@@ -501,6 +509,7 @@ mod tests {
             EventType::ApplicationCreated,
             &Tenant::sandbox_client("pk_test_a"),
             OffsetDateTime::UNIX_EPOCH,
+            7,
         );
         assert!(matches!(s, Ok(Sample::Application(_))));
         let app = json!({"id": "01M8033JVX3JGXW0FWVDK5H72F", "object": "application", "status": "approved",
@@ -531,7 +540,7 @@ mod tests {
     fn every_type_has_a_sample_at_the_stage_it_reports() {
         let now = OffsetDateTime::UNIX_EPOCH + time::Duration::days(20_000);
         for t in EventType::ALL {
-            let s = sample(t, &Tenant::sandbox_client("pk_test_a"), now).unwrap();
+            let s = sample(t, &Tenant::sandbox_client("pk_test_a"), now, 7).unwrap();
             match (t.object_kind(), &s) {
                 (ObjectKind::Application | ObjectKind::Decision, Sample::Application(a)) => {
                     assert_eq!(a.company_number, SAMPLE_COMPANY);

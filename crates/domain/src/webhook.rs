@@ -102,8 +102,8 @@ fn receives(status: EndpointStatus, enabled_events: &[String], event_type: &str)
 }
 
 /// The signing secret: `whsec_` + 256 random bits.
-pub fn generate_secret() -> String {
-    format!("whsec_{}", crate::credentials::random_token(32))
+pub fn secret_text(random: [u8; 32]) -> String {
+    format!("whsec_{}", crate::credentials::token_text(&random))
 }
 
 pub const DELIVERY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);

@@ -28,6 +28,7 @@ use tokio::sync::Notify;
 use crate::Problem;
 use crate::headers::IdempotencyKey;
 use lendhub_domain::tenant::Tenant;
+use lendhub_system::Seal;
 
 /// A response that could not be rendered, or a stored one that could not be
 /// read back: an internal fault, answered as the surface answers those.

@@ -39,7 +39,7 @@ impl Algorithm for PartnerKeys {
     const NAME: &'static str = "partner token";
 
     fn generate() -> NewKey {
-        let seed: [u8; 32] = lendhub_domain::credentials::random_bytes();
+        let seed: [u8; 32] = lendhub_system::random_bytes();
         let public = SigningKey::from_bytes(&seed).verifying_key().to_bytes();
         NewKey {
             kid: thumbprint(&URL_SAFE_NO_PAD.encode(public)),

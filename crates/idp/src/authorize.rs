@@ -12,12 +12,12 @@ use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, header};
 use axum::response::Response;
-use lendhub_domain::credentials::random_token;
 use lendhub_domain::identity::{
     IdentityScopes, Prompt, ScopeRequestError, TICKET_TTL_MS, requested_scopes, within_max_age,
 };
 use lendhub_domain::pkce::challenge_is_valid;
 use lendhub_store::{SsoClientRecord, TicketRecord};
+use lendhub_system::random_token;
 
 use crate::cookies;
 use crate::error::{AuthorizeErrorCode, IdpError, PageError, RedirectError};

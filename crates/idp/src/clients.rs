@@ -3,10 +3,11 @@
 //! keyed hash; public clients have none and rely on PKCE alone.
 
 use axum::http::HeaderMap;
-use lendhub_domain::credentials::{hash_secret, random_token, secret_matches};
+use lendhub_domain::credentials::{hash_secret, secret_matches};
 use lendhub_domain::crypto::MasterKey;
 use lendhub_http::oauth_form;
 use lendhub_store::{IdentityStore, SsoClientRecord, StoreError};
+use lendhub_system::random_token;
 
 use crate::error::TokenError;
 

@@ -4,9 +4,9 @@
 
 use axum::http::HeaderMap;
 use axum::response::Response;
-use lendhub_domain::credentials::generate_access_token;
 use lendhub_domain::identity::{CODE_TTL_MS, IdentityScopes};
 use lendhub_store::{AuthCodeRecord, CodeIssue, ConsentRecord, TicketRecord};
+use lendhub_system::generate_access_token;
 use subtle::ConstantTimeEq;
 
 use crate::cookies;

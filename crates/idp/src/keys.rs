@@ -52,7 +52,7 @@ pub fn thumbprint(x: &str, y: &str) -> String {
 /// 32-byte string is a valid scalar except with probability about 2^-32.
 fn random_secret() -> SecretKey {
     loop {
-        let bytes: [u8; 32] = lendhub_domain::credentials::random_bytes();
+        let bytes: [u8; 32] = lendhub_system::random_bytes();
         if let Ok(key) = SecretKey::from_slice(&bytes) {
             return key;
         }
@@ -99,6 +99,7 @@ impl Algorithm for SsoKeys {
 mod tests {
     use super::*;
     use lendhub_domain::crypto::MasterKey;
+    use lendhub_system::GenerateKey;
 
     #[test]
     fn generated_keys_open_sign_and_verify() {

@@ -7,9 +7,9 @@ use axum::body::Bytes;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
-use lendhub_domain::credentials::random_token;
 use lendhub_domain::identity::{Prompt, normalise_email};
 use lendhub_http::oauth_form;
+use lendhub_system::random_token;
 use serde::Deserialize;
 
 use crate::cookies;

@@ -8,9 +8,9 @@
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
-use lendhub_domain::credentials::{random_bytes, random_token};
 use lendhub_domain::identity::normalise_email;
 use lendhub_store::{IdentityStore, SsoUserRecord, StoreError};
+use lendhub_system::{random_bytes, random_token};
 
 pub const ARGON2_MEMORY_KIB: u32 = 19_456;
 pub const ARGON2_ITERATIONS: u32 = 2;

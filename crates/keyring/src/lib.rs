@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use jsonwebtoken::{DecodingKey, EncodingKey};
 use lendhub_domain::crypto::MasterKey;
 use lendhub_store::{KeyState, KeyStore, SigningKeyRecord, StoreError};
+use lendhub_system::Seal;
 use parking_lot::RwLock;
 use serde_json::{Value, json};
 

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use clap::Subcommand;
-use lendhub_domain::clock::{Clock, SystemClock};
+use lendhub_domain::clock::Clock;
+use lendhub_system::SystemClock;
 use serde_json::json;
 
 use crate::config::Config;

@@ -100,10 +100,7 @@ impl Config {
         match (&self.instance.id, &self.database.url) {
             (Some(id), _) => id.clone(),
             (None, None) => "embedded".to_owned(),
-            (None, Some(_)) => format!(
-                "run-{}",
-                lendhub_domain::credentials::random_token(9).to_lowercase()
-            ),
+            (None, Some(_)) => format!("run-{}", lendhub_system::random_token(9).to_lowercase()),
         }
     }
 }

@@ -8,6 +8,7 @@ use std::path::Path;
 use anyhow::{Context, bail};
 use lendhub_domain::crypto::MasterKey;
 use lendhub_store::KeyStore;
+use lendhub_system::GenerateKey;
 use subtle::ConstantTimeEq;
 
 use crate::config::{Config, Invalid};

@@ -4,11 +4,12 @@
 
 use anyhow::bail;
 use clap::Subcommand;
-use lendhub_domain::clock::{Clock, SystemClock};
+use lendhub_domain::clock::Clock;
 use lendhub_domain::partner::{PartnerStatus, Tier};
 use lendhub_domain::scope::PartnerScopes;
 use lendhub_hub::partner::clients;
 use lendhub_store::PartnerClientChange;
+use lendhub_system::SystemClock;
 use serde_json::json;
 
 use crate::config::Config;

@@ -4,8 +4,9 @@
 //! the database directly, beside running servers.
 
 use clap::Subcommand;
-use lendhub_domain::clock::{Clock, SystemClock};
+use lendhub_domain::clock::Clock;
 use lendhub_idp::{clients, users};
+use lendhub_system::SystemClock;
 use serde_json::json;
 
 use crate::config::Config;

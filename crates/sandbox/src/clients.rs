@@ -1,11 +1,10 @@
 //! Sandbox client administration, shared by the CLI and the first-start demo client.
 
-use lendhub_domain::credentials::{
-    Environment, NewClientCredentials, generate_client, hash_secret,
-};
+use lendhub_domain::credentials::{Environment, NewClientCredentials, hash_secret};
 use lendhub_domain::crypto::MasterKey;
 use lendhub_domain::scope::SandboxScopes;
 use lendhub_store::{ClientRecord, ClientStatus, SandboxStore, StoreError};
+use lendhub_system::generate_client;
 
 pub fn pepper(master_key: &MasterKey) -> [u8; 32] {
     master_key.derive("sandbox-client-secret")

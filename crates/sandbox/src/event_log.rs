@@ -8,6 +8,7 @@ use time::OffsetDateTime;
 
 use crate::error::SandboxError;
 use lendhub_domain::tenant::Tenant;
+use lendhub_system::NewRandom;
 
 /// What the sandbox's events say of themselves.
 pub const PUBLISHER: Publisher = Publisher {

@@ -3,12 +3,13 @@
 
 use std::sync::Arc;
 
-use lendhub_domain::credentials::{Environment, generate_client, hash_secret, secret_matches};
+use lendhub_domain::credentials::{Environment, hash_secret, secret_matches};
 use lendhub_domain::crypto::MasterKey;
 use lendhub_domain::partner::{PartnerStatus, Tier};
 use lendhub_domain::scope::PartnerScopes;
 use lendhub_http::oauth_form::ClientCredentials;
 use lendhub_store::{PartnerClientChange, PartnerClientRecord, PartnerStore, StoreError};
+use lendhub_system::generate_client;
 
 use super::error::PartnerError;
 use crate::partner::state::PartnerState;

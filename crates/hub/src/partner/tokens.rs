@@ -21,7 +21,7 @@ pub async fn issue(
     scope: String,
 ) -> Result<(String, AccessClaims), PartnerError> {
     let now_s = state.clock.now_ms().div_euclid(1000);
-    let jti = lendhub_domain::credentials::random_token(16);
+    let jti = lendhub_system::random_token(16);
     let claims = AccessClaims::new(
         state.urls.issuer(),
         state.urls.partner(),

@@ -15,6 +15,7 @@ use serde_json::{Map, Value, json};
 
 use super::error::PublicError;
 use crate::public::state::PublicState;
+use lendhub_system::NewRandom;
 
 /// The whole body's cap: the 16 KiB of fields, their keys and the envelope.
 pub const BODY_CAP: usize = 32 * 1024;

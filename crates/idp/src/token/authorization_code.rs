@@ -7,9 +7,10 @@
 use std::collections::HashMap;
 
 use axum::response::Response;
-use lendhub_domain::credentials::{parse_access_token, random_token};
+use lendhub_domain::credentials::parse_access_token;
 use lendhub_domain::pkce::{s256, verifier_is_valid};
 use lendhub_store::{CodeRedemption, GrantRefusal, Redeemed, SsoClientRecord};
+use lendhub_system::random_token;
 
 use super::{mint, required, respond};
 use crate::error::TokenError;

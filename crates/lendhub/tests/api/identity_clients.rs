@@ -286,8 +286,9 @@ async fn two_instances_share_sign_ins_codes_and_refresh_tokens() {
     use base64::Engine;
 
     let site = Site::postgres().await;
-    let key = base64::engine::general_purpose::STANDARD
-        .encode(lendhub_domain::crypto::MasterKey::generate().as_bytes());
+    let key = base64::engine::general_purpose::STANDARD.encode(
+        <lendhub_domain::crypto::MasterKey as lendhub_system::GenerateKey>::generate().as_bytes(),
+    );
     let env = [
         ("LENDHUB_SECRETS__MASTER_KEY", key.as_str()),
         ("LENDHUB_SSO__PUBLIC_URL", "http://sso.lendhub.test"),

@@ -17,7 +17,7 @@ use crate::support::receiver::Receiver;
 
 /// Instances that share a database must share the master key.
 fn master_key() -> String {
-    let key = lendhub_domain::crypto::MasterKey::generate();
+    let key = <lendhub_domain::crypto::MasterKey as lendhub_system::GenerateKey>::generate();
     base64::engine::general_purpose::STANDARD.encode(key.as_bytes())
 }
 

@@ -21,6 +21,7 @@ use crate::state::SandboxState;
 use crate::views::{ApplicationView, DecisionView, ErrorEnvelope, PaymentView, application_record};
 use lendhub_domain::money::Money;
 use lendhub_domain::tenant::Tenant;
+use lendhub_system::NewRandom;
 
 pub const MIN_AMOUNT_PENCE: i64 = 5_000;
 pub const MAX_AMOUNT_PENCE: i64 = 250_000_000;

@@ -19,6 +19,7 @@ use crate::routes::applications::load;
 use crate::state::SandboxState;
 use crate::views::{ApplicationView, ErrorEnvelope, PaymentView, application_record};
 use lendhub_domain::money::Money;
+use lendhub_system::NewRandom;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

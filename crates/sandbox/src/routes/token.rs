@@ -5,10 +5,11 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use lendhub_domain::credentials::{Environment, generate_access_token, secret_matches};
+use lendhub_domain::credentials::{Environment, secret_matches};
 use lendhub_domain::scope::SandboxScopes;
 use lendhub_http::oauth_form::{self, AuthMethod, FormError};
 use lendhub_store::{CommitError, SandboxWrite, TokenRecord, WriteSet};
+use lendhub_system::generate_access_token;
 use serde::Serialize;
 use utoipa::ToSchema;
 

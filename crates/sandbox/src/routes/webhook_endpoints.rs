@@ -6,11 +6,12 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::events::{ALL_EVENTS, EventType};
 use lendhub_domain::ids::SandboxId;
-use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint, generate_secret};
+use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::{JsonBody, OptionalJsonBody};
 use lendhub_store::{EndpointRecord, EventWrite, WriteSet};
+use lendhub_system::webhook_secret;
 use lendhub_webhooks::SECRET_PURPOSE;
 use lendhub_webhooks::policy::UrlRejection;
 use serde::Deserialize;
@@ -22,6 +23,7 @@ use crate::event_log::event;
 use crate::path_id::PathId;
 use crate::state::SandboxState;
 use crate::views::{ErrorEnvelope, WebhookEndpointView};
+use lendhub_system::{NewRandom, Seal};
 
 pub const MAX_ENDPOINTS: usize = 16;
 const MAX_DESCRIPTION: usize = 500;
@@ -148,7 +150,7 @@ pub async fn create(
                 status: EndpointStatus::Enabled,
                 created_at: now,
             };
-            let secret = generate_secret();
+            let secret = webhook_secret();
             let sealed_secret = state.master_key.seal(SECRET_PURPOSE, secret.as_bytes());
             let view = WebhookEndpointView::new(&endpoint, Some(secret));
             let mut writes = WriteSet::default();

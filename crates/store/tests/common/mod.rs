@@ -8,6 +8,7 @@ use std::sync::Arc;
 use lendhub_store::Store;
 use lendhub_store::postgres::{PgOptions, PgStore};
 use lendhub_store::sqlite::SqliteStore;
+use lendhub_system::NewRandom;
 
 enum Target {
     Sqlite(std::path::PathBuf),

@@ -6,6 +6,7 @@ use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
 use lendhub_store::*;
 
 use crate::support::*;
+use lendhub_system::NewRandom;
 
 #[tokio::test]
 async fn the_outbox_leases_retries_and_finishes_deliveries() {

@@ -7,6 +7,7 @@ use lendhub_domain::ids::SandboxId;
 use lendhub_store::*;
 
 use crate::support::*;
+use lendhub_system::NewRandom;
 
 #[tokio::test]
 async fn prune_drops_old_keys_and_expired_tokens_and_revocation_hides_tokens() {

@@ -7,6 +7,7 @@ use lendhub_domain::ids::SandboxId;
 use lendhub_domain::tenant::Tenant;
 use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
 use lendhub_store::*;
+use lendhub_system::NewRandom;
 use std::sync::Arc;
 use time::OffsetDateTime;
 

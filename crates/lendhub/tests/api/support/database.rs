@@ -74,7 +74,7 @@ impl Site {
 pub async fn create_database(admin_url: &str) -> String {
     let name = format!(
         "api_{}",
-        lendhub_domain::credentials::random_token(9)
+        lendhub_system::random_token(9)
             .to_lowercase()
             .replace('-', "_")
     );

@@ -13,8 +13,8 @@ pub use database::Site;
 
 use lendhub::config::Config;
 use lendhub::server::{Server, open_store, start};
-use lendhub_domain::clock::ShiftedClock;
 use lendhub_domain::scope::SandboxScopes;
+use lendhub_system::ShiftedClock;
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -243,7 +243,7 @@ pub async fn reply(r: reqwest::Response) -> Reply {
 }
 
 pub fn uuidish() -> String {
-    lendhub_domain::credentials::random_token(12)
+    lendhub_system::random_token(12)
 }
 
 /// The error envelope every non-2xx must carry.

@@ -76,7 +76,7 @@ pub struct Pkce {
 }
 
 pub fn pkce() -> Pkce {
-    let verifier = lendhub_domain::credentials::random_token(32);
+    let verifier = lendhub_system::random_token(32);
     Pkce {
         challenge: lendhub_domain::pkce::s256(&verifier),
         verifier,

@@ -41,8 +41,13 @@ fn default_object(
     owner: &Tenant,
     now: OffsetDateTime,
 ) -> Result<serde_json::Value, SandboxError> {
-    let sample =
-        synthetic::sample(t, owner, now).map_err(|e| SandboxError::Internal(e.to_string()))?;
+    let sample = synthetic::sample(
+        t,
+        owner,
+        now,
+        u128::from_le_bytes(lendhub_system::random_bytes()),
+    )
+    .map_err(|e| SandboxError::Internal(e.to_string()))?;
     let value = match (t.object_kind(), &sample) {
         (ObjectKind::Decision, Sample::Application(a)) => {
             serde_json::to_value(DecisionView::from(&**a))

@@ -1,0 +1,14 @@
+//! What the pure domain leaves outside it: the system clock and the
+//! operating system's randomness. Each item here reads one of them and hands
+//! the result to a domain function that takes it as an argument, so the
+//! domain itself never performs I/O and its tests choose every instant and
+//! every random byte.
+
+mod clock;
+mod random;
+
+pub use clock::{ShiftedClock, SystemClock};
+pub use random::{
+    GenerateKey, NewRandom, Seal, generate_access_token, generate_client, random_bytes,
+    random_token, webhook_secret,
+};
