@@ -76,3 +76,142 @@ fn events_page_shape(newer: bool, cursor: bool, typed: bool) -> String {
          ORDER BY seq {order} LIMIT $4"
     )
 }
+
+/// The identity context's statements both backends run as written.
+pub mod identity {
+    pub const SSO_FAMILIES_INSERT: &str = "INSERT INTO sso_families (family_id, client_id, user_id, scope, auth_time_ms, session_selector, created_at_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    pub const SSO_ACCESS_TOKENS_INSERT: &str = "INSERT INTO sso_access_tokens (selector, verifier_hash, family_id, scope, created_at_ms, expires_at_ms)
+             VALUES ($1, $2, $3, $4, $5, $6)";
+    pub const SSO_REFRESH_TOKENS_INSERT: &str = "INSERT INTO sso_refresh_tokens (selector, verifier_hash, family_id, created_at_ms, expires_at_ms)
+             VALUES ($1, $2, $3, $4, $5)";
+    pub const REVOKE_FAMILY: &str =
+        "UPDATE sso_families SET revoked_at_ms = $2 WHERE family_id = $1 AND revoked_at_ms IS NULL";
+    pub const SSO_TICKETS_DELETE_BY_TICKET_ID: &str =
+        "DELETE FROM sso_tickets WHERE ticket_id = $1";
+    pub const SSO_CONSENTS_INSERT: &str = "INSERT INTO sso_consents (user_id, client_id, scope, granted_at_ms) VALUES ($1, $2, $3, $4)
+                 ON CONFLICT (user_id, client_id) DO UPDATE SET scope = excluded.scope, granted_at_ms = excluded.granted_at_ms";
+    pub const SSO_CODES_INSERT: &str = "INSERT INTO sso_codes (selector, verifier_hash, client_id, redirect_uri, code_challenge, user_id,
+                                    scope, nonce, auth_time_ms, session_selector, created_at_ms, expires_at_ms)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+    pub const SSO_TICKETS_DELETE_BY_EXPIRES_AT_MS: &str =
+        "DELETE FROM sso_tickets WHERE expires_at_ms < $1";
+    pub const SSO_CODES_DELETE_BY_EXPIRES_AT_MS: &str =
+        "DELETE FROM sso_codes WHERE expires_at_ms < $1";
+    pub const SSO_SESSIONS_DELETE_BY_EXPIRES_AT_MS: &str =
+        "DELETE FROM sso_sessions WHERE expires_at_ms < $1 OR ended_at_ms < $1";
+    pub const SSO_ACCESS_TOKENS_DELETE_BY_EXPIRES_AT_MS: &str =
+        "DELETE FROM sso_access_tokens WHERE expires_at_ms < $1";
+    pub const SSO_REFRESH_TOKENS_DELETE_BY_EXPIRES_AT_MS: &str =
+        "DELETE FROM sso_refresh_tokens WHERE expires_at_ms < $1";
+    pub const SSO_CLIENTS_INSERT: &str = "INSERT INTO sso_clients (client_id, name, secret_hash, redirect_uris, post_logout_redirect_uris, created_at_ms)
+             VALUES ($1, $2, $3, $4, $5, $6)";
+    pub const SSO_CLIENTS_SELECT_BY_CLIENT_ID: &str = "SELECT client_id, name, secret_hash, redirect_uris, post_logout_redirect_uris, created_at_ms
+                 FROM sso_clients WHERE client_id = $1";
+    pub const SIGN_IN_TICKET: &str =
+        "UPDATE sso_tickets SET user_id = $2, auth_time_ms = $3, session_selector = $4
+             WHERE ticket_id = $1";
+    pub const SSO_SESSIONS_INSERT: &str = "INSERT INTO sso_sessions (selector, verifier_hash, user_id, auth_time_ms, created_at_ms, expires_at_ms)
+             VALUES ($1, $2, $3, $4, $5, $6)";
+    pub const SSO_SESSIONS_SELECT_BY_SELECTOR: &str = "SELECT selector, verifier_hash, user_id, auth_time_ms, created_at_ms, expires_at_ms, ended_at_ms
+                 FROM sso_sessions WHERE selector = $1";
+    pub const END_SESSION: &str =
+        "UPDATE sso_sessions SET ended_at_ms = $2 WHERE selector = $1 AND ended_at_ms IS NULL";
+    pub const REVOKE_FAMILIES_OF_SESSION: &str = "UPDATE sso_families SET revoked_at_ms = $2
+             WHERE session_selector = $1 AND revoked_at_ms IS NULL";
+    pub const SSO_CONSENTS_SELECT_BY_USER_ID: &str =
+        "SELECT user_id, client_id, scope, granted_at_ms FROM sso_consents
+                 WHERE user_id = $1 AND client_id = $2";
+    pub const SSO_EPOCH: &str = "SELECT n FROM sso_epoch WHERE id = 1";
+}
+
+/// The jobs context's statements both backends run as written.
+pub mod jobs {
+    pub const DELIVERY_DELIVERED: &str =
+        "UPDATE deliveries SET state = 'delivered', last_status = $2, last_error = NULL,
+                     lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = $3 WHERE id = $1";
+    pub const DELIVERY_RETRY: &str = "UPDATE deliveries SET attempt = attempt + 1, due_ms = $4, last_status = $2,
+                     last_error = $3, lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = $5 WHERE id = $1";
+    pub const DELIVERY_GIVEN_UP: &str =
+        "UPDATE deliveries SET state = 'failed', last_status = $2, last_error = $3,
+                     lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = $4 WHERE id = $1";
+    pub const MAIL_SENT: &str =
+        "UPDATE mail_outbox SET state = 'sent', sent_at_ms = $2, attempts = attempts + 1,
+                        lease_until_ms = NULL, lease_holder = NULL, last_error = NULL
+                 WHERE id = $1 AND state = 'pending'";
+}
+
+/// The migrations context's statements both backends run as written.
+pub mod migrations {
+    pub const SCHEMA_MIGRATIONS_INSERT: &str =
+        "INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES ($1, $2, $3)";
+}
+
+/// The partner context's statements both backends run as written.
+pub mod partner {
+    pub const PARTNER_CLIENTS_INSERT: &str = "INSERT INTO partner_clients (client_id, name, secret_hash, scopes, tier, status, created_at_ms, updated_at_ms, sandbox_client_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)";
+    pub const PARTNER_CLIENTS_SET_STATUS_BY_CLIENT_ID: &str =
+        "UPDATE partner_clients SET status = $2, updated_at_ms = $3 WHERE client_id = $1";
+    pub const PARTNER_CLIENTS_SET_SECRET_HASH_BY_CLIENT_ID: &str =
+        "UPDATE partner_clients SET secret_hash = $2, updated_at_ms = $3 WHERE client_id = $1";
+    pub const SIGNING_KEYS_SELECT_BY_PURPOSE: &str =
+        "SELECT kid, purpose, state, sealed_private, public_key, created_at_ms FROM signing_keys
+             WHERE purpose = $1 ORDER BY state = 'current' DESC, created_at_ms DESC";
+    pub const DROP_PREVIOUS_KEY: &str =
+        "DELETE FROM signing_keys WHERE purpose = $1 AND state = 'previous'";
+    pub const DEMOTE_CURRENT_KEY: &str =
+        "UPDATE signing_keys SET state = 'previous' WHERE purpose = $1 AND state = 'current'";
+    pub const PARTNER_EPOCH: &str = "SELECT n FROM partner_epoch WHERE id = 1";
+}
+
+/// The public context's statements both backends run as written.
+pub mod public {
+    pub const ENQUIRIES_SELECT_BY_ID: &str =
+        "SELECT id, form, dept, fields, status, created_at_ms FROM enquiries WHERE id = $1";
+    pub const MAIL_OUTBOX_SELECT_BY_ENQUIRY_ID: &str =
+        "SELECT state, attempts, last_error FROM mail_outbox WHERE enquiry_id = $1";
+}
+
+/// The sandbox context's statements both backends run as written.
+pub mod sandbox {
+    pub const TOKEN_WITH_CLIENT_CLOCK: &str = "SELECT t.verifier_hash, t.client_id, t.scopes, t.expires_at_ms, t.created_at_ms, c.clock_offset_ms
+         FROM sandbox_tokens t JOIN sandbox_clients c ON c.client_id = t.client_id
+         WHERE t.selector = $1 AND c.status = 'active'";
+    pub const APPLICATION_BODY: &str = "SELECT body FROM applications WHERE id = $1 AND owner = $2";
+    pub const APPLICATION_RENDERED: &str =
+        "SELECT rendered FROM applications WHERE id = $1 AND owner = $2";
+    pub const EVENT: &str =
+        "SELECT id, owner, type, created_at_ms, body FROM events WHERE id = $1 AND owner = $2";
+    pub const EVENT_SEQ: &str = "SELECT seq FROM events WHERE id = $1 AND owner = $2";
+    pub const EVENT_LOG_POSITION: &str = "SELECT max(seq) FROM events WHERE owner = $1";
+    pub const ENDPOINTS_OF_OWNER: &str = "SELECT body, sealed_secret FROM webhook_endpoints WHERE owner = $1 ORDER BY created_at_ms, id";
+    pub const IDEMPOTENCY_RECORD: &str = "SELECT fingerprint, status, body, created_at_ms FROM idempotency_keys WHERE owner = $1 AND key = $2";
+    pub const SANDBOX_CLIENTS_INSERT: &str =
+        "INSERT INTO sandbox_clients (client_id, name, secret_hash, scopes, status, created_at_ms)
+             VALUES ($1, $2, $3, $4, 'active', $5)";
+    pub const SETTINGS_INSERT: &str =
+        "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING";
+    pub const SETTINGS_SELECT_BY_NAME: &str = "SELECT value FROM settings WHERE name = $1";
+    pub const REVOKE_SANDBOX_CLIENT: &str =
+        "UPDATE sandbox_clients SET status = 'revoked', revoked_at_ms = $2
+                 WHERE client_id = $1 AND status = 'active'";
+    pub const SANDBOX_TOKENS_DELETE_BY_CLIENT_ID: &str =
+        "DELETE FROM sandbox_tokens WHERE client_id = $1";
+    pub const APPLICATIONS_INSERT: &str = "INSERT INTO applications (id, owner, status, version, created_at_ms, body, rendered, review_due_ms)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+    pub const PAYMENTS_INSERT: &str =
+        "INSERT INTO payments (id, owner, application_id, created_at_ms, body)
+     VALUES ($1, $2, $3, $4, $5)";
+    pub const RESET_CLOCK: &str =
+        "UPDATE sandbox_clients SET clock_offset_ms = 0 WHERE client_id = $1";
+}
+
+/// The events context's statements both backends run as written.
+pub mod events {
+    pub const WEBHOOK_ENDPOINTS_INSERT: &str = "INSERT INTO webhook_endpoints (id, owner, status, enabled_events, sealed_secret, created_at_ms, body)
+     VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    pub const END_DELIVERIES_OF_ENDPOINT: &str = "UPDATE deliveries
+     SET state = 'failed', last_error = 'endpoint disabled', lease_until_ms = NULL
+     WHERE endpoint_id = $1 AND state = 'pending'";
+}

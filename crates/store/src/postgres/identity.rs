@@ -129,16 +129,10 @@ async fn insert_tokens(
         &t.refresh.expires_at_ms,
     ];
     tokio::try_join!(
+        execute(tx, crate::sql::identity::SSO_ACCESS_TOKENS_INSERT, &access,),
         execute(
             tx,
-            "INSERT INTO sso_access_tokens (selector, verifier_hash, family_id, scope, created_at_ms, expires_at_ms)
-             VALUES ($1, $2, $3, $4, $5, $6)",
-            &access,
-        ),
-        execute(
-            tx,
-            "INSERT INTO sso_refresh_tokens (selector, verifier_hash, family_id, created_at_ms, expires_at_ms)
-             VALUES ($1, $2, $3, $4, $5)",
+            crate::sql::identity::SSO_REFRESH_TOKENS_INSERT,
             &refresh,
         ),
     )?;
@@ -152,7 +146,7 @@ async fn revoke_family(
 ) -> Result<(), StoreError> {
     execute(
         tx,
-        "UPDATE sso_families SET revoked_at_ms = $2 WHERE family_id = $1 AND revoked_at_ms IS NULL",
+        crate::sql::identity::REVOKE_FAMILY,
         &[&family_id, &now_ms],
     )
     .await
@@ -203,8 +197,7 @@ async fn redeem(tx: &Transaction<'_>, r: &CodeRedemption) -> Result<Redeemed, St
     }
     execute(
         tx,
-        "INSERT INTO sso_families (family_id, client_id, user_id, scope, auth_time_ms, session_selector, created_at_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        crate::sql::identity::SSO_FAMILIES_INSERT,
         &[
             &r.family_id,
             &code.client_id,
@@ -332,9 +325,15 @@ impl IdentityStore for PgStore {
         let uris = serde_json::to_string(&k.redirect_uris).map_err(internal)?;
         let logout = serde_json::to_string(&k.post_logout_redirect_uris).map_err(internal)?;
         c.execute(
-            "INSERT INTO sso_clients (client_id, name, secret_hash, redirect_uris, post_logout_redirect_uris, created_at_ms)
-             VALUES ($1, $2, $3, $4, $5, $6)",
-            &[&k.client_id, &k.name, &k.secret_hash, &uris, &logout, &k.created_at_ms],
+            crate::sql::identity::SSO_CLIENTS_INSERT,
+            &[
+                &k.client_id,
+                &k.name,
+                &k.secret_hash,
+                &uris,
+                &logout,
+                &k.created_at_ms,
+            ],
         )
         .await
         .map_err(db)?;
@@ -344,10 +343,7 @@ impl IdentityStore for PgStore {
     async fn sso_client(&self, client_id: &str) -> Result<Option<SsoClientRecord>, StoreError> {
         let c = self.conn().await?;
         let statement = c
-            .prepare_cached(
-                "SELECT client_id, name, secret_hash, redirect_uris, post_logout_redirect_uris, created_at_ms
-                 FROM sso_clients WHERE client_id = $1",
-            )
+            .prepare_cached(crate::sql::identity::SSO_CLIENTS_SELECT_BY_CLIENT_ID)
             .await
             .map_err(db)?;
         let Some(r) = c.query_opt(&statement, &[&client_id]).await.map_err(db)? else {
@@ -413,8 +409,7 @@ impl IdentityStore for PgStore {
         let tx = c.transaction().await.map_err(db)?;
         let updated = execute(
             &tx,
-            "UPDATE sso_tickets SET user_id = $2, auth_time_ms = $3, session_selector = $4
-             WHERE ticket_id = $1",
+            crate::sql::identity::SIGN_IN_TICKET,
             &[&ticket_id, &s.user_id, &s.auth_time_ms, &s.selector],
         )
         .await?;
@@ -423,8 +418,7 @@ impl IdentityStore for PgStore {
         }
         execute(
             &tx,
-            "INSERT INTO sso_sessions (selector, verifier_hash, user_id, auth_time_ms, created_at_ms, expires_at_ms)
-             VALUES ($1, $2, $3, $4, $5, $6)",
+            crate::sql::identity::SSO_SESSIONS_INSERT,
             &[
                 &s.selector,
                 &s.verifier_hash,
@@ -443,7 +437,7 @@ impl IdentityStore for PgStore {
         let c = self.conn().await?;
         let n = c
             .execute(
-                "DELETE FROM sso_tickets WHERE ticket_id = $1",
+                crate::sql::identity::SSO_TICKETS_DELETE_BY_TICKET_ID,
                 &[&ticket_id],
             )
             .await
@@ -454,10 +448,7 @@ impl IdentityStore for PgStore {
     async fn session(&self, selector: &[u8]) -> Result<Option<SessionRecord>, StoreError> {
         let c = self.conn().await?;
         let statement = c
-            .prepare_cached(
-                "SELECT selector, verifier_hash, user_id, auth_time_ms, created_at_ms, expires_at_ms, ended_at_ms
-                 FROM sso_sessions WHERE selector = $1",
-            )
+            .prepare_cached(crate::sql::identity::SSO_SESSIONS_SELECT_BY_SELECTOR)
             .await
             .map_err(db)?;
         let Some(r) = c.query_opt(&statement, &[&selector]).await.map_err(db)? else {
@@ -479,14 +470,13 @@ impl IdentityStore for PgStore {
         let tx = c.transaction().await.map_err(db)?;
         execute(
             &tx,
-            "UPDATE sso_sessions SET ended_at_ms = $2 WHERE selector = $1 AND ended_at_ms IS NULL",
+            crate::sql::identity::END_SESSION,
             &[&selector, &now_ms],
         )
         .await?;
         execute(
             &tx,
-            "UPDATE sso_families SET revoked_at_ms = $2
-             WHERE session_selector = $1 AND revoked_at_ms IS NULL",
+            crate::sql::identity::REVOKE_FAMILIES_OF_SESSION,
             &[&selector, &now_ms],
         )
         .await?;
@@ -500,10 +490,7 @@ impl IdentityStore for PgStore {
     ) -> Result<Option<ConsentRecord>, StoreError> {
         let c = self.conn().await?;
         let statement = c
-            .prepare_cached(
-                "SELECT user_id, client_id, scope, granted_at_ms FROM sso_consents
-                 WHERE user_id = $1 AND client_id = $2",
-            )
+            .prepare_cached(crate::sql::identity::SSO_CONSENTS_SELECT_BY_USER_ID)
             .await
             .map_err(db)?;
         let Some(r) = c
@@ -532,7 +519,7 @@ impl IdentityStore for PgStore {
         if let Some(ticket) = &ticket_id {
             let spent = execute(
                 &tx,
-                "DELETE FROM sso_tickets WHERE ticket_id = $1",
+                crate::sql::identity::SSO_TICKETS_DELETE_BY_TICKET_ID,
                 &[ticket],
             )
             .await?;
@@ -543,17 +530,14 @@ impl IdentityStore for PgStore {
         if let Some(k) = &consent {
             execute(
                 &tx,
-                "INSERT INTO sso_consents (user_id, client_id, scope, granted_at_ms) VALUES ($1, $2, $3, $4)
-                 ON CONFLICT (user_id, client_id) DO UPDATE SET scope = excluded.scope, granted_at_ms = excluded.granted_at_ms",
+                crate::sql::identity::SSO_CONSENTS_INSERT,
                 &[&k.user_id, &k.client_id, &k.scope, &k.granted_at_ms],
             )
             .await?;
         }
         execute(
             &tx,
-            "INSERT INTO sso_codes (selector, verifier_hash, client_id, redirect_uri, code_challenge, user_id,
-                                    scope, nonce, auth_time_ms, session_selector, created_at_ms, expires_at_ms)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
+            crate::sql::identity::SSO_CODES_INSERT,
             &[
                 &code.selector,
                 &code.verifier_hash,
@@ -600,7 +584,7 @@ impl IdentityStore for PgStore {
     async fn sso_epoch(&self) -> Result<i64, StoreError> {
         let c = self.conn().await?;
         let statement = c
-            .prepare_cached("SELECT n FROM sso_epoch WHERE id = 1")
+            .prepare_cached(crate::sql::identity::SSO_EPOCH)
             .await
             .map_err(db)?;
         let row = c.query_one(&statement, &[]).await.map_err(db)?;
@@ -627,11 +611,11 @@ impl IdentityStore for PgStore {
         let c = self.conn().await?;
         let mut n = 0;
         for sql in [
-            "DELETE FROM sso_tickets WHERE expires_at_ms < $1",
-            "DELETE FROM sso_codes WHERE expires_at_ms < $1",
-            "DELETE FROM sso_sessions WHERE expires_at_ms < $1 OR ended_at_ms < $1",
-            "DELETE FROM sso_access_tokens WHERE expires_at_ms < $1",
-            "DELETE FROM sso_refresh_tokens WHERE expires_at_ms < $1",
+            crate::sql::identity::SSO_TICKETS_DELETE_BY_EXPIRES_AT_MS,
+            crate::sql::identity::SSO_CODES_DELETE_BY_EXPIRES_AT_MS,
+            crate::sql::identity::SSO_SESSIONS_DELETE_BY_EXPIRES_AT_MS,
+            crate::sql::identity::SSO_ACCESS_TOKENS_DELETE_BY_EXPIRES_AT_MS,
+            crate::sql::identity::SSO_REFRESH_TOKENS_DELETE_BY_EXPIRES_AT_MS,
             "DELETE FROM sso_families f WHERE f.created_at_ms < $1
                AND NOT EXISTS (SELECT 1 FROM sso_refresh_tokens r WHERE r.family_id = f.family_id)
                AND NOT EXISTS (SELECT 1 FROM sso_access_tokens a WHERE a.family_id = f.family_id)",

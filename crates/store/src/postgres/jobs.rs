@@ -87,8 +87,7 @@ pub async fn finish_delivery(c: &Client, result: &DeliveryResult) -> Result<(), 
             let status = i32::from(*status);
             execute(
                 c,
-                "UPDATE deliveries SET state = 'delivered', last_status = $2, last_error = NULL,
-                     lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = $3 WHERE id = $1",
+                crate::sql::jobs::DELIVERY_DELIVERED,
                 &[id, &status, at_ms],
             )
             .await
@@ -102,8 +101,7 @@ pub async fn finish_delivery(c: &Client, result: &DeliveryResult) -> Result<(), 
         } => {
             execute(
                 c,
-                "UPDATE deliveries SET attempt = attempt + 1, due_ms = $4, last_status = $2,
-                     last_error = $3, lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = $5 WHERE id = $1",
+                crate::sql::jobs::DELIVERY_RETRY,
                 &[id, &status(code), error, retry, at_ms],
             )
             .await
@@ -117,8 +115,7 @@ pub async fn finish_delivery(c: &Client, result: &DeliveryResult) -> Result<(), 
         } => {
             execute(
                 c,
-                "UPDATE deliveries SET state = 'failed', last_status = $2, last_error = $3,
-                     lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = $4 WHERE id = $1",
+                crate::sql::jobs::DELIVERY_GIVEN_UP,
                 &[id, &status(code), error, at_ms],
             )
             .await
@@ -170,9 +167,7 @@ pub async fn finish_mail(c: &Client, result: &MailResult) -> Result<(), StoreErr
     match result {
         MailResult::Sent { id, at_ms } => c
             .execute(
-                "UPDATE mail_outbox SET state = 'sent', sent_at_ms = $2, attempts = attempts + 1,
-                        lease_until_ms = NULL, lease_holder = NULL, last_error = NULL
-                 WHERE id = $1 AND state = 'pending'",
+                crate::sql::jobs::MAIL_SENT,
                 &[id, at_ms],
             )
             .await

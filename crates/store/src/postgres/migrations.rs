@@ -101,7 +101,7 @@ pub async fn migrate(client: &mut Client) -> Result<usize, StoreError> {
         tx.batch_execute(sql).await.map_err(db)?;
         let now = lendhub_domain::clock::unix_ms(time::OffsetDateTime::now_utc());
         tx.execute(
-            "INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES ($1, $2, $3)",
+            crate::sql::migrations::SCHEMA_MIGRATIONS_INSERT,
             &[version, name, &now],
         )
         .await

@@ -179,12 +179,9 @@ impl Maintenance for PgStore {
 impl KeyStore for PgStore {
     async fn bind_setting(&self, name: &str, value: &[u8]) -> Result<Vec<u8>, StoreError> {
         let c = self.conn().await?;
-        c.execute(
-            "INSERT INTO settings (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
-            &[&name, &value],
-        )
-        .await
-        .map_err(db)?;
+        c.execute(crate::sql::sandbox::SETTINGS_INSERT, &[&name, &value])
+            .await
+            .map_err(db)?;
         reads::setting(&c, name)
             .await?
             .ok_or_else(|| StoreError::Internal(format!("setting {name} vanished")))
@@ -209,8 +206,7 @@ impl SandboxStore for PgStore {
     async fn insert_client(&self, client: ClientRecord) -> Result<(), StoreError> {
         let c = self.conn().await?;
         c.execute(
-            "INSERT INTO sandbox_clients (client_id, name, secret_hash, scopes, status, created_at_ms)
-             VALUES ($1, $2, $3, $4, 'active', $5)",
+            crate::sql::sandbox::SANDBOX_CLIENTS_INSERT,
             &[
                 &client.client_id,
                 &client.name,
@@ -237,14 +233,13 @@ impl SandboxStore for PgStore {
         let tx = c.transaction().await.map_err(db)?;
         let changed = tx
             .execute(
-                "UPDATE sandbox_clients SET status = 'revoked', revoked_at_ms = $2
-                 WHERE client_id = $1 AND status = 'active'",
+                crate::sql::sandbox::REVOKE_SANDBOX_CLIENT,
                 &[&client_id, &now_ms],
             )
             .await
             .map_err(db)?;
         tx.execute(
-            "DELETE FROM sandbox_tokens WHERE client_id = $1",
+            crate::sql::sandbox::SANDBOX_TOKENS_DELETE_BY_CLIENT_ID,
             &[&client_id],
         )
         .await

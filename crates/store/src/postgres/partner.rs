@@ -28,9 +28,17 @@ fn client_row(r: &Row) -> Result<PartnerClientRecord, StoreError> {
 
 pub async fn insert_client(c: &Client, r: &PartnerClientRecord) -> Result<(), StoreError> {
     c.execute(
-        "INSERT INTO partner_clients (client_id, name, secret_hash, scopes, tier, status, created_at_ms, updated_at_ms, sandbox_client_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)",
-        &[&r.client_id, &r.name, &r.secret_hash, &r.scopes, &r.tier.as_str(), &r.status.as_str(), &r.created_at_ms, &r.sandbox_client_id],
+        crate::sql::partner::PARTNER_CLIENTS_INSERT,
+        &[
+            &r.client_id,
+            &r.name,
+            &r.secret_hash,
+            &r.scopes,
+            &r.tier.as_str(),
+            &r.status.as_str(),
+            &r.created_at_ms,
+            &r.sandbox_client_id,
+        ],
     )
     .await
     .map_err(db)?;
@@ -68,14 +76,14 @@ pub async fn update_client(
     let changed = match change {
         PartnerClientChange::Status(s) => {
             c.execute(
-                "UPDATE partner_clients SET status = $2, updated_at_ms = $3 WHERE client_id = $1",
+                crate::sql::partner::PARTNER_CLIENTS_SET_STATUS_BY_CLIENT_ID,
                 &[&id, &s.as_str(), &now_ms],
             )
             .await
         }
         PartnerClientChange::SecretHash(h) => {
             c.execute(
-                "UPDATE partner_clients SET secret_hash = $2, updated_at_ms = $3 WHERE client_id = $1",
+                crate::sql::partner::PARTNER_CLIENTS_SET_SECRET_HASH_BY_CLIENT_ID,
                 &[&id, h, &now_ms],
             )
             .await
@@ -87,10 +95,7 @@ pub async fn update_client(
 
 pub async fn signing_keys(c: &Client, purpose: &str) -> Result<Vec<SigningKeyRecord>, StoreError> {
     let statement = c
-        .prepare_cached(
-            "SELECT kid, purpose, state, sealed_private, public_key, created_at_ms FROM signing_keys
-             WHERE purpose = $1 ORDER BY state = 'current' DESC, created_at_ms DESC",
-        )
+        .prepare_cached(crate::sql::partner::SIGNING_KEYS_SELECT_BY_PURPOSE)
         .await
         .map_err(db)?;
     c.query(&statement, &[&purpose])
@@ -133,18 +138,12 @@ pub async fn ensure_key(c: &Client, k: &SigningKeyRecord) -> Result<(), StoreErr
 
 pub async fn rotate_key(c: &mut Client, k: &SigningKeyRecord) -> Result<(), StoreError> {
     let tx = c.transaction().await.map_err(db)?;
-    tx.execute(
-        "DELETE FROM signing_keys WHERE purpose = $1 AND state = 'previous'",
-        &[&k.purpose],
-    )
-    .await
-    .map_err(db)?;
-    tx.execute(
-        "UPDATE signing_keys SET state = 'previous' WHERE purpose = $1 AND state = 'current'",
-        &[&k.purpose],
-    )
-    .await
-    .map_err(db)?;
+    tx.execute(crate::sql::partner::DROP_PREVIOUS_KEY, &[&k.purpose])
+        .await
+        .map_err(db)?;
+    tx.execute(crate::sql::partner::DEMOTE_CURRENT_KEY, &[&k.purpose])
+        .await
+        .map_err(db)?;
     tx.execute(
         INSERT_CURRENT_KEY,
         &[
@@ -192,7 +191,7 @@ pub async fn client_and_revocation(
 
 pub async fn epoch(c: &Client) -> Result<i64, StoreError> {
     let statement = c
-        .prepare_cached("SELECT n FROM partner_epoch WHERE id = 1")
+        .prepare_cached(crate::sql::partner::PARTNER_EPOCH)
         .await
         .map_err(db)?;
     let row = c.query_one(&statement, &[]).await.map_err(db)?;

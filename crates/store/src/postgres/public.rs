@@ -72,10 +72,7 @@ impl PublicStore for PgStore {
     async fn enquiry(&self, id: &str) -> Result<Option<EnquiryRecord>, StoreError> {
         let c = self.conn().await?;
         let row = c
-            .query_opt(
-                "SELECT id, form, dept, fields, status, created_at_ms FROM enquiries WHERE id = $1",
-                &[&id],
-            )
+            .query_opt(crate::sql::public::ENQUIRIES_SELECT_BY_ID, &[&id])
             .await
             .map_err(db)?;
         row.as_ref().map(enquiry_row).transpose()
@@ -85,7 +82,7 @@ impl PublicStore for PgStore {
         let c = self.conn().await?;
         let row = c
             .query_opt(
-                "SELECT state, attempts, last_error FROM mail_outbox WHERE enquiry_id = $1",
+                crate::sql::public::MAIL_OUTBOX_SELECT_BY_ENQUIRY_ID,
                 &[&enquiry_id],
             )
             .await

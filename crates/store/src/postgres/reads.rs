@@ -87,9 +87,7 @@ pub async fn clients(c: &Client) -> Result<Vec<ClientRecord>, StoreError> {
 pub async fn token(c: &Client, selector: &[u8; 16]) -> Result<Option<TokenRecord>, StoreError> {
     let row = one(
         c,
-        "SELECT t.verifier_hash, t.client_id, t.scopes, t.expires_at_ms, t.created_at_ms, c.clock_offset_ms
-         FROM sandbox_tokens t JOIN sandbox_clients c ON c.client_id = t.client_id
-         WHERE t.selector = $1 AND c.status = 'active'",
+        crate::sql::sandbox::TOKEN_WITH_CLIENT_CLOCK,
         &[&&selector[..]],
     )
     .await?;
@@ -114,7 +112,7 @@ pub async fn application(
 ) -> Result<Option<Application>, StoreError> {
     let row = one(
         c,
-        "SELECT body FROM applications WHERE id = $1 AND owner = $2",
+        crate::sql::sandbox::APPLICATION_BODY,
         &[&id, &owner.as_str()],
     )
     .await?;
@@ -128,7 +126,7 @@ pub async fn rendered_application(
 ) -> Result<Option<String>, StoreError> {
     let row = one(
         c,
-        "SELECT rendered FROM applications WHERE id = $1 AND owner = $2",
+        crate::sql::sandbox::APPLICATION_RENDERED,
         &[&id, &owner.as_str()],
     )
     .await?;
@@ -148,12 +146,7 @@ fn event_row(r: &Row) -> Result<Event, StoreError> {
 }
 
 pub async fn event(c: &Client, owner: &Tenant, id: &str) -> Result<Option<Event>, StoreError> {
-    let row = one(
-        c,
-        "SELECT id, owner, type, created_at_ms, body FROM events WHERE id = $1 AND owner = $2",
-        &[&id, &owner.as_str()],
-    )
-    .await?;
+    let row = one(c, crate::sql::sandbox::EVENT, &[&id, &owner.as_str()]).await?;
     row.as_ref().map(event_row).transpose()
 }
 
@@ -168,12 +161,7 @@ pub async fn list_events(
     let (bound, newer) = q.anchor();
     let seq: Option<i64> = match bound {
         Some(id) => {
-            let row = one(
-                c,
-                "SELECT seq FROM events WHERE id = $1 AND owner = $2",
-                &[&id, &owner.as_str()],
-            )
-            .await?;
+            let row = one(c, crate::sql::sandbox::EVENT_SEQ, &[&id, &owner.as_str()]).await?;
             match row {
                 Some(r) => Some(get(&r, 0)?),
                 None => return Ok(EventPage::UnknownCursor),
@@ -195,7 +183,7 @@ pub async fn list_events(
 pub async fn event_log_position(c: &Client, owner: &Tenant) -> Result<Option<i64>, StoreError> {
     let row = one(
         c,
-        "SELECT max(seq) FROM events WHERE owner = $1",
+        crate::sql::sandbox::EVENT_LOG_POSITION,
         &[&owner.as_str()],
     )
     .await?;
@@ -208,7 +196,7 @@ pub async fn event_log_position(c: &Client, owner: &Tenant) -> Result<Option<i64
 pub async fn endpoints(c: &Client, owner: &Tenant) -> Result<Vec<EndpointRecord>, StoreError> {
     all(
         c,
-        "SELECT body, sealed_secret FROM webhook_endpoints WHERE owner = $1 ORDER BY created_at_ms, id",
+        crate::sql::sandbox::ENDPOINTS_OF_OWNER,
         &[&owner.as_str()],
     )
     .await?
@@ -229,7 +217,7 @@ pub async fn idempotency(
 ) -> Result<Option<IdempotencyRecord>, StoreError> {
     let row = one(
         c,
-        "SELECT fingerprint, status, body, created_at_ms FROM idempotency_keys WHERE owner = $1 AND key = $2",
+        crate::sql::sandbox::IDEMPOTENCY_RECORD,
         &[&owner.as_str(), &key],
     )
     .await?;
@@ -286,6 +274,6 @@ pub async fn due_referrals(
 }
 
 pub async fn setting(c: &Client, name: &str) -> Result<Option<Vec<u8>>, StoreError> {
-    let row = one(c, "SELECT value FROM settings WHERE name = $1", &[&name]).await?;
+    let row = one(c, crate::sql::sandbox::SETTINGS_SELECT_BY_NAME, &[&name]).await?;
     row.map(|r| get(&r, 0)).transpose()
 }

@@ -96,19 +96,16 @@ fn family_row(r: &Row<'_>, at: usize) -> rusqlite::Result<TokenFamily> {
 }
 
 fn insert_family(c: &Connection, f: &TokenFamily) -> rusqlite::Result<()> {
-    c.prepare_cached(
-        "INSERT INTO sso_families (family_id, client_id, user_id, scope, auth_time_ms, session_selector, created_at_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    )?
-    .execute(params![
-        f.family_id,
-        f.client_id,
-        f.user_id,
-        f.scope,
-        f.auth_time_ms,
-        f.session_selector,
-        f.created_at_ms
-    ])?;
+    c.prepare_cached(shared!(crate::sql::identity::SSO_FAMILIES_INSERT))?
+        .execute(params![
+            f.family_id,
+            f.client_id,
+            f.user_id,
+            f.scope,
+            f.auth_time_ms,
+            f.session_selector,
+            f.created_at_ms
+        ])?;
     Ok(())
 }
 
@@ -120,37 +117,29 @@ fn insert_tokens(
 ) -> rusqlite::Result<()> {
     let family_id = &family.family_id;
     let scope = t.access_scope.as_deref().unwrap_or(&family.scope);
-    c.prepare_cached(
-        "INSERT INTO sso_access_tokens (selector, verifier_hash, family_id, scope, created_at_ms, expires_at_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?
-    .execute(params![
-        t.access.selector,
-        t.access.verifier_hash,
-        family_id,
-        scope,
-        now_ms,
-        t.access.expires_at_ms
-    ])?;
-    c.prepare_cached(
-        "INSERT INTO sso_refresh_tokens (selector, verifier_hash, family_id, created_at_ms, expires_at_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
-    )?
-    .execute(params![
-        t.refresh.selector,
-        t.refresh.verifier_hash,
-        family_id,
-        now_ms,
-        t.refresh.expires_at_ms
-    ])?;
+    c.prepare_cached(shared!(crate::sql::identity::SSO_ACCESS_TOKENS_INSERT))?
+        .execute(params![
+            t.access.selector,
+            t.access.verifier_hash,
+            family_id,
+            scope,
+            now_ms,
+            t.access.expires_at_ms
+        ])?;
+    c.prepare_cached(shared!(crate::sql::identity::SSO_REFRESH_TOKENS_INSERT))?
+        .execute(params![
+            t.refresh.selector,
+            t.refresh.verifier_hash,
+            family_id,
+            now_ms,
+            t.refresh.expires_at_ms
+        ])?;
     Ok(())
 }
 
 fn revoke_family(c: &Connection, family_id: &str, now_ms: i64) -> rusqlite::Result<()> {
-    c.prepare_cached(
-        "UPDATE sso_families SET revoked_at_ms = ?2 WHERE family_id = ?1 AND revoked_at_ms IS NULL",
-    )?
-    .execute(params![family_id, now_ms])?;
+    c.prepare_cached(shared!(crate::sql::identity::REVOKE_FAMILY))?
+        .execute(params![family_id, now_ms])?;
     Ok(())
 }
 
@@ -248,49 +237,44 @@ fn issue_code(
 ) -> rusqlite::Result<bool> {
     if let Some(ticket) = ticket_id {
         let spent = c
-            .prepare_cached("DELETE FROM sso_tickets WHERE ticket_id = ?1")?
+            .prepare_cached(shared!(
+                crate::sql::identity::SSO_TICKETS_DELETE_BY_TICKET_ID
+            ))?
             .execute([ticket])?;
         if spent == 0 {
             return Ok(false);
         }
     }
     if let Some(k) = consent {
-        c.prepare_cached(
-            "INSERT INTO sso_consents (user_id, client_id, scope, granted_at_ms) VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT (user_id, client_id) DO UPDATE SET scope = excluded.scope, granted_at_ms = excluded.granted_at_ms",
-        )?
-        .execute(params![k.user_id, k.client_id, k.scope, k.granted_at_ms])?;
+        c.prepare_cached(shared!(crate::sql::identity::SSO_CONSENTS_INSERT))?
+            .execute(params![k.user_id, k.client_id, k.scope, k.granted_at_ms])?;
     }
-    c.prepare_cached(
-        "INSERT INTO sso_codes (selector, verifier_hash, client_id, redirect_uri, code_challenge, user_id,
-                                scope, nonce, auth_time_ms, session_selector, created_at_ms, expires_at_ms)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-    )?
-    .execute(params![
-        code.selector,
-        code.verifier_hash,
-        code.client_id,
-        code.redirect_uri,
-        code.code_challenge,
-        code.user_id,
-        code.scope,
-        code.nonce,
-        code.auth_time_ms,
-        code.session_selector,
-        code.created_at_ms,
-        code.expires_at_ms
-    ])?;
+    c.prepare_cached(shared!(crate::sql::identity::SSO_CODES_INSERT))?
+        .execute(params![
+            code.selector,
+            code.verifier_hash,
+            code.client_id,
+            code.redirect_uri,
+            code.code_challenge,
+            code.user_id,
+            code.scope,
+            code.nonce,
+            code.auth_time_ms,
+            code.session_selector,
+            code.created_at_ms,
+            code.expires_at_ms
+        ])?;
     Ok(true)
 }
 
 fn prune(c: &Connection, before_ms: i64) -> rusqlite::Result<u64> {
     let mut n = 0;
     for sql in [
-        "DELETE FROM sso_tickets WHERE expires_at_ms < ?1",
-        "DELETE FROM sso_codes WHERE expires_at_ms < ?1",
-        "DELETE FROM sso_sessions WHERE expires_at_ms < ?1 OR ended_at_ms < ?1",
-        "DELETE FROM sso_access_tokens WHERE expires_at_ms < ?1",
-        "DELETE FROM sso_refresh_tokens WHERE expires_at_ms < ?1",
+        shared!(crate::sql::identity::SSO_TICKETS_DELETE_BY_EXPIRES_AT_MS),
+        shared!(crate::sql::identity::SSO_CODES_DELETE_BY_EXPIRES_AT_MS),
+        shared!(crate::sql::identity::SSO_SESSIONS_DELETE_BY_EXPIRES_AT_MS),
+        shared!(crate::sql::identity::SSO_ACCESS_TOKENS_DELETE_BY_EXPIRES_AT_MS),
+        shared!(crate::sql::identity::SSO_REFRESH_TOKENS_DELETE_BY_EXPIRES_AT_MS),
         "DELETE FROM sso_families WHERE created_at_ms < ?1
            AND NOT EXISTS (SELECT 1 FROM sso_refresh_tokens r WHERE r.family_id = sso_families.family_id)
            AND NOT EXISTS (SELECT 1 FROM sso_access_tokens a WHERE a.family_id = sso_families.family_id)",
@@ -360,31 +344,28 @@ impl IdentityStore for SqliteStore {
     }
 
     async fn insert_sso_client(&self, k: SsoClientRecord) -> Result<(), StoreError> {
-        self
-            .write(move |c| {
-                c.execute(
-                    "INSERT INTO sso_clients (client_id, name, secret_hash, redirect_uris, post_logout_redirect_uris, created_at_ms)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                    params![
-                        k.client_id,
-                        k.name,
-                        k.secret_hash,
-                        to_json(&k.redirect_uris)?,
-                        to_json(&k.post_logout_redirect_uris)?,
-                        k.created_at_ms
-                    ],
-                )
-                .map(|_| ())
-            })
-            .await
+        self.write(move |c| {
+            c.execute(
+                shared!(crate::sql::identity::SSO_CLIENTS_INSERT),
+                params![
+                    k.client_id,
+                    k.name,
+                    k.secret_hash,
+                    to_json(&k.redirect_uris)?,
+                    to_json(&k.post_logout_redirect_uris)?,
+                    k.created_at_ms
+                ],
+            )
+            .map(|_| ())
+        })
+        .await
     }
 
     async fn sso_client(&self, client_id: &str) -> Result<Option<SsoClientRecord>, StoreError> {
         self.read(|c| {
-            c.prepare_cached(
-                "SELECT client_id, name, secret_hash, redirect_uris, post_logout_redirect_uris, created_at_ms
-                 FROM sso_clients WHERE client_id = ?1",
-            )?
+            c.prepare_cached(shared!(
+                crate::sql::identity::SSO_CLIENTS_SELECT_BY_CLIENT_ID
+            ))?
             .query_row([client_id], |r| {
                 Ok(SsoClientRecord {
                     client_id: r.get(0)?,
@@ -440,21 +421,14 @@ impl IdentityStore for SqliteStore {
 
     async fn sign_in(&self, ticket_id: &str, s: SessionRecord) -> Result<bool, StoreError> {
         let ticket_id = ticket_id.to_owned();
-        self
-            .write(move |c| {
-                let updated = c
-                    .prepare_cached(
-                        "UPDATE sso_tickets SET user_id = ?2, auth_time_ms = ?3, session_selector = ?4
-                         WHERE ticket_id = ?1",
-                    )?
-                    .execute(params![ticket_id, s.user_id, s.auth_time_ms, s.selector])?;
-                if updated == 0 {
-                    return Ok(false);
-                }
-                c.prepare_cached(
-                    "INSERT INTO sso_sessions (selector, verifier_hash, user_id, auth_time_ms, created_at_ms, expires_at_ms)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                )?
+        self.write(move |c| {
+            let updated = c
+                .prepare_cached(shared!(crate::sql::identity::SIGN_IN_TICKET))?
+                .execute(params![ticket_id, s.user_id, s.auth_time_ms, s.selector])?;
+            if updated == 0 {
+                return Ok(false);
+            }
+            c.prepare_cached(shared!(crate::sql::identity::SSO_SESSIONS_INSERT))?
                 .execute(params![
                     s.selector,
                     s.verifier_hash,
@@ -463,27 +437,28 @@ impl IdentityStore for SqliteStore {
                     s.created_at_ms,
                     s.expires_at_ms
                 ])?;
-                Ok(true)
-            })
-            .await
+            Ok(true)
+        })
+        .await
     }
 
     async fn cancel_ticket(&self, ticket_id: &str) -> Result<bool, StoreError> {
         let ticket_id = ticket_id.to_owned();
         self.write(move |c| {
-            c.prepare_cached("DELETE FROM sso_tickets WHERE ticket_id = ?1")?
-                .execute([ticket_id])
-                .map(|n| n > 0)
+            c.prepare_cached(shared!(
+                crate::sql::identity::SSO_TICKETS_DELETE_BY_TICKET_ID
+            ))?
+            .execute([ticket_id])
+            .map(|n| n > 0)
         })
         .await
     }
 
     async fn session(&self, selector: &[u8]) -> Result<Option<SessionRecord>, StoreError> {
         self.read(|c| {
-            c.prepare_cached(
-                "SELECT selector, verifier_hash, user_id, auth_time_ms, created_at_ms, expires_at_ms, ended_at_ms
-                 FROM sso_sessions WHERE selector = ?1",
-            )?
+            c.prepare_cached(shared!(
+                crate::sql::identity::SSO_SESSIONS_SELECT_BY_SELECTOR
+            ))?
             .query_row([selector], |r| {
                 Ok(SessionRecord {
                     selector: r.get(0)?,
@@ -501,20 +476,14 @@ impl IdentityStore for SqliteStore {
 
     async fn end_session(&self, selector: &[u8], now_ms: i64) -> Result<(), StoreError> {
         let selector = selector.to_vec();
-        self
-            .write(move |c| {
-                c.prepare_cached(
-                    "UPDATE sso_sessions SET ended_at_ms = ?2 WHERE selector = ?1 AND ended_at_ms IS NULL",
-                )?
+        self.write(move |c| {
+            c.prepare_cached(shared!(crate::sql::identity::END_SESSION))?
                 .execute(params![selector, now_ms])?;
-                c.prepare_cached(
-                    "UPDATE sso_families SET revoked_at_ms = ?2
-                     WHERE session_selector = ?1 AND revoked_at_ms IS NULL",
-                )?
+            c.prepare_cached(shared!(crate::sql::identity::REVOKE_FAMILIES_OF_SESSION))?
                 .execute(params![selector, now_ms])?;
-                Ok(())
-            })
-            .await
+            Ok(())
+        })
+        .await
     }
 
     async fn consent(
@@ -523,10 +492,9 @@ impl IdentityStore for SqliteStore {
         client_id: &str,
     ) -> Result<Option<ConsentRecord>, StoreError> {
         self.read(|c| {
-            c.prepare_cached(
-                "SELECT user_id, client_id, scope, granted_at_ms FROM sso_consents
-                 WHERE user_id = ?1 AND client_id = ?2",
-            )?
+            c.prepare_cached(shared!(
+                crate::sql::identity::SSO_CONSENTS_SELECT_BY_USER_ID
+            ))?
             .query_row([user_id, client_id], |r| {
                 Ok(ConsentRecord {
                     user_id: r.get(0)?,
@@ -561,7 +529,7 @@ impl IdentityStore for SqliteStore {
 
     async fn sso_epoch(&self) -> Result<i64, StoreError> {
         self.read(|c| {
-            c.prepare_cached("SELECT n FROM sso_epoch WHERE id = 1")?
+            c.prepare_cached(shared!(crate::sql::identity::SSO_EPOCH))?
                 .query_row([], |r| r.get(0))
         })
     }

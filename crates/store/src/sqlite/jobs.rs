@@ -63,10 +63,8 @@ pub fn claim_deliveries(c: &Connection, q: &Lease) -> rusqlite::Result<Vec<Claim
 pub fn finish_delivery(c: &Connection, result: &DeliveryResult) -> rusqlite::Result<()> {
     match result {
         DeliveryResult::Delivered { id, status, at_ms } => {
-            c.prepare_cached(
-                "UPDATE deliveries SET state = 'delivered', last_status = ?2, last_error = NULL, lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = ?3 WHERE id = ?1",
-            )?
-            .execute(params![id, status, at_ms])?;
+            c.prepare_cached(shared!(crate::sql::jobs::DELIVERY_DELIVERED))?
+                .execute(params![id, status, at_ms])?;
         }
         DeliveryResult::Failed {
             id,
@@ -75,10 +73,8 @@ pub fn finish_delivery(c: &Connection, result: &DeliveryResult) -> rusqlite::Res
             retry_at_ms: Some(retry),
             at_ms,
         } => {
-            c.prepare_cached(
-                "UPDATE deliveries SET attempt = attempt + 1, due_ms = ?4, last_status = ?2, last_error = ?3, lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = ?5 WHERE id = ?1",
-            )?
-            .execute(params![id, status, error, retry, at_ms])?;
+            c.prepare_cached(shared!(crate::sql::jobs::DELIVERY_RETRY))?
+                .execute(params![id, status, error, retry, at_ms])?;
         }
         DeliveryResult::Failed {
             id,
@@ -87,10 +83,8 @@ pub fn finish_delivery(c: &Connection, result: &DeliveryResult) -> rusqlite::Res
             retry_at_ms: None,
             at_ms,
         } => {
-            c.prepare_cached(
-                "UPDATE deliveries SET state = 'failed', last_status = ?2, last_error = ?3, lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = ?4 WHERE id = ?1",
-            )?
-            .execute(params![id, status, error, at_ms])?;
+            c.prepare_cached(shared!(crate::sql::jobs::DELIVERY_GIVEN_UP))?
+                .execute(params![id, status, error, at_ms])?;
         }
     }
     Ok(())
@@ -135,9 +129,7 @@ fn finish_mail(c: &Connection, result: &MailResult) -> rusqlite::Result<()> {
     match result {
         MailResult::Sent { id, at_ms } => c
             .prepare_cached(
-                "UPDATE mail_outbox SET state = 'sent', sent_at_ms = ?2, attempts = attempts + 1,
-                        lease_until_ms = NULL, lease_holder = NULL, last_error = NULL
-                 WHERE id = ?1 AND state = 'pending'",
+                shared!(crate::sql::jobs::MAIL_SENT),
             )?
             .execute(params![id, at_ms])?,
         MailResult::Failed {

@@ -80,7 +80,7 @@ pub fn migrate(conn: &mut Connection) -> Result<usize, StoreError> {
             tx.execute_batch(sql).map_err(unavailable)?;
             let now = lendhub_domain::clock::unix_ms(time::OffsetDateTime::now_utc());
             tx.execute(
-                "INSERT INTO schema_migrations (version, name, applied_at_ms) VALUES (?1, ?2, ?3)",
+                shared!(crate::sql::migrations::SCHEMA_MIGRATIONS_INSERT),
                 rusqlite::params![version, name, now],
             )
             .map_err(unavailable)?;

@@ -1,6 +1,15 @@
 //! The embedded SQLite backend: WAL, `synchronous=FULL`, one writer thread that
 //! group-commits (many requests share one fsync) and a small pool of readers.
 
+/// Shared SQL (`crate::sql`) in SQLite's spelling, converted once per use site.
+macro_rules! shared {
+    ($statement:expr) => {{
+        static TEXT: std::sync::LazyLock<String> =
+            std::sync::LazyLock::new(|| $crate::sqlite::dialect($statement));
+        TEXT.as_str()
+    }};
+}
+
 mod identity;
 mod jobs;
 mod migrations;

@@ -33,9 +33,17 @@ fn client_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PartnerClientRecord> {
 
 pub fn insert_client(c: &Connection, r: &PartnerClientRecord) -> rusqlite::Result<()> {
     c.execute(
-        "INSERT INTO partner_clients (client_id, name, secret_hash, scopes, tier, status, created_at_ms, updated_at_ms, sandbox_client_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8)",
-        params![r.client_id, r.name, r.secret_hash, r.scopes, r.tier.as_str(), r.status.as_str(), r.created_at_ms, r.sandbox_client_id],
+        shared!(crate::sql::partner::PARTNER_CLIENTS_INSERT),
+        params![
+            r.client_id,
+            r.name,
+            r.secret_hash,
+            r.scopes,
+            r.tier.as_str(),
+            r.status.as_str(),
+            r.created_at_ms,
+            r.sandbox_client_id
+        ],
     )?;
     Ok(())
 }
@@ -64,11 +72,11 @@ pub fn update_client(
 ) -> rusqlite::Result<bool> {
     let changed = match change {
         PartnerClientChange::Status(s) => c.execute(
-            "UPDATE partner_clients SET status = ?2, updated_at_ms = ?3 WHERE client_id = ?1",
+            shared!(crate::sql::partner::PARTNER_CLIENTS_SET_STATUS_BY_CLIENT_ID),
             params![id, s.as_str(), now_ms],
         )?,
         PartnerClientChange::SecretHash(h) => c.execute(
-            "UPDATE partner_clients SET secret_hash = ?2, updated_at_ms = ?3 WHERE client_id = ?1",
+            shared!(crate::sql::partner::PARTNER_CLIENTS_SET_SECRET_HASH_BY_CLIENT_ID),
             params![id, h, now_ms],
         )?,
     };
@@ -76,22 +84,19 @@ pub fn update_client(
 }
 
 pub fn signing_keys(c: &Connection, purpose: &str) -> rusqlite::Result<Vec<SigningKeyRecord>> {
-    c.prepare_cached(
-        "SELECT kid, purpose, state, sealed_private, public_key, created_at_ms FROM signing_keys
-         WHERE purpose = ?1 ORDER BY state = 'current' DESC, created_at_ms DESC",
-    )?
-    .query_map([purpose], |r| {
-        let state: String = r.get(2)?;
-        Ok(SigningKeyRecord {
-            kid: r.get(0)?,
-            purpose: r.get(1)?,
-            state: KeyState::parse(&state).ok_or_else(|| bad("key state"))?,
-            sealed_private: r.get(3)?,
-            public_key: r.get(4)?,
-            created_at_ms: r.get(5)?,
-        })
-    })?
-    .collect()
+    c.prepare_cached(shared!(crate::sql::partner::SIGNING_KEYS_SELECT_BY_PURPOSE))?
+        .query_map([purpose], |r| {
+            let state: String = r.get(2)?;
+            Ok(SigningKeyRecord {
+                kid: r.get(0)?,
+                purpose: r.get(1)?,
+                state: KeyState::parse(&state).ok_or_else(|| bad("key state"))?,
+                sealed_private: r.get(3)?,
+                public_key: r.get(4)?,
+                created_at_ms: r.get(5)?,
+            })
+        })?
+        .collect()
 }
 
 fn insert_key(c: &Connection, k: &SigningKeyRecord, or_ignore: bool) -> rusqlite::Result<()> {
@@ -116,11 +121,11 @@ pub fn ensure_key(c: &Connection, k: &SigningKeyRecord) -> rusqlite::Result<()> 
 
 pub fn rotate_key(c: &Connection, k: &SigningKeyRecord) -> rusqlite::Result<()> {
     c.execute(
-        "DELETE FROM signing_keys WHERE purpose = ?1 AND state = 'previous'",
+        shared!(crate::sql::partner::DROP_PREVIOUS_KEY),
         [&k.purpose],
     )?;
     c.execute(
-        "UPDATE signing_keys SET state = 'previous' WHERE purpose = ?1 AND state = 'current'",
+        shared!(crate::sql::partner::DEMOTE_CURRENT_KEY),
         [&k.purpose],
     )?;
     insert_key(c, k, false)
@@ -155,6 +160,6 @@ pub fn client_and_revocation(
 }
 
 pub fn epoch(c: &Connection) -> rusqlite::Result<i64> {
-    c.prepare_cached("SELECT n FROM partner_epoch WHERE id = 1")?
+    c.prepare_cached(shared!(crate::sql::partner::PARTNER_EPOCH))?
         .query_row([], |r| r.get(0))
 }

@@ -73,19 +73,17 @@ impl PublicStore for SqliteStore {
 
     async fn enquiry(&self, id: &str) -> Result<Option<EnquiryRecord>, StoreError> {
         self.read(|c| {
-            c.prepare_cached(
-                "SELECT id, form, dept, fields, status, created_at_ms FROM enquiries WHERE id = ?1",
-            )?
-            .query_row([id], enquiry_row)
-            .optional()
+            c.prepare_cached(shared!(crate::sql::public::ENQUIRIES_SELECT_BY_ID))?
+                .query_row([id], enquiry_row)
+                .optional()
         })
     }
 
     async fn mail_status(&self, enquiry_id: &str) -> Result<Option<MailStatus>, StoreError> {
         self.read(|c| {
-            c.prepare_cached(
-                "SELECT state, attempts, last_error FROM mail_outbox WHERE enquiry_id = ?1",
-            )?
+            c.prepare_cached(shared!(
+                crate::sql::public::MAIL_OUTBOX_SELECT_BY_ENQUIRY_ID
+            ))?
             .query_row([enquiry_id], |r| {
                 Ok(MailStatus {
                     state: r.get(0)?,

@@ -44,28 +44,24 @@ pub fn clients(c: &Connection) -> rusqlite::Result<Vec<ClientRecord>> {
 }
 
 pub fn token(c: &Connection, selector: &[u8; 16]) -> rusqlite::Result<Option<TokenRecord>> {
-    c.prepare_cached(
-        "SELECT t.verifier_hash, t.client_id, t.scopes, t.expires_at_ms, t.created_at_ms, c.clock_offset_ms
-         FROM sandbox_tokens t JOIN sandbox_clients c ON c.client_id = t.client_id
-         WHERE t.selector = ?1 AND c.status = 'active'",
-    )?
-    .query_row([&selector[..]], |r| {
-        let hash: Vec<u8> = r.get(0)?;
-        let mut verifier_hash = [0u8; 32];
-        if hash.len() == 32 {
-            verifier_hash.copy_from_slice(&hash);
-        }
-        Ok(TokenRecord {
-            selector: *selector,
-            verifier_hash,
-            client_id: r.get(1)?,
-            scopes: r.get(2)?,
-            expires_at_ms: r.get(3)?,
-            created_at_ms: r.get(4)?,
-            clock_offset_ms: r.get(5)?,
+    c.prepare_cached(shared!(crate::sql::sandbox::TOKEN_WITH_CLIENT_CLOCK))?
+        .query_row([&selector[..]], |r| {
+            let hash: Vec<u8> = r.get(0)?;
+            let mut verifier_hash = [0u8; 32];
+            if hash.len() == 32 {
+                verifier_hash.copy_from_slice(&hash);
+            }
+            Ok(TokenRecord {
+                selector: *selector,
+                verifier_hash,
+                client_id: r.get(1)?,
+                scopes: r.get(2)?,
+                expires_at_ms: r.get(3)?,
+                created_at_ms: r.get(4)?,
+                clock_offset_ms: r.get(5)?,
+            })
         })
-    })
-    .optional()
+        .optional()
 }
 
 pub fn application(
@@ -74,7 +70,7 @@ pub fn application(
     id: &str,
 ) -> rusqlite::Result<Option<Application>> {
     let body: Option<String> = c
-        .prepare_cached("SELECT body FROM applications WHERE id = ?1 AND owner = ?2")?
+        .prepare_cached(shared!(crate::sql::sandbox::APPLICATION_BODY))?
         .query_row([id, owner.as_str()], |r| r.get(0))
         .optional()?;
     body.map(|b| rows::from_json(&b)).transpose()
@@ -85,21 +81,19 @@ pub fn rendered_application(
     owner: &Tenant,
     id: &str,
 ) -> rusqlite::Result<Option<String>> {
-    c.prepare_cached("SELECT rendered FROM applications WHERE id = ?1 AND owner = ?2")?
+    c.prepare_cached(shared!(crate::sql::sandbox::APPLICATION_RENDERED))?
         .query_row([id, owner.as_str()], |r| r.get(0))
         .optional()
 }
 
 pub fn event(c: &Connection, owner: &Tenant, id: &str) -> rusqlite::Result<Option<Event>> {
-    c.prepare_cached(
-        "SELECT id, owner, type, created_at_ms, body FROM events WHERE id = ?1 AND owner = ?2",
-    )?
-    .query_row([id, owner.as_str()], rows::event)
-    .optional()
+    c.prepare_cached(shared!(crate::sql::sandbox::EVENT))?
+        .query_row([id, owner.as_str()], rows::event)
+        .optional()
 }
 
 fn event_seq(c: &Connection, owner: &Tenant, id: &str) -> rusqlite::Result<Option<i64>> {
-    c.prepare_cached("SELECT seq FROM events WHERE id = ?1 AND owner = ?2")?
+    c.prepare_cached(shared!(crate::sql::sandbox::EVENT_SEQ))?
         .query_row([id, owner.as_str()], |r| r.get(0))
         .optional()
 }
@@ -133,15 +127,18 @@ pub fn list_events(c: &Connection, owner: &Tenant, q: &EventQuery) -> rusqlite::
 /// The newest event's `seq` (AUTOINCREMENT: never reused, so removals and
 /// additions both change it).
 pub fn event_log_position(c: &Connection, owner: &Tenant) -> rusqlite::Result<Option<i64>> {
-    c.prepare_cached("SELECT max(seq) FROM events WHERE owner = ?1")?
+    c.prepare_cached(shared!(crate::sql::sandbox::EVENT_LOG_POSITION))?
         .query_row([owner.as_str()], |r| r.get(0))
 }
 
 pub fn endpoints(c: &Connection, owner: &Tenant) -> rusqlite::Result<Vec<EndpointRecord>> {
-    c.prepare_cached("SELECT body, sealed_secret FROM webhook_endpoints WHERE owner = ?1 ORDER BY created_at_ms, id")?
+    c.prepare_cached(shared!(crate::sql::sandbox::ENDPOINTS_OF_OWNER))?
         .query_map([owner.as_str()], |r| {
             let body: String = r.get(0)?;
-            Ok(EndpointRecord { endpoint: rows::from_json(&body)?, sealed_secret: r.get(1)? })
+            Ok(EndpointRecord {
+                endpoint: rows::from_json(&body)?,
+                sealed_secret: r.get(1)?,
+            })
         })?
         .collect()
 }
@@ -151,7 +148,7 @@ pub fn idempotency(
     owner: &Tenant,
     key: &str,
 ) -> rusqlite::Result<Option<IdempotencyRecord>> {
-    c.prepare_cached("SELECT fingerprint, status, body, created_at_ms FROM idempotency_keys WHERE owner = ?1 AND key = ?2")?
+    c.prepare_cached(shared!(crate::sql::sandbox::IDEMPOTENCY_RECORD))?
         .query_row([owner.as_str(), key], |r| {
             let fp: Vec<u8> = r.get(0)?;
             let mut fingerprint = [0u8; 32];

@@ -25,12 +25,9 @@ const SET_ENDPOINT_STATUS: &str =
     "UPDATE webhook_endpoints SET status = $3, body = $4 WHERE id = $1 AND owner = $2";
 
 /// A disabled endpoint is not attempted: its pending deliveries end.
-const END_DELIVERIES: &str = "UPDATE deliveries
-     SET state = 'failed', last_error = 'endpoint disabled', lease_until_ms = NULL
-     WHERE endpoint_id = $1 AND state = 'pending'";
+const END_DELIVERIES: &str = crate::sql::events::END_DELIVERIES_OF_ENDPOINT;
 
-const INSERT_ENDPOINT: &str = "INSERT INTO webhook_endpoints (id, owner, status, enabled_events, sealed_secret, created_at_ms, body)
-     VALUES ($1, $2, $3, $4, $5, $6, $7)";
+const INSERT_ENDPOINT: &str = crate::sql::events::WEBHOOK_ENDPOINTS_INSERT;
 
 /// Every event a batch commits, in one statement, after its jobs: each
 /// owner's sequence head advances once by the batch's count for that owner

@@ -38,20 +38,17 @@ const RESET: [&str; 7] = [
     "DELETE FROM webhook_endpoints WHERE owner = $1",
     "DELETE FROM deliveries WHERE owner = $1",
     "DELETE FROM idempotency_keys WHERE owner = $1 AND key IS DISTINCT FROM $2",
-    "UPDATE sandbox_clients SET clock_offset_ms = 0 WHERE client_id = $1",
+    crate::sql::sandbox::RESET_CLOCK,
 ];
 
-const INSERT_APPLICATION: &str =
-    "INSERT INTO applications (id, owner, status, version, created_at_ms, body, rendered, review_due_ms)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+const INSERT_APPLICATION: &str = crate::sql::sandbox::APPLICATIONS_INSERT;
 
 /// The row is locked by this transaction's check.
 const UPDATE_APPLICATION: &str =
     "UPDATE applications SET status = $3, version = $4, body = $5, rendered = $6, review_due_ms = $7
      WHERE id = $1 AND owner = $2";
 
-const INSERT_PAYMENT: &str = "INSERT INTO payments (id, owner, application_id, created_at_ms, body)
-     VALUES ($1, $2, $3, $4, $5)";
+const INSERT_PAYMENT: &str = crate::sql::sandbox::PAYMENTS_INSERT;
 
 const INSERT_TOKEN: &str = "INSERT INTO sandbox_tokens (selector, verifier_hash, client_id, scopes, expires_at_ms, created_at_ms)
      VALUES ($1, $2, $3, $4, $5, $6)";

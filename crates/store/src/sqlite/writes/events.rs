@@ -15,8 +15,18 @@ pub fn apply(c: &Connection, write: &EventWrite) -> Result<(), CommitError> {
         EventWrite::InsertEndpoint(r) => {
             let e = &r.endpoint;
             let status = e.status.as_str();
-            c.prepare_cached("INSERT INTO webhook_endpoints (id, owner, status, enabled_events, sealed_secret, created_at_ms, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")
-                .and_then(|mut s| s.execute(params![e.id.as_str(), e.owner.as_str(), status, rows::to_json(&e.enabled_events)?, r.sealed_secret, unix_ms(e.created_at), rows::to_json(e)?]))
+            c.prepare_cached(shared!(crate::sql::events::WEBHOOK_ENDPOINTS_INSERT))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        e.id.as_str(),
+                        e.owner.as_str(),
+                        status,
+                        rows::to_json(&e.enabled_events)?,
+                        r.sealed_secret,
+                        unix_ms(e.created_at),
+                        rows::to_json(e)?
+                    ])
+                })
                 .map_err(store)?;
         }
         EventWrite::InsertEvent(event) => insert_event(c, event).map_err(store)?,
@@ -34,12 +44,9 @@ pub fn apply(c: &Connection, write: &EventWrite) -> Result<(), CommitError> {
                 return Err(CommitError::Conflict);
             }
             if e.status == EndpointStatus::Disabled {
-                c.prepare_cached(
-                    "UPDATE deliveries SET state = 'failed', last_error = 'endpoint disabled', lease_until_ms = NULL
-                     WHERE endpoint_id = ?1 AND state = 'pending'",
-                )
-                .and_then(|mut s| s.execute([e.id.as_str()]))
-                .map_err(store)?;
+                c.prepare_cached(shared!(crate::sql::events::END_DELIVERIES_OF_ENDPOINT))
+                    .and_then(|mut s| s.execute([e.id.as_str()]))
+                    .map_err(store)?;
             }
         }
     }

@@ -13,29 +13,37 @@ use crate::*;
 
 pub fn insert_client(c: &Connection, client: &ClientRecord) -> rusqlite::Result<()> {
     c.execute(
-        "INSERT INTO sandbox_clients (client_id, name, secret_hash, scopes, status, created_at_ms) VALUES (?1, ?2, ?3, ?4, 'active', ?5)",
-        params![client.client_id, client.name, client.secret_hash, client.scopes, client.created_at_ms],
+        shared!(crate::sql::sandbox::SANDBOX_CLIENTS_INSERT),
+        params![
+            client.client_id,
+            client.name,
+            client.secret_hash,
+            client.scopes,
+            client.created_at_ms
+        ],
     )?;
     Ok(())
 }
 
 pub fn bind_setting(c: &Connection, name: &str, value: &[u8]) -> rusqlite::Result<Vec<u8>> {
     c.execute(
-        "INSERT INTO settings (name, value) VALUES (?1, ?2) ON CONFLICT (name) DO NOTHING",
+        shared!(crate::sql::sandbox::SETTINGS_INSERT),
         params![name, value],
     )?;
-    c.query_row("SELECT value FROM settings WHERE name = ?1", [name], |r| {
-        r.get(0)
-    })
+    c.query_row(
+        shared!(crate::sql::sandbox::SETTINGS_SELECT_BY_NAME),
+        [name],
+        |r| r.get(0),
+    )
 }
 
 pub fn revoke_client(c: &Connection, client_id: &str, now_ms: i64) -> rusqlite::Result<bool> {
     let changed = c.execute(
-        "UPDATE sandbox_clients SET status = 'revoked', revoked_at_ms = ?2 WHERE client_id = ?1 AND status = 'active'",
+        shared!(crate::sql::sandbox::REVOKE_SANDBOX_CLIENT),
         params![client_id, now_ms],
     )?;
     c.execute(
-        "DELETE FROM sandbox_tokens WHERE client_id = ?1",
+        shared!(crate::sql::sandbox::SANDBOX_TOKENS_DELETE_BY_CLIENT_ID),
         [client_id],
     )?;
     Ok(changed > 0)

@@ -16,15 +16,22 @@ pub fn apply(c: &Connection, write: &SandboxWrite) -> Result<(), CommitError> {
             application: app,
             rendered,
         }) => {
-            c.prepare_cached(
-                "INSERT INTO applications (id, owner, status, version, created_at_ms, body, rendered, review_due_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-            )
-            .and_then(|mut s| {
-                let body = rows::to_json(app)?;
-                let review_due = app.review_due_at().map(unix_ms);
-                s.execute(params![app.id.as_str(), app.owner.as_str(), app.status.as_str(), app.version, unix_ms(app.created_at), body, rendered, review_due])
-            })
-            .map_err(store)?;
+            c.prepare_cached(shared!(crate::sql::sandbox::APPLICATIONS_INSERT))
+                .and_then(|mut s| {
+                    let body = rows::to_json(app)?;
+                    let review_due = app.review_due_at().map(unix_ms);
+                    s.execute(params![
+                        app.id.as_str(),
+                        app.owner.as_str(),
+                        app.status.as_str(),
+                        app.version,
+                        unix_ms(app.created_at),
+                        body,
+                        rendered,
+                        review_due
+                    ])
+                })
+                .map_err(store)?;
         }
         SandboxWrite::UpdateApplication(ApplicationRecord {
             application: app,
@@ -53,8 +60,16 @@ pub fn apply(c: &Connection, write: &SandboxWrite) -> Result<(), CommitError> {
             }
         }
         SandboxWrite::InsertPayment(p) => {
-            c.prepare_cached("INSERT INTO payments (id, owner, application_id, created_at_ms, body) VALUES (?1, ?2, ?3, ?4, ?5)")
-                .and_then(|mut s| s.execute(params![p.id.as_str(), p.owner.as_str(), p.application_id.as_str(), unix_ms(p.created_at), rows::to_json(p)?]))
+            c.prepare_cached(shared!(crate::sql::sandbox::PAYMENTS_INSERT))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        p.id.as_str(),
+                        p.owner.as_str(),
+                        p.application_id.as_str(),
+                        unix_ms(p.created_at),
+                        rows::to_json(p)?
+                    ])
+                })
                 .map_err(store)?;
         }
         SandboxWrite::InsertToken(t) => {
@@ -110,7 +125,7 @@ fn reset(c: &Connection, owner: &Tenant, keep_key: Option<&str>) -> rusqlite::Re
     }
     c.prepare_cached("DELETE FROM idempotency_keys WHERE owner = ?1 AND key IS NOT ?2")?
         .execute(params![owner.as_str(), keep_key])?;
-    c.prepare_cached("UPDATE sandbox_clients SET clock_offset_ms = 0 WHERE client_id = ?1")?
+    c.prepare_cached(shared!(crate::sql::sandbox::RESET_CLOCK))?
         .execute([owner.as_str()])?;
     Ok(())
 }
