@@ -153,13 +153,17 @@ async fn first_request_hangs() -> (String, Arc<Mutex<Vec<String>>>) {
 /// `kill -9` while a delivery is in flight leaves its lease in the database.
 /// The restarted instance gives back its own leases before it claims, so the
 /// delivery goes out again at once: not after the lease (here ten minutes)
-/// plus a retry delay. (Restarted under another `instance.id`, this test
-/// times out: checked by hand.)
+/// plus a retry delay. Both runs name themselves alike (`instance.id`), as a
+/// deployment on PostgreSQL must for this; SQLite's default name would do.
+/// (Restarted under another name, this test times out: checked by hand.)
 #[tokio::test]
 async fn a_restarted_instance_takes_back_its_in_flight_deliveries_at_once() {
     let site = crate::support::Site::new().await;
     let http = reqwest::Client::new();
-    let ten_minutes = [("LENDHUB_WEBHOOKS__LEASE_SECONDS", "600")];
+    let ten_minutes = [
+        ("LENDHUB_WEBHOOKS__LEASE_SECONDS", "600"),
+        ("LENDHUB_INSTANCE__ID", "instance-a"),
+    ];
     let first = crate::support::process::launch_with(&site, &ten_minutes);
     let (id, secret) = (
         credential(&first.stdout, "client_id"),
