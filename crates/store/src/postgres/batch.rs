@@ -214,14 +214,22 @@ async fn run_batch(
             _ => None,
         })
         .collect();
-    for result in in_order(steps).await {
+    // The writes, then (in the same pipeline, so after them on the wire)
+    // the subscriptions of the events' owners.
+    let subscriptions = async {
+        if events.is_empty() {
+            Ok(Vec::new())
+        } else {
+            statements.subscriptions(&tx, &events).await
+        }
+    };
+    let (results, subscriptions) = futures_util::join!(in_order(steps), subscriptions);
+    for result in results {
         result.map_err(errors::db)?;
     }
-    if !events.is_empty() {
-        let recipients = statements.recipients(&tx, &events).await?;
-        if let Some(insert) = statements.events(&events, recipients) {
-            step(&tx, insert).await.map_err(errors::db)?;
-        }
+    let recipients = writes::recipients_of(&subscriptions.map_err(errors::db)?, &events)?;
+    if let Some(insert) = statements.events(&events, recipients) {
+        step(&tx, insert).await.map_err(errors::db)?;
     }
     tx.commit().await.map_err(errors::db)?;
     Ok(outcomes)

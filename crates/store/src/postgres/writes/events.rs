@@ -167,46 +167,19 @@ impl Statements {
         Ok(())
     }
 
-    /// Reads the subscriptions of the events' owners and asks the domain
-    /// which endpoints each event goes to.
-    pub async fn recipients<'a>(
+    /// The subscriptions of the events' owners (owner, id, status, enabled
+    /// events). Sent after the batch's writes on the same connection, so it
+    /// sees endpoints the batch itself created or disabled, and rides in the
+    /// same pipeline: no round trip of its own.
+    pub async fn subscriptions(
         &self,
         tx: &Transaction<'_>,
-        events: &[&'a Event],
-    ) -> Result<Recipients<'a>, StoreError> {
+        events: &[&Event],
+    ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
         let mut owners: Vec<&str> = events.iter().map(|e| e.owner.as_str()).collect();
         owners.sort_unstable();
         owners.dedup();
-        let rows = tx
-            .query(&self.subscriptions, &[&owners])
-            .await
-            .map_err(db)?;
-        let mut by_owner: HashMap<String, Vec<Subscription>> = HashMap::new();
-        for row in &rows {
-            let status: String = get(row, 2)?;
-            let status = EndpointStatus::parse(&status).ok_or_else(|| {
-                StoreError::Internal(format!("unknown stored endpoint status {status}"))
-            })?;
-            by_owner
-                .entry(get(row, 0)?)
-                .or_default()
-                .push(Subscription {
-                    endpoint_id: get(row, 1)?,
-                    status,
-                    enabled_events: get(row, 3)?,
-                });
-        }
-        let (mut event_ids, mut endpoint_ids) = (Vec::new(), Vec::new());
-        for event in events {
-            let Some(subscriptions) = by_owner.get(event.owner.as_str()) else {
-                continue;
-            };
-            for endpoint in recipients(subscriptions, event.event_type.as_str()) {
-                event_ids.push(event.id.as_str());
-                endpoint_ids.push(endpoint.to_owned());
-            }
-        }
-        Ok((event_ids, endpoint_ids))
+        tx.query(&self.subscriptions, &[&owners]).await
     }
 
     pub fn insert_events<'a>(
@@ -235,4 +208,38 @@ impl Statements {
             ],
         ))
     }
+}
+
+/// The domain's choice of recipients for each event, from its owners'
+/// subscription rows (owner, id, status, enabled events).
+pub(crate) fn recipients_of<'a>(
+    rows: &[tokio_postgres::Row],
+    events: &[&'a Event],
+) -> Result<Recipients<'a>, StoreError> {
+    let mut by_owner: HashMap<String, Vec<Subscription>> = HashMap::new();
+    for row in rows {
+        let status: String = get(row, 2)?;
+        let status = EndpointStatus::parse(&status).ok_or_else(|| {
+            StoreError::Internal(format!("unknown stored endpoint status {status}"))
+        })?;
+        by_owner
+            .entry(get(row, 0)?)
+            .or_default()
+            .push(Subscription {
+                endpoint_id: get(row, 1)?,
+                status,
+                enabled_events: get(row, 3)?,
+            });
+    }
+    let (mut event_ids, mut endpoint_ids) = (Vec::new(), Vec::new());
+    for event in events {
+        let Some(subscriptions) = by_owner.get(event.owner.as_str()) else {
+            continue;
+        };
+        for endpoint in recipients(subscriptions, event.event_type.as_str()) {
+            event_ids.push(event.id.as_str());
+            endpoint_ids.push(endpoint.to_owned());
+        }
+    }
+    Ok((event_ids, endpoint_ids))
 }

@@ -39,7 +39,7 @@ use crate::error::StoreError;
 use crate::*;
 use lendhub_domain::events::Event;
 
-pub(crate) use events::Recipients;
+pub(crate) use events::{Recipients, recipients_of};
 
 pub(crate) type Param<'a> = Box<dyn ToSql + Sync + Send + 'a>;
 
@@ -170,14 +170,14 @@ impl Statements {
         )
     }
 
-    /// The subscriptions of the owners of a batch's events, read after its
-    /// writes (so endpoints the batch itself changes count as changed).
-    pub async fn recipients<'a>(
+    /// The subscriptions of the owners of a batch's events; see
+    /// `events::Statements::subscriptions`.
+    pub async fn subscriptions(
         &self,
         tx: &Transaction<'_>,
-        events: &[&'a Event],
-    ) -> Result<Recipients<'a>, StoreError> {
-        self.events.recipients(tx, events).await
+        events: &[&Event],
+    ) -> Result<Vec<tokio_postgres::Row>, tokio_postgres::Error> {
+        self.events.subscriptions(tx, events).await
     }
 
     /// The statement that stores a batch's events and their deliveries, if
