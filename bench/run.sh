@@ -22,6 +22,9 @@ OUT=${BENCH_OUT:-$ROOT/docs/benchmarks.md}
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 LENDHUB=${LENDHUB_BIN:-$TARGET_DIR/release/lendhub}
 BENCH=$TARGET_DIR/release/lendhub-bench
+BARE=$TARGET_DIR/release/lendhub-bare
+FSYNC=$TARGET_DIR/release/lendhub-fsync
+BARE_ADDR=127.0.0.1:18090
 ADDR=127.0.0.1:18081
 HUB_ADDR=127.0.0.1:18080
 OPS_ADDR=127.0.0.1:19464
@@ -52,6 +55,8 @@ if [[ -z ${BENCH_SKIP_BUILD:-} ]]; then
 fi
 [[ -x $LENDHUB ]] || die "no server binary at $LENDHUB"
 [[ -x $BENCH ]] || die "no load generator at $BENCH"
+[[ -x $BARE ]] || die "no bare reference server at $BARE"
+[[ -x $FSYNC ]] || die "no fsync probe at $FSYNC"
 
 WORK=$(mktemp -d -t lendhub-bench.XXXXXX)
 DATA=$WORK/data
@@ -128,6 +133,26 @@ run_load() {
     fi
     cat "$RESULTS/$name.json" >&2
 }
+
+# --- the references, measured first in the same run ----------------------------
+# The disk's fsync rate where the database will live, and a bare axum server
+# (lendhub's runtime and allocator, a fixed body, no middleware) that every
+# ratio in the report is against. Each runs alone, before lendhub starts.
+log "measuring the disk's fsync rate in $DATA"
+"$FSYNC" "$DATA" 3 >"$RESULTS/fsync.json" || echo '{}' >"$RESULTS/fsync.json"
+cat "$RESULTS/fsync.json" >&2
+"$BARE" "$BARE_ADDR" >"$WORK/bare.log" 2>&1 &
+BARE_PID=$!
+for _ in $(seq 1 100); do
+    if curl -fs --noproxy '*' --max-time 1 -o /dev/null "http://$BARE_ADDR/livez"; then break; fi
+    sleep 0.1
+done
+SAVED_BASE=$BASE
+BASE=http://$BARE_ADDR
+run_load bare --scenario baseline --connections "$CONNECTIONS"
+BASE=$SAVED_BASE
+kill "$BARE_PID" 2>/dev/null || true
+wait "$BARE_PID" 2>/dev/null || true
 
 # --- server -------------------------------------------------------------------
 if curl -s --noproxy '*' --max-time 1 -o /dev/null "$BASE/livez"; then
