@@ -10,6 +10,15 @@ use lendhub_store::*;
 
 use crate::common::Database;
 
+/// A code issued on its own: no sign-in ticket spent, no consent recorded.
+fn alone(code: AuthCodeRecord) -> CodeIssue {
+    CodeIssue {
+        code,
+        ticket_id: None,
+        consent: None,
+    }
+}
+
 fn user(id: &str, email: &str) -> SsoUserRecord {
     SsoUserRecord {
         user_id: id.into(),
@@ -309,13 +318,7 @@ async fn a_code_is_redeemed_once_and_a_replay_revokes_its_family() {
     assert_eq!(r, Rotated::Refused(GrantRefusal::Revoked));
 
     // A wrong verifier hash is an unknown code; it spends nothing.
-    a.issue_code(CodeIssue {
-        code: code(30, None, now),
-        ticket_id: None,
-        consent: None,
-    })
-    .await
-    .unwrap();
+    a.issue_code(alone(code(30, None, now))).await.unwrap();
     let mut wrong = redemption(30, "fam3", 31, 32, now);
     wrong.verifier_hash = vec![0; 32];
     assert_eq!(
@@ -338,13 +341,7 @@ async fn a_code_is_redeemed_once_and_a_replay_revokes_its_family() {
     assert!(a.sso_access(&[31; 16]).await.unwrap().is_none());
 
     // Expiry is judged at the time given.
-    a.issue_code(CodeIssue {
-        code: code(40, None, now),
-        ticket_id: None,
-        consent: None,
-    })
-    .await
-    .unwrap();
+    a.issue_code(alone(code(40, None, now))).await.unwrap();
     assert_eq!(
         b.redeem_code(redemption(40, "fam4", 41, 42, now + 60_000))
             .await
@@ -359,13 +356,9 @@ async fn instances_racing_for_one_code_issue_once() {
     let now = 1_000_000;
     for round in 0..5u8 {
         let selector = 50 + round;
-        a.issue_code(CodeIssue {
-            code: code(selector, None, now),
-            ticket_id: None,
-            consent: None,
-        })
-        .await
-        .unwrap();
+        a.issue_code(alone(code(selector, None, now)))
+            .await
+            .unwrap();
         let base = 100 + round * 12;
         let attempts = (0..6u8).map(|i| {
             let store = if i % 2 == 0 { a.clone() } else { b.clone() };
@@ -466,13 +459,7 @@ async fn refresh_tokens_rotate_once_and_reuse_revokes_the_family() {
     );
 
     // Expiry.
-    a.issue_code(CodeIssue {
-        code: code(60, None, now),
-        ticket_id: None,
-        consent: None,
-    })
-    .await
-    .unwrap();
+    a.issue_code(alone(code(60, None, now))).await.unwrap();
     a.redeem_code(redemption(60, "fam6", 61, 62, now))
         .await
         .unwrap();
@@ -484,13 +471,7 @@ async fn refresh_tokens_rotate_once_and_reuse_revokes_the_family() {
     );
 
     // Racing rotations of one token: exactly one wins.
-    a.issue_code(CodeIssue {
-        code: code(70, None, now),
-        ticket_id: None,
-        consent: None,
-    })
-    .await
-    .unwrap();
+    a.issue_code(alone(code(70, None, now))).await.unwrap();
     a.redeem_code(redemption(70, "fam7", 71, 72, now))
         .await
         .unwrap();
@@ -523,13 +504,7 @@ async fn ending_a_session_revokes_what_was_issued_under_it() {
     a.redeem_code(redemption(10, "fam", 20, 21, now))
         .await
         .unwrap();
-    a.issue_code(CodeIssue {
-        code: code(11, None, now),
-        ticket_id: None,
-        consent: None,
-    })
-    .await
-    .unwrap();
+    a.issue_code(alone(code(11, None, now))).await.unwrap();
     a.redeem_code(redemption(11, "other", 30, 31, now))
         .await
         .unwrap();
@@ -569,13 +544,7 @@ async fn pruning_drops_what_ended_and_keeps_what_lives() {
     a.insert_ticket(ticket("new", now + 10_000_000))
         .await
         .unwrap();
-    a.issue_code(CodeIssue {
-        code: code(10, None, now),
-        ticket_id: None,
-        consent: None,
-    })
-    .await
-    .unwrap();
+    a.issue_code(alone(code(10, None, now))).await.unwrap();
     a.redeem_code(redemption(10, "fam", 20, 21, now))
         .await
         .unwrap();
