@@ -70,10 +70,21 @@ impl<Q: Queue> Worker<Q> {
                     _ = stop.cancelled() => return,
                 }
             }
+            // Each attempt is a task of its own, as the outbox's were, so a
+            // panic in one job's attempt ends that attempt (its lease lapses
+            // and it runs again), not the worker.
             let progressed = futures_util::stream::iter(jobs)
-                .map(|job| self.process(job))
+                .map(|job| tokio::spawn(process(self.queue.clone(), self.clock.clone(), job)))
                 .buffer_unordered(self.settings.concurrency.max(1))
-                .fold(false, |progressed, done| async move { progressed || done })
+                .fold(false, |progressed, done| async move {
+                    match done {
+                        Ok(done) => progressed || done,
+                        Err(e) => {
+                            tracing::error!(queue = Q::NAME, error = %e, "a job's attempt panicked");
+                            progressed
+                        }
+                    }
+                })
                 .await;
             // A pass in which every job failed waits before the next claim:
             // a queue whose failures stay due at once (no retry schedule)
@@ -117,33 +128,33 @@ impl<Q: Queue> Worker<Q> {
             }
         }
     }
+}
 
-    /// Attempts the job and has the queue record the outcome; `true` if it
-    /// was done.
-    async fn process(&self, job: Q::Job) -> bool {
-        let timing = self.queue.timing(&job);
-        let attempt = self.queue.attempt(&job).await;
-        // The job's own clock: retries are scheduled, and deadlines reached,
-        // on the clock the job was queued on.
-        let now = ClientClock::new(timing.clock_offset_ms).now(self.clock.now());
-        let done = matches!(attempt, Attempt::Done { .. });
-        let outcome = match attempt {
-            Attempt::Done { status } => Outcome::Done { status },
-            Attempt::Failed(failure) => {
-                let failed = Attempted {
-                    first_due_ms: timing.first_due_ms,
-                    due_ms: timing.due_ms,
-                    attempt: timing.attempt,
-                    now_ms: unix_ms(now),
-                    jitter: rand::random_range(-1.0..=1.0),
-                };
-                match self.queue.backoff().next_attempt_ms(failed) {
-                    Some(at_ms) => Outcome::Retry { at_ms, failure },
-                    None => Outcome::GiveUp { failure },
-                }
+/// Attempts the job and has the queue record the outcome; `true` if it
+/// was done.
+async fn process<Q: Queue>(queue: Arc<Q>, clock: Arc<dyn Clock>, job: Q::Job) -> bool {
+    let timing = queue.timing(&job);
+    let attempt = queue.attempt(&job).await;
+    // The job's own clock: retries are scheduled, and deadlines reached,
+    // on the clock the job was queued on.
+    let now = ClientClock::new(timing.clock_offset_ms).now(clock.now());
+    let done = matches!(attempt, Attempt::Done { .. });
+    let outcome = match attempt {
+        Attempt::Done { status } => Outcome::Done { status },
+        Attempt::Failed(failure) => {
+            let failed = Attempted {
+                first_due_ms: timing.first_due_ms,
+                due_ms: timing.due_ms,
+                attempt: timing.attempt,
+                now_ms: unix_ms(now),
+                jitter: rand::random_range(-1.0..=1.0),
+            };
+            match queue.backoff().next_attempt_ms(failed) {
+                Some(at_ms) => Outcome::Retry { at_ms, failure },
+                None => Outcome::GiveUp { failure },
             }
-        };
-        self.queue.record(job, outcome, now).await;
-        done
-    }
+        }
+    };
+    queue.record(job, outcome, now).await;
+    done
 }
