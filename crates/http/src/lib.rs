@@ -1,9 +1,10 @@
-//! HTTP plumbing shared by every surface: request ids, the problem type that
-//! every non-2xx response is rendered from, the JSON body extractor, the
-//! Idempotency-Key header and the idempotent-write runner, and the
-//! per-request log line.
+//! HTTP plumbing shared by every surface: the edge layer (request ids, the
+//! access-log line, per-route metrics), the problem type that every non-2xx
+//! response is rendered from, the JSON body extractor, the Idempotency-Key
+//! header and the idempotent-write runner.
 
 pub mod access_log;
+pub mod edge;
 pub mod headers;
 pub mod idempotency;
 pub mod json;
@@ -11,6 +12,8 @@ pub mod oauth_form;
 pub mod openapi;
 pub mod problem;
 pub mod request_id;
+pub mod route_metrics;
 
+pub use edge::Edge;
 pub use problem::{FieldIssue, Problem};
 pub use request_id::RequestId;

@@ -4,9 +4,7 @@
 //! one place and no response can escape without it.
 
 use axum::body::Body;
-use axum::extract::{Request, State};
 use axum::http::{HeaderName, HeaderValue, StatusCode};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 
@@ -113,18 +111,10 @@ impl IntoResponse for Problem {
 /// Turns a problem into the JSON body of one surface's envelope.
 pub type Renderer = fn(&Problem, &RequestId) -> serde_json::Value;
 
-/// Renders every non-2xx response through `renderer`.
-pub async fn render_problems(
-    State(renderer): State<Renderer>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let request_id = request
-        .extensions()
-        .get::<RequestId>()
-        .cloned()
-        .unwrap_or_default();
-    let response = next.run(request).await;
+/// Gives a non-2xx response the body of `renderer`'s envelope, from the
+/// `Problem` it carries or, when it left a layer or the router without one,
+/// from its status alone. Other responses pass untouched.
+pub fn render_error(renderer: Renderer, request_id: &RequestId, response: Response) -> Response {
     let status = response.status();
     if status.is_success() || status.is_redirection() || status.is_informational() {
         return response;
@@ -142,7 +132,7 @@ pub async fn render_problems(
             Problem::from_status(status)
         }
     };
-    let body = serde_json::to_vec(&renderer(&problem, &request_id)).unwrap_or_default();
+    let body = serde_json::to_vec(&renderer(&problem, request_id)).unwrap_or_default();
     parts.headers.remove(axum::http::header::CONTENT_LENGTH);
     parts.headers.insert(
         axum::http::header::CONTENT_TYPE,

@@ -16,8 +16,7 @@ const CORRELATION: HeaderName = HeaderName::from_static("x-service-correlation-i
 
 /// The correlation id of a request: its request id's unique part, `cor_`-prefixed.
 fn correlation_id(request_id: &RequestId) -> String {
-    let unique = request_id.0.strip_prefix("req_").unwrap_or(&request_id.0);
-    format!("cor_{unique}")
+    format!("cor_{}", request_id.unique())
 }
 
 /// The master catalogue's `type` for a status.
@@ -67,7 +66,8 @@ pub async fn headers(request: Request, next: Next) -> Response {
     };
     if !response.status().is_success()
         && let Ok(id) = own.to_str()
-        && let Ok(value) = HeaderValue::from_str(&correlation_id(&RequestId(id.to_owned())))
+        && let Ok(value) =
+            HeaderValue::from_str(&format!("cor_{}", id.strip_prefix("req_").unwrap_or(id)))
     {
         response.headers_mut().insert(CORRELATION, value);
     }

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use anyhow::Context;
 use axum::Router;
-use axum::middleware::{from_fn, from_fn_with_state};
+use axum::middleware::from_fn;
 use lendhub_domain::clock::Clock;
 use lendhub_domain::crypto::MasterKey;
-use lendhub_http::problem::{Renderer, render_problems};
+use lendhub_http::Edge;
 use lendhub_jobs::{Queue, Settings, Worker};
 use lendhub_store::postgres::{PgOptions, PgStore};
 use lendhub_store::sqlite::SqliteStore;
@@ -23,6 +23,7 @@ use tokio::net::TcpListener;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
+use tower::ServiceBuilder;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::timeout::TimeoutLayer;
 
@@ -55,39 +56,41 @@ pub struct Server {
 /// are idempotent, so a retry with the same key is safe).
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// The layers every surface shares, outermost first: request id, access log,
-/// error envelope, panic → 500, timeout → 503.
-pub fn surface(router: Router, name: &'static str, renderer: Renderer) -> Router {
-    router
-        .layer(TimeoutLayer::with_status_code(
-            axum::http::StatusCode::SERVICE_UNAVAILABLE,
-            REQUEST_TIMEOUT,
-        ))
-        .layer(CatchPanicLayer::new())
-        .layer(from_fn_with_state(renderer, render_problems))
-        .layer(from_fn_with_state(
-            name,
-            lendhub_http::access_log::log_request,
-        ))
-        .layer(from_fn(lendhub_http::request_id::assign))
+/// The layers every surface shares, outermost first: the edge (request id,
+/// panic → 500, error envelope, access log, metrics), then timeout → 503. Added
+/// with one `Router::layer` call: each call wraps every route in another
+/// boxed service that is cloned per request.
+pub fn surface(router: Router, edge: Edge) -> Router {
+    router.layer(ServiceBuilder::new().layer(edge).layer(timeout()))
+}
+
+fn timeout() -> TimeoutLayer {
+    TimeoutLayer::with_status_code(axum::http::StatusCode::SERVICE_UNAVAILABLE, REQUEST_TIMEOUT)
+}
+
+/// The hub's layers: as `surface`, inside the one that sets the hub's id
+/// headers, so that it sees every response, timeouts included.
+fn hub_surface(router: Router) -> Router {
+    router.layer(
+        ServiceBuilder::new()
+            .layer(from_fn(lendhub_hub::hub_headers))
+            .layer(Edge::new("hub", lendhub_hub::render_problem))
+            .layer(timeout()),
+    )
 }
 
 /// The identity provider's layers: as `surface`, except that its errors are
 /// RFC 6749 bodies and HTML pages rather than an envelope, rendered by the
-/// provider itself (`finish_errors` gives a body to those that have none).
+/// provider itself (`finish_errors` gives a body to those that have none,
+/// so panics are caught inside it).
 fn sso_surface(router: Router) -> Router {
-    router
-        .layer(TimeoutLayer::with_status_code(
-            axum::http::StatusCode::SERVICE_UNAVAILABLE,
-            REQUEST_TIMEOUT,
-        ))
-        .layer(CatchPanicLayer::new())
-        .layer(from_fn(lendhub_idp::finish_errors))
-        .layer(from_fn_with_state(
-            "sso",
-            lendhub_http::access_log::log_request,
-        ))
-        .layer(from_fn(lendhub_http::request_id::assign))
+    router.layer(
+        ServiceBuilder::new()
+            .layer(Edge::without_envelope("sso"))
+            .layer(from_fn(lendhub_idp::finish_errors))
+            .layer(CatchPanicLayer::new())
+            .layer(timeout()),
+    )
 }
 
 fn ops_router(store: Arc<dyn Maintenance>) -> Router {
@@ -192,8 +195,7 @@ async fn sandbox(
     );
     let router = surface(
         lendhub_sandbox::router(state.clone()),
-        "sandbox",
-        lendhub_sandbox::render_problem,
+        Edge::new("sandbox", lendhub_sandbox::render_problem),
     );
     let listener = bind(config.sandbox.addr, "sandbox.addr").await?;
     let addr = listener.local_addr()?;
@@ -249,12 +251,7 @@ async fn hub(
             .clone()
             .run(core.store.clone(), stop.clone().cancelled_owned()),
     );
-    let router = surface(
-        lendhub_hub::router(state),
-        "hub",
-        lendhub_hub::render_problem,
-    )
-    .layer(from_fn(lendhub_hub::hub_headers));
+    let router = hub_surface(lendhub_hub::router(state));
     let listening = Listening {
         listener,
         router,

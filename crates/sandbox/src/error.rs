@@ -268,8 +268,7 @@ impl From<lendhub_http::idempotency::Fault> for SandboxError {
 
 /// The sandbox error envelope.
 pub fn render(problem: &Problem, request_id: &RequestId) -> serde_json::Value {
-    let mut error =
-        json!({ "code": problem.code, "message": problem.message, "request_id": request_id.0 });
+    let mut error = json!({ "code": problem.code, "message": problem.message, "request_id": request_id.as_str() });
     if !problem.detail.is_empty() {
         error["detail"] = json!(problem.detail);
     }

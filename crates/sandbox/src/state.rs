@@ -10,9 +10,20 @@ use tokio::sync::Notify;
 use crate::client_cache::ClientCache;
 use crate::event_pages::EventPages;
 
-/// What every sandbox handler may use.
+/// What every sandbox handler shares; cloned per request (and per layer),
+/// so one `Arc`.
 #[derive(Clone)]
-pub struct SandboxState {
+pub struct SandboxState(Arc<Sandbox>);
+
+impl std::ops::Deref for SandboxState {
+    type Target = Sandbox;
+
+    fn deref(&self) -> &Sandbox {
+        &self.0
+    }
+}
+
+pub struct Sandbox {
     pub sandbox: Arc<dyn SandboxStore>,
     pub events: Arc<dyn EventStore>,
     /// Commits what a request changes (the idempotency runner holds it too).
@@ -46,7 +57,7 @@ impl SandboxState {
         token_ttl_seconds: i64,
     ) -> Self {
         let idempotency = Idempotency::new(store.clone(), master_key.clone(), outbox_wake.clone());
-        Self {
+        Self(Arc::new(Sandbox {
             secret_pepper: crate::clients::pepper(&master_key),
             sandbox: store.clone(),
             events: store.clone(),
@@ -61,6 +72,6 @@ impl SandboxState {
             idempotency,
             event_pages: Arc::default(),
             clients: Arc::default(),
-        }
+        }))
     }
 }

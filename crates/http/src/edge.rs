@@ -1,0 +1,174 @@
+//! The layer every surface shares, as one tower service: it assigns the
+//! request id, turns a panic into a 500, renders error envelopes, and writes
+//! the access-log line and the metrics. One hand-written service rather than a stack of
+//! `middleware::from_fn` layers, because each of those boxes a future and
+//! clones the whole service below it on every request.
+
+use std::future::Future;
+use std::panic::{self, AssertUnwindSafe};
+use std::pin::Pin;
+use std::task::{Context, Poll, ready};
+use std::time::Instant;
+
+use axum::body::Body;
+use axum::extract::{MatchedPath, Request};
+use axum::http::{HeaderValue, Method, StatusCode};
+use axum::response::Response;
+use tower::{Layer, Service};
+
+use crate::access_log::{CallerSlot, Line};
+use crate::problem::{Renderer, render_error};
+use crate::request_id::{self, RequestId};
+use crate::route_metrics;
+
+/// Where `Edge` sits: outside every other layer of a surface, inside the
+/// router (`Router::layer`), so it sees the matched route.
+#[derive(Clone, Copy)]
+pub struct Edge {
+    surface: &'static str,
+    renderer: Option<Renderer>,
+}
+
+impl Edge {
+    /// A surface whose every non-2xx body is its JSON envelope.
+    pub fn new(surface: &'static str, renderer: Renderer) -> Self {
+        Self {
+            surface,
+            renderer: Some(renderer),
+        }
+    }
+
+    /// A surface that renders its own error bodies.
+    pub fn without_envelope(surface: &'static str) -> Self {
+        Self {
+            surface,
+            renderer: None,
+        }
+    }
+}
+
+impl<S> Layer<S> for Edge {
+    type Service = EdgeService<S>;
+
+    fn layer(&self, inner: S) -> Self::Service {
+        EdgeService { inner, edge: *self }
+    }
+}
+
+#[derive(Clone)]
+pub struct EdgeService<S> {
+    inner: S,
+    edge: Edge,
+}
+
+/// What the edge remembers about a request until its response is ready.
+struct Pending {
+    started: Instant,
+    request_id: RequestId,
+    caller: CallerSlot,
+    method: Method,
+    route: Option<MatchedPath>,
+}
+
+impl<S> Service<Request> for EdgeService<S>
+where
+    S: Service<Request, Response = Response>,
+{
+    type Response = Response;
+    type Error = S::Error;
+    type Future = EdgeFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, mut request: Request) -> Self::Future {
+        // A panic while the inner service builds its future is caught as one
+        // while it is polled.
+        let pending = Pending {
+            started: Instant::now(),
+            request_id: RequestId::generate(),
+            caller: CallerSlot::default(),
+            method: request.method().clone(),
+            route: request.extensions().get::<MatchedPath>().cloned(),
+        };
+        let extensions = request.extensions_mut();
+        extensions.insert(pending.request_id);
+        extensions.insert(pending.caller.clone());
+        let inner = panic::catch_unwind(AssertUnwindSafe(|| self.inner.call(request)));
+        EdgeFuture {
+            inner: inner.ok(),
+            pending: Some(pending),
+            edge: self.edge,
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    pub struct EdgeFuture<F> {
+        // `None` once the inner service has panicked.
+        #[pin]
+        inner: Option<F>,
+        pending: Option<Pending>,
+        edge: Edge,
+    }
+}
+
+impl<F, E> Future for EdgeFuture<F>
+where
+    F: Future<Output = Result<Response, E>>,
+{
+    type Output = Result<Response, E>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let response = match this.inner.as_pin_mut() {
+            Some(inner) => match panic::catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+                Ok(polled) => ready!(polled)?,
+                Err(_) => panicked(),
+            },
+            None => panicked(),
+        };
+        let Some(pending) = this.pending.take() else {
+            return Poll::Ready(Ok(response));
+        };
+        Poll::Ready(Ok(finish(*this.edge, pending, response)))
+    }
+}
+
+/// The answer to a request whose handler panicked: a bare 500, which the
+/// envelope renders as `internal_error` (the panic hook has already logged
+/// the message and location).
+fn panicked() -> Response {
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = StatusCode::INTERNAL_SERVER_ERROR;
+    response
+}
+
+fn finish(edge: Edge, pending: Pending, response: Response) -> Response {
+    let mut response = match edge.renderer {
+        Some(renderer) => render_error(renderer, &pending.request_id, response),
+        None => response,
+    };
+    if let Ok(value) = HeaderValue::from_str(pending.request_id.as_str()) {
+        response.headers_mut().insert(request_id::HEADER, value);
+    }
+    let took = pending.started.elapsed();
+    let route = pending
+        .route
+        .as_ref()
+        .map_or("unmatched", MatchedPath::as_str);
+    let status = response.status().as_u16();
+    Line {
+        surface: edge.surface,
+        request_id: &pending.request_id,
+        method: &pending.method,
+        route,
+        status,
+        took,
+        caller: &pending.caller,
+    }
+    .write();
+    route_metrics::record(edge.surface, route, &pending.method, status, took);
+    response
+}
