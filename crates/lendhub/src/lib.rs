@@ -6,6 +6,7 @@ pub mod cli;
 mod cms_cli;
 pub mod config;
 pub mod keys;
+mod log_writer;
 mod partner_cli;
 mod secret_input;
 pub mod server;

@@ -1,15 +1,15 @@
 //! Logs (text or JSON lines) and the Prometheus recorder.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::sync::OnceLock;
 
-use lendhub_http::access_log::{self, Layout, LineWriter};
+use lendhub_http::access_log::{self, Layout};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
-use tracing_appender::non_blocking::NonBlocking;
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::filter::LevelFilter;
 
 use crate::config::Invalid;
+use crate::log_writer::{Guard, LogWriter};
 
 #[derive(Clone, Copy, Debug, Default, clap::ValueEnum)]
 pub enum LogFormat {
@@ -45,23 +45,13 @@ pub fn log_filter(level: &str) -> Result<EnvFilter, Invalid> {
         .map_err(|e| Invalid::new(key, format!("{directives:?} is not a tracing filter: {e}")))
 }
 
-/// Log lines are written by a background thread, so a request never waits on
-/// stderr. Nothing is dropped: a full buffer applies back-pressure instead.
-/// The thread writes whatever has queued up in one `write` and flushes when
-/// the queue is empty, rather than making one system call per line.
-/// Colour codes only when stderr is a terminal, never into a file or a pipe.
-/// Keep the guard until exit; dropping it flushes what is still queued.
-pub fn init_logging(
-    format: LogFormat,
-    filter: EnvFilter,
-) -> tracing_appender::non_blocking::WorkerGuard {
+/// Log lines are written by a background thread (`log_writer`), so a
+/// request never waits on stderr; nothing is dropped. Colour codes only when
+/// stderr is a terminal, never into a file or a pipe. Keep the guard until
+/// exit; dropping it flushes what is still queued.
+pub fn init_logging(format: LogFormat, filter: EnvFilter) -> Guard {
     let ansi = std::io::stderr().is_terminal();
-    let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
-        .lossy(false)
-        .finish(std::io::BufWriter::with_capacity(
-            64 * 1024,
-            std::io::stderr(),
-        ));
+    let (writer, guard) = LogWriter::to_stderr();
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_ansi(ansi)
@@ -72,19 +62,9 @@ pub fn init_logging(
     };
     // Coloured lines are for a person at a terminal; tracing writes those.
     if installed.is_ok() && !ansi {
-        access_log::write_lines_to(layout, Lines(writer));
+        access_log::write_lines_to(layout, writer);
     }
     guard
-}
-
-/// The log writer's queue, taking the access log's preformatted lines.
-struct Lines(NonBlocking);
-
-impl LineWriter for Lines {
-    fn write_line(&self, line: &[u8]) {
-        // Cloning is what tracing does for each event too (two counters).
-        let _ = self.0.clone().write_all(line);
-    }
 }
 
 /// The process-wide recorder, installed on first use.

@@ -12,6 +12,7 @@ mod context;
 pub mod epoch_cache;
 mod error;
 mod identity;
+pub mod plans;
 pub mod postgres;
 mod public;
 mod sql;

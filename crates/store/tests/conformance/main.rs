@@ -13,6 +13,7 @@ mod identity;
 mod instances;
 mod jobs;
 mod partner;
+mod plans;
 mod public;
 mod sandbox;
 mod writes;

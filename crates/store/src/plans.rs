@@ -1,0 +1,110 @@
+//! The queries request paths run, each with a representative binding, so
+//! that the conformance suite can ask every backend for its plan (`EXPLAIN`)
+//! and require that each reaches its rows through an index: a list that
+//! degrades to a full scan is invisible at ten rows and fatal at ten
+//! million. A query added to a request path is added here.
+
+use crate::sql;
+
+/// A value bound to one placeholder, spelled by each backend in its plan test.
+#[derive(Clone, Copy, Debug)]
+pub enum Value {
+    Text(&'static str),
+    Int(i64),
+    Bytes(&'static [u8]),
+    Null,
+}
+
+#[derive(Clone, Debug)]
+pub struct Query {
+    /// What the query is for, as a failing test names it.
+    pub name: String,
+    /// In the shared dialect: `$n` placeholders.
+    pub sql: &'static str,
+    /// `bind[n - 1]` for `$n`.
+    pub bind: Vec<Value>,
+    /// Whether the rows must also come out in index order (no sort): pages
+    /// that stop after a few rows must not sort everything first.
+    pub ordered_by_index: bool,
+}
+
+const OWNER: Value = Value::Text("pk_test_owner");
+const SELECTOR: Value = Value::Bytes(&[7; 16]);
+
+fn query(name: impl Into<String>, sql: &'static str, bind: Vec<Value>) -> Query {
+    Query {
+        name: name.into(),
+        sql,
+        bind,
+        ordered_by_index: false,
+    }
+}
+
+/// Every query a request path runs against a table that grows.
+pub fn request_path_queries() -> Vec<Query> {
+    let mut queries = vec![
+        query(
+            "sandbox token by selector, with its client",
+            sql::sandbox::TOKEN_WITH_CLIENT_CLOCK,
+            vec![SELECTOR],
+        ),
+        query(
+            "sandbox application by id",
+            sql::sandbox::APPLICATION_RENDERED,
+            vec![Value::Text("01J00000000000000000000000"), OWNER],
+        ),
+        query(
+            "sandbox event by id",
+            sql::sandbox::EVENT,
+            vec![Value::Text("01J00000000000000000000000"), OWNER],
+        ),
+        query(
+            "an event's position in its owner's log",
+            sql::sandbox::EVENT_SEQ,
+            vec![Value::Text("01J00000000000000000000000"), OWNER],
+        ),
+        query(
+            "the end of an owner's event log",
+            sql::sandbox::EVENT_LOG_POSITION,
+            vec![OWNER],
+        ),
+        query(
+            "an owner's webhook endpoints",
+            sql::sandbox::ENDPOINTS_OF_OWNER,
+            vec![OWNER],
+        ),
+        query(
+            "an idempotency record",
+            sql::sandbox::IDEMPOTENCY_RECORD,
+            vec![OWNER, Value::Text("key-0001")],
+        ),
+        query(
+            "identity provider consents of a person for a client",
+            sql::identity::SSO_CONSENTS_SELECT_BY_USER_ID,
+            vec![Value::Text("usr_1"), Value::Text("cli_1")],
+        ),
+    ];
+    for shape in 0..8 {
+        let (newer, cursor, typed) = (shape & 4 != 0, shape & 2 != 0, shape & 1 != 0);
+        queries.push(Query {
+            name: format!("events page (newer: {newer}, cursor: {cursor}, typed: {typed})"),
+            sql: sql::events_page(newer, cursor, typed),
+            bind: vec![
+                OWNER,
+                if cursor {
+                    Value::Int(1_000)
+                } else {
+                    Value::Null
+                },
+                if typed {
+                    Value::Text("application.created")
+                } else {
+                    Value::Null
+                },
+                Value::Int(21),
+            ],
+            ordered_by_index: true,
+        });
+    }
+    queries
+}
