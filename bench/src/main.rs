@@ -5,6 +5,7 @@
 mod load;
 mod report;
 mod scenarios;
+mod seed;
 mod sso;
 mod target;
 
@@ -25,6 +26,8 @@ use crate::target::Target;
     about = "Closed- and open-loop HTTP load generator for the lendhub sandbox API"
 )]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
     /// Base URL of the server (loopback only), e.g. http://127.0.0.1:8081;
     /// several, comma-separated, spread the connections across instances.
     #[arg(long, default_value = "http://127.0.0.1:8081")]
@@ -70,6 +73,17 @@ struct Cli {
     /// sso scenarios: the client's registered redirect URI.
     #[arg(long)]
     redirect_uri: Option<String>,
+    /// list-events: an event id to page from (`starting_after`), for a
+    /// page deep in the log rather than the newest.
+    #[arg(long)]
+    cursor: Option<String>,
+}
+
+#[derive(clap::Subcommand, Debug)]
+enum Command {
+    /// Fill a database with applications and events, as the API would have
+    /// made them, without going through HTTP.
+    Seed(seed::SeedArgs),
 }
 
 fn main() -> ExitCode {
@@ -84,6 +98,9 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> Result<()> {
+    if let Some(Command::Seed(args)) = &cli.command {
+        return seed::run(args);
+    }
     let config = load_config(cli)?;
     let targets = cli
         .url
@@ -98,6 +115,7 @@ fn run(cli: &Cli) -> Result<()> {
         client_secret: cli.client_secret.as_deref(),
         cookie: cli.cookie.as_deref(),
         redirect_uri: cli.redirect_uri.as_deref(),
+        cursor: cli.cursor.as_deref(),
     };
     if cli.scenario.is_sso() && cli.rate.is_some() {
         bail!("the sso scenarios run closed loop only (each request depends on the one before)");

@@ -85,6 +85,8 @@ pub struct Inputs<'a> {
     /// the client's redirect URI.
     pub cookie: Option<&'a str>,
     pub redirect_uri: Option<&'a str>,
+    /// list-events: page from this event id.
+    pub cursor: Option<&'a str>,
 }
 
 /// A scenario with everything that does not change between requests precomputed.
@@ -164,11 +166,7 @@ impl Scenario {
             }
             ScenarioName::GetApplication => {
                 let id = inputs.app_id.context("get-application needs --app-id")?;
-                if id.is_empty()
-                    || !id
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
-                {
+                if !plain_id(id) {
                     bail!("--app-id {id:?} is not a plain id");
                 }
                 (Method::GET, format!("/v1/applications/{id}"), bearer()?)
@@ -176,7 +174,14 @@ impl Scenario {
             ScenarioName::CreateApplication => {
                 (Method::POST, "/v1/applications".to_owned(), bearer()?)
             }
-            ScenarioName::ListEvents => (Method::GET, "/v1/events?limit=20".to_owned(), bearer()?),
+            ScenarioName::ListEvents => {
+                let path = match inputs.cursor {
+                    Some(id) if plain_id(id) => format!("/v1/events?limit=20&starting_after={id}"),
+                    Some(id) => bail!("--cursor {id:?} is not a plain id"),
+                    None => "/v1/events?limit=20".to_owned(),
+                };
+                (Method::GET, path, bearer()?)
+            }
             ScenarioName::QuoteOnetime => (
                 Method::GET,
                 "/public/v1/quote/onetime?amount=250&term=42&frequency=weekly".to_owned(),
@@ -256,6 +261,14 @@ fn enquiry_body(conn: usize, seq: u64, rng: &mut StdRng) -> String {
     )
 }
 
+/// Safe to put in a path or query string as it is.
+fn plain_id(id: &str) -> bool {
+    !id.is_empty()
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
 #[cfg(test)]
 mod tests {
     use rand::SeedableRng;
@@ -285,6 +298,7 @@ mod tests {
             client_secret: None,
             cookie: None,
             redirect_uri: None,
+            cursor: None,
         };
         let s = Scenario::new(ScenarioName::CreateApplication, &target, &inputs).unwrap();
         let mut rng = StdRng::seed_from_u64(1);

@@ -13,6 +13,7 @@ mod openapi;
 mod path_id;
 pub mod referrals;
 mod routes;
+pub mod seed;
 mod state;
 mod views;
 

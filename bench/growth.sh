@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# Measures reads and token issuance as the database grows, and writes
+# docs/benchmarks-growth.md.
+#
+#   bench/growth.sh                           # SQLite at 10 k, 1 M and 10 M rows; PostgreSQL at 10 k and 1 M
+#   GROWTH_SQLITE="10000 1000000" bench/growth.sh
+#
+# Rows are applications and their events in the API's proportion (each
+# application publishes two events), all owned by one client: the worst case
+# for per-owner lists. Each size gets a fresh database filled by
+# `lendhub-bench seed`, then a fresh server. Knobs: GROWTH_SQLITE, GROWTH_PG
+# (sizes, space-separated; empty skips), BENCH_DURATION [6],
+# BENCH_CONNECTIONS [64], BENCH_OUT [docs/benchmarks-growth.md],
+# BENCH_SKIP_BUILD=1.
+set -euo pipefail
+shopt -s inherit_errexit
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$(pwd)
+SQLITE_SIZES=${GROWTH_SQLITE-10000 1000000 10000000}
+PG_SIZES=${GROWTH_PG-10000 1000000}
+DURATION=${BENCH_DURATION:-6}
+CONNECTIONS=${BENCH_CONNECTIONS:-64}
+OUT=${BENCH_OUT:-$ROOT/docs/benchmarks-growth.md}
+TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
+LENDHUB=$TARGET_DIR/release/lendhub
+BENCH=$TARGET_DIR/release/lendhub-bench
+ADDR=127.0.0.1:18181
+BASE=http://$ADDR
+
+log() { printf '[growth] %s\n' "$*" >&2; }
+die() {
+    log "error: $*"
+    exit 1
+}
+
+if [[ -z ${BENCH_SKIP_BUILD:-} ]]; then
+    log "building release binaries"
+    cargo build --release -p lendhub -p lendhub-bench
+fi
+
+WORK=$(mktemp -d -t lendhub-growth.XXXXXX)
+RESULTS=$WORK/results
+mkdir -p "$RESULTS"
+SERVER_PID=
+PGDATA_DIR=
+
+cleanup() {
+    if [[ -n $SERVER_PID ]]; then
+        kill -TERM "$SERVER_PID" 2>/dev/null || true
+        wait "$SERVER_PID" 2>/dev/null || true
+    fi
+    if [[ -n $PGDATA_DIR ]]; then bash scripts/pg-cluster.sh stop "$PGDATA_DIR" 2>/dev/null || true; fi
+    rm -rf "$WORK" ${PGDATA_DIR:+"$PGDATA_DIR"}
+}
+trap cleanup EXIT
+
+json_field() { python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
+
+# serve DATA_DIR [DATABASE_URL] — starts the server and waits for it.
+serve() {
+    env LENDHUB_DATA_DIR="$1" ${2:+LENDHUB_DATABASE__URL="$2"} LENDHUB_SANDBOX__ADDR=$ADDR \
+        LENDHUB_HUB__ADDR=127.0.0.1:0 LENDHUB_OPS__ADDR=127.0.0.1:0 LENDHUB_SSO__ADDR=127.0.0.1:0 \
+        "$LENDHUB" serve >>"$WORK/server.log" 2>&1 &
+    SERVER_PID=$!
+    for _ in $(seq 1 600); do
+        if curl -fs --noproxy '*' --max-time 1 -o /dev/null "$BASE/livez"; then return; fi
+        kill -0 "$SERVER_PID" 2>/dev/null || die "server exited during start-up: $(tail -n 5 "$WORK/server.log")"
+        sleep 0.1
+    done
+    die "server did not answer within 60 s"
+}
+
+stop() {
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=
+}
+
+# measure BACKEND ROWS DATA_DIR [DATABASE_URL]
+measure() {
+    local backend=$1 rows=$2 data=$3 url=${4:-} database client_json client_id client_secret seeded token
+    local label="$backend-$rows"
+    mkdir -p "$data"
+    database=${url:-$data/lendhub.db}
+    # A first start makes the database and the master key; the client is
+    # made by the CLI, as an operator would.
+    serve "$data" "$url"
+    client_json=$(env LENDHUB_DATA_DIR="$data" ${url:+LENDHUB_DATABASE__URL="$url"} "$LENDHUB" sandbox clients create \
+        --name growth --scopes "sandbox:read sandbox:write" 2>/dev/null)
+    client_id=$(json_field client_id <<<"$client_json")
+    client_secret=$(json_field client_secret <<<"$client_json")
+    stop
+    log "$label: seeding $rows rows"
+    seeded=$("$BENCH" seed --database "$database" --owner "$client_id" \
+        --applications $((rows / 3)) --events $((rows - rows / 3)))
+    log "$label: $seeded"
+    echo "$seeded" >"$RESULTS/$label.seed.json"
+    local app_id event_id
+    app_id=$(json_field middle_application_id <<<"$seeded")
+    event_id=$(json_field middle_event_id <<<"$seeded")
+    serve "$data" "$url"
+    token=$(curl -fsS --noproxy '*' -u "$client_id:$client_secret" -d grant_type=client_credentials \
+        "$BASE/oauth/token" | json_field access_token)
+    run() {
+        local name=$1
+        shift
+        log "$label: $name"
+        "$BENCH" --url "$BASE" --duration "$DURATION" --warmup 1 --connections "$CONNECTIONS" "$@" \
+            >"$RESULTS/$label.$name.json" || echo '{}' >"$RESULTS/$label.$name.json"
+    }
+    run get-application --scenario get-application --token "$token" --app-id "$app_id"
+    run first-page --scenario list-events --token "$token"
+    run deep-page --scenario list-events --token "$token" --cursor "$event_id"
+    run token --scenario token --client-id "$client_id" --client-secret "$client_secret"
+    local size
+    size=$(du -sb "$data" | cut -f1)
+    echo "{\"bytes_on_disk\": $size}" >"$RESULTS/$label.disk.json"
+    stop
+}
+
+for rows in $SQLITE_SIZES; do
+    measure sqlite "$rows" "$WORK/sqlite-$rows"
+    rm -rf "$WORK/sqlite-$rows"
+done
+
+if [[ -n $PG_SIZES ]]; then
+    PGDATA_DIR=$(mktemp -d /tmp/lendhub-growth-pgdata.XXXXXX)
+    PGPORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    ADMIN_URL=$(bash scripts/pg-cluster.sh start "$PGDATA_DIR" "$PGPORT")
+    for rows in $PG_SIZES; do
+        db="growth_$rows"
+        psql -q "$ADMIN_URL" -c "CREATE DATABASE $db" >/dev/null
+        measure postgres "$rows" "$WORK/postgres-$rows" "${ADMIN_URL%/*}/$db"
+    done
+fi
+
+COMMAND="bench/growth.sh"
+for var in GROWTH_SQLITE GROWTH_PG BENCH_DURATION BENCH_CONNECTIONS; do
+    if [[ -n ${!var+set} ]]; then COMMAND="$var=\"${!var}\" $COMMAND"; fi
+done
+export RESULTS OUT COMMAND DURATION CONNECTIONS
+python3 "$ROOT/bench/report_growth.py"
+log "wrote $OUT"

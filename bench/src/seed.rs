@@ -1,0 +1,144 @@
+//! `lendhub-bench seed`: fills a database with applications and events the
+//! way the API would have made them, fast (batched commits through the
+//! store itself, no HTTP), so that the growth runs can measure the service
+//! at millions of rows.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use lendhub_domain::tenant::Tenant;
+use lendhub_store::postgres::{PgOptions, PgStore};
+use lendhub_store::sqlite::SqliteStore;
+use lendhub_store::{EventWrite, SandboxWrite, Store, WriteSet};
+use time::OffsetDateTime;
+
+#[derive(clap::Args, Debug)]
+pub struct SeedArgs {
+    /// The server's database: a SQLite file, or a postgres:// URL.
+    #[arg(long)]
+    database: String,
+    /// The sandbox client that owns every row (create it first).
+    #[arg(long)]
+    owner: String,
+    /// Applications to add, each with the record the API stores.
+    #[arg(long, default_value_t = 0)]
+    applications: u64,
+    /// Events to add (`application.created` and `decision.completed`, in
+    /// pairs, as creating an application publishes them).
+    #[arg(long, default_value_t = 0)]
+    events: u64,
+    /// Rows per commit.
+    #[arg(long, default_value_t = 5_000)]
+    batch: usize,
+}
+
+/// Runs the generator; prints one JSON line.
+pub fn run(args: &SeedArgs) -> Result<()> {
+    if args.batch == 0 {
+        bail!("--batch must be at least 1");
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("tokio runtime")?;
+    runtime.block_on(async {
+        let store = open(&args.database).await?;
+        let started = Instant::now();
+        let seeded = fill(store.as_ref(), args).await?;
+        store.close().await;
+        let took = started.elapsed();
+        println!(
+            "{}",
+            serde_json::json!({
+                "applications": seeded.applications,
+                "events": seeded.events,
+                "middle_application_id": seeded.middle.as_ref().map(|m| &m.0),
+                "middle_event_id": seeded.middle.as_ref().map(|m| &m.1),
+                "seconds": took.as_secs_f64(),
+                "rows_per_second": rate(seeded.applications + seeded.events, took),
+            })
+        );
+        Ok(())
+    })
+}
+
+async fn open(database: &str) -> Result<Arc<dyn Store>> {
+    if database.starts_with("postgres://") || database.starts_with("postgresql://") {
+        let options = PgOptions {
+            url: database.to_owned(),
+            pool_size: 4,
+            timeout: Duration::from_secs(30),
+            statement_timeout: Duration::from_secs(600),
+        };
+        return Ok(Arc::new(PgStore::connect(&options).await?));
+    }
+    Ok(Arc::new(SqliteStore::open(std::path::Path::new(database))?))
+}
+
+/// Company numbers with each of the sandbox's decisions, so the rows read
+/// like real traffic.
+const COMPANIES: [&str; 4] = ["12345678", "00000401", "00000402", "00000405"];
+
+/// What was added, and the ids of one application and one event halfway
+/// through, for reads that are neither the newest nor the oldest.
+struct Seeded {
+    applications: u64,
+    events: u64,
+    middle: Option<(String, String)>,
+}
+
+async fn fill(store: &dyn Store, args: &SeedArgs) -> Result<Seeded> {
+    let owner = Tenant::sandbox_client(&args.owner);
+    // Oldest first, a millisecond apart, ending now: ids and sequence
+    // numbers grow together, as they do in service.
+    let pairs = args.applications.max(args.events.div_ceil(2));
+    let start = OffsetDateTime::now_utc() - time::Duration::milliseconds(pairs as i64);
+    let (mut applications, mut events) = (0u64, 0u64);
+    let mut middle = None;
+    let mut writes = WriteSet::default();
+    for i in 0..pairs {
+        let at = start + time::Duration::milliseconds(i as i64);
+        let company = COMPANIES[(i % 4) as usize];
+        let amount = 5_000 + (i as i64 % 1_000) * 1_000;
+        let (record, pair) = lendhub_sandbox::seed::application(&owner, company, amount, at)
+            .map_err(|e| anyhow::anyhow!("rendering a seeded application: {e:?}"))?;
+        if i == pairs / 2 {
+            middle = Some((record.application.id.to_string(), pair[0].id.to_string()));
+        }
+        if applications < args.applications {
+            writes.push(SandboxWrite::InsertApplication(record));
+            applications += 1;
+        }
+        for event in pair {
+            if events < args.events {
+                writes.push(EventWrite::InsertEvent(event));
+                events += 1;
+            }
+        }
+        if writes.writes.len() >= args.batch {
+            commit(store, &mut writes).await?;
+        }
+    }
+    commit(store, &mut writes).await?;
+    Ok(Seeded {
+        applications,
+        events,
+        middle,
+    })
+}
+
+async fn commit(store: &dyn Store, writes: &mut WriteSet) -> Result<()> {
+    if writes.writes.is_empty() {
+        return Ok(());
+    }
+    let batch = std::mem::take(writes);
+    store
+        .commit(batch)
+        .await
+        .map_err(|e| anyhow::anyhow!("commit failed: {e:?}"))
+}
+
+fn rate(rows: u64, took: Duration) -> f64 {
+    rows as f64 / took.as_secs_f64().max(1e-9)
+}
