@@ -4,9 +4,8 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use ed25519_dalek::SigningKey;
-use ed25519_dalek::pkcs8::EncodePrivateKey;
-use jsonwebtoken::{DecodingKey, EncodingKey};
+use ed25519_dalek::{Signer, SigningKey};
+use jsonwebtoken::DecodingKey;
 use lendhub_keyring::{Algorithm, NewKey};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
@@ -37,6 +36,8 @@ fn thumbprint(x: &str) -> String {
 impl Algorithm for PartnerKeys {
     const PURPOSE: &'static str = PARTNER_KEYS;
     const NAME: &'static str = "partner token";
+    const JWS: jsonwebtoken::Algorithm = jsonwebtoken::Algorithm::EdDSA;
+    type SigningKey = SigningKey;
 
     fn generate() -> NewKey {
         let seed: [u8; 32] = lendhub_system::random_bytes();
@@ -48,14 +49,15 @@ impl Algorithm for PartnerKeys {
         }
     }
 
-    fn signer(private: &[u8]) -> Result<EncodingKey, String> {
+    fn signer(private: &[u8]) -> Result<SigningKey, String> {
         let seed: [u8; 32] = private
             .try_into()
             .map_err(|_| "a stored Ed25519 seed has the wrong length".to_owned())?;
-        let der = SigningKey::from_bytes(&seed)
-            .to_pkcs8_der()
-            .map_err(|e| format!("encoding: {e}"))?;
-        Ok(EncodingKey::from_ed_der(der.as_bytes()))
+        Ok(SigningKey::from_bytes(&seed))
+    }
+
+    fn sign(key: &SigningKey, message: &[u8]) -> Vec<u8> {
+        key.sign(message).to_bytes().to_vec()
     }
 
     fn verifier(public: &[u8]) -> Result<(DecodingKey, Value), String> {

@@ -2,7 +2,7 @@
 //! `sso` key. They carry who signed in and when, never profile claims: with
 //! the code flow those come from `/userinfo`, by scope.
 
-use jsonwebtoken::{Algorithm, Header, Validation, decode, decode_header, encode};
+use jsonwebtoken::{Algorithm, Header, Validation, decode, decode_header};
 use lendhub_domain::identity::ID_TOKEN_TTL_S;
 use lendhub_domain::pkce::at_hash;
 use serde::{Deserialize, Serialize};
@@ -52,11 +52,14 @@ pub async fn issue(
         nonce: subject.nonce.map(str::to_owned),
         at_hash: Some(at_hash(access_token)),
     };
-    let (kid, key) = state.keys.signer(state.key_store.as_ref()).await?;
-    let mut header = Header::new(Algorithm::ES256);
-    header.kid = Some(kid);
-    encode(&header, &claims, &key)
-        .map_err(|e| lendhub_store::StoreError::Internal(format!("signing an ID token: {e}")))
+    state
+        .keys
+        .sign(
+            state.key_store.as_ref(),
+            Header::new(Algorithm::ES256),
+            &claims,
+        )
+        .await
 }
 
 /// An ID token we issued (signature by a key in the ring, our issuer),

@@ -6,12 +6,21 @@
 //! them: each re-reads the ring at most `STALE` after it last did, and at
 //! once when it meets a `kid` it does not know. The partner ring (Ed25519)
 //! and the identity provider (P-256) each supply an [`Algorithm`].
+//!
+//! The ring signs tokens itself ([`KeyRing::sign`]) with a key it builds
+//! once per read: `jsonwebtoken::encode` rebuilds the signing key from its
+//! DER for every token (a scalar multiplication to re-derive the public
+//! half), which doubled the cost of each signature. Verification stays with
+//! `jsonwebtoken`.
 
 use std::collections::HashMap;
 use std::marker::PhantomData;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use jsonwebtoken::{DecodingKey, EncodingKey};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use jsonwebtoken::{DecodingKey, Header};
 use lendhub_domain::crypto::MasterKey;
 use lendhub_store::{KeyState, KeyStore, SigningKeyRecord, StoreError};
 use lendhub_system::Seal;
@@ -36,9 +45,15 @@ pub trait Algorithm: Send + Sync + 'static {
     const PURPOSE: &'static str;
     /// For messages: whose keys these are.
     const NAME: &'static str;
+    /// The JWS `alg` of its signatures.
+    const JWS: jsonwebtoken::Algorithm;
+    /// A private half made ready to sign.
+    type SigningKey: Send + Sync + 'static;
     fn generate() -> NewKey;
     /// The signing key from the opened private half.
-    fn signer(private: &[u8]) -> Result<EncodingKey, String>;
+    fn signer(private: &[u8]) -> Result<Self::SigningKey, String>;
+    /// The JWS signature of `message` (for ECDSA, `r || s`).
+    fn sign(key: &Self::SigningKey, message: &[u8]) -> Vec<u8>;
     /// The verifying key and the public JWK (without `kid`) of a public half.
     fn verifier(public: &[u8]) -> Result<(DecodingKey, Value), String>;
 }
@@ -51,9 +66,9 @@ fn fault(message: impl std::fmt::Display) -> StoreError {
     StoreError::Internal(message.to_string())
 }
 
-struct Ring {
+struct Ring<A: Algorithm> {
     kid: String,
-    signer: EncodingKey,
+    signer: Arc<A::SigningKey>,
     verifiers: HashMap<String, DecodingKey>,
     jwks: Value,
     read_at: Instant,
@@ -61,7 +76,7 @@ struct Ring {
 
 pub struct KeyRing<A: Algorithm> {
     master_key: MasterKey,
-    ring: RwLock<Ring>,
+    ring: RwLock<Ring<A>>,
     algorithm: PhantomData<A>,
 }
 
@@ -81,7 +96,7 @@ pub fn generate<A: Algorithm>(master_key: &MasterKey, now_ms: i64) -> SigningKey
 fn build<A: Algorithm>(
     master_key: &MasterKey,
     records: &[SigningKeyRecord],
-) -> Result<Ring, StoreError> {
+) -> Result<Ring<A>, StoreError> {
     let name = A::NAME;
     let current = records
         .iter()
@@ -106,7 +121,7 @@ fn build<A: Algorithm>(
     }
     Ok(Ring {
         kid: current.kid.clone(),
-        signer,
+        signer: Arc::new(signer),
         verifiers,
         jwks: json!({ "keys": jwks }),
         read_at: Instant::now(),
@@ -151,11 +166,22 @@ impl<A: Algorithm> KeyRing<A> {
         Ok(())
     }
 
-    /// The `kid` and key to sign with now.
-    pub async fn signer(&self, store: &dyn KeyStore) -> Result<(String, EncodingKey), StoreError> {
+    /// `claims` as a compact JWS signed with the current key: `header`
+    /// gets this ring's `alg` and the key's `kid`.
+    pub async fn sign(
+        &self,
+        store: &dyn KeyStore,
+        mut header: Header,
+        claims: &impl serde::Serialize,
+    ) -> Result<String, StoreError> {
         self.refresh_if_stale(store).await?;
-        let ring = self.ring.read();
-        Ok((ring.kid.clone(), ring.signer.clone()))
+        let (kid, key) = {
+            let ring = self.ring.read();
+            (ring.kid.clone(), ring.signer.clone())
+        };
+        header.alg = A::JWS;
+        header.kid = Some(kid);
+        compact::<A>(&key, &header, claims)
     }
 
     /// The key that verifies tokens signed with `kid`, if it is current or previous.
@@ -201,10 +227,36 @@ pub async fn rotate<A: Algorithm>(
     Ok(kid)
 }
 
+/// JWS compact serialization (RFC 7515 §7.1): the header and the claims,
+/// each as base64url JSON, and the signature of the two joined by a dot.
+pub fn compact<A: Algorithm>(
+    key: &A::SigningKey,
+    header: &Header,
+    claims: &impl serde::Serialize,
+) -> Result<String, StoreError> {
+    let mut token = part::<A>(header)?;
+    token.push('.');
+    token.push_str(&part::<A>(claims)?);
+    let signature = A::sign(key, token.as_bytes());
+    token.push('.');
+    token.push_str(&URL_SAFE_NO_PAD.encode(signature));
+    Ok(token)
+}
+
+/// One part of a compact JWS: the value as base64url JSON.
+fn part<A: Algorithm>(value: &impl serde::Serialize) -> Result<String, StoreError> {
+    serde_json::to_vec(value)
+        .map(|json| URL_SAFE_NO_PAD.encode(json))
+        .map_err(|e| fault(format!("encoding a {} token: {e}", A::NAME)))
+}
+
+/// A ring's signing key and its verifying keys by `kid`.
+pub type TestRing<A> = (Arc<<A as Algorithm>::SigningKey>, HashMap<String, DecodingKey>);
+
 /// Builds a ring from records, for an algorithm's own tests.
 pub fn ring_for_test<A: Algorithm>(
     master_key: &MasterKey,
     records: &[SigningKeyRecord],
-) -> Result<(EncodingKey, HashMap<String, DecodingKey>), StoreError> {
+) -> Result<TestRing<A>, StoreError> {
     build::<A>(master_key, records).map(|r| (r.signer, r.verifiers))
 }

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use jsonwebtoken::{Algorithm, Header, Validation, decode, decode_header, encode};
+use jsonwebtoken::{Algorithm, Header, Validation, decode, decode_header};
 use lendhub_domain::partner::{ACCESS_TOKEN_TYPE, AccessClaims, PartnerStatus};
 use lendhub_domain::scope::PartnerScopes;
 
@@ -30,12 +30,12 @@ pub async fn issue(
         now_s,
         jti,
     );
-    let (kid, key) = state.keys.signer(state.key_store.as_ref()).await?;
     let mut header = Header::new(Algorithm::EdDSA);
     header.typ = Some(ACCESS_TOKEN_TYPE.to_owned());
-    header.kid = Some(kid);
-    let token = encode(&header, &claims, &key)
-        .map_err(|e| PartnerError::Internal(format!("signing a token: {e}")))?;
+    let token = state
+        .keys
+        .sign(state.key_store.as_ref(), header, &claims)
+        .await?;
     Ok((token, claims))
 }
 

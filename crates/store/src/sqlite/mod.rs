@@ -10,6 +10,7 @@ macro_rules! shared {
     }};
 }
 
+mod checkpointer;
 mod identity;
 mod jobs;
 mod migrations;
@@ -28,6 +29,7 @@ use async_trait::async_trait;
 use parking_lot::Mutex;
 use rusqlite::{Connection, OpenFlags};
 
+use self::checkpointer::Checkpointer;
 use crate::error::{CommitError, StoreError};
 use crate::*;
 use lendhub_domain::application::Application;
@@ -42,6 +44,7 @@ pub struct SqliteStore {
     writer: writer::Writer,
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
+    _checkpointer: Checkpointer,
 }
 
 fn open_connection(path: &Path) -> Result<Connection, StoreError> {
@@ -102,13 +105,23 @@ impl SqliteStore {
     pub fn open(path: &Path) -> Result<Self, StoreError> {
         let mut conn = open_connection(path)?;
         migrate(&mut conn)?;
+        // The writer touches the upper levels of every index on every
+        // batch: keep them in its own cache (the default holds 2 MiB). Each
+        // job runs in a savepoint, which keeps the first version of every
+        // page it changes in a sub-journal: in memory, not in a temporary
+        // file written page by page (a fifth of the writer's time).
+        conn.execute_batch("PRAGMA cache_size = -32768; PRAGMA temp_store = MEMORY;")
+            .map_err(unavailable)?;
         let readers = (0..READERS)
             .map(|_| open_connection(path).map(Mutex::new))
             .collect::<Result<_, _>>()?;
+        let checkpointer =
+            Checkpointer::start(&conn, open_connection(path)?).map_err(unavailable)?;
         Ok(Self {
             writer: writer::Writer::start(conn),
             readers,
             next_reader: AtomicUsize::new(0),
+            _checkpointer: checkpointer,
         })
     }
 
