@@ -301,6 +301,21 @@ def main():
         "rotates its own refresh-token chain."
     )
     out.append("")
+    # Written by hand from profiles (`bench/layer-costs.md` says how they
+    # were taken); kept beside the figures they explain.
+    costs = Path(__file__).with_name("layer-costs.md")
+    if costs.exists():
+        out.append(costs.read_text().rstrip())
+        out.append("")
+    out.append("## Growth and memory\n")
+    out.append(
+        "The same reads and token issuance at 10 k, 1 M and 10 M rows (SQLite) and 10 k and 1 M "
+        "(PostgreSQL): [benchmarks-growth.md](benchmarks-growth.md), from `bench/growth.sh`. RSS "
+        "under ten minutes of mixed load: [benchmarks-soak.md](benchmarks-soak.md), from "
+        "`bench/soak.sh`. Earlier runs against the same harness: "
+        "[benchmarks-history.md](benchmarks-history.md)."
+    )
+    out.append("")
     out.append("## Raw results\n")
     out.append("One JSON line per run, as printed by `lendhub-bench`:\n")
     out.append("```json")

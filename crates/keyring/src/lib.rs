@@ -251,7 +251,10 @@ fn part<A: Algorithm>(value: &impl serde::Serialize) -> Result<String, StoreErro
 }
 
 /// A ring's signing key and its verifying keys by `kid`.
-pub type TestRing<A> = (Arc<<A as Algorithm>::SigningKey>, HashMap<String, DecodingKey>);
+pub type TestRing<A> = (
+    Arc<<A as Algorithm>::SigningKey>,
+    HashMap<String, DecodingKey>,
+);
 
 /// Builds a ring from records, for an algorithm's own tests.
 pub fn ring_for_test<A: Algorithm>(

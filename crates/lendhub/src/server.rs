@@ -406,6 +406,7 @@ pub async fn start(
         directory_sync,
         grants_sync,
         tokio::spawn(prune(store.clone(), clock.clone(), stop.clone())),
+        tokio::spawn(crate::telemetry::metrics_upkeep(stop.clone())),
     ];
     tasks.extend(sandbox_workers(&core, sandbox_state, sender, &stop));
     tasks.extend(mail_worker(config, &core, mail_wake.clone(), &stop)?);
