@@ -62,6 +62,25 @@ json_field() {
     python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"
 }
 
+# The references every figure is read against, measured first in this run:
+# the bare server (as bench/run.sh measures it) and the disk's fsync rate
+# where the cluster keeps its data.
+BARE=$TARGET_DIR/release/lendhub-bare
+FSYNC=$TARGET_DIR/release/lendhub-fsync
+log "measuring the disk's fsync rate in $PGDATA_DIR"
+"$FSYNC" "$PGDATA_DIR" 3 >"$RESULTS/fsync.json" || echo '{}' >"$RESULTS/fsync.json"
+"$BARE" 127.0.0.1:18190 >"$WORK/bare.log" 2>&1 &
+BARE_PID=$!
+for _ in $(seq 1 100); do
+    curl -fs --noproxy '*' --max-time 1 -o /dev/null http://127.0.0.1:18190/livez && break
+    sleep 0.1
+done
+log "bare reference server"
+"$BENCH" --url http://127.0.0.1:18190 --duration "$DURATION" --warmup "$WARMUP" \
+    --connections "$CONNECTIONS" --scenario baseline >"$RESULTS/bare.json" || echo '{}' >"$RESULTS/bare.json"
+kill "$BARE_PID" 2>/dev/null || true
+wait "$BARE_PID" 2>/dev/null || true
+
 # The reference the issue quotes: pgbench TPC-B on this cluster.
 log "pgbench TPC-B reference"
 psql -q "$ADMIN_URL" -c 'CREATE DATABASE pgbench'
