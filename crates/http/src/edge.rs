@@ -172,3 +172,81 @@ fn finish(edge: Edge, pending: Pending, response: Response) -> Response {
     route_metrics::record(edge.surface, route, &pending.method, status, took);
     response
 }
+
+#[cfg(test)]
+mod tests {
+    use std::convert::Infallible;
+
+    use axum::http::Request as HttpRequest;
+    use axum::response::IntoResponse;
+    use tower::{ServiceExt, service_fn};
+
+    use super::*;
+    use crate::Problem;
+
+    fn envelope(problem: &Problem, id: &RequestId) -> serde_json::Value {
+        serde_json::json!({"code": problem.code, "request_id": id.as_str()})
+    }
+
+    async fn answer(
+        edge: Edge,
+        handler: fn() -> Response,
+    ) -> (StatusCode, Option<String>, serde_json::Value) {
+        let service = edge.layer(service_fn(move |_: Request| async move {
+            Ok::<_, Infallible>(handler())
+        }));
+        let request = HttpRequest::builder()
+            .uri("/x")
+            .body(Body::empty())
+            .unwrap_or_default();
+        let Ok(response) = service.oneshot(request).await;
+        let status = response.status();
+        let id = response
+            .headers()
+            .get(request_id::HEADER)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let body = axum::body::to_bytes(response.into_body(), 1 << 16)
+            .await
+            .unwrap_or_default();
+        let json = serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null);
+        (status, id, json)
+    }
+
+    #[tokio::test]
+    async fn a_panicking_handler_answers_500_in_the_envelope_with_its_request_id() {
+        let (status, id, body) = answer(Edge::new("test", envelope), || panic!("boom")).await;
+        assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(body["code"], "internal_error");
+        assert_eq!(body["request_id"].as_str(), id.as_deref());
+        assert!(id.is_some_and(|id| id.starts_with("req_")));
+    }
+
+    #[tokio::test]
+    async fn problems_are_rendered_and_successes_pass_untouched() {
+        let (status, _, body) = answer(Edge::new("test", envelope), || {
+            Problem::new(StatusCode::CONFLICT, "conflict", "no").into_response()
+        })
+        .await;
+        assert_eq!(status, StatusCode::CONFLICT);
+        assert_eq!(body["code"], "conflict");
+        let (status, id, body) = answer(Edge::new("test", envelope), || {
+            (StatusCode::OK, "{\"ok\":true}").into_response()
+        })
+        .await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(body["ok"], true);
+        assert!(id.is_some());
+    }
+
+    #[tokio::test]
+    async fn without_an_envelope_errors_keep_their_own_body() {
+        let (status, id, body) = answer(Edge::without_envelope("test"), || {
+            (StatusCode::NOT_FOUND, "{\"error\":\"mine\"}").into_response()
+        })
+        .await;
+        assert_eq!(status, StatusCode::NOT_FOUND);
+        assert_eq!(body["error"], "mine");
+        assert!(id.is_some());
+    }
+}
