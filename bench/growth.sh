@@ -28,16 +28,10 @@ BENCH=$TARGET_DIR/release/lendhub-bench
 ADDR=127.0.0.1:18181
 BASE=http://$ADDR
 
-log() { printf '[growth] %s\n' "$*" >&2; }
-die() {
-    log "error: $*"
-    exit 1
-}
-
-if [[ -z ${BENCH_SKIP_BUILD:-} ]]; then
-    log "building release binaries"
-    cargo build --release -p lendhub -p lendhub-bench
-fi
+LOG_TAG=growth
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
+build_release
 
 WORK=$(mktemp -d -t lendhub-growth.XXXXXX)
 RESULTS=$WORK/results
@@ -55,7 +49,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-json_field() { python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
 
 # serve DATA_DIR [DATABASE_URL] — starts the server and waits for it.
 serve() {
@@ -63,12 +56,7 @@ serve() {
         LENDHUB_HUB__ADDR=127.0.0.1:0 LENDHUB_OPS__ADDR=127.0.0.1:0 LENDHUB_SSO__ADDR=127.0.0.1:0 \
         "$LENDHUB" serve >>"$WORK/server.log" 2>&1 &
     SERVER_PID=$!
-    for _ in $(seq 1 600); do
-        if curl -fs --noproxy '*' --max-time 1 -o /dev/null "$BASE/livez"; then return; fi
-        kill -0 "$SERVER_PID" 2>/dev/null || die "server exited during start-up: $(tail -n 5 "$WORK/server.log")"
-        sleep 0.1
-    done
-    die "server did not answer within 60 s"
+    wait_until_up "$BASE" "$SERVER_PID"
 }
 
 stop() {

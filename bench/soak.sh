@@ -23,16 +23,10 @@ HUB_ADDR=127.0.0.1:18280
 BASE=http://$ADDR
 HUB=http://$HUB_ADDR
 
-log() { printf '[soak] %s\n' "$*" >&2; }
-die() {
-    log "error: $*"
-    exit 1
-}
-
-if [[ -z ${BENCH_SKIP_BUILD:-} ]]; then
-    log "building release binaries"
-    cargo build --release -p lendhub -p lendhub-bench
-fi
+LOG_TAG=soak
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
+build_release
 
 WORK=$(mktemp -d -t lendhub-soak.XXXXXX)
 DATA=$WORK/data
@@ -49,18 +43,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-json_field() { python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
 export LENDHUB_DATA_DIR=$DATA LENDHUB_SANDBOX__ADDR=$ADDR LENDHUB_HUB__ADDR=$HUB_ADDR \
     LENDHUB_OPS__ADDR=127.0.0.1:0 LENDHUB_SSO__ADDR=127.0.0.1:0 \
     LENDHUB_PUBLIC__RATE_LIMIT_REQUESTS=1000000000
 
 "$LENDHUB" serve >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
-for _ in $(seq 1 300); do
-    if curl -fs --noproxy '*' --max-time 1 -o /dev/null "$BASE/livez"; then break; fi
-    kill -0 "$SERVER_PID" 2>/dev/null || die "server exited during start-up"
-    sleep 0.1
-done
+wait_until_up "$BASE" "$SERVER_PID"
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$SERVER_PID/status"; }
 # Anonymous memory (the heap) and file pages mapped from the database.
 rss_parts() { awk '/^RssAnon:/ { a = $2 } /^RssFile:/ { f = $2 } END { printf "%s\t%s", a, f }' "/proc/$SERVER_PID/status"; }
