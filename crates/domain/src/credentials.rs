@@ -18,11 +18,26 @@ pub enum Environment {
 }
 
 impl Environment {
+    pub const ALL: [Environment; 2] = [Environment::Live, Environment::Test];
+
     fn tag(self) -> &'static str {
         match self {
             Environment::Test => "test",
             Environment::Live => "live",
         }
+    }
+
+    /// As stored and as shown: `live` or `test`.
+    pub fn as_str(self) -> &'static str {
+        self.tag()
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|e| e.tag() == raw)
+    }
+
+    pub fn livemode(self) -> bool {
+        self == Environment::Live
     }
 
     pub fn client_id_prefix(self) -> String {
@@ -129,9 +144,84 @@ pub fn verifier_matches(presented: &[u8; 32], stored: &[u8]) -> bool {
     presented.ct_eq(stored).into()
 }
 
+/// A partner's secret API key for the REST tier: `sk_live_` or `sk_test_`
+/// and an opaque token (selector and verifier, as [`access_token`]). Its
+/// public id, `key_` and the selector, names it in listings and commands.
+pub struct ApiKey {
+    pub key: String,
+    pub selector: [u8; 16],
+    pub verifier_hash: [u8; 32],
+}
+
+pub fn api_key(env: Environment, now_ms: i64, random: [u8; SELECTOR + VERIFIER - 6]) -> ApiKey {
+    let token = access_token(now_ms, random);
+    ApiKey {
+        key: format!("{}{}", env.secret_prefix(), token.token),
+        selector: token.selector,
+        verifier_hash: token.verifier_hash,
+    }
+}
+
+/// What a presented credential is, read from its prefix alone.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Presented<'a> {
+    /// `sk_live_…` / `sk_test_…`: the environment it claims and the rest.
+    SecretKey(Environment, &'a str),
+    /// `pk_live_…` / `pk_test_…`: an identifier, never a credential.
+    PublishableKey,
+    /// Anything else: an access token, if anything.
+    Other,
+}
+
+pub fn presented(credential: &str) -> Presented<'_> {
+    for env in Environment::ALL {
+        if let Some(rest) = credential.strip_prefix(&env.secret_prefix()) {
+            return Presented::SecretKey(env, rest);
+        }
+        if credential.starts_with(&env.client_id_prefix()) {
+            return Presented::PublishableKey;
+        }
+    }
+    Presented::Other
+}
+
+/// An API key's public id from its selector.
+pub fn api_key_id(selector: &[u8]) -> String {
+    format!("key_{}", URL_SAFE_NO_PAD.encode(selector))
+}
+
+/// The selector an API key id names, if it is one.
+pub fn api_key_selector(id: &str) -> Option<[u8; 16]> {
+    let raw = URL_SAFE_NO_PAD.decode(id.strip_prefix("key_")?).ok()?;
+    raw.try_into().ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_api_key_names_its_environment_and_parses_back_to_its_row() {
+        let key = api_key(Environment::Test, 1_700_000_000_000, [7; 42]);
+        assert!(key.key.starts_with("sk_test_"));
+        let Presented::SecretKey(env, rest) = presented(&key.key) else {
+            panic!("a secret key")
+        };
+        assert_eq!(env, Environment::Test);
+        let (selector, verifier) = parse_access_token(rest).expect("token shape");
+        assert_eq!(selector, key.selector);
+        assert!(verifier_matches(&verifier, &key.verifier_hash));
+        let id = api_key_id(&key.selector);
+        assert!(id.starts_with("key_"));
+        assert_eq!(api_key_selector(&id), Some(key.selector));
+        assert_eq!(api_key_selector("key_short"), None);
+        assert_eq!(presented("pk_live_abc"), Presented::PublishableKey);
+        assert_eq!(presented("eyJhbGciOi"), Presented::Other);
+        assert!(matches!(
+            presented("sk_live_x"),
+            Presented::SecretKey(Environment::Live, "x")
+        ));
+    }
 
     #[test]
     fn generated_clients_carry_environment_prefixes_and_enough_entropy() {

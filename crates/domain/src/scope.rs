@@ -6,10 +6,21 @@ use std::collections::BTreeSet;
 /// A surface's scope vocabulary.
 pub trait Scope: Copy + Ord + 'static {
     const ALL: &'static [Self];
+    /// Other spellings accepted for a scope; it is always rendered canonically.
+    const ALIASES: &'static [(&'static str, Self)] = &[];
     fn as_str(self) -> &'static str;
 
     fn parse(raw: &str) -> Option<Self> {
-        Self::ALL.iter().copied().find(|s| s.as_str() == raw)
+        Self::ALL
+            .iter()
+            .copied()
+            .find(|s| s.as_str() == raw)
+            .or_else(|| {
+                Self::ALIASES
+                    .iter()
+                    .find(|(alias, _)| *alias == raw)
+                    .map(|(_, s)| *s)
+            })
     }
 }
 
@@ -30,13 +41,39 @@ impl Scope for SandboxScope {
     }
 }
 
-/// The live partner ring's scopes (hub seed, Authentication → Partner ring).
+/// The partner ring's scopes (hub seed, Authentication → Partner ring): the
+/// four live ones, which the MCP tools answer to, then the REST tier's, one
+/// canonical `resource.action` spelling per capability in the live scopes'
+/// style. The seed's other spellings are aliases (docs/decisions.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum PartnerScope {
     McpRead,
     OpsRead,
     AccountRead,
     OwnerRead,
+    ApplicationsRead,
+    ApplicationsWrite,
+    DecisionsRead,
+    PaymentsRead,
+    PaymentsWrite,
+    AccountsRead,
+    AccountsManage,
+    IdentityRead,
+    IdentityWrite,
+    EventsRead,
+    WebhooksManage,
+    MarketplaceRead,
+    MarketplaceWrite,
+}
+
+impl PartnerScope {
+    /// The scopes MCP tools are filtered by.
+    pub const MCP: [PartnerScope; 4] = [
+        PartnerScope::McpRead,
+        PartnerScope::OpsRead,
+        PartnerScope::AccountRead,
+        PartnerScope::OwnerRead,
+    ];
 }
 
 impl Scope for PartnerScope {
@@ -45,6 +82,29 @@ impl Scope for PartnerScope {
         PartnerScope::OpsRead,
         PartnerScope::AccountRead,
         PartnerScope::OwnerRead,
+        PartnerScope::ApplicationsRead,
+        PartnerScope::ApplicationsWrite,
+        PartnerScope::DecisionsRead,
+        PartnerScope::PaymentsRead,
+        PartnerScope::PaymentsWrite,
+        PartnerScope::AccountsRead,
+        PartnerScope::AccountsManage,
+        PartnerScope::IdentityRead,
+        PartnerScope::IdentityWrite,
+        PartnerScope::EventsRead,
+        PartnerScope::WebhooksManage,
+        PartnerScope::MarketplaceRead,
+        PartnerScope::MarketplaceWrite,
+    ];
+
+    /// Every other spelling the seed uses for a REST-tier scope.
+    const ALIASES: &'static [(&'static str, Self)] = &[
+        ("apply.write", PartnerScope::ApplicationsWrite),
+        ("applications:write", PartnerScope::ApplicationsWrite),
+        ("applications:read", PartnerScope::ApplicationsRead),
+        ("decision.read", PartnerScope::DecisionsRead),
+        ("payments:write", PartnerScope::PaymentsWrite),
+        ("payments:read", PartnerScope::PaymentsRead),
     ];
 
     fn as_str(self) -> &'static str {
@@ -53,6 +113,19 @@ impl Scope for PartnerScope {
             PartnerScope::OpsRead => "ops.read",
             PartnerScope::AccountRead => "account.read",
             PartnerScope::OwnerRead => "owner.read",
+            PartnerScope::ApplicationsRead => "applications.read",
+            PartnerScope::ApplicationsWrite => "applications.write",
+            PartnerScope::DecisionsRead => "decisions.read",
+            PartnerScope::PaymentsRead => "payments.read",
+            PartnerScope::PaymentsWrite => "payments.write",
+            PartnerScope::AccountsRead => "accounts.read",
+            PartnerScope::AccountsManage => "accounts.manage",
+            PartnerScope::IdentityRead => "identity.read",
+            PartnerScope::IdentityWrite => "identity.write",
+            PartnerScope::EventsRead => "events.read",
+            PartnerScope::WebhooksManage => "webhooks.manage",
+            PartnerScope::MarketplaceRead => "marketplace.read",
+            PartnerScope::MarketplaceWrite => "marketplace.write",
         }
     }
 }
@@ -124,6 +197,28 @@ mod tests {
         let p = PartnerScopes::parse("owner.read mcp.read").unwrap_or_default();
         assert_eq!(p.render(), "mcp.read owner.read");
         assert!(PartnerScopes::parse("sandbox:read").is_err());
+    }
+
+    #[test]
+    fn the_seeds_other_spellings_parse_to_one_canonical_scope() {
+        let p = PartnerScopes::parse("apply.write applications:write payments:read decision.read")
+            .unwrap_or_default();
+        assert_eq!(
+            p.render(),
+            "applications.write decisions.read payments.read",
+            "aliases collapse and render canonically"
+        );
+        for (alias, scope) in PartnerScope::ALIASES {
+            assert_eq!(PartnerScope::parse(alias), Some(*scope));
+            assert_ne!(*alias, scope.as_str(), "an alias is not the canonical spelling");
+        }
+        assert_eq!(PartnerScope::parse("accounts.read"), Some(PartnerScope::AccountsRead));
+        assert_eq!(
+            PartnerScope::parse("account.read"),
+            Some(PartnerScope::AccountRead),
+            "the live ring's own account scope stays distinct from loan accounts"
+        );
+        assert_eq!(PartnerScope::parse("webhooks:manage"), None);
     }
 
     #[test]

@@ -46,6 +46,9 @@ pub struct Problem {
     pub headers: Vec<(HeaderName, HeaderValue)>,
     /// When a retry may succeed, if known; also sent as `Retry-After` (seconds, rounded up).
     pub retry_after_ms: Option<u64>,
+    /// Whether the same request may succeed if sent again, where the status
+    /// alone would say otherwise (a 503 that no retry will cure).
+    pub retryable: Option<bool>,
 }
 
 impl Problem {
@@ -57,7 +60,14 @@ impl Problem {
             detail: Vec::new(),
             headers: Vec::new(),
             retry_after_ms: None,
+            retryable: None,
         }
+    }
+
+    /// Says whether a retry may succeed, overriding what the status implies.
+    pub fn retryable(mut self, retryable: bool) -> Self {
+        self.retryable = Some(retryable);
+        self
     }
 
     pub fn retry_after_ms(mut self, ms: u64) -> Self {

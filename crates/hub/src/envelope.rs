@@ -36,17 +36,20 @@ fn retryable(status: StatusCode) -> bool {
 }
 
 pub fn render(problem: &Problem, request_id: &RequestId) -> Value {
+    let retryable = problem
+        .retryable
+        .unwrap_or_else(|| retryable(problem.status));
     let mut error = json!({
         "code": problem.code,
         "message": problem.message,
         "type": error_type(problem.status),
         "correlation_id": correlation_id(request_id),
-        "retryable": retryable(problem.status),
+        "retryable": retryable,
     });
     if !problem.detail.is_empty() {
         error["detail"] = json!(problem.detail);
     }
-    if let Some(ms) = problem.retry_after_ms.filter(|_| retryable(problem.status)) {
+    if let Some(ms) = problem.retry_after_ms.filter(|_| retryable) {
         error["retry_after_ms"] = json!(ms);
     }
     json!({ "error": error })

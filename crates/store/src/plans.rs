@@ -49,6 +49,11 @@ pub fn request_path_queries() -> Vec<Query> {
             vec![SELECTOR],
         ),
         query(
+            "partner API key by selector",
+            sql::partner::API_KEYS_SELECT_BY_SELECTOR,
+            vec![SELECTOR],
+        ),
+        query(
             "sandbox application by id",
             sql::sandbox::APPLICATION_RENDERED,
             vec![Value::Text("01J00000000000000000000000"), OWNER],

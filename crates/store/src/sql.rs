@@ -163,6 +163,15 @@ pub mod partner {
     pub const DEMOTE_CURRENT_KEY: &str =
         "UPDATE signing_keys SET state = 'previous' WHERE purpose = $1 AND state = 'current'";
     pub const PARTNER_EPOCH: &str = "SELECT n FROM partner_epoch WHERE id = 1";
+    pub const API_KEYS_INSERT: &str = "INSERT INTO partner_api_keys (selector, verifier_hash, client_id, environment, scopes, created_at_ms, expires_at_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    pub const API_KEYS_SELECT_BY_SELECTOR: &str = "SELECT selector, verifier_hash, client_id, environment, scopes, created_at_ms, expires_at_ms
+         FROM partner_api_keys WHERE selector = $1";
+    pub const API_KEYS_SELECT_BY_CLIENT: &str = "SELECT selector, verifier_hash, client_id, environment, scopes, created_at_ms, expires_at_ms
+         FROM partner_api_keys WHERE client_id = $1 ORDER BY created_at_ms, selector";
+    pub const API_KEYS_EXPIRE: &str = "UPDATE partner_api_keys SET expires_at_ms = $2
+         WHERE selector = $1 AND (expires_at_ms IS NULL OR expires_at_ms > $2)";
+    pub const API_KEYS_EXISTS: &str = "SELECT 1 FROM partner_api_keys WHERE selector = $1";
 }
 
 /// The public context's statements both backends run as written.

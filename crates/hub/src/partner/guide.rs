@@ -21,6 +21,25 @@ fn scope_meaning(scope: PartnerScope) -> &'static str {
         PartnerScope::OpsRead => "service and rate-limit status",
         PartnerScope::AccountRead => "your partner profile, tier and limits",
         PartnerScope::OwnerRead => "your project's API clients and key ids (never secrets)",
+        PartnerScope::ApplicationsRead => "REST tier: read applications",
+        PartnerScope::ApplicationsWrite => {
+            "REST tier: create and withdraw applications, refresh decisions"
+        }
+        PartnerScope::DecisionsRead => "REST tier: read decisions",
+        PartnerScope::PaymentsRead => "REST tier: read payments and schedules",
+        PartnerScope::PaymentsWrite => {
+            "REST tier: create payment links and schedules, refund, cancel"
+        }
+        PartnerScope::AccountsRead => "REST tier: read loan accounts, balances and ledgers",
+        PartnerScope::AccountsManage => "REST tier: manage sub-accounts",
+        PartnerScope::IdentityRead => "REST tier: read identity checks",
+        PartnerScope::IdentityWrite => "REST tier: run identity checks",
+        PartnerScope::EventsRead => "REST tier: list events",
+        PartnerScope::WebhooksManage => "REST tier: manage webhook endpoints, replay events",
+        PartnerScope::MarketplaceRead => "REST tier: read marketplace listings",
+        PartnerScope::MarketplaceWrite => {
+            "REST tier: register apps, subscriptions and publish signals"
+        }
     }
 }
 

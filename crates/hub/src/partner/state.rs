@@ -4,6 +4,7 @@
 use std::sync::Arc;
 
 use lendhub_domain::clock::Clock;
+use lendhub_domain::credentials::Environment;
 use lendhub_domain::crypto::MasterKey;
 use lendhub_store::{KeyStore, Maintenance, PartnerStore, SandboxStore, Store};
 
@@ -15,6 +16,7 @@ pub struct Urls {
     /// The hub's public base URL, e.g. `https://hub.lendhub.example`: the issuer.
     pub base: String,
     partner: String,
+    sandbox: String,
 }
 
 impl Urls {
@@ -22,6 +24,7 @@ impl Urls {
         let base = base.trim_end_matches('/').to_owned();
         Self {
             partner: format!("{base}/partner/v1"),
+            sandbox: format!("{base}/sandbox/v1"),
             base,
         }
     }
@@ -34,6 +37,15 @@ impl Urls {
     /// protected resource of RFC 9728.
     pub fn partner(&self) -> &str {
         &self.partner
+    }
+
+    /// Where the REST tier serves an environment: the partner ring for live,
+    /// `/sandbox/v1` for test. Also the audience of that environment's tokens.
+    pub fn environment(&self, env: Environment) -> &str {
+        match env {
+            Environment::Live => &self.partner,
+            Environment::Test => &self.sandbox,
+        }
     }
 }
 

@@ -6,6 +6,7 @@ use axum::body::Bytes;
 use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
+use lendhub_domain::credentials::Environment;
 use lendhub_domain::partner::ACCESS_TOKEN_TTL_SECONDS;
 use lendhub_domain::scope::{PartnerScopes, Scope};
 use lendhub_http::oauth_form::{self, ClientCredentials};
@@ -26,6 +27,7 @@ use crate::partner::state::PartnerState;
 const FORM: &[&str] = &[
     "grant_type",
     "scope",
+    "resource",
     "token",
     "token_type_hint",
     "client_id",
@@ -91,9 +93,26 @@ pub struct TokenResponse {
     scope: String,
 }
 
+/// The token request (client-credentials grant).
+#[derive(ToSchema)]
+#[allow(dead_code)]
+struct TokenForm {
+    /// Must be `client_credentials`.
+    grant_type: String,
+    /// Space-delimited; omitted grants every scope the client holds. The
+    /// seed's other spellings (`apply.write`, `payments:read`, …) are accepted.
+    scope: Option<String>,
+    /// RFC 8707: `{base_url}/sandbox/v1` for a token of the REST tier's test
+    /// environment; omitted (or `{base_url}/partner/v1`) for live.
+    resource: Option<String>,
+    /// With `client_secret`, instead of HTTP Basic (`client_secret_post`).
+    client_id: Option<String>,
+    client_secret: Option<String>,
+}
+
 /// Issue an access token (client-credentials grant).
 #[utoipa::path(post, operation_id = "token", path = "/oauth/token", tag = "oauth",
-    request_body(content = lendhub_http::oauth_form::TokenForm, content_type = "application/x-www-form-urlencoded"),
+    request_body(content = TokenForm, content_type = "application/x-www-form-urlencoded"),
     responses((status = 200, body = TokenResponse),
         (status = 401, description = "missing_api_key or invalid_api_key"),
         (status = 403, description = "scope_not_granted or account_suspended"),
@@ -127,7 +146,16 @@ pub async fn token(
             requested
         }
     };
-    let (access_token, _) = tokens::issue(&state, &client.client_id, granted.render()).await?;
+    // RFC 8707: the REST tier's test environment is a resource of its own.
+    let env = match form.get("resource").map(String::as_str) {
+        None => Environment::Live,
+        Some(r) => [Environment::Live, Environment::Test]
+            .into_iter()
+            .find(|env| r.trim_end_matches('/') == state.urls.environment(*env))
+            .ok_or_else(|| PartnerError::invalid("resource", "unknown_resource"))?,
+    };
+    let (access_token, _) =
+        tokens::issue(&state, &client.client_id, granted.render(), env).await?;
     Ok(no_store(Json(TokenResponse {
         access_token,
         token_type: "Bearer",

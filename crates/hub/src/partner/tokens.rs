@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use jsonwebtoken::{Algorithm, Header, Validation, decode, decode_header};
+use lendhub_domain::credentials::Environment;
 use lendhub_domain::partner::{ACCESS_TOKEN_TYPE, AccessClaims, PartnerStatus};
 use lendhub_domain::scope::PartnerScopes;
 
@@ -19,12 +20,13 @@ pub async fn issue(
     state: &PartnerState,
     client_id: &str,
     scope: String,
+    env: Environment,
 ) -> Result<(String, AccessClaims), PartnerError> {
     let now_s = state.clock.now_ms().div_euclid(1000);
     let jti = lendhub_system::random_token(16);
     let claims = AccessClaims::new(
         state.urls.issuer(),
-        state.urls.partner(),
+        state.urls.environment(env),
         client_id,
         scope,
         now_s,
@@ -130,7 +132,10 @@ pub async fn authentic(state: &PartnerState, token: &str) -> Result<Claims, Part
             "the access token was issued by another issuer",
         ));
     }
-    if claims.aud != state.urls.partner() {
+    if ![Environment::Live, Environment::Test]
+        .iter()
+        .any(|env| claims.aud == state.urls.environment(*env))
+    {
         return Err(PartnerError::AudienceMismatch);
     }
     let entry = Arc::new((kid_for_cache, claims));
@@ -152,8 +157,21 @@ pub fn within_lifetime(state: &PartnerState, claims: &AccessClaims) -> Result<()
     Ok(())
 }
 
+/// A token for the live partner ring (the MCP tier).
 pub async fn verify(state: &PartnerState, token: &str) -> Result<Verified, PartnerError> {
+    verify_for(state, token, Environment::Live).await
+}
+
+/// A token for `env`: its audience must be that environment's.
+pub async fn verify_for(
+    state: &PartnerState,
+    token: &str,
+    env: Environment,
+) -> Result<Verified, PartnerError> {
     let claims = authentic(state, token).await?;
+    if claims.aud != state.urls.environment(env) {
+        return Err(PartnerError::AudienceMismatch);
+    }
     within_lifetime(state, &claims)?;
     let (stored, revoked) = state
         .directory

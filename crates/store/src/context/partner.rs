@@ -2,6 +2,7 @@
 //! bearer check consults.
 
 use async_trait::async_trait;
+use lendhub_domain::credentials::Environment;
 use lendhub_domain::partner::{PartnerStatus, Tier};
 
 use crate::error::StoreError;
@@ -36,6 +37,26 @@ pub struct RevokedToken {
     pub revoked_at_ms: i64,
 }
 
+/// A secret API key of a partner, for one environment of the REST tier.
+#[derive(Clone, Debug)]
+pub struct ApiKeyRecord {
+    pub selector: Vec<u8>,
+    pub verifier_hash: Vec<u8>,
+    pub client_id: String,
+    pub environment: Environment,
+    /// Space-delimited; never more than the client holds.
+    pub scopes: String,
+    pub created_at_ms: i64,
+    /// When it stops working (revoked, or rolled with an overlap); `None`: never.
+    pub expires_at_ms: Option<i64>,
+}
+
+impl ApiKeyRecord {
+    pub fn active_at(&self, now_ms: i64) -> bool {
+        self.expires_at_ms.is_none_or(|at| now_ms < at)
+    }
+}
+
 #[async_trait]
 pub trait PartnerStore: Send + Sync {
     async fn insert_partner_client(&self, client: PartnerClientRecord) -> Result<(), StoreError>;
@@ -66,4 +87,14 @@ pub trait PartnerStore: Send + Sync {
     /// changes, by whichever process: instances poll it to know when what
     /// they remember of partners is out of date.
     async fn partner_epoch(&self) -> Result<i64, StoreError>;
+
+    // Secret API keys (moving the partner epoch like clients do).
+    async fn insert_api_key(&self, key: ApiKeyRecord) -> Result<(), StoreError>;
+    async fn api_key(&self, selector: &[u8]) -> Result<Option<ApiKeyRecord>, StoreError>;
+    /// A client's keys, oldest first.
+    async fn list_api_keys(&self, client_id: &str) -> Result<Vec<ApiKeyRecord>, StoreError>;
+    /// Brings the key's end forward to `expires_at_ms` (never later than it
+    /// was); `false` if there is no such key.
+    async fn expire_api_key(&self, selector: &[u8], expires_at_ms: i64)
+    -> Result<bool, StoreError>;
 }

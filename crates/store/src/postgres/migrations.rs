@@ -53,6 +53,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "jobs",
         include_str!("../../migrations/postgres/0009_jobs.sql"),
     ),
+    (
+        10,
+        "api_keys",
+        include_str!("../../migrations/postgres/0010_api_keys.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

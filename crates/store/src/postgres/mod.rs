@@ -383,4 +383,24 @@ impl PartnerStore for PgStore {
     async fn partner_epoch(&self) -> Result<i64, StoreError> {
         partner::epoch(&*self.conn().await?).await
     }
+
+    async fn insert_api_key(&self, key: ApiKeyRecord) -> Result<(), StoreError> {
+        partner::insert_api_key(&*self.conn().await?, &key).await
+    }
+
+    async fn api_key(&self, selector: &[u8]) -> Result<Option<ApiKeyRecord>, StoreError> {
+        partner::api_key(&*self.conn().await?, selector).await
+    }
+
+    async fn list_api_keys(&self, client_id: &str) -> Result<Vec<ApiKeyRecord>, StoreError> {
+        partner::api_keys(&*self.conn().await?, client_id).await
+    }
+
+    async fn expire_api_key(
+        &self,
+        selector: &[u8],
+        expires_at_ms: i64,
+    ) -> Result<bool, StoreError> {
+        partner::expire_api_key(&*self.conn().await?, selector, expires_at_ms).await
+    }
 }

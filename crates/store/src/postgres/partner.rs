@@ -7,6 +7,7 @@ use super::errors::{db, internal};
 use super::reads::get;
 use crate::error::StoreError;
 use crate::*;
+use lendhub_domain::credentials::Environment;
 use lendhub_domain::partner::{PartnerStatus, Tier};
 
 const CLIENT_COLUMNS: &str =
@@ -196,4 +197,71 @@ pub async fn epoch(c: &Client) -> Result<i64, StoreError> {
         .map_err(db)?;
     let row = c.query_one(&statement, &[]).await.map_err(db)?;
     row.try_get(0).map_err(db)
+}
+
+fn api_key_row(r: &Row) -> Result<ApiKeyRecord, StoreError> {
+    Ok(ApiKeyRecord {
+        selector: get(r, 0)?,
+        verifier_hash: get(r, 1)?,
+        client_id: get(r, 2)?,
+        environment: Environment::parse(get(r, 3)?)
+            .ok_or_else(|| internal("unknown stored environment"))?,
+        scopes: get(r, 4)?,
+        created_at_ms: get(r, 5)?,
+        expires_at_ms: get(r, 6)?,
+    })
+}
+
+pub async fn insert_api_key(c: &Client, k: &ApiKeyRecord) -> Result<(), StoreError> {
+    c.execute(
+        crate::sql::partner::API_KEYS_INSERT,
+        &[
+            &k.selector,
+            &k.verifier_hash,
+            &k.client_id,
+            &k.environment.as_str(),
+            &k.scopes,
+            &k.created_at_ms,
+            &k.expires_at_ms,
+        ],
+    )
+    .await
+    .map_err(db)?;
+    Ok(())
+}
+
+pub async fn api_key(c: &Client, selector: &[u8]) -> Result<Option<ApiKeyRecord>, StoreError> {
+    let statement = c
+        .prepare_cached(crate::sql::partner::API_KEYS_SELECT_BY_SELECTOR)
+        .await
+        .map_err(db)?;
+    c.query_opt(&statement, &[&selector])
+        .await
+        .map_err(db)?
+        .as_ref()
+        .map(api_key_row)
+        .transpose()
+}
+
+pub async fn api_keys(c: &Client, client_id: &str) -> Result<Vec<ApiKeyRecord>, StoreError> {
+    c.query(crate::sql::partner::API_KEYS_SELECT_BY_CLIENT, &[&client_id])
+        .await
+        .map_err(db)?
+        .iter()
+        .map(api_key_row)
+        .collect()
+}
+
+pub async fn expire_api_key(c: &Client, selector: &[u8], at_ms: i64) -> Result<bool, StoreError> {
+    let changed = c
+        .execute(crate::sql::partner::API_KEYS_EXPIRE, &[&selector, &at_ms])
+        .await
+        .map_err(db)?;
+    if changed > 0 {
+        return Ok(true);
+    }
+    Ok(c.query_opt(crate::sql::partner::API_KEYS_EXISTS, &[&selector])
+        .await
+        .map_err(db)?
+        .is_some())
 }

@@ -52,6 +52,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "jobs",
         include_str!("../../migrations/sqlite/0009_jobs.sql"),
     ),
+    (
+        10,
+        "api_keys",
+        include_str!("../../migrations/sqlite/0010_api_keys.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -331,6 +331,33 @@ impl PartnerStore for SqliteStore {
     async fn partner_epoch(&self) -> Result<i64, StoreError> {
         self.read(partner::epoch)
     }
+
+    async fn insert_api_key(&self, key: ApiKeyRecord) -> Result<(), StoreError> {
+        self.writer
+            .run(move |c| partner::insert_api_key(c, &key).map_err(unavailable))
+            .await
+    }
+
+    async fn api_key(&self, selector: &[u8]) -> Result<Option<ApiKeyRecord>, StoreError> {
+        self.read(|c| partner::api_key(c, selector))
+    }
+
+    async fn list_api_keys(&self, client_id: &str) -> Result<Vec<ApiKeyRecord>, StoreError> {
+        self.read(|c| partner::api_keys(c, client_id))
+    }
+
+    async fn expire_api_key(
+        &self,
+        selector: &[u8],
+        expires_at_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let selector = selector.to_vec();
+        self.writer
+            .run(move |c| {
+                partner::expire_api_key(c, &selector, expires_at_ms).map_err(unavailable)
+            })
+            .await
+    }
 }
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::*;
+use lendhub_domain::credentials::Environment;
 use lendhub_domain::partner::{PartnerStatus, Tier};
 
 fn bad(what: &str) -> rusqlite::Error {
@@ -162,4 +163,57 @@ pub fn client_and_revocation(
 pub fn epoch(c: &Connection) -> rusqlite::Result<i64> {
     c.prepare_cached(shared!(crate::sql::partner::PARTNER_EPOCH))?
         .query_row([], |r| r.get(0))
+}
+
+fn api_key_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ApiKeyRecord> {
+    let environment: String = r.get(3)?;
+    Ok(ApiKeyRecord {
+        selector: r.get(0)?,
+        verifier_hash: r.get(1)?,
+        client_id: r.get(2)?,
+        environment: Environment::parse(&environment).ok_or_else(|| bad("environment"))?,
+        scopes: r.get(4)?,
+        created_at_ms: r.get(5)?,
+        expires_at_ms: r.get(6)?,
+    })
+}
+
+pub fn insert_api_key(c: &Connection, k: &ApiKeyRecord) -> rusqlite::Result<()> {
+    c.execute(
+        shared!(crate::sql::partner::API_KEYS_INSERT),
+        params![
+            k.selector,
+            k.verifier_hash,
+            k.client_id,
+            k.environment.as_str(),
+            k.scopes,
+            k.created_at_ms,
+            k.expires_at_ms
+        ],
+    )?;
+    Ok(())
+}
+
+pub fn api_key(c: &Connection, selector: &[u8]) -> rusqlite::Result<Option<ApiKeyRecord>> {
+    c.prepare_cached(shared!(crate::sql::partner::API_KEYS_SELECT_BY_SELECTOR))?
+        .query_row([selector], api_key_row)
+        .optional()
+}
+
+pub fn api_keys(c: &Connection, client_id: &str) -> rusqlite::Result<Vec<ApiKeyRecord>> {
+    c.prepare_cached(shared!(crate::sql::partner::API_KEYS_SELECT_BY_CLIENT))?
+        .query_map([client_id], api_key_row)?
+        .collect()
+}
+
+pub fn expire_api_key(c: &Connection, selector: &[u8], at_ms: i64) -> rusqlite::Result<bool> {
+    let changed = c.execute(
+        shared!(crate::sql::partner::API_KEYS_EXPIRE),
+        params![selector, at_ms],
+    )?;
+    if changed > 0 {
+        return Ok(true);
+    }
+    c.prepare_cached(shared!(crate::sql::partner::API_KEYS_EXISTS))?
+        .exists([selector])
 }

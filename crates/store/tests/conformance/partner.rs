@@ -128,3 +128,76 @@ async fn partner_clients_signing_keys_and_revocations() {
         "pruned once it would have expired"
     );
 }
+
+/// Secret API keys: found by selector, listed per client, brought to an end
+/// (never pushed later), and every change moves the partner epoch.
+#[tokio::test]
+async fn api_keys_are_found_listed_and_expired() {
+    use lendhub_domain::credentials::Environment;
+    use lendhub_domain::partner::{PartnerStatus, Tier};
+    let db = Database::fresh().await;
+    let (a, b) = (db.open().await, db.open().await);
+    a.insert_partner_client(PartnerClientRecord {
+        client_id: "pk_live_k".into(),
+        name: "keys".into(),
+        secret_hash: vec![9; 32],
+        scopes: "applications.read".into(),
+        tier: Tier::Build,
+        status: PartnerStatus::Active,
+        sandbox_client_id: None,
+        created_at_ms: 1,
+    })
+    .await
+    .unwrap();
+    let key = |selector: u8, env, at| ApiKeyRecord {
+        selector: vec![selector; 16],
+        verifier_hash: vec![selector; 32],
+        client_id: "pk_live_k".into(),
+        environment: env,
+        scopes: "applications.read".into(),
+        created_at_ms: at,
+        expires_at_ms: None,
+    };
+    let before = b.partner_epoch().await.unwrap();
+    a.insert_api_key(key(1, Environment::Live, 10))
+        .await
+        .unwrap();
+    a.insert_api_key(key(2, Environment::Test, 20))
+        .await
+        .unwrap();
+    let after_insert = b.partner_epoch().await.unwrap();
+    assert!(after_insert > before, "a new key moves the epoch");
+    let found = b.api_key(&[2; 16]).await.unwrap().unwrap();
+    assert_eq!(
+        (found.environment, found.verifier_hash.clone(), found.expires_at_ms),
+        (Environment::Test, vec![2; 32], None)
+    );
+    assert!(found.active_at(i64::MAX));
+    assert!(b.api_key(&[3; 16]).await.unwrap().is_none());
+    let listed: Vec<_> = b
+        .list_api_keys("pk_live_k")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|k| k.selector[0])
+        .collect();
+    assert_eq!(listed, vec![1, 2], "oldest first");
+    assert!(b.list_api_keys("pk_live_none").await.unwrap().is_empty());
+
+    assert!(a.expire_api_key(&[1; 16], 500).await.unwrap());
+    assert!(b.partner_epoch().await.unwrap() > after_insert, "an expiry moves the epoch");
+    assert!(
+        a.expire_api_key(&[1; 16], 900).await.unwrap(),
+        "a later end is not an error"
+    );
+    let ended = b.api_key(&[1; 16]).await.unwrap().unwrap();
+    assert_eq!(ended.expires_at_ms, Some(500), "but never pushes the end later");
+    assert!(ended.active_at(499) && !ended.active_at(500));
+    assert!(a.expire_api_key(&[1; 16], 100).await.unwrap());
+    assert_eq!(
+        b.api_key(&[1; 16]).await.unwrap().unwrap().expires_at_ms,
+        Some(100),
+        "an earlier end (a revocation during an overlap) wins"
+    );
+    assert!(!a.expire_api_key(&[3; 16], 100).await.unwrap(), "no such key");
+}

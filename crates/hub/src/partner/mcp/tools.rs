@@ -145,7 +145,7 @@ fn describe(tool: &Tool) -> Value {
 /// The `tools/list` result for every combination of scopes, serialised once:
 /// agents list tools often, and the answer depends only on the scopes.
 static LISTS: LazyLock<Vec<Box<RawValue>>> = LazyLock::new(|| {
-    (0..1usize << PartnerScope::ALL.len())
+    (0..1usize << PartnerScope::MCP.len())
         .map(|mask| {
             let tools: Vec<Value> = TOOLS
                 .iter()
@@ -158,11 +158,12 @@ static LISTS: LazyLock<Vec<Box<RawValue>>> = LazyLock::new(|| {
         .collect()
 });
 
+/// A scope's bit in the lists' index; scopes no tool answers to have none.
 fn bit(scope: PartnerScope) -> usize {
-    1 << PartnerScope::ALL
+    PartnerScope::MCP
         .iter()
         .position(|s| *s == scope)
-        .unwrap_or_else(|| unreachable!("ALL lists every scope"))
+        .map_or(0, |i| 1 << i)
 }
 
 /// The tools the token's scopes allow.
