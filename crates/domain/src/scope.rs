@@ -160,6 +160,11 @@ impl<S: Scope> ScopeSet<S> {
         self.0.contains(&scope)
     }
 
+    /// The scopes held by both.
+    pub fn intersection(&self, other: &Self) -> Self {
+        Self(self.0.intersection(&other.0).copied().collect())
+    }
+
     pub fn is_subset(&self, other: &Self) -> bool {
         self.0.is_subset(&other.0)
     }
@@ -210,9 +215,16 @@ mod tests {
         );
         for (alias, scope) in PartnerScope::ALIASES {
             assert_eq!(PartnerScope::parse(alias), Some(*scope));
-            assert_ne!(*alias, scope.as_str(), "an alias is not the canonical spelling");
+            assert_ne!(
+                *alias,
+                scope.as_str(),
+                "an alias is not the canonical spelling"
+            );
         }
-        assert_eq!(PartnerScope::parse("accounts.read"), Some(PartnerScope::AccountsRead));
+        assert_eq!(
+            PartnerScope::parse("accounts.read"),
+            Some(PartnerScope::AccountsRead)
+        );
         assert_eq!(
             PartnerScope::parse("account.read"),
             Some(PartnerScope::AccountRead),

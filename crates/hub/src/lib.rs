@@ -4,6 +4,7 @@
 //! ring under `/public/v1`. It runs on its own listener; the error envelope,
 //! request and correlation ids are the hub's own.
 
+mod client_ip;
 mod envelope;
 pub mod keys;
 mod mcp_protocol;

@@ -1,6 +1,7 @@
-//! The partner ring's OpenAPI 3.1 document, generated from its live routes.
-//! It is kept in the repository (`docs/openapi/partner.json`); the ring's own
-//! `/partner/v1/openapi.json` belongs to the planned tier and answers 503.
+//! The partner ring's OpenAPI 3.1 document, generated from its routes: the
+//! token plane, the MCP tier and the REST tier as built so far. It is kept
+//! in the repository (`docs/openapi/partner.json`) and served at
+//! `/partner/v1/openapi.json` when the REST tier is switched on.
 
 use utoipa::openapi::security::{
     ClientCredentials, Flow, HttpAuthScheme, HttpBuilder, OAuth2, Scopes, SecurityScheme,
@@ -13,7 +14,7 @@ use lendhub_domain::scope::{PartnerScope, Scope};
 #[derive(utoipa::OpenApi)]
 #[openapi(
     info(title = "lendhub partner ring", version = "v1",
-        description = "The live partner ring: the OAuth 2.0 token plane (client credentials, EdDSA JWT access tokens, introspection, revocation, JWKS) and the read-only MCP tier."),
+        description = "The partner ring: the OAuth 2.0 token plane (client credentials, EdDSA JWT access tokens, introspection, revocation, JWKS), the read-only MCP tier and the REST tier. The REST tier is served live under /partner/v1 and as the test environment under /sandbox/v1; it takes a secret API key of that environment (sk_live_/sk_test_) or an access token whose audience is that environment, as a bearer credential."),
     modifiers(&Security)
 )]
 struct Base;
@@ -32,15 +33,36 @@ impl Modify for Security {
                 .bearer_format("JWT")
                 .build(),
         );
+        let api_key = SecurityScheme::Http(
+            HttpBuilder::new()
+                .scheme(HttpAuthScheme::Bearer)
+                .bearer_format("sk_live_… or sk_test_…")
+                .description(Some(
+                    "A secret API key of the environment called (the REST tier only).",
+                ))
+                .build(),
+        );
         if let Some(components) = openapi.components.as_mut() {
             components.add_security_scheme("oauth2", oauth);
             components.add_security_scheme("bearer", bearer);
+            components.add_security_scheme("api_key", api_key);
         }
     }
 }
 
 pub fn openapi() -> OpenApi {
-    let mut spec = Base::openapi().merge_from(crate::partner::api().into_openapi());
+    let mut rest = crate::partner::rest::api().into_openapi();
+    // The REST tier is served in both environments; the rest of the ring
+    // only live.
+    for item in rest.paths.paths.values_mut() {
+        item.servers = Some(vec![
+            Server::new(crate::partner::PREFIX),
+            Server::new(crate::partner::rest::SANDBOX_PREFIX),
+        ]);
+    }
+    let mut spec = Base::openapi()
+        .merge_from(crate::partner::api().into_openapi())
+        .merge_from(rest);
     spec.servers = Some(vec![Server::new(crate::partner::PREFIX)]);
     lendhub_http::openapi::fill_response_descriptions(&mut spec);
     spec

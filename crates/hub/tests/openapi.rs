@@ -45,6 +45,7 @@ fn every_live_operation_is_documented() {
             ("/oauth/revoke", "post"),
             ("/oauth/jwks", "get"),
             ("/mcp", "post"),
+            ("/openapi.json", "get"),
         ],
     );
     documented(

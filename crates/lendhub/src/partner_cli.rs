@@ -1,13 +1,15 @@
-//! `lendhub partner clients …` and `lendhub keys rotate`: partner projects
-//! and the keys that sign their tokens. Like every administrative command,
+//! `lendhub partner clients …`, `lendhub partner api-keys …` and `lendhub
+//! keys rotate`: partner projects, their REST-tier API keys and the keys
+//! that sign their tokens. Like every administrative command,
 //! these work on the database directly, beside running servers.
 
 use anyhow::bail;
 use clap::Subcommand;
 use lendhub_domain::clock::Clock;
+use lendhub_domain::credentials::Environment;
 use lendhub_domain::partner::{PartnerStatus, Tier};
 use lendhub_domain::scope::PartnerScopes;
-use lendhub_hub::partner::clients;
+use lendhub_hub::partner::{api_keys, clients};
 use lendhub_store::PartnerClientChange;
 use lendhub_system::SystemClock;
 use serde_json::json;
@@ -21,6 +23,47 @@ pub enum PartnerCommand {
     Clients {
         #[command(subcommand)]
         command: PartnerClientsCommand,
+    },
+    /// Secret API keys for the REST tier (`sk_live_…`, `sk_test_…`).
+    ApiKeys {
+        #[command(subcommand)]
+        command: ApiKeysCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum ApiKeysCommand {
+    /// Create a key; prints {"id","key","environment","scopes"} — the key once.
+    Create {
+        /// The partner's client id (pk_live_…).
+        #[arg(long)]
+        client_id: String,
+        /// `live` keys work under /partner/v1, `test` keys under /sandbox/v1.
+        #[arg(long, value_parser = ["live", "test"])]
+        environment: String,
+        /// Space-separated scopes (aliases accepted); default: every scope
+        /// the partner holds. Never more than it holds.
+        #[arg(long)]
+        scopes: Option<String>,
+    },
+    /// A partner's keys (never the secrets).
+    List {
+        /// The partner's client id (pk_live_…).
+        client_id: String,
+    },
+    /// Replace a key with a new one of the same environment and scopes; the
+    /// old key keeps working for the overlap. Prints the new key once.
+    Roll {
+        /// The key's id (key_…).
+        id: String,
+        /// How long the old key keeps working, in hours (0: it stops now).
+        #[arg(long, default_value_t = 24)]
+        overlap_hours: u32,
+    },
+    /// Stop a key working now.
+    Revoke {
+        /// The key's id (key_…).
+        id: String,
     },
 }
 
@@ -65,7 +108,10 @@ pub enum KeysCommand {
 }
 
 pub async fn partner(command: PartnerCommand, config: &Config) -> anyhow::Result<()> {
-    let PartnerCommand::Clients { command } = command;
+    let command = match command {
+        PartnerCommand::Clients { command } => command,
+        PartnerCommand::ApiKeys { command } => return api_keys_command(command, config).await,
+    };
     let store = crate::cli::open_existing_store(config).await?;
     let now = SystemClock.now_ms();
     let result = match command {
@@ -130,6 +176,62 @@ pub async fn partner(command: PartnerCommand, config: &Config) -> anyhow::Result
             }
         }
     };
+    store.close().await;
+    result
+}
+
+async fn api_keys_command(command: ApiKeysCommand, config: &Config) -> anyhow::Result<()> {
+    let store = crate::cli::open_existing_store(config).await?;
+    let now = SystemClock.now_ms();
+    let shown = |c: &api_keys::Created| {
+        json!({"id": c.id, "key": c.key, "client_id": c.record.client_id,
+               "environment": c.record.environment.as_str(), "scopes": c.record.scopes})
+    };
+    let result: anyhow::Result<()> = async {
+        match command {
+            ApiKeysCommand::Create {
+                client_id,
+                environment,
+                scopes,
+            } => {
+                let env = Environment::parse(&environment)
+                    .ok_or_else(|| anyhow::anyhow!("unknown environment {environment}"))?;
+                let scopes = scopes
+                    .map(|s| {
+                        PartnerScopes::parse(&s).map_err(|s| anyhow::anyhow!("unknown scope {s}"))
+                    })
+                    .transpose()?;
+                if scopes.as_ref().is_some_and(PartnerScopes::is_empty) {
+                    bail!("--scopes must name at least one scope");
+                }
+                let created =
+                    api_keys::create(store.as_ref(), &client_id, env, scopes.as_ref(), now).await?;
+                println!("{}", shown(&created));
+            }
+            ApiKeysCommand::List { client_id } => {
+                if store.partner_client(&client_id).await?.is_none() {
+                    bail!("no partner client {client_id}");
+                }
+                for k in store.list_api_keys(&client_id).await? {
+                    println!("{}", api_keys::describe(&k));
+                }
+            }
+            ApiKeysCommand::Roll { id, overlap_hours } => {
+                let overlap_ms = i64::from(overlap_hours) * 3_600_000;
+                let created = api_keys::roll(store.as_ref(), &id, overlap_ms, now).await?;
+                let mut out = shown(&created);
+                out["replaces"] = json!(id);
+                out["replaced_key_expires_at_ms"] = json!(now + overlap_ms);
+                println!("{out}");
+            }
+            ApiKeysCommand::Revoke { id } => {
+                api_keys::expire(store.as_ref(), &id, now).await?;
+                println!("{}", json!({"id": id, "revoked": true}));
+            }
+        }
+        Ok(())
+    }
+    .await;
     store.close().await;
     result
 }

@@ -232,6 +232,7 @@ async fn hub(
     let settings = lendhub_hub::PartnerSettings {
         rest_tier_enabled: config.rest_tier.enabled,
         mcp_origins: config.mcp.allowed_origins.clone(),
+        trusted_proxies: config.public.trusted_proxies.clone(),
     };
     let state = lendhub_hub::HubState {
         partner: lendhub_hub::PartnerState::new(

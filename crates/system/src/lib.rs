@@ -9,6 +9,6 @@ mod random;
 
 pub use clock::{ShiftedClock, SystemClock};
 pub use random::{
-    GenerateKey, NewRandom, Seal, generate_access_token, generate_client, random_bytes,
-    random_token, webhook_secret,
+    GenerateKey, NewRandom, Seal, generate_access_token, generate_api_key, generate_client,
+    random_bytes, random_token, webhook_secret,
 };

@@ -29,6 +29,11 @@ pub fn generate_access_token(now_ms: i64) -> AccessToken {
     credentials::access_token(now_ms, random_bytes())
 }
 
+/// A new secret API key for `env`, made at `now_ms`.
+pub fn generate_api_key(env: Environment, now_ms: i64) -> credentials::ApiKey {
+    credentials::api_key(env, now_ms, random_bytes())
+}
+
 /// A new webhook signing secret (`whsec_…`).
 pub fn webhook_secret() -> String {
     lendhub_domain::webhook::secret_text(random_bytes())

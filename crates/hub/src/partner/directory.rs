@@ -1,4 +1,4 @@
-//! What this instance remembers of partner clients and token revocations,
+//! What this instance remembers of partner clients, API keys and token revocations,
 //! so that a bearer check, an introspection or a token request reads nothing
 //! from the store once warm. A read per request would cost a third of the
 //! partner ring's throughput on SQLite.
@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use lendhub_store::epoch_cache::EpochCache;
-use lendhub_store::{PartnerClientRecord, PartnerStore, StoreError};
+use lendhub_store::{ApiKeyRecord, PartnerClientRecord, PartnerStore, StoreError};
 
 /// How stale another instance's or the CLI's change can look here: the
 /// bound documented for suspensions, secret rotations and revocations.
@@ -26,6 +26,8 @@ const CAPACITY: usize = 10_000;
 
 pub struct Directory {
     clients: EpochCache<String, Arc<PartnerClientRecord>>,
+    /// Secret API keys by selector.
+    api_keys: EpochCache<[u8; 16], Arc<ApiKeyRecord>>,
     /// Whether each token id seen is revoked.
     revoked: EpochCache<String, bool>,
 }
@@ -34,6 +36,7 @@ impl Default for Directory {
     fn default() -> Self {
         Self {
             clients: EpochCache::new(CAPACITY),
+            api_keys: EpochCache::new(CAPACITY),
             revoked: EpochCache::new(CAPACITY),
         }
     }
@@ -84,9 +87,28 @@ impl Directory {
         Ok(client)
     }
 
+    /// The API key with this selector, if it exists (expired or not).
+    pub async fn api_key(
+        &self,
+        store: &dyn PartnerStore,
+        selector: &[u8; 16],
+    ) -> Result<Option<Arc<ApiKeyRecord>>, StoreError> {
+        let ticket = match self.api_keys.get(selector) {
+            Ok(key) => return Ok(Some(key)),
+            Err(ticket) => ticket,
+        };
+        let key = store.api_key(selector).await?.map(Arc::new);
+        // As with clients, only what exists is remembered.
+        if let Some(k) = &key {
+            self.api_keys.put(ticket, *selector, k.clone());
+        }
+        Ok(key)
+    }
+
     /// After this instance changed a partner or revoked a token.
     pub fn forget(&self) {
         self.clients.forget();
+        self.api_keys.forget();
         self.revoked.forget();
     }
 
@@ -100,6 +122,7 @@ impl Directory {
             }
         };
         self.clients.observe(epoch);
+        self.api_keys.observe(epoch);
         self.revoked.observe(epoch);
     }
 

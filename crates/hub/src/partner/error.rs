@@ -13,6 +13,8 @@ pub enum PartnerError {
     MissingApiKey,
     /// Client credentials that are wrong, unknown, malformed or for the wrong environment.
     InvalidApiKey(&'static str),
+    /// A publishable key (`pk_…`) where a secret credential is needed.
+    SecretKeyRequired,
     /// A bearer token that is malformed, forged, or not one of ours.
     Unauthenticated(&'static str),
     TokenExpired,
@@ -38,7 +40,7 @@ pub enum PartnerError {
     RateLimited {
         retry_after_ms: u64,
     },
-    /// A planned-tier endpoint, not yet available.
+    /// A REST-tier endpoint this deployment does not serve (yet).
     PlannedTier,
     Unavailable(String),
     Internal(String),
@@ -68,6 +70,11 @@ impl PartnerError {
                 CHALLENGE,
             ),
             InvalidApiKey(why) => unauthorized("invalid_api_key", why, CHALLENGE),
+            SecretKeyRequired => unauthorized(
+                "secret_key_required",
+                "a publishable key (pk_…) identifies a project but cannot authenticate a server-side call; send a secret key (sk_…) or an access token",
+                CHALLENGE,
+            ),
             Unauthenticated(why) => unauthorized("unauthenticated", why, CHALLENGE_INVALID_TOKEN),
             TokenExpired => unauthorized(
                 "token_expired",
@@ -156,11 +163,14 @@ impl PartnerError {
                 "over this project's rate limit; retry after the wait",
             )
             .retry_after_ms(retry_after_ms),
+            // No retry cures it: the tier, or this endpoint of it, is
+            // switched on by a deployment, not by waiting.
             PlannedTier => p(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "service_unavailable",
-                "this endpoint belongs to the planned REST tier and is not available yet",
-            ),
+                "this endpoint belongs to the REST tier and is not available on this deployment",
+            )
+            .retryable(false),
             Unavailable(m) => {
                 tracing::warn!(error = %m, "storage unavailable");
                 p(

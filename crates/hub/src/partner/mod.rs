@@ -1,6 +1,7 @@
 //! The live partner ring under `/partner/v1`, and the hub's `/.well-known`
 //! metadata documents.
 
+pub mod api_keys;
 mod auth;
 pub mod clients;
 pub mod directory;
@@ -9,7 +10,7 @@ mod guide;
 pub mod limits;
 mod mcp;
 mod metadata;
-mod planned;
+pub mod rest;
 pub mod state;
 mod token;
 pub mod tokens;
@@ -26,7 +27,7 @@ use utoipa_axum::routes;
 
 pub use error::PartnerError;
 pub use mcp::{PROTOCOL_VERSION as MCP_PROTOCOL_VERSION, TOOLS as MCP_TOOLS};
-pub use planned::PATHS as PLANNED_PATHS;
+pub use rest::PATHS as PLANNED_PATHS;
 
 use crate::partner::state::PartnerState;
 
@@ -44,7 +45,7 @@ pub fn api() -> OpenApiRouter<PartnerState> {
 }
 
 pub fn router(state: PartnerState) -> Router {
-    let rest_tier = planned::routes(state.settings.rest_tier_enabled);
+    let enabled = state.settings.rest_tier_enabled;
     let (partner, _spec) = api().split_for_parts();
     Router::new()
         .route(
@@ -65,8 +66,12 @@ pub fn router(state: PartnerState) -> Router {
             PREFIX,
             partner
                 .route("/auth.md", get(guide::auth_md))
-                .merge(rest_tier)
+                .merge(rest::router(enabled))
                 .layer(axum::middleware::from_fn(limits::headers)),
+        )
+        .nest(
+            rest::SANDBOX_PREFIX,
+            rest::router(enabled).layer(axum::middleware::from_fn(limits::headers)),
         )
         .layer(map_response_with_state(state.clone(), challenge))
         .with_state(state)

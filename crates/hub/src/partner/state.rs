@@ -87,11 +87,14 @@ pub struct Partner {
 /// The partner ring's switches.
 #[derive(Clone, Debug, Default)]
 pub struct PartnerSettings {
-    /// The planned REST tier answers 503 until this is switched on.
+    /// The REST tier answers 503 until this is switched on.
     pub rest_tier_enabled: bool,
     /// Browser origins the MCP endpoint accepts (a request without `Origin`
     /// is a server-to-server call and always accepted).
     pub mcp_origins: Vec<String>,
+    /// Proxies whose `X-Forwarded-For` is believed when a REST-tier call
+    /// without credentials is bucketed by address (the public ring's setting).
+    pub trusted_proxies: Vec<ipnet::IpNet>,
 }
 
 impl PartnerState {

@@ -154,8 +154,7 @@ pub async fn token(
             .find(|env| r.trim_end_matches('/') == state.urls.environment(*env))
             .ok_or_else(|| PartnerError::invalid("resource", "unknown_resource"))?,
     };
-    let (access_token, _) =
-        tokens::issue(&state, &client.client_id, granted.render(), env).await?;
+    let (access_token, _) = tokens::issue(&state, &client.client_id, granted.render(), env).await?;
     Ok(no_store(Json(TokenResponse {
         access_token,
         token_type: "Bearer",

@@ -21,6 +21,7 @@ mod partner;
 mod payments;
 mod public;
 mod public_mcp;
+mod rest_tier;
 mod test_helpers;
 mod token;
 mod webhooks;

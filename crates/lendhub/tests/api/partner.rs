@@ -83,12 +83,10 @@ pub fn assert_hub_error(r: &Reply, status: u16, code: &str) {
     assert!(correlation.starts_with("cor_"), "{correlation}");
     assert_eq!(r.header("x-service-correlation-id"), correlation);
     assert!(r.header("x-service-request-id").starts_with("req_"));
-    assert_eq!(
-        e["retryable"],
-        matches!(status, 429 | 500 | 503),
-        "{}",
-        r.body
-    );
+    // A 503 says for itself whether waiting helps (a switched-off tier does not).
+    if status != 503 {
+        assert_eq!(e["retryable"], matches!(status, 429 | 500), "{}", r.body);
+    }
     if status == 401 {
         let challenge = r.header("www-authenticate");
         assert!(
@@ -418,7 +416,26 @@ async fn metadata_documents_agree() {
     assert_eq!(server["scopes_supported"], resource["scopes_supported"]);
     assert_eq!(
         server["scopes_supported"],
-        serde_json::json!(["mcp.read", "ops.read", "account.read", "owner.read"])
+        serde_json::json!([
+            "mcp.read",
+            "ops.read",
+            "account.read",
+            "owner.read",
+            "applications.read",
+            "applications.write",
+            "decisions.read",
+            "payments.read",
+            "payments.write",
+            "accounts.read",
+            "accounts.manage",
+            "identity.read",
+            "identity.write",
+            "events.read",
+            "webhooks.manage",
+            "marketplace.read",
+            "marketplace.write"
+        ]),
+        "canonical spellings only; the aliases are accepted, not advertised"
     );
     let jwks: Value = app
         .http
@@ -482,6 +499,15 @@ async fn the_hub_envelope_and_the_planned_tier() {
         let r = reply(request.send().await.unwrap()).await;
         assert_hub_error(&r, 503, "service_unavailable");
         assert_eq!(r.body["error"]["type"], "api_error");
+        assert_eq!(
+            r.body["error"]["retryable"], false,
+            "no retry switches the tier on"
+        );
+        assert!(r.header("retry-after").is_empty());
+        assert!(
+            !r.header("ratelimit-limit").is_empty(),
+            "{verb} {path}: every answer of the tier reports a bucket"
+        );
     }
 }
 

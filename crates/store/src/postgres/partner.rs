@@ -244,12 +244,15 @@ pub async fn api_key(c: &Client, selector: &[u8]) -> Result<Option<ApiKeyRecord>
 }
 
 pub async fn api_keys(c: &Client, client_id: &str) -> Result<Vec<ApiKeyRecord>, StoreError> {
-    c.query(crate::sql::partner::API_KEYS_SELECT_BY_CLIENT, &[&client_id])
-        .await
-        .map_err(db)?
-        .iter()
-        .map(api_key_row)
-        .collect()
+    c.query(
+        crate::sql::partner::API_KEYS_SELECT_BY_CLIENT,
+        &[&client_id],
+    )
+    .await
+    .map_err(db)?
+    .iter()
+    .map(api_key_row)
+    .collect()
 }
 
 pub async fn expire_api_key(c: &Client, selector: &[u8], at_ms: i64) -> Result<bool, StoreError> {
@@ -260,8 +263,10 @@ pub async fn expire_api_key(c: &Client, selector: &[u8], at_ms: i64) -> Result<b
     if changed > 0 {
         return Ok(true);
     }
-    Ok(c.query_opt(crate::sql::partner::API_KEYS_EXISTS, &[&selector])
-        .await
-        .map_err(db)?
-        .is_some())
+    Ok(
+        c.query_opt(crate::sql::partner::API_KEYS_EXISTS, &[&selector])
+            .await
+            .map_err(db)?
+            .is_some(),
+    )
 }

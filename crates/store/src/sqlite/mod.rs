@@ -353,9 +353,7 @@ impl PartnerStore for SqliteStore {
     ) -> Result<bool, StoreError> {
         let selector = selector.to_vec();
         self.writer
-            .run(move |c| {
-                partner::expire_api_key(c, &selector, expires_at_ms).map_err(unavailable)
-            })
+            .run(move |c| partner::expire_api_key(c, &selector, expires_at_ms).map_err(unavailable))
             .await
     }
 }

@@ -169,7 +169,11 @@ async fn api_keys_are_found_listed_and_expired() {
     assert!(after_insert > before, "a new key moves the epoch");
     let found = b.api_key(&[2; 16]).await.unwrap().unwrap();
     assert_eq!(
-        (found.environment, found.verifier_hash.clone(), found.expires_at_ms),
+        (
+            found.environment,
+            found.verifier_hash.clone(),
+            found.expires_at_ms
+        ),
         (Environment::Test, vec![2; 32], None)
     );
     assert!(found.active_at(i64::MAX));
@@ -185,13 +189,20 @@ async fn api_keys_are_found_listed_and_expired() {
     assert!(b.list_api_keys("pk_live_none").await.unwrap().is_empty());
 
     assert!(a.expire_api_key(&[1; 16], 500).await.unwrap());
-    assert!(b.partner_epoch().await.unwrap() > after_insert, "an expiry moves the epoch");
+    assert!(
+        b.partner_epoch().await.unwrap() > after_insert,
+        "an expiry moves the epoch"
+    );
     assert!(
         a.expire_api_key(&[1; 16], 900).await.unwrap(),
         "a later end is not an error"
     );
     let ended = b.api_key(&[1; 16]).await.unwrap().unwrap();
-    assert_eq!(ended.expires_at_ms, Some(500), "but never pushes the end later");
+    assert_eq!(
+        ended.expires_at_ms,
+        Some(500),
+        "but never pushes the end later"
+    );
     assert!(ended.active_at(499) && !ended.active_at(500));
     assert!(a.expire_api_key(&[1; 16], 100).await.unwrap());
     assert_eq!(
@@ -199,5 +210,8 @@ async fn api_keys_are_found_listed_and_expired() {
         Some(100),
         "an earlier end (a revocation during an overlap) wins"
     );
-    assert!(!a.expire_api_key(&[3; 16], 100).await.unwrap(), "no such key");
+    assert!(
+        !a.expire_api_key(&[3; 16], 100).await.unwrap(),
+        "no such key"
+    );
 }

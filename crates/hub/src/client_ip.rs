@@ -1,6 +1,7 @@
-//! Who a public request comes from: the socket peer, or — only when the
-//! peer is a configured trusted proxy — the nearest untrusted address in
-//! `X-Forwarded-For`. A client cannot pick its own rate-limit bucket by
+//! Who a request without credentials comes from, for its rate-limit bucket
+//! (the public ring; the REST tier's anonymous answers): the socket peer,
+//! or — only when the peer is a configured trusted proxy — the nearest
+//! untrusted address in `X-Forwarded-For`. A client cannot pick its own rate-limit bucket by
 //! sending the header itself.
 
 use std::net::{IpAddr, SocketAddr};

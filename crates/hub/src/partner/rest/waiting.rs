@@ -1,18 +1,24 @@
-//! The planned REST tier (seed 001, Endpoints → Planned REST tier, and the
-//! catalogue extras): every path answers 503 `service_unavailable` until
-//! `rest_tier.enabled` is switched on. This is the one place that switch is read.
+//! The REST tier's paths this deployment does not serve: every path of the
+//! seed's tier (Endpoints → Planned REST tier, and the catalogue extras)
+//! answers 503 `service_unavailable` while `rest_tier.enabled` is off, and,
+//! once it is on, each path whose resource has not been built yet still
+//! does — never 404. Like every answer of the tier, the 503 spends and
+//! reports a rate-limit bucket.
+
+use std::collections::BTreeMap;
 
 use axum::Router;
 use axum::routing::{MethodRouter, delete, get, post};
 
-use super::error::PartnerError;
+use super::caller::Admitted;
+use crate::partner::error::PartnerError;
 use crate::partner::state::PartnerState;
 
-async fn unavailable() -> PartnerError {
+async fn unavailable(_admitted: Admitted) -> PartnerError {
     PartnerError::PlannedTier
 }
 
-/// Every method and path of the planned tier, relative to `/partner/v1`.
+/// Every method and path of the REST tier, relative to its mount.
 pub const PATHS: &[(&str, &str)] = &[
     ("POST", "/applications"),
     ("GET", "/applications"),
@@ -48,23 +54,20 @@ pub const PATHS: &[(&str, &str)] = &[
     ("GET", "/openapi.json"),
 ];
 
-/// The planned tier's routes: 503 each while it is switched off. Switched
-/// on, it has no routes yet — the issue that builds the tier adds them here.
-pub fn routes(enabled: bool) -> Router<PartnerState> {
-    if enabled {
-        return Router::new();
-    }
-    let mut by_path: Vec<(&str, MethodRouter<PartnerState>)> = Vec::new();
-    for (method, path) in PATHS {
+/// 503 routes for every path of the tier that `live` does not serve.
+pub fn routes(live: impl Fn(&str, &str) -> bool) -> Router<PartnerState> {
+    let mut by_path: BTreeMap<&str, MethodRouter<PartnerState>> = BTreeMap::new();
+    for (method, path) in PATHS.iter().filter(|(m, p)| !live(m, p)) {
         let route = match *method {
             "GET" => get(unavailable),
             "POST" => post(unavailable),
             _ => delete(unavailable),
         };
-        match by_path.iter_mut().find(|(p, _)| p == path) {
-            Some((_, existing)) => *existing = std::mem::take(existing).merge(route),
-            None => by_path.push((path, route)),
-        }
+        let merged = match by_path.remove(path) {
+            Some(existing) => existing.merge(route),
+            None => route,
+        };
+        by_path.insert(path, merged);
     }
     by_path
         .into_iter()

@@ -1,0 +1,177 @@
+//! Who is calling the REST tier, in which environment, with which scopes —
+//! and the rate-limit bucket the call spends.
+//!
+//! The environment is the mount: `/partner/v1` is live, `/sandbox/v1` is
+//! test. A caller presents, as a bearer credential, either a secret API key
+//! of that environment (`sk_live_…` / `sk_test_…`) or a partner access
+//! token whose audience is that environment. Live calls spend the partner's
+//! tier bucket; test calls a bucket of their own at the build tier's limits.
+
+use std::sync::Arc;
+
+use axum::extract::{FromRequestParts, MatchedPath};
+use axum::http::header;
+use axum::http::request::Parts;
+use lendhub_domain::credentials::{Environment, Presented, presented};
+use lendhub_domain::partner::Tier;
+use lendhub_domain::scope::{PartnerScope, PartnerScopes, Scope};
+use lendhub_domain::tenant::Tenant;
+use lendhub_store::PartnerClientRecord;
+
+use super::SANDBOX_PREFIX;
+use crate::partner::api_keys;
+use crate::partner::error::PartnerError;
+use crate::partner::limits::Slot;
+use crate::partner::state::PartnerState;
+use crate::partner::{PREFIX, tokens};
+
+/// An authenticated, admitted caller of the REST tier.
+pub struct RestCaller {
+    pub client: Arc<PartnerClientRecord>,
+    pub env: Environment,
+    pub scopes: PartnerScopes,
+}
+
+impl RestCaller {
+    /// Whose rows this caller reads and writes: the partner in this environment.
+    pub fn tenant(&self) -> Tenant {
+        Tenant::partner(&self.client.client_id, self.env.livemode(), None)
+    }
+
+    pub fn livemode(&self) -> bool {
+        self.env.livemode()
+    }
+
+    /// 403 `insufficient_scope`, naming `scope`, unless the caller holds it.
+    pub fn require(&self, scope: PartnerScope) -> Result<(), PartnerError> {
+        if self.scopes.contains(scope) {
+            Ok(())
+        } else {
+            Err(PartnerError::InsufficientScope(scope.as_str()))
+        }
+    }
+}
+
+/// The environment and the route under it, from the matched path.
+fn route(parts: &Parts) -> (Environment, Option<&str>) {
+    let matched = parts
+        .extensions
+        .get::<MatchedPath>()
+        .map(MatchedPath::as_str);
+    match matched.and_then(|m| m.strip_prefix(SANDBOX_PREFIX)) {
+        Some(path) => (Environment::Test, Some(path)),
+        None => (
+            Environment::Live,
+            matched.and_then(|m| m.strip_prefix(PREFIX)),
+        ),
+    }
+}
+
+/// The caller the credential proves, not yet admitted.
+async fn identify(parts: &Parts, state: &PartnerState) -> Result<RestCaller, PartnerError> {
+    let (env, _) = route(parts);
+    let value = parts
+        .headers
+        .get(header::AUTHORIZATION)
+        .ok_or(PartnerError::MissingApiKey)?
+        .to_str()
+        .map_err(|_| PartnerError::Unauthenticated("the Authorization header is not valid text"))?;
+    let credential = match value.split_once(' ') {
+        Some((scheme, c)) if scheme.eq_ignore_ascii_case("bearer") => c.trim(),
+        _ => {
+            return Err(PartnerError::Unauthenticated(
+                "use the Bearer scheme with a secret API key or an access token",
+            ));
+        }
+    };
+    match presented(credential) {
+        Presented::SecretKey(claimed, rest) => {
+            let (key, client) = api_keys::authenticate(state, env, claimed, rest).await?;
+            // A key never carries more than its partner holds now.
+            let held = PartnerScopes::parse(&client.scopes).unwrap_or_default();
+            let scopes = PartnerScopes::parse(&key.scopes)
+                .unwrap_or_default()
+                .intersection(&held);
+            Ok(RestCaller {
+                client,
+                env,
+                scopes,
+            })
+        }
+        Presented::PublishableKey => Err(PartnerError::SecretKeyRequired),
+        Presented::Other => {
+            let verified = tokens::verify_for(state, credential, env).await?;
+            Ok(RestCaller {
+                client: verified.client,
+                env,
+                scopes: verified.scopes,
+            })
+        }
+    }
+}
+
+/// Spends one token of the caller's bucket for this request.
+fn admit(
+    parts: &Parts,
+    state: &PartnerState,
+    bucket: &str,
+    tier: Tier,
+) -> Result<(), PartnerError> {
+    let (_, path) = route(parts);
+    state.limiter.admit(
+        parts.extensions.get::<Slot>(),
+        bucket,
+        tier,
+        path.map(|p| (parts.method.as_str(), p)),
+        state.clock.now_ms(),
+    )
+}
+
+fn admit_caller(
+    parts: &Parts,
+    state: &PartnerState,
+    caller: &RestCaller,
+) -> Result<(), PartnerError> {
+    match caller.env {
+        Environment::Live => admit(parts, state, &caller.client.client_id, caller.client.tier),
+        Environment::Test => admit(parts, state, caller.tenant().as_str(), Tier::Build),
+    }
+}
+
+impl FromRequestParts<PartnerState> for RestCaller {
+    type Rejection = PartnerError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &PartnerState,
+    ) -> Result<Self, Self::Rejection> {
+        let caller = identify(parts, state).await?;
+        admit_caller(parts, state, &caller)?;
+        Ok(caller)
+    }
+}
+
+/// Any caller of the tier, admitted: the one its credential proves, or —
+/// with no credential, or one that does not check out — the client
+/// address, in a bucket of the build tier's size. For answers that need no
+/// credential (the OpenAPI document, a path not yet live) but still spend,
+/// and report, a bucket.
+pub struct Admitted(pub Option<RestCaller>);
+
+impl FromRequestParts<PartnerState> for Admitted {
+    type Rejection = PartnerError;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &PartnerState,
+    ) -> Result<Self, Self::Rejection> {
+        if let Ok(caller) = identify(parts, state).await {
+            admit_caller(parts, state, &caller)?;
+            return Ok(Admitted(Some(caller)));
+        }
+        let address = crate::client_ip::client_ip(parts, &state.settings.trusted_proxies)
+            .map_or_else(|| "unknown".to_owned(), |ip| ip.to_string());
+        admit(parts, state, &format!("anonymous/{address}"), Tier::Build)?;
+        Ok(Admitted(None))
+    }
+}

@@ -1,0 +1,56 @@
+//! The REST tier of the partner ring (seed 001, Endpoints → Planned REST
+//! tier), served twice: live under `/partner/v1` and as the test
+//! environment under `/sandbox/v1` (the seed's pricing text names that
+//! path with `sk_test_` keys). `rest_tier.enabled` is read here and only
+//! here: off, every path of the tier answers 503; on, the paths built so
+//! far are live and the rest still answer 503.
+
+mod caller;
+mod openapi_doc;
+mod waiting;
+
+use std::collections::HashSet;
+
+use axum::Router;
+use utoipa::openapi::PathItem;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+pub use caller::{Admitted, RestCaller};
+pub use waiting::PATHS;
+
+use crate::partner::state::PartnerState;
+
+/// Where the test environment is mounted on the hub.
+pub const SANDBOX_PREFIX: &str = "/sandbox/v1";
+
+/// The tier's routes built so far, each registered with its OpenAPI entry.
+pub fn api() -> OpenApiRouter<PartnerState> {
+    OpenApiRouter::new().routes(routes!(openapi_doc::get))
+}
+
+/// The methods a documented path serves (the tier uses these three).
+fn methods(item: &PathItem) -> impl Iterator<Item = &'static str> {
+    [
+        ("GET", item.get.is_some()),
+        ("POST", item.post.is_some()),
+        ("DELETE", item.delete.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(name, served)| served.then_some(name))
+}
+
+/// The tier for one mount: what is built when `enabled`, 503 for the rest.
+pub fn router(enabled: bool) -> Router<PartnerState> {
+    if !enabled {
+        return waiting::routes(|_, _| false);
+    }
+    let (built, spec) = api().split_for_parts();
+    let live: HashSet<(&'static str, String)> = spec
+        .paths
+        .paths
+        .iter()
+        .flat_map(|(path, item)| methods(item).map(move |m| (m, path.clone())))
+        .collect();
+    built.merge(waiting::routes(|m, p| live.contains(&(m, p.to_owned()))))
+}
