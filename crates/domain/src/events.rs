@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use crate::ids::EventId;
+use crate::ids::PublishedId;
 use crate::tenant::Tenant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -115,7 +115,7 @@ pub const ALL_EVENTS: &str = "*";
 /// A durable event: the rendered envelope is what every delivery sends, byte for byte.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {
-    pub id: EventId,
+    pub id: PublishedId,
     pub owner: Tenant,
     pub event_type: EventType,
     pub created_at: OffsetDateTime,
@@ -155,12 +155,13 @@ impl Publisher {
     /// it is stored, listed and delivered byte for byte.
     pub fn event(
         &self,
-        id: EventId,
+        id: impl Into<PublishedId>,
         owner: &Tenant,
         kind: EventType,
         object: &impl Serialize,
         now: OffsetDateTime,
     ) -> Result<Event, serde_json::Error> {
+        let id = id.into();
         let body = serde_json::to_string(&Envelope {
             id: id.as_str(),
             object: "event",
@@ -190,7 +191,7 @@ mod tests {
             api_version: "2030-01-01",
             livemode: true,
         };
-        let id: EventId = crate::ids::SandboxId::generate(0, 7);
+        let id: crate::ids::EventId = crate::ids::SandboxId::generate(0, 7);
         let event = live
             .event(
                 id.clone(),

@@ -125,6 +125,56 @@ impl<K> fmt::Display for SandboxId<K> {
     }
 }
 
+/// The id of an event or a webhook endpoint as its surface published it:
+/// the sandbox's 26 Crockford characters or the hub's prefixed form
+/// (`evt_…`, `whe_…`). The event log, the outbox and the delivery engine are
+/// shared by both surfaces and carry either; each surface parses its own
+/// form at its edge and makes new ones of its own kind.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct PublishedId(String);
+
+impl PublishedId {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// An id read back from storage, where only published ids are written.
+    pub fn from_stored(text: String) -> Self {
+        Self(text)
+    }
+}
+
+impl fmt::Display for PublishedId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl<K> From<SandboxId<K>> for PublishedId {
+    fn from(id: SandboxId<K>) -> Self {
+        Self(id.text)
+    }
+}
+
+impl From<crate::hub_ids::EventId> for PublishedId {
+    fn from(id: crate::hub_ids::EventId) -> Self {
+        Self(crate::hub_ids::HubId::as_str(&id).to_owned())
+    }
+}
+
+impl From<crate::hub_ids::WebhookEndpointId> for PublishedId {
+    fn from(id: crate::hub_ids::WebhookEndpointId) -> Self {
+        Self(crate::hub_ids::HubId::as_str(&id).to_owned())
+    }
+}
+
+impl PartialEq<str> for PublishedId {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -361,7 +361,7 @@ pub fn sample(
     };
     let endpoint = |status| {
         Sample::Endpoint(WebhookEndpoint {
-            id: SandboxId::generate(ms, random.wrapping_add(4)),
+            id: SandboxId::<crate::ids::kind::Event>::generate(ms, random.wrapping_add(4)).into(),
             owner: owner.clone(),
             url: SAMPLE_ENDPOINT_URL.to_owned(),
             enabled_events: vec![ALL_EVENTS.to_owned()],

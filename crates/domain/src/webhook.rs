@@ -7,7 +7,7 @@ use time::{Duration, OffsetDateTime};
 
 use crate::clock::{from_unix_ms, unix_ms};
 use crate::events::ALL_EVENTS;
-use crate::ids::{EndpointId, EventId};
+use crate::ids::PublishedId;
 use crate::retry::{Attempted, Backoff};
 use crate::tenant::Tenant;
 
@@ -37,7 +37,7 @@ impl EndpointStatus {
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WebhookEndpoint {
-    pub id: EndpointId,
+    pub id: PublishedId,
     pub owner: Tenant,
     pub url: String,
     pub enabled_events: Vec<String>,
@@ -159,8 +159,8 @@ impl Backoff for DeliverySchedule {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Delivery {
     pub id: i64,
-    pub event_id: EventId,
-    pub endpoint_id: EndpointId,
+    pub event_id: PublishedId,
+    pub endpoint_id: PublishedId,
     pub owner: Tenant,
     pub attempt: u32,
     pub first_due: OffsetDateTime,

@@ -2,7 +2,7 @@
 //! the sandbox (`livemode: false`, the sandbox's API version).
 
 use lendhub_domain::events::{Event, EventType, Publisher};
-use lendhub_domain::ids::SandboxId;
+use lendhub_domain::ids::{EventId, SandboxId};
 use serde::Serialize;
 use time::OffsetDateTime;
 
@@ -23,7 +23,7 @@ pub fn event(
     object: &impl Serialize,
     now: OffsetDateTime,
 ) -> Result<Event, SandboxError> {
-    let id = SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64);
+    let id: EventId = SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64);
     PUBLISHER
         .event(id, owner, kind, object, now)
         .map_err(|e| SandboxError::Internal(e.to_string()))

@@ -5,7 +5,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::events::{ALL_EVENTS, EventType};
-use lendhub_domain::ids::SandboxId;
+use lendhub_domain::ids::EndpointId;
 use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
@@ -142,7 +142,7 @@ pub async fn create(
             }
             let now = caller.now(&state);
             let endpoint = WebhookEndpoint {
-                id: SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64),
+                id: EndpointId::new_random(lendhub_domain::clock::unix_ms(now) as u64).into(),
                 owner: caller.tenant.clone(),
                 url: url.to_string(),
                 enabled_events: events,

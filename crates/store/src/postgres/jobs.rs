@@ -1,10 +1,11 @@
 //! The job queues on PostgreSQL: webhook deliveries and mail, leased the same way.
 
 use deadpool_postgres::ClientWrapper as Client;
+use lendhub_domain::ids::PublishedId;
 use tokio_postgres::types::ToSql;
 
 use super::errors::db;
-use super::reads::{from_json, get, sandbox_id};
+use super::reads::{from_json, get};
 use crate::error::StoreError;
 use crate::*;
 use lendhub_domain::clock::{from_unix_ms, unix_ms};
@@ -59,8 +60,8 @@ pub async fn claim_deliveries(c: &Client, q: &Lease) -> Result<Vec<ClaimedDelive
             Ok(ClaimedDelivery {
                 delivery: Delivery {
                     id: get(r, 0)?,
-                    event_id: sandbox_id(get(r, 1)?)?,
-                    endpoint_id: sandbox_id(get(r, 2)?)?,
+                    event_id: PublishedId::from_stored(get(r, 1)?),
+                    endpoint_id: PublishedId::from_stored(get(r, 2)?),
                     owner: Tenant::from_stored(get(r, 3)?),
                     attempt: u32::try_from(get::<i32>(r, 4)?).unwrap_or(0),
                     first_due: from_unix_ms(get(r, 5)?),

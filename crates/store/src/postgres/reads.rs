@@ -1,4 +1,5 @@
 use deadpool_postgres::ClientWrapper as Client;
+use lendhub_domain::ids::PublishedId;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
@@ -7,7 +8,6 @@ use crate::error::StoreError;
 use crate::*;
 use lendhub_domain::application::Application;
 use lendhub_domain::events::{Event, EventType};
-use lendhub_domain::ids::SandboxId;
 use lendhub_domain::tenant::Tenant;
 
 pub(crate) fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {
@@ -19,10 +19,6 @@ pub(crate) fn get<'a, T: tokio_postgres::types::FromSql<'a>>(
     i: usize,
 ) -> Result<T, StoreError> {
     row.try_get(i).map_err(db)
-}
-
-pub(crate) fn sandbox_id<K>(raw: &str) -> Result<SandboxId<K>, StoreError> {
-    SandboxId::parse(raw).ok_or_else(|| internal("stored id is not a sandbox id"))
 }
 
 fn bytes<const N: usize>(raw: &[u8]) -> [u8; N] {
@@ -137,7 +133,7 @@ pub async fn rendered_application(
 fn event_row(r: &Row) -> Result<Event, StoreError> {
     let kind: &str = get(r, 2)?;
     Ok(Event {
-        id: sandbox_id(get(r, 0)?)?,
+        id: PublishedId::from_stored(get(r, 0)?),
         owner: Tenant::from_stored(get(r, 1)?),
         event_type: EventType::parse(kind).ok_or_else(|| internal("unknown stored event type"))?,
         created_at: lendhub_domain::clock::from_unix_ms(get(r, 3)?),

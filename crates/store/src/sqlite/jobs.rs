@@ -1,6 +1,7 @@
 //! The job queues on SQLite: webhook deliveries and mail, leased the same way.
 
 use async_trait::async_trait;
+use lendhub_domain::ids::PublishedId;
 use rusqlite::{Connection, params};
 
 use super::{SqliteStore, rows, unavailable};
@@ -36,8 +37,8 @@ pub fn claim_deliveries(c: &Connection, q: &Lease) -> rusqlite::Result<Vec<Claim
             Ok(ClaimedDelivery {
                 delivery: Delivery {
                     id: r.get(0)?,
-                    event_id: rows::sandbox_id(r.get(1)?)?,
-                    endpoint_id: rows::sandbox_id(r.get(2)?)?,
+                    event_id: PublishedId::from_stored(r.get(1)?),
+                    endpoint_id: PublishedId::from_stored(r.get(2)?),
                     owner: Tenant::from_stored(r.get(3)?),
                     attempt: r.get(4)?,
                     first_due: from_unix_ms(r.get(5)?),

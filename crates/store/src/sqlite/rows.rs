@@ -2,7 +2,7 @@
 //! columns that are indexed or checked.
 
 use lendhub_domain::events::{Event, EventType};
-use lendhub_domain::ids::SandboxId;
+use lendhub_domain::ids::PublishedId;
 use lendhub_domain::tenant::Tenant;
 use lendhub_domain::webhook::EndpointStatus;
 use rusqlite::Row;
@@ -22,10 +22,6 @@ fn bad(msg: &str) -> rusqlite::Error {
     rusqlite::Error::FromSqlConversionFailure(0, rusqlite::types::Type::Text, msg.to_owned().into())
 }
 
-pub fn sandbox_id<K>(raw: String) -> rusqlite::Result<SandboxId<K>> {
-    SandboxId::parse(&raw).ok_or_else(|| bad("stored id is not a sandbox id"))
-}
-
 pub fn endpoint_status(raw: &str) -> rusqlite::Result<EndpointStatus> {
     EndpointStatus::parse(raw).ok_or_else(|| bad("unknown stored endpoint status"))
 }
@@ -34,7 +30,7 @@ pub fn endpoint_status(raw: &str) -> rusqlite::Result<EndpointStatus> {
 pub fn event(row: &Row<'_>) -> rusqlite::Result<Event> {
     let kind: String = row.get(2)?;
     Ok(Event {
-        id: sandbox_id(row.get(0)?)?,
+        id: PublishedId::from_stored(row.get(0)?),
         owner: Tenant::from_stored(row.get(1)?),
         event_type: EventType::parse(&kind).ok_or_else(|| bad("unknown stored event type"))?,
         created_at: lendhub_domain::clock::from_unix_ms(row.get(3)?),

@@ -49,10 +49,10 @@ pub fn record(app: &Application) -> ApplicationRecord {
 }
 
 pub fn event(kind: EventType, now_ms: i64) -> Event {
-    let id = SandboxId::new_random(now_ms as u64);
+    let id: lendhub_domain::ids::EventId = SandboxId::new_random(now_ms as u64);
     Event {
         body: format!("{{\"id\":\"{id}\"}}"),
-        id,
+        id: id.into(),
         owner: tenant(OWNER),
         event_type: kind,
         created_at: at(now_ms),
@@ -120,7 +120,7 @@ pub async fn event_count(store: &dyn Store) -> usize {
 pub fn endpoint_record() -> Write {
     Write::Events(EventWrite::InsertEndpoint(EndpointRecord {
         endpoint: WebhookEndpoint {
-            id: SandboxId::new_random(0),
+            id: lendhub_domain::ids::EndpointId::new_random(0).into(),
             owner: tenant(OWNER),
             url: "https://example.com/h".into(),
             enabled_events: vec!["*".into()],
@@ -154,7 +154,7 @@ pub fn set_clock(owner: &str, from: i64, to: i64) -> WriteSet {
 
 pub fn endpoint_of(owner: &str) -> WebhookEndpoint {
     WebhookEndpoint {
-        id: SandboxId::new_random(0),
+        id: lendhub_domain::ids::EndpointId::new_random(0).into(),
         owner: tenant(owner),
         url: "https://example.com/h".into(),
         enabled_events: vec!["*".into()],
