@@ -8,6 +8,7 @@ pub mod edge;
 pub mod headers;
 pub mod idempotency;
 pub mod json;
+pub mod list;
 pub mod oauth_form;
 pub mod openapi;
 pub mod problem;

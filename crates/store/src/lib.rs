@@ -12,6 +12,7 @@ mod context;
 pub mod epoch_cache;
 mod error;
 mod identity;
+pub mod paging;
 pub mod plans;
 pub mod postgres;
 mod public;
@@ -28,6 +29,7 @@ pub use context::sandbox::*;
 pub use context::writes::*;
 pub use error::{CommitError, StoreError};
 pub use identity::*;
+pub use paging::{Page, PageQuery};
 pub use public::*;
 
 /// The whole database: every context's trait, for the one place that hands

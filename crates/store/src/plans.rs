@@ -89,24 +89,18 @@ pub fn request_path_queries() -> Vec<Query> {
             vec![Value::Text("usr_1"), Value::Text("cli_1")],
         ),
     ];
-    for shape in 0..8 {
-        let (newer, cursor, typed) = (shape & 4 != 0, shape & 2 != 0, shape & 1 != 0);
+    for i in 0..sql::EventsPage::COUNT {
+        let shape = sql::EventsPage::from_index(i);
+        let bound = |on: bool, value: Value| if on { value } else { Value::Null };
         queries.push(Query {
-            name: format!("events page (newer: {newer}, cursor: {cursor}, typed: {typed})"),
-            sql: sql::events_page(newer, cursor, typed),
+            name: format!("events page {shape:?}"),
+            sql: sql::events_page(shape),
             bind: vec![
                 OWNER,
-                if cursor {
-                    Value::Int(1_000)
-                } else {
-                    Value::Null
-                },
-                if typed {
-                    Value::Text("application.created")
-                } else {
-                    Value::Null
-                },
+                bound(shape.cursor, Value::Int(1_000)),
+                bound(shape.typed, Value::Text("application.created")),
                 Value::Int(21),
+                bound(shape.after, Value::Int(1_700_000_000_000)),
             ],
             ordered_by_index: true,
         });

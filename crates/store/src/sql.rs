@@ -44,35 +44,80 @@ pub const PRUNE_REVOCATIONS: &str = "DELETE FROM revoked_tokens WHERE expires_at
 /// One statement per shape, so each is planned for the index it can use (a
 /// plan fixed once cannot skip an `$2 IS NULL OR …` branch); an absent
 /// parameter is still bound, and tested for NULL.
-pub fn events_page(newer: bool, cursor: bool, typed: bool) -> &'static str {
+pub fn events_page(shape: EventsPage) -> &'static str {
     static SHAPES: LazyLock<Vec<String>> = LazyLock::new(|| {
-        (0..8)
-            .map(|i| events_page_shape(i & 4 != 0, i & 2 != 0, i & 1 != 0))
+        (0..EventsPage::COUNT)
+            .map(|i| events_page_shape(EventsPage::from_index(i)))
             .collect()
     });
-    &SHAPES[page_shape(newer, cursor, typed)]
+    &SHAPES[shape.index()]
 }
 
-/// Which of the eight shapes of [`events_page`] a request has.
-pub fn page_shape(newer: bool, cursor: bool, typed: bool) -> usize {
-    usize::from(newer) << 2 | usize::from(cursor) << 1 | usize::from(typed)
+/// What an events page asks for, which decides its statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventsPage {
+    /// Toward newer events (`ending_before`).
+    pub newer: bool,
+    /// From an anchor event.
+    pub cursor: bool,
+    /// Of one type.
+    pub typed: bool,
+    /// Created after a moment.
+    pub after: bool,
 }
 
-fn events_page_shape(newer: bool, cursor: bool, typed: bool) -> String {
-    let (cmp, order) = if newer { (">", "ASC") } else { ("<", "DESC") };
-    let cursor = if cursor {
+impl EventsPage {
+    pub const COUNT: usize = 16;
+
+    pub fn index(self) -> usize {
+        usize::from(self.newer) << 3
+            | usize::from(self.cursor) << 2
+            | usize::from(self.typed) << 1
+            | usize::from(self.after)
+    }
+
+    pub fn from_index(i: usize) -> Self {
+        Self {
+            newer: i & 8 != 0,
+            cursor: i & 4 != 0,
+            typed: i & 2 != 0,
+            after: i & 1 != 0,
+        }
+    }
+}
+
+/// Binds: `$1` owner, `$2` anchor seq, `$3` type, `$4` rows, `$5` created
+/// after (ms). `created_after` becomes a floor on `seq` — the last event
+/// created at or before the moment, one probe of `events_owner_created` —
+/// so the page walks `seq` from there instead of filtering every older
+/// event; an owner's events are stored in time order (the test clock only
+/// moves forward, a reset removes them all).
+fn events_page_shape(shape: EventsPage) -> String {
+    let (cmp, order) = if shape.newer {
+        (">", "ASC")
+    } else {
+        ("<", "DESC")
+    };
+    let cursor = if shape.cursor {
         format!("AND seq {cmp} $2")
     } else {
         "AND CAST($2 AS BIGINT) IS NULL".to_owned()
     };
-    let kind = if typed {
+    let kind = if shape.typed {
         "AND type = $3"
     } else {
         "AND CAST($3 AS TEXT) IS NULL"
     };
+    let after = if shape.after {
+        "AND created_at_ms > $5 AND seq > COALESCE((SELECT f.seq FROM events f
+             WHERE f.owner = $1 AND f.created_at_ms <= $5
+             ORDER BY f.created_at_ms DESC, f.seq DESC LIMIT 1), 0)"
+    } else {
+        "AND CAST($5 AS BIGINT) IS NULL"
+    };
     format!(
         "SELECT id, owner, type, created_at_ms, body FROM events
-         WHERE owner = $1 {cursor} {kind}
+         WHERE owner = $1 {cursor} {kind} {after}
          ORDER BY seq {order} LIMIT $4"
     )
 }

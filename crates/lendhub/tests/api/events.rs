@@ -49,12 +49,14 @@ async fn paging_with_cursors_limits_and_filters() {
     assert_eq!(page["data"].as_array().unwrap().len(), 20);
     assert_eq!(page["has_more"], true);
     let last = page["data"][19]["id"].as_str().unwrap();
+    assert_eq!(page["next_cursor"], last, "the cursor that continues older");
     let older = app
         .get(&token, &format!("/v1/events?starting_after={last}"))
         .await
         .body;
     assert_eq!(older["data"].as_array().unwrap().len(), 6);
     assert_eq!(older["has_more"], false);
+    assert_eq!(older["next_cursor"], serde_json::Value::Null, "at the end");
     assert_eq!(older["data"][0], all[20]);
     let first_older = older["data"][0]["id"].as_str().unwrap();
     let newer = app
@@ -66,16 +68,34 @@ async fn paging_with_cursors_limits_and_filters() {
         .body;
     assert_eq!(newer["data"].as_array().unwrap().as_slice(), &all[15..20]);
     assert_eq!(newer["has_more"], true);
+    assert_eq!(
+        newer["next_cursor"], all[15]["id"],
+        "paging newer, the newest shown continues"
+    );
+    // Later events, after the clock moved: created_after keeps only them.
+    app.advance(time::Duration::minutes(10));
+    let mark = all[0]["created_at"].as_str().unwrap().to_owned();
+    app.create_application(&token, "00000403", 5_000).await;
+    let later = app
+        .events(&token, &format!("?created_after={mark}&limit=100"))
+        .await;
+    assert_eq!(later.len(), 2, "only the two events made after {mark}");
+    assert!(
+        later
+            .iter()
+            .all(|e| e["created_at"].as_str().unwrap() > mark.as_str())
+    );
     let created = app
         .events(&token, "?type=application.created&limit=100")
         .await;
-    assert_eq!(created.len(), 13);
+    assert_eq!(created.len(), 14);
     assert!(created.iter().all(|e| e["type"] == "application.created"));
     for bad in [
         "?limit=0",
         "?limit=101",
         "?limit=x",
         "?type=nope.nope",
+        "?created_after=yesterday",
         &format!("?starting_after={last}&ending_before={last}"),
     ] {
         assert_error(
@@ -85,7 +105,7 @@ async fn paging_with_cursors_limits_and_filters() {
         );
     }
     assert_eq!(app.events(&token, "?limit=1").await.len(), 1);
-    assert_eq!(app.events(&token, "?limit=100").await.len(), 26);
+    assert_eq!(app.events(&token, "?limit=100").await.len(), 28);
     assert_error(
         &app.get(
             &token,

@@ -7,6 +7,7 @@ use lendhub_domain::ids::EventId;
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::OptionalJsonBody;
+use lendhub_http::list;
 use lendhub_store::{EventPage, EventQuery, WriteSet};
 use lendhub_webhooks::SECRET_PURPOSE;
 use serde::{Deserialize, Serialize};
@@ -19,34 +20,15 @@ use crate::path_id::PathId;
 use crate::state::SandboxState;
 use crate::views::ErrorEnvelope;
 
-const DEFAULT_LIMIT: u32 = 20;
-const MAX_LIMIT: u32 = 100;
-
 /// An event: `{id, object: "event", type, api_version, created_at, livemode, data: {object}}`.
 #[derive(Serialize, ToSchema)]
 #[schema(value_type = Object)]
 pub struct EventJson(Box<RawValue>);
 
-/// The list envelope around the stored event documents, joined as they are:
-/// they were rendered by us when committed, so re-parsing them to re-encode
-/// the same bytes would only cost time.
-fn list_body(events: &[lendhub_domain::events::Event], has_more: bool) -> String {
-    let size = events.iter().map(|e| e.body.len() + 1).sum::<usize>() + 64;
-    let mut body = String::with_capacity(size);
-    body.push_str(r#"{"object":"list","data":["#);
-    for (i, event) in events.iter().enumerate() {
-        if i > 0 {
-            body.push(',');
-        }
-        body.push_str(&event.body);
-    }
-    body.push_str(r#"],"has_more":"#);
-    body.push_str(if has_more { "true" } else { "false" });
-    body.push_str(r#","url":"/v1/events"}"#);
-    body
-}
-
-/// The shape `list` returns; the body itself is assembled by [`list_body`].
+/// The shape `list` returns; the body itself is the shared envelope
+/// around the stored event documents, joined as they are: they were
+/// rendered by us when committed, so re-parsing them to re-encode the same
+/// bytes would only cost time.
 #[derive(Serialize, ToSchema)]
 pub struct EventList {
     #[schema(example = "list")]
@@ -56,42 +38,43 @@ pub struct EventList {
     has_more: bool,
     #[schema(example = "/v1/events")]
     url: &'static str,
+    /// The cursor that continues the way you are paging (`starting_after`
+    /// older, `ending_before` newer); null at the end.
+    next_cursor: Option<String>,
 }
 
 fn parse_query(raw: Option<&str>) -> Result<EventQuery, SandboxError> {
-    let mut q = EventQuery {
-        limit: DEFAULT_LIMIT,
-        ..EventQuery::default()
-    };
+    let request = list::parse(raw, list::DEFAULT_LIMIT, &["type", "created_after"])
+        .map_err(SandboxError::Validation)?;
     let mut issues = Vec::new();
-    for (name, value) in form_urlencoded::parse(raw.unwrap_or("").as_bytes()) {
-        match name.as_ref() {
-            "limit" => match value.parse::<u32>() {
-                Ok(n) if (1..=MAX_LIMIT).contains(&n) => q.limit = n,
-                _ => issues.push(FieldIssue::new("limit", "range_1_100")),
-            },
-            "starting_after" => q.starting_after = Some(value.into_owned()),
-            "ending_before" => q.ending_before = Some(value.into_owned()),
-            "type" => {
-                if EventType::parse(&value).is_none() {
-                    issues.push(FieldIssue::new("type", "unknown_event_type"));
-                }
-                q.event_type = Some(value.into_owned());
-            }
-            _ => {}
+    if let Some(t) = request.filter("type")
+        && EventType::parse(t).is_none()
+    {
+        issues.push(FieldIssue::new("type", "unknown_event_type"));
+    }
+    let created_after_ms = match request.filter("created_after").map(rfc3339_ms) {
+        Some(Some(ms)) => Some(ms),
+        Some(None) => {
+            issues.push(FieldIssue::new("created_after", "rfc3339"));
+            None
         }
+        None => None,
+    };
+    if !issues.is_empty() {
+        return Err(SandboxError::Validation(issues));
     }
-    if q.starting_after.is_some() && q.ending_before.is_some() {
-        issues.push(FieldIssue::new(
-            "ending_before",
-            "mutually_exclusive_with_starting_after",
-        ));
-    }
-    if issues.is_empty() {
-        Ok(q)
-    } else {
-        Err(SandboxError::Validation(issues))
-    }
+    Ok(EventQuery {
+        event_type: request.filter("type").map(str::to_owned),
+        created_after_ms,
+        page: request.page,
+    })
+}
+
+/// An RFC 3339 timestamp as Unix milliseconds.
+fn rfc3339_ms(raw: &str) -> Option<i64> {
+    time::OffsetDateTime::parse(raw, &time::format_description::well_known::Rfc3339)
+        .ok()
+        .map(lendhub_domain::clock::unix_ms)
 }
 
 /// List your events, newest first.
@@ -99,7 +82,8 @@ fn parse_query(raw: Option<&str>) -> Result<EventQuery, SandboxError> {
     params(("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "default 20"),
         ("starting_after" = Option<String>, Query, description = "an event id: page toward older events"),
         ("ending_before" = Option<String>, Query, description = "an event id: page toward newer events"),
-        ("type" = Option<String>, Query, description = "only events of this type")),
+        ("type" = Option<String>, Query, description = "only events of this type"),
+        ("created_after" = Option<String>, Query, description = "RFC 3339: only events created after this moment")),
     responses((status = 200, body = EventList), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
         (status = 404, description = "cursor names no event of yours", body = ErrorEnvelope), (status = 422, body = ErrorEnvelope)))]
 pub async fn list(
@@ -108,31 +92,47 @@ pub async fn list(
     RawQuery(query): RawQuery,
 ) -> Result<Response, SandboxError> {
     let q = parse_query(query.as_deref())?;
-    for cursor in [&q.starting_after, &q.ending_before].into_iter().flatten() {
+    for cursor in [&q.page.starting_after, &q.page.ending_before]
+        .into_iter()
+        .flatten()
+    {
         if EventId::parse(cursor).is_none() {
             return Err(SandboxError::NotFound("event for the cursor"));
         }
     }
     // The newest page, unfiltered, is what pollers ask for again and again.
-    let newest = q.starting_after.is_none() && q.ending_before.is_none() && q.event_type.is_none();
+    let newest = q.page.starting_after.is_none()
+        && q.page.ending_before.is_none()
+        && q.event_type.is_none()
+        && q.created_after_ms.is_none();
     let position = if newest {
         Some(state.events.event_log_position(&caller.tenant).await?)
     } else {
         None
     };
     if let Some(at) = position
-        && let Some(body) = state.event_pages.get(&caller.tenant, q.limit, at)
+        && let Some(body) = state.event_pages.get(&caller.tenant, q.page.limit, at)
     {
         return Ok(json_response(body));
     }
     let body = match state.events.list_events(&caller.tenant, &q).await? {
         EventPage::UnknownCursor => return Err(SandboxError::NotFound("event for the cursor")),
-        EventPage::Page { events, has_more } => Bytes::from(list_body(&events, has_more)),
+        EventPage::Page { events, has_more } => {
+            let first = events.first().map(|e| e.id.as_str());
+            let last = events.last().map(|e| e.id.as_str());
+            let next = list::next_cursor(&q.page, first, last, has_more);
+            Bytes::from(list::envelope(
+                "/v1/events",
+                events.iter().map(|e| e.body.as_str()),
+                has_more,
+                next,
+            ))
+        }
     };
     if let Some(at) = position {
         state
             .event_pages
-            .put(&caller.tenant, q.limit, at, body.clone());
+            .put(&caller.tenant, q.page.limit, at, body.clone());
     }
     Ok(json_response(body))
 }

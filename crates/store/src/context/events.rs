@@ -6,6 +6,7 @@ use lendhub_domain::events::Event;
 use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
 
 use crate::error::StoreError;
+use crate::paging::PageQuery;
 use lendhub_domain::tenant::Tenant;
 
 #[derive(Clone, Debug)]
@@ -14,41 +15,14 @@ pub struct EndpointRecord {
     pub sealed_secret: Vec<u8>,
 }
 
+/// A page of an owner's events, optionally of one type and only those
+/// created after a moment.
 #[derive(Clone, Debug, Default)]
 pub struct EventQuery {
-    pub limit: u32,
-    pub starting_after: Option<String>,
-    pub ending_before: Option<String>,
+    pub page: PageQuery,
     pub event_type: Option<String>,
-}
-
-impl EventQuery {
-    /// The event a page is anchored to, and whether the page runs toward newer
-    /// events (`ending_before`) rather than older ones (`starting_after`, which
-    /// wins when both are given).
-    pub fn anchor(&self) -> (Option<&str>, bool) {
-        match (&self.starting_after, &self.ending_before) {
-            (Some(id), _) => (Some(id), false),
-            (None, Some(id)) => (Some(id), true),
-            (None, None) => (None, false),
-        }
-    }
-
-    /// How many events to fetch for a page: one more than it holds, to
-    /// know whether there are more.
-    pub fn fetch(&self) -> i64 {
-        i64::from(self.limit) + 1
-    }
-
-    /// The page made of what was fetched (in the statement's order).
-    pub fn page(&self, mut events: Vec<Event>) -> EventPage {
-        let has_more = events.len() > self.limit as usize;
-        events.truncate(self.limit as usize);
-        if self.anchor().1 {
-            events.reverse();
-        }
-        EventPage::Page { events, has_more }
-    }
+    /// Only events created strictly after this (milliseconds).
+    pub created_after_ms: Option<i64>,
 }
 
 #[derive(Clone, Debug)]

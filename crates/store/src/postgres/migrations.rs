@@ -58,6 +58,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "api_keys",
         include_str!("../../migrations/postgres/0010_api_keys.sql"),
     ),
+    (
+        11,
+        "events_created",
+        include_str!("../../migrations/postgres/0011_events_created.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -154,7 +154,7 @@ pub async fn list_events(
     owner: &Tenant,
     q: &EventQuery,
 ) -> Result<EventPage, StoreError> {
-    let (bound, newer) = q.anchor();
+    let (bound, newer) = q.page.anchor();
     let seq: Option<i64> = match bound {
         Some(id) => {
             let row = one(c, crate::sql::sandbox::EVENT_SEQ, &[&id, &owner.as_str()]).await?;
@@ -165,13 +165,29 @@ pub async fn list_events(
         }
         None => None,
     };
-    let sql = crate::sql::events_page(newer, seq.is_some(), q.event_type.is_some());
-    let events = all(c, sql, &[&owner.as_str(), &seq, &q.event_type, &q.fetch()])
+    let sql = crate::sql::events_page(crate::sql::EventsPage {
+        newer,
+        cursor: seq.is_some(),
+        typed: q.event_type.is_some(),
+        after: q.created_after_ms.is_some(),
+    });
+    let params: [&(dyn tokio_postgres::types::ToSql + Sync); 5] = [
+        &owner.as_str(),
+        &seq,
+        &q.event_type,
+        &q.page.fetch(),
+        &q.created_after_ms,
+    ];
+    let events = all(c, sql, &params)
         .await?
         .iter()
         .map(event_row)
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(q.page(events))
+    let page = q.page.page(events);
+    Ok(EventPage::Page {
+        events: page.items,
+        has_more: page.has_more,
+    })
 }
 
 /// The owner's newest `seq`: per-owner sequences are never reused, so both

@@ -57,6 +57,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "api_keys",
         include_str!("../../migrations/sqlite/0010_api_keys.sql"),
     ),
+    (
+        11,
+        "events_created",
+        include_str!("../../migrations/sqlite/0011_events_created.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -100,7 +100,7 @@ fn event_seq(c: &Connection, owner: &Tenant, id: &str) -> rusqlite::Result<Optio
 
 /// Newest first; `starting_after` pages toward older events, `ending_before` toward newer.
 pub fn list_events(c: &Connection, owner: &Tenant, q: &EventQuery) -> rusqlite::Result<EventPage> {
-    let (bound, newer) = q.anchor();
+    let (bound, newer) = q.page.anchor();
     let seq = match bound {
         Some(id) => match event_seq(c, owner, id)? {
             Some(seq) => Some(seq),
@@ -109,19 +109,34 @@ pub fn list_events(c: &Connection, owner: &Tenant, q: &EventQuery) -> rusqlite::
         None => None,
     };
     static SHAPES: LazyLock<Vec<String>> = LazyLock::new(|| {
-        (0..8)
-            .map(|i| dialect(sql::events_page(i & 4 != 0, i & 2 != 0, i & 1 != 0)))
+        (0..sql::EventsPage::COUNT)
+            .map(|i| dialect(sql::events_page(sql::EventsPage::from_index(i))))
             .collect()
     });
-    let shape = sql::page_shape(newer, seq.is_some(), q.event_type.is_some());
+    let shape = sql::EventsPage {
+        newer,
+        cursor: seq.is_some(),
+        typed: q.event_type.is_some(),
+        after: q.created_after_ms.is_some(),
+    };
     let events: Vec<Event> = c
-        .prepare_cached(&SHAPES[shape])?
+        .prepare_cached(&SHAPES[shape.index()])?
         .query_map(
-            params![owner.as_str(), seq, q.event_type, q.fetch()],
+            params![
+                owner.as_str(),
+                seq,
+                q.event_type,
+                q.page.fetch(),
+                q.created_after_ms
+            ],
             rows::event,
         )?
         .collect::<Result<_, _>>()?;
-    Ok(q.page(events))
+    let page = q.page.page(events);
+    Ok(EventPage::Page {
+        events: page.items,
+        has_more: page.has_more,
+    })
 }
 
 /// The newest event's `seq` (AUTOINCREMENT: never reused, so removals and

@@ -36,7 +36,11 @@ async fn events_page_newest_first_with_cursors_and_type_filter() {
     };
     assert_eq!(
         page(EventQuery {
-            limit: 2,
+            page: PageQuery {
+                limit: 2,
+                ..Default::default()
+            },
+
             ..Default::default()
         })
         .await,
@@ -44,8 +48,12 @@ async fn events_page_newest_first_with_cursors_and_type_filter() {
     );
     assert_eq!(
         page(EventQuery {
-            limit: 2,
-            starting_after: Some(ids[3].clone()),
+            page: PageQuery {
+                limit: 2,
+                starting_after: Some(ids[3].clone()),
+                ..Default::default()
+            },
+
             ..Default::default()
         })
         .await,
@@ -53,8 +61,12 @@ async fn events_page_newest_first_with_cursors_and_type_filter() {
     );
     assert_eq!(
         page(EventQuery {
-            limit: 2,
-            ending_before: Some(ids[1].clone()),
+            page: PageQuery {
+                limit: 2,
+                ending_before: Some(ids[1].clone()),
+                ..Default::default()
+            },
+
             ..Default::default()
         })
         .await,
@@ -62,7 +74,10 @@ async fn events_page_newest_first_with_cursors_and_type_filter() {
     );
     assert_eq!(
         page(EventQuery {
-            limit: 10,
+            page: PageQuery {
+                limit: 10,
+                ..Default::default()
+            },
             event_type: Some("decision.completed".into()),
             ..Default::default()
         })
@@ -71,13 +86,50 @@ async fn events_page_newest_first_with_cursors_and_type_filter() {
     );
     assert_eq!(
         page(EventQuery {
-            limit: 10,
-            starting_after: Some("01M80315443YA5R416G7AADFJ2".into()),
+            page: PageQuery {
+                limit: 10,
+                starting_after: Some("01M80315443YA5R416G7AADFJ2".into()),
+                ..Default::default()
+            },
+
             ..Default::default()
         })
         .await
         .0,
         vec!["unknown".to_owned()]
+    );
+    // Created at 1000..=1004: strictly after 1002 leaves the last two,
+    // paged like any other list.
+    let after = |limit, starting_after: Option<String>| EventQuery {
+        page: PageQuery {
+            limit,
+            starting_after,
+            ..Default::default()
+        },
+        created_after_ms: Some(1_002),
+        ..Default::default()
+    };
+    assert_eq!(
+        page(after(10, None)).await,
+        (vec![ids[4].clone(), ids[3].clone()], false)
+    );
+    assert_eq!(page(after(1, None)).await, (vec![ids[4].clone()], true));
+    assert_eq!(
+        page(after(1, Some(ids[4].clone()))).await,
+        (vec![ids[3].clone()], false)
+    );
+    let before_all = EventQuery {
+        page: PageQuery {
+            limit: 10,
+            ..Default::default()
+        },
+        created_after_ms: Some(0),
+        event_type: Some("application.created".into()),
+    };
+    assert_eq!(
+        page(before_all).await,
+        (vec![ids[4].clone(), ids[2].clone(), ids[0].clone()], false),
+        "with a type filter too"
     );
 }
 
@@ -157,8 +209,12 @@ async fn concurrent_events_page_back_complete() {
             .list_events(
                 &tenant(OWNER),
                 &EventQuery {
-                    limit: 7,
-                    starting_after: after.clone(),
+                    page: PageQuery {
+                        limit: 7,
+                        starting_after: after.clone(),
+                        ..Default::default()
+                    },
+
                     ..Default::default()
                 },
             )

@@ -105,7 +105,10 @@ pub async fn event_count(store: &dyn Store) -> usize {
         .list_events(
             &tenant(OWNER),
             &EventQuery {
-                limit: 100,
+                page: PageQuery {
+                    limit: 100,
+                    ..Default::default()
+                },
                 ..Default::default()
             },
         )
