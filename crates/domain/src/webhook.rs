@@ -155,6 +155,23 @@ impl Backoff for DeliverySchedule {
     }
 }
 
+/// An endpoint is disabled once every attempt to reach it has failed for
+/// this long (hub seed: "after roughly 72 hours of continuous delivery
+/// failure"): the failures of the endpoint, not of one event's schedule.
+pub const DISABLE_AFTER: Duration = Duration::hours(72);
+
+/// A run of failures starts when its first failure is recorded, a moment
+/// after that attempt was due; a schedule's last attempt is due exactly 72 h
+/// after its first. This much tolerance keeps that last attempt from
+/// falling just short of the mark.
+const DISABLE_TOLERANCE: Duration = Duration::minutes(1);
+
+/// Whether a failed attempt at `now` disables its endpoint, which has been
+/// failing since `failing_since` (`None`: this failure starts the run).
+pub fn failure_disables(failing_since: Option<OffsetDateTime>, now: OffsetDateTime) -> bool {
+    failing_since.is_some_and(|since| now - since >= DISABLE_AFTER - DISABLE_TOLERANCE)
+}
+
 /// A unit of outbox work: one event to one endpoint.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Delivery {
@@ -170,6 +187,21 @@ pub struct Delivery {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_72_hours_of_the_endpoints_own_failures_disable_it() {
+        let t0 = OffsetDateTime::UNIX_EPOCH;
+        assert!(
+            !failure_disables(None, t0 + Duration::days(30)),
+            "a first failure never does"
+        );
+        assert!(!failure_disables(Some(t0), t0 + Duration::hours(71)));
+        assert!(failure_disables(Some(t0), t0 + Duration::hours(72)));
+        assert!(
+            failure_disables(Some(t0 + Duration::seconds(2)), t0 + Duration::hours(72)),
+            "the last attempt of a schedule counts, recorded a moment late or not"
+        );
+    }
 
     fn subscription(id: &str, status: EndpointStatus, events: &[&str]) -> Subscription {
         Subscription {

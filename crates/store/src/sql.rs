@@ -177,6 +177,12 @@ pub mod jobs {
                      lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = $3 WHERE id = $1";
     pub const DELIVERY_RETRY: &str = "UPDATE deliveries SET attempt = attempt + 1, due_ms = $4, last_status = $2,
                      last_error = $3, lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = $5 WHERE id = $1";
+    /// Any answer from the endpoint ends its run of failures.
+    pub const ENDPOINT_ANSWERED: &str = "UPDATE webhook_endpoints SET failing_since_ms = NULL
+         WHERE id = (SELECT endpoint_id FROM deliveries WHERE id = $1) AND failing_since_ms IS NOT NULL";
+    /// A failure starts a run of failures, or continues the one under way.
+    pub const ENDPOINT_FAILED: &str = "UPDATE webhook_endpoints SET failing_since_ms = $2
+         WHERE id = (SELECT endpoint_id FROM deliveries WHERE id = $1) AND failing_since_ms IS NULL";
     pub const DELIVERY_GIVEN_UP: &str =
         "UPDATE deliveries SET state = 'failed', last_status = $2, last_error = $3,
                      lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = $4 WHERE id = $1";
@@ -265,6 +271,10 @@ pub mod sandbox {
 pub mod events {
     pub const WEBHOOK_ENDPOINTS_INSERT: &str = "INSERT INTO webhook_endpoints (id, owner, status, enabled_events, sealed_secret, created_at_ms, body)
      VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    /// Disables an endpoint still enabled and failing since at most `$3`.
+    pub const DISABLE_FAILING_ENDPOINT: &str =
+        "UPDATE webhook_endpoints SET status = 'disabled', body = $4, failing_since_ms = NULL
+     WHERE id = $1 AND owner = $2 AND status = 'enabled' AND failing_since_ms <= $3";
     pub const END_DELIVERIES_OF_ENDPOINT: &str = "UPDATE deliveries
      SET state = 'failed', last_error = 'endpoint disabled', lease_until_ms = NULL
      WHERE endpoint_id = $1 AND state = 'pending'";

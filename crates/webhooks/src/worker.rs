@@ -1,7 +1,9 @@
 //! Webhook delivery as a job queue: each job is one event to one endpoint,
 //! attempted by the shared worker loop (`lendhub-jobs`) on the hub
-//! document's schedule. A delivery's times are on its owner's test clock;
-//! when its last attempt fails, the endpoint is disabled.
+//! document's schedule. A delivery's times are on its owner's test clock.
+//! An endpoint is disabled after ~72 h of continuous failure of the
+//! endpoint — every attempt at it failing, whatever the event — not when one
+//! delivery runs out its schedule while others get through.
 
 use std::sync::Arc;
 
@@ -10,7 +12,9 @@ use lendhub_domain::clock::{from_unix_ms, unix_ms};
 use lendhub_domain::crypto::MasterKey;
 use lendhub_domain::events::Event;
 use lendhub_domain::retry::Backoff;
-use lendhub_domain::webhook::{DeliverySchedule, EndpointStatus, WebhookEndpoint};
+use lendhub_domain::webhook::{
+    DeliverySchedule, EndpointStatus, WebhookEndpoint, failure_disables,
+};
 use lendhub_jobs::{Attempt, Failure, Outcome, Queue, Timing};
 use lendhub_store::{
     ClaimedDelivery, CommitError, DeliveryResult, EventWrite, JobQueue, JobStore, Lease,
@@ -110,45 +114,43 @@ impl Queue for Deliveries {
     async fn record(&self, claimed: ClaimedDelivery, outcome: Outcome, now: OffsetDateTime) {
         let d = &claimed.delivery;
         let at_ms = unix_ms(now);
-        let result = match outcome {
-            Outcome::Done { status } => DeliveryResult::Delivered {
-                id: d.id,
-                // A success always has a status; 200 only guards the type.
-                status: status.unwrap_or(200),
-                at_ms,
-            },
-            Outcome::Retry {
-                at_ms: retry,
-                failure,
-            } => {
-                tracing::info!(delivery = d.id, event = %d.event_id, endpoint = %d.endpoint_id,
-                    attempt = d.attempt, error = %failure.error, retry_at = ?from_unix_ms(retry),
-                    "webhook delivery failed");
-                DeliveryResult::Failed {
+        let (failure, retry_at_ms) = match outcome {
+            Outcome::Done { status } => {
+                let delivered = DeliveryResult::Delivered {
                     id: d.id,
-                    status: failure.status,
-                    error: failure.error,
-                    retry_at_ms: Some(retry),
+                    // A success always has a status; 200 only guards the type.
+                    status: status.unwrap_or(200),
                     at_ms,
+                };
+                if let Err(e) = self.jobs.finish_delivery(delivered).await {
+                    tracing::warn!(error = %e, delivery = d.id, "could not record a webhook delivery");
                 }
+                return;
+            }
+            Outcome::Retry { at_ms, failure } => {
+                tracing::info!(delivery = d.id, event = %d.event_id, endpoint = %d.endpoint_id,
+                    attempt = d.attempt, error = %failure.error, retry_at = ?from_unix_ms(at_ms),
+                    "webhook delivery failed");
+                (failure, Some(at_ms))
             }
             Outcome::GiveUp { failure } => {
                 tracing::info!(delivery = d.id, event = %d.event_id, endpoint = %d.endpoint_id,
                     attempt = d.attempt, error = %failure.error, "webhook delivery failed; schedule exhausted");
-                if !self.disable(&claimed.endpoint, now).await {
-                    // Not recorded: the lease lapses, the attempt runs again, and
-                    // disabling is tried again. The endpoint is never left
-                    // enabled behind a delivery marked as given up.
-                    return;
-                }
-                DeliveryResult::Failed {
-                    id: d.id,
-                    status: failure.status,
-                    error: failure.error,
-                    retry_at_ms: None,
-                    at_ms,
-                }
+                (failure, None)
             }
+        };
+        let since = claimed.failing_since_ms.map(from_unix_ms);
+        if failure_disables(since, now) && !self.disable(&claimed, now).await {
+            // Not recorded: the lease lapses, the attempt runs again, and
+            // disabling is tried again.
+            return;
+        }
+        let result = DeliveryResult::Failed {
+            id: d.id,
+            status: failure.status,
+            error: failure.error,
+            retry_at_ms,
+            at_ms,
         };
         if let Err(e) = self.jobs.finish_delivery(result).await {
             // The lease lapses and another pass retries it: at-least-once.
@@ -162,11 +164,15 @@ impl Queue for Deliveries {
 }
 
 impl Deliveries {
-    /// The delivery's schedule ran out (~72 h of failures on the owner's
-    /// clock): the endpoint is disabled, its pending deliveries end, and the
-    /// owner gets a `webhook_endpoint.disabled` event, all in one commit.
-    /// `false` if that could not be stored.
-    async fn disable(&self, endpoint: &WebhookEndpoint, now: OffsetDateTime) -> bool {
+    /// The endpoint has failed for ~72 h on the owner's clock: it is
+    /// disabled, its pending deliveries end, and the owner gets a
+    /// `webhook_endpoint.disabled` event, all in one commit — unless it
+    /// answered in the meantime. `false` if that could not be stored.
+    async fn disable(&self, claimed: &ClaimedDelivery, now: OffsetDateTime) -> bool {
+        let endpoint = &claimed.endpoint;
+        let Some(failing_since_ms) = claimed.failing_since_ms else {
+            return true;
+        };
         let disabled = WebhookEndpoint {
             status: EndpointStatus::Disabled,
             ..endpoint.clone()
@@ -180,19 +186,19 @@ impl Deliveries {
         };
         let mut writes = WriteSet::default();
         writes
-            .push(EventWrite::SetEndpointStatus {
+            .push(EventWrite::DisableFailingEndpoint {
                 endpoint: disabled,
-                from: EndpointStatus::Enabled,
+                failing_since_ms,
             })
             .push(EventWrite::InsertEvent(event));
         match self.writes.commit(writes).await {
             Ok(()) => {
                 tracing::warn!(endpoint = %endpoint.id, owner = %endpoint.owner,
-                    "webhook endpoint disabled: its delivery schedule ran out");
+                    "webhook endpoint disabled after 72 h of failed deliveries");
                 self.wake.notify_one();
                 true
             }
-            // Already disabled (another delivery's schedule ran out first).
+            // Already disabled by another delivery, or it answered since.
             Err(CommitError::Conflict) => true,
             Err(e) => {
                 tracing::warn!(error = %e, endpoint = %endpoint.id, "could not disable a webhook endpoint");

@@ -311,6 +311,63 @@ async fn advancing_a_minute_retries_a_failed_delivery_at_once() {
     eventually("Bob's retry", || bobs.count() == 2).await;
 }
 
+/// One event's delivery running out its schedule does not disable an
+/// endpoint that answers other events in the meantime: only ~72 h of the
+/// endpoint's own continuous failure does.
+#[tokio::test]
+async fn an_endpoint_failing_one_event_while_answering_others_stays_enabled() {
+    let app = App::spawn().await;
+    let token = app.caller().await;
+    let receiver = Receiver::start(&[]).await;
+    receiver.refuse_bodies_containing("\"type\":\"application.created\"");
+    let watcher = Receiver::start(&[]).await;
+    register(
+        &app,
+        &token,
+        &receiver.url,
+        json!(["application.created", "decision.completed"]),
+    )
+    .await;
+    register(
+        &app,
+        &token,
+        &watcher.url,
+        json!(["webhook_endpoint.disabled"]),
+    )
+    .await;
+    app.create_application(&token, "00000401", 5_000).await;
+    eventually("both first attempts", || receiver.count() == 2).await;
+
+    // Through the first event's whole schedule; a new application at every
+    // step makes a decision.completed that the endpoint answers.
+    let mut steps = vec![70, 6 * 60, 35 * 60, 2 * 3_600 + 15 * 60];
+    steps.extend(std::iter::repeat_n(7 * 3_600, 11));
+    let mut total = 0;
+    for step in steps {
+        advance_ok(&app, &token, step).await;
+        total += step;
+        let before = receiver.count();
+        app.create_application(&token, "00000401", 5_000).await;
+        // Its two events, and the retry that fell due (until the schedule ends).
+        eventually("this step's deliveries", || receiver.count() >= before + 2).await;
+        if total >= 73 * 3_600 {
+            break;
+        }
+    }
+    assert!(total >= 73 * 3_600);
+    settle_briefly().await;
+    assert!(
+        app.events(&token, "?type=webhook_endpoint.disabled")
+            .await
+            .is_empty(),
+        "the endpoint answered throughout, so it stays enabled"
+    );
+    assert_eq!(watcher.count(), 0);
+    let before = receiver.count();
+    app.create_application(&token, "00000401", 5_000).await;
+    eventually("deliveries continue", || receiver.count() == before + 2).await;
+}
+
 #[tokio::test]
 async fn seventy_three_hours_of_failures_disable_an_endpoint_and_enable_brings_it_back() {
     let app = App::spawn().await;

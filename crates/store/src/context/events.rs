@@ -45,6 +45,13 @@ pub enum EventWrite {
     /// Stores `endpoint` (its status changed) if the stored status is still
     /// `from`; otherwise `Conflict`. Disabling also ends the endpoint's
     /// pending deliveries (`failed`): a disabled endpoint is not attempted.
+    /// Disables `endpoint` if it is still enabled and has been failing
+    /// since `failing_since_ms` or earlier (an answer since then ends the
+    /// run of failures); otherwise `Conflict`. Ends its pending deliveries.
+    DisableFailingEndpoint {
+        endpoint: WebhookEndpoint,
+        failing_since_ms: i64,
+    },
     SetEndpointStatus {
         endpoint: WebhookEndpoint,
         from: EndpointStatus,

@@ -36,6 +36,9 @@ pub struct ClaimedDelivery {
     /// The owner's test-clock offset when the delivery was claimed: the
     /// delivery's times (and its retry's) are on that clock.
     pub clock_offset_ms: i64,
+    /// Since when every attempt at the endpoint has failed (owner's clock);
+    /// `None` while it answers.
+    pub failing_since_ms: Option<i64>,
 }
 
 #[derive(Clone, Debug)]
@@ -98,6 +101,8 @@ impl JobQueue {
 pub trait JobStore: Send + Sync {
     /// Leases due deliveries to enabled endpoints, soonest due first.
     async fn claim_deliveries(&self, lease: &Lease) -> Result<Vec<ClaimedDelivery>, StoreError>;
+    /// Records the attempt and the endpoint's health with it: a success
+    /// ends its run of failures, a failure starts one if none is under way.
     async fn finish_delivery(&self, result: DeliveryResult) -> Result<(), StoreError>;
 
     /// Leases due notifications, soonest due first.

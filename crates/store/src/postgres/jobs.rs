@@ -35,7 +35,7 @@ const CLAIM: &str = "WITH due AS (
     FROM due, webhook_endpoints w, events e
     WHERE d.id = due.id AND w.id = d.endpoint_id AND e.id = d.event_id
     RETURNING d.id, d.event_id, d.endpoint_id, d.owner, d.attempt, d.first_due_ms, d.due_ms,
-              w.body, w.sealed_secret, e.body, due.clock_offset_ms";
+              w.body, w.sealed_secret, e.body, due.clock_offset_ms, w.failing_since_ms";
 
 pub async fn claim_deliveries(c: &Client, q: &Lease) -> Result<Vec<ClaimedDelivery>, StoreError> {
     let statement = c.prepare_cached(CLAIM).await.map_err(db)?;
@@ -72,6 +72,7 @@ pub async fn claim_deliveries(c: &Client, q: &Lease) -> Result<Vec<ClaimedDelive
                 body: get(r, 9)?,
                 endpoint,
                 clock_offset_ms: get(r, 10)?,
+                failing_since_ms: get(r, 11)?,
             })
         })
         .collect::<Result<_, StoreError>>()?;
@@ -91,7 +92,8 @@ pub async fn finish_delivery(c: &Client, result: &DeliveryResult) -> Result<(), 
                 crate::sql::jobs::DELIVERY_DELIVERED,
                 &[id, &status, at_ms],
             )
-            .await
+            .await?;
+            execute(c, crate::sql::jobs::ENDPOINT_ANSWERED, &[id]).await
         }
         DeliveryResult::Failed {
             id,
@@ -105,7 +107,8 @@ pub async fn finish_delivery(c: &Client, result: &DeliveryResult) -> Result<(), 
                 crate::sql::jobs::DELIVERY_RETRY,
                 &[id, &status(code), error, retry, at_ms],
             )
-            .await
+            .await?;
+            execute(c, crate::sql::jobs::ENDPOINT_FAILED, &[id, at_ms]).await
         }
         DeliveryResult::Failed {
             id,
@@ -119,7 +122,8 @@ pub async fn finish_delivery(c: &Client, result: &DeliveryResult) -> Result<(), 
                 crate::sql::jobs::DELIVERY_GIVEN_UP,
                 &[id, &status(code), error, at_ms],
             )
-            .await
+            .await?;
+            execute(c, crate::sql::jobs::ENDPOINT_FAILED, &[id, at_ms]).await
         }
     }
 }

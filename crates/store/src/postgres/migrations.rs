@@ -63,6 +63,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "events_created",
         include_str!("../../migrations/postgres/0011_events_created.sql"),
     ),
+    (
+        12,
+        "endpoint_failing_since",
+        include_str!("../../migrations/postgres/0012_endpoint_failing_since.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -19,7 +19,7 @@ pub fn claim_deliveries(c: &Connection, q: &Lease) -> rusqlite::Result<Vec<Claim
     let claimed: Vec<ClaimedDelivery> = c
         .prepare_cached(
             "SELECT d.id, d.event_id, d.endpoint_id, d.owner, d.attempt, d.first_due_ms, d.due_ms, w.body, w.sealed_secret, e.body,
-                    coalesce(c.clock_offset_ms, 0)
+                    coalesce(c.clock_offset_ms, 0), w.failing_since_ms
              FROM deliveries d
              JOIN webhook_endpoints w ON w.id = d.endpoint_id
              JOIN events e ON e.id = d.event_id
@@ -49,6 +49,7 @@ pub fn claim_deliveries(c: &Connection, q: &Lease) -> rusqlite::Result<Vec<Claim
                 body: r.get(9)?,
                 endpoint,
                 clock_offset_ms: r.get(10)?,
+                failing_since_ms: r.get(11)?,
             })
         })?
         .collect::<Result<_, _>>()?;
@@ -66,6 +67,8 @@ pub fn finish_delivery(c: &Connection, result: &DeliveryResult) -> rusqlite::Res
         DeliveryResult::Delivered { id, status, at_ms } => {
             c.prepare_cached(shared!(crate::sql::jobs::DELIVERY_DELIVERED))?
                 .execute(params![id, status, at_ms])?;
+            c.prepare_cached(shared!(crate::sql::jobs::ENDPOINT_ANSWERED))?
+                .execute([id])?;
         }
         DeliveryResult::Failed {
             id,
@@ -76,6 +79,8 @@ pub fn finish_delivery(c: &Connection, result: &DeliveryResult) -> rusqlite::Res
         } => {
             c.prepare_cached(shared!(crate::sql::jobs::DELIVERY_RETRY))?
                 .execute(params![id, status, error, retry, at_ms])?;
+            c.prepare_cached(shared!(crate::sql::jobs::ENDPOINT_FAILED))?
+                .execute(params![id, at_ms])?;
         }
         DeliveryResult::Failed {
             id,
@@ -86,6 +91,8 @@ pub fn finish_delivery(c: &Connection, result: &DeliveryResult) -> rusqlite::Res
         } => {
             c.prepare_cached(shared!(crate::sql::jobs::DELIVERY_GIVEN_UP))?
                 .execute(params![id, status, error, at_ms])?;
+            c.prepare_cached(shared!(crate::sql::jobs::ENDPOINT_FAILED))?
+                .execute(params![id, at_ms])?;
         }
     }
     Ok(())

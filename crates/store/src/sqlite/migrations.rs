@@ -62,6 +62,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "events_created",
         include_str!("../../migrations/sqlite/0011_events_created.sql"),
     ),
+    (
+        12,
+        "endpoint_failing_since",
+        include_str!("../../migrations/sqlite/0012_endpoint_failing_since.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -63,6 +63,10 @@ async fn the_outbox_leases_retries_and_finishes_deliveries() {
     let claimed = store.claim_deliveries(&claim(1_000, 0)).await.unwrap();
     assert_eq!(claimed.len(), 1, "only the subscribed type is queued");
     assert_eq!(claimed[0].delivery.attempt, 1);
+    assert_eq!(
+        claimed[0].failing_since_ms, None,
+        "a fresh endpoint is healthy"
+    );
     assert!(
         store
             .claim_deliveries(&claim(1_000, 1))
@@ -104,6 +108,29 @@ async fn the_outbox_leases_retries_and_finishes_deliveries() {
         .await
         .unwrap();
     assert_eq!(retried[0].delivery.attempt, 2);
+    assert_eq!(
+        retried[0].failing_since_ms,
+        Some(1_000),
+        "the failure started the endpoint's run of failures"
+    );
+    // Still failing: disabling is allowed for a run since 1 000 or earlier…
+    let disabled = WebhookEndpoint {
+        status: EndpointStatus::Disabled,
+        ..retried[0].endpoint.clone()
+    };
+    let disable = |since: i64| {
+        set(
+            vec![Write::Events(EventWrite::DisableFailingEndpoint {
+                endpoint: disabled.clone(),
+                failing_since_ms: since,
+            })],
+            None,
+        )
+    };
+    assert!(
+        matches!(store.commit(disable(999)).await, Err(CommitError::Conflict)),
+        "not for a run that started later than asked"
+    );
     store
         .finish_delivery(DeliveryResult::Delivered {
             id,
@@ -120,6 +147,11 @@ async fn the_outbox_leases_retries_and_finishes_deliveries() {
             .is_empty(),
         "delivered is final"
     );
+    // …and an answer ends the run, so a disable decided before it loses.
+    assert!(matches!(
+        store.commit(disable(1_000)).await,
+        Err(CommitError::Conflict)
+    ));
 }
 
 /// A client's clock is an offset kept with it: read with its tokens, moved

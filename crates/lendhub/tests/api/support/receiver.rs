@@ -1,5 +1,6 @@
 //! A local webhook receiver on port 0. It records every request and answers
-//! with the statuses it is told, in order (then 200).
+//! with the statuses it is told, in order (then 200) — or, when told to
+//! refuse bodies containing some text, 500 to those and 200 to the rest.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -19,6 +20,7 @@ pub struct Received {
 pub struct Receiver {
     pub received: Arc<Mutex<Vec<Received>>>,
     answers: Arc<Mutex<VecDeque<u16>>>,
+    refuse: Arc<Mutex<Option<String>>>,
     pub url: String,
 }
 
@@ -32,7 +34,16 @@ async fn record(State(r): State<Receiver>, headers: HeaderMap, body: Bytes) -> S
         signature,
         body: String::from_utf8_lossy(&body).into_owned(),
     });
-    let status = r.answers.lock().pop_front().unwrap_or(200);
+    let refused = r
+        .refuse
+        .lock()
+        .as_deref()
+        .is_some_and(|text| String::from_utf8_lossy(&body).contains(text));
+    let status = if refused {
+        500
+    } else {
+        r.answers.lock().pop_front().unwrap_or(200)
+    };
     StatusCode::from_u16(status).unwrap()
 }
 
@@ -49,6 +60,11 @@ impl Receiver {
             .with_state(r.clone());
         tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
         r
+    }
+
+    /// Answers 500 to every body containing `text` from now on.
+    pub fn refuse_bodies_containing(&self, text: &str) {
+        *self.refuse.lock() = Some(text.to_owned());
     }
 
     pub fn count(&self) -> usize {

@@ -20,9 +20,16 @@ use lendhub_domain::webhook::{EndpointStatus, Subscription, WebhookEndpoint, rec
 const LOCK_ENDPOINT: &str = "SELECT 1 FROM webhook_endpoints
      WHERE id = $1 AND owner = $2 AND status = $3 FOR UPDATE";
 
-/// The row is locked by this transaction's check.
+/// One row, locked until commit, if the endpoint is still enabled and has
+/// been failing since the given moment or earlier.
+const LOCK_FAILING_ENDPOINT: &str = "SELECT 1 FROM webhook_endpoints
+     WHERE id = $1 AND owner = $2 AND status = 'enabled' AND failing_since_ms <= $3 FOR UPDATE";
+
+/// The row is locked by this transaction's check. A change of status starts
+/// the endpoint's health afresh.
 const SET_ENDPOINT_STATUS: &str =
-    "UPDATE webhook_endpoints SET status = $3, body = $4 WHERE id = $1 AND owner = $2";
+    "UPDATE webhook_endpoints SET status = $3, body = $4, failing_since_ms = NULL
+     WHERE id = $1 AND owner = $2";
 
 /// A disabled endpoint is not attempted: its pending deliveries end.
 const END_DELIVERIES: &str = crate::sql::events::END_DELIVERIES_OF_ENDPOINT;
@@ -63,13 +70,15 @@ const SUBSCRIPTIONS: &str =
 /// An events-context write's precondition: the endpoint still has this status.
 pub(crate) enum Check<'a> {
     EndpointStatus(&'a WebhookEndpoint, EndpointStatus),
+    /// Still enabled, failing since this moment or earlier.
+    EndpointFailing(&'a WebhookEndpoint, i64),
 }
 
 impl Check<'_> {
     /// Rank 20 of the lock order (`super`).
     pub fn rank(&self) -> Rank<'_> {
         match self {
-            Check::EndpointStatus(e, _) => (20, e.id.as_str(), ""),
+            Check::EndpointStatus(e, _) | Check::EndpointFailing(e, _) => (20, e.id.as_str(), ""),
         }
     }
 }
@@ -78,6 +87,13 @@ pub(crate) fn needs(write: &EventWrite) -> Option<Needs<'_, Check<'_>>> {
     match write {
         EventWrite::SetEndpointStatus { endpoint, from } => Some(Needs {
             check: Check::EndpointStatus(endpoint, *from),
+            row: Some(("endpoint", endpoint.id.as_str())),
+        }),
+        EventWrite::DisableFailingEndpoint {
+            endpoint,
+            failing_since_ms,
+        } => Some(Needs {
+            check: Check::EndpointFailing(endpoint, *failing_since_ms),
             row: Some(("endpoint", endpoint.id.as_str())),
         }),
         _ => None,
@@ -90,6 +106,7 @@ pub(crate) type Recipients<'a> = (Vec<&'a str>, Vec<String>);
 
 pub(crate) struct Statements {
     lock_endpoint: Statement,
+    lock_failing_endpoint: Statement,
     set_endpoint_status: Statement,
     end_deliveries: Statement,
     endpoint: Statement,
@@ -102,6 +119,7 @@ impl Statements {
         let p = |sql| async move { tx.prepare_cached(sql).await.map_err(db) };
         Ok(Self {
             lock_endpoint: p(LOCK_ENDPOINT).await?,
+            lock_failing_endpoint: p(LOCK_FAILING_ENDPOINT).await?,
             set_endpoint_status: p(SET_ENDPOINT_STATUS).await?,
             end_deliveries: p(END_DELIVERIES).await?,
             endpoint: p(INSERT_ENDPOINT).await?,
@@ -118,6 +136,14 @@ impl Statements {
                     Box::new(e.id.as_str()) as Param<'a>,
                     Box::new(e.owner.as_str()),
                     Box::new(from.as_str()),
+                ],
+            ),
+            Check::EndpointFailing(e, since) => (
+                self.lock_failing_endpoint.clone(),
+                vec![
+                    Box::new(e.id.as_str()) as Param<'a>,
+                    Box::new(e.owner.as_str()),
+                    Box::new(*since),
                 ],
             ),
         }
@@ -146,7 +172,8 @@ impl Statements {
                     ],
                 ));
             }
-            EventWrite::SetEndpointStatus { endpoint: e, .. } => {
+            EventWrite::SetEndpointStatus { endpoint: e, .. }
+            | EventWrite::DisableFailingEndpoint { endpoint: e, .. } => {
                 out.push((
                     self.set_endpoint_status.clone(),
                     vec![

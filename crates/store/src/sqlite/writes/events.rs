@@ -30,14 +30,45 @@ pub fn apply(c: &Connection, write: &EventWrite) -> Result<(), CommitError> {
                 .map_err(store)?;
         }
         EventWrite::InsertEvent(event) => insert_event(c, event).map_err(store)?,
+        EventWrite::DisableFailingEndpoint {
+            endpoint: e,
+            failing_since_ms,
+        } => {
+            let changed = c
+                .prepare_cached(shared!(crate::sql::events::DISABLE_FAILING_ENDPOINT))
+                .and_then(|mut s| {
+                    let body = rows::to_json(e)?;
+                    s.execute(params![
+                        e.id.as_str(),
+                        e.owner.as_str(),
+                        failing_since_ms,
+                        body
+                    ])
+                })
+                .map_err(store)?;
+            if changed == 0 {
+                return Err(CommitError::Conflict);
+            }
+            c.prepare_cached(shared!(crate::sql::events::END_DELIVERIES_OF_ENDPOINT))
+                .and_then(|mut s| s.execute([e.id.as_str()]))
+                .map_err(store)?;
+        }
         EventWrite::SetEndpointStatus { endpoint: e, from } => {
+            // A change of status starts the endpoint's health afresh.
             let changed = c
                 .prepare_cached(
-                    "UPDATE webhook_endpoints SET status = ?4, body = ?5 WHERE id = ?1 AND owner = ?2 AND status = ?3",
+                    "UPDATE webhook_endpoints SET status = ?4, body = ?5, failing_since_ms = NULL
+                     WHERE id = ?1 AND owner = ?2 AND status = ?3",
                 )
                 .and_then(|mut s| {
                     let body = rows::to_json(e)?;
-                    s.execute(params![e.id.as_str(), e.owner.as_str(), from.as_str(), e.status.as_str(), body])
+                    s.execute(params![
+                        e.id.as_str(),
+                        e.owner.as_str(),
+                        from.as_str(),
+                        e.status.as_str(),
+                        body
+                    ])
                 })
                 .map_err(store)?;
             if changed == 0 {
