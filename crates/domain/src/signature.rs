@@ -19,10 +19,19 @@ fn mac(secret: &str, timestamp: i64, body: &[u8]) -> [u8; 32] {
 }
 
 pub fn sign(secret: &str, timestamp: i64, body: &[u8]) -> String {
-    format!(
-        "t={timestamp},v1={}",
-        hex::encode(mac(secret, timestamp, body))
-    )
+    sign_with_each(&[secret], timestamp, body)
+}
+
+/// One `v1` per secret, in order: during a secret's rotation, deliveries
+/// carry a signature by the new secret and one by the old, so a receiver
+/// holding either verifies them.
+pub fn sign_with_each(secrets: &[&str], timestamp: i64, body: &[u8]) -> String {
+    let mut header = format!("t={timestamp}");
+    for secret in secrets {
+        header.push_str(",v1=");
+        header.push_str(&hex::encode(mac(secret, timestamp, body)));
+    }
+    header
 }
 
 #[derive(Debug, PartialEq, Eq, thiserror::Error)]
@@ -64,6 +73,22 @@ pub fn verify(secret: &str, header: &str, body: &[u8], now_unix: i64) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_header_signed_with_two_secrets_verifies_with_either() {
+        let header = sign_with_each(&["whsec_new", "whsec_old"], 1_000, b"{}");
+        assert_eq!(header.matches("v1=").count(), 2);
+        assert_eq!(verify("whsec_new", &header, b"{}", 1_000), Ok(()));
+        assert_eq!(verify("whsec_old", &header, b"{}", 1_000), Ok(()));
+        assert_eq!(
+            verify("whsec_other", &header, b"{}", 1_000),
+            Err(VerifyError::NoMatch)
+        );
+        assert_eq!(
+            sign("whsec_new", 1_000, b"{}"),
+            sign_with_each(&["whsec_new"], 1_000, b"{}")
+        );
+    }
 
     #[test]
     fn known_vector() {

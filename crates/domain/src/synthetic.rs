@@ -361,13 +361,16 @@ pub fn sample(
     };
     let endpoint = |status| {
         Sample::Endpoint(WebhookEndpoint {
-            id: SandboxId::<crate::ids::kind::Event>::generate(ms, random.wrapping_add(4)).into(),
+            id: SandboxId::<crate::ids::kind::Endpoint>::generate(ms, random.wrapping_add(4))
+                .into(),
             owner: owner.clone(),
             url: SAMPLE_ENDPOINT_URL.to_owned(),
             enabled_events: vec![ALL_EVENTS.to_owned()],
             description: None,
             status,
             created_at: now,
+            api_version: None,
+            metadata: Default::default(),
         })
     };
     Ok(match t {

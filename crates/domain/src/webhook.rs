@@ -45,6 +45,13 @@ pub struct WebhookEndpoint {
     pub status: EndpointStatus,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
+    /// The API version its payloads are pinned to (hub); `None`: the
+    /// account's version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_version: Option<String>,
+    /// Up to 20 string pairs the owner attached, returned verbatim (hub).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub metadata: std::collections::BTreeMap<String, String>,
 }
 
 impl WebhookEndpoint {

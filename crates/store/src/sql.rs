@@ -271,11 +271,26 @@ pub mod sandbox {
 pub mod events {
     pub const WEBHOOK_ENDPOINTS_INSERT: &str = "INSERT INTO webhook_endpoints (id, owner, status, enabled_events, sealed_secret, created_at_ms, body)
      VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    /// Takes one of the owner's endpoint slots if fewer than `$2` are taken.
+    pub const TAKE_ENDPOINT_SLOT: &str =
+        "INSERT INTO webhook_endpoint_counts AS c (owner, n) VALUES ($1, 1)
+     ON CONFLICT (owner) DO UPDATE SET n = c.n + 1 WHERE c.n < $2";
+    pub const FREE_ENDPOINT_SLOT: &str =
+        "UPDATE webhook_endpoint_counts SET n = n - 1 WHERE owner = $1 AND n > 0";
+    pub const UPDATE_ENDPOINT: &str = "UPDATE webhook_endpoints SET enabled_events = $3, body = $4
+     WHERE id = $1 AND owner = $2";
+    pub const DELETE_ENDPOINT: &str = "DELETE FROM webhook_endpoints WHERE id = $1 AND owner = $2";
+    pub const ROTATE_ENDPOINT_SECRET: &str = "UPDATE webhook_endpoints
+     SET previous_sealed_secret = sealed_secret, previous_secret_expires_at_ms = $4, sealed_secret = $3
+     WHERE id = $1 AND owner = $2";
     /// Disables an endpoint still enabled and failing since at most `$3`.
     pub const DISABLE_FAILING_ENDPOINT: &str =
         "UPDATE webhook_endpoints SET status = 'disabled', body = $4, failing_since_ms = NULL
      WHERE id = $1 AND owner = $2 AND status = 'enabled' AND failing_since_ms <= $3";
     pub const END_DELIVERIES_OF_ENDPOINT: &str = "UPDATE deliveries
      SET state = 'failed', last_error = 'endpoint disabled', lease_until_ms = NULL
+     WHERE endpoint_id = $1 AND state = 'pending'";
+    pub const END_DELIVERIES_OF_DELETED_ENDPOINT: &str = "UPDATE deliveries
+     SET state = 'failed', last_error = 'endpoint deleted', lease_until_ms = NULL
      WHERE endpoint_id = $1 AND state = 'pending'";
 }

@@ -72,8 +72,9 @@ impl Sender {
         &self.policy
     }
 
-    /// POSTs `body` signed with `secret`; `unix_now` is the signature timestamp.
-    pub async fn deliver(&self, url: &str, secret: &str, body: &str, unix_now: i64) -> Attempt {
+    /// POSTs `body` signed with each of `secrets` (one `v1` each); `unix_now`
+    /// is the signature timestamp.
+    pub async fn deliver(&self, url: &str, secrets: &[&str], body: &str, unix_now: i64) -> Attempt {
         let started = Instant::now();
         let finish = |status: Option<u16>, error: Option<String>| Attempt {
             status,
@@ -90,7 +91,7 @@ impl Sender {
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .header(
                 signature::HEADER,
-                signature::sign(secret, unix_now, body.as_bytes()),
+                signature::sign_with_each(secrets, unix_now, body.as_bytes()),
             )
             .body(body.to_owned())
             .send()

@@ -80,12 +80,20 @@ impl Queue for Deliveries {
     }
 
     async fn attempt(&self, claimed: &ClaimedDelivery) -> Attempt {
-        let attempt = match self.master_key.open(SECRET_PURPOSE, &claimed.sealed_secret) {
-            Ok(secret) => {
-                let secret = String::from_utf8_lossy(&secret).into_owned();
+        let open = |sealed: &[u8]| {
+            self.master_key
+                .open(SECRET_PURPOSE, sealed)
+                .map(|s| String::from_utf8_lossy(&s).into_owned())
+        };
+        let secrets = std::iter::once(open(&claimed.sealed_secret))
+            .chain(claimed.previous_sealed_secret.as_deref().map(open))
+            .collect::<Result<Vec<String>, _>>();
+        let attempt = match secrets {
+            Ok(secrets) => {
+                let secrets: Vec<&str> = secrets.iter().map(String::as_str).collect();
                 // The signature timestamp is real time: receivers check it against their own clock.
                 self.sender
-                    .deliver(&claimed.url, &secret, &claimed.body, real_now_ms() / 1000)
+                    .deliver(&claimed.url, &secrets, &claimed.body, real_now_ms() / 1000)
                     .await
             }
             Err(e) => crate::sender::Attempt {

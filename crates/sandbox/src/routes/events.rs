@@ -215,7 +215,7 @@ pub async fn replay(
                 let secret = String::from_utf8_lossy(&secret);
                 let attempt = state
                     .sender
-                    .deliver(&target.endpoint.url, &secret, &event.body, unix_now)
+                    .deliver(&target.endpoint.url, &[&secret], &event.body, unix_now)
                     .await;
                 Ok::<_, SandboxError>(ReplayDelivery {
                     endpoint_id: target.endpoint.id.to_string(),

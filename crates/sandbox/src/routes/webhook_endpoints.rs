@@ -137,9 +137,6 @@ pub async fn create(
                 .check_url(raw_url)
                 .map_err(|r| url_rejected(&r))?;
             check_resolved(&state, &lendhub_webhooks::policy::UrlHost::of(&url)).await?;
-            if state.events.endpoints(&caller.tenant).await?.len() >= MAX_ENDPOINTS {
-                return Err(SandboxError::WebhookEndpointLimit(MAX_ENDPOINTS));
-            }
             let now = caller.now(&state);
             let endpoint = WebhookEndpoint {
                 id: EndpointId::new_random(lendhub_domain::clock::unix_ms(now) as u64).into(),
@@ -149,18 +146,29 @@ pub async fn create(
                 description: input.description.clone(),
                 status: EndpointStatus::Enabled,
                 created_at: now,
+                api_version: None,
+                metadata: Default::default(),
             };
             let secret = webhook_secret();
             let sealed_secret = state.master_key.seal(SECRET_PURPOSE, secret.as_bytes());
             let view = WebhookEndpointView::new(&endpoint, Some(secret));
             let mut writes = WriteSet::default();
-            writes.push(EventWrite::InsertEndpoint(EndpointRecord {
-                endpoint,
-                sealed_secret,
-            }));
+            // The limit is enforced by the commit, which takes a slot.
+            writes.push(EventWrite::InsertEndpoint {
+                record: EndpointRecord {
+                    endpoint,
+                    sealed_secret,
+                },
+                max_per_owner: MAX_ENDPOINTS as u32,
+            });
             Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
         })
         .await
+        .map_err(|e| match e {
+            // The only conditional write of a registration: its slot.
+            SandboxError::Conflict(_) => SandboxError::WebhookEndpointLimit(MAX_ENDPOINTS),
+            e => e,
+        })
 }
 
 /// The enable request takes no members; an empty body is fine.

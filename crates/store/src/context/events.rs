@@ -38,13 +38,23 @@ pub enum EventPage {
 /// The events context's row changes within a [`crate::WriteSet`].
 #[derive(Clone, Debug)]
 pub enum EventWrite {
-    InsertEndpoint(EndpointRecord),
+    /// Registers an endpoint if its owner has fewer than `max_per_owner`;
+    /// otherwise `Conflict`. The slot is taken in the same transaction, so
+    /// concurrent registrations cannot pass the limit together.
+    InsertEndpoint {
+        record: EndpointRecord,
+        max_per_owner: u32,
+    },
     /// Also queues one delivery per endpoint of the owner that receives it
     /// (`lendhub_domain::webhook::Subscription::receives`).
     InsertEvent(Event),
     /// Stores `endpoint` (its status changed) if the stored status is still
     /// `from`; otherwise `Conflict`. Disabling also ends the endpoint's
     /// pending deliveries (`failed`): a disabled endpoint is not attempted.
+    SetEndpointStatus {
+        endpoint: WebhookEndpoint,
+        from: EndpointStatus,
+    },
     /// Disables `endpoint` if it is still enabled and has been failing
     /// since `failing_since_ms` or earlier (an answer since then ends the
     /// run of failures); otherwise `Conflict`. Ends its pending deliveries.
@@ -52,9 +62,20 @@ pub enum EventWrite {
         endpoint: WebhookEndpoint,
         failing_since_ms: i64,
     },
-    SetEndpointStatus {
-        endpoint: WebhookEndpoint,
-        from: EndpointStatus,
+    /// Stores the endpoint's new settings (URL, events, description,
+    /// metadata, API version); `Conflict` if it no longer exists.
+    UpdateEndpoint(WebhookEndpoint),
+    /// Removes the endpoint, frees its slot and ends its pending
+    /// deliveries; `Conflict` if it no longer exists.
+    DeleteEndpoint { id: String, owner: Tenant },
+    /// Signs with `sealed_secret` from now on, and with the secret it
+    /// replaces too until `previous_expires_at_ms` (real time); `Conflict`
+    /// if the endpoint no longer exists.
+    RotateEndpointSecret {
+        id: String,
+        owner: Tenant,
+        sealed_secret: Vec<u8>,
+        previous_expires_at_ms: i64,
     },
 }
 

@@ -30,6 +30,9 @@ pub struct ClaimedDelivery {
     pub delivery: Delivery,
     pub url: String,
     pub sealed_secret: Vec<u8>,
+    /// The secret a rotation replaced, while its overlap lasts: deliveries
+    /// carry a signature by each.
+    pub previous_sealed_secret: Option<Vec<u8>>,
     pub body: String,
     /// The endpoint as stored when the delivery was claimed.
     pub endpoint: WebhookEndpoint,

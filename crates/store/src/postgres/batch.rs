@@ -183,8 +183,12 @@ async fn run_batch(
         .map(|(_, check)| step(&tx, statements.check(check)))
         .collect();
     let mut claimed = vec![false; sets.len()];
+    let mut passed_checks = Vec::new();
     for ((job, check), rows) in checks.iter().zip(in_order(steps).await) {
         let passed = rows.map_err(errors::db)? == 1;
+        if passed {
+            passed_checks.push((*job, check));
+        }
         match (check, passed) {
             (Check::Key(_), true) => claimed[*job] = true,
             // A taken key is the answer whatever else failed: the caller replays.
@@ -195,6 +199,14 @@ async fn run_batch(
     }
 
     let mut steps = Vec::new();
+    // A failed job gives back what its passed checks took.
+    for (job, check) in passed_checks {
+        if outcomes[job].is_err()
+            && let Some(release) = statements.release(check)
+        {
+            steps.push(step(&tx, release));
+        }
+    }
     for ((set, outcome), claimed) in sets.iter().zip(&outcomes).zip(claimed) {
         match (outcome, &set.idempotency) {
             (Ok(()), _) => steps.extend(statements.writes(set)?.into_iter().map(|s| step(&tx, s))),

@@ -35,7 +35,8 @@ const CLAIM: &str = "WITH due AS (
     FROM due, webhook_endpoints w, events e
     WHERE d.id = due.id AND w.id = d.endpoint_id AND e.id = d.event_id
     RETURNING d.id, d.event_id, d.endpoint_id, d.owner, d.attempt, d.first_due_ms, d.due_ms,
-              w.body, w.sealed_secret, e.body, due.clock_offset_ms, w.failing_since_ms";
+              w.body, w.sealed_secret, e.body, due.clock_offset_ms, w.failing_since_ms,
+              CASE WHEN w.previous_secret_expires_at_ms > $2 THEN w.previous_sealed_secret END";
 
 pub async fn claim_deliveries(c: &Client, q: &Lease) -> Result<Vec<ClaimedDelivery>, StoreError> {
     let statement = c.prepare_cached(CLAIM).await.map_err(db)?;
@@ -73,6 +74,7 @@ pub async fn claim_deliveries(c: &Client, q: &Lease) -> Result<Vec<ClaimedDelive
                 endpoint,
                 clock_offset_ms: get(r, 10)?,
                 failing_since_ms: get(r, 11)?,
+                previous_sealed_secret: get(r, 12)?,
             })
         })
         .collect::<Result<_, StoreError>>()?;

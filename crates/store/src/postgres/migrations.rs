@@ -68,6 +68,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "endpoint_failing_since",
         include_str!("../../migrations/postgres/0012_endpoint_failing_since.sql"),
     ),
+    (
+        13,
+        "endpoint_slots",
+        include_str!("../../migrations/postgres/0013_endpoint_slots.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -19,7 +19,8 @@ pub fn claim_deliveries(c: &Connection, q: &Lease) -> rusqlite::Result<Vec<Claim
     let claimed: Vec<ClaimedDelivery> = c
         .prepare_cached(
             "SELECT d.id, d.event_id, d.endpoint_id, d.owner, d.attempt, d.first_due_ms, d.due_ms, w.body, w.sealed_secret, e.body,
-                    coalesce(c.clock_offset_ms, 0), w.failing_since_ms
+                    coalesce(c.clock_offset_ms, 0), w.failing_since_ms,
+                    CASE WHEN w.previous_secret_expires_at_ms > ?2 THEN w.previous_sealed_secret END
              FROM deliveries d
              JOIN webhook_endpoints w ON w.id = d.endpoint_id
              JOIN events e ON e.id = d.event_id
@@ -50,6 +51,7 @@ pub fn claim_deliveries(c: &Connection, q: &Lease) -> rusqlite::Result<Vec<Claim
                 endpoint,
                 clock_offset_ms: r.get(10)?,
                 failing_since_ms: r.get(11)?,
+                previous_sealed_secret: r.get(12)?,
             })
         })?
         .collect::<Result<_, _>>()?;

@@ -67,6 +67,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "endpoint_failing_since",
         include_str!("../../migrations/sqlite/0012_endpoint_failing_since.sql"),
     ),
+    (
+        13,
+        "endpoint_slots",
+        include_str!("../../migrations/sqlite/0013_endpoint_slots.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -237,3 +237,121 @@ async fn concurrent_events_page_back_complete() {
         written
     );
 }
+
+fn register(endpoint: &lendhub_domain::webhook::WebhookEndpoint, max: u32) -> WriteSet {
+    set(
+        vec![Write::Events(EventWrite::InsertEndpoint {
+            record: EndpointRecord {
+                endpoint: endpoint.clone(),
+                sealed_secret: vec![1],
+            },
+            max_per_owner: max,
+        })],
+        None,
+    )
+}
+
+/// The per-owner endpoint limit holds under concurrency (two stores racing
+/// for the last slots), a deletion frees a slot, and updates, deletions and
+/// secret rotations of an endpoint that is gone are conflicts.
+#[tokio::test]
+async fn endpoint_slots_updates_deletions_and_rotations() {
+    let db = Database::fresh().await;
+    let (a, b) = (db.open().await, db.open().await);
+    let max = 3;
+    let attempts: Vec<_> = (0..8)
+        .map(|i| {
+            let store = if i % 2 == 0 { a.clone() } else { b.clone() };
+            let endpoint = endpoint_of(OWNER);
+            tokio::spawn(async move { store.commit(register(&endpoint, max)).await })
+        })
+        .collect();
+    let mut stored = 0;
+    for attempt in attempts {
+        match attempt.await.unwrap() {
+            Ok(()) => stored += 1,
+            Err(CommitError::Conflict) => {}
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+    assert_eq!(
+        stored, max,
+        "exactly the limit, however the commits interleave"
+    );
+    let endpoints = a.endpoints(&tenant(OWNER)).await.unwrap();
+    assert_eq!(endpoints.len(), 3);
+    assert!(
+        a.commit(register(&endpoint_of(OTHER), max)).await.is_ok(),
+        "the limit is per owner"
+    );
+
+    let mut changed = endpoints[0].endpoint.clone();
+    changed.description = Some("renamed".into());
+    changed.enabled_events = vec!["payment.failed".into()];
+    a.commit(set(
+        vec![Write::Events(EventWrite::UpdateEndpoint(changed.clone()))],
+        None,
+    ))
+    .await
+    .unwrap();
+    let reread = b.endpoints(&tenant(OWNER)).await.unwrap();
+    let found = reread.iter().find(|r| r.endpoint.id == changed.id).unwrap();
+    assert_eq!(found.endpoint, changed);
+    let rotate = |id: &str| {
+        set(
+            vec![Write::Events(EventWrite::RotateEndpointSecret {
+                id: id.to_owned(),
+                owner: tenant(OWNER),
+                sealed_secret: vec![9],
+                previous_expires_at_ms: 5_000,
+            })],
+            None,
+        )
+    };
+    a.commit(rotate(changed.id.as_str())).await.unwrap();
+    let rotated = b.endpoints(&tenant(OWNER)).await.unwrap();
+    assert_eq!(
+        rotated
+            .iter()
+            .find(|r| r.endpoint.id == changed.id)
+            .unwrap()
+            .sealed_secret,
+        vec![9]
+    );
+
+    let delete = |id: &str, owner: &str| {
+        set(
+            vec![Write::Events(EventWrite::DeleteEndpoint {
+                id: id.to_owned(),
+                owner: tenant(owner),
+            })],
+            None,
+        )
+    };
+    assert!(
+        matches!(
+            a.commit(delete(changed.id.as_str(), OTHER)).await,
+            Err(CommitError::Conflict)
+        ),
+        "another owner's endpoint is not found"
+    );
+    a.commit(delete(changed.id.as_str(), OWNER)).await.unwrap();
+    assert_eq!(b.endpoints(&tenant(OWNER)).await.unwrap().len(), 2);
+    for gone in [
+        set(
+            vec![Write::Events(EventWrite::UpdateEndpoint(changed.clone()))],
+            None,
+        ),
+        rotate(changed.id.as_str()),
+        delete(changed.id.as_str(), OWNER),
+    ] {
+        assert!(matches!(a.commit(gone).await, Err(CommitError::Conflict)));
+    }
+    b.commit(register(&endpoint_of(OWNER), max))
+        .await
+        .expect("the deletion freed a slot");
+    assert!(matches!(
+        a.commit(register(&endpoint_of(OWNER), max)).await,
+        Err(CommitError::Conflict)
+    ));
+}

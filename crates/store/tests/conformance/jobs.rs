@@ -18,13 +18,18 @@ async fn the_outbox_leases_retries_and_finishes_deliveries() {
         description: None,
         status: EndpointStatus::Enabled,
         created_at: at(0),
+        api_version: None,
+        metadata: Default::default(),
     };
     store
         .commit(set(
-            vec![Write::Events(EventWrite::InsertEndpoint(EndpointRecord {
-                endpoint,
-                sealed_secret: vec![1, 2, 3],
-            }))],
+            vec![Write::Events(EventWrite::InsertEndpoint {
+                record: EndpointRecord {
+                    endpoint,
+                    sealed_secret: vec![1, 2, 3],
+                },
+                max_per_owner: 16,
+            })],
             None,
         ))
         .await
@@ -201,10 +206,13 @@ async fn each_clients_clock_times_its_own_deliveries() {
 
     // Both owners have a delivery due at 10 h on their own clocks.
     for owner in [OWNER, OTHER] {
-        let mut writes = vec![Write::Events(EventWrite::InsertEndpoint(EndpointRecord {
-            endpoint: endpoint_of(owner),
-            sealed_secret: vec![1],
-        }))];
+        let mut writes = vec![Write::Events(EventWrite::InsertEndpoint {
+            record: EndpointRecord {
+                endpoint: endpoint_of(owner),
+                sealed_secret: vec![1],
+            },
+            max_per_owner: 16,
+        })];
         writes.push(Write::Events(EventWrite::InsertEvent(event_of(
             owner,
             EventType::ApplicationCreated,
@@ -244,10 +252,13 @@ async fn a_disabled_endpoint_is_not_attempted_until_enabled() {
     store
         .commit(set(
             vec![
-                Write::Events(EventWrite::InsertEndpoint(EndpointRecord {
-                    endpoint: endpoint.clone(),
-                    sealed_secret: vec![1],
-                })),
+                Write::Events(EventWrite::InsertEndpoint {
+                    record: EndpointRecord {
+                        endpoint: endpoint.clone(),
+                        sealed_secret: vec![1],
+                    },
+                    max_per_owner: 16,
+                }),
                 Write::Events(EventWrite::InsertEvent(event(
                     EventType::ApplicationCreated,
                     1_000,

@@ -213,10 +213,13 @@ async fn a_reset_removes_one_owners_rows_only() {
         let payment = funded.funding.clone().unwrap();
         let mut writes = set(
             vec![
-                Write::Events(EventWrite::InsertEndpoint(EndpointRecord {
-                    endpoint: endpoint_of(owner),
-                    sealed_secret: vec![1],
-                })),
+                Write::Events(EventWrite::InsertEndpoint {
+                    record: EndpointRecord {
+                        endpoint: endpoint_of(owner),
+                        sealed_secret: vec![1],
+                    },
+                    max_per_owner: 16,
+                }),
                 Write::Sandbox(SandboxWrite::InsertApplication(record(&app))),
                 Write::Sandbox(SandboxWrite::InsertPayment(payment)),
                 Write::Events(EventWrite::InsertEvent(event_of(

@@ -121,18 +121,23 @@ pub async fn event_count(store: &dyn Store) -> usize {
 }
 
 pub fn endpoint_record() -> Write {
-    Write::Events(EventWrite::InsertEndpoint(EndpointRecord {
-        endpoint: WebhookEndpoint {
-            id: lendhub_domain::ids::EndpointId::new_random(0).into(),
-            owner: tenant(OWNER),
-            url: "https://example.com/h".into(),
-            enabled_events: vec!["*".into()],
-            description: None,
-            status: EndpointStatus::Enabled,
-            created_at: at(0),
+    Write::Events(EventWrite::InsertEndpoint {
+        record: EndpointRecord {
+            endpoint: WebhookEndpoint {
+                id: lendhub_domain::ids::EndpointId::new_random(0).into(),
+                owner: tenant(OWNER),
+                url: "https://example.com/h".into(),
+                enabled_events: vec!["*".into()],
+                description: None,
+                status: EndpointStatus::Enabled,
+                created_at: at(0),
+                api_version: None,
+                metadata: Default::default(),
+            },
+            sealed_secret: vec![1, 2, 3],
         },
-        sealed_secret: vec![1, 2, 3],
-    }))
+        max_per_owner: 16,
+    })
 }
 
 pub const OTHER: &str = "pk_test_other";
@@ -164,6 +169,8 @@ pub fn endpoint_of(owner: &str) -> WebhookEndpoint {
         description: None,
         status: EndpointStatus::Enabled,
         created_at: at(0),
+        api_version: None,
+        metadata: Default::default(),
     }
 }
 

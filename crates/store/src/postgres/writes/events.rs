@@ -20,6 +20,15 @@ use lendhub_domain::webhook::{EndpointStatus, Subscription, WebhookEndpoint, rec
 const LOCK_ENDPOINT: &str = "SELECT 1 FROM webhook_endpoints
      WHERE id = $1 AND owner = $2 AND status = $3 FOR UPDATE";
 
+/// One row, locked until commit, if the endpoint still exists.
+const LOCK_EXISTING_ENDPOINT: &str =
+    "SELECT 1 FROM webhook_endpoints WHERE id = $1 AND owner = $2 FOR UPDATE";
+
+/// Takes a slot (the owner's count row, locked until commit); a job that
+/// then fails another check gives it back (`FREE_SLOT`).
+const TAKE_SLOT: &str = crate::sql::events::TAKE_ENDPOINT_SLOT;
+const FREE_SLOT: &str = crate::sql::events::FREE_ENDPOINT_SLOT;
+
 /// One row, locked until commit, if the endpoint is still enabled and has
 /// been failing since the given moment or earlier.
 const LOCK_FAILING_ENDPOINT: &str = "SELECT 1 FROM webhook_endpoints
@@ -67,18 +76,25 @@ const INSERT_EVENTS: &str = "WITH batch AS (
 const SUBSCRIPTIONS: &str =
     "SELECT owner, id, status, enabled_events FROM webhook_endpoints WHERE owner = ANY ($1)";
 
-/// An events-context write's precondition: the endpoint still has this status.
+/// An events-context write's precondition on a webhook endpoint.
 pub(crate) enum Check<'a> {
-    EndpointStatus(&'a WebhookEndpoint, EndpointStatus),
+    /// Still has this status.
+    Status(&'a WebhookEndpoint, EndpointStatus),
     /// Still enabled, failing since this moment or earlier.
-    EndpointFailing(&'a WebhookEndpoint, i64),
+    Failing(&'a WebhookEndpoint, i64),
+    /// Still exists (id, owner).
+    Exists(&'a str, &'a str),
+    /// A slot of the owner's endpoint limit, taken.
+    Slot(&'a str, u32),
 }
 
 impl Check<'_> {
-    /// Rank 20 of the lock order (`super`).
+    /// Ranks 19 and 20 of the lock order (`super`).
     pub fn rank(&self) -> Rank<'_> {
         match self {
-            Check::EndpointStatus(e, _) | Check::EndpointFailing(e, _) => (20, e.id.as_str(), ""),
+            Check::Status(e, _) | Check::Failing(e, _) => (20, e.id.as_str(), ""),
+            Check::Exists(id, _) => (20, id, ""),
+            Check::Slot(owner, _) => (19, owner, ""),
         }
     }
 }
@@ -86,17 +102,35 @@ impl Check<'_> {
 pub(crate) fn needs(write: &EventWrite) -> Option<Needs<'_, Check<'_>>> {
     match write {
         EventWrite::SetEndpointStatus { endpoint, from } => Some(Needs {
-            check: Check::EndpointStatus(endpoint, *from),
+            check: Check::Status(endpoint, *from),
             row: Some(("endpoint", endpoint.id.as_str())),
         }),
         EventWrite::DisableFailingEndpoint {
             endpoint,
             failing_since_ms,
         } => Some(Needs {
-            check: Check::EndpointFailing(endpoint, *failing_since_ms),
+            check: Check::Failing(endpoint, *failing_since_ms),
             row: Some(("endpoint", endpoint.id.as_str())),
         }),
-        _ => None,
+        EventWrite::UpdateEndpoint(e) => Some(Needs {
+            check: Check::Exists(e.id.as_str(), e.owner.as_str()),
+            row: Some(("endpoint", e.id.as_str())),
+        }),
+        EventWrite::DeleteEndpoint { id, owner }
+        | EventWrite::RotateEndpointSecret { id, owner, .. } => Some(Needs {
+            check: Check::Exists(id, owner.as_str()),
+            row: Some(("endpoint", id)),
+        }),
+        // Slots are counted, not compared: two registrations in one batch
+        // each take their own.
+        EventWrite::InsertEndpoint {
+            record,
+            max_per_owner,
+        } => Some(Needs {
+            check: Check::Slot(record.endpoint.owner.as_str(), *max_per_owner),
+            row: None,
+        }),
+        EventWrite::InsertEvent(_) => None,
     }
 }
 
@@ -107,6 +141,13 @@ pub(crate) type Recipients<'a> = (Vec<&'a str>, Vec<String>);
 pub(crate) struct Statements {
     lock_endpoint: Statement,
     lock_failing_endpoint: Statement,
+    lock_existing_endpoint: Statement,
+    take_slot: Statement,
+    free_slot: Statement,
+    update_endpoint: Statement,
+    delete_endpoint: Statement,
+    end_deleted_deliveries: Statement,
+    rotate_secret: Statement,
     set_endpoint_status: Statement,
     end_deliveries: Statement,
     endpoint: Statement,
@@ -120,6 +161,14 @@ impl Statements {
         Ok(Self {
             lock_endpoint: p(LOCK_ENDPOINT).await?,
             lock_failing_endpoint: p(LOCK_FAILING_ENDPOINT).await?,
+            lock_existing_endpoint: p(LOCK_EXISTING_ENDPOINT).await?,
+            take_slot: p(TAKE_SLOT).await?,
+            free_slot: p(FREE_SLOT).await?,
+            update_endpoint: p(crate::sql::events::UPDATE_ENDPOINT).await?,
+            delete_endpoint: p(crate::sql::events::DELETE_ENDPOINT).await?,
+            end_deleted_deliveries: p(crate::sql::events::END_DELIVERIES_OF_DELETED_ENDPOINT)
+                .await?,
+            rotate_secret: p(crate::sql::events::ROTATE_ENDPOINT_SECRET).await?,
             set_endpoint_status: p(SET_ENDPOINT_STATUS).await?,
             end_deliveries: p(END_DELIVERIES).await?,
             endpoint: p(INSERT_ENDPOINT).await?,
@@ -130,7 +179,7 @@ impl Statements {
 
     pub fn check<'a>(&self, check: &Check<'a>) -> Bound<'a> {
         match check {
-            Check::EndpointStatus(e, from) => (
+            Check::Status(e, from) => (
                 self.lock_endpoint.clone(),
                 vec![
                     Box::new(e.id.as_str()) as Param<'a>,
@@ -138,7 +187,7 @@ impl Statements {
                     Box::new(from.as_str()),
                 ],
             ),
-            Check::EndpointFailing(e, since) => (
+            Check::Failing(e, since) => (
                 self.lock_failing_endpoint.clone(),
                 vec![
                     Box::new(e.id.as_str()) as Param<'a>,
@@ -146,6 +195,24 @@ impl Statements {
                     Box::new(*since),
                 ],
             ),
+            Check::Exists(id, owner) => (
+                self.lock_existing_endpoint.clone(),
+                vec![Box::new(*id) as Param<'a>, Box::new(*owner)],
+            ),
+            Check::Slot(owner, max) => (
+                self.take_slot.clone(),
+                vec![Box::new(*owner) as Param<'a>, Box::new(i64::from(*max))],
+            ),
+        }
+    }
+
+    /// What undoes a check that passed, when its job fails another.
+    pub fn release<'a>(&self, check: &Check<'a>) -> Option<Bound<'a>> {
+        match check {
+            Check::Slot(owner, _) => {
+                Some((self.free_slot.clone(), vec![Box::new(*owner) as Param<'a>]))
+            }
+            _ => None,
         }
     }
 
@@ -157,7 +224,7 @@ impl Statements {
         match write {
             // Stored per batch: see `insert_events`.
             EventWrite::InsertEvent(_) => {}
-            EventWrite::InsertEndpoint(r) => {
+            EventWrite::InsertEndpoint { record: r, .. } => {
                 let e = &r.endpoint;
                 out.push((
                     self.endpoint.clone(),
@@ -172,6 +239,43 @@ impl Statements {
                     ],
                 ));
             }
+            EventWrite::UpdateEndpoint(e) => out.push((
+                self.update_endpoint.clone(),
+                vec![
+                    Box::new(e.id.as_str()) as Param<'a>,
+                    Box::new(e.owner.as_str()),
+                    Box::new(&e.enabled_events[..]),
+                    Box::new(json(e)?),
+                ],
+            )),
+            EventWrite::DeleteEndpoint { id, owner } => {
+                out.push((
+                    self.delete_endpoint.clone(),
+                    vec![Box::new(id.as_str()) as Param<'a>, Box::new(owner.as_str())],
+                ));
+                out.push((
+                    self.free_slot.clone(),
+                    vec![Box::new(owner.as_str()) as Param<'a>],
+                ));
+                out.push((
+                    self.end_deleted_deliveries.clone(),
+                    vec![Box::new(id.as_str()) as Param<'a>],
+                ));
+            }
+            EventWrite::RotateEndpointSecret {
+                id,
+                owner,
+                sealed_secret,
+                previous_expires_at_ms,
+            } => out.push((
+                self.rotate_secret.clone(),
+                vec![
+                    Box::new(id.as_str()) as Param<'a>,
+                    Box::new(owner.as_str()),
+                    Box::new(sealed_secret.as_slice()),
+                    Box::new(*previous_expires_at_ms),
+                ],
+            )),
             EventWrite::SetEndpointStatus { endpoint: e, .. }
             | EventWrite::DisableFailingEndpoint { endpoint: e, .. } => {
                 out.push((

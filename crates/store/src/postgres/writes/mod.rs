@@ -21,6 +21,7 @@
 //! | 10    | sandbox      | applications (`FOR UPDATE`), by id                 |
 //! | 11    | sandbox      | clients: a clock (`FOR UPDATE`) before its share   |
 //! |       |              | lock (`FOR SHARE`), so no share must be upgraded   |
+//! | 19    | events       | endpoint slots (an owner's count row), by owner    |
 //! | 20    | events       | webhook endpoints (`FOR UPDATE`), by id            |
 //! | 30–59 | REST tier    | lending 30–39, servicing 40–49, commercial 50–59   |
 //! | last  | events       | event heads, by owner, in `INSERT_EVENTS`          |
@@ -156,6 +157,15 @@ impl Statements {
             ),
             Check::Sandbox(c) => self.sandbox.check(c),
             Check::Events(c) => self.events.check(c),
+        }
+    }
+
+    /// What undoes a passed check of a job that failed another (a taken
+    /// endpoint slot); the key has its own, `release_key`.
+    pub fn release<'a>(&self, check: &Check<'a>) -> Option<Bound<'a>> {
+        match check {
+            Check::Events(c) => self.events.release(c),
+            Check::Key(_) | Check::Sandbox(_) => None,
         }
     }
 

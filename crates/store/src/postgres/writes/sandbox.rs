@@ -31,11 +31,12 @@ const SET_CLOCK: &str = "UPDATE sandbox_clients SET clock_offset_ms = $2 WHERE c
 /// The event head stays, so an owner's sequence never reuses a number (the
 /// event-log position still moves). The reset's own key stays, so repeating
 /// the reset replays its answer instead of wiping what came after it.
-const RESET: [&str; 7] = [
+const RESET: [&str; 8] = [
     "DELETE FROM applications WHERE owner = $1",
     "DELETE FROM payments WHERE owner = $1",
     "DELETE FROM events WHERE owner = $1",
     "DELETE FROM webhook_endpoints WHERE owner = $1",
+    "DELETE FROM webhook_endpoint_counts WHERE owner = $1",
     "DELETE FROM deliveries WHERE owner = $1",
     "DELETE FROM idempotency_keys WHERE owner = $1 AND key IS DISTINCT FROM $2",
     crate::sql::sandbox::RESET_CLOCK,

@@ -12,8 +12,18 @@ use lendhub_domain::webhook::{EndpointStatus, Subscription, recipients};
 pub fn apply(c: &Connection, write: &EventWrite) -> Result<(), CommitError> {
     let store = |e: rusqlite::Error| CommitError::from(unavailable(e));
     match write {
-        EventWrite::InsertEndpoint(r) => {
+        EventWrite::InsertEndpoint {
+            record: r,
+            max_per_owner,
+        } => {
             let e = &r.endpoint;
+            let slot = c
+                .prepare_cached(shared!(crate::sql::events::TAKE_ENDPOINT_SLOT))
+                .and_then(|mut s| s.execute(params![e.owner.as_str(), max_per_owner]))
+                .map_err(store)?;
+            if slot == 0 {
+                return Err(CommitError::Conflict);
+            }
             let status = e.status.as_str();
             c.prepare_cached(shared!(crate::sql::events::WEBHOOK_ENDPOINTS_INSERT))
                 .and_then(|mut s| {
@@ -30,6 +40,66 @@ pub fn apply(c: &Connection, write: &EventWrite) -> Result<(), CommitError> {
                 .map_err(store)?;
         }
         EventWrite::InsertEvent(event) => insert_event(c, event).map_err(store)?,
+        EventWrite::UpdateEndpoint(e) => {
+            let changed = c
+                .prepare_cached(shared!(crate::sql::events::UPDATE_ENDPOINT))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        e.id.as_str(),
+                        e.owner.as_str(),
+                        rows::to_json(&e.enabled_events)?,
+                        rows::to_json(e)?
+                    ])
+                })
+                .map_err(store)?;
+            if changed == 0 {
+                return Err(CommitError::Conflict);
+            }
+        }
+        EventWrite::DeleteEndpoint { id, owner } => {
+            let deleted = c
+                .prepare_cached(shared!(crate::sql::events::DELETE_ENDPOINT))
+                .and_then(|mut s| s.execute(params![id, owner.as_str()]))
+                .map_err(store)?;
+            if deleted == 0 {
+                return Err(CommitError::Conflict);
+            }
+            for (sql, key) in [
+                (
+                    shared!(crate::sql::events::FREE_ENDPOINT_SLOT),
+                    owner.as_str(),
+                ),
+                (
+                    shared!(crate::sql::events::END_DELIVERIES_OF_DELETED_ENDPOINT),
+                    id.as_str(),
+                ),
+            ] {
+                c.prepare_cached(sql)
+                    .and_then(|mut s| s.execute([key]))
+                    .map_err(store)?;
+            }
+        }
+        EventWrite::RotateEndpointSecret {
+            id,
+            owner,
+            sealed_secret,
+            previous_expires_at_ms,
+        } => {
+            let changed = c
+                .prepare_cached(shared!(crate::sql::events::ROTATE_ENDPOINT_SECRET))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        id,
+                        owner.as_str(),
+                        sealed_secret,
+                        previous_expires_at_ms
+                    ])
+                })
+                .map_err(store)?;
+            if changed == 0 {
+                return Err(CommitError::Conflict);
+            }
+        }
         EventWrite::DisableFailingEndpoint {
             endpoint: e,
             failing_since_ms,

@@ -119,6 +119,7 @@ fn reset(c: &Connection, owner: &Tenant, keep_key: Option<&str>) -> rusqlite::Re
         "applications",
         "events",
         "webhook_endpoints",
+        "webhook_endpoint_counts",
     ] {
         c.prepare_cached(&format!("DELETE FROM {table} WHERE owner = ?1"))?
             .execute([owner.as_str()])?;
