@@ -112,6 +112,47 @@ impl EventType {
 /// The wildcard subscription.
 pub const ALL_EVENTS: &str = "*";
 
+/// The REST tier's payload version (a date, hub seed Versioning §4): what
+/// its events' `api_version` says unless an endpoint is pinned to another.
+pub const HUB_API_VERSION: &str = "2026-11-25";
+
+/// Every version an endpoint may be pinned to.
+pub const HUB_API_VERSIONS: &[&str] = &[HUB_API_VERSION];
+
+/// The REST tier's event vocabulary, which `enabled_events` and the `type`
+/// filter accept: the seed's catalogue, the names its other pages use
+/// (both payment sets among them; docs/decisions.md says which is
+/// emitted), and lendhub's own endpoint events.
+pub const HUB_EVENT_TYPES: &[&str] = &[
+    "application.created",
+    "application.submitted",
+    "application.expired",
+    "application.withdrawn",
+    "application.funded",
+    "decision.completed",
+    "offer.accepted",
+    "identity.verified",
+    "identity.review_required",
+    "account.activated",
+    "account.updated",
+    "account.closed",
+    "payment.created",
+    "payment.processing",
+    "payment.paid",
+    "payment.settled",
+    "payment.failed",
+    "payment.refunded",
+    "mandate.revoked",
+    "schedule.completed",
+    "payout.paid",
+    "loan.funded",
+    "agreement.signed",
+    "invoice.draft",
+    "invoice.finalized",
+    "webhook_endpoint.disabled",
+    "webhook_endpoint.enabled",
+];
+
 /// A durable event: the rendered envelope is what every delivery sends, byte for byte.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Event {

@@ -102,6 +102,24 @@ impl<S: Send + Sync> FromRequestParts<S> for Idempotent {
     }
 }
 
+/// For writes where the key is optional (the REST tier's, except payments
+/// and marketplace): a key, if the request sent one — and a malformed one
+/// is still refused.
+pub struct MaybeIdempotent(pub Option<Idempotent>);
+
+impl<S: Send + Sync> FromRequestParts<S> for MaybeIdempotent {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Problem> {
+        if !parts.headers.contains_key("idempotency-key") {
+            return Ok(Self(None));
+        }
+        Idempotent::from_request_parts(parts, state)
+            .await
+            .map(|i| Self(Some(i)))
+    }
+}
+
 impl Idempotent {
     /// The request `owner` makes with `body`, at `now` on the owner's clock.
     pub fn by<'a>(
@@ -160,6 +178,14 @@ impl InFlight {
 fn expired(created_at_ms: i64, now_ms: i64) -> bool {
     let retention = lendhub_domain::idempotency::RETENTION.whole_milliseconds() as i64;
     created_at_ms <= now_ms - retention
+}
+
+/// Whether committing `writes` queues webhook deliveries.
+fn queues_deliveries(writes: &WriteSet) -> bool {
+    writes
+        .writes
+        .iter()
+        .any(|w| matches!(w, Write::Events(EventWrite::InsertEvent(_))))
 }
 
 fn respond(status: StatusCode, body: Vec<u8>, replayed: bool) -> Response {
@@ -229,6 +255,31 @@ impl<E: Refusals> Idempotency<E> {
         Ok(respond(status, body, true))
     }
 
+    /// Runs `operation` once per (owner, key) if a key was sent; without one,
+    /// runs it and commits what it prepared, with nothing recorded.
+    pub async fn run_maybe<F, Fut>(
+        &self,
+        req: Option<Guarded<'_>>,
+        operation: F,
+    ) -> Result<Response, E>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<Prepared, E>>,
+    {
+        match req {
+            Some(req) => self.run(req, operation).await,
+            None => {
+                let prepared = operation().await?;
+                let wakes = queues_deliveries(&prepared.writes);
+                self.store.commit(prepared.writes).await?;
+                if wakes {
+                    self.outbox_wake.notify_one();
+                }
+                Ok(respond(prepared.status, prepared.body, false))
+            }
+        }
+    }
+
     /// Runs `operation` at most once per (owner, key). Only successful
     /// responses are recorded: a request rejected for bad input may be
     /// corrected and sent again under the same key.
@@ -247,11 +298,7 @@ impl<E: Refusals> Idempotency<E> {
             return Err(E::key_in_progress());
         };
         let prepared = operation().await?;
-        let queues_deliveries = prepared
-            .writes
-            .writes
-            .iter()
-            .any(|w| matches!(w, Write::Events(EventWrite::InsertEvent(_))));
+        let queues_deliveries = queues_deliveries(&prepared.writes);
         let mut writes = prepared.writes;
         writes.idempotency = Some(IdempotencyRecord {
             owner: req.owner.clone(),

@@ -218,6 +218,7 @@ async fn hub(
     config: &Config,
     core: &Core,
     mail_wake: Arc<Notify>,
+    webhooks: (Sender, Arc<Notify>),
     stop: &CancellationToken,
 ) -> anyhow::Result<(Listening, JoinHandle<()>)> {
     let listener = bind(config.hub.addr, "hub.addr").await?;
@@ -242,6 +243,7 @@ async fn hub(
             Arc::new(keys),
             lendhub_hub::Urls::new(&url),
             settings,
+            webhooks,
         ),
         public: lendhub_hub::PublicState::new(core.store.clone(), core.clock.clone(), public),
     };
@@ -315,7 +317,10 @@ fn sandbox_workers(
             sender,
             master_key: core.master_key.clone(),
             wake: outbox_wake.clone(),
-            endpoint_events: Arc::new(lendhub_sandbox::EndpointEventRenderer),
+            endpoint_events: Arc::new(lendhub_webhooks::worker::BySurface {
+                sandbox: Arc::new(lendhub_sandbox::EndpointEventRenderer),
+                hub: Arc::new(lendhub_hub::partner::rest::events::EndpointEventRenderer),
+            }),
         },
         outbox_wake,
         core.jobs.clone(),
@@ -394,7 +399,8 @@ pub async fn start(
 
     let (sandbox, sandbox_state) =
         sandbox(config, &core, sender.clone(), outbox_wake.clone()).await?;
-    let (hub, directory_sync) = hub(config, &core, mail_wake.clone(), &stop).await?;
+    let webhooks = (sender.clone(), outbox_wake.clone());
+    let (hub, directory_sync) = hub(config, &core, mail_wake.clone(), webhooks, &stop).await?;
     let (sso, grants_sync) = sso(config, &core, &stop).await?;
     let ops_listener = bind(config.ops.addr, "ops.addr").await?;
     let ops_addr = ops_listener.local_addr()?;

@@ -52,6 +52,31 @@ impl PageQuery {
     }
 }
 
+impl PageQuery {
+    /// The page of `items` (all of a small list, newest first) this query
+    /// asks for, read as a store would read an index; `None` if the anchor
+    /// is not among them.
+    pub fn slice<'a, T>(&self, items: &'a [T], id: impl Fn(&T) -> &str) -> Option<Page<&'a T>> {
+        let (anchor, newer) = self.anchor();
+        let fetched: Vec<&T> = match anchor {
+            None => items.iter().take(self.fetch() as usize).collect(),
+            Some(a) => {
+                let at = items.iter().position(|item| id(item) == a)?;
+                if newer {
+                    items[..at]
+                        .iter()
+                        .rev()
+                        .take(self.fetch() as usize)
+                        .collect()
+                } else {
+                    items[at + 1..].iter().take(self.fetch() as usize).collect()
+                }
+            }
+        };
+        Some(self.page(fetched))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,5 +118,32 @@ mod tests {
             "read oldest first from the anchor, shown newest first"
         );
         assert_eq!(query(Some("a"), Some("b")).anchor(), (Some("a"), false));
+    }
+
+    #[test]
+    fn a_small_list_pages_like_an_index() {
+        let items = ["e", "d", "c", "b", "a"].map(String::from);
+        let id = String::as_str;
+        let ids = |p: Page<&String>| {
+            let shown: Vec<&str> = p.items.into_iter().map(String::as_str).collect();
+            (shown.join(""), p.has_more)
+        };
+        assert_eq!(
+            query(None, None).slice(&items, id).map(ids),
+            Some(("ed".to_owned(), true))
+        );
+        assert_eq!(
+            query(Some("d"), None).slice(&items, id).map(ids),
+            Some(("cb".to_owned(), true))
+        );
+        assert_eq!(
+            query(Some("b"), None).slice(&items, id).map(ids),
+            Some(("a".to_owned(), false))
+        );
+        assert_eq!(
+            query(None, Some("b")).slice(&items, id).map(ids),
+            Some(("dc".to_owned(), true))
+        );
+        assert_eq!(query(Some("z"), None).slice(&items, id).map(ids), None);
     }
 }

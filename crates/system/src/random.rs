@@ -50,6 +50,11 @@ impl<K> NewRandom for SandboxId<K> {
     }
 }
 
+/// A hub id of kind `T` made at `unix_ms`, with fresh random bits.
+pub fn new_hub_id<T: lendhub_domain::hub_ids::HubId>(unix_ms: u64) -> T {
+    T::generate(unix_ms, rand::random())
+}
+
 /// A master key from fresh random bytes.
 pub trait GenerateKey {
     fn generate() -> Self;

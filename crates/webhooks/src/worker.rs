@@ -45,6 +45,24 @@ pub trait EndpointEvents: Send + Sync + 'static {
     fn disabled(&self, endpoint: &WebhookEndpoint, at: OffsetDateTime) -> Result<Event, String>;
 }
 
+/// Each owner's endpoint events rendered by its own surface: the sandbox
+/// for its clients, the hub for partners.
+pub struct BySurface {
+    pub sandbox: Arc<dyn EndpointEvents>,
+    pub hub: Arc<dyn EndpointEvents>,
+}
+
+impl EndpointEvents for BySurface {
+    fn disabled(&self, endpoint: &WebhookEndpoint, at: OffsetDateTime) -> Result<Event, String> {
+        match endpoint.owner.kind() {
+            lendhub_domain::tenant::TenantKind::SandboxClient(_) => {
+                self.sandbox.disabled(endpoint, at)
+            }
+            lendhub_domain::tenant::TenantKind::Partner { .. } => self.hub.disabled(endpoint, at),
+        }
+    }
+}
+
 pub struct Deliveries {
     pub jobs: Arc<dyn JobStore>,
     /// Disabling an endpoint is a unit of work with its event.

@@ -42,6 +42,18 @@ pub enum PartnerError {
     },
     /// A REST-tier endpoint this deployment does not serve (yet).
     PlannedTier,
+    /// No such object for this caller (unknown, another's, or a cursor of
+    /// another kind).
+    NotFound(&'static str),
+    WebhookUrlInvalid(FieldIssue),
+    WebhookEventUnknown(Vec<FieldIssue>),
+    WebhookEndpointLimit(u32),
+    IdempotencyKeyReused,
+    IdempotencyKeyInProgress,
+    /// A change that lost a race with another; retry.
+    Conflict(&'static str),
+    /// A problem raised by shared plumbing (body parsing, headers), already coded.
+    Shared(Problem),
     Unavailable(String),
     Internal(String),
 }
@@ -171,6 +183,42 @@ impl PartnerError {
                 "this endpoint belongs to the REST tier and is not available on this deployment",
             )
             .retryable(false),
+            NotFound(what) => p(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                format!("no such {what}"),
+            ),
+            WebhookUrlInvalid(issue) => p(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "webhook_endpoint_url_invalid",
+                format!("url rejected: {}", issue.reason),
+            )
+            .with_detail(vec![issue]),
+            WebhookEventUnknown(detail) => p(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "webhook_event_unknown",
+                "enabled_events names an unknown event type",
+            )
+            .with_detail(detail),
+            WebhookEndpointLimit(max) => p(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "webhook_endpoint_limit",
+                format!("an environment may have at most {max} webhook endpoints"),
+            ),
+            IdempotencyKeyReused => p(
+                StatusCode::CONFLICT,
+                "idempotency_key_reused",
+                "this Idempotency-Key was used with a different request",
+            ),
+            IdempotencyKeyInProgress => p(
+                StatusCode::CONFLICT,
+                "idempotency_key_in_progress",
+                "a request with this Idempotency-Key is still running; retry shortly",
+            )
+            .with_header(header::RETRY_AFTER, "1")
+            .retryable(true),
+            Conflict(why) => p(StatusCode::CONFLICT, "conflict", why),
+            Shared(problem) => problem,
             Unavailable(m) => {
                 tracing::warn!(error = %m, "storage unavailable");
                 p(
@@ -215,6 +263,40 @@ impl PartnerError {
 impl IntoResponse for PartnerError {
     fn into_response(self) -> Response {
         self.problem().into_response()
+    }
+}
+
+impl From<Problem> for PartnerError {
+    fn from(p: Problem) -> Self {
+        PartnerError::Shared(p)
+    }
+}
+
+impl From<lendhub_store::CommitError> for PartnerError {
+    fn from(e: lendhub_store::CommitError) -> Self {
+        match e {
+            lendhub_store::CommitError::IdempotencyKeyTaken => PartnerError::IdempotencyKeyReused,
+            lendhub_store::CommitError::Conflict => {
+                PartnerError::Conflict("the resource changed concurrently; retry")
+            }
+            lendhub_store::CommitError::Store(s) => s.into(),
+        }
+    }
+}
+
+impl From<lendhub_http::idempotency::Fault> for PartnerError {
+    fn from(f: lendhub_http::idempotency::Fault) -> Self {
+        PartnerError::Internal(f.0)
+    }
+}
+
+impl lendhub_http::idempotency::Refusals for PartnerError {
+    fn key_reused() -> Self {
+        PartnerError::IdempotencyKeyReused
+    }
+
+    fn key_in_progress() -> Self {
+        PartnerError::IdempotencyKeyInProgress
     }
 }
 

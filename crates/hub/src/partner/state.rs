@@ -6,7 +6,12 @@ use std::sync::Arc;
 use lendhub_domain::clock::Clock;
 use lendhub_domain::credentials::Environment;
 use lendhub_domain::crypto::MasterKey;
-use lendhub_store::{KeyStore, Maintenance, PartnerStore, SandboxStore, Store};
+use lendhub_http::idempotency::Idempotency;
+use lendhub_store::{EventStore, KeyStore, Maintenance, PartnerStore, SandboxStore, Store};
+use lendhub_webhooks::sender::Sender;
+use tokio::sync::Notify;
+
+use super::error::PartnerError;
 
 use crate::keys::KeyRing;
 
@@ -71,6 +76,12 @@ pub struct Partner {
     pub sandbox: Arc<dyn SandboxStore>,
     /// Answers the status tool's database probe.
     pub health: Arc<dyn Maintenance>,
+    /// The REST tier's event log and webhook endpoints.
+    pub events: Arc<dyn EventStore>,
+    /// The REST tier's writes, each at most once per Idempotency-Key.
+    pub idempotency: Idempotency<PartnerError>,
+    /// Checks webhook URLs; replays deliver through it.
+    pub sender: Sender,
     pub clock: Arc<dyn Clock>,
     pub master_key: MasterKey,
     /// Peppers partner client-secret hashes.
@@ -106,12 +117,17 @@ impl PartnerState {
         keys: Arc<KeyRing>,
         urls: Urls,
         settings: PartnerSettings,
+        webhooks: (Sender, Arc<Notify>),
     ) -> Self {
+        let (sender, outbox_wake) = webhooks;
         Self(Arc::new(Partner {
             secret_pepper: super::clients::pepper(&master_key),
             partners: store.clone(),
             key_store: store.clone(),
             sandbox: store.clone(),
+            events: store.clone(),
+            idempotency: Idempotency::new(store.clone(), master_key.clone(), outbox_wake),
+            sender,
             health: store,
             clock,
             master_key,

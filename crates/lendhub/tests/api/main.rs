@@ -22,6 +22,7 @@ mod payments;
 mod public;
 mod public_mcp;
 mod rest_tier;
+mod rest_webhooks;
 mod test_helpers;
 mod token;
 mod webhooks;

@@ -1,5 +1,6 @@
 //! The REST tier's paths this deployment does not serve: every path of the
-//! seed's tier (Endpoints → Planned REST tier, and the catalogue extras)
+//! seed's tier (Endpoints → Planned REST tier, the catalogue extras, and the
+//! few lendhub adds to them, such as reading and deleting an endpoint)
 //! answers 503 `service_unavailable` while `rest_tier.enabled` is off, and,
 //! once it is on, each path whose resource has not been built yet still
 //! does — never 404. Like every answer of the tier, the 503 spends and
@@ -44,7 +45,12 @@ pub const PATHS: &[(&str, &str)] = &[
     ("GET", "/payouts"),
     ("POST", "/identity/checks"),
     ("POST", "/webhook_endpoints"),
+    ("GET", "/webhook_endpoints"),
+    ("GET", "/webhook_endpoints/{id}"),
+    ("POST", "/webhook_endpoints/{id}"),
+    ("DELETE", "/webhook_endpoints/{id}"),
     ("POST", "/webhook_endpoints/{id}/enable"),
+    ("POST", "/webhook_endpoints/{id}/rotate_secret"),
     ("GET", "/events"),
     ("POST", "/events/{id}/replay"),
     ("POST", "/marketplace/apps"),

@@ -36,8 +36,8 @@ const LOCK_FAILING_ENDPOINT: &str = "SELECT 1 FROM webhook_endpoints
 
 /// The row is locked by this transaction's check. A change of status starts
 /// the endpoint's health afresh.
-const SET_ENDPOINT_STATUS: &str =
-    "UPDATE webhook_endpoints SET status = $3, body = $4, failing_since_ms = NULL
+const SET_ENDPOINT_STATUS: &str = "UPDATE webhook_endpoints
+     SET status = $3, body = $4, enabled_events = $5, failing_since_ms = NULL
      WHERE id = $1 AND owner = $2";
 
 /// A disabled endpoint is not attempted: its pending deliveries end.
@@ -285,6 +285,7 @@ impl Statements {
                         Box::new(e.owner.as_str()),
                         Box::new(e.status.as_str()),
                         Box::new(json(e)?),
+                        Box::new(&e.enabled_events[..]),
                     ],
                 ));
                 if e.status == EndpointStatus::Disabled {

@@ -127,17 +127,19 @@ pub fn apply(c: &Connection, write: &EventWrite) -> Result<(), CommitError> {
             // A change of status starts the endpoint's health afresh.
             let changed = c
                 .prepare_cached(
-                    "UPDATE webhook_endpoints SET status = ?4, body = ?5, failing_since_ms = NULL
+                    "UPDATE webhook_endpoints SET status = ?4, body = ?5, enabled_events = ?6, failing_since_ms = NULL
                      WHERE id = ?1 AND owner = ?2 AND status = ?3",
                 )
                 .and_then(|mut s| {
                     let body = rows::to_json(e)?;
+                    let events = rows::to_json(&e.enabled_events)?;
                     s.execute(params![
                         e.id.as_str(),
                         e.owner.as_str(),
                         from.as_str(),
                         e.status.as_str(),
-                        body
+                        body,
+                        events
                     ])
                 })
                 .map_err(store)?;

@@ -1,0 +1,148 @@
+//! The REST tier's events: the seed's envelope (`evt_` id, `object: event`,
+//! `type`, `api_version`, `created_at`, `livemode`, `data.object`) around the
+//! resource as it was, stored in the same commit as the change it reports,
+//! and `GET /events`.
+
+use axum::extract::{RawQuery, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use lendhub_domain::credentials::Environment;
+use lendhub_domain::events::{Event, EventType, HUB_API_VERSION, HUB_EVENT_TYPES, Publisher};
+use lendhub_domain::hub_ids::{self, HubId};
+use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::tenant::{Tenant, TenantKind};
+use lendhub_http::{FieldIssue, list};
+use lendhub_store::{EventPage, EventQuery};
+use serde::Serialize;
+use time::OffsetDateTime;
+
+use super::caller::RestCaller;
+use crate::partner::error::PartnerError;
+use crate::partner::state::PartnerState;
+
+/// A new event of the REST tier about `object`, owned by `owner`; `livemode`
+/// is the owner's environment.
+pub fn event(
+    owner: &Tenant,
+    kind: EventType,
+    object: &impl Serialize,
+    now: OffsetDateTime,
+) -> Result<Event, serde_json::Error> {
+    let livemode = matches!(owner.kind(), TenantKind::Partner { livemode: true, .. });
+    let publisher = Publisher {
+        api_version: HUB_API_VERSION,
+        livemode,
+    };
+    let id: hub_ids::EventId =
+        lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
+    publisher.event(id, owner, kind, object, now)
+}
+
+/// Renders a hub endpoint's disabling, for the delivery engine.
+pub struct EndpointEventRenderer;
+
+impl lendhub_webhooks::worker::EndpointEvents for EndpointEventRenderer {
+    fn disabled(
+        &self,
+        endpoint: &lendhub_domain::webhook::WebhookEndpoint,
+        at: OffsetDateTime,
+    ) -> Result<Event, String> {
+        let livemode = matches!(
+            endpoint.owner.kind(),
+            TenantKind::Partner { livemode: true, .. }
+        );
+        let view = super::webhook_endpoints::WebhookEndpointView::new(endpoint, livemode, None);
+        event(
+            &endpoint.owner,
+            EventType::WebhookEndpointDisabled,
+            &view,
+            at,
+        )
+        .map_err(|e| e.to_string())
+    }
+}
+
+/// Where a list of the tier lives, as its envelope's `url` says.
+pub fn list_url(env: Environment, path: &str) -> String {
+    let prefix = match env {
+        Environment::Live => crate::partner::PREFIX,
+        Environment::Test => super::SANDBOX_PREFIX,
+    };
+    format!("{prefix}{path}")
+}
+
+/// An RFC 3339 timestamp as Unix milliseconds.
+pub fn rfc3339_ms(raw: &str) -> Option<i64> {
+    OffsetDateTime::parse(raw, &time::format_description::well_known::Rfc3339)
+        .ok()
+        .map(lendhub_domain::clock::unix_ms)
+}
+
+fn query(raw: Option<&str>) -> Result<EventQuery, PartnerError> {
+    let request = list::parse(raw, list::DEFAULT_LIMIT, &["type", "created_after"])
+        .map_err(PartnerError::Validation)?;
+    let mut issues = Vec::new();
+    if let Some(t) = request.filter("type")
+        && !HUB_EVENT_TYPES.contains(&t)
+    {
+        issues.push(FieldIssue::new("type", "unknown_event_type"));
+    }
+    let created_after_ms = match request.filter("created_after").map(rfc3339_ms) {
+        Some(None) => {
+            issues.push(FieldIssue::new("created_after", "rfc3339"));
+            None
+        }
+        Some(ms) => ms,
+        None => None,
+    };
+    if !issues.is_empty() {
+        return Err(PartnerError::Validation(issues));
+    }
+    // A cursor that is not an event's id names nothing of this list.
+    if request
+        .cursors()
+        .any(|c| hub_ids::EventId::parse(c).is_none())
+    {
+        return Err(PartnerError::NotFound("event for the cursor"));
+    }
+    Ok(EventQuery {
+        event_type: request.filter("type").map(str::to_owned),
+        created_after_ms,
+        page: request.page,
+    })
+}
+
+/// List your events, newest first (kept 30 days).
+#[utoipa::path(get, operation_id = "listEvents", path = "/events", tag = "events",
+    security(("oauth2" = ["events.read"]), ("api_key" = [])),
+    params(("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "default 20"),
+        ("starting_after" = Option<String>, Query, description = "an event id: page toward older events"),
+        ("ending_before" = Option<String>, Query, description = "an event id: page toward newer events"),
+        ("type" = Option<String>, Query, description = "only events of this type"),
+        ("created_after" = Option<String>, Query, description = "RFC 3339: only events created after this moment")),
+    responses((status = 200, description = "`{object: \"list\", data: [event], has_more, url, next_cursor}`"),
+        (status = 401, description = "missing_api_key, invalid_api_key, secret_key_required, token_expired, …"),
+        (status = 403, description = "insufficient_scope"),
+        (status = 404, description = "not_found: the cursor names no event of yours"),
+        (status = 422, description = "validation_failed")))]
+pub async fn list(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, PartnerError> {
+    caller.require(PartnerScope::EventsRead)?;
+    let q = query(raw.as_deref())?;
+    let (events, has_more) = match state.events.list_events(&caller.tenant(), &q).await? {
+        EventPage::UnknownCursor => return Err(PartnerError::NotFound("event for the cursor")),
+        EventPage::Page { events, has_more } => (events, has_more),
+    };
+    let first = events.first().map(|e| e.id.as_str());
+    let last = events.last().map(|e| e.id.as_str());
+    let body = list::envelope(
+        &list_url(caller.env, "/events"),
+        events.iter().map(|e| e.body.as_str()),
+        has_more,
+        list::next_cursor(&q.page, first, last, has_more),
+    );
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+}

@@ -1,0 +1,114 @@
+use std::collections::BTreeMap;
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use lendhub_domain::hub_ids::WebhookEndpointId;
+use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
+use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
+use lendhub_http::json::JsonBody;
+use lendhub_store::{EndpointRecord, EventWrite, WriteSet};
+use lendhub_system::{Seal, webhook_secret};
+use lendhub_webhooks::SECRET_PURPOSE;
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::{
+    MAX_ENDPOINTS, WebhookEndpointView, check_api_version, check_description, check_events,
+    check_metadata, check_url,
+};
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::state::PartnerState;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateWebhookEndpoint {
+    /// HTTPS, on a public address.
+    #[schema(required = true, example = "https://partner.example/hooks/lendhub")]
+    url: Option<String>,
+    /// Event types to receive, or `["*"]` for all.
+    #[schema(required = true, example = json!(["application.submitted", "decision.completed"]))]
+    enabled_events: Option<Vec<String>>,
+    /// Up to 500 characters.
+    description: Option<String>,
+    /// Pin payloads to this version; default: the account's.
+    api_version: Option<String>,
+    /// Up to 20 string pairs, returned verbatim.
+    #[serde(default)]
+    metadata: BTreeMap<String, String>,
+}
+
+/// Register a webhook endpoint. Its signing secret is in this answer only.
+#[utoipa::path(post, operation_id = "createWebhookEndpoint", path = "/webhook_endpoints", tag = "webhooks",
+    security(("oauth2" = ["webhooks.manage"]), ("api_key" = [])),
+    params(("Idempotency-Key" = Option<String>, Header, description = "optional; 8 to 128 characters")),
+    request_body = CreateWebhookEndpoint,
+    responses((status = 201, body = WebhookEndpointView),
+        (status = 400, description = "invalid_json, unknown_field, idempotency_key_malformed"),
+        (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
+        (status = 409, description = "idempotency_key_reused or idempotency_key_in_progress"),
+        (status = 413, description = "payload_too_large"), (status = 415, description = "unsupported_media_type"),
+        (status = 422, description = "validation_failed, webhook_endpoint_url_invalid, webhook_event_unknown or webhook_endpoint_limit")))]
+pub async fn create(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    MaybeIdempotent(key): MaybeIdempotent,
+    body: JsonBody<CreateWebhookEndpoint>,
+) -> Result<Response, PartnerError> {
+    caller.require(PartnerScope::WebhooksManage)?;
+    let owner = caller.tenant();
+    let now = state.clock.now();
+    let guarded = key.as_ref().map(|k| k.by(&owner, &body.raw, now));
+    state
+        .idempotency
+        .run_maybe(guarded, || async {
+            let input = &body.value;
+            let raw_url = input
+                .url
+                .as_deref()
+                .ok_or_else(|| PartnerError::invalid("url", "required"))?;
+            let events = input
+                .enabled_events
+                .clone()
+                .ok_or_else(|| PartnerError::invalid("enabled_events", "required"))?;
+            check_events(&events)?;
+            check_description(input.description.as_deref())?;
+            check_api_version(input.api_version.as_deref())?;
+            check_metadata(&input.metadata)?;
+            let url = check_url(&state, raw_url).await?;
+            let id: WebhookEndpointId =
+                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
+            let endpoint = WebhookEndpoint {
+                id: id.into(),
+                owner: owner.clone(),
+                url,
+                enabled_events: events,
+                description: input.description.clone(),
+                status: EndpointStatus::Enabled,
+                created_at: now,
+                api_version: input.api_version.clone(),
+                metadata: input.metadata.clone(),
+            };
+            let secret = webhook_secret();
+            let sealed_secret = state.master_key.seal(SECRET_PURPOSE, secret.as_bytes());
+            let view = WebhookEndpointView::new(&endpoint, caller.livemode(), Some(secret));
+            let mut writes = WriteSet::default();
+            // The limit is enforced by the commit, which takes a slot.
+            writes.push(EventWrite::InsertEndpoint {
+                record: EndpointRecord {
+                    endpoint,
+                    sealed_secret,
+                },
+                max_per_owner: MAX_ENDPOINTS,
+            });
+            Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
+        })
+        .await
+        .map_err(|e| match e {
+            // The only conditional write of a registration: its slot.
+            PartnerError::Conflict(_) => PartnerError::WebhookEndpointLimit(MAX_ENDPOINTS),
+            e => e,
+        })
+}

@@ -1,0 +1,70 @@
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use lendhub_domain::events::EventType;
+use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
+use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
+use lendhub_http::json::OptionalJsonBody;
+use lendhub_store::{EventWrite, WriteSet};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::{WebhookEndpointView, find};
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::events::event;
+use crate::partner::state::PartnerState;
+
+/// The enable request takes no members; an empty body is fine.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EnableWebhookEndpoint {}
+
+/// Enable an endpoint again (typically one disabled after ~72 h of failed
+/// deliveries): delivery resumes, and `webhook_endpoint.enabled` is emitted.
+/// An endpoint already enabled is returned unchanged.
+#[utoipa::path(post, operation_id = "enableWebhookEndpoint", path = "/webhook_endpoints/{id}/enable", tag = "webhooks",
+    security(("oauth2" = ["webhooks.manage"]), ("api_key" = [])),
+    params(("id" = String, Path, description = "whe_…"), ("Idempotency-Key" = Option<String>, Header)),
+    request_body(content = Option<EnableWebhookEndpoint>, description = "optional, empty"),
+    responses((status = 200, body = WebhookEndpointView), (status = 401, description = "credentials"),
+        (status = 403, description = "insufficient_scope"), (status = 404, description = "not_found"),
+        (status = 409, description = "changed concurrently; retry")))]
+pub async fn enable(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    Path(id): Path<String>,
+    MaybeIdempotent(key): MaybeIdempotent,
+    body: OptionalJsonBody<EnableWebhookEndpoint>,
+) -> Result<Response, PartnerError> {
+    caller.require(PartnerScope::WebhooksManage)?;
+    let owner = caller.tenant();
+    let now = state.clock.now();
+    let guarded = key.as_ref().map(|k| k.by(&owner, &body.raw, now));
+    state
+        .idempotency
+        .run_maybe(guarded, || async {
+            let current = find(&state, &owner, &id).await?.endpoint;
+            let mut writes = WriteSet::default();
+            if current.status == EndpointStatus::Disabled {
+                let enabled = WebhookEndpoint {
+                    status: EndpointStatus::Enabled,
+                    ..current.clone()
+                };
+                let view = WebhookEndpointView::new(&enabled, caller.livemode(), None);
+                let announced = event(&owner, EventType::WebhookEndpointEnabled, &view, now)
+                    .map_err(|e| PartnerError::Internal(e.to_string()))?;
+                writes
+                    .push(EventWrite::SetEndpointStatus {
+                        endpoint: enabled,
+                        from: EndpointStatus::Disabled,
+                    })
+                    .push(EventWrite::InsertEvent(announced));
+                return Ok(Prepared::json(StatusCode::OK, &view, writes)?);
+            }
+            let view = WebhookEndpointView::new(&current, caller.livemode(), None);
+            Ok(Prepared::json(StatusCode::OK, &view, writes)?)
+        })
+        .await
+}

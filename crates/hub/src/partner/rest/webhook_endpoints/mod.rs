@@ -1,0 +1,216 @@
+//! Webhook endpoints of the REST tier (`/webhook_endpoints`): one file per
+//! action; here the view and the checks they share. Every action needs
+//! `webhooks.manage`; an endpoint belongs to the environment it was made in.
+
+mod create;
+mod delete;
+mod enable;
+mod list;
+mod retrieve;
+mod rotate_secret;
+mod update;
+
+pub use create::*;
+pub use delete::*;
+pub use enable::*;
+pub use list::*;
+pub use retrieve::*;
+pub use rotate_secret::*;
+pub use update::*;
+
+use std::collections::BTreeMap;
+use std::net::IpAddr;
+use std::time::Duration;
+
+use lendhub_domain::events::{ALL_EVENTS, HUB_API_VERSION, HUB_API_VERSIONS, HUB_EVENT_TYPES};
+use lendhub_domain::hub_ids::{HubId, WebhookEndpointId};
+use lendhub_domain::tenant::Tenant;
+use lendhub_domain::webhook::WebhookEndpoint;
+use lendhub_http::FieldIssue;
+use lendhub_store::EndpointRecord;
+use lendhub_webhooks::policy::{UrlHost, UrlRejection};
+use serde::Serialize;
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+
+use crate::partner::error::PartnerError;
+use crate::partner::state::PartnerState;
+
+/// Per environment of a partner (the seed does not say; docs/decisions.md).
+pub const MAX_ENDPOINTS: u32 = 16;
+const MAX_URL: usize = 2048;
+const MAX_DESCRIPTION: usize = 500;
+const MAX_METADATA: usize = 20;
+const MAX_METADATA_KEY: usize = 40;
+const MAX_METADATA_VALUE: usize = 500;
+
+/// A webhook endpoint as the tier shows it; `secret` only when it is new.
+#[derive(Serialize, ToSchema)]
+pub struct WebhookEndpointView {
+    #[schema(example = "whe_01JD3M5T7YV0000000000000000")]
+    id: String,
+    #[schema(example = "webhook_endpoint")]
+    object: &'static str,
+    url: String,
+    enabled_events: Vec<String>,
+    /// `enabled` or `disabled`.
+    status: &'static str,
+    /// The payload version its events follow.
+    api_version: String,
+    description: Option<String>,
+    metadata: BTreeMap<String, String>,
+    livemode: bool,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    created_at: OffsetDateTime,
+    /// `whsec_…`: shown once, when the endpoint is made or its secret rotated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    secret: Option<String>,
+    /// After a rotation: until when deliveries also carry a signature by
+    /// the secret it replaced.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        with = "time::serde::rfc3339::option"
+    )]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    previous_secret_expires_at: Option<OffsetDateTime>,
+}
+
+impl WebhookEndpointView {
+    pub fn new(e: &WebhookEndpoint, livemode: bool, secret: Option<String>) -> Self {
+        Self {
+            id: e.id.to_string(),
+            object: "webhook_endpoint",
+            url: e.url.clone(),
+            enabled_events: e.enabled_events.clone(),
+            status: e.status.as_str(),
+            api_version: e
+                .api_version
+                .clone()
+                .unwrap_or_else(|| HUB_API_VERSION.to_owned()),
+            description: e.description.clone(),
+            metadata: e.metadata.clone(),
+            livemode,
+            created_at: e.created_at,
+            secret,
+            previous_secret_expires_at: None,
+        }
+    }
+
+    /// After a rotation: the old secret signs too until `until`.
+    pub fn replacing_until(mut self, until: OffsetDateTime) -> Self {
+        self.previous_secret_expires_at = Some(until);
+        self
+    }
+}
+
+/// The caller's endpoint `raw_id`, or 404.
+pub(crate) async fn find(
+    state: &PartnerState,
+    owner: &Tenant,
+    raw_id: &str,
+) -> Result<EndpointRecord, PartnerError> {
+    let missing = PartnerError::NotFound("webhook endpoint");
+    if WebhookEndpointId::parse(raw_id).is_none() {
+        return Err(missing);
+    }
+    state
+        .events
+        .endpoints(owner)
+        .await?
+        .into_iter()
+        .find(|r| r.endpoint.id.as_str() == raw_id)
+        .ok_or(missing)
+}
+
+fn invalid(field: &str, reason: &str) -> PartnerError {
+    PartnerError::invalid(field, reason)
+}
+
+/// `enabled_events`: at least one, each a type of the tier, or `*` alone.
+pub(crate) fn check_events(events: &[String]) -> Result<(), PartnerError> {
+    if events.is_empty() {
+        return Err(invalid("enabled_events", "min_items"));
+    }
+    if events.iter().any(|e| e == ALL_EVENTS) && events.len() > 1 {
+        return Err(invalid("enabled_events", "wildcard_alone"));
+    }
+    let unknown: Vec<FieldIssue> = events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| e.as_str() != ALL_EVENTS && !HUB_EVENT_TYPES.contains(&e.as_str()))
+        .map(|(i, _)| FieldIssue::new(format!("enabled_events[{i}]"), "unknown_event_type"))
+        .collect();
+    if unknown.is_empty() {
+        Ok(())
+    } else {
+        Err(PartnerError::WebhookEventUnknown(unknown))
+    }
+}
+
+pub(crate) fn check_description(d: Option<&str>) -> Result<(), PartnerError> {
+    match d {
+        Some(d) if d.chars().count() > MAX_DESCRIPTION => Err(invalid("description", "max_length")),
+        _ => Ok(()),
+    }
+}
+
+pub(crate) fn check_api_version(v: Option<&str>) -> Result<(), PartnerError> {
+    match v {
+        Some(v) if !HUB_API_VERSIONS.contains(&v) => Err(invalid("api_version", "unknown_version")),
+        _ => Ok(()),
+    }
+}
+
+/// Up to 20 string pairs; keys up to 40 characters, values up to 500.
+pub(crate) fn check_metadata(m: &BTreeMap<String, String>) -> Result<(), PartnerError> {
+    let mut issues = Vec::new();
+    if m.len() > MAX_METADATA {
+        issues.push(FieldIssue::new("metadata", "max_pairs").with_bound(MAX_METADATA));
+    }
+    for (k, v) in m {
+        if k.is_empty() || k.chars().count() > MAX_METADATA_KEY {
+            issues.push(FieldIssue::new(format!("metadata.{k}"), "key_length"));
+        }
+        if v.chars().count() > MAX_METADATA_VALUE {
+            issues.push(FieldIssue::new(format!("metadata.{k}"), "max_length"));
+        }
+    }
+    if issues.is_empty() {
+        Ok(())
+    } else {
+        Err(PartnerError::Validation(issues))
+    }
+}
+
+fn url_rejected(r: &UrlRejection) -> PartnerError {
+    PartnerError::WebhookUrlInvalid(FieldIssue::new("url", r.reason()))
+}
+
+/// The URL, checked against the network policy as written and, for a
+/// hostname, as it resolves now (it is checked again at every delivery).
+pub(crate) async fn check_url(state: &PartnerState, raw: &str) -> Result<String, PartnerError> {
+    if raw.len() > MAX_URL {
+        return Err(invalid("url", "max_length"));
+    }
+    let url = state
+        .sender
+        .policy()
+        .check_url(raw)
+        .map_err(|r| url_rejected(&r))?;
+    let host = UrlHost::of(&url);
+    let lookup = tokio::time::timeout(
+        Duration::from_secs(2),
+        tokio::net::lookup_host((host.host.as_str(), host.port)),
+    );
+    if let Ok(Ok(addrs)) = lookup.await {
+        let addrs: Vec<IpAddr> = addrs.map(|a| a.ip()).collect();
+        if addrs
+            .iter()
+            .any(|ip| !state.sender.policy().address_allowed(*ip))
+        {
+            return Err(url_rejected(&UrlRejection::PrivateTarget));
+        }
+    }
+    Ok(url.to_string())
+}

@@ -1,0 +1,129 @@
+use std::collections::BTreeMap;
+
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use lendhub_domain::events::EventType;
+use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
+use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
+use lendhub_http::json::JsonBody;
+use lendhub_store::{EventWrite, WriteSet};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::{
+    WebhookEndpointView, check_api_version, check_description, check_events, check_metadata,
+    check_url, find,
+};
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::events::event;
+use crate::partner::state::PartnerState;
+
+/// What to change; members left out stay as they are.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UpdateWebhookEndpoint {
+    url: Option<String>,
+    enabled_events: Option<Vec<String>>,
+    description: Option<String>,
+    api_version: Option<String>,
+    /// Replaces the whole map.
+    metadata: Option<BTreeMap<String, String>>,
+    /// `true` pauses deliveries (emits `webhook_endpoint.disabled`);
+    /// `false` is the same as `POST …/enable`.
+    disabled: Option<bool>,
+}
+
+/// Change a webhook endpoint's URL, events, description, API version or
+/// metadata, or pause it (`disabled`). Its secret stays.
+#[utoipa::path(post, operation_id = "updateWebhookEndpoint", path = "/webhook_endpoints/{id}", tag = "webhooks",
+    security(("oauth2" = ["webhooks.manage"]), ("api_key" = [])),
+    params(("id" = String, Path, description = "whe_…"), ("Idempotency-Key" = Option<String>, Header)),
+    request_body = UpdateWebhookEndpoint,
+    responses((status = 200, body = WebhookEndpointView), (status = 400, description = "invalid_json, unknown_field"),
+        (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
+        (status = 404, description = "not_found"), (status = 409, description = "changed concurrently"),
+        (status = 422, description = "validation_failed, webhook_endpoint_url_invalid or webhook_event_unknown")))]
+pub async fn update(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    Path(id): Path<String>,
+    MaybeIdempotent(key): MaybeIdempotent,
+    body: JsonBody<UpdateWebhookEndpoint>,
+) -> Result<Response, PartnerError> {
+    caller.require(PartnerScope::WebhooksManage)?;
+    let owner = caller.tenant();
+    let current = find(&state, &owner, &id).await?.endpoint;
+    let guarded = key
+        .as_ref()
+        .map(|k| k.by(&owner, &body.raw, state.clock.now()));
+    state
+        .idempotency
+        .run_maybe(guarded, || async {
+            let input = &body.value;
+            let url = match &input.url {
+                Some(raw) => check_url(&state, raw).await?,
+                None => current.url.clone(),
+            };
+            if let Some(events) = &input.enabled_events {
+                check_events(events)?;
+            }
+            check_description(input.description.as_deref())?;
+            check_api_version(input.api_version.as_deref())?;
+            if let Some(m) = &input.metadata {
+                check_metadata(m)?;
+            }
+            let changed = WebhookEndpoint {
+                url,
+                enabled_events: input
+                    .enabled_events
+                    .clone()
+                    .unwrap_or_else(|| current.enabled_events.clone()),
+                description: input
+                    .description
+                    .clone()
+                    .or_else(|| current.description.clone()),
+                api_version: input
+                    .api_version
+                    .clone()
+                    .or_else(|| current.api_version.clone()),
+                metadata: input
+                    .metadata
+                    .clone()
+                    .unwrap_or_else(|| current.metadata.clone()),
+                ..current.clone()
+            };
+            let mut writes = WriteSet::default();
+            let wanted = match input.disabled {
+                Some(true) => EndpointStatus::Disabled,
+                Some(false) => EndpointStatus::Enabled,
+                None => current.status,
+            };
+            let changed = WebhookEndpoint {
+                status: wanted,
+                ..changed
+            };
+            let view = WebhookEndpointView::new(&changed, caller.livemode(), None);
+            if wanted != current.status {
+                let kind = match wanted {
+                    EndpointStatus::Disabled => EventType::WebhookEndpointDisabled,
+                    EndpointStatus::Enabled => EventType::WebhookEndpointEnabled,
+                };
+                let announced = event(&owner, kind, &view, state.clock.now())
+                    .map_err(|e| PartnerError::Internal(e.to_string()))?;
+                // One write stores the settings with the status.
+                writes
+                    .push(EventWrite::SetEndpointStatus {
+                        endpoint: changed,
+                        from: current.status,
+                    })
+                    .push(EventWrite::InsertEvent(announced));
+            } else {
+                writes.push(EventWrite::UpdateEndpoint(changed));
+            }
+            Ok(Prepared::json(StatusCode::OK, &view, writes)?)
+        })
+        .await
+}
