@@ -74,9 +74,10 @@ impl SandboxError {
                     problem
                 }
             }
+            // The partner ring's code for the same case: one code on every ring.
             Unauthenticated => p(
                 StatusCode::UNAUTHORIZED,
-                "unauthenticated",
+                "missing_api_key",
                 "a bearer token is required: Authorization: Bearer <token>".into(),
             )
             .with_header(header::WWW_AUTHENTICATE, REALM),

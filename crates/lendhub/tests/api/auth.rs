@@ -7,7 +7,7 @@ async fn missing_invalid_and_expired_tokens_are_401_with_www_authenticate() {
     let app = App::spawn().await;
     let missing =
         crate::support::reply(app.http.get(app.url("/v1/fixtures")).send().await.unwrap()).await;
-    assert_error(&missing, 401, "unauthenticated");
+    assert_error(&missing, 401, "missing_api_key");
     assert!(missing.header("www-authenticate").starts_with("Bearer"));
     let invalid = app.get("not-a-token", "/v1/fixtures").await;
     assert_error(&invalid, 401, "unauthenticated");

@@ -228,7 +228,7 @@ async fn helpers_need_their_scopes_and_an_idempotency_key() {
                 .unwrap(),
         )
         .await;
-        assert_error(&anonymous, 401, "unauthenticated");
+        assert_error(&anonymous, 401, "missing_api_key");
     }
     let spec = reply(app.http.get(app.url("/openapi.json")).send().await.unwrap()).await;
     for path in [
