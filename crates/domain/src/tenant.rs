@@ -29,6 +29,12 @@ pub enum TenantKind<'a> {
 }
 
 impl Tenant {
+    /// The public ring's callers, who have no identity: the scope of its
+    /// Idempotency-Keys.
+    pub fn public_ring() -> Self {
+        Tenant("public_ring".to_owned())
+    }
+
     pub fn sandbox_client(client_id: &str) -> Self {
         Tenant(client_id.to_owned())
     }

@@ -245,7 +245,12 @@ async fn hub(
             settings,
             webhooks,
         ),
-        public: lendhub_hub::PublicState::new(core.store.clone(), core.clock.clone(), public),
+        public: lendhub_hub::PublicState::new(
+            core.store.clone(),
+            core.clock.clone(),
+            public,
+            core.master_key.clone(),
+        ),
     };
     let directory_sync = tokio::spawn(
         state

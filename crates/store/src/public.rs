@@ -61,6 +61,22 @@ pub struct CmsPageEdit {
     pub at_ms: i64,
 }
 
+/// The public ring's row changes within a [`crate::WriteSet`].
+#[derive(Clone, Debug)]
+pub enum PublicWrite {
+    /// The enquiry and its department notification, together.
+    InsertEnquiry {
+        enquiry: EnquiryRecord,
+        mail: MailRecord,
+    },
+}
+
+impl From<PublicWrite> for crate::Write {
+    fn from(write: PublicWrite) -> Self {
+        crate::Write::Public(write)
+    }
+}
+
 #[async_trait]
 pub trait PublicStore: Send + Sync {
     /// The enquiry and its notification, in one transaction.

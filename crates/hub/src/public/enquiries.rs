@@ -1,16 +1,19 @@
 //! `POST /public/v1/enquiries`: the enquiry and its department notification
 //! are committed together; the 201 follows the commit. The mail goes out
 //! from the outbox afterwards, so an SMTP failure never touches the record
-//! or the answer.
+//! or the answer. An `Idempotency-Key` makes a retried submission answer
+//! the first one's 201 instead of recording (and mailing) it twice.
 
-use axum::Json;
+use axum::body::Bytes;
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use lendhub_domain::enquiry::{self, Dept, Enquiry};
 use lendhub_domain::hub_ids::{EnquiryId, HubId};
 use lendhub_domain::ids::SandboxId;
-use lendhub_store::{EnquiryRecord, MailRecord};
+use lendhub_domain::tenant::Tenant;
+use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
+use lendhub_store::{EnquiryRecord, MailRecord, PublicWrite, WriteSet};
 use serde_json::{Map, Value, json};
 
 use super::error::PublicError;
@@ -26,7 +29,7 @@ fn mail_id(now_ms: i64) -> String {
     format!("mail_{}", id.as_str())
 }
 
-async fn read_body(request: Request) -> Result<Map<String, Value>, PublicError> {
+async fn read_body(request: Request) -> Result<(Bytes, Map<String, Value>), PublicError> {
     match request.headers().get(header::CONTENT_TYPE) {
         None => return Err(PublicError::MissingContentType),
         Some(v) => {
@@ -40,7 +43,7 @@ async fn read_body(request: Request) -> Result<Map<String, Value>, PublicError> 
         .await
         .map_err(|_| PublicError::RequestBodyTooLarge(BODY_CAP))?;
     match serde_json::from_slice::<Value>(&bytes) {
-        Ok(Value::Object(map)) => Ok(map),
+        Ok(Value::Object(map)) => Ok((bytes, map)),
         Ok(_) => Err(PublicError::InvalidJson(
             "the body must be a JSON object".into(),
         )),
@@ -65,49 +68,66 @@ fn notification(id: &str, e: &Enquiry) -> (String, String) {
 
 /// Record an enquiry; the department is notified by email.
 #[utoipa::path(post, operation_id = "create_enquiry", path = "/enquiries", tag = "public",
+    params(("Idempotency-Key" = Option<String>, Header, description = "optional; the same key and body answer the first 201 again")),
     request_body(content = Object, content_type = "application/json",
         description = "`{form, dept?, fields}`: see docs/public-ring.md"),
     responses((status = 201, description = "`{id: \"enq_…\", status: \"new\"}`"),
-        (status = 400, description = "invalid_json, missing_content_type or unknown_field"),
+        (status = 400, description = "invalid_json, missing_content_type, unknown_field or idempotency_key_malformed"),
+        (status = 409, description = "idempotency_key_reused or idempotency_key_in_progress"),
         (status = 415, description = "unsupported_media_type"),
         (status = 422, description = "form_required, invalid_dept, invalid_email, consent_required, payload_too_large, invalid_value_type, validation_failed or request_body_too_large"),
         (status = 429, description = "rate_limited")))]
 pub async fn create(
     State(state): State<PublicState>,
+    MaybeIdempotent(key): MaybeIdempotent,
     request: Request,
 ) -> Result<Response, PublicError> {
-    let body = read_body(request).await?;
-    let enquiry = enquiry::validate(body).map_err(PublicError::Enquiry)?;
-    let now_ms = state.clock.now_ms();
-    let id = EnquiryId::generate(u64::try_from(now_ms).unwrap_or(0), rand::random()).to_string();
-    let (subject, text) = notification(&id, &enquiry);
-    let recipient = state
-        .ring
-        .settings
-        .inboxes
-        .for_dept(enquiry.dept)
-        .to_owned();
-    let record = EnquiryRecord {
-        id: id.clone(),
-        form: enquiry.form,
-        dept: enquiry.dept.map(|d| d.as_str().to_owned()),
-        fields: Value::Object(enquiry.fields).to_string(),
-        status: "new".into(),
-        created_at_ms: now_ms,
-    };
-    let mail = MailRecord {
-        id: mail_id(now_ms),
-        enquiry_id: id.clone(),
-        recipient,
-        subject,
-        body: text,
-        due_ms: now_ms,
-    };
-    state.store.insert_enquiry(record, mail).await?;
+    let (raw, body) = read_body(request).await?;
+    let owner = Tenant::public_ring();
+    let now = state.clock.now();
+    let guarded = key.as_ref().map(|k| k.by(&owner, &raw, now));
+    let response = state
+        .idempotency
+        .run_maybe(guarded, || async {
+            let enquiry = enquiry::validate(body).map_err(PublicError::Enquiry)?;
+            let now_ms = state.clock.now_ms();
+            let id =
+                EnquiryId::generate(u64::try_from(now_ms).unwrap_or(0), rand::random()).to_string();
+            let (subject, text) = notification(&id, &enquiry);
+            let recipient = state
+                .ring
+                .settings
+                .inboxes
+                .for_dept(enquiry.dept)
+                .to_owned();
+            let record = EnquiryRecord {
+                id: id.clone(),
+                form: enquiry.form,
+                dept: enquiry.dept.map(|d| d.as_str().to_owned()),
+                fields: Value::Object(enquiry.fields).to_string(),
+                status: "new".into(),
+                created_at_ms: now_ms,
+            };
+            let mail = MailRecord {
+                id: mail_id(now_ms),
+                enquiry_id: id.clone(),
+                recipient,
+                subject,
+                body: text,
+                due_ms: now_ms,
+            };
+            let mut writes = WriteSet::default();
+            writes.push(PublicWrite::InsertEnquiry {
+                enquiry: record,
+                mail,
+            });
+            Ok(Prepared::json(
+                StatusCode::CREATED,
+                &json!({"id": id, "status": "new"}),
+                writes,
+            )?)
+        })
+        .await?;
     state.ring.mail_wake.notify_one();
-    Ok((
-        StatusCode::CREATED,
-        Json(json!({"id": id, "status": "new"})),
-    )
-        .into_response())
+    Ok(response)
 }

@@ -25,6 +25,10 @@ pub enum PublicError {
     RateLimited {
         retry_after_ms: u64,
     },
+    IdempotencyKeyReused,
+    IdempotencyKeyInProgress,
+    /// A problem raised by shared plumbing (the Idempotency-Key header).
+    Shared(Problem),
     Unavailable(String),
     Internal(String),
 }
@@ -90,6 +94,19 @@ impl PublicError {
                 )
                 .retry_after_ms(1000)
             }
+            IdempotencyKeyReused => p(
+                StatusCode::CONFLICT,
+                "idempotency_key_reused",
+                "this Idempotency-Key was used with a different request",
+            ),
+            IdempotencyKeyInProgress => p(
+                StatusCode::CONFLICT,
+                "idempotency_key_in_progress",
+                "a request with this Idempotency-Key is still running; retry shortly",
+            )
+            .with_header(axum::http::header::RETRY_AFTER, "1")
+            .retryable(true),
+            Shared(problem) => problem,
             Internal(m) => {
                 tracing::error!(error = %m, "internal error");
                 p(
@@ -191,6 +208,41 @@ fn enquiry_problem(e: EnquiryError) -> Problem {
 impl IntoResponse for PublicError {
     fn into_response(self) -> Response {
         self.problem().into_response()
+    }
+}
+
+impl From<Problem> for PublicError {
+    fn from(p: Problem) -> Self {
+        PublicError::Shared(p)
+    }
+}
+
+impl From<lendhub_store::CommitError> for PublicError {
+    fn from(e: lendhub_store::CommitError) -> Self {
+        match e {
+            lendhub_store::CommitError::IdempotencyKeyTaken => PublicError::IdempotencyKeyReused,
+            // An enquiry has no conditional write: a conflict is a fault.
+            lendhub_store::CommitError::Conflict => {
+                PublicError::Internal("unexpected conflict storing an enquiry".into())
+            }
+            lendhub_store::CommitError::Store(s) => s.into(),
+        }
+    }
+}
+
+impl From<lendhub_http::idempotency::Fault> for PublicError {
+    fn from(f: lendhub_http::idempotency::Fault) -> Self {
+        PublicError::Internal(f.0)
+    }
+}
+
+impl lendhub_http::idempotency::Refusals for PublicError {
+    fn key_reused() -> Self {
+        PublicError::IdempotencyKeyReused
+    }
+
+    fn key_in_progress() -> Self {
+        PublicError::IdempotencyKeyInProgress
     }
 }
 

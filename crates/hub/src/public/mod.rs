@@ -139,7 +139,10 @@ pub fn router(state: &PublicState) -> Router<PublicState> {
     let enquiry_cors = CorsLayer::new()
         .allow_origin(AllowOrigin::list(origins))
         .allow_methods([Method::POST])
-        .allow_headers([header::CONTENT_TYPE])
+        .allow_headers([
+            header::CONTENT_TYPE,
+            HeaderName::from_static("idempotency-key"),
+        ])
         .expose_headers(exposed());
     let enquiries = writes().split_for_parts().0.layer(enquiry_cors);
     let open_cors = CorsLayer::new()
@@ -165,13 +168,14 @@ const RESET: HeaderName = HeaderName::from_static("ratelimit-reset");
 const POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
 
 /// What a browser script may read of a public response.
-fn exposed() -> [HeaderName; 5] {
+fn exposed() -> [HeaderName; 6] {
     [
         LIMIT,
         REMAINING,
         RESET,
         POLICY,
         HeaderName::from_static("x-service-request-id"),
+        HeaderName::from_static("idempotent-replayed"),
     ]
 }
 

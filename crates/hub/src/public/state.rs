@@ -4,7 +4,11 @@
 use std::sync::Arc;
 
 use lendhub_domain::clock::Clock;
+use lendhub_http::idempotency::Idempotency;
 use lendhub_store::{Maintenance, PublicStore, Store};
+use tokio::sync::Notify;
+
+use super::error::PublicError;
 
 use super::PublicRing;
 
@@ -26,12 +30,22 @@ pub struct Public {
     pub health: Arc<dyn Maintenance>,
     pub clock: Arc<dyn Clock>,
     pub ring: PublicRing,
+    /// Enquiries, at most once per Idempotency-Key.
+    pub idempotency: Idempotency<PublicError>,
 }
 
 impl PublicState {
     /// Takes the whole store and keeps of it only the contexts the ring uses.
-    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, ring: PublicRing) -> Self {
+    pub fn new(
+        store: Arc<dyn Store>,
+        clock: Arc<dyn Clock>,
+        ring: PublicRing,
+        master_key: lendhub_domain::crypto::MasterKey,
+    ) -> Self {
+        // An enquiry queues no webhook deliveries: nothing to wake.
+        let idempotency = Idempotency::new(store.clone(), master_key, Arc::new(Notify::new()));
         Self(Arc::new(Public {
+            idempotency,
             store: store.clone(),
             health: store,
             clock,

@@ -278,3 +278,56 @@ async fn browsers_may_post_enquiries_only_from_configured_origins() {
             .is_none()
     );
 }
+
+/// The same Idempotency-Key and body answer the first 201 again: one
+/// enquiry, one e-mail. Another body under the key is refused.
+#[tokio::test]
+async fn a_retried_enquiry_with_its_key_is_recorded_and_mailed_once() {
+    let site = Site::new().await;
+    let port = free_port();
+    let smtp = SmtpServer::start(port, site.path().join("maildir"));
+    let app = App::spawn_with(mailing_app_config(&site, port), site).await;
+    let send = |body: Value, key: &'static str| {
+        let app = &app;
+        async move {
+            reply(
+                app.http
+                    .post(format!("{}/public/v1/enquiries", app.hub))
+                    .header("Idempotency-Key", key)
+                    .json(&body)
+                    .send()
+                    .await
+                    .unwrap(),
+            )
+            .await
+        }
+    };
+    let first = send(good(), "enquiry-retry-1").await;
+    assert_eq!(first.status, 201, "{}", first.body);
+    let again = send(good(), "enquiry-retry-1").await;
+    assert_eq!(again.status, 201);
+    assert_eq!(again.body, first.body, "the same enquiry id");
+    assert_eq!(again.header("idempotent-replayed"), "true");
+    let mut other = good();
+    other["fields"]["message"] = json!("Something else");
+    assert_hub_error(
+        &send(other, "enquiry-retry-1").await,
+        409,
+        "idempotency_key_reused",
+    );
+    assert_hub_error(
+        &send(good(), "short").await,
+        400,
+        "idempotency_key_malformed",
+    );
+    eventually("the notification", || smtp.messages().len() == 1).await;
+    // Another (unkeyed) enquiry is mailed too; the retried one never was.
+    assert_eq!(enquire(&app, &good()).await.status, 201);
+    eventually("the second notification", || smtp.messages().len() == 2).await;
+    let id = first.body["id"].as_str().unwrap();
+    assert_eq!(
+        smtp.messages().iter().filter(|m| m.contains(id)).count(),
+        1,
+        "one e-mail for the retried enquiry"
+    );
+}

@@ -30,6 +30,7 @@ pub struct IdempotencyRecord {
 pub enum Write {
     Sandbox(SandboxWrite),
     Events(EventWrite),
+    Public(crate::PublicWrite),
 }
 
 impl From<SandboxWrite> for Write {

@@ -33,39 +33,41 @@ fn page_row(r: &Row) -> Result<CmsPageRecord, StoreError> {
 
 const PAGE_COLUMNS: &str = "key, title, body, published, version, updated_at_ms";
 
+/// The enquiry and its notification in one statement.
+pub(crate) const INSERT_ENQUIRY: &str = "WITH enquiry AS (
+         INSERT INTO enquiries (id, form, dept, fields, status, created_at_ms)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id)
+     INSERT INTO mail_outbox (id, enquiry_id, recipient, subject, body, state, first_due_ms, due_ms)
+     SELECT $7, id, $8, $9, $10, 'pending', $11, $11 FROM enquiry";
+
+pub(crate) fn enquiry_params<'a>(
+    e: &'a EnquiryRecord,
+    m: &'a MailRecord,
+) -> [&'a (dyn tokio_postgres::types::ToSql + Sync); 11] {
+    [
+        &e.id,
+        &e.form,
+        &e.dept,
+        &e.fields,
+        &e.status,
+        &e.created_at_ms,
+        &m.id,
+        &m.recipient,
+        &m.subject,
+        &m.body,
+        &m.due_ms,
+    ]
+}
+
 #[async_trait]
 impl PublicStore for PgStore {
     async fn insert_enquiry(&self, e: EnquiryRecord, m: MailRecord) -> Result<(), StoreError> {
         // One statement: both rows or neither, without a transaction round trip.
         let c = self.conn().await?;
-        let statement = c
-            .prepare_cached(
-                "WITH enquiry AS (
-                     INSERT INTO enquiries (id, form, dept, fields, status, created_at_ms)
-                     VALUES ($1, $2, $3, $4, $5, $6) RETURNING id)
-                 INSERT INTO mail_outbox (id, enquiry_id, recipient, subject, body, state, first_due_ms, due_ms)
-                 SELECT $7, id, $8, $9, $10, 'pending', $11, $11 FROM enquiry",
-            )
+        let statement = c.prepare_cached(INSERT_ENQUIRY).await.map_err(db)?;
+        c.execute(&statement, &enquiry_params(&e, &m))
             .await
             .map_err(db)?;
-        c.execute(
-            &statement,
-            &[
-                &e.id,
-                &e.form,
-                &e.dept,
-                &e.fields,
-                &e.status,
-                &e.created_at_ms,
-                &m.id,
-                &m.recipient,
-                &m.subject,
-                &m.body,
-                &m.due_ms,
-            ],
-        )
-        .await
-        .map_err(db)?;
         Ok(())
     }
 

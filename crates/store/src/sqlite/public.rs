@@ -29,7 +29,11 @@ fn page_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<CmsPageRecord> {
     })
 }
 
-fn insert_enquiry(c: &Connection, e: &EnquiryRecord, m: &MailRecord) -> rusqlite::Result<()> {
+pub(super) fn insert_enquiry(
+    c: &Connection,
+    e: &EnquiryRecord,
+    m: &MailRecord,
+) -> rusqlite::Result<()> {
     c.prepare_cached(
         "INSERT INTO enquiries (id, form, dept, fields, status, created_at_ms)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",

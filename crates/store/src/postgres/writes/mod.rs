@@ -111,6 +111,7 @@ pub(crate) fn checks<'a>(sets: &[&'a WriteSet]) -> (Vec<(usize, Check<'a>)>, Vec
                     Some(n) => (Check::Events(n.check), n.row),
                     None => continue,
                 },
+                Write::Public(_) => continue,
             };
             match row {
                 Some(row) if !updated.insert(row) => repeated.push(job),
@@ -126,6 +127,7 @@ pub(crate) fn checks<'a>(sets: &[&'a WriteSet]) -> (Vec<(usize, Check<'a>)>, Vec
 pub(crate) struct Statements {
     claim_key: Statement,
     release_key: Statement,
+    insert_enquiry: Statement,
     sandbox: sandbox::Statements,
     events: events::Statements,
 }
@@ -135,6 +137,10 @@ impl Statements {
         Ok(Self {
             claim_key: tx.prepare_cached(CLAIM_KEY).await.map_err(db)?,
             release_key: tx.prepare_cached(RELEASE_KEY).await.map_err(db)?,
+            insert_enquiry: tx
+                .prepare_cached(super::public::INSERT_ENQUIRY)
+                .await
+                .map_err(db)?,
             sandbox: sandbox::Statements::prepare(tx).await?,
             events: events::Statements::prepare(tx).await?,
         })
@@ -208,6 +214,25 @@ impl Statements {
             match write {
                 Write::Sandbox(w) => self.sandbox.write(w, &mut statements)?,
                 Write::Events(w) => self.events.write(w, &mut statements)?,
+                Write::Public(PublicWrite::InsertEnquiry {
+                    enquiry: e,
+                    mail: m,
+                }) => {
+                    let params: Vec<Param<'a>> = vec![
+                        Box::new(e.id.as_str()),
+                        Box::new(e.form.as_str()),
+                        Box::new(e.dept.as_deref()),
+                        Box::new(e.fields.as_str()),
+                        Box::new(e.status.as_str()),
+                        Box::new(e.created_at_ms),
+                        Box::new(m.id.as_str()),
+                        Box::new(m.recipient.as_str()),
+                        Box::new(m.subject.as_str()),
+                        Box::new(m.body.as_str()),
+                        Box::new(m.due_ms),
+                    ];
+                    statements.push((self.insert_enquiry.clone(), params));
+                }
             }
         }
         Ok(statements)

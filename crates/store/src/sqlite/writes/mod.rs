@@ -73,6 +73,10 @@ pub fn apply(c: &Connection, set: &WriteSet) -> Result<(), CommitError> {
         match write {
             Write::Sandbox(w) => sandbox::apply(c, w)?,
             Write::Events(w) => events::apply(c, w)?,
+            Write::Public(PublicWrite::InsertEnquiry { enquiry, mail }) => {
+                super::public::insert_enquiry(c, enquiry, mail)
+                    .map_err(|e| CommitError::from(unavailable(e)))?
+            }
         }
     }
     Ok(())
