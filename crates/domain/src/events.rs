@@ -109,6 +109,10 @@ impl EventType {
     }
 }
 
+/// How long events are kept, and so listed and replayable (hub seed,
+/// Events → Delivery contract §4; the sandbox keeps the same).
+pub const RETENTION: time::Duration = time::Duration::days(30);
+
 /// The wildcard subscription.
 pub const ALL_EVENTS: &str = "*";
 

@@ -42,6 +42,8 @@ pub struct Server {
     pub sso_url: String,
     /// Wakes the outbox worker (tests poke it after moving the clock).
     pub outbox_wake: Arc<Notify>,
+    /// Runs the retention job now (tests, after moving the clock).
+    pub prune_wake: Arc<Notify>,
     /// Wakes the referral worker (likewise).
     pub referrals_wake: Arc<Notify>,
     /// Wakes the enquiry-notification worker.
@@ -400,6 +402,7 @@ pub async fn start(
     let sender = Sender::new(policy).context("building the webhook HTTP client")?;
     let outbox_wake = Arc::new(Notify::new());
     let mail_wake = Arc::new(Notify::new());
+    let prune_wake = Arc::new(Notify::new());
     let stop = CancellationToken::new();
 
     let (sandbox, sandbox_state) =
@@ -417,7 +420,12 @@ pub async fn start(
         serve(ops_listener, ops_router(store.clone()), stop.clone()),
         directory_sync,
         grants_sync,
-        tokio::spawn(prune(store.clone(), clock.clone(), stop.clone())),
+        tokio::spawn(prune(
+            store.clone(),
+            clock.clone(),
+            prune_wake.clone(),
+            stop.clone(),
+        )),
         tokio::spawn(crate::telemetry::metrics_upkeep(stop.clone())),
     ];
     tasks.extend(sandbox_workers(&core, sandbox_state, sender, &stop));
@@ -433,6 +441,7 @@ pub async fn start(
         outbox_wake,
         referrals_wake,
         mail_wake,
+        prune_wake,
         store,
         master_key,
         stop,
@@ -495,21 +504,31 @@ fn serve(listener: TcpListener, router: Router, stop: CancellationToken) -> Join
 
 /// Idempotency records are kept 24 h (by the business clock), then pruned;
 /// expired tokens are pruned an hour after expiry.
-async fn prune(store: Arc<dyn Store>, clock: Arc<dyn Clock>, stop: CancellationToken) {
+async fn prune(
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+    wake: Arc<Notify>,
+    stop: CancellationToken,
+) {
     loop {
         let now = clock.now();
         let keys_before =
             lendhub_domain::clock::unix_ms(now - lendhub_domain::idempotency::RETENTION);
         let tokens_before = lendhub_domain::clock::unix_ms(now - time::Duration::hours(1));
+        let events_before = lendhub_domain::clock::unix_ms(now - lendhub_domain::events::RETENTION);
         match store
             .prune(lendhub_store::Retention {
                 idempotency_before_ms: keys_before,
                 tokens_expired_before_ms: tokens_before,
+                events_before_ms: events_before,
             })
             .await
         {
             Ok(n) if n > 0 => {
-                tracing::info!(rows = n, "pruned expired idempotency records and tokens")
+                tracing::info!(
+                    rows = n,
+                    "pruned expired idempotency records, tokens and events"
+                )
             }
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "pruning failed"),
@@ -521,8 +540,10 @@ async fn prune(store: Arc<dyn Store>, clock: Arc<dyn Clock>, stop: CancellationT
             Ok(_) => {}
             Err(e) => tracing::warn!(error = %e, "pruning identity-provider records failed"),
         }
+        // Every ten minutes, or at once when the clock moved.
         tokio::select! {
             _ = tokio::time::sleep(Duration::from_secs(600)) => {}
+            () = wake.notified() => {}
             _ = stop.cancelled() => return,
         }
     }

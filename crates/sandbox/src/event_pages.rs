@@ -8,20 +8,21 @@ use std::collections::HashMap;
 
 use axum::body::Bytes;
 use lendhub_domain::tenant::Tenant;
+use lendhub_store::LogPosition;
 use parking_lot::Mutex;
 
 /// Pages of this many clients are kept; past that the map starts over.
 const CAPACITY: usize = 4096;
 
 /// (owner, limit) → the event-log position the page was built at, and the page.
-type Pages = HashMap<(Tenant, u32), (Option<i64>, Bytes)>;
+type Pages = HashMap<(Tenant, u32), (Option<LogPosition>, Bytes)>;
 
 #[derive(Default)]
 pub(crate) struct EventPages(Mutex<Pages>);
 
 impl EventPages {
     /// The page for (owner, limit), if it was built at `position`.
-    pub fn get(&self, owner: &Tenant, limit: u32, position: Option<i64>) -> Option<Bytes> {
+    pub fn get(&self, owner: &Tenant, limit: u32, position: Option<LogPosition>) -> Option<Bytes> {
         let pages = self.0.lock();
         let (at, body) = pages.get(&(owner.clone(), limit))?;
         (*at == position).then(|| body.clone())
@@ -29,7 +30,7 @@ impl EventPages {
 
     /// Keeps a page built after `position` was read: if newer events slipped
     /// into it, the next probe sees a later position and rebuilds it.
-    pub fn put(&self, owner: &Tenant, limit: u32, position: Option<i64>, body: Bytes) {
+    pub fn put(&self, owner: &Tenant, limit: u32, position: Option<LogPosition>, body: Bytes) {
         let mut pages = self.0.lock();
         if pages.len() >= CAPACITY {
             pages.clear();
@@ -42,24 +43,28 @@ impl EventPages {
 mod tests {
     use super::*;
 
+    fn at(newest: i64) -> LogPosition {
+        LogPosition { newest, oldest: 1 }
+    }
+
     #[test]
     fn a_page_is_served_only_at_the_position_it_was_built() {
         let pages = EventPages::default();
         pages.put(
             &Tenant::sandbox_client("pk_a"),
             20,
-            Some(7),
+            Some(at(7)),
             Bytes::from_static(b"page"),
         );
         assert_eq!(
             pages
-                .get(&Tenant::sandbox_client("pk_a"), 20, Some(7))
+                .get(&Tenant::sandbox_client("pk_a"), 20, Some(at(7)))
                 .as_deref(),
             Some(&b"page"[..])
         );
         assert!(
             pages
-                .get(&Tenant::sandbox_client("pk_a"), 20, Some(8))
+                .get(&Tenant::sandbox_client("pk_a"), 20, Some(at(8)))
                 .is_none(),
             "a newer event makes it stale"
         );
@@ -71,13 +76,13 @@ mod tests {
         );
         assert!(
             pages
-                .get(&Tenant::sandbox_client("pk_a"), 10, Some(7))
+                .get(&Tenant::sandbox_client("pk_a"), 10, Some(at(7)))
                 .is_none(),
             "pages are per limit"
         );
         assert!(
             pages
-                .get(&Tenant::sandbox_client("pk_b"), 20, Some(7))
+                .get(&Tenant::sandbox_client("pk_b"), 20, Some(at(7)))
                 .is_none(),
             "and per client"
         );

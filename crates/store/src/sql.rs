@@ -38,6 +38,14 @@ pub const PUT_CMS_PAGE: &str =
 pub const PRUNE_IDEMPOTENCY: &str = "DELETE FROM idempotency_keys WHERE created_at_ms < $1";
 pub const PRUNE_TOKENS: &str = "DELETE FROM sandbox_tokens WHERE expires_at_ms < $1";
 pub const PRUNE_REVOCATIONS: &str = "DELETE FROM revoked_tokens WHERE expires_at_ms < $1";
+pub const PRUNE_EVENTS: &str = "DELETE FROM events WHERE created_at_ms < $1";
+/// A sandbox client's events are on its clock, ahead of the service's.
+pub const PRUNE_EVENTS_AHEAD: &str = "DELETE FROM events WHERE owner IN (SELECT client_id FROM sandbox_clients WHERE clock_offset_ms > 0)
+     AND created_at_ms - (SELECT clock_offset_ms FROM sandbox_clients WHERE client_id = events.owner) < $1";
+/// Finished deliveries, by the (state, due_ms) index; a pending one is
+/// never older than its 72-hour schedule.
+pub const PRUNE_DELIVERIES: &str =
+    "DELETE FROM deliveries WHERE state IN ('delivered', 'failed') AND due_ms < $1";
 
 /// One page of an owner's events, in the shape of the request: `$1` owner,
 /// `$2` the cursor's sequence number, `$3` the type, `$4` how many to fetch.
@@ -244,7 +252,9 @@ pub mod sandbox {
     pub const EVENT: &str =
         "SELECT id, owner, type, created_at_ms, body FROM events WHERE id = $1 AND owner = $2";
     pub const EVENT_SEQ: &str = "SELECT seq FROM events WHERE id = $1 AND owner = $2";
-    pub const EVENT_LOG_POSITION: &str = "SELECT max(seq) FROM events WHERE owner = $1";
+    /// Two index probes (one aggregate each, so each is a probe).
+    pub const EVENT_LOG_POSITION: &str = "SELECT (SELECT max(seq) FROM events WHERE owner = $1),
+                (SELECT min(seq) FROM events WHERE owner = $1)";
     pub const ENDPOINTS_OF_OWNER: &str = "SELECT body, sealed_secret FROM webhook_endpoints WHERE owner = $1 ORDER BY created_at_ms, id";
     pub const IDEMPOTENCY_RECORD: &str = "SELECT fingerprint, status, body, created_at_ms FROM idempotency_keys WHERE owner = $1 AND key = $2";
     pub const SANDBOX_CLIENTS_INSERT: &str =

@@ -213,3 +213,34 @@ async fn the_newest_page_is_never_stale() {
         "each limit is its own page"
     );
 }
+
+/// Events are kept 30 days on the owner's clock, then pruned by the
+/// retention job (woken here by the clock's move instead of its timer).
+#[tokio::test]
+async fn events_older_than_thirty_days_are_pruned() {
+    let app = App::spawn().await;
+    let client = app.client("sandbox:read sandbox:write").await;
+    let token = app.token_for(&client).await;
+    app.create_application(&token, "00000401", 5_000).await;
+    let old = app.events(&token, "").await;
+    assert_eq!(old.len(), 2);
+    app.advance(time::Duration::days(29));
+    let token = app.token_for(&client).await;
+    app.create_application(&token, "00000401", 5_000).await;
+    assert_eq!(app.events(&token, "").await.len(), 4, "29 days: all kept");
+    app.advance(time::Duration::days(2));
+    let token = app.token_for(&client).await;
+    crate::support::propagated("the first events are pruned", || async {
+        app.events(&token, "").await.len() == 2
+    })
+    .await;
+    let kept = app.events(&token, "").await;
+    assert!(kept.iter().all(|e| !old.contains(e)), "the old ones went");
+    let gone = old[0]["id"].as_str().unwrap();
+    assert_error(
+        &app.write(&token, &format!("/v1/events/{gone}/replay"), json!({}))
+            .await,
+        404,
+        "not_found",
+    );
+}

@@ -25,6 +25,14 @@ pub struct EventQuery {
     pub created_after_ms: Option<i64>,
 }
 
+/// The sequence numbers of an owner's newest and oldest events; they are
+/// never reused, so a change to either end of the log changes them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LogPosition {
+    pub newest: i64,
+    pub oldest: i64,
+}
+
 #[derive(Clone, Debug)]
 pub enum EventPage {
     Page {
@@ -87,9 +95,10 @@ pub trait EventStore: Send + Sync {
         owner: &Tenant,
         query: &EventQuery,
     ) -> Result<EventPage, StoreError>;
-    /// A marker of the owner's newest event that grows whenever the owner gains
-    /// an event and changes when its events are removed; `None` when it has none.
-    /// Lets a reader tell, with one index probe, whether a page it holds is current.
-    async fn event_log_position(&self, owner: &Tenant) -> Result<Option<i64>, StoreError>;
+    /// Where the owner's log begins and ends: it changes whenever the owner
+    /// gains an event, loses its oldest (retention) or all of them (a
+    /// reset); `None` when it has none. Lets a reader tell, with two index
+    /// probes, whether a page it holds is current.
+    async fn event_log_position(&self, owner: &Tenant) -> Result<Option<LogPosition>, StoreError>;
     async fn endpoints(&self, owner: &Tenant) -> Result<Vec<EndpointRecord>, StoreError>;
 }

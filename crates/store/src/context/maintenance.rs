@@ -11,6 +11,9 @@ pub struct Retention {
     /// On the service clock; each owner's clock offset is added.
     pub idempotency_before_ms: i64,
     pub tokens_expired_before_ms: i64,
+    /// Events created before this on their owner's clock go, with the
+    /// finished deliveries due before it.
+    pub events_before_ms: i64,
 }
 
 #[async_trait]
@@ -20,7 +23,9 @@ pub trait Maintenance: Send + Sync {
 
     /// Drops idempotency records created before `idempotency_before_ms` on
     /// their owner's clock (the service clock's cut-off plus the owner's
-    /// offset), and tokens and token revocations past their retention.
+    /// offset), events likewise before `events_before_ms` (and the finished
+    /// deliveries of that age), and tokens and token revocations past their
+    /// retention.
     async fn prune(&self, retention: Retention) -> Result<u64, StoreError>;
 
     /// Flushes pending writes and stops background threads.

@@ -73,6 +73,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "endpoint_slots",
         include_str!("../../migrations/postgres/0013_endpoint_slots.sql"),
     ),
+    (
+        14,
+        "events_retention",
+        include_str!("../../migrations/postgres/0014_events_retention.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -166,7 +166,18 @@ impl Maintenance for PgStore {
             )
             .await
             .map_err(db)?;
-        Ok(keys + tokens + revocations)
+        let mut events = 0;
+        for sql in [
+            sql::PRUNE_EVENTS,
+            sql::PRUNE_EVENTS_AHEAD,
+            sql::PRUNE_DELIVERIES,
+        ] {
+            events += c
+                .execute(sql, &[&retention.events_before_ms])
+                .await
+                .map_err(db)?;
+        }
+        Ok(keys + tokens + revocations + events)
     }
 
     async fn close(&self) {
@@ -292,7 +303,7 @@ impl EventStore for PgStore {
         reads::list_events(&*self.conn().await?, owner, query).await
     }
 
-    async fn event_log_position(&self, owner: &Tenant) -> Result<Option<i64>, StoreError> {
+    async fn event_log_position(&self, owner: &Tenant) -> Result<Option<LogPosition>, StoreError> {
         reads::event_log_position(&*self.conn().await?, owner).await
     }
 

@@ -190,19 +190,23 @@ pub async fn list_events(
     })
 }
 
-/// The owner's newest `seq`: per-owner sequences are never reused, so both
-/// additions and removals change it.
-pub async fn event_log_position(c: &Client, owner: &Tenant) -> Result<Option<i64>, StoreError> {
+/// The owner's newest and oldest `seq`: per-owner sequences are never
+/// reused, so additions and removals at either end change them.
+pub async fn event_log_position(
+    c: &Client,
+    owner: &Tenant,
+) -> Result<Option<LogPosition>, StoreError> {
     let row = one(
         c,
         crate::sql::sandbox::EVENT_LOG_POSITION,
         &[&owner.as_str()],
     )
     .await?;
-    match row {
-        Some(r) => get(&r, 0),
-        None => Ok(None),
-    }
+    let Some(r) = row else { return Ok(None) };
+    let (newest, oldest): (Option<i64>, Option<i64>) = (get(&r, 0)?, get(&r, 1)?);
+    Ok(newest
+        .zip(oldest)
+        .map(|(newest, oldest)| LogPosition { newest, oldest }))
 }
 
 pub async fn endpoints(c: &Client, owner: &Tenant) -> Result<Vec<EndpointRecord>, StoreError> {

@@ -72,6 +72,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "endpoint_slots",
         include_str!("../../migrations/sqlite/0013_endpoint_slots.sql"),
     ),
+    (
+        14,
+        "events_retention",
+        include_str!("../../migrations/sqlite/0014_events_retention.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -150,14 +150,7 @@ impl Maintenance for SqliteStore {
 
     async fn prune(&self, retention: Retention) -> Result<u64, StoreError> {
         self.writer
-            .run(move |c| {
-                writes::prune(
-                    c,
-                    retention.idempotency_before_ms,
-                    retention.tokens_expired_before_ms,
-                )
-                .map_err(unavailable)
-            })
+            .run(move |c| writes::prune(c, &retention).map_err(unavailable))
             .await
     }
 
@@ -259,7 +252,7 @@ impl EventStore for SqliteStore {
         self.read(|c| reads::list_events(c, owner, query))
     }
 
-    async fn event_log_position(&self, owner: &Tenant) -> Result<Option<i64>, StoreError> {
+    async fn event_log_position(&self, owner: &Tenant) -> Result<Option<LogPosition>, StoreError> {
         self.read(|c| reads::event_log_position(c, owner))
     }
 

@@ -139,11 +139,16 @@ pub fn list_events(c: &Connection, owner: &Tenant, q: &EventQuery) -> rusqlite::
     })
 }
 
-/// The newest event's `seq` (AUTOINCREMENT: never reused, so removals and
-/// additions both change it).
-pub fn event_log_position(c: &Connection, owner: &Tenant) -> rusqlite::Result<Option<i64>> {
+/// The newest and oldest events' `seq` (AUTOINCREMENT: never reused, so
+/// additions and removals at either end change them).
+pub fn event_log_position(c: &Connection, owner: &Tenant) -> rusqlite::Result<Option<LogPosition>> {
     c.prepare_cached(shared!(crate::sql::sandbox::EVENT_LOG_POSITION))?
-        .query_row([owner.as_str()], |r| r.get(0))
+        .query_row([owner.as_str()], |r| {
+            let (newest, oldest): (Option<i64>, Option<i64>) = (r.get(0)?, r.get(1)?);
+            Ok(newest
+                .zip(oldest)
+                .map(|(newest, oldest)| LogPosition { newest, oldest }))
+        })
 }
 
 pub fn endpoints(c: &Connection, owner: &Tenant) -> rusqlite::Result<Vec<EndpointRecord>> {

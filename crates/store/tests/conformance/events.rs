@@ -355,3 +355,58 @@ async fn endpoint_slots_updates_deletions_and_rotations() {
         Err(CommitError::Conflict)
     ));
 }
+
+/// Events go after their retention on their owner's clock, with the
+/// finished deliveries of that age; pending ones and younger events stay.
+#[tokio::test]
+async fn retention_prunes_old_events_and_finished_deliveries() {
+    let (store, _db) = store().await;
+    store
+        .commit(set(vec![endpoint_record()], None))
+        .await
+        .unwrap();
+    for at in [1_000, 2_000, 3_000] {
+        store
+            .commit(set(
+                vec![Write::Events(EventWrite::InsertEvent(event(
+                    EventType::ApplicationCreated,
+                    at,
+                )))],
+                None,
+            ))
+            .await
+            .unwrap();
+    }
+    let lease = Lease {
+        holder: "w".into(),
+        due_before_ms: i64::MAX,
+        real_now_ms: 0,
+        lease_until_ms: 60_000,
+        limit: 10,
+    };
+    let claimed = store.claim_deliveries(&lease).await.unwrap();
+    assert_eq!(claimed.len(), 3);
+    // The oldest delivered; the second still pending.
+    store
+        .finish_delivery(DeliveryResult::Delivered {
+            id: claimed[0].delivery.id,
+            status: 200,
+            at_ms: 1_000,
+        })
+        .await
+        .unwrap();
+    let before = store.event_log_position(&tenant(OWNER)).await.unwrap();
+    let pruned = store
+        .prune(Retention {
+            idempotency_before_ms: 0,
+            tokens_expired_before_ms: 0,
+            events_before_ms: 2_500,
+        })
+        .await
+        .unwrap();
+    assert_eq!(pruned, 3, "two events and one finished delivery");
+    assert_eq!(event_count(store.as_ref()).await, 1);
+    let after = store.event_log_position(&tenant(OWNER)).await.unwrap();
+    assert_ne!(after, before, "losing the oldest events moves the position");
+    assert_eq!(after.map(|p| p.newest), before.map(|p| p.newest));
+}

@@ -30,7 +30,8 @@ async fn prune_drops_old_keys_and_expired_tokens_and_revocation_hides_tokens() {
         store
             .prune(Retention {
                 idempotency_before_ms: 10_000,
-                tokens_expired_before_ms: 10_000
+                tokens_expired_before_ms: 10_000,
+                events_before_ms: 0,
             })
             .await
             .unwrap(),

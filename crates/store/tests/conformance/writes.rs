@@ -254,6 +254,7 @@ async fn idempotency_keys_expire_on_their_owners_clock() {
         .prune(Retention {
             idempotency_before_ms: day,
             tokens_expired_before_ms: 0,
+            events_before_ms: 0,
         })
         .await
         .unwrap();

@@ -100,6 +100,7 @@ impl App {
         self.server().outbox_wake.notify_one();
         self.server().referrals_wake.notify_one();
         self.server().mail_wake.notify_one();
+        self.server().prune_wake.notify_one();
     }
 
     pub async fn client(&self, scopes: &str) -> Client {

@@ -49,11 +49,9 @@ pub fn revoke_client(c: &Connection, client_id: &str, now_ms: i64) -> rusqlite::
     Ok(changed > 0)
 }
 
-pub fn prune(
-    c: &Connection,
-    idempotency_before_ms: i64,
-    tokens_expired_before_ms: i64,
-) -> rusqlite::Result<u64> {
+pub fn prune(c: &Connection, r: &Retention) -> rusqlite::Result<u64> {
+    let (idempotency_before_ms, tokens_expired_before_ms) =
+        (r.idempotency_before_ms, r.tokens_expired_before_ms);
     let keys = c.execute(&dialect(sql::PRUNE_IDEMPOTENCY), [idempotency_before_ms])?
         + c.execute(
         "DELETE FROM idempotency_keys WHERE owner IN (SELECT client_id FROM sandbox_clients WHERE clock_offset_ms > 0)
@@ -62,7 +60,10 @@ pub fn prune(
     )?;
     let tokens = c.execute(&dialect(sql::PRUNE_TOKENS), [tokens_expired_before_ms])?;
     let revocations = c.execute(&dialect(sql::PRUNE_REVOCATIONS), [tokens_expired_before_ms])?;
-    Ok((keys + tokens + revocations) as u64)
+    let events = c.execute(&dialect(sql::PRUNE_EVENTS), [r.events_before_ms])?
+        + c.execute(&dialect(sql::PRUNE_EVENTS_AHEAD), [r.events_before_ms])?
+        + c.execute(&dialect(sql::PRUNE_DELIVERIES), [r.events_before_ms])?;
+    Ok((keys + tokens + revocations + events) as u64)
 }
 
 pub fn apply(c: &Connection, set: &WriteSet) -> Result<(), CommitError> {
