@@ -182,10 +182,12 @@ fn expired(created_at_ms: i64, now_ms: i64) -> bool {
 
 /// Whether committing `writes` queues webhook deliveries.
 fn queues_deliveries(writes: &WriteSet) -> bool {
-    writes
-        .writes
-        .iter()
-        .any(|w| matches!(w, Write::Events(EventWrite::InsertEvent(_))))
+    writes.writes.iter().any(|w| {
+        matches!(
+            w,
+            Write::Events(EventWrite::InsertEvent(_) | EventWrite::QueueDeliveries { .. })
+        )
+    })
 }
 
 fn respond(status: StatusCode, body: Vec<u8>, replayed: bool) -> Response {

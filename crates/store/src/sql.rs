@@ -281,6 +281,9 @@ pub mod sandbox {
 pub mod events {
     pub const WEBHOOK_ENDPOINTS_INSERT: &str = "INSERT INTO webhook_endpoints (id, owner, status, enabled_events, sealed_secret, created_at_ms, body)
      VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    /// A delivery of a stored event (a replay's).
+    pub const QUEUE_DELIVERY: &str = "INSERT INTO deliveries (event_id, endpoint_id, owner, state, attempt, first_due_ms, due_ms, updated_at_ms)
+     VALUES ($1, $2, $3, 'pending', 1, $4, $4, $4)";
     /// Takes one of the owner's endpoint slots if fewer than `$2` are taken.
     pub const TAKE_ENDPOINT_SLOT: &str =
         "INSERT INTO webhook_endpoint_counts AS c (owner, n) VALUES ($1, 1)

@@ -76,6 +76,14 @@ pub enum EventWrite {
     /// Removes the endpoint, frees its slot and ends its pending
     /// deliveries; `Conflict` if it no longer exists.
     DeleteEndpoint { id: String, owner: Tenant },
+    /// Queues the stored event `event_id` again, once to each endpoint
+    /// (a replay): new deliveries, due at `at_ms`, of the same bytes.
+    QueueDeliveries {
+        event_id: String,
+        owner: Tenant,
+        endpoint_ids: Vec<String>,
+        at_ms: i64,
+    },
     /// Signs with `sealed_secret` from now on, and with the secret it
     /// replaces too until `previous_expires_at_ms` (real time); `Conflict`
     /// if the endpoint no longer exists.

@@ -6,6 +6,7 @@
 //! far are live and the rest still answer 503.
 
 mod caller;
+mod event_replay;
 pub mod events;
 mod openapi_doc;
 mod waiting;
@@ -32,6 +33,7 @@ pub fn api() -> OpenApiRouter<PartnerState> {
     OpenApiRouter::new()
         .routes(routes!(openapi_doc::get))
         .routes(routes!(events::list))
+        .routes(routes!(event_replay::replay))
         .routes(routes!(whe::create, whe::list))
         .routes(routes!(whe::retrieve, whe::update, whe::delete))
         .routes(routes!(whe::enable))

@@ -130,7 +130,7 @@ pub(crate) fn needs(write: &EventWrite) -> Option<Needs<'_, Check<'_>>> {
             check: Check::Slot(record.endpoint.owner.as_str(), *max_per_owner),
             row: None,
         }),
-        EventWrite::InsertEvent(_) => None,
+        EventWrite::InsertEvent(_) | EventWrite::QueueDeliveries { .. } => None,
     }
 }
 
@@ -148,6 +148,7 @@ pub(crate) struct Statements {
     delete_endpoint: Statement,
     end_deleted_deliveries: Statement,
     rotate_secret: Statement,
+    queue_delivery: Statement,
     set_endpoint_status: Statement,
     end_deliveries: Statement,
     endpoint: Statement,
@@ -169,6 +170,7 @@ impl Statements {
             end_deleted_deliveries: p(crate::sql::events::END_DELIVERIES_OF_DELETED_ENDPOINT)
                 .await?,
             rotate_secret: p(crate::sql::events::ROTATE_ENDPOINT_SECRET).await?,
+            queue_delivery: p(crate::sql::events::QUEUE_DELIVERY).await?,
             set_endpoint_status: p(SET_ENDPOINT_STATUS).await?,
             end_deliveries: p(END_DELIVERIES).await?,
             endpoint: p(INSERT_ENDPOINT).await?,
@@ -238,6 +240,24 @@ impl Statements {
                         Box::new(json(e)?),
                     ],
                 ));
+            }
+            EventWrite::QueueDeliveries {
+                event_id,
+                owner,
+                endpoint_ids,
+                at_ms,
+            } => {
+                for endpoint_id in endpoint_ids {
+                    out.push((
+                        self.queue_delivery.clone(),
+                        vec![
+                            Box::new(event_id.as_str()) as Param<'a>,
+                            Box::new(endpoint_id.as_str()),
+                            Box::new(owner.as_str()),
+                            Box::new(*at_ms),
+                        ],
+                    ));
+                }
             }
             EventWrite::UpdateEndpoint(e) => out.push((
                 self.update_endpoint.clone(),

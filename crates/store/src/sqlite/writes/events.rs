@@ -40,6 +40,21 @@ pub fn apply(c: &Connection, write: &EventWrite) -> Result<(), CommitError> {
                 .map_err(store)?;
         }
         EventWrite::InsertEvent(event) => insert_event(c, event).map_err(store)?,
+        EventWrite::QueueDeliveries {
+            event_id,
+            owner,
+            endpoint_ids,
+            at_ms,
+        } => {
+            let mut insert = c
+                .prepare_cached(shared!(crate::sql::events::QUEUE_DELIVERY))
+                .map_err(store)?;
+            for endpoint_id in endpoint_ids {
+                insert
+                    .execute(params![event_id, endpoint_id, owner.as_str(), at_ms])
+                    .map_err(store)?;
+            }
+        }
         EventWrite::UpdateEndpoint(e) => {
             let changed = c
                 .prepare_cached(shared!(crate::sql::events::UPDATE_ENDPOINT))
