@@ -9,7 +9,8 @@ standard output must match it.
 What the test does in place of the reader:
 - it starts the server itself (the reader runs `cargo run --release -- serve`
   in another terminal), with the development settings that "Receiving
-  webhooks locally" asks for, and a throwaway data directory in
+  webhooks locally" asks for, the REST tier switched on as "The REST tier"
+  shows, and a throwaway data directory in
   LENDHUB_DATA_DIR, exported to every block too;
 - a line assigning a value that contains `…` (`CLIENT_ID=pk_test_…`) is a
   placeholder the reader fills in from the start-up message; the test fills it
@@ -52,7 +53,7 @@ PORTS = [8080, 8081, 8082, 9464]
 
 # Values that differ on every run, replaced by their kind before comparing.
 VOLATILE = [
-    (re.compile(r"\b(pk_test|sk_test|pk_live|sk_live|whsec|rpsk|rp|usr|enq|req|cor)_[A-Za-z0-9_-]{16,}"), r"\1_…"),
+    (re.compile(r"\b(pk_test|sk_test|pk_live|sk_live|whsec|rpsk|rp|usr|enq|req|cor|whe|evt|key)_[A-Za-z0-9_-]{16,}"), r"\1_…"),
     (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"), "<time>"),
     (re.compile(r"\b[0-9A-HJKMNP-TV-Z]{26}\b"), "<id>"),
 ]
@@ -209,7 +210,8 @@ def main():
 
     data = tempfile.mkdtemp(prefix="lendhub-readme-")
     env = dict(os.environ, LENDHUB_DATA_DIR=data, LENDHUB_WEBHOOKS__HTTPS_ONLY="false",
-               LENDHUB_WEBHOOKS__ALLOW_PRIVATE_NETWORKS="127.0.0.0/8")
+               LENDHUB_WEBHOOKS__ALLOW_PRIVATE_NETWORKS="127.0.0.0/8",
+               LENDHUB_REST_TIER__ENABLED="true")
     for name in ("LENDHUB_LOG", "LENDHUB_DATABASE_URL", "LENDHUB_CONFIG"):
         env.pop(name, None)
     server, credentials = start_server(env)

@@ -85,6 +85,17 @@ pub enum PartnerClientsCommand {
         /// the decisions of its applications.
         #[arg(long)]
         sandbox_client_id: Option<String>,
+        /// Where notices go, e.g. a webhook endpoint disabled after 72 h of
+        /// failed deliveries.
+        #[arg(long)]
+        contact_email: Option<String>,
+    },
+    /// Set (or, with no address, remove) where a partner's notices go.
+    SetContact {
+        /// The partner's client id (pk_live_…).
+        client_id: String,
+        /// An e-mail address.
+        email: Option<String>,
     },
     /// List partners (never their secrets).
     List,
@@ -120,6 +131,7 @@ pub async fn partner(command: PartnerCommand, config: &Config) -> anyhow::Result
             scopes,
             tier,
             sandbox_client_id,
+            contact_email,
         } => {
             let scopes =
                 PartnerScopes::parse(&scopes).map_err(|s| anyhow::anyhow!("unknown scope {s}"))?;
@@ -134,13 +146,21 @@ pub async fn partner(command: PartnerCommand, config: &Config) -> anyhow::Result
             }
             let key = crate::keys::load_checked(config, store.as_ref(), IfMissing::Refuse).await?;
             let sandbox = sandbox_client_id.as_deref();
+            let contact = contact_email.map(|e| checked_email(&e)).transpose()?;
             let created =
                 clients::create(store.as_ref(), &key, &name, &scopes, tier, sandbox, now).await?;
-            println!(
-                "{}",
-                json!({"client_id": created.client_id, "client_secret": created.client_secret,
-                       "scopes": scopes.render(), "tier": tier.as_str()})
-            );
+            if contact.is_some() {
+                let change = PartnerClientChange::ContactEmail(contact.clone());
+                store
+                    .update_partner_client(&created.client_id, change, now)
+                    .await?;
+            }
+            let mut shown = json!({"client_id": created.client_id, "client_secret": created.client_secret,
+                       "scopes": scopes.render(), "tier": tier.as_str()});
+            if let Some(email) = contact {
+                shown["contact_email"] = json!(email);
+            }
+            println!("{shown}");
             Ok(())
         }
         PartnerClientsCommand::List => {
@@ -148,10 +168,24 @@ pub async fn partner(command: PartnerCommand, config: &Config) -> anyhow::Result
                 println!(
                     "{}",
                     json!({"client_id": c.client_id, "name": c.name, "scopes": c.scopes,
-                           "tier": c.tier.as_str(), "status": c.status.as_str()})
+                           "tier": c.tier.as_str(), "status": c.status.as_str(),
+                           "contact_email": c.contact_email})
                 );
             }
             Ok(())
+        }
+        PartnerClientsCommand::SetContact { client_id, email } => {
+            let email = email.map(|e| checked_email(&e)).transpose()?;
+            let change = PartnerClientChange::ContactEmail(email.clone());
+            if store.update_partner_client(&client_id, change, now).await? {
+                println!(
+                    "{}",
+                    json!({"client_id": client_id, "contact_email": email})
+                );
+                Ok(())
+            } else {
+                Err(anyhow::anyhow!("no partner client {client_id}"))
+            }
         }
         PartnerClientsCommand::Suspend { client_id } => {
             let change = PartnerClientChange::Status(PartnerStatus::Suspended);
@@ -234,6 +268,16 @@ async fn api_keys_command(command: ApiKeysCommand, config: &Config) -> anyhow::R
     .await;
     store.close().await;
     result
+}
+
+/// An address the mail outbox can send to.
+fn checked_email(raw: &str) -> anyhow::Result<String> {
+    let email = raw.trim();
+    if lendhub_domain::enquiry::is_email(email) {
+        Ok(email.to_owned())
+    } else {
+        bail!("{raw} is not an e-mail address")
+    }
 }
 
 pub async fn keys(command: KeysCommand, config: &Config) -> anyhow::Result<()> {

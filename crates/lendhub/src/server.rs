@@ -314,6 +314,7 @@ fn sandbox_workers(
     core: &Core,
     sandbox: lendhub_sandbox::SandboxState,
     sender: Sender,
+    mail_wake: Arc<Notify>,
     stop: &CancellationToken,
 ) -> [JoinHandle<()>; 2] {
     let outbox_wake = sandbox.outbox_wake.clone();
@@ -324,6 +325,7 @@ fn sandbox_workers(
             sender,
             master_key: core.master_key.clone(),
             wake: outbox_wake.clone(),
+            mail_wake,
             endpoint_events: Arc::new(lendhub_webhooks::worker::BySurface {
                 sandbox: Arc::new(lendhub_sandbox::EndpointEventRenderer),
                 hub: Arc::new(lendhub_hub::partner::rest::events::EndpointEventRenderer),
@@ -428,7 +430,13 @@ pub async fn start(
         )),
         tokio::spawn(crate::telemetry::metrics_upkeep(stop.clone())),
     ];
-    tasks.extend(sandbox_workers(&core, sandbox_state, sender, &stop));
+    tasks.extend(sandbox_workers(
+        &core,
+        sandbox_state,
+        sender,
+        mail_wake.clone(),
+        &stop,
+    ));
     tasks.extend(mail_worker(config, &core, mail_wake.clone(), &stop)?);
     Ok(Server {
         sandbox_addr: sandbox.addr,

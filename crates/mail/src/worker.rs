@@ -61,7 +61,7 @@ impl Queue for Notifications {
         {
             Ok(()) => {
                 metrics::counter!(NOTIFICATIONS, "outcome" => SENT).increment(1);
-                tracing::info!(mail = %mail.id, enquiry = %mail.enquiry_id, "enquiry notification sent");
+                tracing::info!(mail = %mail.id, enquiry = ?mail.enquiry_id, "notification sent");
                 Attempt::Done { status: None }
             }
             Err(error) => {
@@ -87,7 +87,7 @@ impl Queue for Notifications {
                 at_ms: unix_ms(now),
             },
             Outcome::Retry { at_ms, failure } => {
-                tracing::warn!(mail = %mail.id, enquiry = %mail.enquiry_id, attempts, error = %failure.error,
+                tracing::warn!(mail = %mail.id, enquiry = ?mail.enquiry_id, attempts, error = %failure.error,
                     "enquiry notification failed; will retry");
                 MailResult::Failed {
                     id: mail.id.clone(),
@@ -96,7 +96,7 @@ impl Queue for Notifications {
                 }
             }
             Outcome::GiveUp { failure } => {
-                tracing::error!(mail = %mail.id, enquiry = %mail.enquiry_id, attempts, error = %failure.error,
+                tracing::error!(mail = %mail.id, enquiry = ?mail.enquiry_id, attempts, error = %failure.error,
                     "giving up on an enquiry notification; the enquiry itself is stored");
                 MailResult::Failed {
                     id: mail.id.clone(),

@@ -38,13 +38,16 @@ impl lendhub_webhooks::worker::EndpointEvents for EndpointEventRenderer {
         &self,
         endpoint: &lendhub_domain::webhook::WebhookEndpoint,
         at: OffsetDateTime,
-    ) -> Result<Event, String> {
-        event(
+    ) -> Result<Vec<lendhub_store::Write>, String> {
+        let announced = event(
             &endpoint.owner,
             EventType::WebhookEndpointDisabled,
             &crate::views::WebhookEndpointView::new(endpoint, None),
             at,
         )
-        .map_err(|e| format!("{e:?}"))
+        .map_err(|e| format!("{e:?}"))?;
+        Ok(vec![
+            lendhub_store::EventWrite::InsertEvent(announced).into(),
+        ])
     }
 }

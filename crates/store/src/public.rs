@@ -23,7 +23,8 @@ pub struct EnquiryRecord {
 pub struct MailRecord {
     /// `mail_…`
     pub id: String,
-    pub enquiry_id: String,
+    /// The enquiry it notifies of; `None` for a notice to a partner.
+    pub enquiry_id: Option<String>,
     pub recipient: String,
     pub subject: String,
     pub body: String,
@@ -68,6 +69,15 @@ pub enum PublicWrite {
     InsertEnquiry {
         enquiry: EnquiryRecord,
         mail: MailRecord,
+    },
+    /// A notice mailed to the partner's contact address; nothing if the
+    /// partner has none.
+    MailPartner {
+        id: String,
+        client_id: String,
+        subject: String,
+        body: String,
+        due_ms: i64,
     },
 }
 

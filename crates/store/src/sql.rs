@@ -208,8 +208,10 @@ pub mod migrations {
 
 /// The partner context's statements both backends run as written.
 pub mod partner {
-    pub const PARTNER_CLIENTS_INSERT: &str = "INSERT INTO partner_clients (client_id, name, secret_hash, scopes, tier, status, created_at_ms, updated_at_ms, sandbox_client_id)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8)";
+    pub const PARTNER_CLIENTS_INSERT: &str = "INSERT INTO partner_clients (client_id, name, secret_hash, scopes, tier, status, created_at_ms, updated_at_ms, sandbox_client_id, contact_email)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9)";
+    pub const PARTNER_CLIENTS_SET_CONTACT_BY_CLIENT_ID: &str =
+        "UPDATE partner_clients SET contact_email = $2, updated_at_ms = $3 WHERE client_id = $1";
     pub const PARTNER_CLIENTS_SET_STATUS_BY_CLIENT_ID: &str =
         "UPDATE partner_clients SET status = $2, updated_at_ms = $3 WHERE client_id = $1";
     pub const PARTNER_CLIENTS_SET_SECRET_HASH_BY_CLIENT_ID: &str =
@@ -281,6 +283,10 @@ pub mod sandbox {
 pub mod events {
     pub const WEBHOOK_ENDPOINTS_INSERT: &str = "INSERT INTO webhook_endpoints (id, owner, status, enabled_events, sealed_secret, created_at_ms, body)
      VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    /// A notice to a partner's contact address, if it has one.
+    pub const MAIL_PARTNER: &str = "INSERT INTO mail_outbox (id, enquiry_id, recipient, subject, body, state, first_due_ms, due_ms)
+     SELECT $1, NULL, contact_email, $3, $4, 'pending', $5, $5 FROM partner_clients
+     WHERE client_id = $2 AND contact_email IS NOT NULL";
     /// A delivery of a stored event (a replay's).
     pub const QUEUE_DELIVERY: &str = "INSERT INTO deliveries (event_id, endpoint_id, owner, state, attempt, first_due_ms, due_ms, updated_at_ms)
      VALUES ($1, $2, $3, 'pending', 1, $4, $4, $4)";

@@ -10,7 +10,6 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use lendhub_domain::clock::{from_unix_ms, unix_ms};
 use lendhub_domain::crypto::MasterKey;
-use lendhub_domain::events::Event;
 use lendhub_domain::retry::Backoff;
 use lendhub_domain::webhook::{
     DeliverySchedule, EndpointStatus, WebhookEndpoint, failure_disables,
@@ -18,7 +17,7 @@ use lendhub_domain::webhook::{
 use lendhub_jobs::{Attempt, Failure, Outcome, Queue, Timing};
 use lendhub_store::{
     ClaimedDelivery, CommitError, DeliveryResult, EventWrite, JobQueue, JobStore, Lease,
-    StoreError, UnitOfWork, WriteSet,
+    StoreError, UnitOfWork, Write, WriteSet,
 };
 use time::OffsetDateTime;
 use tokio::sync::Notify;
@@ -39,10 +38,15 @@ pub fn register_metrics() {
     }
 }
 
-/// Renders the event that reports an endpoint's disabling: the event
-/// envelope and the endpoint's JSON belong to the surface that owns them.
+/// What an endpoint's disabling also writes, in the same commit: the event
+/// that reports it (its envelope and the endpoint's JSON belong to the
+/// surface that owns them) and any notice to the owner.
 pub trait EndpointEvents: Send + Sync + 'static {
-    fn disabled(&self, endpoint: &WebhookEndpoint, at: OffsetDateTime) -> Result<Event, String>;
+    fn disabled(
+        &self,
+        endpoint: &WebhookEndpoint,
+        at: OffsetDateTime,
+    ) -> Result<Vec<Write>, String>;
 }
 
 /// Each owner's endpoint events rendered by its own surface: the sandbox
@@ -53,7 +57,11 @@ pub struct BySurface {
 }
 
 impl EndpointEvents for BySurface {
-    fn disabled(&self, endpoint: &WebhookEndpoint, at: OffsetDateTime) -> Result<Event, String> {
+    fn disabled(
+        &self,
+        endpoint: &WebhookEndpoint,
+        at: OffsetDateTime,
+    ) -> Result<Vec<Write>, String> {
         match endpoint.owner.kind() {
             lendhub_domain::tenant::TenantKind::SandboxClient(_) => {
                 self.sandbox.disabled(endpoint, at)
@@ -71,6 +79,8 @@ pub struct Deliveries {
     pub master_key: MasterKey,
     /// Poked after an endpoint is disabled: its event has deliveries too.
     pub wake: Arc<Notify>,
+    /// Poked after an endpoint is disabled: its owner may be mailed.
+    pub mail_wake: Arc<Notify>,
     pub endpoint_events: Arc<dyn EndpointEvents>,
 }
 
@@ -203,25 +213,27 @@ impl Deliveries {
             status: EndpointStatus::Disabled,
             ..endpoint.clone()
         };
-        let event = match self.endpoint_events.disabled(&disabled, now) {
-            Ok(event) => event,
+        let also = match self.endpoint_events.disabled(&disabled, now) {
+            Ok(writes) => writes,
             Err(e) => {
                 tracing::error!(error = %e, endpoint = %endpoint.id, "could not render the endpoint's disabling");
                 return false;
             }
         };
         let mut writes = WriteSet::default();
-        writes
-            .push(EventWrite::DisableFailingEndpoint {
-                endpoint: disabled,
-                failing_since_ms,
-            })
-            .push(EventWrite::InsertEvent(event));
+        writes.push(EventWrite::DisableFailingEndpoint {
+            endpoint: disabled,
+            failing_since_ms,
+        });
+        for write in also {
+            writes.push(write);
+        }
         match self.writes.commit(writes).await {
             Ok(()) => {
                 tracing::warn!(endpoint = %endpoint.id, owner = %endpoint.owner,
                     "webhook endpoint disabled after 72 h of failed deliveries");
                 self.wake.notify_one();
+                self.mail_wake.notify_one();
                 true
             }
             // Already disabled by another delivery, or it answered since.

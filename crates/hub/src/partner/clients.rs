@@ -44,6 +44,7 @@ pub async fn create(
             status: PartnerStatus::Active,
             sandbox_client_id: sandbox_client_id.map(str::to_owned),
             created_at_ms: now_ms,
+            contact_email: None,
         })
         .await?;
     Ok(Created {

@@ -110,7 +110,7 @@ pub async fn create(
             };
             let mail = MailRecord {
                 id: mail_id(now_ms),
-                enquiry_id: id.clone(),
+                enquiry_id: Some(id.clone()),
                 recipient,
                 subject,
                 body: text,

@@ -641,3 +641,124 @@ async fn endpoint_events_are_listed_and_delivered_signed_through_a_secret_rotati
         "test events stay in test"
     );
 }
+
+/// A hub endpoint failing every delivery for 72 hours is disabled, an
+/// e-mail reaches the partner's contact address through a real SMTP server,
+/// and enabling it resumes delivery.
+#[tokio::test]
+async fn seventy_two_hours_of_failures_disable_a_hub_endpoint_and_mail_the_partner() {
+    use crate::support::smtp::{SmtpServer, free_port};
+    let site = Site::new().await;
+    let port = free_port();
+    let smtp = SmtpServer::start(port, site.path().join("maildir"));
+    let mut config = test_config(&site);
+    config.rest_tier.enabled = true;
+    config.smtp.host = Some("127.0.0.1".into());
+    config.smtp.port = port;
+    config.smtp.from = "lendhub <no-reply@lendhub.test>".into();
+    let app = App::spawn_with(config, site).await;
+    let (client, _) = rest_partner(&app, "events.read webhooks.manage", Tier::Platform).await;
+    let set = crate::support::process::cli(
+        &app._site,
+        &[
+            "partner",
+            "clients",
+            "set-contact",
+            &client,
+            "ops@partner.example",
+        ],
+    );
+    assert!(set.contains("ops@partner.example"), "{set}");
+    let key = api_key(&app, &client, "live", None)["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let failing = Receiver::start(&[500; 64]).await;
+    let endpoint = post(
+        &app,
+        "/partner/v1/webhook_endpoints",
+        &key,
+        json!({"url": failing.url, "enabled_events": ["webhook_endpoint.disabled", "webhook_endpoint.enabled"]}),
+    )
+    .await;
+    let id = endpoint.body["id"].as_str().unwrap().to_owned();
+    let other = post(
+        &app,
+        "/partner/v1/webhook_endpoints",
+        &key,
+        json!({"url": "https://hooks.example/other", "enabled_events": ["*"]}),
+    )
+    .await;
+    let other_path = format!(
+        "/partner/v1/webhook_endpoints/{}",
+        other.body["id"].as_str().unwrap()
+    );
+    // One event (another endpoint paused) that the failing endpoint refuses.
+    post(&app, &other_path, &key, json!({"disabled": true})).await;
+    eventually("the first attempt", || failing.count() == 1).await;
+
+    let mut steps = vec![70, 6 * 60, 35 * 60, 2 * 3_600 + 15 * 60];
+    steps.extend(std::iter::repeat_n(7 * 3_600, 11));
+    let mut total = 0;
+    for step in steps {
+        let before = failing.count();
+        app.advance(time::Duration::seconds(step));
+        total += step;
+        eventually("the next attempt", || failing.count() == before + 1).await;
+        if total >= 72 * 3_600 {
+            break;
+        }
+        let status = rest_get(
+            &app,
+            &format!("/partner/v1/webhook_endpoints/{id}"),
+            Some(&key),
+        )
+        .await;
+        assert_eq!(
+            status.body["status"], "enabled",
+            "still enabled after {total} s"
+        );
+    }
+    propagated("the endpoint is disabled", || async {
+        rest_get(
+            &app,
+            &format!("/partner/v1/webhook_endpoints/{id}"),
+            Some(&key),
+        )
+        .await
+        .body["status"]
+            == "disabled"
+    })
+    .await;
+    eventually("the notice e-mail", || smtp.messages().len() == 1).await;
+    let mail = &smtp.messages()[0];
+    assert!(mail.contains("To: ops@partner.example"), "{mail}");
+    assert!(mail.contains(&id), "{mail}");
+    assert!(mail.contains("72 hours"), "{mail}");
+    let disabled = rest_get(
+        &app,
+        "/partner/v1/events?type=webhook_endpoint.disabled",
+        Some(&key),
+    )
+    .await;
+    let ids: Vec<&str> = disabled.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["data"]["object"]["id"].as_str().unwrap())
+        .collect();
+    assert!(ids.contains(&id.as_str()), "{ids:?}");
+    assert_eq!(disabled.body["data"][0]["livemode"], true);
+
+    // Enabled again: the enabled event reaches it (and it answers now).
+    let attempts = failing.count();
+    let enabled = post(
+        &app,
+        &format!("/partner/v1/webhook_endpoints/{id}/enable"),
+        &key,
+        json!({}),
+    )
+    .await;
+    assert_eq!(enabled.body["status"], "enabled");
+    eventually("delivery resumes", || failing.count() > attempts).await;
+}

@@ -363,9 +363,10 @@ async fn an_endpoint_failing_one_event_while_answering_others_stays_enabled() {
         "the endpoint answered throughout, so it stays enabled"
     );
     assert_eq!(watcher.count(), 0);
+    // Its two new events get through (a retry of an earlier one may too).
     let before = receiver.count();
     app.create_application(&token, "00000401", 5_000).await;
-    eventually("deliveries continue", || receiver.count() == before + 2).await;
+    eventually("deliveries continue", || receiver.count() >= before + 2).await;
 }
 
 #[tokio::test]

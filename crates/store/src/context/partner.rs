@@ -21,12 +21,15 @@ pub struct PartnerClientRecord {
     /// the partner's decisions today.
     pub sandbox_client_id: Option<String>,
     pub created_at_ms: i64,
+    /// Where notices go (an endpoint disabled after 72 h of failures).
+    pub contact_email: Option<String>,
 }
 
 #[derive(Clone, Debug)]
 pub enum PartnerClientChange {
     Status(PartnerStatus),
     SecretHash(Vec<u8>),
+    ContactEmail(Option<String>),
 }
 
 #[derive(Clone, Debug)]

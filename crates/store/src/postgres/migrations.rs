@@ -78,6 +78,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "events_retention",
         include_str!("../../migrations/postgres/0014_events_retention.sql"),
     ),
+    (
+        15,
+        "partner_notices",
+        include_str!("../../migrations/postgres/0015_partner_notices.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -10,8 +10,7 @@ use crate::*;
 use lendhub_domain::credentials::Environment;
 use lendhub_domain::partner::{PartnerStatus, Tier};
 
-const CLIENT_COLUMNS: &str =
-    "client_id, name, secret_hash, scopes, tier, status, created_at_ms, sandbox_client_id";
+const CLIENT_COLUMNS: &str = "client_id, name, secret_hash, scopes, tier, status, created_at_ms, sandbox_client_id, contact_email";
 
 fn client_row(r: &Row) -> Result<PartnerClientRecord, StoreError> {
     Ok(PartnerClientRecord {
@@ -24,6 +23,7 @@ fn client_row(r: &Row) -> Result<PartnerClientRecord, StoreError> {
             .ok_or_else(|| internal("unknown stored partner status"))?,
         created_at_ms: get(r, 6)?,
         sandbox_client_id: get(r, 7)?,
+        contact_email: get(r, 8)?,
     })
 }
 
@@ -39,6 +39,7 @@ pub async fn insert_client(c: &Client, r: &PartnerClientRecord) -> Result<(), St
             &r.status.as_str(),
             &r.created_at_ms,
             &r.sandbox_client_id,
+            &r.contact_email,
         ],
     )
     .await
@@ -86,6 +87,13 @@ pub async fn update_client(
             c.execute(
                 crate::sql::partner::PARTNER_CLIENTS_SET_SECRET_HASH_BY_CLIENT_ID,
                 &[&id, h, &now_ms],
+            )
+            .await
+        }
+        PartnerClientChange::ContactEmail(email) => {
+            c.execute(
+                crate::sql::partner::PARTNER_CLIENTS_SET_CONTACT_BY_CLIENT_ID,
+                &[&id, email, &now_ms],
             )
             .await
         }
@@ -187,7 +195,7 @@ pub async fn client_and_revocation(
         Some(_) => Some(client_row(&row)?),
         None => None,
     };
-    Ok((record, get(&row, 8)?))
+    Ok((record, get(&row, 9)?))
 }
 
 pub async fn epoch(c: &Client) -> Result<i64, StoreError> {

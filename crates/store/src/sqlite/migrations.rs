@@ -77,6 +77,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "events_retention",
         include_str!("../../migrations/sqlite/0014_events_retention.sql"),
     ),
+    (
+        15,
+        "partner_notices",
+        include_str!("../../migrations/sqlite/0015_partner_notices.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

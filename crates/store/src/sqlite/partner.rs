@@ -14,8 +14,7 @@ fn bad(what: &str) -> rusqlite::Error {
     )
 }
 
-const CLIENT_COLUMNS: &str =
-    "client_id, name, secret_hash, scopes, tier, status, created_at_ms, sandbox_client_id";
+const CLIENT_COLUMNS: &str = "client_id, name, secret_hash, scopes, tier, status, created_at_ms, sandbox_client_id, contact_email";
 
 fn client_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PartnerClientRecord> {
     let tier: String = r.get(4)?;
@@ -29,6 +28,7 @@ fn client_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PartnerClientRecord> {
         status: PartnerStatus::parse(&status).ok_or_else(|| bad("status"))?,
         created_at_ms: r.get(6)?,
         sandbox_client_id: r.get(7)?,
+        contact_email: r.get(8)?,
     })
 }
 
@@ -43,7 +43,8 @@ pub fn insert_client(c: &Connection, r: &PartnerClientRecord) -> rusqlite::Resul
             r.tier.as_str(),
             r.status.as_str(),
             r.created_at_ms,
-            r.sandbox_client_id
+            r.sandbox_client_id,
+            r.contact_email
         ],
     )?;
     Ok(())
@@ -79,6 +80,10 @@ pub fn update_client(
         PartnerClientChange::SecretHash(h) => c.execute(
             shared!(crate::sql::partner::PARTNER_CLIENTS_SET_SECRET_HASH_BY_CLIENT_ID),
             params![id, h, now_ms],
+        )?,
+        PartnerClientChange::ContactEmail(email) => c.execute(
+            shared!(crate::sql::partner::PARTNER_CLIENTS_SET_CONTACT_BY_CLIENT_ID),
+            params![id, email, now_ms],
         )?,
     };
     Ok(changed > 0)
@@ -156,7 +161,7 @@ pub fn client_and_revocation(
             Some(_) => Some(client_row(r)?),
             None => None,
         };
-        Ok((record, r.get(8)?))
+        Ok((record, r.get(9)?))
     })
 }
 

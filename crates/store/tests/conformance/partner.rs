@@ -39,6 +39,7 @@ async fn partner_clients_signing_keys_and_revocations() {
         status: PartnerStatus::Active,
         sandbox_client_id: None,
         created_at_ms: 1,
+        contact_email: None,
     })
     .await
     .unwrap();
@@ -147,6 +148,7 @@ async fn api_keys_are_found_listed_and_expired() {
         status: PartnerStatus::Active,
         sandbox_client_id: None,
         created_at_ms: 1,
+        contact_email: None,
     })
     .await
     .unwrap();

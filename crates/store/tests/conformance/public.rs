@@ -20,7 +20,7 @@ async fn enquiries_mail_outbox_and_cms_pages() {
     };
     let mail = |n: u32, due_ms| MailRecord {
         id: format!("mail_{n}"),
-        enquiry_id: format!("enq_{n}"),
+        enquiry_id: Some(format!("enq_{n}")),
         recipient: "support@example.test".into(),
         subject: "New enquiry".into(),
         body: "hello".into(),

@@ -12,7 +12,7 @@ use lendhub_domain::hub_ids::{self, HubId};
 use lendhub_domain::scope::PartnerScope;
 use lendhub_domain::tenant::{Tenant, TenantKind};
 use lendhub_http::{FieldIssue, list};
-use lendhub_store::{EventPage, EventQuery};
+use lendhub_store::{EventPage, EventQuery, EventWrite, PublicWrite, Write};
 use serde::Serialize;
 use time::OffsetDateTime;
 
@@ -42,23 +42,48 @@ pub fn event(
 pub struct EndpointEventRenderer;
 
 impl lendhub_webhooks::worker::EndpointEvents for EndpointEventRenderer {
+    /// The `webhook_endpoint.disabled` event, and an e-mail to the
+    /// partner's contact address (if it has one) through the mail outbox.
     fn disabled(
         &self,
         endpoint: &lendhub_domain::webhook::WebhookEndpoint,
         at: OffsetDateTime,
-    ) -> Result<Event, String> {
-        let livemode = matches!(
-            endpoint.owner.kind(),
-            TenantKind::Partner { livemode: true, .. }
-        );
+    ) -> Result<Vec<Write>, String> {
+        let TenantKind::Partner {
+            client_id,
+            livemode,
+            ..
+        } = endpoint.owner.kind()
+        else {
+            return Err(format!("{} is not a partner", endpoint.owner));
+        };
         let view = super::webhook_endpoints::WebhookEndpointView::new(endpoint, livemode, None);
-        event(
+        let announced = event(
             &endpoint.owner,
             EventType::WebhookEndpointDisabled,
             &view,
             at,
         )
-        .map_err(|e| e.to_string())
+        .map_err(|e| e.to_string())?;
+        let environment = if livemode { "live" } else { "test" };
+        let notice = PublicWrite::MailPartner {
+            id: format!("mail_{}", announced.id),
+            client_id: client_id.to_owned(),
+            subject: format!("Webhook endpoint {} disabled", endpoint.id),
+            body: format!(
+                "Every delivery to your webhook endpoint {id} ({url}, {environment} environment) \
+                 has failed for 72 hours, so lendhub has disabled it and stopped delivering to it.\n\n\
+                 Fix the receiver, then enable the endpoint again:\n  POST /webhook_endpoints/{id}/enable\n\
+                 Events from the last 30 days can be replayed with POST /events/{{id}}/replay.\n",
+                id = endpoint.id,
+                url = endpoint.url,
+            ),
+            due_ms: lendhub_domain::clock::unix_ms(at),
+        };
+        Ok(vec![
+            EventWrite::InsertEvent(announced).into(),
+            notice.into(),
+        ])
     }
 }
 

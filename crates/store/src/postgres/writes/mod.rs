@@ -128,6 +128,7 @@ pub(crate) struct Statements {
     claim_key: Statement,
     release_key: Statement,
     insert_enquiry: Statement,
+    mail_partner: Statement,
     sandbox: sandbox::Statements,
     events: events::Statements,
 }
@@ -139,6 +140,10 @@ impl Statements {
             release_key: tx.prepare_cached(RELEASE_KEY).await.map_err(db)?,
             insert_enquiry: tx
                 .prepare_cached(super::public::INSERT_ENQUIRY)
+                .await
+                .map_err(db)?,
+            mail_partner: tx
+                .prepare_cached(crate::sql::events::MAIL_PARTNER)
                 .await
                 .map_err(db)?,
             sandbox: sandbox::Statements::prepare(tx).await?,
@@ -233,6 +238,22 @@ impl Statements {
                     ];
                     statements.push((self.insert_enquiry.clone(), params));
                 }
+                Write::Public(PublicWrite::MailPartner {
+                    id,
+                    client_id,
+                    subject,
+                    body,
+                    due_ms,
+                }) => statements.push((
+                    self.mail_partner.clone(),
+                    vec![
+                        Box::new(id.as_str()) as Param<'a>,
+                        Box::new(client_id.as_str()),
+                        Box::new(subject.as_str()),
+                        Box::new(body.as_str()),
+                        Box::new(*due_ms),
+                    ],
+                )),
             }
         }
         Ok(statements)

@@ -78,6 +78,17 @@ pub fn apply(c: &Connection, set: &WriteSet) -> Result<(), CommitError> {
                 super::public::insert_enquiry(c, enquiry, mail)
                     .map_err(|e| CommitError::from(unavailable(e)))?
             }
+            Write::Public(PublicWrite::MailPartner {
+                id,
+                client_id,
+                subject,
+                body,
+                due_ms,
+            }) => {
+                c.prepare_cached(shared!(crate::sql::events::MAIL_PARTNER))
+                    .and_then(|mut s| s.execute(params![id, client_id, subject, body, due_ms]))
+                    .map_err(|e| CommitError::from(unavailable(e)))?;
+            }
         }
     }
     Ok(())
