@@ -25,6 +25,9 @@ QUOTE_RATIO = 0.55
 CREATE_RATIO = 0.12
 CREATE_PER_FSYNC = 1.25
 SSO_GRANT_RPS = 5_000
+# Issue #14's: the REST tier's events page, and signed webhook deliveries.
+REST_LIST_RATIO = 0.40
+DELIVERIES_PER_S = 5_000
 OPEN_P99_MS = 25.0
 IDLE_RSS_BYTES = 40_000_000  # 40 MB, decimal; stricter than 40 MiB
 
@@ -89,6 +92,7 @@ def main():
             "partner-token",
             "introspect",
             "mcp-tools-list",
+            "rest-list-events",
             "quote-onetime",
             "public-mcp-get-quote",
             "create-enquiry",
@@ -142,6 +146,8 @@ def main():
          f"≥ {INTROSPECT_RATIO:.2f}", ratio_at_least(runs["introspect"], INTROSPECT_RATIO)),
         ("MCP tools/list (POST /partner/v1/mcp)", runs["mcp-tools-list"], f"≥ {READ_RATIO:.2f}",
          read_ok(runs["mcp-tools-list"])),
+        ("REST tier: GET /partner/v1/events (limit=20, API key)", runs["rest-list-events"],
+         f"≥ {REST_LIST_RATIO:.2f}", ratio_at_least(runs["rest-list-events"], REST_LIST_RATIO)),
         ("public quote (GET /public/v1/quote/onetime)", runs["quote-onetime"],
          f"≥ {QUOTE_RATIO:.2f}", ratio_at_least(runs["quote-onetime"], QUOTE_RATIO)),
         ("public MCP tools/call GetQuote (POST /public/v1/mcp)", runs["public-mcp-get-quote"],
@@ -246,6 +252,26 @@ def main():
             f"{per_fsync(runs['create-enquiry']):.2f}. Above 1 means group commit shares each "
             "flush among requests; every 2xx still comes after its commit is durable."
         )
+        out.append("")
+    deliveries = load("deliveries")
+    if deliveries:
+        rate = deliveries.get("deliveries_per_second", 0.0)
+        clean_run = deliveries.get("lost") == 0 and deliveries.get("duplicates") == 0 \
+            and deliveries.get("bad_signatures") == 0
+        met = "met" if rate >= DELIVERIES_PER_S and clean_run else "not met"
+        out.append(
+            f"Webhook deliveries (issue #14): a backlog of **{deliveries.get('expected', 0):,}** "
+            f"events, each queued to one endpoint, drained by the outbox worker to a local receiver "
+            f"(`lendhub-bench receive`) that checks every `Service-Signature` and counts each event "
+            f"id: **{rate:,.0f} deliveries/s** from the first to the last "
+            f"({deliveries.get('seconds', 0):.2f} s), {deliveries.get('lost', '?')} lost, "
+            f"{deliveries.get('duplicates', '?')} duplicated, {deliveries.get('bad_signatures', '?')} "
+            f"failing the signature check; target ≥ {DELIVERIES_PER_S:,}/s with none lost or "
+            f"duplicated — {met}."
+        )
+        out.append("")
+    else:
+        out.append("Webhook deliveries: the delivery run failed; see the script's output.")
         out.append("")
     out.append(
         f"Idle RSS after start-up and ~2 s idle (VmRSS): **{rss_kb / 1024:.1f} MiB** "

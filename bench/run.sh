@@ -18,6 +18,8 @@ CONNECTIONS=${BENCH_CONNECTIONS:-64}
 OPEN_RATE=${BENCH_OPEN_RATE:-1000}
 WARMUP=${BENCH_WARMUP:-1}
 SEED_APPS=${BENCH_SEED_APPS:-200}
+# Webhook deliveries drained in the delivery run.
+DELIVERIES=${BENCH_DELIVERIES:-30000}
 OUT=${BENCH_OUT:-$ROOT/docs/benchmarks.md}
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 LENDHUB=${LENDHUB_BIN:-$TARGET_DIR/release/lendhub}
@@ -163,6 +165,8 @@ log "starting server (data dir $DATA)"
 # server's own PID (the function would run in a subshell) for VmRSS and SIGTERM.
 LENDHUB_DATA_DIR=$DATA LENDHUB_SANDBOX__ADDR=$ADDR LENDHUB_HUB__ADDR=$HUB_ADDR LENDHUB_OPS__ADDR=$OPS_ADDR \
     LENDHUB_SSO__ADDR=$SSO_ADDR LENDHUB_PUBLIC__RATE_LIMIT_REQUESTS=1000000000 \
+    LENDHUB_REST_TIER__ENABLED=true LENDHUB_WEBHOOKS__HTTPS_ONLY=false \
+    LENDHUB_WEBHOOKS__ALLOW_PRIVATE_NETWORKS=127.0.0.0/8 \
     "$LENDHUB" serve >"$WORK/server.log" 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 1 300); do
@@ -236,6 +240,23 @@ run_load_hub introspect --scenario introspect --connections "$CONNECTIONS" \
 PARTNER_TOKEN=$(partner_token)
 run_load_hub mcp-tools-list --scenario mcp-tools-list --connections "$CONNECTIONS" --token "$PARTNER_TOKEN"
 
+# --- REST tier (hub listener) -----------------------------------------------------
+# A live API key of a platform-tier partner, and a full events page: an
+# endpoint nobody delivers to (it only wants payment.paid) is paused and
+# resumed, one event each time.
+REST_JSON=$(lendhub partner clients create --name bench-rest --scopes "events.read webhooks.manage" --tier platform)
+REST_ID=$(json_field client_id <<<"$REST_JSON")
+REST_KEY=$(lendhub partner api-keys create --client-id "$REST_ID" --environment live | json_field key)
+REST_ENDPOINT=$(http 201 -H "Authorization: Bearer $REST_KEY" -H "Content-Type: application/json" \
+    -d '{"url":"https://hooks.bench.example/quiet","enabled_events":["payment.paid"]}' \
+    "$HUB/partner/v1/webhook_endpoints" | json_field id)
+for i in $(seq 1 24); do
+    paused=$([[ $((i % 2)) == 1 ]] && echo true || echo false)
+    http 200 -H "Authorization: Bearer $REST_KEY" -H "Content-Type: application/json" \
+        -d "{\"disabled\":$paused}" "$HUB/partner/v1/webhook_endpoints/$REST_ENDPOINT" >/dev/null
+done
+run_load_hub rest-list-events --scenario rest-list-events --connections "$CONNECTIONS" --token "$REST_KEY"
+
 # --- public ring (hub listener, no credentials) --------------------------------
 run_load_hub quote-onetime --scenario quote-onetime --connections "$CONNECTIONS"
 run_load_hub public-mcp-get-quote --scenario public-mcp-get-quote --connections "$CONNECTIONS"
@@ -285,9 +306,48 @@ log "stopping server with SIGTERM"
 stop_server
 log "server $SHUTDOWN"
 
+# --- webhook deliveries -----------------------------------------------------------
+# A backlog of signed deliveries drained to a local receiver that checks every
+# signature and counts each event id: the server is stopped, $DELIVERIES
+# events (each queued to one endpoint) are added to the database directly,
+# the receiver starts, then the server, whose outbox worker delivers them.
+RECEIVER_ADDR=127.0.0.1:18383
+LENDHUB_DATA_DIR=$DATA LENDHUB_SANDBOX__ADDR=$ADDR LENDHUB_HUB__ADDR=$HUB_ADDR LENDHUB_OPS__ADDR=$OPS_ADDR \
+    LENDHUB_SSO__ADDR=$SSO_ADDR LENDHUB_WEBHOOKS__HTTPS_ONLY=false LENDHUB_WEBHOOKS__ALLOW_PRIVATE_NETWORKS=127.0.0.0/8 \
+    "$LENDHUB" serve >"$WORK/server-deliveries.log" 2>&1 &
+SERVER_PID=$!
+for _ in $(seq 1 300); do
+    if curl -fs --noproxy '*' --max-time 1 -o /dev/null "$BASE/livez"; then break; fi
+    sleep 0.1
+done
+RECEIVER_CLIENT=$(lendhub sandbox clients create --name receiver --scopes "sandbox:read sandbox:write")
+CLIENT_ID=$(json_field client_id <<<"$RECEIVER_CLIENT")
+CLIENT_SECRET=$(json_field client_secret <<<"$RECEIVER_CLIENT")
+TOKEN=$(new_token)
+HOOK_JSON=$(http 201 -H "Authorization: Bearer $TOKEN" -H "Content-Type: application/json" \
+    -H "Idempotency-Key: bench-hook-$(date +%s%N)" \
+    -d "{\"url\":\"http://$RECEIVER_ADDR/hook\",\"enabled_events\":[\"*\"]}" "$BASE/v1/webhook-endpoints")
+HOOK_SECRET=$(json_field secret <<<"$HOOK_JSON")
+stop_server
+log "queueing $DELIVERIES deliveries"
+"$BENCH" seed --database "$DATA/lendhub.db" --owner "$CLIENT_ID" --events "$DELIVERIES" >"$RESULTS/seed-deliveries.json"
+"$BENCH" receive --listen "$RECEIVER_ADDR" --secret "$HOOK_SECRET" --expect "$DELIVERIES" --timeout 300 \
+    >"$RESULTS/deliveries.json" &
+RECEIVER_PID=$!
+sleep 0.5
+LENDHUB_DATA_DIR=$DATA LENDHUB_SANDBOX__ADDR=$ADDR LENDHUB_HUB__ADDR=$HUB_ADDR LENDHUB_OPS__ADDR=$OPS_ADDR \
+    LENDHUB_SSO__ADDR=$SSO_ADDR LENDHUB_WEBHOOKS__HTTPS_ONLY=false LENDHUB_WEBHOOKS__ALLOW_PRIVATE_NETWORKS=127.0.0.0/8 \
+    "$LENDHUB" serve >>"$WORK/server-deliveries.log" 2>&1 &
+SERVER_PID=$!
+wait "$RECEIVER_PID" || log "warning: the receiver failed"
+cat "$RESULTS/deliveries.json" >&2
+DELIVERY_SHUTDOWN=$SHUTDOWN
+stop_server
+SHUTDOWN=$DELIVERY_SHUTDOWN
+
 # --- report -------------------------------------------------------------------
 mkdir -p "$(dirname "$OUT")"
-export RESULTS OUT COMMAND DURATION CONNECTIONS OPEN_RATE WARMUP SEED_APPS IDLE_RSS_KB SHUTDOWN
+export RESULTS OUT COMMAND DURATION CONNECTIONS OPEN_RATE WARMUP SEED_APPS IDLE_RSS_KB SHUTDOWN DELIVERIES
 export BENCH_THREADS=${BENCH_THREADS:-}
 python3 "$ROOT/bench/report.py"
 log "wrote $OUT"

@@ -3,6 +3,7 @@
 //! stderr. Only loopback targets are accepted.
 
 mod load;
+mod receive;
 mod report;
 mod scenarios;
 mod seed;
@@ -84,6 +85,8 @@ enum Command {
     /// Fill a database with applications and events, as the API would have
     /// made them, without going through HTTP.
     Seed(seed::SeedArgs),
+    /// Receive webhook deliveries, check their signatures, count each event.
+    Receive(receive::ReceiveArgs),
 }
 
 fn main() -> ExitCode {
@@ -98,8 +101,10 @@ fn main() -> ExitCode {
 }
 
 fn run(cli: &Cli) -> Result<()> {
-    if let Some(Command::Seed(args)) = &cli.command {
-        return seed::run(args);
+    match &cli.command {
+        Some(Command::Seed(args)) => return seed::run(args),
+        Some(Command::Receive(args)) => return receive::run(args),
+        None => {}
     }
     let config = load_config(cli)?;
     let targets = cli

@@ -30,6 +30,9 @@ pub enum ScenarioName {
     Introspect,
     /// POST /partner/v1/mcp `tools/list` on the hub with bearer.
     McpToolsList,
+    /// GET /partner/v1/events?limit=20 on the hub's REST tier with a bearer
+    /// API key.
+    RestListEvents,
     /// GET /public/v1/quote/onetime on the hub, no credentials.
     QuoteOnetime,
     /// POST /public/v1/mcp `tools/call GetQuote` on the hub, no credentials.
@@ -57,6 +60,7 @@ impl ScenarioName {
             Self::PartnerToken => "partner-token",
             Self::Introspect => "introspect",
             Self::McpToolsList => "mcp-tools-list",
+            Self::RestListEvents => "rest-list-events",
             Self::QuoteOnetime => "quote-onetime",
             Self::PublicMcpGetQuote => "public-mcp-get-quote",
             Self::CreateEnquiry => "create-enquiry",
@@ -164,6 +168,11 @@ impl Scenario {
                 fixed_body = Some(("application/json", Bytes::from_static(list.as_bytes())));
                 (Method::POST, "/partner/v1/mcp".to_owned(), bearer()?)
             }
+            ScenarioName::RestListEvents => (
+                Method::GET,
+                "/partner/v1/events?limit=20".to_owned(),
+                bearer()?,
+            ),
             ScenarioName::GetApplication => {
                 let id = inputs.app_id.context("get-application needs --app-id")?;
                 if !plain_id(id) {
