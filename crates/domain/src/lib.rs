@@ -23,6 +23,7 @@ pub mod pkce;
 pub mod pricing;
 pub mod quote;
 pub mod ratelimit;
+pub mod request_signature;
 pub mod retry;
 pub mod scope;
 pub mod signature;

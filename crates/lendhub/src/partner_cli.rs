@@ -9,7 +9,7 @@ use lendhub_domain::clock::Clock;
 use lendhub_domain::credentials::Environment;
 use lendhub_domain::partner::{PartnerStatus, Tier};
 use lendhub_domain::scope::PartnerScopes;
-use lendhub_hub::partner::{api_keys, clients};
+use lendhub_hub::partner::{api_keys, clients, request_keys};
 use lendhub_store::PartnerClientChange;
 use lendhub_system::SystemClock;
 use serde_json::json;
@@ -29,6 +29,29 @@ pub enum PartnerCommand {
         #[command(subcommand)]
         command: ApiKeysCommand,
     },
+    /// Public keys that sign money-moving requests (docs/request-signing.md).
+    RequestKeys {
+        #[command(subcommand)]
+        command: RequestKeysCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum RequestKeysCommand {
+    /// Register an Ed25519 public key; prints {"key_id": "rsk_…", …}.
+    Add {
+        /// The partner's client id (pk_live_…).
+        #[arg(long)]
+        client_id: String,
+        /// The public key: 32 bytes in base64, or a PEM SubjectPublicKeyInfo
+        /// (`--public-key "$(cat public.pem)"`).
+        #[arg(long, allow_hyphen_values = true)]
+        public_key: String,
+    },
+    /// A partner's request-signing keys.
+    List { client_id: String },
+    /// Stop a key verifying signatures, now.
+    Revoke { key_id: String },
 }
 
 #[derive(Subcommand, Debug)]
@@ -122,6 +145,9 @@ pub async fn partner(command: PartnerCommand, config: &Config) -> anyhow::Result
     let command = match command {
         PartnerCommand::Clients { command } => command,
         PartnerCommand::ApiKeys { command } => return api_keys_command(command, config).await,
+        PartnerCommand::RequestKeys { command } => {
+            return request_keys_command(command, config).await;
+        }
     };
     let store = crate::cli::open_existing_store(config).await?;
     let now = SystemClock.now_ms();
@@ -261,6 +287,42 @@ async fn api_keys_command(command: ApiKeysCommand, config: &Config) -> anyhow::R
             ApiKeysCommand::Revoke { id } => {
                 api_keys::expire(store.as_ref(), &id, now).await?;
                 println!("{}", json!({"id": id, "revoked": true}));
+            }
+        }
+        Ok(())
+    }
+    .await;
+    store.close().await;
+    result
+}
+
+async fn request_keys_command(command: RequestKeysCommand, config: &Config) -> anyhow::Result<()> {
+    let store = crate::cli::open_existing_store(config).await?;
+    let now = SystemClock.now_ms();
+    let shown = |k: &lendhub_store::RequestKeyRecord| {
+        json!({"key_id": k.key_id, "client_id": k.client_id, "created_at_ms": k.created_at_ms,
+               "revoked_at_ms": k.revoked_at_ms})
+    };
+    let result: anyhow::Result<()> = async {
+        match command {
+            RequestKeysCommand::Add {
+                client_id,
+                public_key,
+            } => {
+                let key =
+                    request_keys::register(store.as_ref(), &client_id, &public_key, now).await?;
+                println!("{}", shown(&key));
+            }
+            RequestKeysCommand::List { client_id } => {
+                for k in store.list_request_keys(&client_id).await? {
+                    println!("{}", shown(&k));
+                }
+            }
+            RequestKeysCommand::Revoke { key_id } => {
+                if !store.revoke_request_key(&key_id, now).await? {
+                    bail!("no active request key {key_id}");
+                }
+                println!("{}", json!({"key_id": key_id, "revoked": true}));
             }
         }
         Ok(())

@@ -233,6 +233,16 @@ pub mod partner {
     pub const API_KEYS_EXPIRE: &str = "UPDATE partner_api_keys SET expires_at_ms = $2
          WHERE selector = $1 AND (expires_at_ms IS NULL OR expires_at_ms > $2)";
     pub const API_KEYS_EXISTS: &str = "SELECT 1 FROM partner_api_keys WHERE selector = $1";
+    pub const REQUEST_KEYS_INSERT: &str = "INSERT INTO partner_request_keys (key_id, client_id, public_key, created_at_ms, revoked_at_ms)
+         VALUES ($1, $2, $3, $4, NULL)";
+    pub const REQUEST_KEYS_SELECT_BY_ID: &str =
+        "SELECT key_id, client_id, public_key, created_at_ms, revoked_at_ms
+         FROM partner_request_keys WHERE key_id = $1";
+    pub const REQUEST_KEYS_SELECT_BY_CLIENT: &str =
+        "SELECT key_id, client_id, public_key, created_at_ms, revoked_at_ms
+         FROM partner_request_keys WHERE client_id = $1 ORDER BY created_at_ms, key_id";
+    pub const REQUEST_KEYS_REVOKE: &str = "UPDATE partner_request_keys SET revoked_at_ms = $2
+         WHERE key_id = $1 AND revoked_at_ms IS NULL";
 }
 
 /// The public context's statements both backends run as written.

@@ -157,6 +157,7 @@ impl Queue for Deliveries {
                     // A success always has a status; 200 only guards the type.
                     status: status.unwrap_or(200),
                     at_ms,
+                    ends_failures: claimed.failing_since_ms.is_some(),
                 };
                 if let Err(e) = self.jobs.finish_delivery(delivered).await {
                     tracing::warn!(error = %e, delivery = d.id, "could not record a webhook delivery");

@@ -52,6 +52,10 @@ pub enum PartnerError {
     IdempotencyKeyInProgress,
     /// A change that lost a race with another; retry.
     Conflict(&'static str),
+    /// A money-moving request's signature is missing or does not verify.
+    SignatureInvalid(String),
+    /// A staff capability or a feature (the test environment) is needed.
+    CapabilityDenied(&'static str),
     /// A problem raised by shared plumbing (body parsing, headers), already coded.
     Shared(Problem),
     Unavailable(String),
@@ -218,6 +222,12 @@ impl PartnerError {
             .with_header(header::RETRY_AFTER, "1")
             .retryable(true),
             Conflict(why) => p(StatusCode::CONFLICT, "conflict", why),
+            SignatureInvalid(why) => p(
+                StatusCode::BAD_REQUEST,
+                "signature_invalid",
+                format!("the request signature is invalid: {why}"),
+            ),
+            CapabilityDenied(why) => p(StatusCode::FORBIDDEN, "capability_denied", why),
             Shared(problem) => problem,
             Unavailable(m) => {
                 tracing::warn!(error = %m, "storage unavailable");

@@ -762,3 +762,148 @@ async fn seventy_two_hours_of_failures_disable_a_hub_endpoint_and_mail_the_partn
     assert_eq!(enabled.body["status"], "enabled");
     eventually("delivery resumes", || failing.count() > attempts).await;
 }
+
+/// Request signing checked against an independent signer (Python's
+/// `cryptography`): a registered Ed25519 key's signature verifies; another
+/// body, another Idempotency-Key, a stale timestamp, an unknown or revoked
+/// key do not; live credentials cannot use the test helper.
+#[tokio::test]
+async fn request_signatures_from_an_independent_signer_verify() {
+    let app = rest_app().await;
+    let (client, _) = rest_partner(&app, "events.read", Tier::Platform).await;
+    let test = api_key(&app, &client, "test", None)["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let keys = python_json("request_sign.py", vec![("MODE", "keygen".into())]).await;
+    let registered: Value = serde_json::from_str(&crate::support::process::cli(
+        &app._site,
+        &[
+            "partner",
+            "request-keys",
+            "add",
+            "--client-id",
+            &client,
+            "--public-key",
+            keys["public_pem"].as_str().unwrap(),
+        ],
+    ))
+    .unwrap();
+    let kid = registered["key_id"].as_str().unwrap().to_owned();
+    assert!(kid.starts_with("rsk_"), "{kid}");
+    let path = "/sandbox/v1/test_helpers/request_signature";
+    let sign = |t: i64, idem: &str, body: &str, kid: &str| {
+        python_json(
+            "request_sign.py",
+            vec![
+                ("MODE", "sign".into()),
+                (
+                    "PRIVATE_PEM",
+                    keys["private_pem"].as_str().unwrap().to_owned(),
+                ),
+                ("T", t.to_string()),
+                ("METHOD", "POST".into()),
+                ("PATH", path.into()),
+                ("IDEMPOTENCY_KEY", idem.into()),
+                ("BODY", body.into()),
+                ("KID", kid.into()),
+            ],
+        )
+    };
+    let send = |key: String, idem: &'static str, body: &'static str, header: String| {
+        let app = &app;
+        async move {
+            reply(
+                app.http
+                    .post(format!("{}{path}", app.hub))
+                    .bearer_auth(key)
+                    .header("Idempotency-Key", idem)
+                    .header("Service-Request-Signature", header)
+                    .header("content-type", "application/json")
+                    .body(body)
+                    .send()
+                    .await
+                    .unwrap(),
+            )
+            .await
+        }
+    };
+    let now = time::OffsetDateTime::now_utc().unix_timestamp();
+    let body = r#"{"amount_pence":2500,"reference":"INV-1"}"#;
+    let good = sign(now, "sign-0001", body, &kid).await;
+    let header = good["header"].as_str().unwrap().to_owned();
+    let ok = send(test.clone(), "sign-0001", body, header.clone()).await;
+    assert_eq!(ok.status, 200, "{}", ok.body);
+    assert_eq!(
+        ok.body,
+        json!({"object": "request_signature", "valid": true, "key_id": kid})
+    );
+
+    let refused = |r: &Reply| assert_hub_error(r, 400, "signature_invalid");
+    refused(
+        &send(
+            test.clone(),
+            "sign-0001",
+            r#"{"amount_pence":9999,"reference":"INV-1"}"#,
+            header.clone(),
+        )
+        .await,
+    );
+    refused(&send(test.clone(), "sign-0002", body, header.clone()).await);
+    let stale = sign(now - 600, "sign-0001", body, &kid).await;
+    refused(
+        &send(
+            test.clone(),
+            "sign-0001",
+            body,
+            stale["header"].as_str().unwrap().to_owned(),
+        )
+        .await,
+    );
+    let unknown = sign(now, "sign-0001", body, "rsk_unknownkey0000").await;
+    refused(
+        &send(
+            test.clone(),
+            "sign-0001",
+            body,
+            unknown["header"].as_str().unwrap().to_owned(),
+        )
+        .await,
+    );
+    let missing = reply(
+        app.http
+            .post(format!("{}{path}", app.hub))
+            .bearer_auth(&test)
+            .header("Idempotency-Key", "sign-0001")
+            .json(&json!({}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    refused(&missing);
+
+    let live = api_key(&app, &client, "live", None)["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let live_call = reply(
+        app.http
+            .post(format!(
+                "{}/partner/v1/test_helpers/request_signature",
+                app.hub
+            ))
+            .bearer_auth(&live)
+            .header("Idempotency-Key", "sign-0001")
+            .header("Service-Request-Signature", header.clone())
+            .body(body)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_hub_error(&live_call, 403, "capability_denied");
+
+    crate::support::process::cli(&app._site, &["partner", "request-keys", "revoke", &kid]);
+    refused(&send(test.clone(), "sign-0001", body, header).await);
+}

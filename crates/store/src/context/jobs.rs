@@ -50,6 +50,10 @@ pub enum DeliveryResult {
         id: i64,
         status: u16,
         at_ms: i64,
+        /// The endpoint was failing when the delivery was claimed: this
+        /// answer ends its run of failures. (A healthy endpoint's row is
+        /// not touched: one statement less per delivery.)
+        ends_failures: bool,
     },
     /// `retry_at_ms: None` means the schedule is exhausted.
     Failed {

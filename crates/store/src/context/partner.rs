@@ -60,6 +60,17 @@ impl ApiKeyRecord {
     }
 }
 
+/// The public half of a partner's request-signing key (Ed25519).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RequestKeyRecord {
+    /// `rsk_…`
+    pub key_id: String,
+    pub client_id: String,
+    pub public_key: Vec<u8>,
+    pub created_at_ms: i64,
+    pub revoked_at_ms: Option<i64>,
+}
+
 #[async_trait]
 pub trait PartnerStore: Send + Sync {
     async fn insert_partner_client(&self, client: PartnerClientRecord) -> Result<(), StoreError>;
@@ -100,4 +111,13 @@ pub trait PartnerStore: Send + Sync {
     /// was); `false` if there is no such key.
     async fn expire_api_key(&self, selector: &[u8], expires_at_ms: i64)
     -> Result<bool, StoreError>;
+
+    // Request-signing keys.
+    async fn insert_request_key(&self, key: RequestKeyRecord) -> Result<(), StoreError>;
+    async fn request_key(&self, key_id: &str) -> Result<Option<RequestKeyRecord>, StoreError>;
+    /// A client's keys, oldest first.
+    async fn list_request_keys(&self, client_id: &str)
+    -> Result<Vec<RequestKeyRecord>, StoreError>;
+    /// `false` if no such key (or it was revoked before).
+    async fn revoke_request_key(&self, key_id: &str, at_ms: i64) -> Result<bool, StoreError>;
 }

@@ -87,7 +87,12 @@ pub async fn finish_delivery(c: &Client, result: &DeliveryResult) -> Result<(), 
     // INTEGER columns: postgres-types has no u16.
     let status = |s: &Option<u16>| s.map(i32::from);
     match result {
-        DeliveryResult::Delivered { id, status, at_ms } => {
+        DeliveryResult::Delivered {
+            id,
+            status,
+            at_ms,
+            ends_failures,
+        } => {
             let status = i32::from(*status);
             execute(
                 c,
@@ -95,7 +100,11 @@ pub async fn finish_delivery(c: &Client, result: &DeliveryResult) -> Result<(), 
                 &[id, &status, at_ms],
             )
             .await?;
-            execute(c, crate::sql::jobs::ENDPOINT_ANSWERED, &[id]).await
+            if *ends_failures {
+                execute(c, crate::sql::jobs::ENDPOINT_ANSWERED, &[id]).await
+            } else {
+                Ok(())
+            }
         }
         DeliveryResult::Failed {
             id,

@@ -83,6 +83,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "partner_notices",
         include_str!("../../migrations/postgres/0015_partner_notices.sql"),
     ),
+    (
+        16,
+        "request_keys",
+        include_str!("../../migrations/postgres/0016_request_keys.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -414,4 +414,22 @@ impl PartnerStore for PgStore {
     ) -> Result<bool, StoreError> {
         partner::expire_api_key(&*self.conn().await?, selector, expires_at_ms).await
     }
+    async fn insert_request_key(&self, key: RequestKeyRecord) -> Result<(), StoreError> {
+        partner::insert_request_key(&*self.conn().await?, &key).await
+    }
+
+    async fn request_key(&self, key_id: &str) -> Result<Option<RequestKeyRecord>, StoreError> {
+        partner::request_key(&*self.conn().await?, key_id).await
+    }
+
+    async fn list_request_keys(
+        &self,
+        client_id: &str,
+    ) -> Result<Vec<RequestKeyRecord>, StoreError> {
+        partner::request_keys(&*self.conn().await?, client_id).await
+    }
+
+    async fn revoke_request_key(&self, key_id: &str, at_ms: i64) -> Result<bool, StoreError> {
+        partner::revoke_request_key(&*self.conn().await?, key_id, at_ms).await
+    }
 }

@@ -278,3 +278,56 @@ pub async fn expire_api_key(c: &Client, selector: &[u8], at_ms: i64) -> Result<b
             .is_some(),
     )
 }
+
+fn request_key_row(r: &Row) -> Result<RequestKeyRecord, StoreError> {
+    Ok(RequestKeyRecord {
+        key_id: get(r, 0)?,
+        client_id: get(r, 1)?,
+        public_key: get(r, 2)?,
+        created_at_ms: get(r, 3)?,
+        revoked_at_ms: get(r, 4)?,
+    })
+}
+
+pub async fn insert_request_key(c: &Client, k: &RequestKeyRecord) -> Result<(), StoreError> {
+    c.execute(
+        crate::sql::partner::REQUEST_KEYS_INSERT,
+        &[&k.key_id, &k.client_id, &k.public_key, &k.created_at_ms],
+    )
+    .await
+    .map_err(db)?;
+    Ok(())
+}
+
+pub async fn request_key(c: &Client, key_id: &str) -> Result<Option<RequestKeyRecord>, StoreError> {
+    c.query_opt(crate::sql::partner::REQUEST_KEYS_SELECT_BY_ID, &[&key_id])
+        .await
+        .map_err(db)?
+        .as_ref()
+        .map(request_key_row)
+        .transpose()
+}
+
+pub async fn request_keys(
+    c: &Client,
+    client_id: &str,
+) -> Result<Vec<RequestKeyRecord>, StoreError> {
+    c.query(
+        crate::sql::partner::REQUEST_KEYS_SELECT_BY_CLIENT,
+        &[&client_id],
+    )
+    .await
+    .map_err(db)?
+    .iter()
+    .map(request_key_row)
+    .collect()
+}
+
+pub async fn revoke_request_key(c: &Client, key_id: &str, at_ms: i64) -> Result<bool, StoreError> {
+    Ok(
+        c.execute(crate::sql::partner::REQUEST_KEYS_REVOKE, &[&key_id, &at_ms])
+            .await
+            .map_err(db)?
+            > 0,
+    )
+}

@@ -66,11 +66,18 @@ pub fn claim_deliveries(c: &Connection, q: &Lease) -> rusqlite::Result<Vec<Claim
 
 pub fn finish_delivery(c: &Connection, result: &DeliveryResult) -> rusqlite::Result<()> {
     match result {
-        DeliveryResult::Delivered { id, status, at_ms } => {
+        DeliveryResult::Delivered {
+            id,
+            status,
+            at_ms,
+            ends_failures,
+        } => {
             c.prepare_cached(shared!(crate::sql::jobs::DELIVERY_DELIVERED))?
                 .execute(params![id, status, at_ms])?;
-            c.prepare_cached(shared!(crate::sql::jobs::ENDPOINT_ANSWERED))?
-                .execute([id])?;
+            if *ends_failures {
+                c.prepare_cached(shared!(crate::sql::jobs::ENDPOINT_ANSWERED))?
+                    .execute([id])?;
+            }
         }
         DeliveryResult::Failed {
             id,

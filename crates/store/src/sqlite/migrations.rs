@@ -82,6 +82,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "partner_notices",
         include_str!("../../migrations/sqlite/0015_partner_notices.sql"),
     ),
+    (
+        16,
+        "request_keys",
+        include_str!("../../migrations/sqlite/0016_request_keys.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

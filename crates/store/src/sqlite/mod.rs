@@ -349,6 +349,29 @@ impl PartnerStore for SqliteStore {
             .run(move |c| partner::expire_api_key(c, &selector, expires_at_ms).map_err(unavailable))
             .await
     }
+    async fn insert_request_key(&self, key: RequestKeyRecord) -> Result<(), StoreError> {
+        self.writer
+            .run(move |c| partner::insert_request_key(c, &key).map_err(unavailable))
+            .await
+    }
+
+    async fn request_key(&self, key_id: &str) -> Result<Option<RequestKeyRecord>, StoreError> {
+        self.read(|c| partner::request_key(c, key_id))
+    }
+
+    async fn list_request_keys(
+        &self,
+        client_id: &str,
+    ) -> Result<Vec<RequestKeyRecord>, StoreError> {
+        self.read(|c| partner::request_keys(c, client_id))
+    }
+
+    async fn revoke_request_key(&self, key_id: &str, at_ms: i64) -> Result<bool, StoreError> {
+        let key_id = key_id.to_owned();
+        self.writer
+            .run(move |c| partner::revoke_request_key(c, &key_id, at_ms).map_err(unavailable))
+            .await
+    }
 }
 
 #[cfg(test)]

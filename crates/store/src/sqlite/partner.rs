@@ -222,3 +222,40 @@ pub fn expire_api_key(c: &Connection, selector: &[u8], at_ms: i64) -> rusqlite::
     c.prepare_cached(shared!(crate::sql::partner::API_KEYS_EXISTS))?
         .exists([selector])
 }
+
+fn request_key_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RequestKeyRecord> {
+    Ok(RequestKeyRecord {
+        key_id: r.get(0)?,
+        client_id: r.get(1)?,
+        public_key: r.get(2)?,
+        created_at_ms: r.get(3)?,
+        revoked_at_ms: r.get(4)?,
+    })
+}
+
+pub fn insert_request_key(c: &Connection, k: &RequestKeyRecord) -> rusqlite::Result<()> {
+    c.execute(
+        shared!(crate::sql::partner::REQUEST_KEYS_INSERT),
+        params![k.key_id, k.client_id, k.public_key, k.created_at_ms],
+    )?;
+    Ok(())
+}
+
+pub fn request_key(c: &Connection, key_id: &str) -> rusqlite::Result<Option<RequestKeyRecord>> {
+    c.prepare_cached(shared!(crate::sql::partner::REQUEST_KEYS_SELECT_BY_ID))?
+        .query_row([key_id], request_key_row)
+        .optional()
+}
+
+pub fn request_keys(c: &Connection, client_id: &str) -> rusqlite::Result<Vec<RequestKeyRecord>> {
+    c.prepare_cached(shared!(crate::sql::partner::REQUEST_KEYS_SELECT_BY_CLIENT))?
+        .query_map([client_id], request_key_row)?
+        .collect()
+}
+
+pub fn revoke_request_key(c: &Connection, key_id: &str, at_ms: i64) -> rusqlite::Result<bool> {
+    Ok(c.execute(
+        shared!(crate::sql::partner::REQUEST_KEYS_REVOKE),
+        params![key_id, at_ms],
+    )? > 0)
+}

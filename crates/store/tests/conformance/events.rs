@@ -392,6 +392,7 @@ async fn retention_prunes_old_events_and_finished_deliveries() {
             id: claimed[0].delivery.id,
             status: 200,
             at_ms: 1_000,
+            ends_failures: true,
         })
         .await
         .unwrap();

@@ -141,6 +141,7 @@ async fn the_outbox_leases_retries_and_finishes_deliveries() {
             id,
             status: 200,
             at_ms: 61_000,
+            ends_failures: true,
         })
         .await
         .unwrap();
@@ -410,6 +411,7 @@ async fn a_holder_gives_back_only_its_own_leases_in_one_queue() {
             id: again[0].delivery.id,
             status: 200,
             at_ms: 2_000,
+            ends_failures: true,
         })
         .await
         .unwrap();

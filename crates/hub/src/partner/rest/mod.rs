@@ -9,6 +9,7 @@ mod caller;
 mod event_replay;
 pub mod events;
 mod openapi_doc;
+mod test_helpers;
 mod waiting;
 pub mod webhook_endpoints;
 
@@ -38,6 +39,7 @@ pub fn api() -> OpenApiRouter<PartnerState> {
         .routes(routes!(whe::retrieve, whe::update, whe::delete))
         .routes(routes!(whe::enable))
         .routes(routes!(whe::rotate_secret))
+        .routes(routes!(test_helpers::check_request_signature))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
 }
 

@@ -58,6 +58,7 @@ pub const PATHS: &[(&str, &str)] = &[
     ("POST", "/marketplace/subscriptions"),
     ("POST", "/marketplace/signals"),
     ("GET", "/openapi.json"),
+    ("POST", "/test_helpers/request_signature"),
 ];
 
 /// 503 routes for every path of the tier that `live` does not serve.
