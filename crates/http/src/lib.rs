@@ -5,6 +5,7 @@
 
 pub mod access_log;
 pub mod edge;
+pub mod event_pages;
 pub mod headers;
 pub mod idempotency;
 pub mod json;

@@ -8,7 +8,6 @@ mod client_cache;
 pub mod clients;
 mod error;
 mod event_log;
-mod event_pages;
 mod openapi;
 mod path_id;
 pub mod referrals;

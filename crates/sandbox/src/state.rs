@@ -8,7 +8,7 @@ use lendhub_webhooks::sender::Sender;
 use tokio::sync::Notify;
 
 use crate::client_cache::ClientCache;
-use crate::event_pages::EventPages;
+use lendhub_http::event_pages::EventPages;
 
 /// What every sandbox handler shares; cloned per request (and per layer),
 /// so one `Arc`.

@@ -82,6 +82,8 @@ pub struct Partner {
     pub idempotency: Idempotency<PartnerError>,
     /// Checks webhook URLs; replays deliver through it.
     pub sender: Sender,
+    /// Each environment's newest events page, kept rendered.
+    pub event_pages: Arc<lendhub_http::event_pages::EventPages>,
     pub clock: Arc<dyn Clock>,
     pub master_key: MasterKey,
     /// Peppers partner client-secret hashes.
@@ -128,6 +130,7 @@ impl PartnerState {
             events: store.clone(),
             idempotency: Idempotency::new(store.clone(), master_key.clone(), outbox_wake),
             sender,
+            event_pages: Arc::default(),
             health: store,
             clock,
             master_key,

@@ -1,4 +1,5 @@
-//! The newest page of a client's events, kept rendered. Partners poll this page
+//! The newest page of an owner's events, kept rendered (the sandbox's and
+//! the REST tier's lists share it). Partners poll this page
 //! far more often than anything changes it; serving it costs one index probe
 //! (is the newest event still the one the page was built at?) instead of
 //! reading every event on the page. The store decides freshness, so every
@@ -18,7 +19,7 @@ const CAPACITY: usize = 4096;
 type Pages = HashMap<(Tenant, u32), (Option<LogPosition>, Bytes)>;
 
 #[derive(Default)]
-pub(crate) struct EventPages(Mutex<Pages>);
+pub struct EventPages(Mutex<Pages>);
 
 impl EventPages {
     /// The page for (owner, limit), if it was built at `position`.
