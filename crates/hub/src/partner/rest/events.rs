@@ -187,7 +187,9 @@ pub async fn list(
         list::next_cursor(&q.page, first, last, has_more),
     ));
     if let Some(at) = position {
-        state.event_pages.put(&owner, q.page.limit, at, body.clone());
+        state
+            .event_pages
+            .put(&owner, q.page.limit, at, body.clone());
     }
     Ok(json_response(body))
 }
