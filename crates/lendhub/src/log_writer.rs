@@ -18,8 +18,11 @@ use std::time::Duration;
 use lendhub_http::access_log::LineWriter;
 use tracing_subscriber::fmt::MakeWriter;
 
-/// Lines held at most before senders wait (about 30 MB of access lines).
-const QUEUE: usize = 128 * 1024;
+/// Lines held at most before senders wait: 160 ms of lines at 100,000 a
+/// second, while the thread writes every 2 ms. The queue's slots are
+/// allocated and initialised up front (40 bytes each), so it is part of the
+/// idle RSS: 128 Ki slots cost 5 MiB of it, 16 Ki cost 640 KiB.
+const QUEUE: usize = 16 * 1024;
 /// How long the thread lets lines gather while they keep coming.
 const GATHER: Duration = Duration::from_millis(2);
 
