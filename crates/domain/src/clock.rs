@@ -20,3 +20,10 @@ pub fn from_unix_ms(ms: i64) -> OffsetDateTime {
     OffsetDateTime::from_unix_timestamp_nanos(i128::from(ms) * 1_000_000)
         .unwrap_or(OffsetDateTime::UNIX_EPOCH)
 }
+
+/// An RFC 3339 timestamp (as a query parameter gives it) as Unix milliseconds.
+pub fn parse_rfc3339_ms(raw: &str) -> Option<i64> {
+    OffsetDateTime::parse(raw, &time::format_description::well_known::Rfc3339)
+        .ok()
+        .map(unix_ms)
+}

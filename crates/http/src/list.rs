@@ -27,6 +27,17 @@ impl ListRequest {
         self.filters.get(name).map(String::as_str)
     }
 
+    /// The `created_after` filter (RFC 3339) as Unix milliseconds; a value
+    /// that is not a timestamp is an issue for the caller's 422.
+    pub fn created_after_ms(&self) -> Result<Option<i64>, FieldIssue> {
+        match self.filter("created_after") {
+            None => Ok(None),
+            Some(raw) => lendhub_domain::clock::parse_rfc3339_ms(raw)
+                .map(Some)
+                .ok_or_else(|| FieldIssue::new("created_after", "rfc3339")),
+        }
+    }
+
     /// The cursors given, to check they name the list's kind of object.
     pub fn cursors(&self) -> impl Iterator<Item = &str> {
         [&self.page.starting_after, &self.page.ending_before]

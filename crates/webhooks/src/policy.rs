@@ -146,6 +146,27 @@ impl UrlHost {
     }
 }
 
+impl NetworkPolicy {
+    /// A registration's check of where `url` points now: a hostname must not
+    /// resolve to an address the policy refuses. A name that does not
+    /// resolve within two seconds is accepted; every delivery checks again.
+    pub async fn check_resolved(&self, url: &Url) -> Result<(), UrlRejection> {
+        let host = UrlHost::of(url);
+        let lookup = tokio::time::timeout(
+            std::time::Duration::from_secs(2),
+            tokio::net::lookup_host((host.host.as_str(), host.port)),
+        );
+        let Ok(Ok(addrs)) = lookup.await else {
+            return Ok(());
+        };
+        let mut addrs = addrs.map(|a| a.ip());
+        if addrs.any(|ip| !self.address_allowed(ip)) {
+            return Err(UrlRejection::PrivateTarget);
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

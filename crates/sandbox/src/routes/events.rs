@@ -52,14 +52,10 @@ fn parse_query(raw: Option<&str>) -> Result<EventQuery, SandboxError> {
     {
         issues.push(FieldIssue::new("type", "unknown_event_type"));
     }
-    let created_after_ms = match request.filter("created_after").map(rfc3339_ms) {
-        Some(Some(ms)) => Some(ms),
-        Some(None) => {
-            issues.push(FieldIssue::new("created_after", "rfc3339"));
-            None
-        }
-        None => None,
-    };
+    let created_after_ms = request.created_after_ms().unwrap_or_else(|issue| {
+        issues.push(issue);
+        None
+    });
     if !issues.is_empty() {
         return Err(SandboxError::Validation(issues));
     }
@@ -68,13 +64,6 @@ fn parse_query(raw: Option<&str>) -> Result<EventQuery, SandboxError> {
         created_after_ms,
         page: request.page,
     })
-}
-
-/// An RFC 3339 timestamp as Unix milliseconds.
-fn rfc3339_ms(raw: &str) -> Option<i64> {
-    time::OffsetDateTime::parse(raw, &time::format_description::well_known::Rfc3339)
-        .ok()
-        .map(lendhub_domain::clock::unix_ms)
 }
 
 /// List your events, newest first.

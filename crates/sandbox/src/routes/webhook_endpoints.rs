@@ -1,6 +1,3 @@
-use std::net::IpAddr;
-use std::time::Duration;
-
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
@@ -65,29 +62,6 @@ fn url_rejected(r: &UrlRejection) -> SandboxError {
     SandboxError::WebhookUrlInvalid(FieldIssue::new("url", r.reason()))
 }
 
-/// A hostname is checked against the policy once resolved; a name that does not
-/// resolve now is accepted and checked again at every delivery.
-async fn check_resolved(
-    state: &SandboxState,
-    url: &lendhub_webhooks::policy::UrlHost,
-) -> Result<(), SandboxError> {
-    let lookup = tokio::time::timeout(
-        Duration::from_secs(2),
-        tokio::net::lookup_host((url.host.as_str(), url.port)),
-    );
-    let Ok(Ok(addrs)) = lookup.await else {
-        return Ok(());
-    };
-    let addrs: Vec<IpAddr> = addrs.map(|a| a.ip()).collect();
-    if addrs
-        .iter()
-        .any(|ip| !state.sender.policy().address_allowed(*ip))
-    {
-        return Err(url_rejected(&UrlRejection::PrivateTarget));
-    }
-    Ok(())
-}
-
 /// Register a webhook endpoint. The signing secret is returned once, here.
 #[utoipa::path(post, operation_id = "createWebhookEndpoint", path = "/v1/webhook-endpoints", tag = "webhooks", security(("oauth2" = ["sandbox:write"])),
     params(("Idempotency-Key" = String, Header)),
@@ -136,7 +110,12 @@ pub async fn create(
                 .policy()
                 .check_url(raw_url)
                 .map_err(|r| url_rejected(&r))?;
-            check_resolved(&state, &lendhub_webhooks::policy::UrlHost::of(&url)).await?;
+            state
+                .sender
+                .policy()
+                .check_resolved(&url)
+                .await
+                .map_err(|r| url_rejected(&r))?;
             let now = caller.now(&state);
             let endpoint = WebhookEndpoint {
                 id: EndpointId::new_random(lendhub_domain::clock::unix_ms(now) as u64).into(),

@@ -97,13 +97,6 @@ pub fn list_url(env: Environment, path: &str) -> String {
     format!("{prefix}{path}")
 }
 
-/// An RFC 3339 timestamp as Unix milliseconds.
-pub fn rfc3339_ms(raw: &str) -> Option<i64> {
-    OffsetDateTime::parse(raw, &time::format_description::well_known::Rfc3339)
-        .ok()
-        .map(lendhub_domain::clock::unix_ms)
-}
-
 fn query(raw: Option<&str>) -> Result<EventQuery, PartnerError> {
     let request = list::parse(raw, list::DEFAULT_LIMIT, &["type", "created_after"])
         .map_err(PartnerError::Validation)?;
@@ -113,14 +106,10 @@ fn query(raw: Option<&str>) -> Result<EventQuery, PartnerError> {
     {
         issues.push(FieldIssue::new("type", "unknown_event_type"));
     }
-    let created_after_ms = match request.filter("created_after").map(rfc3339_ms) {
-        Some(None) => {
-            issues.push(FieldIssue::new("created_after", "rfc3339"));
-            None
-        }
-        Some(ms) => ms,
-        None => None,
-    };
+    let created_after_ms = request.created_after_ms().unwrap_or_else(|issue| {
+        issues.push(issue);
+        None
+    });
     if !issues.is_empty() {
         return Err(PartnerError::Validation(issues));
     }

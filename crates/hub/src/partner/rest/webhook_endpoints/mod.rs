@@ -19,8 +19,6 @@ pub use rotate_secret::*;
 pub use update::*;
 
 use std::collections::BTreeMap;
-use std::net::IpAddr;
-use std::time::Duration;
 
 use lendhub_domain::events::{ALL_EVENTS, HUB_API_VERSION, HUB_API_VERSIONS, HUB_EVENT_TYPES};
 use lendhub_domain::hub_ids::{HubId, WebhookEndpointId};
@@ -28,7 +26,7 @@ use lendhub_domain::tenant::Tenant;
 use lendhub_domain::webhook::WebhookEndpoint;
 use lendhub_http::FieldIssue;
 use lendhub_store::EndpointRecord;
-use lendhub_webhooks::policy::{UrlHost, UrlRejection};
+use lendhub_webhooks::policy::UrlRejection;
 use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
@@ -193,24 +191,11 @@ pub(crate) async fn check_url(state: &PartnerState, raw: &str) -> Result<String,
     if raw.len() > MAX_URL {
         return Err(invalid("url", "max_length"));
     }
-    let url = state
-        .sender
-        .policy()
-        .check_url(raw)
+    let policy = state.sender.policy();
+    let url = policy.check_url(raw).map_err(|r| url_rejected(&r))?;
+    policy
+        .check_resolved(&url)
+        .await
         .map_err(|r| url_rejected(&r))?;
-    let host = UrlHost::of(&url);
-    let lookup = tokio::time::timeout(
-        Duration::from_secs(2),
-        tokio::net::lookup_host((host.host.as_str(), host.port)),
-    );
-    if let Ok(Ok(addrs)) = lookup.await {
-        let addrs: Vec<IpAddr> = addrs.map(|a| a.ip()).collect();
-        if addrs
-            .iter()
-            .any(|ip| !state.sender.policy().address_allowed(*ip))
-        {
-            return Err(url_rejected(&UrlRejection::PrivateTarget));
-        }
-    }
     Ok(url.to_string())
 }
