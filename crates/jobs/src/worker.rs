@@ -134,10 +134,15 @@ impl<Q: Queue> Worker<Q> {
 /// was done.
 async fn process<Q: Queue>(queue: Arc<Q>, clock: Arc<dyn Clock>, job: Q::Job) -> bool {
     let timing = queue.timing(&job);
-    let attempt = queue.attempt(&job).await;
     // The job's own clock: retries are scheduled, and deadlines reached,
-    // on the clock the job was queued on.
-    let now = ClientClock::new(timing.clock_offset_ms).now(clock.now());
+    // on the clock the job was queued on. A retry is timed from when the
+    // attempt began: a clock that moves while the attempt is in flight
+    // (a test clock advanced as the receiver answers) must not push the
+    // retry later.
+    let job_clock = ClientClock::new(timing.clock_offset_ms);
+    let started = job_clock.now(clock.now());
+    let attempt = queue.attempt(&job).await;
+    let now = job_clock.now(clock.now());
     let done = matches!(attempt, Attempt::Done { .. });
     let outcome = match attempt {
         Attempt::Done { status } => Outcome::Done { status },
@@ -146,7 +151,7 @@ async fn process<Q: Queue>(queue: Arc<Q>, clock: Arc<dyn Clock>, job: Q::Job) ->
                 first_due_ms: timing.first_due_ms,
                 due_ms: timing.due_ms,
                 attempt: timing.attempt,
-                now_ms: unix_ms(now),
+                now_ms: unix_ms(started),
                 jitter: rand::random_range(-1.0..=1.0),
             };
             match queue.backoff().next_attempt_ms(failed) {
