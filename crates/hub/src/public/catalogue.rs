@@ -2,12 +2,12 @@
 //! the Flex preview, Slice billers and the health probe. Responses that
 //! depend only on the configuration are rendered once at start-up.
 
-use axum::extract::{Query, State};
+use axum::extract::{Query, RawQuery, State};
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use lendhub_domain::pricing::{Frequency, PricingConfig, bps_percent};
 use lendhub_domain::quote::{self, Quote, parse_gbp};
-use lendhub_http::FieldIssue;
+use lendhub_http::{FieldIssue, list};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -17,9 +17,70 @@ use crate::public::state::PublicState;
 /// Configuration-derived bodies, serialised once.
 pub struct Rendered {
     pricing: String,
-    products: String,
-    loyalty: String,
-    billers: String,
+    products: CatalogueList,
+    loyalty: CatalogueList,
+    billers: CatalogueList,
+}
+
+/// A fixed list answered in the one list envelope and paged by the one
+/// pager (`lendhub_http::list`), each item rendered once; its first page
+/// (what nearly every caller asks for) is rendered once too.
+struct CatalogueList {
+    url: &'static str,
+    /// (the key a cursor names, the item's JSON)
+    items: Vec<(String, String)>,
+    first_page: String,
+}
+
+impl CatalogueList {
+    fn new(url: &'static str, items: Vec<Value>, key: &str) -> Result<Self, String> {
+        let items = items
+            .iter()
+            .map(|item| {
+                let k = item[key].as_str().unwrap_or_default().to_owned();
+                serde_json::to_string(item)
+                    .map(|json| (k, json))
+                    .map_err(|e| e.to_string())
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut list = Self {
+            url,
+            items,
+            first_page: String::new(),
+        };
+        list.first_page = list.page(&lendhub_store::PageQuery {
+            limit: list::DEFAULT_LIMIT,
+            ..Default::default()
+        })?;
+        Ok(list)
+    }
+
+    fn page(&self, query: &lendhub_store::PageQuery) -> Result<String, String> {
+        let page = query
+            .slice(&self.items, |(k, _)| k.as_str())
+            .ok_or("no such cursor")?;
+        let first = page.items.first().map(|(k, _)| k.as_str());
+        let last = page.items.last().map(|(k, _)| k.as_str());
+        Ok(list::envelope(
+            self.url,
+            page.items.iter().map(|(_, json)| json.as_str()),
+            page.has_more,
+            list::next_cursor(query, first, last, page.has_more),
+        ))
+    }
+
+    /// The page a query string asks for; a cursor naming no item is 404.
+    fn answer(&self, raw: Option<&str>) -> Result<Response, PublicError> {
+        if raw.is_none_or(str::is_empty) {
+            return Ok(cached(&self.first_page));
+        }
+        let request =
+            list::parse(raw, list::DEFAULT_LIMIT, &[]).map_err(PublicError::Validation)?;
+        let body = self.page(&request.page).map_err(|_| {
+            PublicError::ResourceNotFound("no item of this list has the cursor's id")
+        })?;
+        Ok(cached(&body))
+    }
 }
 
 #[derive(Deserialize)]
@@ -45,12 +106,11 @@ impl Rendered {
                        "min_pence": b.min_pence, "max_pence": b.max_pence})
             })
             .collect();
-        let to_string = |v: &Value| serde_json::to_string(v).map_err(|e| e.to_string());
         Ok(Self {
             pricing: serde_json::to_string(pricing).map_err(|e| e.to_string())?,
-            products: to_string(&json!({"object": "list", "data": product_list(pricing)}))?,
-            loyalty: to_string(&json!({"object": "list", "data": loyalty_list(pricing)}))?,
-            billers: to_string(&json!({"object": "list", "data": billers}))?,
+            products: CatalogueList::new("/public/v1/products", product_list(pricing), "id")?,
+            loyalty: CatalogueList::new("/public/v1/loyalty/tiers", loyalty_list(pricing), "name")?,
+            billers: CatalogueList::new("/public/v1/slice/billers", billers, "id")?,
         })
     }
 }
@@ -148,16 +208,30 @@ pub async fn pricing(State(state): State<PublicState>) -> Response {
 
 /// The product catalogue: Business Loan, Flex and Slice.
 #[utoipa::path(get, operation_id = "products", path = "/products", tag = "public",
-    responses((status = 200, description = "`{object: \"list\", data: [product]}`")))]
-pub async fn products(State(state): State<PublicState>) -> Response {
-    cached(&state.ring.rendered.products)
+    params(("limit" = Option<u32>, Query), ("starting_after" = Option<String>, Query, description = "a product id"),
+        ("ending_before" = Option<String>, Query, description = "a product id")),
+    responses((status = 200, description = "`{object: \"list\", data: [product], has_more, url, next_cursor}`"),
+        (status = 404, description = "resource_not_found: the cursor names no product"),
+        (status = 422, description = "validation_failed")))]
+pub async fn products(
+    State(state): State<PublicState>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, PublicError> {
+    state.ring.rendered.products.answer(raw.as_deref())
 }
 
 /// The loyalty ladder.
 #[utoipa::path(get, operation_id = "loyalty_tiers", path = "/loyalty/tiers", tag = "public",
-    responses((status = 200, description = "`{object: \"list\", data: [loyalty_tier]}`")))]
-pub async fn loyalty_tiers(State(state): State<PublicState>) -> Response {
-    cached(&state.ring.rendered.loyalty)
+    params(("limit" = Option<u32>, Query), ("starting_after" = Option<String>, Query, description = "a tier name"),
+        ("ending_before" = Option<String>, Query, description = "a tier name")),
+    responses((status = 200, description = "`{object: \"list\", data: [loyalty_tier], has_more, url, next_cursor}`"),
+        (status = 404, description = "resource_not_found: the cursor names no tier"),
+        (status = 422, description = "validation_failed")))]
+pub async fn loyalty_tiers(
+    State(state): State<PublicState>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, PublicError> {
+    state.ring.rendered.loyalty.answer(raw.as_deref())
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]
@@ -300,11 +374,18 @@ pub async fn quote_flex(State(state): State<PublicState>) -> Response {
 /// Accepted Slice billers, public-safe (no bank details). Behind the
 /// `public.slice_billers` switch.
 #[utoipa::path(get, operation_id = "slice_billers", path = "/slice/billers", tag = "public",
-    responses((status = 200, description = "`{object: \"list\", data: [biller]}`"),
-        (status = 403, description = "capability_denied: the operator switched the list off")))]
-pub async fn billers(State(state): State<PublicState>) -> Result<Response, PublicError> {
+    params(("limit" = Option<u32>, Query), ("starting_after" = Option<String>, Query, description = "a biller id"),
+        ("ending_before" = Option<String>, Query, description = "a biller id")),
+    responses((status = 200, description = "`{object: \"list\", data: [biller], has_more, url, next_cursor}`"),
+        (status = 403, description = "capability_denied: the operator switched the list off"),
+        (status = 404, description = "resource_not_found: the cursor names no biller"),
+        (status = 422, description = "validation_failed")))]
+pub async fn billers(
+    State(state): State<PublicState>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, PublicError> {
     if !state.ring.settings.slice_billers {
         return Err(PublicError::FeatureDisabled("the Slice biller list"));
     }
-    Ok(cached(&state.ring.rendered.billers))
+    state.ring.rendered.billers.answer(raw.as_deref())
 }

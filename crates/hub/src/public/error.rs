@@ -20,6 +20,8 @@ pub enum PublicError {
     /// The whole body is over the route's cap.
     RequestBodyTooLarge(usize),
     CmsPageNotFound,
+    /// A list cursor naming no item of the list.
+    ResourceNotFound(&'static str),
     /// A feature switched off by the operator.
     FeatureDisabled(&'static str),
     RateLimited {
@@ -74,6 +76,7 @@ impl PublicError {
                 "cms_page_not_found",
                 "no published page has this key",
             ),
+            ResourceNotFound(why) => p(StatusCode::NOT_FOUND, "resource_not_found", why),
             FeatureDisabled(what) => p(
                 StatusCode::FORBIDDEN,
                 "capability_denied",

@@ -409,3 +409,58 @@ async fn the_public_ring_serves_its_openapi_document() {
         "inside the window"
     );
 }
+
+/// The catalogue's lists use the one list envelope and pager: the whole
+/// list by default, pages by `limit` and the item keys as cursors.
+#[tokio::test]
+async fn catalogue_lists_use_the_one_list_envelope_and_pager() {
+    let app = App::spawn().await;
+    let all = public_get(&app, "/products").await.body;
+    assert_eq!(all["object"], "list");
+    assert_eq!(all["url"], "/public/v1/products");
+    assert_eq!(all["has_more"], false);
+    assert_eq!(all["next_cursor"], serde_json::Value::Null);
+    assert_eq!(all["data"].as_array().unwrap().len(), 3);
+    let first = public_get(&app, "/products?limit=1").await.body;
+    assert_eq!(first["data"][0]["id"], "business_loan");
+    assert_eq!(first["has_more"], true);
+    assert_eq!(first["next_cursor"], "business_loan");
+    let next = public_get(&app, "/products?limit=1&starting_after=business_loan")
+        .await
+        .body;
+    assert_eq!(next["data"][0]["id"], all["data"][1]["id"]);
+    let back = public_get(
+        &app,
+        &format!(
+            "/products?ending_before={}",
+            all["data"][2]["id"].as_str().unwrap()
+        ),
+    )
+    .await
+    .body;
+    assert_eq!(back["data"].as_array().unwrap().len(), 2);
+    assert_hub_error(
+        &public_get(&app, "/products?starting_after=nothing").await,
+        404,
+        "resource_not_found",
+    );
+    assert_hub_error(
+        &public_get(&app, "/products?limit=0").await,
+        422,
+        "validation_failed",
+    );
+    let tiers = public_get(&app, "/loyalty/tiers?limit=2&starting_after=Bronze")
+        .await
+        .body;
+    let names: Vec<&str> = tiers["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["Silver", "Gold"]);
+    assert_eq!(tiers["next_cursor"], "Gold");
+    let billers = public_get(&app, "/slice/billers").await.body;
+    assert_eq!(billers["url"], "/public/v1/slice/billers");
+    assert_eq!(billers["has_more"], false);
+}
