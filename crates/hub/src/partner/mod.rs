@@ -46,7 +46,8 @@ pub fn api() -> OpenApiRouter<PartnerState> {
 }
 
 pub fn router(state: PartnerState) -> Router {
-    let enabled = state.settings.rest_tier_enabled;
+    // One tier, mounted live and as the test environment.
+    let rest_tier = rest::router(state.settings.rest_tier_enabled);
     let (partner, _spec) = api().split_for_parts();
     Router::new()
         .route(
@@ -67,12 +68,12 @@ pub fn router(state: PartnerState) -> Router {
             PREFIX,
             partner
                 .route("/auth.md", get(guide::auth_md))
-                .merge(rest::router(enabled))
+                .merge(rest_tier.clone())
                 .layer(axum::middleware::from_fn(limits::headers)),
         )
         .nest(
             rest::SANDBOX_PREFIX,
-            rest::router(enabled).layer(axum::middleware::from_fn(limits::headers)),
+            rest_tier.layer(axum::middleware::from_fn(limits::headers)),
         )
         .layer(map_response_with_state(state.clone(), challenge))
         .with_state(state)
