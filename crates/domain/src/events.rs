@@ -6,29 +6,67 @@ use time::OffsetDateTime;
 use crate::ids::PublishedId;
 use crate::tenant::Tenant;
 
+/// Every event type lendhub emits: the sandbox's nine ([`EventType::SANDBOX`])
+/// and the REST tier's vocabulary ([`EventType::HUB`]), which includes them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum EventType {
     #[serde(rename = "application.created")]
     ApplicationCreated,
+    #[serde(rename = "application.submitted")]
+    ApplicationSubmitted,
+    #[serde(rename = "application.expired")]
+    ApplicationExpired,
+    #[serde(rename = "application.withdrawn")]
+    ApplicationWithdrawn,
+    #[serde(rename = "application.funded")]
+    ApplicationFunded,
     #[serde(rename = "decision.completed")]
     DecisionCompleted,
     #[serde(rename = "offer.accepted")]
     OfferAccepted,
+    #[serde(rename = "identity.verified")]
+    IdentityVerified,
+    #[serde(rename = "identity.review_required")]
+    IdentityReviewRequired,
     #[serde(rename = "account.activated")]
     AccountActivated,
+    #[serde(rename = "account.updated")]
+    AccountUpdated,
     #[serde(rename = "account.closed")]
     AccountClosed,
+    #[serde(rename = "payment.created")]
+    PaymentCreated,
+    #[serde(rename = "payment.processing")]
+    PaymentProcessing,
+    #[serde(rename = "payment.paid")]
+    PaymentPaid,
     #[serde(rename = "payment.settled")]
     PaymentSettled,
     #[serde(rename = "payment.failed")]
     PaymentFailed,
+    #[serde(rename = "payment.refunded")]
+    PaymentRefunded,
+    #[serde(rename = "mandate.revoked")]
+    MandateRevoked,
+    #[serde(rename = "schedule.completed")]
+    ScheduleCompleted,
+    #[serde(rename = "payout.paid")]
+    PayoutPaid,
+    #[serde(rename = "loan.funded")]
+    LoanFunded,
+    #[serde(rename = "agreement.signed")]
+    AgreementSigned,
+    #[serde(rename = "invoice.draft")]
+    InvoiceDraft,
+    #[serde(rename = "invoice.finalized")]
+    InvoiceFinalized,
     #[serde(rename = "webhook_endpoint.disabled")]
     WebhookEndpointDisabled,
     #[serde(rename = "webhook_endpoint.enabled")]
     WebhookEndpointEnabled,
 }
 
-/// What an event's `data.object` is.
+/// What a sandbox event's `data.object` is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ObjectKind {
     Application,
@@ -38,7 +76,8 @@ pub enum ObjectKind {
 }
 
 impl EventType {
-    pub const ALL: [EventType; 9] = [
+    /// What the sandbox emits (its fixtures list them).
+    pub const SANDBOX: [EventType; 9] = [
         EventType::ApplicationCreated,
         EventType::DecisionCompleted,
         EventType::OfferAccepted,
@@ -50,22 +89,86 @@ impl EventType {
         EventType::WebhookEndpointEnabled,
     ];
 
+    /// The REST tier's vocabulary, which `enabled_events` and the `type`
+    /// filter accept: the seed's catalogue, the names its other pages use
+    /// (both payment sets among them; docs/decisions.md says which is
+    /// emitted), and lendhub's own endpoint events.
+    pub const HUB: [EventType; 27] = [
+        EventType::ApplicationCreated,
+        EventType::ApplicationSubmitted,
+        EventType::ApplicationExpired,
+        EventType::ApplicationWithdrawn,
+        EventType::ApplicationFunded,
+        EventType::DecisionCompleted,
+        EventType::OfferAccepted,
+        EventType::IdentityVerified,
+        EventType::IdentityReviewRequired,
+        EventType::AccountActivated,
+        EventType::AccountUpdated,
+        EventType::AccountClosed,
+        EventType::PaymentCreated,
+        EventType::PaymentProcessing,
+        EventType::PaymentPaid,
+        EventType::PaymentSettled,
+        EventType::PaymentFailed,
+        EventType::PaymentRefunded,
+        EventType::MandateRevoked,
+        EventType::ScheduleCompleted,
+        EventType::PayoutPaid,
+        EventType::LoanFunded,
+        EventType::AgreementSigned,
+        EventType::InvoiceDraft,
+        EventType::InvoiceFinalized,
+        EventType::WebhookEndpointDisabled,
+        EventType::WebhookEndpointEnabled,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             EventType::ApplicationCreated => "application.created",
+            EventType::ApplicationSubmitted => "application.submitted",
+            EventType::ApplicationExpired => "application.expired",
+            EventType::ApplicationWithdrawn => "application.withdrawn",
+            EventType::ApplicationFunded => "application.funded",
             EventType::DecisionCompleted => "decision.completed",
             EventType::OfferAccepted => "offer.accepted",
+            EventType::IdentityVerified => "identity.verified",
+            EventType::IdentityReviewRequired => "identity.review_required",
             EventType::AccountActivated => "account.activated",
+            EventType::AccountUpdated => "account.updated",
             EventType::AccountClosed => "account.closed",
+            EventType::PaymentCreated => "payment.created",
+            EventType::PaymentProcessing => "payment.processing",
+            EventType::PaymentPaid => "payment.paid",
             EventType::PaymentSettled => "payment.settled",
             EventType::PaymentFailed => "payment.failed",
+            EventType::PaymentRefunded => "payment.refunded",
+            EventType::MandateRevoked => "mandate.revoked",
+            EventType::ScheduleCompleted => "schedule.completed",
+            EventType::PayoutPaid => "payout.paid",
+            EventType::LoanFunded => "loan.funded",
+            EventType::AgreementSigned => "agreement.signed",
+            EventType::InvoiceDraft => "invoice.draft",
+            EventType::InvoiceFinalized => "invoice.finalized",
             EventType::WebhookEndpointDisabled => "webhook_endpoint.disabled",
             EventType::WebhookEndpointEnabled => "webhook_endpoint.enabled",
         }
     }
 
-    pub fn object_kind(self) -> ObjectKind {
-        match self {
+    /// Any type lendhub emits, sandbox or hub; stored events are read back with it.
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::HUB.into_iter().find(|t| t.as_str() == raw)
+    }
+
+    /// A type the sandbox emits.
+    pub fn sandbox(raw: &str) -> Option<Self> {
+        Self::SANDBOX.into_iter().find(|t| t.as_str() == raw)
+    }
+
+    /// What `data.object` is in a sandbox event of this type; `None` for a
+    /// type only the REST tier emits.
+    pub fn object_kind(self) -> Option<ObjectKind> {
+        Some(match self {
             EventType::ApplicationCreated
             | EventType::OfferAccepted
             | EventType::AccountActivated
@@ -75,13 +178,47 @@ impl EventType {
             EventType::WebhookEndpointDisabled | EventType::WebhookEndpointEnabled => {
                 ObjectKind::WebhookEndpoint
             }
+            _ => return None,
+        })
+    }
+
+    /// In the REST tier, the `object` of this type's `data.object` (the
+    /// seed's event catalogue, and docs/decisions.md for the types it names
+    /// without a payload) and the prefix of its id.
+    pub fn hub_object(self) -> (&'static str, &'static str) {
+        match self {
+            EventType::ApplicationCreated
+            | EventType::ApplicationSubmitted
+            | EventType::ApplicationExpired
+            | EventType::ApplicationWithdrawn
+            | EventType::ApplicationFunded => ("application", "app_"),
+            EventType::DecisionCompleted => ("decision", "dec_"),
+            EventType::OfferAccepted => ("offer", "ofr_"),
+            EventType::IdentityVerified | EventType::IdentityReviewRequired => {
+                ("verification", "ver_")
+            }
+            EventType::AccountActivated
+            | EventType::AccountUpdated
+            | EventType::AccountClosed
+            | EventType::LoanFunded => ("account", "acc_"),
+            EventType::PaymentCreated
+            | EventType::PaymentProcessing
+            | EventType::PaymentPaid
+            | EventType::PaymentSettled
+            | EventType::PaymentFailed
+            | EventType::PaymentRefunded => ("payment", "pay_"),
+            EventType::MandateRevoked => ("mandate", "mnd_"),
+            EventType::ScheduleCompleted => ("schedule", "sch_"),
+            EventType::PayoutPaid => ("payout", "po_"),
+            EventType::AgreementSigned => ("agreement", "agr_"),
+            EventType::InvoiceDraft | EventType::InvoiceFinalized => ("invoice", "inv_"),
+            EventType::WebhookEndpointDisabled | EventType::WebhookEndpointEnabled => {
+                ("webhook_endpoint", "whe_")
+            }
         }
     }
 
-    pub fn parse(raw: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|t| t.as_str() == raw)
-    }
-
+    /// What a sandbox event of this type reports (the sandbox's fixtures).
     pub fn describe(self) -> &'static str {
         match self {
             EventType::ApplicationCreated => {
@@ -105,6 +242,8 @@ impl EventType {
             EventType::WebhookEndpointEnabled => {
                 "a disabled endpoint was enabled again (data.object: webhook_endpoint)"
             }
+            // Emitted by the REST tier only, whose catalogue describes them.
+            _ => "emitted by the REST tier only",
         }
     }
 }
@@ -122,40 +261,6 @@ pub const HUB_API_VERSION: &str = "2026-11-25";
 
 /// Every version an endpoint may be pinned to.
 pub const HUB_API_VERSIONS: &[&str] = &[HUB_API_VERSION];
-
-/// The REST tier's event vocabulary, which `enabled_events` and the `type`
-/// filter accept: the seed's catalogue, the names its other pages use
-/// (both payment sets among them; docs/decisions.md says which is
-/// emitted), and lendhub's own endpoint events.
-pub const HUB_EVENT_TYPES: &[&str] = &[
-    "application.created",
-    "application.submitted",
-    "application.expired",
-    "application.withdrawn",
-    "application.funded",
-    "decision.completed",
-    "offer.accepted",
-    "identity.verified",
-    "identity.review_required",
-    "account.activated",
-    "account.updated",
-    "account.closed",
-    "payment.created",
-    "payment.processing",
-    "payment.paid",
-    "payment.settled",
-    "payment.failed",
-    "payment.refunded",
-    "mandate.revoked",
-    "schedule.completed",
-    "payout.paid",
-    "loan.funded",
-    "agreement.signed",
-    "invoice.draft",
-    "invoice.finalized",
-    "webhook_endpoint.disabled",
-    "webhook_endpoint.enabled",
-];
 
 /// A durable event: the rendered envelope is what every delivery sends, byte for byte.
 #[derive(Clone, Debug, PartialEq)]
@@ -259,12 +364,26 @@ mod tests {
 
     #[test]
     fn names_round_trip() {
-        for t in EventType::ALL {
+        for t in EventType::HUB {
             assert_eq!(EventType::parse(t.as_str()), Some(t));
             assert_eq!(
                 serde_json::to_value(t).ok(),
                 Some(serde_json::Value::from(t.as_str()))
             );
         }
+    }
+
+    #[test]
+    fn the_sandbox_emits_a_subset_of_the_hub_vocabulary() {
+        for t in EventType::SANDBOX {
+            assert!(EventType::HUB.contains(&t));
+            assert_eq!(EventType::sandbox(t.as_str()), Some(t));
+            assert!(t.object_kind().is_some());
+        }
+        assert_eq!(EventType::sandbox("payment.paid"), None);
+        assert_eq!(
+            EventType::parse("payment.paid"),
+            Some(EventType::PaymentPaid)
+        );
     }
 }

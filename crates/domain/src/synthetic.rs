@@ -5,6 +5,10 @@
 //!
 //! The shapes here mirror the JSON the sandbox renders (its views); the
 //! sandbox's tests check every default it renders against them.
+//!
+//! The REST tier's test environment (`/sandbox/v1/test_helpers/events`)
+//! uses the same merge and check over its own defaults ([`hub_default`]),
+//! whose shape is open: its resources gain members as their issues land.
 
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -45,6 +49,8 @@ pub enum Shape {
     Nullable(&'static Shape),
     List(&'static Shape),
     Object(&'static [(&'static str, Shape)]),
+    /// These members, and any others.
+    Open(&'static [(&'static str, Shape)]),
 }
 
 pub const REASON_CODES: &[&str] = &[
@@ -161,6 +167,58 @@ pub const WEBHOOK_ENDPOINT: Shape = Shape::Object(&[
     ("created_at", Shape::Timestamp),
 ]);
 
+/// What every REST-tier object says of itself; the rest is open.
+pub const HUB_OBJECT: Shape = Shape::Open(&[
+    ("id", Shape::Text),
+    ("object", Shape::Text),
+    ("livemode", Shape::False),
+    ("created_at", Shape::Timestamp),
+]);
+
+/// The default `data.object` of a REST-tier test event of type `t`: an
+/// object of the type's kind with a fresh id (drawn from `random`), in the
+/// test environment, created `now`. Until a resource's issue lands this is
+/// all of it; callers add members with their overrides.
+pub fn hub_default(t: EventType, now: OffsetDateTime, random: u128) -> Value {
+    let (object, prefix) = t.hub_object();
+    let ms = crate::clock::unix_ms(now).max(0) as u64;
+    let id = SandboxId::<kind::Any>::generate(ms, random);
+    serde_json::json!({
+        "id": format!("{prefix}{}", id.as_str()),
+        "object": object,
+        "livemode": false,
+        "created_at": now.format(&Rfc3339).unwrap_or_default(),
+    })
+}
+
+/// [`build_object`] for a REST-tier test event: also refuses an `object`
+/// other than the type's, and an id without the kind's prefix.
+pub fn build_hub_object(
+    t: EventType,
+    default: Value,
+    data: Option<&Value>,
+) -> Result<Value, Vec<Issue>> {
+    let mut issues = Vec::new();
+    let object = merged(default, data, &mut issues);
+    check(&HUB_OBJECT, &object, "data.object", &mut issues);
+    let (kind, prefix) = t.hub_object();
+    if object["object"].as_str().is_some_and(|o| o != kind) {
+        issue(&mut issues, "data.object.object", "const");
+    }
+    if object["id"]
+        .as_str()
+        .is_some_and(|id| !id.starts_with(prefix))
+    {
+        issue(&mut issues, "data.object.id", "pattern");
+    }
+    if issues.is_empty() {
+        Ok(object)
+    } else {
+        Err(issues)
+    }
+}
+
+/// The shape of a sandbox event's `data.object`.
 pub fn shape_of(kind: ObjectKind) -> &'static Shape {
     match kind {
         ObjectKind::Application => &APPLICATION,
@@ -234,7 +292,7 @@ pub fn check(shape: &Shape, value: &Value, path: &str, issues: &mut Vec<Issue>) 
                 }
             }
         },
-        Shape::Object(fields) => match value.as_object() {
+        Shape::Object(fields) | Shape::Open(fields) => match value.as_object() {
             None => issue(issues, path, "invalid_type"),
             Some(members) => {
                 for (name, field) in fields.iter() {
@@ -244,9 +302,11 @@ pub fn check(shape: &Shape, value: &Value, path: &str, issues: &mut Vec<Issue>) 
                         Some(v) => check(field, v, &at, issues),
                     }
                 }
-                for name in members.keys() {
-                    if !fields.iter().any(|(n, _)| n == name) {
-                        issue(issues, &format!("{path}.{name}"), "unknown_field");
+                if matches!(shape, Shape::Object(_)) {
+                    for name in members.keys() {
+                        if !fields.iter().any(|(n, _)| n == name) {
+                            issue(issues, &format!("{path}.{name}"), "unknown_field");
+                        }
                     }
                 }
             }
@@ -278,41 +338,47 @@ pub fn merge(base: Value, overrides: Value) -> Value {
     }
 }
 
-/// The `data.object` of a synthetic event of `kind`: `default` (rendered from
-/// [`sample`]) with the request's `data` merged in. The request's `data`
-/// mirrors the event's: `{"object": {…overrides}}`.
+/// The `data.object` of a synthetic event: `default` with the request's
+/// `data` merged in, checked against `shape`. The request's `data` mirrors
+/// the event's: `{"object": {…overrides}}`.
 pub fn build_object(
-    kind: ObjectKind,
+    shape: &Shape,
     default: Value,
     data: Option<&Value>,
 ) -> Result<Value, Vec<Issue>> {
     let mut issues = Vec::new();
-    let overrides = match data {
-        None | Some(Value::Null) => None,
-        Some(Value::Object(members)) => {
-            for name in members.keys().filter(|n| *n != "object") {
-                issue(&mut issues, &format!("data.{name}"), "unknown_field");
-            }
-            members.get("object").cloned()
-        }
-        Some(_) => {
-            issue(&mut issues, "data", "invalid_type");
-            None
-        }
-    };
-    let object = match overrides {
-        None => default,
-        Some(o @ Value::Object(_)) => merge(default, o),
-        Some(_) => {
-            issue(&mut issues, "data.object", "invalid_type");
-            default
-        }
-    };
-    check(shape_of(kind), &object, "data.object", &mut issues);
+    let object = merged(default, data, &mut issues);
+    check(shape, &object, "data.object", &mut issues);
     if issues.is_empty() {
         Ok(object)
     } else {
         Err(issues)
+    }
+}
+
+/// `default` with the request's `data` (`{"object": {…overrides}}`) merged
+/// in; what is wrong with `data` itself goes to `issues`.
+fn merged(default: Value, data: Option<&Value>, issues: &mut Vec<Issue>) -> Value {
+    let overrides = match data {
+        None | Some(Value::Null) => None,
+        Some(Value::Object(members)) => {
+            for name in members.keys().filter(|n| *n != "object") {
+                issue(issues, &format!("data.{name}"), "unknown_field");
+            }
+            members.get("object").cloned()
+        }
+        Some(_) => {
+            issue(issues, "data", "invalid_type");
+            None
+        }
+    };
+    match overrides {
+        None => default,
+        Some(o @ Value::Object(_)) => merge(default, o),
+        Some(_) => {
+            issue(issues, "data.object", "invalid_type");
+            default
+        }
     }
 }
 
@@ -333,7 +399,7 @@ pub fn sample(
     owner: &Tenant,
     now: OffsetDateTime,
     random: u128,
-) -> Result<Sample, TransitionError> {
+) -> Result<Sample, SampleError> {
     let ms = crate::clock::unix_ms(now).max(0) as u64;
     let approved = Application::new(
         SandboxId::generate(ms, random.wrapping_add(1)),
@@ -401,7 +467,16 @@ pub fn sample(
         EventType::PaymentFailed => Sample::Payment(collect(Money::pence(4001))?),
         EventType::WebhookEndpointDisabled => endpoint(EndpointStatus::Disabled),
         EventType::WebhookEndpointEnabled => endpoint(EndpointStatus::Enabled),
+        other => return Err(SampleError::NotSandbox(other)),
     })
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SampleError {
+    #[error(transparent)]
+    Transition(#[from] TransitionError),
+    #[error("the sandbox does not emit {0:?}")]
+    NotSandbox(EventType),
 }
 
 #[cfg(test)]
@@ -431,7 +506,7 @@ mod tests {
     #[test]
     fn overrides_merge_member_by_member() {
         let merged = build_object(
-            ObjectKind::Payment,
+            &PAYMENT,
             payment(),
             Some(
                 &json!({"object": {"amount_pence": 12345, "status": "failed",
@@ -445,19 +520,16 @@ mod tests {
             merged["currency"], "GBP",
             "untouched members keep their default"
         );
+        assert_eq!(build_object(&PAYMENT, payment(), None).unwrap(), payment());
         assert_eq!(
-            build_object(ObjectKind::Payment, payment(), None).unwrap(),
-            payment()
-        );
-        assert_eq!(
-            build_object(ObjectKind::Payment, payment(), Some(&json!({}))).unwrap(),
+            build_object(&PAYMENT, payment(), Some(&json!({}))).unwrap(),
             payment()
         );
     }
 
     #[test]
     fn a_bad_override_is_named_with_its_reason() {
-        let bad = |o: Value| issues(build_object(ObjectKind::Payment, payment(), Some(&o)));
+        let bad = |o: Value| issues(build_object(&PAYMENT, payment(), Some(&o)));
         assert_eq!(
             bad(json!({"object": {"amount_pence": "lots"}})),
             vec![("data.object.amount_pence".to_owned(), "invalid_type")]
@@ -497,11 +569,7 @@ mod tests {
             vec![("data.previous_attributes".to_owned(), "unknown_field")]
         );
         assert_eq!(
-            issues(build_object(
-                ObjectKind::Payment,
-                payment(),
-                Some(&json!([1]))
-            )),
+            issues(build_object(&PAYMENT, payment(), Some(&json!([1])))),
             vec![("data".to_owned(), "invalid_type")]
         );
     }
@@ -522,7 +590,7 @@ mod tests {
                 "decided_at": "2026-11-21T22:19:53Z"},
             "funding": null, "outstanding_pence": 0, "livemode": false,
             "created_at": "2026-11-21T22:19:53Z", "updated_at": "2026-11-21T22:19:53Z"});
-        let bad = |o: Value| issues(build_object(ObjectKind::Application, app.clone(), Some(&o)));
+        let bad = |o: Value| issues(build_object(&APPLICATION, app.clone(), Some(&o)));
         assert_eq!(
             bad(
                 json!({"object": {"decision": {"reasons": [{"code": "nope", "category": "credit"}]}}})
@@ -542,10 +610,10 @@ mod tests {
     #[test]
     fn every_type_has_a_sample_at_the_stage_it_reports() {
         let now = OffsetDateTime::UNIX_EPOCH + time::Duration::days(20_000);
-        for t in EventType::ALL {
+        for t in EventType::SANDBOX {
             let s = sample(t, &Tenant::sandbox_client("pk_test_a"), now, 7).unwrap();
             match (t.object_kind(), &s) {
-                (ObjectKind::Application | ObjectKind::Decision, Sample::Application(a)) => {
+                (Some(ObjectKind::Application | ObjectKind::Decision), Sample::Application(a)) => {
                     assert_eq!(a.company_number, SAMPLE_COMPANY);
                     let want = match t {
                         EventType::AccountClosed => ApplicationStatus::Repaid,
@@ -556,7 +624,7 @@ mod tests {
                     };
                     assert_eq!(a.status, want, "{t:?}");
                 }
-                (ObjectKind::Payment, Sample::Payment(p)) => {
+                (Some(ObjectKind::Payment), Sample::Payment(p)) => {
                     let want = if t == EventType::PaymentFailed {
                         PaymentStatus::Failed
                     } else {
@@ -564,7 +632,7 @@ mod tests {
                     };
                     assert_eq!(p.status, want);
                 }
-                (ObjectKind::WebhookEndpoint, Sample::Endpoint(e)) => {
+                (Some(ObjectKind::WebhookEndpoint), Sample::Endpoint(e)) => {
                     assert_eq!(
                         e.status == EndpointStatus::Disabled,
                         t == EventType::WebhookEndpointDisabled
@@ -594,5 +662,38 @@ mod tests {
             assert!(REASON_CODES.contains(&name.as_str().unwrap()), "{name}");
         }
         assert_eq!(REASON_CODES.len(), 10);
+    }
+
+    #[test]
+    fn a_hub_default_is_an_object_of_its_types_kind_that_overrides_extend() {
+        let now = OffsetDateTime::UNIX_EPOCH + time::Duration::days(20_000);
+        for t in EventType::HUB {
+            let (kind, prefix) = t.hub_object();
+            let object = build_hub_object(t, hub_default(t, now, 9), None).unwrap();
+            assert_eq!(object["object"], kind);
+            assert!(object["id"].as_str().unwrap().starts_with(prefix), "{t:?}");
+            assert_eq!(object["livemode"], false);
+        }
+        let t = EventType::PaymentPaid;
+        let paid = build_hub_object(
+            t,
+            hub_default(t, now, 9),
+            Some(&json!({"object": {"amount_pence": 4200, "account_id": "acc_x"}})),
+        )
+        .unwrap();
+        assert_eq!(paid["amount_pence"], 4200, "the shape is open");
+        let wrong = |o: Value| issues(build_hub_object(t, hub_default(t, now, 9), Some(&o)));
+        assert_eq!(
+            wrong(json!({"object": {"object": "account"}})),
+            vec![("data.object.object".to_owned(), "const")]
+        );
+        assert_eq!(
+            wrong(json!({"object": {"id": "app_1"}})),
+            vec![("data.object.id".to_owned(), "pattern")]
+        );
+        assert_eq!(
+            wrong(json!({"object": {"livemode": true}})),
+            vec![("data.object.livemode".to_owned(), "const")]
+        );
     }
 }

@@ -15,6 +15,7 @@ pub mod openapi;
 pub mod problem;
 pub mod request_id;
 pub mod route_metrics;
+pub mod test_mode;
 
 pub use edge::Edge;
 pub use problem::{FieldIssue, Problem};

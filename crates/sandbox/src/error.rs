@@ -29,19 +29,6 @@ pub enum SandboxError {
     WebhookUrlInvalid(FieldIssue),
     WebhookEventUnknown(Vec<FieldIssue>),
     WebhookEndpointLimit(usize),
-    /// A test-clock advance that would move the clock backwards.
-    TestClockBackwards {
-        field: &'static str,
-        message: String,
-    },
-    /// A test-clock advance of more than 400 days.
-    TestClockAdvanceTooLarge {
-        field: &'static str,
-    },
-    /// A synthetic event of a type the sandbox does not emit.
-    TestEventTypeUnknown,
-    /// Synthetic event overrides that do not fit the event's shape.
-    TestEventDataInvalid(Vec<FieldIssue>),
     IdempotencyKeyReused,
     IdempotencyKeyInProgress,
     Unavailable(String),
@@ -148,41 +135,6 @@ impl SandboxError {
                 "webhook_endpoint_limit",
                 format!("a client may register at most {max} webhook endpoints"),
             ),
-            TestClockBackwards { field, message } => p(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "test_clock_backwards",
-                message,
-            )
-            .with_detail(vec![FieldIssue::new(field, "backwards")]),
-            TestClockAdvanceTooLarge { field } => p(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "test_clock_advance_too_large",
-                "one advance may move the test clock at most 400 days (34560000 seconds)".into(),
-            )
-            .with_detail(vec![
-                FieldIssue::new(field, "max_value")
-                    .with_bound(lendhub_domain::test_clock::MAX_ADVANCE.whole_seconds()),
-            ]),
-            TestEventTypeUnknown => p(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                "test_event_type_unknown",
-                "type names no event type the sandbox emits (see event_types in GET /v1/fixtures)"
-                    .into(),
-            )
-            .with_detail(vec![FieldIssue::new("type", "unknown_event_type")]),
-            TestEventDataInvalid(detail) => {
-                let fields = detail
-                    .iter()
-                    .map(|d| format!("{} ({})", d.field, d.reason))
-                    .collect::<Vec<_>>()
-                    .join(", ");
-                p(
-                    StatusCode::UNPROCESSABLE_ENTITY,
-                    "test_event_data_invalid",
-                    format!("the overrides do not fit the event's data.object: {fields}"),
-                )
-                .with_detail(detail)
-            }
             IdempotencyKeyReused => p(
                 StatusCode::CONFLICT,
                 "idempotency_key_reused",
@@ -274,4 +226,15 @@ pub fn render(problem: &Problem, request_id: &RequestId) -> serde_json::Value {
         error["detail"] = json!(problem.detail);
     }
     json!({ "error": error })
+}
+
+impl From<lendhub_http::test_mode::Refused> for SandboxError {
+    fn from(r: lendhub_http::test_mode::Refused) -> Self {
+        use lendhub_http::test_mode::Refused;
+        match r {
+            Refused::Invalid(detail) => SandboxError::Validation(detail),
+            Refused::Coded(problem) => SandboxError::Shared(problem),
+            Refused::Internal(e) => SandboxError::Internal(e),
+        }
+    }
 }

@@ -40,8 +40,9 @@ pub const PRUNE_TOKENS: &str = "DELETE FROM sandbox_tokens WHERE expires_at_ms <
 pub const PRUNE_REVOCATIONS: &str = "DELETE FROM revoked_tokens WHERE expires_at_ms < $1";
 pub const PRUNE_EVENTS: &str = "DELETE FROM events WHERE created_at_ms < $1";
 /// A sandbox client's events are on its clock, ahead of the service's.
-pub const PRUNE_EVENTS_AHEAD: &str = "DELETE FROM events WHERE owner IN (SELECT client_id FROM sandbox_clients WHERE clock_offset_ms > 0)
-     AND created_at_ms - (SELECT clock_offset_ms FROM sandbox_clients WHERE client_id = events.owner) < $1";
+pub const PRUNE_EVENTS_AHEAD: &str =
+    "DELETE FROM events WHERE owner IN (SELECT owner FROM test_clocks WHERE clock_offset_ms > 0)
+     AND created_at_ms - (SELECT clock_offset_ms FROM test_clocks WHERE owner = events.owner) < $1";
 /// Finished deliveries, by the (state, due_ms) index; a pending one is
 /// never older than its 72-hour schedule.
 pub const PRUNE_DELIVERIES: &str =
@@ -255,8 +256,9 @@ pub mod public {
 
 /// The sandbox context's statements both backends run as written.
 pub mod sandbox {
-    pub const TOKEN_WITH_CLIENT_CLOCK: &str = "SELECT t.verifier_hash, t.client_id, t.scopes, t.expires_at_ms, t.created_at_ms, c.clock_offset_ms
+    pub const TOKEN_WITH_CLIENT_CLOCK: &str = "SELECT t.verifier_hash, t.client_id, t.scopes, t.expires_at_ms, t.created_at_ms, coalesce(k.clock_offset_ms, 0)
          FROM sandbox_tokens t JOIN sandbox_clients c ON c.client_id = t.client_id
+         LEFT JOIN test_clocks k ON k.owner = t.client_id
          WHERE t.selector = $1 AND c.status = 'active'";
     pub const APPLICATION_BODY: &str = "SELECT body FROM applications WHERE id = $1 AND owner = $2";
     pub const APPLICATION_RENDERED: &str =
@@ -285,8 +287,8 @@ pub mod sandbox {
     pub const PAYMENTS_INSERT: &str =
         "INSERT INTO payments (id, owner, application_id, created_at_ms, body)
      VALUES ($1, $2, $3, $4, $5)";
-    pub const RESET_CLOCK: &str =
-        "UPDATE sandbox_clients SET clock_offset_ms = 0 WHERE client_id = $1";
+    pub const CLOCK_OFFSET: &str = "SELECT clock_offset_ms FROM test_clocks WHERE owner = $1";
+    pub const RESET_CLOCK: &str = "UPDATE test_clocks SET clock_offset_ms = 0 WHERE owner = $1";
 }
 
 /// The events context's statements both backends run as written.

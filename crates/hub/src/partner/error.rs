@@ -318,3 +318,14 @@ impl From<StoreError> for PartnerError {
         }
     }
 }
+
+impl From<lendhub_http::test_mode::Refused> for PartnerError {
+    fn from(r: lendhub_http::test_mode::Refused) -> Self {
+        use lendhub_http::test_mode::Refused;
+        match r {
+            Refused::Invalid(detail) => PartnerError::Validation(detail),
+            Refused::Coded(problem) => PartnerError::Shared(problem),
+            Refused::Internal(e) => PartnerError::Internal(e),
+        }
+    }
+}

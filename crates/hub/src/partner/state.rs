@@ -82,6 +82,8 @@ pub struct Partner {
     pub idempotency: Idempotency<PartnerError>,
     /// Checks webhook URLs; replays deliver through it.
     pub sender: Sender,
+    /// Wakes the delivery worker: after a test clock moves, retries may be due.
+    pub outbox_wake: Arc<Notify>,
     /// Each environment's newest events page, kept rendered.
     pub event_pages: Arc<lendhub_http::event_pages::EventPages>,
     pub clock: Arc<dyn Clock>,
@@ -128,8 +130,9 @@ impl PartnerState {
             key_store: store.clone(),
             sandbox: store.clone(),
             events: store.clone(),
-            idempotency: Idempotency::new(store.clone(), master_key.clone(), outbox_wake),
+            idempotency: Idempotency::new(store.clone(), master_key.clone(), outbox_wake.clone()),
             sender,
+            outbox_wake,
             event_pages: Arc::default(),
             health: store,
             clock,

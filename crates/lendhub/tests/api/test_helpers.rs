@@ -245,37 +245,36 @@ async fn helpers_need_their_scopes_and_an_idempotency_key() {
     }
 }
 
+/// The sandbox's helpers live on the sandbox listener only. The hub's REST
+/// tier has helpers of its own (`rest_test_helpers`), which a switched-off
+/// tier answers with its 503 like every other path of the tier; the hub has
+/// no sandbox-style `/v1/…` helper, and the tier no reset.
 #[tokio::test]
-async fn no_helper_exists_on_the_hub() {
+async fn the_sandbox_helpers_are_not_on_the_hub() {
     let app = App::spawn().await;
-    for path in [
-        "/v1/test_helpers/clock",
-        "/partner/v1/test_helpers/clock",
-        "/public/v1/test_helpers/clock",
-    ] {
-        let r = app
+    let status = |method: reqwest::Method, path: &'static str| {
+        let request = app
             .http
-            .get(format!("{}{path}", app.hub))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 404, "{path}");
+            .request(method, format!("{}{path}", app.hub))
+            .header("Idempotency-Key", "hub-helper-1")
+            .json(&json!({}));
+        async move { request.send().await.unwrap().status().as_u16() }
+    };
+    for path in ["/v1/test_helpers/clock", "/public/v1/test_helpers/clock"] {
+        assert_eq!(status(reqwest::Method::GET, path).await, 404, "{path}");
     }
+    for path in ["/partner/v1/test_helpers/reset", "/v1/test_helpers/reset"] {
+        assert_eq!(status(reqwest::Method::POST, path).await, 404, "{path}");
+    }
+    assert_eq!(
+        status(reqwest::Method::GET, "/partner/v1/test_helpers/clock").await,
+        503
+    );
     for path in [
         "/partner/v1/test_helpers/clock/advance",
         "/partner/v1/test_helpers/events",
-        "/partner/v1/test_helpers/reset",
-        "/v1/test_helpers/reset",
     ] {
-        let r = app
-            .http
-            .post(format!("{}{path}", app.hub))
-            .header("Idempotency-Key", "hub-helper-1")
-            .json(&json!({}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 404, "{path}");
+        assert_eq!(status(reqwest::Method::POST, path).await, 503, "{path}");
     }
 }
 

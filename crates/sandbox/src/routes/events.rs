@@ -48,7 +48,7 @@ fn parse_query(raw: Option<&str>) -> Result<EventQuery, SandboxError> {
         .map_err(SandboxError::Validation)?;
     let mut issues = Vec::new();
     if let Some(t) = request.filter("type")
-        && EventType::parse(t).is_none()
+        && EventType::sandbox(t).is_none()
     {
         issues.push(FieldIssue::new("type", "unknown_event_type"));
     }

@@ -118,7 +118,7 @@ pub async fn fixtures(_: Reader) -> Result<Json<Fixtures>, SandboxError> {
             })
             .collect(),
         repayment_default_status: "settled",
-        event_types: EventType::ALL
+        event_types: EventType::SANDBOX
             .iter()
             .map(|t| Described {
                 value: t.as_str(),

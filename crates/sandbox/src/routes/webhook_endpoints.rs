@@ -48,7 +48,7 @@ fn check_events(events: &[String]) -> Result<(), SandboxError> {
     let unknown: Vec<FieldIssue> = events
         .iter()
         .enumerate()
-        .filter(|(_, e)| e.as_str() != ALL_EVENTS && EventType::parse(e).is_none())
+        .filter(|(_, e)| e.as_str() != ALL_EVENTS && EventType::sandbox(e).is_none())
         .map(|(i, _)| FieldIssue::new(format!("enabled_events[{i}]"), "unknown_event_type"))
         .collect();
     if unknown.is_empty() {

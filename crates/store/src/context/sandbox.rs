@@ -63,7 +63,8 @@ pub enum SandboxWrite {
     InsertPayment(Payment),
     /// Succeeds only while the token's client is active; otherwise `Conflict`.
     InsertToken(TokenRecord),
-    /// Moves the owner's test clock. Succeeds only if its offset is still
+    /// Moves the owner's test clock (a sandbox client's, or a REST-tier test
+    /// environment's). Succeeds only if its offset is still
     /// `from_offset_ms`; otherwise `Conflict`.
     SetClock {
         owner: Tenant,
@@ -90,6 +91,10 @@ pub trait SandboxStore: Send + Sync {
     /// The token with this selector, if it exists and its client is active.
     /// The caller compares the verifier hash.
     async fn token(&self, selector: &[u8; 16]) -> Result<Option<TokenRecord>, StoreError>;
+    /// The owner's test-clock offset in milliseconds: 0 for a clock never
+    /// moved. Owners are sandbox clients and the REST tier's test
+    /// environments alike.
+    async fn clock_offset(&self, owner: &Tenant) -> Result<i64, StoreError>;
 
     // Owner-scoped reads: another owner's rows are invisible.
     async fn application(

@@ -88,6 +88,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "request_keys",
         include_str!("../../migrations/postgres/0016_request_keys.sql"),
     ),
+    (
+        17,
+        "test_clocks",
+        include_str!("../../migrations/postgres/0017_test_clocks.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

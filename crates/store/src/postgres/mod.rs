@@ -148,8 +148,8 @@ impl Maintenance for PgStore {
             .await
             .map_err(db)?
             + c.execute(
-                "DELETE FROM idempotency_keys k USING sandbox_clients c
-                 WHERE c.client_id = k.owner AND c.clock_offset_ms > 0
+                "DELETE FROM idempotency_keys k USING test_clocks c
+                 WHERE c.owner = k.owner AND c.clock_offset_ms > 0
                    AND k.created_at_ms - c.clock_offset_ms < $1",
                 &[&retention.idempotency_before_ms],
             )
@@ -261,6 +261,10 @@ impl SandboxStore for PgStore {
 
     async fn token(&self, selector: &[u8; 16]) -> Result<Option<TokenRecord>, StoreError> {
         reads::token(&*self.conn().await?, selector).await
+    }
+
+    async fn clock_offset(&self, owner: &Tenant) -> Result<i64, StoreError> {
+        reads::clock_offset(&*self.conn().await?, owner).await
     }
 
     async fn application(

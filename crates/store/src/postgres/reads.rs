@@ -101,6 +101,13 @@ pub async fn token(c: &Client, selector: &[u8; 16]) -> Result<Option<TokenRecord
     .transpose()
 }
 
+pub async fn clock_offset(c: &Client, owner: &Tenant) -> Result<i64, StoreError> {
+    match one(c, crate::sql::sandbox::CLOCK_OFFSET, &[&owner.as_str()]).await? {
+        Some(r) => get(&r, 0),
+        None => Ok(0),
+    }
+}
+
 pub async fn application(
     c: &Client,
     owner: &Tenant,
@@ -265,10 +272,10 @@ pub async fn due_referrals(
     };
     let sql = format!(
         "SELECT a.body, coalesce(c.clock_offset_ms, 0) FROM applications a
-         LEFT JOIN sandbox_clients c ON c.client_id = a.owner
+         LEFT JOIN test_clocks c ON c.owner = a.owner
          WHERE a.review_due_ms IS NOT NULL
            AND a.review_due_ms - coalesce(c.clock_offset_ms, 0) <= $1 {mine}
-           AND a.review_due_ms <= $1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM sandbox_clients) -- offsets are never negative: this bound lets the due-time index narrow the scan
+           AND a.review_due_ms <= $1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM test_clocks) -- offsets are never negative: this bound lets the due-time index narrow the scan
          ORDER BY a.review_due_ms - coalesce(c.clock_offset_ms, 0), a.id
          LIMIT $2"
     );

@@ -24,9 +24,9 @@ pub fn claim_deliveries(c: &Connection, q: &Lease) -> rusqlite::Result<Vec<Claim
              FROM deliveries d
              JOIN webhook_endpoints w ON w.id = d.endpoint_id
              JOIN events e ON e.id = d.event_id
-             LEFT JOIN sandbox_clients c ON c.client_id = d.owner
+             LEFT JOIN test_clocks c ON c.owner = d.owner
              WHERE d.state = 'pending' AND d.due_ms - coalesce(c.clock_offset_ms, 0) <= ?1
-               AND d.due_ms <= ?1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM sandbox_clients) -- offsets are never negative: this bound lets the due-time index narrow the scan
+               AND d.due_ms <= ?1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM test_clocks) -- offsets are never negative: this bound lets the due-time index narrow the scan
                AND (d.lease_until_ms IS NULL OR d.lease_until_ms < ?2)
                AND w.status = 'enabled'
              ORDER BY d.due_ms - coalesce(c.clock_offset_ms, 0), d.id

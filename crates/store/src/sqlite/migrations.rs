@@ -87,6 +87,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "request_keys",
         include_str!("../../migrations/sqlite/0016_request_keys.sql"),
     ),
+    (
+        17,
+        "test_clocks",
+        include_str!("../../migrations/sqlite/0017_test_clocks.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

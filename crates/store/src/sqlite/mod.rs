@@ -212,6 +212,10 @@ impl SandboxStore for SqliteStore {
         self.read(|c| reads::token(c, selector))
     }
 
+    async fn clock_offset(&self, owner: &Tenant) -> Result<i64, StoreError> {
+        self.read(|c| reads::clock_offset(c, owner))
+    }
+
     async fn application(
         &self,
         owner: &Tenant,

@@ -64,6 +64,13 @@ pub fn token(c: &Connection, selector: &[u8; 16]) -> rusqlite::Result<Option<Tok
         .optional()
 }
 
+pub fn clock_offset(c: &Connection, owner: &Tenant) -> rusqlite::Result<i64> {
+    c.prepare_cached(shared!(crate::sql::sandbox::CLOCK_OFFSET))?
+        .query_row([owner.as_str()], |r| r.get(0))
+        .optional()
+        .map(Option::unwrap_or_default)
+}
+
 pub fn application(
     c: &Connection,
     owner: &Tenant,
@@ -201,10 +208,10 @@ pub fn due_referrals(
     };
     c.prepare_cached(&format!(
         "SELECT a.body, coalesce(c.clock_offset_ms, 0) FROM applications a
-         LEFT JOIN sandbox_clients c ON c.client_id = a.owner
+         LEFT JOIN test_clocks c ON c.owner = a.owner
          WHERE a.review_due_ms IS NOT NULL
            AND a.review_due_ms - coalesce(c.clock_offset_ms, 0) <= ?1 {mine}
-           AND a.review_due_ms <= ?1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM sandbox_clients) -- offsets are never negative: this bound lets the due-time index narrow the scan
+           AND a.review_due_ms <= ?1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM test_clocks) -- offsets are never negative: this bound lets the due-time index narrow the scan
          ORDER BY a.review_due_ms - coalesce(c.clock_offset_ms, 0), a.id
          LIMIT ?2"
     ))?

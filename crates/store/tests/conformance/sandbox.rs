@@ -333,3 +333,52 @@ async fn a_reset_removes_one_owners_rows_only() {
         "positions are never reused, so a page kept from before is never served"
     );
 }
+
+/// Test clocks belong to owners, not to sandbox clients: a REST-tier test
+/// environment (`<client>/test`), which has no sandbox client, has one too.
+/// Each advance names the offset it moves from, so of two computed from the
+/// same reading only the first commits.
+#[tokio::test]
+async fn any_owner_has_a_test_clock_that_moves_only_from_where_it_was() {
+    let (store, _db) = store().await;
+    let partner_test = "pc_conformance/test";
+    assert_eq!(store.clock_offset(&tenant(partner_test)).await.unwrap(), 0);
+    assert!(
+        matches!(
+            store.commit(set_clock(partner_test, 5, 10)).await,
+            Err(CommitError::Conflict)
+        ),
+        "a clock never moved reads zero, not five"
+    );
+    store
+        .commit(set_clock(partner_test, 0, 60_000))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.clock_offset(&tenant(partner_test)).await.unwrap(),
+        60_000
+    );
+    assert!(
+        matches!(
+            store.commit(set_clock(partner_test, 0, 1)).await,
+            Err(CommitError::Conflict)
+        ),
+        "a second advance from the same reading is refused"
+    );
+    store
+        .commit(set_clock(partner_test, 60_000, 120_000))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.clock_offset(&tenant(partner_test)).await.unwrap(),
+        120_000
+    );
+    assert_eq!(
+        store
+            .clock_offset(&tenant("pc_conformance/live"))
+            .await
+            .unwrap(),
+        0,
+        "each owner has its own"
+    );
+}

@@ -16,7 +16,10 @@ use lendhub_domain::credentials::{Environment, Presented, presented};
 use lendhub_domain::partner::Tier;
 use lendhub_domain::scope::{PartnerScope, PartnerScopes, Scope};
 use lendhub_domain::tenant::Tenant;
+use lendhub_domain::test_clock::ClientClock;
+use lendhub_http::idempotency::{Guarded, Idempotent};
 use lendhub_store::PartnerClientRecord;
+use time::OffsetDateTime;
 
 use super::SANDBOX_PREFIX;
 use crate::partner::api_keys;
@@ -30,6 +33,27 @@ pub struct RestCaller {
     pub client: Arc<PartnerClientRecord>,
     pub env: Environment,
     pub scopes: PartnerScopes,
+    /// The environment's clock: the service clock in live; in test, moved
+    /// by the test helpers as the sandbox's clients move theirs.
+    pub clock: ClientClock,
+}
+
+/// Whose a write is and when it happens, on the caller's clock: how every
+/// write of the tier starts.
+pub struct WriteStart {
+    pub owner: Tenant,
+    pub now: OffsetDateTime,
+}
+
+impl WriteStart {
+    /// The request the `Idempotency-Key` guards, if one was sent.
+    pub fn guarded<'a>(
+        &'a self,
+        key: &'a Option<Idempotent>,
+        body: &'a [u8],
+    ) -> Option<Guarded<'a>> {
+        key.as_ref().map(|k| k.by(&self.owner, body, self.now))
+    }
 }
 
 impl RestCaller {
@@ -40,6 +64,29 @@ impl RestCaller {
 
     pub fn livemode(&self) -> bool {
         self.env.livemode()
+    }
+
+    /// Now on this environment's clock.
+    pub fn now(&self, state: &PartnerState) -> OffsetDateTime {
+        self.clock.now(state.clock.now())
+    }
+
+    /// A write needing `scope`: refused (403) unless the caller holds it.
+    pub fn begin_write(
+        &self,
+        state: &PartnerState,
+        scope: PartnerScope,
+    ) -> Result<WriteStart, PartnerError> {
+        self.require(scope)?;
+        Ok(self.start_write(state))
+    }
+
+    /// A write any caller of the environment may make (a test helper).
+    pub fn start_write(&self, state: &PartnerState) -> WriteStart {
+        WriteStart {
+            owner: self.tenant(),
+            now: self.now(state),
+        }
     }
 
     /// 403 `insufficient_scope`, naming `scope`, unless the caller holds it.
@@ -84,7 +131,7 @@ async fn identify(parts: &Parts, state: &PartnerState) -> Result<RestCaller, Par
             ));
         }
     };
-    match presented(credential) {
+    let (client, scopes) = match presented(credential) {
         Presented::SecretKey(claimed, rest) => {
             let (key, client) = api_keys::authenticate(state, env, claimed, rest).await?;
             // A key never carries more than its partner holds now.
@@ -92,22 +139,24 @@ async fn identify(parts: &Parts, state: &PartnerState) -> Result<RestCaller, Par
             let scopes = PartnerScopes::parse(&key.scopes)
                 .unwrap_or_default()
                 .intersection(&held);
-            Ok(RestCaller {
-                client,
-                env,
-                scopes,
-            })
+            (client, scopes)
         }
-        Presented::PublishableKey => Err(PartnerError::SecretKeyRequired),
+        Presented::PublishableKey => return Err(PartnerError::SecretKeyRequired),
         Presented::Other => {
             let verified = tokens::verify_for(state, credential, env).await?;
-            Ok(RestCaller {
-                client: verified.client,
-                env,
-                scopes: verified.scopes,
-            })
+            (verified.client, verified.scopes)
         }
+    };
+    let mut caller = RestCaller {
+        client,
+        env,
+        scopes,
+        clock: ClientClock::default(),
+    };
+    if env == Environment::Test {
+        caller.clock = ClientClock::new(state.sandbox.clock_offset(&caller.tenant()).await?);
     }
+    Ok(caller)
 }
 
 /// Spends one token of the caller's bucket for this request.

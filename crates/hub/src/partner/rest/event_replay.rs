@@ -53,22 +53,20 @@ pub async fn replay(
     MaybeIdempotent(key): MaybeIdempotent,
     body: OptionalJsonBody<ReplayEvent>,
 ) -> Result<Response, PartnerError> {
-    caller.require(PartnerScope::WebhooksManage)?;
-    let owner = caller.tenant();
-    let now = state.clock.now();
-    let guarded = key.as_ref().map(|k| k.by(&owner, &body.raw, now));
+    let write = caller.begin_write(&state, PartnerScope::WebhooksManage)?;
+    let (owner, now) = (&write.owner, write.now);
     state
         .idempotency
-        .run_maybe(guarded, || async {
+        .run_maybe(write.guarded(&key, &body.raw), || async {
             if EventId::parse(&id).is_none() {
                 return Err(PartnerError::NotFound("event"));
             }
             let event = state
                 .events
-                .event(&owner, &id)
+                .event(owner, &id)
                 .await?
                 .ok_or(PartnerError::NotFound("event"))?;
-            let endpoints = state.events.endpoints(&owner).await?;
+            let endpoints = state.events.endpoints(owner).await?;
             let targets: Vec<String> = match body.value.endpoint_id.as_deref() {
                 Some(wanted) => {
                     let endpoint = endpoints

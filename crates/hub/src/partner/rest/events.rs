@@ -8,7 +8,7 @@ use axum::extract::{RawQuery, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use lendhub_domain::credentials::Environment;
-use lendhub_domain::events::{Event, EventType, HUB_API_VERSION, HUB_EVENT_TYPES, Publisher};
+use lendhub_domain::events::{Event, EventType, HUB_API_VERSION, Publisher};
 use lendhub_domain::hub_ids::{self, HubId};
 use lendhub_domain::scope::PartnerScope;
 use lendhub_domain::tenant::{Tenant, TenantKind};
@@ -102,7 +102,7 @@ fn query(raw: Option<&str>) -> Result<EventQuery, PartnerError> {
         .map_err(PartnerError::Validation)?;
     let mut issues = Vec::new();
     if let Some(t) = request.filter("type")
-        && !HUB_EVENT_TYPES.contains(&t)
+        && EventType::parse(t).is_none()
     {
         issues.push(FieldIssue::new("type", "unknown_event_type"));
     }

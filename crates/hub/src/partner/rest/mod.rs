@@ -40,6 +40,9 @@ pub fn api() -> OpenApiRouter<PartnerState> {
         .routes(routes!(whe::enable))
         .routes(routes!(whe::rotate_secret))
         .routes(routes!(test_helpers::check_request_signature))
+        .routes(routes!(test_helpers::clock::get))
+        .routes(routes!(test_helpers::clock::advance))
+        .routes(routes!(test_helpers::events::create))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
 }
 

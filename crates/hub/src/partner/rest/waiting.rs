@@ -59,6 +59,9 @@ pub const PATHS: &[(&str, &str)] = &[
     ("POST", "/marketplace/signals"),
     ("GET", "/openapi.json"),
     ("POST", "/test_helpers/request_signature"),
+    ("GET", "/test_helpers/clock"),
+    ("POST", "/test_helpers/clock/advance"),
+    ("POST", "/test_helpers/events"),
 ];
 
 /// 503 routes for every path of the tier that `live` does not serve.

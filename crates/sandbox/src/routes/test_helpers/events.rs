@@ -1,15 +1,12 @@
 use axum::extract::State;
-use axum::http::StatusCode;
 use axum::response::Response;
+use lendhub_domain::events::Event;
 use lendhub_domain::events::{EventType, ObjectKind};
 use lendhub_domain::synthetic::{self, Sample};
-use lendhub_http::FieldIssue;
-use lendhub_http::idempotency::{Idempotent, Prepared};
+use lendhub_http::idempotency::Idempotent;
 use lendhub_http::json::JsonBody;
-use lendhub_store::{EventWrite, WriteSet};
-use serde::Deserialize;
+use lendhub_http::test_mode::{self, CreateTestEvent, Refused};
 use time::OffsetDateTime;
-use utoipa::ToSchema;
 
 use crate::auth::Writer;
 use crate::error::SandboxError;
@@ -20,19 +17,6 @@ use crate::views::{
     ApplicationView, DecisionView, ErrorEnvelope, PaymentView, WebhookEndpointView,
 };
 use lendhub_domain::tenant::Tenant;
-
-#[derive(Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct CreateTestEvent {
-    /// Any type the sandbox emits (see `event_types` in `GET /v1/fixtures`).
-    #[serde(rename = "type")]
-    #[schema(required = true, example = "payment.failed")]
-    kind: Option<String>,
-    /// Overrides, shaped like the event's `data`: `{"object": {…}}`. Objects
-    /// merge member by member; anything else replaces the default.
-    #[schema(value_type = Option<Object>, required = false, example = json!({"object": {"amount_pence": 4002, "failure_reason": "payer_cancelled"}}))]
-    data: Option<serde_json::Value>,
-}
 
 /// The default `data.object` of an event of type `t`, rendered as the
 /// sandbox renders that object.
@@ -49,7 +33,7 @@ fn default_object(
     )
     .map_err(|e| SandboxError::Internal(e.to_string()))?;
     let value = match (t.object_kind(), &sample) {
-        (ObjectKind::Decision, Sample::Application(a)) => {
+        (Some(ObjectKind::Decision), Sample::Application(a)) => {
             serde_json::to_value(DecisionView::from(&**a))
         }
         (_, Sample::Application(a)) => serde_json::to_value(ApplicationView::from(&**a)),
@@ -57,6 +41,37 @@ fn default_object(
         (_, Sample::Endpoint(e)) => serde_json::to_value(WebhookEndpointView::new(e, None)),
     };
     value.map_err(|e| SandboxError::Internal(e.to_string()))
+}
+
+/// The sandbox as a source of events on demand: its nine types, defaults
+/// rendered from the fixtures as the sandbox renders them, its envelope.
+struct Sandbox<'a> {
+    owner: &'a Tenant,
+    now: OffsetDateTime,
+}
+
+impl test_mode::EventSource for Sandbox<'_> {
+    fn event_type(&self, raw: &str) -> Option<EventType> {
+        EventType::sandbox(raw)
+    }
+
+    fn object(
+        &self,
+        t: EventType,
+        data: Option<&serde_json::Value>,
+    ) -> Result<serde_json::Value, Refused> {
+        let shape = t
+            .object_kind()
+            .map(synthetic::shape_of)
+            .ok_or_else(|| Refused::Internal(format!("{t:?} is not a sandbox event")))?;
+        let default = default_object(t, self.owner, self.now)
+            .map_err(|e| Refused::Internal(format!("{e:?}")))?;
+        synthetic::build_object(shape, default, data).map_err(test_mode::data_invalid)
+    }
+
+    fn publish(&self, t: EventType, object: &serde_json::Value) -> Result<Event, String> {
+        event(self.owner, t, object, self.now).map_err(|e| format!("{e:?}"))
+    }
 }
 
 /// Create a synthetic event of any type the sandbox emits, owned by you: its
@@ -80,26 +95,11 @@ pub async fn create(
     state
         .idempotency
         .run(guarded, || async {
-            let kind = body.value.kind.as_deref().ok_or_else(|| {
-                SandboxError::Validation(vec![FieldIssue::new("type", "required")])
-            })?;
-            let t = EventType::parse(kind).ok_or(SandboxError::TestEventTypeUnknown)?;
-            let default = default_object(t, &caller.tenant, now)?;
-            let object =
-                synthetic::build_object(t.object_kind(), default, body.value.data.as_ref())
-                    .map_err(|issues| {
-                        SandboxError::TestEventDataInvalid(
-                            issues
-                                .into_iter()
-                                .map(|i| FieldIssue::new(i.field, i.reason))
-                                .collect(),
-                        )
-                    })?;
-            let stored = event(&caller.tenant, t, &object, now)?;
-            let rendered = stored.body.clone().into_bytes();
-            let mut writes = WriteSet::default();
-            writes.push(EventWrite::InsertEvent(stored));
-            Ok(Prepared::raw(StatusCode::CREATED, rendered, writes))
+            let source = Sandbox {
+                owner: &caller.tenant,
+                now,
+            };
+            Ok(test_mode::create_event(&source, &body.value)?)
         })
         .await
 }
@@ -113,11 +113,11 @@ mod tests {
     #[test]
     fn every_default_fits_its_shape() {
         let now = OffsetDateTime::UNIX_EPOCH + time::Duration::days(20_000);
-        for t in EventType::ALL {
+        for t in EventType::SANDBOX {
             let default = default_object(t, &Tenant::sandbox_client("pk_test_a"), now).unwrap();
             let mut issues = Vec::new();
             synthetic::check(
-                synthetic::shape_of(t.object_kind()),
+                synthetic::shape_of(t.object_kind().unwrap()),
                 &default,
                 "data.object",
                 &mut issues,

@@ -10,9 +10,9 @@ use utoipa::ToSchema;
 
 use crate::auth::Writer;
 use crate::error::SandboxError;
-use crate::routes::test_helpers::clock::TestClockView;
 use crate::state::SandboxState;
 use crate::views::ErrorEnvelope;
+use lendhub_http::test_mode::TestClockView;
 
 /// The reset request takes no members; an empty body is fine.
 #[derive(Deserialize, ToSchema)]

@@ -19,8 +19,8 @@
 //! |-------|--------------|----------------------------------------------------|
 //! | 0     | unit of work | idempotency keys, by (owner, key)                  |
 //! | 10    | sandbox      | applications (`FOR UPDATE`), by id                 |
-//! | 11    | sandbox      | clients: a clock (`FOR UPDATE`) before its share   |
-//! |       |              | lock (`FOR SHARE`), so no share must be upgraded   |
+//! | 11    | sandbox      | test clocks (upsert, so locked), by owner          |
+//! | 12    | sandbox      | clients (`FOR SHARE`), by id                       |
 //! | 19    | events       | endpoint slots (an owner's count row), by owner    |
 //! | 20    | events       | webhook endpoints (`FOR UPDATE`), by id            |
 //! | 30–59 | REST tier    | lending 30–39, servicing 40–49, commercial 50–59   |

@@ -19,13 +19,18 @@ const LOCK_APPLICATION: &str = "SELECT 1 FROM applications
 const LOCK_CLIENT: &str = "SELECT 1 FROM sandbox_clients
      WHERE client_id = $1 AND status = 'active' FOR SHARE";
 
-/// One row, locked until commit, if the client's clock is still at the
-/// offset the advance was computed from.
-const LOCK_CLOCK: &str = "SELECT 1 FROM sandbox_clients
-     WHERE client_id = $1 AND clock_offset_ms = $2 FOR UPDATE";
+/// One row, locked until commit, if the owner's clock is still at the offset
+/// the advance was computed from. A clock never moved has no row: advancing
+/// it from zero creates the row (locked, as inserted), and a concurrent
+/// insert waits for this one and then finds the offset changed.
+const LOCK_CLOCK: &str = "INSERT INTO test_clocks (owner, clock_offset_ms)
+     SELECT $1::text, 0::bigint
+      WHERE $2::bigint = 0 OR EXISTS (SELECT 1 FROM test_clocks WHERE owner = $1::text)
+     ON CONFLICT (owner) DO UPDATE SET clock_offset_ms = test_clocks.clock_offset_ms
+         WHERE test_clocks.clock_offset_ms = $2::bigint";
 
 /// The row is locked by this transaction's check.
-const SET_CLOCK: &str = "UPDATE sandbox_clients SET clock_offset_ms = $2 WHERE client_id = $1";
+const SET_CLOCK: &str = "UPDATE test_clocks SET clock_offset_ms = $2 WHERE owner = $1";
 
 /// A reset, in order: what refers to events and applications goes first.
 /// The event head stays, so an owner's sequence never reuses a number (the
@@ -70,7 +75,7 @@ impl Check<'_> {
         match self {
             Check::Version(a) => (10, a.id.as_str(), ""),
             Check::Clock(id, _) => (11, id, ""),
-            Check::ActiveClient(id) => (11, id, "share"),
+            Check::ActiveClient(id) => (12, id, ""),
         }
     }
 }

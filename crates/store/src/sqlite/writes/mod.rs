@@ -54,8 +54,8 @@ pub fn prune(c: &Connection, r: &Retention) -> rusqlite::Result<u64> {
         (r.idempotency_before_ms, r.tokens_expired_before_ms);
     let keys = c.execute(&dialect(sql::PRUNE_IDEMPOTENCY), [idempotency_before_ms])?
         + c.execute(
-        "DELETE FROM idempotency_keys WHERE owner IN (SELECT client_id FROM sandbox_clients WHERE clock_offset_ms > 0)
-           AND created_at_ms - (SELECT clock_offset_ms FROM sandbox_clients WHERE client_id = idempotency_keys.owner) < ?1",
+        "DELETE FROM idempotency_keys WHERE owner IN (SELECT owner FROM test_clocks WHERE clock_offset_ms > 0)
+           AND created_at_ms - (SELECT clock_offset_ms FROM test_clocks WHERE owner = idempotency_keys.owner) < ?1",
         [idempotency_before_ms],
     )?;
     let tokens = c.execute(&dialect(sql::PRUNE_TOKENS), [tokens_expired_before_ms])?;

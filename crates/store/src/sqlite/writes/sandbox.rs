@@ -93,12 +93,22 @@ pub fn apply(c: &Connection, write: &SandboxWrite) -> Result<(), CommitError> {
             from_offset_ms,
             to_offset_ms,
         } => {
-            let changed = c
+            let mut changed = c
                 .prepare_cached(
-                    "UPDATE sandbox_clients SET clock_offset_ms = ?3 WHERE client_id = ?1 AND clock_offset_ms = ?2",
+                    "UPDATE test_clocks SET clock_offset_ms = ?3 WHERE owner = ?1 AND clock_offset_ms = ?2",
                 )
                 .and_then(|mut s| s.execute(params![owner.as_str(), from_offset_ms, to_offset_ms]))
                 .map_err(store)?;
+            // A clock never moved has no row yet.
+            if changed == 0 && *from_offset_ms == 0 {
+                changed = c
+                    .prepare_cached(
+                        "INSERT INTO test_clocks (owner, clock_offset_ms) VALUES (?1, ?2)
+                         ON CONFLICT (owner) DO NOTHING",
+                    )
+                    .and_then(|mut s| s.execute(params![owner.as_str(), to_offset_ms]))
+                    .map_err(store)?;
+            }
             if changed == 0 {
                 return Err(CommitError::Conflict);
             }

@@ -2,6 +2,8 @@
 //! credentials only (`/sandbox/v1`); live callers get 403
 //! `capability_denied`.
 
+pub mod clock;
+pub mod events;
 mod request_signature;
 
 pub use request_signature::*;

@@ -57,13 +57,11 @@ pub async fn create(
     MaybeIdempotent(key): MaybeIdempotent,
     body: JsonBody<CreateWebhookEndpoint>,
 ) -> Result<Response, PartnerError> {
-    caller.require(PartnerScope::WebhooksManage)?;
-    let owner = caller.tenant();
-    let now = state.clock.now();
-    let guarded = key.as_ref().map(|k| k.by(&owner, &body.raw, now));
+    let write = caller.begin_write(&state, PartnerScope::WebhooksManage)?;
+    let (owner, now) = (&write.owner, write.now);
     state
         .idempotency
-        .run_maybe(guarded, || async {
+        .run_maybe(write.guarded(&key, &body.raw), || async {
             let input = &body.value;
             let raw_url = input
                 .url

@@ -33,13 +33,12 @@ pub async fn delete(
     Path(id): Path<String>,
     MaybeIdempotent(key): MaybeIdempotent,
 ) -> Result<Response, PartnerError> {
-    caller.require(PartnerScope::WebhooksManage)?;
-    let owner = caller.tenant();
-    let guarded = key.as_ref().map(|k| k.by(&owner, b"", state.clock.now()));
+    let write = caller.begin_write(&state, PartnerScope::WebhooksManage)?;
+    let owner = &write.owner;
     state
         .idempotency
-        .run_maybe(guarded, || async {
-            let record = find(&state, &owner, &id).await?;
+        .run_maybe(write.guarded(&key, b""), || async {
+            let record = find(&state, owner, &id).await?;
             let mut writes = WriteSet::default();
             writes.push(EventWrite::DeleteEndpoint {
                 id: record.endpoint.id.to_string(),

@@ -38,14 +38,12 @@ pub async fn enable(
     MaybeIdempotent(key): MaybeIdempotent,
     body: OptionalJsonBody<EnableWebhookEndpoint>,
 ) -> Result<Response, PartnerError> {
-    caller.require(PartnerScope::WebhooksManage)?;
-    let owner = caller.tenant();
-    let now = state.clock.now();
-    let guarded = key.as_ref().map(|k| k.by(&owner, &body.raw, now));
+    let write = caller.begin_write(&state, PartnerScope::WebhooksManage)?;
+    let (owner, now) = (&write.owner, write.now);
     state
         .idempotency
-        .run_maybe(guarded, || async {
-            let current = find(&state, &owner, &id).await?.endpoint;
+        .run_maybe(write.guarded(&key, &body.raw), || async {
+            let current = find(&state, owner, &id).await?.endpoint;
             let mut writes = WriteSet::default();
             if current.status == EndpointStatus::Disabled {
                 let enabled = WebhookEndpoint {
@@ -53,7 +51,7 @@ pub async fn enable(
                     ..current.clone()
                 };
                 let view = WebhookEndpointView::new(&enabled, caller.livemode(), None);
-                let announced = event(&owner, EventType::WebhookEndpointEnabled, &view, now)
+                let announced = event(owner, EventType::WebhookEndpointEnabled, &view, now)
                     .map_err(|e| PartnerError::Internal(e.to_string()))?;
                 writes
                     .push(EventWrite::SetEndpointStatus {

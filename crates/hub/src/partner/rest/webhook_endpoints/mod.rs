@@ -20,7 +20,7 @@ pub use update::*;
 
 use std::collections::BTreeMap;
 
-use lendhub_domain::events::{ALL_EVENTS, HUB_API_VERSION, HUB_API_VERSIONS, HUB_EVENT_TYPES};
+use lendhub_domain::events::{ALL_EVENTS, EventType, HUB_API_VERSION, HUB_API_VERSIONS};
 use lendhub_domain::hub_ids::{HubId, WebhookEndpointId};
 use lendhub_domain::tenant::Tenant;
 use lendhub_domain::webhook::WebhookEndpoint;
@@ -136,7 +136,7 @@ pub(crate) fn check_events(events: &[String]) -> Result<(), PartnerError> {
     let unknown: Vec<FieldIssue> = events
         .iter()
         .enumerate()
-        .filter(|(_, e)| e.as_str() != ALL_EVENTS && !HUB_EVENT_TYPES.contains(&e.as_str()))
+        .filter(|(_, e)| e.as_str() != ALL_EVENTS && EventType::parse(e).is_none())
         .map(|(i, _)| FieldIssue::new(format!("enabled_events[{i}]"), "unknown_event_type"))
         .collect();
     if unknown.is_empty() {

@@ -45,14 +45,11 @@ pub async fn rotate_secret(
     MaybeIdempotent(key): MaybeIdempotent,
     body: OptionalJsonBody<RotateWebhookSecret>,
 ) -> Result<Response, PartnerError> {
-    caller.require(PartnerScope::WebhooksManage)?;
-    let owner = caller.tenant();
-    let guarded = key
-        .as_ref()
-        .map(|k| k.by(&owner, &body.raw, state.clock.now()));
+    let write = caller.begin_write(&state, PartnerScope::WebhooksManage)?;
+    let owner = &write.owner;
     state
         .idempotency
-        .run_maybe(guarded, || async {
+        .run_maybe(write.guarded(&key, &body.raw), || async {
             let overlap = body.value.overlap_seconds.unwrap_or(DEFAULT_OVERLAP_S);
             if !(0..=MAX_OVERLAP_S).contains(&overlap) {
                 return Err(PartnerError::Validation(vec![
@@ -60,7 +57,7 @@ pub async fn rotate_secret(
                         .with_bound(MAX_OVERLAP_S),
                 ]));
             }
-            let current = find(&state, &owner, &id).await?.endpoint;
+            let current = find(&state, owner, &id).await?.endpoint;
             let secret = webhook_secret();
             // Deliveries are signed in real time (receivers check the
             // timestamp against their own clocks), so the overlap is too.

@@ -53,15 +53,12 @@ pub async fn update(
     MaybeIdempotent(key): MaybeIdempotent,
     body: JsonBody<UpdateWebhookEndpoint>,
 ) -> Result<Response, PartnerError> {
-    caller.require(PartnerScope::WebhooksManage)?;
-    let owner = caller.tenant();
-    let current = find(&state, &owner, &id).await?.endpoint;
-    let guarded = key
-        .as_ref()
-        .map(|k| k.by(&owner, &body.raw, state.clock.now()));
+    let write = caller.begin_write(&state, PartnerScope::WebhooksManage)?;
+    let (owner, now) = (&write.owner, write.now);
+    let current = find(&state, owner, &id).await?.endpoint;
     state
         .idempotency
-        .run_maybe(guarded, || async {
+        .run_maybe(write.guarded(&key, &body.raw), || async {
             let input = &body.value;
             let url = match &input.url {
                 Some(raw) => check_url(&state, raw).await?,
@@ -111,7 +108,7 @@ pub async fn update(
                     EndpointStatus::Disabled => EventType::WebhookEndpointDisabled,
                     EndpointStatus::Enabled => EventType::WebhookEndpointEnabled,
                 };
-                let announced = event(&owner, kind, &view, state.clock.now())
+                let announced = event(owner, kind, &view, now)
                     .map_err(|e| PartnerError::Internal(e.to_string()))?;
                 // One write stores the settings with the status.
                 writes

@@ -1,0 +1,75 @@
+use axum::extract::State;
+use axum::response::Response;
+use lendhub_domain::events::{Event, EventType};
+use lendhub_domain::synthetic;
+use lendhub_domain::tenant::Tenant;
+use lendhub_http::idempotency::MaybeIdempotent;
+use lendhub_http::json::JsonBody;
+use lendhub_http::test_mode::{self, CreateTestEvent, Refused};
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use super::test_only;
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::events::event;
+use crate::partner::state::PartnerState;
+
+/// The test environment as a source of events on demand: the tier's whole
+/// vocabulary, an object of the type's kind as the default, the tier's
+/// envelope (`livemode: false`).
+struct TestEnvironment<'a> {
+    owner: &'a Tenant,
+    now: OffsetDateTime,
+}
+
+impl test_mode::EventSource for TestEnvironment<'_> {
+    fn event_type(&self, raw: &str) -> Option<EventType> {
+        EventType::parse(raw)
+    }
+
+    fn object(&self, t: EventType, data: Option<&Value>) -> Result<Value, Refused> {
+        let random = u128::from_le_bytes(lendhub_system::random_bytes());
+        let default = synthetic::hub_default(t, self.now, random);
+        synthetic::build_hub_object(t, default, data).map_err(test_mode::data_invalid)
+    }
+
+    fn publish(&self, t: EventType, object: &Value) -> Result<Event, String> {
+        event(self.owner, t, object, self.now).map_err(|e| e.to_string())
+    }
+}
+
+/// Create a synthetic event of any type in the webhook event catalogue,
+/// owned by this test environment. Its `data.object` is an object of the
+/// type's kind (`id` with the kind's prefix, `object`, `livemode: false`,
+/// `created_at`) with your overrides merged in member by member. It is
+/// listed, delivered, signed and replayable like any other event.
+#[utoipa::path(post, operation_id = "createTestEvent", path = "/test_helpers/events", tag = "test_helpers",
+    security(("api_key" = []), ("oauth2" = [])),
+    params(("Idempotency-Key" = Option<String>, Header, description = "optional; 8 to 128 characters")),
+    request_body = CreateTestEvent,
+    responses((status = 201, description = "the event as stored: `{id: evt_…, object: event, type, api_version, created_at, livemode: false, data: {object}}`"),
+        (status = 400, description = "invalid_json, unknown_field, idempotency_key_malformed"),
+        (status = 401, description = "credentials"), (status = 403, description = "capability_denied: live credentials"),
+        (status = 409, description = "idempotency_key_reused or idempotency_key_in_progress"),
+        (status = 413, description = "payload_too_large"), (status = 415, description = "unsupported_media_type"),
+        (status = 422, description = "validation_failed, test_event_type_unknown or test_event_data_invalid")))]
+pub async fn create(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    MaybeIdempotent(key): MaybeIdempotent,
+    body: JsonBody<CreateTestEvent>,
+) -> Result<Response, PartnerError> {
+    test_only(&caller)?;
+    let write = caller.start_write(&state);
+    state
+        .idempotency
+        .run_maybe(write.guarded(&key, &body.raw), || async {
+            let source = TestEnvironment {
+                owner: &write.owner,
+                now: write.now,
+            };
+            Ok(test_mode::create_event(&source, &body.value)?)
+        })
+        .await
+}
