@@ -27,6 +27,8 @@ LENDHUB=$TARGET_DIR/release/lendhub
 BENCH=$TARGET_DIR/release/lendhub-bench
 ADDR=127.0.0.1:18181
 BASE=http://$ADDR
+HUB_ADDR=127.0.0.1:18182
+HUB_BASE=http://$HUB_ADDR
 
 LOG_TAG=growth
 # shellcheck source=bench/lib.sh
@@ -53,7 +55,8 @@ trap cleanup EXIT
 # serve DATA_DIR [DATABASE_URL] — starts the server and waits for it.
 serve() {
     env LENDHUB_DATA_DIR="$1" ${2:+LENDHUB_DATABASE__URL="$2"} LENDHUB_SANDBOX__ADDR=$ADDR \
-        LENDHUB_HUB__ADDR=127.0.0.1:0 LENDHUB_OPS__ADDR=127.0.0.1:0 LENDHUB_SSO__ADDR=127.0.0.1:0 \
+        LENDHUB_HUB__ADDR=$HUB_ADDR LENDHUB_REST_TIER__ENABLED=true \
+        LENDHUB_OPS__ADDR=127.0.0.1:0 LENDHUB_SSO__ADDR=127.0.0.1:0 \
         "$LENDHUB" serve >>"$WORK/server.log" 2>&1 &
     SERVER_PID=$!
     wait_until_up "$BASE" "$SERVER_PID"
@@ -78,12 +81,23 @@ measure() {
         --name growth --scopes "sandbox:read sandbox:write" 2>/dev/null)
     client_id=$(json_field client_id <<<"$client_json")
     client_secret=$(json_field client_secret <<<"$client_json")
+    # A partner whose live environment gets $rows REST-tier events of its own.
+    local partner_id rest_key rest_seeded rest_event_id
+    partner_id=$(env LENDHUB_DATA_DIR="$data" ${url:+LENDHUB_DATABASE__URL="$url"} "$LENDHUB" partner clients create \
+        --name growth-rest --scopes "events.read" --tier platform 2>/dev/null | json_field client_id)
+    rest_key=$(env LENDHUB_DATA_DIR="$data" ${url:+LENDHUB_DATABASE__URL="$url"} "$LENDHUB" partner api-keys create \
+        --client-id "$partner_id" --environment live 2>/dev/null | json_field key)
     stop
     log "$label: seeding $rows rows"
     seeded=$("$BENCH" seed --database "$database" --owner "$client_id" \
         --applications $((rows / 3)) --events $((rows - rows / 3)))
     log "$label: $seeded"
     echo "$seeded" >"$RESULTS/$label.seed.json"
+    log "$label: seeding $rows REST-tier events"
+    rest_seeded=$("$BENCH" seed --database "$database" --owner "$partner_id" --partner --events "$rows")
+    log "$label: $rest_seeded"
+    echo "$rest_seeded" >"$RESULTS/$label.rest-seed.json"
+    rest_event_id=$(json_field middle_event_id <<<"$rest_seeded")
     local app_id event_id
     app_id=$(json_field middle_application_id <<<"$seeded")
     event_id=$(json_field middle_event_id <<<"$seeded")
@@ -101,6 +115,15 @@ measure() {
     run first-page --scenario list-events --token "$token"
     run deep-page --scenario list-events --token "$token" --cursor "$event_id"
     run token --scenario token --client-id "$client_id" --client-secret "$client_secret"
+    run_hub() {
+        local name=$1
+        shift
+        log "$label: $name"
+        "$BENCH" --url "$HUB_BASE" --duration "$DURATION" --warmup 1 --connections "$CONNECTIONS" "$@" \
+            >"$RESULTS/$label.$name.json" || echo '{}' >"$RESULTS/$label.$name.json"
+    }
+    run_hub rest-first-page --scenario rest-list-events --token "$rest_key"
+    run_hub rest-deep-page --scenario rest-list-events --token "$rest_key" --cursor "$rest_event_id"
     local size
     size=$(du -sb "$data" | cut -f1)
     echo "{\"bytes_on_disk\": $size}" >"$RESULTS/$label.disk.json"

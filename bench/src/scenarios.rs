@@ -168,11 +168,16 @@ impl Scenario {
                 fixed_body = Some(("application/json", Bytes::from_static(list.as_bytes())));
                 (Method::POST, "/partner/v1/mcp".to_owned(), bearer()?)
             }
-            ScenarioName::RestListEvents => (
-                Method::GET,
-                "/partner/v1/events?limit=20".to_owned(),
-                bearer()?,
-            ),
+            ScenarioName::RestListEvents => {
+                let path = match inputs.cursor {
+                    Some(id) if id.starts_with("evt_") && plain_id(&id[4..]) => {
+                        format!("/partner/v1/events?limit=20&starting_after={id}")
+                    }
+                    Some(id) => bail!("--cursor {id:?} is not an evt_ id"),
+                    None => "/partner/v1/events?limit=20".to_owned(),
+                };
+                (Method::GET, path, bearer()?)
+            }
             ScenarioName::GetApplication => {
                 let id = inputs.app_id.context("get-application needs --app-id")?;
                 if !plain_id(id) {

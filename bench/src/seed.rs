@@ -7,6 +7,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use lendhub_domain::events::{Event, HUB_API_VERSION, Publisher};
+use lendhub_domain::hub_ids::{self, HubId};
 use lendhub_domain::tenant::Tenant;
 use lendhub_store::postgres::{PgOptions, PgStore};
 use lendhub_store::sqlite::SqliteStore;
@@ -18,9 +20,14 @@ pub struct SeedArgs {
     /// The server's database: a SQLite file, or a postgres:// URL.
     #[arg(long)]
     database: String,
-    /// The sandbox client that owns every row (create it first).
+    /// The sandbox client that owns every row (create it first); with
+    /// `--partner`, the partner client whose live environment does.
     #[arg(long)]
     owner: String,
+    /// Write the REST tier's events instead (`evt_` ids, the tier's live
+    /// envelope) for a partner's live environment; no applications.
+    #[arg(long)]
+    partner: bool,
     /// Applications to add, each with the record the API stores.
     #[arg(long, default_value_t = 0)]
     applications: u64,
@@ -88,8 +95,35 @@ struct Seeded {
     middle: Option<(String, String)>,
 }
 
+/// The REST tier's live envelope around what the sandbox's event said, with
+/// a hub id: the rows `GET /partner/v1/events` reads.
+fn as_hub_event(event: &Event, owner: &Tenant, random: u128) -> Result<Event> {
+    let body: serde_json::Value = serde_json::from_str(&event.body)?;
+    let publisher = Publisher {
+        api_version: HUB_API_VERSION,
+        livemode: true,
+    };
+    let ms = lendhub_domain::clock::unix_ms(event.created_at) as u64;
+    let id = hub_ids::EventId::generate(ms, random);
+    Ok(publisher.event(
+        id,
+        owner,
+        event.event_type,
+        &body["data"]["object"],
+        event.created_at,
+    )?)
+}
+
 async fn fill(store: &dyn Store, args: &SeedArgs) -> Result<Seeded> {
-    let owner = Tenant::sandbox_client(&args.owner);
+    let sandbox_owner = Tenant::sandbox_client(&args.owner);
+    let owner = if args.partner {
+        Tenant::partner(&args.owner, true, None)
+    } else {
+        sandbox_owner.clone()
+    };
+    if args.partner && args.applications > 0 {
+        bail!("--partner seeds events only");
+    }
     // Oldest first, a millisecond apart, ending now: ids and sequence
     // numbers grow together, as they do in service.
     let pairs = args.applications.max(args.events.div_ceil(2));
@@ -101,8 +135,14 @@ async fn fill(store: &dyn Store, args: &SeedArgs) -> Result<Seeded> {
         let at = start + time::Duration::milliseconds(i as i64);
         let company = COMPANIES[(i % 4) as usize];
         let amount = 5_000 + (i as i64 % 1_000) * 1_000;
-        let (record, pair) = lendhub_sandbox::seed::application(&owner, company, amount, at)
-            .map_err(|e| anyhow::anyhow!("rendering a seeded application: {e:?}"))?;
+        let (record, mut pair) =
+            lendhub_sandbox::seed::application(&sandbox_owner, company, amount, at)
+                .map_err(|e| anyhow::anyhow!("rendering a seeded application: {e:?}"))?;
+        if args.partner {
+            for (n, event) in pair.iter_mut().enumerate() {
+                *event = as_hub_event(event, &owner, u128::from(i) << 8 | n as u128)?;
+            }
+        }
         if i == pairs / 2 {
             middle = Some((record.application.id.to_string(), pair[0].id.to_string()));
         }
