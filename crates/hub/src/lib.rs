@@ -5,6 +5,7 @@
 //! request and correlation ids are the hub's own.
 
 mod client_ip;
+pub mod counterparties;
 mod envelope;
 pub mod keys;
 mod mcp_protocol;

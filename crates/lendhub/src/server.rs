@@ -46,6 +46,8 @@ pub struct Server {
     pub prune_wake: Arc<Notify>,
     /// Wakes the referral worker (likewise).
     pub referrals_wake: Arc<Notify>,
+    /// Wakes the application-expiry worker (likewise).
+    pub expiry_wake: Arc<Notify>,
     /// Wakes the enquiry-notification worker.
     pub mail_wake: Arc<Notify>,
     pub store: Arc<dyn Store>,
@@ -214,15 +216,16 @@ async fn sandbox(
     Ok((listening, state))
 }
 
-/// The hub (partner and public rings), and the task that keeps its partner
-/// directory in step with the store.
+/// The hub (partner and public rings), and its tasks: the one that keeps its
+/// partner directory in step with the store, and the expiry of open
+/// applications (woken by `expiry_wake` when a clock moves).
 async fn hub(
     config: &Config,
     core: &Core,
     mail_wake: Arc<Notify>,
     webhooks: (Sender, Arc<Notify>),
     stop: &CancellationToken,
-) -> anyhow::Result<(Listening, JoinHandle<()>)> {
+) -> anyhow::Result<(Listening, [JoinHandle<()>; 2], Arc<Notify>)> {
     let listener = bind(config.hub.addr, "hub.addr").await?;
     let addr = listener.local_addr()?;
     let url = config.hub.public_url(addr);
@@ -261,6 +264,15 @@ async fn hub(
             .clone()
             .run(core.store.clone(), stop.clone().cancelled_owned()),
     );
+    let expiry_wake = state.partner.expiry_wake.clone();
+    let expiries = core.worker(
+        lendhub_hub::partner::rest::applications::expiry::Expiries {
+            state: state.partner.clone(),
+        },
+        expiry_wake.clone(),
+        core.jobs.clone(),
+    );
+    let expiries = tokio::spawn(expiries.run(stop.clone()));
     let router = hub_surface(lendhub_hub::router(state));
     let listening = Listening {
         listener,
@@ -268,7 +280,7 @@ async fn hub(
         addr,
         url,
     };
-    Ok((listening, directory_sync))
+    Ok((listening, [directory_sync, expiries], expiry_wake))
 }
 
 /// The identity provider, and the task that keeps its remembered access
@@ -410,7 +422,8 @@ pub async fn start(
     let (sandbox, sandbox_state) =
         sandbox(config, &core, sender.clone(), outbox_wake.clone()).await?;
     let webhooks = (sender.clone(), outbox_wake.clone());
-    let (hub, directory_sync) = hub(config, &core, mail_wake.clone(), webhooks, &stop).await?;
+    let (hub, hub_tasks, expiry_wake) =
+        hub(config, &core, mail_wake.clone(), webhooks, &stop).await?;
     let (sso, grants_sync) = sso(config, &core, &stop).await?;
     let ops_listener = bind(config.ops.addr, "ops.addr").await?;
     let ops_addr = ops_listener.local_addr()?;
@@ -420,7 +433,6 @@ pub async fn start(
         serve(hub.listener, hub.router, stop.clone()),
         serve(sso.listener, sso.router, stop.clone()),
         serve(ops_listener, ops_router(store.clone()), stop.clone()),
-        directory_sync,
         grants_sync,
         tokio::spawn(prune(
             store.clone(),
@@ -437,6 +449,7 @@ pub async fn start(
         mail_wake.clone(),
         &stop,
     ));
+    tasks.extend(hub_tasks);
     tasks.extend(mail_worker(config, &core, mail_wake.clone(), &stop)?);
     Ok(Server {
         sandbox_addr: sandbox.addr,
@@ -448,6 +461,7 @@ pub async fn start(
         ops_addr,
         outbox_wake,
         referrals_wake,
+        expiry_wake,
         mail_wake,
         prune_wake,
         store,

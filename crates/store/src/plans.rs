@@ -89,6 +89,28 @@ pub fn request_path_queries() -> Vec<Query> {
             vec![Value::Text("usr_1"), Value::Text("cli_1")],
         ),
     ];
+    queries.push(query(
+        "hub application by id",
+        sql::lending::APPLICATION,
+        vec![Value::Text("app_01J00000000000000000000000"), OWNER],
+    ));
+    for i in 0..sql::ApplicationsPage::COUNT {
+        let shape = sql::ApplicationsPage::from_index(i);
+        let bound = |on: bool, value: Value| if on { value } else { Value::Null };
+        queries.push(Query {
+            name: format!("applications page {shape:?}"),
+            sql: sql::applications_page(shape),
+            bind: vec![
+                OWNER,
+                bound(shape.cursor, Value::Text("app_01J00000000000000000000000")),
+                bound(shape.status, Value::Text("created")),
+                bound(shape.reference, Value::Text("INV-1")),
+                bound(shape.after, Value::Text("app_01H00000000000000000000000")),
+                Value::Int(26),
+            ],
+            ordered_by_index: true,
+        });
+    }
     for i in 0..sql::EventsPage::COUNT {
         let shape = sql::EventsPage::from_index(i);
         let bound = |on: bool, value: Value| if on { value } else { Value::Null };

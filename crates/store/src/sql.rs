@@ -131,6 +131,115 @@ fn events_page_shape(shape: EventsPage) -> String {
     )
 }
 
+/// The lending context's statements both backends run as written.
+pub mod lending {
+    pub const APPLICATION: &str = "SELECT body FROM hub_applications WHERE id = $1 AND owner = $2";
+    pub const INSERT_APPLICATION: &str = "INSERT INTO hub_applications
+         (id, owner, status, reference, version, created_at_ms, open_until_ms, body)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+    /// Conditional on the version the change was computed from (`$5 - 1`;
+    /// written `version + 1 = $5` so `$5` takes the column's type).
+    pub const UPDATE_APPLICATION: &str = "UPDATE hub_applications
+         SET status = $3, reference = $4, version = $5, open_until_ms = $6, body = $7
+         WHERE id = $1 AND owner = $2 AND version + 1 = $5";
+    pub const APPLICATION_EXISTS: &str =
+        "SELECT 1 FROM hub_applications WHERE id = $1 AND owner = $2";
+    /// Open applications due on their owner's clock; the bound on
+    /// `open_until_ms` (offsets are never negative) lets the index narrow
+    /// the scan, as the delivery and referral sweeps do.
+    pub const DUE_EXPIRIES: &str =
+        "SELECT a.body, coalesce(c.clock_offset_ms, 0) FROM hub_applications a
+         LEFT JOIN test_clocks c ON c.owner = a.owner
+         WHERE a.open_until_ms IS NOT NULL
+           AND a.open_until_ms - coalesce(c.clock_offset_ms, 0) <= $1
+           AND a.open_until_ms <= $1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM test_clocks)
+         ORDER BY a.open_until_ms - coalesce(c.clock_offset_ms, 0), a.id
+         LIMIT $2";
+}
+
+/// The statement of an applications page of `shape` (one per shape, as for
+/// events: a plan fixed once cannot skip an `$n IS NULL OR …` branch).
+pub fn applications_page(shape: ApplicationsPage) -> &'static str {
+    static SHAPES: LazyLock<Vec<String>> = LazyLock::new(|| {
+        (0..ApplicationsPage::COUNT)
+            .map(|i| applications_page_shape(ApplicationsPage::from_index(i)))
+            .collect()
+    });
+    &SHAPES[shape.index()]
+}
+
+/// What an applications page asks for, which decides its statement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ApplicationsPage {
+    /// Toward newer applications (`ending_before`).
+    pub newer: bool,
+    /// From an anchor application.
+    pub cursor: bool,
+    /// Of one status.
+    pub status: bool,
+    /// Of one reference.
+    pub reference: bool,
+    /// Only ids above a floor (`created_after`).
+    pub after: bool,
+}
+
+impl ApplicationsPage {
+    pub const COUNT: usize = 32;
+
+    pub fn index(self) -> usize {
+        usize::from(self.newer) << 4
+            | usize::from(self.cursor) << 3
+            | usize::from(self.status) << 2
+            | usize::from(self.reference) << 1
+            | usize::from(self.after)
+    }
+
+    pub fn from_index(i: usize) -> Self {
+        Self {
+            newer: i & 16 != 0,
+            cursor: i & 8 != 0,
+            status: i & 4 != 0,
+            reference: i & 2 != 0,
+            after: i & 1 != 0,
+        }
+    }
+}
+
+/// Binds: `$1` owner, `$2` anchor id, `$3` status, `$4` reference, `$5`
+/// id floor, `$6` rows.
+fn applications_page_shape(shape: ApplicationsPage) -> String {
+    let (cmp, order) = if shape.newer {
+        (">", "ASC")
+    } else {
+        ("<", "DESC")
+    };
+    let cursor = if shape.cursor {
+        format!("AND id {cmp} $2")
+    } else {
+        "AND CAST($2 AS TEXT) IS NULL".to_owned()
+    };
+    let status = if shape.status {
+        "AND status = $3"
+    } else {
+        "AND CAST($3 AS TEXT) IS NULL"
+    };
+    let reference = if shape.reference {
+        "AND reference = $4"
+    } else {
+        "AND CAST($4 AS TEXT) IS NULL"
+    };
+    let after = if shape.after {
+        "AND id >= $5"
+    } else {
+        "AND CAST($5 AS TEXT) IS NULL"
+    };
+    format!(
+        "SELECT body FROM hub_applications
+         WHERE owner = $1 {cursor} {status} {reference} {after}
+         ORDER BY id {order} LIMIT $6"
+    )
+}
+
 /// The identity context's statements both backends run as written.
 pub mod identity {
     pub const SSO_FAMILIES_INSERT: &str = "INSERT INTO sso_families (family_id, client_id, user_id, scope, auth_time_ms, session_selector, created_at_ms)

@@ -7,7 +7,9 @@ use lendhub_domain::clock::Clock;
 use lendhub_domain::credentials::Environment;
 use lendhub_domain::crypto::MasterKey;
 use lendhub_http::idempotency::Idempotency;
-use lendhub_store::{EventStore, KeyStore, Maintenance, PartnerStore, SandboxStore, Store};
+use lendhub_store::{
+    EventStore, KeyStore, LendingStore, Maintenance, PartnerStore, SandboxStore, Store, UnitOfWork,
+};
 use lendhub_webhooks::sender::Sender;
 use tokio::sync::Notify;
 
@@ -22,6 +24,7 @@ pub struct Urls {
     pub base: String,
     partner: String,
     sandbox: String,
+    apply: String,
 }
 
 impl Urls {
@@ -30,6 +33,7 @@ impl Urls {
         Self {
             partner: format!("{base}/partner/v1"),
             sandbox: format!("{base}/sandbox/v1"),
+            apply: format!("{base}/apply"),
             base,
         }
     }
@@ -42,6 +46,11 @@ impl Urls {
     /// protected resource of RFC 9728.
     pub fn partner(&self) -> &str {
         &self.partner
+    }
+
+    /// `{apply_url}`: where the hosted application journey runs.
+    pub fn apply(&self) -> &str {
+        &self.apply
     }
 
     /// Where the REST tier serves an environment: the partner ring for live,
@@ -78,6 +87,16 @@ pub struct Partner {
     pub health: Arc<dyn Maintenance>,
     /// The REST tier's event log and webhook endpoints.
     pub events: Arc<dyn EventStore>,
+    /// The REST tier's applications.
+    pub lending: Arc<dyn LendingStore>,
+    /// Commits writes outside a request (expiries).
+    pub units: Arc<dyn UnitOfWork>,
+    /// Wakes the expiry sweep: after a test clock moves, expiries may be due.
+    pub expiry_wake: Arc<Notify>,
+    /// Where company numbers are looked up.
+    pub register: Arc<dyn crate::counterparties::CompanyRegister>,
+    /// Signs applications' handoff links (`lending::handoff_token`).
+    pub handoff_key: [u8; 32],
     /// The REST tier's writes, each at most once per Idempotency-Key.
     pub idempotency: Idempotency<PartnerError>,
     /// Checks webhook URLs; replays deliver through it.
@@ -130,6 +149,11 @@ impl PartnerState {
             key_store: store.clone(),
             sandbox: store.clone(),
             events: store.clone(),
+            lending: store.clone(),
+            units: store.clone(),
+            expiry_wake: Arc::default(),
+            register: Arc::new(crate::counterparties::SyntheticRegister),
+            handoff_key: master_key.derive("handoff-link"),
             idempotency: Idempotency::new(store.clone(), master_key.clone(), outbox_wake.clone()),
             sender,
             outbox_wake,

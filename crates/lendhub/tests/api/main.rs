@@ -21,6 +21,7 @@ mod partner;
 mod payments;
 mod public;
 mod public_mcp;
+mod rest_applications;
 mod rest_test_helpers;
 mod rest_tier;
 mod rest_webhooks;

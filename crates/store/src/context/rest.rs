@@ -5,10 +5,70 @@
 //! resource").
 
 use async_trait::async_trait;
+use lendhub_domain::lending::{Application, Status};
+use lendhub_domain::tenant::Tenant;
+
+use crate::error::StoreError;
+use crate::paging::{Page, PageQuery};
+
+/// A page of an owner's applications, newest first, optionally of one
+/// status, one reference, and only those whose id sorts at or after `after_id`
+/// (ids sort by creation time: the handler turns `created_after` into the
+/// smallest id of the next millisecond).
+#[derive(Clone, Debug, Default)]
+pub struct ApplicationQuery {
+    pub page: PageQuery,
+    pub status: Option<Status>,
+    pub reference: Option<String>,
+    pub after_id: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub enum ApplicationPage {
+    Page(Page<Application>),
+    /// The cursor names no application of this owner.
+    UnknownCursor,
+}
+
+/// An open application past its expiry on its owner's clock.
+#[derive(Clone, Debug)]
+pub struct DueExpiry {
+    pub application: Application,
+    pub clock_offset_ms: i64,
+}
+
+/// The lending context's row changes within a [`crate::WriteSet`].
+#[derive(Clone, Debug)]
+pub enum LendingWrite {
+    InsertApplication(Application),
+    /// Succeeds only if the stored version is `application.version - 1`;
+    /// otherwise `Conflict`.
+    UpdateApplication(Application),
+}
 
 /// Applications, decisions and the hosted journey (issue #15).
 #[async_trait]
-pub trait LendingStore: Send + Sync {}
+pub trait LendingStore: Send + Sync {
+    async fn hub_application(
+        &self,
+        owner: &Tenant,
+        id: &str,
+    ) -> Result<Option<Application>, StoreError>;
+
+    async fn hub_applications(
+        &self,
+        owner: &Tenant,
+        query: &ApplicationQuery,
+    ) -> Result<ApplicationPage, StoreError>;
+
+    /// Open applications whose expiry has passed on their owner's clock
+    /// (`open_until <= service_now_ms + offset`), soonest first.
+    async fn due_expiries(
+        &self,
+        service_now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<DueExpiry>, StoreError>;
+}
 
 /// Servicing accounts, the ledger, payment links and schedules (issue #16).
 #[async_trait]

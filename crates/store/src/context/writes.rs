@@ -31,6 +31,13 @@ pub enum Write {
     Sandbox(SandboxWrite),
     Events(EventWrite),
     Public(crate::PublicWrite),
+    Lending(crate::LendingWrite),
+}
+
+impl From<crate::LendingWrite> for Write {
+    fn from(write: crate::LendingWrite) -> Self {
+        Write::Lending(write)
+    }
 }
 
 impl From<SandboxWrite> for Write {

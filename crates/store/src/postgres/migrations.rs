@@ -93,6 +93,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "test_clocks",
         include_str!("../../migrations/postgres/0017_test_clocks.sql"),
     ),
+    (
+        18,
+        "hub_applications",
+        include_str!("../../migrations/postgres/0018_hub_applications.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -92,6 +92,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "test_clocks",
         include_str!("../../migrations/sqlite/0017_test_clocks.sql"),
     ),
+    (
+        18,
+        "hub_applications",
+        include_str!("../../migrations/sqlite/0018_hub_applications.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -12,6 +12,7 @@ mod events;
 mod identity;
 mod instances;
 mod jobs;
+mod lending;
 mod partner;
 mod plans;
 mod public;

@@ -5,6 +5,7 @@
 //! here: off, every path of the tier answers 503; on, the paths built so
 //! far are live and the rest still answer 503.
 
+pub mod applications;
 mod caller;
 mod event_replay;
 pub mod events;
@@ -33,6 +34,12 @@ pub fn api() -> OpenApiRouter<PartnerState> {
     use webhook_endpoints as whe;
     OpenApiRouter::new()
         .routes(routes!(openapi_doc::get))
+        .routes(routes!(
+            applications::create::create,
+            applications::list::list
+        ))
+        .routes(routes!(applications::retrieve::retrieve))
+        .routes(routes!(applications::withdraw::withdraw))
         .routes(routes!(events::list))
         .routes(routes!(event_replay::replay))
         .routes(routes!(whe::create, whe::list))

@@ -99,6 +99,7 @@ impl App {
         self.clock.advance(by);
         self.server().outbox_wake.notify_one();
         self.server().referrals_wake.notify_one();
+        self.server().expiry_wake.notify_one();
         self.server().mail_wake.notify_one();
         self.server().prune_wake.notify_one();
     }

@@ -23,12 +23,14 @@
 //! | 12    | sandbox      | clients (`FOR SHARE`), by id                       |
 //! | 19    | events       | endpoint slots (an owner's count row), by owner    |
 //! | 20    | events       | webhook endpoints (`FOR UPDATE`), by id            |
-//! | 30–59 | REST tier    | lending 30–39, servicing 40–49, commercial 50–59   |
+//! | 30    | lending      | hub applications (`FOR UPDATE`), by id             |
+//! | 31–59 | REST tier    | lending 31–39, servicing 40–49, commercial 50–59   |
 //! | last  | events       | event heads, by owner, in `INSERT_EVENTS`          |
 //!
 //! A new context that locks rows takes the next free range here.
 
 mod events;
+mod lending;
 mod sandbox;
 
 use deadpool_postgres::Transaction;
@@ -67,6 +69,7 @@ pub(crate) enum Check<'a> {
     Key(&'a IdempotencyRecord),
     Sandbox(sandbox::Check<'a>),
     Events(events::Check<'a>),
+    Lending(lending::Check<'a>),
 }
 
 /// A check's place in the lock order (see the table above).
@@ -78,6 +81,7 @@ impl Check<'_> {
             Check::Key(r) => (0, r.owner.as_str(), &r.key),
             Check::Sandbox(c) => c.rank(),
             Check::Events(c) => c.rank(),
+            Check::Lending(c) => c.rank(),
         }
     }
 }
@@ -111,6 +115,10 @@ pub(crate) fn checks<'a>(sets: &[&'a WriteSet]) -> (Vec<(usize, Check<'a>)>, Vec
                     Some(n) => (Check::Events(n.check), n.row),
                     None => continue,
                 },
+                Write::Lending(w) => match lending::needs(w) {
+                    Some(n) => (Check::Lending(n.check), n.row),
+                    None => continue,
+                },
                 Write::Public(_) => continue,
             };
             match row {
@@ -131,6 +139,7 @@ pub(crate) struct Statements {
     mail_partner: Statement,
     sandbox: sandbox::Statements,
     events: events::Statements,
+    lending: lending::Statements,
 }
 
 impl Statements {
@@ -148,6 +157,7 @@ impl Statements {
                 .map_err(db)?,
             sandbox: sandbox::Statements::prepare(tx).await?,
             events: events::Statements::prepare(tx).await?,
+            lending: lending::Statements::prepare(tx).await?,
         })
     }
 
@@ -168,6 +178,7 @@ impl Statements {
             ),
             Check::Sandbox(c) => self.sandbox.check(c),
             Check::Events(c) => self.events.check(c),
+            Check::Lending(c) => self.lending.check(c),
         }
     }
 
@@ -176,7 +187,7 @@ impl Statements {
     pub fn release<'a>(&self, check: &Check<'a>) -> Option<Bound<'a>> {
         match check {
             Check::Events(c) => self.events.release(c),
-            Check::Key(_) | Check::Sandbox(_) => None,
+            Check::Key(_) | Check::Sandbox(_) | Check::Lending(_) => None,
         }
     }
 
@@ -219,6 +230,7 @@ impl Statements {
             match write {
                 Write::Sandbox(w) => self.sandbox.write(w, &mut statements)?,
                 Write::Events(w) => self.events.write(w, &mut statements)?,
+                Write::Lending(w) => self.lending.write(w, &mut statements)?,
                 Write::Public(PublicWrite::InsertEnquiry {
                     enquiry: e,
                     mail: m,

@@ -2,6 +2,7 @@
 //! of its own) and the few direct writes of administrative commands.
 
 mod events;
+mod lending;
 mod sandbox;
 
 use rusqlite::{Connection, params};
@@ -74,6 +75,7 @@ pub fn apply(c: &Connection, set: &WriteSet) -> Result<(), CommitError> {
         match write {
             Write::Sandbox(w) => sandbox::apply(c, w)?,
             Write::Events(w) => events::apply(c, w)?,
+            Write::Lending(w) => lending::apply(c, w)?,
             Write::Public(PublicWrite::InsertEnquiry { enquiry, mail }) => {
                 super::public::insert_enquiry(c, enquiry, mail)
                     .map_err(|e| CommitError::from(unavailable(e)))?

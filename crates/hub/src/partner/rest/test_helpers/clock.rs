@@ -64,5 +64,6 @@ pub async fn advance(
             e => e,
         })?;
     state.outbox_wake.notify_one();
+    state.expiry_wake.notify_one();
     Ok(response)
 }

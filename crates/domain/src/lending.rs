@@ -1,0 +1,562 @@
+//! The REST tier's applications (hub seed, Resources → Application; States →
+//! Application): the create request's rules, and the state machine.
+//! `docs/state-machines.md` draws it.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use time::{Duration, OffsetDateTime};
+
+use crate::hub_ids::{AccountId, ApplicationId, DecisionId};
+use crate::money::Money;
+use crate::register::{self, RegisteredEntity};
+use crate::tenant::Tenant;
+
+/// The seed's bounds on the amount asked for (Limits: 100000 to 25000000).
+pub const MIN_AMOUNT_PENCE: i64 = 100_000;
+pub const MAX_AMOUNT_PENCE: i64 = 25_000_000;
+pub const MIN_TERM_MONTHS: i64 = 3;
+pub const MAX_TERM_MONTHS: i64 = 60;
+/// How long an application stays open for the applicant (the seed does not
+/// say; docs/decisions.md).
+pub const OPEN_FOR: Duration = Duration::days(14);
+/// Metadata: the seed's 20 pairs; lendhub's key and value lengths.
+pub const MAX_METADATA: usize = 20;
+pub const MAX_METADATA_KEY: usize = 40;
+pub const MAX_METADATA_VALUE: usize = 500;
+pub const MAX_REFERENCE: usize = 100;
+pub const MAX_EMAIL: usize = 254;
+pub const MAX_NAME: usize = 100;
+pub const MAX_REASON: usize = 500;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Created,
+    Submitted,
+    InReview,
+    Approved,
+    Declined,
+    Funded,
+    Withdrawn,
+    Expired,
+}
+
+impl Status {
+    pub const ALL: [Status; 8] = [
+        Status::Created,
+        Status::Submitted,
+        Status::InReview,
+        Status::Approved,
+        Status::Declined,
+        Status::Funded,
+        Status::Withdrawn,
+        Status::Expired,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Created => "created",
+            Status::Submitted => "submitted",
+            Status::InReview => "in_review",
+            Status::Approved => "approved",
+            Status::Declined => "declined",
+            Status::Funded => "funded",
+            Status::Withdrawn => "withdrawn",
+            Status::Expired => "expired",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == raw)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Purpose {
+    WorkingCapital,
+    AssetFinance,
+    Expansion,
+    Refinance,
+    Stock,
+}
+
+impl Purpose {
+    pub const ALL: [Purpose; 5] = [
+        Purpose::WorkingCapital,
+        Purpose::AssetFinance,
+        Purpose::Expansion,
+        Purpose::Refinance,
+        Purpose::Stock,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Purpose::WorkingCapital => "working_capital",
+            Purpose::AssetFinance => "asset_finance",
+            Purpose::Expansion => "expansion",
+            Purpose::Refinance => "refinance",
+            Purpose::Stock => "stock",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.as_str() == raw)
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Applicant {
+    pub email: Option<String>,
+    pub first_name: Option<String>,
+}
+
+/// A create request as received, before its rules are checked.
+#[derive(Clone, Debug, Default)]
+pub struct Request {
+    pub company_number: Option<String>,
+    pub amount_pence: Option<i64>,
+    pub term_months: Option<i64>,
+    pub purpose: Option<String>,
+    pub applicant: Applicant,
+    pub redirect_uri: Option<String>,
+    pub reference: Option<String>,
+    pub introduction_id: Option<String>,
+    pub metadata: BTreeMap<String, String>,
+}
+
+/// A field the request got wrong, and how (the envelope's `detail`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Problem {
+    pub field: String,
+    pub reason: &'static str,
+    pub bound: Option<i64>,
+}
+
+fn problem(field: impl Into<String>, reason: &'static str) -> Problem {
+    Problem {
+        field: field.into(),
+        reason,
+        bound: None,
+    }
+}
+
+fn bounded(field: &str, reason: &'static str, bound: i64) -> Problem {
+    Problem {
+        bound: Some(bound),
+        ..problem(field, reason)
+    }
+}
+
+/// A request whose rules hold, but whose company is not yet looked up.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Checked {
+    pub company_number: String,
+    pub amount: Money,
+    pub term_months: u32,
+    pub purpose: Option<Purpose>,
+    pub applicant: Applicant,
+    pub redirect_uri: Option<String>,
+    pub reference: Option<String>,
+    pub introduction_id: Option<String>,
+    pub metadata: BTreeMap<String, String>,
+}
+
+fn too_long(value: &Option<String>, max: usize) -> bool {
+    value.as_ref().is_some_and(|v| v.chars().count() > max)
+}
+
+/// Every rule of the seed's create table that needs no lookup; all the
+/// problems at once.
+pub fn check(request: Request) -> Result<Checked, Vec<Problem>> {
+    let mut problems = Vec::new();
+    match request.company_number.as_deref() {
+        None => problems.push(problem("business.company_number", "required")),
+        Some(n) if !register::well_formed(n) => {
+            problems.push(problem("business.company_number", "pattern"))
+        }
+        Some(_) => {}
+    }
+    match request.amount_pence {
+        None => problems.push(problem("amount_pence", "required")),
+        Some(a) if a < MIN_AMOUNT_PENCE => {
+            problems.push(bounded("amount_pence", "min_value", MIN_AMOUNT_PENCE))
+        }
+        Some(a) if a > MAX_AMOUNT_PENCE => {
+            problems.push(bounded("amount_pence", "max_value", MAX_AMOUNT_PENCE))
+        }
+        Some(_) => {}
+    }
+    match request.term_months {
+        None => problems.push(problem("term_months", "required")),
+        Some(t) if t < MIN_TERM_MONTHS => {
+            problems.push(bounded("term_months", "min_value", MIN_TERM_MONTHS))
+        }
+        Some(t) if t > MAX_TERM_MONTHS => {
+            problems.push(bounded("term_months", "max_value", MAX_TERM_MONTHS))
+        }
+        Some(_) => {}
+    }
+    let purpose = match request.purpose.as_deref() {
+        None => None,
+        Some(raw) => {
+            let parsed = Purpose::parse(raw);
+            if parsed.is_none() {
+                problems.push(problem("purpose", "one_of"));
+            }
+            parsed
+        }
+    };
+    match (&request.applicant.email, &request.redirect_uri) {
+        (None, None) => problems.push(problem("applicant.email", "required_without_redirect_uri")),
+        (Some(e), _) if !plausible_email(e) => problems.push(problem("applicant.email", "format")),
+        _ => {}
+    }
+    if too_long(&request.applicant.first_name, MAX_NAME) {
+        problems.push(bounded(
+            "applicant.first_name",
+            "max_length",
+            MAX_NAME as i64,
+        ));
+    }
+    if let Some(uri) = &request.redirect_uri
+        && !(uri.starts_with("https://") || uri.starts_with("http://localhost"))
+    {
+        problems.push(problem("redirect_uri", "https_required"));
+    }
+    if too_long(&request.reference, MAX_REFERENCE) {
+        problems.push(bounded("reference", "max_length", MAX_REFERENCE as i64));
+    }
+    if request
+        .introduction_id
+        .as_deref()
+        .is_some_and(|id| crate::hub_ids::IntroductionId::parse(id).is_none())
+    {
+        problems.push(problem("introduction_id", "pattern"));
+    }
+    problems.extend(check_metadata(&request.metadata));
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    Ok(Checked {
+        company_number: request.company_number.unwrap_or_default(),
+        amount: Money::pence(request.amount_pence.unwrap_or_default()),
+        term_months: request.term_months.unwrap_or_default() as u32,
+        purpose,
+        applicant: request.applicant,
+        redirect_uri: request.redirect_uri,
+        reference: request.reference,
+        introduction_id: request.introduction_id,
+        metadata: request.metadata,
+    })
+}
+
+use crate::hub_ids::HubId;
+
+fn plausible_email(e: &str) -> bool {
+    e.chars().count() <= MAX_EMAIL
+        && e.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty() && domain.contains('.') && !domain.starts_with('.')
+        })
+        && !e.chars().any(char::is_whitespace)
+}
+
+/// The seed's 20 string pairs, with lendhub's key and value lengths.
+pub fn check_metadata(m: &BTreeMap<String, String>) -> Vec<Problem> {
+    let mut problems = Vec::new();
+    if m.len() > MAX_METADATA {
+        problems.push(bounded("metadata", "max_pairs", MAX_METADATA as i64));
+    }
+    for (k, v) in m {
+        if k.is_empty() || k.chars().count() > MAX_METADATA_KEY {
+            problems.push(problem(format!("metadata.{k}"), "key_length"));
+        }
+        if v.chars().count() > MAX_METADATA_VALUE {
+            problems.push(problem(format!("metadata.{k}"), "max_length"));
+        }
+    }
+    problems
+}
+
+/// An application of the REST tier.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Application {
+    pub id: ApplicationId,
+    pub owner: Tenant,
+    pub status: Status,
+    pub company_number: String,
+    pub company_name: String,
+    pub amount: Money,
+    pub term_months: u32,
+    pub purpose: Option<Purpose>,
+    pub applicant: Applicant,
+    pub redirect_uri: Option<String>,
+    pub reference: Option<String>,
+    pub introduction_id: Option<String>,
+    pub metadata: BTreeMap<String, String>,
+    /// Who the deal is attributed to, frozen at creation: the partner
+    /// client that created it (hub seed, Commercial model).
+    pub attributed_to: String,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub expires_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub updated_at: OffsetDateTime,
+    pub decision_id: Option<DecisionId>,
+    pub account_id: Option<AccountId>,
+    pub withdrawal_reason: Option<String>,
+    /// Bumped by every change; a change commits only over the version it read.
+    pub version: i64,
+}
+
+/// The unguessable part of an application's handoff link: an HMAC of its id
+/// under a key derived from the master key, so the link can be shown again
+/// on retrieval without storing it, and cannot be made for another id.
+/// Single use is the journey's to enforce (issue #15's hosted journey).
+pub fn handoff_token(key: &[u8; 32], id: &ApplicationId) -> String {
+    use base64::Engine;
+    use hmac::{Hmac, Mac};
+    let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(key)
+        .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
+    mac.update(id.as_str().as_bytes());
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
+}
+
+/// A withdrawal refused: the loan is funded, or the application closed
+/// otherwise (declined, expired).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("a {0:?} application cannot be withdrawn")]
+pub struct CannotWithdraw(pub Status);
+
+impl Application {
+    /// A new application of `owner` for the looked-up `company`.
+    pub fn new(
+        id: ApplicationId,
+        owner: Tenant,
+        attributed_to: &str,
+        checked: Checked,
+        company: &RegisteredEntity,
+        now: OffsetDateTime,
+    ) -> Self {
+        Self {
+            id,
+            owner,
+            status: Status::Created,
+            company_number: checked.company_number,
+            company_name: company.name.clone(),
+            amount: checked.amount,
+            term_months: checked.term_months,
+            purpose: checked.purpose,
+            applicant: checked.applicant,
+            redirect_uri: checked.redirect_uri,
+            reference: checked.reference,
+            introduction_id: checked.introduction_id,
+            metadata: checked.metadata,
+            attributed_to: attributed_to.to_owned(),
+            created_at: now,
+            expires_at: now + OPEN_FOR,
+            updated_at: now,
+            decision_id: None,
+            account_id: None,
+            withdrawal_reason: None,
+            version: 1,
+        }
+    }
+
+    fn moved(&self, status: Status, now: OffsetDateTime) -> Self {
+        Self {
+            status,
+            updated_at: now,
+            version: self.version + 1,
+            ..self.clone()
+        }
+    }
+
+    /// The seed's withdraw rows: before funding, `withdrawn` (`Some`, to be
+    /// stored with its event); already withdrawn, unchanged (`None`);
+    /// funded — or closed by a decline or expiry — refused.
+    pub fn withdraw(
+        &self,
+        reason: Option<String>,
+        now: OffsetDateTime,
+    ) -> Result<Option<Self>, CannotWithdraw> {
+        match self.status {
+            Status::Withdrawn => Ok(None),
+            Status::Funded | Status::Declined | Status::Expired => Err(CannotWithdraw(self.status)),
+            Status::Created | Status::Submitted | Status::InReview | Status::Approved => {
+                let mut withdrawn = self.moved(Status::Withdrawn, now);
+                withdrawn.withdrawal_reason = reason;
+                Ok(Some(withdrawn))
+            }
+        }
+    }
+
+    /// Expired, if the applicant has not finished by `expires_at`.
+    pub fn expire(&self, now: OffsetDateTime) -> Option<Self> {
+        (self.status == Status::Created && now >= self.expires_at)
+            .then(|| self.moved(Status::Expired, now))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use time::macros::datetime;
+
+    const NOW: OffsetDateTime = datetime!(2026-11-25 12:00 UTC);
+
+    fn request() -> Request {
+        Request {
+            company_number: Some("00000401".into()),
+            amount_pence: Some(1_000_000),
+            term_months: Some(24),
+            applicant: Applicant {
+                email: Some("founder@example.com".into()),
+                first_name: None,
+            },
+            ..Request::default()
+        }
+    }
+
+    fn fields(r: Request) -> Vec<(String, &'static str)> {
+        check(r)
+            .err()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|p| (p.field, p.reason))
+            .collect()
+    }
+
+    fn application() -> Application {
+        let company = register::synthetic("00000401").unwrap();
+        Application::new(
+            ApplicationId::generate(1, 1),
+            Tenant::partner("pk_live_x", false, None),
+            "pk_live_x",
+            check(request()).unwrap(),
+            &company,
+            NOW,
+        )
+    }
+
+    #[test]
+    fn the_seeds_bounds_hold_inclusively() {
+        for (amount, ok) in [
+            (99_999, false),
+            (100_000, true),
+            (25_000_000, true),
+            (25_000_001, false),
+        ] {
+            let r = Request {
+                amount_pence: Some(amount),
+                ..request()
+            };
+            assert_eq!(check(r).is_ok(), ok, "{amount}");
+        }
+        for (term, ok) in [(2, false), (3, true), (60, true), (61, false)] {
+            let r = Request {
+                term_months: Some(term),
+                ..request()
+            };
+            assert_eq!(check(r).is_ok(), ok, "{term}");
+        }
+    }
+
+    #[test]
+    fn every_problem_is_named_at_once() {
+        let r = Request {
+            company_number: Some("1234".into()),
+            amount_pence: None,
+            term_months: Some(61),
+            purpose: Some("holiday".into()),
+            applicant: Applicant::default(),
+            redirect_uri: None,
+            ..Request::default()
+        };
+        assert_eq!(
+            fields(r),
+            vec![
+                ("business.company_number".to_owned(), "pattern"),
+                ("amount_pence".to_owned(), "required"),
+                ("term_months".to_owned(), "max_value"),
+                ("purpose".to_owned(), "one_of"),
+                (
+                    "applicant.email".to_owned(),
+                    "required_without_redirect_uri"
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_email_is_needed_only_without_a_redirect() {
+        let r = Request {
+            applicant: Applicant::default(),
+            redirect_uri: Some("https://partner.example/back".into()),
+            ..request()
+        };
+        assert!(check(r).is_ok());
+        let r = Request {
+            applicant: Applicant::default(),
+            redirect_uri: Some("http://partner.example/back".into()),
+            ..request()
+        };
+        assert_eq!(
+            fields(r),
+            vec![("redirect_uri".to_owned(), "https_required")]
+        );
+    }
+
+    #[test]
+    fn metadata_is_twenty_string_pairs() {
+        let many: BTreeMap<String, String> =
+            (0..21).map(|i| (format!("k{i}"), "v".to_owned())).collect();
+        let r = Request {
+            metadata: many,
+            ..request()
+        };
+        assert_eq!(fields(r), vec![("metadata".to_owned(), "max_pairs")]);
+    }
+
+    #[test]
+    fn withdrawal_follows_the_seeds_table() {
+        let open = application();
+        let withdrawn = open
+            .withdraw(Some("changed our mind".into()), NOW)
+            .unwrap()
+            .unwrap();
+        assert_eq!(withdrawn.status, Status::Withdrawn);
+        assert_eq!(withdrawn.version, 2);
+        assert_eq!(withdrawn.withdraw(None, NOW), Ok(None), "again: unchanged");
+        let funded = Application {
+            status: Status::Funded,
+            ..open.clone()
+        };
+        assert_eq!(
+            funded.withdraw(None, NOW),
+            Err(CannotWithdraw(Status::Funded))
+        );
+        for status in [Status::Submitted, Status::InReview, Status::Approved] {
+            let a = Application {
+                status,
+                ..open.clone()
+            };
+            assert!(a.withdraw(None, NOW).unwrap().is_some(), "{status:?}");
+        }
+    }
+
+    #[test]
+    fn an_open_application_expires_at_its_expiry_and_not_before() {
+        let open = application();
+        assert_eq!(open.expires_at, NOW + OPEN_FOR);
+        assert_eq!(
+            open.expire(open.expires_at - Duration::milliseconds(1)),
+            None
+        );
+        let expired = open.expire(open.expires_at).unwrap();
+        assert_eq!(expired.status, Status::Expired);
+        assert_eq!(expired.expire(expired.expires_at + Duration::days(1)), None);
+    }
+}

@@ -1,0 +1,165 @@
+use std::collections::BTreeMap;
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use lendhub_domain::events::EventType;
+use lendhub_domain::hub_ids::ApplicationId;
+use lendhub_domain::lending::{self, Applicant, Application, Request};
+use lendhub_domain::scope::PartnerScope;
+use lendhub_http::FieldIssue;
+use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
+use lendhub_http::json::JsonBody;
+use lendhub_store::{EventWrite, LendingWrite, WriteSet};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::ApplicationView;
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::events::event;
+use crate::partner::state::PartnerState;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct BusinessInput {
+    /// 8 characters: eight digits, or two letters (`SC`, `NI`, `OC`, …) and six digits.
+    #[schema(required = true, example = "00000401")]
+    company_number: Option<String>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ApplicantInput {
+    /// Required if there is no `redirect_uri`.
+    #[schema(example = "founder@healthy-widgets.example")]
+    email: Option<String>,
+    /// Pre-fills the hosted journey.
+    first_name: Option<String>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateApplication {
+    #[schema(required = true)]
+    business: Option<BusinessInput>,
+    /// 100000 to 25000000 inclusive (integer pence).
+    #[schema(
+        required = true,
+        minimum = 100000,
+        maximum = 25000000,
+        example = 1000000
+    )]
+    amount_pence: Option<i64>,
+    #[schema(required = true, minimum = 3, maximum = 60, example = 24)]
+    term_months: Option<i64>,
+    /// working_capital, asset_finance, expansion, refinance or stock.
+    #[schema(example = "working_capital")]
+    purpose: Option<String>,
+    applicant: Option<ApplicantInput>,
+    /// HTTPS: where the hosted journey returns the applicant, with `application_id` appended.
+    redirect_uri: Option<String>,
+    /// Yours (up to 100 characters), echoed on every object and event.
+    reference: Option<String>,
+    /// `intro_…`: attributes the deal to a distribution partner.
+    introduction_id: Option<String>,
+    /// Up to 20 string pairs, returned verbatim.
+    #[serde(default)]
+    metadata: BTreeMap<String, String>,
+}
+
+impl CreateApplication {
+    fn request(&self) -> Request {
+        let applicant = self.applicant.as_ref();
+        Request {
+            company_number: self
+                .business
+                .as_ref()
+                .and_then(|b| b.company_number.clone()),
+            amount_pence: self.amount_pence,
+            term_months: self.term_months,
+            purpose: self.purpose.clone(),
+            applicant: Applicant {
+                email: applicant.and_then(|a| a.email.clone()),
+                first_name: applicant.and_then(|a| a.first_name.clone()),
+            },
+            redirect_uri: self.redirect_uri.clone(),
+            reference: self.reference.clone(),
+            introduction_id: self.introduction_id.clone(),
+            metadata: self.metadata.clone(),
+        }
+    }
+}
+
+/// Start an application. The company is looked up on the register:
+/// limited companies and LLPs only (sole traders, partnerships and
+/// dissolved companies are 422 `validation_failed`, reason `not_eligible`).
+/// Send the applicant to `handoff_url`.
+#[utoipa::path(post, operation_id = "createApplication", path = "/applications", tag = "applications",
+    security(("oauth2" = ["applications.write"]), ("api_key" = [])),
+    params(("Idempotency-Key" = Option<String>, Header, description = "optional; 8 to 128 characters")),
+    request_body = CreateApplication,
+    responses((status = 201, body = ApplicationView),
+        (status = 400, description = "invalid_json, unknown_field, idempotency_key_malformed"),
+        (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
+        (status = 409, description = "idempotency_key_reused or idempotency_key_in_progress"),
+        (status = 413, description = "payload_too_large"), (status = 415, description = "unsupported_media_type"),
+        (status = 422, description = "validation_failed: a rule of a field (detail names each), the company not on the register (`not_found`) or not eligible (`not_eligible`)"),
+        (status = 429, description = "rate_limited (5 per second on this route)"),
+        (status = 503, description = "service_unavailable: the company register could not be asked")))]
+pub async fn create(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    MaybeIdempotent(key): MaybeIdempotent,
+    body: JsonBody<CreateApplication>,
+) -> Result<Response, PartnerError> {
+    let write = caller.begin_write(&state, PartnerScope::ApplicationsWrite)?;
+    let (owner, now) = (&write.owner, write.now);
+    state
+        .idempotency
+        .run_maybe(write.guarded(&key, &body.raw), || async {
+            let checked = lending::check(body.value.request()).map_err(|problems| {
+                PartnerError::Validation(
+                    problems
+                        .into_iter()
+                        .map(|p| {
+                            let issue = FieldIssue::new(p.field, p.reason);
+                            match p.bound {
+                                Some(b) => issue.with_bound(b),
+                                None => issue,
+                            }
+                        })
+                        .collect(),
+                )
+            })?;
+            let company = state
+                .register
+                .lookup(&checked.company_number)
+                .await
+                .map_err(|e| PartnerError::Unavailable(e.to_string()))?
+                .ok_or_else(|| PartnerError::invalid("business.company_number", "not_found"))?;
+            // The seed: "rejected at application creation with validation_failed".
+            company
+                .eligibility()
+                .map_err(|_| PartnerError::invalid("business.company_number", "not_eligible"))?;
+            let id: ApplicationId =
+                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
+            let application = Application::new(
+                id,
+                owner.clone(),
+                &caller.client.client_id,
+                checked,
+                &company,
+                now,
+            );
+            let view = ApplicationView::new(&application, &state);
+            let created = event(owner, EventType::ApplicationCreated, &view, now)
+                .map_err(|e| PartnerError::Internal(e.to_string()))?;
+            let mut writes = WriteSet::default();
+            writes
+                .push(LendingWrite::InsertApplication(application))
+                .push(EventWrite::InsertEvent(created));
+            Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
+        })
+        .await
+}

@@ -1,0 +1,102 @@
+use axum::extract::{RawQuery, State};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use lendhub_domain::hub_ids::{ApplicationId, HubId};
+use lendhub_domain::lending::Status;
+use lendhub_domain::scope::PartnerScope;
+use lendhub_http::{FieldIssue, list};
+use lendhub_store::{ApplicationPage, ApplicationQuery};
+
+use super::ApplicationView;
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::events::list_url;
+use crate::partner::state::PartnerState;
+
+/// The seed's default page size on this list (Limits: 25 on applications).
+pub const DEFAULT_LIMIT: u32 = 25;
+
+/// Your applications in this environment, newest first.
+#[utoipa::path(get, operation_id = "listApplications", path = "/applications", tag = "applications",
+    security(("oauth2" = ["applications.read"]), ("api_key" = [])),
+    params(("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "default 25"),
+        ("starting_after" = Option<String>, Query, description = "an application id: page toward older ones"),
+        ("ending_before" = Option<String>, Query, description = "an application id: page toward newer ones"),
+        ("status" = Option<String>, Query, description = "created, submitted, in_review, approved, declined, funded, withdrawn or expired"),
+        ("reference" = Option<String>, Query, description = "exactly this reference"),
+        ("created_after" = Option<String>, Query, description = "RFC 3339: only applications created after this moment")),
+    responses((status = 200, description = "`{object: \"list\", data: [application], has_more, url, next_cursor}`"),
+        (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
+        (status = 404, description = "not_found: the cursor names no application of yours"),
+        (status = 422, description = "validation_failed")))]
+pub async fn list(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, PartnerError> {
+    caller.require(PartnerScope::ApplicationsRead)?;
+    let request = list::parse(
+        raw.as_deref(),
+        DEFAULT_LIMIT,
+        &["status", "reference", "created_after"],
+    )
+    .map_err(PartnerError::Validation)?;
+    let mut issues = Vec::new();
+    let status = request.filter("status").and_then(|raw| {
+        let parsed = Status::parse(raw);
+        if parsed.is_none() {
+            issues.push(FieldIssue::new("status", "one_of"));
+        }
+        parsed
+    });
+    let created_after_ms = request.created_after_ms().unwrap_or_else(|issue| {
+        issues.push(issue);
+        None
+    });
+    if !issues.is_empty() {
+        return Err(PartnerError::Validation(issues));
+    }
+    let cursor_missing = PartnerError::NotFound("application for the cursor");
+    if request.cursors().any(|c| ApplicationId::parse(c).is_none()) {
+        return Err(cursor_missing);
+    }
+    // Ids sort by creation time: "created after t" is "id from the first
+    // id of the next millisecond".
+    let after_id = created_after_ms
+        .map(|ms| ApplicationId::generate(ms.saturating_add(1).max(0) as u64, 0).to_string());
+    let query = ApplicationQuery {
+        page: request.page.clone(),
+        status,
+        reference: request.filter("reference").map(str::to_owned),
+        after_id,
+    };
+    let page = match state
+        .lending
+        .hub_applications(&caller.tenant(), &query)
+        .await?
+    {
+        ApplicationPage::Page(page) => page,
+        ApplicationPage::UnknownCursor => return Err(cursor_missing),
+    };
+    let first = page.items.first().map(|a| a.id.to_string());
+    let last = page.items.last().map(|a| a.id.to_string());
+    let next = list::next_cursor(
+        &request.page,
+        first.as_deref(),
+        last.as_deref(),
+        page.has_more,
+    );
+    let rendered = page
+        .items
+        .iter()
+        .map(|a| serde_json::to_string(&ApplicationView::new(a, &state)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| PartnerError::Internal(e.to_string()))?;
+    let body = list::envelope(
+        &list_url(caller.env, "/applications"),
+        rendered.iter().map(String::as_str),
+        page.has_more,
+        next,
+    );
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+}

@@ -1,0 +1,144 @@
+//! Applications (hub seed, Resources → Application; issue #15): create,
+//! retrieve, list, withdraw, and the expiry of those the applicant never
+//! finishes.
+
+pub mod create;
+pub mod expiry;
+pub mod list;
+pub mod retrieve;
+pub mod withdraw;
+
+use std::collections::BTreeMap;
+
+use lendhub_domain::hub_ids::{ApplicationId, HubId};
+use lendhub_domain::lending::{Application, Status, handoff_token};
+use lendhub_domain::tenant::Tenant;
+use serde::Serialize;
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+
+use crate::partner::error::PartnerError;
+use crate::partner::state::PartnerState;
+
+#[derive(Serialize, ToSchema)]
+pub struct BusinessView {
+    #[schema(example = "00000401")]
+    company_number: String,
+    /// As the company register gives it.
+    #[schema(example = "Healthy Widgets Ltd")]
+    name: String,
+}
+
+#[derive(Serialize, ToSchema)]
+pub struct ApplicantView {
+    email: Option<String>,
+    first_name: Option<String>,
+}
+
+/// An application, as every answer and event shows it.
+#[derive(Serialize, ToSchema)]
+pub struct ApplicationView {
+    #[schema(example = "app_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0")]
+    id: String,
+    #[schema(example = "application")]
+    object: &'static str,
+    /// created, submitted, in_review, approved, declined, funded, withdrawn or expired.
+    #[schema(example = "created")]
+    status: &'static str,
+    business: BusinessView,
+    amount_pence: i64,
+    term_months: u32,
+    /// working_capital, asset_finance, expansion, refinance or stock.
+    purpose: Option<&'static str>,
+    applicant: ApplicantView,
+    redirect_uri: Option<String>,
+    /// Yours, echoed on every object and event that follows.
+    reference: Option<String>,
+    introduction_id: Option<String>,
+    metadata: BTreeMap<String, String>,
+    /// Where to send the applicant (`{apply_url}/start/{token}`): while the
+    /// application is `created`, null afterwards.
+    handoff_url: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    expires_at: OffsetDateTime,
+    /// The decision, once the engine has resolved it.
+    #[schema(value_type = Option<Object>)]
+    decision: Option<serde_json::Value>,
+    /// The servicing account, once funded.
+    account_id: Option<String>,
+    withdrawal_reason: Option<String>,
+    livemode: bool,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    created_at: OffsetDateTime,
+}
+
+impl ApplicationView {
+    pub fn new(a: &Application, state: &PartnerState) -> Self {
+        let handoff_url = (a.status == Status::Created).then(|| {
+            format!(
+                "{}/start/{}.{}",
+                state.urls.apply(),
+                a.id,
+                handoff_token(&state.handoff_key, &a.id)
+            )
+        });
+        Self {
+            id: a.id.to_string(),
+            object: "application",
+            status: a.status.as_str(),
+            business: BusinessView {
+                company_number: a.company_number.clone(),
+                name: a.company_name.clone(),
+            },
+            amount_pence: a.amount.as_pence(),
+            term_months: a.term_months,
+            purpose: a.purpose.map(|p| p.as_str()),
+            applicant: ApplicantView {
+                email: a.applicant.email.clone(),
+                first_name: a.applicant.first_name.clone(),
+            },
+            redirect_uri: a.redirect_uri.clone(),
+            reference: a.reference.clone(),
+            introduction_id: a.introduction_id.clone(),
+            metadata: a.metadata.clone(),
+            handoff_url,
+            expires_at: a.expires_at,
+            decision: None,
+            account_id: a.account_id.as_ref().map(ToString::to_string),
+            withdrawal_reason: a.withdrawal_reason.clone(),
+            livemode: matches!(
+                a.owner.kind(),
+                lendhub_domain::tenant::TenantKind::Partner { livemode: true, .. }
+            ),
+            created_at: a.created_at,
+        }
+    }
+}
+
+/// The caller's application `raw_id`, or 404.
+pub(crate) async fn find(
+    state: &PartnerState,
+    owner: &Tenant,
+    raw_id: &str,
+) -> Result<Application, PartnerError> {
+    let missing = PartnerError::NotFound("application");
+    if ApplicationId::parse(raw_id).is_none() {
+        return Err(missing);
+    }
+    state
+        .lending
+        .hub_application(owner, raw_id)
+        .await?
+        .ok_or(missing)
+}
+
+/// The answer for one application.
+pub(crate) fn render(
+    a: &Application,
+    state: &PartnerState,
+) -> Result<serde_json::Value, PartnerError> {
+    serde_json::to_value(ApplicationView::new(a, state))
+        .map_err(|e| PartnerError::Internal(e.to_string()))
+}

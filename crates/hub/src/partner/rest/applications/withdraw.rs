@@ -1,0 +1,91 @@
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use lendhub_domain::events::EventType;
+use lendhub_domain::lending::{CannotWithdraw, MAX_REASON, Status};
+use lendhub_domain::scope::PartnerScope;
+use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
+use lendhub_http::json::OptionalJsonBody;
+use lendhub_store::{EventWrite, LendingWrite, WriteSet};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::{ApplicationView, find};
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::events::event;
+use crate::partner::state::PartnerState;
+
+#[derive(Deserialize, ToSchema, Default)]
+#[serde(deny_unknown_fields)]
+pub struct WithdrawApplication {
+    /// Why (up to 500 characters); kept on the application.
+    reason: Option<String>,
+}
+
+fn refused(e: CannotWithdraw) -> PartnerError {
+    PartnerError::Conflict(match e.0 {
+        Status::Funded => "the application is funded: it cannot be withdrawn",
+        Status::Declined => "the application was declined: there is nothing to withdraw",
+        _ => "the application has expired: there is nothing to withdraw",
+    })
+}
+
+/// Withdraw an application before it is funded (`application.withdrawn`).
+/// Withdrawing it again answers 200 and changes nothing; a funded
+/// application is 409 `conflict`.
+#[utoipa::path(post, operation_id = "withdrawApplication", path = "/applications/{id}/withdraw", tag = "applications",
+    security(("oauth2" = ["applications.write"]), ("api_key" = [])),
+    params(("id" = String, Path, description = "app_…"),
+        ("Idempotency-Key" = Option<String>, Header, description = "optional; 8 to 128 characters")),
+    request_body(content = Option<WithdrawApplication>, description = "optional"),
+    responses((status = 200, body = ApplicationView),
+        (status = 400, description = "invalid_json, unknown_field, idempotency_key_malformed"),
+        (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
+        (status = 404, description = "not_found"),
+        (status = 409, description = "conflict: funded (or declined, or expired); or changed concurrently"),
+        (status = 422, description = "validation_failed: reason too long")))]
+pub async fn withdraw(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    Path(id): Path<String>,
+    MaybeIdempotent(key): MaybeIdempotent,
+    body: OptionalJsonBody<WithdrawApplication>,
+) -> Result<Response, PartnerError> {
+    let write = caller.begin_write(&state, PartnerScope::ApplicationsWrite)?;
+    let (owner, now) = (&write.owner, write.now);
+    state
+        .idempotency
+        .run_maybe(write.guarded(&key, &body.raw), || async {
+            let reason = body.value.reason.clone();
+            if reason
+                .as_ref()
+                .is_some_and(|r| r.chars().count() > MAX_REASON)
+            {
+                return Err(PartnerError::Validation(vec![
+                    lendhub_http::FieldIssue::new("reason", "max_length")
+                        .with_bound(MAX_REASON as i64),
+                ]));
+            }
+            let current = find(&state, owner, &id).await?;
+            let mut writes = WriteSet::default();
+            let shown = match current.withdraw(reason, now).map_err(refused)? {
+                None => current,
+                Some(withdrawn) => {
+                    let view = ApplicationView::new(&withdrawn, &state);
+                    let announced = event(owner, EventType::ApplicationWithdrawn, &view, now)
+                        .map_err(|e| PartnerError::Internal(e.to_string()))?;
+                    writes
+                        .push(LendingWrite::UpdateApplication(withdrawn.clone()))
+                        .push(EventWrite::InsertEvent(announced));
+                    withdrawn
+                }
+            };
+            Ok(Prepared::json(
+                StatusCode::OK,
+                &ApplicationView::new(&shown, &state),
+                writes,
+            )?)
+        })
+        .await
+}

@@ -1,0 +1,110 @@
+//! The lending context's checks and writes within a group commit.
+
+use deadpool_postgres::Transaction;
+use lendhub_domain::clock::unix_ms;
+use lendhub_domain::hub_ids::HubId;
+use lendhub_domain::lending::{Application, Status};
+use tokio_postgres::Statement;
+
+use super::{Bound, Needs, Param, Rank, json};
+use crate::error::StoreError;
+use crate::*;
+
+/// One row, locked until commit, if the application is still at the
+/// version the update was computed from.
+const LOCK_APPLICATION: &str = "SELECT 1 FROM hub_applications
+     WHERE id = $1 AND owner = $2 AND version = $3 FOR UPDATE";
+
+/// A lending write's precondition.
+pub(crate) enum Check<'a> {
+    /// The application is still at the version the update follows.
+    Version(&'a Application),
+}
+
+impl Check<'_> {
+    /// Ranks 30–39 of the lock order (`super`).
+    pub fn rank(&self) -> Rank<'_> {
+        match self {
+            Check::Version(a) => (30, a.id.as_str(), ""),
+        }
+    }
+}
+
+pub(crate) fn needs(write: &LendingWrite) -> Option<Needs<'_, Check<'_>>> {
+    match write {
+        LendingWrite::UpdateApplication(a) => Some(Needs {
+            check: Check::Version(a),
+            row: Some(("hub_application", a.id.as_str())),
+        }),
+        LendingWrite::InsertApplication(_) => None,
+    }
+}
+
+fn open_until_ms(a: &Application) -> Option<i64> {
+    (a.status == Status::Created).then(|| unix_ms(a.expires_at))
+}
+
+pub(crate) struct Statements {
+    lock_application: Statement,
+    insert_application: Statement,
+    update_application: Statement,
+}
+
+impl Statements {
+    pub async fn prepare(tx: &Transaction<'_>) -> Result<Self, StoreError> {
+        let p = |sql| async move { tx.prepare_cached(sql).await.map_err(super::db) };
+        Ok(Self {
+            lock_application: p(LOCK_APPLICATION).await?,
+            insert_application: p(crate::sql::lending::INSERT_APPLICATION).await?,
+            update_application: p(crate::sql::lending::UPDATE_APPLICATION).await?,
+        })
+    }
+
+    pub fn check<'a>(&self, check: &Check<'a>) -> Bound<'a> {
+        match check {
+            Check::Version(a) => (
+                self.lock_application.clone(),
+                vec![
+                    Box::new(a.id.as_str()) as Param<'a>,
+                    Box::new(a.owner.as_str()),
+                    Box::new(a.version - 1),
+                ],
+            ),
+        }
+    }
+
+    pub fn write<'a>(
+        &self,
+        write: &'a LendingWrite,
+        out: &mut Vec<Bound<'a>>,
+    ) -> Result<(), StoreError> {
+        match write {
+            LendingWrite::InsertApplication(a) => out.push((
+                self.insert_application.clone(),
+                vec![
+                    Box::new(a.id.as_str()) as Param<'a>,
+                    Box::new(a.owner.as_str()),
+                    Box::new(a.status.as_str()),
+                    Box::new(a.reference.as_deref()),
+                    Box::new(a.version),
+                    Box::new(unix_ms(a.created_at)),
+                    Box::new(open_until_ms(a)),
+                    Box::new(json(a)?),
+                ],
+            )),
+            LendingWrite::UpdateApplication(a) => out.push((
+                self.update_application.clone(),
+                vec![
+                    Box::new(a.id.as_str()) as Param<'a>,
+                    Box::new(a.owner.as_str()),
+                    Box::new(a.status.as_str()),
+                    Box::new(a.reference.as_deref()),
+                    Box::new(a.version),
+                    Box::new(open_until_ms(a)),
+                    Box::new(json(a)?),
+                ],
+            )),
+        }
+        Ok(())
+    }
+}

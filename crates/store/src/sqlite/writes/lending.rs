@@ -1,0 +1,56 @@
+//! The lending context's writes within a unit of work, on SQLite.
+
+use lendhub_domain::clock::unix_ms;
+use lendhub_domain::lending::{Application, Status};
+use rusqlite::{Connection, params};
+
+use super::super::{rows, unavailable};
+use crate::*;
+
+/// While open for the applicant, when it stops being: the expiry sweep's key.
+pub(crate) fn open_until_ms(a: &Application) -> Option<i64> {
+    (a.status == Status::Created).then(|| unix_ms(a.expires_at))
+}
+
+/// One lending row change; a failed condition is `Conflict`.
+pub fn apply(c: &Connection, write: &LendingWrite) -> Result<(), CommitError> {
+    let store = |e: rusqlite::Error| CommitError::from(unavailable(e));
+    match write {
+        LendingWrite::InsertApplication(a) => {
+            c.prepare_cached(shared!(crate::sql::lending::INSERT_APPLICATION))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        a.id.to_string(),
+                        a.owner.as_str(),
+                        a.status.as_str(),
+                        a.reference,
+                        a.version,
+                        unix_ms(a.created_at),
+                        open_until_ms(a),
+                        rows::to_json(a)?
+                    ])
+                })
+                .map_err(store)?;
+        }
+        LendingWrite::UpdateApplication(a) => {
+            let changed = c
+                .prepare_cached(shared!(crate::sql::lending::UPDATE_APPLICATION))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        a.id.to_string(),
+                        a.owner.as_str(),
+                        a.status.as_str(),
+                        a.reference,
+                        a.version,
+                        open_until_ms(a),
+                        rows::to_json(a)?
+                    ])
+                })
+                .map_err(store)?;
+            if changed == 0 {
+                return Err(CommitError::Conflict);
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,190 @@
+//! The lending context: the REST tier's applications, their pages and the
+//! expiry sweep.
+
+use lendhub_domain::hub_ids::{ApplicationId, HubId};
+use lendhub_domain::lending::{self, Applicant, Application, Request, Status};
+use lendhub_domain::register;
+use lendhub_domain::tenant::Tenant;
+use lendhub_store::*;
+
+use crate::support::*;
+
+fn partner(env: &str) -> Tenant {
+    Tenant::partner("pk_live_conformance", env == "live", None)
+}
+
+fn new_application(owner: &Tenant, ms: i64, reference: Option<&str>) -> Application {
+    let checked = lending::check(Request {
+        company_number: Some("00000401".into()),
+        amount_pence: Some(1_000_000),
+        term_months: Some(12),
+        applicant: Applicant {
+            email: Some("a@example.com".into()),
+            first_name: None,
+        },
+        reference: reference.map(str::to_owned),
+        ..Request::default()
+    })
+    .unwrap();
+    Application::new(
+        ApplicationId::generate(ms as u64, ms as u128),
+        owner.clone(),
+        "pk_live_conformance",
+        checked,
+        &register::synthetic("00000401").unwrap(),
+        at(ms),
+    )
+}
+
+async fn insert(store: &dyn Store, a: &Application) {
+    store
+        .commit(set(
+            vec![Write::Lending(LendingWrite::InsertApplication(a.clone()))],
+            None,
+        ))
+        .await
+        .unwrap();
+}
+
+fn ids(page: ApplicationPage) -> Vec<String> {
+    match page {
+        ApplicationPage::Page(p) => p.items.into_iter().map(|a| a.id.to_string()).collect(),
+        ApplicationPage::UnknownCursor => panic!("unknown cursor"),
+    }
+}
+
+#[tokio::test]
+async fn applications_are_owned_paged_newest_first_and_filtered() {
+    let (store, _db) = store().await;
+    let test = partner("test");
+    let mut made = Vec::new();
+    for i in 0..5 {
+        let a = new_application(&test, 1_000 + i, (i % 2 == 0).then_some("INV-7"));
+        insert(store.as_ref(), &a).await;
+        made.push(a.id.to_string());
+    }
+    insert(
+        store.as_ref(),
+        &new_application(&partner("live"), 2_000, None),
+    )
+    .await;
+    let newest_first: Vec<String> = made.iter().rev().cloned().collect();
+
+    let query = |limit, after: Option<&str>, before: Option<&str>| ApplicationQuery {
+        page: PageQuery {
+            limit,
+            starting_after: after.map(str::to_owned),
+            ending_before: before.map(str::to_owned),
+        },
+        ..ApplicationQuery::default()
+    };
+    let all = store
+        .hub_applications(&test, &query(10, None, None))
+        .await
+        .unwrap();
+    assert_eq!(
+        ids(all),
+        newest_first,
+        "the live one is not the test environment's"
+    );
+    let second = store
+        .hub_applications(&test, &query(2, Some(&newest_first[1]), None))
+        .await
+        .unwrap();
+    assert_eq!(ids(second), newest_first[2..4]);
+    let back = store
+        .hub_applications(&test, &query(2, None, Some(&newest_first[4])))
+        .await
+        .unwrap();
+    assert_eq!(ids(back), newest_first[2..4], "newest first whichever way");
+    assert!(matches!(
+        store
+            .hub_applications(&partner("live"), &query(2, Some(&made[0]), None))
+            .await
+            .unwrap(),
+        ApplicationPage::UnknownCursor
+    ));
+
+    let referenced = ApplicationQuery {
+        reference: Some("INV-7".into()),
+        ..query(10, None, None)
+    };
+    assert_eq!(
+        ids(store.hub_applications(&test, &referenced).await.unwrap()).len(),
+        3
+    );
+    let floor = ApplicationId::generate(1_003, 0).to_string();
+    let after = ApplicationQuery {
+        after_id: Some(floor),
+        ..query(10, None, None)
+    };
+    assert_eq!(
+        ids(store.hub_applications(&test, &after).await.unwrap()),
+        newest_first[..2]
+    );
+
+    // A withdrawal commits over the version it read, once.
+    let first = store
+        .hub_application(&test, &made[0])
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(first.status, Status::Created);
+    let withdrawn = first.withdraw(None, at(5_000)).unwrap().unwrap();
+    let update = || {
+        set(
+            vec![Write::Lending(LendingWrite::UpdateApplication(
+                withdrawn.clone(),
+            ))],
+            None,
+        )
+    };
+    store.commit(update()).await.unwrap();
+    assert!(matches!(
+        store.commit(update()).await,
+        Err(CommitError::Conflict)
+    ));
+    let by_status = ApplicationQuery {
+        status: Some(Status::Withdrawn),
+        ..query(10, None, None)
+    };
+    assert_eq!(
+        ids(store.hub_applications(&test, &by_status).await.unwrap()),
+        vec![made[0].clone()]
+    );
+    assert!(
+        store
+            .hub_application(&partner("live"), &made[0])
+            .await
+            .unwrap()
+            .is_none(),
+        "another owner's application is invisible"
+    );
+}
+
+#[tokio::test]
+async fn open_applications_fall_due_on_their_owners_clock() {
+    let (store, _db) = store().await;
+    let test = partner("test");
+    let open = new_application(&test, 1_000, None);
+    insert(store.as_ref(), &open).await;
+    let closed = new_application(&test, 1_001, None);
+    insert(store.as_ref(), &closed).await;
+    let withdrawn = closed.withdraw(None, at(1_500)).unwrap().unwrap();
+    store
+        .commit(set(
+            vec![Write::Lending(LendingWrite::UpdateApplication(withdrawn))],
+            None,
+        ))
+        .await
+        .unwrap();
+    let due_ms = lendhub_domain::clock::unix_ms(open.expires_at);
+    assert!(store.due_expiries(due_ms - 1, 10).await.unwrap().is_empty());
+    let due = store.due_expiries(due_ms, 10).await.unwrap();
+    assert_eq!(due.len(), 1, "only the open one");
+    assert_eq!(due[0].application.id, open.id);
+    store.commit(set_clock(test.as_str(), 0, 10)).await.unwrap();
+    let early = store.due_expiries(due_ms - 10, 10).await.unwrap();
+    assert_eq!(early.len(), 1, "its owner's clock is ahead");
+    assert_eq!(early[0].clock_offset_ms, 10);
+}
