@@ -146,14 +146,15 @@ pub mod lending {
         "SELECT 1 FROM hub_applications WHERE id = $1 AND owner = $2";
     /// Open applications due on their owner's clock; the bound on
     /// `open_until_ms` (offsets are never negative) lets the index narrow
-    /// the scan, as the delivery and referral sweeps do.
+    /// the scan, and the order is the index's, so a backlog is read a page
+    /// at a time rather than sorted whole.
     pub const DUE_EXPIRIES: &str =
         "SELECT a.body, coalesce(c.clock_offset_ms, 0) FROM hub_applications a
          LEFT JOIN test_clocks c ON c.owner = a.owner
          WHERE a.open_until_ms IS NOT NULL
            AND a.open_until_ms - coalesce(c.clock_offset_ms, 0) <= $1
            AND a.open_until_ms <= $1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM test_clocks)
-         ORDER BY a.open_until_ms - coalesce(c.clock_offset_ms, 0), a.id
+         ORDER BY a.open_until_ms
          LIMIT $2";
 }
 
