@@ -108,6 +108,10 @@ hub_id!(/// A marketplace signal (`sig_…`).
 hub_id!(/// An identity subject (`usr_…`).
     UserId, "usr_");
 
+// lendhub's own, for objects the seed names without a prefix.
+hub_id!(/// An identity check's verification (`ver_…`).
+    VerificationId, "ver_");
+
 #[cfg(test)]
 mod tests {
     use super::*;

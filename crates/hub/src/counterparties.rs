@@ -3,6 +3,7 @@
 //! (`docs/simulators.md` lists their magic values).
 
 use async_trait::async_trait;
+use lendhub_domain::kyc::{self, Findings, Person};
 use lendhub_domain::register::{self, RegisteredEntity};
 
 /// The register could not be asked (a real adapter's outage): the request
@@ -25,5 +26,37 @@ pub struct SyntheticRegister;
 impl CompanyRegister for SyntheticRegister {
     async fn lookup(&self, number: &str) -> Result<Option<RegisteredEntity>, RegisterUnavailable> {
         Ok(register::synthetic(number))
+    }
+}
+
+/// The person register (KYC/AML: identity, sanctions and PEP lists, and the
+/// company's officers) could not be asked.
+#[derive(Debug, thiserror::Error)]
+#[error("the person register is unavailable: {0}")]
+pub struct PeopleUnavailable(pub String);
+
+/// Identity and AML checks of a person (a KYC provider in production).
+#[async_trait]
+pub trait PersonRegister: Send + Sync {
+    /// What the register finds for `person`; directorship only when a
+    /// company is named.
+    async fn check(
+        &self,
+        person: &Person,
+        company_number: Option<&str>,
+    ) -> Result<Findings, PeopleUnavailable>;
+}
+
+/// The built-in register: `lendhub_domain::kyc::synthetic`.
+pub struct SyntheticPeople;
+
+#[async_trait]
+impl PersonRegister for SyntheticPeople {
+    async fn check(
+        &self,
+        person: &Person,
+        company_number: Option<&str>,
+    ) -> Result<Findings, PeopleUnavailable> {
+        Ok(kyc::synthetic(person, company_number.is_some()))
     }
 }

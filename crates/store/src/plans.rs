@@ -90,6 +90,11 @@ pub fn request_path_queries() -> Vec<Query> {
         ),
     ];
     queries.push(query(
+        "identity check by id",
+        sql::lending::VERIFICATION,
+        vec![Value::Text("ver_01J00000000000000000000000"), OWNER],
+    ));
+    queries.push(query(
         "hub application by id",
         sql::lending::APPLICATION,
         vec![Value::Text("app_01J00000000000000000000000"), OWNER],

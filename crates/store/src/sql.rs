@@ -142,6 +142,10 @@ pub mod lending {
     pub const UPDATE_APPLICATION: &str = "UPDATE hub_applications
          SET status = $3, reference = $4, version = $5, open_until_ms = $6, body = $7
          WHERE id = $1 AND owner = $2 AND version + 1 = $5";
+    pub const VERIFICATION: &str = "SELECT body FROM identity_checks WHERE id = $1 AND owner = $2";
+    pub const INSERT_VERIFICATION: &str =
+        "INSERT INTO identity_checks (id, owner, application_id, created_at_ms, body)
+         VALUES ($1, $2, $3, $4, $5)";
     pub const APPLICATION_EXISTS: &str =
         "SELECT 1 FROM hub_applications WHERE id = $1 AND owner = $2";
     /// Open applications due on their owner's clock; the bound on

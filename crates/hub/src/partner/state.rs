@@ -95,6 +95,8 @@ pub struct Partner {
     pub expiry_wake: Arc<Notify>,
     /// Where company numbers are looked up.
     pub register: Arc<dyn crate::counterparties::CompanyRegister>,
+    /// Where people are checked (identity, sanctions, PEP, directorship).
+    pub people: Arc<dyn crate::counterparties::PersonRegister>,
     /// Signs applications' handoff links (`lending::handoff_token`).
     pub handoff_key: [u8; 32],
     /// The REST tier's writes, each at most once per Idempotency-Key.
@@ -153,6 +155,7 @@ impl PartnerState {
             units: store.clone(),
             expiry_wake: Arc::default(),
             register: Arc::new(crate::counterparties::SyntheticRegister),
+            people: Arc::new(crate::counterparties::SyntheticPeople),
             handoff_key: master_key.derive("handoff-link"),
             idempotency: Idempotency::new(store.clone(), master_key.clone(), outbox_wake.clone()),
             sender,

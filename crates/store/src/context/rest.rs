@@ -5,6 +5,7 @@
 //! resource").
 
 use async_trait::async_trait;
+use lendhub_domain::kyc::Verification;
 use lendhub_domain::lending::{Application, Status};
 use lendhub_domain::tenant::Tenant;
 
@@ -44,6 +45,7 @@ pub enum LendingWrite {
     /// Succeeds only if the stored version is `application.version - 1`;
     /// otherwise `Conflict`.
     UpdateApplication(Application),
+    InsertVerification(Verification),
 }
 
 /// Applications, decisions and the hosted journey (issue #15).
@@ -60,6 +62,12 @@ pub trait LendingStore: Send + Sync {
         owner: &Tenant,
         query: &ApplicationQuery,
     ) -> Result<ApplicationPage, StoreError>;
+
+    async fn verification(
+        &self,
+        owner: &Tenant,
+        id: &str,
+    ) -> Result<Option<Verification>, StoreError>;
 
     /// Open applications whose expiry has passed on their owner's clock
     /// (`open_until <= service_now_ms + offset`), soonest first.

@@ -98,6 +98,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "hub_applications",
         include_str!("../../migrations/postgres/0018_hub_applications.sql"),
     ),
+    (
+        19,
+        "identity_checks",
+        include_str!("../../migrations/postgres/0019_identity_checks.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -1,6 +1,7 @@
 //! The REST tier's contexts on this backend (`crate::context::rest`).
 
 use async_trait::async_trait;
+use lendhub_domain::kyc::Verification;
 use lendhub_domain::lending::Application;
 use lendhub_domain::tenant::Tenant;
 use tokio_postgres::Row;
@@ -87,6 +88,23 @@ impl LendingStore for PgStore {
             .map(application_row)
             .collect::<Result<Vec<_>, _>>()?;
         Ok(ApplicationPage::Page(q.page.page(fetched)))
+    }
+
+    async fn verification(
+        &self,
+        owner: &Tenant,
+        id: &str,
+    ) -> Result<Option<Verification>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached(sql::lending::VERIFICATION)
+            .await
+            .map_err(db)?;
+        c.query_opt(&statement, &[&id, &owner.as_str()])
+            .await
+            .map_err(db)?
+            .map(|r| from_json(get(&r, 0)?))
+            .transpose()
     }
 
     async fn due_expiries(

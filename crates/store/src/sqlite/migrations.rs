@@ -97,6 +97,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "hub_applications",
         include_str!("../../migrations/sqlite/0018_hub_applications.sql"),
     ),
+    (
+        19,
+        "identity_checks",
+        include_str!("../../migrations/sqlite/0019_identity_checks.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -3,6 +3,7 @@
 use std::sync::LazyLock;
 
 use async_trait::async_trait;
+use lendhub_domain::kyc::Verification;
 use lendhub_domain::lending::Application;
 use lendhub_domain::tenant::Tenant;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -71,6 +72,19 @@ fn applications(
     Ok(ApplicationPage::Page(q.page.page(fetched)))
 }
 
+fn verification(
+    c: &Connection,
+    owner: &Tenant,
+    id: &str,
+) -> rusqlite::Result<Option<Verification>> {
+    c.prepare_cached(shared!(sql::lending::VERIFICATION))?
+        .query_row([id, owner.as_str()], |r| {
+            let body: String = r.get(0)?;
+            rows::from_json(&body)
+        })
+        .optional()
+}
+
 fn due_expiries(c: &Connection, now_ms: i64, limit: u32) -> rusqlite::Result<Vec<DueExpiry>> {
     c.prepare_cached(shared!(sql::lending::DUE_EXPIRIES))?
         .query_map(params![now_ms, limit], |r| {
@@ -98,6 +112,14 @@ impl LendingStore for SqliteStore {
         query: &ApplicationQuery,
     ) -> Result<ApplicationPage, StoreError> {
         self.read(|c| applications(c, owner, query))
+    }
+
+    async fn verification(
+        &self,
+        owner: &Tenant,
+        id: &str,
+    ) -> Result<Option<Verification>, StoreError> {
+        self.read(|c| verification(c, owner, id))
     }
 
     async fn due_expiries(

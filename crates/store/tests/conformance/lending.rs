@@ -188,3 +188,58 @@ async fn open_applications_fall_due_on_their_owners_clock() {
     assert_eq!(early.len(), 1, "its owner's clock is ahead");
     assert_eq!(early[0].clock_offset_ms, 10);
 }
+
+#[tokio::test]
+async fn a_verification_is_stored_once_and_read_by_its_owner_only() {
+    use lendhub_domain::hub_ids::VerificationId;
+    use lendhub_domain::kyc::{self, Verification};
+    let (store, _db) = store().await;
+    let test = partner("test");
+    let checked = kyc::check(
+        &kyc::Request {
+            first_name: Some("Ada".into()),
+            last_name: Some("Sanctioned".into()),
+            date_of_birth: Some("1985-04-12".into()),
+            ..kyc::Request::default()
+        },
+        time::macros::date!(2026 - 11 - 25),
+    )
+    .unwrap();
+    let findings = kyc::synthetic(&checked.person, false);
+    let v = Verification::new(
+        VerificationId::generate(1_000, 7),
+        test.clone(),
+        checked,
+        None,
+        findings,
+        at(1_000),
+    );
+    store
+        .commit(set(
+            vec![Write::Lending(LendingWrite::InsertVerification(v.clone()))],
+            None,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.verification(&test, v.id.as_str()).await.unwrap(),
+        Some(v.clone())
+    );
+    assert_eq!(
+        store
+            .verification(&partner("live"), v.id.as_str())
+            .await
+            .unwrap(),
+        None
+    );
+    assert!(
+        store
+            .commit(set(
+                vec![Write::Lending(LendingWrite::InsertVerification(v))],
+                None,
+            ))
+            .await
+            .is_err(),
+        "an id is stored once"
+    );
+}

@@ -9,6 +9,7 @@ pub mod applications;
 mod caller;
 mod event_replay;
 pub mod events;
+pub mod identity_checks;
 mod openapi_doc;
 mod test_helpers;
 mod waiting;
@@ -40,6 +41,8 @@ pub fn api() -> OpenApiRouter<PartnerState> {
         ))
         .routes(routes!(applications::retrieve::retrieve))
         .routes(routes!(applications::withdraw::withdraw))
+        .routes(routes!(identity_checks::create::create))
+        .routes(routes!(identity_checks::retrieve::retrieve))
         .routes(routes!(events::list))
         .routes(routes!(event_replay::replay))
         .routes(routes!(whe::create, whe::list))

@@ -44,6 +44,7 @@ pub const PATHS: &[(&str, &str)] = &[
     ("GET", "/introductions"),
     ("GET", "/payouts"),
     ("POST", "/identity/checks"),
+    ("GET", "/identity/checks/{id}"),
     ("POST", "/webhook_endpoints"),
     ("GET", "/webhook_endpoints"),
     ("GET", "/webhook_endpoints/{id}"),

@@ -36,7 +36,7 @@ pub(crate) fn needs(write: &LendingWrite) -> Option<Needs<'_, Check<'_>>> {
             check: Check::Version(a),
             row: Some(("hub_application", a.id.as_str())),
         }),
-        LendingWrite::InsertApplication(_) => None,
+        LendingWrite::InsertApplication(_) | LendingWrite::InsertVerification(_) => None,
     }
 }
 
@@ -48,6 +48,7 @@ pub(crate) struct Statements {
     lock_application: Statement,
     insert_application: Statement,
     update_application: Statement,
+    insert_verification: Statement,
 }
 
 impl Statements {
@@ -57,6 +58,7 @@ impl Statements {
             lock_application: p(LOCK_APPLICATION).await?,
             insert_application: p(crate::sql::lending::INSERT_APPLICATION).await?,
             update_application: p(crate::sql::lending::UPDATE_APPLICATION).await?,
+            insert_verification: p(crate::sql::lending::INSERT_VERIFICATION).await?,
         })
     }
 
@@ -102,6 +104,16 @@ impl Statements {
                     Box::new(a.version),
                     Box::new(open_until_ms(a)),
                     Box::new(json(a)?),
+                ],
+            )),
+            LendingWrite::InsertVerification(v) => out.push((
+                self.insert_verification.clone(),
+                vec![
+                    Box::new(v.id.as_str()) as Param<'a>,
+                    Box::new(v.owner.as_str()),
+                    Box::new(v.application_id.as_ref().map(|id| id.as_str())),
+                    Box::new(unix_ms(v.created_at)),
+                    Box::new(json(v)?),
                 ],
             )),
         }

@@ -51,6 +51,19 @@ pub fn apply(c: &Connection, write: &LendingWrite) -> Result<(), CommitError> {
                 return Err(CommitError::Conflict);
             }
         }
+        LendingWrite::InsertVerification(v) => {
+            c.prepare_cached(shared!(crate::sql::lending::INSERT_VERIFICATION))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        v.id.to_string(),
+                        v.owner.as_str(),
+                        v.application_id.as_ref().map(ToString::to_string),
+                        unix_ms(v.created_at),
+                        rows::to_json(v)?
+                    ])
+                })
+                .map_err(store)?;
+        }
     }
     Ok(())
 }

@@ -1,0 +1,125 @@
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use lendhub_domain::events::EventType;
+use lendhub_domain::hub_ids::{HubId, VerificationId};
+use lendhub_domain::kyc::{self, Request, Status, Verification};
+use lendhub_domain::scope::PartnerScope;
+use lendhub_http::FieldIssue;
+use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
+use lendhub_http::json::JsonBody;
+use lendhub_store::{EventWrite, LendingWrite, WriteSet};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::VerificationView;
+use crate::partner::error::PartnerError;
+use crate::partner::rest::applications::find;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::events::event;
+use crate::partner::state::PartnerState;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PersonInput {
+    #[schema(required = true, example = "Ada")]
+    first_name: Option<String>,
+    #[schema(required = true, example = "Lovelace")]
+    last_name: Option<String>,
+    /// YYYY-MM-DD; at least 16 years before today.
+    #[schema(required = true, example = "1985-04-12")]
+    date_of_birth: Option<String>,
+    #[schema(example = "SW1A 1AA")]
+    postcode: Option<String>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateIdentityCheck {
+    #[schema(required = true)]
+    person: Option<PersonInput>,
+    /// The company whose officer the person should be; defaults to the
+    /// application's. Without either, directorship is not checked.
+    company_number: Option<String>,
+    /// `app_…` of yours: links the check, and echoes its reference.
+    application_id: Option<String>,
+}
+
+/// Check a person's identity, sanctions and PEP status, and (with a company)
+/// that they are its officer. The answer and its event
+/// (`identity.verified`, or `identity.review_required` with the flags that
+/// need a person to look) come at once.
+#[utoipa::path(post, operation_id = "createIdentityCheck", path = "/identity/checks", tag = "identity",
+    security(("oauth2" = ["identity.write"]), ("api_key" = [])),
+    params(("Idempotency-Key" = Option<String>, Header, description = "optional; 8 to 128 characters")),
+    request_body = CreateIdentityCheck,
+    responses((status = 201, body = VerificationView),
+        (status = 400, description = "invalid_json, unknown_field, idempotency_key_malformed"),
+        (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
+        (status = 404, description = "not_found: the application is not yours"),
+        (status = 409, description = "idempotency_key_reused or idempotency_key_in_progress"),
+        (status = 413, description = "payload_too_large"), (status = 415, description = "unsupported_media_type"),
+        (status = 422, description = "validation_failed (detail names each field)"),
+        (status = 429, description = "rate_limited (5 per second on this route)"),
+        (status = 503, description = "service_unavailable: the person register could not be asked")))]
+pub async fn create(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    MaybeIdempotent(key): MaybeIdempotent,
+    body: JsonBody<CreateIdentityCheck>,
+) -> Result<Response, PartnerError> {
+    let write = caller.begin_write(&state, PartnerScope::IdentityWrite)?;
+    let (owner, now) = (&write.owner, write.now);
+    state
+        .idempotency
+        .run_maybe(write.guarded(&key, &body.raw), || async {
+            let input = &body.value;
+            let person = input.person.as_ref();
+            let request = Request {
+                first_name: person.and_then(|p| p.first_name.clone()),
+                last_name: person.and_then(|p| p.last_name.clone()),
+                date_of_birth: person.and_then(|p| p.date_of_birth.clone()),
+                postcode: person.and_then(|p| p.postcode.clone()),
+                company_number: input.company_number.clone(),
+                application_id: input.application_id.clone(),
+            };
+            let mut checked = kyc::check(&request, now.date()).map_err(|problems| {
+                PartnerError::Validation(
+                    problems
+                        .into_iter()
+                        .map(|p| FieldIssue::new(p.field, p.reason))
+                        .collect(),
+                )
+            })?;
+            let application = match &checked.application_id {
+                Some(id) => Some(find(&state, owner, id.as_str()).await?),
+                None => None,
+            };
+            if checked.company_number.is_none() {
+                checked.company_number = application.as_ref().map(|a| a.company_number.clone());
+            }
+            let findings = state
+                .people
+                .check(&checked.person, checked.company_number.as_deref())
+                .await
+                .map_err(|e| PartnerError::Unavailable(e.to_string()))?;
+            let id: VerificationId =
+                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
+            let reference = application.and_then(|a| a.reference);
+            let verification =
+                Verification::new(id, owner.clone(), checked, reference, findings, now);
+            let view = VerificationView::new(&verification);
+            let kind = match verification.status {
+                Status::Verified => EventType::IdentityVerified,
+                Status::ReviewRequired => EventType::IdentityReviewRequired,
+            };
+            let announced = event(owner, kind, &view, now)
+                .map_err(|e| PartnerError::Internal(e.to_string()))?;
+            let mut writes = WriteSet::default();
+            writes
+                .push(LendingWrite::InsertVerification(verification))
+                .push(EventWrite::InsertEvent(announced));
+            Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
+        })
+        .await
+}

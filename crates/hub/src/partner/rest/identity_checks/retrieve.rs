@@ -1,0 +1,33 @@
+use axum::Json;
+use axum::extract::{Path, State};
+use lendhub_domain::hub_ids::{HubId, VerificationId};
+use lendhub_domain::scope::PartnerScope;
+
+use super::VerificationView;
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::state::PartnerState;
+
+/// An identity check of yours, in this environment.
+#[utoipa::path(get, operation_id = "getIdentityCheck", path = "/identity/checks/{id}", tag = "identity",
+    security(("oauth2" = ["identity.read"]), ("api_key" = [])),
+    params(("id" = String, Path, description = "ver_…")),
+    responses((status = 200, body = VerificationView), (status = 401, description = "credentials"),
+        (status = 403, description = "insufficient_scope"), (status = 404, description = "not_found")))]
+pub async fn retrieve(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    Path(id): Path<String>,
+) -> Result<Json<VerificationView>, PartnerError> {
+    caller.require(PartnerScope::IdentityRead)?;
+    let missing = PartnerError::NotFound("identity check");
+    if VerificationId::parse(&id).is_none() {
+        return Err(missing);
+    }
+    let verification = state
+        .lending
+        .verification(&caller.tenant(), &id)
+        .await?
+        .ok_or(missing)?;
+    Ok(Json(VerificationView::new(&verification)))
+}
