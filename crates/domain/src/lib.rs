@@ -33,4 +33,5 @@ pub mod signature;
 pub mod synthetic;
 pub mod tenant;
 pub mod test_clock;
+pub mod underwriting;
 pub mod webhook;

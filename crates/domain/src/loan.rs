@@ -163,4 +163,58 @@ mod tests {
         assert!(o.apr > 15.0 && o.apr < 17.0, "{}", o.apr);
         assert!(o.is_indicative);
     }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        /// The annual rate `(1 + i)^12 − 1` of the monthly rate `i` that makes
+        /// the instalments' present value equal the advance, unrounded.
+        fn exact_apr(principal: i64, instalments: &[i64]) -> f64 {
+            let pv = |i: f64| {
+                instalments
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &p)| p as f64 / (1.0 + i).powi(k as i32 + 1))
+                    .sum::<f64>()
+            };
+            let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
+            for _ in 0..200 {
+                let mid = (lo + hi) / 2.0;
+                if pv(mid) > principal as f64 {
+                    lo = mid;
+                } else {
+                    hi = mid;
+                }
+            }
+            ((1.0 + lo).powi(12) - 1.0) * 100.0
+        }
+
+        proptest! {
+            /// The total repayable is the sum of the instalments, and the
+            /// schedule repays the principal to the penny.
+            #[test]
+            fn total_repayable_is_the_sum_of_the_instalments(
+                principal in 100_000i64..=25_000_000, bps in 0u32..=5_000, term in 3u32..=60,
+            ) {
+                let o = offer(principal, bps, term);
+                let s = schedule(principal, bps, term);
+                prop_assert_eq!(s.len() as u32, term);
+                prop_assert_eq!(o.total_repayable_pence.as_pence(), s.iter().sum::<i64>());
+                prop_assert!(o.total_repayable_pence.as_pence() >= principal);
+                prop_assert_eq!(o.monthly_repayment_pence.as_pence(), s[0]);
+            }
+
+            /// The offer's APR, given to one decimal place, is the flows' APR:
+            /// within the 0.05 that rounding allows.
+            #[test]
+            fn the_apr_is_the_rate_of_the_cash_flows(
+                principal in 100_000i64..=25_000_000, bps in 1u32..=5_000, term in 3u32..=60,
+            ) {
+                let o = offer(principal, bps, term);
+                let exact = exact_apr(principal, &schedule(principal, bps, term));
+                prop_assert!((o.apr - exact).abs() <= 0.05 + 1e-9, "{} vs {}", o.apr, exact);
+            }
+        }
+    }
 }
