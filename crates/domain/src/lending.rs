@@ -324,6 +324,33 @@ pub fn handoff_token(key: &[u8; 32], id: &ApplicationId) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
 }
 
+/// What an approved offer stays open for (the seed names `expires_at` but
+/// not its length; docs/decisions.md): as the sandbox's offers.
+pub const OFFER_OPEN_FOR: Duration = Duration::days(30);
+
+/// The engine's decision on an application (hub seed, Resources → Decision).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    pub id: DecisionId,
+    pub owner: Tenant,
+    pub application_id: ApplicationId,
+    pub reference: Option<String>,
+    pub verdict: crate::underwriting::Verdict,
+    /// What the engine weighed, kept so the decision explains itself later.
+    pub facts: crate::underwriting::Facts,
+    #[serde(with = "time::serde::rfc3339")]
+    pub decided_at: OffsetDateTime,
+    /// When an approved offer lapses if not accepted; `None` otherwise.
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub expires_at: Option<OffsetDateTime>,
+}
+
+/// A submission refused: only an application still open for its applicant
+/// can be submitted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("a {0:?} application cannot be submitted")]
+pub struct CannotSubmit(pub Status);
+
 /// A withdrawal refused: the loan is funded, or the application closed
 /// otherwise (declined, expired).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
@@ -391,6 +418,46 @@ impl Application {
                 Ok(Some(withdrawn))
             }
         }
+    }
+
+    /// The applicant finished (`submitted`) and the engine decided at
+    /// once: the application as it stands after both — `approved`,
+    /// `declined`, or `in_review` for a referral — with its decision.
+    pub fn submit(
+        &self,
+        decision_id: DecisionId,
+        facts: crate::underwriting::Facts,
+        now: OffsetDateTime,
+    ) -> Result<(Self, Self, Decision), CannotSubmit> {
+        if self.status != Status::Created {
+            return Err(CannotSubmit(self.status));
+        }
+        if now >= self.expires_at {
+            return Err(CannotSubmit(Status::Expired));
+        }
+        // Both are one change of the stored row (one version): `submitted`
+        // is what the `application.submitted` event shows.
+        let submitted = self.moved(Status::Submitted, now);
+        let verdict = crate::underwriting::decide(&facts);
+        let status = match verdict.outcome {
+            crate::decisioning::Outcome::Approved => Status::Approved,
+            crate::decisioning::Outcome::Declined => Status::Declined,
+            crate::decisioning::Outcome::Referred => Status::InReview,
+        };
+        let expires_at = verdict.offer.is_some().then(|| now + OFFER_OPEN_FOR);
+        let mut decided = self.moved(status, now);
+        decided.decision_id = Some(decision_id.clone());
+        let decision = Decision {
+            id: decision_id,
+            owner: self.owner.clone(),
+            application_id: self.id.clone(),
+            reference: self.reference.clone(),
+            verdict,
+            facts,
+            decided_at: now,
+            expires_at,
+        };
+        Ok((submitted, decided, decision))
     }
 
     /// Expired, if the applicant has not finished by `expires_at`.

@@ -5,6 +5,7 @@
 use async_trait::async_trait;
 use lendhub_domain::kyc::{self, Findings, Person};
 use lendhub_domain::register::{self, RegisteredEntity};
+use lendhub_domain::underwriting::Banking;
 
 /// The register could not be asked (a real adapter's outage): the request
 /// answers 503 and may be retried.
@@ -58,5 +59,60 @@ impl PersonRegister for SyntheticPeople {
         company_number: Option<&str>,
     ) -> Result<Findings, PeopleUnavailable> {
         Ok(kyc::synthetic(person, company_number.is_some()))
+    }
+}
+
+/// The bank could not be reached through open banking.
+#[derive(Debug, thiserror::Error)]
+#[error("the bank is unavailable: {0}")]
+pub struct BankUnavailable(pub String);
+
+/// Open-banking account information: what a connected business account
+/// shows (an AISP in production).
+#[async_trait]
+pub trait OpenBanking: Send + Sync {
+    /// The summary of the account the applicant connected at `bank`; `None`
+    /// for a bank it does not know.
+    async fn summary(&self, bank: &str) -> Result<Option<Banking>, BankUnavailable>;
+}
+
+/// The built-in test banks (`docs/simulators.md`).
+pub struct SyntheticBanks;
+
+/// The test banks and what their accounts show.
+pub const TEST_BANKS: [(&str, Banking); 3] = [
+    (
+        "test_bank_strong",
+        Banking {
+            months: 12,
+            average_monthly_inflow_pence: 8_000_000,
+            average_monthly_outflow_pence: 5_000_000,
+        },
+    ),
+    (
+        "test_bank_low",
+        Banking {
+            months: 12,
+            average_monthly_inflow_pence: 2_000_000,
+            average_monthly_outflow_pence: 1_950_000,
+        },
+    ),
+    (
+        "test_bank_thin",
+        Banking {
+            months: 2,
+            average_monthly_inflow_pence: 3_000_000,
+            average_monthly_outflow_pence: 2_000_000,
+        },
+    ),
+];
+
+#[async_trait]
+impl OpenBanking for SyntheticBanks {
+    async fn summary(&self, bank: &str) -> Result<Option<Banking>, BankUnavailable> {
+        Ok(TEST_BANKS
+            .iter()
+            .find(|(name, _)| *name == bank)
+            .map(|(_, b)| *b))
     }
 }

@@ -120,6 +120,15 @@ pub enum PartnerClientsCommand {
         /// An e-mail address.
         email: Option<String>,
     },
+    /// Switch white-label journeys on or off for a partner's live
+    /// environment (after the data-protection review); the test
+    /// environment always allows them.
+    SetWhiteLabel {
+        /// The partner's client id (pk_live_…).
+        client_id: String,
+        #[arg(value_parser = ["on", "off"])]
+        state: String,
+    },
     /// List partners (never their secrets).
     List,
     /// Suspend a partner: its tokens stop working and it gets no new ones.
@@ -195,10 +204,20 @@ pub async fn partner(command: PartnerCommand, config: &Config) -> anyhow::Result
                     "{}",
                     json!({"client_id": c.client_id, "name": c.name, "scopes": c.scopes,
                            "tier": c.tier.as_str(), "status": c.status.as_str(),
-                           "contact_email": c.contact_email})
+                           "contact_email": c.contact_email, "white_label": c.white_label})
                 );
             }
             Ok(())
+        }
+        PartnerClientsCommand::SetWhiteLabel { client_id, state } => {
+            let on = state == "on";
+            let change = PartnerClientChange::WhiteLabel(on);
+            if store.update_partner_client(&client_id, change, now).await? {
+                println!("{}", json!({"client_id": client_id, "white_label": on}));
+                Ok(())
+            } else {
+                Err(anyhow::anyhow!("no partner client {client_id}"))
+            }
         }
         PartnerClientsCommand::SetContact { client_id, email } => {
             let email = email.map(|e| checked_email(&e)).transpose()?;

@@ -90,6 +90,11 @@ pub fn request_path_queries() -> Vec<Query> {
         ),
     ];
     queries.push(query(
+        "hub decision by id",
+        sql::lending::DECISION,
+        vec![Value::Text("dec_01J00000000000000000000000"), OWNER],
+    ));
+    queries.push(query(
         "identity check by id",
         sql::lending::VERIFICATION,
         vec![Value::Text("ver_01J00000000000000000000000"), OWNER],

@@ -146,6 +146,10 @@ pub mod lending {
     pub const INSERT_VERIFICATION: &str =
         "INSERT INTO identity_checks (id, owner, application_id, created_at_ms, body)
          VALUES ($1, $2, $3, $4, $5)";
+    pub const DECISION: &str = "SELECT body FROM hub_decisions WHERE id = $1 AND owner = $2";
+    pub const INSERT_DECISION: &str =
+        "INSERT INTO hub_decisions (id, owner, application_id, outcome, decided_at_ms, body)
+         VALUES ($1, $2, $3, $4, $5, $6)";
     pub const APPLICATION_EXISTS: &str =
         "SELECT 1 FROM hub_applications WHERE id = $1 AND owner = $2";
     /// Open applications due on their owner's clock; the bound on
@@ -327,6 +331,8 @@ pub mod partner {
          VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9)";
     pub const PARTNER_CLIENTS_SET_CONTACT_BY_CLIENT_ID: &str =
         "UPDATE partner_clients SET contact_email = $2, updated_at_ms = $3 WHERE client_id = $1";
+    pub const PARTNER_CLIENTS_SET_WHITE_LABEL_BY_CLIENT_ID: &str =
+        "UPDATE partner_clients SET white_label = $2, updated_at_ms = $3 WHERE client_id = $1";
     pub const PARTNER_CLIENTS_SET_STATUS_BY_CLIENT_ID: &str =
         "UPDATE partner_clients SET status = $2, updated_at_ms = $3 WHERE client_id = $1";
     pub const PARTNER_CLIENTS_SET_SECRET_HASH_BY_CLIENT_ID: &str =

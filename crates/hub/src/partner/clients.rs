@@ -45,6 +45,7 @@ pub async fn create(
             sandbox_client_id: sandbox_client_id.map(str::to_owned),
             created_at_ms: now_ms,
             contact_email: None,
+            white_label: false,
         })
         .await?;
     Ok(Created {

@@ -97,6 +97,8 @@ pub struct Partner {
     pub register: Arc<dyn crate::counterparties::CompanyRegister>,
     /// Where people are checked (identity, sanctions, PEP, directorship).
     pub people: Arc<dyn crate::counterparties::PersonRegister>,
+    /// Where connected business accounts are read.
+    pub banks: Arc<dyn crate::counterparties::OpenBanking>,
     /// Signs applications' handoff links (`lending::handoff_token`).
     pub handoff_key: [u8; 32],
     /// The REST tier's writes, each at most once per Idempotency-Key.
@@ -156,6 +158,7 @@ impl PartnerState {
             expiry_wake: Arc::default(),
             register: Arc::new(crate::counterparties::SyntheticRegister),
             people: Arc::new(crate::counterparties::SyntheticPeople),
+            banks: Arc::new(crate::counterparties::SyntheticBanks),
             handoff_key: master_key.derive("handoff-link"),
             idempotency: Idempotency::new(store.clone(), master_key.clone(), outbox_wake.clone()),
             sender,

@@ -23,6 +23,9 @@ pub struct PartnerClientRecord {
     pub created_at_ms: i64,
     /// Where notices go (an endpoint disabled after 72 h of failures).
     pub contact_email: Option<String>,
+    /// White-label journeys allowed in the live environment (the
+    /// operator's switch, after the data-protection review).
+    pub white_label: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -30,6 +33,8 @@ pub enum PartnerClientChange {
     Status(PartnerStatus),
     SecretHash(Vec<u8>),
     ContactEmail(Option<String>),
+    /// The operator's sign-off for white-label journeys in live.
+    WhiteLabel(bool),
 }
 
 #[derive(Clone, Debug)]

@@ -6,7 +6,7 @@
 
 use async_trait::async_trait;
 use lendhub_domain::kyc::Verification;
-use lendhub_domain::lending::{Application, Status};
+use lendhub_domain::lending::{Application, Decision, Status};
 use lendhub_domain::tenant::Tenant;
 
 use crate::error::StoreError;
@@ -46,6 +46,7 @@ pub enum LendingWrite {
     /// otherwise `Conflict`.
     UpdateApplication(Application),
     InsertVerification(Verification),
+    InsertDecision(Decision),
 }
 
 /// Applications, decisions and the hosted journey (issue #15).
@@ -68,6 +69,8 @@ pub trait LendingStore: Send + Sync {
         owner: &Tenant,
         id: &str,
     ) -> Result<Option<Verification>, StoreError>;
+
+    async fn hub_decision(&self, owner: &Tenant, id: &str) -> Result<Option<Decision>, StoreError>;
 
     /// Open applications whose expiry has passed on their owner's clock
     /// (`open_until <= service_now_ms + offset`), soonest first.

@@ -103,6 +103,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "identity_checks",
         include_str!("../../migrations/postgres/0019_identity_checks.sql"),
     ),
+    (
+        20,
+        "decisions",
+        include_str!("../../migrations/postgres/0020_decisions.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

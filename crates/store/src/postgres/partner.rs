@@ -10,7 +10,7 @@ use crate::*;
 use lendhub_domain::credentials::Environment;
 use lendhub_domain::partner::{PartnerStatus, Tier};
 
-const CLIENT_COLUMNS: &str = "client_id, name, secret_hash, scopes, tier, status, created_at_ms, sandbox_client_id, contact_email";
+const CLIENT_COLUMNS: &str = "client_id, name, secret_hash, scopes, tier, status, created_at_ms, sandbox_client_id, contact_email, white_label";
 
 fn client_row(r: &Row) -> Result<PartnerClientRecord, StoreError> {
     Ok(PartnerClientRecord {
@@ -24,6 +24,7 @@ fn client_row(r: &Row) -> Result<PartnerClientRecord, StoreError> {
         created_at_ms: get(r, 6)?,
         sandbox_client_id: get(r, 7)?,
         contact_email: get(r, 8)?,
+        white_label: get(r, 9)?,
     })
 }
 
@@ -94,6 +95,13 @@ pub async fn update_client(
             c.execute(
                 crate::sql::partner::PARTNER_CLIENTS_SET_CONTACT_BY_CLIENT_ID,
                 &[&id, email, &now_ms],
+            )
+            .await
+        }
+        PartnerClientChange::WhiteLabel(on) => {
+            c.execute(
+                crate::sql::partner::PARTNER_CLIENTS_SET_WHITE_LABEL_BY_CLIENT_ID,
+                &[&id, on, &now_ms],
             )
             .await
         }
@@ -195,7 +203,8 @@ pub async fn client_and_revocation(
         Some(_) => Some(client_row(&row)?),
         None => None,
     };
-    Ok((record, get(&row, 9)?))
+    // The flag follows the client's columns.
+    Ok((record, get(&row, CLIENT_COLUMNS.split(',').count())?))
 }
 
 pub async fn epoch(c: &Client) -> Result<i64, StoreError> {

@@ -2,7 +2,7 @@
 
 use async_trait::async_trait;
 use lendhub_domain::kyc::Verification;
-use lendhub_domain::lending::Application;
+use lendhub_domain::lending::{Application, Decision};
 use lendhub_domain::tenant::Tenant;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
@@ -100,6 +100,16 @@ impl LendingStore for PgStore {
             .prepare_cached(sql::lending::VERIFICATION)
             .await
             .map_err(db)?;
+        c.query_opt(&statement, &[&id, &owner.as_str()])
+            .await
+            .map_err(db)?
+            .map(|r| from_json(get(&r, 0)?))
+            .transpose()
+    }
+
+    async fn hub_decision(&self, owner: &Tenant, id: &str) -> Result<Option<Decision>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c.prepare_cached(sql::lending::DECISION).await.map_err(db)?;
         c.query_opt(&statement, &[&id, &owner.as_str()])
             .await
             .map_err(db)?

@@ -102,6 +102,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "identity_checks",
         include_str!("../../migrations/sqlite/0019_identity_checks.sql"),
     ),
+    (
+        20,
+        "decisions",
+        include_str!("../../migrations/sqlite/0020_decisions.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

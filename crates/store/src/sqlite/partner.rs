@@ -14,7 +14,7 @@ fn bad(what: &str) -> rusqlite::Error {
     )
 }
 
-const CLIENT_COLUMNS: &str = "client_id, name, secret_hash, scopes, tier, status, created_at_ms, sandbox_client_id, contact_email";
+const CLIENT_COLUMNS: &str = "client_id, name, secret_hash, scopes, tier, status, created_at_ms, sandbox_client_id, contact_email, white_label";
 
 fn client_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PartnerClientRecord> {
     let tier: String = r.get(4)?;
@@ -29,6 +29,7 @@ fn client_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PartnerClientRecord> {
         created_at_ms: r.get(6)?,
         sandbox_client_id: r.get(7)?,
         contact_email: r.get(8)?,
+        white_label: r.get(9)?,
     })
 }
 
@@ -84,6 +85,10 @@ pub fn update_client(
         PartnerClientChange::ContactEmail(email) => c.execute(
             shared!(crate::sql::partner::PARTNER_CLIENTS_SET_CONTACT_BY_CLIENT_ID),
             params![id, email, now_ms],
+        )?,
+        PartnerClientChange::WhiteLabel(on) => c.execute(
+            shared!(crate::sql::partner::PARTNER_CLIENTS_SET_WHITE_LABEL_BY_CLIENT_ID),
+            params![id, on, now_ms],
         )?,
     };
     Ok(changed > 0)
@@ -161,7 +166,8 @@ pub fn client_and_revocation(
             Some(_) => Some(client_row(r)?),
             None => None,
         };
-        Ok((record, r.get(9)?))
+        // The flag follows the client's columns.
+        Ok((record, r.get(CLIENT_COLUMNS.split(',').count())?))
     })
 }
 

@@ -4,7 +4,7 @@ use std::sync::LazyLock;
 
 use async_trait::async_trait;
 use lendhub_domain::kyc::Verification;
-use lendhub_domain::lending::Application;
+use lendhub_domain::lending::{Application, Decision};
 use lendhub_domain::tenant::Tenant;
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -85,6 +85,15 @@ fn verification(
         .optional()
 }
 
+fn decision(c: &Connection, owner: &Tenant, id: &str) -> rusqlite::Result<Option<Decision>> {
+    c.prepare_cached(shared!(sql::lending::DECISION))?
+        .query_row([id, owner.as_str()], |r| {
+            let body: String = r.get(0)?;
+            rows::from_json(&body)
+        })
+        .optional()
+}
+
 fn due_expiries(c: &Connection, now_ms: i64, limit: u32) -> rusqlite::Result<Vec<DueExpiry>> {
     c.prepare_cached(shared!(sql::lending::DUE_EXPIRIES))?
         .query_map(params![now_ms, limit], |r| {
@@ -120,6 +129,10 @@ impl LendingStore for SqliteStore {
         id: &str,
     ) -> Result<Option<Verification>, StoreError> {
         self.read(|c| verification(c, owner, id))
+    }
+
+    async fn hub_decision(&self, owner: &Tenant, id: &str) -> Result<Option<Decision>, StoreError> {
+        self.read(|c| decision(c, owner, id))
     }
 
     async fn due_expiries(

@@ -40,6 +40,7 @@ async fn partner_clients_signing_keys_and_revocations() {
         sandbox_client_id: None,
         created_at_ms: 1,
         contact_email: None,
+        white_label: false,
     })
     .await
     .unwrap();
@@ -60,6 +61,22 @@ async fn partner_clients_signing_keys_and_revocations() {
     assert_eq!(
         (stored.tier, stored.status),
         (Tier::Launch, PartnerStatus::Suspended)
+    );
+    assert!(!stored.white_label, "off until the operator switches it on");
+    assert!(
+        b.update_partner_client("pk_live_a", PartnerClientChange::WhiteLabel(true), 3)
+            .await
+            .unwrap()
+    );
+    let switched = a.partner_client("pk_live_a").await.unwrap().unwrap();
+    assert!(switched.white_label);
+    let (with_revocation, _) = a
+        .partner_client_and_revocation("pk_live_a", "no-such-jti")
+        .await
+        .unwrap();
+    assert!(
+        with_revocation.is_some_and(|c| c.white_label),
+        "the token path reads the same record"
     );
     assert_eq!(b.list_partner_clients().await.unwrap().len(), 1);
 
@@ -149,6 +166,7 @@ async fn api_keys_are_found_listed_and_expired() {
         sandbox_client_id: None,
         created_at_ms: 1,
         contact_email: None,
+        white_label: false,
     })
     .await
     .unwrap();

@@ -7,6 +7,7 @@
 
 pub mod applications;
 mod caller;
+pub mod decisions;
 mod event_replay;
 pub mod events;
 pub mod identity_checks;
@@ -41,6 +42,9 @@ pub fn api() -> OpenApiRouter<PartnerState> {
         ))
         .routes(routes!(applications::retrieve::retrieve))
         .routes(routes!(applications::withdraw::withdraw))
+        .routes(routes!(applications::submit::submit))
+        .routes(routes!(decisions::for_application::for_application))
+        .routes(routes!(decisions::retrieve::retrieve))
         .routes(routes!(identity_checks::create::create))
         .routes(routes!(identity_checks::retrieve::retrieve))
         .routes(routes!(events::list))

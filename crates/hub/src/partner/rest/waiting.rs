@@ -45,6 +45,7 @@ pub const PATHS: &[(&str, &str)] = &[
     ("GET", "/payouts"),
     ("POST", "/identity/checks"),
     ("GET", "/identity/checks/{id}"),
+    ("POST", "/applications/{id}/submit"),
     ("POST", "/webhook_endpoints"),
     ("GET", "/webhook_endpoints"),
     ("GET", "/webhook_endpoints/{id}"),

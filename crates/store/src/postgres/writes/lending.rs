@@ -36,7 +36,9 @@ pub(crate) fn needs(write: &LendingWrite) -> Option<Needs<'_, Check<'_>>> {
             check: Check::Version(a),
             row: Some(("hub_application", a.id.as_str())),
         }),
-        LendingWrite::InsertApplication(_) | LendingWrite::InsertVerification(_) => None,
+        LendingWrite::InsertApplication(_)
+        | LendingWrite::InsertVerification(_)
+        | LendingWrite::InsertDecision(_) => None,
     }
 }
 
@@ -49,6 +51,7 @@ pub(crate) struct Statements {
     insert_application: Statement,
     update_application: Statement,
     insert_verification: Statement,
+    insert_decision: Statement,
 }
 
 impl Statements {
@@ -59,6 +62,7 @@ impl Statements {
             insert_application: p(crate::sql::lending::INSERT_APPLICATION).await?,
             update_application: p(crate::sql::lending::UPDATE_APPLICATION).await?,
             insert_verification: p(crate::sql::lending::INSERT_VERIFICATION).await?,
+            insert_decision: p(crate::sql::lending::INSERT_DECISION).await?,
         })
     }
 
@@ -104,6 +108,21 @@ impl Statements {
                     Box::new(a.version),
                     Box::new(open_until_ms(a)),
                     Box::new(json(a)?),
+                ],
+            )),
+            LendingWrite::InsertDecision(d) => out.push((
+                self.insert_decision.clone(),
+                vec![
+                    Box::new(d.id.as_str()) as Param<'a>,
+                    Box::new(d.owner.as_str()),
+                    Box::new(d.application_id.as_str()),
+                    Box::new(match d.verdict.outcome {
+                        lendhub_domain::decisioning::Outcome::Approved => "approved",
+                        lendhub_domain::decisioning::Outcome::Referred => "referred",
+                        lendhub_domain::decisioning::Outcome::Declined => "declined",
+                    }),
+                    Box::new(unix_ms(d.decided_at)),
+                    Box::new(json(d)?),
                 ],
             )),
             LendingWrite::InsertVerification(v) => out.push((

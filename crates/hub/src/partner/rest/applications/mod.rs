@@ -6,6 +6,7 @@ pub mod create;
 pub mod expiry;
 pub mod list;
 pub mod retrieve;
+pub mod submit;
 pub mod withdraw;
 
 use std::collections::BTreeMap;
@@ -62,9 +63,11 @@ pub struct ApplicationView {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     expires_at: OffsetDateTime,
-    /// The decision, once the engine has resolved it.
+    /// The decision, once the engine has resolved it (on retrieval; lists
+    /// and events carry `decision_id`).
     #[schema(value_type = Option<Object>)]
     decision: Option<serde_json::Value>,
+    decision_id: Option<String>,
     /// The servicing account, once funded.
     account_id: Option<String>,
     withdrawal_reason: Option<String>,
@@ -106,6 +109,7 @@ impl ApplicationView {
             handoff_url,
             expires_at: a.expires_at,
             decision: None,
+            decision_id: a.decision_id.as_ref().map(ToString::to_string),
             account_id: a.account_id.as_ref().map(ToString::to_string),
             withdrawal_reason: a.withdrawal_reason.clone(),
             livemode: matches!(
@@ -114,6 +118,19 @@ impl ApplicationView {
             ),
             created_at: a.created_at,
         }
+    }
+}
+
+impl ApplicationView {
+    /// With its decision embedded, as retrieval shows it.
+    pub fn with_decision(
+        mut self,
+        decision: &crate::partner::rest::decisions::DecisionView,
+    ) -> Result<Self, PartnerError> {
+        self.decision = Some(
+            serde_json::to_value(decision).map_err(|e| PartnerError::Internal(e.to_string()))?,
+        );
+        Ok(self)
     }
 }
 
@@ -132,13 +149,4 @@ pub(crate) async fn find(
         .hub_application(owner, raw_id)
         .await?
         .ok_or(missing)
-}
-
-/// The answer for one application.
-pub(crate) fn render(
-    a: &Application,
-    state: &PartnerState,
-) -> Result<serde_json::Value, PartnerError> {
-    serde_json::to_value(ApplicationView::new(a, state))
-        .map_err(|e| PartnerError::Internal(e.to_string()))
 }

@@ -2,9 +2,12 @@ use axum::Json;
 use axum::extract::{Path, State};
 use lendhub_domain::scope::PartnerScope;
 
-use super::{ApplicationView, find, render};
+use lendhub_domain::hub_ids::HubId;
+
+use super::{ApplicationView, find};
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::decisions::DecisionView;
 use crate::partner::state::PartnerState;
 
 /// An application of yours, in this environment.
@@ -20,6 +23,18 @@ pub async fn retrieve(
     Path(id): Path<String>,
 ) -> Result<Json<serde_json::Value>, PartnerError> {
     caller.require(PartnerScope::ApplicationsRead)?;
-    let application = find(&state, &caller.tenant(), &id).await?;
-    Ok(Json(render(&application, &state)?))
+    let owner = caller.tenant();
+    let application = find(&state, &owner, &id).await?;
+    let mut view = ApplicationView::new(&application, &state);
+    if let Some(decision_id) = &application.decision_id
+        && let Some(decision) = state
+            .lending
+            .hub_decision(&owner, decision_id.as_str())
+            .await?
+    {
+        view = view.with_decision(&DecisionView::new(&decision))?;
+    }
+    Ok(Json(
+        serde_json::to_value(view).map_err(|e| PartnerError::Internal(e.to_string()))?,
+    ))
 }

@@ -1,0 +1,192 @@
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use lendhub_domain::credentials::Environment;
+use lendhub_domain::events::EventType;
+use lendhub_domain::hub_ids::{DecisionId, HubId, VerificationId};
+use lendhub_domain::kyc;
+use lendhub_domain::lending::CannotSubmit;
+use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::underwriting::{CreditFile, Facts, Signals};
+use lendhub_http::FieldIssue;
+use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
+use lendhub_http::json::JsonBody;
+use lendhub_store::{EventWrite, LendingWrite, WriteSet};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::{ApplicationView, find};
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::decisions::DecisionView;
+use crate::partner::rest::events::event;
+use crate::partner::state::PartnerState;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Consents {
+    /// A search of the company's credit file.
+    credit_search: Option<bool>,
+    /// Reading the connected account through open banking.
+    open_banking: Option<bool>,
+    /// The terms of the application.
+    terms: Option<bool>,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SubmitApplication {
+    /// Each must be `true`: the applicant's consents, as collected by your
+    /// white-label journey.
+    #[schema(required = true)]
+    consents: Option<Consents>,
+    /// The bank the applicant connected (test banks: test_bank_strong,
+    /// test_bank_low, test_bank_thin).
+    #[schema(required = true, example = "test_bank_strong")]
+    bank: Option<String>,
+    /// `ver_…` checks of the directors made with `POST /identity/checks`.
+    #[serde(default)]
+    identity_check_ids: Vec<String>,
+}
+
+fn refused(e: CannotSubmit) -> PartnerError {
+    PartnerError::Conflict(match e.0 {
+        lendhub_domain::lending::Status::Expired => "the application has expired",
+        lendhub_domain::lending::Status::Withdrawn => "the application was withdrawn",
+        _ => "the application was already submitted",
+    })
+}
+
+/// White-label journeys: submit an application with the applicant's
+/// consents, connected bank and directors' identity checks, as the hosted
+/// journey does at its end (`application.submitted`). The engine decides at
+/// once (`decision.completed`): the application becomes `approved`,
+/// `declined` or `in_review` (referred). In the live environment this needs
+/// the operator's white-label switch; the test environment always allows it.
+#[utoipa::path(post, operation_id = "submitApplication", path = "/applications/{id}/submit", tag = "applications",
+    security(("oauth2" = ["applications.write"]), ("api_key" = [])),
+    params(("id" = String, Path, description = "app_…"),
+        ("Idempotency-Key" = Option<String>, Header, description = "optional; 8 to 128 characters")),
+    request_body = SubmitApplication,
+    responses((status = 200, body = ApplicationView),
+        (status = 400, description = "invalid_json, unknown_field, idempotency_key_malformed"),
+        (status = 401, description = "credentials"),
+        (status = 403, description = "insufficient_scope, or capability_denied: white-label journeys are not switched on for this partner in live"),
+        (status = 404, description = "not_found: the application or an identity check"),
+        (status = 409, description = "conflict: not open (already submitted, withdrawn or expired)"),
+        (status = 422, description = "validation_failed: a consent not given (`consent_required`), an unknown bank"),
+        (status = 503, description = "service_unavailable: the bank could not be reached")))]
+pub async fn submit(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    Path(id): Path<String>,
+    MaybeIdempotent(key): MaybeIdempotent,
+    body: JsonBody<SubmitApplication>,
+) -> Result<Response, PartnerError> {
+    let write = caller.begin_write(&state, PartnerScope::ApplicationsWrite)?;
+    if caller.env == Environment::Live && !caller.client.white_label {
+        return Err(PartnerError::CapabilityDenied(
+            "white-label journeys are switched on per partner by the operator after the data-protection review; use the hosted journey (handoff_url)",
+        ));
+    }
+    let (owner, now) = (&write.owner, write.now);
+    state
+        .idempotency
+        .run_maybe(write.guarded(&key, &body.raw), || async {
+            let input = &body.value;
+            let consents = input.consents.as_ref();
+            let mut issues = Vec::new();
+            for (field, given) in [
+                (
+                    "consents.credit_search",
+                    consents.and_then(|c| c.credit_search),
+                ),
+                (
+                    "consents.open_banking",
+                    consents.and_then(|c| c.open_banking),
+                ),
+                ("consents.terms", consents.and_then(|c| c.terms)),
+            ] {
+                if given != Some(true) {
+                    issues.push(FieldIssue::new(field, "consent_required"));
+                }
+            }
+            let bank = match input.bank.as_deref() {
+                None => {
+                    issues.push(FieldIssue::new("bank", "required"));
+                    None
+                }
+                Some(b) => state
+                    .banks
+                    .summary(b)
+                    .await
+                    .map_err(|e| PartnerError::Unavailable(e.to_string()))?
+                    .or_else(|| {
+                        issues.push(FieldIssue::new("bank", "unknown_bank"));
+                        None
+                    }),
+            };
+            if !issues.is_empty() {
+                return Err(PartnerError::Validation(issues));
+            }
+            let application = find(&state, owner, &id).await?;
+            let mut identity = None;
+            for check_id in &input.identity_check_ids {
+                let missing = PartnerError::NotFound("identity check");
+                if VerificationId::parse(check_id).is_none() {
+                    return Err(missing);
+                }
+                let v = state
+                    .lending
+                    .verification(owner, check_id)
+                    .await?
+                    .ok_or(missing)?;
+                // The worst check decides.
+                if identity != Some(kyc::Status::ReviewRequired) {
+                    identity = Some(v.status);
+                }
+            }
+            let company = state
+                .register
+                .lookup(&application.company_number)
+                .await
+                .map_err(|e| PartnerError::Unavailable(e.to_string()))?
+                .ok_or(PartnerError::Conflict(
+                    "the company is no longer on the register",
+                ))?;
+            let facts = Facts::new(
+                &company,
+                application.amount.as_pence(),
+                application.term_months,
+                CreditFile::synthetic(&application.company_number),
+                bank,
+                identity,
+                Signals::default(),
+            );
+            let decision_id: DecisionId =
+                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
+            let (submitted, decided, decision) = application
+                .submit(decision_id, facts, now)
+                .map_err(refused)?;
+            let render = |e: serde_json::Error| PartnerError::Internal(e.to_string());
+            let submitted_event = event(
+                owner,
+                EventType::ApplicationSubmitted,
+                &ApplicationView::new(&submitted, &state),
+                now,
+            )
+            .map_err(render)?;
+            let decision_view = DecisionView::new(&decision);
+            let decided_event =
+                event(owner, EventType::DecisionCompleted, &decision_view, now).map_err(render)?;
+            let view = ApplicationView::new(&decided, &state).with_decision(&decision_view)?;
+            let mut writes = WriteSet::default();
+            writes
+                .push(LendingWrite::UpdateApplication(decided))
+                .push(LendingWrite::InsertDecision(decision))
+                .push(EventWrite::InsertEvent(submitted_event))
+                .push(EventWrite::InsertEvent(decided_event));
+            Ok(Prepared::json(StatusCode::OK, &view, writes)?)
+        })
+        .await
+}

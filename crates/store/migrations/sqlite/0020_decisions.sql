@@ -1,0 +1,13 @@
+-- The REST tier's decisions (issue #15), and the operator's per-partner
+-- switch for white-label journeys in the live environment.
+CREATE TABLE hub_decisions (
+    id             TEXT PRIMARY KEY,
+    owner          TEXT NOT NULL,
+    application_id TEXT NOT NULL,
+    outcome        TEXT NOT NULL,
+    decided_at_ms  INTEGER NOT NULL,
+    body           TEXT NOT NULL
+);
+CREATE INDEX hub_decisions_owner ON hub_decisions (owner, id);
+
+ALTER TABLE partner_clients ADD COLUMN white_label INTEGER NOT NULL DEFAULT 0;
