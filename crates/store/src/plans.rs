@@ -104,22 +104,35 @@ pub fn request_path_queries() -> Vec<Query> {
         sql::lending::APPLICATION,
         vec![Value::Text("app_01J00000000000000000000000"), OWNER],
     ));
-    for i in 0..sql::ApplicationsPage::COUNT {
-        let shape = sql::ApplicationsPage::from_index(i);
-        let bound = |on: bool, value: Value| if on { value } else { Value::Null };
-        queries.push(Query {
-            name: format!("applications page {shape:?}"),
-            sql: sql::applications_page(shape),
-            bind: vec![
+    let keysets: [(&'static sql::Keyset, &[Value]); 2] = [
+        (
+            &sql::APPLICATIONS,
+            &[Value::Text("created"), Value::Text("INV-1")],
+        ),
+        (&sql::DECISIONS, &[Value::Text("approved")]),
+    ];
+    for (keyset, filter_values) in keysets {
+        for shape in keyset.shapes() {
+            let bound = |on: bool, value: Value| if on { value } else { Value::Null };
+            let mut bind = vec![
                 OWNER,
                 bound(shape.cursor, Value::Text("app_01J00000000000000000000000")),
-                bound(shape.status, Value::Text("created")),
-                bound(shape.reference, Value::Text("INV-1")),
-                bound(shape.after, Value::Text("app_01H00000000000000000000000")),
-                Value::Int(26),
-            ],
-            ordered_by_index: true,
-        });
+            ];
+            for (i, value) in filter_values.iter().enumerate() {
+                bind.push(bound(shape.filtered & (1 << i) != 0, *value));
+            }
+            bind.push(bound(
+                shape.after,
+                Value::Text("app_01H00000000000000000000000"),
+            ));
+            bind.push(Value::Int(26));
+            queries.push(Query {
+                name: format!("{} page {shape:?}", keyset.table),
+                sql: keyset.sql(shape),
+                bind,
+                ordered_by_index: true,
+            });
+        }
     }
     for i in 0..sql::EventsPage::COUNT {
         let shape = sql::EventsPage::from_index(i);

@@ -147,6 +147,7 @@ pub mod lending {
         "INSERT INTO identity_checks (id, owner, application_id, created_at_ms, body)
          VALUES ($1, $2, $3, $4, $5)";
     pub const DECISION: &str = "SELECT body FROM hub_decisions WHERE id = $1 AND owner = $2";
+    pub const DECISION_EXISTS: &str = "SELECT 1 FROM hub_decisions WHERE id = $1 AND owner = $2";
     pub const INSERT_DECISION: &str =
         "INSERT INTO hub_decisions (id, owner, application_id, outcome, decided_at_ms, body)
          VALUES ($1, $2, $3, $4, $5, $6)";
@@ -166,88 +167,135 @@ pub mod lending {
          LIMIT $2";
 }
 
-/// The statement of an applications page of `shape` (one per shape, as for
-/// events: a plan fixed once cannot skip an `$n IS NULL OR …` branch).
-pub fn applications_page(shape: ApplicationsPage) -> &'static str {
-    static SHAPES: LazyLock<Vec<String>> = LazyLock::new(|| {
-        (0..ApplicationsPage::COUNT)
-            .map(|i| applications_page_shape(ApplicationsPage::from_index(i)))
-            .collect()
-    });
-    &SHAPES[shape.index()]
+/// A newest-first list of an owner's records keyed by time-ordered ids
+/// (`<table> (owner, id)`, with an `(owner, <filter>, id)` index per
+/// filter): the REST tier's resources page through one of these.
+#[derive(Debug)]
+pub struct Keyset {
+    pub table: &'static str,
+    /// Columns a page may be filtered on, each by equality.
+    pub filters: &'static [&'static str],
+    shapes: LazyLock<Vec<String>>,
 }
 
-/// What an applications page asks for, which decides its statement.
+/// What one page asks for, which decides its statement (one per shape, as
+/// for events: a plan fixed once cannot skip an `$n IS NULL OR …` branch).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ApplicationsPage {
-    /// Toward newer applications (`ending_before`).
+pub struct PageShape {
+    /// Toward newer records (`ending_before`).
     pub newer: bool,
-    /// From an anchor application.
+    /// From an anchor record.
     pub cursor: bool,
-    /// Of one status.
-    pub status: bool,
-    /// Of one reference.
-    pub reference: bool,
-    /// Only ids above a floor (`created_after`).
+    /// Only ids at or above a floor (`created_after` and the like).
     pub after: bool,
+    /// Which of the keyset's filters are given, by position.
+    pub filtered: u8,
 }
 
-impl ApplicationsPage {
-    pub const COUNT: usize = 32;
-
-    pub fn index(self) -> usize {
-        usize::from(self.newer) << 4
-            | usize::from(self.cursor) << 3
-            | usize::from(self.status) << 2
-            | usize::from(self.reference) << 1
-            | usize::from(self.after)
+impl PageShape {
+    pub fn new(newer: bool, cursor: bool, after: bool, filters: &[bool]) -> Self {
+        let filtered = filters
+            .iter()
+            .enumerate()
+            .fold(0u8, |bits, (i, on)| bits | (u8::from(*on) << i));
+        Self {
+            newer,
+            cursor,
+            after,
+            filtered,
+        }
     }
 
-    pub fn from_index(i: usize) -> Self {
+    fn index(self) -> usize {
+        usize::from(self.newer)
+            | usize::from(self.cursor) << 1
+            | usize::from(self.after) << 2
+            | usize::from(self.filtered) << 3
+    }
+
+    fn from_index(i: usize) -> Self {
         Self {
-            newer: i & 16 != 0,
-            cursor: i & 8 != 0,
-            status: i & 4 != 0,
-            reference: i & 2 != 0,
-            after: i & 1 != 0,
+            newer: i & 1 != 0,
+            cursor: i & 2 != 0,
+            after: i & 4 != 0,
+            filtered: (i >> 3) as u8,
         }
     }
 }
 
-/// Binds: `$1` owner, `$2` anchor id, `$3` status, `$4` reference, `$5`
-/// id floor, `$6` rows.
-fn applications_page_shape(shape: ApplicationsPage) -> String {
-    let (cmp, order) = if shape.newer {
-        (">", "ASC")
-    } else {
-        ("<", "DESC")
-    };
-    let cursor = if shape.cursor {
-        format!("AND id {cmp} $2")
-    } else {
-        "AND CAST($2 AS TEXT) IS NULL".to_owned()
-    };
-    let status = if shape.status {
-        "AND status = $3"
-    } else {
-        "AND CAST($3 AS TEXT) IS NULL"
-    };
-    let reference = if shape.reference {
-        "AND reference = $4"
-    } else {
-        "AND CAST($4 AS TEXT) IS NULL"
-    };
-    let after = if shape.after {
-        "AND id >= $5"
-    } else {
-        "AND CAST($5 AS TEXT) IS NULL"
-    };
-    format!(
-        "SELECT body FROM hub_applications
-         WHERE owner = $1 {cursor} {status} {reference} {after}
-         ORDER BY id {order} LIMIT $6"
-    )
+impl Keyset {
+    const fn new(
+        table: &'static str,
+        filters: &'static [&'static str],
+        build: fn() -> Vec<String>,
+    ) -> Self {
+        Self {
+            table,
+            filters,
+            shapes: LazyLock::new(build),
+        }
+    }
+
+    pub fn count(&self) -> usize {
+        8 << self.filters.len()
+    }
+
+    pub fn shapes(&self) -> impl Iterator<Item = PageShape> {
+        (0..self.count()).map(PageShape::from_index)
+    }
+
+    /// Binds: `$1` owner, `$2` anchor id, then one per filter, then the id
+    /// floor, then the rows to fetch.
+    pub fn sql(&'static self, shape: PageShape) -> &'static str {
+        &self.shapes[shape.index()]
+    }
+
+    fn build(&self) -> Vec<String> {
+        (0..self.count())
+            .map(|i| self.shape_sql(PageShape::from_index(i)))
+            .collect()
+    }
+
+    fn shape_sql(&self, shape: PageShape) -> String {
+        let (cmp, order) = if shape.newer {
+            (">", "ASC")
+        } else {
+            ("<", "DESC")
+        };
+        let mut clauses = vec![if shape.cursor {
+            format!("AND id {cmp} $2")
+        } else {
+            "AND CAST($2 AS TEXT) IS NULL".to_owned()
+        }];
+        for (i, column) in self.filters.iter().enumerate() {
+            let n = i + 3;
+            clauses.push(if shape.filtered & (1 << i) != 0 {
+                format!("AND {column} = ${n}")
+            } else {
+                format!("AND CAST(${n} AS TEXT) IS NULL")
+            });
+        }
+        let floor = self.filters.len() + 3;
+        clauses.push(if shape.after {
+            format!("AND id >= ${floor}")
+        } else {
+            format!("AND CAST(${floor} AS TEXT) IS NULL")
+        });
+        format!(
+            "SELECT body FROM {table} WHERE owner = $1 {clauses} ORDER BY id {order} LIMIT ${limit}",
+            table = self.table,
+            clauses = clauses.join(" "),
+            limit = floor + 1,
+        )
+    }
 }
+
+/// Applications: by status and by reference.
+pub static APPLICATIONS: Keyset = Keyset::new("hub_applications", &["status", "reference"], || {
+    APPLICATIONS.build()
+});
+/// Decisions: by outcome.
+pub static DECISIONS: Keyset = Keyset::new("hub_decisions", &["outcome"], || DECISIONS.build());
 
 /// The identity context's statements both backends run as written.
 pub mod identity {

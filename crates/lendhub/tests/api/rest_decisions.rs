@@ -383,3 +383,88 @@ async fn submission_needs_consents_a_known_bank_and_in_live_the_operators_switch
         "insufficient_scope",
     );
 }
+
+#[tokio::test]
+async fn decisions_list_newest_first_by_outcome_and_time() {
+    let app = rest_app().await;
+    let p = partner(&app).await;
+    let mut decided = Vec::new();
+    for bank in [
+        "test_bank_strong",
+        "test_bank_low",
+        "test_bank_strong",
+        "test_bank_thin",
+    ] {
+        let id = apply(&app, "/sandbox/v1", &p.test, "00000401", 1_000_000).await;
+        let r = submit(
+            &app,
+            "/sandbox/v1",
+            &p.test,
+            &id,
+            json!({"consents": consents(), "bank": bank}),
+        )
+        .await;
+        decided.push((
+            r.body["decision"]["id"].as_str().unwrap().to_owned(),
+            r.body["decision"]["outcome"].as_str().unwrap().to_owned(),
+            r.body["decision"]["decided_at"]
+                .as_str()
+                .unwrap()
+                .to_owned(),
+        ));
+    }
+    let ids = |r: &Reply| -> Vec<String> {
+        r.body["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| d["id"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let newest: Vec<String> = decided.iter().rev().map(|d| d.0.clone()).collect();
+    let all = rest_get(&app, "/sandbox/v1/decisions", Some(&p.test)).await;
+    assert_eq!(all.status, 200, "{}", all.body);
+    assert_eq!(ids(&all), newest);
+    assert_eq!(all.body["url"], "/sandbox/v1/decisions");
+    let approved = rest_get(
+        &app,
+        "/sandbox/v1/decisions?outcome=approved",
+        Some(&p.test),
+    )
+    .await;
+    assert_eq!(ids(&approved), [decided[2].0.clone(), decided[0].0.clone()]);
+    let page = rest_get(&app, "/sandbox/v1/decisions?limit=3", Some(&p.test)).await;
+    assert_eq!(page.body["has_more"], true);
+    let cursor = page.body["next_cursor"].as_str().unwrap();
+    let rest = rest_get(
+        &app,
+        &format!("/sandbox/v1/decisions?limit=3&starting_after={cursor}"),
+        Some(&p.test),
+    )
+    .await;
+    assert_eq!(ids(&rest), [decided[0].0.clone()]);
+    let after = rest_get(
+        &app,
+        &format!("/sandbox/v1/decisions?decided_after={}", decided[1].2),
+        Some(&p.test),
+    )
+    .await;
+    assert_eq!(ids(&after), [decided[3].0.clone(), decided[2].0.clone()]);
+    assert_hub_error(
+        &rest_get(&app, "/sandbox/v1/decisions?outcome=maybe", Some(&p.test)).await,
+        422,
+        "validation_failed",
+    );
+    assert_hub_error(
+        &rest_get(
+            &app,
+            "/sandbox/v1/decisions?starting_after=app_01KQ000000000000000000000A",
+            Some(&p.test),
+        )
+        .await,
+        404,
+        "not_found",
+    );
+    let live = rest_get(&app, "/partner/v1/decisions", Some(&p.live)).await;
+    assert_eq!(live.body["data"], json!([]), "test decisions stay in test");
+}

@@ -9,5 +9,6 @@ CREATE TABLE hub_decisions (
     body           TEXT NOT NULL
 );
 CREATE INDEX hub_decisions_owner ON hub_decisions (owner, id);
+CREATE INDEX hub_decisions_owner_outcome ON hub_decisions (owner, outcome, id);
 
 ALTER TABLE partner_clients ADD COLUMN white_label BOOLEAN NOT NULL DEFAULT false;

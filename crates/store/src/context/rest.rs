@@ -24,6 +24,23 @@ pub struct ApplicationQuery {
     pub after_id: Option<String>,
 }
 
+/// A page of an owner's decisions, newest first, optionally of one outcome
+/// and from an id floor (`decided_after`).
+#[derive(Clone, Debug, Default)]
+pub struct DecisionQuery {
+    pub page: PageQuery,
+    /// approved, referred or declined.
+    pub outcome: Option<&'static str>,
+    pub after_id: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub enum DecisionPage {
+    Page(Page<Decision>),
+    /// The cursor names no decision of this owner.
+    UnknownCursor,
+}
+
 #[derive(Clone, Debug)]
 pub enum ApplicationPage {
     Page(Page<Application>),
@@ -71,6 +88,12 @@ pub trait LendingStore: Send + Sync {
     ) -> Result<Option<Verification>, StoreError>;
 
     async fn hub_decision(&self, owner: &Tenant, id: &str) -> Result<Option<Decision>, StoreError>;
+
+    async fn hub_decisions(
+        &self,
+        owner: &Tenant,
+        query: &DecisionQuery,
+    ) -> Result<DecisionPage, StoreError>;
 
     /// Open applications whose expiry has passed on their owner's clock
     /// (`open_until <= service_now_ms + offset`), soonest first.

@@ -1,6 +1,7 @@
 //! The REST tier's contexts on this backend (`crate::context::rest`).
 
 use async_trait::async_trait;
+use deadpool_postgres::Client;
 use lendhub_domain::kyc::Verification;
 use lendhub_domain::lending::{Application, Decision};
 use lendhub_domain::tenant::Tenant;
@@ -11,13 +12,57 @@ use super::PgStore;
 use super::errors::db;
 use super::reads::{from_json, get};
 use crate::error::StoreError;
-use crate::sql::{self, ApplicationsPage};
+use crate::paging::{Page, PageQuery};
+use crate::sql::{self, Keyset, PageShape};
 use crate::{
-    ApplicationPage, ApplicationQuery, CommercialStore, DueExpiry, LendingStore, ServicingStore,
+    ApplicationPage, ApplicationQuery, CommercialStore, DecisionPage, DecisionQuery, DueExpiry,
+    LendingStore, ServicingStore,
 };
 
 fn application_row(r: &Row) -> Result<Application, StoreError> {
     from_json(get(r, 0)?)
+}
+
+/// One newest-first page of `keyset` for `owner` (`None` if the anchor is
+/// not the owner's): `limit + 1` rows in index order from the anchor.
+async fn page<T: serde::de::DeserializeOwned>(
+    c: &Client,
+    keyset: &'static Keyset,
+    exists: &'static str,
+    owner: &Tenant,
+    q: &PageQuery,
+    filters: &[Option<&str>],
+    floor: Option<&str>,
+) -> Result<Option<Page<T>>, StoreError> {
+    let (anchor, newer) = q.anchor();
+    if let Some(id) = anchor {
+        let statement = c.prepare_cached(exists).await.map_err(db)?;
+        let known = c
+            .query_opt(&statement, &[&id, &owner.as_str()])
+            .await
+            .map_err(db)?;
+        if known.is_none() {
+            return Ok(None);
+        }
+    }
+    let given: Vec<bool> = filters.iter().map(Option::is_some).collect();
+    let shape = PageShape::new(newer, anchor.is_some(), floor.is_some(), &given);
+    let statement = c.prepare_cached(keyset.sql(shape)).await.map_err(db)?;
+    let mut texts: Vec<Option<&str>> = vec![Some(owner.as_str()), anchor];
+    texts.extend_from_slice(filters);
+    texts.push(floor);
+    let fetch = q.fetch();
+    let mut params: Vec<&(dyn ToSql + Sync)> =
+        texts.iter().map(|t| t as &(dyn ToSql + Sync)).collect();
+    params.push(&fetch);
+    let fetched = c
+        .query(&statement, &params)
+        .await
+        .map_err(db)?
+        .iter()
+        .map(|r| from_json(get(r, 0)?))
+        .collect::<Result<Vec<T>, _>>()?;
+    Ok(Some(q.page(fetched)))
 }
 
 #[async_trait]
@@ -46,48 +91,51 @@ impl LendingStore for PgStore {
         q: &ApplicationQuery,
     ) -> Result<ApplicationPage, StoreError> {
         let c = self.conn().await?;
-        let (anchor, newer) = q.page.anchor();
-        if let Some(id) = anchor {
-            let statement = c
-                .prepare_cached(sql::lending::APPLICATION_EXISTS)
-                .await
-                .map_err(db)?;
-            let known = c
-                .query_opt(&statement, &[&id, &owner.as_str()])
-                .await
-                .map_err(db)?;
-            if known.is_none() {
-                return Ok(ApplicationPage::UnknownCursor);
-            }
-        }
-        let shape = ApplicationsPage {
-            newer,
-            cursor: anchor.is_some(),
-            status: q.status.is_some(),
-            reference: q.reference.is_some(),
-            after: q.after_id.is_some(),
-        };
-        let statement = c
-            .prepare_cached(sql::applications_page(shape))
-            .await
-            .map_err(db)?;
-        let status = q.status.map(|s| s.as_str());
-        let params: [&(dyn ToSql + Sync); 6] = [
-            &owner.as_str(),
-            &anchor,
-            &status,
-            &q.reference,
-            &q.after_id,
-            &q.page.fetch(),
-        ];
-        let fetched = c
-            .query(&statement, &params)
-            .await
-            .map_err(db)?
-            .iter()
-            .map(application_row)
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(ApplicationPage::Page(q.page.page(fetched)))
+        let filters = [q.status.map(|s| s.as_str()), q.reference.as_deref()];
+        let exists = sql::lending::APPLICATION_EXISTS;
+        let floor = q.after_id.as_deref();
+        Ok(
+            match page(
+                &c,
+                &sql::APPLICATIONS,
+                exists,
+                owner,
+                &q.page,
+                &filters,
+                floor,
+            )
+            .await?
+            {
+                Some(p) => ApplicationPage::Page(p),
+                None => ApplicationPage::UnknownCursor,
+            },
+        )
+    }
+
+    async fn hub_decisions(
+        &self,
+        owner: &Tenant,
+        q: &DecisionQuery,
+    ) -> Result<DecisionPage, StoreError> {
+        let c = self.conn().await?;
+        let exists = sql::lending::DECISION_EXISTS;
+        let floor = q.after_id.as_deref();
+        Ok(
+            match page(
+                &c,
+                &sql::DECISIONS,
+                exists,
+                owner,
+                &q.page,
+                &[q.outcome],
+                floor,
+            )
+            .await?
+            {
+                Some(p) => DecisionPage::Page(p),
+                None => DecisionPage::UnknownCursor,
+            },
+        )
     }
 
     async fn verification(

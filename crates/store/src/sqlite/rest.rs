@@ -10,9 +10,11 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use super::{SqliteStore, dialect, rows};
 use crate::error::StoreError;
-use crate::sql::{self, ApplicationsPage};
+use crate::paging::{Page, PageQuery};
+use crate::sql::{self, Keyset, PageShape};
 use crate::{
-    ApplicationPage, ApplicationQuery, CommercialStore, DueExpiry, LendingStore, ServicingStore,
+    ApplicationPage, ApplicationQuery, CommercialStore, DecisionPage, DecisionQuery, DueExpiry,
+    LendingStore, ServicingStore,
 };
 
 fn application_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Application> {
@@ -26,50 +28,103 @@ fn application(c: &Connection, owner: &Tenant, id: &str) -> rusqlite::Result<Opt
         .optional()
 }
 
-/// Newest first; `starting_after` pages toward older applications,
-/// `ending_before` toward newer.
+/// Each keyset's statements in SQLite's dialect, made once.
+fn dialected(keyset: &'static Keyset) -> &'static [String] {
+    static APPLICATIONS: LazyLock<Vec<String>> = LazyLock::new(|| of(&sql::APPLICATIONS));
+    static DECISIONS: LazyLock<Vec<String>> = LazyLock::new(|| of(&sql::DECISIONS));
+    fn of(k: &'static Keyset) -> Vec<String> {
+        k.shapes().map(|shape| dialect(k.sql(shape))).collect()
+    }
+    if std::ptr::eq(keyset, &sql::DECISIONS) {
+        &DECISIONS
+    } else {
+        &APPLICATIONS
+    }
+}
+
+/// One newest-first page of `keyset` for `owner` (`None` if the anchor is
+/// not the owner's): `limit + 1` rows in index order from the anchor.
+fn page<T: serde::de::DeserializeOwned>(
+    c: &Connection,
+    keyset: &'static Keyset,
+    exists: &'static str,
+    owner: &Tenant,
+    q: &PageQuery,
+    filters: &[Option<&str>],
+    floor: Option<&str>,
+) -> rusqlite::Result<Option<Page<T>>> {
+    let (anchor, newer) = q.anchor();
+    if let Some(id) = anchor {
+        let known = c
+            .prepare_cached(&dialect(exists))?
+            .query_row([id, owner.as_str()], |_| Ok(()))
+            .optional()?;
+        if known.is_none() {
+            return Ok(None);
+        }
+    }
+    let given: Vec<bool> = filters.iter().map(Option::is_some).collect();
+    let shape = PageShape::new(newer, anchor.is_some(), floor.is_some(), &given);
+    let index = keyset.shapes().position(|s| s == shape).unwrap_or(0);
+    let mut params: Vec<Option<&str>> = vec![Some(owner.as_str()), anchor];
+    params.extend_from_slice(filters);
+    params.push(floor);
+    let fetch = q.fetch();
+    let bound = params
+        .iter()
+        .map(|p| p as &dyn rusqlite::ToSql)
+        .chain(std::iter::once(&fetch as &dyn rusqlite::ToSql));
+    let fetched = c
+        .prepare_cached(&dialected(keyset)[index])?
+        .query_map(rusqlite::params_from_iter(bound), |r| {
+            let body: String = r.get(0)?;
+            rows::from_json(&body)
+        })?
+        .collect::<Result<Vec<T>, _>>()?;
+    Ok(Some(q.page(fetched)))
+}
+
 fn applications(
     c: &Connection,
     owner: &Tenant,
     q: &ApplicationQuery,
 ) -> rusqlite::Result<ApplicationPage> {
-    let (anchor, newer) = q.page.anchor();
-    if let Some(id) = anchor {
-        let known = c
-            .prepare_cached(shared!(sql::lending::APPLICATION_EXISTS))?
-            .query_row([id, owner.as_str()], |_| Ok(()))
-            .optional()?;
-        if known.is_none() {
-            return Ok(ApplicationPage::UnknownCursor);
-        }
-    }
-    static SHAPES: LazyLock<Vec<String>> = LazyLock::new(|| {
-        (0..ApplicationsPage::COUNT)
-            .map(|i| dialect(sql::applications_page(ApplicationsPage::from_index(i))))
-            .collect()
-    });
-    let shape = ApplicationsPage {
-        newer,
-        cursor: anchor.is_some(),
-        status: q.status.is_some(),
-        reference: q.reference.is_some(),
-        after: q.after_id.is_some(),
-    };
-    let fetched = c
-        .prepare_cached(&SHAPES[shape.index()])?
-        .query_map(
-            params![
-                owner.as_str(),
-                anchor,
-                q.status.map(|s| s.as_str()),
-                q.reference,
-                q.after_id,
-                q.page.fetch()
-            ],
-            application_row,
-        )?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(ApplicationPage::Page(q.page.page(fetched)))
+    let filters = [q.status.map(|s| s.as_str()), q.reference.as_deref()];
+    let exists = sql::lending::APPLICATION_EXISTS;
+    let floor = q.after_id.as_deref();
+    Ok(
+        match page(
+            c,
+            &sql::APPLICATIONS,
+            exists,
+            owner,
+            &q.page,
+            &filters,
+            floor,
+        )? {
+            Some(p) => ApplicationPage::Page(p),
+            None => ApplicationPage::UnknownCursor,
+        },
+    )
+}
+
+fn decisions(c: &Connection, owner: &Tenant, q: &DecisionQuery) -> rusqlite::Result<DecisionPage> {
+    let exists = sql::lending::DECISION_EXISTS;
+    let floor = q.after_id.as_deref();
+    Ok(
+        match page(
+            c,
+            &sql::DECISIONS,
+            exists,
+            owner,
+            &q.page,
+            &[q.outcome],
+            floor,
+        )? {
+            Some(p) => DecisionPage::Page(p),
+            None => DecisionPage::UnknownCursor,
+        },
+    )
 }
 
 fn verification(
@@ -133,6 +188,14 @@ impl LendingStore for SqliteStore {
 
     async fn hub_decision(&self, owner: &Tenant, id: &str) -> Result<Option<Decision>, StoreError> {
         self.read(|c| decision(c, owner, id))
+    }
+
+    async fn hub_decisions(
+        &self,
+        owner: &Tenant,
+        query: &DecisionQuery,
+    ) -> Result<DecisionPage, StoreError> {
+        self.read(|c| decisions(c, owner, query))
     }
 
     async fn due_expiries(

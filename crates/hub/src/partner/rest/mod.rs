@@ -11,6 +11,7 @@ pub mod decisions;
 mod event_replay;
 pub mod events;
 pub mod identity_checks;
+mod list_page;
 mod openapi_doc;
 mod test_helpers;
 mod waiting;
@@ -45,6 +46,7 @@ pub fn api() -> OpenApiRouter<PartnerState> {
         .routes(routes!(applications::submit::submit))
         .routes(routes!(decisions::for_application::for_application))
         .routes(routes!(decisions::retrieve::retrieve))
+        .routes(routes!(decisions::list::list))
         .routes(routes!(identity_checks::create::create))
         .routes(routes!(identity_checks::retrieve::retrieve))
         .routes(routes!(events::list))

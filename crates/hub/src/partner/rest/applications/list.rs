@@ -1,6 +1,5 @@
 use axum::extract::{RawQuery, State};
-use axum::http::header;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use lendhub_domain::hub_ids::{ApplicationId, HubId};
 use lendhub_domain::lending::Status;
 use lendhub_domain::scope::PartnerScope;
@@ -10,7 +9,7 @@ use lendhub_store::{ApplicationPage, ApplicationQuery};
 use super::ApplicationView;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
-use crate::partner::rest::events::list_url;
+use crate::partner::rest::list_page::respond;
 use crate::partner::state::PartnerState;
 
 /// The seed's default page size on this list (Limits: 25 on applications).
@@ -78,25 +77,12 @@ pub async fn list(
         ApplicationPage::Page(page) => page,
         ApplicationPage::UnknownCursor => return Err(cursor_missing),
     };
-    let first = page.items.first().map(|a| a.id.to_string());
-    let last = page.items.last().map(|a| a.id.to_string());
-    let next = list::next_cursor(
+    respond(
+        caller.env,
+        "/applications",
         &request.page,
-        first.as_deref(),
-        last.as_deref(),
-        page.has_more,
-    );
-    let rendered = page
-        .items
-        .iter()
-        .map(|a| serde_json::to_string(&ApplicationView::new(a, &state)))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| PartnerError::Internal(e.to_string()))?;
-    let body = list::envelope(
-        &list_url(caller.env, "/applications"),
-        rendered.iter().map(String::as_str),
-        page.has_more,
-        next,
-    );
-    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+        &page,
+        |a| a.id.to_string(),
+        |a| ApplicationView::new(a, &state),
+    )
 }

@@ -2,6 +2,7 @@
 //! decided on an application, as it decided it.
 
 pub mod for_application;
+pub mod list;
 pub mod retrieve;
 
 use lendhub_domain::decisioning::Outcome;

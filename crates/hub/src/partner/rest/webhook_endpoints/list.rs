@@ -1,13 +1,12 @@
 use axum::extract::{RawQuery, State};
-use axum::http::header;
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use lendhub_domain::scope::PartnerScope;
 use lendhub_http::list;
 
 use super::WebhookEndpointView;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
-use crate::partner::rest::events::list_url;
+use crate::partner::rest::list_page::respond;
 use crate::partner::state::PartnerState;
 
 /// List your webhook endpoints, newest first.
@@ -40,20 +39,12 @@ pub async fn list(
         .page
         .slice(&endpoints, |e| e.id.as_str())
         .ok_or(PartnerError::NotFound("webhook endpoint for the cursor"))?;
-    let first = page.items.first().map(|e| e.id.as_str());
-    let last = page.items.last().map(|e| e.id.as_str());
-    let next = list::next_cursor(&request.page, first, last, page.has_more);
-    let rendered = page
-        .items
-        .iter()
-        .map(|e| serde_json::to_string(&WebhookEndpointView::new(e, caller.livemode(), None)))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| PartnerError::Internal(e.to_string()))?;
-    let body = list::envelope(
-        &list_url(caller.env, "/webhook_endpoints"),
-        rendered.iter().map(String::as_str),
-        page.has_more,
-        next,
-    );
-    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+    respond(
+        caller.env,
+        "/webhook_endpoints",
+        &request.page,
+        &page,
+        |e| e.id.to_string(),
+        |e| WebhookEndpointView::new(e, caller.livemode(), None),
+    )
 }

@@ -1,0 +1,87 @@
+use axum::extract::{RawQuery, State};
+use axum::response::Response;
+use lendhub_domain::hub_ids::{DecisionId, HubId};
+use lendhub_domain::scope::PartnerScope;
+use lendhub_http::{FieldIssue, list};
+use lendhub_store::{DecisionPage, DecisionQuery};
+
+use super::DecisionView;
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::list_page::respond;
+use crate::partner::state::PartnerState;
+
+/// Your decisions in this environment, newest first.
+#[utoipa::path(get, operation_id = "listDecisions", path = "/decisions", tag = "decisions",
+    security(("oauth2" = ["decisions.read"]), ("api_key" = [])),
+    params(("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "default 20"),
+        ("starting_after" = Option<String>, Query, description = "a decision id: page toward older ones"),
+        ("ending_before" = Option<String>, Query, description = "a decision id: page toward newer ones"),
+        ("outcome" = Option<String>, Query, description = "approved, referred or declined"),
+        ("decided_after" = Option<String>, Query, description = "RFC 3339: only decisions made after this moment")),
+    responses((status = 200, description = "`{object: \"list\", data: [decision], has_more, url, next_cursor}`"),
+        (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
+        (status = 404, description = "not_found: the cursor names no decision of yours"),
+        (status = 422, description = "validation_failed")))]
+pub async fn list(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, PartnerError> {
+    caller.require(PartnerScope::DecisionsRead)?;
+    let request = list::parse(
+        raw.as_deref(),
+        list::DEFAULT_LIMIT,
+        &["outcome", "decided_after"],
+    )
+    .map_err(PartnerError::Validation)?;
+    let mut issues = Vec::new();
+    let outcome = request.filter("outcome").and_then(|raw| {
+        let known = ["approved", "referred", "declined"]
+            .into_iter()
+            .find(|o| *o == raw);
+        if known.is_none() {
+            issues.push(FieldIssue::new("outcome", "one_of"));
+        }
+        known
+    });
+    let decided_after_ms = match request.filter("decided_after") {
+        None => None,
+        Some(raw) => lendhub_domain::clock::parse_rfc3339_ms(raw).or_else(|| {
+            issues.push(FieldIssue::new("decided_after", "rfc3339"));
+            None
+        }),
+    };
+    if !issues.is_empty() {
+        return Err(PartnerError::Validation(issues));
+    }
+    let cursor_missing = PartnerError::NotFound("decision for the cursor");
+    if request.cursors().any(|c| DecisionId::parse(c).is_none()) {
+        return Err(cursor_missing);
+    }
+    // Ids sort by the moment of decision: "after t" is "from the first id
+    // of the next millisecond".
+    let after_id = decided_after_ms
+        .map(|ms| DecisionId::generate(ms.saturating_add(1).max(0) as u64, 0).to_string());
+    let query = DecisionQuery {
+        page: request.page.clone(),
+        outcome,
+        after_id,
+    };
+    let page = match state
+        .lending
+        .hub_decisions(&caller.tenant(), &query)
+        .await?
+    {
+        DecisionPage::Page(page) => page,
+        DecisionPage::UnknownCursor => return Err(cursor_missing),
+    };
+    respond(
+        caller.env,
+        "/decisions",
+        &request.page,
+        &page,
+        |d| d.id.to_string(),
+        DecisionView::new,
+    )
+}

@@ -1,0 +1,41 @@
+//! The answer of every list of the tier that reads its page from the
+//! store: the page in the one envelope, its cursor continuing the way the
+//! caller is paging.
+
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use lendhub_domain::credentials::Environment;
+use lendhub_http::list;
+use lendhub_store::{Page, PageQuery};
+use serde::Serialize;
+
+use super::events::list_url;
+use crate::partner::error::PartnerError;
+
+/// `page` of the list at `path` (in `env`), each item shown as `view`
+/// shows it and named by `id`.
+pub fn respond<T, V: Serialize>(
+    env: Environment,
+    path: &str,
+    asked: &PageQuery,
+    page: &Page<T>,
+    id: impl Fn(&T) -> String,
+    view: impl Fn(&T) -> V,
+) -> Result<Response, PartnerError> {
+    let first = page.items.first().map(&id);
+    let last = page.items.last().map(&id);
+    let next = list::next_cursor(asked, first.as_deref(), last.as_deref(), page.has_more);
+    let rendered = page
+        .items
+        .iter()
+        .map(|item| serde_json::to_string(&view(item)))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| PartnerError::Internal(e.to_string()))?;
+    let body = list::envelope(
+        &list_url(env, path),
+        rendered.iter().map(String::as_str),
+        page.has_more,
+        next,
+    );
+    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+}
