@@ -27,6 +27,9 @@ CREATE_PER_FSYNC = 1.25
 SSO_GRANT_RPS = 5_000
 # Issue #14's: the REST tier's events page, and signed webhook deliveries.
 REST_LIST_RATIO = 0.40
+# Issue #15: durable REST creates on SQLite, and reads against the bare server.
+REST_CREATE_RPS = 3_000
+REST_GET_RATIO = 0.40
 DELIVERIES_PER_S = 5_000
 OPEN_P99_MS = 25.0
 IDLE_RSS_BYTES = 40_000_000  # 40 MB, decimal; stricter than 40 MiB
@@ -93,6 +96,9 @@ def main():
             "introspect",
             "mcp-tools-list",
             "rest-list-events",
+            "rest-create-application",
+            "rest-create-application-open",
+            "rest-get-application",
             "quote-onetime",
             "public-mcp-get-quote",
             "create-enquiry",
@@ -148,6 +154,15 @@ def main():
          read_ok(runs["mcp-tools-list"])),
         ("REST tier: GET /partner/v1/events (limit=20, API key)", runs["rest-list-events"],
          f"≥ {REST_LIST_RATIO:.2f}", ratio_at_least(runs["rest-list-events"], REST_LIST_RATIO)),
+        ("REST tier: POST /partner/v1/applications (closed loop, durable, unique keys)",
+         runs["rest-create-application"], f"≥ {REST_CREATE_RPS:,} req/s",
+         rps_at_least(runs["rest-create-application"], REST_CREATE_RPS)),
+        (f"REST tier: POST /partner/v1/applications (open loop, {OPEN_RATE:,.0f} req/s)",
+         runs["rest-create-application-open"], f"p99 ≤ {OPEN_P99_MS:.0f} ms",
+         bool(runs["rest-create-application-open"])
+         and runs["rest-create-application-open"]["p99_ms"] <= OPEN_P99_MS),
+        ("REST tier: GET /partner/v1/applications/{id} (API key)", runs["rest-get-application"],
+         f"≥ {REST_GET_RATIO:.2f}", ratio_at_least(runs["rest-get-application"], REST_GET_RATIO)),
         ("public quote (GET /public/v1/quote/onetime)", runs["quote-onetime"],
          f"≥ {QUOTE_RATIO:.2f}", ratio_at_least(runs["quote-onetime"], QUOTE_RATIO)),
         ("public MCP tools/call GetQuote (POST /public/v1/mcp)", runs["public-mcp-get-quote"],

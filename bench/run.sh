@@ -256,6 +256,18 @@ for i in $(seq 1 24); do
         -d "{\"disabled\":$paused}" "$HUB/partner/v1/webhook_endpoints/$REST_ENDPOINT" >/dev/null
 done
 run_load_hub rest-list-events --scenario rest-list-events --connections "$CONNECTIONS" --token "$REST_KEY"
+# Applications (issue #15): durable creates (unique keys) closed and open
+# loop, then reads of one of them.
+APPS_JSON=$(lendhub partner clients create --name bench-apps --scopes "applications.read applications.write" --tier platform)
+APPS_KEY=$(lendhub partner api-keys create --client-id "$(json_field client_id <<<"$APPS_JSON")" --environment live | json_field key)
+run_load_hub rest-create-application --scenario rest-create-application --connections "$CONNECTIONS" --token "$APPS_KEY"
+run_load_hub rest-create-application-open --scenario rest-create-application --connections "$CONNECTIONS" \
+    --rate "$OPEN_RATE" --token "$APPS_KEY"
+REST_APP_ID=$(http 201 -H "Authorization: Bearer $APPS_KEY" -H "Content-Type: application/json" \
+    -d '{"business":{"company_number":"00000401"},"amount_pence":1000000,"term_months":24,"applicant":{"email":"bench@example.test"}}' \
+    "$HUB/partner/v1/applications" | json_field id)
+run_load_hub rest-get-application --scenario rest-get-application --connections "$CONNECTIONS" \
+    --token "$APPS_KEY" --app-id "$REST_APP_ID"
 
 # --- public ring (hub listener, no credentials) --------------------------------
 run_load_hub quote-onetime --scenario quote-onetime --connections "$CONNECTIONS"

@@ -33,6 +33,10 @@ pub enum ScenarioName {
     /// GET /partner/v1/events?limit=20 on the hub's REST tier with a bearer
     /// API key.
     RestListEvents,
+    /// POST /partner/v1/applications with a live API key and a fresh Idempotency-Key.
+    RestCreateApplication,
+    /// GET /partner/v1/applications/{id} with a live API key.
+    RestGetApplication,
     /// GET /public/v1/quote/onetime on the hub, no credentials.
     QuoteOnetime,
     /// POST /public/v1/mcp `tools/call GetQuote` on the hub, no credentials.
@@ -61,6 +65,8 @@ impl ScenarioName {
             Self::Introspect => "introspect",
             Self::McpToolsList => "mcp-tools-list",
             Self::RestListEvents => "rest-list-events",
+            Self::RestCreateApplication => "rest-create-application",
+            Self::RestGetApplication => "rest-get-application",
             Self::QuoteOnetime => "quote-onetime",
             Self::PublicMcpGetQuote => "public-mcp-get-quote",
             Self::CreateEnquiry => "create-enquiry",
@@ -178,6 +184,24 @@ impl Scenario {
                 };
                 (Method::GET, path, bearer()?)
             }
+            ScenarioName::RestCreateApplication => (
+                Method::POST,
+                "/partner/v1/applications".to_owned(),
+                bearer()?,
+            ),
+            ScenarioName::RestGetApplication => {
+                let id = inputs
+                    .app_id
+                    .context("rest-get-application needs --app-id")?;
+                if !(id.starts_with("app_") && plain_id(id)) {
+                    bail!("--app-id {id:?} is not an app_ id");
+                }
+                (
+                    Method::GET,
+                    format!("/partner/v1/applications/{id}"),
+                    bearer()?,
+                )
+            }
             ScenarioName::GetApplication => {
                 let id = inputs.app_id.context("get-application needs --app-id")?;
                 if !plain_id(id) {
@@ -221,7 +245,9 @@ impl Scenario {
 
     pub fn expected_status(&self) -> StatusCode {
         match self.name {
-            ScenarioName::CreateApplication | ScenarioName::CreateEnquiry => StatusCode::CREATED,
+            ScenarioName::CreateApplication
+            | ScenarioName::CreateEnquiry
+            | ScenarioName::RestCreateApplication => StatusCode::CREATED,
             _ => StatusCode::OK,
         }
     }
@@ -248,6 +274,13 @@ impl Scenario {
                     .header("idempotency-key", key);
                 Bytes::from(create_application_body(rng))
             }
+            ScenarioName::RestCreateApplication => {
+                let key = format!("bench-{conn}-{seq}-{:016x}", rng.random::<u64>());
+                builder = builder
+                    .header(CONTENT_TYPE, "application/json")
+                    .header("idempotency-key", key);
+                Bytes::from(rest_application_body(rng))
+            }
             ScenarioName::CreateEnquiry => {
                 builder = builder.header(CONTENT_TYPE, "application/json");
                 Bytes::from(enquiry_body(conn, seq, rng))
@@ -263,6 +296,17 @@ fn create_application_body(rng: &mut StdRng) -> String {
     let amount_pence = rng.random_range(5_000..=250_000_000u64);
     format!(
         r#"{{"business":{{"company_number":"{company_number:08}"}},"amount_pence":{amount_pence}}}"#
+    )
+}
+
+/// An application the register accepts: a company number above the
+/// synthetic register's magic ones, an amount and term within the seed's bounds.
+fn rest_application_body(rng: &mut StdRng) -> String {
+    let company_number = rng.random_range(10_000_000..100_000_000u32);
+    let amount_pence = rng.random_range(100_000..=25_000_000u64);
+    let term_months = rng.random_range(3..=60u32);
+    format!(
+        r#"{{"business":{{"company_number":"{company_number}"}},"amount_pence":{amount_pence},"term_months":{term_months},"purpose":"working_capital","applicant":{{"email":"bench@example.test"}},"reference":"bench"}}"#
     )
 }
 

@@ -93,6 +93,9 @@ impl RateLimiter {
         route: Option<Route<'_>>,
         now_ms: i64,
     ) -> Result<(), PartnerError> {
+        // The platform tier's limits are negotiated per contract (the seed),
+        // its sub-limits with them: none applies until a contract sets one.
+        let route = route.filter(|_| tier != Tier::Platform);
         if let Some(sub) = route.and_then(|(method, path)| sub_limit(method, path)) {
             let limits = sub_limits(sub.per_second);
             let verdict = self
@@ -261,6 +264,32 @@ mod tests {
             limiter
                 .admit(None, "pk_live_a", Tier::Build, None, 0)
                 .is_ok()
+        );
+    }
+
+    #[test]
+    fn the_platform_tier_negotiates_its_sub_limits() {
+        let limiter = Arc::new(RateLimiter::default());
+        let create = Some(("POST", "/applications"));
+        for _ in 0..50 {
+            assert!(
+                limiter
+                    .admit(None, "pk_live_p", Tier::Platform, create, 0)
+                    .is_ok()
+            );
+        }
+        for _ in 0..5 {
+            assert!(
+                limiter
+                    .admit(None, "pk_live_s", Tier::Scale, create, 0)
+                    .is_ok()
+            );
+        }
+        assert!(
+            limiter
+                .admit(None, "pk_live_s", Tier::Scale, create, 0)
+                .is_err(),
+            "other tiers keep the seed's 5 a second"
         );
     }
 

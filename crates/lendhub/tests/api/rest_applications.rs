@@ -61,7 +61,7 @@ fn detail(r: &Reply) -> Vec<(String, String)> {
 }
 
 async fn partner_keys(app: &App, scopes: &str) -> (String, String) {
-    let (client, _) = rest_partner(app, scopes, Tier::Platform).await;
+    let (client, _) = rest_partner(app, scopes, Tier::Scale).await;
     (
         key_of(api_key(app, &client, "test", None)),
         key_of(api_key(app, &client, "live", None)),

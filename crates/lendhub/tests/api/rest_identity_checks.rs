@@ -29,7 +29,7 @@ const SCOPES: &str =
     "applications.read applications.write identity.read identity.write events.read";
 
 async fn keys(app: &App, scopes: &str) -> (String, String) {
-    let (client, _) = rest_partner(app, scopes, Tier::Platform).await;
+    let (client, _) = rest_partner(app, scopes, Tier::Scale).await;
     let key = |env| {
         api_key(app, &client, env, None)["key"]
             .as_str()
