@@ -53,7 +53,7 @@ PORTS = [8080, 8081, 8082, 9464]
 
 # Values that differ on every run, replaced by their kind before comparing.
 VOLATILE = [
-    (re.compile(r"\b(pk_test|sk_test|pk_live|sk_live|whsec|rpsk|rp|usr|enq|req|cor|whe|evt|key|pay)_[A-Za-z0-9_-]{16,}"), r"\1_…"),
+    (re.compile(r"\b(pk_test|sk_test|pk_live|sk_live|whsec|rpsk|rp|usr|enq|req|cor|whe|evt|key|pay|app|ver|dec)_[A-Za-z0-9_-]{16,}"), r"\1_…"),
     (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"), "<time>"),
     (re.compile(r"\b[0-9A-HJKMNP-TV-Z]{26}\b"), "<id>"),
 ]
