@@ -19,6 +19,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use crate::partner::error::PartnerError;
+use crate::partner::rest::decisions::DecisionView;
 use crate::partner::state::PartnerState;
 
 #[derive(Serialize, ToSchema)]
@@ -65,8 +66,7 @@ pub struct ApplicationView {
     expires_at: OffsetDateTime,
     /// The decision, once the engine has resolved it (on retrieval; lists
     /// and events carry `decision_id`).
-    #[schema(value_type = Option<Object>)]
-    decision: Option<serde_json::Value>,
+    decision: Option<DecisionView>,
     decision_id: Option<String>,
     /// The servicing account, once funded.
     account_id: Option<String>,
@@ -123,14 +123,9 @@ impl ApplicationView {
 
 impl ApplicationView {
     /// With its decision embedded, as retrieval shows it.
-    pub fn with_decision(
-        mut self,
-        decision: &crate::partner::rest::decisions::DecisionView,
-    ) -> Result<Self, PartnerError> {
-        self.decision = Some(
-            serde_json::to_value(decision).map_err(|e| PartnerError::Internal(e.to_string()))?,
-        );
-        Ok(self)
+    pub fn with_decision(mut self, decision: DecisionView) -> Self {
+        self.decision = Some(decision);
+        self
     }
 }
 

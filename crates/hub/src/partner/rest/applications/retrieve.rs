@@ -21,7 +21,7 @@ pub async fn retrieve(
     State(state): State<PartnerState>,
     caller: RestCaller,
     Path(id): Path<String>,
-) -> Result<Json<serde_json::Value>, PartnerError> {
+) -> Result<Json<ApplicationView>, PartnerError> {
     caller.require(PartnerScope::ApplicationsRead)?;
     let owner = caller.tenant();
     let application = find(&state, &owner, &id).await?;
@@ -32,9 +32,7 @@ pub async fn retrieve(
             .hub_decision(&owner, decision_id.as_str())
             .await?
     {
-        view = view.with_decision(&DecisionView::new(&decision))?;
+        view = view.with_decision(DecisionView::new(&decision));
     }
-    Ok(Json(
-        serde_json::to_value(view).map_err(|e| PartnerError::Internal(e.to_string()))?,
-    ))
+    Ok(Json(view))
 }

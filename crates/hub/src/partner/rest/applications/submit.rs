@@ -179,7 +179,8 @@ pub async fn submit(
             let decision_view = DecisionView::new(&decision);
             let decided_event =
                 event(owner, EventType::DecisionCompleted, &decision_view, now).map_err(render)?;
-            let view = ApplicationView::new(&decided, &state).with_decision(&decision_view)?;
+            let view =
+                ApplicationView::new(&decided, &state).with_decision(DecisionView::new(&decision));
             let mut writes = WriteSet::default();
             writes
                 .push(LendingWrite::UpdateApplication(decided))
