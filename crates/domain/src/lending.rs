@@ -221,7 +221,7 @@ pub fn check(request: Request) -> Result<Checked, Vec<Problem>> {
         ));
     }
     if let Some(uri) = &request.redirect_uri
-        && !(uri.starts_with("https://") || uri.starts_with("http://localhost"))
+        && !redirect_allowed(uri)
     {
         problems.push(problem("redirect_uri", "https_required"));
     }
@@ -253,6 +253,16 @@ pub fn check(request: Request) -> Result<Checked, Vec<Problem>> {
 }
 
 use crate::hub_ids::HubId;
+
+/// HTTPS, or plain HTTP to the developer's own machine (`localhost` exactly,
+/// not a host that merely starts with it).
+fn redirect_allowed(uri: &str) -> bool {
+    if let Some(rest) = uri.strip_prefix("https://") {
+        return !rest.is_empty();
+    }
+    uri.strip_prefix("http://localhost")
+        .is_some_and(|rest| rest.is_empty() || rest.starts_with([':', '/', '?']))
+}
 
 fn plausible_email(e: &str) -> bool {
     e.chars().count() <= MAX_EMAIL
@@ -574,6 +584,14 @@ mod tests {
             fields(r),
             vec![("redirect_uri".to_owned(), "https_required")]
         );
+        for (uri, ok) in [
+            ("http://localhost:3000/back", true),
+            ("http://localhost/back", true),
+            ("http://localhost.attacker.example/back", false),
+            ("https://", false),
+        ] {
+            assert_eq!(redirect_allowed(uri), ok, "{uri}");
+        }
     }
 
     #[test]
