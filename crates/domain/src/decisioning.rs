@@ -17,6 +17,16 @@ pub enum Outcome {
     Declined,
 }
 
+impl Outcome {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Approved => "approved",
+            Outcome::Referred => "referred",
+            Outcome::Declined => "declined",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum ReasonCode {

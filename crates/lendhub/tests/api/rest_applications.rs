@@ -8,18 +8,7 @@ use crate::partner::assert_hub_error;
 use crate::rest_tier::{api_key, rest_app, rest_get, rest_partner};
 use crate::support::*;
 
-async fn post(app: &App, path: &str, key: &str, body: Value) -> Reply {
-    reply(
-        app.http
-            .post(format!("{}{path}", app.hub))
-            .bearer_auth(key)
-            .json(&body)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await
-}
+use crate::rest_tier::rest_post as post;
 
 fn key_of(created: Value) -> String {
     created["key"].as_str().unwrap().to_owned()

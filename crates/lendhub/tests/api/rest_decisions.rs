@@ -11,18 +11,7 @@ use crate::support::process::cli;
 use crate::support::receiver::{Receiver, stripe_verifies};
 use crate::support::*;
 
-async fn post(app: &App, path: &str, key: &str, body: Value) -> Reply {
-    reply(
-        app.http
-            .post(format!("{}{path}", app.hub))
-            .bearer_auth(key)
-            .json(&body)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await
-}
+use crate::rest_tier::rest_post as post;
 
 const SCOPES: &str = "applications.read applications.write decisions.read identity.write events.read webhooks.manage";
 

@@ -8,18 +8,7 @@ use crate::partner::assert_hub_error;
 use crate::rest_tier::{api_key, rest_app, rest_get, rest_partner};
 use crate::support::*;
 
-async fn post(app: &App, path: &str, key: &str, body: Value) -> Reply {
-    reply(
-        app.http
-            .post(format!("{}{path}", app.hub))
-            .bearer_auth(key)
-            .json(&body)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await
-}
+use crate::rest_tier::rest_post as post;
 
 fn person(last_name: &str) -> Value {
     json!({"first_name": "Ada", "last_name": last_name, "date_of_birth": "1985-04-12", "postcode": "SW1A 1AA"})

@@ -59,6 +59,20 @@ pub async fn rest_get(app: &App, path: &str, credential: Option<&str>) -> Reply 
     reply(request.send().await.unwrap()).await
 }
 
+/// A JSON POST to the hub with a bearer credential.
+pub async fn rest_post(app: &App, path: &str, key: &str, body: Value) -> Reply {
+    reply(
+        app.http
+            .post(format!("{}{path}", app.hub))
+            .bearer_auth(key)
+            .json(&body)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await
+}
+
 fn limit(r: &Reply) -> (u32, u32) {
     (
         r.header("ratelimit-limit").parse().unwrap(),

@@ -2,7 +2,7 @@
 //! input and an output JSON Schema, answering `structuredContent` and the
 //! same JSON as text.
 
-use lendhub_domain::decisioning::{Outcome, ReasonCode};
+use lendhub_domain::decisioning::ReasonCode;
 use lendhub_domain::scope::{PartnerScope, PartnerScopes, Scope};
 use std::future::Future;
 use std::pin::Pin;
@@ -267,11 +267,7 @@ async fn explain(
             "not_found: no application {reference} belongs to this project's sandbox client {owner}"
         )));
     };
-    let outcome = match app.decision.outcome {
-        Outcome::Approved => "approved",
-        Outcome::Referred => "referred",
-        Outcome::Declined => "declined",
-    };
+    let outcome = app.decision.outcome.as_str();
     let reasons: Vec<Value> = app
         .decision
         .reasons

@@ -116,11 +116,7 @@ impl Statements {
                     Box::new(d.id.as_str()) as Param<'a>,
                     Box::new(d.owner.as_str()),
                     Box::new(d.application_id.as_str()),
-                    Box::new(match d.verdict.outcome {
-                        lendhub_domain::decisioning::Outcome::Approved => "approved",
-                        lendhub_domain::decisioning::Outcome::Referred => "referred",
-                        lendhub_domain::decisioning::Outcome::Declined => "declined",
-                    }),
+                    Box::new(d.verdict.outcome.as_str()),
                     Box::new(unix_ms(d.decided_at)),
                     Box::new(json(d)?),
                 ],

@@ -12,14 +12,6 @@ pub(crate) fn open_until_ms(a: &Application) -> Option<i64> {
     (a.status == Status::Created).then(|| unix_ms(a.expires_at))
 }
 
-pub(crate) fn outcome(d: &lendhub_domain::lending::Decision) -> &'static str {
-    match d.verdict.outcome {
-        lendhub_domain::decisioning::Outcome::Approved => "approved",
-        lendhub_domain::decisioning::Outcome::Referred => "referred",
-        lendhub_domain::decisioning::Outcome::Declined => "declined",
-    }
-}
-
 /// One lending row change; a failed condition is `Conflict`.
 pub fn apply(c: &Connection, write: &LendingWrite) -> Result<(), CommitError> {
     let store = |e: rusqlite::Error| CommitError::from(unavailable(e));
@@ -66,7 +58,7 @@ pub fn apply(c: &Connection, write: &LendingWrite) -> Result<(), CommitError> {
                         d.id.to_string(),
                         d.owner.as_str(),
                         d.application_id.to_string(),
-                        outcome(d),
+                        d.verdict.outcome.as_str(),
                         unix_ms(d.decided_at),
                         rows::to_json(d)?
                     ])

@@ -5,7 +5,6 @@ pub mod for_application;
 pub mod list;
 pub mod retrieve;
 
-use lendhub_domain::decisioning::Outcome;
 use lendhub_domain::lending::Decision;
 use lendhub_domain::underwriting::reason_value;
 use serde::Serialize;
@@ -84,11 +83,7 @@ impl DecisionView {
             id: d.id.to_string(),
             object: "decision",
             application_id: d.application_id.to_string(),
-            outcome: match v.outcome {
-                Outcome::Approved => "approved",
-                Outcome::Referred => "referred",
-                Outcome::Declined => "declined",
-            },
+            outcome: v.outcome.as_str(),
             offer: v.offer.as_ref().map(|o| OfferView {
                 amount_pence: o.amount_pence.as_pence(),
                 term_months: o.term_months,
