@@ -5,7 +5,7 @@
 use async_trait::async_trait;
 use lendhub_domain::kyc::{self, Findings, Person};
 use lendhub_domain::register::{self, RegisteredEntity};
-use lendhub_domain::underwriting::Banking;
+use lendhub_domain::underwriting::{Banking, CreditFile};
 
 /// The register could not be asked (a real adapter's outage): the request
 /// answers 503 and may be retried.
@@ -114,5 +114,27 @@ impl OpenBanking for SyntheticBanks {
             .iter()
             .find(|(name, _)| *name == bank)
             .map(|(_, b)| *b))
+    }
+}
+
+/// The credit bureau could not be asked.
+#[derive(Debug, thiserror::Error)]
+#[error("the credit bureau is unavailable: {0}")]
+pub struct BureauUnavailable(pub String);
+
+/// A company's credit file (a credit reference agency in production).
+#[async_trait]
+pub trait CreditBureau: Send + Sync {
+    async fn credit_file(&self, company_number: &str) -> Result<CreditFile, BureauUnavailable>;
+}
+
+/// The built-in bureau: the sandbox's derived company profile, so a company
+/// scores alike in both tiers (`CreditFile::synthetic`).
+pub struct SyntheticBureau;
+
+#[async_trait]
+impl CreditBureau for SyntheticBureau {
+    async fn credit_file(&self, company_number: &str) -> Result<CreditFile, BureauUnavailable> {
+        Ok(CreditFile::synthetic(company_number))
     }
 }

@@ -99,6 +99,8 @@ pub struct Partner {
     pub people: Arc<dyn crate::counterparties::PersonRegister>,
     /// Where connected business accounts are read.
     pub banks: Arc<dyn crate::counterparties::OpenBanking>,
+    /// Where companies' credit files are read.
+    pub bureau: Arc<dyn crate::counterparties::CreditBureau>,
     /// Signs applications' handoff links (`lending::handoff_token`).
     pub handoff_key: [u8; 32],
     /// The REST tier's writes, each at most once per Idempotency-Key.
@@ -159,6 +161,7 @@ impl PartnerState {
             register: Arc::new(crate::counterparties::SyntheticRegister),
             people: Arc::new(crate::counterparties::SyntheticPeople),
             banks: Arc::new(crate::counterparties::SyntheticBanks),
+            bureau: Arc::new(crate::counterparties::SyntheticBureau),
             handoff_key: master_key.derive("handoff-link"),
             idempotency: Idempotency::new(store.clone(), master_key.clone(), outbox_wake.clone()),
             sender,

@@ -7,7 +7,7 @@ use lendhub_domain::hub_ids::{DecisionId, HubId, VerificationId};
 use lendhub_domain::kyc;
 use lendhub_domain::lending::CannotSubmit;
 use lendhub_domain::scope::PartnerScope;
-use lendhub_domain::underwriting::{CreditFile, Facts, Signals};
+use lendhub_domain::underwriting::{Facts, Signals};
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::JsonBody;
@@ -75,7 +75,7 @@ fn refused(e: CannotSubmit) -> PartnerError {
         (status = 404, description = "not_found: the application or an identity check"),
         (status = 409, description = "conflict: not open (already submitted, withdrawn or expired)"),
         (status = 422, description = "validation_failed: a consent not given (`consent_required`), an unknown bank"),
-        (status = 503, description = "service_unavailable: the bank could not be reached")))]
+        (status = 503, description = "service_unavailable: the bank or the credit bureau could not be reached")))]
 pub async fn submit(
     State(state): State<PartnerState>,
     caller: RestCaller,
@@ -154,11 +154,16 @@ pub async fn submit(
                 .ok_or(PartnerError::Conflict(
                     "the company is no longer on the register",
                 ))?;
+            let credit = state
+                .bureau
+                .credit_file(&application.company_number)
+                .await
+                .map_err(|e| PartnerError::Unavailable(e.to_string()))?;
             let facts = Facts::new(
                 &company,
                 application.amount.as_pence(),
                 application.term_months,
-                CreditFile::synthetic(&application.company_number),
+                credit,
                 bank,
                 identity,
                 Signals::default(),
