@@ -167,6 +167,22 @@ fn too_long(value: &Option<String>, max: usize) -> bool {
     value.as_ref().is_some_and(|v| v.chars().count() > max)
 }
 
+/// A required integer within `min..=max`, inclusive as the seed's bounds are.
+fn required_within(
+    problems: &mut Vec<Problem>,
+    field: &'static str,
+    value: Option<i64>,
+    min: i64,
+    max: i64,
+) {
+    match value {
+        None => problems.push(problem(field, "required")),
+        Some(v) if v < min => problems.push(bounded(field, "min_value", min)),
+        Some(v) if v > max => problems.push(bounded(field, "max_value", max)),
+        Some(_) => {}
+    }
+}
+
 /// Every rule of the seed's create table that needs no lookup; all the
 /// problems at once.
 pub fn check(request: Request) -> Result<Checked, Vec<Problem>> {
@@ -178,26 +194,20 @@ pub fn check(request: Request) -> Result<Checked, Vec<Problem>> {
         }
         Some(_) => {}
     }
-    match request.amount_pence {
-        None => problems.push(problem("amount_pence", "required")),
-        Some(a) if a < MIN_AMOUNT_PENCE => {
-            problems.push(bounded("amount_pence", "min_value", MIN_AMOUNT_PENCE))
-        }
-        Some(a) if a > MAX_AMOUNT_PENCE => {
-            problems.push(bounded("amount_pence", "max_value", MAX_AMOUNT_PENCE))
-        }
-        Some(_) => {}
-    }
-    match request.term_months {
-        None => problems.push(problem("term_months", "required")),
-        Some(t) if t < MIN_TERM_MONTHS => {
-            problems.push(bounded("term_months", "min_value", MIN_TERM_MONTHS))
-        }
-        Some(t) if t > MAX_TERM_MONTHS => {
-            problems.push(bounded("term_months", "max_value", MAX_TERM_MONTHS))
-        }
-        Some(_) => {}
-    }
+    required_within(
+        &mut problems,
+        "amount_pence",
+        request.amount_pence,
+        MIN_AMOUNT_PENCE,
+        MAX_AMOUNT_PENCE,
+    );
+    required_within(
+        &mut problems,
+        "term_months",
+        request.term_months,
+        MIN_TERM_MONTHS,
+        MAX_TERM_MONTHS,
+    );
     let purpose = match request.purpose.as_deref() {
         None => None,
         Some(raw) => {
