@@ -26,6 +26,12 @@ pub trait HubId: Sized {
         Self::from_checked(format!("{}{ulid}", Self::PREFIX))
     }
 
+    /// The smallest id made after the millisecond `unix_ms`: since ids sort
+    /// by creation time, "created after t" is "id at or above this".
+    fn floor_after(unix_ms: i64) -> Self {
+        Self::generate(unix_ms.saturating_add(1).max(0) as u64, 0)
+    }
+
     /// The prefix followed by exactly 26 Crockford base32 characters.
     fn parse(raw: &str) -> Option<Self> {
         let rest = raw.strip_prefix(Self::PREFIX)?;

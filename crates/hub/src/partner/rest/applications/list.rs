@@ -61,8 +61,7 @@ pub async fn list(
     }
     // Ids sort by creation time: "created after t" is "id from the first
     // id of the next millisecond".
-    let after_id = created_after_ms
-        .map(|ms| ApplicationId::generate(ms.saturating_add(1).max(0) as u64, 0).to_string());
+    let after_id = created_after_ms.map(|ms| ApplicationId::floor_after(ms).to_string());
     let query = ApplicationQuery {
         page: request.page.clone(),
         status,

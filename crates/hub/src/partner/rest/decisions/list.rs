@@ -61,8 +61,7 @@ pub async fn list(
     }
     // Ids sort by the moment of decision: "after t" is "from the first id
     // of the next millisecond".
-    let after_id = decided_after_ms
-        .map(|ms| DecisionId::generate(ms.saturating_add(1).max(0) as u64, 0).to_string());
+    let after_id = decided_after_ms.map(|ms| DecisionId::floor_after(ms).to_string());
     let query = DecisionQuery {
         page: request.page.clone(),
         outcome,
