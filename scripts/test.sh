@@ -21,6 +21,9 @@ if ! "$venv/bin/python" -c 'import stripe, openapi_spec_validator, authlib, jwt,
         'aiosmtpd>=1.4,<2' 'playwright>=1.40,<2'
 fi
 export TEST_PYTHON="$PWD/$venv/bin/python"
+# One full build from clean gains nothing from incremental state, which on its
+# own doubles the target directory.
+export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
 # Browser tests drive Debian's Chromium: the support widget through
 # Playwright, the identity provider's sign-in pages through Debian's
