@@ -11,7 +11,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::extract::Request;
-use axum::http::{HeaderMap, HeaderName, HeaderValue};
+use axum::http::{HeaderName, HeaderValue};
 use axum::middleware::Next;
 use axum::response::Response;
 use lendhub_domain::partner::{Tier, TierLimits};
@@ -188,11 +188,10 @@ impl RateLimiter {
     }
 }
 
-fn set(headers: &mut HeaderMap, name: &'static str, value: String) {
-    if let Ok(v) = HeaderValue::from_str(&value) {
-        headers.insert(HeaderName::from_static(name), v);
-    }
-}
+const LIMIT: HeaderName = HeaderName::from_static("ratelimit-limit");
+const REMAINING: HeaderName = HeaderName::from_static("ratelimit-remaining");
+const RESET: HeaderName = HeaderName::from_static("ratelimit-reset");
+const POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
 
 /// Writes the RateLimit headers of whatever admission the request got, and
 /// releases its concurrent slot once the response is ready.
@@ -206,24 +205,16 @@ pub async fn headers(mut request: Request, next: Next) -> Response {
         let TierLimits {
             per_second, burst, ..
         } = quota.limits;
-        set(h, "ratelimit-limit", burst.to_string());
-        set(
-            h,
-            "ratelimit-remaining",
-            quota.verdict.remaining.to_string(),
-        );
-        set(
-            h,
-            "ratelimit-reset",
-            (quota.verdict.reset_ms.max(0) as u64)
-                .div_ceil(1000)
-                .to_string(),
-        );
-        set(
-            h,
-            "ratelimit-policy",
-            format!("{per_second};w=1;burst={burst}"),
-        );
+        // Integers become header values without a String in between.
+        h.insert(LIMIT, HeaderValue::from(burst));
+        h.insert(REMAINING, HeaderValue::from(quota.verdict.remaining));
+        let reset_s = u64::try_from(quota.verdict.reset_ms.max(0))
+            .unwrap_or(0)
+            .div_ceil(1000);
+        h.insert(RESET, HeaderValue::from(reset_s));
+        if let Ok(policy) = HeaderValue::from_str(&format!("{per_second};w=1;burst={burst}")) {
+            h.insert(POLICY, policy);
+        }
     }
     response
 }

@@ -106,7 +106,9 @@ pub trait EventStore: Send + Sync {
     /// Where the owner's log begins and ends: it changes whenever the owner
     /// gains an event, loses its oldest (retention) or all of them (a
     /// reset); `None` when it has none. Lets a reader tell, with two index
-    /// probes, whether a page it holds is current.
+    /// probes, whether a page it holds is current. The embedded backend
+    /// answers from memory while its own writer has committed nothing since
+    /// (a write by another process on the file shows within 100 ms).
     async fn event_log_position(&self, owner: &Tenant) -> Result<Option<LogPosition>, StoreError>;
     async fn endpoints(&self, owner: &Tenant) -> Result<Vec<EndpointRecord>, StoreError>;
 }

@@ -13,6 +13,7 @@ macro_rules! shared {
 mod checkpointer;
 mod identity;
 mod jobs;
+mod log_positions;
 mod migrations;
 mod partner;
 mod public;
@@ -23,13 +24,15 @@ mod writer;
 mod writes;
 
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use async_trait::async_trait;
 use parking_lot::Mutex;
 use rusqlite::{Connection, OpenFlags};
 
 use self::checkpointer::Checkpointer;
+use self::log_positions::LogPositions;
 use crate::error::{CommitError, StoreError};
 use crate::*;
 use lendhub_domain::application::Application;
@@ -44,6 +47,7 @@ pub struct SqliteStore {
     writer: writer::Writer,
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
+    log_positions: LogPositions,
     _checkpointer: Checkpointer,
 }
 
@@ -123,10 +127,12 @@ impl SqliteStore {
             .collect::<Result<_, _>>()?;
         let checkpointer =
             Checkpointer::start(&conn, open_connection(path)?).map_err(unavailable)?;
+        let commits = Arc::new(AtomicU64::new(0));
         Ok(Self {
-            writer: writer::Writer::start(conn),
+            writer: writer::Writer::start(conn, commits.clone()),
             readers,
             next_reader: AtomicUsize::new(0),
+            log_positions: LogPositions::new(commits),
             _checkpointer: checkpointer,
         })
     }
@@ -257,7 +263,13 @@ impl EventStore for SqliteStore {
     }
 
     async fn event_log_position(&self, owner: &Tenant) -> Result<Option<LogPosition>, StoreError> {
-        self.read(|c| reads::event_log_position(c, owner))
+        let miss = match self.log_positions.get(owner.as_str()) {
+            Ok(position) => return Ok(position),
+            Err(miss) => miss,
+        };
+        let position = self.read(|c| reads::event_log_position(c, owner))?;
+        self.log_positions.put(miss, owner.as_str(), position);
+        Ok(position)
     }
 
     async fn endpoints(&self, owner: &Tenant) -> Result<Vec<EndpointRecord>, StoreError> {

@@ -3,6 +3,9 @@
 //! savepoint, then commits once. Replies go out only after that commit is on
 //! disk, so an acknowledged write is durable, and one fsync serves the batch.
 
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use rusqlite::Connection;
 use tokio::sync::{mpsc, oneshot};
 
@@ -31,11 +34,13 @@ pub(crate) struct Writer {
 }
 
 impl Writer {
-    pub fn start(conn: Connection) -> Self {
+    /// `commits` counts the batches committed, moved before any of a
+    /// batch's callers is answered.
+    pub fn start(conn: Connection, commits: Arc<AtomicU64>) -> Self {
         let (tx, rx) = mpsc::channel(QUEUE);
         let spawned = std::thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || run(conn, rx));
+            .spawn(move || run(conn, rx, &commits));
         if let Err(e) = spawned {
             tracing::error!(error = %e, "could not start the SQLite writer thread");
         }
@@ -88,7 +93,7 @@ impl Writer {
     }
 }
 
-fn run(conn: Connection, mut rx: mpsc::Receiver<Msg>) {
+fn run(conn: Connection, mut rx: mpsc::Receiver<Msg>, commits: &AtomicU64) {
     while let Some(first) = rx.blocking_recv() {
         let mut jobs = Vec::new();
         let mut shutdown = None;
@@ -105,7 +110,7 @@ fn run(conn: Connection, mut rx: mpsc::Receiver<Msg>) {
                 next = rx.try_recv().ok();
             }
         }
-        commit_batch(&conn, jobs);
+        commit_batch(&conn, jobs, commits);
         if let Some(done) = shutdown {
             let _ = conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)");
             let _ = done.send(());
@@ -119,7 +124,7 @@ fn run_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
     conn.prepare_cached(sql)?.execute([]).map(|_| ())
 }
 
-fn commit_batch(conn: &Connection, jobs: Vec<Job>) {
+fn commit_batch(conn: &Connection, jobs: Vec<Job>, commits: &AtomicU64) {
     if jobs.is_empty() {
         return;
     }
@@ -150,6 +155,7 @@ fn commit_batch(conn: &Connection, jobs: Vec<Job>) {
     if outcome.is_some() {
         let _ = conn.execute_batch("ROLLBACK");
     }
+    commits.fetch_add(1, Ordering::Release);
     for finish in finishes {
         finish(outcome.clone());
     }
