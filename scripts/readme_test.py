@@ -55,6 +55,8 @@ PORTS = [8080, 8081, 8082, 9464]
 VOLATILE = [
     (re.compile(r"\b(pk_test|sk_test|pk_live|sk_live|whsec|rpsk|rp|usr|enq|req|cor|whe|evt|key|pay|app|ver|dec)_[A-Za-z0-9_-]{16,}"), r"\1_…"),
     (re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z"), "<time>"),
+    # Calendar dates too (quotes start today): the README is run on any day.
+    (re.compile(r"\b\d{4}-\d\d-\d\d\b"), "<date>"),
     (re.compile(r"\b[0-9A-HJKMNP-TV-Z]{26}\b"), "<id>"),
 ]
 # Members whose value is random or measured: only the JSON type is compared.

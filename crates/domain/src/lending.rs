@@ -363,6 +363,47 @@ pub struct Decision {
     /// When an approved offer lapses if not accepted; `None` otherwise.
     #[serde(with = "time::serde::rfc3339::option")]
     pub expires_at: Option<OffsetDateTime>,
+    /// When the applicant accepted the offer and signed the agreement: from
+    /// then the decision is locked (docs/decisions.md).
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub accepted_at: Option<OffsetDateTime>,
+    /// Who signed, as they typed their name.
+    #[serde(default)]
+    pub signed_by: Option<String>,
+}
+
+impl Decision {
+    /// A locked decision cannot change (hub seed: 423 `decision_locked`);
+    /// only the operator's audited release unlocks it.
+    pub fn locked(&self) -> bool {
+        self.accepted_at.is_some()
+    }
+}
+
+/// How long a declined company waits before applying again (the seed names
+/// a cooling-off period but not its length; docs/decisions.md).
+pub const COOLING_OFF: Duration = Duration::days(30);
+
+/// Until when a company declined at `declined_at` may not apply again.
+pub fn cooling_off_until(declined_at: OffsetDateTime) -> OffsetDateTime {
+    declined_at + COOLING_OFF
+}
+
+/// Why a decision, or the application it decides, cannot change as asked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CannotChange {
+    /// The offer was accepted and signed (423 `decision_locked`).
+    #[error("the decision is locked")]
+    Locked,
+    /// The application is past the step asked for (409 `conflict`).
+    #[error("a {0:?} application cannot change this way")]
+    Closed(Status),
+    /// The approved offer lapsed at its `expires_at` (409 `conflict`).
+    #[error("the offer has expired")]
+    OfferExpired,
+    /// Nothing to do: the decision is not locked (release only).
+    #[error("the decision is not locked")]
+    NotLocked,
 }
 
 /// A submission refused: only an application still open for its applicant
@@ -476,8 +517,123 @@ impl Application {
             facts,
             decided_at: now,
             expires_at,
+            accepted_at: None,
+            signed_by: None,
         };
         Ok((submitted, decided, decision))
+    }
+
+    /// The applicant accepts the approved offer and signs the agreement (the
+    /// seed's `offer.accepted` and `agreement.signed`): the offer stops being
+    /// indicative and the decision locks. The application stays `approved`
+    /// until the disbursement clears.
+    pub fn accept(
+        &self,
+        decision: &Decision,
+        signed_by: String,
+        now: OffsetDateTime,
+    ) -> Result<(Self, Decision), CannotChange> {
+        if decision.locked() {
+            return Err(CannotChange::Locked);
+        }
+        if self.status != Status::Approved {
+            return Err(CannotChange::Closed(self.status));
+        }
+        if decision.expires_at.is_none_or(|at| now >= at) {
+            return Err(CannotChange::OfferExpired);
+        }
+        let mut accepted = decision.clone();
+        if let Some(offer) = accepted.verdict.offer.as_mut() {
+            offer.is_indicative = false;
+        }
+        accepted.accepted_at = Some(now);
+        accepted.signed_by = Some(signed_by);
+        Ok((self.moved(self.status, now), accepted))
+    }
+
+    /// The model run again over `facts` (the seed's refresh): the same
+    /// decision, decided anew, and the application following its outcome.
+    /// Only an unlocked decision of an application still being decided
+    /// (`approved` or `in_review`) can be refreshed: a decline is final
+    /// until the cooling-off ends.
+    pub fn redecide(
+        &self,
+        decision: &Decision,
+        facts: crate::underwriting::Facts,
+        now: OffsetDateTime,
+    ) -> Result<(Self, Decision), CannotChange> {
+        if decision.locked() {
+            return Err(CannotChange::Locked);
+        }
+        if !matches!(self.status, Status::Approved | Status::InReview) {
+            return Err(CannotChange::Closed(self.status));
+        }
+        let verdict = crate::underwriting::decide(&facts);
+        Ok(self.settle(decision, verdict, Some(facts), now))
+    }
+
+    /// A referral settled by an underwriter (the seed: a referred case
+    /// "later resolves to approved or declined").
+    pub fn resolve_referral(
+        &self,
+        decision: &Decision,
+        verdict: crate::underwriting::Verdict,
+        now: OffsetDateTime,
+    ) -> Result<(Self, Decision), CannotChange> {
+        if decision.locked() {
+            return Err(CannotChange::Locked);
+        }
+        if self.status != Status::InReview {
+            return Err(CannotChange::Closed(self.status));
+        }
+        Ok(self.settle(decision, verdict, None, now))
+    }
+
+    fn settle(
+        &self,
+        decision: &Decision,
+        verdict: crate::underwriting::Verdict,
+        facts: Option<crate::underwriting::Facts>,
+        now: OffsetDateTime,
+    ) -> (Self, Decision) {
+        let status = match verdict.outcome {
+            crate::decisioning::Outcome::Approved => Status::Approved,
+            crate::decisioning::Outcome::Declined => Status::Declined,
+            crate::decisioning::Outcome::Referred => Status::InReview,
+        };
+        let expires_at = verdict.offer.is_some().then(|| now + OFFER_OPEN_FOR);
+        let decided = Decision {
+            verdict,
+            facts: facts.unwrap_or_else(|| decision.facts.clone()),
+            decided_at: now,
+            expires_at,
+            ..decision.clone()
+        };
+        (self.moved(status, now), decided)
+    }
+
+    /// The operator's audited release of a locked decision: the acceptance
+    /// and signature are set aside and the offer is indicative again, so the
+    /// decision can be refreshed or accepted anew. A funded loan is never
+    /// released.
+    pub fn release(
+        &self,
+        decision: &Decision,
+        now: OffsetDateTime,
+    ) -> Result<(Self, Decision), CannotChange> {
+        if !decision.locked() {
+            return Err(CannotChange::NotLocked);
+        }
+        if self.status != Status::Approved {
+            return Err(CannotChange::Closed(self.status));
+        }
+        let mut released = decision.clone();
+        if let Some(offer) = released.verdict.offer.as_mut() {
+            offer.is_indicative = true;
+        }
+        released.accepted_at = None;
+        released.signed_by = None;
+        Ok((self.moved(self.status, now), released))
     }
 
     /// Expired, if the applicant has not finished by `expires_at`.
@@ -640,6 +796,103 @@ mod tests {
             };
             assert!(a.withdraw(None, NOW).unwrap().is_some(), "{status:?}");
         }
+    }
+
+    fn approved() -> (Application, Decision) {
+        let facts = crate::underwriting::Facts::new(
+            &register::synthetic("00000401").unwrap(),
+            1_000_000,
+            24,
+            crate::underwriting::CreditFile::synthetic("00000401"),
+            Some(crate::underwriting::Banking {
+                months: 12,
+                average_monthly_inflow_pence: 5_000_000,
+                average_monthly_outflow_pence: 3_000_000,
+            }),
+            None,
+            crate::underwriting::Signals::default(),
+        );
+        let (_, decided, decision) = application()
+            .submit(DecisionId::generate(2, 2), facts, NOW)
+            .unwrap();
+        assert_eq!(decided.status, Status::Approved);
+        (decided, decision)
+    }
+
+    #[test]
+    fn an_accepted_offer_is_signed_locked_and_released_only_by_the_operator() {
+        let (app, decision) = approved();
+        let later = NOW + Duration::hours(1);
+        let (accepted_app, accepted) = app.accept(&decision, "Ada".into(), later).unwrap();
+        assert_eq!(accepted_app.status, Status::Approved);
+        assert_eq!(accepted_app.version, app.version + 1);
+        assert!(accepted.locked());
+        assert_eq!(
+            accepted.verdict.offer.as_ref().map(|o| o.is_indicative),
+            Some(false)
+        );
+        assert_eq!(
+            accepted_app.accept(&accepted, "Ada".into(), later),
+            Err(CannotChange::Locked)
+        );
+        assert_eq!(
+            accepted_app
+                .redecide(&accepted, accepted.facts.clone(), later)
+                .map(|_| ()),
+            Err(CannotChange::Locked)
+        );
+        let (released_app, released) = accepted_app.release(&accepted, later).unwrap();
+        assert!(!released.locked());
+        assert_eq!(
+            released.verdict.offer.as_ref().map(|o| o.is_indicative),
+            Some(true)
+        );
+        assert_eq!(
+            released_app.release(&released, later).map(|_| ()),
+            Err(CannotChange::NotLocked)
+        );
+    }
+
+    #[test]
+    fn an_offer_is_accepted_only_while_open_and_approved() {
+        let (app, decision) = approved();
+        let lapsed = decision.expires_at.unwrap();
+        assert_eq!(
+            app.accept(&decision, "Ada".into(), lapsed).map(|_| ()),
+            Err(CannotChange::OfferExpired)
+        );
+        let referred = Application {
+            status: Status::InReview,
+            ..app
+        };
+        assert_eq!(
+            referred.accept(&decision, "Ada".into(), NOW).map(|_| ()),
+            Err(CannotChange::Closed(Status::InReview))
+        );
+    }
+
+    #[test]
+    fn a_refresh_follows_the_new_outcome_and_a_decline_is_final() {
+        let (app, decision) = approved();
+        let later = NOW + Duration::days(2);
+        let mut thin = decision.facts.clone();
+        thin.banking = None;
+        let (referred_app, referred) = app.redecide(&decision, thin, later).unwrap();
+        assert_eq!(referred_app.status, Status::InReview);
+        assert_eq!(referred.id, decision.id);
+        assert_eq!(referred.decided_at, later);
+        assert_eq!(referred.expires_at, None);
+        let declined = Application {
+            status: Status::Declined,
+            ..referred_app
+        };
+        assert_eq!(
+            declined
+                .redecide(&referred, referred.facts.clone(), later)
+                .map(|_| ()),
+            Err(CannotChange::Closed(Status::Declined))
+        );
+        assert_eq!(cooling_off_until(NOW), NOW + Duration::days(30));
     }
 
     #[test]

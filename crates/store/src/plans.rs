@@ -100,6 +100,11 @@ pub fn request_path_queries() -> Vec<Query> {
         vec![Value::Text("ver_01J00000000000000000000000"), OWNER],
     ));
     queries.push(query(
+        "newest declined application of a company",
+        sql::lending::LATEST_DECLINED,
+        vec![OWNER, Value::Text("00000401")],
+    ));
+    queries.push(query(
         "hub application by id",
         sql::lending::APPLICATION,
         vec![Value::Text("app_01J00000000000000000000000"), OWNER],

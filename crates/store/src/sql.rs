@@ -135,8 +135,13 @@ fn events_page_shape(shape: EventsPage) -> String {
 pub mod lending {
     pub const APPLICATION: &str = "SELECT body FROM hub_applications WHERE id = $1 AND owner = $2";
     pub const INSERT_APPLICATION: &str = "INSERT INTO hub_applications
-         (id, owner, status, reference, version, created_at_ms, open_until_ms, body)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+         (id, owner, status, reference, version, created_at_ms, open_until_ms, body, company_number)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+    /// The owner's newest declined application for a company: its
+    /// cooling-off runs from the decline.
+    pub const LATEST_DECLINED: &str = "SELECT body FROM hub_applications
+         WHERE owner = $1 AND company_number = $2 AND status = 'declined'
+         ORDER BY id DESC LIMIT 1";
     /// Conditional on the version the change was computed from (`$5 - 1`;
     /// written `version + 1 = $5` so `$5` takes the column's type).
     pub const UPDATE_APPLICATION: &str = "UPDATE hub_applications
@@ -151,6 +156,10 @@ pub mod lending {
     pub const INSERT_DECISION: &str =
         "INSERT INTO hub_decisions (id, owner, application_id, outcome, decided_at_ms, body)
          VALUES ($1, $2, $3, $4, $5, $6)";
+    /// Only beside its application's versioned update, which orders
+    /// concurrent changes to either.
+    pub const UPDATE_DECISION: &str = "UPDATE hub_decisions
+         SET outcome = $3, decided_at_ms = $4, body = $5 WHERE id = $1 AND owner = $2";
     pub const APPLICATION_EXISTS: &str =
         "SELECT 1 FROM hub_applications WHERE id = $1 AND owner = $2";
     /// Open applications due on their owner's clock; the bound on

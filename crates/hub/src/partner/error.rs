@@ -52,6 +52,8 @@ pub enum PartnerError {
     IdempotencyKeyInProgress,
     /// A change that lost a race with another; retry.
     Conflict(&'static str),
+    /// The decision's offer was accepted and signed: it cannot change.
+    DecisionLocked,
     /// A money-moving request's signature is missing or does not verify.
     SignatureInvalid(String),
     /// A staff capability or a feature (the test environment) is needed.
@@ -222,6 +224,11 @@ impl PartnerError {
             .with_header(header::RETRY_AFTER, "1")
             .retryable(true),
             Conflict(why) => p(StatusCode::CONFLICT, "conflict", why),
+            DecisionLocked => p(
+                StatusCode::LOCKED,
+                "decision_locked",
+                "the offer was accepted and signed: the decision is locked; only the lender's operator can release it",
+            ),
             SignatureInvalid(why) => p(
                 StatusCode::BAD_REQUEST,
                 "signature_invalid",

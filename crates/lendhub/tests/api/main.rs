@@ -22,6 +22,7 @@ mod payments;
 mod public;
 mod public_mcp;
 mod rest_applications;
+mod rest_decision_lifecycle;
 mod rest_decisions;
 mod rest_identity_checks;
 mod rest_test_helpers;

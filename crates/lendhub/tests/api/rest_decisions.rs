@@ -199,15 +199,9 @@ async fn an_approved_application_reads_its_decision_and_announces_each_step() {
 async fn the_engine_declines_refers_and_approves_on_the_facts() {
     let app = rest_app().await;
     let p = partner(&app).await;
+    // The company's decline comes last of its cases: its cooling-off would
+    // refuse the next application.
     let mut cases = vec![
-        (
-            "00000401",
-            "test_bank_low",
-            None,
-            "declined",
-            "declined",
-            vec!["affordability_low"],
-        ),
         (
             "00000401",
             "test_bank_thin",
@@ -223,6 +217,14 @@ async fn the_engine_declines_refers_and_approves_on_the_facts() {
             "in_review",
             "referred",
             vec!["director_risk", "manual_review_required"],
+        ),
+        (
+            "00000401",
+            "test_bank_low",
+            None,
+            "declined",
+            "declined",
+            vec!["affordability_low"],
         ),
         (
             "00000403",
@@ -401,6 +403,10 @@ async fn decisions_list_newest_first_by_outcome_and_time() {
                 .unwrap()
                 .to_owned(),
         ));
+        if bank == "test_bank_low" {
+            // Past the declined company's cooling-off.
+            app.advance(time::Duration::days(31));
+        }
     }
     let ids = |r: &Reply| -> Vec<String> {
         r.body["data"]

@@ -64,6 +64,10 @@ pub enum LendingWrite {
     UpdateApplication(Application),
     InsertVerification(Verification),
     InsertDecision(Decision),
+    /// A decision decided anew, accepted or released: always beside the
+    /// `UpdateApplication` of its application, whose version check orders
+    /// concurrent changes to either. `Conflict` if there is no such decision.
+    UpdateDecision(Decision),
 }
 
 /// Applications, decisions and the hosted journey (issue #15).
@@ -88,6 +92,14 @@ pub trait LendingStore: Send + Sync {
     ) -> Result<Option<Verification>, StoreError>;
 
     async fn hub_decision(&self, owner: &Tenant, id: &str) -> Result<Option<Decision>, StoreError>;
+
+    /// The owner's newest declined application for `company_number`, whose
+    /// decline starts the company's cooling-off.
+    async fn latest_declined(
+        &self,
+        owner: &Tenant,
+        company_number: &str,
+    ) -> Result<Option<Application>, StoreError>;
 
     async fn hub_decisions(
         &self,

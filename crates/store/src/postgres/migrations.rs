@@ -108,6 +108,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "decisions",
         include_str!("../../migrations/postgres/0020_decisions.sql"),
     ),
+    (
+        21,
+        "cooling_off",
+        include_str!("../../migrations/postgres/0021_cooling_off.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -155,6 +155,23 @@ impl LendingStore for PgStore {
             .transpose()
     }
 
+    async fn latest_declined(
+        &self,
+        owner: &Tenant,
+        company_number: &str,
+    ) -> Result<Option<Application>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached(sql::lending::LATEST_DECLINED)
+            .await
+            .map_err(db)?;
+        c.query_opt(&statement, &[&owner.as_str(), &company_number])
+            .await
+            .map_err(db)?
+            .map(|r| from_json(get(&r, 0)?))
+            .transpose()
+    }
+
     async fn hub_decision(&self, owner: &Tenant, id: &str) -> Result<Option<Decision>, StoreError> {
         let c = self.conn().await?;
         let statement = c.prepare_cached(sql::lending::DECISION).await.map_err(db)?;

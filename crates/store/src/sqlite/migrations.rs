@@ -107,6 +107,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "decisions",
         include_str!("../../migrations/sqlite/0020_decisions.sql"),
     ),
+    (
+        21,
+        "cooling_off",
+        include_str!("../../migrations/sqlite/0021_cooling_off.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

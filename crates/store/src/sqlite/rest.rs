@@ -190,6 +190,18 @@ impl LendingStore for SqliteStore {
         self.read(|c| decision(c, owner, id))
     }
 
+    async fn latest_declined(
+        &self,
+        owner: &Tenant,
+        company_number: &str,
+    ) -> Result<Option<Application>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::lending::LATEST_DECLINED))?
+                .query_row([owner.as_str(), company_number], application_row)
+                .optional()
+        })
+    }
+
     async fn hub_decisions(
         &self,
         owner: &Tenant,

@@ -1,10 +1,11 @@
 //! The lending context: the REST tier's applications, their pages and the
 //! expiry sweep.
 
-use lendhub_domain::hub_ids::{ApplicationId, HubId};
+use lendhub_domain::hub_ids::{ApplicationId, DecisionId, HubId};
 use lendhub_domain::lending::{self, Applicant, Application, Request, Status};
 use lendhub_domain::register;
 use lendhub_domain::tenant::Tenant;
+use lendhub_domain::underwriting::{Banking, CreditFile, Facts, Signals};
 use lendhub_store::*;
 
 use crate::support::*;
@@ -241,5 +242,138 @@ async fn a_verification_is_stored_once_and_read_by_its_owner_only() {
             .await
             .is_err(),
         "an id is stored once"
+    );
+}
+
+/// A submitted application and its decision, as the engine leaves them.
+fn decided(owner: &Tenant, ms: i64, facts: Facts) -> (Application, lending::Decision) {
+    let a = new_application(owner, ms, None);
+    let (_, decided, decision) = a
+        .submit(DecisionId::generate(ms as u64, ms as u128), facts, at(ms))
+        .unwrap();
+    (decided, decision)
+}
+
+fn facts(months: u32) -> Facts {
+    Facts::new(
+        &register::synthetic("00000401").unwrap(),
+        1_000_000,
+        12,
+        CreditFile::synthetic("00000401"),
+        Some(Banking {
+            months,
+            average_monthly_inflow_pence: 5_000_000,
+            average_monthly_outflow_pence: 3_000_000,
+        }),
+        None,
+        Signals::default(),
+    )
+}
+
+#[tokio::test]
+async fn a_decision_changes_only_beside_its_applications_next_version() {
+    let (store, _db) = store().await;
+    let owner = partner("test");
+    let (application, decision) = decided(&owner, 5_000, facts(12));
+    insert(store.as_ref(), &new_application(&owner, 4_000, None)).await;
+    let created = Application {
+        status: Status::Created,
+        decision_id: None,
+        version: 1,
+        ..application.clone()
+    };
+    insert(store.as_ref(), &created).await;
+    store
+        .commit(set(
+            vec![
+                Write::Lending(LendingWrite::UpdateApplication(application.clone())),
+                Write::Lending(LendingWrite::InsertDecision(decision.clone())),
+            ],
+            None,
+        ))
+        .await
+        .unwrap();
+
+    let (accepted_app, accepted) = application
+        .accept(&decision, "Ada Lovelace".into(), at(6_000))
+        .unwrap();
+    let change = |a: &Application, d: &lending::Decision| {
+        set(
+            vec![
+                Write::Lending(LendingWrite::UpdateApplication(a.clone())),
+                Write::Lending(LendingWrite::UpdateDecision(d.clone())),
+            ],
+            None,
+        )
+    };
+    store
+        .commit(change(&accepted_app, &accepted))
+        .await
+        .unwrap();
+    let stored = store
+        .hub_decision(&owner, decision.id.as_str())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored, accepted);
+    assert!(stored.locked());
+
+    // A change computed from the old version loses, and takes its decision
+    // change with it.
+    let (stale_app, stale) = application
+        .redecide(&decision, facts(1), at(7_000))
+        .unwrap();
+    assert!(matches!(
+        store.commit(change(&stale_app, &stale)).await,
+        Err(CommitError::Conflict)
+    ));
+    assert_eq!(
+        store
+            .hub_decision(&owner, decision.id.as_str())
+            .await
+            .unwrap()
+            .unwrap(),
+        accepted
+    );
+}
+
+#[tokio::test]
+async fn the_newest_declined_application_of_a_company_is_found_per_owner() {
+    let (store, _db) = store().await;
+    let owner = partner("test");
+    assert!(
+        store
+            .latest_declined(&owner, "00000401")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    for ms in [1_000, 2_000] {
+        let declined = Application {
+            status: Status::Declined,
+            ..new_application(&owner, ms, None)
+        };
+        insert(store.as_ref(), &declined).await;
+    }
+    insert(store.as_ref(), &new_application(&owner, 3_000, None)).await;
+    let found = store
+        .latest_declined(&owner, "00000401")
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(found.created_at, at(2_000));
+    assert!(
+        store
+            .latest_declined(&partner("live"), "00000401")
+            .await
+            .unwrap()
+            .is_none()
+    );
+    assert!(
+        store
+            .latest_declined(&owner, "00000402")
+            .await
+            .unwrap()
+            .is_none()
     );
 }

@@ -44,6 +44,8 @@ pub fn api() -> OpenApiRouter<PartnerState> {
         .routes(routes!(applications::retrieve::retrieve))
         .routes(routes!(applications::withdraw::withdraw))
         .routes(routes!(applications::submit::submit))
+        .routes(routes!(applications::accept::accept))
+        .routes(routes!(decisions::refresh::refresh))
         .routes(routes!(decisions::for_application::for_application))
         .routes(routes!(decisions::retrieve::retrieve))
         .routes(routes!(decisions::list::list))

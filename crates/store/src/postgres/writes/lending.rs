@@ -38,7 +38,8 @@ pub(crate) fn needs(write: &LendingWrite) -> Option<Needs<'_, Check<'_>>> {
         }),
         LendingWrite::InsertApplication(_)
         | LendingWrite::InsertVerification(_)
-        | LendingWrite::InsertDecision(_) => None,
+        | LendingWrite::InsertDecision(_)
+        | LendingWrite::UpdateDecision(_) => None,
     }
 }
 
@@ -52,6 +53,7 @@ pub(crate) struct Statements {
     update_application: Statement,
     insert_verification: Statement,
     insert_decision: Statement,
+    update_decision: Statement,
 }
 
 impl Statements {
@@ -63,6 +65,7 @@ impl Statements {
             update_application: p(crate::sql::lending::UPDATE_APPLICATION).await?,
             insert_verification: p(crate::sql::lending::INSERT_VERIFICATION).await?,
             insert_decision: p(crate::sql::lending::INSERT_DECISION).await?,
+            update_decision: p(crate::sql::lending::UPDATE_DECISION).await?,
         })
     }
 
@@ -96,6 +99,7 @@ impl Statements {
                     Box::new(unix_ms(a.created_at)),
                     Box::new(open_until_ms(a)),
                     Box::new(json(a)?),
+                    Box::new(a.company_number.as_str()),
                 ],
             )),
             LendingWrite::UpdateApplication(a) => out.push((
@@ -116,6 +120,16 @@ impl Statements {
                     Box::new(d.id.as_str()) as Param<'a>,
                     Box::new(d.owner.as_str()),
                     Box::new(d.application_id.as_str()),
+                    Box::new(d.verdict.outcome.as_str()),
+                    Box::new(unix_ms(d.decided_at)),
+                    Box::new(json(d)?),
+                ],
+            )),
+            LendingWrite::UpdateDecision(d) => out.push((
+                self.update_decision.clone(),
+                vec![
+                    Box::new(d.id.as_str()) as Param<'a>,
+                    Box::new(d.owner.as_str()),
                     Box::new(d.verdict.outcome.as_str()),
                     Box::new(unix_ms(d.decided_at)),
                     Box::new(json(d)?),

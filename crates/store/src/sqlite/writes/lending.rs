@@ -27,7 +27,8 @@ pub fn apply(c: &Connection, write: &LendingWrite) -> Result<(), CommitError> {
                         a.version,
                         unix_ms(a.created_at),
                         open_until_ms(a),
-                        rows::to_json(a)?
+                        rows::to_json(a)?,
+                        a.company_number
                     ])
                 })
                 .map_err(store)?;
@@ -64,6 +65,23 @@ pub fn apply(c: &Connection, write: &LendingWrite) -> Result<(), CommitError> {
                     ])
                 })
                 .map_err(store)?;
+        }
+        LendingWrite::UpdateDecision(d) => {
+            let changed = c
+                .prepare_cached(shared!(crate::sql::lending::UPDATE_DECISION))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        d.id.to_string(),
+                        d.owner.as_str(),
+                        d.verdict.outcome.as_str(),
+                        unix_ms(d.decided_at),
+                        rows::to_json(d)?
+                    ])
+                })
+                .map_err(store)?;
+            if changed == 0 {
+                return Err(CommitError::Conflict);
+            }
         }
         LendingWrite::InsertVerification(v) => {
             c.prepare_cached(shared!(crate::sql::lending::INSERT_VERIFICATION))

@@ -104,7 +104,7 @@ impl CreateApplication {
         (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
         (status = 409, description = "idempotency_key_reused or idempotency_key_in_progress"),
         (status = 413, description = "payload_too_large"), (status = 415, description = "unsupported_media_type"),
-        (status = 422, description = "validation_failed: a rule of a field (detail names each), the company not on the register (`not_found`) or not eligible (`not_eligible`)"),
+        (status = 422, description = "validation_failed: a rule of a field (detail names each), the company not on the register (`not_found`), not eligible (`not_eligible`), or declined for you within the last 30 days (`cooling_off`, `bound` the moment it may apply again)"),
         (status = 429, description = "rate_limited (5 per second on this route)"),
         (status = 503, description = "service_unavailable: the company register could not be asked")))]
 pub async fn create(
@@ -142,6 +142,22 @@ pub async fn create(
             company
                 .eligibility()
                 .map_err(|_| PartnerError::invalid("business.company_number", "not_eligible"))?;
+            // A company this partner saw declined waits out the cooling-off.
+            if let Some(declined) = state
+                .lending
+                .latest_declined(owner, &checked.company_number)
+                .await?
+            {
+                let until = lending::cooling_off_until(declined.updated_at);
+                if now < until {
+                    let until = until
+                        .format(&time::format_description::well_known::Rfc3339)
+                        .map_err(|e| PartnerError::Internal(e.to_string()))?;
+                    return Err(PartnerError::Validation(vec![
+                        FieldIssue::new("business.company_number", "cooling_off").with_bound(until),
+                    ]));
+                }
+            }
             let id: ApplicationId =
                 lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
             let application = Application::new(

@@ -2,6 +2,7 @@
 //! retrieve, list, withdraw, and the expiry of those the applicant never
 //! finishes.
 
+pub mod accept;
 pub mod create;
 pub mod expiry;
 pub mod list;

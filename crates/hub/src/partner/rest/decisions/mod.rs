@@ -1,8 +1,10 @@
 //! Decisions (hub seed, Resources → Decision; issue #15): what the engine
 //! decided on an application, as it decided it.
 
+pub mod change;
 pub mod for_application;
 pub mod list;
+pub mod refresh;
 pub mod retrieve;
 
 use lendhub_domain::lending::Decision;
@@ -55,6 +57,11 @@ pub struct DecisionView {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     decided_at: OffsetDateTime,
+    /// When the applicant accepted the offer and signed; from then the
+    /// decision is locked (changes answer 423 `decision_locked`).
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    accepted_at: Option<OffsetDateTime>,
     /// The application's reference.
     reference: Option<String>,
     livemode: bool,
@@ -77,6 +84,10 @@ fn code(c: lendhub_domain::decisioning::ReasonCode) -> &'static str {
 }
 
 impl DecisionView {
+    pub fn offer(&self) -> Option<&OfferView> {
+        self.offer.as_ref()
+    }
+
     pub fn new(d: &Decision) -> Self {
         let v = &d.verdict;
         Self {
@@ -103,6 +114,7 @@ impl DecisionView {
                 .collect(),
             expires_at: d.expires_at,
             decided_at: d.decided_at,
+            accepted_at: d.accepted_at,
             reference: d.reference.clone(),
             livemode: matches!(
                 d.owner.kind(),

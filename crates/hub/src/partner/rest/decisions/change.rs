@@ -1,0 +1,53 @@
+//! What every change to a decision shares: finding it with its application,
+//! and saying why a change was refused.
+
+use lendhub_domain::hub_ids::{DecisionId, HubId};
+use lendhub_domain::lending::{Application, CannotChange, Decision, Status};
+use lendhub_domain::tenant::Tenant;
+
+use crate::partner::error::PartnerError;
+use crate::partner::rest::applications::find;
+use crate::partner::state::PartnerState;
+
+/// The caller's decision `id` and the application it decides.
+pub async fn find_decision(
+    state: &PartnerState,
+    owner: &Tenant,
+    id: &str,
+) -> Result<(Application, Decision), PartnerError> {
+    let missing = PartnerError::NotFound("decision");
+    if DecisionId::parse(id).is_none() {
+        return Err(missing);
+    }
+    let decision = state
+        .lending
+        .hub_decision(owner, id)
+        .await?
+        .ok_or(missing)?;
+    let application = find(state, owner, decision.application_id.as_str()).await?;
+    Ok((application, decision))
+}
+
+/// The answer to a refused change: 423 for a locked decision, 409 for the
+/// rest, each saying what to do.
+pub fn refused(e: CannotChange) -> PartnerError {
+    match e {
+        CannotChange::Locked => PartnerError::DecisionLocked,
+        CannotChange::OfferExpired => {
+            PartnerError::Conflict("the offer has expired; refresh the decision for a new one")
+        }
+        CannotChange::NotLocked => PartnerError::Conflict("the decision is not locked"),
+        CannotChange::Closed(status) => PartnerError::Conflict(match status {
+            Status::Declined => {
+                "the decision declined the application, which is final; the company may apply again after the cooling-off period"
+            }
+            Status::Funded => "the loan is funded",
+            Status::Withdrawn => "the application was withdrawn",
+            Status::Expired => "the application has expired",
+            Status::Created | Status::Submitted => "the application has not been decided yet",
+            Status::Approved | Status::InReview => {
+                "the application is not at the step this change needs"
+            }
+        }),
+    }
+}

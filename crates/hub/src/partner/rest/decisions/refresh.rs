@@ -1,0 +1,88 @@
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use lendhub_domain::events::EventType;
+use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::underwriting::Facts;
+use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
+use lendhub_store::{EventWrite, LendingWrite, WriteSet};
+
+use super::DecisionView;
+use super::change::{find_decision, refused};
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::events::event;
+use crate::partner::state::PartnerState;
+
+/// Run the model again on an approved or referred application
+/// (`decision.completed`). The register and the credit file are read anew;
+/// the applicant's bank summary and identity checks are kept as the journey
+/// gathered them (reading the bank again needs the applicant). The decision
+/// keeps its id; its outcome, reasons, offer and `decided_at` are the new
+/// run's, and the application follows the outcome. A locked decision (offer
+/// accepted) is 423; a declined one is final (409).
+#[utoipa::path(post, operation_id = "refreshDecision", path = "/decisions/{id}/refresh", tag = "decisions",
+    security(("oauth2" = ["applications.write"]), ("api_key" = [])),
+    params(("id" = String, Path, description = "dec_…"),
+        ("Idempotency-Key" = Option<String>, Header, description = "optional; 8 to 128 characters")),
+    responses((status = 200, body = DecisionView),
+        (status = 400, description = "idempotency_key_malformed"),
+        (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
+        (status = 404, description = "not_found"),
+        (status = 409, description = "conflict: declined (final), withdrawn, expired or funded; or changed concurrently"),
+        (status = 423, description = "decision_locked: the offer was accepted and signed"),
+        (status = 429, description = "rate_limited: the refresh sub-limit is 1 request per second"),
+        (status = 503, description = "service_unavailable: the register or the credit bureau could not be reached")))]
+pub async fn refresh(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    Path(id): Path<String>,
+    MaybeIdempotent(key): MaybeIdempotent,
+) -> Result<Response, PartnerError> {
+    let write = caller.begin_write(&state, PartnerScope::ApplicationsWrite)?;
+    let (owner, now) = (&write.owner, write.now);
+    state
+        .idempotency
+        .run_maybe(write.guarded(&key, b""), || async {
+            let (application, decision) = find_decision(&state, owner, &id).await?;
+            if decision.locked() {
+                return Err(PartnerError::DecisionLocked);
+            }
+            let company = state
+                .register
+                .lookup(&application.company_number)
+                .await
+                .map_err(|e| PartnerError::Unavailable(e.to_string()))?
+                .ok_or(PartnerError::Conflict(
+                    "the company is no longer on the register",
+                ))?;
+            let credit = state
+                .bureau
+                .credit_file(&application.company_number)
+                .await
+                .map_err(|e| PartnerError::Unavailable(e.to_string()))?;
+            let kept = &decision.facts;
+            let facts = Facts::new(
+                &company,
+                application.amount.as_pence(),
+                application.term_months,
+                credit,
+                kept.banking,
+                kept.identity,
+                kept.signals,
+            );
+            let (decided, redecided) = application
+                .redecide(&decision, facts, now)
+                .map_err(refused)?;
+            let view = DecisionView::new(&redecided);
+            let completed = event(owner, EventType::DecisionCompleted, &view, now)
+                .map_err(|e| PartnerError::Internal(e.to_string()))?;
+            let mut writes = WriteSet::default();
+            writes
+                .push(LendingWrite::UpdateApplication(decided))
+                .push(LendingWrite::UpdateDecision(redecided))
+                .push(EventWrite::InsertEvent(completed));
+            Ok(Prepared::json(StatusCode::OK, &view, writes)?)
+        })
+        .await
+}

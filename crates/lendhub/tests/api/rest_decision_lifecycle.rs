@@ -1,0 +1,267 @@
+//! After the decision (issue #15): accepting and signing an offer locks the
+//! decision (423 `decision_locked` for any change), a refresh runs the model
+//! again under its 1 req/s sub-limit, and a declined company waits out its
+//! cooling-off before applying again.
+
+use lendhub_domain::partner::Tier;
+use serde_json::{Value, json};
+use time::Duration;
+
+use crate::partner::assert_hub_error;
+use crate::rest_tier::{api_key, rest_app, rest_get, rest_partner};
+use crate::support::*;
+
+use crate::rest_tier::rest_post as post;
+
+const SCOPES: &str = "applications.read applications.write decisions.read events.read";
+const TEST: &str = "/sandbox/v1";
+
+async fn test_key(app: &App) -> String {
+    let (client, _) = rest_partner(app, SCOPES, Tier::Platform).await;
+    api_key(app, &client, "test", None)["key"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// A submitted application of `company` through `bank`: (application id,
+/// decision id, application status).
+async fn decided(app: &App, key: &str, company: &str, bank: &str) -> (String, String, String) {
+    app.advance(Duration::seconds(1)); // the create sub-limit
+    let r = post(
+        app,
+        &format!("{TEST}/applications"),
+        key,
+        json!({"business": {"company_number": company}, "amount_pence": 1_000_000, "term_months": 24,
+               "applicant": {"email": "ada@example.com"}, "reference": "LC-1"}),
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    let r = post(
+        app,
+        &format!("{TEST}/applications/{id}/submit"),
+        key,
+        json!({"consents": {"credit_search": true, "open_banking": true, "terms": true}, "bank": bank}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let decision = r.body["decision"]["id"].as_str().unwrap().to_owned();
+    (id, decision, r.body["status"].as_str().unwrap().to_owned())
+}
+
+fn signature() -> Value {
+    json!({"signed_by": "Ada Lovelace", "accept_terms": true})
+}
+
+async fn event_types(app: &App, key: &str) -> Vec<String> {
+    let r = rest_get(app, &format!("{TEST}/events?limit=100"), Some(key)).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    r.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .map(|e| e["type"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn accepting_an_offer_signs_it_and_locks_the_decision() {
+    let app = rest_app().await;
+    let key = test_key(&app).await;
+    let (id, decision, status) = decided(&app, &key, "00000401", "test_bank_strong").await;
+    assert_eq!(status, "approved");
+    let accept = |body: Value| {
+        let (app, key, id) = (&app, &key, &id);
+        async move { post(app, &format!("{TEST}/applications/{id}/accept"), key, body).await }
+    };
+
+    let r = accept(json!({"signed_by": " ", "accept_terms": false})).await;
+    assert_hub_error(&r, 422, "validation_failed");
+    let reasons: Vec<(&str, &str)> = r.body["error"]["detail"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["field"].as_str().unwrap(), d["reason"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            ("signed_by", "required"),
+            ("accept_terms", "consent_required")
+        ]
+    );
+
+    let r = accept(signature()).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(
+        r.body["status"], "approved",
+        "funding moves it on, not acceptance"
+    );
+    assert_eq!(r.body["decision"]["offer"]["is_indicative"], false);
+    assert!(r.body["decision"]["accepted_at"].is_string());
+    let types = event_types(&app, &key).await;
+    assert_eq!(
+        types[types.len() - 2..],
+        ["offer.accepted", "agreement.signed"]
+    );
+    let events = rest_get(&app, &format!("{TEST}/events?limit=2"), Some(&key)).await;
+    let signed = &events.body["data"][0]["data"]["object"];
+    assert_eq!(signed["object"], "agreement");
+    assert_eq!(signed["signed_by"], "Ada Lovelace");
+    assert_eq!(signed["application_id"], id.as_str());
+    let offer = &events.body["data"][1]["data"]["object"];
+    assert_eq!(offer["object"], "offer");
+    assert_eq!(offer["decision_id"], decision.as_str());
+    assert_eq!(offer["amount_pence"], 1_000_000);
+    assert_eq!(offer["reference"], "LC-1");
+
+    // Locked: accepting again or refreshing is 423, and nothing changes.
+    assert_hub_error(&accept(signature()).await, 423, "decision_locked");
+    app.advance(Duration::seconds(1));
+    let refresh = post(
+        &app,
+        &format!("{TEST}/decisions/{decision}/refresh"),
+        &key,
+        json!({}),
+    )
+    .await;
+    assert_hub_error(&refresh, 423, "decision_locked");
+    let after = rest_get(&app, &format!("{TEST}/decisions/{decision}"), Some(&key)).await;
+    assert_eq!(after.body["offer"]["is_indicative"], false);
+    assert_eq!(event_types(&app, &key).await.len(), types.len());
+}
+
+#[tokio::test]
+async fn only_a_live_approved_offer_can_be_accepted() {
+    let app = rest_app().await;
+    let key = test_key(&app).await;
+    let (referred, _, status) = decided(&app, &key, "00000401", "test_bank_thin").await;
+    assert_eq!(status, "in_review");
+    let r = post(
+        &app,
+        &format!("{TEST}/applications/{referred}/accept"),
+        &key,
+        signature(),
+    )
+    .await;
+    assert_hub_error(&r, 409, "conflict");
+
+    let (approved, _, _) = decided(&app, &key, "00000401", "test_bank_strong").await;
+    app.advance(Duration::days(30)); // the offer's expires_at
+    let r = post(
+        &app,
+        &format!("{TEST}/applications/{approved}/accept"),
+        &key,
+        signature(),
+    )
+    .await;
+    assert_hub_error(&r, 409, "conflict");
+    assert!(
+        r.body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("expired")
+    );
+}
+
+#[tokio::test]
+async fn a_refresh_decides_again_under_its_sub_limit() {
+    let app = rest_app().await;
+    let key = test_key(&app).await;
+    let (id, decision, _) = decided(&app, &key, "00000401", "test_bank_strong").await;
+    let before = rest_get(&app, &format!("{TEST}/decisions/{decision}"), Some(&key)).await;
+    app.advance(Duration::seconds(5));
+    let path = format!("{TEST}/decisions/{decision}/refresh");
+    let r = post(&app, &path, &key, json!({})).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["id"], decision.as_str(), "the same decision");
+    assert_eq!(r.body["outcome"], "approved");
+    assert_eq!(
+        r.body["offer"], before.body["offer"],
+        "same facts, same offer"
+    );
+    assert_ne!(r.body["decided_at"], before.body["decided_at"]);
+    let types = event_types(&app, &key).await;
+    assert_eq!(
+        types
+            .iter()
+            .filter(|t| t.as_str() == "decision.completed")
+            .count(),
+        2
+    );
+    let application = rest_get(&app, &format!("{TEST}/applications/{id}"), Some(&key)).await;
+    assert_eq!(
+        application.body["decision"]["decided_at"],
+        r.body["decided_at"]
+    );
+
+    // The seed's sub-limit: one refresh a second.
+    let again = post(&app, &path, &key, json!({})).await;
+    assert_hub_error(&again, 429, "rate_limited");
+    assert!(again.headers.contains_key("retry-after"));
+    assert!(again.headers.contains_key("ratelimit-limit"));
+
+    app.advance(Duration::seconds(1));
+    let r = post(
+        &app,
+        &format!("{TEST}/decisions/dec_01J00000000000000000000000/refresh"),
+        &key,
+        json!({}),
+    )
+    .await;
+    assert_hub_error(&r, 404, "not_found");
+}
+
+#[tokio::test]
+async fn a_declined_company_is_final_and_cools_off_before_applying_again() {
+    let app = rest_app().await;
+    let key = test_key(&app).await;
+    let (_, decision, status) = decided(&app, &key, "00000401", "test_bank_low").await;
+    assert_eq!(status, "declined");
+    app.advance(Duration::seconds(1));
+    let r = post(
+        &app,
+        &format!("{TEST}/decisions/{decision}/refresh"),
+        &key,
+        json!({}),
+    )
+    .await;
+    assert_hub_error(&r, 409, "conflict");
+
+    let r = reapply(&app, &key).await;
+    assert_hub_error(&r, 422, "validation_failed");
+    let detail = &r.body["error"]["detail"][0];
+    assert_eq!(detail["field"], "business.company_number");
+    assert_eq!(detail["reason"], "cooling_off");
+    let until = time::OffsetDateTime::parse(
+        detail["bound"].as_str().unwrap(),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
+
+    // Another partner's decline is not this partner's business.
+    let other = test_key(&app).await;
+    assert_eq!(reapply(&app, &other).await.status, 201);
+
+    // Each attempt moves the clock a second (the create sub-limit).
+    let now = lendhub_domain::clock::Clock::now(app.clock.as_ref());
+    app.advance(until - now - Duration::seconds(5));
+    assert_hub_error(&reapply(&app, &key).await, 422, "validation_failed");
+    app.advance(Duration::seconds(4));
+    let r = reapply(&app, &key).await;
+    assert_eq!(r.status, 201, "{}", r.body);
+}
+
+async fn reapply(app: &App, key: &str) -> Reply {
+    app.advance(Duration::seconds(1));
+    post(
+        app,
+        &format!("{TEST}/applications"),
+        key,
+        json!({"business": {"company_number": "00000401"}, "amount_pence": 500_000,
+               "term_months": 12, "applicant": {"email": "ada@example.com"}}),
+    )
+    .await
+}
