@@ -43,6 +43,40 @@ pub enum ReasonCode {
 }
 
 impl ReasonCode {
+    pub const ALL: [ReasonCode; 10] = [
+        ReasonCode::AffordabilityOk,
+        ReasonCode::AffordabilityLow,
+        ReasonCode::CreditOk,
+        ReasonCode::CreditAdverse,
+        ReasonCode::ThinFile,
+        ReasonCode::BankingDataInsufficient,
+        ReasonCode::DirectorRisk,
+        ReasonCode::IneligibleEntity,
+        ReasonCode::AmountExceedsLimit,
+        ReasonCode::ManualReviewRequired,
+    ];
+
+    /// The seed's spelling (`affordability_low`, …).
+    pub fn as_str(self) -> &'static str {
+        use ReasonCode::*;
+        match self {
+            AffordabilityOk => "affordability_ok",
+            AffordabilityLow => "affordability_low",
+            CreditOk => "credit_ok",
+            CreditAdverse => "credit_adverse",
+            ThinFile => "thin_file",
+            BankingDataInsufficient => "banking_data_insufficient",
+            DirectorRisk => "director_risk",
+            IneligibleEntity => "ineligible_entity",
+            AmountExceedsLimit => "amount_exceeds_limit",
+            ManualReviewRequired => "manual_review_required",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.as_str() == raw)
+    }
+
     /// The category the hub document pairs with each code.
     pub fn category(self) -> &'static str {
         use ReasonCode::*;

@@ -380,6 +380,46 @@ impl Decision {
     }
 }
 
+/// What an operator did to a decision, kept for audit (append-only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Act {
+    /// A referral approved by an underwriter.
+    Approve,
+    /// A referral declined by an underwriter.
+    Decline,
+    /// A locked decision released by the lender's owner (sudo).
+    Release,
+}
+
+impl Act {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Act::Approve => "approve",
+            Act::Decline => "decline",
+            Act::Release => "release",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        [Act::Approve, Act::Decline, Act::Release]
+            .into_iter()
+            .find(|a| a.as_str() == raw)
+    }
+}
+
+/// One entry of the underwriting log: who did what to which decision, when
+/// and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnderwritingAct {
+    pub decision_id: DecisionId,
+    pub owner: Tenant,
+    pub act: Act,
+    pub actor: String,
+    pub note: String,
+    pub at: OffsetDateTime,
+}
+
 /// How long a declined company waits before applying again (the seed names
 /// a cooling-off period but not its length; docs/decisions.md).
 pub const COOLING_OFF: Duration = Duration::days(30);

@@ -175,6 +175,33 @@ pub fn decide(f: &Facts) -> Verdict {
     }
 }
 
+/// An underwriter's approval of a referral: the offer the engine would make
+/// for the amount and term asked, priced by the score (and any signals),
+/// with the policy reason saying a person decided. Affordability is the
+/// underwriter's judgement here, not the rule's.
+pub fn approve_referral(f: &Facts) -> Verdict {
+    use ReasonCode::*;
+    let adjust = f
+        .signals
+        .rate_adjust_bps
+        .clamp(-MAX_SIGNAL_ADJUST_BPS, MAX_SIGNAL_ADJUST_BPS);
+    let rate = (i64::from(annual_rate_bps(f.credit.score)) + i64::from(adjust)).max(0) as u32;
+    Verdict {
+        outcome: Outcome::Approved,
+        reasons: vec![ManualReviewRequired.into(), CreditOk.into()],
+        offer: Some(loan::offer(f.amount_pence, rate, f.term_months)),
+    }
+}
+
+/// An underwriter's decline of a referral, for the reason they give.
+pub fn decline_referral(code: ReasonCode) -> Verdict {
+    Verdict {
+        outcome: Outcome::Declined,
+        reasons: vec![code.into(), ReasonCode::ManualReviewRequired.into()],
+        offer: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -85,6 +85,11 @@ pub enum Command {
         #[command(subcommand)]
         command: crate::sso_cli::SsoCommand,
     },
+    /// Settle referred decisions of the REST tier; release a locked one.
+    Underwriting {
+        #[command(subcommand)]
+        command: crate::underwriting_cli::UnderwritingCommand,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -132,6 +137,9 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Keys { command } => crate::partner_cli::keys(command, &config).await,
         Command::Cms { command } => crate::cms_cli::cms(command, &config).await,
         Command::Sso { command } => crate::sso_cli::sso(command, &config).await,
+        Command::Underwriting { command } => {
+            crate::underwriting_cli::underwriting(command, &config).await
+        }
     }
 }
 

@@ -12,3 +12,4 @@ mod secret_input;
 pub mod server;
 mod sso_cli;
 pub mod telemetry;
+mod underwriting_cli;

@@ -100,6 +100,21 @@ pub fn request_path_queries() -> Vec<Query> {
         vec![Value::Text("ver_01J00000000000000000000000"), OWNER],
     ));
     queries.push(query(
+        "the underwriting queue",
+        sql::lending::IN_REVIEW,
+        vec![Value::Int(50)],
+    ));
+    queries.push(query(
+        "any partner's decision by id (operator)",
+        sql::lending::DECISION_ANY_OWNER,
+        vec![Value::Text("dec_01J00000000000000000000000")],
+    ));
+    queries.push(query(
+        "the underwriting log of a decision",
+        sql::lending::ACTS_OF_DECISION,
+        vec![Value::Text("dec_01J00000000000000000000000")],
+    ));
+    queries.push(query(
         "newest declined application of a company",
         sql::lending::LATEST_DECLINED,
         vec![OWNER, Value::Text("00000401")],

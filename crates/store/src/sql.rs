@@ -162,6 +162,17 @@ pub mod lending {
          SET outcome = $3, decided_at_ms = $4, body = $5 WHERE id = $1 AND owner = $2";
     pub const APPLICATION_EXISTS: &str =
         "SELECT 1 FROM hub_applications WHERE id = $1 AND owner = $2";
+    /// The operator's view: any partner's decision.
+    pub const DECISION_ANY_OWNER: &str = "SELECT body FROM hub_decisions WHERE id = $1";
+    /// The underwriting queue, oldest referral first.
+    pub const IN_REVIEW: &str = "SELECT body FROM hub_applications
+         WHERE status = 'in_review' ORDER BY id LIMIT $1";
+    pub const INSERT_ACT: &str = "INSERT INTO underwriting_log
+         (decision_id, owner, act, actor, note, at_ms) VALUES ($1, $2, $3, $4, $5, $6)";
+    pub const ACTS: &str = "SELECT decision_id, owner, act, actor, note, at_ms
+         FROM underwriting_log ORDER BY seq";
+    pub const ACTS_OF_DECISION: &str = "SELECT decision_id, owner, act, actor, note, at_ms
+         FROM underwriting_log WHERE decision_id = $1 ORDER BY seq";
     /// Open applications due on their owner's clock; the bound on
     /// `open_until_ms` (offsets are never negative) lets the index narrow
     /// the scan, and the order is the index's, so a backlog is read a page

@@ -9,6 +9,7 @@ use time::Duration;
 
 use crate::partner::assert_hub_error;
 use crate::rest_tier::{api_key, rest_app, rest_get, rest_partner};
+use crate::support::process::{cli, cli_refused};
 use crate::support::*;
 
 use crate::rest_tier::rest_post as post;
@@ -119,14 +120,7 @@ async fn accepting_an_offer_signs_it_and_locks_the_decision() {
 
     // Locked: accepting again or refreshing is 423, and nothing changes.
     assert_hub_error(&accept(signature()).await, 423, "decision_locked");
-    app.advance(Duration::seconds(1));
-    let refresh = post(
-        &app,
-        &format!("{TEST}/decisions/{decision}/refresh"),
-        &key,
-        json!({}),
-    )
-    .await;
+    let refresh = refresh(&app, &key, &decision).await;
     assert_hub_error(&refresh, 423, "decision_locked");
     let after = rest_get(&app, &format!("{TEST}/decisions/{decision}"), Some(&key)).await;
     assert_eq!(after.body["offer"]["is_indicative"], false);
@@ -264,4 +258,219 @@ async fn reapply(app: &App, key: &str) -> Reply {
                "term_months": 12, "applicant": {"email": "ada@example.com"}}),
     )
     .await
+}
+
+/// `lendhub underwriting approve` of `decision` by `underwriter` for `note`.
+fn approve<'a>(decision: &'a str, underwriter: &'a str, note: &'a str) -> [&'a str; 7] {
+    [
+        "underwriting",
+        "approve",
+        decision,
+        "--underwriter",
+        underwriter,
+        "--note",
+        note,
+    ]
+}
+
+/// `POST /decisions/{id}/refresh`, a second after the last (its sub-limit).
+async fn refresh(app: &App, key: &str, decision: &str) -> Reply {
+    app.advance(Duration::seconds(1));
+    post(
+        app,
+        &format!("{TEST}/decisions/{decision}/refresh"),
+        key,
+        json!({}),
+    )
+    .await
+}
+
+fn lines(out: &str) -> Vec<Value> {
+    out.lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The server's events page sees another process's commit within 100 ms.
+async fn completed_count(app: &App, key: &str, want: usize) {
+    propagated(
+        "the CLI's decision.completed reaches the events page",
+        || async {
+            event_types(app, key)
+                .await
+                .iter()
+                .filter(|t| t.as_str() == "decision.completed")
+                .count()
+                == want
+        },
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn an_underwriter_settles_referrals_with_a_second_decision_completed() {
+    let app = rest_app().await;
+    let key = test_key(&app).await;
+    let (approved_id, approve_me, status) = decided(&app, &key, "00000401", "test_bank_thin").await;
+    assert_eq!(status, "in_review");
+    let (declined_id, decline_me, _) = decided(&app, &key, "00000402", "test_bank_strong").await;
+    let site = &app._site;
+
+    let queue = lines(&cli(site, &["underwriting", "queue"]));
+    let queued: Vec<&str> = queue
+        .iter()
+        .map(|q| q["decision_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        queued,
+        [approve_me.as_str(), decline_me.as_str()],
+        "oldest first"
+    );
+    assert_eq!(
+        queue[0]["reasons"],
+        json!(["banking_data_insufficient", "manual_review_required"])
+    );
+    assert_eq!(queue[0]["partner"]["livemode"], false);
+
+    let unattributed = cli_refused(site, &approve(&approve_me, "Grace", " "));
+    assert!(unattributed.contains("why"), "{unattributed}");
+    let why = "two years of filed accounts make up for the thin bank history";
+    let approved = lines(&cli(site, &approve(&approve_me, "Grace Hopper", why)));
+    assert_eq!(approved[0]["outcome"], "approved");
+    let r = rest_get(
+        &app,
+        &format!("{TEST}/applications/{approved_id}"),
+        Some(&key),
+    )
+    .await;
+    assert_eq!(r.body["status"], "approved");
+    assert_eq!(r.body["decision"]["outcome"], "approved");
+    assert_eq!(r.body["decision"]["offer"]["amount_pence"], 1_000_000);
+    assert_eq!(r.body["decision"]["offer"]["is_indicative"], true);
+    let codes: Vec<&str> = r.body["decision"]["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["code"].as_str().unwrap())
+        .collect();
+    assert_eq!(codes, ["manual_review_required", "credit_ok"]);
+    let again = cli_refused(site, &approve(&approve_me, "Grace", "again"));
+    assert!(again.contains("refused"), "{again}");
+
+    let unknown = cli_refused(
+        site,
+        &[
+            "underwriting",
+            "decline",
+            &decline_me,
+            "--underwriter",
+            "Grace",
+            "--reason",
+            "bad_vibes",
+            "--note",
+            "no",
+        ],
+    );
+    assert!(unknown.contains("affordability_low"), "{unknown}");
+    cli(
+        site,
+        &[
+            "underwriting",
+            "decline",
+            &decline_me,
+            "--underwriter",
+            "Grace Hopper",
+            "--reason",
+            "credit_adverse",
+            "--note",
+            "county court judgment found by hand",
+        ],
+    );
+    let r = rest_get(
+        &app,
+        &format!("{TEST}/applications/{declined_id}"),
+        Some(&key),
+    )
+    .await;
+    assert_eq!(r.body["status"], "declined");
+    assert_eq!(r.body["decision"]["reasons"][0]["code"], "credit_adverse");
+    assert!(r.body["decision"]["offer"].is_null());
+
+    // Two submissions and two settlements: four decision.completed.
+    completed_count(&app, &key, 4).await;
+    assert!(lines(&cli(site, &["underwriting", "queue"])).is_empty());
+    let log = lines(&cli(site, &["underwriting", "log"]));
+    let acts: Vec<(&str, &str, &str)> = log
+        .iter()
+        .map(|a| {
+            (
+                a["decision_id"].as_str().unwrap(),
+                a["act"].as_str().unwrap(),
+                a["actor"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        acts,
+        [
+            (approve_me.as_str(), "approve", "Grace Hopper"),
+            (decline_me.as_str(), "decline", "Grace Hopper"),
+        ]
+    );
+}
+
+#[tokio::test]
+async fn only_the_owners_logged_release_unlocks_a_signed_decision() {
+    let app = rest_app().await;
+    let key = test_key(&app).await;
+    let (id, decision, _) = decided(&app, &key, "00000401", "test_bank_strong").await;
+    let r = post(
+        &app,
+        &format!("{TEST}/applications/{id}/accept"),
+        &key,
+        signature(),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let site = &app._site;
+    let args = [
+        "underwriting",
+        "release",
+        &decision,
+        "--owner",
+        "Ada (lender owner)",
+        "--reason",
+        "signed with the wrong company director",
+    ];
+
+    let refused = cli_refused(site, &args);
+    assert!(refused.contains("--sudo"), "{refused}");
+    assert_eq!(
+        rest_get(&app, &format!("{TEST}/decisions/{decision}"), Some(&key))
+            .await
+            .body["offer"]["is_indicative"],
+        false,
+        "still locked"
+    );
+
+    let mut sudo = args.to_vec();
+    sudo.push("--sudo");
+    let released = lines(&cli(site, &sudo));
+    assert_eq!(released[0]["locked"], false);
+    let d = rest_get(&app, &format!("{TEST}/decisions/{decision}"), Some(&key)).await;
+    assert!(d.body["accepted_at"].is_null());
+    assert_eq!(d.body["offer"]["is_indicative"], true);
+    let refresh = refresh(&app, &key, &decision).await;
+    assert_eq!(refresh.status, 200, "unlocked: {}", refresh.body);
+
+    let again = cli_refused(site, &sudo);
+    assert!(again.contains("not locked"), "{again}");
+    let log = lines(&cli(
+        site,
+        &["underwriting", "log", "--decision", &decision],
+    ));
+    assert_eq!(log.len(), 1);
+    assert_eq!(log[0]["act"], "release");
+    assert_eq!(log[0]["actor"], "Ada (lender owner)");
+    assert_eq!(log[0]["note"], "signed with the wrong company director");
 }

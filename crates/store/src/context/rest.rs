@@ -6,7 +6,7 @@
 
 use async_trait::async_trait;
 use lendhub_domain::kyc::Verification;
-use lendhub_domain::lending::{Application, Decision, Status};
+use lendhub_domain::lending::{Application, Decision, Status, UnderwritingAct};
 use lendhub_domain::tenant::Tenant;
 
 use crate::error::StoreError;
@@ -68,6 +68,30 @@ pub enum LendingWrite {
     /// `UpdateApplication` of its application, whose version check orders
     /// concurrent changes to either. `Conflict` if there is no such decision.
     UpdateDecision(Decision),
+    /// Appends to the underwriting log (never changed or removed).
+    RecordAct(UnderwritingAct),
+}
+
+/// An underwriting-log row from its columns, in either backend.
+pub(crate) fn act_from_columns(
+    decision_id: String,
+    owner: String,
+    act: String,
+    actor: String,
+    note: String,
+    at_ms: i64,
+) -> Result<UnderwritingAct, String> {
+    use lendhub_domain::hub_ids::{DecisionId, HubId};
+    Ok(UnderwritingAct {
+        decision_id: DecisionId::parse(&decision_id)
+            .ok_or_else(|| format!("a malformed decision id {decision_id} in the log"))?,
+        owner: Tenant::from_stored(owner),
+        act: lendhub_domain::lending::Act::parse(&act)
+            .ok_or_else(|| format!("an unknown act {act} in the log"))?,
+        actor,
+        note,
+        at: lendhub_domain::clock::from_unix_ms(at_ms),
+    })
 }
 
 /// Applications, decisions and the hosted journey (issue #15).
@@ -92,6 +116,18 @@ pub trait LendingStore: Send + Sync {
     ) -> Result<Option<Verification>, StoreError>;
 
     async fn hub_decision(&self, owner: &Tenant, id: &str) -> Result<Option<Decision>, StoreError>;
+
+    /// Any partner's decision: the operator's view.
+    async fn decision_any_owner(&self, id: &str) -> Result<Option<Decision>, StoreError>;
+
+    /// The underwriting queue: applications `in_review`, oldest first.
+    async fn in_review(&self, limit: u32) -> Result<Vec<Application>, StoreError>;
+
+    /// The underwriting log, oldest first; of one decision if named.
+    async fn underwriting_log(
+        &self,
+        decision_id: Option<&str>,
+    ) -> Result<Vec<UnderwritingAct>, StoreError>;
 
     /// The owner's newest declined application for `company_number`, whose
     /// decline starts the company's cooling-off.

@@ -113,6 +113,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "cooling_off",
         include_str!("../../migrations/postgres/0021_cooling_off.sql"),
     ),
+    (
+        22,
+        "underwriting",
+        include_str!("../../migrations/postgres/0022_underwriting.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 use deadpool_postgres::Client;
 use lendhub_domain::kyc::Verification;
-use lendhub_domain::lending::{Application, Decision};
+use lendhub_domain::lending::{Application, Decision, UnderwritingAct};
 use lendhub_domain::tenant::Tenant;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
@@ -153,6 +153,67 @@ impl LendingStore for PgStore {
             .map_err(db)?
             .map(|r| from_json(get(&r, 0)?))
             .transpose()
+    }
+
+    async fn decision_any_owner(&self, id: &str) -> Result<Option<Decision>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached(sql::lending::DECISION_ANY_OWNER)
+            .await
+            .map_err(db)?;
+        c.query_opt(&statement, &[&id])
+            .await
+            .map_err(db)?
+            .map(|r| from_json(get(&r, 0)?))
+            .transpose()
+    }
+
+    async fn in_review(&self, limit: u32) -> Result<Vec<Application>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached(sql::lending::IN_REVIEW)
+            .await
+            .map_err(db)?;
+        c.query(&statement, &[&i64::from(limit)])
+            .await
+            .map_err(db)?
+            .iter()
+            .map(|r| from_json(get(r, 0)?))
+            .collect()
+    }
+
+    async fn underwriting_log(
+        &self,
+        decision_id: Option<&str>,
+    ) -> Result<Vec<UnderwritingAct>, StoreError> {
+        let c = self.conn().await?;
+        let rows = match decision_id {
+            Some(id) => {
+                let s = c
+                    .prepare_cached(sql::lending::ACTS_OF_DECISION)
+                    .await
+                    .map_err(db)?;
+                c.query(&s, &[&id]).await
+            }
+            None => {
+                let s = c.prepare_cached(sql::lending::ACTS).await.map_err(db)?;
+                c.query(&s, &[]).await
+            }
+        }
+        .map_err(db)?;
+        rows.iter()
+            .map(|r| {
+                crate::context::rest::act_from_columns(
+                    get(r, 0)?,
+                    get(r, 1)?,
+                    get(r, 2)?,
+                    get(r, 3)?,
+                    get(r, 4)?,
+                    get(r, 5)?,
+                )
+                .map_err(StoreError::Internal)
+            })
+            .collect()
     }
 
     async fn latest_declined(

@@ -112,6 +112,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "cooling_off",
         include_str!("../../migrations/sqlite/0021_cooling_off.sql"),
     ),
+    (
+        22,
+        "underwriting",
+        include_str!("../../migrations/sqlite/0022_underwriting.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

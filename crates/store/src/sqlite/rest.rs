@@ -4,7 +4,7 @@ use std::sync::LazyLock;
 
 use async_trait::async_trait;
 use lendhub_domain::kyc::Verification;
-use lendhub_domain::lending::{Application, Decision};
+use lendhub_domain::lending::{Application, Decision, UnderwritingAct};
 use lendhub_domain::tenant::Tenant;
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -188,6 +188,49 @@ impl LendingStore for SqliteStore {
 
     async fn hub_decision(&self, owner: &Tenant, id: &str) -> Result<Option<Decision>, StoreError> {
         self.read(|c| decision(c, owner, id))
+    }
+
+    async fn decision_any_owner(&self, id: &str) -> Result<Option<Decision>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::lending::DECISION_ANY_OWNER))?
+                .query_row([id], |r| rows::from_json(&r.get::<_, String>(0)?))
+                .optional()
+        })
+    }
+
+    async fn in_review(&self, limit: u32) -> Result<Vec<Application>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::lending::IN_REVIEW))?
+                .query_map([limit], application_row)?
+                .collect()
+        })
+    }
+
+    async fn underwriting_log(
+        &self,
+        decision_id: Option<&str>,
+    ) -> Result<Vec<UnderwritingAct>, StoreError> {
+        let row = |r: &rusqlite::Row<'_>| {
+            crate::context::rest::act_from_columns(
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+            )
+            .map_err(|e| rusqlite::Error::ToSqlConversionFailure(e.into()))
+        };
+        self.read(|c| match decision_id {
+            Some(id) => c
+                .prepare_cached(shared!(sql::lending::ACTS_OF_DECISION))?
+                .query_map([id], row)?
+                .collect(),
+            None => c
+                .prepare_cached(shared!(sql::lending::ACTS))?
+                .query_map([], row)?
+                .collect(),
+        })
     }
 
     async fn latest_declined(

@@ -50,6 +50,27 @@ impl Database {
 }
 
 impl Database {
+    /// Runs `sql` on a connection of its own, outside any store: what a
+    /// person at a database prompt could do. The error, if the database
+    /// refuses.
+    pub async fn execute_raw(&self, sql: &str) -> Result<(), String> {
+        match &self.target {
+            Target::Sqlite(path) => rusqlite::Connection::open(path)
+                .and_then(|c| c.execute_batch(sql))
+                .map_err(|e| e.to_string()),
+            Target::Postgres(url) => {
+                let (client, connection) = tokio_postgres::connect(url, tokio_postgres::NoTls)
+                    .await
+                    .map_err(|e| e.to_string())?;
+                tokio::spawn(connection);
+                client.batch_execute(sql).await.map_err(|e| {
+                    e.as_db_error()
+                        .map_or_else(|| e.to_string(), |d| d.message().to_owned())
+                })
+            }
+        }
+    }
+
     /// The backend's plan for `sql` (shared dialect, `$n` placeholders) with
     /// `bind` spelled in: one line per plan node.
     pub async fn explain(&self, sql: &str, bind: &[lendhub_store::plans::Value]) -> Vec<String> {

@@ -2,7 +2,9 @@
 //! expiry sweep.
 
 use lendhub_domain::hub_ids::{ApplicationId, DecisionId, HubId};
-use lendhub_domain::lending::{self, Applicant, Application, Request, Status};
+use lendhub_domain::lending::{
+    self, Act, Applicant, Application, Request, Status, UnderwritingAct,
+};
 use lendhub_domain::register;
 use lendhub_domain::tenant::Tenant;
 use lendhub_domain::underwriting::{Banking, CreditFile, Facts, Signals};
@@ -254,6 +256,27 @@ fn decided(owner: &Tenant, ms: i64, facts: Facts) -> (Application, lending::Deci
     (decided, decision)
 }
 
+/// Stores `application` as created, then submitted and decided.
+async fn store_decided(store: &dyn Store, application: &Application, decision: &lending::Decision) {
+    let created = Application {
+        status: Status::Created,
+        decision_id: None,
+        version: application.version - 1,
+        ..application.clone()
+    };
+    insert(store, &created).await;
+    store
+        .commit(set(
+            vec![
+                Write::Lending(LendingWrite::UpdateApplication(application.clone())),
+                Write::Lending(LendingWrite::InsertDecision(decision.clone())),
+            ],
+            None,
+        ))
+        .await
+        .unwrap();
+}
+
 fn facts(months: u32) -> Facts {
     Facts::new(
         &register::synthetic("00000401").unwrap(),
@@ -276,23 +299,7 @@ async fn a_decision_changes_only_beside_its_applications_next_version() {
     let owner = partner("test");
     let (application, decision) = decided(&owner, 5_000, facts(12));
     insert(store.as_ref(), &new_application(&owner, 4_000, None)).await;
-    let created = Application {
-        status: Status::Created,
-        decision_id: None,
-        version: 1,
-        ..application.clone()
-    };
-    insert(store.as_ref(), &created).await;
-    store
-        .commit(set(
-            vec![
-                Write::Lending(LendingWrite::UpdateApplication(application.clone())),
-                Write::Lending(LendingWrite::InsertDecision(decision.clone())),
-            ],
-            None,
-        ))
-        .await
-        .unwrap();
+    store_decided(store.as_ref(), &application, &decision).await;
 
     let (accepted_app, accepted) = application
         .accept(&decision, "Ada Lovelace".into(), at(6_000))
@@ -376,4 +383,110 @@ async fn the_newest_declined_application_of_a_company_is_found_per_owner() {
             .unwrap()
             .is_none()
     );
+}
+
+fn act(decision: &lending::Decision, kind: Act, ms: i64) -> UnderwritingAct {
+    UnderwritingAct {
+        decision_id: decision.id.clone(),
+        owner: decision.owner.clone(),
+        act: kind,
+        actor: "Grace Hopper".into(),
+        note: format!("{kind:?} at {ms}"),
+        at: at(ms),
+    }
+}
+
+#[tokio::test]
+async fn the_underwriting_queue_and_its_append_only_log() {
+    let (store, db) = store().await;
+    let (test, live) = (partner("test"), partner("live"));
+    let mut referred = Vec::new();
+    for (owner, ms) in [(&test, 10_000), (&live, 11_000)] {
+        let (application, decision) = decided(owner, ms, facts(1));
+        assert_eq!(application.status, Status::InReview);
+        store_decided(store.as_ref(), &application, &decision).await;
+        referred.push((application, decision));
+    }
+    let queue: Vec<String> = store
+        .in_review(10)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|a| a.id.to_string())
+        .collect();
+    assert_eq!(
+        queue,
+        [referred[0].0.id.to_string(), referred[1].0.id.to_string()],
+        "every partner's, oldest first"
+    );
+    let (_, live_decision) = &referred[1];
+    assert_eq!(
+        store
+            .decision_any_owner(live_decision.id.as_str())
+            .await
+            .unwrap()
+            .as_ref(),
+        Some(live_decision)
+    );
+
+    let (application, decision) = &referred[0];
+    let (approved_app, approved) = application
+        .resolve_referral(
+            decision,
+            lendhub_domain::underwriting::approve_referral(&decision.facts),
+            at(12_000),
+        )
+        .unwrap();
+    store
+        .commit(set(
+            vec![
+                Write::Lending(LendingWrite::UpdateApplication(approved_app)),
+                Write::Lending(LendingWrite::UpdateDecision(approved.clone())),
+                Write::Lending(LendingWrite::RecordAct(act(
+                    &approved,
+                    Act::Approve,
+                    12_000,
+                ))),
+            ],
+            None,
+        ))
+        .await
+        .unwrap();
+    store
+        .commit(set(
+            vec![Write::Lending(LendingWrite::RecordAct(act(
+                live_decision,
+                Act::Decline,
+                13_000,
+            )))],
+            None,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(store.in_review(10).await.unwrap().len(), 1);
+    let log = store.underwriting_log(None).await.unwrap();
+    assert_eq!(
+        log,
+        [
+            act(&approved, Act::Approve, 12_000),
+            act(live_decision, Act::Decline, 13_000)
+        ]
+    );
+    assert_eq!(
+        store
+            .underwriting_log(Some(live_decision.id.as_str()))
+            .await
+            .unwrap(),
+        [act(live_decision, Act::Decline, 13_000)]
+    );
+
+    // The database itself refuses to rewrite history.
+    for sql in [
+        "UPDATE underwriting_log SET actor = 'someone else'",
+        "DELETE FROM underwriting_log",
+    ] {
+        let refused = db.execute_raw(sql).await.unwrap_err();
+        assert!(refused.contains("append-only"), "{sql}: {refused}");
+    }
+    assert_eq!(store.underwriting_log(None).await.unwrap().len(), 2);
 }

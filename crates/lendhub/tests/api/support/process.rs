@@ -181,3 +181,19 @@ pub async fn all_events(
         );
     }
 }
+
+/// A CLI command that must fail: its standard error.
+pub fn cli_refused(site: &Site, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_lendhub"))
+        .args(args)
+        .envs(site.env())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        !out.status.success(),
+        "lendhub {args:?} succeeded: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}

@@ -39,7 +39,8 @@ pub(crate) fn needs(write: &LendingWrite) -> Option<Needs<'_, Check<'_>>> {
         LendingWrite::InsertApplication(_)
         | LendingWrite::InsertVerification(_)
         | LendingWrite::InsertDecision(_)
-        | LendingWrite::UpdateDecision(_) => None,
+        | LendingWrite::UpdateDecision(_)
+        | LendingWrite::RecordAct(_) => None,
     }
 }
 
@@ -54,6 +55,7 @@ pub(crate) struct Statements {
     insert_verification: Statement,
     insert_decision: Statement,
     update_decision: Statement,
+    insert_act: Statement,
 }
 
 impl Statements {
@@ -66,6 +68,7 @@ impl Statements {
             insert_verification: p(crate::sql::lending::INSERT_VERIFICATION).await?,
             insert_decision: p(crate::sql::lending::INSERT_DECISION).await?,
             update_decision: p(crate::sql::lending::UPDATE_DECISION).await?,
+            insert_act: p(crate::sql::lending::INSERT_ACT).await?,
         })
     }
 
@@ -133,6 +136,17 @@ impl Statements {
                     Box::new(d.verdict.outcome.as_str()),
                     Box::new(unix_ms(d.decided_at)),
                     Box::new(json(d)?),
+                ],
+            )),
+            LendingWrite::RecordAct(a) => out.push((
+                self.insert_act.clone(),
+                vec![
+                    Box::new(a.decision_id.as_str()) as Param<'a>,
+                    Box::new(a.owner.as_str()),
+                    Box::new(a.act.as_str()),
+                    Box::new(a.actor.as_str()),
+                    Box::new(a.note.as_str()),
+                    Box::new(unix_ms(a.at)),
                 ],
             )),
             LendingWrite::InsertVerification(v) => out.push((

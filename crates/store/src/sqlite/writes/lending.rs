@@ -83,6 +83,20 @@ pub fn apply(c: &Connection, write: &LendingWrite) -> Result<(), CommitError> {
                 return Err(CommitError::Conflict);
             }
         }
+        LendingWrite::RecordAct(a) => {
+            c.prepare_cached(shared!(crate::sql::lending::INSERT_ACT))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        a.decision_id.to_string(),
+                        a.owner.as_str(),
+                        a.act.as_str(),
+                        a.actor,
+                        a.note,
+                        unix_ms(a.at)
+                    ])
+                })
+                .map_err(store)?;
+        }
         LendingWrite::InsertVerification(v) => {
             c.prepare_cached(shared!(crate::sql::lending::INSERT_VERIFICATION))
                 .and_then(|mut s| {

@@ -6,6 +6,7 @@ pub mod for_application;
 pub mod list;
 pub mod refresh;
 pub mod retrieve;
+pub mod underwriting;
 
 use lendhub_domain::lending::Decision;
 use lendhub_domain::underwriting::reason_value;
@@ -67,22 +68,6 @@ pub struct DecisionView {
     livemode: bool,
 }
 
-fn code(c: lendhub_domain::decisioning::ReasonCode) -> &'static str {
-    use lendhub_domain::decisioning::ReasonCode::*;
-    match c {
-        AffordabilityOk => "affordability_ok",
-        AffordabilityLow => "affordability_low",
-        CreditOk => "credit_ok",
-        CreditAdverse => "credit_adverse",
-        ThinFile => "thin_file",
-        BankingDataInsufficient => "banking_data_insufficient",
-        DirectorRisk => "director_risk",
-        IneligibleEntity => "ineligible_entity",
-        AmountExceedsLimit => "amount_exceeds_limit",
-        ManualReviewRequired => "manual_review_required",
-    }
-}
-
 impl DecisionView {
     pub fn offer(&self) -> Option<&OfferView> {
         self.offer.as_ref()
@@ -107,7 +92,7 @@ impl DecisionView {
                 .reasons
                 .iter()
                 .map(|r| ReasonView {
-                    code: code(r.code),
+                    code: r.code.as_str(),
                     category: r.category.clone(),
                     value: reason_value(r.code),
                 })

@@ -1,0 +1,175 @@
+//! The lender's side of a decision, driven by the operator CLI
+//! (`lendhub underwriting …`): the queue of referrals, an underwriter's
+//! approval or decline of one (the seed's "second decision.completed"), and
+//! the owner's audited release of a locked decision. Every act is appended
+//! to the underwriting log in the same commit as the change it made.
+
+use lendhub_domain::decisioning::ReasonCode;
+use lendhub_domain::events::EventType;
+use lendhub_domain::hub_ids::{DecisionId, HubId};
+use lendhub_domain::lending::{Act, Application, CannotChange, Decision, UnderwritingAct};
+use lendhub_domain::underwriting::{approve_referral, decline_referral};
+use lendhub_store::{CommitError, EventWrite, LendingWrite, Store, StoreError, WriteSet};
+use time::OffsetDateTime;
+
+use super::DecisionView;
+use crate::partner::rest::events::event;
+
+/// What an underwriter rules on a referral.
+#[derive(Clone, Copy, Debug)]
+pub enum Ruling {
+    Approve,
+    /// Declined for the reason given (one of the seed's codes).
+    Decline(ReasonCode),
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum UnderwritingError {
+    #[error("no decision {0}")]
+    NotFound(String),
+    #[error("refused: {0}")]
+    Refused(CannotChange),
+    #[error("the application changed meanwhile; run the command again")]
+    Conflict,
+    #[error("an act needs the name of who does it and why (--note or --reason)")]
+    Unattributed,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{0}")]
+    Other(String),
+}
+
+/// A referral waiting for an underwriter, with the decision that referred it.
+pub struct Referral {
+    pub application: Application,
+    pub decision: Decision,
+}
+
+/// Referrals waiting for an underwriter, oldest first.
+pub async fn queue(store: &dyn Store, limit: u32) -> Result<Vec<Referral>, StoreError> {
+    let mut out = Vec::new();
+    for application in store.in_review(limit).await? {
+        let Some(id) = &application.decision_id else {
+            continue;
+        };
+        if let Some(decision) = store.hub_decision(&application.owner, id.as_str()).await? {
+            out.push(Referral {
+                application,
+                decision,
+            });
+        }
+    }
+    Ok(out)
+}
+
+async fn find(store: &dyn Store, id: &str) -> Result<(Application, Decision), UnderwritingError> {
+    let missing = || UnderwritingError::NotFound(id.to_owned());
+    if DecisionId::parse(id).is_none() {
+        return Err(missing());
+    }
+    let decision = store.decision_any_owner(id).await?.ok_or_else(missing)?;
+    let application = store
+        .hub_application(&decision.owner, decision.application_id.as_str())
+        .await?
+        .ok_or_else(missing)?;
+    Ok((application, decision))
+}
+
+fn act(d: &Decision, act: Act, actor: &str, note: &str, at: OffsetDateTime) -> UnderwritingAct {
+    UnderwritingAct {
+        decision_id: d.id.clone(),
+        owner: d.owner.clone(),
+        act,
+        actor: actor.to_owned(),
+        note: note.to_owned(),
+        at,
+    }
+}
+
+async fn commit(store: &dyn Store, writes: WriteSet) -> Result<(), UnderwritingError> {
+    store.commit(writes).await.map_err(|e| match e {
+        CommitError::Conflict => UnderwritingError::Conflict,
+        other => UnderwritingError::Other(other.to_string()),
+    })
+}
+
+fn attributed(actor: &str, note: &str) -> Result<(), UnderwritingError> {
+    if actor.trim().is_empty() || note.trim().is_empty() {
+        return Err(UnderwritingError::Unattributed);
+    }
+    Ok(())
+}
+
+/// An underwriter settles a referral: the decision is decided again by a
+/// person (approved with an offer, or declined for the reason given), the
+/// application follows, and `decision.completed` is emitted a second time.
+pub async fn settle(
+    store: &dyn Store,
+    decision_id: &str,
+    ruling: Ruling,
+    underwriter: &str,
+    note: &str,
+    now: OffsetDateTime,
+) -> Result<Decision, UnderwritingError> {
+    attributed(underwriter, note)?;
+    let (application, decision) = find(store, decision_id).await?;
+    let (verdict, kind) = match ruling {
+        Ruling::Approve => (approve_referral(&decision.facts), Act::Approve),
+        Ruling::Decline(code) => (decline_referral(code), Act::Decline),
+    };
+    let (application, settled) = application
+        .resolve_referral(&decision, verdict, now)
+        .map_err(UnderwritingError::Refused)?;
+    let completed = event(
+        &settled.owner,
+        EventType::DecisionCompleted,
+        &DecisionView::new(&settled),
+        now,
+    )
+    .map_err(|e| UnderwritingError::Other(e.to_string()))?;
+    let mut writes = WriteSet::default();
+    writes
+        .push(LendingWrite::UpdateApplication(application))
+        .push(LendingWrite::UpdateDecision(settled.clone()))
+        .push(LendingWrite::RecordAct(act(
+            &settled,
+            kind,
+            underwriter,
+            note,
+            now,
+        )))
+        .push(EventWrite::InsertEvent(completed));
+    commit(store, writes).await?;
+    Ok(settled)
+}
+
+/// The lender's owner releases a locked decision (the seed's "owner-sudo
+/// release"): the acceptance and signature are set aside, the offer is
+/// indicative again, and the act is logged with who and why. No event: the
+/// partner sees the decision unlocked (`accepted_at` null).
+pub async fn release(
+    store: &dyn Store,
+    decision_id: &str,
+    owner: &str,
+    reason: &str,
+    now: OffsetDateTime,
+) -> Result<Decision, UnderwritingError> {
+    attributed(owner, reason)?;
+    let (application, decision) = find(store, decision_id).await?;
+    let (application, released) = application
+        .release(&decision, now)
+        .map_err(UnderwritingError::Refused)?;
+    let mut writes = WriteSet::default();
+    writes
+        .push(LendingWrite::UpdateApplication(application))
+        .push(LendingWrite::UpdateDecision(released.clone()))
+        .push(LendingWrite::RecordAct(act(
+            &released,
+            Act::Release,
+            owner,
+            reason,
+            now,
+        )));
+    commit(store, writes).await?;
+    Ok(released)
+}
