@@ -420,6 +420,10 @@ pub struct UnderwritingAct {
     pub at: OffsetDateTime,
 }
 
+/// How long the test environment's simulated underwriter takes to settle a
+/// referral, on the owner's test clock (docs/simulators.md).
+pub const TEST_REVIEW_AFTER: Duration = Duration::hours(24);
+
 /// How long a declined company waits before applying again (the seed names
 /// a cooling-off period but not its length; docs/decisions.md).
 pub const COOLING_OFF: Duration = Duration::days(30);
@@ -674,6 +678,25 @@ impl Application {
         released.accepted_at = None;
         released.signed_by = None;
         Ok((self.moved(self.status, now), released))
+    }
+
+    /// When the application next needs the lender's worker on its owner's
+    /// clock: an open one expires at `expires_at`; a referral in the test
+    /// environment is settled by the simulated underwriter
+    /// [`TEST_REVIEW_AFTER`] after it was referred. `None` otherwise.
+    pub fn due_at(&self) -> Option<OffsetDateTime> {
+        let test = matches!(
+            self.owner.kind(),
+            crate::tenant::TenantKind::Partner {
+                livemode: false,
+                ..
+            }
+        );
+        match self.status {
+            Status::Created => Some(self.expires_at),
+            Status::InReview if test => Some(self.updated_at + TEST_REVIEW_AFTER),
+            _ => None,
+        }
     }
 
     /// Expired, if the applicant has not finished by `expires_at`.
@@ -933,6 +956,33 @@ mod tests {
             Err(CannotChange::Closed(Status::Declined))
         );
         assert_eq!(cooling_off_until(NOW), NOW + Duration::days(30));
+    }
+
+    #[test]
+    fn only_open_applications_and_test_referrals_fall_due() {
+        let open = application();
+        assert_eq!(open.due_at(), Some(open.expires_at));
+        let referred = |livemode| Application {
+            status: Status::InReview,
+            owner: Tenant::partner("pk_live_x", livemode, None),
+            ..open.clone()
+        };
+        assert_eq!(
+            referred(false).due_at(),
+            Some(open.updated_at + TEST_REVIEW_AFTER)
+        );
+        assert_eq!(
+            referred(true).due_at(),
+            None,
+            "live referrals wait for a person"
+        );
+        for status in [Status::Approved, Status::Declined, Status::Withdrawn] {
+            let a = Application {
+                status,
+                ..open.clone()
+            };
+            assert_eq!(a.due_at(), None, "{status:?}");
+        }
     }
 
     #[test]

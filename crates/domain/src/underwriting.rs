@@ -193,6 +193,22 @@ pub fn approve_referral(f: &Facts) -> Verdict {
     }
 }
 
+/// The test environment's simulated underwriter (docs/simulators.md):
+/// approves a referral whose credit score is at least
+/// [`SIMULATED_APPROVAL_SCORE`] and whose directors' checks needed no
+/// review; declines the rest, for `director_risk` or `credit_adverse`.
+pub fn simulated_review(f: &Facts) -> Verdict {
+    if f.identity == Some(kyc::Status::ReviewRequired) {
+        return decline_referral(ReasonCode::DirectorRisk);
+    }
+    if f.credit.score < SIMULATED_APPROVAL_SCORE {
+        return decline_referral(ReasonCode::CreditAdverse);
+    }
+    approve_referral(f)
+}
+
+pub const SIMULATED_APPROVAL_SCORE: u32 = 450;
+
 /// An underwriter's decline of a referral, for the reason they give.
 pub fn decline_referral(code: ReasonCode) -> Verdict {
     Verdict {

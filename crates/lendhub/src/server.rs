@@ -266,7 +266,7 @@ async fn hub(
     );
     let expiry_wake = state.partner.expiry_wake.clone();
     let expiries = core.worker(
-        lendhub_hub::partner::rest::applications::expiry::Expiries {
+        lendhub_hub::partner::rest::applications::sweep::Sweep {
             state: state.partner.clone(),
         },
         expiry_wake.clone(),

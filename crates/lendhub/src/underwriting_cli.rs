@@ -129,6 +129,7 @@ async fn run(command: UnderwritingCommand, store: &dyn Store) -> anyhow::Result<
         } => {
             let d = underwriting::settle(
                 store,
+                store,
                 &decision_id,
                 Ruling::Approve,
                 &underwriter,
@@ -150,7 +151,8 @@ async fn run(command: UnderwritingCommand, store: &dyn Store) -> anyhow::Result<
             };
             let ruling = Ruling::Decline(code);
             let d =
-                underwriting::settle(store, &decision_id, ruling, &underwriter, &note, now).await?;
+                underwriting::settle(store, store, &decision_id, ruling, &underwriter, &note, now)
+                    .await?;
             println!("{}", shown(&d));
         }
         UnderwritingCommand::Release {
@@ -164,7 +166,7 @@ async fn run(command: UnderwritingCommand, store: &dyn Store) -> anyhow::Result<
                     "releasing a signed decision is the lender's owner's act: confirm with --sudo (it is logged)"
                 );
             }
-            let d = underwriting::release(store, &decision_id, &owner, &reason, now).await?;
+            let d = underwriting::release(store, store, &decision_id, &owner, &reason, now).await?;
             println!("{}", shown(&d));
         }
         UnderwritingCommand::Log { decision } => {

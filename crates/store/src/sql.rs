@@ -135,7 +135,7 @@ fn events_page_shape(shape: EventsPage) -> String {
 pub mod lending {
     pub const APPLICATION: &str = "SELECT body FROM hub_applications WHERE id = $1 AND owner = $2";
     pub const INSERT_APPLICATION: &str = "INSERT INTO hub_applications
-         (id, owner, status, reference, version, created_at_ms, open_until_ms, body, company_number)
+         (id, owner, status, reference, version, created_at_ms, due_at_ms, body, company_number)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
     /// The owner's newest declined application for a company: its
     /// cooling-off runs from the decline.
@@ -145,7 +145,7 @@ pub mod lending {
     /// Conditional on the version the change was computed from (`$5 - 1`;
     /// written `version + 1 = $5` so `$5` takes the column's type).
     pub const UPDATE_APPLICATION: &str = "UPDATE hub_applications
-         SET status = $3, reference = $4, version = $5, open_until_ms = $6, body = $7
+         SET status = $3, reference = $4, version = $5, due_at_ms = $6, body = $7
          WHERE id = $1 AND owner = $2 AND version + 1 = $5";
     pub const VERIFICATION: &str = "SELECT body FROM identity_checks WHERE id = $1 AND owner = $2";
     pub const INSERT_VERIFICATION: &str =
@@ -173,17 +173,18 @@ pub mod lending {
          FROM underwriting_log ORDER BY seq";
     pub const ACTS_OF_DECISION: &str = "SELECT decision_id, owner, act, actor, note, at_ms
          FROM underwriting_log WHERE decision_id = $1 ORDER BY seq";
-    /// Open applications due on their owner's clock; the bound on
-    /// `open_until_ms` (offsets are never negative) lets the index narrow
+    /// Applications due on their owner's clock (`Application::due_at`:
+    /// expiry, or a test referral's review); the bound on
+    /// `due_at_ms` (offsets are never negative) lets the index narrow
     /// the scan, and the order is the index's, so a backlog is read a page
     /// at a time rather than sorted whole.
-    pub const DUE_EXPIRIES: &str =
+    pub const DUE_APPLICATIONS: &str =
         "SELECT a.body, coalesce(c.clock_offset_ms, 0) FROM hub_applications a
          LEFT JOIN test_clocks c ON c.owner = a.owner
-         WHERE a.open_until_ms IS NOT NULL
-           AND a.open_until_ms - coalesce(c.clock_offset_ms, 0) <= $1
-           AND a.open_until_ms <= $1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM test_clocks)
-         ORDER BY a.open_until_ms
+         WHERE a.due_at_ms IS NOT NULL
+           AND a.due_at_ms - coalesce(c.clock_offset_ms, 0) <= $1
+           AND a.due_at_ms <= $1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM test_clocks)
+         ORDER BY a.due_at_ms
          LIMIT $2";
 }
 

@@ -14,7 +14,8 @@ use crate::support::*;
 
 use crate::rest_tier::rest_post as post;
 
-const SCOPES: &str = "applications.read applications.write decisions.read events.read";
+const SCOPES: &str =
+    "applications.read applications.write decisions.read events.read identity.write";
 const TEST: &str = "/sandbox/v1";
 
 async fn test_key(app: &App) -> String {
@@ -473,4 +474,69 @@ async fn only_the_owners_logged_release_unlocks_a_signed_decision() {
     assert_eq!(log[0]["act"], "release");
     assert_eq!(log[0]["actor"], "Ada (lender owner)");
     assert_eq!(log[0]["note"], "signed with the wrong company director");
+}
+
+#[tokio::test]
+async fn the_test_environments_simulated_underwriter_settles_referrals_a_day_later() {
+    let app = rest_app().await;
+    let key = test_key(&app).await;
+    let (thin, _, status) = decided(&app, &key, "00000401", "test_bank_thin").await;
+    assert_eq!(status, "in_review");
+    app.advance(Duration::seconds(1));
+    let check = post(
+        &app,
+        &format!("{TEST}/identity/checks"),
+        &key,
+        json!({"person": {"first_name": "Ada", "last_name": "Sanctioned", "date_of_birth": "1985-04-12"}}),
+    )
+    .await;
+    assert_eq!(check.status, 201, "{}", check.body);
+    app.advance(Duration::seconds(1));
+    let r = post(
+        &app,
+        &format!("{TEST}/applications"),
+        &key,
+        json!({"business": {"company_number": "00000401"}, "amount_pence": 1_000_000, "term_months": 24,
+               "applicant": {"email": "ada@example.com"}}),
+    )
+    .await;
+    let risky = r.body["id"].as_str().unwrap().to_owned();
+    let r = post(
+        &app,
+        &format!("{TEST}/applications/{risky}/submit"),
+        &key,
+        json!({"consents": {"credit_search": true, "open_banking": true, "terms": true},
+               "bank": "test_bank_strong", "identity_check_ids": [check.body["id"]]}),
+    )
+    .await;
+    assert_eq!(r.body["status"], "in_review", "{}", r.body);
+
+    let status = |id: String| {
+        let (app, key) = (&app, &key);
+        async move {
+            rest_get(app, &format!("{TEST}/applications/{id}"), Some(key))
+                .await
+                .body
+        }
+    };
+    app.advance(Duration::hours(23));
+    assert_eq!(status(thin.clone()).await["status"], "in_review");
+    app.advance(Duration::hours(1));
+    propagated("the simulated underwriter settles both", || async {
+        status(thin.clone()).await["status"] != "in_review"
+            && status(risky.clone()).await["status"] != "in_review"
+    })
+    .await;
+    let approved = status(thin.clone()).await;
+    assert_eq!(approved["status"], "approved");
+    assert_eq!(approved["decision"]["offer"]["is_indicative"], true);
+    let declined = status(risky.clone()).await;
+    assert_eq!(declined["status"], "declined");
+    assert_eq!(declined["decision"]["reasons"][0]["code"], "director_risk");
+    completed_count(&app, &key, 4).await;
+    let log = lines(&cli(&app._site, &["underwriting", "log"]));
+    assert_eq!(log.len(), 2);
+    for entry in &log {
+        assert_eq!(entry["actor"], "simulated underwriter (test environment)");
+    }
 }

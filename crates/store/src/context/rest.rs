@@ -48,9 +48,10 @@ pub enum ApplicationPage {
     UnknownCursor,
 }
 
-/// An open application past its expiry on its owner's clock.
+/// An application past its `due_at` on its owner's clock: an open one to
+/// expire, or a test-environment referral to settle.
 #[derive(Clone, Debug)]
-pub struct DueExpiry {
+pub struct DueApplication {
     pub application: Application,
     pub clock_offset_ms: i64,
 }
@@ -143,13 +144,13 @@ pub trait LendingStore: Send + Sync {
         query: &DecisionQuery,
     ) -> Result<DecisionPage, StoreError>;
 
-    /// Open applications whose expiry has passed on their owner's clock
-    /// (`open_until <= service_now_ms + offset`), soonest first.
-    async fn due_expiries(
+    /// Applications whose `Application::due_at` has passed on their owner's
+    /// clock (`due_at <= service_now_ms + offset`), soonest first.
+    async fn due_applications(
         &self,
         service_now_ms: i64,
         limit: u32,
-    ) -> Result<Vec<DueExpiry>, StoreError>;
+    ) -> Result<Vec<DueApplication>, StoreError>;
 }
 
 /// Servicing accounts, the ledger, payment links and schedules (issue #16).

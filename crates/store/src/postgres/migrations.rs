@@ -118,6 +118,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "underwriting",
         include_str!("../../migrations/postgres/0022_underwriting.sql"),
     ),
+    (
+        23,
+        "due_at",
+        include_str!("../../migrations/postgres/0023_due_at.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

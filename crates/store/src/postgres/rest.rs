@@ -15,8 +15,8 @@ use crate::error::StoreError;
 use crate::paging::{Page, PageQuery};
 use crate::sql::{self, Keyset, PageShape};
 use crate::{
-    ApplicationPage, ApplicationQuery, CommercialStore, DecisionPage, DecisionQuery, DueExpiry,
-    LendingStore, ServicingStore,
+    ApplicationPage, ApplicationQuery, CommercialStore, DecisionPage, DecisionQuery,
+    DueApplication, LendingStore, ServicingStore,
 };
 
 fn application_row(r: &Row) -> Result<Application, StoreError> {
@@ -243,14 +243,14 @@ impl LendingStore for PgStore {
             .transpose()
     }
 
-    async fn due_expiries(
+    async fn due_applications(
         &self,
         service_now_ms: i64,
         limit: u32,
-    ) -> Result<Vec<DueExpiry>, StoreError> {
+    ) -> Result<Vec<DueApplication>, StoreError> {
         let c = self.conn().await?;
         let statement = c
-            .prepare_cached(sql::lending::DUE_EXPIRIES)
+            .prepare_cached(sql::lending::DUE_APPLICATIONS)
             .await
             .map_err(db)?;
         c.query(&statement, &[&service_now_ms, &i64::from(limit)])
@@ -258,7 +258,7 @@ impl LendingStore for PgStore {
             .map_err(db)?
             .iter()
             .map(|r| {
-                Ok(DueExpiry {
+                Ok(DueApplication {
                     application: application_row(r)?,
                     clock_offset_ms: get(r, 1)?,
                 })

@@ -117,6 +117,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "underwriting",
         include_str!("../../migrations/sqlite/0022_underwriting.sql"),
     ),
+    (
+        23,
+        "due_at",
+        include_str!("../../migrations/sqlite/0023_due_at.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

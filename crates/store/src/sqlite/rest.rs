@@ -13,8 +13,8 @@ use crate::error::StoreError;
 use crate::paging::{Page, PageQuery};
 use crate::sql::{self, Keyset, PageShape};
 use crate::{
-    ApplicationPage, ApplicationQuery, CommercialStore, DecisionPage, DecisionQuery, DueExpiry,
-    LendingStore, ServicingStore,
+    ApplicationPage, ApplicationQuery, CommercialStore, DecisionPage, DecisionQuery,
+    DueApplication, LendingStore, ServicingStore,
 };
 
 fn application_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Application> {
@@ -149,10 +149,14 @@ fn decision(c: &Connection, owner: &Tenant, id: &str) -> rusqlite::Result<Option
         .optional()
 }
 
-fn due_expiries(c: &Connection, now_ms: i64, limit: u32) -> rusqlite::Result<Vec<DueExpiry>> {
-    c.prepare_cached(shared!(sql::lending::DUE_EXPIRIES))?
+fn due_applications(
+    c: &Connection,
+    now_ms: i64,
+    limit: u32,
+) -> rusqlite::Result<Vec<DueApplication>> {
+    c.prepare_cached(shared!(sql::lending::DUE_APPLICATIONS))?
         .query_map(params![now_ms, limit], |r| {
-            Ok(DueExpiry {
+            Ok(DueApplication {
                 application: application_row(r)?,
                 clock_offset_ms: r.get(1)?,
             })
@@ -253,12 +257,12 @@ impl LendingStore for SqliteStore {
         self.read(|c| decisions(c, owner, query))
     }
 
-    async fn due_expiries(
+    async fn due_applications(
         &self,
         service_now_ms: i64,
         limit: u32,
-    ) -> Result<Vec<DueExpiry>, StoreError> {
-        self.read(|c| due_expiries(c, service_now_ms, limit))
+    ) -> Result<Vec<DueApplication>, StoreError> {
+        self.read(|c| due_applications(c, service_now_ms, limit))
     }
 }
 

@@ -182,12 +182,18 @@ async fn open_applications_fall_due_on_their_owners_clock() {
         .await
         .unwrap();
     let due_ms = lendhub_domain::clock::unix_ms(open.expires_at);
-    assert!(store.due_expiries(due_ms - 1, 10).await.unwrap().is_empty());
-    let due = store.due_expiries(due_ms, 10).await.unwrap();
+    assert!(
+        store
+            .due_applications(due_ms - 1, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let due = store.due_applications(due_ms, 10).await.unwrap();
     assert_eq!(due.len(), 1, "only the open one");
     assert_eq!(due[0].application.id, open.id);
     store.commit(set_clock(test.as_str(), 0, 10)).await.unwrap();
-    let early = store.due_expiries(due_ms - 10, 10).await.unwrap();
+    let early = store.due_applications(due_ms - 10, 10).await.unwrap();
     assert_eq!(early.len(), 1, "its owner's clock is ahead");
     assert_eq!(early[0].clock_offset_ms, 10);
 }

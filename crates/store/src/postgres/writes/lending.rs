@@ -3,7 +3,7 @@
 use deadpool_postgres::Transaction;
 use lendhub_domain::clock::unix_ms;
 use lendhub_domain::hub_ids::HubId;
-use lendhub_domain::lending::{Application, Status};
+use lendhub_domain::lending::Application;
 use tokio_postgres::Statement;
 
 use super::{Bound, Needs, Param, Rank, json};
@@ -44,8 +44,9 @@ pub(crate) fn needs(write: &LendingWrite) -> Option<Needs<'_, Check<'_>>> {
     }
 }
 
-fn open_until_ms(a: &Application) -> Option<i64> {
-    (a.status == Status::Created).then(|| unix_ms(a.expires_at))
+/// When the application sweep next needs it: the sweep's key.
+fn due_at_ms(a: &Application) -> Option<i64> {
+    a.due_at().map(unix_ms)
 }
 
 pub(crate) struct Statements {
@@ -100,7 +101,7 @@ impl Statements {
                     Box::new(a.reference.as_deref()),
                     Box::new(a.version),
                     Box::new(unix_ms(a.created_at)),
-                    Box::new(open_until_ms(a)),
+                    Box::new(due_at_ms(a)),
                     Box::new(json(a)?),
                     Box::new(a.company_number.as_str()),
                 ],
@@ -113,7 +114,7 @@ impl Statements {
                     Box::new(a.status.as_str()),
                     Box::new(a.reference.as_deref()),
                     Box::new(a.version),
-                    Box::new(open_until_ms(a)),
+                    Box::new(due_at_ms(a)),
                     Box::new(json(a)?),
                 ],
             )),

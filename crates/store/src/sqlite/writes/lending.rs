@@ -1,15 +1,15 @@
 //! The lending context's writes within a unit of work, on SQLite.
 
 use lendhub_domain::clock::unix_ms;
-use lendhub_domain::lending::{Application, Status};
+use lendhub_domain::lending::Application;
 use rusqlite::{Connection, params};
 
 use super::super::{rows, unavailable};
 use crate::*;
 
-/// While open for the applicant, when it stops being: the expiry sweep's key.
-pub(crate) fn open_until_ms(a: &Application) -> Option<i64> {
-    (a.status == Status::Created).then(|| unix_ms(a.expires_at))
+/// When the application sweep next needs it: the sweep's key.
+pub(crate) fn due_at_ms(a: &Application) -> Option<i64> {
+    a.due_at().map(unix_ms)
 }
 
 /// One lending row change; a failed condition is `Conflict`.
@@ -26,7 +26,7 @@ pub fn apply(c: &Connection, write: &LendingWrite) -> Result<(), CommitError> {
                         a.reference,
                         a.version,
                         unix_ms(a.created_at),
-                        open_until_ms(a),
+                        due_at_ms(a),
                         rows::to_json(a)?,
                         a.company_number
                     ])
@@ -43,7 +43,7 @@ pub fn apply(c: &Connection, write: &LendingWrite) -> Result<(), CommitError> {
                         a.status.as_str(),
                         a.reference,
                         a.version,
-                        open_until_ms(a),
+                        due_at_ms(a),
                         rows::to_json(a)?
                     ])
                 })

@@ -4,10 +4,10 @@
 
 pub mod accept;
 pub mod create;
-pub mod expiry;
 pub mod list;
 pub mod retrieve;
 pub mod submit;
+pub mod sweep;
 pub mod withdraw;
 
 use std::collections::BTreeMap;

@@ -8,8 +8,10 @@ use lendhub_domain::decisioning::ReasonCode;
 use lendhub_domain::events::EventType;
 use lendhub_domain::hub_ids::{DecisionId, HubId};
 use lendhub_domain::lending::{Act, Application, CannotChange, Decision, UnderwritingAct};
-use lendhub_domain::underwriting::{approve_referral, decline_referral};
-use lendhub_store::{CommitError, EventWrite, LendingWrite, Store, StoreError, WriteSet};
+use lendhub_domain::underwriting::{approve_referral, decline_referral, simulated_review};
+use lendhub_store::{
+    CommitError, EventWrite, LendingStore, LendingWrite, StoreError, UnitOfWork, WriteSet,
+};
 use time::OffsetDateTime;
 
 use super::DecisionView;
@@ -21,7 +23,13 @@ pub enum Ruling {
     Approve,
     /// Declined for the reason given (one of the seed's codes).
     Decline(ReasonCode),
+    /// The test environment's simulated underwriter decides
+    /// (`underwriting::simulated_review`).
+    Simulated,
 }
+
+/// Who the simulated underwriter is in the log.
+pub const SIMULATED_UNDERWRITER: &str = "simulated underwriter (test environment)";
 
 #[derive(Debug, thiserror::Error)]
 pub enum UnderwritingError {
@@ -46,7 +54,7 @@ pub struct Referral {
 }
 
 /// Referrals waiting for an underwriter, oldest first.
-pub async fn queue(store: &dyn Store, limit: u32) -> Result<Vec<Referral>, StoreError> {
+pub async fn queue(store: &dyn LendingStore, limit: u32) -> Result<Vec<Referral>, StoreError> {
     let mut out = Vec::new();
     for application in store.in_review(limit).await? {
         let Some(id) = &application.decision_id else {
@@ -62,7 +70,10 @@ pub async fn queue(store: &dyn Store, limit: u32) -> Result<Vec<Referral>, Store
     Ok(out)
 }
 
-async fn find(store: &dyn Store, id: &str) -> Result<(Application, Decision), UnderwritingError> {
+async fn find(
+    store: &dyn LendingStore,
+    id: &str,
+) -> Result<(Application, Decision), UnderwritingError> {
     let missing = || UnderwritingError::NotFound(id.to_owned());
     if DecisionId::parse(id).is_none() {
         return Err(missing());
@@ -86,7 +97,7 @@ fn act(d: &Decision, act: Act, actor: &str, note: &str, at: OffsetDateTime) -> U
     }
 }
 
-async fn commit(store: &dyn Store, writes: WriteSet) -> Result<(), UnderwritingError> {
+async fn commit(store: &dyn UnitOfWork, writes: WriteSet) -> Result<(), UnderwritingError> {
     store.commit(writes).await.map_err(|e| match e {
         CommitError::Conflict => UnderwritingError::Conflict,
         other => UnderwritingError::Other(other.to_string()),
@@ -104,7 +115,8 @@ fn attributed(actor: &str, note: &str) -> Result<(), UnderwritingError> {
 /// person (approved with an offer, or declined for the reason given), the
 /// application follows, and `decision.completed` is emitted a second time.
 pub async fn settle(
-    store: &dyn Store,
+    lending: &dyn LendingStore,
+    units: &dyn UnitOfWork,
     decision_id: &str,
     ruling: Ruling,
     underwriter: &str,
@@ -112,13 +124,40 @@ pub async fn settle(
     now: OffsetDateTime,
 ) -> Result<Decision, UnderwritingError> {
     attributed(underwriter, note)?;
-    let (application, decision) = find(store, decision_id).await?;
-    let (verdict, kind) = match ruling {
-        Ruling::Approve => (approve_referral(&decision.facts), Act::Approve),
-        Ruling::Decline(code) => (decline_referral(code), Act::Decline),
+    let (application, decision) = find(lending, decision_id).await?;
+    settle_found(
+        units,
+        &application,
+        &decision,
+        ruling,
+        underwriter,
+        note,
+        now,
+    )
+    .await
+}
+
+/// `settle`, for a referral already read.
+pub async fn settle_found(
+    units: &dyn UnitOfWork,
+    application: &Application,
+    decision: &Decision,
+    ruling: Ruling,
+    underwriter: &str,
+    note: &str,
+    now: OffsetDateTime,
+) -> Result<Decision, UnderwritingError> {
+    let verdict = match ruling {
+        Ruling::Approve => approve_referral(&decision.facts),
+        Ruling::Decline(code) => decline_referral(code),
+        Ruling::Simulated => simulated_review(&decision.facts),
+    };
+    let kind = match verdict.outcome {
+        lendhub_domain::decisioning::Outcome::Approved => Act::Approve,
+        _ => Act::Decline,
     };
     let (application, settled) = application
-        .resolve_referral(&decision, verdict, now)
+        .resolve_referral(decision, verdict, now)
         .map_err(UnderwritingError::Refused)?;
     let completed = event(
         &settled.owner,
@@ -139,7 +178,7 @@ pub async fn settle(
             now,
         )))
         .push(EventWrite::InsertEvent(completed));
-    commit(store, writes).await?;
+    commit(units, writes).await?;
     Ok(settled)
 }
 
@@ -148,14 +187,15 @@ pub async fn settle(
 /// indicative again, and the act is logged with who and why. No event: the
 /// partner sees the decision unlocked (`accepted_at` null).
 pub async fn release(
-    store: &dyn Store,
+    lending: &dyn LendingStore,
+    units: &dyn UnitOfWork,
     decision_id: &str,
     owner: &str,
     reason: &str,
     now: OffsetDateTime,
 ) -> Result<Decision, UnderwritingError> {
     attributed(owner, reason)?;
-    let (application, decision) = find(store, decision_id).await?;
+    let (application, decision) = find(lending, decision_id).await?;
     let (application, released) = application
         .release(&decision, now)
         .map_err(UnderwritingError::Refused)?;
@@ -170,6 +210,6 @@ pub async fn release(
             reason,
             now,
         )));
-    commit(store, writes).await?;
+    commit(units, writes).await?;
     Ok(released)
 }
