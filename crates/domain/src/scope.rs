@@ -68,11 +68,13 @@ pub enum PartnerScope {
 
 impl PartnerScope {
     /// The scopes MCP tools are filtered by.
-    pub const MCP: [PartnerScope; 4] = [
+    pub const MCP: [PartnerScope; 6] = [
         PartnerScope::McpRead,
         PartnerScope::OpsRead,
         PartnerScope::AccountRead,
         PartnerScope::OwnerRead,
+        PartnerScope::ApplicationsRead,
+        PartnerScope::DecisionsRead,
     ];
 }
 

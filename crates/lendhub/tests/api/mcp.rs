@@ -68,7 +68,7 @@ fn tool_failure(r: &Reply) -> String {
         .to_owned()
 }
 
-fn tool_names(r: &Reply) -> Vec<String> {
+pub fn tool_names(r: &Reply) -> Vec<String> {
     r.body["result"]["tools"]
         .as_array()
         .unwrap()

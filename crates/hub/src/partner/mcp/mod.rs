@@ -5,6 +5,7 @@
 //! `mcp_invalid_params` 422, `validation_failed` 422 for a missing `method`),
 //! not JSON-RPC error objects.
 
+mod lending;
 mod tools;
 
 use axum::Json;

@@ -3,6 +3,7 @@
 //! same JSON as text.
 
 use lendhub_domain::decisioning::ReasonCode;
+use lendhub_domain::hub_ids::HubId;
 use lendhub_domain::scope::{PartnerScope, PartnerScopes, Scope};
 use std::future::Future;
 use std::pin::Pin;
@@ -12,6 +13,7 @@ use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
 use super::invalid_params;
+use super::lending;
 use crate::partner::error::PartnerError;
 use crate::partner::state::PartnerState;
 use crate::partner::tokens::Verified;
@@ -43,13 +45,13 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "decisioning_explanation",
         title: "Explain a decision",
-        description: "Why one of your applications got its decision: the outcome, each reason in plain words, and the facts the engine weighed. `reference` is the application id.",
+        description: "Why one of your applications got its decision: the outcome, each reason in plain words, and the facts the engine weighed, as stored with the decision. `reference` is a REST-tier application id (`app_…`) or your own `reference` (live first, then test), or a sandbox application id.",
         scope: PartnerScope::McpRead,
         arguments: &["reference"],
         input_schema: || {
             json!({
                 "type": "object",
-                "properties": { "reference": { "type": "string", "description": "The application id", "minLength": 26, "maxLength": 26 } },
+                "properties": { "reference": { "type": "string", "description": "An application id (app_…, or a sandbox id) or your reference", "minLength": 1, "maxLength": 100 } },
                 "required": ["reference"],
                 "additionalProperties": false,
             })
@@ -60,6 +62,8 @@ pub const TOOLS: &[Tool] = &[
                 "type": "object",
                 "properties": {
                     "reference": string, "company_number": string, "amount_pence": integer,
+                    "application_id": string, "decision_id": string, "livemode": {"type": "boolean"},
+                    "offer": {"type": ["object", "null"]},
                     "outcome": {"type": "string", "enum": ["approved", "referred", "declined"]},
                     "decided_at": string,
                     "reasons": {"type": "array", "items": {"type": "object", "properties": {
@@ -124,7 +128,113 @@ pub const TOOLS: &[Tool] = &[
         },
         run: |state, caller, _| Box::pin(async move { Ok(result(clients(state, caller).await?)) }),
     },
+    Tool {
+        name: "list_applications",
+        title: "Your applications",
+        description: "Your REST-tier applications, newest first, each with its decision once decided. `environment` is `live` (default) or `test`; filter by `status` or your `reference`.",
+        scope: PartnerScope::ApplicationsRead,
+        arguments: &["environment", "status", "reference", "limit"],
+        input_schema: || {
+            let statuses: Vec<&str> = lendhub_domain::lending::Status::ALL
+                .iter()
+                .map(|s| s.as_str())
+                .collect();
+            list_input(json!({
+                "status": {"type": "string", "enum": statuses},
+                "reference": {"type": "string", "maxLength": 100},
+            }))
+        },
+        output_schema: list_schema,
+        run: |state, caller, arguments| {
+            Box::pin(lending::list_applications(state, caller, arguments))
+        },
+    },
+    by_id(
+        "get_application",
+        "One application",
+        "One of your REST-tier applications by id (`app_…`), with its decision once decided.",
+        PartnerScope::ApplicationsRead,
+        |state, caller, arguments| Box::pin(lending::get_application(state, caller, arguments)),
+    ),
+    Tool {
+        name: "list_decisions",
+        title: "Your decisions",
+        description: "The decisions on your REST-tier applications, newest first. `environment` is `live` (default) or `test`; filter by `outcome`.",
+        scope: PartnerScope::DecisionsRead,
+        arguments: &["environment", "outcome", "limit"],
+        input_schema: || {
+            list_input(
+                json!({"outcome": {"type": "string", "enum": ["approved", "referred", "declined"]}}),
+            )
+        },
+        output_schema: list_schema,
+        run: |state, caller, arguments| Box::pin(lending::list_decisions(state, caller, arguments)),
+    },
+    by_id(
+        "get_decision",
+        "One decision",
+        "One decision on your REST-tier applications by id (`dec_…`), rendered verbatim.",
+        PartnerScope::DecisionsRead,
+        |state, caller, arguments| Box::pin(lending::get_decision(state, caller, arguments)),
+    ),
 ];
+
+fn environment_schema() -> Value {
+    json!({"type": "string", "enum": ["live", "test"], "default": "live"})
+}
+
+/// A list tool's arguments: the environment, its `filters`, and a limit.
+fn list_input(filters: Value) -> Value {
+    let mut properties = json!({
+        "environment": environment_schema(),
+        "limit": {"type": "integer", "minimum": 1, "maximum": lending::MAX_LIMIT, "default": 10},
+    });
+    if let (Some(all), Value::Object(more)) = (properties.as_object_mut(), filters) {
+        all.extend(more);
+    }
+    json!({"type": "object", "properties": properties, "additionalProperties": false})
+}
+
+/// A tool that reads one REST-tier object of the caller's by id.
+const fn by_id(
+    name: &'static str,
+    title: &'static str,
+    description: &'static str,
+    scope: PartnerScope,
+    run: Run,
+) -> Tool {
+    Tool {
+        name,
+        title,
+        description,
+        scope,
+        arguments: &["environment", "id"],
+        input_schema: id_schema,
+        output_schema: object_schema,
+        run,
+    }
+}
+
+fn id_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"environment": environment_schema(), "id": {"type": "string"}},
+        "required": ["id"],
+        "additionalProperties": false,
+    })
+}
+
+fn list_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {"data": {"type": "array", "items": {"type": "object"}}, "has_more": {"type": "boolean"}},
+        "required": ["data", "has_more"],
+    })
+}
+
+fn object_schema() -> Value {
+    json!({"type": "object", "properties": {"id": {"type": "string"}, "object": {"type": "string"}}, "required": ["id", "object"]})
+}
 
 fn no_arguments() -> Value {
     json!({ "type": "object", "properties": {}, "additionalProperties": false })
@@ -172,7 +282,7 @@ pub fn list(scopes: &PartnerScopes) -> &'static RawValue {
     &LISTS[mask]
 }
 
-fn result(structured: Value) -> Value {
+pub(super) fn result(structured: Value) -> Value {
     json!({
         "content": [{ "type": "text", "text": structured.to_string() }],
         "structuredContent": structured,
@@ -183,7 +293,7 @@ fn result(structured: Value) -> Value {
 /// A tool that ran but could not answer. The MCP specification gives such
 /// results text content only: `structuredContent` must match the tool's
 /// `outputSchema`, which describes answers, not failures.
-fn failure(message: &str) -> Value {
+pub(super) fn failure(message: &str) -> Value {
     json!({
         "content": [{ "type": "text", "text": message }],
         "isError": true,
@@ -250,11 +360,29 @@ async fn explain(
     arguments: &Map<String, Value>,
 ) -> Result<Value, PartnerError> {
     let reference = match arguments.get("reference") {
-        Some(Value::String(r)) if r.len() == 26 => r.as_str(),
+        Some(Value::String(r)) if (1..=100).contains(&r.chars().count()) => r.as_str(),
         Some(Value::String(_)) => return Err(invalid_params("arguments.reference", "pattern")),
         Some(_) => return Err(invalid_params("arguments.reference", "invalid_type")),
         None => return Err(invalid_params("arguments.reference", "required")),
     };
+    if let Some(a) = lending::find(state, caller, reference).await? {
+        let decision = match &a.decision_id {
+            Some(id) => state.lending.hub_decision(&a.owner, id.as_str()).await?,
+            None => None,
+        };
+        return Ok(match decision {
+            Some(d) => result(lending::explain(reference, &a, &d)?),
+            None => failure(&format!(
+                "not_decided: application {} has not been decided yet",
+                a.id.as_str()
+            )),
+        });
+    }
+    if reference.len() != 26 {
+        return Ok(failure(&format!(
+            "not_found: no application of yours has the id or reference {reference}"
+        )));
+    }
     let Some(owner) = caller.client.sandbox_client_id.as_deref() else {
         return Ok(failure(
             "not_found: this partner project has no sandbox client linked, so it has no decisions to explain. \

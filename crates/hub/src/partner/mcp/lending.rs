@@ -1,0 +1,281 @@
+//! The partner MCP tools over the REST tier's applications and decisions
+//! (issue #15): read-only, each behind the scope its REST route needs, in
+//! the live environment unless `environment` says `test`.
+
+use lendhub_domain::decisioning::ReasonCode;
+use lendhub_domain::hub_ids::{ApplicationId, DecisionId, HubId};
+use lendhub_domain::lending::{Application, Decision, Status};
+use lendhub_domain::tenant::Tenant;
+use lendhub_domain::underwriting::free_cash_pence;
+use lendhub_store::{ApplicationPage, ApplicationQuery, DecisionPage, DecisionQuery, PageQuery};
+use serde_json::{Map, Value, json};
+
+use super::invalid_params;
+use super::tools::{failure, result};
+use crate::partner::error::PartnerError;
+use crate::partner::rest::applications::ApplicationView;
+use crate::partner::rest::decisions::DecisionView;
+use crate::partner::state::PartnerState;
+use crate::partner::tokens::Verified;
+
+pub const MAX_LIMIT: u32 = 100;
+const DEFAULT_LIMIT: u32 = 10;
+
+/// The `environment` argument: live unless `test`.
+fn owner(caller: &Verified, args: &Map<String, Value>) -> Result<Tenant, PartnerError> {
+    let livemode = match args.get("environment") {
+        None => true,
+        Some(Value::String(e)) if e == "live" => true,
+        Some(Value::String(e)) if e == "test" => false,
+        Some(_) => return Err(invalid_params("arguments.environment", "one_of")),
+    };
+    Ok(Tenant::partner(&caller.client.client_id, livemode, None))
+}
+
+fn text<'a>(args: &'a Map<String, Value>, name: &str) -> Result<Option<&'a str>, PartnerError> {
+    match args.get(name) {
+        None => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s.as_str())),
+        Some(_) => Err(invalid_params(&format!("arguments.{name}"), "invalid_type")),
+    }
+}
+
+fn required<'a>(args: &'a Map<String, Value>, name: &str) -> Result<&'a str, PartnerError> {
+    text(args, name)?.ok_or_else(|| invalid_params(&format!("arguments.{name}"), "required"))
+}
+
+fn limit(args: &Map<String, Value>) -> Result<u32, PartnerError> {
+    match args.get("limit") {
+        None => Ok(DEFAULT_LIMIT),
+        Some(Value::Number(n)) => n
+            .as_u64()
+            .filter(|l| (1..=u64::from(MAX_LIMIT)).contains(l))
+            .map(|l| l as u32)
+            .ok_or_else(|| invalid_params("arguments.limit", "out_of_range")),
+        Some(_) => Err(invalid_params("arguments.limit", "invalid_type")),
+    }
+}
+
+fn page(limit: u32) -> PageQuery {
+    PageQuery {
+        limit,
+        starting_after: None,
+        ending_before: None,
+    }
+}
+
+fn to_value(view: &impl serde::Serialize) -> Result<Value, PartnerError> {
+    serde_json::to_value(view).map_err(|e| PartnerError::Internal(e.to_string()))
+}
+
+async fn view(state: &PartnerState, a: &Application) -> Result<Value, PartnerError> {
+    let mut v = ApplicationView::new(a, state);
+    if let Some(id) = &a.decision_id
+        && let Some(d) = state.lending.hub_decision(&a.owner, id.as_str()).await?
+    {
+        v = v.with_decision(DecisionView::new(&d));
+    }
+    to_value(&v)
+}
+
+pub async fn list_applications(
+    state: &PartnerState,
+    caller: &Verified,
+    args: &Map<String, Value>,
+) -> Result<Value, PartnerError> {
+    let owner = owner(caller, args)?;
+    let status = match text(args, "status")? {
+        None => None,
+        Some(s) => {
+            Some(Status::parse(s).ok_or_else(|| invalid_params("arguments.status", "one_of"))?)
+        }
+    };
+    let query = ApplicationQuery {
+        page: page(limit(args)?),
+        status,
+        reference: text(args, "reference")?.map(str::to_owned),
+        after_id: None,
+    };
+    let ApplicationPage::Page(p) = state.lending.hub_applications(&owner, &query).await? else {
+        return Ok(result(json!({"data": [], "has_more": false})));
+    };
+    let mut data = Vec::with_capacity(p.items.len());
+    for a in &p.items {
+        data.push(view(state, a).await?);
+    }
+    Ok(result(json!({"data": data, "has_more": p.has_more})))
+}
+
+/// The caller's environment and the `id` argument, if well formed.
+fn owner_and_id<'a>(
+    caller: &Verified,
+    args: &'a Map<String, Value>,
+    well_formed: fn(&str) -> bool,
+) -> Result<(Tenant, &'a str), PartnerError> {
+    let owner = owner(caller, args)?;
+    let id = required(args, "id")?;
+    if !well_formed(id) {
+        return Err(invalid_params("arguments.id", "pattern"));
+    }
+    Ok((owner, id))
+}
+
+/// The tool result for a lookup: the object, or `not_found` for one that
+/// is not the caller's in that environment.
+fn found(kind: &str, object: Option<Value>) -> Value {
+    object.map_or_else(
+        || {
+            failure(&format!(
+                "not_found: no {kind} of yours has this id in this environment"
+            ))
+        },
+        result,
+    )
+}
+
+pub async fn get_application(
+    state: &PartnerState,
+    caller: &Verified,
+    args: &Map<String, Value>,
+) -> Result<Value, PartnerError> {
+    let (owner, id) = owner_and_id(caller, args, |id| ApplicationId::parse(id).is_some())?;
+    let object = match state.lending.hub_application(&owner, id).await? {
+        Some(a) => Some(view(state, &a).await?),
+        None => None,
+    };
+    Ok(found("application", object))
+}
+
+pub async fn list_decisions(
+    state: &PartnerState,
+    caller: &Verified,
+    args: &Map<String, Value>,
+) -> Result<Value, PartnerError> {
+    let owner = owner(caller, args)?;
+    let outcome = match text(args, "outcome")? {
+        None => None,
+        Some(o) => Some(
+            ["approved", "referred", "declined"]
+                .into_iter()
+                .find(|known| *known == o)
+                .ok_or_else(|| invalid_params("arguments.outcome", "one_of"))?,
+        ),
+    };
+    let query = DecisionQuery {
+        page: page(limit(args)?),
+        outcome,
+        after_id: None,
+    };
+    let DecisionPage::Page(p) = state.lending.hub_decisions(&owner, &query).await? else {
+        return Ok(result(json!({"data": [], "has_more": false})));
+    };
+    let data = p
+        .items
+        .iter()
+        .map(|d| to_value(&DecisionView::new(d)))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(result(json!({"data": data, "has_more": p.has_more})))
+}
+
+pub async fn get_decision(
+    state: &PartnerState,
+    caller: &Verified,
+    args: &Map<String, Value>,
+) -> Result<Value, PartnerError> {
+    let (owner, id) = owner_and_id(caller, args, |id| DecisionId::parse(id).is_some())?;
+    let object = match state.lending.hub_decision(&owner, id).await? {
+        Some(d) => Some(to_value(&DecisionView::new(&d))?),
+        None => None,
+    };
+    Ok(found("decision", object))
+}
+
+/// The caller's REST-tier application named by `reference` (an `app_` id,
+/// or the partner's own `reference`, newest first), live before test.
+pub async fn find(
+    state: &PartnerState,
+    caller: &Verified,
+    reference: &str,
+) -> Result<Option<Application>, PartnerError> {
+    for livemode in [true, false] {
+        let owner = Tenant::partner(&caller.client.client_id, livemode, None);
+        if ApplicationId::parse(reference).is_some() {
+            if let Some(a) = state.lending.hub_application(&owner, reference).await? {
+                return Ok(Some(a));
+            }
+            continue;
+        }
+        let query = ApplicationQuery {
+            page: page(1),
+            reference: Some(reference.to_owned()),
+            ..ApplicationQuery::default()
+        };
+        if let ApplicationPage::Page(p) = state.lending.hub_applications(&owner, &query).await?
+            && let Some(a) = p.items.into_iter().next()
+        {
+            return Ok(Some(a));
+        }
+    }
+    Ok(None)
+}
+
+/// What a reason means on the REST tier, where affordability is read from
+/// the connected bank account.
+pub fn explanation(code: ReasonCode) -> &'static str {
+    use ReasonCode::*;
+    match code {
+        AffordabilityOk => {
+            "The monthly repayment fits within half of the free cash the connected bank account shows."
+        }
+        AffordabilityLow => {
+            "The monthly repayment is more than half of the free cash the connected bank account shows."
+        }
+        CreditOk => "The business's credit file supports the loan.",
+        CreditAdverse => "The business's credit score is below what the lender accepts.",
+        ThinFile => "There is too little credit history to decide automatically.",
+        BankingDataInsufficient => {
+            "The connected bank account shows too few months of transactions to judge affordability."
+        }
+        DirectorRisk => "A check on a director needs attention.",
+        IneligibleEntity => "The company is not an eligible UK limited company or LLP.",
+        AmountExceedsLimit => "The amount requested is above the business's credit limit.",
+        ManualReviewRequired => "A person at the lender reviews, or reviewed, the application.",
+    }
+}
+
+/// The explanation of `d`, from the facts stored with it: never recomputed.
+pub fn explain(reference: &str, a: &Application, d: &Decision) -> Result<Value, PartnerError> {
+    let f = &d.facts;
+    let reasons: Vec<Value> = d
+        .verdict
+        .reasons
+        .iter()
+        .map(|r| json!({"code": r.code.as_str(), "category": r.category, "explanation": explanation(r.code)}))
+        .collect();
+    let view = to_value(&DecisionView::new(d))?;
+    Ok(json!({
+        "reference": reference,
+        "application_id": a.id.as_str(),
+        "decision_id": d.id.as_str(),
+        "livemode": view["livemode"],
+        "company_number": a.company_number,
+        "amount_pence": a.amount.as_pence(),
+        "outcome": d.verdict.outcome.as_str(),
+        "decided_at": view["decided_at"],
+        "reasons": reasons,
+        "facts": {
+            "eligible_entity": f.eligible,
+            "credit_score": f.credit.score,
+            "credit_limit_pence": f.credit.limit_pence,
+            "banking": f.banking.map(|b| json!({
+                "months": b.months,
+                "average_monthly_inflow_pence": b.average_monthly_inflow_pence,
+                "average_monthly_outflow_pence": b.average_monthly_outflow_pence,
+                "free_cash_pence": free_cash_pence(&b),
+            })),
+            "identity": f.identity.map(|s| s.as_str()),
+            "signals": {"fraud": f.signals.fraud, "rate_adjust_bps": f.signals.rate_adjust_bps},
+        },
+        "offer": view["offer"],
+    }))
+}
