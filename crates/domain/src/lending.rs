@@ -327,6 +327,15 @@ pub struct Application {
     pub decision_id: Option<DecisionId>,
     pub account_id: Option<AccountId>,
     pub withdrawal_reason: Option<String>,
+    /// The bank the applicant connected at submission: where the loan is paid.
+    #[serde(default)]
+    pub payout_bank: Option<String>,
+    /// When the offer was accepted and signed; the disbursement is due then.
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub accepted_at: Option<OffsetDateTime>,
+    /// Why the last disbursement failed, if it did (Faster Payments' reason).
+    #[serde(default)]
+    pub funding_failure: Option<String>,
     /// Bumped by every change; a change commits only over the version it read.
     pub version: i64,
 }
@@ -424,6 +433,10 @@ pub struct UnderwritingAct {
 /// referral, on the owner's test clock (docs/simulators.md).
 pub const TEST_REVIEW_AFTER: Duration = Duration::hours(24);
 
+/// From signature to disbursement: the lender's pre-funding checks
+/// (docs/decisions.md). On the owner's clock.
+pub const DISBURSE_AFTER: Duration = Duration::minutes(5);
+
 /// How long a declined company waits before applying again (the seed names
 /// a cooling-off period but not its length; docs/decisions.md).
 pub const COOLING_OFF: Duration = Duration::days(30);
@@ -493,6 +506,9 @@ impl Application {
             decision_id: None,
             account_id: None,
             withdrawal_reason: None,
+            payout_bank: None,
+            accepted_at: None,
+            funding_failure: None,
             version: 1,
         }
     }
@@ -592,7 +608,10 @@ impl Application {
         }
         accepted.accepted_at = Some(now);
         accepted.signed_by = Some(signed_by);
-        Ok((self.moved(self.status, now), accepted))
+        let mut signed = self.moved(self.status, now);
+        signed.accepted_at = Some(now);
+        signed.funding_failure = None;
+        Ok((signed, accepted))
     }
 
     /// The model run again over `facts` (the seed's refresh): the same
@@ -677,7 +696,34 @@ impl Application {
         }
         released.accepted_at = None;
         released.signed_by = None;
-        Ok((self.moved(self.status, now), released))
+        let mut unsigned = self.moved(self.status, now);
+        unsigned.accepted_at = None;
+        Ok((unsigned, released))
+    }
+
+    /// The disbursement cleared: the application is `funded` with its
+    /// servicing account.
+    pub fn fund(&self, account_id: AccountId, now: OffsetDateTime) -> Result<Self, CannotChange> {
+        if self.status != Status::Approved || self.accepted_at.is_none() {
+            return Err(CannotChange::Closed(self.status));
+        }
+        let mut funded = self.moved(Status::Funded, now);
+        funded.account_id = Some(account_id);
+        Ok(funded)
+    }
+
+    /// The disbursement failed (no loan, no fee): the signature is set
+    /// aside with the decision's lock, so the applicant can accept again
+    /// once the account is put right; the reason stays on the application.
+    pub fn disbursement_failed(
+        &self,
+        decision: &Decision,
+        reason: &str,
+        now: OffsetDateTime,
+    ) -> Result<(Self, Decision), CannotChange> {
+        let (mut unsigned, released) = self.release(decision, now)?;
+        unsigned.funding_failure = Some(reason.to_owned());
+        Ok((unsigned, released))
     }
 
     /// When the application next needs the lender's worker on its owner's
@@ -695,6 +741,8 @@ impl Application {
         match self.status {
             Status::Created => Some(self.expires_at),
             Status::InReview if test => Some(self.updated_at + TEST_REVIEW_AFTER),
+            // Signed: the disbursement is due after the pre-funding checks.
+            Status::Approved => self.accepted_at.map(|at| at + DISBURSE_AFTER),
             _ => None,
         }
     }
@@ -983,6 +1031,32 @@ mod tests {
             };
             assert_eq!(a.due_at(), None, "{status:?}");
         }
+    }
+
+    #[test]
+    fn a_signed_offer_falls_due_for_funds_and_a_rejection_reopens_it() {
+        let (app, decision) = approved();
+        assert_eq!(app.due_at(), None, "approved but unsigned waits for nobody");
+        assert_eq!(
+            app.fund(AccountId::generate(3, 3), NOW),
+            Err(CannotChange::Closed(Status::Approved))
+        );
+        let (signed, locked) = app.accept(&decision, "Ada".into(), NOW).unwrap();
+        assert_eq!(signed.due_at(), Some(NOW + DISBURSE_AFTER));
+        let funded = signed.fund(AccountId::generate(3, 3), NOW).unwrap();
+        assert_eq!(funded.status, Status::Funded);
+        assert!(funded.account_id.is_some());
+        assert_eq!(funded.due_at(), None);
+
+        let (failed, released) = signed
+            .disbursement_failed(&locked, "account_closed", NOW)
+            .unwrap();
+        assert_eq!(failed.status, Status::Approved);
+        assert_eq!(failed.funding_failure.as_deref(), Some("account_closed"));
+        assert_eq!(failed.due_at(), None);
+        assert!(!released.locked());
+        let (again, _) = failed.accept(&released, "Ada".into(), NOW).unwrap();
+        assert_eq!(again.funding_failure, None);
     }
 
     #[test]

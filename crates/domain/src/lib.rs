@@ -29,6 +29,7 @@ pub mod register;
 pub mod request_signature;
 pub mod retry;
 pub mod scope;
+pub mod servicing;
 pub mod signature;
 pub mod synthetic;
 pub mod tenant;

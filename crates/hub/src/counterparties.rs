@@ -80,7 +80,7 @@ pub trait OpenBanking: Send + Sync {
 pub struct SyntheticBanks;
 
 /// The test banks and what their accounts show.
-pub const TEST_BANKS: [(&str, Banking); 3] = [
+pub const TEST_BANKS: [(&str, Banking); 4] = [
     (
         "test_bank_strong",
         Banking {
@@ -105,7 +105,68 @@ pub const TEST_BANKS: [(&str, Banking); 3] = [
             average_monthly_outflow_pence: 2_000_000,
         },
     ),
+    // As strong as test_bank_strong, but the account has since been closed:
+    // the disbursement is rejected (`account_closed`).
+    (
+        "test_bank_closed",
+        Banking {
+            months: 12,
+            average_monthly_inflow_pence: 8_000_000,
+            average_monthly_outflow_pence: 5_000_000,
+        },
+    ),
 ];
+
+/// The payment rail could not be reached; the disbursement stays due.
+#[derive(Debug, thiserror::Error)]
+#[error("Faster Payments is unavailable: {0}")]
+pub struct RailUnavailable(pub String);
+
+/// What the rail did with a payment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Disbursed {
+    /// Settled; the rail's id for it.
+    Settled { payment_id: String },
+    /// Rejected by the receiving bank, for a reason the rail gives.
+    Rejected { reason: String },
+}
+
+/// Faster Payments, as the lender's sponsor bank offers it: pays a loan's
+/// principal to the borrower's account.
+#[async_trait]
+pub trait FasterPayments: Send + Sync {
+    async fn pay(
+        &self,
+        to_bank: &str,
+        amount: lendhub_domain::money::Money,
+        reference: &str,
+    ) -> Result<Disbursed, RailUnavailable>;
+}
+
+/// The built-in rail: settles at once to every test bank but
+/// `test_bank_closed`, which rejects with `account_closed`. The payment id
+/// is derived from the reference, so a retried disbursement of one
+/// application is the same payment.
+pub struct SyntheticFasterPayments;
+
+#[async_trait]
+impl FasterPayments for SyntheticFasterPayments {
+    async fn pay(
+        &self,
+        to_bank: &str,
+        _amount: lendhub_domain::money::Money,
+        reference: &str,
+    ) -> Result<Disbursed, RailUnavailable> {
+        if to_bank == "test_bank_closed" {
+            return Ok(Disbursed::Rejected {
+                reason: "account_closed".into(),
+            });
+        }
+        Ok(Disbursed::Settled {
+            payment_id: format!("fps_{reference}"),
+        })
+    }
+}
 
 #[async_trait]
 impl OpenBanking for SyntheticBanks {

@@ -100,6 +100,11 @@ pub fn request_path_queries() -> Vec<Query> {
         vec![Value::Text("ver_01J00000000000000000000000"), OWNER],
     ));
     queries.push(query(
+        "servicing account by id",
+        sql::lending::ACCOUNT,
+        vec![Value::Text("acc_01J00000000000000000000000"), OWNER],
+    ));
+    queries.push(query(
         "the underwriting queue",
         sql::lending::IN_REVIEW,
         vec![Value::Int(50)],

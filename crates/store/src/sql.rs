@@ -156,6 +156,12 @@ pub mod lending {
     pub const INSERT_DECISION: &str =
         "INSERT INTO hub_decisions (id, owner, application_id, outcome, decided_at_ms, body)
          VALUES ($1, $2, $3, $4, $5, $6)";
+    /// The application's UNIQUE `application_id` makes a second account for
+    /// one loan impossible.
+    pub const INSERT_ACCOUNT: &str =
+        "INSERT INTO hub_accounts (id, owner, application_id, status, opened_at_ms, body)
+         VALUES ($1, $2, $3, $4, $5, $6)";
+    pub const ACCOUNT: &str = "SELECT body FROM hub_accounts WHERE id = $1 AND owner = $2";
     /// Only beside its application's versioned update, which orders
     /// concurrent changes to either.
     pub const UPDATE_DECISION: &str = "UPDATE hub_decisions

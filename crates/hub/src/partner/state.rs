@@ -101,6 +101,8 @@ pub struct Partner {
     pub banks: Arc<dyn crate::counterparties::OpenBanking>,
     /// Where companies' credit files are read.
     pub bureau: Arc<dyn crate::counterparties::CreditBureau>,
+    /// Where signed loans are paid out.
+    pub rail: Arc<dyn crate::counterparties::FasterPayments>,
     /// Signs applications' handoff links (`lending::handoff_token`).
     pub handoff_key: [u8; 32],
     /// The REST tier's writes, each at most once per Idempotency-Key.
@@ -162,6 +164,7 @@ impl PartnerState {
             people: Arc::new(crate::counterparties::SyntheticPeople),
             banks: Arc::new(crate::counterparties::SyntheticBanks),
             bureau: Arc::new(crate::counterparties::SyntheticBureau),
+            rail: Arc::new(crate::counterparties::SyntheticFasterPayments),
             handoff_key: master_key.derive("handoff-link"),
             idempotency: Idempotency::new(store.clone(), master_key.clone(), outbox_wake.clone()),
             sender,

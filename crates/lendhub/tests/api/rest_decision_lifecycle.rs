@@ -125,7 +125,15 @@ async fn accepting_an_offer_signs_it_and_locks_the_decision() {
     assert_hub_error(&refresh, 423, "decision_locked");
     let after = rest_get(&app, &format!("{TEST}/decisions/{decision}"), Some(&key)).await;
     assert_eq!(after.body["offer"]["is_indicative"], false);
-    assert_eq!(event_types(&app, &key).await.len(), types.len());
+    let count = |types: &[String], t: &str| types.iter().filter(|x| x.as_str() == t).count();
+    let now = event_types(&app, &key).await;
+    assert_eq!(
+        (
+            count(&now, "offer.accepted"),
+            count(&now, "decision.completed")
+        ),
+        (1, 1)
+    );
 }
 
 #[tokio::test]
@@ -539,4 +547,134 @@ async fn the_test_environments_simulated_underwriter_settles_referrals_a_day_lat
     for entry in &log {
         assert_eq!(entry["actor"], "simulated underwriter (test environment)");
     }
+}
+
+/// Accepts `id`'s offer and moves the clock past the pre-funding checks.
+async fn accept_and_wait_for_funds(app: &App, key: &str, id: &str) {
+    let r = post(
+        app,
+        &format!("{TEST}/applications/{id}/accept"),
+        key,
+        signature(),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    app.advance(Duration::minutes(4));
+    let r = rest_get(app, &format!("{TEST}/applications/{id}"), Some(key)).await;
+    assert_eq!(r.body["status"], "approved", "not yet due");
+    app.advance(Duration::minutes(1));
+}
+
+#[tokio::test]
+async fn a_signed_offer_is_paid_out_and_its_account_opens() {
+    let app = rest_app().await;
+    let key = test_key(&app).await;
+    let (id, decision, _) = decided(&app, &key, "00000401", "test_bank_strong").await;
+    accept_and_wait_for_funds(&app, &key, &id).await;
+    let get = || async { rest_get(&app, &format!("{TEST}/applications/{id}"), Some(&key)).await };
+    propagated("the disbursement clears", || async {
+        get().await.body["status"] == "funded"
+    })
+    .await;
+    let funded = get().await.body;
+    let account = funded["account_id"].as_str().unwrap();
+    assert!(account.starts_with("acc_"), "{funded}");
+    assert!(funded["funding_failure_reason"].is_null());
+
+    let types = event_types(&app, &key).await;
+    assert_eq!(
+        types[types.len() - 5..],
+        [
+            "offer.accepted",
+            "agreement.signed",
+            "application.funded",
+            "account.activated",
+            "loan.funded"
+        ]
+    );
+    let events = rest_get(&app, &format!("{TEST}/events?limit=3"), Some(&key)).await;
+    let activated = &events.body["data"][1]["data"]["object"];
+    assert_eq!(activated["object"], "account");
+    assert_eq!(activated["id"], account);
+    assert_eq!(activated["status"], "performing");
+    assert_eq!(activated["principal_pence"], 1_000_000);
+    assert_eq!(activated["decision_id"], decision.as_str());
+    assert_eq!(activated["reference"], "LC-1");
+    assert!(
+        activated["disbursement_id"]
+            .as_str()
+            .unwrap()
+            .starts_with("fps_")
+    );
+    assert_eq!(
+        events.body["data"][2]["data"]["object"]["account_id"],
+        account
+    );
+
+    let withdraw = post(
+        &app,
+        &format!("{TEST}/applications/{id}/withdraw"),
+        &key,
+        json!({}),
+    )
+    .await;
+    assert_hub_error(&withdraw, 409, "conflict");
+    let release = cli_refused(
+        &app._site,
+        &[
+            "underwriting",
+            "release",
+            &decision,
+            "--owner",
+            "Ada",
+            "--reason",
+            "too late",
+            "--sudo",
+        ],
+    );
+    assert!(release.contains("refused"), "{release}");
+}
+
+#[tokio::test]
+async fn a_rejected_disbursement_leaves_no_loan_and_the_offer_open_again() {
+    let app = rest_app().await;
+    let key = test_key(&app).await;
+    let (id, decision, status) = decided(&app, &key, "00000401", "test_bank_closed").await;
+    assert_eq!(status, "approved");
+    accept_and_wait_for_funds(&app, &key, &id).await;
+    let get = || async { rest_get(&app, &format!("{TEST}/applications/{id}"), Some(&key)).await };
+    propagated("the rejection is recorded", || async {
+        get().await.body["funding_failure_reason"] == "account_closed"
+    })
+    .await;
+    let failed = get().await.body;
+    assert_eq!(failed["status"], "approved");
+    assert!(failed["account_id"].is_null());
+    assert!(
+        failed["decision"]["accepted_at"].is_null(),
+        "the lock is set aside"
+    );
+    assert_eq!(failed["decision"]["offer"]["is_indicative"], true);
+    let types = event_types(&app, &key).await;
+    assert!(
+        !types
+            .iter()
+            .any(|t| t == "application.funded" || t == "loan.funded"),
+        "{types:?}"
+    );
+    let again = post(
+        &app,
+        &format!("{TEST}/applications/{id}/accept"),
+        &key,
+        signature(),
+    )
+    .await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert!(again.body["funding_failure_reason"].is_null());
+    assert_eq!(
+        rest_get(&app, &format!("{TEST}/decisions/{decision}"), Some(&key))
+            .await
+            .body["offer"]["is_indicative"],
+        false
+    );
 }

@@ -7,6 +7,7 @@
 use async_trait::async_trait;
 use lendhub_domain::kyc::Verification;
 use lendhub_domain::lending::{Application, Decision, Status, UnderwritingAct};
+use lendhub_domain::servicing::Account;
 use lendhub_domain::tenant::Tenant;
 
 use crate::error::StoreError;
@@ -71,6 +72,8 @@ pub enum LendingWrite {
     UpdateDecision(Decision),
     /// Appends to the underwriting log (never changed or removed).
     RecordAct(UnderwritingAct),
+    /// The servicing account a funded loan opens (one per application).
+    OpenAccount(Account),
 }
 
 /// An underwriting-log row from its columns, in either backend.
@@ -117,6 +120,9 @@ pub trait LendingStore: Send + Sync {
     ) -> Result<Option<Verification>, StoreError>;
 
     async fn hub_decision(&self, owner: &Tenant, id: &str) -> Result<Option<Decision>, StoreError>;
+
+    /// A servicing account of the owner's.
+    async fn hub_account(&self, owner: &Tenant, id: &str) -> Result<Option<Account>, StoreError>;
 
     /// Any partner's decision: the operator's view.
     async fn decision_any_owner(&self, id: &str) -> Result<Option<Decision>, StoreError>;

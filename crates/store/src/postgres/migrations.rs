@@ -123,6 +123,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "due_at",
         include_str!("../../migrations/postgres/0023_due_at.sql"),
     ),
+    (
+        24,
+        "accounts",
+        include_str!("../../migrations/postgres/0024_accounts.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -4,6 +4,7 @@ use async_trait::async_trait;
 use deadpool_postgres::Client;
 use lendhub_domain::kyc::Verification;
 use lendhub_domain::lending::{Application, Decision, UnderwritingAct};
+use lendhub_domain::servicing::Account;
 use lendhub_domain::tenant::Tenant;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
@@ -148,6 +149,16 @@ impl LendingStore for PgStore {
             .prepare_cached(sql::lending::VERIFICATION)
             .await
             .map_err(db)?;
+        c.query_opt(&statement, &[&id, &owner.as_str()])
+            .await
+            .map_err(db)?
+            .map(|r| from_json(get(&r, 0)?))
+            .transpose()
+    }
+
+    async fn hub_account(&self, owner: &Tenant, id: &str) -> Result<Option<Account>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c.prepare_cached(sql::lending::ACCOUNT).await.map_err(db)?;
         c.query_opt(&statement, &[&id, &owner.as_str()])
             .await
             .map_err(db)?

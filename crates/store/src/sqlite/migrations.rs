@@ -122,6 +122,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "due_at",
         include_str!("../../migrations/sqlite/0023_due_at.sql"),
     ),
+    (
+        24,
+        "accounts",
+        include_str!("../../migrations/sqlite/0024_accounts.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

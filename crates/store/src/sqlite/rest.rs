@@ -5,6 +5,7 @@ use std::sync::LazyLock;
 use async_trait::async_trait;
 use lendhub_domain::kyc::Verification;
 use lendhub_domain::lending::{Application, Decision, UnderwritingAct};
+use lendhub_domain::servicing::Account;
 use lendhub_domain::tenant::Tenant;
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -192,6 +193,16 @@ impl LendingStore for SqliteStore {
 
     async fn hub_decision(&self, owner: &Tenant, id: &str) -> Result<Option<Decision>, StoreError> {
         self.read(|c| decision(c, owner, id))
+    }
+
+    async fn hub_account(&self, owner: &Tenant, id: &str) -> Result<Option<Account>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::lending::ACCOUNT))?
+                .query_row([id, owner.as_str()], |r| {
+                    rows::from_json(&r.get::<_, String>(0)?)
+                })
+                .optional()
+        })
     }
 
     async fn decision_any_owner(&self, id: &str) -> Result<Option<Decision>, StoreError> {

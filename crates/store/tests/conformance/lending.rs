@@ -1,11 +1,12 @@
 //! The lending context: the REST tier's applications, their pages and the
 //! expiry sweep.
 
-use lendhub_domain::hub_ids::{ApplicationId, DecisionId, HubId};
+use lendhub_domain::hub_ids::{AccountId, ApplicationId, DecisionId, HubId};
 use lendhub_domain::lending::{
     self, Act, Applicant, Application, Request, Status, UnderwritingAct,
 };
 use lendhub_domain::register;
+use lendhub_domain::servicing::Account;
 use lendhub_domain::tenant::Tenant;
 use lendhub_domain::underwriting::{Banking, CreditFile, Facts, Signals};
 use lendhub_store::*;
@@ -495,4 +496,71 @@ async fn the_underwriting_queue_and_its_append_only_log() {
         assert!(refused.contains("append-only"), "{sql}: {refused}");
     }
     assert_eq!(store.underwriting_log(None).await.unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn a_funded_loan_opens_one_account_read_by_its_owner() {
+    let (store, _db) = store().await;
+    let owner = partner("test");
+    let (application, decision) = decided(&owner, 20_000, facts(12));
+    store_decided(store.as_ref(), &application, &decision).await;
+    let (signed, locked) = application
+        .accept(&decision, "Ada".into(), at(21_000))
+        .unwrap();
+    let id = AccountId::generate(22_000, 22_000);
+    let funded = signed.fund(id.clone(), at(22_000)).unwrap();
+    let account = Account::open(
+        id.clone(),
+        &funded,
+        &locked,
+        "test_bank_strong",
+        "fps_1".into(),
+        at(22_000),
+    )
+    .unwrap();
+    let open = |a: &Application, acc: &Account| {
+        set(
+            vec![
+                Write::Lending(LendingWrite::UpdateApplication(a.clone())),
+                Write::Lending(LendingWrite::OpenAccount(acc.clone())),
+            ],
+            None,
+        )
+    };
+    store
+        .commit(set(
+            vec![
+                Write::Lending(LendingWrite::UpdateApplication(signed.clone())),
+                Write::Lending(LendingWrite::UpdateDecision(locked.clone())),
+            ],
+            None,
+        ))
+        .await
+        .unwrap();
+    store.commit(open(&funded, &account)).await.unwrap();
+    assert_eq!(
+        store
+            .hub_account(&owner, id.as_str())
+            .await
+            .unwrap()
+            .as_ref(),
+        Some(&account)
+    );
+    assert!(
+        store
+            .hub_account(&partner("live"), id.as_str())
+            .await
+            .unwrap()
+            .is_none()
+    );
+    // A second account for the same loan is refused, whatever its id.
+    let twice = Account {
+        id: AccountId::generate(23_000, 23_000),
+        ..account.clone()
+    };
+    let next = Application {
+        version: funded.version + 1,
+        ..funded.clone()
+    };
+    assert!(store.commit(open(&next, &twice)).await.is_err());
 }

@@ -5,6 +5,7 @@
 //! here: off, every path of the tier answers 503; on, the paths built so
 //! far are live and the rest still answer 503.
 
+pub mod accounts;
 pub mod applications;
 mod caller;
 pub mod decisions;

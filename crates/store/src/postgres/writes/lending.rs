@@ -40,7 +40,8 @@ pub(crate) fn needs(write: &LendingWrite) -> Option<Needs<'_, Check<'_>>> {
         | LendingWrite::InsertVerification(_)
         | LendingWrite::InsertDecision(_)
         | LendingWrite::UpdateDecision(_)
-        | LendingWrite::RecordAct(_) => None,
+        | LendingWrite::RecordAct(_)
+        | LendingWrite::OpenAccount(_) => None,
     }
 }
 
@@ -57,6 +58,7 @@ pub(crate) struct Statements {
     insert_decision: Statement,
     update_decision: Statement,
     insert_act: Statement,
+    insert_account: Statement,
 }
 
 impl Statements {
@@ -70,6 +72,7 @@ impl Statements {
             insert_decision: p(crate::sql::lending::INSERT_DECISION).await?,
             update_decision: p(crate::sql::lending::UPDATE_DECISION).await?,
             insert_act: p(crate::sql::lending::INSERT_ACT).await?,
+            insert_account: p(crate::sql::lending::INSERT_ACCOUNT).await?,
         })
     }
 
@@ -148,6 +151,17 @@ impl Statements {
                     Box::new(a.actor.as_str()),
                     Box::new(a.note.as_str()),
                     Box::new(unix_ms(a.at)),
+                ],
+            )),
+            LendingWrite::OpenAccount(a) => out.push((
+                self.insert_account.clone(),
+                vec![
+                    Box::new(a.id.as_str()) as Param<'a>,
+                    Box::new(a.owner.as_str()),
+                    Box::new(a.application_id.as_str()),
+                    Box::new(a.status.as_str()),
+                    Box::new(unix_ms(a.opened_at)),
+                    Box::new(json(a)?),
                 ],
             )),
             LendingWrite::InsertVerification(v) => out.push((

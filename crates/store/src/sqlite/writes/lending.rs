@@ -97,6 +97,20 @@ pub fn apply(c: &Connection, write: &LendingWrite) -> Result<(), CommitError> {
                 })
                 .map_err(store)?;
         }
+        LendingWrite::OpenAccount(a) => {
+            c.prepare_cached(shared!(crate::sql::lending::INSERT_ACCOUNT))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        a.id.to_string(),
+                        a.owner.as_str(),
+                        a.application_id.to_string(),
+                        a.status.as_str(),
+                        unix_ms(a.opened_at),
+                        rows::to_json(a)?
+                    ])
+                })
+                .map_err(store)?;
+        }
         LendingWrite::InsertVerification(v) => {
             c.prepare_cached(shared!(crate::sql::lending::INSERT_VERIFICATION))
                 .and_then(|mut s| {

@@ -4,6 +4,7 @@
 
 pub mod accept;
 pub mod create;
+pub mod funding;
 pub mod list;
 pub mod retrieve;
 pub mod submit;
@@ -71,6 +72,9 @@ pub struct ApplicationView {
     decision_id: Option<String>,
     /// The servicing account, once funded.
     account_id: Option<String>,
+    /// Why the last disbursement failed (e.g. `account_closed`): the
+    /// signature was set aside and the offer may be accepted again.
+    funding_failure_reason: Option<String>,
     withdrawal_reason: Option<String>,
     livemode: bool,
     #[serde(with = "time::serde::rfc3339")]
@@ -112,6 +116,7 @@ impl ApplicationView {
             decision: None,
             decision_id: a.decision_id.as_ref().map(ToString::to_string),
             account_id: a.account_id.as_ref().map(ToString::to_string),
+            funding_failure_reason: a.funding_failure.clone(),
             withdrawal_reason: a.withdrawal_reason.clone(),
             livemode: matches!(
                 a.owner.kind(),

@@ -40,8 +40,9 @@ pub struct SubmitApplication {
     /// white-label journey.
     #[schema(required = true)]
     consents: Option<Consents>,
-    /// The bank the applicant connected (test banks: test_bank_strong,
-    /// test_bank_low, test_bank_thin).
+    /// The bank the applicant connected, where the loan is paid (test
+    /// banks: test_bank_strong, test_bank_low, test_bank_thin,
+    /// test_bank_closed).
     #[schema(required = true, example = "test_bank_strong")]
     bank: Option<String>,
     /// `ver_…` checks of the directors made with `POST /identity/checks`.
@@ -170,9 +171,10 @@ pub async fn submit(
             );
             let decision_id: DecisionId =
                 lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
-            let (submitted, decided, decision) = application
+            let (submitted, mut decided, decision) = application
                 .submit(decision_id, facts, now)
                 .map_err(refused)?;
+            decided.payout_bank = input.bank.clone();
             let render = |e: serde_json::Error| PartnerError::Internal(e.to_string());
             let submitted_event = event(
                 owner,

@@ -128,6 +128,7 @@ impl Queue for Sweep {
         let now = ClientClock::new(due.clock_offset_ms).now(self.state.clock.now());
         let done = match due.application.status {
             Status::InReview => review(&self.state, &due.application, now).await,
+            Status::Approved => super::funding::disburse(&self.state, &due.application, now).await,
             _ => expire(&self.state, &due.application, now).await,
         };
         match done {

@@ -1,0 +1,84 @@
+//! The servicing account a funded loan opens (issue #15 opens it; #16
+//! services it): the terms the borrower signed, frozen, and where the money
+//! went.
+
+use serde::{Deserialize, Serialize};
+use time::OffsetDateTime;
+
+use crate::hub_ids::{AccountId, ApplicationId, DecisionId};
+use crate::lending::{Application, Decision};
+use crate::loan::Offer;
+use crate::money::Money;
+use crate::tenant::Tenant;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AccountStatus {
+    Performing,
+    InArrears,
+    Forborne,
+    Settled,
+    Closed,
+}
+
+impl AccountStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AccountStatus::Performing => "performing",
+            AccountStatus::InArrears => "in_arrears",
+            AccountStatus::Forborne => "forborne",
+            AccountStatus::Settled => "settled",
+            AccountStatus::Closed => "closed",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Account {
+    pub id: AccountId,
+    pub owner: Tenant,
+    pub application_id: ApplicationId,
+    pub decision_id: DecisionId,
+    pub reference: Option<String>,
+    pub company_number: String,
+    pub status: AccountStatus,
+    /// The signed offer: principal, term, rate, repayment, total.
+    pub terms: Offer,
+    /// Where the principal was paid, and the Faster Payments id it went by.
+    pub payout_bank: String,
+    pub disbursement_id: String,
+    #[serde(with = "time::serde::rfc3339")]
+    pub opened_at: OffsetDateTime,
+}
+
+impl Account {
+    /// The account a disbursement opens; `None` if the decision carries no
+    /// signed offer.
+    pub fn open(
+        id: AccountId,
+        application: &Application,
+        decision: &Decision,
+        payout_bank: &str,
+        disbursement_id: String,
+        now: OffsetDateTime,
+    ) -> Option<Self> {
+        let terms = decision.verdict.offer.clone()?;
+        Some(Self {
+            id,
+            owner: application.owner.clone(),
+            application_id: application.id.clone(),
+            decision_id: decision.id.clone(),
+            reference: application.reference.clone(),
+            company_number: application.company_number.clone(),
+            status: AccountStatus::Performing,
+            terms,
+            payout_bank: payout_bank.to_owned(),
+            disbursement_id,
+            opened_at: now,
+        })
+    }
+
+    pub fn principal(&self) -> Money {
+        self.terms.amount_pence
+    }
+}

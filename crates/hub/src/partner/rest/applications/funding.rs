@@ -1,0 +1,103 @@
+//! Funding (issue #15): a signed offer is paid out by Faster Payments as
+//! soon as it falls due on the owner's clock (`Application::due_at`, taken
+//! by the application sweep). Settled: the application is `funded`, its
+//! servicing account opens, and `application.funded`, `account.activated`
+//! and `loan.funded` are emitted in one commit. Rejected by the receiving
+//! bank: no loan and no fee; the signature and the decision's lock are set
+//! aside and the reason stays on the application. The rail unreachable:
+//! nothing changes and the next pass tries again (the rail's payment id is
+//! derived from the application, so a retry is the same payment).
+
+use lendhub_domain::events::EventType;
+use lendhub_domain::hub_ids::{AccountId, HubId};
+use lendhub_domain::lending::Application;
+use lendhub_domain::servicing::Account;
+use lendhub_store::{CommitError, EventWrite, LendingWrite, WriteSet};
+use time::OffsetDateTime;
+
+use super::ApplicationView;
+use crate::counterparties::Disbursed;
+use crate::partner::rest::accounts::AccountView;
+use crate::partner::rest::events::event;
+use crate::partner::state::PartnerState;
+
+/// A Faster Payments reference is at most 18 characters: the random end of
+/// the application's id.
+fn payment_reference(a: &Application) -> &str {
+    let id = a.id.as_str();
+    &id[id.len().saturating_sub(18)..]
+}
+
+/// Pays out `application`'s signed offer at `now`; `Ok(false)` if it is no
+/// longer waiting for its money (withdrawn, funded or released meanwhile).
+pub async fn disburse(
+    state: &PartnerState,
+    application: &Application,
+    now: OffsetDateTime,
+) -> Result<bool, String> {
+    let (Some(decision_id), Some(_)) = (&application.decision_id, application.accepted_at) else {
+        return Ok(false);
+    };
+    let Some(decision) = state
+        .lending
+        .hub_decision(&application.owner, decision_id.as_str())
+        .await
+        .map_err(|e| e.to_string())?
+    else {
+        return Ok(false);
+    };
+    let Some(offer) = &decision.verdict.offer else {
+        return Ok(false);
+    };
+    let bank = application.payout_bank.as_deref().unwrap_or("");
+    let paid = state
+        .rail
+        .pay(bank, offer.amount_pence, payment_reference(application))
+        .await
+        .map_err(|e| e.to_string())?;
+    let render = |e: serde_json::Error| e.to_string();
+    let mut writes = WriteSet::default();
+    match paid {
+        Disbursed::Settled { payment_id } => {
+            let id: AccountId =
+                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
+            let Ok(funded) = application.fund(id.clone(), now) else {
+                return Ok(false);
+            };
+            let account = Account::open(id, &funded, &decision, bank, payment_id, now)
+                .ok_or("a signed decision without an offer")?;
+            let owner = &funded.owner;
+            let application_view = ApplicationView::new(&funded, state);
+            let account_view = AccountView::new(&account);
+            writes
+                .push(LendingWrite::UpdateApplication(funded.clone()))
+                .push(LendingWrite::OpenAccount(account))
+                .push(EventWrite::InsertEvent(
+                    event(owner, EventType::ApplicationFunded, &application_view, now)
+                        .map_err(render)?,
+                ))
+                .push(EventWrite::InsertEvent(
+                    event(owner, EventType::AccountActivated, &account_view, now)
+                        .map_err(render)?,
+                ))
+                .push(EventWrite::InsertEvent(
+                    event(owner, EventType::LoanFunded, &account_view, now).map_err(render)?,
+                ));
+        }
+        Disbursed::Rejected { reason } => {
+            let Ok((failed, released)) = application.disbursement_failed(&decision, &reason, now)
+            else {
+                return Ok(false);
+            };
+            tracing::info!(application = %failed.id, %reason, "disbursement rejected");
+            writes
+                .push(LendingWrite::UpdateApplication(failed))
+                .push(LendingWrite::UpdateDecision(released));
+        }
+    }
+    match state.units.commit(writes).await {
+        Ok(()) => Ok(true),
+        Err(CommitError::Conflict) => Ok(false),
+        Err(e) => Err(e.to_string()),
+    }
+}
