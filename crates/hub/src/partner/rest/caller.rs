@@ -81,6 +81,22 @@ impl RestCaller {
         Ok(self.start_write(state))
     }
 
+    /// A step of a white-label journey (`applications.write`): the test
+    /// environment always allows it; live needs the operator's switch, set
+    /// after the data-protection review.
+    pub fn begin_white_label_write(
+        &self,
+        state: &PartnerState,
+    ) -> Result<WriteStart, PartnerError> {
+        let write = self.begin_write(state, PartnerScope::ApplicationsWrite)?;
+        if self.env == Environment::Live && !self.client.white_label {
+            return Err(PartnerError::CapabilityDenied(
+                "white-label journeys are switched on per partner by the operator after the data-protection review; use the hosted journey (handoff_url)",
+            ));
+        }
+        Ok(write)
+    }
+
     /// A write any caller of the environment may make (a test helper).
     pub fn start_write(&self, state: &PartnerState) -> WriteStart {
         WriteStart {

@@ -1,11 +1,9 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::credentials::Environment;
 use lendhub_domain::events::EventType;
 use lendhub_domain::hub_ids::HubId;
 use lendhub_domain::lending::{Decision, MAX_NAME};
-use lendhub_domain::scope::PartnerScope;
 use lendhub_domain::tenant::TenantKind;
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
@@ -137,12 +135,7 @@ pub async fn accept(
     MaybeIdempotent(key): MaybeIdempotent,
     body: JsonBody<AcceptOffer>,
 ) -> Result<Response, PartnerError> {
-    let write = caller.begin_write(&state, PartnerScope::ApplicationsWrite)?;
-    if caller.env == Environment::Live && !caller.client.white_label {
-        return Err(PartnerError::CapabilityDenied(
-            "white-label journeys are switched on per partner by the operator after the data-protection review; use the hosted journey (handoff_url)",
-        ));
-    }
+    let write = caller.begin_white_label_write(&state)?;
     let (owner, now) = (&write.owner, write.now);
     state
         .idempotency

@@ -1,12 +1,10 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::credentials::Environment;
 use lendhub_domain::events::EventType;
 use lendhub_domain::hub_ids::{DecisionId, HubId, VerificationId};
 use lendhub_domain::kyc;
 use lendhub_domain::lending::CannotSubmit;
-use lendhub_domain::scope::PartnerScope;
 use lendhub_domain::underwriting::{Facts, Signals};
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
@@ -19,6 +17,7 @@ use super::{ApplicationView, find};
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::decisions::DecisionView;
+use crate::partner::rest::decisions::change::company_and_credit;
 use crate::partner::rest::events::event;
 use crate::partner::state::PartnerState;
 
@@ -84,12 +83,7 @@ pub async fn submit(
     MaybeIdempotent(key): MaybeIdempotent,
     body: JsonBody<SubmitApplication>,
 ) -> Result<Response, PartnerError> {
-    let write = caller.begin_write(&state, PartnerScope::ApplicationsWrite)?;
-    if caller.env == Environment::Live && !caller.client.white_label {
-        return Err(PartnerError::CapabilityDenied(
-            "white-label journeys are switched on per partner by the operator after the data-protection review; use the hosted journey (handoff_url)",
-        ));
-    }
+    let write = caller.begin_white_label_write(&state)?;
     let (owner, now) = (&write.owner, write.now);
     state
         .idempotency
@@ -147,19 +141,7 @@ pub async fn submit(
                     identity = Some(v.status);
                 }
             }
-            let company = state
-                .register
-                .lookup(&application.company_number)
-                .await
-                .map_err(|e| PartnerError::Unavailable(e.to_string()))?
-                .ok_or(PartnerError::Conflict(
-                    "the company is no longer on the register",
-                ))?;
-            let credit = state
-                .bureau
-                .credit_file(&application.company_number)
-                .await
-                .map_err(|e| PartnerError::Unavailable(e.to_string()))?;
+            let (company, credit) = company_and_credit(&state, &application).await?;
             let facts = Facts::new(
                 &company,
                 application.amount.as_pence(),

@@ -3,7 +3,9 @@
 
 use lendhub_domain::hub_ids::{DecisionId, HubId};
 use lendhub_domain::lending::{Application, CannotChange, Decision, Status};
+use lendhub_domain::register::RegisteredEntity;
 use lendhub_domain::tenant::Tenant;
+use lendhub_domain::underwriting::CreditFile;
 
 use crate::partner::error::PartnerError;
 use crate::partner::rest::applications::find;
@@ -26,6 +28,29 @@ pub async fn find_decision(
         .ok_or(missing)?;
     let application = find(state, owner, decision.application_id.as_str()).await?;
     Ok((application, decision))
+}
+
+/// What the engine reads afresh about the application's company: its
+/// register entry (it must still be there) and its credit file.
+pub async fn company_and_credit(
+    state: &PartnerState,
+    application: &Application,
+) -> Result<(RegisteredEntity, CreditFile), PartnerError> {
+    let unavailable = |e: &dyn std::fmt::Display| PartnerError::Unavailable(e.to_string());
+    let company = state
+        .register
+        .lookup(&application.company_number)
+        .await
+        .map_err(|e| unavailable(&e))?
+        .ok_or(PartnerError::Conflict(
+            "the company is no longer on the register",
+        ))?;
+    let credit = state
+        .bureau
+        .credit_file(&application.company_number)
+        .await
+        .map_err(|e| unavailable(&e))?;
+    Ok((company, credit))
 }
 
 /// The answer to a refused change: 423 for a locked decision, 409 for the

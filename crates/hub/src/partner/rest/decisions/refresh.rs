@@ -8,7 +8,7 @@ use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_store::{EventWrite, LendingWrite, WriteSet};
 
 use super::DecisionView;
-use super::change::{find_decision, refused};
+use super::change::{company_and_credit, find_decision, refused};
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::events::event;
@@ -48,19 +48,7 @@ pub async fn refresh(
             if decision.locked() {
                 return Err(PartnerError::DecisionLocked);
             }
-            let company = state
-                .register
-                .lookup(&application.company_number)
-                .await
-                .map_err(|e| PartnerError::Unavailable(e.to_string()))?
-                .ok_or(PartnerError::Conflict(
-                    "the company is no longer on the register",
-                ))?;
-            let credit = state
-                .bureau
-                .credit_file(&application.company_number)
-                .await
-                .map_err(|e| PartnerError::Unavailable(e.to_string()))?;
+            let (company, credit) = company_and_credit(&state, &application).await?;
             let kept = &decision.facts;
             let facts = Facts::new(
                 &company,
