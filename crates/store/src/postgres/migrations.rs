@@ -128,6 +128,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "accounts",
         include_str!("../../migrations/postgres/0024_accounts.sql"),
     ),
+    (
+        25,
+        "partial_indexes",
+        include_str!("../../migrations/postgres/0025_partial_indexes.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -127,6 +127,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "accounts",
         include_str!("../../migrations/sqlite/0024_accounts.sql"),
     ),
+    (
+        25,
+        "partial_indexes",
+        include_str!("../../migrations/sqlite/0025_partial_indexes.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.
