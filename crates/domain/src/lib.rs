@@ -15,6 +15,7 @@ pub mod hub_ids;
 pub mod idempotency;
 pub mod identity;
 pub mod ids;
+pub mod journey;
 pub mod kyc;
 pub mod lending;
 pub mod loan;

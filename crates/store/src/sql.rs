@@ -173,6 +173,16 @@ pub mod lending {
     /// The underwriting queue, oldest referral first.
     pub const IN_REVIEW: &str = "SELECT body FROM hub_applications
          WHERE status = 'in_review' ORDER BY id LIMIT $1";
+    pub const APPLICATION_ANY_OWNER: &str = "SELECT body FROM hub_applications WHERE id = $1";
+    pub const JOURNEY: &str = "SELECT body FROM hub_journeys WHERE application_id = $1";
+    /// Touches no row if the application already has a journey: the handoff
+    /// link was used.
+    pub const START_JOURNEY: &str =
+        "INSERT INTO hub_journeys (application_id, owner, version, body)
+         VALUES ($1, $2, $3, $4) ON CONFLICT (application_id) DO NOTHING";
+    /// Conditional on the version the change was computed from (`$3 - 1`).
+    pub const UPDATE_JOURNEY: &str = "UPDATE hub_journeys SET version = $3, body = $4
+         WHERE application_id = $1 AND owner = $2 AND version + 1 = $3";
     pub const INSERT_ACT: &str = "INSERT INTO underwriting_log
          (decision_id, owner, act, actor, note, at_ms) VALUES ($1, $2, $3, $4, $5, $6)";
     pub const ACTS: &str = "SELECT decision_id, owner, act, actor, note, at_ms

@@ -5,6 +5,7 @@
 //! resource").
 
 use async_trait::async_trait;
+use lendhub_domain::journey::Journey;
 use lendhub_domain::kyc::Verification;
 use lendhub_domain::lending::{Application, Decision, Status, UnderwritingAct};
 use lendhub_domain::servicing::Account;
@@ -74,6 +75,12 @@ pub enum LendingWrite {
     RecordAct(UnderwritingAct),
     /// The servicing account a funded loan opens (one per application).
     OpenAccount(Account),
+    /// The handoff link's first use; `Conflict` if the application already
+    /// has a journey (the link is single-use).
+    StartJourney(Journey),
+    /// Succeeds only if the stored version is `journey.version - 1`;
+    /// otherwise `Conflict`.
+    UpdateJourney(Journey),
 }
 
 /// An underwriting-log row from its columns, in either backend.
@@ -123,6 +130,13 @@ pub trait LendingStore: Send + Sync {
 
     /// A servicing account of the owner's.
     async fn hub_account(&self, owner: &Tenant, id: &str) -> Result<Option<Account>, StoreError>;
+
+    /// Any partner's application: the hosted journey's, whose link names
+    /// only the application.
+    async fn application_any_owner(&self, id: &str) -> Result<Option<Application>, StoreError>;
+
+    /// The hosted journey of an application, if its link was ever used.
+    async fn journey(&self, application_id: &str) -> Result<Option<Journey>, StoreError>;
 
     /// Any partner's decision: the operator's view.
     async fn decision_any_owner(&self, id: &str) -> Result<Option<Decision>, StoreError>;

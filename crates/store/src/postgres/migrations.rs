@@ -133,6 +133,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "partial_indexes",
         include_str!("../../migrations/postgres/0025_partial_indexes.sql"),
     ),
+    (
+        26,
+        "journeys",
+        include_str!("../../migrations/postgres/0026_journeys.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

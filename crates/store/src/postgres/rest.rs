@@ -2,6 +2,7 @@
 
 use async_trait::async_trait;
 use deadpool_postgres::Client;
+use lendhub_domain::journey::Journey;
 use lendhub_domain::kyc::Verification;
 use lendhub_domain::lending::{Application, Decision, UnderwritingAct};
 use lendhub_domain::servicing::Account;
@@ -64,6 +65,23 @@ async fn page<T: serde::de::DeserializeOwned>(
         .map(|r| from_json(get(r, 0)?))
         .collect::<Result<Vec<T>, _>>()?;
     Ok(Some(q.page(fetched)))
+}
+
+impl PgStore {
+    /// The JSON body of the one row `query` finds by its single key.
+    async fn body_by_key<T: serde::de::DeserializeOwned>(
+        &self,
+        query: &str,
+        key: &str,
+    ) -> Result<Option<T>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c.prepare_cached(query).await.map_err(db)?;
+        c.query_opt(&statement, &[&key])
+            .await
+            .map_err(db)?
+            .map(|r| from_json(get(&r, 0)?))
+            .transpose()
+    }
 }
 
 #[async_trait]
@@ -164,6 +182,16 @@ impl LendingStore for PgStore {
             .map_err(db)?
             .map(|r| from_json(get(&r, 0)?))
             .transpose()
+    }
+
+    async fn application_any_owner(&self, id: &str) -> Result<Option<Application>, StoreError> {
+        self.body_by_key(sql::lending::APPLICATION_ANY_OWNER, id)
+            .await
+    }
+
+    async fn journey(&self, application_id: &str) -> Result<Option<Journey>, StoreError> {
+        self.body_by_key(sql::lending::JOURNEY, application_id)
+            .await
     }
 
     async fn decision_any_owner(&self, id: &str) -> Result<Option<Decision>, StoreError> {

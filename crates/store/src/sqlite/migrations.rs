@@ -132,6 +132,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "partial_indexes",
         include_str!("../../migrations/sqlite/0025_partial_indexes.sql"),
     ),
+    (
+        26,
+        "journeys",
+        include_str!("../../migrations/sqlite/0026_journeys.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -3,6 +3,7 @@
 use std::sync::LazyLock;
 
 use async_trait::async_trait;
+use lendhub_domain::journey::Journey;
 use lendhub_domain::kyc::Verification;
 use lendhub_domain::lending::{Application, Decision, UnderwritingAct};
 use lendhub_domain::servicing::Account;
@@ -199,6 +200,24 @@ impl LendingStore for SqliteStore {
         self.read(|c| {
             c.prepare_cached(shared!(sql::lending::ACCOUNT))?
                 .query_row([id, owner.as_str()], |r| {
+                    rows::from_json(&r.get::<_, String>(0)?)
+                })
+                .optional()
+        })
+    }
+
+    async fn application_any_owner(&self, id: &str) -> Result<Option<Application>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::lending::APPLICATION_ANY_OWNER))?
+                .query_row([id], |r| rows::from_json(&r.get::<_, String>(0)?))
+                .optional()
+        })
+    }
+
+    async fn journey(&self, application_id: &str) -> Result<Option<Journey>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::lending::JOURNEY))?
+                .query_row([application_id], |r| {
                     rows::from_json(&r.get::<_, String>(0)?)
                 })
                 .optional()

@@ -564,3 +564,66 @@ async fn a_funded_loan_opens_one_account_read_by_its_owner() {
     };
     assert!(store.commit(open(&next, &twice)).await.is_err());
 }
+
+#[tokio::test]
+async fn a_handoff_link_starts_one_journey_which_changes_version_by_version() {
+    use lendhub_domain::journey::{Journey, PendingSignIn};
+    let (store, _db) = store().await;
+    let owner = partner("test");
+    let application = new_application(&owner, 30_000, Some("journey"));
+    insert(store.as_ref(), &application).await;
+    assert_eq!(
+        store
+            .application_any_owner(application.id.as_str())
+            .await
+            .unwrap(),
+        Some(application.clone())
+    );
+    assert_eq!(store.journey(application.id.as_str()).await.unwrap(), None);
+    let pending = PendingSignIn {
+        state: "state".into(),
+        nonce: "nonce".into(),
+        code_verifier: "verifier".into(),
+    };
+    let start = |token: &str| {
+        Journey::start(
+            application.id.clone(),
+            owner.clone(),
+            token,
+            pending.clone(),
+            at(31_000),
+        )
+    };
+    let first = start("browser-a");
+    let commit_one = |w: LendingWrite| set(vec![Write::Lending(w)], None);
+    store
+        .commit(commit_one(LendingWrite::StartJourney(first.clone())))
+        .await
+        .unwrap();
+    // The link's second use finds the journey started: single use.
+    assert!(matches!(
+        store
+            .commit(commit_one(LendingWrite::StartJourney(start("browser-b"))))
+            .await,
+        Err(CommitError::Conflict)
+    ));
+    let stored = store.journey(application.id.as_str()).await.unwrap();
+    assert_eq!(stored.as_ref(), Some(&first));
+    let next = first.bank_connected("test_bank_strong", at(32_000));
+    store
+        .commit(commit_one(LendingWrite::UpdateJourney(next.clone())))
+        .await
+        .unwrap();
+    // A change computed from the old version loses.
+    let stale = first.bank_connected("test_bank_low", at(32_000));
+    assert!(matches!(
+        store
+            .commit(commit_one(LendingWrite::UpdateJourney(stale)))
+            .await,
+        Err(CommitError::Conflict)
+    ));
+    assert_eq!(
+        store.journey(application.id.as_str()).await.unwrap(),
+        Some(next)
+    );
+}

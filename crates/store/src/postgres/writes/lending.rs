@@ -3,6 +3,7 @@
 use deadpool_postgres::Transaction;
 use lendhub_domain::clock::unix_ms;
 use lendhub_domain::hub_ids::HubId;
+use lendhub_domain::journey::Journey;
 use lendhub_domain::lending::Application;
 use tokio_postgres::Statement;
 
@@ -14,11 +15,20 @@ use crate::*;
 /// version the update was computed from.
 const LOCK_APPLICATION: &str = "SELECT 1 FROM hub_applications
      WHERE id = $1 AND owner = $2 AND version = $3 FOR UPDATE";
+const LOCK_JOURNEY: &str = "SELECT 1 FROM hub_journeys
+     WHERE application_id = $1 AND owner = $2 AND version = $3 FOR UPDATE";
+/// Undoes a journey's insert when its job fails another check.
+const UNSTART_JOURNEY: &str =
+    "DELETE FROM hub_journeys WHERE application_id = $1 AND owner = $2 AND version = $3";
 
 /// A lending write's precondition.
 pub(crate) enum Check<'a> {
     /// The application is still at the version the update follows.
     Version(&'a Application),
+    /// The application had no journey: inserting it is the check.
+    NewJourney(&'a Journey),
+    /// The journey is still at the version the update follows.
+    JourneyVersion(&'a Journey),
 }
 
 impl Check<'_> {
@@ -26,6 +36,7 @@ impl Check<'_> {
     pub fn rank(&self) -> Rank<'_> {
         match self {
             Check::Version(a) => (30, a.id.as_str(), ""),
+            Check::NewJourney(j) | Check::JourneyVersion(j) => (31, j.application_id.as_str(), ""),
         }
     }
 }
@@ -35,6 +46,14 @@ pub(crate) fn needs(write: &LendingWrite) -> Option<Needs<'_, Check<'_>>> {
         LendingWrite::UpdateApplication(a) => Some(Needs {
             check: Check::Version(a),
             row: Some(("hub_application", a.id.as_str())),
+        }),
+        LendingWrite::StartJourney(j) => Some(Needs {
+            check: Check::NewJourney(j),
+            row: Some(("hub_journey", j.application_id.as_str())),
+        }),
+        LendingWrite::UpdateJourney(j) => Some(Needs {
+            check: Check::JourneyVersion(j),
+            row: Some(("hub_journey", j.application_id.as_str())),
         }),
         LendingWrite::InsertApplication(_)
         | LendingWrite::InsertVerification(_)
@@ -59,6 +78,10 @@ pub(crate) struct Statements {
     update_decision: Statement,
     insert_act: Statement,
     insert_account: Statement,
+    start_journey: Statement,
+    lock_journey: Statement,
+    unstart_journey: Statement,
+    update_journey: Statement,
 }
 
 impl Statements {
@@ -73,6 +96,10 @@ impl Statements {
             update_decision: p(crate::sql::lending::UPDATE_DECISION).await?,
             insert_act: p(crate::sql::lending::INSERT_ACT).await?,
             insert_account: p(crate::sql::lending::INSERT_ACCOUNT).await?,
+            start_journey: p(crate::sql::lending::START_JOURNEY).await?,
+            lock_journey: p(LOCK_JOURNEY).await?,
+            unstart_journey: p(UNSTART_JOURNEY).await?,
+            update_journey: p(crate::sql::lending::UPDATE_JOURNEY).await?,
         })
     }
 
@@ -86,6 +113,37 @@ impl Statements {
                     Box::new(a.version - 1),
                 ],
             ),
+            Check::NewJourney(j) => (
+                self.start_journey.clone(),
+                vec![
+                    Box::new(j.application_id.as_str()) as Param<'a>,
+                    Box::new(j.owner.as_str()),
+                    Box::new(j.version),
+                    Box::new(super::JsonText(*j)),
+                ],
+            ),
+            Check::JourneyVersion(j) => (
+                self.lock_journey.clone(),
+                vec![
+                    Box::new(j.application_id.as_str()) as Param<'a>,
+                    Box::new(j.owner.as_str()),
+                    Box::new(j.version - 1),
+                ],
+            ),
+        }
+    }
+
+    pub fn release<'a>(&self, check: &Check<'a>) -> Option<Bound<'a>> {
+        match check {
+            Check::NewJourney(j) => Some((
+                self.unstart_journey.clone(),
+                vec![
+                    Box::new(j.application_id.as_str()) as Param<'a>,
+                    Box::new(j.owner.as_str()),
+                    Box::new(j.version),
+                ],
+            )),
+            Check::Version(_) | Check::JourneyVersion(_) => None,
         }
     }
 
@@ -172,6 +230,17 @@ impl Statements {
                     Box::new(v.application_id.as_ref().map(|id| id.as_str())),
                     Box::new(unix_ms(v.created_at)),
                     Box::new(json(v)?),
+                ],
+            )),
+            // Inserted by its check.
+            LendingWrite::StartJourney(_) => {}
+            LendingWrite::UpdateJourney(j) => out.push((
+                self.update_journey.clone(),
+                vec![
+                    Box::new(j.application_id.as_str()) as Param<'a>,
+                    Box::new(j.owner.as_str()),
+                    Box::new(j.version),
+                    Box::new(json(j)?),
                 ],
             )),
         }

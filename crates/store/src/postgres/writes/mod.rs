@@ -187,7 +187,8 @@ impl Statements {
     pub fn release<'a>(&self, check: &Check<'a>) -> Option<Bound<'a>> {
         match check {
             Check::Events(c) => self.events.release(c),
-            Check::Key(_) | Check::Sandbox(_) | Check::Lending(_) => None,
+            Check::Lending(c) => self.lending.release(c),
+            Check::Key(_) | Check::Sandbox(_) => None,
         }
     }
 
@@ -270,6 +271,27 @@ impl Statements {
         }
         Ok(statements)
     }
+}
+
+/// A record as a TEXT parameter, serialized when the statement is sent: for
+/// checks, which are built where nothing can fail.
+#[derive(Debug)]
+pub(crate) struct JsonText<'a, T>(pub &'a T);
+
+impl<T: serde::Serialize + std::fmt::Debug + Sync> ToSql for JsonText<'_, T> {
+    fn to_sql(
+        &self,
+        ty: &tokio_postgres::types::Type,
+        out: &mut bytes::BytesMut,
+    ) -> Result<tokio_postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>> {
+        serde_json::to_string(self.0)?.to_sql(ty, out)
+    }
+
+    fn accepts(ty: &tokio_postgres::types::Type) -> bool {
+        <String as ToSql>::accepts(ty)
+    }
+
+    tokio_postgres::types::to_sql_checked!();
 }
 
 pub(crate) fn json<T: serde::Serialize>(value: &T) -> Result<String, StoreError> {

@@ -111,6 +111,38 @@ pub fn apply(c: &Connection, write: &LendingWrite) -> Result<(), CommitError> {
                 })
                 .map_err(store)?;
         }
+        LendingWrite::StartJourney(j) => {
+            let inserted = c
+                .prepare_cached(shared!(crate::sql::lending::START_JOURNEY))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        j.application_id.to_string(),
+                        j.owner.as_str(),
+                        j.version,
+                        rows::to_json(j)?
+                    ])
+                })
+                .map_err(store)?;
+            if inserted == 0 {
+                return Err(CommitError::Conflict);
+            }
+        }
+        LendingWrite::UpdateJourney(j) => {
+            let changed = c
+                .prepare_cached(shared!(crate::sql::lending::UPDATE_JOURNEY))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        j.application_id.to_string(),
+                        j.owner.as_str(),
+                        j.version,
+                        rows::to_json(j)?
+                    ])
+                })
+                .map_err(store)?;
+            if changed == 0 {
+                return Err(CommitError::Conflict);
+            }
+        }
         LendingWrite::InsertVerification(v) => {
             c.prepare_cached(shared!(crate::sql::lending::INSERT_VERIFICATION))
                 .and_then(|mut s| {
