@@ -74,10 +74,21 @@ pub trait OpenBanking: Send + Sync {
     /// The summary of the account the applicant connected at `bank`; `None`
     /// for a bank it does not know.
     async fn summary(&self, bank: &str) -> Result<Option<Banking>, BankUnavailable>;
+
+    /// The banks an applicant may connect, as (id, name shown to them).
+    async fn institutions(&self) -> Result<Vec<(String, String)>, BankUnavailable>;
 }
 
 /// The built-in test banks (`docs/simulators.md`).
 pub struct SyntheticBanks;
+
+/// The test banks as the hosted journey lists them.
+pub const TEST_BANK_NAMES: [(&str, &str); 4] = [
+    ("test_bank_strong", "Test Bank – strong affordability"),
+    ("test_bank_low", "Test Bank – low affordability"),
+    ("test_bank_thin", "Test Bank – two months of history"),
+    ("test_bank_closed", "Test Bank – account since closed"),
+];
 
 /// The test banks and what their accounts show.
 pub const TEST_BANKS: [(&str, Banking); 4] = [
@@ -175,6 +186,13 @@ impl OpenBanking for SyntheticBanks {
             .iter()
             .find(|(name, _)| *name == bank)
             .map(|(_, b)| *b))
+    }
+
+    async fn institutions(&self) -> Result<Vec<(String, String)>, BankUnavailable> {
+        Ok(TEST_BANK_NAMES
+            .iter()
+            .map(|(id, name)| ((*id).to_owned(), (*name).to_owned()))
+            .collect())
     }
 }
 

@@ -4,6 +4,7 @@
 //! ring under `/public/v1`. It runs on its own listener; the error envelope,
 //! request and correlation ids are the hub's own.
 
+pub mod apply;
 mod client_ip;
 pub mod counterparties;
 mod envelope;
@@ -23,5 +24,8 @@ pub use state::{HubState, PartnerSettings, PartnerState, PublicState, Urls};
 /// metadata, and the public ring.
 pub fn router(state: HubState) -> axum::Router {
     let public = public::router(&state.public).with_state(state.public);
-    partner::router(state.partner).merge(axum::Router::new().nest(public::PREFIX, public))
+    let journey = apply::router(state.partner.clone());
+    partner::router(state.partner)
+        .merge(axum::Router::new().nest(public::PREFIX, public))
+        .merge(journey)
 }

@@ -92,7 +92,7 @@ pub async fn create(
     let client_id = format!("{CLIENT_ID_PREFIX}{}", random_token(18));
     let secret = (!new.public).then(|| format!("{SECRET_PREFIX}{}", random_token(32)));
     store
-        .insert_sso_client(SsoClientRecord {
+        .put_sso_client(SsoClientRecord {
             client_id: client_id.clone(),
             name: new.name.trim().to_owned(),
             secret_hash: secret
@@ -108,6 +108,37 @@ pub async fn create(
         client_id,
         client_secret: secret,
     })
+}
+
+/// Registers a confidential client lendhub runs itself (the hosted
+/// application journey) under a fixed id, replacing its previous
+/// registration: its redirect URI follows the hub's address, and its secret
+/// is derived from the master key by the client, so nothing is printed.
+pub async fn register_own(
+    store: &dyn IdentityStore,
+    master_key: &MasterKey,
+    client: OwnClient<'_>,
+    now_ms: i64,
+) -> Result<(), CreateError> {
+    check_redirect_uri(client.redirect_uri).map_err(CreateError::Invalid)?;
+    store
+        .put_sso_client(SsoClientRecord {
+            client_id: client.client_id.to_owned(),
+            name: client.name.to_owned(),
+            secret_hash: Some(hash_secret(&pepper(master_key), client.secret).to_vec()),
+            redirect_uris: vec![client.redirect_uri.to_owned()],
+            post_logout_redirect_uris: Vec::new(),
+            created_at_ms: now_ms,
+        })
+        .await
+        .map_err(CreateError::Store)
+}
+
+pub struct OwnClient<'a> {
+    pub client_id: &'a str,
+    pub name: &'a str,
+    pub redirect_uri: &'a str,
+    pub secret: &'a str,
 }
 
 /// The client a token request comes from, authenticated (RFC 6749 §2.3.1):

@@ -224,6 +224,7 @@ async fn hub(
     core: &Core,
     mail_wake: Arc<Notify>,
     webhooks: (Sender, Arc<Notify>),
+    sso_url: &str,
     stop: &CancellationToken,
 ) -> anyhow::Result<(Listening, [JoinHandle<()>; 2], Arc<Notify>)> {
     let listener = bind(config.hub.addr, "hub.addr").await?;
@@ -239,6 +240,7 @@ async fn hub(
         rest_tier_enabled: config.rest_tier.enabled,
         mcp_origins: config.mcp.allowed_origins.clone(),
         trusted_proxies: config.public.trusted_proxies.clone(),
+        sso_issuer: Some(sso_url.to_owned()),
     };
     let state = lendhub_hub::HubState {
         partner: lendhub_hub::PartnerState::new(
@@ -257,6 +259,7 @@ async fn hub(
             core.master_key.clone(),
         ),
     };
+    register_journey(core, &state.partner).await;
     let directory_sync = tokio::spawn(
         state
             .partner
@@ -281,6 +284,33 @@ async fn hub(
         url,
     };
     Ok((listening, [directory_sync, expiries], expiry_wake))
+}
+
+/// Registers the hosted journey at the identity provider under its fixed
+/// client id, with this hub's callback address. A hub address the provider
+/// cannot accept as a redirect URI (plain HTTP off loopback) leaves the
+/// journey unable to sign in, which is logged rather than fatal: the rest of
+/// the hub works.
+async fn register_journey(core: &Core, partner: &lendhub_hub::PartnerState) {
+    let Some(rp) = &partner.journey_rp else {
+        return;
+    };
+    let client = lendhub_idp::clients::OwnClient {
+        client_id: lendhub_hub::apply::rp::CLIENT_ID,
+        name: lendhub_hub::apply::rp::CLIENT_NAME,
+        redirect_uri: &rp.redirect_uri,
+        secret: &rp.client_secret,
+    };
+    let registered = lendhub_idp::clients::register_own(
+        core.store.as_ref(),
+        &core.master_key,
+        client,
+        core.clock.now_ms(),
+    )
+    .await;
+    if let Err(e) = registered {
+        tracing::warn!(error = %e, "the hosted application journey cannot sign applicants in");
+    }
 }
 
 /// The identity provider, and the task that keeps its remembered access
@@ -422,9 +452,10 @@ pub async fn start(
     let (sandbox, sandbox_state) =
         sandbox(config, &core, sender.clone(), outbox_wake.clone()).await?;
     let webhooks = (sender.clone(), outbox_wake.clone());
-    let (hub, hub_tasks, expiry_wake) =
-        hub(config, &core, mail_wake.clone(), webhooks, &stop).await?;
+    // The identity provider first: the hub's hosted journey signs in there.
     let (sso, grants_sync) = sso(config, &core, &stop).await?;
+    let (hub, hub_tasks, expiry_wake) =
+        hub(config, &core, mail_wake.clone(), webhooks, &sso.url, &stop).await?;
     let ops_listener = bind(config.ops.addr, "ops.addr").await?;
     let ops_addr = ops_listener.local_addr()?;
     let referrals_wake = sandbox_state.referrals_wake.clone();

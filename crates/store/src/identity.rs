@@ -243,7 +243,8 @@ pub trait IdentityStore: Send + Sync {
     /// `email` already normalised.
     async fn sso_user_by_email(&self, email: &str) -> Result<Option<SsoUserRecord>, StoreError>;
 
-    async fn insert_sso_client(&self, client: SsoClientRecord) -> Result<(), StoreError>;
+    /// Registers a client, or replaces the registration of the same id.
+    async fn put_sso_client(&self, client: SsoClientRecord) -> Result<(), StoreError>;
     async fn sso_client(&self, client_id: &str) -> Result<Option<SsoClientRecord>, StoreError>;
 
     async fn insert_ticket(&self, ticket: TicketRecord) -> Result<(), StoreError>;

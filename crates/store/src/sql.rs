@@ -361,8 +361,12 @@ pub mod identity {
         "DELETE FROM sso_access_tokens WHERE expires_at_ms < $1";
     pub const SSO_REFRESH_TOKENS_DELETE_BY_EXPIRES_AT_MS: &str =
         "DELETE FROM sso_refresh_tokens WHERE expires_at_ms < $1";
-    pub const SSO_CLIENTS_INSERT: &str = "INSERT INTO sso_clients (client_id, name, secret_hash, redirect_uris, post_logout_redirect_uris, created_at_ms)
-             VALUES ($1, $2, $3, $4, $5, $6)";
+    /// Replaces a client of the same id: how the hosted journey keeps its
+    /// own registration in step with the hub's address.
+    pub const SSO_CLIENTS_PUT: &str = "INSERT INTO sso_clients (client_id, name, secret_hash, redirect_uris, post_logout_redirect_uris, created_at_ms)
+             VALUES ($1, $2, $3, $4, $5, $6)
+             ON CONFLICT (client_id) DO UPDATE SET name = excluded.name, secret_hash = excluded.secret_hash,
+                 redirect_uris = excluded.redirect_uris, post_logout_redirect_uris = excluded.post_logout_redirect_uris";
     pub const SSO_CLIENTS_SELECT_BY_CLIENT_ID: &str = "SELECT client_id, name, secret_hash, redirect_uris, post_logout_redirect_uris, created_at_ms
                  FROM sso_clients WHERE client_id = $1";
     pub const SIGN_IN_TICKET: &str =

@@ -5,7 +5,7 @@ pub mod api_keys;
 mod auth;
 pub mod clients;
 pub mod directory;
-mod error;
+pub(crate) mod error;
 mod guide;
 pub mod limits;
 mod mcp;

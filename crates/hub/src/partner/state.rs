@@ -103,6 +103,10 @@ pub struct Partner {
     pub bureau: Arc<dyn crate::counterparties::CreditBureau>,
     /// Where signed loans are paid out.
     pub rail: Arc<dyn crate::counterparties::FasterPayments>,
+    /// The hosted journey's registration at the identity provider.
+    pub journey_rp: Option<crate::apply::rp::RelyingParty>,
+    /// Keys the hosted journey's form tokens (CSRF).
+    pub journey_csrf_key: [u8; 32],
     /// Signs applications' handoff links (`lending::handoff_token`).
     pub handoff_key: [u8; 32],
     /// The REST tier's writes, each at most once per Idempotency-Key.
@@ -134,6 +138,9 @@ pub struct PartnerSettings {
     /// Browser origins the MCP endpoint accepts (a request without `Origin`
     /// is a server-to-server call and always accepted).
     pub mcp_origins: Vec<String>,
+    /// The identity provider's issuer (`sso.public_url`), where the hosted
+    /// journey signs applicants in; without it the journey cannot start.
+    pub sso_issuer: Option<String>,
     /// Proxies whose `X-Forwarded-For` is believed when a REST-tier call
     /// without credentials is bucketed by address (the public ring's setting).
     pub trusted_proxies: Vec<ipnet::IpNet>,
@@ -165,6 +172,12 @@ impl PartnerState {
             banks: Arc::new(crate::counterparties::SyntheticBanks),
             bureau: Arc::new(crate::counterparties::SyntheticBureau),
             rail: Arc::new(crate::counterparties::SyntheticFasterPayments),
+            journey_rp: settings.sso_issuer.as_deref().and_then(|issuer| {
+                crate::apply::rp::RelyingParty::new(issuer, urls.apply(), &master_key)
+                    .map_err(|e| tracing::error!(error = %e, "the hosted journey cannot sign in"))
+                    .ok()
+            }),
+            journey_csrf_key: master_key.derive("apply-csrf"),
             handoff_key: master_key.derive("handoff-link"),
             idempotency: Idempotency::new(store.clone(), master_key.clone(), outbox_wake.clone()),
             sender,

@@ -320,12 +320,12 @@ impl IdentityStore for PgStore {
             .transpose()
     }
 
-    async fn insert_sso_client(&self, k: SsoClientRecord) -> Result<(), StoreError> {
+    async fn put_sso_client(&self, k: SsoClientRecord) -> Result<(), StoreError> {
         let c = self.conn().await?;
         let uris = serde_json::to_string(&k.redirect_uris).map_err(internal)?;
         let logout = serde_json::to_string(&k.post_logout_redirect_uris).map_err(internal)?;
         c.execute(
-            crate::sql::identity::SSO_CLIENTS_INSERT,
+            crate::sql::identity::SSO_CLIENTS_PUT,
             &[
                 &k.client_id,
                 &k.name,

@@ -343,10 +343,10 @@ impl IdentityStore for SqliteStore {
         })
     }
 
-    async fn insert_sso_client(&self, k: SsoClientRecord) -> Result<(), StoreError> {
+    async fn put_sso_client(&self, k: SsoClientRecord) -> Result<(), StoreError> {
         self.write(move |c| {
             c.execute(
-                shared!(crate::sql::identity::SSO_CLIENTS_INSERT),
+                shared!(crate::sql::identity::SSO_CLIENTS_PUT),
                 params![
                     k.client_id,
                     k.name,

@@ -153,8 +153,8 @@ async fn seeded() -> (Arc<dyn Store>, Arc<dyn Store>, Database) {
             .await
             .unwrap()
     );
-    a.insert_sso_client(client("rp_a")).await.unwrap();
-    a.insert_sso_client(client("rp_b")).await.unwrap();
+    a.put_sso_client(client("rp_a")).await.unwrap();
+    a.put_sso_client(client("rp_b")).await.unwrap();
     (a, b, db)
 }
 
@@ -180,7 +180,7 @@ async fn users_and_clients() {
     let mut public = client("rp_public");
     public.secret_hash = None;
     public.post_logout_redirect_uris = vec![];
-    a.insert_sso_client(public.clone()).await.unwrap();
+    a.put_sso_client(public.clone()).await.unwrap();
     assert_eq!(b.sso_client("rp_public").await.unwrap(), Some(public));
     assert!(b.sso_client("rp_none").await.unwrap().is_none());
 }

@@ -162,20 +162,35 @@ pub async fn accept(
             .ok_or(PartnerError::Conflict(
                 "the application has not been decided yet",
             ))?;
-            let (application, decision) = application
-                .accept(&decision, signed_by.to_owned(), now)
-                .map_err(refused)?;
-            let [accepted, signed] =
-                events(owner, &decision, now).map_err(|e| PartnerError::Internal(e.to_string()))?;
-            let view = ApplicationView::new(&application, &state)
-                .with_decision(DecisionView::new(&decision));
-            let mut writes = WriteSet::default();
-            writes
-                .push(LendingWrite::UpdateApplication(application))
-                .push(LendingWrite::UpdateDecision(decision))
-                .push(EventWrite::InsertEvent(accepted))
-                .push(EventWrite::InsertEvent(signed));
+            let (view, writes) = sign(&state, &application, &decision, signed_by, now)?;
             Ok(Prepared::json(StatusCode::OK, &view, writes)?)
         })
         .await
+}
+
+/// Acceptance however it was given (this call, or the hosted journey's offer
+/// page): the application and its locked decision with `offer.accepted` and
+/// `agreement.signed`, as writes to commit together.
+pub(crate) fn sign(
+    state: &PartnerState,
+    application: &lendhub_domain::lending::Application,
+    decision: &Decision,
+    signed_by: &str,
+    now: OffsetDateTime,
+) -> Result<(ApplicationView, WriteSet), PartnerError> {
+    let owner = &application.owner;
+    let (application, decision) = application
+        .accept(decision, signed_by.to_owned(), now)
+        .map_err(refused)?;
+    let [accepted, signed] =
+        events(owner, &decision, now).map_err(|e| PartnerError::Internal(e.to_string()))?;
+    let view =
+        ApplicationView::new(&application, state).with_decision(DecisionView::new(&decision));
+    let mut writes = WriteSet::default();
+    writes
+        .push(LendingWrite::UpdateApplication(application))
+        .push(LendingWrite::UpdateDecision(decision))
+        .push(EventWrite::InsertEvent(accepted))
+        .push(EventWrite::InsertEvent(signed));
+    Ok((view, writes))
 }

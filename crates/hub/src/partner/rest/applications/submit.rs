@@ -4,13 +4,14 @@ use axum::response::Response;
 use lendhub_domain::events::EventType;
 use lendhub_domain::hub_ids::{DecisionId, HubId, VerificationId};
 use lendhub_domain::kyc;
-use lendhub_domain::lending::CannotSubmit;
-use lendhub_domain::underwriting::{Facts, Signals};
+use lendhub_domain::lending::{Application, CannotSubmit};
+use lendhub_domain::underwriting::{Banking, Facts, Signals};
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::JsonBody;
 use lendhub_store::{EventWrite, LendingWrite, WriteSet};
 use serde::Deserialize;
+use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use super::{ApplicationView, find};
@@ -141,42 +142,58 @@ pub async fn submit(
                     identity = Some(v.status);
                 }
             }
-            let (company, credit) = company_and_credit(&state, &application).await?;
-            let facts = Facts::new(
-                &company,
-                application.amount.as_pence(),
-                application.term_months,
-                credit,
-                bank,
-                identity,
-                Signals::default(),
-            );
-            let decision_id: DecisionId =
-                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
-            let (submitted, mut decided, decision) = application
-                .submit(decision_id, facts, now)
-                .map_err(refused)?;
-            decided.payout_bank = input.bank.clone();
-            let render = |e: serde_json::Error| PartnerError::Internal(e.to_string());
-            let submitted_event = event(
-                owner,
-                EventType::ApplicationSubmitted,
-                &ApplicationView::new(&submitted, &state),
-                now,
-            )
-            .map_err(render)?;
-            let decision_view = DecisionView::new(&decision);
-            let decided_event =
-                event(owner, EventType::DecisionCompleted, &decision_view, now).map_err(render)?;
-            let view =
-                ApplicationView::new(&decided, &state).with_decision(DecisionView::new(&decision));
-            let mut writes = WriteSet::default();
-            writes
-                .push(LendingWrite::UpdateApplication(decided))
-                .push(LendingWrite::InsertDecision(decision))
-                .push(EventWrite::InsertEvent(submitted_event))
-                .push(EventWrite::InsertEvent(decided_event));
+            let payout = input.bank.as_deref().unwrap_or_default();
+            let (view, writes) =
+                decide(&state, &application, (payout, bank), identity, now).await?;
             Ok(Prepared::json(StatusCode::OK, &view, writes)?)
         })
         .await
+}
+
+/// Submission however the applicant's answers were collected (this call, or
+/// the hosted journey's last step): `application.submitted`, the engine's
+/// decision and `decision.completed`, as writes to commit together.
+pub(crate) async fn decide(
+    state: &PartnerState,
+    application: &Application,
+    (payout_bank, banking): (&str, Option<Banking>),
+    identity: Option<kyc::Status>,
+    now: OffsetDateTime,
+) -> Result<(ApplicationView, WriteSet), PartnerError> {
+    let owner = &application.owner;
+    let (company, credit) = company_and_credit(state, application).await?;
+    let facts = Facts::new(
+        &company,
+        application.amount.as_pence(),
+        application.term_months,
+        credit,
+        banking,
+        identity,
+        Signals::default(),
+    );
+    let decision_id: DecisionId =
+        lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
+    let (submitted, mut decided, decision) = application
+        .submit(decision_id, facts, now)
+        .map_err(refused)?;
+    decided.payout_bank = Some(payout_bank.to_owned());
+    let render = |e: serde_json::Error| PartnerError::Internal(e.to_string());
+    let submitted_event = event(
+        owner,
+        EventType::ApplicationSubmitted,
+        &ApplicationView::new(&submitted, state),
+        now,
+    )
+    .map_err(render)?;
+    let decision_view = DecisionView::new(&decision);
+    let decided_event =
+        event(owner, EventType::DecisionCompleted, &decision_view, now).map_err(render)?;
+    let view = ApplicationView::new(&decided, state).with_decision(DecisionView::new(&decision));
+    let mut writes = WriteSet::default();
+    writes
+        .push(LendingWrite::UpdateApplication(decided))
+        .push(LendingWrite::InsertDecision(decision))
+        .push(EventWrite::InsertEvent(submitted_event))
+        .push(EventWrite::InsertEvent(decided_event));
+    Ok((view, writes))
 }

@@ -1,0 +1,134 @@
+use axum::Form;
+use axum::extract::rejection::FormRejection;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
+use lendhub_domain::hub_ids::HubId;
+use lendhub_domain::journey::Step;
+use serde::Deserialize;
+
+use super::error::JourneyError;
+use super::pages::{self, render};
+use super::session::{Visit, form_token};
+use super::{head, page, step, to_overview};
+use crate::partner::rest::applications::submit::decide;
+use crate::partner::state::PartnerState;
+
+#[derive(Deserialize, Default)]
+pub struct ConsentsForm {
+    #[serde(default)]
+    csrf: String,
+    credit_search: Option<String>,
+    open_banking: Option<String>,
+    terms: Option<String>,
+}
+
+/// `GET {apply_url}/{id}/consents`.
+pub async fn show(
+    State(state): State<PartnerState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Response, JourneyError> {
+    let visit = Visit::load(&state, &headers, &id).await?;
+    if step(&visit) != Step::Consents {
+        return Ok(to_overview(&id));
+    }
+    form(&state, &visit, Vec::new()).await
+}
+
+async fn form(
+    state: &PartnerState,
+    visit: &Visit,
+    errors: Vec<String>,
+) -> Result<Response, JourneyError> {
+    let bank = visit.journey.bank.as_deref().unwrap_or_default();
+    let bank_name = state
+        .banks
+        .institutions()
+        .await
+        .map_err(|e| JourneyError::Unavailable(e.to_string()))?
+        .into_iter()
+        .find_map(|(id, name)| (id == bank).then_some(name))
+        .unwrap_or_else(|| bank.to_owned());
+    let status = if errors.is_empty() {
+        StatusCode::OK
+    } else {
+        StatusCode::UNPROCESSABLE_ENTITY
+    };
+    Ok(render(
+        status,
+        &pages::Consents {
+            head: head(&visit.application),
+            action: page(visit.application.id.as_str(), "consents"),
+            csrf: form_token(state, &visit.journey),
+            bank_name,
+            errors,
+        },
+    ))
+}
+
+/// `POST {apply_url}/{id}/consents`: with every consent given, the
+/// application is submitted (`application.submitted`) and decided at once
+/// (`decision.completed`) by the white-label submission's code, with the
+/// journey's director check and connected bank.
+pub async fn submit(
+    State(state): State<PartnerState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+    input: Result<Form<ConsentsForm>, FormRejection>,
+) -> Result<Response, JourneyError> {
+    let visit = Visit::load(&state, &headers, &id).await?;
+    let Form(input) = input.unwrap_or_default();
+    visit.check_form(&state, &input.csrf)?;
+    if step(&visit) != Step::Consents {
+        return Ok(to_overview(&id));
+    }
+    let mut errors = Vec::new();
+    for (given, missing) in [
+        (
+            &input.credit_search,
+            "Agree to the credit search to continue.",
+        ),
+        (
+            &input.open_banking,
+            "Agree to us reading the connected account to continue.",
+        ),
+        (
+            &input.terms,
+            "Confirm you have read the terms and the privacy notice.",
+        ),
+    ] {
+        if given.as_deref() != Some("yes") {
+            errors.push(missing.to_owned());
+        }
+    }
+    if !errors.is_empty() {
+        return form(&state, &visit, errors).await;
+    }
+    let (Some(bank), Some(check)) = (&visit.journey.bank, &visit.journey.verification_id) else {
+        return Ok(to_overview(&id));
+    };
+    let banking = state
+        .banks
+        .summary(bank)
+        .await
+        .map_err(|e| JourneyError::Unavailable(e.to_string()))?;
+    let owner = &visit.journey.owner;
+    let identity = state
+        .lending
+        .verification(owner, check.as_str())
+        .await?
+        .map(|v| v.status);
+    let (_, writes) = decide(
+        &state,
+        &visit.application,
+        (bank, banking),
+        identity,
+        visit.now,
+    )
+    .await
+    .map_err(|e| JourneyError::from_partner(&id, e))?;
+    let next = visit.journey.submitted(visit.now);
+    visit.commit(&state, next, writes).await?;
+    Ok(to_overview(&id))
+}

@@ -1,0 +1,150 @@
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Redirect, Response};
+use lendhub_domain::hub_ids::HubId;
+use lendhub_domain::journey::Step;
+use lendhub_domain::lending::{Decision, Status};
+
+use super::error::JourneyError;
+use super::pages::{self, Term, reason_text, render};
+use super::session::{Visit, form_token};
+use super::{head, page, step};
+use crate::partner::state::PartnerState;
+
+/// `GET {apply_url}/{id}`: the page of the step the applicant is at, or,
+/// once submitted, the decision: the offer to sign, a referral, a decline.
+pub async fn show(
+    State(state): State<PartnerState>,
+    headers: HeaderMap,
+    Path(id): Path<String>,
+) -> Result<Response, JourneyError> {
+    let visit = Visit::load(&state, &headers, &id).await?;
+    let to = |p: &str| Ok(Redirect::to(&page(&id, p)).into_response());
+    match step(&visit) {
+        Step::SignIn => Err(JourneyError::NotYours { application_id: id }),
+        Step::Company => to("company"),
+        Step::Bank => to("bank"),
+        Step::Consents => to("consents"),
+        Step::Outcome => outcome(&state, &visit, "", Vec::new()).await,
+    }
+}
+
+/// The decision's page; `signed_by` and `errors` refill the offer's form.
+pub async fn outcome(
+    state: &PartnerState,
+    visit: &Visit,
+    signed_by: &str,
+    errors: Vec<String>,
+) -> Result<Response, JourneyError> {
+    let a = &visit.application;
+    let id = a.id.as_str();
+    let decision = match &a.decision_id {
+        Some(d) => state.lending.hub_decision(&a.owner, d.as_str()).await?,
+        None => None,
+    };
+    let finish = page(id, "finish");
+    let told = |outcome, title, message, reasons| {
+        render(
+            StatusCode::OK,
+            &pages::Outcome {
+                head: head(a),
+                outcome,
+                title,
+                message,
+                reasons,
+                finish: finish.clone(),
+            },
+        )
+    };
+    let reasons = |d: &Decision| {
+        d.verdict
+            .reasons
+            .iter()
+            .map(|r| reason_text(r.code))
+            .collect::<Vec<_>>()
+    };
+    Ok(match (a.status, &decision) {
+        (Status::Approved, Some(d)) if !d.locked() => {
+            let Some(offer) = &d.verdict.offer else {
+                return Err(JourneyError::Internal(format!(
+                    "approved decision {} has no offer",
+                    d.id
+                )));
+            };
+            let status = if errors.is_empty() {
+                StatusCode::OK
+            } else {
+                StatusCode::UNPROCESSABLE_ENTITY
+            };
+            // The stored offer, verbatim: nothing is recomputed here.
+            let terms = vec![
+                term("Amount", offer.amount_pence.to_string(), "offer-amount"),
+                term(
+                    "Term",
+                    format!("{} months", offer.term_months),
+                    "offer-term",
+                ),
+                term(
+                    "Monthly repayment",
+                    offer.monthly_repayment_pence.to_string(),
+                    "offer-monthly",
+                ),
+                term(
+                    "Total repayable",
+                    offer.total_repayable_pence.to_string(),
+                    "offer-total",
+                ),
+                term("Representative APR", format!("{}%", offer.apr), "offer-apr"),
+            ];
+            render(
+                status,
+                &pages::Offer {
+                    head: head(a),
+                    action: page(id, "accept"),
+                    csrf: form_token(state, &visit.journey),
+                    terms,
+                    expires: d
+                        .expires_at
+                        .map_or_else(String::new, |t| t.date().to_string()),
+                    signed_by,
+                    funding_failure: a.funding_failure.as_deref(),
+                    errors,
+                },
+            )
+        }
+        (Status::Approved, Some(_)) => told(
+            "signed",
+            "You have signed",
+            "Thank you. The loan is being paid into the connected account; it usually arrives within minutes.",
+            Vec::new(),
+        ),
+        (Status::Funded, _) => told(
+            "funded",
+            "Your loan has been paid",
+            "The money is in the connected account. Your repayment schedule follows by e-mail.",
+            Vec::new(),
+        ),
+        (Status::InReview | Status::Submitted, d) => told(
+            "referred",
+            "An underwriter is looking at your application",
+            "We need a person to review a few details. We will let you know the outcome; you can then come back here to accept an offer.",
+            d.as_ref().map(reasons).unwrap_or_default(),
+        ),
+        (Status::Declined, d) => told(
+            "declined",
+            "We cannot offer a loan this time",
+            "We are sorry. These are the main reasons:",
+            d.as_ref().map(reasons).unwrap_or_default(),
+        ),
+        (status, _) => {
+            return Err(JourneyError::Internal(format!(
+                "application {id} is {} with no page to show",
+                status.as_str()
+            )));
+        }
+    })
+}
+
+fn term(label: &'static str, value: String, id: &'static str) -> Term {
+    Term { label, value, id }
+}

@@ -1,0 +1,57 @@
+use axum::extract::{Path, State};
+use axum::response::Response;
+use lendhub_store::{CommitError, LendingWrite, WriteSet};
+use lendhub_system::random_token;
+
+use super::error::JourneyError;
+use super::rp::RelyingParty;
+use super::see_other_with_cookie;
+use super::session::{self, closed, now_for};
+use crate::partner::state::PartnerState;
+
+/// `GET {apply_url}/{id}/resume`: a returning applicant (another browser,
+/// a lapsed session, a referral settled later) takes the journey over by
+/// signing in again; only the person who started it gets past the callback
+/// (`Journey::signed_in`).
+pub async fn resume(
+    State(state): State<PartnerState>,
+    Path(id): Path<String>,
+) -> Result<Response, JourneyError> {
+    let rp = match (&state.journey_rp, state.settings.rest_tier_enabled) {
+        (Some(rp), true) => rp,
+        _ => return Err(JourneyError::NotAvailable),
+    };
+    let journey = state
+        .lending
+        .journey(&id)
+        .await?
+        .ok_or(JourneyError::NoJourney)?;
+    if let Some(application) = state.lending.hub_application(&journey.owner, &id).await?
+        && let Some(why) = closed(&application)
+    {
+        return Err(JourneyError::Closed(why));
+    }
+    let now = now_for(&state, &journey.owner).await?;
+    let token = random_token(32);
+    let pending = RelyingParty::begin(&id);
+    let mut writes = WriteSet::default();
+    writes.push(LendingWrite::UpdateJourney(journey.resume(
+        &token,
+        pending.clone(),
+        now,
+    )));
+    match state.units.commit(writes).await {
+        Ok(()) => {}
+        Err(CommitError::Conflict) => {
+            return Err(JourneyError::Conflict {
+                application_id: id,
+                why: "it changed in another window meanwhile".into(),
+            });
+        }
+        Err(e) => return Err(JourneyError::Unavailable(e.to_string())),
+    }
+    Ok(see_other_with_cookie(
+        &rp.authorize_url(&pending),
+        session::cookie(&token, super::secure(&state)),
+    ))
+}

@@ -1,0 +1,147 @@
+//! The journey's browser session: one random token in an `HttpOnly`,
+//! `SameSite=Lax` cookie scoped to `/apply`, whose SHA-256 the journey keeps
+//! (`Journey::held_by`), and the form token every POST carries (an HMAC of
+//! that hash, so a form from another site or another browser fails).
+
+use axum::http::{HeaderMap, HeaderValue, header};
+use lendhub_domain::journey::Journey;
+use lendhub_domain::lending::{Application, Status};
+use lendhub_domain::tenant::Tenant;
+use lendhub_domain::test_clock::ClientClock;
+use lendhub_store::{CommitError, LendingWrite, WriteSet};
+use time::OffsetDateTime;
+
+use super::error::JourneyError;
+use crate::partner::state::PartnerState;
+
+pub const COOKIE: &str = "lendhub_apply";
+
+/// The session token the request carries, if any.
+pub fn token(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(n, _)| *n == COOKIE)
+        .map(|(_, v)| v)
+        .filter(|v| !v.is_empty())
+}
+
+/// The `Set-Cookie` value binding this browser to a journey. A session
+/// cookie: closing the browser ends it (the journey can be resumed by
+/// signing in again).
+pub fn cookie(token: &str, secure: bool) -> Option<HeaderValue> {
+    let secure = if secure { "; Secure" } else { "" };
+    HeaderValue::from_str(&format!(
+        "{COOKIE}={token}; Path=/apply; HttpOnly; SameSite=Lax{secure}"
+    ))
+    .ok()
+}
+
+/// The token of the journey's forms.
+pub fn form_token(state: &PartnerState, journey: &Journey) -> String {
+    use hmac::{Hmac, Mac};
+    let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(&state.journey_csrf_key)
+        .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
+    mac.update(journey.session_hash.as_bytes());
+    hex::encode(mac.finalize().into_bytes())
+}
+
+/// Now on the application owner's clock (moved by the test clock in test).
+pub async fn now_for(state: &PartnerState, owner: &Tenant) -> Result<OffsetDateTime, JourneyError> {
+    let offset = state.sandbox.clock_offset(owner).await?;
+    Ok(ClientClock::new(offset).now(state.clock.now()))
+}
+
+/// A page request of the journey of one application, from the browser that
+/// holds it.
+pub struct Visit {
+    pub journey: Journey,
+    pub application: Application,
+    pub now: OffsetDateTime,
+}
+
+impl Visit {
+    /// The journey of `application_id` if this browser holds it; an
+    /// application that can no longer be completed is a closed page.
+    pub async fn load(
+        state: &PartnerState,
+        headers: &HeaderMap,
+        application_id: &str,
+    ) -> Result<Self, JourneyError> {
+        if !state.settings.rest_tier_enabled {
+            return Err(JourneyError::NotAvailable);
+        }
+        let journey = state
+            .lending
+            .journey(application_id)
+            .await?
+            .ok_or(JourneyError::NoJourney)?;
+        let now = now_for(state, &journey.owner).await?;
+        let held = token(headers).is_some_and(|t| journey.held_by(t, now));
+        if !held || journey.applicant.is_none() {
+            return Err(JourneyError::NotYours {
+                application_id: application_id.to_owned(),
+            });
+        }
+        let application = state
+            .lending
+            .hub_application(&journey.owner, application_id)
+            .await?
+            .ok_or(JourneyError::NoJourney)?;
+        if let Some(why) = closed(&application) {
+            return Err(JourneyError::Closed(why));
+        }
+        Ok(Self {
+            journey,
+            application,
+            now,
+        })
+    }
+
+    /// Checks a posted form's token.
+    pub fn check_form(&self, state: &PartnerState, presented: &str) -> Result<(), JourneyError> {
+        use subtle::ConstantTimeEq;
+        let expected = form_token(state, &self.journey);
+        if bool::from(expected.as_bytes().ct_eq(presented.as_bytes())) {
+            Ok(())
+        } else {
+            Err(JourneyError::StaleForm {
+                application_id: self.application.id.to_string(),
+            })
+        }
+    }
+
+    /// Commits `writes` with the journey's next version; the delivery worker
+    /// is woken for the events among them.
+    pub async fn commit(
+        &self,
+        state: &PartnerState,
+        next: Journey,
+        mut writes: WriteSet,
+    ) -> Result<(), JourneyError> {
+        writes.push(LendingWrite::UpdateJourney(next));
+        match state.units.commit(writes).await {
+            Ok(()) => {
+                state.outbox_wake.notify_one();
+                Ok(())
+            }
+            Err(CommitError::Conflict) => Err(JourneyError::Conflict {
+                application_id: self.application.id.to_string(),
+                why: "it changed in another window meanwhile".into(),
+            }),
+            Err(e) => Err(JourneyError::Unavailable(e.to_string())),
+        }
+    }
+}
+
+/// Why an application's journey can no longer be followed, if so.
+pub fn closed(application: &Application) -> Option<&'static str> {
+    match application.status {
+        Status::Expired => Some("The application expired before it was finished."),
+        Status::Withdrawn => Some("The application was withdrawn."),
+        _ => None,
+    }
+}

@@ -1,0 +1,95 @@
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Redirect, Response};
+use lendhub_domain::hub_ids::{ApplicationId, HubId};
+use lendhub_domain::journey::Journey;
+use lendhub_domain::lending::{Status, handoff_token};
+use lendhub_store::{CommitError, LendingWrite, WriteSet};
+use lendhub_system::random_token;
+
+use super::error::JourneyError;
+use super::rp::RelyingParty;
+use super::session::{self, closed, now_for};
+use super::{see_other_with_cookie, to_overview};
+use crate::partner::state::PartnerState;
+
+/// `GET {apply_url}/start/{id}.{token}`: the handoff link. Its first use
+/// starts the application's journey in this browser and sends it to sign
+/// in; any later use from another browser is refused (single use), while
+/// the browser that holds the journey simply continues.
+pub async fn start(
+    State(state): State<PartnerState>,
+    headers: HeaderMap,
+    Path(link): Path<String>,
+) -> Result<Response, JourneyError> {
+    let rp = match (&state.journey_rp, state.settings.rest_tier_enabled) {
+        (Some(rp), true) => rp,
+        _ => return Err(JourneyError::NotAvailable),
+    };
+    let (id, mac) = link.split_once('.').ok_or(JourneyError::LinkInvalid)?;
+    let application_id = ApplicationId::parse(id).ok_or(JourneyError::LinkInvalid)?;
+    let expected = handoff_token(&state.handoff_key, &application_id);
+    if !bool::from(subtle::ConstantTimeEq::ct_eq(
+        expected.as_bytes(),
+        mac.as_bytes(),
+    )) {
+        return Err(JourneyError::LinkInvalid);
+    }
+    let application = state
+        .lending
+        .application_any_owner(id)
+        .await?
+        .ok_or(JourneyError::LinkInvalid)?;
+    let now = now_for(&state, &application.owner).await?;
+    if let Some(why) = closed(&application) {
+        return Err(JourneyError::Closed(why));
+    }
+    if let Some(journey) = state.lending.journey(id).await? {
+        let held = session::token(&headers).is_some_and(|t| journey.held_by(t, now));
+        return match (&journey.sign_in, held) {
+            // Back before signing in finished: the same sign-in again.
+            (Some(pending), true) if journey.applicant.is_none() => {
+                Ok(Redirect::to(&rp.authorize_url(pending)).into_response())
+            }
+            (_, true) => Ok(to_overview(id)),
+            (_, false) => Err(JourneyError::LinkUsed {
+                application_id: id.to_owned(),
+            }),
+        };
+    }
+    if application.status != Status::Created {
+        // Submitted through the white-label calls: nothing to do here.
+        return Err(JourneyError::LinkUsed {
+            application_id: id.to_owned(),
+        });
+    }
+    if application.expires_at <= now {
+        return Err(JourneyError::Closed(
+            "The application expired before it was finished.",
+        ));
+    }
+    let token = random_token(32);
+    let pending = RelyingParty::begin(id);
+    let journey = Journey::start(
+        application_id,
+        application.owner.clone(),
+        &token,
+        pending.clone(),
+        now,
+    );
+    let mut writes = WriteSet::default();
+    writes.push(LendingWrite::StartJourney(journey));
+    match state.units.commit(writes).await {
+        Ok(()) => {}
+        Err(CommitError::Conflict) => {
+            return Err(JourneyError::LinkUsed {
+                application_id: id.to_owned(),
+            });
+        }
+        Err(e) => return Err(JourneyError::Unavailable(e.to_string())),
+    }
+    Ok(see_other_with_cookie(
+        &rp.authorize_url(&pending),
+        session::cookie(&token, super::secure(&state)),
+    ))
+}

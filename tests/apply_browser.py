@@ -1,0 +1,108 @@
+"""Headless Chromium (Debian's package, driven by Playwright) through the
+hosted application journey: from the partner's handoff link (or, for a
+returning applicant, the application's page) through sign-in at lendhub's
+identity provider, the company and role, the bank, the consents, to the
+decision; an approved offer is accepted and signed. The partner's
+`redirect_uri` (https://partner.example/…) is answered by Playwright itself,
+which records where the journey sent the browser.
+
+Environment: START_URL, EMAIL, PASSWORD, and for a first visit DOB and BANK;
+SIGN=yes accepts an approved offer. Prints one JSON object; exits 3 when
+Playwright is missing."""
+import json
+import os
+import sys
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError as e:
+    print(e, file=sys.stderr)
+    sys.exit(3)
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+PARTNER = "https://partner.example/"
+
+
+
+def main():
+    out = {"pages": []}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        # JavaScript off: every page of the journey must work without it.
+        context = browser.new_context(java_script_enabled=False)
+        page = context.new_page()
+        landed = []
+
+        def partner(route):
+            landed.append(route.request.url)
+            route.fulfill(status=200, content_type="text/html", body="<h1>Back at the partner</h1>")
+
+        page.route(PARTNER + "**", partner)
+        try:
+            walk(page, out, landed)
+        except Exception:
+            print(page.url, page.content()[:4000], file=sys.stderr)
+            raise
+        browser.close()
+    print(json.dumps(out))
+
+
+def walk(page, out, landed):
+    def title():
+        out["pages"].append(page.locator("h1").first.inner_text())
+
+    page.goto(os.environ["START_URL"])
+    title()
+    if page.locator("#continue").count():
+        # "Sign in to continue": a returning applicant.
+        page.locator("#continue").click()
+    page.wait_for_selector("#email")
+    page.fill("#email", os.environ["EMAIL"])
+    page.fill("#password", os.environ["PASSWORD"])
+    page.click("#sign-in")
+    page.wait_for_load_state()
+    if page.locator("#approve").count():
+        title()
+        page.click("#approve")
+    page.wait_for_selector("h1")
+    title()
+    if page.locator("#confirm-company").count():
+        out["applicant"] = page.locator("#applicant").inner_text()
+        # Confirming without a role shows the page's own error.
+        page.fill("#date_of_birth", os.environ["DOB"])
+        page.click("#confirm-company")
+        out["company_error"] = page.locator(".error-summary").inner_text()
+        page.check("#role-director")
+        page.click("#confirm-company")
+        title()
+        page.check("#bank-" + os.environ["BANK"])
+        page.click("#connect-bank")
+        title()
+        page.check("#credit_search")
+        page.check("#open_banking")
+        page.check("#terms")
+        page.click("#submit-application")
+    page.wait_for_selector("#outcome")
+    title()
+    out["outcome"] = page.locator("#outcome").get_attribute("data-outcome")
+    if page.locator("#reasons").count():
+        out["reasons"] = page.locator("#reasons li").all_inner_texts()
+    if out["outcome"] == "approved":
+        out["offer"] = {
+            row.get_attribute("id"): row.inner_text()
+            for row in page.locator("#offer td").all()
+        }
+        if os.environ.get("SIGN") == "yes":
+            page.fill("#signed_by", "Ada Lovelace")
+            page.check("#accept_terms")
+            page.click("#accept-offer")
+    else:
+        page.click("#finish")
+    if os.environ.get("SIGN") == "yes" or out["outcome"] != "approved":
+        page.wait_for_url(PARTNER + "**")
+    out["landed"] = landed
+    out["final_url"] = page.url
+
+
+if __name__ == "__main__":
+    main()
