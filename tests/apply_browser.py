@@ -38,10 +38,13 @@ def main():
             route.fulfill(status=200, content_type="text/html", body="<h1>Back at the partner</h1>")
 
         page.route(PARTNER + "**", partner)
+        trail = []
+        page.on("response", lambda r: trail.append(f"{r.status} {r.request.method} {r.url}"))
         try:
             walk(page, out, landed)
         except Exception:
-            print(page.url, page.content()[:4000], file=sys.stderr)
+            print("\n".join(trail), file=sys.stderr)
+            print(page.url, page.locator("main").inner_text(), file=sys.stderr)
             raise
         browser.close()
     print(json.dumps(out))

@@ -6,7 +6,7 @@ use lendhub_domain::journey::Step;
 use lendhub_domain::lending::{Decision, Status};
 
 use super::error::JourneyError;
-use super::pages::{self, Term, reason_text, render};
+use super::pages::{self, Term, reason_text, render, render_sending_to};
 use super::session::{Visit, form_token};
 use super::{head, page, step};
 use crate::partner::state::PartnerState;
@@ -96,7 +96,12 @@ pub async fn outcome(
                 ),
                 term("Representative APR", format!("{}%", offer.apr), "offer-apr"),
             ];
-            render(
+            let partner = a
+                .redirect_uri
+                .as_deref()
+                .and_then(|u| url::Url::parse(u).ok())
+                .map(|u| u.origin().ascii_serialization());
+            render_sending_to(
                 status,
                 &pages::Offer {
                     head: head(a),
@@ -110,6 +115,7 @@ pub async fn outcome(
                     funding_failure: a.funding_failure.as_deref(),
                     errors,
                 },
+                partner.as_deref(),
             )
         }
         (Status::Approved, Some(_)) => told(

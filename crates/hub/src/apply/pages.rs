@@ -100,8 +100,20 @@ pub struct Done<'a> {
     pub application_id: &'a str,
 }
 
-/// An HTML page with `status`, never cached, never framed.
+/// An HTML page with `status`, never cached, never framed, whose forms post
+/// only to the journey.
 pub fn render(status: StatusCode, template: &impl Template) -> Response {
+    render_sending_to(status, template, None)
+}
+
+/// `render`, for a page whose form ends by redirecting the browser to the
+/// partner (`redirect_origin`): CSP's `form-action` governs the redirects
+/// that follow a form's submission too.
+pub fn render_sending_to(
+    status: StatusCode,
+    template: &impl Template,
+    redirect_origin: Option<&str>,
+) -> Response {
     let mut response = match template.render() {
         Ok(html) => (
             status,
@@ -125,12 +137,13 @@ pub fn render(status: StatusCode, template: &impl Template) -> Response {
     let headers = response.headers_mut();
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
-    headers.insert(
-        header::CONTENT_SECURITY_POLICY,
-        HeaderValue::from_static(
-            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-        ),
+    let policy = format!(
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'{}; frame-ancestors 'none'",
+        redirect_origin.map_or_else(String::new, |o| format!(" {o}"))
     );
+    if let Ok(policy) = HeaderValue::from_str(&policy) {
+        headers.insert(header::CONTENT_SECURITY_POLICY, policy);
+    }
     headers.insert(
         header::REFERRER_POLICY,
         HeaderValue::from_static("no-referrer"),

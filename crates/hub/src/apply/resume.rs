@@ -26,12 +26,12 @@ pub async fn resume(
         .journey(&id)
         .await?
         .ok_or(JourneyError::NoJourney)?;
+    let now = now_for(&state, &journey.owner).await?;
     if let Some(application) = state.lending.hub_application(&journey.owner, &id).await?
-        && let Some(why) = closed(&application)
+        && let Some(why) = closed(&application, now)
     {
         return Err(JourneyError::Closed(why));
     }
-    let now = now_for(&state, &journey.owner).await?;
     let token = random_token(32);
     let pending = RelyingParty::begin(&id);
     let mut writes = WriteSet::default();

@@ -91,7 +91,7 @@ impl Visit {
             .hub_application(&journey.owner, application_id)
             .await?
             .ok_or(JourneyError::NoJourney)?;
-        if let Some(why) = closed(&application) {
+        if let Some(why) = closed(&application, now) {
             return Err(JourneyError::Closed(why));
         }
         Ok(Self {
@@ -137,10 +137,14 @@ impl Visit {
     }
 }
 
-/// Why an application's journey can no longer be followed, if so.
-pub fn closed(application: &Application) -> Option<&'static str> {
+/// Why an application's journey can no longer be followed at `now`, if
+/// so; an open application past `expires_at` is closed before the sweep
+/// has marked it.
+pub fn closed(application: &Application, now: OffsetDateTime) -> Option<&'static str> {
+    const EXPIRED: &str = "The application expired before it was finished.";
     match application.status {
-        Status::Expired => Some("The application expired before it was finished."),
+        Status::Expired => Some(EXPIRED),
+        Status::Created if application.expires_at <= now => Some(EXPIRED),
         Status::Withdrawn => Some("The application was withdrawn."),
         _ => None,
     }

@@ -41,7 +41,7 @@ pub async fn start(
         .await?
         .ok_or(JourneyError::LinkInvalid)?;
     let now = now_for(&state, &application.owner).await?;
-    if let Some(why) = closed(&application) {
+    if let Some(why) = closed(&application, now) {
         return Err(JourneyError::Closed(why));
     }
     if let Some(journey) = state.lending.journey(id).await? {
@@ -62,11 +62,6 @@ pub async fn start(
         return Err(JourneyError::LinkUsed {
             application_id: id.to_owned(),
         });
-    }
-    if application.expires_at <= now {
-        return Err(JourneyError::Closed(
-            "The application expired before it was finished.",
-        ));
     }
     let token = random_token(32);
     let pending = RelyingParty::begin(id);

@@ -25,6 +25,7 @@ mod rest_applications;
 mod rest_decision_lifecycle;
 mod rest_decisions;
 mod rest_identity_checks;
+mod rest_journey;
 mod rest_mcp;
 mod rest_test_helpers;
 mod rest_tier;
