@@ -4,7 +4,10 @@
 //! of the handoff link creates it, which is what makes the link single-use.
 //!
 //! The browser holds a random session token in a cookie; the journey keeps
-//! only its SHA-256, bound to the one browser that is signing in or signed in.
+//! only its SHA-256. A browser is bound to the journey only by finishing a
+//! sign-in it started itself: a browser that merely starts one (a second
+//! visit, `resume`) holds nothing until the identity provider says who it
+//! is, and the one already signed in stays signed in meanwhile.
 
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
@@ -13,8 +16,8 @@ use time::{Duration, OffsetDateTime};
 use crate::hub_ids::{ApplicationId, VerificationId};
 use crate::tenant::Tenant;
 
-/// How long a browser session of the journey lasts without a page being
-/// answered (docs/decisions.md).
+/// How long a browser session of the journey lasts after the applicant's
+/// last step (docs/decisions.md); a sign-in must finish within it too.
 pub const SESSION_IDLE: Duration = Duration::hours(2);
 
 /// The applicant's role in the company (the `company_role` claim's values).
@@ -27,6 +30,16 @@ pub struct PendingSignIn {
     pub state: String,
     pub nonce: String,
     pub code_verifier: String,
+}
+
+/// A sign-in under way, and the browser (its session token's hash) that
+/// started it and alone may finish it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignInUnderWay {
+    pub request: PendingSignIn,
+    pub session_hash: String,
+    #[serde(with = "time::serde::rfc3339")]
+    pub expires_at: OffsetDateTime,
 }
 
 /// Who signed in, from the ID token. Keyed by `sub` (the seed: key users by
@@ -59,11 +72,11 @@ pub struct Journey {
     pub owner: Tenant,
     #[serde(with = "time::serde::rfc3339")]
     pub started_at: OffsetDateTime,
-    /// SHA-256 (hex) of the session token the current browser holds.
-    pub session_hash: String,
+    /// SHA-256 (hex) of the session token of the browser signed in, if any.
+    pub session_hash: Option<String>,
     #[serde(with = "time::serde::rfc3339")]
     pub session_expires_at: OffsetDateTime,
-    pub sign_in: Option<PendingSignIn>,
+    pub sign_in: Option<SignInUnderWay>,
     pub applicant: Option<Applicant>,
     pub role: Option<String>,
     /// The director check made at the company step.
@@ -81,8 +94,8 @@ pub fn session_hash(token: &str) -> String {
 }
 
 impl Journey {
-    /// The journey the handoff link starts, bound to the browser holding
-    /// `session_token`, with a sign-in pending.
+    /// The journey the handoff link starts, with a sign-in under way in the
+    /// browser holding `session_token`.
     pub fn start(
         application_id: ApplicationId,
         owner: Tenant,
@@ -94,9 +107,13 @@ impl Journey {
             application_id,
             owner,
             started_at: now,
-            session_hash: session_hash(session_token),
-            session_expires_at: now + SESSION_IDLE,
-            sign_in: Some(sign_in),
+            session_hash: None,
+            session_expires_at: now,
+            sign_in: Some(SignInUnderWay {
+                request: sign_in,
+                session_hash: session_hash(session_token),
+                expires_at: now + SESSION_IDLE,
+            }),
             applicant: None,
             role: None,
             verification_id: None,
@@ -106,15 +123,22 @@ impl Journey {
         }
     }
 
-    /// Whether the browser holding `session_token` is this journey's, and
-    /// its session has not lapsed. Constant-time on the hash.
+    /// Whether the browser holding `session_token` signed in to this
+    /// journey and its session has not lapsed.
     pub fn held_by(&self, session_token: &str, now: OffsetDateTime) -> bool {
-        use subtle::ConstantTimeEq;
-        let same: bool = session_hash(session_token)
-            .as_bytes()
-            .ct_eq(self.session_hash.as_bytes())
-            .into();
-        same && now < self.session_expires_at
+        self.session_hash
+            .as_deref()
+            .is_some_and(|h| same_hash(session_token, h))
+            && now < self.session_expires_at
+    }
+
+    /// The sign-in the browser holding `session_token` started, if it is
+    /// still under way.
+    pub fn signing_in(&self, session_token: &str, now: OffsetDateTime) -> Option<&PendingSignIn> {
+        self.sign_in
+            .as_ref()
+            .filter(|s| same_hash(session_token, &s.session_hash) && now < s.expires_at)
+            .map(|s| &s.request)
     }
 
     pub fn next_step(&self) -> Step {
@@ -136,25 +160,40 @@ impl Journey {
         }
     }
 
-    /// A returning applicant's browser takes the journey over; they must sign
-    /// in again as the same person.
-    pub fn resume(&self, session_token: &str, sign_in: PendingSignIn, now: OffsetDateTime) -> Self {
-        Self {
-            session_hash: session_hash(session_token),
-            sign_in: Some(sign_in),
-            ..self.changed(now)
-        }
+    /// A returning applicant's browser starts a sign-in; it takes the
+    /// journey over only if the same person signs in (`signed_in`). `None`
+    /// before anyone has signed in: until then the journey belongs to the
+    /// browser the handoff link was first opened in.
+    pub fn resume(
+        &self,
+        session_token: &str,
+        sign_in: PendingSignIn,
+        now: OffsetDateTime,
+    ) -> Option<Self> {
+        self.applicant.as_ref()?;
+        Some(Self {
+            sign_in: Some(SignInUnderWay {
+                request: sign_in,
+                session_hash: session_hash(session_token),
+                expires_at: now + SESSION_IDLE,
+            }),
+            version: self.version + 1,
+            ..self.clone()
+        })
     }
 
-    /// The sign-in finished as `applicant`. `None` if someone else had
-    /// already signed in to this journey: a journey has one applicant.
+    /// The sign-in under way finished as `applicant`: its browser now holds
+    /// the journey. `None` if there is no sign-in under way, or someone else
+    /// had already signed in to this journey (a journey has one applicant).
     pub fn signed_in(&self, applicant: Applicant, now: OffsetDateTime) -> Option<Self> {
+        let under_way = self.sign_in.as_ref()?;
         if let Some(before) = &self.applicant
             && before.subject != applicant.subject
         {
             return None;
         }
         Some(Self {
+            session_hash: Some(under_way.session_hash.clone()),
             sign_in: None,
             applicant: Some(applicant),
             ..self.changed(now)
@@ -188,10 +227,17 @@ impl Journey {
         }
     }
 
-    /// Any page answered: the session's idle time restarts.
+    /// A step that changes nothing of the journey's own (signing the
+    /// offer): the session's idle time restarts.
     pub fn touched(&self, now: OffsetDateTime) -> Self {
         self.changed(now)
     }
+}
+
+/// Whether `token` hashes to `hash`, in constant time.
+fn same_hash(token: &str, hash: &str) -> bool {
+    use subtle::ConstantTimeEq;
+    session_hash(token).as_bytes().ct_eq(hash.as_bytes()).into()
 }
 
 #[cfg(test)]
@@ -199,17 +245,21 @@ mod tests {
     use super::*;
     use crate::hub_ids::HubId;
 
+    fn pending() -> PendingSignIn {
+        PendingSignIn {
+            state: "s".into(),
+            nonce: "n".into(),
+            code_verifier: "v".into(),
+        }
+    }
+
     fn journey() -> Journey {
         let at = OffsetDateTime::UNIX_EPOCH + Duration::days(20_000);
         Journey::start(
             ApplicationId::generate(1, 2),
             Tenant::from_stored("partner:p1:test".into()),
             "token-a",
-            PendingSignIn {
-                state: "s".into(),
-                nonce: "n".into(),
-                code_verifier: "v".into(),
-            },
+            pending(),
             at,
         )
     }
@@ -241,29 +291,45 @@ mod tests {
     }
 
     #[test]
-    fn only_the_bound_browser_holds_the_session_until_it_lapses() {
+    fn only_a_browser_that_finished_its_own_sign_in_holds_the_journey() {
         let j = journey();
-        assert!(j.held_by("token-a", j.started_at));
-        assert!(!j.held_by("token-b", j.started_at));
-        assert!(!j.held_by("token-a", j.started_at + SESSION_IDLE));
-        let resumed = j.resume(
-            "token-b",
-            j.sign_in.clone().expect("pending"),
-            j.started_at + Duration::days(3),
-        );
-        assert!(resumed.held_by("token-b", j.started_at + Duration::days(3)));
-        assert!(!resumed.held_by("token-a", j.started_at));
+        let now = j.started_at;
+        // Starting the sign-in binds nothing yet.
+        assert!(!j.held_by("token-a", now));
+        assert!(j.signing_in("token-a", now).is_some());
+        assert!(j.signing_in("token-b", now).is_none());
+        assert!(j.signing_in("token-a", now + SESSION_IDLE).is_none());
+        // Nobody resumes a journey nobody has signed in to.
+        assert_eq!(j.resume("token-b", pending(), now), None);
+        let j = j.signed_in(ada(), now).expect("signed in");
+        assert!(j.held_by("token-a", now));
+        assert!(!j.held_by("token-b", now));
+        assert!(!j.held_by("token-a", now + SESSION_IDLE));
+
+        // Another browser resuming holds nothing until it signs in, and the
+        // signed-in browser keeps the journey meanwhile.
+        let later = now + Duration::minutes(5);
+        let resumed = j.resume("token-b", pending(), later).expect("resumable");
+        assert!(!resumed.held_by("token-b", later));
+        assert!(resumed.held_by("token-a", later));
+        let taken = resumed.signed_in(ada(), later).expect("same person");
+        assert!(taken.held_by("token-b", later));
+        assert!(!taken.held_by("token-a", later));
+        // A sign-in finishes once.
+        assert_eq!(taken.signed_in(ada(), later), None);
     }
 
     #[test]
     fn a_journey_keeps_its_first_applicant() {
         let j = journey();
-        let j = j.signed_in(ada(), j.started_at).expect("first");
+        let now = j.started_at;
+        let j = j.signed_in(ada(), now).expect("first");
         let mallory = Applicant {
             subject: "usr_2".into(),
             ..ada()
         };
-        assert_eq!(j.signed_in(mallory, j.started_at), None);
-        assert!(j.signed_in(ada(), j.started_at).is_some());
+        let resumed = j.resume("token-m", pending(), now).expect("resumable");
+        assert_eq!(resumed.signed_in(mallory, now), None);
+        assert!(resumed.signed_in(ada(), now).is_some());
     }
 }

@@ -121,14 +121,14 @@ impl IntoResponse for Problem {
 /// Turns a problem into the JSON body of one surface's envelope.
 pub type Renderer = fn(&Problem, &RequestId) -> serde_json::Value;
 
-/// Gives a non-2xx response the body of `renderer`'s envelope, from the
-/// `Problem` it carries or, when it left a layer or the router without one,
-/// from its status alone. Other responses pass untouched.
 /// Marks an error response whose body the surface rendered for people (a
 /// page of the hosted application journey): the envelope leaves it alone.
 #[derive(Clone, Copy, Debug)]
 pub struct OwnBody;
 
+/// Gives a non-2xx response the body of `renderer`'s envelope, from the
+/// `Problem` it carries or, when it left a layer or the router without one,
+/// from its status alone. Other responses pass untouched.
 pub fn render_error(renderer: Renderer, request_id: &RequestId, response: Response) -> Response {
     let status = response.status();
     if status.is_success()

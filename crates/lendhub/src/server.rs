@@ -240,7 +240,7 @@ async fn hub(
         rest_tier_enabled: config.rest_tier.enabled,
         mcp_origins: config.mcp.allowed_origins.clone(),
         trusted_proxies: config.public.trusted_proxies.clone(),
-        sso_issuer: Some(sso_url.to_owned()),
+        journey: register_journey(core, sso_url, &url).await,
     };
     let state = lendhub_hub::HubState {
         partner: lendhub_hub::PartnerState::new(
@@ -259,7 +259,6 @@ async fn hub(
             core.master_key.clone(),
         ),
     };
-    register_journey(core, &state.partner).await;
     let directory_sync = tokio::spawn(
         state
             .partner
@@ -289,12 +288,17 @@ async fn hub(
 /// Registers the hosted journey at the identity provider under its fixed
 /// client id, with this hub's callback address. A hub address the provider
 /// cannot accept as a redirect URI (plain HTTP off loopback) leaves the
-/// journey unable to sign in, which is logged rather than fatal: the rest of
-/// the hub works.
-async fn register_journey(core: &Core, partner: &lendhub_hub::PartnerState) {
-    let Some(rp) = &partner.journey_rp else {
-        return;
-    };
+/// journey switched off, which is logged rather than fatal: the rest of the
+/// hub works.
+async fn register_journey(
+    core: &Core,
+    sso_url: &str,
+    hub_url: &str,
+) -> Option<lendhub_hub::apply::rp::RelyingParty> {
+    let apply_url = lendhub_hub::Urls::new(hub_url).apply().to_owned();
+    let rp = lendhub_hub::apply::rp::RelyingParty::new(sso_url, &apply_url, &core.master_key)
+        .map_err(|e| tracing::warn!(error = %e, "the hosted application journey is off"))
+        .ok()?;
     let client = lendhub_idp::clients::OwnClient {
         client_id: lendhub_hub::apply::rp::CLIENT_ID,
         name: lendhub_hub::apply::rp::CLIENT_NAME,
@@ -308,8 +312,12 @@ async fn register_journey(core: &Core, partner: &lendhub_hub::PartnerState) {
         core.clock.now_ms(),
     )
     .await;
-    if let Err(e) = registered {
-        tracing::warn!(error = %e, "the hosted application journey cannot sign applicants in");
+    match registered {
+        Ok(()) => Some(rp),
+        Err(e) => {
+            tracing::warn!(error = %e, "the hosted application journey is off: the identity provider cannot register it");
+            None
+        }
     }
 }
 

@@ -41,12 +41,10 @@ pub async fn callback(
     let not_yours = || JourneyError::NotYours {
         application_id: id.to_owned(),
     };
-    if !session::token(&headers).is_some_and(|t| journey.held_by(t, now)) {
-        return Err(not_yours());
-    }
-    let Some(pending) = &journey.sign_in else {
+    let token = session::token(&headers);
+    let Some(pending) = token.and_then(|t| journey.signing_in(t, now)) else {
         // The callback again (back button, reload) after signing in.
-        return if journey.applicant.is_some() {
+        return if token.is_some_and(|t| journey.held_by(t, now)) {
             Ok(to_overview(id))
         } else {
             Err(not_yours())
@@ -62,11 +60,19 @@ pub async fn callback(
         application_id: id.to_owned(),
         why,
     };
-    if let Some(error) = q.error {
-        return Err(sign_in_failed(format!(
-            "{error}: {}",
-            q.error_description.unwrap_or_default()
-        )));
+    match q.error.as_deref() {
+        None => {}
+        Some("access_denied") => {
+            return Err(JourneyError::ConsentDeclined {
+                application_id: id.to_owned(),
+            });
+        }
+        Some(error) => {
+            return Err(sign_in_failed(format!(
+                "{error}: {}",
+                q.error_description.unwrap_or_default()
+            )));
+        }
     }
     let code = q
         .code

@@ -14,8 +14,19 @@ pub enum JourneyError {
     NotAvailable,
     /// The link is not one of ours (altered, truncated, or made up).
     LinkInvalid,
-    /// The handoff link was used already, in another browser.
+    /// The handoff link was used already, in another browser; `resumable`
+    /// once someone signed in there.
     LinkUsed {
+        application_id: String,
+        resumable: bool,
+    },
+    /// The application was completed through the partner's own screens.
+    Completed,
+    /// A sign-in is under way where the link was first opened, and nobody
+    /// has signed in yet: only that browser may go on.
+    SignInElsewhere,
+    /// The applicant chose not to share their details at the provider.
+    ConsentDeclined {
         application_id: String,
     },
     /// The page belongs to a journey this browser does not hold.
@@ -91,14 +102,53 @@ impl IntoResponse for JourneyError {
                 None,
                 "link_invalid",
             ),
-            JourneyError::LinkUsed { application_id } => (
+            JourneyError::LinkUsed {
+                application_id,
+                resumable,
+            } => (
                 StatusCode::CONFLICT,
                 "This link has already been used",
-                "Each application link works once. If you started this application, you \
-                 can continue it by signing in again with the same account."
+                if *resumable {
+                    "Each application link works once. If you started this application, you \
+                     can continue it by signing in again with the same account."
+                } else {
+                    "Each application link works once. Continue in the browser where you \
+                     first opened it."
+                }
+                .to_owned(),
+                if *resumable {
+                    resume(application_id)
+                } else {
+                    None
+                },
+                "link_used",
+            ),
+            JourneyError::Completed => (
+                StatusCode::CONFLICT,
+                "This application is already complete",
+                "It was finished in the service you are applying through; there is \
+                 nothing more to do here."
+                    .to_owned(),
+                None,
+                "application_complete",
+            ),
+            JourneyError::SignInElsewhere => (
+                StatusCode::CONFLICT,
+                "Finish signing in where you started",
+                "Signing in to this application is under way in the browser where its \
+                 link was first opened. Finish it there."
+                    .to_owned(),
+                None,
+                "sign_in_elsewhere",
+            ),
+            JourneyError::ConsentDeclined { application_id } => (
+                StatusCode::FORBIDDEN,
+                "You chose not to share your details",
+                "We need your name and e-mail address from your lendhub account to \
+                 continue. You can sign in again and allow it."
                     .to_owned(),
                 resume(application_id),
-                "link_used",
+                "consent_declined",
             ),
             JourneyError::NotYours { application_id } => (
                 StatusCode::FORBIDDEN,

@@ -64,6 +64,16 @@ pub async fn outcome(
             .collect::<Vec<_>>()
     };
     Ok(match (a.status, &decision) {
+        (Status::Approved, Some(d))
+            if d.expires_at.is_some_and(|t| t <= visit.now) && !d.locked() =>
+        {
+            told(
+                "offer_expired",
+                "This offer has expired",
+                "The offer was open for a limited time. Go back to the service you applied through to ask for a fresh decision.",
+                Vec::new(),
+            )
+        }
         (Status::Approved, Some(d)) if !d.locked() => {
             let Some(offer) = &d.verdict.offer else {
                 return Err(JourneyError::Internal(format!(
@@ -113,6 +123,7 @@ pub async fn outcome(
                         .map_or_else(String::new, |t| t.date().to_string()),
                     signed_by,
                     funding_failure: a.funding_failure.as_deref(),
+                    finish: finish.clone(),
                     errors,
                 },
                 partner.as_deref(),

@@ -77,6 +77,8 @@ pub struct Offer<'a> {
     pub expires: String,
     pub signed_by: &'a str,
     pub funding_failure: Option<&'a str>,
+    /// Back to the partner without signing.
+    pub finish: String,
     pub errors: Vec<String>,
 }
 
@@ -147,6 +149,10 @@ pub fn render_sending_to(
     headers.insert(
         header::REFERRER_POLICY,
         HeaderValue::from_static("no-referrer"),
+    );
+    headers.insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
     );
     response
 }

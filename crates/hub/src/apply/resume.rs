@@ -10,9 +10,9 @@ use super::session::{self, closed, now_for};
 use crate::partner::state::PartnerState;
 
 /// `GET {apply_url}/{id}/resume`: a returning applicant (another browser,
-/// a lapsed session, a referral settled later) takes the journey over by
-/// signing in again; only the person who started it gets past the callback
-/// (`Journey::signed_in`).
+/// a lapsed session, a referral settled later) signs in again; only the
+/// person who signed in first gets the journey (`Journey::signed_in`), and
+/// whoever is signed in stays so until then.
 pub async fn resume(
     State(state): State<PartnerState>,
     Path(id): Path<String>,
@@ -34,12 +34,11 @@ pub async fn resume(
     }
     let token = random_token(32);
     let pending = RelyingParty::begin(&id);
+    let resumed = journey
+        .resume(&token, pending.clone(), now)
+        .ok_or(JourneyError::SignInElsewhere)?;
     let mut writes = WriteSet::default();
-    writes.push(LendingWrite::UpdateJourney(journey.resume(
-        &token,
-        pending.clone(),
-        now,
-    )));
+    writes.push(LendingWrite::UpdateJourney(resumed));
     match state.units.commit(writes).await {
         Ok(()) => {}
         Err(CommitError::Conflict) => {

@@ -19,9 +19,10 @@ use serde::Deserialize;
 /// to date) at every start-up with the hub's current callback address.
 pub const CLIENT_ID: &str = "rp_lendhub_apply";
 pub const CLIENT_NAME: &str = "lendhub business loan application";
-/// What the journey asks for: who the applicant is, their e-mail, and the
-/// company they say they act for.
-pub const SCOPE: &str = "openid profile email business";
+/// What the journey asks for: who the applicant is and their e-mail (the
+/// company comes from the application, and the applicant's tie to it from
+/// the director check).
+pub const SCOPE: &str = "openid profile email";
 
 /// The journey's registration and where the provider is.
 #[derive(Clone)]
@@ -73,7 +74,19 @@ struct Profile {
     email: String,
 }
 
+/// Never prints the secret.
+impl std::fmt::Debug for RelyingParty {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RelyingParty")
+            .field("issuer", &self.issuer)
+            .field("redirect_uri", &self.redirect_uri)
+            .finish_non_exhaustive()
+    }
+}
+
 impl RelyingParty {
+    /// The journey's registration for a hub whose journey is at `apply_url`;
+    /// the caller registers it at the provider (`lendhub_idp::clients::register_own`).
     pub fn new(issuer: &str, apply_url: &str, master_key: &MasterKey) -> Result<Self, String> {
         let secret = master_key.derive("apply-rp-client-secret");
         let http = reqwest::Client::builder()

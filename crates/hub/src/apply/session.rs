@@ -45,7 +45,13 @@ pub fn form_token(state: &PartnerState, journey: &Journey) -> String {
     use hmac::{Hmac, Mac};
     let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(&state.journey_csrf_key)
         .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
-    mac.update(journey.session_hash.as_bytes());
+    mac.update(
+        journey
+            .session_hash
+            .as_deref()
+            .unwrap_or_default()
+            .as_bytes(),
+    );
     hex::encode(mac.finalize().into_bytes())
 }
 

@@ -45,23 +45,21 @@ pub async fn start(
         return Err(JourneyError::Closed(why));
     }
     if let Some(journey) = state.lending.journey(id).await? {
-        let held = session::token(&headers).is_some_and(|t| journey.held_by(t, now));
-        return match (&journey.sign_in, held) {
-            // Back before signing in finished: the same sign-in again.
-            (Some(pending), true) if journey.applicant.is_none() => {
-                Ok(Redirect::to(&rp.authorize_url(pending)).into_response())
-            }
-            (_, true) => Ok(to_overview(id)),
-            (_, false) => Err(JourneyError::LinkUsed {
-                application_id: id.to_owned(),
-            }),
-        };
-    }
-    if application.status != Status::Created {
-        // Submitted through the white-label calls: nothing to do here.
+        let token = session::token(&headers);
+        if token.is_some_and(|t| journey.held_by(t, now)) {
+            return Ok(to_overview(id));
+        }
+        // Back before signing in finished: the same sign-in again.
+        if let Some(pending) = token.and_then(|t| journey.signing_in(t, now)) {
+            return Ok(Redirect::to(&rp.authorize_url(pending)).into_response());
+        }
         return Err(JourneyError::LinkUsed {
             application_id: id.to_owned(),
+            resumable: journey.applicant.is_some(),
         });
+    }
+    if application.status != Status::Created {
+        return Err(JourneyError::Completed);
     }
     let token = random_token(32);
     let pending = RelyingParty::begin(id);
@@ -79,6 +77,7 @@ pub async fn start(
         Err(CommitError::Conflict) => {
             return Err(JourneyError::LinkUsed {
                 application_id: id.to_owned(),
+                resumable: false,
             });
         }
         Err(e) => return Err(JourneyError::Unavailable(e.to_string())),

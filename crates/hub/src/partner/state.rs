@@ -138,9 +138,10 @@ pub struct PartnerSettings {
     /// Browser origins the MCP endpoint accepts (a request without `Origin`
     /// is a server-to-server call and always accepted).
     pub mcp_origins: Vec<String>,
-    /// The identity provider's issuer (`sso.public_url`), where the hosted
-    /// journey signs applicants in; without it the journey cannot start.
-    pub sso_issuer: Option<String>,
+    /// The hosted journey's registration at the identity provider; without
+    /// one (no provider, or one that refused the hub's callback address) the
+    /// journey answers that applications are not open.
+    pub journey: Option<crate::apply::rp::RelyingParty>,
     /// Proxies whose `X-Forwarded-For` is believed when a REST-tier call
     /// without credentials is bucketed by address (the public ring's setting).
     pub trusted_proxies: Vec<ipnet::IpNet>,
@@ -172,11 +173,7 @@ impl PartnerState {
             banks: Arc::new(crate::counterparties::SyntheticBanks),
             bureau: Arc::new(crate::counterparties::SyntheticBureau),
             rail: Arc::new(crate::counterparties::SyntheticFasterPayments),
-            journey_rp: settings.sso_issuer.as_deref().and_then(|issuer| {
-                crate::apply::rp::RelyingParty::new(issuer, urls.apply(), &master_key)
-                    .map_err(|e| tracing::error!(error = %e, "the hosted journey cannot sign in"))
-                    .ok()
-            }),
+            journey_rp: settings.journey.clone(),
             journey_csrf_key: master_key.derive("apply-csrf"),
             handoff_key: master_key.derive("handoff-link"),
             idempotency: Idempotency::new(store.clone(), master_key.clone(), outbox_wake.clone()),

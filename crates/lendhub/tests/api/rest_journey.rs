@@ -174,6 +174,28 @@ async fn the_hosted_journey_in_chromium_approves_refers_and_declines() {
         .as_str()
         .unwrap()
         .to_owned();
+    // Knowing the application id is not enough: a browser that starts
+    // resuming holds nothing until it has signed in as the applicant.
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let resumed = http
+        .get(format!("{}/apply/{referred}/resume", app.hub))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resumed.status(), 303);
+    let cookie = resumed.headers()["set-cookie"].to_str().unwrap();
+    let cookie = cookie.split(';').next().unwrap().to_owned();
+    let (status, _, body) = page(
+        &http,
+        &format!("{}/apply/{referred}", app.hub),
+        Some(&cookie),
+    )
+    .await;
+    assert_eq!(status, 403, "{body}");
+    assert!(body.contains("Sign in to continue"), "{body}");
     cli(
         &app._site,
         &[
@@ -358,7 +380,16 @@ async fn a_handoff_link_works_once_and_closed_applications_say_so() {
     let (status, _, body) = page(&http, &link, None).await;
     assert_eq!(status, 409);
     assert!(body.contains("This link has already been used"), "{body}");
-    assert!(body.contains(&format!("/apply/{id}/resume")), "{body}");
+    assert!(
+        !body.contains("/resume"),
+        "nobody has signed in yet: nothing to resume"
+    );
+    let (status, _, body) = page(&http, &format!("{}/apply/{id}/resume", app.hub), None).await;
+    assert_eq!(status, 409);
+    assert!(
+        body.contains("Finish signing in where you started"),
+        "{body}"
+    );
     // Pages of the journey need its session.
     let (status, _, body) = page(&http, &format!("{}/apply/{id}/company", app.hub), None).await;
     assert_eq!(status, 403);
