@@ -182,6 +182,29 @@ impl Journey {
         })
     }
 
+    /// The handoff link opened again after the first browser's sign-in
+    /// lapsed unfinished: this browser starts one instead. `None` while that
+    /// sign-in may still finish, or once someone has signed in.
+    pub fn restart(
+        &self,
+        session_token: &str,
+        sign_in: PendingSignIn,
+        now: OffsetDateTime,
+    ) -> Option<Self> {
+        if self.applicant.is_some() || self.sign_in.as_ref().is_some_and(|s| now < s.expires_at) {
+            return None;
+        }
+        Some(Self {
+            sign_in: Some(SignInUnderWay {
+                request: sign_in,
+                session_hash: session_hash(session_token),
+                expires_at: now + SESSION_IDLE,
+            }),
+            version: self.version + 1,
+            ..self.clone()
+        })
+    }
+
     /// The sign-in under way finished as `applicant`: its browser now holds
     /// the journey. `None` if there is no sign-in under way, or someone else
     /// had already signed in to this journey (a journey has one applicant).
@@ -317,6 +340,26 @@ mod tests {
         assert!(!taken.held_by("token-a", later));
         // A sign-in finishes once.
         assert_eq!(taken.signed_in(ada(), later), None);
+    }
+
+    #[test]
+    fn the_link_starts_afresh_only_once_the_first_sign_in_has_lapsed() {
+        let j = journey();
+        let now = j.started_at;
+        assert_eq!(
+            j.restart("token-b", pending(), now),
+            None,
+            "still under way"
+        );
+        let lapsed = now + SESSION_IDLE;
+        let restarted = j.restart("token-b", pending(), lapsed).expect("lapsed");
+        assert!(restarted.signing_in("token-b", lapsed).is_some());
+        assert!(restarted.signing_in("token-a", lapsed).is_none());
+        let signed = restarted.signed_in(ada(), lapsed).expect("signed in");
+        assert_eq!(
+            signed.restart("token-c", pending(), lapsed + SESSION_IDLE),
+            None
+        );
     }
 
     #[test]

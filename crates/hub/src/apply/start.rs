@@ -53,10 +53,23 @@ pub async fn start(
         if let Some(pending) = token.and_then(|t| journey.signing_in(t, now)) {
             return Ok(Redirect::to(&rp.authorize_url(pending)).into_response());
         }
-        return Err(JourneyError::LinkUsed {
-            application_id: id.to_owned(),
-            resumable: journey.applicant.is_some(),
-        });
+        let pending = RelyingParty::begin(id);
+        let token = random_token(32);
+        let Some(restarted) = journey.restart(&token, pending.clone(), now) else {
+            return Err(JourneyError::LinkUsed {
+                application_id: id.to_owned(),
+                resumable: journey.applicant.is_some(),
+            });
+        };
+        return begin_sign_in(
+            &state,
+            rp,
+            id,
+            LendingWrite::UpdateJourney(restarted),
+            &token,
+            &pending,
+        )
+        .await;
     }
     if application.status != Status::Created {
         return Err(JourneyError::Completed);
@@ -70,20 +83,38 @@ pub async fn start(
         pending.clone(),
         now,
     );
+    begin_sign_in(
+        &state,
+        rp,
+        id,
+        LendingWrite::StartJourney(journey),
+        &token,
+        &pending,
+    )
+    .await
+}
+
+/// Commits the journey's sign-in under way and sends the browser to the
+/// provider with its session cookie; a lost race is the link used.
+async fn begin_sign_in(
+    state: &PartnerState,
+    rp: &RelyingParty,
+    id: &str,
+    write: LendingWrite,
+    token: &str,
+    pending: &lendhub_domain::journey::PendingSignIn,
+) -> Result<Response, JourneyError> {
     let mut writes = WriteSet::default();
-    writes.push(LendingWrite::StartJourney(journey));
+    writes.push(write);
     match state.units.commit(writes).await {
-        Ok(()) => {}
-        Err(CommitError::Conflict) => {
-            return Err(JourneyError::LinkUsed {
-                application_id: id.to_owned(),
-                resumable: false,
-            });
-        }
-        Err(e) => return Err(JourneyError::Unavailable(e.to_string())),
+        Ok(()) => Ok(see_other_with_cookie(
+            &rp.authorize_url(pending),
+            session::cookie(token, super::secure(state)),
+        )),
+        Err(CommitError::Conflict) => Err(JourneyError::LinkUsed {
+            application_id: id.to_owned(),
+            resumable: false,
+        }),
+        Err(e) => Err(JourneyError::Unavailable(e.to_string())),
     }
-    Ok(see_other_with_cookie(
-        &rp.authorize_url(&pending),
-        session::cookie(&token, super::secure(&state)),
-    ))
 }

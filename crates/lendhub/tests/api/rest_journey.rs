@@ -403,6 +403,13 @@ async fn a_handoff_link_works_once_and_closed_applications_say_so() {
     let (status, _, _) = page(&http, &format!("{}/apply/start/nonsense", app.hub), None).await;
     assert_eq!(status, 404);
 
+    // A sign-in left unfinished lapses after two hours; the link then
+    // starts one afresh in whichever browser opens it.
+    app.advance(Duration::hours(3));
+    let (status, to, _) = page(&http, &link, None).await;
+    assert_eq!(status, 303);
+    assert!(to.starts_with(&format!("{}/authorize?", app.sso)), "{to}");
+
     // An application left to expire: its link says so.
     let (_, unused) = application(&app, &key, "HJ-EXPIRES").await;
     app.advance(Duration::days(15));
