@@ -5,38 +5,27 @@
 //! reading every event on the page. The store decides freshness, so every
 //! instance's copy is correct on its own.
 
-use std::collections::HashMap;
-
 use axum::body::Bytes;
 use lendhub_domain::tenant::Tenant;
 use lendhub_store::LogPosition;
-use parking_lot::Mutex;
 
-/// Pages of this many clients are kept; past that the map starts over.
-const CAPACITY: usize = 4096;
+use crate::rendered::Rendered;
 
-/// (owner, limit) → the event-log position the page was built at, and the page.
-type Pages = HashMap<(Tenant, u32), (Option<LogPosition>, Bytes)>;
-
+/// (owner, limit) → the page, stamped with the event-log position it was
+/// built at.
 #[derive(Default)]
-pub struct EventPages(Mutex<Pages>);
+pub struct EventPages(Rendered<(Tenant, u32), Option<LogPosition>>);
 
 impl EventPages {
     /// The page for (owner, limit), if it was built at `position`.
     pub fn get(&self, owner: &Tenant, limit: u32, position: Option<LogPosition>) -> Option<Bytes> {
-        let pages = self.0.lock();
-        let (at, body) = pages.get(&(owner.clone(), limit))?;
-        (*at == position).then(|| body.clone())
+        self.0.get(&(owner.clone(), limit), &position)
     }
 
     /// Keeps a page built after `position` was read: if newer events slipped
     /// into it, the next probe sees a later position and rebuilds it.
     pub fn put(&self, owner: &Tenant, limit: u32, position: Option<LogPosition>, body: Bytes) {
-        let mut pages = self.0.lock();
-        if pages.len() >= CAPACITY {
-            pages.clear();
-        }
-        pages.insert((owner.clone(), limit), (position, body));
+        self.0.put((owner.clone(), limit), position, body);
     }
 }
 

@@ -13,6 +13,7 @@ pub mod list;
 pub mod oauth_form;
 pub mod openapi;
 pub mod problem;
+pub mod rendered;
 pub mod request_id;
 pub mod route_metrics;
 pub mod test_mode;

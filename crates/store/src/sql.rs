@@ -173,6 +173,8 @@ pub mod lending {
     /// The underwriting queue, oldest referral first.
     pub const IN_REVIEW: &str = "SELECT body FROM hub_applications
          WHERE status = 'in_review' ORDER BY id LIMIT $1";
+    pub const APPLICATION_VERSION: &str =
+        "SELECT version FROM hub_applications WHERE id = $1 AND owner = $2";
     pub const APPLICATION_ANY_OWNER: &str = "SELECT body FROM hub_applications WHERE id = $1";
     pub const JOURNEY: &str = "SELECT body FROM hub_journeys WHERE application_id = $1";
     /// Touches no row if the application already has a journey: the handoff

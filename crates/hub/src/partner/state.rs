@@ -6,6 +6,7 @@ use std::sync::Arc;
 use lendhub_domain::clock::Clock;
 use lendhub_domain::credentials::Environment;
 use lendhub_domain::crypto::MasterKey;
+use lendhub_domain::tenant::Tenant;
 use lendhub_http::idempotency::Idempotency;
 use lendhub_store::{
     EventStore, KeyStore, LendingStore, Maintenance, PartnerStore, SandboxStore, Store, UnitOfWork,
@@ -115,6 +116,9 @@ pub struct Partner {
     pub sender: Sender,
     /// Wakes the delivery worker: after a test clock moves, retries may be due.
     pub outbox_wake: Arc<Notify>,
+    /// Applications as `GET /applications/{id}` answers them, kept
+    /// rendered at their version.
+    pub application_pages: Arc<lendhub_http::rendered::Rendered<(Tenant, String), i64>>,
     /// Each environment's newest events page, kept rendered.
     pub event_pages: Arc<lendhub_http::event_pages::EventPages>,
     pub clock: Arc<dyn Clock>,
@@ -180,6 +184,7 @@ impl PartnerState {
             sender,
             outbox_wake,
             event_pages: Arc::default(),
+            application_pages: Arc::default(),
             health: store,
             clock,
             master_key,

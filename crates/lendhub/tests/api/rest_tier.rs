@@ -129,6 +129,8 @@ async fn switched_off_the_document_is_503_like_every_path_of_the_tier() {
 #[tokio::test]
 async fn each_environment_spends_its_own_bucket_and_anonymous_callers_one_per_address() {
     let app = rest_app().await;
+    // The buckets refill with time: counted within one instant.
+    app.clock.freeze();
     let (client_id, _) = rest_partner(&app, "events.read", Tier::Launch).await;
     let live = api_key(&app, &client_id, "live", None);
     let test = api_key(&app, &client_id, "test", None);

@@ -131,6 +131,16 @@ pub trait LendingStore: Send + Sync {
     /// A servicing account of the owner's.
     async fn hub_account(&self, owner: &Tenant, id: &str) -> Result<Option<Account>, StoreError>;
 
+    /// The version of an application of the owner's: a probe cheaper than
+    /// reading it, for callers that keep it rendered. Its version moves
+    /// with every change to it or to its decision (`UpdateDecision` always
+    /// travels with its application's update).
+    async fn application_version(
+        &self,
+        owner: &Tenant,
+        id: &str,
+    ) -> Result<Option<i64>, StoreError>;
+
     /// Any partner's application: the hosted journey's, whose link names
     /// only the application.
     async fn application_any_owner(&self, id: &str) -> Result<Option<Application>, StoreError>;

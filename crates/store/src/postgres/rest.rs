@@ -184,6 +184,23 @@ impl LendingStore for PgStore {
             .transpose()
     }
 
+    async fn application_version(
+        &self,
+        owner: &Tenant,
+        id: &str,
+    ) -> Result<Option<i64>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached(sql::lending::APPLICATION_VERSION)
+            .await
+            .map_err(db)?;
+        c.query_opt(&statement, &[&id, &owner.as_str()])
+            .await
+            .map_err(db)?
+            .map(|r| get::<i64>(&r, 0))
+            .transpose()
+    }
+
     async fn application_any_owner(&self, id: &str) -> Result<Option<Application>, StoreError> {
         self.body_by_key(sql::lending::APPLICATION_ANY_OWNER, id)
             .await

@@ -13,10 +13,10 @@ macro_rules! shared {
 mod checkpointer;
 mod identity;
 mod jobs;
-mod log_positions;
 mod migrations;
 mod partner;
 mod public;
+mod read_memo;
 mod reads;
 mod rest;
 mod rows;
@@ -32,7 +32,7 @@ use parking_lot::Mutex;
 use rusqlite::{Connection, OpenFlags};
 
 use self::checkpointer::Checkpointer;
-use self::log_positions::LogPositions;
+use self::read_memo::ReadMemo;
 use crate::error::{CommitError, StoreError};
 use crate::*;
 use lendhub_domain::application::Application;
@@ -47,7 +47,9 @@ pub struct SqliteStore {
     writer: writer::Writer,
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
-    log_positions: LogPositions,
+    log_positions: ReadMemo<Option<LogPosition>>,
+    /// Applications' versions (`LendingStore::application_version`).
+    pub(crate) application_versions: ReadMemo<Option<i64>>,
     _checkpointer: Checkpointer,
 }
 
@@ -132,7 +134,8 @@ impl SqliteStore {
             writer: writer::Writer::start(conn, commits.clone()),
             readers,
             next_reader: AtomicUsize::new(0),
-            log_positions: LogPositions::new(commits),
+            log_positions: ReadMemo::new(commits.clone()),
+            application_versions: ReadMemo::new(commits),
             _checkpointer: checkpointer,
         })
     }

@@ -627,3 +627,43 @@ async fn a_handoff_link_starts_one_journey_which_changes_version_by_version() {
         Some(next)
     );
 }
+
+#[tokio::test]
+async fn an_applications_version_is_probed_per_owner_and_moves_with_each_change() {
+    let (store, _db) = store().await;
+    let owner = partner("test");
+    let application = new_application(&owner, 40_000, None);
+    let id = application.id.to_string();
+    assert_eq!(store.application_version(&owner, &id).await.unwrap(), None);
+    insert(store.as_ref(), &application).await;
+    assert_eq!(
+        store.application_version(&owner, &id).await.unwrap(),
+        Some(1)
+    );
+    assert_eq!(
+        store
+            .application_version(&partner("live"), &id)
+            .await
+            .unwrap(),
+        None,
+        "another owner's application is not there"
+    );
+    let withdrawn = application
+        .withdraw(Some("changed our minds".into()), at(41_000))
+        .unwrap()
+        .unwrap();
+    store
+        .commit(set(
+            vec![Write::Lending(LendingWrite::UpdateApplication(
+                withdrawn.clone(),
+            ))],
+            None,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.application_version(&owner, &id).await.unwrap(),
+        Some(withdrawn.version),
+        "a change committed here is seen at once"
+    );
+}

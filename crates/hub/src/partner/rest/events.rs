@@ -183,6 +183,6 @@ pub async fn list(
     Ok(json_response(body))
 }
 
-fn json_response(body: Bytes) -> Response {
+pub(crate) fn json_response(body: Bytes) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }

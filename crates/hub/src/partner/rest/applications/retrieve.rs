@@ -1,13 +1,15 @@
-use axum::Json;
+use axum::body::Bytes;
 use axum::extract::{Path, State};
+use axum::response::Response;
 use lendhub_domain::scope::PartnerScope;
 
-use lendhub_domain::hub_ids::HubId;
+use lendhub_domain::hub_ids::{ApplicationId, HubId};
 
 use super::{ApplicationView, find};
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::decisions::DecisionView;
+use crate::partner::rest::events::json_response;
 use crate::partner::state::PartnerState;
 
 /// An application of yours, in this environment.
@@ -21,18 +23,34 @@ pub async fn retrieve(
     State(state): State<PartnerState>,
     caller: RestCaller,
     Path(id): Path<String>,
-) -> Result<Json<ApplicationView>, PartnerError> {
+) -> Result<Response, PartnerError> {
     caller.require(PartnerScope::ApplicationsRead)?;
     let owner = caller.tenant();
-    let application = find(&state, &owner, &id).await?;
+    // Fetched in a loop far more often than it changes: kept rendered at
+    // its version (which its decision's changes move too), so a repeat
+    // costs a probe instead of two reads and a render.
+    let key = (owner, id);
+    if ApplicationId::parse(&key.1).is_some()
+        && let Some(version) = state.lending.application_version(&key.0, &key.1).await?
+        && let Some(body) = state.application_pages.get(&key, &version)
+    {
+        return Ok(json_response(body));
+    }
+    let (owner, id) = &key;
+    let application = find(&state, owner, id).await?;
     let mut view = ApplicationView::new(&application, &state);
     if let Some(decision_id) = &application.decision_id
         && let Some(decision) = state
             .lending
-            .hub_decision(&owner, decision_id.as_str())
+            .hub_decision(owner, decision_id.as_str())
             .await?
     {
         view = view.with_decision(DecisionView::new(&decision));
     }
-    Ok(Json(view))
+    let body =
+        Bytes::from(serde_json::to_vec(&view).map_err(|e| PartnerError::Internal(e.to_string()))?);
+    state
+        .application_pages
+        .put(key.clone(), application.version, body.clone());
+    Ok(json_response(body))
 }

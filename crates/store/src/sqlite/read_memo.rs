@@ -1,7 +1,9 @@
-//! Each owner's event-log position as last read, so that a poller asking for
-//! the newest events page again and again costs no read of the file.
+//! Small reads remembered, so that a client asking the same question again
+//! and again (a poller's newest events page, an application fetched in a
+//! loop) costs no read of the file: each owner's event-log position, each
+//! application's version.
 //!
-//! A remembered position is trusted while no batch has committed since it was
+//! A remembered answer is trusted while no batch has committed since it was
 //! read and for at most [`FRESH_FOR`]: every write of this process goes
 //! through its one writer, which counts commits before it answers, so a
 //! change made here is seen at once; a change made by another process on the
@@ -15,30 +17,28 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
-use crate::LogPosition;
-
 pub const FRESH_FOR: Duration = Duration::from_millis(100);
 
-/// Beyond this many owners the memory starts again and refills from use.
+/// Beyond this many keys the memory starts again and refills from use.
 const CAPACITY: usize = 10_000;
 
-pub(crate) struct LogPositions {
+pub(crate) struct ReadMemo<V> {
     commits: Arc<AtomicU64>,
-    seen: Mutex<HashMap<String, Seen>>,
+    seen: Mutex<HashMap<String, Seen<V>>>,
 }
 
 #[derive(Clone, Copy)]
-struct Seen {
+struct Seen<V> {
     commits: u64,
     at: Instant,
-    position: Option<LogPosition>,
+    answer: V,
 }
 
 /// Where a lookup missed: the commit count to remember the read with, taken
 /// before the read so that a commit racing it is caught next time.
 pub(crate) struct Miss(u64);
 
-impl LogPositions {
+impl<V: Copy> ReadMemo<V> {
     pub fn new(commits: Arc<AtomicU64>) -> Self {
         Self {
             commits,
@@ -46,25 +46,25 @@ impl LogPositions {
         }
     }
 
-    pub fn get(&self, owner: &str) -> Result<Option<LogPosition>, Miss> {
+    pub fn get(&self, key: &str) -> Result<V, Miss> {
         let commits = self.commits.load(Ordering::Acquire);
-        match self.seen.lock().get(owner) {
-            Some(s) if s.commits == commits && s.at.elapsed() < FRESH_FOR => Ok(s.position),
+        match self.seen.lock().get(key) {
+            Some(s) if s.commits == commits && s.at.elapsed() < FRESH_FOR => Ok(s.answer),
             _ => Err(Miss(commits)),
         }
     }
 
-    pub fn put(&self, miss: Miss, owner: &str, position: Option<LogPosition>) {
+    pub fn put(&self, miss: Miss, key: &str, answer: V) {
         let mut seen = self.seen.lock();
-        if seen.len() >= CAPACITY && !seen.contains_key(owner) {
+        if seen.len() >= CAPACITY && !seen.contains_key(key) {
             seen.clear();
         }
         seen.insert(
-            owner.to_owned(),
+            key.to_owned(),
             Seen {
                 commits: miss.0,
                 at: Instant::now(),
-                position,
+                answer,
             },
         );
     }
