@@ -17,6 +17,7 @@ pub mod identity;
 pub mod ids;
 pub mod journey;
 pub mod kyc;
+pub mod ledger;
 pub mod lending;
 pub mod loan;
 pub mod money;

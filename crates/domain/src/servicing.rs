@@ -22,6 +22,14 @@ pub enum AccountStatus {
 }
 
 impl AccountStatus {
+    pub const ALL: [AccountStatus; 5] = [
+        AccountStatus::Performing,
+        AccountStatus::InArrears,
+        AccountStatus::Forborne,
+        AccountStatus::Settled,
+        AccountStatus::Closed,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             AccountStatus::Performing => "performing",
@@ -41,6 +49,9 @@ pub struct Account {
     pub decision_id: DecisionId,
     pub reference: Option<String>,
     pub company_number: String,
+    /// The borrower's registered name at funding.
+    #[serde(default)]
+    pub company_name: String,
     pub status: AccountStatus,
     /// The signed offer: principal, term, rate, repayment, total.
     pub terms: Offer,
@@ -70,6 +81,7 @@ impl Account {
             decision_id: decision.id.clone(),
             reference: application.reference.clone(),
             company_number: application.company_number.clone(),
+            company_name: application.company_name.clone(),
             status: AccountStatus::Performing,
             terms,
             payout_bank: payout_bank.to_owned(),

@@ -173,6 +173,15 @@ pub mod lending {
     /// The underwriting queue, oldest referral first.
     pub const IN_REVIEW: &str = "SELECT body FROM hub_applications
          WHERE status = 'in_review' ORDER BY id LIMIT $1";
+    pub const POST_ENTRY: &str = "INSERT INTO hub_ledger
+         (id, owner, account_id, kind, amount_pence, payment_id, posted_at_ms, body)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+    /// An account's whole ledger, in posting order: what its balance is
+    /// derived from.
+    pub const LEDGER: &str = "SELECT body FROM hub_ledger
+         WHERE owner = $1 AND account_id = $2 ORDER BY posted_at_ms, id";
+    pub const ENTRY_EXISTS: &str = "SELECT 1 FROM hub_ledger WHERE id = $1 AND owner = $2";
+    pub const ACCOUNT_EXISTS: &str = "SELECT 1 FROM hub_accounts WHERE id = $1 AND owner = $2";
     pub const APPLICATION_VERSION: &str =
         "SELECT version FROM hub_applications WHERE id = $1 AND owner = $2";
     pub const APPLICATION_ANY_OWNER: &str = "SELECT body FROM hub_applications WHERE id = $1";
@@ -333,6 +342,14 @@ impl Keyset {
 pub static APPLICATIONS: Keyset = Keyset::new("hub_applications", &["status", "reference"], || {
     APPLICATIONS.build()
 });
+/// Every keyset, for backends that prepare their statements once.
+pub static KEYSETS: [&Keyset; 4] = [&APPLICATIONS, &DECISIONS, &ACCOUNTS, &LEDGER_ENTRIES];
+
+/// Servicing accounts: by status.
+pub static ACCOUNTS: Keyset = Keyset::new("hub_accounts", &["status"], || ACCOUNTS.build());
+/// Ledger entries: always of one account.
+pub static LEDGER_ENTRIES: Keyset =
+    Keyset::new("hub_ledger", &["account_id"], || LEDGER_ENTRIES.build());
 /// Decisions: by outcome.
 pub static DECISIONS: Keyset = Keyset::new("hub_decisions", &["outcome"], || DECISIONS.build());
 

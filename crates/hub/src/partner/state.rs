@@ -90,6 +90,8 @@ pub struct Partner {
     pub events: Arc<dyn EventStore>,
     /// The REST tier's applications.
     pub lending: Arc<dyn LendingStore>,
+    /// Servicing accounts' ledgers.
+    pub servicing: Arc<dyn lendhub_store::ServicingStore>,
     /// Commits writes outside a request (expiries).
     pub units: Arc<dyn UnitOfWork>,
     /// Wakes the expiry sweep: after a test clock moves, expiries may be due.
@@ -170,6 +172,7 @@ impl PartnerState {
             sandbox: store.clone(),
             events: store.clone(),
             lending: store.clone(),
+            servicing: store.clone(),
             units: store.clone(),
             expiry_wake: Arc::default(),
             register: Arc::new(crate::counterparties::SyntheticRegister),

@@ -21,6 +21,7 @@ mod partner;
 mod payments;
 mod public;
 mod public_mcp;
+mod rest_accounts;
 mod rest_applications;
 mod rest_decision_lifecycle;
 mod rest_decisions;

@@ -96,7 +96,7 @@ async fn switched_on_the_built_paths_are_live_and_the_rest_still_answer_503_neve
         );
         assert!(!doc.header("ratelimit-limit").is_empty());
 
-        let waiting = rest_get(&app, &format!("{prefix}/accounts"), None).await;
+        let waiting = rest_get(&app, &format!("{prefix}/payouts"), None).await;
         assert_hub_error(&waiting, 503, "service_unavailable");
         assert_eq!(waiting.body["error"]["retryable"], false);
         assert!(!waiting.header("ratelimit-policy").is_empty());
@@ -144,7 +144,7 @@ async fn each_environment_spends_its_own_bucket_and_anonymous_callers_one_per_ad
 
     // Launch: burst 100 live; the test environment is the build tier's 50.
     let l1 = rest_get(&app, "/partner/v1/openapi.json", Some(live_key)).await;
-    let l2 = rest_get(&app, "/partner/v1/accounts", Some(live_key)).await;
+    let l2 = rest_get(&app, "/partner/v1/payouts", Some(live_key)).await;
     assert_eq!(limit(&l1), (100, 99));
     assert_eq!(limit(&l2), (100, 98), "a 503 spends the same bucket");
     let t1 = rest_get(&app, "/sandbox/v1/openapi.json", Some(test_key)).await;

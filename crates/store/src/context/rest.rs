@@ -7,6 +7,7 @@
 use async_trait::async_trait;
 use lendhub_domain::journey::Journey;
 use lendhub_domain::kyc::Verification;
+use lendhub_domain::ledger::Entry;
 use lendhub_domain::lending::{Application, Decision, Status, UnderwritingAct};
 use lendhub_domain::servicing::Account;
 use lendhub_domain::tenant::Tenant;
@@ -24,6 +25,28 @@ pub struct ApplicationQuery {
     pub status: Option<Status>,
     pub reference: Option<String>,
     pub after_id: Option<String>,
+}
+
+/// A page of an owner's servicing accounts, newest first, optionally of one
+/// status.
+#[derive(Clone, Debug, Default)]
+pub struct AccountQuery {
+    pub page: PageQuery,
+    pub status: Option<&'static str>,
+}
+
+#[derive(Clone, Debug)]
+pub enum AccountPage {
+    Page(Page<Account>),
+    /// The cursor names no account of this owner.
+    UnknownCursor,
+}
+
+#[derive(Clone, Debug)]
+pub enum LedgerPage {
+    Page(Page<Entry>),
+    /// The cursor names no ledger entry of this owner.
+    UnknownCursor,
 }
 
 /// A page of an owner's decisions, newest first, optionally of one outcome
@@ -73,8 +96,11 @@ pub enum LendingWrite {
     UpdateDecision(Decision),
     /// Appends to the underwriting log (never changed or removed).
     RecordAct(UnderwritingAct),
-    /// The servicing account a funded loan opens (one per application).
+    /// The servicing account a funded loan opens (one per application),
+    /// in the commit that posts its drawdown.
     OpenAccount(Account),
+    /// A ledger entry: appended, never changed (the databases refuse it).
+    PostEntry(Entry),
     /// The handoff link's first use; `Conflict` if the application already
     /// has a journey (the link is single-use).
     StartJourney(Journey),
@@ -184,8 +210,27 @@ pub trait LendingStore: Send + Sync {
 }
 
 /// Servicing accounts, the ledger, payment links and schedules (issue #16).
+/// Its writes travel as `LendingWrite`s: an account opens in the commit
+/// that funds its loan.
 #[async_trait]
-pub trait ServicingStore: Send + Sync {}
+pub trait ServicingStore: Send + Sync {
+    async fn hub_accounts(
+        &self,
+        owner: &Tenant,
+        query: &AccountQuery,
+    ) -> Result<AccountPage, StoreError>;
+
+    /// A page of one account's ledger, newest first.
+    async fn ledger_page(
+        &self,
+        owner: &Tenant,
+        account_id: &str,
+        page: &PageQuery,
+    ) -> Result<LedgerPage, StoreError>;
+
+    /// One account's whole ledger, in posting order.
+    async fn ledger(&self, owner: &Tenant, account_id: &str) -> Result<Vec<Entry>, StoreError>;
+}
 
 /// The marketplace and partner economics (issue #17).
 #[async_trait]

@@ -138,6 +138,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "journeys",
         include_str!("../../migrations/postgres/0026_journeys.sql"),
     ),
+    (
+        27,
+        "ledger",
+        include_str!("../../migrations/postgres/0027_ledger.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -4,6 +4,7 @@ use async_trait::async_trait;
 use deadpool_postgres::Client;
 use lendhub_domain::journey::Journey;
 use lendhub_domain::kyc::Verification;
+use lendhub_domain::ledger::Entry;
 use lendhub_domain::lending::{Application, Decision, UnderwritingAct};
 use lendhub_domain::servicing::Account;
 use lendhub_domain::tenant::Tenant;
@@ -17,8 +18,8 @@ use crate::error::StoreError;
 use crate::paging::{Page, PageQuery};
 use crate::sql::{self, Keyset, PageShape};
 use crate::{
-    ApplicationPage, ApplicationQuery, CommercialStore, DecisionPage, DecisionQuery,
-    DueApplication, LendingStore, ServicingStore,
+    AccountPage, AccountQuery, ApplicationPage, ApplicationQuery, CommercialStore, DecisionPage,
+    DecisionQuery, DueApplication, LedgerPage, LendingStore, ServicingStore,
 };
 
 fn application_row(r: &Row) -> Result<Application, StoreError> {
@@ -324,7 +325,60 @@ impl LendingStore for PgStore {
 }
 
 #[async_trait]
-impl ServicingStore for PgStore {}
+impl ServicingStore for PgStore {
+    async fn hub_accounts(
+        &self,
+        owner: &Tenant,
+        q: &AccountQuery,
+    ) -> Result<AccountPage, StoreError> {
+        let c = self.conn().await?;
+        let exists = sql::lending::ACCOUNT_EXISTS;
+        Ok(
+            match page(
+                &c,
+                &sql::ACCOUNTS,
+                exists,
+                owner,
+                &q.page,
+                &[q.status],
+                None,
+            )
+            .await?
+            {
+                Some(p) => AccountPage::Page(p),
+                None => AccountPage::UnknownCursor,
+            },
+        )
+    }
+
+    async fn ledger_page(
+        &self,
+        owner: &Tenant,
+        account_id: &str,
+        q: &PageQuery,
+    ) -> Result<LedgerPage, StoreError> {
+        let c = self.conn().await?;
+        let exists = sql::lending::ENTRY_EXISTS;
+        let filters = [Some(account_id)];
+        Ok(
+            match page(&c, &sql::LEDGER_ENTRIES, exists, owner, q, &filters, None).await? {
+                Some(p) => LedgerPage::Page(p),
+                None => LedgerPage::UnknownCursor,
+            },
+        )
+    }
+
+    async fn ledger(&self, owner: &Tenant, account_id: &str) -> Result<Vec<Entry>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c.prepare_cached(sql::lending::LEDGER).await.map_err(db)?;
+        c.query(&statement, &[&owner.as_str(), &account_id])
+            .await
+            .map_err(db)?
+            .iter()
+            .map(|r| from_json(get(r, 0)?))
+            .collect()
+    }
+}
 
 #[async_trait]
 impl CommercialStore for PgStore {}

@@ -137,6 +137,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "journeys",
         include_str!("../../migrations/sqlite/0026_journeys.sql"),
     ),
+    (
+        27,
+        "ledger",
+        include_str!("../../migrations/sqlite/0027_ledger.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -5,6 +5,7 @@ use std::sync::LazyLock;
 use async_trait::async_trait;
 use lendhub_domain::journey::Journey;
 use lendhub_domain::kyc::Verification;
+use lendhub_domain::ledger::Entry;
 use lendhub_domain::lending::{Application, Decision, UnderwritingAct};
 use lendhub_domain::servicing::Account;
 use lendhub_domain::tenant::Tenant;
@@ -15,8 +16,8 @@ use crate::error::StoreError;
 use crate::paging::{Page, PageQuery};
 use crate::sql::{self, Keyset, PageShape};
 use crate::{
-    ApplicationPage, ApplicationQuery, CommercialStore, DecisionPage, DecisionQuery,
-    DueApplication, LendingStore, ServicingStore,
+    AccountPage, AccountQuery, ApplicationPage, ApplicationQuery, CommercialStore, DecisionPage,
+    DecisionQuery, DueApplication, LedgerPage, LendingStore, ServicingStore,
 };
 
 fn application_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Application> {
@@ -30,17 +31,23 @@ fn application(c: &Connection, owner: &Tenant, id: &str) -> rusqlite::Result<Opt
         .optional()
 }
 
-/// Each keyset's statements in SQLite's dialect, made once.
-fn dialected(keyset: &'static Keyset) -> &'static [String] {
-    static APPLICATIONS: LazyLock<Vec<String>> = LazyLock::new(|| of(&sql::APPLICATIONS));
-    static DECISIONS: LazyLock<Vec<String>> = LazyLock::new(|| of(&sql::DECISIONS));
-    fn of(k: &'static Keyset) -> Vec<String> {
-        k.shapes().map(|shape| dialect(k.sql(shape))).collect()
-    }
-    if std::ptr::eq(keyset, &sql::DECISIONS) {
-        &DECISIONS
-    } else {
-        &APPLICATIONS
+/// Each keyset's statements in SQLite's dialect, made once: the statement
+/// for `shape` of `keyset`. A keyset missing from the list is dialected on
+/// each use (correct, only slower), so adding one cannot pick another's SQL.
+fn dialected(
+    keyset: &'static Keyset,
+    shape: PageShape,
+    index: usize,
+) -> std::borrow::Cow<'static, str> {
+    static MADE: LazyLock<Vec<(&'static Keyset, Vec<String>)>> = LazyLock::new(|| {
+        sql::KEYSETS
+            .iter()
+            .map(|k| (*k, k.shapes().map(|shape| dialect(k.sql(shape))).collect()))
+            .collect()
+    });
+    match MADE.iter().find(|(k, _)| std::ptr::eq(*k, keyset)) {
+        Some((_, statements)) => std::borrow::Cow::Borrowed(statements[index].as_str()),
+        None => std::borrow::Cow::Owned(dialect(keyset.sql(shape))),
     }
 }
 
@@ -77,7 +84,7 @@ fn page<T: serde::de::DeserializeOwned>(
         .map(|p| p as &dyn rusqlite::ToSql)
         .chain(std::iter::once(&fetch as &dyn rusqlite::ToSql));
     let fetched = c
-        .prepare_cached(&dialected(keyset)[index])?
+        .prepare_cached(&dialected(keyset, shape, index))?
         .query_map(rusqlite::params_from_iter(bound), |r| {
             let body: String = r.get(0)?;
             rows::from_json(&body)
@@ -316,7 +323,64 @@ impl LendingStore for SqliteStore {
 }
 
 #[async_trait]
-impl ServicingStore for SqliteStore {}
+impl ServicingStore for SqliteStore {
+    async fn hub_accounts(
+        &self,
+        owner: &Tenant,
+        q: &AccountQuery,
+    ) -> Result<AccountPage, StoreError> {
+        self.read(|c| {
+            Ok(
+                match page(
+                    c,
+                    &sql::ACCOUNTS,
+                    sql::lending::ACCOUNT_EXISTS,
+                    owner,
+                    &q.page,
+                    &[q.status],
+                    None,
+                )? {
+                    Some(p) => AccountPage::Page(p),
+                    None => AccountPage::UnknownCursor,
+                },
+            )
+        })
+    }
+
+    async fn ledger_page(
+        &self,
+        owner: &Tenant,
+        account_id: &str,
+        q: &PageQuery,
+    ) -> Result<LedgerPage, StoreError> {
+        self.read(|c| {
+            Ok(
+                match page(
+                    c,
+                    &sql::LEDGER_ENTRIES,
+                    sql::lending::ENTRY_EXISTS,
+                    owner,
+                    q,
+                    &[Some(account_id)],
+                    None,
+                )? {
+                    Some(p) => LedgerPage::Page(p),
+                    None => LedgerPage::UnknownCursor,
+                },
+            )
+        })
+    }
+
+    async fn ledger(&self, owner: &Tenant, account_id: &str) -> Result<Vec<Entry>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::lending::LEDGER))?
+                .query_map([owner.as_str(), account_id], |r| {
+                    rows::from_json(&r.get::<_, String>(0)?)
+                })?
+                .collect()
+        })
+    }
+}
 
 #[async_trait]
 impl CommercialStore for SqliteStore {}

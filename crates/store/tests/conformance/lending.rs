@@ -667,3 +667,153 @@ async fn an_applications_version_is_probed_per_owner_and_moves_with_each_change(
         "a change committed here is seen at once"
     );
 }
+
+#[tokio::test]
+async fn the_ledger_is_appended_to_paged_newest_first_and_never_rewritten() {
+    use lendhub_domain::hub_ids::LedgerEntryId;
+    use lendhub_domain::ledger::{Entry, EntryKind};
+    use lendhub_domain::money::Money;
+    let (store, db) = store().await;
+    let owner = partner("test");
+    let (application, decision) = decided(&owner, 50_000, facts(12));
+    store_decided(store.as_ref(), &application, &decision).await;
+    let (signed, locked) = application
+        .accept(&decision, "Ada".into(), at(51_000))
+        .unwrap();
+    store
+        .commit(set(
+            vec![
+                Write::Lending(LendingWrite::UpdateApplication(signed.clone())),
+                Write::Lending(LendingWrite::UpdateDecision(locked)),
+            ],
+            None,
+        ))
+        .await
+        .unwrap();
+    let id = AccountId::generate(52_000, 52_000);
+    let funded = signed.fund(id.clone(), at(52_000)).unwrap();
+    let account = Account::open(
+        id.clone(),
+        &funded,
+        &decision,
+        "test_bank_strong",
+        "fps_2".into(),
+        at(52_000),
+    )
+    .unwrap();
+    let entry = |n: i64, kind, pence| {
+        Entry::new(
+            LedgerEntryId::generate(n as u64, n as u128),
+            &account,
+            kind,
+            Money::pence(pence),
+            None,
+            None,
+            at(n),
+        )
+        .unwrap()
+    };
+    let drawdown = entry(52_000, EntryKind::Drawdown, -1_000_000);
+    let later: Vec<Entry> = (1..=4)
+        .map(|i| entry(52_000 + i * 1_000, EntryKind::Collection, 10_000 * i))
+        .collect();
+    let mut writes = vec![
+        Write::Lending(LendingWrite::UpdateApplication(funded.clone())),
+        Write::Lending(LendingWrite::OpenAccount(account.clone())),
+        Write::Lending(LendingWrite::PostEntry(drawdown.clone())),
+    ];
+    writes.extend(
+        later
+            .iter()
+            .cloned()
+            .map(|e| Write::Lending(LendingWrite::PostEntry(e))),
+    );
+    store.commit(set(writes, None)).await.unwrap();
+
+    let all = store.ledger(&owner, id.as_str()).await.unwrap();
+    assert_eq!(all.len(), 5);
+    assert_eq!(all[0], drawdown, "in posting order");
+    assert!(
+        store
+            .ledger(&partner("live"), id.as_str())
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let page = |q: PageQuery| {
+        let store = store.clone();
+        let id = id.clone();
+        let owner = owner.clone();
+        async move {
+            match store.ledger_page(&owner, id.as_str(), &q).await.unwrap() {
+                LedgerPage::Page(p) => p,
+                LedgerPage::UnknownCursor => panic!("unknown cursor"),
+            }
+        }
+    };
+    let first = page(PageQuery {
+        limit: 2,
+        ..PageQuery::default()
+    })
+    .await;
+    assert_eq!(
+        first.items,
+        [later[3].clone(), later[2].clone()],
+        "newest first"
+    );
+    assert!(first.has_more);
+    let rest = page(PageQuery {
+        limit: 10,
+        starting_after: Some(later[2].id.to_string()),
+        ..PageQuery::default()
+    })
+    .await;
+    assert_eq!(
+        rest.items,
+        [later[1].clone(), later[0].clone(), drawdown.clone()]
+    );
+    assert!(!rest.has_more);
+    match store
+        .ledger_page(
+            &owner,
+            id.as_str(),
+            &PageQuery {
+                limit: 10,
+                starting_after: Some(LedgerEntryId::generate(1, 1).to_string()),
+                ..PageQuery::default()
+            },
+        )
+        .await
+        .unwrap()
+    {
+        LedgerPage::UnknownCursor => {}
+        LedgerPage::Page(_) => panic!("a cursor that names no entry"),
+    }
+    match store
+        .hub_accounts(
+            &owner,
+            &AccountQuery {
+                page: PageQuery {
+                    limit: 10,
+                    ..PageQuery::default()
+                },
+                status: Some("performing"),
+            },
+        )
+        .await
+        .unwrap()
+    {
+        AccountPage::Page(p) => assert_eq!(p.items, std::slice::from_ref(&account)),
+        AccountPage::UnknownCursor => panic!("no cursor given"),
+    }
+
+    // The database itself refuses to rewrite the ledger.
+    for sql in [
+        "UPDATE hub_ledger SET amount_pence = 0",
+        "DELETE FROM hub_ledger",
+    ] {
+        let refused = db.execute_raw(sql).await.unwrap_err();
+        assert!(refused.contains("append-only"), "{sql}: {refused}");
+    }
+    assert_eq!(store.ledger(&owner, id.as_str()).await.unwrap().len(), 5);
+}

@@ -60,7 +60,8 @@ pub(crate) fn needs(write: &LendingWrite) -> Option<Needs<'_, Check<'_>>> {
         | LendingWrite::InsertDecision(_)
         | LendingWrite::UpdateDecision(_)
         | LendingWrite::RecordAct(_)
-        | LendingWrite::OpenAccount(_) => None,
+        | LendingWrite::OpenAccount(_)
+        | LendingWrite::PostEntry(_) => None,
     }
 }
 
@@ -78,6 +79,7 @@ pub(crate) struct Statements {
     update_decision: Statement,
     insert_act: Statement,
     insert_account: Statement,
+    post_entry: Statement,
     start_journey: Statement,
     lock_journey: Statement,
     unstart_journey: Statement,
@@ -96,6 +98,7 @@ impl Statements {
             update_decision: p(crate::sql::lending::UPDATE_DECISION).await?,
             insert_act: p(crate::sql::lending::INSERT_ACT).await?,
             insert_account: p(crate::sql::lending::INSERT_ACCOUNT).await?,
+            post_entry: p(crate::sql::lending::POST_ENTRY).await?,
             start_journey: p(crate::sql::lending::START_JOURNEY).await?,
             lock_journey: p(LOCK_JOURNEY).await?,
             unstart_journey: p(UNSTART_JOURNEY).await?,
@@ -230,6 +233,19 @@ impl Statements {
                     Box::new(v.application_id.as_ref().map(|id| id.as_str())),
                     Box::new(unix_ms(v.created_at)),
                     Box::new(json(v)?),
+                ],
+            )),
+            LendingWrite::PostEntry(e) => out.push((
+                self.post_entry.clone(),
+                vec![
+                    Box::new(e.id.as_str()) as Param<'a>,
+                    Box::new(e.owner.as_str()),
+                    Box::new(e.account_id.as_str()),
+                    Box::new(e.kind.as_str()),
+                    Box::new(e.amount.as_pence()),
+                    Box::new(e.payment_id.as_deref()),
+                    Box::new(unix_ms(e.posted_at)),
+                    Box::new(json(e)?),
                 ],
             )),
             // Inserted by its check.

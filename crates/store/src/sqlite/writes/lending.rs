@@ -111,6 +111,22 @@ pub fn apply(c: &Connection, write: &LendingWrite) -> Result<(), CommitError> {
                 })
                 .map_err(store)?;
         }
+        LendingWrite::PostEntry(e) => {
+            c.prepare_cached(shared!(crate::sql::lending::POST_ENTRY))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        e.id.to_string(),
+                        e.owner.as_str(),
+                        e.account_id.to_string(),
+                        e.kind.as_str(),
+                        e.amount.as_pence(),
+                        e.payment_id,
+                        unix_ms(e.posted_at),
+                        rows::to_json(e)?
+                    ])
+                })
+                .map_err(store)?;
+        }
         LendingWrite::StartJourney(j) => {
             let inserted = c
                 .prepare_cached(shared!(crate::sql::lending::START_JOURNEY))

@@ -1,52 +1,166 @@
-//! Servicing accounts (hub seed, Resources → Account): opened when a loan
-//! is funded (issue #15); serviced by issue #16.
+//! Servicing accounts (hub seed, Resources → Account; issue #16): opened
+//! when a loan is funded, with a balance derived on every read from the
+//! account's immutable ledger (`lendhub_domain::ledger`) on the caller's
+//! clock. One handler file per endpoint.
+
+pub mod balance;
+pub mod list;
+pub mod retrieve;
+pub mod transactions;
 
 use lendhub_domain::hub_ids::HubId;
+use lendhub_domain::ledger::{self, Entry, Instalment};
 use lendhub_domain::servicing::Account;
-use lendhub_domain::tenant::TenantKind;
+use lendhub_domain::tenant::{Tenant, TenantKind};
 use serde::Serialize;
 use time::OffsetDateTime;
+use utoipa::ToSchema;
 
-/// An account, as the `account.activated` and `loan.funded` events show it.
-#[derive(Serialize)]
-pub struct AccountView {
-    id: String,
-    object: &'static str,
-    status: &'static str,
-    application_id: String,
-    decision_id: String,
-    reference: Option<String>,
+use crate::partner::error::PartnerError;
+use crate::partner::state::PartnerState;
+
+/// What the account is: every account today is a term loan.
+const PRODUCT: &str = "business_term_loan";
+
+#[derive(Serialize, ToSchema)]
+pub struct BorrowerView {
+    #[schema(example = "00000401")]
     company_number: String,
+    #[schema(example = "Healthy Widgets Ltd")]
+    company_name: String,
+}
+
+/// What is owed, derived from the ledger at the moment of the answer.
+#[derive(Serialize, ToSchema)]
+pub struct BalanceView {
+    principal_outstanding_pence: i64,
+    /// Daily simple interest since the last collection, at the signed rate.
+    interest_accrued_pence: i64,
+    /// Instalments due so far less what was repaid, when positive.
+    arrears_pence: i64,
+    /// What settles the account today.
+    payoff_pence: i64,
+}
+
+/// One instalment of the signed repayment schedule.
+#[derive(Serialize, ToSchema)]
+pub struct InstalmentView {
+    number: u32,
+    /// YYYY-MM-DD.
+    due_date: String,
+    amount_pence: i64,
+}
+
+/// A servicing account.
+#[derive(Serialize, ToSchema)]
+pub struct AccountView {
+    #[schema(example = "acc_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0")]
+    id: String,
+    #[schema(example = "account")]
+    object: &'static str,
+    /// performing, in_arrears, forborne, settled or closed.
+    status: &'static str,
+    #[schema(example = "business_term_loan")]
+    product: &'static str,
+    borrower: BorrowerView,
+    /// The amount disbursed.
     principal_pence: i64,
     term_months: u32,
-    apr: f64,
+    /// Representative APR at origination, percent.
+    rate_apr: f64,
     monthly_repayment_pence: i64,
     total_repayable_pence: i64,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    disbursed_at: OffsetDateTime,
+    balance: BalanceView,
+    /// The partner sub-account the loan was introduced through, if any.
+    sub_account_id: Option<String>,
+    application_id: String,
+    decision_id: String,
+    /// Yours, from the application.
+    reference: Option<String>,
     /// The Faster Payments payment that paid the principal out.
     disbursement_id: String,
-    #[serde(with = "time::serde::rfc3339")]
-    opened_at: OffsetDateTime,
+    /// The repayment schedule, on retrieval of one account.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schedule: Option<Vec<InstalmentView>>,
     livemode: bool,
 }
 
+impl BalanceView {
+    pub fn new(account: &Account, entries: &[Entry], now: OffsetDateTime) -> Self {
+        // Overflow needs balances beyond i64 pence: shown as zero rather than
+        // failing a read (no account comes near).
+        let b = ledger::balance(account, entries, now).unwrap_or_default();
+        Self {
+            principal_outstanding_pence: b.principal_outstanding.as_pence(),
+            interest_accrued_pence: b.interest_accrued.as_pence(),
+            arrears_pence: b.arrears.as_pence(),
+            payoff_pence: b.payoff.as_pence(),
+        }
+    }
+}
+
 impl AccountView {
-    pub fn new(a: &Account) -> Self {
+    /// The account with its balance at `now` from `entries`, its ledger.
+    pub fn new(a: &Account, entries: &[Entry], now: OffsetDateTime) -> Self {
         Self {
             id: a.id.as_str().to_owned(),
             object: "account",
             status: a.status.as_str(),
+            product: PRODUCT,
+            borrower: BorrowerView {
+                company_number: a.company_number.clone(),
+                company_name: a.company_name.clone(),
+            },
+            principal_pence: a.principal().as_pence(),
+            term_months: a.terms.term_months,
+            rate_apr: a.terms.apr,
+            monthly_repayment_pence: a.terms.monthly_repayment_pence.as_pence(),
+            total_repayable_pence: a.terms.total_repayable_pence.as_pence(),
+            disbursed_at: a.opened_at,
+            balance: BalanceView::new(a, entries, now),
+            sub_account_id: None,
             application_id: a.application_id.as_str().to_owned(),
             decision_id: a.decision_id.as_str().to_owned(),
             reference: a.reference.clone(),
-            company_number: a.company_number.clone(),
-            principal_pence: a.principal().as_pence(),
-            term_months: a.terms.term_months,
-            apr: a.terms.apr,
-            monthly_repayment_pence: a.terms.monthly_repayment_pence.as_pence(),
-            total_repayable_pence: a.terms.total_repayable_pence.as_pence(),
             disbursement_id: a.disbursement_id.clone(),
-            opened_at: a.opened_at,
+            schedule: None,
             livemode: matches!(a.owner.kind(), TenantKind::Partner { livemode: true, .. }),
         }
     }
+
+    pub fn with_schedule(mut self, schedule: &[Instalment]) -> Self {
+        self.schedule = Some(
+            schedule
+                .iter()
+                .map(|i| InstalmentView {
+                    number: i.number,
+                    due_date: i.due_on.to_string(),
+                    amount_pence: i.amount.as_pence(),
+                })
+                .collect(),
+        );
+        self
+    }
+}
+
+/// An account of the caller's and its ledger; 404 for another's.
+pub(crate) async fn find(
+    state: &PartnerState,
+    owner: &Tenant,
+    raw_id: &str,
+) -> Result<(Account, Vec<Entry>), PartnerError> {
+    let missing = PartnerError::NotFound("account");
+    if lendhub_domain::hub_ids::AccountId::parse(raw_id).is_none() {
+        return Err(missing);
+    }
+    let account = state
+        .lending
+        .hub_account(owner, raw_id)
+        .await?
+        .ok_or(missing)?;
+    let entries = state.servicing.ledger(owner, raw_id).await?;
+    Ok((account, entries))
 }

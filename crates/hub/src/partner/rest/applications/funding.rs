@@ -10,6 +10,7 @@
 
 use lendhub_domain::events::EventType;
 use lendhub_domain::hub_ids::{AccountId, HubId};
+use lendhub_domain::ledger::{Entry, EntryKind};
 use lendhub_domain::lending::Application;
 use lendhub_domain::servicing::Account;
 use lendhub_store::{CommitError, EventWrite, LendingWrite, WriteSet};
@@ -67,11 +68,26 @@ pub async fn disburse(
             let account = Account::open(id, &funded, &decision, bank, payment_id, now)
                 .ok_or("a signed decision without an offer")?;
             let owner = &funded.owner;
+            // The principal paid out: the ledger's first entry.
+            let drawdown = Entry::new(
+                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64),
+                &account,
+                EntryKind::Drawdown,
+                account
+                    .principal()
+                    .checked_neg()
+                    .ok_or("a principal out of range")?,
+                None,
+                Some(format!("Faster Payments {}", account.disbursement_id)),
+                now,
+            )
+            .map_err(|e| e.to_string())?;
             let application_view = ApplicationView::new(&funded, state);
-            let account_view = AccountView::new(&account);
+            let account_view = AccountView::new(&account, std::slice::from_ref(&drawdown), now);
             writes
                 .push(LendingWrite::UpdateApplication(funded.clone()))
                 .push(LendingWrite::OpenAccount(account))
+                .push(LendingWrite::PostEntry(drawdown))
                 .push(EventWrite::InsertEvent(
                     event(owner, EventType::ApplicationFunded, &application_view, now)
                         .map_err(render)?,

@@ -1,0 +1,49 @@
+use axum::Json;
+use axum::extract::{Path, State};
+use lendhub_domain::scope::PartnerScope;
+use serde::Serialize;
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+
+use super::{BalanceView, find};
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::state::PartnerState;
+
+/// An account's balance at a moment.
+#[derive(Serialize, ToSchema)]
+pub struct BalanceAnswer {
+    #[schema(example = "balance")]
+    object: &'static str,
+    account_id: String,
+    #[serde(flatten)]
+    balance: BalanceView,
+    /// The moment it was derived at, on your environment's clock.
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    as_of: OffsetDateTime,
+}
+
+/// The balance object only: principal outstanding, interest accrued,
+/// arrears and the payoff figure, derived from the ledger now.
+#[utoipa::path(get, operation_id = "getAccountBalance", path = "/accounts/{id}/balance", tag = "accounts",
+    security(("oauth2" = ["accounts.read"]), ("api_key" = [])),
+    params(("id" = String, Path, description = "acc_…")),
+    responses((status = 200, body = BalanceAnswer), (status = 401, description = "credentials"),
+        (status = 403, description = "insufficient_scope"),
+        (status = 404, description = "not_found: no such account of yours in this environment")))]
+pub async fn balance(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    Path(id): Path<String>,
+) -> Result<Json<BalanceAnswer>, PartnerError> {
+    caller.require(PartnerScope::AccountsRead)?;
+    let (account, entries) = find(&state, &caller.tenant(), &id).await?;
+    let now = caller.now(&state);
+    Ok(Json(BalanceAnswer {
+        object: "balance",
+        account_id: id,
+        balance: BalanceView::new(&account, &entries, now),
+        as_of: now,
+    }))
+}

@@ -1,0 +1,79 @@
+use std::collections::HashMap;
+
+use axum::extract::{RawQuery, State};
+use axum::response::Response;
+use lendhub_domain::hub_ids::{AccountId, HubId};
+use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::servicing::AccountStatus;
+use lendhub_http::{FieldIssue, list};
+use lendhub_store::{AccountPage, AccountQuery};
+
+use super::AccountView;
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::list_page::respond;
+use crate::partner::state::PartnerState;
+
+/// Your servicing accounts in this environment, newest first, each with its
+/// balance now.
+#[utoipa::path(get, operation_id = "listAccounts", path = "/accounts", tag = "accounts",
+    security(("oauth2" = ["accounts.read"]), ("api_key" = [])),
+    params(("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "default 20"),
+        ("starting_after" = Option<String>, Query, description = "an account id: page toward older ones"),
+        ("ending_before" = Option<String>, Query, description = "an account id: page toward newer ones"),
+        ("status" = Option<String>, Query, description = "performing, in_arrears, forborne, settled or closed")),
+    responses((status = 200, description = "`{object: \"list\", data: [account], has_more, url, next_cursor}`"),
+        (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
+        (status = 404, description = "not_found: the cursor names no account of yours"),
+        (status = 422, description = "validation_failed")))]
+pub async fn list(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, PartnerError> {
+    caller.require(PartnerScope::AccountsRead)?;
+    let request = list::parse(raw.as_deref(), list::DEFAULT_LIMIT, &["status"])
+        .map_err(PartnerError::Validation)?;
+    let status = match request.filter("status") {
+        None => None,
+        Some(raw) => Some(
+            AccountStatus::ALL
+                .into_iter()
+                .map(AccountStatus::as_str)
+                .find(|s| *s == raw)
+                .ok_or_else(|| {
+                    PartnerError::Validation(vec![FieldIssue::new("status", "one_of")])
+                })?,
+        ),
+    };
+    let cursor_missing = PartnerError::NotFound("account for the cursor");
+    if request.cursors().any(|c| AccountId::parse(c).is_none()) {
+        return Err(cursor_missing);
+    }
+    let owner = caller.tenant();
+    let query = AccountQuery {
+        page: request.page.clone(),
+        status,
+    };
+    let page = match state.servicing.hub_accounts(&owner, &query).await? {
+        AccountPage::Page(page) => page,
+        AccountPage::UnknownCursor => return Err(cursor_missing),
+    };
+    let mut ledgers = HashMap::with_capacity(page.items.len());
+    for account in &page.items {
+        let entries = state.servicing.ledger(&owner, account.id.as_str()).await?;
+        ledgers.insert(account.id.to_string(), entries);
+    }
+    let now = caller.now(&state);
+    respond(
+        caller.env,
+        "/accounts",
+        &request.page,
+        &page,
+        |a| a.id.to_string(),
+        |a| {
+            let entries = ledgers.get(a.id.as_str()).map_or(&[][..], Vec::as_slice);
+            AccountView::new(a, entries, now)
+        },
+    )
+}

@@ -1,0 +1,101 @@
+use axum::extract::{Path, RawQuery, State};
+use axum::response::Response;
+use lendhub_domain::hub_ids::{HubId, LedgerEntryId};
+use lendhub_domain::ledger::Entry;
+use lendhub_domain::scope::PartnerScope;
+use lendhub_http::list;
+use lendhub_store::LedgerPage;
+use serde::Serialize;
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::list_page::respond;
+use crate::partner::state::PartnerState;
+
+/// One ledger entry (hub seed, Resources → Ledger entry).
+#[derive(Serialize, ToSchema)]
+pub struct EntryView {
+    #[schema(example = "txn_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0")]
+    id: String,
+    #[schema(example = "ledger_entry")]
+    object: &'static str,
+    account_id: String,
+    /// collection, drawdown, refund or adjustment.
+    #[serde(rename = "type")]
+    kind: &'static str,
+    /// Signed as the borrower sees it: drawdowns and refunds negative,
+    /// collections positive.
+    amount_pence: i64,
+    /// The payment a collection or refund moved money by.
+    payment_id: Option<String>,
+    description: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    posted_at: OffsetDateTime,
+}
+
+impl EntryView {
+    pub fn new(e: &Entry) -> Self {
+        Self {
+            id: e.id.to_string(),
+            object: "ledger_entry",
+            account_id: e.account_id.to_string(),
+            kind: e.kind.as_str(),
+            amount_pence: e.amount.as_pence(),
+            payment_id: e.payment_id.clone(),
+            description: e.note.clone(),
+            posted_at: e.posted_at,
+        }
+    }
+}
+
+/// An account's ledger, newest first, a page at a time. Entries are never
+/// changed or removed; corrections are adjustment entries.
+#[utoipa::path(get, operation_id = "listAccountTransactions", path = "/accounts/{id}/transactions", tag = "accounts",
+    security(("oauth2" = ["accounts.read"]), ("api_key" = [])),
+    params(("id" = String, Path, description = "acc_…"),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "default 20"),
+        ("starting_after" = Option<String>, Query, description = "an entry id: page toward older ones"),
+        ("ending_before" = Option<String>, Query, description = "an entry id: page toward newer ones")),
+    responses((status = 200, description = "`{object: \"list\", data: [ledger_entry], has_more, url, next_cursor}`"),
+        (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
+        (status = 404, description = "not_found: no such account of yours, or the cursor names no entry of yours"),
+        (status = 422, description = "validation_failed")))]
+pub async fn transactions(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    Path(id): Path<String>,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, PartnerError> {
+    caller.require(PartnerScope::AccountsRead)?;
+    let request =
+        list::parse(raw.as_deref(), list::DEFAULT_LIMIT, &[]).map_err(PartnerError::Validation)?;
+    let cursor_missing = PartnerError::NotFound("ledger entry for the cursor");
+    if request.cursors().any(|c| LedgerEntryId::parse(c).is_none()) {
+        return Err(cursor_missing);
+    }
+    let owner = caller.tenant();
+    if lendhub_domain::hub_ids::AccountId::parse(&id).is_none()
+        || state.lending.hub_account(&owner, &id).await?.is_none()
+    {
+        return Err(PartnerError::NotFound("account"));
+    }
+    let page = match state
+        .servicing
+        .ledger_page(&owner, &id, &request.page)
+        .await?
+    {
+        LedgerPage::Page(page) => page,
+        LedgerPage::UnknownCursor => return Err(cursor_missing),
+    };
+    respond(
+        caller.env,
+        &format!("/accounts/{id}/transactions"),
+        &request.page,
+        &page,
+        |e| e.id.to_string(),
+        EntryView::new,
+    )
+}

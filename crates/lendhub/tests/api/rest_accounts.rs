@@ -1,0 +1,201 @@
+//! Servicing accounts (issue #16, first slice): a funded loan's account with
+//! its balance derived from the ledger on the environment's clock, its
+//! schedule, its ledger a page at a time, and the list.
+
+use lendhub_domain::partner::Tier;
+use serde_json::{Value, json};
+use time::Duration;
+
+use crate::partner::assert_hub_error;
+use crate::rest_tier::{api_key, rest_app, rest_get, rest_partner};
+use crate::support::*;
+
+use crate::rest_tier::rest_post as post;
+
+const SCOPES: &str = "applications.read applications.write decisions.read accounts.read";
+const TEST: &str = "/sandbox/v1";
+
+/// A test key and a funded loan of £10,000 over 24 months: (key, account id).
+async fn funded(app: &App) -> (String, String) {
+    let (client, _) = rest_partner(app, SCOPES, Tier::Platform).await;
+    let key = api_key(app, &client, "test", None)["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = post(
+        app,
+        &format!("{TEST}/applications"),
+        &key,
+        json!({"business": {"company_number": "00000401"}, "amount_pence": 1_000_000, "term_months": 24,
+               "applicant": {"email": "ada@example.com"}, "reference": "ACC-1"}),
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    let r = post(
+        app,
+        &format!("{TEST}/applications/{id}/submit"),
+        &key,
+        json!({"consents": {"credit_search": true, "open_banking": true, "terms": true}, "bank": "test_bank_strong"}),
+    )
+    .await;
+    assert_eq!(r.body["status"], "approved", "{}", r.body);
+    let r = post(
+        app,
+        &format!("{TEST}/applications/{id}/accept"),
+        &key,
+        json!({"signed_by": "Ada Lovelace", "accept_terms": true}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    app.advance(Duration::minutes(6));
+    let mut account = Value::Null;
+    for _ in 0..200 {
+        let r = rest_get(app, &format!("{TEST}/applications/{id}"), Some(&key)).await;
+        account = r.body["account_id"].clone();
+        if account.is_string() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    (key, account.as_str().expect("funded").to_owned())
+}
+
+#[tokio::test]
+async fn a_funded_loans_account_shows_its_balance_schedule_and_ledger() {
+    let app = rest_app().await;
+    let (key, id) = funded(&app).await;
+    let get = |path: String| {
+        let (app, key) = (&app, &key);
+        async move { rest_get(app, &path, Some(key)).await }
+    };
+
+    let r = get(format!("{TEST}/accounts/{id}")).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let a = &r.body;
+    assert_eq!(a["object"], "account");
+    assert_eq!(a["status"], "performing");
+    assert_eq!(a["product"], "business_term_loan");
+    assert_eq!(
+        a["borrower"],
+        json!({"company_number": "00000401", "company_name": "Healthy Widgets Ltd"})
+    );
+    assert_eq!(a["principal_pence"], 1_000_000);
+    assert_eq!(a["term_months"], 24);
+    assert_eq!(a["reference"], "ACC-1");
+    assert_eq!(a["livemode"], false);
+    assert!(a["sub_account_id"].is_null());
+    assert_eq!(
+        a["balance"],
+        json!({"principal_outstanding_pence": 1_000_000, "interest_accrued_pence": 0,
+               "arrears_pence": 0, "payoff_pence": 1_000_000})
+    );
+    let schedule = a["schedule"].as_array().unwrap();
+    assert_eq!(schedule.len(), 24);
+    let total: i64 = schedule
+        .iter()
+        .map(|i| i["amount_pence"].as_i64().unwrap())
+        .sum();
+    assert_eq!(total, a["total_repayable_pence"].as_i64().unwrap());
+    assert_eq!(schedule[0]["amount_pence"], a["monthly_repayment_pence"]);
+
+    // Interest accrues by the day on the environment's clock.
+    app.advance(Duration::days(10));
+    let b = get(format!("{TEST}/accounts/{id}/balance")).await;
+    assert_eq!(b.status, 200, "{}", b.body);
+    assert_eq!(b.body["object"], "balance");
+    assert_eq!(b.body["account_id"], id.as_str());
+    let interest = b.body["interest_accrued_pence"].as_i64().unwrap();
+    assert!(
+        interest > 0 && interest < 10_000,
+        "ten days on £10,000: {interest}"
+    );
+    assert_eq!(b.body["payoff_pence"], 1_000_000 + interest);
+    assert_eq!(b.body["arrears_pence"], 0);
+
+    // The first instalment falls due a month after the drawdown, unpaid.
+    app.advance(Duration::days(25));
+    let b = get(format!("{TEST}/accounts/{id}/balance")).await;
+    assert_eq!(b.body["arrears_pence"], schedule[0]["amount_pence"]);
+
+    // The ledger: the drawdown, negative, by Faster Payments.
+    let t = get(format!("{TEST}/accounts/{id}/transactions")).await;
+    assert_eq!(t.status, 200, "{}", t.body);
+    assert_eq!(t.body["object"], "list");
+    assert_eq!(t.body["has_more"], false);
+    let entries = t.body["data"].as_array().unwrap();
+    assert_eq!(entries.len(), 1);
+    let drawdown = &entries[0];
+    assert!(drawdown["id"].as_str().unwrap().starts_with("txn_"));
+    assert_eq!(drawdown["type"], "drawdown");
+    assert_eq!(drawdown["amount_pence"], -1_000_000);
+    assert_eq!(drawdown["account_id"], id.as_str());
+    assert!(drawdown["payment_id"].is_null());
+    assert!(
+        drawdown["description"]
+            .as_str()
+            .unwrap()
+            .starts_with("Faster Payments fps_")
+    );
+
+    // The list, by status.
+    let l = get(format!("{TEST}/accounts")).await;
+    assert_eq!(l.body["data"].as_array().unwrap().len(), 1, "{}", l.body);
+    assert_eq!(l.body["data"][0]["id"], id.as_str());
+    assert_eq!(
+        l.body["data"][0]["balance"]["arrears_pence"],
+        schedule[0]["amount_pence"]
+    );
+    let l = get(format!("{TEST}/accounts?status=performing")).await;
+    assert_eq!(l.body["data"].as_array().unwrap().len(), 1);
+    let l = get(format!("{TEST}/accounts?status=settled")).await;
+    assert_eq!(l.body["data"], json!([]));
+    assert_hub_error(
+        &get(format!("{TEST}/accounts?status=paid")).await,
+        422,
+        "validation_failed",
+    );
+    assert_hub_error(
+        &get(format!(
+            "{TEST}/accounts?starting_after=app_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0"
+        ))
+        .await,
+        404,
+        "not_found",
+    );
+    assert_hub_error(
+        &get(format!(
+            "{TEST}/accounts/{id}/transactions?starting_after=txn_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0"
+        ))
+        .await,
+        404,
+        "not_found",
+    );
+
+    // Another environment, an unknown id, too narrow a key.
+    assert_hub_error(
+        &get(format!("/partner/v1/accounts/{id}")).await,
+        401,
+        "invalid_api_key",
+    );
+    assert_hub_error(
+        &get(format!("{TEST}/accounts/acc_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0")).await,
+        404,
+        "not_found",
+    );
+    assert_hub_error(
+        &get(format!(
+            "{TEST}/accounts/acc_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0/transactions"
+        ))
+        .await,
+        404,
+        "not_found",
+    );
+    let (narrow, _) = rest_partner(&app, "applications.read", Tier::Platform).await;
+    let narrow = api_key(&app, &narrow, "test", None)["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = rest_get(&app, &format!("{TEST}/accounts/{id}"), Some(&narrow)).await;
+    assert_hub_error(&r, 403, "insufficient_scope");
+}
