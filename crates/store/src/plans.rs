@@ -129,15 +129,62 @@ pub fn request_path_queries() -> Vec<Query> {
         sql::lending::APPLICATION,
         vec![Value::Text("app_01J00000000000000000000000"), OWNER],
     ));
-    let keysets: [(&'static sql::Keyset, &[Value]); 2] = [
+    queries.push(query(
+        "hub application version",
+        sql::lending::APPLICATION_VERSION,
+        vec![Value::Text("app_01J00000000000000000000000"), OWNER],
+    ));
+    queries.push(query(
+        "any partner's application by id (the hosted journey)",
+        sql::lending::APPLICATION_ANY_OWNER,
+        vec![Value::Text("app_01J00000000000000000000000")],
+    ));
+    queries.push(query(
+        "the hosted journey of an application",
+        sql::lending::JOURNEY,
+        vec![Value::Text("app_01J00000000000000000000000")],
+    ));
+    queries.push(Query {
+        ordered_by_index: true,
+        ..query(
+            "an account's whole ledger",
+            sql::lending::LEDGER,
+            vec![OWNER, Value::Text("acc_01J00000000000000000000000")],
+        )
+    });
+    queries.push(query(
+        "ledger entry exists (a cursor)",
+        sql::lending::ENTRY_EXISTS,
+        vec![Value::Text("txn_01J00000000000000000000000"), OWNER],
+    ));
+    queries.push(query(
+        "ledger entry by id",
+        sql::lending::ENTRY,
+        vec![Value::Text("txn_01J00000000000000000000000"), OWNER],
+    ));
+    queries.push(query(
+        "account exists (a cursor)",
+        sql::lending::ACCOUNT_EXISTS,
+        vec![Value::Text("acc_01J00000000000000000000000"), OWNER],
+    ));
+    // Each keyset with its filters' values, and the filters every request
+    // gives (a ledger is always one account's).
+    let keysets: [(&'static sql::Keyset, &[Value], u8); 4] = [
         (
             &sql::APPLICATIONS,
             &[Value::Text("created"), Value::Text("INV-1")],
+            0,
         ),
-        (&sql::DECISIONS, &[Value::Text("approved")]),
+        (&sql::DECISIONS, &[Value::Text("approved")], 0),
+        (&sql::ACCOUNTS, &[Value::Text("performing")], 0),
+        (
+            &sql::LEDGER_ENTRIES,
+            &[Value::Text("acc_01J00000000000000000000000")],
+            1,
+        ),
     ];
-    for (keyset, filter_values) in keysets {
-        for shape in keyset.shapes() {
+    for (keyset, filter_values, always) in keysets {
+        for shape in keyset.shapes().filter(|s| s.filtered & always == always) {
             let bound = |on: bool, value: Value| if on { value } else { Value::Null };
             let mut bind = vec![
                 OWNER,

@@ -176,11 +176,13 @@ pub mod lending {
     pub const POST_ENTRY: &str = "INSERT INTO hub_ledger
          (id, owner, account_id, kind, amount_pence, payment_id, posted_at_ms, body)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
-    /// An account's whole ledger, in posting order: what its balance is
-    /// derived from.
+    /// An account's whole ledger, oldest first: what its balance is derived
+    /// from. Entry ids are minted from the posting time, so id order is
+    /// posting order (the domain sorts by `posted_at` regardless).
     pub const LEDGER: &str = "SELECT body FROM hub_ledger
-         WHERE owner = $1 AND account_id = $2 ORDER BY posted_at_ms, id";
+         WHERE owner = $1 AND account_id = $2 ORDER BY id";
     pub const ENTRY_EXISTS: &str = "SELECT 1 FROM hub_ledger WHERE id = $1 AND owner = $2";
+    pub const ENTRY: &str = "SELECT body FROM hub_ledger WHERE id = $1 AND owner = $2";
     pub const ACCOUNT_EXISTS: &str = "SELECT 1 FROM hub_accounts WHERE id = $1 AND owner = $2";
     pub const APPLICATION_VERSION: &str =
         "SELECT version FROM hub_applications WHERE id = $1 AND owner = $2";

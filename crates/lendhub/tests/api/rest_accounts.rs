@@ -22,10 +22,17 @@ async fn funded(app: &App) -> (String, String) {
         .as_str()
         .unwrap()
         .to_owned();
+    let account = fund(app, &key).await;
+    (key, account)
+}
+
+/// Another funded loan of the partner holding `key`: its account id.
+async fn fund(app: &App, key: &str) -> String {
+    app.advance(Duration::seconds(1)); // the create sub-limit
     let r = post(
         app,
         &format!("{TEST}/applications"),
-        &key,
+        key,
         json!({"business": {"company_number": "00000401"}, "amount_pence": 1_000_000, "term_months": 24,
                "applicant": {"email": "ada@example.com"}, "reference": "ACC-1"}),
     )
@@ -35,7 +42,7 @@ async fn funded(app: &App) -> (String, String) {
     let r = post(
         app,
         &format!("{TEST}/applications/{id}/submit"),
-        &key,
+        key,
         json!({"consents": {"credit_search": true, "open_banking": true, "terms": true}, "bank": "test_bank_strong"}),
     )
     .await;
@@ -43,7 +50,7 @@ async fn funded(app: &App) -> (String, String) {
     let r = post(
         app,
         &format!("{TEST}/applications/{id}/accept"),
-        &key,
+        key,
         json!({"signed_by": "Ada Lovelace", "accept_terms": true}),
     )
     .await;
@@ -51,14 +58,14 @@ async fn funded(app: &App) -> (String, String) {
     app.advance(Duration::minutes(6));
     let mut account = Value::Null;
     for _ in 0..200 {
-        let r = rest_get(app, &format!("{TEST}/applications/{id}"), Some(&key)).await;
+        let r = rest_get(app, &format!("{TEST}/applications/{id}"), Some(key)).await;
         account = r.body["account_id"].clone();
         if account.is_string() {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    (key, account.as_str().expect("funded").to_owned())
+    account.as_str().expect("funded").to_owned()
 }
 
 #[tokio::test]
@@ -171,6 +178,22 @@ async fn a_funded_loans_account_shows_its_balance_schedule_and_ledger() {
         404,
         "not_found",
     );
+
+    // A cursor must be an entry of this account, not of another of yours.
+    let other = fund(&app, &key).await;
+    let theirs = get(format!("{TEST}/accounts/{other}/transactions")).await;
+    let their_entry = theirs.body["data"][0]["id"].as_str().unwrap().to_owned();
+    assert_hub_error(
+        &get(format!(
+            "{TEST}/accounts/{id}/transactions?starting_after={their_entry}"
+        ))
+        .await,
+        404,
+        "not_found",
+    );
+    let l = get(format!("{TEST}/accounts?limit=1")).await;
+    assert_eq!(l.body["data"][0]["id"], other.as_str(), "newest first");
+    assert_eq!(l.body["has_more"], true);
 
     // Another environment, an unknown id, too narrow a key.
     assert_hub_error(

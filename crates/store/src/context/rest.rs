@@ -228,6 +228,9 @@ pub trait ServicingStore: Send + Sync {
         page: &PageQuery,
     ) -> Result<LedgerPage, StoreError>;
 
+    /// One ledger entry of the owner's.
+    async fn ledger_entry(&self, owner: &Tenant, id: &str) -> Result<Option<Entry>, StoreError>;
+
     /// One account's whole ledger, in posting order.
     async fn ledger(&self, owner: &Tenant, account_id: &str) -> Result<Vec<Entry>, StoreError>;
 }

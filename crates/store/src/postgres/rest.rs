@@ -69,6 +69,22 @@ async fn page<T: serde::de::DeserializeOwned>(
 }
 
 impl PgStore {
+    /// The JSON body of the one row `query` finds by id and owner.
+    async fn body_by_owner<T: serde::de::DeserializeOwned>(
+        &self,
+        query: &str,
+        id: &str,
+        owner: &Tenant,
+    ) -> Result<Option<T>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c.prepare_cached(query).await.map_err(db)?;
+        c.query_opt(&statement, &[&id, &owner.as_str()])
+            .await
+            .map_err(db)?
+            .map(|r| from_json(get(&r, 0)?))
+            .transpose()
+    }
+
     /// The JSON body of the one row `query` finds by its single key.
     async fn body_by_key<T: serde::de::DeserializeOwned>(
         &self,
@@ -366,6 +382,10 @@ impl ServicingStore for PgStore {
                 None => LedgerPage::UnknownCursor,
             },
         )
+    }
+
+    async fn ledger_entry(&self, owner: &Tenant, id: &str) -> Result<Option<Entry>, StoreError> {
+        self.body_by_owner(sql::lending::ENTRY, id, owner).await
     }
 
     async fn ledger(&self, owner: &Tenant, account_id: &str) -> Result<Vec<Entry>, StoreError> {

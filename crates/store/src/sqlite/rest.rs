@@ -371,6 +371,16 @@ impl ServicingStore for SqliteStore {
         })
     }
 
+    async fn ledger_entry(&self, owner: &Tenant, id: &str) -> Result<Option<Entry>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::lending::ENTRY))?
+                .query_row([id, owner.as_str()], |r| {
+                    rows::from_json(&r.get::<_, String>(0)?)
+                })
+                .optional()
+        })
+    }
+
     async fn ledger(&self, owner: &Tenant, account_id: &str) -> Result<Vec<Entry>, StoreError> {
         self.read(|c| {
             c.prepare_cached(shared!(sql::lending::LEDGER))?

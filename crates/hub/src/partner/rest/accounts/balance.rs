@@ -43,7 +43,7 @@ pub async fn balance(
     Ok(Json(BalanceAnswer {
         object: "balance",
         account_id: id,
-        balance: BalanceView::new(&account, &entries, now),
+        balance: BalanceView::new(&account, &entries, now)?,
         as_of: now,
     }))
 }

@@ -59,21 +59,21 @@ pub async fn list(
         AccountPage::Page(page) => page,
         AccountPage::UnknownCursor => return Err(cursor_missing),
     };
-    let mut ledgers = HashMap::with_capacity(page.items.len());
+    let now = caller.now(&state);
+    let mut views = HashMap::with_capacity(page.items.len());
     for account in &page.items {
         let entries = state.servicing.ledger(&owner, account.id.as_str()).await?;
-        ledgers.insert(account.id.to_string(), entries);
+        views.insert(
+            account.id.to_string(),
+            AccountView::new(account, &entries, now)?,
+        );
     }
-    let now = caller.now(&state);
     respond(
         caller.env,
         "/accounts",
         &request.page,
         &page,
         |a| a.id.to_string(),
-        |a| {
-            let entries = ledgers.get(a.id.as_str()).map_or(&[][..], Vec::as_slice);
-            AccountView::new(a, entries, now)
-        },
+        |a| views.get(a.id.as_str()),
     )
 }

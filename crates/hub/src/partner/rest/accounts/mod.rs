@@ -34,7 +34,7 @@ pub struct BorrowerView {
 #[derive(Serialize, ToSchema)]
 pub struct BalanceView {
     principal_outstanding_pence: i64,
-    /// Daily simple interest since the last collection, at the signed rate.
+    /// Daily simple interest at the signed rate, accrued and not yet paid.
     interest_accrued_pence: i64,
     /// Instalments due so far less what was repaid, when positive.
     arrears_pence: i64,
@@ -89,23 +89,29 @@ pub struct AccountView {
 }
 
 impl BalanceView {
-    pub fn new(account: &Account, entries: &[Entry], now: OffsetDateTime) -> Self {
-        // Overflow needs balances beyond i64 pence: shown as zero rather than
-        // failing a read (no account comes near).
-        let b = ledger::balance(account, entries, now).unwrap_or_default();
-        Self {
+    /// `Internal` on arithmetic overflow, which needs balances beyond `i64`
+    /// pence: a wrong figure is never shown instead.
+    pub fn new(
+        account: &Account,
+        entries: &[Entry],
+        now: OffsetDateTime,
+    ) -> Result<Self, PartnerError> {
+        let b = ledger::balance(account, entries, now).ok_or_else(|| {
+            PartnerError::Internal(format!("the balance of {} overflows", account.id))
+        })?;
+        Ok(Self {
             principal_outstanding_pence: b.principal_outstanding.as_pence(),
             interest_accrued_pence: b.interest_accrued.as_pence(),
             arrears_pence: b.arrears.as_pence(),
             payoff_pence: b.payoff.as_pence(),
-        }
+        })
     }
 }
 
 impl AccountView {
     /// The account with its balance at `now` from `entries`, its ledger.
-    pub fn new(a: &Account, entries: &[Entry], now: OffsetDateTime) -> Self {
-        Self {
+    pub fn new(a: &Account, entries: &[Entry], now: OffsetDateTime) -> Result<Self, PartnerError> {
+        Ok(Self {
             id: a.id.as_str().to_owned(),
             object: "account",
             status: a.status.as_str(),
@@ -120,7 +126,7 @@ impl AccountView {
             monthly_repayment_pence: a.terms.monthly_repayment_pence.as_pence(),
             total_repayable_pence: a.terms.total_repayable_pence.as_pence(),
             disbursed_at: a.opened_at,
-            balance: BalanceView::new(a, entries, now),
+            balance: BalanceView::new(a, entries, now)?,
             sub_account_id: None,
             application_id: a.application_id.as_str().to_owned(),
             decision_id: a.decision_id.as_str().to_owned(),
@@ -128,7 +134,7 @@ impl AccountView {
             disbursement_id: a.disbursement_id.clone(),
             schedule: None,
             livemode: matches!(a.owner.kind(), TenantKind::Partner { livemode: true, .. }),
-        }
+        })
     }
 
     pub fn with_schedule(mut self, schedule: &[Instalment]) -> Self {

@@ -24,6 +24,6 @@ pub async fn retrieve(
     let (account, entries) = find(&state, &caller.tenant(), &id).await?;
     let now = caller.now(&state);
     Ok(Json(
-        AccountView::new(&account, &entries, now).with_schedule(&ledger::schedule(&account)),
+        AccountView::new(&account, &entries, now)?.with_schedule(&ledger::schedule(&account)),
     ))
 }

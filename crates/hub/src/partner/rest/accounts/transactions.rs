@@ -82,6 +82,13 @@ pub async fn transactions(
     {
         return Err(PartnerError::NotFound("account"));
     }
+    // A cursor must be an entry of this account, not merely of yours.
+    for cursor in request.cursors() {
+        let entry = state.servicing.ledger_entry(&owner, cursor).await?;
+        if entry.is_none_or(|e| e.account_id.as_str() != id) {
+            return Err(cursor_missing);
+        }
+    }
     let page = match state
         .servicing
         .ledger_page(&owner, &id, &request.page)

@@ -83,7 +83,8 @@ pub async fn disburse(
             )
             .map_err(|e| e.to_string())?;
             let application_view = ApplicationView::new(&funded, state);
-            let account_view = AccountView::new(&account, std::slice::from_ref(&drawdown), now);
+            let account_view = AccountView::new(&account, std::slice::from_ref(&drawdown), now)
+                .map_err(|e| format!("{e:?}"))?;
             writes
                 .push(LendingWrite::UpdateApplication(funded.clone()))
                 .push(LendingWrite::OpenAccount(account))
