@@ -4,6 +4,7 @@
 
 pub mod application;
 pub mod clock;
+pub mod collection;
 pub mod credentials;
 pub mod crypto;
 pub mod decisioning;

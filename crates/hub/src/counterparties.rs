@@ -217,3 +217,87 @@ impl CreditBureau for SyntheticBureau {
         Ok(CreditFile::synthetic(company_number))
     }
 }
+
+/// What the payer's bank answered to a payment initiation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Initiated {
+    /// Authorised and submitted to Faster Payments: settlement follows.
+    Submitted,
+    /// Refused: the payment fails with this reason.
+    Refused(lendhub_domain::collection::FailureReason),
+}
+
+/// Open-banking payment initiation (a PISP in production): the payer picks
+/// their bank and authorises a payment to the lender's collection account.
+#[async_trait]
+pub trait PaymentInitiation: Send + Sync {
+    /// The banks a payer may pay from, as (id, name shown to them).
+    fn banks(&self) -> Vec<(&'static str, &'static str)>;
+
+    async fn initiate(
+        &self,
+        bank: &str,
+        amount: lendhub_domain::money::Money,
+        reference: &str,
+    ) -> Initiated;
+}
+
+/// The built-in payer banks (`docs/simulators.md`): one that pays, and one
+/// for each way a payment fails.
+pub struct SyntheticPaymentInitiation;
+
+/// The test payer banks and what each answers.
+pub const TEST_PAYER_BANKS: [(
+    &str,
+    &str,
+    Option<lendhub_domain::collection::FailureReason>,
+); 5] = {
+    use lendhub_domain::collection::FailureReason::*;
+    [
+        ("test_payer_ok", "Test Bank – pays", None),
+        (
+            "test_payer_insufficient",
+            "Test Bank – not enough money",
+            Some(InsufficientFunds),
+        ),
+        (
+            "test_payer_cancels",
+            "Test Bank – payer cancels",
+            Some(PayerCancelled),
+        ),
+        (
+            "test_payer_revoked",
+            "Test Bank – mandate revoked",
+            Some(MandateRevoked),
+        ),
+        (
+            "test_payer_unavailable",
+            "Test Bank – unavailable",
+            Some(BankUnavailable),
+        ),
+    ]
+};
+
+#[async_trait]
+impl PaymentInitiation for SyntheticPaymentInitiation {
+    fn banks(&self) -> Vec<(&'static str, &'static str)> {
+        TEST_PAYER_BANKS
+            .iter()
+            .map(|(id, name, _)| (*id, *name))
+            .collect()
+    }
+
+    async fn initiate(
+        &self,
+        bank: &str,
+        _amount: lendhub_domain::money::Money,
+        _reference: &str,
+    ) -> Initiated {
+        match TEST_PAYER_BANKS.iter().find(|(id, _, _)| *id == bank) {
+            Some((_, _, None)) => Initiated::Submitted,
+            Some((_, _, Some(reason))) => Initiated::Refused(*reason),
+            // Not a bank this initiator knows: it cannot be reached.
+            None => Initiated::Refused(lendhub_domain::collection::FailureReason::BankUnavailable),
+        }
+    }
+}

@@ -12,6 +12,7 @@ pub mod keys;
 mod mcp_protocol;
 mod openapi;
 pub mod partner;
+mod pay;
 pub mod public;
 mod state;
 
@@ -25,7 +26,9 @@ pub use state::{HubState, PartnerSettings, PartnerState, PublicState, Urls};
 pub fn router(state: HubState) -> axum::Router {
     let public = public::router(&state.public).with_state(state.public);
     let journey = apply::router(state.partner.clone());
+    let pay = pay::router(state.partner.clone());
     partner::router(state.partner)
         .merge(axum::Router::new().nest(public::PREFIX, public))
         .merge(journey)
+        .merge(pay)
 }

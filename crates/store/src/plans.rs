@@ -163,13 +163,28 @@ pub fn request_path_queries() -> Vec<Query> {
         vec![Value::Text("txn_01J00000000000000000000000"), OWNER],
     ));
     queries.push(query(
+        "payment by id",
+        sql::lending::PAYMENT,
+        vec![Value::Text("pay_01J00000000000000000000000"), OWNER],
+    ));
+    queries.push(query(
+        "any partner's payment by id (the pay page)",
+        sql::lending::PAYMENT_ANY_OWNER,
+        vec![Value::Text("pay_01J00000000000000000000000")],
+    ));
+    queries.push(query(
+        "payment exists (a cursor)",
+        sql::lending::PAYMENT_EXISTS,
+        vec![Value::Text("pay_01J00000000000000000000000"), OWNER],
+    ));
+    queries.push(query(
         "account exists (a cursor)",
         sql::lending::ACCOUNT_EXISTS,
         vec![Value::Text("acc_01J00000000000000000000000"), OWNER],
     ));
     // Each keyset with its filters' values, and the filters every request
     // gives (a ledger is always one account's).
-    let keysets: [(&'static sql::Keyset, &[Value], u8); 4] = [
+    let keysets: [(&'static sql::Keyset, &[Value], u8); 5] = [
         (
             &sql::APPLICATIONS,
             &[Value::Text("created"), Value::Text("INV-1")],
@@ -177,6 +192,14 @@ pub fn request_path_queries() -> Vec<Query> {
         ),
         (&sql::DECISIONS, &[Value::Text("approved")], 0),
         (&sql::ACCOUNTS, &[Value::Text("performing")], 0),
+        (
+            &sql::PAYMENTS,
+            &[
+                Value::Text("acc_01J00000000000000000000000"),
+                Value::Text("paid"),
+            ],
+            0,
+        ),
         (
             &sql::LEDGER_ENTRIES,
             &[Value::Text("acc_01J00000000000000000000000")],

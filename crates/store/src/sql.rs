@@ -183,6 +183,25 @@ pub mod lending {
          WHERE owner = $1 AND account_id = $2 ORDER BY id";
     pub const ENTRY_EXISTS: &str = "SELECT 1 FROM hub_ledger WHERE id = $1 AND owner = $2";
     pub const ENTRY: &str = "SELECT body FROM hub_ledger WHERE id = $1 AND owner = $2";
+    pub const INSERT_PAYMENT: &str = "INSERT INTO hub_payments
+         (id, owner, account_id, status, version, due_at_ms, body) VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    /// Conditional on the version the change was computed from (`$4 - 1`).
+    pub const UPDATE_PAYMENT: &str = "UPDATE hub_payments
+         SET status = $3, version = $4, due_at_ms = $5, body = $6
+         WHERE id = $1 AND owner = $2 AND version + 1 = $4";
+    pub const PAYMENT: &str = "SELECT body FROM hub_payments WHERE id = $1 AND owner = $2";
+    pub const PAYMENT_EXISTS: &str = "SELECT 1 FROM hub_payments WHERE id = $1 AND owner = $2";
+    /// The hosted pay page's: its link names only the payment.
+    pub const PAYMENT_ANY_OWNER: &str = "SELECT body FROM hub_payments WHERE id = $1";
+    /// Payments due on their owner's clock, as `DUE_APPLICATIONS`.
+    pub const DUE_PAYMENTS: &str =
+        "SELECT p.body, coalesce(c.clock_offset_ms, 0) FROM hub_payments p
+         LEFT JOIN test_clocks c ON c.owner = p.owner
+         WHERE p.due_at_ms IS NOT NULL
+           AND p.due_at_ms - coalesce(c.clock_offset_ms, 0) <= $1
+           AND p.due_at_ms <= $1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM test_clocks)
+         ORDER BY p.due_at_ms
+         LIMIT $2";
     pub const ACCOUNT_EXISTS: &str = "SELECT 1 FROM hub_accounts WHERE id = $1 AND owner = $2";
     pub const APPLICATION_VERSION: &str =
         "SELECT version FROM hub_applications WHERE id = $1 AND owner = $2";
@@ -345,7 +364,17 @@ pub static APPLICATIONS: Keyset = Keyset::new("hub_applications", &["status", "r
     APPLICATIONS.build()
 });
 /// Every keyset, for backends that prepare their statements once.
-pub static KEYSETS: [&Keyset; 4] = [&APPLICATIONS, &DECISIONS, &ACCOUNTS, &LEDGER_ENTRIES];
+pub static KEYSETS: [&Keyset; 5] = [
+    &APPLICATIONS,
+    &DECISIONS,
+    &ACCOUNTS,
+    &LEDGER_ENTRIES,
+    &PAYMENTS,
+];
+/// Payments: by account and by status.
+pub static PAYMENTS: Keyset = Keyset::new("hub_payments", &["account_id", "status"], || {
+    PAYMENTS.build()
+});
 
 /// Servicing accounts: by status.
 pub static ACCOUNTS: Keyset = Keyset::new("hub_accounts", &["status"], || ACCOUNTS.build());

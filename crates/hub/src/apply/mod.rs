@@ -18,10 +18,10 @@ mod consents;
 mod error;
 mod finish;
 mod overview;
-mod pages;
+pub(crate) mod pages;
 mod resume;
 pub mod rp;
-mod session;
+pub(crate) mod session;
 mod start;
 
 use axum::Router;

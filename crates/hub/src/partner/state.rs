@@ -26,6 +26,7 @@ pub struct Urls {
     partner: String,
     sandbox: String,
     apply: String,
+    pay: String,
 }
 
 impl Urls {
@@ -35,6 +36,7 @@ impl Urls {
             partner: format!("{base}/partner/v1"),
             sandbox: format!("{base}/sandbox/v1"),
             apply: format!("{base}/apply"),
+            pay: format!("{base}/pay"),
             base,
         }
     }
@@ -52,6 +54,11 @@ impl Urls {
     /// `{apply_url}`: where the hosted application journey runs.
     pub fn apply(&self) -> &str {
         &self.apply
+    }
+
+    /// `{pay_url}`: where payers pay payment links.
+    pub fn pay(&self) -> &str {
+        &self.pay
     }
 
     /// Where the REST tier serves an environment: the partner ring for live,
@@ -106,6 +113,10 @@ pub struct Partner {
     pub bureau: Arc<dyn crate::counterparties::CreditBureau>,
     /// Where signed loans are paid out.
     pub rail: Arc<dyn crate::counterparties::FasterPayments>,
+    /// Where payers authorise collections.
+    pub pisp: Arc<dyn crate::counterparties::PaymentInitiation>,
+    /// Signs payment links (`{pay_url}/{id}.{token}`).
+    pub pay_link_key: [u8; 32],
     /// The hosted journey's registration at the identity provider.
     pub journey_rp: Option<crate::apply::rp::RelyingParty>,
     /// Keys the hosted journey's form tokens (CSRF).
@@ -180,6 +191,8 @@ impl PartnerState {
             banks: Arc::new(crate::counterparties::SyntheticBanks),
             bureau: Arc::new(crate::counterparties::SyntheticBureau),
             rail: Arc::new(crate::counterparties::SyntheticFasterPayments),
+            pisp: Arc::new(crate::counterparties::SyntheticPaymentInitiation),
+            pay_link_key: master_key.derive("pay-link"),
             journey_rp: settings.journey.clone(),
             journey_csrf_key: master_key.derive("apply-csrf"),
             handoff_key: master_key.derive("handoff-link"),

@@ -28,6 +28,7 @@ mod rest_decisions;
 mod rest_identity_checks;
 mod rest_journey;
 mod rest_mcp;
+mod rest_payments;
 mod rest_test_helpers;
 mod rest_tier;
 mod rest_webhooks;

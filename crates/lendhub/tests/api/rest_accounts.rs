@@ -17,7 +17,12 @@ const TEST: &str = "/sandbox/v1";
 
 /// A test key and a funded loan of £10,000 over 24 months: (key, account id).
 async fn funded(app: &App) -> (String, String) {
-    let (client, _) = rest_partner(app, SCOPES, Tier::Platform).await;
+    funded_with(app, SCOPES).await
+}
+
+/// `funded`, for a partner holding `scopes`.
+pub async fn funded_with(app: &App, scopes: &str) -> (String, String) {
+    let (client, _) = rest_partner(app, scopes, Tier::Platform).await;
     let key = api_key(app, &client, "test", None)["key"]
         .as_str()
         .unwrap()
@@ -27,7 +32,7 @@ async fn funded(app: &App) -> (String, String) {
 }
 
 /// Another funded loan of the partner holding `key`: its account id.
-async fn fund(app: &App, key: &str) -> String {
+pub async fn fund(app: &App, key: &str) -> String {
     app.advance(Duration::seconds(1)); // the create sub-limit
     let r = post(
         app,

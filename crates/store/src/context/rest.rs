@@ -5,6 +5,7 @@
 //! resource").
 
 use async_trait::async_trait;
+use lendhub_domain::collection::Payment;
 use lendhub_domain::journey::Journey;
 use lendhub_domain::kyc::Verification;
 use lendhub_domain::ledger::Entry;
@@ -40,6 +41,29 @@ pub enum AccountPage {
     Page(Page<Account>),
     /// The cursor names no account of this owner.
     UnknownCursor,
+}
+
+/// A page of an owner's payments, newest first, optionally of one account
+/// and one status.
+#[derive(Clone, Debug, Default)]
+pub struct PaymentQuery {
+    pub page: PageQuery,
+    pub account_id: Option<String>,
+    pub status: Option<&'static str>,
+}
+
+#[derive(Clone, Debug)]
+pub enum PaymentPage {
+    Page(Page<Payment>),
+    /// The cursor names no payment of this owner.
+    UnknownCursor,
+}
+
+/// A payment whose `Payment::due_at` has passed on its owner's clock.
+#[derive(Clone, Debug)]
+pub struct DuePayment {
+    pub payment: Payment,
+    pub clock_offset_ms: i64,
 }
 
 #[derive(Clone, Debug)]
@@ -101,6 +125,10 @@ pub enum LendingWrite {
     OpenAccount(Account),
     /// A ledger entry: appended, never changed (the databases refuse it).
     PostEntry(Entry),
+    InsertPayment(Payment),
+    /// Succeeds only if the stored version is `payment.version - 1`;
+    /// otherwise `Conflict`.
+    UpdatePayment(Payment),
     /// The handoff link's first use; `Conflict` if the application already
     /// has a journey (the link is single-use).
     StartJourney(Journey),
@@ -227,6 +255,26 @@ pub trait ServicingStore: Send + Sync {
         account_id: &str,
         page: &PageQuery,
     ) -> Result<LedgerPage, StoreError>;
+
+    async fn payment(&self, owner: &Tenant, id: &str) -> Result<Option<Payment>, StoreError>;
+
+    /// Any partner's payment: the hosted pay page's, whose link names only
+    /// the payment.
+    async fn payment_any_owner(&self, id: &str) -> Result<Option<Payment>, StoreError>;
+
+    async fn hub_payments(
+        &self,
+        owner: &Tenant,
+        query: &PaymentQuery,
+    ) -> Result<PaymentPage, StoreError>;
+
+    /// Payments whose `Payment::due_at` has passed on their owner's clock,
+    /// soonest first.
+    async fn due_payments(
+        &self,
+        service_now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<DuePayment>, StoreError>;
 
     /// One ledger entry of the owner's.
     async fn ledger_entry(&self, owner: &Tenant, id: &str) -> Result<Option<Entry>, StoreError>;

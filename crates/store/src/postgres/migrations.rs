@@ -143,6 +143,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "ledger",
         include_str!("../../migrations/postgres/0027_ledger.sql"),
     ),
+    (
+        28,
+        "payments",
+        include_str!("../../migrations/postgres/0028_payments.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

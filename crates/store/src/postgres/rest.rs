@@ -2,6 +2,7 @@
 
 use async_trait::async_trait;
 use deadpool_postgres::Client;
+use lendhub_domain::collection::Payment;
 use lendhub_domain::journey::Journey;
 use lendhub_domain::kyc::Verification;
 use lendhub_domain::ledger::Entry;
@@ -19,7 +20,8 @@ use crate::paging::{Page, PageQuery};
 use crate::sql::{self, Keyset, PageShape};
 use crate::{
     AccountPage, AccountQuery, ApplicationPage, ApplicationQuery, CommercialStore, DecisionPage,
-    DecisionQuery, DueApplication, LedgerPage, LendingStore, ServicingStore,
+    DecisionQuery, DueApplication, DuePayment, LedgerPage, LendingStore, PaymentPage, PaymentQuery,
+    ServicingStore,
 };
 
 fn application_row(r: &Row) -> Result<Application, StoreError> {
@@ -382,6 +384,53 @@ impl ServicingStore for PgStore {
                 None => LedgerPage::UnknownCursor,
             },
         )
+    }
+
+    async fn payment(&self, owner: &Tenant, id: &str) -> Result<Option<Payment>, StoreError> {
+        self.body_by_owner(sql::lending::PAYMENT, id, owner).await
+    }
+
+    async fn payment_any_owner(&self, id: &str) -> Result<Option<Payment>, StoreError> {
+        self.body_by_key(sql::lending::PAYMENT_ANY_OWNER, id).await
+    }
+
+    async fn hub_payments(
+        &self,
+        owner: &Tenant,
+        q: &PaymentQuery,
+    ) -> Result<PaymentPage, StoreError> {
+        let c = self.conn().await?;
+        let exists = sql::lending::PAYMENT_EXISTS;
+        let filters = [q.account_id.as_deref(), q.status];
+        Ok(
+            match page(&c, &sql::PAYMENTS, exists, owner, &q.page, &filters, None).await? {
+                Some(p) => PaymentPage::Page(p),
+                None => PaymentPage::UnknownCursor,
+            },
+        )
+    }
+
+    async fn due_payments(
+        &self,
+        service_now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<DuePayment>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached(sql::lending::DUE_PAYMENTS)
+            .await
+            .map_err(db)?;
+        c.query(&statement, &[&service_now_ms, &i64::from(limit)])
+            .await
+            .map_err(db)?
+            .iter()
+            .map(|r| {
+                Ok(DuePayment {
+                    payment: from_json(get(r, 0)?)?,
+                    clock_offset_ms: get(r, 1)?,
+                })
+            })
+            .collect()
     }
 
     async fn ledger_entry(&self, owner: &Tenant, id: &str) -> Result<Option<Entry>, StoreError> {

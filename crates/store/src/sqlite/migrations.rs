@@ -142,6 +142,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "ledger",
         include_str!("../../migrations/sqlite/0027_ledger.sql"),
     ),
+    (
+        28,
+        "payments",
+        include_str!("../../migrations/sqlite/0028_payments.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

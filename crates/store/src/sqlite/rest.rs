@@ -3,6 +3,7 @@
 use std::sync::LazyLock;
 
 use async_trait::async_trait;
+use lendhub_domain::collection::Payment;
 use lendhub_domain::journey::Journey;
 use lendhub_domain::kyc::Verification;
 use lendhub_domain::ledger::Entry;
@@ -17,7 +18,8 @@ use crate::paging::{Page, PageQuery};
 use crate::sql::{self, Keyset, PageShape};
 use crate::{
     AccountPage, AccountQuery, ApplicationPage, ApplicationQuery, CommercialStore, DecisionPage,
-    DecisionQuery, DueApplication, LedgerPage, LendingStore, ServicingStore,
+    DecisionQuery, DueApplication, DuePayment, LedgerPage, LendingStore, PaymentPage, PaymentQuery,
+    ServicingStore,
 };
 
 fn application_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Application> {
@@ -368,6 +370,64 @@ impl ServicingStore for SqliteStore {
                     None => LedgerPage::UnknownCursor,
                 },
             )
+        })
+    }
+
+    async fn payment(&self, owner: &Tenant, id: &str) -> Result<Option<Payment>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::lending::PAYMENT))?
+                .query_row([id, owner.as_str()], |r| {
+                    rows::from_json(&r.get::<_, String>(0)?)
+                })
+                .optional()
+        })
+    }
+
+    async fn payment_any_owner(&self, id: &str) -> Result<Option<Payment>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::lending::PAYMENT_ANY_OWNER))?
+                .query_row([id], |r| rows::from_json(&r.get::<_, String>(0)?))
+                .optional()
+        })
+    }
+
+    async fn hub_payments(
+        &self,
+        owner: &Tenant,
+        q: &PaymentQuery,
+    ) -> Result<PaymentPage, StoreError> {
+        self.read(|c| {
+            Ok(
+                match page(
+                    c,
+                    &sql::PAYMENTS,
+                    sql::lending::PAYMENT_EXISTS,
+                    owner,
+                    &q.page,
+                    &[q.account_id.as_deref(), q.status],
+                    None,
+                )? {
+                    Some(p) => PaymentPage::Page(p),
+                    None => PaymentPage::UnknownCursor,
+                },
+            )
+        })
+    }
+
+    async fn due_payments(
+        &self,
+        service_now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<DuePayment>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::lending::DUE_PAYMENTS))?
+                .query_map(params![service_now_ms, limit], |r| {
+                    Ok(DuePayment {
+                        payment: rows::from_json(&r.get::<_, String>(0)?)?,
+                        clock_offset_ms: r.get(1)?,
+                    })
+                })?
+                .collect()
         })
     }
 

@@ -817,3 +817,85 @@ async fn the_ledger_is_appended_to_paged_newest_first_and_never_rewritten() {
     }
     assert_eq!(store.ledger(&owner, id.as_str()).await.unwrap().len(), 5);
 }
+
+#[tokio::test]
+async fn a_payment_moves_version_by_version_and_falls_due_on_its_owners_clock() {
+    use lendhub_domain::collection::Payment;
+    use lendhub_domain::hub_ids::PaymentId;
+    use lendhub_domain::money::Money;
+    let (store, _db) = store().await;
+    let owner = partner("test");
+    let payment = Payment::link(
+        PaymentId::generate(60_000, 60_000),
+        owner.clone(),
+        AccountId::generate(59_000, 59_000),
+        Money::pence(46_589),
+        Some("INV-1".into()),
+        None,
+        None,
+        Some(at(60_000 + 3_600_000)),
+        at(60_000),
+    );
+    let one = |w: LendingWrite| set(vec![Write::Lending(w)], None);
+    store
+        .commit(one(LendingWrite::InsertPayment(payment.clone())))
+        .await
+        .unwrap();
+    let id = payment.id.to_string();
+    assert_eq!(
+        store.payment(&owner, &id).await.unwrap(),
+        Some(payment.clone())
+    );
+    assert_eq!(store.payment(&partner("live"), &id).await.unwrap(), None);
+    assert_eq!(
+        store.payment_any_owner(&id).await.unwrap(),
+        Some(payment.clone())
+    );
+    // Due at its expiry on the service clock (no test clock for this owner).
+    assert!(
+        store
+            .due_payments(60_000 + 3_599_999, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let due = store.due_payments(60_000 + 3_600_000, 10).await.unwrap();
+    assert_eq!(due.len(), 1);
+    assert_eq!(due[0].payment, payment);
+    let processing = payment.authorised("test_payer_ok", at(61_000)).unwrap();
+    store
+        .commit(one(LendingWrite::UpdatePayment(processing.clone())))
+        .await
+        .unwrap();
+    let stale = payment
+        .failed(
+            lendhub_domain::collection::FailureReason::PayerCancelled,
+            None,
+        )
+        .unwrap();
+    assert!(matches!(
+        store.commit(one(LendingWrite::UpdatePayment(stale))).await,
+        Err(CommitError::Conflict)
+    ));
+    // Now due at its settlement, a minute after authorisation.
+    let due = store.due_payments(61_000 + 60_000, 10).await.unwrap();
+    assert_eq!(due[0].payment, processing);
+    match store
+        .hub_payments(
+            &owner,
+            &PaymentQuery {
+                page: PageQuery {
+                    limit: 10,
+                    ..PageQuery::default()
+                },
+                account_id: Some(payment.account_id.to_string()),
+                status: Some("processing"),
+            },
+        )
+        .await
+        .unwrap()
+    {
+        PaymentPage::Page(p) => assert_eq!(p.items, std::slice::from_ref(&processing)),
+        PaymentPage::UnknownCursor => panic!("no cursor given"),
+    }
+}

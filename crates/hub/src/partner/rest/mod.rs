@@ -14,6 +14,7 @@ pub mod events;
 pub mod identity_checks;
 mod list_page;
 mod openapi_doc;
+pub mod payments;
 mod test_helpers;
 mod waiting;
 pub mod webhook_endpoints;
@@ -50,6 +51,9 @@ pub fn api() -> OpenApiRouter<PartnerState> {
         .routes(routes!(decisions::for_application::for_application))
         .routes(routes!(decisions::retrieve::retrieve))
         .routes(routes!(decisions::list::list))
+        .routes(routes!(payments::create_link::create_link))
+        .routes(routes!(payments::list::list))
+        .routes(routes!(payments::retrieve::retrieve))
         .routes(routes!(accounts::list::list))
         .routes(routes!(accounts::retrieve::retrieve))
         .routes(routes!(accounts::balance::balance))

@@ -2,6 +2,7 @@
 
 use deadpool_postgres::Transaction;
 use lendhub_domain::clock::unix_ms;
+use lendhub_domain::collection::Payment;
 use lendhub_domain::hub_ids::HubId;
 use lendhub_domain::journey::Journey;
 use lendhub_domain::lending::Application;
@@ -14,6 +15,8 @@ use crate::*;
 /// One row, locked until commit, if the application is still at the
 /// version the update was computed from.
 const LOCK_APPLICATION: &str = "SELECT 1 FROM hub_applications
+     WHERE id = $1 AND owner = $2 AND version = $3 FOR UPDATE";
+const LOCK_PAYMENT: &str = "SELECT 1 FROM hub_payments
      WHERE id = $1 AND owner = $2 AND version = $3 FOR UPDATE";
 const LOCK_JOURNEY: &str = "SELECT 1 FROM hub_journeys
      WHERE application_id = $1 AND owner = $2 AND version = $3 FOR UPDATE";
@@ -29,6 +32,8 @@ pub(crate) enum Check<'a> {
     NewJourney(&'a Journey),
     /// The journey is still at the version the update follows.
     JourneyVersion(&'a Journey),
+    /// The payment is still at the version the update follows.
+    PaymentVersion(&'a Payment),
 }
 
 impl Check<'_> {
@@ -37,6 +42,7 @@ impl Check<'_> {
         match self {
             Check::Version(a) => (30, a.id.as_str(), ""),
             Check::NewJourney(j) | Check::JourneyVersion(j) => (31, j.application_id.as_str(), ""),
+            Check::PaymentVersion(p) => (40, p.id.as_str(), ""),
         }
     }
 }
@@ -55,7 +61,12 @@ pub(crate) fn needs(write: &LendingWrite) -> Option<Needs<'_, Check<'_>>> {
             check: Check::JourneyVersion(j),
             row: Some(("hub_journey", j.application_id.as_str())),
         }),
+        LendingWrite::UpdatePayment(p) => Some(Needs {
+            check: Check::PaymentVersion(p),
+            row: Some(("hub_payment", p.id.as_str())),
+        }),
         LendingWrite::InsertApplication(_)
+        | LendingWrite::InsertPayment(_)
         | LendingWrite::InsertVerification(_)
         | LendingWrite::InsertDecision(_)
         | LendingWrite::UpdateDecision(_)
@@ -80,6 +91,9 @@ pub(crate) struct Statements {
     insert_act: Statement,
     insert_account: Statement,
     post_entry: Statement,
+    insert_payment: Statement,
+    update_payment: Statement,
+    lock_payment: Statement,
     start_journey: Statement,
     lock_journey: Statement,
     unstart_journey: Statement,
@@ -99,6 +113,9 @@ impl Statements {
             insert_act: p(crate::sql::lending::INSERT_ACT).await?,
             insert_account: p(crate::sql::lending::INSERT_ACCOUNT).await?,
             post_entry: p(crate::sql::lending::POST_ENTRY).await?,
+            insert_payment: p(crate::sql::lending::INSERT_PAYMENT).await?,
+            update_payment: p(crate::sql::lending::UPDATE_PAYMENT).await?,
+            lock_payment: p(LOCK_PAYMENT).await?,
             start_journey: p(crate::sql::lending::START_JOURNEY).await?,
             lock_journey: p(LOCK_JOURNEY).await?,
             unstart_journey: p(UNSTART_JOURNEY).await?,
@@ -133,6 +150,14 @@ impl Statements {
                     Box::new(j.version - 1),
                 ],
             ),
+            Check::PaymentVersion(p) => (
+                self.lock_payment.clone(),
+                vec![
+                    Box::new(p.id.as_str()) as Param<'a>,
+                    Box::new(p.owner.as_str()),
+                    Box::new(p.version - 1),
+                ],
+            ),
         }
     }
 
@@ -146,7 +171,7 @@ impl Statements {
                     Box::new(j.version),
                 ],
             )),
-            Check::Version(_) | Check::JourneyVersion(_) => None,
+            Check::Version(_) | Check::JourneyVersion(_) | Check::PaymentVersion(_) => None,
         }
     }
 
@@ -233,6 +258,29 @@ impl Statements {
                     Box::new(v.application_id.as_ref().map(|id| id.as_str())),
                     Box::new(unix_ms(v.created_at)),
                     Box::new(json(v)?),
+                ],
+            )),
+            LendingWrite::InsertPayment(p) => out.push((
+                self.insert_payment.clone(),
+                vec![
+                    Box::new(p.id.as_str()) as Param<'a>,
+                    Box::new(p.owner.as_str()),
+                    Box::new(p.account_id.as_str()),
+                    Box::new(p.status.as_str()),
+                    Box::new(p.version),
+                    Box::new(p.due_at().map(unix_ms)),
+                    Box::new(json(p)?),
+                ],
+            )),
+            LendingWrite::UpdatePayment(p) => out.push((
+                self.update_payment.clone(),
+                vec![
+                    Box::new(p.id.as_str()) as Param<'a>,
+                    Box::new(p.owner.as_str()),
+                    Box::new(p.status.as_str()),
+                    Box::new(p.version),
+                    Box::new(p.due_at().map(unix_ms)),
+                    Box::new(json(p)?),
                 ],
             )),
             LendingWrite::PostEntry(e) => out.push((

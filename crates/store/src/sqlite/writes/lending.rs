@@ -111,6 +111,39 @@ pub fn apply(c: &Connection, write: &LendingWrite) -> Result<(), CommitError> {
                 })
                 .map_err(store)?;
         }
+        LendingWrite::InsertPayment(p) => {
+            c.prepare_cached(shared!(crate::sql::lending::INSERT_PAYMENT))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        p.id.to_string(),
+                        p.owner.as_str(),
+                        p.account_id.to_string(),
+                        p.status.as_str(),
+                        p.version,
+                        p.due_at().map(unix_ms),
+                        rows::to_json(p)?
+                    ])
+                })
+                .map_err(store)?;
+        }
+        LendingWrite::UpdatePayment(p) => {
+            let changed = c
+                .prepare_cached(shared!(crate::sql::lending::UPDATE_PAYMENT))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        p.id.to_string(),
+                        p.owner.as_str(),
+                        p.status.as_str(),
+                        p.version,
+                        p.due_at().map(unix_ms),
+                        rows::to_json(p)?
+                    ])
+                })
+                .map_err(store)?;
+            if changed == 0 {
+                return Err(CommitError::Conflict);
+            }
+        }
         LendingWrite::PostEntry(e) => {
             c.prepare_cached(shared!(crate::sql::lending::POST_ENTRY))
                 .and_then(|mut s| {

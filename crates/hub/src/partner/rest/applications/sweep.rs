@@ -3,7 +3,8 @@
 //! (`application.expired`); a referral in the test environment is settled
 //! by the simulated underwriter a day after it was referred (a second
 //! `decision.completed`). A queue for the shared worker loop, woken when a
-//! test clock moves.
+//! test clock moves. Payments due on the clock ride the same queue
+//! (`payments::sweep`).
 
 use async_trait::async_trait;
 use lendhub_domain::clock::unix_ms;
@@ -14,7 +15,7 @@ use lendhub_domain::retry::{Attempted, Backoff};
 use lendhub_domain::test_clock::ClientClock;
 use lendhub_jobs::{Attempt, Failure, Outcome, Queue, Timing};
 use lendhub_store::{
-    CommitError, DueApplication, EventWrite, Lease, LendingWrite, StoreError, WriteSet,
+    CommitError, DueApplication, DuePayment, EventWrite, Lease, LendingWrite, StoreError, WriteSet,
 };
 use time::OffsetDateTime;
 
@@ -102,34 +103,72 @@ impl Backoff for NextPass {
     }
 }
 
+/// Something due on its owner's clock. Unboxed: a batch of jobs lives for
+/// one pass, and a box would cost an allocation per job.
+#[allow(clippy::large_enum_variant)]
+pub enum Due {
+    Application(DueApplication),
+    Payment(DuePayment),
+}
+
+impl Due {
+    fn clock_offset_ms(&self) -> i64 {
+        match self {
+            Due::Application(d) => d.clock_offset_ms,
+            Due::Payment(d) => d.clock_offset_ms,
+        }
+    }
+}
+
 #[async_trait]
 impl Queue for Sweep {
-    type Job = DueApplication;
-    const NAME: &'static str = "application sweep";
+    type Job = Due;
+    const NAME: &'static str = "application and payment sweep";
 
-    async fn claim(&self, lease: &Lease) -> Result<Vec<DueApplication>, StoreError> {
-        self.state
+    async fn claim(&self, lease: &Lease) -> Result<Vec<Due>, StoreError> {
+        let applications = self
+            .state
             .lending
             .due_applications(lease.due_before_ms, lease.limit)
-            .await
+            .await?;
+        let payments = self
+            .state
+            .servicing
+            .due_payments(lease.due_before_ms, lease.limit)
+            .await?;
+        Ok(applications
+            .into_iter()
+            .map(Due::Application)
+            .chain(payments.into_iter().map(Due::Payment))
+            .collect())
     }
 
-    fn timing(&self, due: &DueApplication) -> Timing {
-        let due_ms = due.application.due_at().map_or(0, unix_ms);
+    fn timing(&self, due: &Due) -> Timing {
+        let due_ms = match due {
+            Due::Application(d) => d.application.due_at().map_or(0, unix_ms),
+            Due::Payment(d) => d.payment.due_at().map_or(0, unix_ms),
+        };
         Timing {
             first_due_ms: due_ms,
             due_ms,
             attempt: 1,
-            clock_offset_ms: due.clock_offset_ms,
+            clock_offset_ms: due.clock_offset_ms(),
         }
     }
 
-    async fn attempt(&self, due: &DueApplication) -> Attempt {
-        let now = ClientClock::new(due.clock_offset_ms).now(self.state.clock.now());
-        let done = match due.application.status {
-            Status::InReview => review(&self.state, &due.application, now).await,
-            Status::Approved => super::funding::disburse(&self.state, &due.application, now).await,
-            _ => expire(&self.state, &due.application, now).await,
+    async fn attempt(&self, due: &Due) -> Attempt {
+        let now = ClientClock::new(due.clock_offset_ms()).now(self.state.clock.now());
+        let done = match due {
+            Due::Payment(p) => {
+                crate::partner::rest::payments::sweep::run(&self.state, p, now).await
+            }
+            Due::Application(due) => match due.application.status {
+                Status::InReview => review(&self.state, &due.application, now).await,
+                Status::Approved => {
+                    super::funding::disburse(&self.state, &due.application, now).await
+                }
+                _ => expire(&self.state, &due.application, now).await,
+            },
         };
         match done {
             Ok(_) => Attempt::Done { status: None },
@@ -144,12 +183,16 @@ impl Queue for Sweep {
         &NextPass
     }
 
-    async fn record(&self, due: DueApplication, outcome: Outcome, _now: OffsetDateTime) {
-        match outcome {
-            Outcome::Done { .. } => self.state.outbox_wake.notify_one(),
-            Outcome::Retry { failure, .. } | Outcome::GiveUp { failure } => {
-                tracing::warn!(application = %due.application.id, error = %failure.error,
+    async fn record(&self, due: Due, outcome: Outcome, _now: OffsetDateTime) {
+        match (outcome, due) {
+            (Outcome::Done { .. }, _) => self.state.outbox_wake.notify_one(),
+            (Outcome::Retry { failure, .. } | Outcome::GiveUp { failure }, Due::Application(d)) => {
+                tracing::warn!(application = %d.application.id, error = %failure.error,
                     "could not expire or settle an application; the next pass retries it")
+            }
+            (Outcome::Retry { failure, .. } | Outcome::GiveUp { failure }, Due::Payment(d)) => {
+                tracing::warn!(payment = %d.payment.id, error = %failure.error,
+                    "could not settle or expire a payment; the next pass retries it")
             }
         }
     }

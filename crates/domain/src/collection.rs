@@ -1,0 +1,275 @@
+//! Collections from a borrower by open-banking payment initiation, settling
+//! by Faster Payments (hub seed, Resources → Payment; States → Payment;
+//! issue #16): a payment link's payment and its state machine.
+//! `docs/state-machines.md` draws it.
+
+use serde::{Deserialize, Serialize};
+use time::{Duration, OffsetDateTime};
+
+use crate::hub_ids::{AccountId, PaymentId};
+use crate::money::Money;
+use crate::tenant::Tenant;
+
+/// The seed's bound on a payment's reference (Faster Payments carries 18).
+pub const MAX_REFERENCE: usize = 18;
+pub const MAX_DESCRIPTION: usize = 500;
+/// A link's life when the partner names none (the seed: 7 days).
+pub const LINK_OPEN_FOR: Duration = Duration::days(7);
+/// How long an authorised payment takes to settle on the clock (Faster
+/// Payments settles within seconds; a minute keeps `processing` visible).
+pub const SETTLES_AFTER: Duration = Duration::minutes(1);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaymentStatus {
+    Pending,
+    Processing,
+    Paid,
+    Failed,
+    Refunded,
+}
+
+impl PaymentStatus {
+    pub const ALL: [PaymentStatus; 5] = [
+        PaymentStatus::Pending,
+        PaymentStatus::Processing,
+        PaymentStatus::Paid,
+        PaymentStatus::Failed,
+        PaymentStatus::Refunded,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PaymentStatus::Pending => "pending",
+            PaymentStatus::Processing => "processing",
+            PaymentStatus::Paid => "paid",
+            PaymentStatus::Failed => "failed",
+            PaymentStatus::Refunded => "refunded",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == raw)
+    }
+}
+
+/// Why a payment failed (the seed's list).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureReason {
+    InsufficientFunds,
+    PayerCancelled,
+    MandateRevoked,
+    LinkExpired,
+    /// No money moved: the partner may safely send a new link.
+    BankUnavailable,
+}
+
+impl FailureReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureReason::InsufficientFunds => "insufficient_funds",
+            FailureReason::PayerCancelled => "payer_cancelled",
+            FailureReason::MandateRevoked => "mandate_revoked",
+            FailureReason::LinkExpired => "link_expired",
+            FailureReason::BankUnavailable => "bank_unavailable",
+        }
+    }
+}
+
+/// A payment link's payment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Payment {
+    pub id: PaymentId,
+    pub owner: Tenant,
+    pub account_id: AccountId,
+    pub status: PaymentStatus,
+    pub amount: Money,
+    pub reference: Option<String>,
+    pub description: Option<String>,
+    pub redirect_url: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub expires_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    /// The payer's bank, once they authorised.
+    pub payer_bank: Option<String>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub authorised_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub settled_at: Option<OffsetDateTime>,
+    pub failure_reason: Option<FailureReason>,
+    /// Bumped by every change; a change commits only over the version it read.
+    pub version: i64,
+}
+
+/// The state a change needs and the payment is not in.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the payment is {0:?}")]
+pub struct NotNow(pub PaymentStatus);
+
+impl Payment {
+    #[allow(clippy::too_many_arguments)]
+    pub fn link(
+        id: PaymentId,
+        owner: Tenant,
+        account_id: AccountId,
+        amount: Money,
+        reference: Option<String>,
+        description: Option<String>,
+        redirect_url: Option<String>,
+        expires_at: Option<OffsetDateTime>,
+        now: OffsetDateTime,
+    ) -> Self {
+        Self {
+            id,
+            owner,
+            account_id,
+            status: PaymentStatus::Pending,
+            amount,
+            reference,
+            description,
+            redirect_url,
+            expires_at: expires_at.unwrap_or(now + LINK_OPEN_FOR),
+            created_at: now,
+            payer_bank: None,
+            authorised_at: None,
+            settled_at: None,
+            failure_reason: None,
+            version: 1,
+        }
+    }
+
+    fn next(&self) -> Self {
+        Self {
+            version: self.version + 1,
+            ..self.clone()
+        }
+    }
+
+    /// When the payment sweep next needs it: a pending link's expiry, a
+    /// processing payment's settlement.
+    pub fn due_at(&self) -> Option<OffsetDateTime> {
+        match self.status {
+            PaymentStatus::Pending => Some(self.expires_at),
+            PaymentStatus::Processing => self.authorised_at.map(|t| t + SETTLES_AFTER),
+            _ => None,
+        }
+    }
+
+    /// The payer authorised at `bank`, which accepted it (submitted to
+    /// Faster Payments): processing.
+    pub fn authorised(&self, bank: &str, now: OffsetDateTime) -> Result<Self, NotNow> {
+        self.open(now)?;
+        Ok(Self {
+            status: PaymentStatus::Processing,
+            payer_bank: Some(bank.to_owned()),
+            authorised_at: Some(now),
+            ..self.next()
+        })
+    }
+
+    /// The payer's bank refused, the payer cancelled, or the link lapsed.
+    pub fn failed(&self, reason: FailureReason, bank: Option<&str>) -> Result<Self, NotNow> {
+        if !matches!(
+            self.status,
+            PaymentStatus::Pending | PaymentStatus::Processing
+        ) {
+            return Err(NotNow(self.status));
+        }
+        Ok(Self {
+            status: PaymentStatus::Failed,
+            failure_reason: Some(reason),
+            payer_bank: bank.map(str::to_owned).or_else(|| self.payer_bank.clone()),
+            ..self.next()
+        })
+    }
+
+    /// Funds settled: paid.
+    pub fn settled(&self, now: OffsetDateTime) -> Result<Self, NotNow> {
+        if self.status != PaymentStatus::Processing {
+            return Err(NotNow(self.status));
+        }
+        Ok(Self {
+            status: PaymentStatus::Paid,
+            settled_at: Some(now),
+            ..self.next()
+        })
+    }
+
+    /// A pending link past its expiry: failed, `link_expired`.
+    pub fn expire(&self, now: OffsetDateTime) -> Option<Self> {
+        (self.status == PaymentStatus::Pending && now >= self.expires_at)
+            .then(|| self.failed(FailureReason::LinkExpired, None).ok())
+            .flatten()
+    }
+
+    /// Pending and not yet expired: the payer may still authorise.
+    pub fn open(&self, now: OffsetDateTime) -> Result<(), NotNow> {
+        if self.status != PaymentStatus::Pending || now >= self.expires_at {
+            return Err(NotNow(self.status));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::hub_ids::HubId;
+    use time::macros::datetime;
+
+    fn link() -> Payment {
+        Payment::link(
+            PaymentId::generate(1, 1),
+            Tenant::from_stored("partner:p:test".into()),
+            AccountId::generate(1, 2),
+            Money::pence(46_589),
+            Some("INV-0001".into()),
+            None,
+            None,
+            None,
+            datetime!(2026-11-26 10:00 UTC),
+        )
+    }
+
+    #[test]
+    fn a_link_is_paid_through_processing_and_settlement() {
+        let p = link();
+        assert_eq!(p.expires_at, p.created_at + LINK_OPEN_FOR);
+        assert_eq!(p.due_at(), Some(p.expires_at));
+        let now = p.created_at + Duration::hours(1);
+        let processing = p.authorised("test_payer_ok", now).expect("pending");
+        assert_eq!(processing.status, PaymentStatus::Processing);
+        assert_eq!(processing.due_at(), Some(now + SETTLES_AFTER));
+        assert!(processing.authorised("again", now).is_err());
+        let paid = processing.settled(now + SETTLES_AFTER).expect("processing");
+        assert_eq!(paid.status, PaymentStatus::Paid);
+        assert_eq!(paid.due_at(), None);
+        assert_eq!(paid.version, 3);
+        assert!(
+            paid.failed(FailureReason::PayerCancelled, None).is_err(),
+            "terminal"
+        );
+    }
+
+    #[test]
+    fn a_link_fails_with_its_reason_or_lapses() {
+        let p = link();
+        let failed = p
+            .failed(
+                FailureReason::InsufficientFunds,
+                Some("test_payer_insufficient"),
+            )
+            .expect("pending");
+        assert_eq!(
+            failed.failure_reason,
+            Some(FailureReason::InsufficientFunds)
+        );
+        assert!(failed.authorised("x", p.created_at).is_err());
+        assert_eq!(p.expire(p.expires_at - Duration::seconds(1)), None);
+        let lapsed = p.expire(p.expires_at).expect("due");
+        assert_eq!(lapsed.failure_reason, Some(FailureReason::LinkExpired));
+        assert!(p.authorised("x", p.expires_at).is_err(), "too late to pay");
+    }
+}

@@ -1,0 +1,176 @@
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use lendhub_domain::collection::{MAX_DESCRIPTION, MAX_REFERENCE, Payment};
+use lendhub_domain::events::EventType;
+use lendhub_domain::hub_ids::{AccountId, HubId, PaymentId};
+use lendhub_domain::money::Money;
+use lendhub_domain::scope::PartnerScope;
+use lendhub_http::FieldIssue;
+use lendhub_http::idempotency::{Idempotent, Prepared};
+use lendhub_http::json::JsonBody;
+use lendhub_store::{EventWrite, LendingWrite, WriteSet};
+use serde::Deserialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use super::PaymentView;
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::events::event;
+use crate::partner::state::PartnerState;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreatePaymentLink {
+    #[schema(required = true, example = "acc_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0")]
+    account_id: Option<String>,
+    /// Integer pence, greater than 0.
+    #[schema(required = true, value_type = i64, example = 46589)]
+    amount_pence: Option<Value>,
+    /// At most 18 characters (Faster Payments carries 18).
+    #[schema(example = "INV-0001")]
+    reference: Option<String>,
+    /// Shown to the payer; at most 500 characters.
+    description: Option<String>,
+    /// Where the pay page sends the payer afterwards (https).
+    redirect_url: Option<String>,
+    /// RFC 3339, in the future; default 7 days.
+    expires_at: Option<String>,
+}
+
+/// A hosted payment link for a repayment of one of your accounts: 201 with
+/// its `url` on the pay page and `payment.created`. The payer pays it by
+/// open banking; `payment.processing`, then `payment.paid` (a collection on
+/// the ledger) or `payment.failed` follow.
+#[utoipa::path(post, operation_id = "createPaymentLink", path = "/payments/links", tag = "payments",
+    security(("oauth2" = ["payments.write"]), ("api_key" = [])),
+    params(("Idempotency-Key" = String, Header, description = "required; 8 to 128 characters")),
+    request_body = CreatePaymentLink,
+    responses((status = 201, body = PaymentView),
+        (status = 400, description = "invalid_json, unknown_field, idempotency_key_malformed (also when the required key is missing)"),
+        (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
+        (status = 404, description = "not_found: no such account of yours in this environment"),
+        (status = 409, description = "idempotency_key_reused or idempotency_key_in_progress"),
+        (status = 413, description = "payload_too_large"), (status = 415, description = "unsupported_media_type"),
+        (status = 422, description = "validation_failed (detail names each field)"),
+        (status = 429, description = "rate_limited (10 per second on this route)")))]
+pub async fn create_link(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    key: Idempotent,
+    body: JsonBody<CreatePaymentLink>,
+) -> Result<Response, PartnerError> {
+    let write = caller.begin_write(&state, PartnerScope::PaymentsWrite)?;
+    let (owner, now) = (&write.owner, write.now);
+    let key = Some(key);
+    state
+        .idempotency
+        .run_maybe(write.guarded(&key, &body.raw), || async {
+            let input = &body.value;
+            let mut issues = Vec::new();
+            let account_id = match input.account_id.as_deref() {
+                None => {
+                    issues.push(FieldIssue::new("account_id", "required"));
+                    None
+                }
+                Some(raw) => AccountId::parse(raw).or_else(|| {
+                    issues.push(FieldIssue::new("account_id", "pattern"));
+                    None
+                }),
+            };
+            let amount = match &input.amount_pence {
+                None => {
+                    issues.push(FieldIssue::new("amount_pence", "required"));
+                    None
+                }
+                Some(v) => match v.as_i64() {
+                    Some(p) if p > 0 => Some(Money::pence(p)),
+                    Some(_) => {
+                        issues.push(FieldIssue::new("amount_pence", "min_value").with_bound(1));
+                        None
+                    }
+                    // A decimal, a string, a float: pence are whole.
+                    None => {
+                        issues.push(FieldIssue::new("amount_pence", "integer_pence"));
+                        None
+                    }
+                },
+            };
+            let reference = input.reference.clone().filter(|r| !r.is_empty());
+            if reference
+                .as_ref()
+                .is_some_and(|r| r.chars().count() > MAX_REFERENCE)
+            {
+                issues.push(
+                    FieldIssue::new("reference", "max_length").with_bound(MAX_REFERENCE as i64),
+                );
+            }
+            if input
+                .description
+                .as_ref()
+                .is_some_and(|d| d.chars().count() > MAX_DESCRIPTION)
+            {
+                issues.push(
+                    FieldIssue::new("description", "max_length").with_bound(MAX_DESCRIPTION as i64),
+                );
+            }
+            if let Some(url) = &input.redirect_url
+                && !url::Url::parse(url).is_ok_and(|u| u.scheme() == "https")
+            {
+                issues.push(FieldIssue::new("redirect_url", "https_required"));
+            }
+            let expires_at = match input.expires_at.as_deref() {
+                None => None,
+                Some(raw) => match lendhub_domain::clock::parse_rfc3339_ms(raw) {
+                    Some(ms) if ms > lendhub_domain::clock::unix_ms(now) => {
+                        Some(lendhub_domain::clock::from_unix_ms(ms))
+                    }
+                    Some(_) => {
+                        issues.push(FieldIssue::new("expires_at", "in_the_past"));
+                        None
+                    }
+                    None => {
+                        issues.push(FieldIssue::new("expires_at", "rfc3339"));
+                        None
+                    }
+                },
+            };
+            let (Some(account_id), Some(amount)) = (account_id, amount) else {
+                return Err(PartnerError::Validation(issues));
+            };
+            if !issues.is_empty() {
+                return Err(PartnerError::Validation(issues));
+            }
+            if state
+                .lending
+                .hub_account(owner, account_id.as_str())
+                .await?
+                .is_none()
+            {
+                return Err(PartnerError::NotFound("account"));
+            }
+            let id: PaymentId =
+                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
+            let payment = Payment::link(
+                id,
+                owner.clone(),
+                account_id,
+                amount,
+                reference,
+                input.description.clone(),
+                input.redirect_url.clone(),
+                expires_at,
+                now,
+            );
+            let view = PaymentView::new(&payment, &state);
+            let created = event(owner, EventType::PaymentCreated, &view, now)
+                .map_err(|e| PartnerError::Internal(e.to_string()))?;
+            let mut writes = WriteSet::default();
+            writes
+                .push(LendingWrite::InsertPayment(payment))
+                .push(EventWrite::InsertEvent(created));
+            Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
+        })
+        .await
+}

@@ -1,0 +1,120 @@
+//! A payment's state changes outside a partner's request: the payer's
+//! authorisation on the pay page, settlement and a link's expiry on the
+//! clock. Each commits the payment's next version with its event (and, on
+//! settlement, the ledger's collection) or nothing: `Ok(false)` when
+//! another instance or request moved the payment first.
+
+use lendhub_domain::collection::{FailureReason, Payment};
+use lendhub_domain::events::EventType;
+use lendhub_domain::hub_ids::HubId;
+use lendhub_domain::ledger::{Entry, EntryKind};
+use lendhub_store::{CommitError, EventWrite, LendingWrite, WriteSet};
+use time::OffsetDateTime;
+
+use super::PaymentView;
+use crate::counterparties::Initiated;
+use crate::partner::rest::events::event;
+use crate::partner::state::PartnerState;
+
+async fn commit(
+    state: &PartnerState,
+    next: Payment,
+    mut writes: WriteSet,
+    kind: EventType,
+    now: OffsetDateTime,
+) -> Result<bool, String> {
+    let view = PaymentView::new(&next, state);
+    let announced = event(&next.owner, kind, &view, now).map_err(|e| e.to_string())?;
+    writes
+        .push(LendingWrite::UpdatePayment(next))
+        .push(EventWrite::InsertEvent(announced));
+    match state.units.commit(writes).await {
+        Ok(()) => {
+            state.outbox_wake.notify_one();
+            Ok(true)
+        }
+        Err(CommitError::Conflict) => Ok(false),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
+/// The payer chose `bank` and authorised: the bank's answer makes the
+/// payment processing (`payment.processing`) or failed (`payment.failed`).
+/// The payment as it now stands; `None` if it could not be moved (no
+/// longer open, or moved concurrently).
+pub async fn authorise(
+    state: &PartnerState,
+    payment: &Payment,
+    bank: &str,
+    now: OffsetDateTime,
+) -> Result<Option<Payment>, String> {
+    if payment.open(now).is_err() {
+        return Ok(None);
+    }
+    let reference = payment.reference.as_deref().unwrap_or(payment.id.as_str());
+    let (next, kind) = match state.pisp.initiate(bank, payment.amount, reference).await {
+        Initiated::Submitted => (payment.authorised(bank, now), EventType::PaymentProcessing),
+        Initiated::Refused(reason) => {
+            (payment.failed(reason, Some(bank)), EventType::PaymentFailed)
+        }
+    };
+    let Ok(next) = next else {
+        return Ok(None);
+    };
+    Ok(commit(state, next.clone(), WriteSet::default(), kind, now)
+        .await?
+        .then_some(next))
+}
+
+/// Funds settled: paid (`payment.paid`), and the collection posted to the
+/// account's ledger in the same commit.
+pub async fn settle(
+    state: &PartnerState,
+    payment: &Payment,
+    now: OffsetDateTime,
+) -> Result<bool, String> {
+    let Ok(paid) = payment.settled(now) else {
+        return Ok(false);
+    };
+    let Some(account) = state
+        .lending
+        .hub_account(&payment.owner, payment.account_id.as_str())
+        .await
+        .map_err(|e| e.to_string())?
+    else {
+        return Err(format!("payment {} names no account", payment.id));
+    };
+    let collection = Entry::new(
+        lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64),
+        &account,
+        EntryKind::Collection,
+        payment.amount,
+        Some(payment.id.to_string()),
+        payment.reference.clone(),
+        now,
+    )
+    .map_err(|e| e.to_string())?;
+    let mut writes = WriteSet::default();
+    writes.push(LendingWrite::PostEntry(collection));
+    commit(state, paid, writes, EventType::PaymentPaid, now).await
+}
+
+/// A link nobody paid before `expires_at`: failed, `link_expired`.
+pub async fn expire(
+    state: &PartnerState,
+    payment: &Payment,
+    now: OffsetDateTime,
+) -> Result<bool, String> {
+    let Some(lapsed) = payment.expire(now) else {
+        return Ok(false);
+    };
+    debug_assert_eq!(lapsed.failure_reason, Some(FailureReason::LinkExpired));
+    commit(
+        state,
+        lapsed,
+        WriteSet::default(),
+        EventType::PaymentFailed,
+        now,
+    )
+    .await
+}

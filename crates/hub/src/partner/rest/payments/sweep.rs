@@ -1,0 +1,23 @@
+//! Payments due on their owner's clock (`Payment::due_at`): a processing
+//! payment settles a minute after authorisation; a pending link expires.
+//! They ride the application sweep's queue (`applications::sweep`), so one
+//! worker, woken when a clock moves, handles everything due.
+
+use lendhub_domain::collection::PaymentStatus;
+use lendhub_store::DuePayment;
+use time::OffsetDateTime;
+
+use super::moves;
+use crate::partner::state::PartnerState;
+
+pub async fn run(
+    state: &PartnerState,
+    due: &DuePayment,
+    now: OffsetDateTime,
+) -> Result<bool, String> {
+    match due.payment.status {
+        PaymentStatus::Processing => moves::settle(state, &due.payment, now).await,
+        PaymentStatus::Pending => moves::expire(state, &due.payment, now).await,
+        _ => Ok(false),
+    }
+}

@@ -1,0 +1,19 @@
+//! The hosted pay page on `{pay_url}` (hub seed, Partner-facing flows 3;
+//! issue #16): the payer of a payment link picks their bank and authorises
+//! the payment by open-banking payment initiation. Server-rendered, no
+//! JavaScript. The link (`{pay_url}/{pay_id}.{token}`) is the only
+//! credential: an HMAC of the payment id, so it cannot be made for another.
+
+mod page;
+
+use axum::Router;
+use axum::routing::get;
+
+use crate::partner::state::PartnerState;
+
+pub fn router(state: PartnerState) -> Router {
+    Router::new()
+        .route("/pay/{link}", get(page::show).post(page::pay))
+        .layer(axum::extract::DefaultBodyLimit::max(4 * 1024))
+        .with_state(state)
+}

@@ -1,0 +1,241 @@
+use askama::Template;
+use axum::Form;
+use axum::extract::rejection::FormRejection;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use lendhub_domain::collection::{FailureReason, Payment, PaymentStatus};
+use lendhub_domain::hub_ids::{HubId, PaymentId};
+use serde::Deserialize;
+
+use crate::apply::pages::render;
+use crate::partner::rest::payments::{link_token, moves};
+use crate::partner::state::PartnerState;
+
+#[derive(Template)]
+#[template(path = "pay/pay.html")]
+struct PayPage<'a> {
+    amount: String,
+    reference: Option<&'a str>,
+    description: Option<&'a str>,
+    expires: String,
+    action: &'a str,
+    banks: Vec<(&'static str, &'static str)>,
+    error: Option<&'a str>,
+}
+
+#[derive(Template)]
+#[template(path = "pay/status.html")]
+struct StatusPage<'a> {
+    status: &'static str,
+    reason: Option<&'static str>,
+    title: &'a str,
+    message: &'a str,
+    amount: String,
+    reference: Option<&'a str>,
+    next: Option<&'a str>,
+}
+
+#[derive(Deserialize, Default)]
+pub struct PayForm {
+    bank: Option<String>,
+}
+
+/// A page that is not a payment's: the link is broken or made up.
+fn not_found() -> Response {
+    render(
+        StatusCode::NOT_FOUND,
+        &StatusPage {
+            status: "not_found",
+            reason: None,
+            title: "This payment link does not work",
+            message: "It may have been copied incompletely. Ask whoever sent it for a new one.",
+            amount: String::new(),
+            reference: None,
+            next: None,
+        },
+    )
+}
+
+fn unavailable() -> Response {
+    render(
+        StatusCode::SERVICE_UNAVAILABLE,
+        &StatusPage {
+            status: "unavailable",
+            reason: None,
+            title: "Sorry, there is a problem",
+            message: "We could not finish that just now. No money has moved: please try again in a moment.",
+            amount: String::new(),
+            reference: None,
+            next: None,
+        },
+    )
+}
+
+/// The payment `link` names, if the link is genuine.
+async fn payment(state: &PartnerState, link: &str) -> Result<Option<Payment>, Response> {
+    let Some((id, mac)) = link.split_once('.') else {
+        return Ok(None);
+    };
+    let Some(payment_id) = PaymentId::parse(id) else {
+        return Ok(None);
+    };
+    let expected = link_token(state, &payment_id);
+    if !bool::from(subtle::ConstantTimeEq::ct_eq(
+        expected.as_bytes(),
+        mac.as_bytes(),
+    )) {
+        return Ok(None);
+    }
+    state.servicing.payment_any_owner(id).await.map_err(|e| {
+        tracing::warn!(error = %e, "pay page unavailable");
+        unavailable()
+    })
+}
+
+async fn now_for(state: &PartnerState, p: &Payment) -> Result<time::OffsetDateTime, Response> {
+    crate::apply::session::now_for(state, &p.owner)
+        .await
+        .map_err(|_| unavailable())
+}
+
+/// How a payment that can no longer be paid reads to its payer.
+fn status_page(p: &Payment, now: time::OffsetDateTime) -> Response {
+    let (status, title, message) = match (p.status, p.failure_reason) {
+        (PaymentStatus::Pending, _) if now >= p.expires_at => (
+            "expired",
+            "This payment link has expired",
+            "Ask whoever sent it for a new one. No money has moved.",
+        ),
+        (PaymentStatus::Pending, _) => ("pending", "Make a repayment", ""),
+        (PaymentStatus::Processing, _) => (
+            "processing",
+            "Payment on its way",
+            "Your bank approved the payment; it reaches the lender within moments.",
+        ),
+        (PaymentStatus::Paid, _) => (
+            "paid",
+            "Payment received",
+            "Thank you: the repayment has been received.",
+        ),
+        (PaymentStatus::Refunded, _) => (
+            "refunded",
+            "Payment refunded",
+            "This payment was refunded to you.",
+        ),
+        (PaymentStatus::Failed, Some(reason)) => (
+            "failed",
+            "The payment did not go through",
+            match reason {
+                FailureReason::InsufficientFunds => {
+                    "Your bank said there was not enough money in the account. No money has moved."
+                }
+                FailureReason::PayerCancelled => {
+                    "The payment was cancelled at your bank. No money has moved."
+                }
+                FailureReason::MandateRevoked => {
+                    "The authority to take payments from this account was withdrawn. No money has moved."
+                }
+                FailureReason::LinkExpired => {
+                    "The payment link expired before it was paid. No money has moved."
+                }
+                FailureReason::BankUnavailable => {
+                    "Your bank could not be reached. No money has moved: ask for a new link and try again."
+                }
+            },
+        ),
+        (PaymentStatus::Failed, None) => (
+            "failed",
+            "The payment did not go through",
+            "No money has moved.",
+        ),
+    };
+    render(
+        StatusCode::OK,
+        &StatusPage {
+            status,
+            reason: p.failure_reason.map(|r| r.as_str()),
+            title,
+            message,
+            amount: p.amount.to_string(),
+            reference: p.reference.as_deref(),
+            next: p.redirect_url.as_deref(),
+        },
+    )
+}
+
+fn pay_page(state: &PartnerState, p: &Payment, link: &str, error: Option<&str>) -> Response {
+    let action = format!("/pay/{link}");
+    render(
+        if error.is_some() {
+            StatusCode::UNPROCESSABLE_ENTITY
+        } else {
+            StatusCode::OK
+        },
+        &PayPage {
+            amount: p.amount.to_string(),
+            reference: p.reference.as_deref(),
+            description: p.description.as_deref(),
+            expires: p.expires_at.date().to_string(),
+            action: &action,
+            banks: state.pisp.banks(),
+            error,
+        },
+    )
+}
+
+/// `GET {pay_url}/{link}`: the payment and the banks, or how it stands.
+pub async fn show(State(state): State<PartnerState>, Path(link): Path<String>) -> Response {
+    let p = match payment(&state, &link).await {
+        Ok(Some(p)) => p,
+        Ok(None) => return not_found(),
+        Err(r) => return r,
+    };
+    let now = match now_for(&state, &p).await {
+        Ok(now) => now,
+        Err(r) => return r,
+    };
+    if p.open(now).is_ok() {
+        pay_page(&state, &p, &link, None)
+    } else {
+        status_page(&p, now)
+    }
+}
+
+/// `POST {pay_url}/{link}`: the payer authorises at the chosen bank.
+pub async fn pay(
+    State(state): State<PartnerState>,
+    Path(link): Path<String>,
+    form: Result<Form<PayForm>, FormRejection>,
+) -> Response {
+    let p = match payment(&state, &link).await {
+        Ok(Some(p)) => p,
+        Ok(None) => return not_found(),
+        Err(r) => return r,
+    };
+    let now = match now_for(&state, &p).await {
+        Ok(now) => now,
+        Err(r) => return r,
+    };
+    if p.open(now).is_err() {
+        return status_page(&p, now);
+    }
+    let Form(form) = form.unwrap_or_default();
+    let bank = form.bank.unwrap_or_default();
+    if !state.pisp.banks().iter().any(|(id, _)| *id == bank) {
+        return pay_page(&state, &p, &link, Some("Choose your bank."));
+    }
+    match moves::authorise(&state, &p, &bank, now).await {
+        Ok(Some(next)) => status_page(&next, now),
+        // Moved meanwhile (another tab, the link lapsing): show how it stands.
+        Ok(None) => match payment(&state, &link).await {
+            Ok(Some(current)) => status_page(&current, now),
+            Ok(None) => not_found(),
+            Err(r) => r,
+        },
+        Err(e) => {
+            tracing::warn!(payment = %p.id, error = %e, "could not record an authorisation");
+            unavailable()
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! Payment links (issue #16): created by the partner, paid on the hosted pay
+//! page by a simulated open-banking bank, settled on the clock into the
+//! account's ledger; each failure reason and a lapsed link.
+
+use serde_json::{Value, json};
+use time::Duration;
+
+use crate::partner::assert_hub_error;
+use crate::rest_accounts::funded_with;
+use crate::rest_tier::{rest_app, rest_get};
+use crate::support::*;
+
+const SCOPES: &str = "applications.read applications.write decisions.read accounts.read \
+                      payments.read payments.write events.read";
+const TEST: &str = "/sandbox/v1";
+
+async fn link(app: &App, key: &str, idempotency_key: &str, body: Value) -> Reply {
+    app.advance(Duration::milliseconds(200)); // the links sub-limit (10/s)
+    reply(
+        app.http
+            .post(format!("{}{TEST}/payments/links", app.hub))
+            .bearer_auth(key)
+            .header("idempotency-key", idempotency_key)
+            .json(&body)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await
+}
+
+/// The pay page: (status, text) of a GET, or of a POST choosing `bank`.
+async fn pay_page(app: &App, url: &str, bank: Option<&str>) -> (u16, String) {
+    let r = match bank {
+        None => app.http.get(url).send().await.unwrap(),
+        Some(b) => app
+            .http
+            .post(url)
+            .form(&[("bank", b)])
+            .send()
+            .await
+            .unwrap(),
+    };
+    let status = r.status().as_u16();
+    assert!(
+        r.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    (status, r.text().await.unwrap())
+}
+
+async fn payment(app: &App, key: &str, id: &str) -> Value {
+    rest_get(app, &format!("{TEST}/payments/{id}"), Some(key))
+        .await
+        .body
+}
+
+#[tokio::test]
+async fn a_payment_link_is_paid_on_the_pay_page_and_settles_into_the_ledger() {
+    let app = rest_app().await;
+    let (key, account) = funded_with(&app, SCOPES).await;
+    let body = json!({"account_id": account, "amount_pence": 46_589, "reference": "INV-0001",
+                      "description": "November repayment", "redirect_url": "https://partner.example/paid"});
+
+    // The rules.
+    let missing_key = reply(
+        app.http
+            .post(format!("{}{TEST}/payments/links", app.hub))
+            .bearer_auth(&key)
+            .json(&body)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_hub_error(&missing_key, 400, "idempotency_key_malformed");
+    for (bad, field, reason) in [
+        (
+            json!({"account_id": account, "amount_pence": 0}),
+            "amount_pence",
+            "min_value",
+        ),
+        (
+            json!({"account_id": account, "amount_pence": 12.5}),
+            "amount_pence",
+            "integer_pence",
+        ),
+        (
+            json!({"account_id": account, "amount_pence": 100, "reference": "A-REFERENCE-TOO-LONG"}),
+            "reference",
+            "max_length",
+        ),
+        (
+            json!({"account_id": account, "amount_pence": 100, "redirect_url": "http://partner.example"}),
+            "redirect_url",
+            "https_required",
+        ),
+        (json!({"amount_pence": 100}), "account_id", "required"),
+    ] {
+        let r = link(&app, &key, &format!("bad-{field}-{reason}"), bad).await;
+        assert_hub_error(&r, 422, "validation_failed");
+        assert_eq!(r.body["error"]["detail"][0]["field"], field, "{}", r.body);
+        assert_eq!(r.body["error"]["detail"][0]["reason"], reason, "{}", r.body);
+    }
+    let r = link(
+        &app,
+        &key,
+        "unknown-account",
+        json!({"account_id": "acc_01KQ3V1Y2C8WZ3R5T6Y7V8W9X0", "amount_pence": 100}),
+    )
+    .await;
+    assert_hub_error(&r, 404, "not_found");
+
+    // Created: pending, with its hosted page; the same key answers the same.
+    let created = link(&app, &key, "link-0001", body.clone()).await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let p = &created.body;
+    assert!(p["id"].as_str().unwrap().starts_with("pay_"));
+    assert_eq!(p["object"], "payment");
+    assert_eq!(p["status"], "pending");
+    assert_eq!(p["currency"], "GBP");
+    assert_eq!(p["amount_pence"], 46_589);
+    assert_eq!(p["livemode"], false);
+    let url = p["url"].as_str().unwrap().to_owned();
+    assert!(url.starts_with(&format!("{}/pay/pay_", app.hub)), "{url}");
+    let again = link(&app, &key, "link-0001", body.clone()).await;
+    assert_eq!(again.body, created.body);
+    let id = p["id"].as_str().unwrap().to_owned();
+
+    // The pay page: the payment, the banks; a made-up link is a clear page.
+    let (status, page) = pay_page(&app, &url, None).await;
+    assert_eq!(status, 200);
+    assert!(
+        page.contains("£465.89") && page.contains("INV-0001"),
+        "{page}"
+    );
+    assert!(page.contains("test_payer_ok"), "{page}");
+    let (status, page) = pay_page(&app, &format!("{}x", &url[..url.len() - 1]), None).await;
+    assert_eq!(status, 404);
+    assert!(page.contains("does not work"), "{page}");
+
+    // Authorised: processing, then paid a minute later on the clock.
+    let (status, page) = pay_page(&app, &url, Some("test_payer_ok")).await;
+    assert_eq!(status, 200);
+    assert!(page.contains("data-status=\"processing\""), "{page}");
+    assert!(page.contains("https://partner.example/paid"), "{page}");
+    assert_eq!(payment(&app, &key, &id).await["status"], "processing");
+    let (_, page) = pay_page(&app, &url, Some("test_payer_ok")).await;
+    assert!(
+        page.contains("data-status=\"processing\""),
+        "paying twice changes nothing"
+    );
+    app.advance(Duration::minutes(2));
+    let mut paid = Value::Null;
+    for _ in 0..200 {
+        paid = payment(&app, &key, &id).await;
+        if paid["status"] == "paid" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(paid["status"], "paid", "{paid}");
+    assert!(paid["settled_at"].is_string());
+    assert!(paid["url"].is_null(), "no page once paid");
+
+    // The ledger has the collection; the balance is lower by it.
+    let t = rest_get(
+        &app,
+        &format!("{TEST}/accounts/{account}/transactions"),
+        Some(&key),
+    )
+    .await;
+    let newest = &t.body["data"][0];
+    assert_eq!(newest["type"], "collection");
+    assert_eq!(newest["amount_pence"], 46_589);
+    assert_eq!(newest["payment_id"], id.as_str());
+    let b = rest_get(
+        &app,
+        &format!("{TEST}/accounts/{account}/balance"),
+        Some(&key),
+    )
+    .await;
+    assert_eq!(b.body["principal_outstanding_pence"], 1_000_000 - 46_589);
+
+    // The events, in order.
+    let events = rest_get(&app, &format!("{TEST}/events?limit=100"), Some(&key)).await;
+    let types: Vec<&str> = events.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .filter(|e| e["data"]["object"]["id"] == id.as_str())
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        types,
+        ["payment.created", "payment.processing", "payment.paid"]
+    );
+
+    // Each failing bank, with its reason and a page that says so.
+    for (n, (bank, reason)) in [
+        ("test_payer_insufficient", "insufficient_funds"),
+        ("test_payer_cancels", "payer_cancelled"),
+        ("test_payer_revoked", "mandate_revoked"),
+        ("test_payer_unavailable", "bank_unavailable"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let r = link(
+            &app,
+            &key,
+            &format!("link-fail-{n}"),
+            json!({"account_id": account, "amount_pence": 1_000}),
+        )
+        .await;
+        assert_eq!(r.status, 201, "{}", r.body);
+        let url = r.body["url"].as_str().unwrap();
+        let (_, page) = pay_page(&app, url, Some(bank)).await;
+        assert!(
+            page.contains(&format!("data-reason=\"{reason}\"")),
+            "{bank}: {page}"
+        );
+        let failed = payment(&app, &key, r.body["id"].as_str().unwrap()).await;
+        assert_eq!(failed["status"], "failed");
+        assert_eq!(failed["failure_reason"], reason);
+    }
+
+    // A link left unpaid lapses: link_expired, and its page says so.
+    let soon = (time::OffsetDateTime::now_utc() + Duration::days(1) + Duration::hours(1))
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    let r = link(
+        &app,
+        &key,
+        "link-lapses",
+        json!({"account_id": account, "amount_pence": 1_000, "expires_at": soon}),
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    let lapsing = r.body["id"].as_str().unwrap().to_owned();
+    let url = r.body["url"].as_str().unwrap().to_owned();
+    app.advance(Duration::days(2));
+    let (_, page) = pay_page(&app, &url, Some("test_payer_ok")).await;
+    assert!(page.contains("expired"), "{page}");
+    let mut lapsed = Value::Null;
+    for _ in 0..200 {
+        lapsed = payment(&app, &key, &lapsing).await;
+        if lapsed["status"] == "failed" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(lapsed["failure_reason"], "link_expired", "{lapsed}");
+
+    // The list, by status and account.
+    let l = rest_get(
+        &app,
+        &format!("{TEST}/payments?status=failed&account_id={account}"),
+        Some(&key),
+    )
+    .await;
+    assert_eq!(l.body["data"].as_array().unwrap().len(), 5, "{}", l.body);
+    let l = rest_get(&app, &format!("{TEST}/payments?status=paid"), Some(&key)).await;
+    assert_eq!(l.body["data"][0]["id"], id.as_str());
+    assert_hub_error(
+        &rest_get(&app, &format!("{TEST}/payments?status=settled"), Some(&key)).await,
+        422,
+        "validation_failed",
+    );
+}
