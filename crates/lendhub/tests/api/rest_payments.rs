@@ -271,3 +271,51 @@ async fn a_payment_link_is_paid_on_the_pay_page_and_settles_into_the_ledger() {
         "validation_failed",
     );
 }
+
+/// The pay page in headless Chromium (JavaScript off): a payment that goes
+/// through and one of each failure reason, each page saying so.
+#[tokio::test]
+async fn the_pay_page_in_chromium_pays_and_fails_with_each_reason() {
+    let app = rest_app().await;
+    let (key, account) = funded_with(&app, SCOPES).await;
+    let mut links = serde_json::Map::new();
+    for (n, bank) in [
+        "test_payer_ok",
+        "test_payer_insufficient",
+        "test_payer_cancels",
+        "test_payer_revoked",
+        "test_payer_unavailable",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let r = link(
+            &app,
+            &key,
+            &format!("browser-link-{n}"),
+            json!({"account_id": account, "amount_pence": 12_345, "reference": format!("B-{n}"),
+                   "redirect_url": "https://partner.example/back"}),
+        )
+        .await;
+        assert_eq!(r.status, 201, "{}", r.body);
+        links.insert(bank.to_owned(), r.body["url"].clone());
+    }
+    let r = crate::support::python_json(
+        "pay_browser.py",
+        vec![("LINKS", Value::Object(links).to_string())],
+    )
+    .await;
+    let ok = &r["test_payer_ok"];
+    assert_eq!(ok["amount"], "£123.45", "{r}");
+    assert_eq!(ok["status"], "processing", "{r}");
+    assert_eq!(ok["landed"], json!(["https://partner.example/back"]));
+    for (bank, reason) in [
+        ("test_payer_insufficient", "insufficient_funds"),
+        ("test_payer_cancels", "payer_cancelled"),
+        ("test_payer_revoked", "mandate_revoked"),
+        ("test_payer_unavailable", "bank_unavailable"),
+    ] {
+        assert_eq!(r[bank]["status"], "failed", "{bank}: {r}");
+        assert_eq!(r[bank]["reason"], reason, "{bank}: {r}");
+    }
+}

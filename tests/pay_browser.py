@@ -1,0 +1,64 @@
+"""Headless Chromium (Debian's package, driven by Playwright, JavaScript
+off) on the hosted pay page: for each payment link, choose the given test
+bank and authorise; report the page's status and failure reason, and where
+its Continue link leads. The partner's redirect (https://partner.example/…)
+is answered by Playwright itself.
+
+Environment: LINKS, a JSON object {bank: pay page url}. Prints one JSON
+object {bank: {status, reason, amount, landed}}; exits 3 when Playwright is
+missing."""
+import json
+import os
+import sys
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError as e:
+    print(e, file=sys.stderr)
+    sys.exit(3)
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+PARTNER = "https://partner.example/"
+
+
+def answering(landed):
+    """The partner's page: records where the browser was sent."""
+
+    def partner(route):
+        landed.append(route.request.url)
+        route.fulfill(status=200, content_type="text/html", body="<h1>Back at the partner</h1>")
+
+    return partner
+
+
+def main():
+    links = json.loads(os.environ["LINKS"])
+    out = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        for bank, url in links.items():
+            context = browser.new_context(java_script_enabled=False)
+            page = context.new_page()
+            landed = []
+            page.route(PARTNER + "**", answering(landed))
+            page.goto(url)
+            result = {"amount": page.locator("#amount").inner_text() if page.locator("#amount").count() else None}
+            if page.locator("#pay").count():
+                page.check("#bank-" + bank)
+                page.click("#pay")
+                page.wait_for_selector("#status")
+            heading = page.locator("#status")
+            result["status"] = heading.get_attribute("data-status")
+            result["reason"] = heading.get_attribute("data-reason")
+            if page.locator("#continue").count():
+                page.click("#continue")
+                page.wait_for_url(PARTNER + "**")
+            result["landed"] = landed
+            out[bank] = result
+            context.close()
+        browser.close()
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
