@@ -99,6 +99,11 @@ pub struct Payment {
     #[serde(with = "time::serde::rfc3339::option")]
     pub settled_at: Option<OffsetDateTime>,
     pub failure_reason: Option<FailureReason>,
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub refunded_at: Option<OffsetDateTime>,
+    /// Why the partner refunded it, as they said.
+    #[serde(default)]
+    pub refund_reason: Option<String>,
     /// Bumped by every change; a change commits only over the version it read.
     pub version: i64,
 }
@@ -136,6 +141,8 @@ impl Payment {
             authorised_at: None,
             settled_at: None,
             failure_reason: None,
+            refunded_at: None,
+            refund_reason: None,
             version: 1,
         }
     }
@@ -197,6 +204,20 @@ impl Payment {
         })
     }
 
+    /// Handed back in full (the seed: full refunds only): refunded. Only a
+    /// paid payment can be.
+    pub fn refunded(&self, reason: Option<String>, now: OffsetDateTime) -> Result<Self, NotNow> {
+        if self.status != PaymentStatus::Paid {
+            return Err(NotNow(self.status));
+        }
+        Ok(Self {
+            status: PaymentStatus::Refunded,
+            refunded_at: Some(now),
+            refund_reason: reason,
+            ..self.next()
+        })
+    }
+
     /// A pending link past its expiry: failed, `link_expired`.
     pub fn expire(&self, now: OffsetDateTime) -> Option<Self> {
         (self.status == PaymentStatus::Pending && now >= self.expires_at)
@@ -251,6 +272,10 @@ mod tests {
             paid.failed(FailureReason::PayerCancelled, None).is_err(),
             "terminal"
         );
+        let refunded = paid.refunded(Some("paid twice".into()), now).expect("paid");
+        assert_eq!(refunded.status, PaymentStatus::Refunded);
+        assert!(refunded.refunded(None, now).is_err(), "once");
+        assert!(p.refunded(None, now).is_err(), "only a paid payment");
     }
 
     #[test]

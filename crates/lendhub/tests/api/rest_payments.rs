@@ -8,6 +8,7 @@ use time::Duration;
 use crate::partner::assert_hub_error;
 use crate::rest_accounts::funded_with;
 use crate::rest_tier::{rest_app, rest_get};
+use crate::support::python_json;
 use crate::support::*;
 
 const SCOPES: &str = "applications.read applications.write decisions.read accounts.read \
@@ -318,4 +319,150 @@ async fn the_pay_page_in_chromium_pays_and_fails_with_each_reason() {
         assert_eq!(r[bank]["status"], "failed", "{bank}: {r}");
         assert_eq!(r[bank]["reason"], reason, "{bank}: {r}");
     }
+}
+
+/// A refund moves money out, so it is signed (checked against Python's
+/// `cryptography` as the signer): a paid payment refunded in full, a refund
+/// entry on the ledger, `payment.refunded`; anything else is 409.
+#[tokio::test]
+async fn a_paid_payment_is_refunded_in_full_by_a_signed_request() {
+    use crate::rest_tier::{api_key, rest_partner};
+    use crate::support::process::cli;
+    let app = rest_app().await;
+    let (client, _) = rest_partner(&app, SCOPES, lendhub_domain::partner::Tier::Platform).await;
+    let key = api_key(&app, &client, "test", None)["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let account = crate::rest_accounts::fund(&app, &key).await;
+    let keys = python_json("request_sign.py", vec![("MODE", "keygen".into())]).await;
+    let registered: Value = serde_json::from_str(&cli(
+        &app._site,
+        &[
+            "partner",
+            "request-keys",
+            "add",
+            "--client-id",
+            &client,
+            "--public-key",
+            keys["public_pem"].as_str().unwrap(),
+        ],
+    ))
+    .unwrap();
+    let kid = registered["key_id"].as_str().unwrap().to_owned();
+
+    let paid = link(
+        &app,
+        &key,
+        "refund-link-1",
+        json!({"account_id": account, "amount_pence": 46_589}),
+    )
+    .await;
+    let id = paid.body["id"].as_str().unwrap().to_owned();
+    let pending = link(
+        &app,
+        &key,
+        "refund-link-2",
+        json!({"account_id": account, "amount_pence": 100}),
+    )
+    .await;
+    let pending_id = pending.body["id"].as_str().unwrap().to_owned();
+    pay_page(
+        &app,
+        paid.body["url"].as_str().unwrap(),
+        Some("test_payer_ok"),
+    )
+    .await;
+    app.advance(Duration::minutes(2));
+    for _ in 0..200 {
+        if payment(&app, &key, &id).await["status"] == "paid" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(payment(&app, &key, &id).await["status"], "paid");
+
+    let refund = |payment: String, idem: &'static str, signed: bool| {
+        let (app, key, keys, kid) = (&app, &key, &keys, &kid);
+        async move {
+            let path = format!("{TEST}/payments/{payment}/refund");
+            let body = r#"{"reason":"paid twice"}"#;
+            let mut request = app
+                .http
+                .post(format!("{}{path}", app.hub))
+                .bearer_auth(key)
+                .header("idempotency-key", idem)
+                .header("content-type", "application/json")
+                .body(body);
+            if signed {
+                let t = time::OffsetDateTime::now_utc().unix_timestamp();
+                let signature = python_json(
+                    "request_sign.py",
+                    vec![
+                        ("MODE", "sign".into()),
+                        (
+                            "PRIVATE_PEM",
+                            keys["private_pem"].as_str().unwrap().to_owned(),
+                        ),
+                        ("T", t.to_string()),
+                        ("METHOD", "POST".into()),
+                        ("PATH", path.clone()),
+                        ("IDEMPOTENCY_KEY", idem.into()),
+                        ("BODY", body.into()),
+                        ("KID", kid.clone()),
+                    ],
+                )
+                .await;
+                request = request.header(
+                    "service-request-signature",
+                    signature["header"].as_str().unwrap(),
+                );
+            }
+            reply(request.send().await.unwrap()).await
+        }
+    };
+    assert_hub_error(
+        &refund(id.clone(), "refund-0001", false).await,
+        400,
+        "signature_invalid",
+    );
+    let r = refund(id.clone(), "refund-0002", true).await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["status"], "refunded");
+    assert!(r.body["refunded_at"].is_string());
+    let t = rest_get(
+        &app,
+        &format!("{TEST}/accounts/{account}/transactions"),
+        Some(&key),
+    )
+    .await;
+    let newest = &t.body["data"][0];
+    assert_eq!(newest["type"], "refund");
+    assert_eq!(newest["amount_pence"], -46_589);
+    assert_eq!(newest["payment_id"], id.as_str());
+    assert_eq!(newest["description"], "paid twice");
+    let b = rest_get(
+        &app,
+        &format!("{TEST}/accounts/{account}/balance"),
+        Some(&key),
+    )
+    .await;
+    assert_eq!(
+        b.body["principal_outstanding_pence"], 1_000_000,
+        "{}",
+        b.body
+    );
+    let events = rest_get(&app, &format!("{TEST}/events?limit=1"), Some(&key)).await;
+    assert_eq!(events.body["data"][0]["type"], "payment.refunded");
+
+    assert_hub_error(
+        &refund(id.clone(), "refund-0003", true).await,
+        409,
+        "conflict",
+    );
+    assert_hub_error(
+        &refund(pending_id, "refund-0004", true).await,
+        409,
+        "conflict",
+    );
 }

@@ -54,6 +54,7 @@ pub fn api() -> OpenApiRouter<PartnerState> {
         .routes(routes!(payments::create_link::create_link))
         .routes(routes!(payments::list::list))
         .routes(routes!(payments::retrieve::retrieve))
+        .routes(routes!(payments::refund::refund))
         .routes(routes!(accounts::list::list))
         .routes(routes!(accounts::retrieve::retrieve))
         .routes(routes!(accounts::balance::balance))

@@ -8,6 +8,7 @@
 pub mod create_link;
 pub mod list;
 pub mod moves;
+pub mod refund;
 pub mod retrieve;
 pub mod sweep;
 
@@ -48,6 +49,9 @@ pub struct PaymentView {
     /// insufficient_funds, payer_cancelled, mandate_revoked, link_expired or
     /// bank_unavailable (no money moved: a new link is safe).
     failure_reason: Option<&'static str>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    refunded_at: Option<OffsetDateTime>,
     livemode: bool,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
@@ -70,6 +74,7 @@ impl PaymentView {
             expires_at: p.expires_at,
             settled_at: p.settled_at,
             failure_reason: p.failure_reason.map(|r| r.as_str()),
+            refunded_at: p.refunded_at,
             livemode: matches!(p.owner.kind(), TenantKind::Partner { livemode: true, .. }),
             created_at: p.created_at,
         }
