@@ -150,6 +150,14 @@ fn status_page(p: &Payment, now: time::OffsetDateTime) -> Response {
             "No money has moved.",
         ),
     };
+    // Back to the partner with the payment named, as the hosted journey
+    // names the application.
+    let next = p.redirect_url.as_deref().and_then(|u| {
+        let mut url = url::Url::parse(u).ok()?;
+        url.query_pairs_mut()
+            .append_pair("payment_id", p.id.as_str());
+        Some(url.to_string())
+    });
     render(
         StatusCode::OK,
         &StatusPage {
@@ -159,7 +167,7 @@ fn status_page(p: &Payment, now: time::OffsetDateTime) -> Response {
             message,
             amount: p.amount.to_string(),
             reference: p.reference.as_deref(),
-            next: p.redirect_url.as_deref(),
+            next: next.as_deref(),
         },
     )
 }

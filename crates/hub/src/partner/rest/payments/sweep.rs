@@ -15,6 +15,10 @@ pub async fn run(
     due: &DuePayment,
     now: OffsetDateTime,
 ) -> Result<bool, String> {
+    // Dated when it fell due, not when this pass ran: after a long clock
+    // advance a payment settles a minute after authorisation, not days
+    // later with interest accrued meanwhile.
+    let now = due.payment.due_at().map_or(now, |at| at.min(now));
     match due.payment.status {
         PaymentStatus::Processing => moves::settle(state, &due.payment, now).await,
         PaymentStatus::Pending => moves::expire(state, &due.payment, now).await,
