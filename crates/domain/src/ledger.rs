@@ -282,6 +282,7 @@ mod tests {
             payout_bank: "test_bank_strong".into(),
             disbursement_id: "fps_1".into(),
             opened_at: datetime!(2026-01-31 10:00 UTC),
+            next_review: None,
         }
     }
 
@@ -355,6 +356,57 @@ mod tests {
             };
             (kind, signed, day * 9)
         })
+    }
+
+    #[test]
+    fn an_account_falls_into_arrears_is_cured_and_settles() {
+        use crate::servicing::Moved;
+        let a = account(1_000_000, 1200, 12);
+        let drawn = entry(&a, 1, EntryKind::Drawdown, -1_000_000, a.opened_at);
+        let first = schedule(&a)[0].clone();
+        let before = first.due_on.midnight().assume_utc() - Duration::seconds(1);
+        let (same, moved) = a
+            .reviewed(std::slice::from_ref(&drawn), before)
+            .expect("balance");
+        assert_eq!((same.status, moved), (AccountStatus::Performing, None));
+        assert_eq!(same.next_review, Some(first.due_on.midnight().assume_utc()));
+        let on_the_day = first.due_on.midnight().assume_utc();
+        let (late, moved) = a
+            .reviewed(std::slice::from_ref(&drawn), on_the_day)
+            .expect("balance");
+        assert_eq!(
+            (late.status, moved),
+            (AccountStatus::InArrears, Some(Moved::Updated))
+        );
+        assert_eq!(
+            late.next_review, None,
+            "payments, not the clock, cure arrears"
+        );
+        let paid = entry(
+            &late,
+            2,
+            EntryKind::Collection,
+            first.amount.as_pence(),
+            on_the_day,
+        );
+        let (cured, moved) = late
+            .reviewed(&[drawn.clone(), paid], on_the_day)
+            .expect("balance");
+        assert_eq!(
+            (cured.status, moved),
+            (AccountStatus::Performing, Some(Moved::Updated))
+        );
+        // Paid off early: settled, and the clock leaves it alone.
+        let payoff = balance(&a, std::slice::from_ref(&drawn), before)
+            .expect("balance")
+            .payoff;
+        let all = entry(&a, 3, EntryKind::Collection, payoff.as_pence(), before);
+        let (done, moved) = a.reviewed(&[drawn, all], before).expect("balance");
+        assert_eq!(
+            (done.status, moved),
+            (AccountStatus::Settled, Some(Moved::Settled))
+        );
+        assert_eq!(done.next_review, None);
     }
 
     proptest! {

@@ -60,9 +60,64 @@ pub struct Account {
     pub disbursement_id: String,
     #[serde(with = "time::serde::rfc3339")]
     pub opened_at: OffsetDateTime,
+    /// When the clock next needs to look at the account: the next
+    /// instalment's due date while it is performing.
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub next_review: Option<OffsetDateTime>,
+}
+
+/// What a review changed, for the event it emits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Moved {
+    /// performing ↔ in_arrears: `account.updated`.
+    Updated,
+    /// Repaid in full: `account.closed` (the seed: "facility settled in
+    /// full and closed"); the status is `settled`.
+    Settled,
 }
 
 impl Account {
+    /// The account as its ledger leaves it at `now`: settled once nothing is
+    /// owed; in arrears while an instalment due is unpaid, performing
+    /// otherwise; forborne, settled and closed accounts are not moved by
+    /// the clock. The new account and what moved, if its status changed;
+    /// `next_review` is brought up to date either way.
+    pub fn reviewed(
+        &self,
+        entries: &[crate::ledger::Entry],
+        now: OffsetDateTime,
+    ) -> Option<(Self, Option<Moved>)> {
+        let balance = crate::ledger::balance(self, entries, now)?;
+        let (status, moved) = match self.status {
+            AccountStatus::Forborne | AccountStatus::Settled | AccountStatus::Closed => {
+                (self.status, None)
+            }
+            _ if balance.payoff == Money::ZERO => (AccountStatus::Settled, Some(Moved::Settled)),
+            AccountStatus::Performing if balance.arrears > Money::ZERO => {
+                (AccountStatus::InArrears, Some(Moved::Updated))
+            }
+            AccountStatus::InArrears if balance.arrears == Money::ZERO => {
+                (AccountStatus::Performing, Some(Moved::Updated))
+            }
+            unchanged => (unchanged, None),
+        };
+        let next_review = match status {
+            AccountStatus::Performing => crate::ledger::schedule(self)
+                .into_iter()
+                .map(|i| i.due_on.midnight().assume_utc())
+                .find(|due| *due > now),
+            _ => None,
+        };
+        Some((
+            Self {
+                status,
+                next_review,
+                ..self.clone()
+            },
+            moved,
+        ))
+    }
+
     /// The account a disbursement opens; `None` if the decision carries no
     /// signed offer.
     pub fn open(
@@ -87,6 +142,16 @@ impl Account {
             payout_bank: payout_bank.to_owned(),
             disbursement_id,
             opened_at: now,
+            next_review: None,
+        })
+        .map(|a| {
+            let first = crate::ledger::schedule(&a)
+                .first()
+                .map(|i| i.due_on.midnight().assume_utc());
+            Self {
+                next_review: first,
+                ..a
+            }
         })
     }
 

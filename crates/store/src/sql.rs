@@ -159,8 +159,21 @@ pub mod lending {
     /// The application's UNIQUE `application_id` makes a second account for
     /// one loan impossible.
     pub const INSERT_ACCOUNT: &str =
-        "INSERT INTO hub_accounts (id, owner, application_id, status, opened_at_ms, body)
-         VALUES ($1, $2, $3, $4, $5, $6)";
+        "INSERT INTO hub_accounts (id, owner, application_id, status, opened_at_ms, body, due_at_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    /// Conditional on the status the change was computed from (`$5`).
+    pub const UPDATE_ACCOUNT: &str =
+        "UPDATE hub_accounts SET status = $3, body = $4, due_at_ms = $6
+         WHERE id = $1 AND owner = $2 AND status = $5";
+    /// Accounts due for a look on their owner's clock, as `DUE_APPLICATIONS`.
+    pub const DUE_ACCOUNTS: &str =
+        "SELECT a.body, coalesce(c.clock_offset_ms, 0) FROM hub_accounts a
+         LEFT JOIN test_clocks c ON c.owner = a.owner
+         WHERE a.due_at_ms IS NOT NULL
+           AND a.due_at_ms - coalesce(c.clock_offset_ms, 0) <= $1
+           AND a.due_at_ms <= $1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM test_clocks)
+         ORDER BY a.due_at_ms
+         LIMIT $2";
     pub const ACCOUNT: &str = "SELECT body FROM hub_accounts WHERE id = $1 AND owner = $2";
     /// Only beside its application's versioned update, which orders
     /// concurrent changes to either.

@@ -158,8 +158,20 @@ async fn a_funded_loans_account_shows_its_balance_schedule_and_ledger() {
         l.body["data"][0]["balance"]["arrears_pence"],
         schedule[0]["amount_pence"]
     );
-    let l = get(format!("{TEST}/accounts?status=performing")).await;
+    // The unpaid instalment put the account in arrears on the clock.
+    let mut status = Value::Null;
+    for _ in 0..200 {
+        status = get(format!("{TEST}/accounts/{id}")).await.body["status"].clone();
+        if status == "in_arrears" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(status, "in_arrears");
+    let l = get(format!("{TEST}/accounts?status=in_arrears")).await;
     assert_eq!(l.body["data"].as_array().unwrap().len(), 1);
+    let l = get(format!("{TEST}/accounts?status=performing")).await;
+    assert_eq!(l.body["data"], json!([]));
     let l = get(format!("{TEST}/accounts?status=settled")).await;
     assert_eq!(l.body["data"], json!([]));
     assert_hub_error(

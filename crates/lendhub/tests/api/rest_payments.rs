@@ -475,3 +475,96 @@ async fn a_paid_payment_is_refunded_in_full_by_a_signed_request() {
         "conflict",
     );
 }
+
+/// The account follows its ledger on the clock: an instalment due and
+/// unpaid puts it in arrears (`account.updated`), a collection clears them
+/// (`account.updated`), and paying off what is owed settles it
+/// (`account.closed`).
+#[tokio::test]
+async fn an_account_falls_into_arrears_is_cured_by_a_payment_and_settles_when_paid_off() {
+    let app = rest_app().await;
+    let (key, account) = funded_with(&app, SCOPES).await;
+    let get_account = || async {
+        rest_get(&app, &format!("{TEST}/accounts/{account}"), Some(&key))
+            .await
+            .body
+    };
+    let first = get_account().await["schedule"][0].clone();
+    assert_eq!(get_account().await["status"], "performing");
+
+    // The first instalment falls due unpaid.
+    app.advance(Duration::days(32));
+    let mut a = Value::Null;
+    for _ in 0..200 {
+        a = get_account().await;
+        if a["status"] == "in_arrears" {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    assert_eq!(a["status"], "in_arrears", "{a}");
+    let arrears = a["balance"]["arrears_pence"].as_i64().unwrap();
+    assert_eq!(arrears, first["amount_pence"].as_i64().unwrap());
+
+    // Paid: out of arrears.
+    let pay = |amount: i64, idem: &'static str| {
+        let (app, key, account) = (&app, &key, &account);
+        async move {
+            let r = link(
+                app,
+                key,
+                idem,
+                json!({"account_id": account, "amount_pence": amount}),
+            )
+            .await;
+            assert_eq!(r.status, 201, "{}", r.body);
+            pay_page(app, r.body["url"].as_str().unwrap(), Some("test_payer_ok")).await;
+            app.advance(Duration::minutes(2));
+            let id = r.body["id"].as_str().unwrap().to_owned();
+            for _ in 0..200 {
+                if payment(app, key, &id).await["status"] == "paid" {
+                    return;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+            }
+            panic!("payment {id} never settled");
+        }
+    };
+    pay(arrears, "cure-0001").await;
+    let a = get_account().await;
+    assert_eq!(a["status"], "performing", "{a}");
+    assert_eq!(a["balance"]["arrears_pence"], 0);
+
+    // Paid off: settled, and the facility closed.
+    let payoff = a["balance"]["payoff_pence"].as_i64().unwrap();
+    pay(payoff, "payoff-0001").await;
+    let a = get_account().await;
+    assert_eq!(a["status"], "settled", "{a}");
+    assert_eq!(a["balance"]["payoff_pence"], 0);
+
+    let events = rest_get(&app, &format!("{TEST}/events?limit=100"), Some(&key)).await;
+    let moves: Vec<(String, String)> = events.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .filter(|e| e["data"]["object"]["id"] == account.as_str())
+        .map(|e| {
+            (
+                e["type"].as_str().unwrap().to_owned(),
+                e["data"]["object"]["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    // (account.activated and loan.funded, 32 days back on the clock, were
+    // pruned after 30 days, as every event is.)
+    let expected: Vec<(String, String)> = [
+        ("account.updated", "in_arrears"),
+        ("account.updated", "performing"),
+        ("account.closed", "settled"),
+    ]
+    .into_iter()
+    .map(|(t, s)| (t.to_owned(), s.to_owned()))
+    .collect();
+    assert_eq!(moves, expected);
+}

@@ -59,6 +59,13 @@ pub enum PaymentPage {
     UnknownCursor,
 }
 
+/// An account whose `Account::next_review` has passed on its owner's clock.
+#[derive(Clone, Debug)]
+pub struct DueAccount {
+    pub account: Account,
+    pub clock_offset_ms: i64,
+}
+
 /// A payment whose `Payment::due_at` has passed on its owner's clock.
 #[derive(Clone, Debug)]
 pub struct DuePayment {
@@ -125,6 +132,12 @@ pub enum LendingWrite {
     OpenAccount(Account),
     /// A ledger entry: appended, never changed (the databases refuse it).
     PostEntry(Entry),
+    /// A reviewed account (`Account::reviewed`); `Conflict` unless it is
+    /// still in status `from`.
+    UpdateAccount {
+        account: Account,
+        from: lendhub_domain::servicing::AccountStatus,
+    },
     InsertPayment(Payment),
     /// Succeeds only if the stored version is `payment.version - 1`;
     /// otherwise `Conflict`.
@@ -275,6 +288,13 @@ pub trait ServicingStore: Send + Sync {
         service_now_ms: i64,
         limit: u32,
     ) -> Result<Vec<DuePayment>, StoreError>;
+
+    /// Accounts whose `next_review` has passed on their owner's clock.
+    async fn due_accounts(
+        &self,
+        service_now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<DueAccount>, StoreError>;
 
     /// One ledger entry of the owner's.
     async fn ledger_entry(&self, owner: &Tenant, id: &str) -> Result<Option<Entry>, StoreError>;

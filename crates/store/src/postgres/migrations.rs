@@ -148,6 +148,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "payments",
         include_str!("../../migrations/postgres/0028_payments.sql"),
     ),
+    (
+        29,
+        "account_reviews",
+        include_str!("../../migrations/postgres/0029_account_reviews.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

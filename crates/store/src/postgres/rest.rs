@@ -20,8 +20,8 @@ use crate::paging::{Page, PageQuery};
 use crate::sql::{self, Keyset, PageShape};
 use crate::{
     AccountPage, AccountQuery, ApplicationPage, ApplicationQuery, CommercialStore, DecisionPage,
-    DecisionQuery, DueApplication, DuePayment, LedgerPage, LendingStore, PaymentPage, PaymentQuery,
-    ServicingStore,
+    DecisionQuery, DueAccount, DueApplication, DuePayment, LedgerPage, LendingStore, PaymentPage,
+    PaymentQuery, ServicingStore,
 };
 
 fn application_row(r: &Row) -> Result<Application, StoreError> {
@@ -427,6 +427,29 @@ impl ServicingStore for PgStore {
             .map(|r| {
                 Ok(DuePayment {
                     payment: from_json(get(r, 0)?)?,
+                    clock_offset_ms: get(r, 1)?,
+                })
+            })
+            .collect()
+    }
+
+    async fn due_accounts(
+        &self,
+        service_now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<DueAccount>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached(sql::lending::DUE_ACCOUNTS)
+            .await
+            .map_err(db)?;
+        c.query(&statement, &[&service_now_ms, &i64::from(limit)])
+            .await
+            .map_err(db)?
+            .iter()
+            .map(|r| {
+                Ok(DueAccount {
+                    account: from_json(get(r, 0)?)?,
                     clock_offset_ms: get(r, 1)?,
                 })
             })

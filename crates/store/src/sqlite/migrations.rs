@@ -147,6 +147,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "payments",
         include_str!("../../migrations/sqlite/0028_payments.sql"),
     ),
+    (
+        29,
+        "account_reviews",
+        include_str!("../../migrations/sqlite/0029_account_reviews.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

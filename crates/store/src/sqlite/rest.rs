@@ -18,8 +18,8 @@ use crate::paging::{Page, PageQuery};
 use crate::sql::{self, Keyset, PageShape};
 use crate::{
     AccountPage, AccountQuery, ApplicationPage, ApplicationQuery, CommercialStore, DecisionPage,
-    DecisionQuery, DueApplication, DuePayment, LedgerPage, LendingStore, PaymentPage, PaymentQuery,
-    ServicingStore,
+    DecisionQuery, DueAccount, DueApplication, DuePayment, LedgerPage, LendingStore, PaymentPage,
+    PaymentQuery, ServicingStore,
 };
 
 fn application_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Application> {
@@ -424,6 +424,23 @@ impl ServicingStore for SqliteStore {
                 .query_map(params![service_now_ms, limit], |r| {
                     Ok(DuePayment {
                         payment: rows::from_json(&r.get::<_, String>(0)?)?,
+                        clock_offset_ms: r.get(1)?,
+                    })
+                })?
+                .collect()
+        })
+    }
+
+    async fn due_accounts(
+        &self,
+        service_now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<DueAccount>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::lending::DUE_ACCOUNTS))?
+                .query_map(params![service_now_ms, limit], |r| {
+                    Ok(DueAccount {
+                        account: rows::from_json(&r.get::<_, String>(0)?)?,
                         clock_offset_ms: r.get(1)?,
                     })
                 })?

@@ -899,3 +899,89 @@ async fn a_payment_moves_version_by_version_and_falls_due_on_its_owners_clock() 
         PaymentPage::UnknownCursor => panic!("no cursor given"),
     }
 }
+
+#[tokio::test]
+async fn an_account_is_reviewed_from_the_status_it_was_read_in_and_falls_due_on_the_clock() {
+    use lendhub_domain::servicing::AccountStatus;
+    let (store, _db) = store().await;
+    let owner = partner("test");
+    let (application, decision) = decided(&owner, 70_000, facts(12));
+    store_decided(store.as_ref(), &application, &decision).await;
+    let (signed, locked) = application
+        .accept(&decision, "Ada".into(), at(71_000))
+        .unwrap();
+    let id = AccountId::generate(72_000, 72_000);
+    let funded = signed.fund(id.clone(), at(72_000)).unwrap();
+    let account = Account::open(
+        id.clone(),
+        &funded,
+        &locked,
+        "test_bank_strong",
+        "fps_3".into(),
+        at(72_000),
+    )
+    .unwrap();
+    let review_at = account.next_review.expect("a first instalment");
+    store
+        .commit(set(
+            vec![
+                Write::Lending(LendingWrite::UpdateApplication(signed)),
+                Write::Lending(LendingWrite::UpdateDecision(locked)),
+            ],
+            None,
+        ))
+        .await
+        .unwrap();
+    store
+        .commit(set(
+            vec![
+                Write::Lending(LendingWrite::UpdateApplication(funded)),
+                Write::Lending(LendingWrite::OpenAccount(account.clone())),
+            ],
+            None,
+        ))
+        .await
+        .unwrap();
+    let review_ms = lendhub_domain::clock::unix_ms(review_at);
+    assert!(
+        store
+            .due_accounts(review_ms - 1, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let due = store.due_accounts(review_ms, 10).await.unwrap();
+    assert_eq!(due.len(), 1);
+    assert_eq!(due[0].account, account);
+    let late = Account {
+        status: AccountStatus::InArrears,
+        next_review: None,
+        ..account.clone()
+    };
+    let one = |w: LendingWrite| set(vec![Write::Lending(w)], None);
+    store
+        .commit(one(LendingWrite::UpdateAccount {
+            account: late.clone(),
+            from: AccountStatus::Performing,
+        }))
+        .await
+        .unwrap();
+    // A review computed from the old status loses.
+    assert!(matches!(
+        store
+            .commit(one(LendingWrite::UpdateAccount {
+                account: late.clone(),
+                from: AccountStatus::Performing,
+            }))
+            .await,
+        Err(CommitError::Conflict)
+    ));
+    assert_eq!(
+        store.hub_account(&owner, id.as_str()).await.unwrap(),
+        Some(late)
+    );
+    assert!(
+        store.due_accounts(review_ms, 10).await.unwrap().is_empty(),
+        "no review due in arrears"
+    );
+}

@@ -6,6 +6,7 @@ use lendhub_domain::collection::Payment;
 use lendhub_domain::hub_ids::HubId;
 use lendhub_domain::journey::Journey;
 use lendhub_domain::lending::Application;
+use lendhub_domain::servicing::Account;
 use tokio_postgres::Statement;
 
 use super::{Bound, Needs, Param, Rank, json};
@@ -16,6 +17,12 @@ use crate::*;
 /// version the update was computed from.
 const LOCK_APPLICATION: &str = "SELECT 1 FROM hub_applications
      WHERE id = $1 AND owner = $2 AND version = $3 FOR UPDATE";
+/// `UPDATE_ACCOUNT`'s condition, checked and locked before any write; the
+/// write then needs no condition of its own.
+const LOCK_ACCOUNT: &str = "SELECT 1 FROM hub_accounts
+     WHERE id = $1 AND owner = $2 AND status = $3 FOR UPDATE";
+const UPDATE_ACCOUNT_LOCKED: &str = "UPDATE hub_accounts SET status = $3, body = $4, due_at_ms = $5
+     WHERE id = $1 AND owner = $2";
 const LOCK_PAYMENT: &str = "SELECT 1 FROM hub_payments
      WHERE id = $1 AND owner = $2 AND version = $3 FOR UPDATE";
 const LOCK_JOURNEY: &str = "SELECT 1 FROM hub_journeys
@@ -34,6 +41,8 @@ pub(crate) enum Check<'a> {
     JourneyVersion(&'a Journey),
     /// The payment is still at the version the update follows.
     PaymentVersion(&'a Payment),
+    /// The account is still in the status its review started from.
+    AccountStatus(&'a Account, lendhub_domain::servicing::AccountStatus),
 }
 
 impl Check<'_> {
@@ -43,6 +52,7 @@ impl Check<'_> {
             Check::Version(a) => (30, a.id.as_str(), ""),
             Check::NewJourney(j) | Check::JourneyVersion(j) => (31, j.application_id.as_str(), ""),
             Check::PaymentVersion(p) => (40, p.id.as_str(), ""),
+            Check::AccountStatus(a, _) => (41, a.id.as_str(), ""),
         }
     }
 }
@@ -60,6 +70,10 @@ pub(crate) fn needs(write: &LendingWrite) -> Option<Needs<'_, Check<'_>>> {
         LendingWrite::UpdateJourney(j) => Some(Needs {
             check: Check::JourneyVersion(j),
             row: Some(("hub_journey", j.application_id.as_str())),
+        }),
+        LendingWrite::UpdateAccount { account, from } => Some(Needs {
+            check: Check::AccountStatus(account, *from),
+            row: Some(("hub_account", account.id.as_str())),
         }),
         LendingWrite::UpdatePayment(p) => Some(Needs {
             check: Check::PaymentVersion(p),
@@ -94,6 +108,8 @@ pub(crate) struct Statements {
     insert_payment: Statement,
     update_payment: Statement,
     lock_payment: Statement,
+    lock_account: Statement,
+    update_account: Statement,
     start_journey: Statement,
     lock_journey: Statement,
     unstart_journey: Statement,
@@ -116,6 +132,8 @@ impl Statements {
             insert_payment: p(crate::sql::lending::INSERT_PAYMENT).await?,
             update_payment: p(crate::sql::lending::UPDATE_PAYMENT).await?,
             lock_payment: p(LOCK_PAYMENT).await?,
+            lock_account: p(LOCK_ACCOUNT).await?,
+            update_account: p(UPDATE_ACCOUNT_LOCKED).await?,
             start_journey: p(crate::sql::lending::START_JOURNEY).await?,
             lock_journey: p(LOCK_JOURNEY).await?,
             unstart_journey: p(UNSTART_JOURNEY).await?,
@@ -150,6 +168,14 @@ impl Statements {
                     Box::new(j.version - 1),
                 ],
             ),
+            Check::AccountStatus(a, from) => (
+                self.lock_account.clone(),
+                vec![
+                    Box::new(a.id.as_str()) as Param<'a>,
+                    Box::new(a.owner.as_str()),
+                    Box::new(from.as_str()),
+                ],
+            ),
             Check::PaymentVersion(p) => (
                 self.lock_payment.clone(),
                 vec![
@@ -171,7 +197,10 @@ impl Statements {
                     Box::new(j.version),
                 ],
             )),
-            Check::Version(_) | Check::JourneyVersion(_) | Check::PaymentVersion(_) => None,
+            Check::Version(_)
+            | Check::JourneyVersion(_)
+            | Check::PaymentVersion(_)
+            | Check::AccountStatus(..) => None,
         }
     }
 
@@ -248,6 +277,17 @@ impl Statements {
                     Box::new(a.status.as_str()),
                     Box::new(unix_ms(a.opened_at)),
                     Box::new(json(a)?),
+                    Box::new(a.next_review.map(unix_ms)),
+                ],
+            )),
+            LendingWrite::UpdateAccount { account: a, .. } => out.push((
+                self.update_account.clone(),
+                vec![
+                    Box::new(a.id.as_str()) as Param<'a>,
+                    Box::new(a.owner.as_str()),
+                    Box::new(a.status.as_str()),
+                    Box::new(json(a)?),
+                    Box::new(a.next_review.map(unix_ms)),
                 ],
             )),
             LendingWrite::InsertVerification(v) => out.push((

@@ -106,10 +106,29 @@ pub fn apply(c: &Connection, write: &LendingWrite) -> Result<(), CommitError> {
                         a.application_id.to_string(),
                         a.status.as_str(),
                         unix_ms(a.opened_at),
-                        rows::to_json(a)?
+                        rows::to_json(a)?,
+                        a.next_review.map(unix_ms)
                     ])
                 })
                 .map_err(store)?;
+        }
+        LendingWrite::UpdateAccount { account: a, from } => {
+            let changed = c
+                .prepare_cached(shared!(crate::sql::lending::UPDATE_ACCOUNT))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        a.id.to_string(),
+                        a.owner.as_str(),
+                        a.status.as_str(),
+                        rows::to_json(a)?,
+                        from.as_str(),
+                        a.next_review.map(unix_ms)
+                    ])
+                })
+                .map_err(store)?;
+            if changed == 0 {
+                return Err(CommitError::Conflict);
+            }
         }
         LendingWrite::InsertPayment(p) => {
             c.prepare_cached(shared!(crate::sql::lending::INSERT_PAYMENT))

@@ -15,7 +15,8 @@ use lendhub_domain::retry::{Attempted, Backoff};
 use lendhub_domain::test_clock::ClientClock;
 use lendhub_jobs::{Attempt, Failure, Outcome, Queue, Timing};
 use lendhub_store::{
-    CommitError, DueApplication, DuePayment, EventWrite, Lease, LendingWrite, StoreError, WriteSet,
+    CommitError, DueAccount, DueApplication, DuePayment, EventWrite, Lease, LendingWrite,
+    StoreError, WriteSet,
 };
 use time::OffsetDateTime;
 
@@ -109,6 +110,7 @@ impl Backoff for NextPass {
 pub enum Due {
     Application(DueApplication),
     Payment(DuePayment),
+    Account(DueAccount),
 }
 
 impl Due {
@@ -116,6 +118,7 @@ impl Due {
         match self {
             Due::Application(d) => d.clock_offset_ms,
             Due::Payment(d) => d.clock_offset_ms,
+            Due::Account(d) => d.clock_offset_ms,
         }
     }
 }
@@ -136,10 +139,16 @@ impl Queue for Sweep {
             .servicing
             .due_payments(lease.due_before_ms, lease.limit)
             .await?;
+        let accounts = self
+            .state
+            .servicing
+            .due_accounts(lease.due_before_ms, lease.limit)
+            .await?;
         Ok(applications
             .into_iter()
             .map(Due::Application)
             .chain(payments.into_iter().map(Due::Payment))
+            .chain(accounts.into_iter().map(Due::Account))
             .collect())
     }
 
@@ -147,6 +156,7 @@ impl Queue for Sweep {
         let due_ms = match due {
             Due::Application(d) => d.application.due_at().map_or(0, unix_ms),
             Due::Payment(d) => d.payment.due_at().map_or(0, unix_ms),
+            Due::Account(d) => d.account.next_review.map_or(0, unix_ms),
         };
         Timing {
             first_due_ms: due_ms,
@@ -161,6 +171,11 @@ impl Queue for Sweep {
         let done = match due {
             Due::Payment(p) => {
                 crate::partner::rest::payments::sweep::run(&self.state, p, now).await
+            }
+            Due::Account(a) => {
+                // Dated when the instalment fell due, not when this pass ran.
+                let at = a.account.next_review.map_or(now, |t| t.min(now));
+                crate::partner::rest::accounts::review::review(&self.state, &a.account, at).await
             }
             Due::Application(due) => match due.application.status {
                 Status::InReview => review(&self.state, &due.application, now).await,
@@ -189,6 +204,10 @@ impl Queue for Sweep {
             (Outcome::Retry { failure, .. } | Outcome::GiveUp { failure }, Due::Application(d)) => {
                 tracing::warn!(application = %d.application.id, error = %failure.error,
                     "could not expire or settle an application; the next pass retries it")
+            }
+            (Outcome::Retry { failure, .. } | Outcome::GiveUp { failure }, Due::Account(d)) => {
+                tracing::warn!(account = %d.account.id, error = %failure.error,
+                    "could not review an account; the next pass retries it")
             }
             (Outcome::Retry { failure, .. } | Outcome::GiveUp { failure }, Due::Payment(d)) => {
                 tracing::warn!(payment = %d.payment.id, error = %failure.error,

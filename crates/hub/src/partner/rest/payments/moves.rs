@@ -94,7 +94,14 @@ pub async fn settle(
         now,
     )
     .map_err(|e| e.to_string())?;
-    let mut writes = WriteSet::default();
+    // The account moves with the money: out of arrears, or settled.
+    let mut entries = state
+        .servicing
+        .ledger(&account.owner, account.id.as_str())
+        .await
+        .map_err(|e| e.to_string())?;
+    entries.push(collection.clone());
+    let mut writes = crate::partner::rest::accounts::review::writes(&account, &entries, now)?;
     writes.push(LendingWrite::PostEntry(collection));
     commit(state, paid, writes, EventType::PaymentPaid, now).await
 }

@@ -1,0 +1,70 @@
+//! An account's status kept in step with its ledger and the clock
+//! (`Account::reviewed`): into arrears when an instalment falls due unpaid
+//! (on the clock, through the sweep), out of arrears or settled when a
+//! collection clears it (in the commit that posts the collection). Each
+//! move emits `account.updated`, or `account.closed` when repaid in full.
+
+use lendhub_domain::events::EventType;
+use lendhub_domain::hub_ids::HubId;
+use lendhub_domain::ledger::Entry;
+use lendhub_domain::servicing::{Account, Moved};
+use lendhub_store::{CommitError, EventWrite, LendingWrite, WriteSet};
+use time::OffsetDateTime;
+
+use super::AccountView;
+use crate::partner::rest::events::event;
+use crate::partner::state::PartnerState;
+
+/// The writes that bring `account` in step with `entries` (its whole
+/// ledger, including any entry about to be posted) at `now`; none if
+/// nothing changes.
+pub fn writes(
+    account: &Account,
+    entries: &[Entry],
+    now: OffsetDateTime,
+) -> Result<WriteSet, String> {
+    let mut writes = WriteSet::default();
+    let Some((next, moved)) = account.reviewed(entries, now) else {
+        return Err(format!("the balance of {} overflows", account.id));
+    };
+    if next.status == account.status && next.next_review == account.next_review {
+        return Ok(writes);
+    }
+    if let Some(moved) = moved {
+        let kind = match moved {
+            Moved::Updated => EventType::AccountUpdated,
+            Moved::Settled => EventType::AccountClosed,
+        };
+        let view = AccountView::new(&next, entries, now).map_err(|e| format!("{e:?}"))?;
+        let announced = event(&next.owner, kind, &view, now).map_err(|e| e.to_string())?;
+        writes.push(EventWrite::InsertEvent(announced));
+    }
+    writes.push(LendingWrite::UpdateAccount {
+        account: next,
+        from: account.status,
+    });
+    Ok(writes)
+}
+
+/// The clock's look at an account (the sweep): `Ok(false)` if nothing
+/// changed or another instance moved it first.
+pub async fn review(
+    state: &PartnerState,
+    account: &Account,
+    now: OffsetDateTime,
+) -> Result<bool, String> {
+    let entries = state
+        .servicing
+        .ledger(&account.owner, account.id.as_str())
+        .await
+        .map_err(|e| e.to_string())?;
+    let writes = writes(account, &entries, now)?;
+    if writes.writes.is_empty() {
+        return Ok(false);
+    }
+    match state.units.commit(writes).await {
+        Ok(()) => Ok(true),
+        Err(CommitError::Conflict) => Ok(false),
+        Err(e) => Err(e.to_string()),
+    }
+}
