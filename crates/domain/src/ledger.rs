@@ -283,6 +283,7 @@ mod tests {
             disbursement_id: "fps_1".into(),
             opened_at: datetime!(2026-01-31 10:00 UTC),
             next_review: None,
+            arrangements: Vec::new(),
         }
     }
 
@@ -401,12 +402,37 @@ mod tests {
             .expect("balance")
             .payoff;
         let all = entry(&a, 3, EntryKind::Collection, payoff.as_pence(), before);
-        let (done, moved) = a.reviewed(&[drawn, all], before).expect("balance");
+        let (done, moved) = a.reviewed(&[drawn.clone(), all], before).expect("balance");
         assert_eq!(
             (done.status, moved),
             (AccountStatus::Settled, Some(Moved::Settled))
         );
         assert_eq!(done.next_review, None);
+        // Staff acts: forborne (the clock leaves it), written off.
+        use crate::servicing::StaffAct;
+        let forborne = late
+            .staff_act(StaffAct::Forbear, "Grace", "job loss", on_the_day)
+            .expect("in arrears");
+        assert_eq!(forborne.status, AccountStatus::Forborne);
+        assert_eq!(forborne.arrangements.len(), 1);
+        let (still, moved) = forborne
+            .reviewed(std::slice::from_ref(&drawn), on_the_day)
+            .expect("balance");
+        assert_eq!((still.status, moved), (AccountStatus::Forborne, None));
+        assert!(
+            done.staff_act(StaffAct::WriteOff, "Grace", "x", on_the_day)
+                .is_err(),
+            "settled"
+        );
+        let closed = forborne
+            .staff_act(StaffAct::WriteOff, "Grace", "unrecoverable", on_the_day)
+            .expect("forborne");
+        assert_eq!(closed.status, AccountStatus::Closed);
+        assert!(
+            closed
+                .staff_act(StaffAct::EndForbearance, "Grace", "x", on_the_day)
+                .is_err()
+        );
     }
 
     proptest! {

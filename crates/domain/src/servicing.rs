@@ -64,7 +64,36 @@ pub struct Account {
     /// instalment's due date while it is performing.
     #[serde(default, with = "time::serde::rfc3339::option")]
     pub next_review: Option<OffsetDateTime>,
+    /// What the lender's staff did to the account, oldest first.
+    #[serde(default)]
+    pub arrangements: Vec<Arrangement>,
 }
+
+/// An operator's act on an account (`lendhub accounts …`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Arrangement {
+    pub act: StaffAct,
+    pub by: String,
+    pub note: String,
+    #[serde(with = "time::serde::rfc3339")]
+    pub at: OffsetDateTime,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StaffAct {
+    /// A hardship arrangement: the account is forborne.
+    Forbear,
+    /// The arrangement ended: the account is reviewed against its ledger.
+    EndForbearance,
+    /// Written off: closed.
+    WriteOff,
+}
+
+/// Why a staff act does not apply.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the account is {0:?}")]
+pub struct NotApplicable(pub AccountStatus);
 
 /// What a review changed, for the event it emits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,6 +106,42 @@ pub enum Moved {
 }
 
 impl Account {
+    /// A staff act at `now`: the account it leaves (still to be reviewed
+    /// against its ledger when the act ends forbearance).
+    pub fn staff_act(
+        &self,
+        act: StaffAct,
+        by: &str,
+        note: &str,
+        now: OffsetDateTime,
+    ) -> Result<Self, NotApplicable> {
+        let status = match (act, self.status) {
+            (StaffAct::Forbear, AccountStatus::Performing | AccountStatus::InArrears) => {
+                AccountStatus::Forborne
+            }
+            // Reviewed next: the ledger decides between performing and arrears.
+            (StaffAct::EndForbearance, AccountStatus::Forborne) => AccountStatus::Performing,
+            (
+                StaffAct::WriteOff,
+                AccountStatus::Performing | AccountStatus::InArrears | AccountStatus::Forborne,
+            ) => AccountStatus::Closed,
+            (_, status) => return Err(NotApplicable(status)),
+        };
+        let mut arrangements = self.arrangements.clone();
+        arrangements.push(Arrangement {
+            act,
+            by: by.to_owned(),
+            note: note.to_owned(),
+            at: now,
+        });
+        Ok(Self {
+            status,
+            next_review: None,
+            arrangements,
+            ..self.clone()
+        })
+    }
+
     /// The account as its ledger leaves it at `now`: settled once nothing is
     /// owed; in arrears while an instalment due is unpaid, performing
     /// otherwise; forborne, settled and closed accounts are not moved by
@@ -143,6 +208,7 @@ impl Account {
             disbursement_id,
             opened_at: now,
             next_review: None,
+            arrangements: Vec::new(),
         })
         .map(|a| {
             let first = crate::ledger::schedule(&a)

@@ -85,6 +85,11 @@ pub enum Command {
         #[command(subcommand)]
         command: crate::sso_cli::SsoCommand,
     },
+    /// Act on servicing accounts: hardship arrangements and write-offs.
+    Accounts {
+        #[command(subcommand)]
+        command: crate::accounts_cli::AccountsCommand,
+    },
     /// Settle referred decisions of the REST tier; release a locked one.
     Underwriting {
         #[command(subcommand)]
@@ -137,6 +142,7 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Keys { command } => crate::partner_cli::keys(command, &config).await,
         Command::Cms { command } => crate::cms_cli::cms(command, &config).await,
         Command::Sso { command } => crate::sso_cli::sso(command, &config).await,
+        Command::Accounts { command } => crate::accounts_cli::accounts(command, &config).await,
         Command::Underwriting { command } => {
             crate::underwriting_cli::underwriting(command, &config).await
         }

@@ -2,6 +2,7 @@
 //! every surface to its listener, and the operator CLI. Tests start the same
 //! server in-process.
 
+mod accounts_cli;
 pub mod cli;
 mod cms_cli;
 pub mod config;

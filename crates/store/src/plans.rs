@@ -163,6 +163,11 @@ pub fn request_path_queries() -> Vec<Query> {
         vec![Value::Text("txn_01J00000000000000000000000"), OWNER],
     ));
     queries.push(query(
+        "any partner's account by id (operator)",
+        sql::lending::ACCOUNT_ANY_OWNER,
+        vec![Value::Text("acc_01J00000000000000000000000")],
+    ));
+    queries.push(query(
         "payment by id",
         sql::lending::PAYMENT,
         vec![Value::Text("pay_01J00000000000000000000000"), OWNER],

@@ -175,6 +175,8 @@ pub mod lending {
          ORDER BY a.due_at_ms
          LIMIT $2";
     pub const ACCOUNT: &str = "SELECT body FROM hub_accounts WHERE id = $1 AND owner = $2";
+    /// The operator's view: any partner's account.
+    pub const ACCOUNT_ANY_OWNER: &str = "SELECT body FROM hub_accounts WHERE id = $1";
     /// Only beside its application's versioned update, which orders
     /// concurrent changes to either.
     pub const UPDATE_DECISION: &str = "UPDATE hub_decisions

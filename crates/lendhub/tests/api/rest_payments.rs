@@ -568,3 +568,90 @@ async fn an_account_falls_into_arrears_is_cured_by_a_payment_and_settles_when_pa
     .collect();
     assert_eq!(moves, expected);
 }
+
+/// The operator's CLI: a hardship arrangement holds the account out of
+/// arrears, its end hands it back to its ledger, a write-off closes it;
+/// each announced to the partner.
+#[tokio::test]
+async fn staff_forbear_end_forbearance_and_write_off_an_account() {
+    use crate::support::process::{cli, cli_refused};
+    let app = rest_app().await;
+    let (key, account) = funded_with(&app, SCOPES).await;
+    let status = || async {
+        rest_get(&app, &format!("{TEST}/accounts/{account}"), Some(&key))
+            .await
+            .body["status"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let staff = |act: &str| {
+        let out = cli(
+            &app._site,
+            &[
+                "accounts",
+                act,
+                &account,
+                "--by",
+                "Grace Hopper",
+                "--note",
+                "hardship call 2026-11-26",
+            ],
+        );
+        serde_json::from_str::<Value>(&out).unwrap()
+    };
+    assert_eq!(staff("forbear")["status"], "forborne");
+    assert_eq!(status().await, "forborne");
+    // The first instalment falls due: a forborne account stays forborne.
+    // (The partner's test clock, which the CLI reads too, is moved.)
+    let moved = crate::rest_tier::rest_post(
+        &app,
+        &format!("{TEST}/test_helpers/clock/advance"),
+        &key,
+        json!({"seconds": 32 * 86_400}),
+    )
+    .await;
+    assert_eq!(moved.status, 200, "{}", moved.body);
+    // (A forborne account has no review due: nothing on the clock moves it.)
+    assert_eq!(status().await, "forborne");
+    assert_eq!(staff("end-forbearance")["status"], "in_arrears");
+    assert_eq!(status().await, "in_arrears");
+    let closed = staff("write-off");
+    assert_eq!(closed["status"], "closed");
+    assert_eq!(closed["arrangements"], 3);
+    let refused = cli_refused(
+        &app._site,
+        &[
+            "accounts",
+            "write-off",
+            &account,
+            "--by",
+            "Grace Hopper",
+            "--note",
+            "again",
+        ],
+    );
+    assert!(refused.contains("Closed"), "{refused}");
+    let events = rest_get(&app, &format!("{TEST}/events?limit=100"), Some(&key)).await;
+    let moves: Vec<(String, String)> = events.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .filter(|e| e["data"]["object"]["id"] == account.as_str())
+        .map(|e| {
+            (
+                e["type"].as_str().unwrap().to_owned(),
+                e["data"]["object"]["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        moves[moves.len() - 3..],
+        [
+            ("account.updated".to_owned(), "forborne".to_owned()),
+            ("account.updated".to_owned(), "in_arrears".to_owned()),
+            ("account.closed".to_owned(), "closed".to_owned()),
+        ]
+    );
+}

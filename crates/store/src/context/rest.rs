@@ -289,6 +289,9 @@ pub trait ServicingStore: Send + Sync {
         limit: u32,
     ) -> Result<Vec<DuePayment>, StoreError>;
 
+    /// Any partner's account: the operator's view.
+    async fn account_any_owner(&self, id: &str) -> Result<Option<Account>, StoreError>;
+
     /// Accounts whose `next_review` has passed on their owner's clock.
     async fn due_accounts(
         &self,

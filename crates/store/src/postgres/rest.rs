@@ -433,6 +433,10 @@ impl ServicingStore for PgStore {
             .collect()
     }
 
+    async fn account_any_owner(&self, id: &str) -> Result<Option<Account>, StoreError> {
+        self.body_by_key(sql::lending::ACCOUNT_ANY_OWNER, id).await
+    }
+
     async fn due_accounts(
         &self,
         service_now_ms: i64,

@@ -431,6 +431,14 @@ impl ServicingStore for SqliteStore {
         })
     }
 
+    async fn account_any_owner(&self, id: &str) -> Result<Option<Account>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::lending::ACCOUNT_ANY_OWNER))?
+                .query_row([id], |r| rows::from_json(&r.get::<_, String>(0)?))
+                .optional()
+        })
+    }
+
     async fn due_accounts(
         &self,
         service_now_ms: i64,

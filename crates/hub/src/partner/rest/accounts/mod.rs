@@ -7,6 +7,7 @@ pub mod balance;
 pub mod list;
 pub mod retrieve;
 pub mod review;
+pub mod staff;
 pub mod transactions;
 
 use lendhub_domain::hub_ids::HubId;

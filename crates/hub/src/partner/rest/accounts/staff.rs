@@ -1,0 +1,76 @@
+//! The lender's staff acts on an account (`lendhub accounts …`): a hardship
+//! arrangement (`forborne`, `account.updated`), its end (the account is
+//! reviewed against its ledger, `account.updated`), a write-off (`closed`,
+//! `account.closed`). Each is kept on the account (`arrangements`: who,
+//! what, why, when) and committed conditional on the status it was read in.
+
+use lendhub_domain::clock::Clock;
+use lendhub_domain::events::EventType;
+use lendhub_domain::servicing::{Account, StaffAct};
+use lendhub_domain::test_clock::ClientClock;
+use lendhub_store::{CommitError, EventWrite, LendingWrite, Store, WriteSet};
+
+use super::AccountView;
+use crate::partner::rest::events::event;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StaffError {
+    #[error("no account {0}")]
+    NotFound(String),
+    #[error("{0}")]
+    NotApplicable(String),
+    #[error("the account changed meanwhile; run the command again")]
+    Conflict,
+    #[error("{0}")]
+    Store(String),
+}
+
+/// `act` on account `id` by `by` for `note`, on its owner's clock.
+pub async fn act(
+    store: &dyn Store,
+    clock: &dyn Clock,
+    id: &str,
+    act: StaffAct,
+    by: &str,
+    note: &str,
+) -> Result<Account, StaffError> {
+    let failed = |e: lendhub_store::StoreError| StaffError::Store(e.to_string());
+    let account = store
+        .account_any_owner(id)
+        .await
+        .map_err(failed)?
+        .ok_or_else(|| StaffError::NotFound(id.to_owned()))?;
+    let now = ClientClock::new(store.clock_offset(&account.owner).await.map_err(failed)?)
+        .now(clock.now());
+    let acted = account
+        .staff_act(act, by, note, now)
+        .map_err(|e| StaffError::NotApplicable(e.to_string()))?;
+    let entries = store.ledger(&account.owner, id).await.map_err(failed)?;
+    // Ending forbearance hands the account back to its ledger.
+    let (next, kind) = match act {
+        StaffAct::Forbear => (acted, EventType::AccountUpdated),
+        StaffAct::WriteOff => (acted, EventType::AccountClosed),
+        StaffAct::EndForbearance => {
+            let (reviewed, _) = acted
+                .reviewed(&entries, now)
+                .ok_or_else(|| StaffError::Store(format!("the balance of {id} overflows")))?;
+            (reviewed, EventType::AccountUpdated)
+        }
+    };
+    let view =
+        AccountView::new(&next, &entries, now).map_err(|e| StaffError::Store(format!("{e:?}")))?;
+    let announced =
+        event(&next.owner, kind, &view, now).map_err(|e| StaffError::Store(e.to_string()))?;
+    let mut writes = WriteSet::default();
+    writes
+        .push(LendingWrite::UpdateAccount {
+            account: next.clone(),
+            from: account.status,
+        })
+        .push(EventWrite::InsertEvent(announced));
+    match store.commit(writes).await {
+        Ok(()) => Ok(next),
+        Err(CommitError::Conflict) => Err(StaffError::Conflict),
+        Err(e) => Err(StaffError::Store(e.to_string())),
+    }
+}
