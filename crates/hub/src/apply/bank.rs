@@ -1,7 +1,7 @@
 use axum::Form;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
 use lendhub_domain::hub_ids::HubId;
 use lendhub_domain::journey::Step;
@@ -44,11 +44,7 @@ async fn form(
         .institutions()
         .await
         .map_err(|e| JourneyError::Unavailable(e.to_string()))?;
-    let status = if errors.is_empty() {
-        StatusCode::OK
-    } else {
-        StatusCode::UNPROCESSABLE_ENTITY
-    };
+    let status = pages::form_status(&errors);
     Ok(render(
         status,
         &pages::Bank {

@@ -1,7 +1,7 @@
 use axum::Form;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
 use lendhub_domain::hub_ids::HubId;
 use lendhub_domain::journey::{ROLES, Step};
@@ -57,11 +57,7 @@ fn form(state: &PartnerState, visit: &Visit, input: &CompanyForm, errors: Vec<St
             )
         },
     );
-    let status = if errors.is_empty() {
-        StatusCode::OK
-    } else {
-        StatusCode::UNPROCESSABLE_ENTITY
-    };
+    let status = pages::form_status(&errors);
     render(
         status,
         &pages::Company {

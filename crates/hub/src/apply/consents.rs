@@ -1,7 +1,7 @@
 use axum::Form;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::Response;
 use lendhub_domain::hub_ids::HubId;
 use lendhub_domain::journey::Step;
@@ -50,11 +50,7 @@ async fn form(
         .into_iter()
         .find_map(|(id, name)| (id == bank).then_some(name))
         .unwrap_or_else(|| bank.to_owned());
-    let status = if errors.is_empty() {
-        StatusCode::OK
-    } else {
-        StatusCode::UNPROCESSABLE_ENTITY
-    };
+    let status = pages::form_status(&errors);
     Ok(render(
         status,
         &pages::Consents {

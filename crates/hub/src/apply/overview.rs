@@ -81,11 +81,7 @@ pub async fn outcome(
                     d.id
                 )));
             };
-            let status = if errors.is_empty() {
-                StatusCode::OK
-            } else {
-                StatusCode::UNPROCESSABLE_ENTITY
-            };
+            let status = pages::form_status(&errors);
             // The stored offer, verbatim: nothing is recomputed here.
             let terms = vec![
                 term("Amount", offer.amount_pence.to_string(), "offer-amount"),

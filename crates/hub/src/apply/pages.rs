@@ -102,6 +102,15 @@ pub struct Done<'a> {
     pub application_id: &'a str,
 }
 
+/// A form page's status: 422 when it is shown again with what was wrong.
+pub fn form_status<T>(errors: &[T]) -> StatusCode {
+    if errors.is_empty() {
+        StatusCode::OK
+    } else {
+        StatusCode::UNPROCESSABLE_ENTITY
+    }
+}
+
 /// An HTML page with `status`, never cached, never framed, whose forms post
 /// only to the journey.
 pub fn render(status: StatusCode, template: &impl Template) -> Response {

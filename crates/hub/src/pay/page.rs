@@ -175,11 +175,7 @@ fn status_page(p: &Payment, now: time::OffsetDateTime) -> Response {
 fn pay_page(state: &PartnerState, p: &Payment, link: &str, error: Option<&str>) -> Response {
     let action = format!("/pay/{link}");
     render(
-        if error.is_some() {
-            StatusCode::UNPROCESSABLE_ENTITY
-        } else {
-            StatusCode::OK
-        },
+        crate::apply::pages::form_status(error.as_slice()),
         &PayPage {
             amount: p.amount.to_string(),
             reference: p.reference.as_deref(),
@@ -192,16 +188,22 @@ fn pay_page(state: &PartnerState, p: &Payment, link: &str, error: Option<&str>) 
     )
 }
 
+/// The payment `link` names and now on its owner's clock, or the page that
+/// says why not.
+async fn load(
+    state: &PartnerState,
+    link: &str,
+) -> Result<(Payment, time::OffsetDateTime), Response> {
+    let p = payment(state, link).await?.ok_or_else(not_found)?;
+    let now = now_for(state, &p).await?;
+    Ok((p, now))
+}
+
 /// `GET {pay_url}/{link}`: the payment and the banks, or how it stands.
 pub async fn show(State(state): State<PartnerState>, Path(link): Path<String>) -> Response {
-    let p = match payment(&state, &link).await {
-        Ok(Some(p)) => p,
-        Ok(None) => return not_found(),
-        Err(r) => return r,
-    };
-    let now = match now_for(&state, &p).await {
-        Ok(now) => now,
-        Err(r) => return r,
+    let (p, now) = match load(&state, &link).await {
+        Ok(loaded) => loaded,
+        Err(page) => return page,
     };
     if p.open(now).is_ok() {
         pay_page(&state, &p, &link, None)
@@ -216,14 +218,9 @@ pub async fn pay(
     Path(link): Path<String>,
     form: Result<Form<PayForm>, FormRejection>,
 ) -> Response {
-    let p = match payment(&state, &link).await {
-        Ok(Some(p)) => p,
-        Ok(None) => return not_found(),
-        Err(r) => return r,
-    };
-    let now = match now_for(&state, &p).await {
-        Ok(now) => now,
-        Err(r) => return r,
+    let (p, now) = match load(&state, &link).await {
+        Ok(loaded) => loaded,
+        Err(page) => return page,
     };
     if p.open(now).is_err() {
         return status_page(&p, now);

@@ -159,15 +159,10 @@ async fn a_funded_loans_account_shows_its_balance_schedule_and_ledger() {
         schedule[0]["amount_pence"]
     );
     // The unpaid instalment put the account in arrears on the clock.
-    let mut status = Value::Null;
-    for _ in 0..200 {
-        status = get(format!("{TEST}/accounts/{id}")).await.body["status"].clone();
-        if status == "in_arrears" {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    assert_eq!(status, "in_arrears");
+    eventually_async("the account falls into arrears", || async {
+        get(format!("{TEST}/accounts/{id}")).await.body["status"] == "in_arrears"
+    })
+    .await;
     let l = get(format!("{TEST}/accounts?status=in_arrears")).await;
     assert_eq!(l.body["data"].as_array().unwrap().len(), 1);
     let l = get(format!("{TEST}/accounts?status=performing")).await;

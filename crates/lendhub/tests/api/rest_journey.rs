@@ -305,21 +305,6 @@ async fn the_hosted_journey_in_chromium_approves_refers_and_declines() {
     }
 }
 
-/// Polls an async condition, as `eventually` does a plain one.
-async fn eventually_async<F, Fut>(what: &str, check: F)
-where
-    F: Fn() -> Fut,
-    Fut: std::future::Future<Output = bool>,
-{
-    for _ in 0..200 {
-        if check().await {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    panic!("{what} was not seen");
-}
-
 /// A page of the journey: status, whether it is HTML, its text.
 async fn page(http: &reqwest::Client, url: &str, cookie: Option<&str>) -> (u16, String, String) {
     let mut request = http.get(url);

@@ -157,15 +157,11 @@ async fn a_payment_link_is_paid_on_the_pay_page_and_settles_into_the_ledger() {
         "paying twice changes nothing"
     );
     app.advance(Duration::minutes(2));
-    let mut paid = Value::Null;
-    for _ in 0..200 {
-        paid = payment(&app, &key, &id).await;
-        if paid["status"] == "paid" {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    assert_eq!(paid["status"], "paid", "{paid}");
+    eventually_async("the payment settles", || async {
+        payment(&app, &key, &id).await["status"] == "paid"
+    })
+    .await;
+    let paid = payment(&app, &key, &id).await;
     assert!(paid["settled_at"].is_string());
     assert!(paid["url"].is_null(), "no page once paid");
 
@@ -249,14 +245,11 @@ async fn a_payment_link_is_paid_on_the_pay_page_and_settles_into_the_ledger() {
     app.advance(Duration::days(2));
     let (_, page) = pay_page(&app, &url, Some("test_payer_ok")).await;
     assert!(page.contains("expired"), "{page}");
-    let mut lapsed = Value::Null;
-    for _ in 0..200 {
-        lapsed = payment(&app, &key, &lapsing).await;
-        if lapsed["status"] == "failed" {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
+    eventually_async("the link lapses", || async {
+        payment(&app, &key, &lapsing).await["status"] == "failed"
+    })
+    .await;
+    let lapsed = payment(&app, &key, &lapsing).await;
     assert_eq!(lapsed["failure_reason"], "link_expired", "{lapsed}");
 
     // The list, by status and account.
@@ -383,13 +376,10 @@ async fn a_paid_payment_is_refunded_in_full_by_a_signed_request() {
     )
     .await;
     app.advance(Duration::minutes(2));
-    for _ in 0..200 {
-        if payment(&app, &key, &id).await["status"] == "paid" {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    assert_eq!(payment(&app, &key, &id).await["status"], "paid");
+    eventually_async("the payment settles", || async {
+        payment(&app, &key, &id).await["status"] == "paid"
+    })
+    .await;
 
     let refund = |payment: String, idem: &'static str, signed: bool| {
         let (app, key, keys, kid) = (&app, &key, &keys, &kid);
@@ -494,15 +484,11 @@ async fn an_account_falls_into_arrears_is_cured_by_a_payment_and_settles_when_pa
 
     // The first instalment falls due unpaid.
     app.advance(Duration::days(32));
-    let mut a = Value::Null;
-    for _ in 0..200 {
-        a = get_account().await;
-        if a["status"] == "in_arrears" {
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-    }
-    assert_eq!(a["status"], "in_arrears", "{a}");
+    eventually_async("the account falls into arrears", || async {
+        get_account().await["status"] == "in_arrears"
+    })
+    .await;
+    let a = get_account().await;
     let arrears = a["balance"]["arrears_pence"].as_i64().unwrap();
     assert_eq!(arrears, first["amount_pence"].as_i64().unwrap());
 
@@ -521,13 +507,10 @@ async fn an_account_falls_into_arrears_is_cured_by_a_payment_and_settles_when_pa
             pay_page(app, r.body["url"].as_str().unwrap(), Some("test_payer_ok")).await;
             app.advance(Duration::minutes(2));
             let id = r.body["id"].as_str().unwrap().to_owned();
-            for _ in 0..200 {
-                if payment(app, key, &id).await["status"] == "paid" {
-                    return;
-                }
-                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
-            }
-            panic!("payment {id} never settled");
+            eventually_async("the payment settles", || async {
+                payment(app, key, &id).await["status"] == "paid"
+            })
+            .await;
         }
     };
     pay(arrears, "cure-0001").await;

@@ -267,6 +267,21 @@ pub fn assert_error(r: &Reply, status: u16, code: &str) {
 }
 
 /// Polls `check` until it holds; time-driven work happens off the request path.
+/// `eventually`, for a condition that needs to await (an HTTP read).
+pub async fn eventually_async<F, Fut>(what: &str, check: F)
+where
+    F: Fn() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    for _ in 0..400 {
+        if check().await {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    panic!("{what} was not seen within 10 s");
+}
+
 pub async fn eventually<F: FnMut() -> bool>(what: &str, mut check: F) {
     for _ in 0..400 {
         if check() {
