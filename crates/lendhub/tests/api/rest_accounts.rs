@@ -22,7 +22,12 @@ async fn funded(app: &App) -> (String, String) {
 
 /// `funded`, for a partner holding `scopes`.
 pub async fn funded_with(app: &App, scopes: &str) -> (String, String) {
-    let (client, _) = rest_partner(app, scopes, Tier::Platform).await;
+    funded_at(app, scopes, Tier::Platform).await
+}
+
+/// `funded_with`, for a partner at `tier`.
+pub async fn funded_at(app: &App, scopes: &str, tier: Tier) -> (String, String) {
+    let (client, _) = rest_partner(app, scopes, tier).await;
     let key = api_key(app, &client, "test", None)["key"]
         .as_str()
         .unwrap()

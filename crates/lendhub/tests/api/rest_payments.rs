@@ -638,3 +638,34 @@ async fn staff_forbear_end_forbearance_and_write_off_an_account() {
         ]
     );
 }
+
+/// The seed's sub-limit on link creation, 10 per second, below the platform
+/// tier: the eleventh link within one instant is 429 with `Retry-After`.
+#[tokio::test]
+async fn link_creation_is_limited_to_ten_a_second() {
+    let app = rest_app().await;
+    let (key, account) =
+        crate::rest_accounts::funded_at(&app, SCOPES, lendhub_domain::partner::Tier::Launch).await;
+    app.clock.freeze();
+    let mut statuses = Vec::new();
+    for n in 0..11 {
+        let r = reply(
+            app.http
+                .post(format!("{}{TEST}/payments/links", app.hub))
+                .bearer_auth(&key)
+                .header("idempotency-key", format!("limited-{n:04}"))
+                .json(&json!({"account_id": account, "amount_pence": 100}))
+                .send()
+                .await
+                .unwrap(),
+        )
+        .await;
+        statuses.push(r.status.as_u16());
+        if r.status == 429 {
+            assert_hub_error(&r, 429, "rate_limited");
+            assert!(!r.header("retry-after").is_empty());
+        }
+    }
+    assert_eq!(statuses[..10], [201; 10]);
+    assert_eq!(statuses[10], 429);
+}
