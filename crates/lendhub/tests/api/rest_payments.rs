@@ -16,7 +16,8 @@ const SCOPES: &str = "applications.read applications.write decisions.read accoun
 const TEST: &str = "/sandbox/v1";
 
 async fn link(app: &App, key: &str, idempotency_key: &str, body: Value) -> Reply {
-    app.advance(Duration::milliseconds(200)); // the links sub-limit (10/s)
+    // Spaced as the links sub-limit (10/s) allows below the platform tier.
+    app.advance(Duration::milliseconds(200));
     reply(
         app.http
             .post(format!("{}{TEST}/payments/links", app.hub))
