@@ -71,6 +71,24 @@ async fn page<T: serde::de::DeserializeOwned>(
 }
 
 impl PgStore {
+    /// The records `query` finds due by `service_now_ms` on their owners'
+    /// clocks (`DUE_APPLICATIONS` and its kin: a body, then the offset).
+    async fn due<T: serde::de::DeserializeOwned>(
+        &self,
+        query: &str,
+        service_now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<(T, i64)>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c.prepare_cached(query).await.map_err(db)?;
+        c.query(&statement, &[&service_now_ms, &i64::from(limit)])
+            .await
+            .map_err(db)?
+            .iter()
+            .map(|r| Ok((from_json(get(r, 0)?)?, get(r, 1)?)))
+            .collect()
+    }
+
     /// The JSON body of the one row `query` finds by id and owner.
     async fn body_by_owner<T: serde::de::DeserializeOwned>(
         &self,
@@ -323,22 +341,15 @@ impl LendingStore for PgStore {
         service_now_ms: i64,
         limit: u32,
     ) -> Result<Vec<DueApplication>, StoreError> {
-        let c = self.conn().await?;
-        let statement = c
-            .prepare_cached(sql::lending::DUE_APPLICATIONS)
-            .await
-            .map_err(db)?;
-        c.query(&statement, &[&service_now_ms, &i64::from(limit)])
-            .await
-            .map_err(db)?
-            .iter()
-            .map(|r| {
-                Ok(DueApplication {
-                    application: application_row(r)?,
-                    clock_offset_ms: get(r, 1)?,
-                })
+        let due = self.due(sql::lending::DUE_APPLICATIONS, service_now_ms, limit);
+        Ok(due
+            .await?
+            .into_iter()
+            .map(|(application, clock_offset_ms)| DueApplication {
+                application,
+                clock_offset_ms,
             })
-            .collect()
+            .collect())
     }
 }
 
@@ -415,22 +426,15 @@ impl ServicingStore for PgStore {
         service_now_ms: i64,
         limit: u32,
     ) -> Result<Vec<DuePayment>, StoreError> {
-        let c = self.conn().await?;
-        let statement = c
-            .prepare_cached(sql::lending::DUE_PAYMENTS)
-            .await
-            .map_err(db)?;
-        c.query(&statement, &[&service_now_ms, &i64::from(limit)])
-            .await
-            .map_err(db)?
-            .iter()
-            .map(|r| {
-                Ok(DuePayment {
-                    payment: from_json(get(r, 0)?)?,
-                    clock_offset_ms: get(r, 1)?,
-                })
+        let due = self.due(sql::lending::DUE_PAYMENTS, service_now_ms, limit);
+        Ok(due
+            .await?
+            .into_iter()
+            .map(|(payment, clock_offset_ms)| DuePayment {
+                payment,
+                clock_offset_ms,
             })
-            .collect()
+            .collect())
     }
 
     async fn account_any_owner(&self, id: &str) -> Result<Option<Account>, StoreError> {
@@ -442,22 +446,15 @@ impl ServicingStore for PgStore {
         service_now_ms: i64,
         limit: u32,
     ) -> Result<Vec<DueAccount>, StoreError> {
-        let c = self.conn().await?;
-        let statement = c
-            .prepare_cached(sql::lending::DUE_ACCOUNTS)
-            .await
-            .map_err(db)?;
-        c.query(&statement, &[&service_now_ms, &i64::from(limit)])
-            .await
-            .map_err(db)?
-            .iter()
-            .map(|r| {
-                Ok(DueAccount {
-                    account: from_json(get(r, 0)?)?,
-                    clock_offset_ms: get(r, 1)?,
-                })
+        let due = self.due(sql::lending::DUE_ACCOUNTS, service_now_ms, limit);
+        Ok(due
+            .await?
+            .into_iter()
+            .map(|(account, clock_offset_ms)| DueAccount {
+                account,
+                clock_offset_ms,
             })
-            .collect()
+            .collect())
     }
 
     async fn ledger_entry(&self, owner: &Tenant, id: &str) -> Result<Option<Entry>, StoreError> {

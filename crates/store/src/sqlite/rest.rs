@@ -160,17 +160,17 @@ fn decision(c: &Connection, owner: &Tenant, id: &str) -> rusqlite::Result<Option
         .optional()
 }
 
-fn due_applications(
+/// The records `statement` finds due by `now_ms` on their owners' clocks
+/// (`DUE_APPLICATIONS` and its kin: a body, then the offset).
+fn due<T: serde::de::DeserializeOwned>(
     c: &Connection,
+    statement: &str,
     now_ms: i64,
     limit: u32,
-) -> rusqlite::Result<Vec<DueApplication>> {
-    c.prepare_cached(shared!(sql::lending::DUE_APPLICATIONS))?
+) -> rusqlite::Result<Vec<(T, i64)>> {
+    c.prepare_cached(statement)?
         .query_map(params![now_ms, limit], |r| {
-            Ok(DueApplication {
-                application: application_row(r)?,
-                clock_offset_ms: r.get(1)?,
-            })
+            Ok((rows::from_json(&r.get::<_, String>(0)?)?, r.get(1)?))
         })?
         .collect()
 }
@@ -320,7 +320,21 @@ impl LendingStore for SqliteStore {
         service_now_ms: i64,
         limit: u32,
     ) -> Result<Vec<DueApplication>, StoreError> {
-        self.read(|c| due_applications(c, service_now_ms, limit))
+        let due = self.read(|c| {
+            due(
+                c,
+                shared!(sql::lending::DUE_APPLICATIONS),
+                service_now_ms,
+                limit,
+            )
+        })?;
+        Ok(due
+            .into_iter()
+            .map(|(application, clock_offset_ms)| DueApplication {
+                application,
+                clock_offset_ms,
+            })
+            .collect())
     }
 }
 
@@ -419,16 +433,21 @@ impl ServicingStore for SqliteStore {
         service_now_ms: i64,
         limit: u32,
     ) -> Result<Vec<DuePayment>, StoreError> {
-        self.read(|c| {
-            c.prepare_cached(shared!(sql::lending::DUE_PAYMENTS))?
-                .query_map(params![service_now_ms, limit], |r| {
-                    Ok(DuePayment {
-                        payment: rows::from_json(&r.get::<_, String>(0)?)?,
-                        clock_offset_ms: r.get(1)?,
-                    })
-                })?
-                .collect()
-        })
+        let due = self.read(|c| {
+            due(
+                c,
+                shared!(sql::lending::DUE_PAYMENTS),
+                service_now_ms,
+                limit,
+            )
+        })?;
+        Ok(due
+            .into_iter()
+            .map(|(payment, clock_offset_ms)| DuePayment {
+                payment,
+                clock_offset_ms,
+            })
+            .collect())
     }
 
     async fn account_any_owner(&self, id: &str) -> Result<Option<Account>, StoreError> {
@@ -444,16 +463,21 @@ impl ServicingStore for SqliteStore {
         service_now_ms: i64,
         limit: u32,
     ) -> Result<Vec<DueAccount>, StoreError> {
-        self.read(|c| {
-            c.prepare_cached(shared!(sql::lending::DUE_ACCOUNTS))?
-                .query_map(params![service_now_ms, limit], |r| {
-                    Ok(DueAccount {
-                        account: rows::from_json(&r.get::<_, String>(0)?)?,
-                        clock_offset_ms: r.get(1)?,
-                    })
-                })?
-                .collect()
-        })
+        let due = self.read(|c| {
+            due(
+                c,
+                shared!(sql::lending::DUE_ACCOUNTS),
+                service_now_ms,
+                limit,
+            )
+        })?;
+        Ok(due
+            .into_iter()
+            .map(|(account, clock_offset_ms)| DueAccount {
+                account,
+                clock_offset_ms,
+            })
+            .collect())
     }
 
     async fn ledger_entry(&self, owner: &Tenant, id: &str) -> Result<Option<Entry>, StoreError> {
