@@ -53,6 +53,25 @@ async fn pay_page(app: &App, url: &str, bank: Option<&str>) -> (u16, String) {
     (status, r.text().await.unwrap())
 }
 
+/// The account's events still in the log, oldest first: (type, the
+/// account's status in it).
+async fn account_moves(app: &App, key: &str, account: &str) -> Vec<(String, String)> {
+    let events = rest_get(app, &format!("{TEST}/events?limit=100"), Some(key)).await;
+    events.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .filter(|e| e["data"]["object"]["id"] == account)
+        .map(|e| {
+            (
+                e["type"].as_str().unwrap().to_owned(),
+                e["data"]["object"]["status"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect()
+}
+
 async fn payment(app: &App, key: &str, id: &str) -> Value {
     rest_get(app, &format!("{TEST}/payments/{id}"), Some(key))
         .await
@@ -330,7 +349,6 @@ async fn the_pay_page_in_chromium_pays_and_fails_with_each_reason() {
 #[tokio::test]
 async fn a_paid_payment_is_refunded_in_full_by_a_signed_request() {
     use crate::rest_tier::{api_key, rest_partner};
-    use crate::support::process::cli;
     let app = rest_app().await;
     let (client, _) = rest_partner(&app, SCOPES, lendhub_domain::partner::Tier::Platform).await;
     let key = api_key(&app, &client, "test", None)["key"]
@@ -338,21 +356,7 @@ async fn a_paid_payment_is_refunded_in_full_by_a_signed_request() {
         .unwrap()
         .to_owned();
     let account = crate::rest_accounts::fund(&app, &key).await;
-    let keys = python_json("request_sign.py", vec![("MODE", "keygen".into())]).await;
-    let registered: Value = serde_json::from_str(&cli(
-        &app._site,
-        &[
-            "partner",
-            "request-keys",
-            "add",
-            "--client-id",
-            &client,
-            "--public-key",
-            keys["public_pem"].as_str().unwrap(),
-        ],
-    ))
-    .unwrap();
-    let kid = registered["key_id"].as_str().unwrap().to_owned();
+    let (keys, kid) = crate::rest_webhooks::request_key(&app, &client).await;
 
     let paid = link(
         &app,
@@ -526,31 +530,18 @@ async fn an_account_falls_into_arrears_is_cured_by_a_payment_and_settles_when_pa
     assert_eq!(a["status"], "settled", "{a}");
     assert_eq!(a["balance"]["payoff_pence"], 0);
 
-    let events = rest_get(&app, &format!("{TEST}/events?limit=100"), Some(&key)).await;
-    let moves: Vec<(String, String)> = events.body["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .rev()
-        .filter(|e| e["data"]["object"]["id"] == account.as_str())
-        .map(|e| {
-            (
-                e["type"].as_str().unwrap().to_owned(),
-                e["data"]["object"]["status"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect();
+    let moves = account_moves(&app, &key, &account).await;
     // (account.activated and loan.funded, 32 days back on the clock, were
     // pruned after 30 days, as every event is.)
-    let expected: Vec<(String, String)> = [
-        ("account.updated", "in_arrears"),
-        ("account.updated", "performing"),
-        ("account.closed", "settled"),
-    ]
-    .into_iter()
-    .map(|(t, s)| (t.to_owned(), s.to_owned()))
-    .collect();
-    assert_eq!(moves, expected);
+    assert_eq!(
+        moves,
+        [
+            ("account.updated", "in_arrears"),
+            ("account.updated", "performing"),
+            ("account.closed", "settled"),
+        ]
+        .map(|(t, s)| (t.to_owned(), s.to_owned()))
+    );
 }
 
 /// The operator's CLI: a hardship arrangement holds the account out of
@@ -616,27 +607,15 @@ async fn staff_forbear_end_forbearance_and_write_off_an_account() {
         ],
     );
     assert!(refused.contains("Closed"), "{refused}");
-    let events = rest_get(&app, &format!("{TEST}/events?limit=100"), Some(&key)).await;
-    let moves: Vec<(String, String)> = events.body["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .rev()
-        .filter(|e| e["data"]["object"]["id"] == account.as_str())
-        .map(|e| {
-            (
-                e["type"].as_str().unwrap().to_owned(),
-                e["data"]["object"]["status"].as_str().unwrap().to_owned(),
-            )
-        })
-        .collect();
+    let moves = account_moves(&app, &key, &account).await;
     assert_eq!(
         moves[moves.len() - 3..],
         [
-            ("account.updated".to_owned(), "forborne".to_owned()),
-            ("account.updated".to_owned(), "in_arrears".to_owned()),
-            ("account.closed".to_owned(), "closed".to_owned()),
+            ("account.updated", "forborne"),
+            ("account.updated", "in_arrears"),
+            ("account.closed", "closed"),
         ]
+        .map(|(t, s)| (t.to_owned(), s.to_owned()))
     );
 }
 

@@ -767,6 +767,28 @@ async fn seventy_two_hours_of_failures_disable_a_hub_endpoint_and_mail_the_partn
     eventually("delivery resumes", || failing.count() > attempts).await;
 }
 
+/// An Ed25519 key pair made by Python's `cryptography` (an implementation
+/// independent of ours), its public half registered for `client` with the
+/// partner CLI: ({private_pem, public_pem}, the `rsk_` key id).
+pub async fn request_key(app: &App, client: &str) -> (Value, String) {
+    let keys = python_json("request_sign.py", vec![("MODE", "keygen".into())]).await;
+    let registered: Value = serde_json::from_str(&crate::support::process::cli(
+        &app._site,
+        &[
+            "partner",
+            "request-keys",
+            "add",
+            "--client-id",
+            client,
+            "--public-key",
+            keys["public_pem"].as_str().unwrap(),
+        ],
+    ))
+    .unwrap();
+    let kid = registered["key_id"].as_str().unwrap().to_owned();
+    (keys, kid)
+}
+
 /// Request signing checked against an independent signer (Python's
 /// `cryptography`): a registered Ed25519 key's signature verifies; another
 /// body, another Idempotency-Key, a stale timestamp, an unknown or revoked
@@ -779,21 +801,7 @@ async fn request_signatures_from_an_independent_signer_verify() {
         .as_str()
         .unwrap()
         .to_owned();
-    let keys = python_json("request_sign.py", vec![("MODE", "keygen".into())]).await;
-    let registered: Value = serde_json::from_str(&crate::support::process::cli(
-        &app._site,
-        &[
-            "partner",
-            "request-keys",
-            "add",
-            "--client-id",
-            &client,
-            "--public-key",
-            keys["public_pem"].as_str().unwrap(),
-        ],
-    ))
-    .unwrap();
-    let kid = registered["key_id"].as_str().unwrap().to_owned();
+    let (keys, kid) = request_key(&app, &client).await;
     assert!(kid.starts_with("rsk_"), "{kid}");
     let path = "/sandbox/v1/test_helpers/request_signature";
     let sign = |t: i64, idem: &str, body: &str, kid: &str| {
