@@ -39,11 +39,7 @@ async fn form(
     visit: &Visit,
     errors: Vec<String>,
 ) -> Result<Response, JourneyError> {
-    let banks = state
-        .banks
-        .institutions()
-        .await
-        .map_err(|e| JourneyError::Unavailable(e.to_string()))?;
+    let banks = super::institutions(state).await?;
     let status = pages::form_status(&errors);
     Ok(render(
         status,
@@ -73,11 +69,8 @@ pub async fn submit(
         return Ok(to_overview(&id));
     }
     let chosen = input.bank.unwrap_or_default();
-    let known = state
-        .banks
-        .institutions()
-        .await
-        .map_err(|e| JourneyError::Unavailable(e.to_string()))?
+    let known = super::institutions(&state)
+        .await?
         .iter()
         .any(|(bank, _)| *bank == chosen);
     if !known {

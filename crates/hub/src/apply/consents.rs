@@ -42,11 +42,8 @@ async fn form(
     errors: Vec<String>,
 ) -> Result<Response, JourneyError> {
     let bank = visit.journey.bank.as_deref().unwrap_or_default();
-    let bank_name = state
-        .banks
-        .institutions()
-        .await
-        .map_err(|e| JourneyError::Unavailable(e.to_string()))?
+    let bank_name = super::institutions(state)
+        .await?
         .into_iter()
         .find_map(|(id, name)| (id == bank).then_some(name))
         .unwrap_or_else(|| bank.to_owned());

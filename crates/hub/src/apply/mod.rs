@@ -98,6 +98,15 @@ fn head(a: &Application) -> pages::Header<'_> {
     }
 }
 
+/// The banks an applicant may connect, as (id, name).
+async fn institutions(state: &PartnerState) -> Result<Vec<(String, String)>, error::JourneyError> {
+    state
+        .banks
+        .institutions()
+        .await
+        .map_err(|e| error::JourneyError::Unavailable(e.to_string()))
+}
+
 /// Whether the journey's cookie needs `Secure`.
 fn secure(state: &PartnerState) -> bool {
     state.urls.apply().starts_with("https://")
