@@ -8,6 +8,7 @@ pub mod apply;
 mod client_ip;
 pub mod counterparties;
 mod envelope;
+mod html;
 pub mod keys;
 mod mcp_protocol;
 mod openapi;

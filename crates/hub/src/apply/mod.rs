@@ -18,10 +18,10 @@ mod consents;
 mod error;
 mod finish;
 mod overview;
-pub(crate) mod pages;
+mod pages;
 mod resume;
 pub mod rp;
-pub(crate) mod session;
+mod session;
 mod start;
 
 use axum::Router;

@@ -7,7 +7,6 @@ use axum::http::{HeaderMap, HeaderValue, header};
 use lendhub_domain::journey::Journey;
 use lendhub_domain::lending::{Application, Status};
 use lendhub_domain::tenant::Tenant;
-use lendhub_domain::test_clock::ClientClock;
 use lendhub_store::{CommitError, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
@@ -57,8 +56,7 @@ pub fn form_token(state: &PartnerState, journey: &Journey) -> String {
 
 /// Now on the application owner's clock (moved by the test clock in test).
 pub async fn now_for(state: &PartnerState, owner: &Tenant) -> Result<OffsetDateTime, JourneyError> {
-    let offset = state.sandbox.clock_offset(owner).await?;
-    Ok(ClientClock::new(offset).now(state.clock.now()))
+    Ok(state.now_for(owner).await?)
 }
 
 /// A page request of the journey of one application, from the browser that

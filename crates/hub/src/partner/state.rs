@@ -165,6 +165,17 @@ pub struct PartnerSettings {
 }
 
 impl PartnerState {
+    /// Now on `owner`'s clock: the service clock, moved by the owner's test
+    /// clock in the test environment. For work outside a partner's request
+    /// (the hosted pages, operator acts), which has no `RestCaller`.
+    pub async fn now_for(
+        &self,
+        owner: &lendhub_domain::tenant::Tenant,
+    ) -> Result<time::OffsetDateTime, lendhub_store::StoreError> {
+        let offset = self.sandbox.clock_offset(owner).await?;
+        Ok(lendhub_domain::test_clock::ClientClock::new(offset).now(self.clock.now()))
+    }
+
     /// Takes the whole store and keeps of it only the contexts the ring uses.
     pub fn new(
         store: Arc<dyn Store>,

@@ -8,7 +8,7 @@ use lendhub_domain::collection::{FailureReason, Payment, PaymentStatus};
 use lendhub_domain::hub_ids::{HubId, PaymentId};
 use serde::Deserialize;
 
-use crate::apply::pages::render;
+use crate::html::{form_status, render};
 use crate::partner::rest::payments::{link_token, moves};
 use crate::partner::state::PartnerState;
 
@@ -94,9 +94,10 @@ async fn payment(state: &PartnerState, link: &str) -> Result<Option<Payment>, Re
 }
 
 async fn now_for(state: &PartnerState, p: &Payment) -> Result<time::OffsetDateTime, Response> {
-    crate::apply::session::now_for(state, &p.owner)
-        .await
-        .map_err(|_| unavailable())
+    state.now_for(&p.owner).await.map_err(|e| {
+        tracing::warn!(error = %e, "pay page unavailable");
+        unavailable()
+    })
 }
 
 /// How a payment that can no longer be paid reads to its payer.
@@ -175,7 +176,7 @@ fn status_page(p: &Payment, now: time::OffsetDateTime) -> Response {
 fn pay_page(state: &PartnerState, p: &Payment, link: &str, error: Option<&str>) -> Response {
     let action = format!("/pay/{link}");
     render(
-        crate::apply::pages::form_status(error.as_slice()),
+        form_status(error.as_slice()),
         &PayPage {
             amount: p.amount.to_string(),
             reference: p.reference.as_deref(),
