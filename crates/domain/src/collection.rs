@@ -4,9 +4,9 @@
 //! `docs/state-machines.md` draws it.
 
 use serde::{Deserialize, Serialize};
-use time::{Duration, OffsetDateTime};
+use time::{Date, Duration, OffsetDateTime};
 
-use crate::hub_ids::{AccountId, PaymentId};
+use crate::hub_ids::{AccountId, MandateId, PaymentId, ScheduleId};
 use crate::money::Money;
 use crate::tenant::Tenant;
 
@@ -104,8 +104,23 @@ pub struct Payment {
     /// Why the partner refunded it, as they said.
     #[serde(default)]
     pub refund_reason: Option<String>,
+    /// The schedule whose instalment this is, and its number (from 1).
+    #[serde(default)]
+    pub schedule: Option<Instalment>,
+    /// The standing authority it was collected under, if any.
+    #[serde(default)]
+    pub mandate_id: Option<MandateId>,
     /// Bumped by every change; a change commits only over the version it read.
     pub version: i64,
+}
+
+/// Which instalment of which schedule a payment collects.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Instalment {
+    pub schedule_id: ScheduleId,
+    /// From 1.
+    pub number: u32,
+    pub due_on: Date,
 }
 
 /// The state a change needs and the payment is not in.
@@ -143,7 +158,37 @@ impl Payment {
             failure_reason: None,
             refunded_at: None,
             refund_reason: None,
+            schedule: None,
+            mandate_id: None,
             version: 1,
+        }
+    }
+
+    /// A schedule's instalment, pending: a link for the payer until a
+    /// mandate exists, then initiated under it at once (`authorised`). It
+    /// stays open for `LINK_OPEN_FOR` from its due date.
+    pub fn instalment(
+        id: PaymentId,
+        schedule: &crate::schedule::Schedule,
+        instalment: Instalment,
+        amount: Money,
+        now: OffsetDateTime,
+    ) -> Self {
+        let expires_at = instalment.due_on.midnight().assume_utc() + LINK_OPEN_FOR;
+        Self {
+            schedule: Some(instalment),
+            mandate_id: schedule.mandate_id.clone(),
+            ..Self::link(
+                id,
+                schedule.owner.clone(),
+                schedule.account_id.clone(),
+                amount,
+                None,
+                None,
+                None,
+                Some(expires_at.max(now + SETTLES_AFTER)),
+                now,
+            )
         }
     }
 

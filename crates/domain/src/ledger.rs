@@ -144,7 +144,7 @@ pub fn schedule(account: &Account) -> Vec<Instalment> {
 }
 
 /// `start` moved on `months` calendar months, clamped to the month's end.
-fn months_after(start: Date, months: u32) -> Date {
+pub(crate) fn months_after(start: Date, months: u32) -> Date {
     let index =
         i64::from(start.year()) * 12 + i64::from(u8::from(start.month())) - 1 + i64::from(months);
     let year = i32::try_from(index.div_euclid(12)).unwrap_or(i32::MAX);
@@ -159,7 +159,8 @@ fn months_after(start: Date, months: u32) -> Date {
 pub struct Balance {
     pub principal_outstanding: Money,
     pub interest_accrued: Money,
-    /// Instalments due so far less what was repaid, when positive.
+    /// Instalments whose due date has passed, less what was repaid, when
+    /// positive.
     pub arrears: Money,
     /// What settles the account today: principal plus accrued interest.
     pub payoff: Money,
@@ -207,10 +208,12 @@ pub fn balance(account: &Account, entries: &[Entry], now: OffsetDateTime) -> Opt
         }
     }
     state.accrue_to(now.date())?;
+    // An instalment is in arrears once its due date has passed unpaid: the
+    // borrower has the whole of the day it falls due to pay it.
     let due = Money::sum(
         schedule(account)
             .into_iter()
-            .filter(|i| i.due_on <= now.date())
+            .filter(|i| i.due_on < now.date())
             .map(|i| i.amount),
     )?;
     let arrears = due.checked_sub(repaid)?.max(Money::ZERO);
@@ -340,6 +343,13 @@ mod tests {
         assert_eq!(schedule(&a)[0].due_on, time::macros::date!(2026 - 02 - 28));
         let due = datetime!(2026-02-28 09:00 UTC);
         let b = balance(&a, std::slice::from_ref(&drawn), due).expect("balance");
+        assert_eq!(
+            b.arrears,
+            Money::ZERO,
+            "the due day is the borrower's to pay"
+        );
+        let b =
+            balance(&a, std::slice::from_ref(&drawn), due + Duration::days(1)).expect("balance");
         assert_eq!(b.arrears, schedule(&a)[0].amount);
     }
 
@@ -370,8 +380,25 @@ mod tests {
             .reviewed(std::slice::from_ref(&drawn), before)
             .expect("balance");
         assert_eq!((same.status, moved), (AccountStatus::Performing, None));
-        assert_eq!(same.next_review, Some(first.due_on.midnight().assume_utc()));
-        let on_the_day = first.due_on.midnight().assume_utc();
+        let day_after = first
+            .due_on
+            .next_day()
+            .expect("a date")
+            .midnight()
+            .assume_utc();
+        assert_eq!(same.next_review, Some(day_after));
+        let (same, moved) = a
+            .reviewed(
+                std::slice::from_ref(&drawn),
+                day_after - Duration::seconds(1),
+            )
+            .expect("balance");
+        assert_eq!(
+            (same.status, moved),
+            (AccountStatus::Performing, None),
+            "due, not late"
+        );
+        let on_the_day = day_after;
         let (late, moved) = a
             .reviewed(std::slice::from_ref(&drawn), on_the_day)
             .expect("balance");

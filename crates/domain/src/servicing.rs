@@ -60,8 +60,8 @@ pub struct Account {
     pub disbursement_id: String,
     #[serde(with = "time::serde::rfc3339")]
     pub opened_at: OffsetDateTime,
-    /// When the clock next needs to look at the account: the next
-    /// instalment's due date while it is performing.
+    /// When the clock next needs to look at the account: the start of the
+    /// day after the next instalment's due date, while it is performing.
     #[serde(default, with = "time::serde::rfc3339::option")]
     pub next_review: Option<OffsetDateTime>,
     /// What the lender's staff did to the account, oldest first.
@@ -169,8 +169,8 @@ impl Account {
         let next_review = match status {
             AccountStatus::Performing => crate::ledger::schedule(self)
                 .into_iter()
-                .map(|i| i.due_on.midnight().assume_utc())
-                .find(|due| *due > now),
+                .filter_map(|i| late_from(i.due_on))
+                .find(|late| *late > now),
             _ => None,
         };
         Some((
@@ -213,7 +213,7 @@ impl Account {
         .map(|a| {
             let first = crate::ledger::schedule(&a)
                 .first()
-                .map(|i| i.due_on.midnight().assume_utc());
+                .and_then(|i| late_from(i.due_on));
             Self {
                 next_review: first,
                 ..a
@@ -224,4 +224,11 @@ impl Account {
     pub fn principal(&self) -> Money {
         self.terms.amount_pence
     }
+}
+
+/// When an instalment due on `due_on` is late if unpaid: the start of the
+/// next day (the borrower has the whole due day; a scheduled collection
+/// initiated that morning settles within it).
+fn late_from(due_on: time::Date) -> Option<OffsetDateTime> {
+    due_on.next_day().map(|d| d.midnight().assume_utc())
 }

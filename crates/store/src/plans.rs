@@ -183,6 +183,21 @@ pub fn request_path_queries() -> Vec<Query> {
         vec![Value::Text("pay_01J00000000000000000000000"), OWNER],
     ));
     queries.push(query(
+        "schedule by id",
+        sql::lending::SCHEDULE,
+        vec![Value::Text("sch_01J00000000000000000000000"), OWNER],
+    ));
+    queries.push(query(
+        "mandate by id",
+        sql::lending::MANDATE,
+        vec![Value::Text("mnd_01J00000000000000000000000"), OWNER],
+    ));
+    queries.push(query(
+        "any partner's mandate by id (the pay page)",
+        sql::lending::MANDATE_ANY_OWNER,
+        vec![Value::Text("mnd_01J00000000000000000000000")],
+    ));
+    queries.push(query(
         "account exists (a cursor)",
         sql::lending::ACCOUNT_EXISTS,
         vec![Value::Text("acc_01J00000000000000000000000"), OWNER],

@@ -199,7 +199,34 @@ pub mod lending {
     pub const ENTRY_EXISTS: &str = "SELECT 1 FROM hub_ledger WHERE id = $1 AND owner = $2";
     pub const ENTRY: &str = "SELECT body FROM hub_ledger WHERE id = $1 AND owner = $2";
     pub const INSERT_PAYMENT: &str = "INSERT INTO hub_payments
+         (id, owner, account_id, status, version, due_at_ms, body, schedule_id, instalment)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+    pub const INSERT_SCHEDULE: &str = "INSERT INTO hub_schedules
          (id, owner, account_id, status, version, due_at_ms, body) VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    /// Conditional on the version the change was computed from (`$4 - 1`):
+    /// of several instances initiating one instalment, one commits.
+    pub const UPDATE_SCHEDULE: &str = "UPDATE hub_schedules
+         SET status = $3, version = $4, due_at_ms = $5, body = $6
+         WHERE id = $1 AND owner = $2 AND version + 1 = $4";
+    pub const SCHEDULE: &str = "SELECT body FROM hub_schedules WHERE id = $1 AND owner = $2";
+    /// Schedules with an instalment due on their owner's clock, as
+    /// `DUE_APPLICATIONS`.
+    pub const DUE_SCHEDULES: &str =
+        "SELECT s.body, coalesce(c.clock_offset_ms, 0) FROM hub_schedules s
+         LEFT JOIN test_clocks c ON c.owner = s.owner
+         WHERE s.due_at_ms IS NOT NULL
+           AND s.due_at_ms - coalesce(c.clock_offset_ms, 0) <= $1
+           AND s.due_at_ms <= $1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM test_clocks)
+         ORDER BY s.due_at_ms
+         LIMIT $2";
+    pub const INSERT_MANDATE: &str = "INSERT INTO hub_mandates
+         (id, owner, account_id, status, version, body) VALUES ($1, $2, $3, $4, $5, $6)";
+    /// Conditional on the version the change was computed from (`$4 - 1`).
+    pub const UPDATE_MANDATE: &str = "UPDATE hub_mandates SET status = $3, version = $4, body = $5
+         WHERE id = $1 AND owner = $2 AND version + 1 = $4";
+    pub const MANDATE: &str = "SELECT body FROM hub_mandates WHERE id = $1 AND owner = $2";
+    /// The pay page's mandate page: its link names only the mandate.
+    pub const MANDATE_ANY_OWNER: &str = "SELECT body FROM hub_mandates WHERE id = $1";
     /// Conditional on the version the change was computed from (`$4 - 1`).
     pub const UPDATE_PAYMENT: &str = "UPDATE hub_payments
          SET status = $3, version = $4, due_at_ms = $5, body = $6

@@ -4,6 +4,7 @@
 //! JavaScript. The link (`{pay_url}/{pay_id}.{token}`) is the only
 //! credential: an HMAC of the payment id, so it cannot be made for another.
 
+mod mandate;
 mod page;
 
 use axum::Router;
@@ -14,6 +15,10 @@ use crate::partner::state::PartnerState;
 pub fn router(state: PartnerState) -> Router {
     Router::new()
         .route("/pay/{link}", get(page::show).post(page::pay))
+        .route(
+            "/pay/mandates/{link}",
+            get(mandate::show).post(mandate::revoke),
+        )
         .layer(axum::extract::DefaultBodyLimit::max(4 * 1024))
         .with_state(state)
 }

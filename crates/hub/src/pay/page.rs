@@ -22,6 +22,8 @@ struct PayPage<'a> {
     action: &'a str,
     banks: Vec<(&'static str, &'static str)>,
     error: Option<&'a str>,
+    /// What authorising also sets up, for a schedule's first collection.
+    mandate_terms: Option<String>,
 }
 
 #[derive(Template)]
@@ -34,6 +36,8 @@ struct StatusPage<'a> {
     amount: String,
     reference: Option<&'a str>,
     next: Option<&'a str>,
+    /// The payer's page for the mandate this payment runs under.
+    mandate: Option<String>,
 }
 
 #[derive(Deserialize, Default)]
@@ -53,6 +57,7 @@ fn not_found() -> Response {
             amount: String::new(),
             reference: None,
             next: None,
+            mandate: None,
         },
     )
 }
@@ -68,6 +73,7 @@ fn unavailable() -> Response {
             amount: String::new(),
             reference: None,
             next: None,
+            mandate: None,
         },
     )
 }
@@ -101,7 +107,7 @@ async fn now_for(state: &PartnerState, p: &Payment) -> Result<time::OffsetDateTi
 }
 
 /// How a payment that can no longer be paid reads to its payer.
-fn status_page(p: &Payment, now: time::OffsetDateTime) -> Response {
+fn status_page(state: &PartnerState, p: &Payment, now: time::OffsetDateTime) -> Response {
     let (status, title, message) = match (p.status, p.failure_reason) {
         (PaymentStatus::Pending, _) if now >= p.expires_at => (
             "expired",
@@ -169,12 +175,51 @@ fn status_page(p: &Payment, now: time::OffsetDateTime) -> Response {
             amount: p.amount.to_string(),
             reference: p.reference.as_deref(),
             next: next.as_deref(),
+            mandate: p.mandate_id.as_ref().map(|id| mandate_link(state, id)),
         },
     )
 }
 
-fn pay_page(state: &PartnerState, p: &Payment, link: &str, error: Option<&str>) -> Response {
+/// The mandate page's address, relative to the pay page's host.
+fn mandate_link(state: &PartnerState, id: &lendhub_domain::hub_ids::MandateId) -> String {
+    format!("/pay/mandates/{id}.{}", link_token(state, id))
+}
+
+/// For a schedule's instalment paid before a mandate exists: what the
+/// payer's authorisation also agrees to.
+async fn mandate_terms(state: &PartnerState, p: &Payment) -> Result<Option<String>, Response> {
+    let (Some(instalment), None) = (&p.schedule, &p.mandate_id) else {
+        return Ok(None);
+    };
+    let schedule = state
+        .servicing
+        .schedule(&p.owner, instalment.schedule_id.as_str())
+        .await
+        .map_err(|e| {
+            tracing::warn!(error = %e, "pay page unavailable");
+            unavailable()
+        })?;
+    Ok(schedule
+        .filter(|s| s.mandate_id.is_none())
+        .map(|s| {
+            let how_many = match s.count {
+                Some(n) => format!("{n} {} payments", s.cadence.as_str()),
+                None => format!("{} payments until cancelled", s.cadence.as_str()),
+            };
+            format!(
+                "Approving this payment also lets the lender collect the rest of your repayment plan from this account: {how_many} of {} from {}. You can withdraw this permission at any time.",
+                s.amount,
+                s.start_date
+            )
+        }))
+}
+
+async fn pay_page(state: &PartnerState, p: &Payment, link: &str, error: Option<&str>) -> Response {
     let action = format!("/pay/{link}");
+    let mandate_terms = match mandate_terms(state, p).await {
+        Ok(terms) => terms,
+        Err(page) => return page,
+    };
     render(
         form_status(error.as_slice()),
         &PayPage {
@@ -185,6 +230,7 @@ fn pay_page(state: &PartnerState, p: &Payment, link: &str, error: Option<&str>) 
             action: &action,
             banks: state.pisp.banks(),
             error,
+            mandate_terms,
         },
     )
 }
@@ -207,9 +253,9 @@ pub async fn show(State(state): State<PartnerState>, Path(link): Path<String>) -
         Err(page) => return page,
     };
     if p.open(now).is_ok() {
-        pay_page(&state, &p, &link, None)
+        pay_page(&state, &p, &link, None).await
     } else {
-        status_page(&p, now)
+        status_page(&state, &p, now)
     }
 }
 
@@ -224,18 +270,18 @@ pub async fn pay(
         Err(page) => return page,
     };
     if p.open(now).is_err() {
-        return status_page(&p, now);
+        return status_page(&state, &p, now);
     }
     let Form(form) = form.unwrap_or_default();
     let bank = form.bank.unwrap_or_default();
     if !state.pisp.banks().iter().any(|(id, _)| *id == bank) {
-        return pay_page(&state, &p, &link, Some("Choose your bank."));
+        return pay_page(&state, &p, &link, Some("Choose your bank.")).await;
     }
     match moves::authorise(&state, &p, &bank, now).await {
-        Ok(Some(next)) => status_page(&next, now),
+        Ok(Some(next)) => status_page(&state, &next, now),
         // Moved meanwhile (another tab, the link lapsing): show how it stands.
         Ok(None) => match payment(&state, &link).await {
-            Ok(Some(current)) => status_page(&current, now),
+            Ok(Some(current)) => status_page(&state, &current, now),
             Ok(None) => not_found(),
             Err(r) => r,
         },

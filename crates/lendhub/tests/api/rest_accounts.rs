@@ -38,12 +38,17 @@ pub async fn funded_at(app: &App, scopes: &str, tier: Tier) -> (String, String) 
 
 /// Another funded loan of the partner holding `key`: its account id.
 pub async fn fund(app: &App, key: &str) -> String {
+    fund_over(app, key, 24).await
+}
+
+/// `fund`, of £10,000 over `term_months`.
+pub async fn fund_over(app: &App, key: &str, term_months: u32) -> String {
     app.advance(Duration::seconds(1)); // the create sub-limit
     let r = post(
         app,
         &format!("{TEST}/applications"),
         key,
-        json!({"business": {"company_number": "00000401"}, "amount_pence": 1_000_000, "term_months": 24,
+        json!({"business": {"company_number": "00000401"}, "amount_pence": 1_000_000, "term_months": term_months,
                "applicant": {"email": "ada@example.com"}, "reference": "ACC-1"}),
     )
     .await;

@@ -55,7 +55,7 @@ async fn pay_page(app: &App, url: &str, bank: Option<&str>) -> (u16, String) {
 
 /// The account's events still in the log, oldest first: (type, the
 /// account's status in it).
-async fn account_moves(app: &App, key: &str, account: &str) -> Vec<(String, String)> {
+pub async fn account_moves(app: &App, key: &str, account: &str) -> Vec<(String, String)> {
     let events = rest_get(app, &format!("{TEST}/events?limit=100"), Some(key)).await;
     events.body["data"]
         .as_array()

@@ -10,6 +10,8 @@ use lendhub_domain::journey::Journey;
 use lendhub_domain::kyc::Verification;
 use lendhub_domain::ledger::Entry;
 use lendhub_domain::lending::{Application, Decision, Status, UnderwritingAct};
+use lendhub_domain::mandate::Mandate;
+use lendhub_domain::schedule::Schedule;
 use lendhub_domain::servicing::Account;
 use lendhub_domain::tenant::Tenant;
 
@@ -63,6 +65,13 @@ pub enum PaymentPage {
 #[derive(Clone, Debug)]
 pub struct DueAccount {
     pub account: Account,
+    pub clock_offset_ms: i64,
+}
+
+/// A schedule whose next instalment is due on its owner's clock.
+#[derive(Clone, Debug)]
+pub struct DueSchedule {
+    pub schedule: Schedule,
     pub clock_offset_ms: i64,
 }
 
@@ -142,6 +151,14 @@ pub enum LendingWrite {
     /// Succeeds only if the stored version is `payment.version - 1`;
     /// otherwise `Conflict`.
     UpdatePayment(Payment),
+    InsertSchedule(Schedule),
+    /// Succeeds only if the stored version is `schedule.version - 1`;
+    /// otherwise `Conflict`.
+    UpdateSchedule(Schedule),
+    InsertMandate(Mandate),
+    /// Succeeds only if the stored version is `mandate.version - 1`;
+    /// otherwise `Conflict`.
+    UpdateMandate(Mandate),
     /// The handoff link's first use; `Conflict` if the application already
     /// has a journey (the link is single-use).
     StartJourney(Journey),
@@ -304,6 +321,20 @@ pub trait ServicingStore: Send + Sync {
 
     /// One account's whole ledger, in posting order.
     async fn ledger(&self, owner: &Tenant, account_id: &str) -> Result<Vec<Entry>, StoreError>;
+
+    async fn schedule(&self, owner: &Tenant, id: &str) -> Result<Option<Schedule>, StoreError>;
+
+    /// Schedules whose next instalment is due on their owner's clock.
+    async fn due_schedules(
+        &self,
+        service_now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<DueSchedule>, StoreError>;
+
+    async fn mandate(&self, owner: &Tenant, id: &str) -> Result<Option<Mandate>, StoreError>;
+
+    /// Any partner's mandate: the pay page's, whose link names only it.
+    async fn mandate_any_owner(&self, id: &str) -> Result<Option<Mandate>, StoreError>;
 }
 
 /// The marketplace and partner economics (issue #17).

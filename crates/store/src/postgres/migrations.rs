@@ -153,6 +153,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "account_reviews",
         include_str!("../../migrations/postgres/0029_account_reviews.sql"),
     ),
+    (
+        30,
+        "schedules",
+        include_str!("../../migrations/postgres/0030_schedules.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -7,6 +7,8 @@ use lendhub_domain::journey::Journey;
 use lendhub_domain::kyc::Verification;
 use lendhub_domain::ledger::Entry;
 use lendhub_domain::lending::{Application, Decision, UnderwritingAct};
+use lendhub_domain::mandate::Mandate;
+use lendhub_domain::schedule::Schedule;
 use lendhub_domain::servicing::Account;
 use lendhub_domain::tenant::Tenant;
 use tokio_postgres::Row;
@@ -20,8 +22,8 @@ use crate::paging::{Page, PageQuery};
 use crate::sql::{self, Keyset, PageShape};
 use crate::{
     AccountPage, AccountQuery, ApplicationPage, ApplicationQuery, CommercialStore, DecisionPage,
-    DecisionQuery, DueAccount, DueApplication, DuePayment, LedgerPage, LendingStore, PaymentPage,
-    PaymentQuery, ServicingStore,
+    DecisionQuery, DueAccount, DueApplication, DuePayment, DueSchedule, LedgerPage, LendingStore,
+    PaymentPage, PaymentQuery, ServicingStore,
 };
 
 fn application_row(r: &Row) -> Result<Application, StoreError> {
@@ -470,6 +472,34 @@ impl ServicingStore for PgStore {
             .iter()
             .map(|r| from_json(get(r, 0)?))
             .collect()
+    }
+
+    async fn schedule(&self, owner: &Tenant, id: &str) -> Result<Option<Schedule>, StoreError> {
+        self.body_by_owner(sql::lending::SCHEDULE, id, owner).await
+    }
+
+    async fn due_schedules(
+        &self,
+        service_now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<DueSchedule>, StoreError> {
+        let due = self.due(sql::lending::DUE_SCHEDULES, service_now_ms, limit);
+        Ok(due
+            .await?
+            .into_iter()
+            .map(|(schedule, clock_offset_ms)| DueSchedule {
+                schedule,
+                clock_offset_ms,
+            })
+            .collect())
+    }
+
+    async fn mandate(&self, owner: &Tenant, id: &str) -> Result<Option<Mandate>, StoreError> {
+        self.body_by_owner(sql::lending::MANDATE, id, owner).await
+    }
+
+    async fn mandate_any_owner(&self, id: &str) -> Result<Option<Mandate>, StoreError> {
+        self.body_by_key(sql::lending::MANDATE_ANY_OWNER, id).await
     }
 }
 

@@ -152,6 +152,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "account_reviews",
         include_str!("../../migrations/sqlite/0029_account_reviews.sql"),
     ),
+    (
+        30,
+        "schedules",
+        include_str!("../../migrations/sqlite/0030_schedules.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -8,6 +8,8 @@ use lendhub_domain::journey::Journey;
 use lendhub_domain::kyc::Verification;
 use lendhub_domain::ledger::Entry;
 use lendhub_domain::lending::{Application, Decision, UnderwritingAct};
+use lendhub_domain::mandate::Mandate;
+use lendhub_domain::schedule::Schedule;
 use lendhub_domain::servicing::Account;
 use lendhub_domain::tenant::Tenant;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -18,8 +20,8 @@ use crate::paging::{Page, PageQuery};
 use crate::sql::{self, Keyset, PageShape};
 use crate::{
     AccountPage, AccountQuery, ApplicationPage, ApplicationQuery, CommercialStore, DecisionPage,
-    DecisionQuery, DueAccount, DueApplication, DuePayment, LedgerPage, LendingStore, PaymentPage,
-    PaymentQuery, ServicingStore,
+    DecisionQuery, DueAccount, DueApplication, DuePayment, DueSchedule, LedgerPage, LendingStore,
+    PaymentPage, PaymentQuery, ServicingStore,
 };
 
 fn application_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Application> {
@@ -497,6 +499,56 @@ impl ServicingStore for SqliteStore {
                     rows::from_json(&r.get::<_, String>(0)?)
                 })?
                 .collect()
+        })
+    }
+
+    async fn schedule(&self, owner: &Tenant, id: &str) -> Result<Option<Schedule>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::lending::SCHEDULE))?
+                .query_row([id, owner.as_str()], |r| {
+                    rows::from_json(&r.get::<_, String>(0)?)
+                })
+                .optional()
+        })
+    }
+
+    async fn due_schedules(
+        &self,
+        service_now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<DueSchedule>, StoreError> {
+        let due = self.read(|c| {
+            due(
+                c,
+                shared!(sql::lending::DUE_SCHEDULES),
+                service_now_ms,
+                limit,
+            )
+        })?;
+        Ok(due
+            .into_iter()
+            .map(|(schedule, clock_offset_ms)| DueSchedule {
+                schedule,
+                clock_offset_ms,
+            })
+            .collect())
+    }
+
+    async fn mandate(&self, owner: &Tenant, id: &str) -> Result<Option<Mandate>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::lending::MANDATE))?
+                .query_row([id, owner.as_str()], |r| {
+                    rows::from_json(&r.get::<_, String>(0)?)
+                })
+                .optional()
+        })
+    }
+
+    async fn mandate_any_owner(&self, id: &str) -> Result<Option<Mandate>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::lending::MANDATE_ANY_OWNER))?
+                .query_row([id], |r| rows::from_json(&r.get::<_, String>(0)?))
+                .optional()
         })
     }
 }

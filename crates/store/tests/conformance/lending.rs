@@ -985,3 +985,145 @@ async fn an_account_is_reviewed_from_the_status_it_was_read_in_and_falls_due_on_
         "no review due in arrears"
     );
 }
+
+#[tokio::test]
+async fn a_schedule_initiates_each_instalment_once_and_its_mandate_is_revoked_once() {
+    use lendhub_domain::collection::{Instalment, Payment};
+    use lendhub_domain::hub_ids::{MandateId, PaymentId, ScheduleId};
+    use lendhub_domain::mandate::Mandate;
+    use lendhub_domain::money::Money;
+    use lendhub_domain::schedule::{Cadence, Schedule};
+    let (store, _db) = store().await;
+    let owner = partner("test");
+    let one = |w: LendingWrite| set(vec![Write::Lending(w)], None);
+    let start = at(90_000).date().next_day().unwrap();
+    let schedule = Schedule::new(
+        ScheduleId::generate(90_000, 90_000),
+        owner.clone(),
+        AccountId::generate(89_000, 89_000),
+        Cadence::Weekly,
+        Money::pence(10_000),
+        start,
+        Some(2),
+        None,
+        at(90_000),
+    );
+    store
+        .commit(one(LendingWrite::InsertSchedule(schedule.clone())))
+        .await
+        .unwrap();
+    let id = schedule.id.to_string();
+    assert_eq!(
+        store.schedule(&owner, &id).await.unwrap(),
+        Some(schedule.clone())
+    );
+    assert_eq!(store.schedule(&partner("live"), &id).await.unwrap(), None);
+    let due_ms = lendhub_domain::clock::unix_ms(schedule.due_at().unwrap());
+    assert!(
+        store
+            .due_schedules(due_ms - 1, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let due = store.due_schedules(due_ms, 10).await.unwrap();
+    assert_eq!(due.len(), 1);
+    assert_eq!(due[0].schedule, schedule);
+
+    // Two instances initiate the first instalment: one commit wins.
+    let child = |n: u128| {
+        Payment::instalment(
+            PaymentId::generate(91_000, n),
+            &schedule,
+            Instalment {
+                schedule_id: schedule.id.clone(),
+                number: 1,
+                due_on: start,
+            },
+            Money::pence(10_000),
+            at(91_000),
+        )
+    };
+    let initiate = |p: &Payment| {
+        set(
+            vec![
+                Write::Lending(LendingWrite::UpdateSchedule(schedule.initiated(&p.id))),
+                Write::Lending(LendingWrite::InsertPayment(p.clone())),
+            ],
+            None,
+        )
+    };
+    let (first, second) = (child(1), child(2));
+    store.commit(initiate(&first)).await.unwrap();
+    assert!(matches!(
+        store.commit(initiate(&second)).await,
+        Err(CommitError::Conflict)
+    ));
+    assert_eq!(
+        store.payment(&owner, first.id.as_str()).await.unwrap(),
+        Some(first.clone())
+    );
+    assert_eq!(
+        store.payment(&owner, second.id.as_str()).await.unwrap(),
+        None
+    );
+    // The database holds to one payment per instalment on its own too.
+    let beside = Schedule {
+        id: schedule.id.clone(),
+        ..schedule.initiated(&second.id).initiated(&second.id)
+    };
+    assert!(
+        store
+            .commit(set(
+                vec![
+                    Write::Lending(LendingWrite::UpdateSchedule(beside)),
+                    Write::Lending(LendingWrite::InsertPayment(second.clone())),
+                ],
+                None,
+            ))
+            .await
+            .is_err(),
+        "a second payment for instalment 1"
+    );
+    let moved = store.schedule(&owner, &id).await.unwrap().unwrap();
+    assert_eq!((moved.initiated, moved.version), (1, 2));
+    let next_ms = lendhub_domain::clock::unix_ms(moved.due_at().unwrap());
+    assert_eq!(next_ms - due_ms, 7 * 86_400_000, "a week on");
+    assert!(store.due_schedules(due_ms, 10).await.unwrap().is_empty());
+
+    // The mandate the payer's first authorisation establishes.
+    let mandate = Mandate::establish(
+        MandateId::generate(92_000, 92_000),
+        owner.clone(),
+        schedule.account_id.clone(),
+        "test_payer_ok",
+        first.id.clone(),
+        at(92_000),
+    );
+    store
+        .commit(one(LendingWrite::InsertMandate(mandate.clone())))
+        .await
+        .unwrap();
+    let mid = mandate.id.to_string();
+    assert_eq!(
+        store.mandate(&owner, &mid).await.unwrap(),
+        Some(mandate.clone())
+    );
+    assert_eq!(store.mandate(&partner("live"), &mid).await.unwrap(), None);
+    assert_eq!(
+        store.mandate_any_owner(&mid).await.unwrap(),
+        Some(mandate.clone())
+    );
+    let revoked = mandate.revoked(at(93_000)).unwrap();
+    store
+        .commit(one(LendingWrite::UpdateMandate(revoked.clone())))
+        .await
+        .unwrap();
+    assert!(matches!(
+        store
+            .commit(one(LendingWrite::UpdateMandate(revoked.clone())))
+            .await,
+        Err(CommitError::Conflict)
+    ));
+    assert_eq!(store.mandate(&owner, &mid).await.unwrap(), Some(revoked));
+}

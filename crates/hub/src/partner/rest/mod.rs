@@ -55,6 +55,11 @@ pub fn api() -> OpenApiRouter<PartnerState> {
         .routes(routes!(payments::list::list))
         .routes(routes!(payments::retrieve::retrieve))
         .routes(routes!(payments::refund::refund))
+        .routes(routes!(payments::schedules::create::create))
+        .routes(routes!(
+            payments::schedules::retrieve::retrieve,
+            payments::schedules::cancel::cancel
+        ))
         .routes(routes!(accounts::list::list))
         .routes(routes!(accounts::retrieve::retrieve))
         .routes(routes!(accounts::balance::balance))
@@ -71,6 +76,7 @@ pub fn api() -> OpenApiRouter<PartnerState> {
         .routes(routes!(test_helpers::clock::get))
         .routes(routes!(test_helpers::clock::advance))
         .routes(routes!(test_helpers::events::create))
+        .routes(routes!(test_helpers::mandates::revoke))
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY_BYTES))
 }
 

@@ -95,6 +95,12 @@ impl App {
         self.server = Some(server);
     }
 
+    /// Another instance on the same database and clock: a second process
+    /// behind the same balancer, in miniature (PostgreSQL sites).
+    pub async fn another_instance(&self) -> Server {
+        boot(&self.config, self.clock.clone()).await
+    }
+
     pub fn advance(&self, by: time::Duration) {
         self.clock.advance(by);
         self.server().outbox_wake.notify_one();

@@ -6,6 +6,8 @@ use lendhub_domain::collection::Payment;
 use lendhub_domain::hub_ids::HubId;
 use lendhub_domain::journey::Journey;
 use lendhub_domain::lending::Application;
+use lendhub_domain::mandate::Mandate;
+use lendhub_domain::schedule::Schedule;
 use lendhub_domain::servicing::Account;
 use tokio_postgres::Statement;
 
@@ -25,6 +27,10 @@ const UPDATE_ACCOUNT_LOCKED: &str = "UPDATE hub_accounts SET status = $3, body =
      WHERE id = $1 AND owner = $2";
 const LOCK_PAYMENT: &str = "SELECT 1 FROM hub_payments
      WHERE id = $1 AND owner = $2 AND version = $3 FOR UPDATE";
+const LOCK_SCHEDULE: &str = "SELECT 1 FROM hub_schedules
+     WHERE id = $1 AND owner = $2 AND version = $3 FOR UPDATE";
+const LOCK_MANDATE: &str = "SELECT 1 FROM hub_mandates
+     WHERE id = $1 AND owner = $2 AND version = $3 FOR UPDATE";
 const LOCK_JOURNEY: &str = "SELECT 1 FROM hub_journeys
      WHERE application_id = $1 AND owner = $2 AND version = $3 FOR UPDATE";
 /// Undoes a journey's insert when its job fails another check.
@@ -43,6 +49,10 @@ pub(crate) enum Check<'a> {
     PaymentVersion(&'a Payment),
     /// The account is still in the status its review started from.
     AccountStatus(&'a Account, lendhub_domain::servicing::AccountStatus),
+    /// The schedule is still at the version the update follows.
+    ScheduleVersion(&'a Schedule),
+    /// The mandate is still at the version the update follows.
+    MandateVersion(&'a Mandate),
 }
 
 impl Check<'_> {
@@ -53,6 +63,8 @@ impl Check<'_> {
             Check::NewJourney(j) | Check::JourneyVersion(j) => (31, j.application_id.as_str(), ""),
             Check::PaymentVersion(p) => (40, p.id.as_str(), ""),
             Check::AccountStatus(a, _) => (41, a.id.as_str(), ""),
+            Check::ScheduleVersion(s) => (42, s.id.as_str(), ""),
+            Check::MandateVersion(m) => (43, m.id.as_str(), ""),
         }
     }
 }
@@ -79,8 +91,18 @@ pub(crate) fn needs(write: &LendingWrite) -> Option<Needs<'_, Check<'_>>> {
             check: Check::PaymentVersion(p),
             row: Some(("hub_payment", p.id.as_str())),
         }),
+        LendingWrite::UpdateSchedule(s) => Some(Needs {
+            check: Check::ScheduleVersion(s),
+            row: Some(("hub_schedule", s.id.as_str())),
+        }),
+        LendingWrite::UpdateMandate(m) => Some(Needs {
+            check: Check::MandateVersion(m),
+            row: Some(("hub_mandate", m.id.as_str())),
+        }),
         LendingWrite::InsertApplication(_)
         | LendingWrite::InsertPayment(_)
+        | LendingWrite::InsertSchedule(_)
+        | LendingWrite::InsertMandate(_)
         | LendingWrite::InsertVerification(_)
         | LendingWrite::InsertDecision(_)
         | LendingWrite::UpdateDecision(_)
@@ -110,6 +132,12 @@ pub(crate) struct Statements {
     lock_payment: Statement,
     lock_account: Statement,
     update_account: Statement,
+    insert_schedule: Statement,
+    update_schedule: Statement,
+    lock_schedule: Statement,
+    insert_mandate: Statement,
+    update_mandate: Statement,
+    lock_mandate: Statement,
     start_journey: Statement,
     lock_journey: Statement,
     unstart_journey: Statement,
@@ -134,6 +162,12 @@ impl Statements {
             lock_payment: p(LOCK_PAYMENT).await?,
             lock_account: p(LOCK_ACCOUNT).await?,
             update_account: p(UPDATE_ACCOUNT_LOCKED).await?,
+            insert_schedule: p(crate::sql::lending::INSERT_SCHEDULE).await?,
+            update_schedule: p(crate::sql::lending::UPDATE_SCHEDULE).await?,
+            lock_schedule: p(LOCK_SCHEDULE).await?,
+            insert_mandate: p(crate::sql::lending::INSERT_MANDATE).await?,
+            update_mandate: p(crate::sql::lending::UPDATE_MANDATE).await?,
+            lock_mandate: p(LOCK_MANDATE).await?,
             start_journey: p(crate::sql::lending::START_JOURNEY).await?,
             lock_journey: p(LOCK_JOURNEY).await?,
             unstart_journey: p(UNSTART_JOURNEY).await?,
@@ -184,6 +218,22 @@ impl Statements {
                     Box::new(p.version - 1),
                 ],
             ),
+            Check::ScheduleVersion(s) => (
+                self.lock_schedule.clone(),
+                vec![
+                    Box::new(s.id.as_str()) as Param<'a>,
+                    Box::new(s.owner.as_str()),
+                    Box::new(s.version - 1),
+                ],
+            ),
+            Check::MandateVersion(m) => (
+                self.lock_mandate.clone(),
+                vec![
+                    Box::new(m.id.as_str()) as Param<'a>,
+                    Box::new(m.owner.as_str()),
+                    Box::new(m.version - 1),
+                ],
+            ),
         }
     }
 
@@ -200,6 +250,8 @@ impl Statements {
             Check::Version(_)
             | Check::JourneyVersion(_)
             | Check::PaymentVersion(_)
+            | Check::ScheduleVersion(_)
+            | Check::MandateVersion(_)
             | Check::AccountStatus(..) => None,
         }
     }
@@ -310,6 +362,8 @@ impl Statements {
                     Box::new(p.version),
                     Box::new(p.due_at().map(unix_ms)),
                     Box::new(json(p)?),
+                    Box::new(p.schedule.as_ref().map(|i| i.schedule_id.as_str())),
+                    Box::new(p.schedule.as_ref().map(|i| i64::from(i.number))),
                 ],
             )),
             LendingWrite::UpdatePayment(p) => out.push((
@@ -321,6 +375,51 @@ impl Statements {
                     Box::new(p.version),
                     Box::new(p.due_at().map(unix_ms)),
                     Box::new(json(p)?),
+                ],
+            )),
+            LendingWrite::InsertSchedule(s) => out.push((
+                self.insert_schedule.clone(),
+                vec![
+                    Box::new(s.id.as_str()) as Param<'a>,
+                    Box::new(s.owner.as_str()),
+                    Box::new(s.account_id.as_str()),
+                    Box::new(s.status.as_str()),
+                    Box::new(s.version),
+                    Box::new(s.due_at().map(unix_ms)),
+                    Box::new(json(s)?),
+                ],
+            )),
+            // Its check locked the row at the version it follows.
+            LendingWrite::UpdateSchedule(s) => out.push((
+                self.update_schedule.clone(),
+                vec![
+                    Box::new(s.id.as_str()) as Param<'a>,
+                    Box::new(s.owner.as_str()),
+                    Box::new(s.status.as_str()),
+                    Box::new(s.version),
+                    Box::new(s.due_at().map(unix_ms)),
+                    Box::new(json(s)?),
+                ],
+            )),
+            LendingWrite::InsertMandate(m) => out.push((
+                self.insert_mandate.clone(),
+                vec![
+                    Box::new(m.id.as_str()) as Param<'a>,
+                    Box::new(m.owner.as_str()),
+                    Box::new(m.account_id.as_str()),
+                    Box::new(m.status.as_str()),
+                    Box::new(m.version),
+                    Box::new(json(m)?),
+                ],
+            )),
+            LendingWrite::UpdateMandate(m) => out.push((
+                self.update_mandate.clone(),
+                vec![
+                    Box::new(m.id.as_str()) as Param<'a>,
+                    Box::new(m.owner.as_str()),
+                    Box::new(m.status.as_str()),
+                    Box::new(m.version),
+                    Box::new(json(m)?),
                 ],
             )),
             LendingWrite::PostEntry(e) => out.push((

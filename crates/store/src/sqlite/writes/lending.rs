@@ -140,7 +140,9 @@ pub fn apply(c: &Connection, write: &LendingWrite) -> Result<(), CommitError> {
                         p.status.as_str(),
                         p.version,
                         p.due_at().map(unix_ms),
-                        rows::to_json(p)?
+                        rows::to_json(p)?,
+                        p.schedule.as_ref().map(|i| i.schedule_id.to_string()),
+                        p.schedule.as_ref().map(|i| i.number)
                     ])
                 })
                 .map_err(store)?;
@@ -156,6 +158,70 @@ pub fn apply(c: &Connection, write: &LendingWrite) -> Result<(), CommitError> {
                         p.version,
                         p.due_at().map(unix_ms),
                         rows::to_json(p)?
+                    ])
+                })
+                .map_err(store)?;
+            if changed == 0 {
+                return Err(CommitError::Conflict);
+            }
+        }
+        LendingWrite::InsertSchedule(sch) => {
+            c.prepare_cached(shared!(crate::sql::lending::INSERT_SCHEDULE))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        sch.id.to_string(),
+                        sch.owner.as_str(),
+                        sch.account_id.to_string(),
+                        sch.status.as_str(),
+                        sch.version,
+                        sch.due_at().map(unix_ms),
+                        rows::to_json(sch)?
+                    ])
+                })
+                .map_err(store)?;
+        }
+        LendingWrite::UpdateSchedule(sch) => {
+            let changed = c
+                .prepare_cached(shared!(crate::sql::lending::UPDATE_SCHEDULE))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        sch.id.to_string(),
+                        sch.owner.as_str(),
+                        sch.status.as_str(),
+                        sch.version,
+                        sch.due_at().map(unix_ms),
+                        rows::to_json(sch)?
+                    ])
+                })
+                .map_err(store)?;
+            if changed == 0 {
+                return Err(CommitError::Conflict);
+            }
+        }
+        LendingWrite::InsertMandate(m) => {
+            c.prepare_cached(shared!(crate::sql::lending::INSERT_MANDATE))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        m.id.to_string(),
+                        m.owner.as_str(),
+                        m.account_id.to_string(),
+                        m.status.as_str(),
+                        m.version,
+                        rows::to_json(m)?
+                    ])
+                })
+                .map_err(store)?;
+        }
+        LendingWrite::UpdateMandate(m) => {
+            let changed = c
+                .prepare_cached(shared!(crate::sql::lending::UPDATE_MANDATE))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        m.id.to_string(),
+                        m.owner.as_str(),
+                        m.status.as_str(),
+                        m.version,
+                        rows::to_json(m)?
                     ])
                 })
                 .map_err(store)?;

@@ -15,8 +15,8 @@ use lendhub_domain::retry::{Attempted, Backoff};
 use lendhub_domain::test_clock::ClientClock;
 use lendhub_jobs::{Attempt, Failure, Outcome, Queue, Timing};
 use lendhub_store::{
-    CommitError, DueAccount, DueApplication, DuePayment, EventWrite, Lease, LendingWrite,
-    StoreError, WriteSet,
+    CommitError, DueAccount, DueApplication, DuePayment, DueSchedule, EventWrite, Lease,
+    LendingWrite, StoreError, WriteSet,
 };
 use time::OffsetDateTime;
 
@@ -111,6 +111,7 @@ pub enum Due {
     Application(DueApplication),
     Payment(DuePayment),
     Account(DueAccount),
+    Schedule(DueSchedule),
 }
 
 impl Due {
@@ -119,6 +120,7 @@ impl Due {
             Due::Application(d) => d.clock_offset_ms,
             Due::Payment(d) => d.clock_offset_ms,
             Due::Account(d) => d.clock_offset_ms,
+            Due::Schedule(d) => d.clock_offset_ms,
         }
     }
 }
@@ -144,9 +146,29 @@ impl Queue for Sweep {
             .servicing
             .due_accounts(lease.due_before_ms, lease.limit)
             .await?;
+        let schedules = self
+            .state
+            .servicing
+            .due_schedules(lease.due_before_ms, lease.limit)
+            .await?;
+        // An account whose money is still moving is looked at once it has
+        // moved: a collection initiated on its due date settles before the
+        // day is out, and the review the next morning must see it, however
+        // far the clock jumped in one go (this pass's jobs run at once,
+        // in no order). Settling reviews the account in the same commit.
+        let busy: std::collections::HashSet<&str> = schedules
+            .iter()
+            .map(|d| d.schedule.account_id.as_str())
+            .chain(payments.iter().map(|d| d.payment.account_id.as_str()))
+            .collect();
+        let accounts: Vec<DueAccount> = accounts
+            .into_iter()
+            .filter(|d| !busy.contains(d.account.id.as_str()))
+            .collect();
         Ok(applications
             .into_iter()
             .map(Due::Application)
+            .chain(schedules.into_iter().map(Due::Schedule))
             .chain(payments.into_iter().map(Due::Payment))
             .chain(accounts.into_iter().map(Due::Account))
             .collect())
@@ -157,6 +179,7 @@ impl Queue for Sweep {
             Due::Application(d) => d.application.due_at().map_or(0, unix_ms),
             Due::Payment(d) => d.payment.due_at().map_or(0, unix_ms),
             Due::Account(d) => d.account.next_review.map_or(0, unix_ms),
+            Due::Schedule(d) => d.schedule.due_at().map_or(0, unix_ms),
         };
         Timing {
             first_due_ms: due_ms,
@@ -171,6 +194,16 @@ impl Queue for Sweep {
         let done = match due {
             Due::Payment(p) => {
                 crate::partner::rest::payments::sweep::run(&self.state, p, now).await
+            }
+            Due::Schedule(s) => {
+                // Initiated on its due date, not when this pass ran.
+                let at = s.schedule.due_at().map_or(now, |t| t.min(now));
+                crate::partner::rest::payments::schedules::collect::collect(
+                    &self.state,
+                    &s.schedule,
+                    at,
+                )
+                .await
             }
             Due::Account(a) => {
                 // Dated when the instalment fell due, not when this pass ran.
@@ -208,6 +241,10 @@ impl Queue for Sweep {
             (Outcome::Retry { failure, .. } | Outcome::GiveUp { failure }, Due::Account(d)) => {
                 tracing::warn!(account = %d.account.id, error = %failure.error,
                     "could not review an account; the next pass retries it")
+            }
+            (Outcome::Retry { failure, .. } | Outcome::GiveUp { failure }, Due::Schedule(d)) => {
+                tracing::warn!(schedule = %d.schedule.id, error = %failure.error,
+                    "could not initiate a scheduled collection; the next pass retries it")
             }
             (Outcome::Retry { failure, .. } | Outcome::GiveUp { failure }, Due::Payment(d)) => {
                 tracing::warn!(payment = %d.payment.id, error = %failure.error,

@@ -3,8 +3,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::collection::{MAX_DESCRIPTION, MAX_REFERENCE, Payment};
 use lendhub_domain::events::EventType;
-use lendhub_domain::hub_ids::{AccountId, HubId, PaymentId};
-use lendhub_domain::money::Money;
+use lendhub_domain::hub_ids::PaymentId;
 use lendhub_domain::scope::PartnerScope;
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
@@ -14,7 +13,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::PaymentView;
+use super::{PaymentView, fields};
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::events::event;
@@ -69,34 +68,8 @@ pub async fn create_link(
         .run_maybe(write.guarded(&key, &body.raw), || async {
             let input = &body.value;
             let mut issues = Vec::new();
-            let account_id = match input.account_id.as_deref() {
-                None => {
-                    issues.push(FieldIssue::new("account_id", "required"));
-                    None
-                }
-                Some(raw) => AccountId::parse(raw).or_else(|| {
-                    issues.push(FieldIssue::new("account_id", "pattern"));
-                    None
-                }),
-            };
-            let amount = match &input.amount_pence {
-                None => {
-                    issues.push(FieldIssue::new("amount_pence", "required"));
-                    None
-                }
-                Some(v) => match v.as_i64() {
-                    Some(p) if p > 0 => Some(Money::pence(p)),
-                    Some(_) => {
-                        issues.push(FieldIssue::new("amount_pence", "min_value").with_bound(1));
-                        None
-                    }
-                    // A decimal, a string, a float: pence are whole.
-                    None => {
-                        issues.push(FieldIssue::new("amount_pence", "integer_pence"));
-                        None
-                    }
-                },
-            };
+            let account_id = fields::account_id(input.account_id.as_deref(), &mut issues);
+            let amount = fields::amount(input.amount_pence.as_ref(), &mut issues);
             let reference = input.reference.clone().filter(|r| !r.is_empty());
             if reference
                 .as_ref()
@@ -142,14 +115,7 @@ pub async fn create_link(
             if !issues.is_empty() {
                 return Err(PartnerError::Validation(issues));
             }
-            if state
-                .lending
-                .hub_account(owner, account_id.as_str())
-                .await?
-                .is_none()
-            {
-                return Err(PartnerError::NotFound("account"));
-            }
+            fields::account(&state, owner, &account_id).await?;
             let id: PaymentId =
                 lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
             let payment = Payment::link(

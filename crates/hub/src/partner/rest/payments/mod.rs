@@ -6,10 +6,13 @@
 //! `moves.rs` holds the state changes the pay page and the sweep share.
 
 pub mod create_link;
+pub mod fields;
 pub mod list;
+pub mod mandates;
 pub mod moves;
 pub mod refund;
 pub mod retrieve;
+pub mod schedules;
 pub mod sweep;
 
 use lendhub_domain::collection::{Payment, PaymentStatus};
@@ -52,6 +55,12 @@ pub struct PaymentView {
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
     refunded_at: Option<OffsetDateTime>,
+    /// The schedule (`sch_…`) whose instalment this is, if any.
+    schedule_id: Option<String>,
+    /// Which instalment of the schedule, from 1.
+    instalment: Option<u32>,
+    /// The mandate (`mnd_…`) it was collected under, if any.
+    mandate_id: Option<String>,
     livemode: bool,
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
@@ -75,6 +84,9 @@ impl PaymentView {
             settled_at: p.settled_at,
             failure_reason: p.failure_reason.map(|r| r.as_str()),
             refunded_at: p.refunded_at,
+            schedule_id: p.schedule.as_ref().map(|i| i.schedule_id.to_string()),
+            instalment: p.schedule.as_ref().map(|i| i.number),
+            mandate_id: p.mandate_id.as_ref().map(ToString::to_string),
             livemode: matches!(p.owner.kind(), TenantKind::Partner { livemode: true, .. }),
             created_at: p.created_at,
         }
@@ -83,7 +95,7 @@ impl PaymentView {
 
 /// The unguessable part of a payment's link: an HMAC of its id, so the
 /// link can be shown again without being stored, and made for no other id.
-pub fn link_token(state: &PartnerState, id: &PaymentId) -> String {
+pub fn link_token(state: &PartnerState, id: &impl HubId) -> String {
     use base64::Engine;
     use hmac::{Hmac, Mac};
     let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(&state.pay_link_key)

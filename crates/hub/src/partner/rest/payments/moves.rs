@@ -12,28 +12,34 @@ use lendhub_store::{CommitError, EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
 use super::PaymentView;
+use super::schedules::follow::follow;
 use crate::counterparties::Initiated;
 use crate::partner::rest::events::event;
 use crate::partner::state::PartnerState;
 
+/// Commits `next` with its event, `writes`, and what its schedule does in
+/// step (`schedules::follow`): the payment as committed, or `None` if
+/// another instance or request moved it (or its schedule) first.
 async fn commit(
     state: &PartnerState,
-    next: Payment,
+    mut next: Payment,
     mut writes: WriteSet,
     kind: EventType,
     now: OffsetDateTime,
-) -> Result<bool, String> {
+) -> Result<Option<Payment>, String> {
+    let schedule = follow(state, &mut next, now).await?;
     let view = PaymentView::new(&next, state);
     let announced = event(&next.owner, kind, &view, now).map_err(|e| e.to_string())?;
     writes
-        .push(LendingWrite::UpdatePayment(next))
+        .push(LendingWrite::UpdatePayment(next.clone()))
         .push(EventWrite::InsertEvent(announced));
+    writes.writes.extend(schedule.writes);
     match state.units.commit(writes).await {
         Ok(()) => {
             state.outbox_wake.notify_one();
-            Ok(true)
+            Ok(Some(next))
         }
-        Err(CommitError::Conflict) => Ok(false),
+        Err(CommitError::Conflict) => Ok(None),
         Err(e) => Err(e.to_string()),
     }
 }
@@ -61,9 +67,7 @@ pub async fn authorise(
     let Ok(next) = next else {
         return Ok(None);
     };
-    Ok(commit(state, next.clone(), WriteSet::default(), kind, now)
-        .await?
-        .then_some(next))
+    commit(state, next, WriteSet::default(), kind, now).await
 }
 
 /// Funds settled: paid (`payment.paid`), and the collection posted to the
@@ -103,7 +107,9 @@ pub async fn settle(
     entries.push(collection.clone());
     let mut writes = crate::partner::rest::accounts::review::writes(&account, &entries, now)?;
     writes.push(LendingWrite::PostEntry(collection));
-    commit(state, paid, writes, EventType::PaymentPaid, now).await
+    Ok(commit(state, paid, writes, EventType::PaymentPaid, now)
+        .await?
+        .is_some())
 }
 
 /// A link nobody paid before `expires_at`: failed, `link_expired`.
@@ -116,12 +122,13 @@ pub async fn expire(
         return Ok(false);
     };
     debug_assert_eq!(lapsed.failure_reason, Some(FailureReason::LinkExpired));
-    commit(
+    Ok(commit(
         state,
         lapsed,
         WriteSet::default(),
         EventType::PaymentFailed,
         now,
     )
-    .await
+    .await?
+    .is_some())
 }

@@ -4,6 +4,7 @@
 
 pub mod clock;
 pub mod events;
+pub mod mandates;
 mod request_signature;
 
 pub use request_signature::*;

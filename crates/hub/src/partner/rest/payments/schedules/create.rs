@@ -1,0 +1,175 @@
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use lendhub_domain::hub_ids::{HubId, MandateId, ScheduleId};
+use lendhub_domain::schedule::{Cadence, MAX_COUNT, Schedule};
+use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::servicing::AccountStatus;
+use lendhub_http::FieldIssue;
+use lendhub_http::idempotency::{Idempotent, Prepared};
+use lendhub_http::json::JsonBody;
+use lendhub_store::{LendingWrite, WriteSet};
+use serde::Deserialize;
+use serde_json::Value;
+use time::Date;
+use time::format_description::well_known::Iso8601;
+use utoipa::ToSchema;
+
+use super::ScheduleView;
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::payments::fields;
+use crate::partner::state::PartnerState;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateSchedule {
+    #[schema(required = true, example = "acc_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0")]
+    account_id: Option<String>,
+    /// Per instalment: integer pence, greater than 0.
+    #[schema(required = true, value_type = i64, example = 46589)]
+    amount_pence: Option<Value>,
+    /// weekly or monthly.
+    #[schema(required = true, example = "monthly")]
+    cadence: Option<String>,
+    /// The first due date, YYYY-MM-DD, today or later on your clock.
+    /// Monthly instalments keep its day (or the month's last day when it
+    /// has fewer).
+    #[schema(required = true, example = "2027-01-26")]
+    start_date: Option<String>,
+    /// Instalments in all, 1 to 520; omitted means open-ended.
+    #[schema(value_type = Option<u32>, example = 12)]
+    count: Option<Value>,
+    /// An active mandate (`mnd_…`) of the same account; if absent, the
+    /// payer's first authorisation establishes one.
+    mandate_id: Option<String>,
+}
+
+/// Collect from one of your accounts weekly or monthly: 201 with the
+/// schedule, `active`. On each due date (on your clock) an instalment is
+/// initiated as a child payment: under the mandate at once, or, before one
+/// exists, as a link (`payment.created` carries its `url`) whose
+/// authorisation on the pay page establishes the mandate. The final
+/// instalment of a fixed schedule sweeps any rounding remainder;
+/// `schedule.completed` when it settles.
+#[utoipa::path(post, operation_id = "createPaymentSchedule", path = "/payments/schedules", tag = "payments",
+    security(("oauth2" = ["payments.write"]), ("api_key" = [])),
+    params(("Idempotency-Key" = String, Header, description = "required; 8 to 128 characters")),
+    request_body = CreateSchedule,
+    responses((status = 201, body = ScheduleView),
+        (status = 400, description = "invalid_json, unknown_field, idempotency_key_malformed (also when the required key is missing)"),
+        (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
+        (status = 404, description = "not_found: no such account or mandate of yours in this environment"),
+        (status = 409, description = "conflict: the account is settled or closed, or the mandate was revoked; idempotency_key_reused or idempotency_key_in_progress"),
+        (status = 413, description = "payload_too_large"), (status = 415, description = "unsupported_media_type"),
+        (status = 422, description = "validation_failed (detail names each field)")))]
+pub async fn create(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    key: Idempotent,
+    body: JsonBody<CreateSchedule>,
+) -> Result<Response, PartnerError> {
+    let write = caller.begin_write(&state, PartnerScope::PaymentsWrite)?;
+    let (owner, now) = (&write.owner, write.now);
+    let key = Some(key);
+    state
+        .idempotency
+        .run_maybe(write.guarded(&key, &body.raw), || async {
+            let input = &body.value;
+            let mut issues = Vec::new();
+            let account_id = fields::account_id(input.account_id.as_deref(), &mut issues);
+            let amount = fields::amount(input.amount_pence.as_ref(), &mut issues);
+            let cadence = match input.cadence.as_deref() {
+                None => {
+                    issues.push(FieldIssue::new("cadence", "required"));
+                    None
+                }
+                Some(raw) => Cadence::parse(raw).or_else(|| {
+                    issues.push(FieldIssue::new("cadence", "one_of"));
+                    None
+                }),
+            };
+            let start_date = match input.start_date.as_deref() {
+                None => {
+                    issues.push(FieldIssue::new("start_date", "required"));
+                    None
+                }
+                Some(raw) => match Date::parse(raw, &Iso8601::DATE) {
+                    Ok(d) if raw.len() == 10 && d >= now.date() => Some(d),
+                    Ok(_) if raw.len() == 10 => {
+                        issues.push(FieldIssue::new("start_date", "in_the_past"));
+                        None
+                    }
+                    _ => {
+                        issues.push(FieldIssue::new("start_date", "date"));
+                        None
+                    }
+                },
+            };
+            let count = match &input.count {
+                None | Some(Value::Null) => None,
+                Some(v) => match v.as_i64() {
+                    Some(n) if n < 1 => {
+                        issues.push(FieldIssue::new("count", "min_value").with_bound(1));
+                        None
+                    }
+                    Some(n) if n > i64::from(MAX_COUNT) => {
+                        issues.push(
+                            FieldIssue::new("count", "max_value").with_bound(i64::from(MAX_COUNT)),
+                        );
+                        None
+                    }
+                    Some(n) => u32::try_from(n).ok(),
+                    None => {
+                        issues.push(FieldIssue::new("count", "integer"));
+                        None
+                    }
+                },
+            };
+            let mandate_id = match input.mandate_id.as_deref() {
+                None => None,
+                Some(raw) => MandateId::parse(raw).or_else(|| {
+                    issues.push(FieldIssue::new("mandate_id", "pattern"));
+                    None
+                }),
+            };
+            let (Some(account_id), Some(amount), Some(cadence), Some(start_date), true) = (
+                account_id,
+                amount,
+                cadence,
+                start_date,
+                issues.is_empty(),
+            ) else {
+                return Err(PartnerError::Validation(issues));
+            };
+            let account = fields::account(&state, owner, &account_id).await?;
+            if matches!(account.status, AccountStatus::Settled | AccountStatus::Closed) {
+                return Err(PartnerError::Conflict(
+                    "the account is settled or closed: there is nothing to collect",
+                ));
+            }
+            if let Some(id) = &mandate_id {
+                let mandate = state
+                    .servicing
+                    .mandate(owner, id.as_str())
+                    .await?
+                    .filter(|m| m.account_id == account_id)
+                    .ok_or(PartnerError::NotFound("mandate"))?;
+                if !mandate.is_active() {
+                    return Err(PartnerError::Conflict(
+                        "the payer revoked this mandate; omit mandate_id to have the first collection establish a new one",
+                    ));
+                }
+            }
+            let id: ScheduleId =
+                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
+            let schedule = Schedule::new(
+                id, owner.clone(), account_id, cadence, amount, start_date, count, mandate_id, now,
+            );
+            let view = ScheduleView::new(&schedule, None);
+            let mut writes = WriteSet::default();
+            writes.push(LendingWrite::InsertSchedule(schedule));
+            Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
+        })
+        .await
+}

@@ -1,0 +1,78 @@
+//! A schedule moves with its children: the payer's first authorisation of
+//! an instalment establishes the schedule's mandate; the final instalment
+//! of a fixed schedule settling completes it (`schedule.completed`), and
+//! failing ends it. These writes travel in the commit that moves the
+//! child, so the two never disagree.
+
+use lendhub_domain::collection::{Payment, PaymentStatus};
+use lendhub_domain::events::EventType;
+use lendhub_domain::hub_ids::{HubId, MandateId};
+use lendhub_domain::mandate::Mandate;
+use lendhub_store::{EventWrite, LendingWrite, WriteSet};
+use time::OffsetDateTime;
+
+use super::ScheduleView;
+use crate::partner::rest::events::event;
+use crate::partner::state::PartnerState;
+
+/// The schedule's writes that follow its child's move to `next` (which
+/// gains the mandate it establishes); none for a payment of no schedule.
+pub async fn follow(
+    state: &PartnerState,
+    next: &mut Payment,
+    now: OffsetDateTime,
+) -> Result<WriteSet, String> {
+    let mut writes = WriteSet::default();
+    let Some(instalment) = next.schedule.clone() else {
+        return Ok(writes);
+    };
+    let Some(schedule) = state
+        .servicing
+        .schedule(&next.owner, instalment.schedule_id.as_str())
+        .await
+        .map_err(|e| e.to_string())?
+    else {
+        return Err(format!("payment {} names no schedule", next.id));
+    };
+    let last = schedule.is_final(instalment.number.saturating_sub(1));
+    match next.status {
+        PaymentStatus::Processing if schedule.mandate_id.is_none() => {
+            let Some(bank) = next.payer_bank.clone() else {
+                return Ok(writes);
+            };
+            let id: MandateId =
+                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
+            let mandate = Mandate::establish(
+                id,
+                next.owner.clone(),
+                next.account_id.clone(),
+                &bank,
+                next.id.clone(),
+                now,
+            );
+            next.mandate_id = Some(mandate.id.clone());
+            writes
+                .push(LendingWrite::UpdateSchedule(
+                    schedule.with_mandate(&mandate.id),
+                ))
+                .push(LendingWrite::InsertMandate(mandate));
+        }
+        PaymentStatus::Paid if last => {
+            if let Some(completed) = schedule.completed(now) {
+                let view = ScheduleView::new(&completed, Some(next));
+                let announced = event(&next.owner, EventType::ScheduleCompleted, &view, now)
+                    .map_err(|e| e.to_string())?;
+                writes
+                    .push(LendingWrite::UpdateSchedule(completed))
+                    .push(EventWrite::InsertEvent(announced));
+            }
+        }
+        PaymentStatus::Failed if last => {
+            if let Some(ended) = schedule.ended(now) {
+                writes.push(LendingWrite::UpdateSchedule(ended));
+            }
+        }
+        _ => {}
+    }
+    Ok(writes)
+}
