@@ -221,6 +221,17 @@ impl Account {
         })
     }
 
+    /// Whose company the account lends to, in its environment: the key a
+    /// person signed in at lendhub's identity provider reads their
+    /// company's accounts by, whichever partner introduced them.
+    pub fn borrower(&self) -> String {
+        let livemode = matches!(
+            self.owner.kind(),
+            crate::tenant::TenantKind::Partner { livemode: true, .. }
+        );
+        borrower_key(&self.company_number, livemode)
+    }
+
     pub fn principal(&self) -> Money {
         self.terms.amount_pence
     }
@@ -231,4 +242,12 @@ impl Account {
 /// initiated that morning settles within it).
 fn late_from(due_on: time::Date) -> Option<OffsetDateTime> {
     due_on.next_day().map(|d| d.midnight().assume_utc())
+}
+
+/// `{company_number}/{live|test}`: see `Account::borrower`.
+pub fn borrower_key(company_number: &str, livemode: bool) -> String {
+    format!(
+        "{company_number}/{}",
+        if livemode { "live" } else { "test" }
+    )
 }

@@ -10,6 +10,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use lendhub_domain::credentials::{parse_access_token, verifier_matches};
 use lendhub_store::epoch_cache::EpochCache;
 use lendhub_store::{AccessGrant, IdentityStore, StoreError};
 
@@ -18,6 +19,16 @@ pub const SYNC_INTERVAL: Duration = Duration::from_millis(100);
 const CAPACITY: usize = 20_000;
 
 pub struct Grants(EpochCache<Vec<u8>, Arc<AccessGrant>>);
+
+/// Why a presented access token proves nothing.
+#[derive(Debug)]
+pub enum Refused {
+    /// Malformed, unknown, or its verifier does not match.
+    Invalid,
+    Revoked,
+    Expired,
+    Store(StoreError),
+}
 
 impl Default for Grants {
     fn default() -> Self {
@@ -40,6 +51,32 @@ impl Grants {
         let grant = store.sso_access(selector).await?.map(Arc::new);
         if let Some(g) = &grant {
             self.0.put(ticket, selector.to_vec(), g.clone());
+        }
+        Ok(grant)
+    }
+
+    /// The live grant a presented access token proves: its verifier
+    /// matches (in constant time), its family stands, and it has not
+    /// expired at `now_ms`. `/userinfo` and the partner ring's accounts API
+    /// (a person reading their own company's accounts) both ask this.
+    pub async fn verify(
+        &self,
+        store: &dyn IdentityStore,
+        token: &str,
+        now_ms: i64,
+    ) -> Result<Arc<AccessGrant>, Refused> {
+        let (selector, verifier_hash) = parse_access_token(token).ok_or(Refused::Invalid)?;
+        let grant = self
+            .get(store, &selector)
+            .await
+            .map_err(Refused::Store)?
+            .filter(|g| verifier_matches(&verifier_hash, &g.verifier_hash))
+            .ok_or(Refused::Invalid)?;
+        if grant.family_revoked {
+            return Err(Refused::Revoked);
+        }
+        if now_ms >= grant.expires_at_ms {
+            return Err(Refused::Expired);
         }
         Ok(grant)
     }

@@ -8,7 +8,6 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
-use lendhub_domain::credentials::{parse_access_token, verifier_matches};
 use lendhub_domain::identity::{IdentityScopes, Profile, claims};
 
 use crate::error::BearerError;
@@ -57,22 +56,17 @@ pub async fn userinfo_post(
 }
 
 async fn claims_for(state: &IdpState, token: &str) -> Result<Response, BearerError> {
-    let invalid = BearerError::InvalidToken("the access token is not valid");
-    let (selector, verifier_hash) = parse_access_token(token).ok_or(invalid)?;
+    use crate::grants::Refused;
     let grant = state
         .grants
-        .get(state.store.as_ref(), &selector)
-        .await?
-        .filter(|g| verifier_matches(&verifier_hash, &g.verifier_hash))
-        .ok_or(BearerError::InvalidToken("the access token is not valid"))?;
-    if grant.family_revoked {
-        return Err(BearerError::InvalidToken(
-            "the access token has been revoked",
-        ));
-    }
-    if state.clock.now_ms() >= grant.expires_at_ms {
-        return Err(BearerError::InvalidToken("the access token has expired"));
-    }
+        .verify(state.store.as_ref(), token, state.clock.now_ms())
+        .await
+        .map_err(|refused| match refused {
+            Refused::Invalid => BearerError::InvalidToken("the access token is not valid"),
+            Refused::Revoked => BearerError::InvalidToken("the access token has been revoked"),
+            Refused::Expired => BearerError::InvalidToken("the access token has expired"),
+            Refused::Store(e) => e.into(),
+        })?;
     let user = &grant.user;
     let profile = Profile {
         sub: user.user_id.clone(),

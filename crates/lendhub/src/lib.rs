@@ -9,6 +9,7 @@ pub mod config;
 pub mod keys;
 mod log_writer;
 mod partner_cli;
+mod people;
 mod secret_input;
 pub mod server;
 mod sso_cli;

@@ -224,7 +224,7 @@ async fn hub(
     core: &Core,
     mail_wake: Arc<Notify>,
     webhooks: (Sender, Arc<Notify>),
-    sso_url: &str,
+    (sso_url, people): (&str, Arc<crate::people::IdpPeople>),
     stop: &CancellationToken,
 ) -> anyhow::Result<(Listening, [JoinHandle<()>; 2], Arc<Notify>)> {
     let listener = bind(config.hub.addr, "hub.addr").await?;
@@ -241,6 +241,7 @@ async fn hub(
         mcp_origins: config.mcp.allowed_origins.clone(),
         trusted_proxies: config.public.trusted_proxies.clone(),
         journey: register_journey(core, sso_url, &url).await,
+        people: Some(people),
     };
     let state = lendhub_hub::HubState {
         partner: lendhub_hub::PartnerState::new(
@@ -327,7 +328,7 @@ async fn sso(
     config: &Config,
     core: &Core,
     stop: &CancellationToken,
-) -> anyhow::Result<(Listening, JoinHandle<()>)> {
+) -> anyhow::Result<(Listening, JoinHandle<()>, Arc<lendhub_idp::grants::Grants>)> {
     let listener = bind(config.sso.addr, "sso.addr").await?;
     let addr = listener.local_addr()?;
     let url = config.sso.public_url(addr);
@@ -348,6 +349,7 @@ async fn sso(
             .clone()
             .run(core.store.clone(), stop.clone().cancelled_owned()),
     );
+    let grants = state.grants.clone();
     let router = sso_surface(lendhub_idp::router(state));
     let listening = Listening {
         listener,
@@ -355,7 +357,7 @@ async fn sso(
         addr,
         url,
     };
-    Ok((listening, grants_sync))
+    Ok((listening, grants_sync, grants))
 }
 
 /// The sandbox's job workers: webhook delivery, woken when a commit queues
@@ -461,9 +463,21 @@ pub async fn start(
         sandbox(config, &core, sender.clone(), outbox_wake.clone()).await?;
     let webhooks = (sender.clone(), outbox_wake.clone());
     // The identity provider first: the hub's hosted journey signs in there.
-    let (sso, grants_sync) = sso(config, &core, &stop).await?;
-    let (hub, hub_tasks, expiry_wake) =
-        hub(config, &core, mail_wake.clone(), webhooks, &sso.url, &stop).await?;
+    let (sso, grants_sync, grants) = sso(config, &core, &stop).await?;
+    let people = Arc::new(crate::people::IdpPeople {
+        grants,
+        store: core.store.clone(),
+        clock: core.clock.clone(),
+    });
+    let (hub, hub_tasks, expiry_wake) = hub(
+        config,
+        &core,
+        mail_wake.clone(),
+        webhooks,
+        (&sso.url, people),
+        &stop,
+    )
+    .await?;
     let ops_listener = bind(config.ops.addr, "ops.addr").await?;
     let ops_addr = ops_listener.local_addr()?;
     let referrals_wake = sandbox_state.referrals_wake.clone();

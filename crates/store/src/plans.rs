@@ -183,6 +183,22 @@ pub fn request_path_queries() -> Vec<Query> {
         vec![Value::Text("pay_01J00000000000000000000000"), OWNER],
     ));
     queries.push(query(
+        "a company's account by id (a person's own)",
+        sql::lending::COMPANY_ACCOUNT,
+        vec![
+            Value::Text("acc_01J00000000000000000000000"),
+            Value::Text("00000401/live"),
+        ],
+    ));
+    queries.push(query(
+        "a company's account exists (a cursor)",
+        sql::lending::COMPANY_ACCOUNT_EXISTS,
+        vec![
+            Value::Text("acc_01J00000000000000000000000"),
+            Value::Text("00000401/live"),
+        ],
+    ));
+    queries.push(query(
         "schedule by id",
         sql::lending::SCHEDULE,
         vec![Value::Text("sch_01J00000000000000000000000"), OWNER],
@@ -204,7 +220,7 @@ pub fn request_path_queries() -> Vec<Query> {
     ));
     // Each keyset with its filters' values, and the filters every request
     // gives (a ledger is always one account's).
-    let keysets: [(&'static sql::Keyset, &[Value], u8); 5] = [
+    let keysets: [(&'static sql::Keyset, &[Value], u8); 6] = [
         (
             &sql::APPLICATIONS,
             &[Value::Text("created"), Value::Text("INV-1")],
@@ -212,6 +228,7 @@ pub fn request_path_queries() -> Vec<Query> {
         ),
         (&sql::DECISIONS, &[Value::Text("approved")], 0),
         (&sql::ACCOUNTS, &[Value::Text("performing")], 0),
+        (&sql::COMPANY_ACCOUNTS, &[Value::Text("performing")], 0),
         (
             &sql::PAYMENTS,
             &[
@@ -242,7 +259,7 @@ pub fn request_path_queries() -> Vec<Query> {
             ));
             bind.push(Value::Int(26));
             queries.push(Query {
-                name: format!("{} page {shape:?}", keyset.table),
+                name: format!("{} by {} page {shape:?}", keyset.table, keyset.owner),
                 sql: keyset.sql(shape),
                 bind,
                 ordered_by_index: true,

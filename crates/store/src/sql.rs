@@ -159,8 +159,14 @@ pub mod lending {
     /// The application's UNIQUE `application_id` makes a second account for
     /// one loan impossible.
     pub const INSERT_ACCOUNT: &str =
-        "INSERT INTO hub_accounts (id, owner, application_id, status, opened_at_ms, body, due_at_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)";
+        "INSERT INTO hub_accounts (id, owner, application_id, status, opened_at_ms, body, due_at_ms, borrower)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+    /// An account of a borrowing company (`Account::borrower`), whoever
+    /// introduced it.
+    pub const COMPANY_ACCOUNT: &str =
+        "SELECT body FROM hub_accounts WHERE id = $1 AND borrower = $2";
+    pub const COMPANY_ACCOUNT_EXISTS: &str =
+        "SELECT 1 FROM hub_accounts WHERE id = $1 AND borrower = $2";
     /// Conditional on the status the change was computed from (`$5`).
     pub const UPDATE_ACCOUNT: &str =
         "UPDATE hub_accounts SET status = $3, body = $4, due_at_ms = $6
@@ -284,6 +290,9 @@ pub mod lending {
 #[derive(Debug)]
 pub struct Keyset {
     pub table: &'static str,
+    /// Whose records a page is: `owner` (a tenant), or another column that
+    /// partitions the table the same way (`borrower`).
+    pub owner: &'static str,
     /// Columns a page may be filtered on, each by equality.
     pub filters: &'static [&'static str],
     shapes: LazyLock<Vec<String>>,
@@ -340,8 +349,18 @@ impl Keyset {
         filters: &'static [&'static str],
         build: fn() -> Vec<String>,
     ) -> Self {
+        Self::owned_by(table, "owner", filters, build)
+    }
+
+    const fn owned_by(
+        table: &'static str,
+        owner: &'static str,
+        filters: &'static [&'static str],
+        build: fn() -> Vec<String>,
+    ) -> Self {
         Self {
             table,
+            owner,
             filters,
             shapes: LazyLock::new(build),
         }
@@ -393,8 +412,9 @@ impl Keyset {
             format!("AND CAST(${floor} AS TEXT) IS NULL")
         });
         format!(
-            "SELECT body FROM {table} WHERE owner = $1 {clauses} ORDER BY id {order} LIMIT ${limit}",
+            "SELECT body FROM {table} WHERE {owner} = $1 {clauses} ORDER BY id {order} LIMIT ${limit}",
             table = self.table,
+            owner = self.owner,
             clauses = clauses.join(" "),
             limit = floor + 1,
         )
@@ -406,10 +426,11 @@ pub static APPLICATIONS: Keyset = Keyset::new("hub_applications", &["status", "r
     APPLICATIONS.build()
 });
 /// Every keyset, for backends that prepare their statements once.
-pub static KEYSETS: [&Keyset; 5] = [
+pub static KEYSETS: [&Keyset; 6] = [
     &APPLICATIONS,
     &DECISIONS,
     &ACCOUNTS,
+    &COMPANY_ACCOUNTS,
     &LEDGER_ENTRIES,
     &PAYMENTS,
 ];
@@ -420,6 +441,12 @@ pub static PAYMENTS: Keyset = Keyset::new("hub_payments", &["account_id", "statu
 
 /// Servicing accounts: by status.
 pub static ACCOUNTS: Keyset = Keyset::new("hub_accounts", &["status"], || ACCOUNTS.build());
+/// A borrowing company's accounts in one environment, across partners (a
+/// person's own, read with their identity-provider token): by status.
+pub static COMPANY_ACCOUNTS: Keyset =
+    Keyset::owned_by("hub_accounts", "borrower", &["status"], || {
+        COMPANY_ACCOUNTS.build()
+    });
 /// Ledger entries: always of one account.
 pub static LEDGER_ENTRIES: Keyset =
     Keyset::new("hub_ledger", &["account_id"], || LEDGER_ENTRIES.build());

@@ -10,6 +10,7 @@ mod guide;
 pub mod limits;
 mod mcp;
 mod metadata;
+pub mod people;
 pub mod request_keys;
 pub mod rest;
 pub mod state;

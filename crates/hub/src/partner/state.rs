@@ -162,6 +162,10 @@ pub struct PartnerSettings {
     /// Proxies whose `X-Forwarded-For` is believed when a REST-tier call
     /// without credentials is bucketed by address (the public ring's setting).
     pub trusted_proxies: Vec<ipnet::IpNet>,
+    /// lendhub's identity provider, which proves a person's access token
+    /// (a person reading their company's accounts); without it only
+    /// partners' credentials are accepted.
+    pub people: Option<Arc<dyn super::people::PersonTokens>>,
 }
 
 impl PartnerState {

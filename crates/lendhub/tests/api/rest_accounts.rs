@@ -244,3 +244,106 @@ async fn a_funded_loans_account_shows_its_balance_schedule_and_ledger() {
     let r = rest_get(&app, &format!("{TEST}/accounts/{id}"), Some(&narrow)).await;
     assert_hub_error(&r, 403, "insufficient_scope");
 }
+
+/// A person's access token from lendhub's identity provider with
+/// `accounts.read` reads their own company's accounts, whichever partner
+/// introduced them, and nothing else; without the scope, 403.
+#[tokio::test]
+async fn a_persons_token_reads_only_their_own_companys_accounts() {
+    use crate::support::oidc::{Authorize, Browser, code, exchange, person_of, pkce, rp};
+    let app = rest_app().await;
+    let (key, mine) = funded(&app).await;
+    // Another partner's loan to the same company.
+    let (_, also_mine) = funded(&app).await;
+    let director = person_of(&app, "00000401", "Healthy Widgets Ltd").await;
+    let stranger = person_of(&app, "01234567", "Analytical Engines Ltd").await;
+    let client = rp(&app, false).await;
+    let token_for = |who: &crate::support::oidc::Person, scope: &'static str| {
+        let (app, client) = (&app, &client);
+        let who = who.clone();
+        async move {
+            let pkce = pkce();
+            let mut req = Authorize::new(client, &pkce);
+            req.scope = scope;
+            let code = code(&Browser::new(app), &req, &who).await;
+            let t = exchange(app, client, &code, &pkce.verifier).await;
+            assert_eq!(t.status, 200, "{}", t.body);
+            t.body["access_token"].as_str().unwrap().to_owned()
+        }
+    };
+    let token = token_for(&director, "openid business accounts.read").await;
+
+    let listed = rest_get(&app, &format!("{TEST}/accounts"), Some(&token)).await;
+    assert_eq!(listed.status, 200, "{}", listed.body);
+    let ids: Vec<&str> = listed.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        ids,
+        vec![also_mine.as_str(), mine.as_str()],
+        "both partners' loans"
+    );
+    let one = rest_get(&app, &format!("{TEST}/accounts/{mine}"), Some(&token)).await;
+    assert_eq!(one.status, 200, "{}", one.body);
+    assert_eq!(one.body["borrower"]["company_number"], "00000401");
+    assert_eq!(
+        one.body["balance"],
+        rest_get(&app, &format!("{TEST}/accounts/{mine}"), Some(&key))
+            .await
+            .body["balance"],
+        "the same balance the partner sees"
+    );
+    let balance = rest_get(
+        &app,
+        &format!("{TEST}/accounts/{also_mine}/balance"),
+        Some(&token),
+    )
+    .await;
+    assert_eq!(balance.status, 200, "{}", balance.body);
+    let ledger = rest_get(
+        &app,
+        &format!("{TEST}/accounts/{also_mine}/transactions"),
+        Some(&token),
+    )
+    .await;
+    assert_eq!(ledger.status, 200, "{}", ledger.body);
+    assert_eq!(ledger.body["data"][0]["type"], "drawdown");
+    // The live environment holds none of theirs.
+    let live = rest_get(&app, "/partner/v1/accounts", Some(&token)).await;
+    assert_eq!(live.status, 200, "{}", live.body);
+    assert_eq!(live.body["data"], json!([]));
+    assert_eq!(
+        rest_get(&app, &format!("/partner/v1/accounts/{mine}"), Some(&token))
+            .await
+            .status,
+        404
+    );
+
+    // Someone else's company: nothing, and 404 for the account itself.
+    let theirs = token_for(&stranger, "openid business accounts.read").await;
+    let listed = rest_get(&app, &format!("{TEST}/accounts"), Some(&theirs)).await;
+    assert_eq!(listed.body["data"], json!([]), "{}", listed.body);
+    let r = rest_get(&app, &format!("{TEST}/accounts/{mine}"), Some(&theirs)).await;
+    assert_hub_error(&r, 404, "not_found");
+    let r = rest_get(
+        &app,
+        &format!("{TEST}/accounts/{mine}/transactions"),
+        Some(&theirs),
+    )
+    .await;
+    assert_hub_error(&r, 404, "not_found");
+
+    // Without accounts.read: 403; a made-up token: 401.
+    let narrow = token_for(&director, "openid business").await;
+    let r = rest_get(&app, &format!("{TEST}/accounts"), Some(&narrow)).await;
+    assert_hub_error(&r, 403, "insufficient_scope");
+    let made_up = narrow.chars().rev().collect::<String>();
+    let r = rest_get(&app, &format!("{TEST}/accounts"), Some(&made_up)).await;
+    assert_eq!(r.status, 401, "{}", r.body);
+    // A person's token reads accounts only: not payments, not applications.
+    let r = rest_get(&app, &format!("{TEST}/payments"), Some(&token)).await;
+    assert_eq!(r.status, 401, "{}", r.body);
+}

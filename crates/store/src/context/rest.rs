@@ -322,6 +322,21 @@ pub trait ServicingStore: Send + Sync {
     /// One account's whole ledger, in posting order.
     async fn ledger(&self, owner: &Tenant, account_id: &str) -> Result<Vec<Entry>, StoreError>;
 
+    /// A borrowing company's accounts in one environment, whoever
+    /// introduced them (`Account::borrower`): a person's own.
+    async fn company_accounts(
+        &self,
+        borrower: &str,
+        query: &AccountQuery,
+    ) -> Result<AccountPage, StoreError>;
+
+    /// One account of a borrowing company's.
+    async fn company_account(
+        &self,
+        borrower: &str,
+        id: &str,
+    ) -> Result<Option<Account>, StoreError>;
+
     async fn schedule(&self, owner: &Tenant, id: &str) -> Result<Option<Schedule>, StoreError>;
 
     /// Schedules whose next instalment is due on their owner's clock.

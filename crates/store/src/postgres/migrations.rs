@@ -158,6 +158,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "schedules",
         include_str!("../../migrations/postgres/0030_schedules.sql"),
     ),
+    (
+        31,
+        "account_borrowers",
+        include_str!("../../migrations/postgres/0031_account_borrowers.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

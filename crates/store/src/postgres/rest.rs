@@ -36,7 +36,7 @@ async fn page<T: serde::de::DeserializeOwned>(
     c: &Client,
     keyset: &'static Keyset,
     exists: &'static str,
-    owner: &Tenant,
+    owner: &str,
     q: &PageQuery,
     filters: &[Option<&str>],
     floor: Option<&str>,
@@ -44,10 +44,7 @@ async fn page<T: serde::de::DeserializeOwned>(
     let (anchor, newer) = q.anchor();
     if let Some(id) = anchor {
         let statement = c.prepare_cached(exists).await.map_err(db)?;
-        let known = c
-            .query_opt(&statement, &[&id, &owner.as_str()])
-            .await
-            .map_err(db)?;
+        let known = c.query_opt(&statement, &[&id, &owner]).await.map_err(db)?;
         if known.is_none() {
             return Ok(None);
         }
@@ -55,7 +52,7 @@ async fn page<T: serde::de::DeserializeOwned>(
     let given: Vec<bool> = filters.iter().map(Option::is_some).collect();
     let shape = PageShape::new(newer, anchor.is_some(), floor.is_some(), &given);
     let statement = c.prepare_cached(keyset.sql(shape)).await.map_err(db)?;
-    let mut texts: Vec<Option<&str>> = vec![Some(owner.as_str()), anchor];
+    let mut texts: Vec<Option<&str>> = vec![Some(owner), anchor];
     texts.extend_from_slice(filters);
     texts.push(floor);
     let fetch = q.fetch();
@@ -157,7 +154,7 @@ impl LendingStore for PgStore {
                 &c,
                 &sql::APPLICATIONS,
                 exists,
-                owner,
+                owner.as_str(),
                 &q.page,
                 &filters,
                 floor,
@@ -183,7 +180,7 @@ impl LendingStore for PgStore {
                 &c,
                 &sql::DECISIONS,
                 exists,
-                owner,
+                owner.as_str(),
                 &q.page,
                 &[q.outcome],
                 floor,
@@ -369,7 +366,7 @@ impl ServicingStore for PgStore {
                 &c,
                 &sql::ACCOUNTS,
                 exists,
-                owner,
+                owner.as_str(),
                 &q.page,
                 &[q.status],
                 None,
@@ -392,7 +389,17 @@ impl ServicingStore for PgStore {
         let exists = sql::lending::ENTRY_EXISTS;
         let filters = [Some(account_id)];
         Ok(
-            match page(&c, &sql::LEDGER_ENTRIES, exists, owner, q, &filters, None).await? {
+            match page(
+                &c,
+                &sql::LEDGER_ENTRIES,
+                exists,
+                owner.as_str(),
+                q,
+                &filters,
+                None,
+            )
+            .await?
+            {
                 Some(p) => LedgerPage::Page(p),
                 None => LedgerPage::UnknownCursor,
             },
@@ -416,7 +423,17 @@ impl ServicingStore for PgStore {
         let exists = sql::lending::PAYMENT_EXISTS;
         let filters = [q.account_id.as_deref(), q.status];
         Ok(
-            match page(&c, &sql::PAYMENTS, exists, owner, &q.page, &filters, None).await? {
+            match page(
+                &c,
+                &sql::PAYMENTS,
+                exists,
+                owner.as_str(),
+                &q.page,
+                &filters,
+                None,
+            )
+            .await?
+            {
                 Some(p) => PaymentPage::Page(p),
                 None => PaymentPage::UnknownCursor,
             },
@@ -472,6 +489,49 @@ impl ServicingStore for PgStore {
             .iter()
             .map(|r| from_json(get(r, 0)?))
             .collect()
+    }
+
+    async fn company_accounts(
+        &self,
+        borrower: &str,
+        q: &AccountQuery,
+    ) -> Result<AccountPage, StoreError> {
+        let c = self.conn().await?;
+        let exists = sql::lending::COMPANY_ACCOUNT_EXISTS;
+        let filters = [q.status];
+        Ok(
+            match page(
+                &c,
+                &sql::COMPANY_ACCOUNTS,
+                exists,
+                borrower,
+                &q.page,
+                &filters,
+                None,
+            )
+            .await?
+            {
+                Some(p) => AccountPage::Page(p),
+                None => AccountPage::UnknownCursor,
+            },
+        )
+    }
+
+    async fn company_account(
+        &self,
+        borrower: &str,
+        id: &str,
+    ) -> Result<Option<Account>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached(sql::lending::COMPANY_ACCOUNT)
+            .await
+            .map_err(db)?;
+        c.query_opt(&statement, &[&id, &borrower])
+            .await
+            .map_err(db)?
+            .map(|r| from_json(get(&r, 0)?))
+            .transpose()
     }
 
     async fn schedule(&self, owner: &Tenant, id: &str) -> Result<Option<Schedule>, StoreError> {

@@ -157,6 +157,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "schedules",
         include_str!("../../migrations/sqlite/0030_schedules.sql"),
     ),
+    (
+        31,
+        "account_borrowers",
+        include_str!("../../migrations/sqlite/0031_account_borrowers.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -61,7 +61,7 @@ fn page<T: serde::de::DeserializeOwned>(
     c: &Connection,
     keyset: &'static Keyset,
     exists: &'static str,
-    owner: &Tenant,
+    owner: &str,
     q: &PageQuery,
     filters: &[Option<&str>],
     floor: Option<&str>,
@@ -70,7 +70,7 @@ fn page<T: serde::de::DeserializeOwned>(
     if let Some(id) = anchor {
         let known = c
             .prepare_cached(&dialect(exists))?
-            .query_row([id, owner.as_str()], |_| Ok(()))
+            .query_row([id, owner], |_| Ok(()))
             .optional()?;
         if known.is_none() {
             return Ok(None);
@@ -79,7 +79,7 @@ fn page<T: serde::de::DeserializeOwned>(
     let given: Vec<bool> = filters.iter().map(Option::is_some).collect();
     let shape = PageShape::new(newer, anchor.is_some(), floor.is_some(), &given);
     let index = keyset.shapes().position(|s| s == shape).unwrap_or(0);
-    let mut params: Vec<Option<&str>> = vec![Some(owner.as_str()), anchor];
+    let mut params: Vec<Option<&str>> = vec![Some(owner), anchor];
     params.extend_from_slice(filters);
     params.push(floor);
     let fetch = q.fetch();
@@ -110,7 +110,7 @@ fn applications(
             c,
             &sql::APPLICATIONS,
             exists,
-            owner,
+            owner.as_str(),
             &q.page,
             &filters,
             floor,
@@ -129,7 +129,7 @@ fn decisions(c: &Connection, owner: &Tenant, q: &DecisionQuery) -> rusqlite::Res
             c,
             &sql::DECISIONS,
             exists,
-            owner,
+            owner.as_str(),
             &q.page,
             &[q.outcome],
             floor,
@@ -353,7 +353,7 @@ impl ServicingStore for SqliteStore {
                     c,
                     &sql::ACCOUNTS,
                     sql::lending::ACCOUNT_EXISTS,
-                    owner,
+                    owner.as_str(),
                     &q.page,
                     &[q.status],
                     None,
@@ -377,7 +377,7 @@ impl ServicingStore for SqliteStore {
                     c,
                     &sql::LEDGER_ENTRIES,
                     sql::lending::ENTRY_EXISTS,
-                    owner,
+                    owner.as_str(),
                     q,
                     &[Some(account_id)],
                     None,
@@ -418,7 +418,7 @@ impl ServicingStore for SqliteStore {
                     c,
                     &sql::PAYMENTS,
                     sql::lending::PAYMENT_EXISTS,
-                    owner,
+                    owner.as_str(),
                     &q.page,
                     &[q.account_id.as_deref(), q.status],
                     None,
@@ -499,6 +499,41 @@ impl ServicingStore for SqliteStore {
                     rows::from_json(&r.get::<_, String>(0)?)
                 })?
                 .collect()
+        })
+    }
+
+    async fn company_accounts(
+        &self,
+        borrower: &str,
+        q: &AccountQuery,
+    ) -> Result<AccountPage, StoreError> {
+        self.read(|c| {
+            Ok(
+                match page(
+                    c,
+                    &sql::COMPANY_ACCOUNTS,
+                    sql::lending::COMPANY_ACCOUNT_EXISTS,
+                    borrower,
+                    &q.page,
+                    &[q.status],
+                    None,
+                )? {
+                    Some(p) => AccountPage::Page(p),
+                    None => AccountPage::UnknownCursor,
+                },
+            )
+        })
+    }
+
+    async fn company_account(
+        &self,
+        borrower: &str,
+        id: &str,
+    ) -> Result<Option<Account>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::lending::COMPANY_ACCOUNT))?
+                .query_row([id, borrower], |r| rows::from_json(&r.get::<_, String>(0)?))
+                .optional()
         })
     }
 

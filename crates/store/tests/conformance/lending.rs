@@ -1127,3 +1127,105 @@ async fn a_schedule_initiates_each_instalment_once_and_its_mandate_is_revoked_on
     ));
     assert_eq!(store.mandate(&owner, &mid).await.unwrap(), Some(revoked));
 }
+
+/// A funded loan's account for `owner`, opened at `ms`.
+async fn open_account(store: &dyn Store, owner: &Tenant, ms: i64) -> Account {
+    let (application, decision) = decided(owner, ms, facts(12));
+    store_decided(store, &application, &decision).await;
+    let (signed, locked) = application
+        .accept(&decision, "Ada".into(), at(ms + 1))
+        .unwrap();
+    let id = AccountId::generate(ms as u64 + 2, ms as u128 + 2);
+    let funded = signed.fund(id.clone(), at(ms + 2)).unwrap();
+    let account = Account::open(
+        id,
+        &funded,
+        &locked,
+        "test_bank_strong",
+        "fps_9".into(),
+        at(ms + 2),
+    )
+    .unwrap();
+    store
+        .commit(set(
+            vec![
+                Write::Lending(LendingWrite::UpdateApplication(signed)),
+                Write::Lending(LendingWrite::UpdateDecision(locked)),
+            ],
+            None,
+        ))
+        .await
+        .unwrap();
+    store
+        .commit(set(
+            vec![
+                Write::Lending(LendingWrite::UpdateApplication(funded)),
+                Write::Lending(LendingWrite::OpenAccount(account.clone())),
+            ],
+            None,
+        ))
+        .await
+        .unwrap();
+    account
+}
+
+#[tokio::test]
+async fn a_companys_accounts_are_read_across_partners_in_one_environment() {
+    let (store, _db) = store().await;
+    let one = Tenant::partner("pk_live_one", false, None);
+    let two = Tenant::partner("pk_live_two", false, None);
+    let live = Tenant::partner("pk_live_one", true, None);
+    let first = open_account(store.as_ref(), &one, 100_000).await;
+    let second = open_account(store.as_ref(), &two, 110_000).await;
+    let elsewhere = open_account(store.as_ref(), &live, 120_000).await;
+    assert_eq!(first.borrower(), "00000401/test");
+    assert_eq!(elsewhere.borrower(), "00000401/live");
+    let query = |status: Option<&'static str>| AccountQuery {
+        page: PageQuery {
+            limit: 10,
+            ..PageQuery::default()
+        },
+        status,
+    };
+    let ids = |page: AccountPage| match page {
+        AccountPage::Page(p) => p.items.into_iter().map(|a| a.id).collect::<Vec<_>>(),
+        AccountPage::UnknownCursor => panic!("no cursor given"),
+    };
+    let test = store
+        .company_accounts("00000401/test", &query(None))
+        .await
+        .unwrap();
+    assert_eq!(
+        ids(test),
+        vec![second.id.clone(), first.id.clone()],
+        "newest first"
+    );
+    let performing = store
+        .company_accounts("00000401/test", &query(Some("performing")))
+        .await
+        .unwrap();
+    assert_eq!(ids(performing).len(), 2);
+    assert!(
+        ids(store
+            .company_accounts("00000402/test", &query(None))
+            .await
+            .unwrap())
+        .is_empty(),
+        "another company's"
+    );
+    assert_eq!(
+        store
+            .company_account("00000401/test", first.id.as_str())
+            .await
+            .unwrap(),
+        Some(first.clone())
+    );
+    assert_eq!(
+        store
+            .company_account("00000401/test", elsewhere.id.as_str())
+            .await
+            .unwrap(),
+        None,
+        "the live environment's is not the test one's"
+    );
+}

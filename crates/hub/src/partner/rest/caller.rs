@@ -116,7 +116,7 @@ impl RestCaller {
 }
 
 /// The environment and the route under it, from the matched path.
-fn route(parts: &Parts) -> (Environment, Option<&str>) {
+pub(crate) fn route(parts: &Parts) -> (Environment, Option<&str>) {
     let matched = parts
         .extensions
         .get::<MatchedPath>()
@@ -130,23 +130,26 @@ fn route(parts: &Parts) -> (Environment, Option<&str>) {
     }
 }
 
-/// The caller the credential proves, not yet admitted.
-async fn identify(parts: &Parts, state: &PartnerState) -> Result<RestCaller, PartnerError> {
-    let (env, _) = route(parts);
+/// The bearer credential the request presents.
+pub(crate) fn bearer(parts: &Parts) -> Result<&str, PartnerError> {
     let value = parts
         .headers
         .get(header::AUTHORIZATION)
         .ok_or(PartnerError::MissingApiKey)?
         .to_str()
         .map_err(|_| PartnerError::Unauthenticated("the Authorization header is not valid text"))?;
-    let credential = match value.split_once(' ') {
-        Some((scheme, c)) if scheme.eq_ignore_ascii_case("bearer") => c.trim(),
-        _ => {
-            return Err(PartnerError::Unauthenticated(
-                "use the Bearer scheme with a secret API key or an access token",
-            ));
-        }
-    };
+    match value.split_once(' ') {
+        Some((scheme, c)) if scheme.eq_ignore_ascii_case("bearer") => Ok(c.trim()),
+        _ => Err(PartnerError::Unauthenticated(
+            "use the Bearer scheme with a secret API key or an access token",
+        )),
+    }
+}
+
+/// The caller the credential proves, not yet admitted.
+async fn identify(parts: &Parts, state: &PartnerState) -> Result<RestCaller, PartnerError> {
+    let (env, _) = route(parts);
+    let credential = bearer(parts)?;
     let (client, scopes) = match presented(credential) {
         Presented::SecretKey(claimed, rest) => {
             let (key, client) = api_keys::authenticate(state, env, claimed, rest).await?;
@@ -176,7 +179,7 @@ async fn identify(parts: &Parts, state: &PartnerState) -> Result<RestCaller, Par
 }
 
 /// Spends one token of the caller's bucket for this request.
-fn admit(
+pub(crate) fn admit(
     parts: &Parts,
     state: &PartnerState,
     bucket: &str,

@@ -16,6 +16,7 @@ pub const REDIRECT_URI: &str = "http://127.0.0.1:9/callback";
 pub const LOGOUT_URI: &str = "http://127.0.0.1:9/signed-out";
 pub const PASSWORD: &str = "correct horse battery";
 
+#[derive(Clone)]
 pub struct Person {
     pub email: String,
     pub sub: String,
@@ -23,6 +24,11 @@ pub struct Person {
 
 /// A user with every claim filled in.
 pub async fn person(app: &App) -> Person {
+    person_of(app, "01234567", "Analytical Engines Ltd").await
+}
+
+/// `person`, a director of the given company.
+pub async fn person_of(app: &App, company_number: &str, company_name: &str) -> Person {
     let email = format!("director-{}@example.com", super::uuidish().to_lowercase());
     let sub = lendhub_idp::users::create(
         app.server().store.as_ref(),
@@ -32,8 +38,8 @@ pub async fn person(app: &App) -> Person {
             given_name: "Ada",
             family_name: "Lovelace",
             email_verified: true,
-            company_number: "01234567",
-            company_name: "Analytical Engines Ltd",
+            company_number,
+            company_name,
             company_role: "director",
         },
         0,

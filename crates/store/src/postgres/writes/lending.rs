@@ -330,6 +330,7 @@ impl Statements {
                     Box::new(unix_ms(a.opened_at)),
                     Box::new(json(a)?),
                     Box::new(a.next_review.map(unix_ms)),
+                    Box::new(a.borrower()),
                 ],
             )),
             LendingWrite::UpdateAccount { account: a, .. } => out.push((

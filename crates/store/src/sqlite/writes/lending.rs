@@ -107,7 +107,8 @@ pub fn apply(c: &Connection, write: &LendingWrite) -> Result<(), CommitError> {
                         a.status.as_str(),
                         unix_ms(a.opened_at),
                         rows::to_json(a)?,
-                        a.next_review.map(unix_ms)
+                        a.next_review.map(unix_ms),
+                        a.borrower()
                     ])
                 })
                 .map_err(store)?;

@@ -1,13 +1,12 @@
 use axum::Json;
 use axum::extract::{Path, State};
-use lendhub_domain::scope::PartnerScope;
 use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use super::{BalanceView, find};
+use super::BalanceView;
+use super::caller::AccountsCaller;
 use crate::partner::error::PartnerError;
-use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
 
 /// An account's balance at a moment.
@@ -34,12 +33,11 @@ pub struct BalanceAnswer {
         (status = 404, description = "not_found: no such account of yours in this environment")))]
 pub async fn balance(
     State(state): State<PartnerState>,
-    caller: RestCaller,
+    caller: AccountsCaller,
     Path(id): Path<String>,
 ) -> Result<Json<BalanceAnswer>, PartnerError> {
-    caller.require(PartnerScope::AccountsRead)?;
-    let (account, entries) = find(&state, &caller.tenant(), &id).await?;
-    let now = caller.now(&state);
+    let (account, entries) = caller.account(&state, &id).await?;
+    let now = caller.now_for(&state, &account).await?;
     Ok(Json(BalanceAnswer {
         object: "balance",
         account_id: id,

@@ -3,19 +3,19 @@ use std::collections::HashMap;
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
 use lendhub_domain::hub_ids::{AccountId, HubId};
-use lendhub_domain::scope::PartnerScope;
 use lendhub_domain::servicing::AccountStatus;
 use lendhub_http::{FieldIssue, list};
 use lendhub_store::{AccountPage, AccountQuery};
 
 use super::AccountView;
+use super::caller::AccountsCaller;
 use crate::partner::error::PartnerError;
-use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::list_page::respond;
 use crate::partner::state::PartnerState;
 
 /// Your servicing accounts in this environment, newest first, each with its
-/// balance now.
+/// balance now. With a person's identity-provider token (`accounts.read`),
+/// their own company's accounts.
 #[utoipa::path(get, operation_id = "listAccounts", path = "/accounts", tag = "accounts",
     security(("oauth2" = ["accounts.read"]), ("api_key" = [])),
     params(("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "default 20"),
@@ -28,10 +28,9 @@ use crate::partner::state::PartnerState;
         (status = 422, description = "validation_failed")))]
 pub async fn list(
     State(state): State<PartnerState>,
-    caller: RestCaller,
+    caller: AccountsCaller,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, PartnerError> {
-    caller.require(PartnerScope::AccountsRead)?;
     let request = list::parse(raw.as_deref(), list::DEFAULT_LIMIT, &["status"])
         .map_err(PartnerError::Validation)?;
     let status = match request.filter("status") {
@@ -50,26 +49,28 @@ pub async fn list(
     if request.cursors().any(|c| AccountId::parse(c).is_none()) {
         return Err(cursor_missing);
     }
-    let owner = caller.tenant();
     let query = AccountQuery {
         page: request.page.clone(),
         status,
     };
-    let page = match state.servicing.hub_accounts(&owner, &query).await? {
+    let page = match caller.accounts(&state, &query).await? {
         AccountPage::Page(page) => page,
         AccountPage::UnknownCursor => return Err(cursor_missing),
     };
-    let now = caller.now(&state);
     let mut views = HashMap::with_capacity(page.items.len());
     for account in &page.items {
-        let entries = state.servicing.ledger(&owner, account.id.as_str()).await?;
+        let now = caller.now_for(&state, account).await?;
+        let entries = state
+            .servicing
+            .ledger(&account.owner, account.id.as_str())
+            .await?;
         views.insert(
             account.id.to_string(),
             AccountView::new(account, &entries, now)?,
         );
     }
     respond(
-        caller.env,
+        caller.env(),
         "/accounts",
         &request.page,
         &page,

@@ -4,6 +4,7 @@
 //! clock. One handler file per endpoint.
 
 pub mod balance;
+pub mod caller;
 pub mod list;
 pub mod retrieve;
 pub mod review;
@@ -13,13 +14,12 @@ pub mod transactions;
 use lendhub_domain::hub_ids::HubId;
 use lendhub_domain::ledger::{self, Entry, Instalment};
 use lendhub_domain::servicing::Account;
-use lendhub_domain::tenant::{Tenant, TenantKind};
+use lendhub_domain::tenant::TenantKind;
 use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use crate::partner::error::PartnerError;
-use crate::partner::state::PartnerState;
 
 /// What the account is: every account today is a term loan.
 const PRODUCT: &str = "business_term_loan";
@@ -152,23 +152,4 @@ impl AccountView {
         );
         self
     }
-}
-
-/// An account of the caller's and its ledger; 404 for another's.
-pub(crate) async fn find(
-    state: &PartnerState,
-    owner: &Tenant,
-    raw_id: &str,
-) -> Result<(Account, Vec<Entry>), PartnerError> {
-    let missing = PartnerError::NotFound("account");
-    if lendhub_domain::hub_ids::AccountId::parse(raw_id).is_none() {
-        return Err(missing);
-    }
-    let account = state
-        .lending
-        .hub_account(owner, raw_id)
-        .await?
-        .ok_or(missing)?;
-    let entries = state.servicing.ledger(owner, raw_id).await?;
-    Ok((account, entries))
 }

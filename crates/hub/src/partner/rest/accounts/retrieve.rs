@@ -1,11 +1,10 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use lendhub_domain::ledger;
-use lendhub_domain::scope::PartnerScope;
 
-use super::{AccountView, find};
+use super::AccountView;
+use super::caller::AccountsCaller;
 use crate::partner::error::PartnerError;
-use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
 
 /// An account of yours with its balance now and its repayment schedule.
@@ -17,12 +16,11 @@ use crate::partner::state::PartnerState;
         (status = 404, description = "not_found: no such account of yours in this environment")))]
 pub async fn retrieve(
     State(state): State<PartnerState>,
-    caller: RestCaller,
+    caller: AccountsCaller,
     Path(id): Path<String>,
 ) -> Result<Json<AccountView>, PartnerError> {
-    caller.require(PartnerScope::AccountsRead)?;
-    let (account, entries) = find(&state, &caller.tenant(), &id).await?;
-    let now = caller.now(&state);
+    let (account, entries) = caller.account(&state, &id).await?;
+    let now = caller.now_for(&state, &account).await?;
     Ok(Json(
         AccountView::new(&account, &entries, now)?.with_schedule(&ledger::schedule(&account)),
     ))

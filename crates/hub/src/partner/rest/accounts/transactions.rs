@@ -2,15 +2,14 @@ use axum::extract::{Path, RawQuery, State};
 use axum::response::Response;
 use lendhub_domain::hub_ids::{HubId, LedgerEntryId};
 use lendhub_domain::ledger::Entry;
-use lendhub_domain::scope::PartnerScope;
 use lendhub_http::list;
 use lendhub_store::LedgerPage;
 use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
+use super::caller::AccountsCaller;
 use crate::partner::error::PartnerError;
-use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::list_page::respond;
 use crate::partner::state::PartnerState;
 
@@ -65,23 +64,17 @@ impl EntryView {
         (status = 422, description = "validation_failed")))]
 pub async fn transactions(
     State(state): State<PartnerState>,
-    caller: RestCaller,
+    caller: AccountsCaller,
     Path(id): Path<String>,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, PartnerError> {
-    caller.require(PartnerScope::AccountsRead)?;
     let request =
         list::parse(raw.as_deref(), list::DEFAULT_LIMIT, &[]).map_err(PartnerError::Validation)?;
     let cursor_missing = PartnerError::NotFound("ledger entry for the cursor");
     if request.cursors().any(|c| LedgerEntryId::parse(c).is_none()) {
         return Err(cursor_missing);
     }
-    let owner = caller.tenant();
-    if lendhub_domain::hub_ids::AccountId::parse(&id).is_none()
-        || state.lending.hub_account(&owner, &id).await?.is_none()
-    {
-        return Err(PartnerError::NotFound("account"));
-    }
+    let owner = caller.find(&state, &id).await?.owner;
     // A cursor must be an entry of this account, not merely of yours.
     for cursor in request.cursors() {
         let entry = state.servicing.ledger_entry(&owner, cursor).await?;
@@ -98,7 +91,7 @@ pub async fn transactions(
         LedgerPage::UnknownCursor => return Err(cursor_missing),
     };
     respond(
-        caller.env,
+        caller.env(),
         &format!("/accounts/{id}/transactions"),
         &request.page,
         &page,
