@@ -165,8 +165,9 @@ impl Payment {
     }
 
     /// A schedule's instalment, pending: a link for the payer until a
-    /// mandate exists, then initiated under it at once (`authorised`). It
-    /// stays open for `LINK_OPEN_FOR` from its due date.
+    /// mandate exists; under one, due for initiation at once (the payment
+    /// sweep asks the payer's bank). It stays open for `LINK_OPEN_FOR` from
+    /// its due date.
     pub fn instalment(
         id: PaymentId,
         schedule: &crate::schedule::Schedule,
@@ -199,10 +200,12 @@ impl Payment {
         }
     }
 
-    /// When the payment sweep next needs it: a pending link's expiry, a
+    /// When the payment sweep next needs it: a scheduled instalment under
+    /// a mandate at once (its initiation), a pending link's expiry, a
     /// processing payment's settlement.
     pub fn due_at(&self) -> Option<OffsetDateTime> {
         match self.status {
+            PaymentStatus::Pending if self.mandate_id.is_some() => Some(self.created_at),
             PaymentStatus::Pending => Some(self.expires_at),
             PaymentStatus::Processing => self.authorised_at.map(|t| t + SETTLES_AFTER),
             _ => None,
@@ -270,7 +273,13 @@ impl Payment {
             .flatten()
     }
 
-    /// Pending and not yet expired: the payer may still authorise.
+    /// Whether the payer authorises it on the pay page: a link, not an
+    /// instalment collected under a mandate.
+    pub fn is_link(&self) -> bool {
+        self.mandate_id.is_none()
+    }
+
+    /// Pending and not yet expired: it may still be authorised.
     pub fn open(&self, now: OffsetDateTime) -> Result<(), NotNow> {
         if self.status != PaymentStatus::Pending || now >= self.expires_at {
             return Err(NotNow(self.status));

@@ -208,7 +208,7 @@ impl EventType {
             | EventType::PaymentFailed
             | EventType::PaymentRefunded => ("payment", "pay_"),
             EventType::MandateRevoked => ("mandate", "mnd_"),
-            EventType::ScheduleCompleted => ("schedule", "sch_"),
+            EventType::ScheduleCompleted => ("payment_schedule", "sch_"),
             EventType::PayoutPaid => ("payout", "po_"),
             EventType::AgreementSigned => ("agreement", "agr_"),
             EventType::InvoiceDraft | EventType::InvoiceFinalized => ("invoice", "inv_"),

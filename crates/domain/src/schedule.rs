@@ -238,13 +238,19 @@ impl Schedule {
         self.finish(ScheduleStatus::Ended, now)
     }
 
-    /// The partner cancels an open-ended schedule: tombstoned, kept to be
-    /// read. Cancelling a cancelled one changes nothing (`Ok(None)`).
-    pub fn cancelled(&self, now: OffsetDateTime) -> Result<Option<Self>, NotCancellable> {
+    /// The partner cancels an open-ended schedule, or a fixed one whose
+    /// mandate the payer revoked (nothing more can be collected under it):
+    /// tombstoned, kept to be read. Cancelling a cancelled one changes
+    /// nothing (`Ok(None)`).
+    pub fn cancelled(
+        &self,
+        mandate_revoked: bool,
+        now: OffsetDateTime,
+    ) -> Result<Option<Self>, NotCancellable> {
         match (self.status, self.count) {
             (ScheduleStatus::Cancelled, _) => Ok(None),
-            (ScheduleStatus::Active, None) => Ok(self.finish(ScheduleStatus::Cancelled, now)),
-            (ScheduleStatus::Active, Some(_)) => Err(NotCancellable::Fixed),
+            (ScheduleStatus::Active, Some(_)) if !mandate_revoked => Err(NotCancellable::Fixed),
+            (ScheduleStatus::Active, _) => Ok(self.finish(ScheduleStatus::Cancelled, now)),
             (status, _) => Err(NotCancellable::Finished(status)),
         }
     }
@@ -308,7 +314,12 @@ mod tests {
             .expect("active");
         assert_eq!(done.status, ScheduleStatus::Completed);
         assert_eq!(done.completed(done.created_at), None, "once");
-        assert_eq!(s.cancelled(s.created_at), Err(NotCancellable::Fixed));
+        assert_eq!(s.cancelled(false, s.created_at), Err(NotCancellable::Fixed));
+        let stopped = s
+            .cancelled(true, s.created_at)
+            .expect("its mandate was revoked")
+            .expect("changed");
+        assert_eq!(stopped.status, ScheduleStatus::Cancelled);
     }
 
     #[test]
@@ -316,12 +327,16 @@ mod tests {
         let s = schedule(Cadence::Weekly, None);
         assert_eq!(s.remaining(), None);
         let gone = s
-            .cancelled(s.created_at)
+            .cancelled(false, s.created_at)
             .expect("open-ended")
             .expect("changed");
         assert_eq!(gone.status, ScheduleStatus::Cancelled);
         assert_eq!(gone.next_instalment(), None);
-        assert_eq!(gone.cancelled(s.created_at), Ok(None), "again: unchanged");
+        assert_eq!(
+            gone.cancelled(false, s.created_at),
+            Ok(None),
+            "again: unchanged"
+        );
     }
 
     #[test]

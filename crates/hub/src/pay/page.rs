@@ -6,6 +6,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::collection::{FailureReason, Payment, PaymentStatus};
 use lendhub_domain::hub_ids::{HubId, PaymentId};
+use lendhub_domain::schedule::ScheduleStatus;
 use serde::Deserialize;
 
 use crate::html::{form_status, render};
@@ -109,6 +110,11 @@ async fn now_for(state: &PartnerState, p: &Payment) -> Result<time::OffsetDateTi
 /// How a payment that can no longer be paid reads to its payer.
 fn status_page(state: &PartnerState, p: &Payment, now: time::OffsetDateTime) -> Response {
     let (status, title, message) = match (p.status, p.failure_reason) {
+        (PaymentStatus::Pending, _) if !p.is_link() => (
+            "collecting",
+            "Payment being collected",
+            "This payment is collected under the permission you gave: there is nothing for you to do.",
+        ),
         (PaymentStatus::Pending, _) if now >= p.expires_at => (
             "expired",
             "This payment link has expired",
@@ -200,15 +206,17 @@ async fn mandate_terms(state: &PartnerState, p: &Payment) -> Result<Option<Strin
             unavailable()
         })?;
     Ok(schedule
-        .filter(|s| s.mandate_id.is_none())
+        .filter(|s| s.mandate_id.is_none() && s.status == ScheduleStatus::Active)
         .map(|s| {
-            let how_many = match s.count {
-                Some(n) => format!("{n} {} payments", s.cadence.as_str()),
-                None => format!("{} payments until cancelled", s.cadence.as_str()),
+            let plan = match s.count {
+                Some(1) => "1 payment in all".to_owned(),
+                Some(n) => format!("{n} payments in all"),
+                None => "until the plan is cancelled".to_owned(),
             };
             format!(
-                "Approving this payment also lets the lender collect the rest of your repayment plan from this account: {how_many} of {} from {}. You can withdraw this permission at any time.",
+                "Approving this payment also lets the lender collect the later payments of your repayment plan from this account without asking you each time: {} {}, {plan}, from {}. You can withdraw this permission at any time.",
                 s.amount,
+                s.cadence.as_str(),
                 s.start_date
             )
         }))
@@ -252,7 +260,7 @@ pub async fn show(State(state): State<PartnerState>, Path(link): Path<String>) -
         Ok(loaded) => loaded,
         Err(page) => return page,
     };
-    if p.open(now).is_ok() {
+    if p.open(now).is_ok() && p.is_link() {
         pay_page(&state, &p, &link, None).await
     } else {
         status_page(&state, &p, now)
@@ -269,7 +277,7 @@ pub async fn pay(
         Ok(loaded) => loaded,
         Err(page) => return page,
     };
-    if p.open(now).is_err() {
+    if p.open(now).is_err() || !p.is_link() {
         return status_page(&state, &p, now);
     }
     let Form(form) = form.unwrap_or_default();

@@ -180,7 +180,7 @@ async fn a_twelve_instalment_monthly_schedule_collects_to_settlement() {
         .await
         .unwrap();
     assert!(page.contains("id=\"mandate-terms\""), "{page}");
-    assert!(page.contains("12 monthly payments"), "{page}");
+    assert!(page.contains("monthly, 12 payments in all"), "{page}");
     let answered = pay(&app, &url, "test_payer_ok").await;
     assert!(
         answered.contains("data-status=\"processing\""),
@@ -293,11 +293,10 @@ async fn a_revoked_mandate_fails_the_next_collection_into_arrears_and_a_link_cur
         "/payments/schedules",
         "schedule-revoke",
         json!({"account_id": account, "amount_pence": monthly, "cadence": "monthly",
-               "start_date": start.to_string()}),
+               "start_date": start.to_string(), "count": 6}),
     )
     .await;
     assert_eq!(created.status, 201, "{}", created.body);
-    assert!(created.body["count"].is_null() && created.body["remaining"].is_null());
     let id = created.body["id"].as_str().unwrap().to_owned();
 
     advance_to(&app, &key, start, 1).await;
@@ -378,9 +377,25 @@ async fn a_revoked_mandate_fails_the_next_collection_into_arrears_and_a_link_cur
     // due date the account is in arrears.
     let second_due = date(&plan[1]["due_date"]);
     advance_to(&app, &key, second_due, 1).await;
-    let second = eventually_value(&app, &key, &account, 2).await;
-    assert_eq!(second["status"], "failed");
+    eventually_value(&app, &key, &account, 2).await;
+    eventually_async("the instalment fails", || async {
+        payments_of(&app, &key, &account).await[1]["status"] == "failed"
+    })
+    .await;
+    let second = payments_of(&app, &key, &account).await[1].clone();
     assert_eq!(second["failure_reason"], "mandate_revoked");
+    assert_eq!(second["mandate_id"], mandate.as_str());
+    // A revoked mandate cannot start a new schedule.
+    let reuse = post_keyed(
+        &app,
+        &key,
+        "/payments/schedules",
+        "schedule-reuse",
+        json!({"account_id": account, "amount_pence": monthly, "cadence": "monthly",
+               "start_date": date(&plan[2]["due_date"]).to_string(), "mandate_id": mandate}),
+    )
+    .await;
+    assert_hub_error(&reuse, 409, "conflict");
     advance_to(&app, &key, second_due.next_day().unwrap(), 1).await;
     eventually_async("the account falls into arrears", || async {
         get(&app, &key, &format!("/accounts/{account}")).await["status"] == "in_arrears"
@@ -414,7 +429,8 @@ async fn a_revoked_mandate_fails_the_next_collection_into_arrears_and_a_link_cur
             ("account.updated".to_owned(), "performing".to_owned()),
         ]
     );
-    // Open-ended: cancelled and tombstoned; again answers the same.
+    // A fixed schedule whose mandate was revoked can be stopped: cancelled
+    // and tombstoned; again answers the same.
     let path = format!("{}{TEST}/payments/schedules/{id}", app.hub);
     let cancel = || app.http.delete(&path).bearer_auth(&key).send();
     let gone = reply(cancel().await.unwrap()).await;
@@ -431,6 +447,11 @@ async fn a_revoked_mandate_fails_the_next_collection_into_arrears_and_a_link_cur
         payments_of(&app, &key, &account).await.len(),
         3,
         "2 + the link"
+    );
+    let s = get(&app, &key, &format!("/payments/schedules/{id}")).await;
+    assert_eq!(
+        (s["status"].as_str(), s["remaining"].as_i64()),
+        (Some("cancelled"), Some(4))
     );
 }
 
@@ -479,6 +500,11 @@ async fn schedules_keep_their_rules() {
         ),
         (
             with("start_date", json!("2027-01-01T00:00:00Z")),
+            "start_date",
+            "date",
+        ),
+        (
+            with("start_date", json!("2027-W01-1")),
             "start_date",
             "date",
         ),
@@ -552,6 +578,29 @@ async fn schedules_keep_their_rules() {
     )
     .await;
     assert_hub_error(&refused, 409, "conflict");
+    // An open-ended one is cancelled and tombstoned; again answers the same.
+    let mut open = good.clone();
+    open.as_object_mut().unwrap().remove("count");
+    let open = post_keyed(&app, &key, "/payments/schedules", "open-ended", open).await;
+    assert_eq!(open.status, 201, "{}", open.body);
+    assert!(open.body["count"].is_null() && open.body["remaining"].is_null());
+    assert_eq!(
+        open.body["upcoming"].as_array().unwrap().len(),
+        12,
+        "the next twelve"
+    );
+    let open_path = format!(
+        "{}{TEST}/payments/schedules/{}",
+        app.hub,
+        open.body["id"].as_str().unwrap()
+    );
+    let cancel = || app.http.delete(&open_path).bearer_auth(&key).send();
+    let gone = reply(cancel().await.unwrap()).await;
+    assert_eq!(gone.status, 200, "{}", gone.body);
+    assert_eq!(gone.body["status"], "cancelled");
+    assert!(gone.body["next_collection"].is_null() && gone.body["upcoming"] == json!([]));
+    let again = reply(cancel().await.unwrap()).await;
+    assert_eq!((again.status.as_u16(), &again.body), (200, &gone.body));
     // Another partner's, and the live environment, see nothing.
     let (other, _) = funded_with(&app, SCOPES).await;
     assert_eq!(

@@ -64,6 +64,7 @@ pub const PATHS: &[(&str, &str)] = &[
     ("GET", "/test_helpers/clock"),
     ("POST", "/test_helpers/clock/advance"),
     ("POST", "/test_helpers/events"),
+    ("POST", "/test_helpers/mandates/{id}/revoke"),
 ];
 
 /// 503 routes for every path of the tier that `live` does not serve.

@@ -151,15 +151,25 @@ impl Queue for Sweep {
             .servicing
             .due_schedules(lease.due_before_ms, lease.limit)
             .await?;
-        // An account whose money is still moving is looked at once it has
-        // moved: a collection initiated on its due date settles before the
-        // day is out, and the review the next morning must see it, however
-        // far the clock jumped in one go (this pass's jobs run at once,
-        // in no order). Settling reviews the account in the same commit.
+        // An account's due work is taken in the order it happens, however
+        // far the clock jumped in one go (a pass's jobs run at once, in no
+        // order): its payments first, then its schedules' next instalments
+        // (the final one sweeps a payoff the previous must have settled
+        // into), then its review (the morning after a due date, which must
+        // see that day's collection settled; settling reviews the account
+        // in the same commit anyway).
+        let paying: std::collections::HashSet<String> = payments
+            .iter()
+            .map(|d| d.payment.account_id.to_string())
+            .collect();
+        let schedules: Vec<DueSchedule> = schedules
+            .into_iter()
+            .filter(|d| !paying.contains(d.schedule.account_id.as_str()))
+            .collect();
         let busy: std::collections::HashSet<&str> = schedules
             .iter()
             .map(|d| d.schedule.account_id.as_str())
-            .chain(payments.iter().map(|d| d.payment.account_id.as_str()))
+            .chain(paying.iter().map(String::as_str))
             .collect();
         let accounts: Vec<DueAccount> = accounts
             .into_iter()
@@ -196,8 +206,12 @@ impl Queue for Sweep {
                 crate::partner::rest::payments::sweep::run(&self.state, p, now).await
             }
             Due::Schedule(s) => {
-                // Initiated on its due date, not when this pass ran.
-                let at = s.schedule.due_at().map_or(now, |t| t.min(now));
+                // Initiated on its due date (or at creation, for one due
+                // today), not when this pass ran.
+                let at = s
+                    .schedule
+                    .due_at()
+                    .map_or(now, |t| t.max(s.schedule.created_at).min(now));
                 crate::partner::rest::payments::schedules::collect::collect(
                     &self.state,
                     &s.schedule,

@@ -65,6 +65,25 @@ pub fn mandate_url(state: &PartnerState, m: &Mandate) -> String {
     )
 }
 
+/// The revoked mandate and the writes that record it with
+/// `mandate.revoked`; `None` if it already was.
+pub fn revoked_writes(
+    state: &PartnerState,
+    mandate: &Mandate,
+    now: OffsetDateTime,
+) -> Result<Option<(Mandate, WriteSet)>, serde_json::Error> {
+    let Some(revoked) = mandate.revoked(now) else {
+        return Ok(None);
+    };
+    let view = MandateView::new(&revoked, state);
+    let announced = event(&revoked.owner, EventType::MandateRevoked, &view, now)?;
+    let mut writes = WriteSet::default();
+    writes
+        .push(LendingWrite::UpdateMandate(revoked.clone()))
+        .push(EventWrite::InsertEvent(announced));
+    Ok(Some((revoked, writes)))
+}
+
 /// The payer revokes `mandate` (`mandate.revoked`): later collections under
 /// it fail with `mandate_revoked`. The mandate as it now stands; `None` if
 /// another request moved it first.
@@ -73,16 +92,10 @@ pub async fn revoke(
     mandate: &Mandate,
     now: OffsetDateTime,
 ) -> Result<Option<Mandate>, String> {
-    let Some(revoked) = mandate.revoked(now) else {
+    let Some((revoked, writes)) = revoked_writes(state, mandate, now).map_err(|e| e.to_string())?
+    else {
         return Ok(Some(mandate.clone()));
     };
-    let view = MandateView::new(&revoked, state);
-    let announced =
-        event(&revoked.owner, EventType::MandateRevoked, &view, now).map_err(|e| e.to_string())?;
-    let mut writes = WriteSet::default();
-    writes
-        .push(LendingWrite::UpdateMandate(revoked.clone()))
-        .push(EventWrite::InsertEvent(announced));
     match state.units.commit(writes).await {
         Ok(()) => {
             state.outbox_wake.notify_one();

@@ -40,7 +40,8 @@ pub struct PaymentView {
     currency: &'static str,
     reference: Option<String>,
     description: Option<String>,
-    /// The hosted pay page (`{pay_url}/…`), while the payment is pending.
+    /// The hosted pay page (`{pay_url}/…`), while a link is pending (an
+    /// instalment collected under a mandate has none).
     url: Option<String>,
     redirect_url: Option<String>,
     #[serde(with = "time::serde::rfc3339")]
@@ -78,7 +79,8 @@ impl PaymentView {
             currency: "GBP",
             reference: p.reference.clone(),
             description: p.description.clone(),
-            url: (p.status == PaymentStatus::Pending).then(|| link_url(state, &p.id)),
+            url: (p.status == PaymentStatus::Pending && p.is_link())
+                .then(|| link_url(state, &p.id)),
             redirect_url: p.redirect_url.clone(),
             expires_at: p.expires_at,
             settled_at: p.settled_at,

@@ -1,6 +1,6 @@
 //! A payment's state changes outside a partner's request: the payer's
-//! authorisation on the pay page, settlement and a link's expiry on the
-//! clock. Each commits the payment's next version with its event (and, on
+//! authorisation on the pay page, a scheduled instalment's initiation
+//! under its mandate, settlement and a link's expiry on the clock. Each commits the payment's next version with its event (and, on
 //! settlement, the ledger's collection) or nothing: `Ok(false)` when
 //! another instance or request moved the payment first.
 
@@ -68,6 +68,46 @@ pub async fn authorise(
         return Ok(None);
     };
     commit(state, next, WriteSet::default(), kind, now).await
+}
+
+/// A schedule's instalment under a mandate: the payer's bank is asked
+/// under the payment's own id (`payment.processing` or `payment.failed`);
+/// under a revoked mandate it fails with `mandate_revoked` without asking.
+pub async fn collect_under_mandate(
+    state: &PartnerState,
+    payment: &Payment,
+    now: OffsetDateTime,
+) -> Result<bool, String> {
+    let Some(mandate_id) = &payment.mandate_id else {
+        return Ok(false);
+    };
+    let mandate = state
+        .servicing
+        .mandate(&payment.owner, mandate_id.as_str())
+        .await
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| format!("payment {} names no mandate", payment.id))?;
+    let bank = mandate.payer_bank.as_str();
+    let initiated = if mandate.is_active() {
+        state
+            .pisp
+            .initiate(bank, payment.amount, payment.id.as_str())
+            .await
+    } else {
+        Initiated::Refused(FailureReason::MandateRevoked)
+    };
+    let (next, kind) = match initiated {
+        Initiated::Submitted => (payment.authorised(bank, now), EventType::PaymentProcessing),
+        Initiated::Refused(reason) => {
+            (payment.failed(reason, Some(bank)), EventType::PaymentFailed)
+        }
+    };
+    let Ok(next) = next else {
+        return Ok(false);
+    };
+    Ok(commit(state, next, WriteSet::default(), kind, now)
+        .await?
+        .is_some())
 }
 
 /// Funds settled: paid (`payment.paid`), and the collection posted to the

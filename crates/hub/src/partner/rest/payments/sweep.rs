@@ -1,5 +1,6 @@
-//! Payments due on their owner's clock (`Payment::due_at`): a processing
-//! payment settles a minute after authorisation; a pending link expires.
+//! Payments due on their owner's clock (`Payment::due_at`): a scheduled
+//! instalment under a mandate is initiated at once; a processing payment
+//! settles a minute after authorisation; a pending link expires.
 //! They ride the application sweep's queue (`applications::sweep`), so one
 //! worker, woken when a clock moves, handles everything due.
 
@@ -20,6 +21,9 @@ pub async fn run(
     // later with interest accrued meanwhile.
     let now = due.payment.due_at().map_or(now, |at| at.min(now));
     match due.payment.status {
+        PaymentStatus::Pending if !due.payment.is_link() => {
+            moves::collect_under_mandate(state, &due.payment, now).await
+        }
         PaymentStatus::Processing => moves::settle(state, &due.payment, now).await,
         PaymentStatus::Pending => moves::expire(state, &due.payment, now).await,
         _ => Ok(false),

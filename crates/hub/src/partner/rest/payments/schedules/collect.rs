@@ -1,15 +1,15 @@
 //! The scheduler: a schedule's instalment falls due (the start of its due
-//! date on the owner's clock) and is initiated as a child payment. Under an
-//! active mandate the payer's bank is asked at once (`payment.created`,
-//! then `payment.processing` or `payment.failed`); under a revoked one the
-//! instalment fails with `mandate_revoked` without asking; with no mandate
-//! yet it is a link for the payer (`payment.created` with its `url`).
+//! date on the owner's clock) and becomes a child payment, `pending`
+//! (`payment.created`). With no mandate yet it is a link for the payer (the
+//! event carries its `url`); under a mandate the payment sweep initiates it
+//! at the payer's bank at once (`payments::moves::collect_under_mandate`).
 //!
 //! Exactly once across instances: the child is inserted in the commit that
 //! moves the schedule past it, over the version read, so of two instances
 //! one commits and the other's loses (and the database holds to one payment
-//! per instalment besides). A real bank would see one instruction too: the
-//! initiation's reference is the child's, and the loser's is never sent on.
+//! per instalment besides). Only a committed child is ever sent to a bank,
+//! and always under its own id, so a bank sees one instruction for it even
+//! if two instances' sweeps both ask.
 
 use lendhub_domain::collection::{Instalment, Payment};
 use lendhub_domain::events::EventType;
@@ -19,7 +19,6 @@ use lendhub_domain::servicing::AccountStatus;
 use lendhub_store::{CommitError, EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
-use crate::counterparties::Initiated;
 use crate::partner::rest::events::event;
 use crate::partner::rest::payments::PaymentView;
 use crate::partner::state::PartnerState;
@@ -69,56 +68,19 @@ pub async fn collect(
         number: n + 1,
         due_on,
     };
-    let pending = Payment::instalment(id, schedule, instalment, amount, now);
-    let mut announced = vec![(EventType::PaymentCreated, PaymentView::new(&pending, state))];
-    let child = match &schedule.mandate_id {
-        None => pending,
-        Some(mandate_id) => {
-            let mandate = state
-                .servicing
-                .mandate(owner, mandate_id.as_str())
-                .await
-                .map_err(|e| e.to_string())?
-                .ok_or_else(|| format!("schedule {} names no mandate", schedule.id))?;
-            let moved = if mandate.is_active() {
-                match state
-                    .pisp
-                    .initiate(&mandate.payer_bank, amount, pending.id.as_str())
-                    .await
-                {
-                    Initiated::Submitted => pending
-                        .authorised(&mandate.payer_bank, now)
-                        .map(|p| (p, EventType::PaymentProcessing)),
-                    Initiated::Refused(reason) => pending
-                        .failed(reason, Some(&mandate.payer_bank))
-                        .map(|p| (p, EventType::PaymentFailed)),
-                }
-            } else {
-                pending
-                    .failed(
-                        lendhub_domain::collection::FailureReason::MandateRevoked,
-                        Some(&mandate.payer_bank),
-                    )
-                    .map(|p| (p, EventType::PaymentFailed))
-            };
-            let (child, kind) = moved.map_err(|e| e.to_string())?;
-            announced.push((kind, PaymentView::new(&child, state)));
-            child
-        }
-    };
-    let mut next = schedule.initiated(&child.id);
-    // A final instalment that failed at once leaves nothing to wait for.
-    if child.failure_reason.is_some() && schedule.is_final(n) {
-        next = next.ended(now).unwrap_or(next);
-    }
+    let child = Payment::instalment(id, schedule, instalment, amount, now);
+    let created = event(
+        owner,
+        EventType::PaymentCreated,
+        &PaymentView::new(&child, state),
+        now,
+    )
+    .map_err(|e| e.to_string())?;
     let mut writes = WriteSet::default();
     writes
-        .push(LendingWrite::UpdateSchedule(next))
-        .push(LendingWrite::InsertPayment(child));
-    for (kind, view) in announced {
-        let e = event(owner, kind, &view, now).map_err(|e| e.to_string())?;
-        writes.push(EventWrite::InsertEvent(e));
-    }
+        .push(LendingWrite::UpdateSchedule(schedule.initiated(&child.id)))
+        .push(LendingWrite::InsertPayment(child))
+        .push(EventWrite::InsertEvent(created));
     commit(state, writes).await
 }
 

@@ -12,7 +12,8 @@ use lendhub_store::{LendingWrite, WriteSet};
 use serde::Deserialize;
 use serde_json::Value;
 use time::Date;
-use time::format_description::well_known::Iso8601;
+use time::format_description::BorrowedFormatItem;
+use time::macros::format_description;
 use utoipa::ToSchema;
 
 use super::ScheduleView;
@@ -20,6 +21,10 @@ use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::payments::fields;
 use crate::partner::state::PartnerState;
+
+/// RFC 3339's full-date, and nothing else ISO 8601 allows (week or
+/// ordinal dates).
+const CALENDAR_DATE: &[BorrowedFormatItem<'_>] = format_description!("[year]-[month]-[day]");
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -94,9 +99,9 @@ pub async fn create(
                     issues.push(FieldIssue::new("start_date", "required"));
                     None
                 }
-                Some(raw) => match Date::parse(raw, &Iso8601::DATE) {
-                    Ok(d) if raw.len() == 10 && d >= now.date() => Some(d),
-                    Ok(_) if raw.len() == 10 => {
+                Some(raw) => match Date::parse(raw, CALENDAR_DATE) {
+                    Ok(d) if d >= now.date() => Some(d),
+                    Ok(_) => {
                         issues.push(FieldIssue::new("start_date", "in_the_past"));
                         None
                     }

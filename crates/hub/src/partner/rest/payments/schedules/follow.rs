@@ -8,6 +8,7 @@ use lendhub_domain::collection::{Payment, PaymentStatus};
 use lendhub_domain::events::EventType;
 use lendhub_domain::hub_ids::{HubId, MandateId};
 use lendhub_domain::mandate::Mandate;
+use lendhub_domain::schedule::ScheduleStatus;
 use lendhub_store::{EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
@@ -36,7 +37,11 @@ pub async fn follow(
     };
     let last = schedule.is_final(instalment.number.saturating_sub(1));
     match next.status {
-        PaymentStatus::Processing if schedule.mandate_id.is_none() => {
+        // Only a schedule still collecting takes a mandate: a payer paying a
+        // link of a cancelled or ended schedule agrees to that payment only.
+        PaymentStatus::Processing
+            if schedule.mandate_id.is_none() && schedule.status == ScheduleStatus::Active =>
+        {
             let Some(bank) = next.payer_bank.clone() else {
                 return Ok(writes);
             };

@@ -70,7 +70,9 @@ pub struct ScheduleView {
     count: Option<u32>,
     /// Instalments not yet initiated; null when open-ended.
     remaining: Option<u32>,
-    /// The earliest instalment not yet settled or failed; null when none.
+    /// The collection to watch next: the newest instalment while it is still
+    /// in flight (pending or processing), otherwise the next due date to
+    /// come; null when none.
     next_collection: Option<NextCollectionView>,
     /// Due dates still to come (at most 12).
     upcoming: Vec<UpcomingView>,
