@@ -353,7 +353,9 @@ def main():
         "The same reads and token issuance at 10 k, 1 M and 10 M rows (SQLite) and 10 k and 1 M "
         "(PostgreSQL): [benchmarks-growth.md](benchmarks-growth.md), from `bench/growth.sh`. RSS "
         "under ten minutes of mixed load: [benchmarks-soak.md](benchmarks-soak.md), from "
-        "`bench/soak.sh`. Earlier runs against the same harness: "
+        "`bench/soak.sh`. Servicing (an account's ledger at 10 k and 1 M entries, payment "
+        "links, the scheduler): [benchmarks-servicing.md](benchmarks-servicing.md), from "
+        "`bench/servicing.sh`. Earlier runs against the same harness: "
         "[benchmarks-history.md](benchmarks-history.md)."
     )
     out.append("")

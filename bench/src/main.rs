@@ -7,6 +7,7 @@ mod receive;
 mod report;
 mod scenarios;
 mod seed;
+mod seed_servicing;
 mod sso;
 mod target;
 
@@ -62,6 +63,9 @@ struct Cli {
     /// Application id for get-application.
     #[arg(long)]
     app_id: Option<String>,
+    /// Account id for the servicing scenarios.
+    #[arg(long)]
+    account_id: Option<String>,
     /// OAuth client id for the token scenario (HTTP Basic).
     #[arg(long)]
     client_id: Option<String>,
@@ -85,6 +89,9 @@ enum Command {
     /// Fill a database with applications and events, as the API would have
     /// made them, without going through HTTP.
     Seed(seed::SeedArgs),
+    /// Fill a database with funded loans' accounts: one with a long ledger,
+    /// or many with schedules due today (the servicing benchmarks).
+    SeedServicing(seed_servicing::SeedServicingArgs),
     /// Receive webhook deliveries, check their signatures, count each event.
     Receive(receive::ReceiveArgs),
 }
@@ -103,6 +110,7 @@ fn main() -> ExitCode {
 fn run(cli: &Cli) -> Result<()> {
     match &cli.command {
         Some(Command::Seed(args)) => return seed::run(args),
+        Some(Command::SeedServicing(args)) => return seed_servicing::run(args),
         Some(Command::Receive(args)) => return receive::run(args),
         None => {}
     }
@@ -116,6 +124,7 @@ fn run(cli: &Cli) -> Result<()> {
     let inputs = Inputs {
         token: cli.token.as_deref(),
         app_id: cli.app_id.as_deref(),
+        account_id: cli.account_id.as_deref(),
         client_id: cli.client_id.as_deref(),
         client_secret: cli.client_secret.as_deref(),
         cookie: cli.cookie.as_deref(),

@@ -37,6 +37,12 @@ pub enum ScenarioName {
     RestCreateApplication,
     /// GET /partner/v1/applications/{id} with a live API key.
     RestGetApplication,
+    /// GET /partner/v1/accounts/{account-id}/transactions?limit=20 (from
+    /// `--cursor` when given) with a live API key.
+    RestAccountTransactions,
+    /// POST /partner/v1/payments/links for `--account-id` with a live API
+    /// key and a fresh Idempotency-Key: a durable write.
+    RestCreatePaymentLink,
     /// GET /public/v1/quote/onetime on the hub, no credentials.
     QuoteOnetime,
     /// POST /public/v1/mcp `tools/call GetQuote` on the hub, no credentials.
@@ -67,6 +73,8 @@ impl ScenarioName {
             Self::RestListEvents => "rest-list-events",
             Self::RestCreateApplication => "rest-create-application",
             Self::RestGetApplication => "rest-get-application",
+            Self::RestAccountTransactions => "rest-account-transactions",
+            Self::RestCreatePaymentLink => "rest-create-payment-link",
             Self::QuoteOnetime => "quote-onetime",
             Self::PublicMcpGetQuote => "public-mcp-get-quote",
             Self::CreateEnquiry => "create-enquiry",
@@ -89,6 +97,8 @@ impl ScenarioName {
 pub struct Inputs<'a> {
     pub token: Option<&'a str>,
     pub app_id: Option<&'a str>,
+    /// The servicing scenarios' account.
+    pub account_id: Option<&'a str>,
     pub client_id: Option<&'a str>,
     pub client_secret: Option<&'a str>,
     /// The identity provider scenarios: a signed-in browser's cookies and
@@ -108,12 +118,23 @@ pub struct Scenario {
     auth: Option<HeaderValue>,
     /// A body that is the same on every request, with its content type.
     fixed_body: Option<(&'static str, Bytes)>,
+    /// create-payment-link: the account the links collect for.
+    account_id: Option<String>,
     /// The identity provider's stateful scenarios build their requests here.
     pub sso: Option<crate::sso::Sso>,
 }
 
 impl Scenario {
     pub fn new(name: ScenarioName, target: &Target, inputs: &Inputs<'_>) -> Result<Self> {
+        let account_id = || -> Result<&str> {
+            let id = inputs
+                .account_id
+                .context("this scenario needs --account-id")?;
+            if !(id.starts_with("acc_") && plain_id(id)) {
+                bail!("--account-id {id:?} is not an acc_ id");
+            }
+            Ok(id)
+        };
         let bearer = || -> Result<Option<HeaderValue>> {
             let token = inputs.token.context("this scenario needs --token")?;
             Ok(Some(HeaderValue::from_str(&format!("Bearer {token}"))?))
@@ -202,6 +223,27 @@ impl Scenario {
                     bearer()?,
                 )
             }
+            ScenarioName::RestAccountTransactions => {
+                let id = account_id()?;
+                let path = match inputs.cursor {
+                    Some(c) if c.starts_with("txn_") && plain_id(c) => {
+                        format!(
+                            "/partner/v1/accounts/{id}/transactions?limit=20&starting_after={c}"
+                        )
+                    }
+                    Some(c) => bail!("--cursor {c:?} is not a txn_ id"),
+                    None => format!("/partner/v1/accounts/{id}/transactions?limit=20"),
+                };
+                (Method::GET, path, bearer()?)
+            }
+            ScenarioName::RestCreatePaymentLink => {
+                account_id()?;
+                (
+                    Method::POST,
+                    "/partner/v1/payments/links".to_owned(),
+                    bearer()?,
+                )
+            }
             ScenarioName::GetApplication => {
                 let id = inputs.app_id.context("get-application needs --app-id")?;
                 if !plain_id(id) {
@@ -239,6 +281,7 @@ impl Scenario {
             host: target.host.clone(),
             auth,
             fixed_body,
+            account_id: inputs.account_id.map(str::to_owned),
             sso,
         })
     }
@@ -247,7 +290,8 @@ impl Scenario {
         match self.name {
             ScenarioName::CreateApplication
             | ScenarioName::CreateEnquiry
-            | ScenarioName::RestCreateApplication => StatusCode::CREATED,
+            | ScenarioName::RestCreateApplication
+            | ScenarioName::RestCreatePaymentLink => StatusCode::CREATED,
             _ => StatusCode::OK,
         }
     }
@@ -280,6 +324,17 @@ impl Scenario {
                     .header(CONTENT_TYPE, "application/json")
                     .header("idempotency-key", key);
                 Bytes::from(rest_application_body(rng))
+            }
+            ScenarioName::RestCreatePaymentLink => {
+                let key = format!("bench-{conn}-{seq}-{:016x}", rng.random::<u64>());
+                builder = builder
+                    .header(CONTENT_TYPE, "application/json")
+                    .header("idempotency-key", key);
+                let account = self.account_id.as_deref().unwrap_or_default();
+                let pence = rng.random_range(100..=100_000u32);
+                Bytes::from(format!(
+                    r#"{{"account_id":"{account}","amount_pence":{pence},"reference":"BENCH-{seq}","description":"bench repayment"}}"#
+                ))
             }
             ScenarioName::CreateEnquiry => {
                 builder = builder.header(CONTENT_TYPE, "application/json");
@@ -352,6 +407,7 @@ mod tests {
         let inputs = Inputs {
             token: Some("t"),
             app_id: None,
+            account_id: None,
             client_id: None,
             client_secret: None,
             cookie: None,

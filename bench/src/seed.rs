@@ -70,7 +70,7 @@ pub fn run(args: &SeedArgs) -> Result<()> {
     })
 }
 
-async fn open(database: &str) -> Result<Arc<dyn Store>> {
+pub(crate) async fn open(database: &str) -> Result<Arc<dyn Store>> {
     if database.starts_with("postgres://") || database.starts_with("postgresql://") {
         let options = PgOptions {
             url: database.to_owned(),
@@ -168,7 +168,7 @@ async fn fill(store: &dyn Store, args: &SeedArgs) -> Result<Seeded> {
     })
 }
 
-async fn commit(store: &dyn Store, writes: &mut WriteSet) -> Result<()> {
+pub(crate) async fn commit(store: &dyn Store, writes: &mut WriteSet) -> Result<()> {
     if writes.writes.is_empty() {
         return Ok(());
     }

@@ -24,12 +24,14 @@ pub struct BalanceAnswer {
 }
 
 /// The balance object only: principal outstanding, interest accrued,
-/// arrears and the payoff figure, derived from the ledger now.
+/// arrears and the payoff figure, derived from the ledger now. With a
+/// person's identity-provider token (`accounts.read`), of an account of
+/// their own company's.
 #[utoipa::path(get, operation_id = "getAccountBalance", path = "/accounts/{id}/balance", tag = "accounts",
     security(("oauth2" = ["accounts.read"]), ("api_key" = [])),
     params(("id" = String, Path, description = "acc_…")),
-    responses((status = 200, body = BalanceAnswer), (status = 401, description = "credentials"),
-        (status = 403, description = "insufficient_scope"),
+    responses((status = 200, body = BalanceAnswer), (status = 401, description = "credentials; a person's token: unauthenticated, token_expired or token_revoked"),
+        (status = 403, description = "insufficient_scope (accounts.read, for a partner or a person)"),
         (status = 404, description = "not_found: no such account of yours in this environment")))]
 pub async fn balance(
     State(state): State<PartnerState>,

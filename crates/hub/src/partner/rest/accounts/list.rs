@@ -23,7 +23,7 @@ use crate::partner::state::PartnerState;
         ("ending_before" = Option<String>, Query, description = "an account id: page toward newer ones"),
         ("status" = Option<String>, Query, description = "performing, in_arrears, forborne, settled or closed")),
     responses((status = 200, description = "`{object: \"list\", data: [account], has_more, url, next_cursor}`"),
-        (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
+        (status = 401, description = "credentials; a person's token: unauthenticated, token_expired or token_revoked"), (status = 403, description = "insufficient_scope (accounts.read, for a partner or a person)"),
         (status = 404, description = "not_found: the cursor names no account of yours"),
         (status = 422, description = "validation_failed")))]
 pub async fn list(

@@ -51,7 +51,9 @@ impl EntryView {
 }
 
 /// An account's ledger, newest first, a page at a time. Entries are never
-/// changed or removed; corrections are adjustment entries.
+/// changed or removed; corrections are adjustment entries. With a person's
+/// identity-provider token (`accounts.read`), of an account of their own
+/// company's.
 #[utoipa::path(get, operation_id = "listAccountTransactions", path = "/accounts/{id}/transactions", tag = "accounts",
     security(("oauth2" = ["accounts.read"]), ("api_key" = [])),
     params(("id" = String, Path, description = "acc_…"),
@@ -59,7 +61,7 @@ impl EntryView {
         ("starting_after" = Option<String>, Query, description = "an entry id: page toward older ones"),
         ("ending_before" = Option<String>, Query, description = "an entry id: page toward newer ones")),
     responses((status = 200, description = "`{object: \"list\", data: [ledger_entry], has_more, url, next_cursor}`"),
-        (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
+        (status = 401, description = "credentials; a person's token: unauthenticated, token_expired or token_revoked"), (status = 403, description = "insufficient_scope (accounts.read, for a partner or a person)"),
         (status = 404, description = "not_found: no such account of yours, or the cursor names no entry of yours"),
         (status = 422, description = "validation_failed")))]
 pub async fn transactions(
