@@ -39,5 +39,6 @@ pub mod signature;
 pub mod synthetic;
 pub mod tenant;
 pub mod test_clock;
+pub mod throttle;
 pub mod underwriting;
 pub mod webhook;

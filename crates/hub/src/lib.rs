@@ -5,7 +5,6 @@
 //! request and correlation ids are the hub's own.
 
 pub mod apply;
-mod client_ip;
 pub mod counterparties;
 mod envelope;
 mod html;

@@ -23,6 +23,7 @@ mod redirect;
 mod session;
 mod sign_in;
 mod state;
+mod throttle;
 mod token;
 mod userinfo;
 pub mod users;

@@ -4,7 +4,10 @@
 //! they approved these scopes for it before.
 
 use axum::body::Bytes;
-use axum::extract::{Query, State};
+use std::net::IpAddr;
+
+use axum::extract::{FromRequestParts, Query, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 use lendhub_domain::identity::{Prompt, normalise_email};
@@ -89,8 +92,26 @@ async fn check_password(
     Ok(user.filter(|_| good))
 }
 
+/// Where a sign-in comes from, for the throttle.
+pub struct ClientAddress(Option<IpAddr>);
+
+impl FromRequestParts<IdpState> for ClientAddress {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut Parts,
+        state: &IdpState,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(Self(lendhub_http::client_ip::client_ip(
+            parts,
+            &state.trusted_proxies,
+        )))
+    }
+}
+
 pub async fn submit(
     State(state): State<IdpState>,
+    ClientAddress(address): ClientAddress,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, PageError> {
@@ -109,20 +130,55 @@ pub async fn submit(
     )?;
     let email = form.remove("email").unwrap_or_default();
     let password = form.remove("password").unwrap_or_default();
-    let Some(user) = check_password(&state, &email, password).await? else {
-        let name = client_name(&state, &ticket.client_id).await?;
-        let browser = same_browser(&headers, &ticket).unwrap_or_default();
-        return Ok(render(
-            StatusCode::UNAUTHORIZED,
-            &SignIn {
-                client_name: &name,
-                ticket: &ticket.ticket_id,
-                csrf_token: &csrf_token(&state, &ticket.ticket_id, browser),
-                email: &email,
-                error: Some("Enter a correct email address and password."),
-            },
-        ));
+    let refuse = |status: StatusCode, error: String| {
+        let (state, headers, ticket, email) = (&state, &headers, &ticket, &email);
+        async move {
+            let name = client_name(state, &ticket.client_id).await?;
+            let browser = same_browser(headers, ticket).unwrap_or_default();
+            Ok::<_, PageError>(render(
+                status,
+                &SignIn {
+                    client_name: &name,
+                    ticket: &ticket.ticket_id,
+                    csrf_token: &csrf_token(state, &ticket.ticket_id, browser),
+                    email,
+                    error: Some(&error),
+                },
+            ))
+        }
     };
+    // Throttled before the password is even looked at, with the same words
+    // whether the account exists or not.
+    let attempt = match state.sign_in_throttle.attempt(
+        &normalise_email(&email),
+        address,
+        state.clock.now_ms(),
+    ) {
+        Ok(attempt) => attempt,
+        Err(wait_ms) => {
+            let seconds = wait_ms.div_euclid(1000) + 1;
+            let mut page = refuse(
+                StatusCode::TOO_MANY_REQUESTS,
+                format!(
+                    "Too many sign-in attempts. Wait {seconds} second{} and try again.",
+                    if seconds == 1 { "" } else { "s" }
+                ),
+            )
+            .await?;
+            if let Ok(v) = header::HeaderValue::from_str(&seconds.to_string()) {
+                page.headers_mut().insert(header::RETRY_AFTER, v);
+            }
+            return Ok(page);
+        }
+    };
+    let Some(user) = check_password(&state, &email, password).await? else {
+        return refuse(
+            StatusCode::UNAUTHORIZED,
+            "Enter a correct email address and password.".to_owned(),
+        )
+        .await;
+    };
+    state.sign_in_throttle.succeeded(attempt);
 
     let now = state.clock.now_ms();
     let (cookie, record) = session::open(&user.user_id, now);

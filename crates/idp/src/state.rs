@@ -59,6 +59,10 @@ pub struct Idp {
     pub decoy_hash: tokio::sync::OnceCell<String>,
     /// Access-token grants remembered for `/userinfo`.
     pub grants: Arc<crate::grants::Grants>,
+    /// Sign-in attempts per account and per client address.
+    pub sign_in_throttle: crate::throttle::SignInThrottle,
+    /// Proxies whose `X-Forwarded-For` is believed for the client address.
+    pub trusted_proxies: Vec<ipnet::IpNet>,
 }
 
 impl IdpState {
@@ -68,6 +72,7 @@ impl IdpState {
         master_key: &MasterKey,
         keys: Arc<KeyRing>,
         urls: Urls,
+        trusted_proxies: Vec<ipnet::IpNet>,
     ) -> Self {
         Self(Arc::new(Idp {
             secret_pepper: crate::clients::pepper(master_key),
@@ -79,6 +84,8 @@ impl IdpState {
             urls,
             decoy_hash: tokio::sync::OnceCell::new(),
             grants: Arc::default(),
+            sign_in_throttle: Default::default(),
+            trusted_proxies,
         }))
     }
 }

@@ -342,6 +342,7 @@ async fn sso(
         &core.master_key,
         Arc::new(keys),
         lendhub_idp::Urls::new(&url),
+        config.public.trusted_proxies.clone(),
     );
     let grants_sync = tokio::spawn(
         state

@@ -183,7 +183,7 @@ fn exposed() -> [HeaderName; 6] {
 /// unknown ones included) and writes the RateLimit headers.
 async fn protect(State(state): State<PublicState>, request: Request, next: Next) -> Response {
     let (parts, body) = request.into_parts();
-    let ip = crate::client_ip::client_ip(&parts, &state.ring.settings.trusted_proxies);
+    let ip = lendhub_http::client_ip::client_ip(&parts, &state.ring.settings.trusted_proxies);
     let request = Request::from_parts(parts, body);
     let Some(ip) = ip else {
         // No peer address (an in-process call): nothing to count.

@@ -1700,3 +1700,83 @@ async fn what_the_conformance_plan_sends() {
     assert_eq!(both.status, 400);
     assert_eq!(both.body["error"], "invalid_request");
 }
+
+/// Guessing is throttled per account and per client address (issue #19):
+/// five free tries at an account, then a doubling wait with a clear
+/// message and `Retry-After`, the same for an account that does not exist;
+/// during the wait even the right password is not checked; once waited, the
+/// right password signs in and the account starts again.
+#[tokio::test]
+async fn sign_in_guesses_are_throttled_without_telling_which_accounts_exist() {
+    let app = App::spawn().await;
+    let person = person(&app).await;
+    let rp = rp(&app, false).await;
+    let pkce = pkce();
+    let b = Browser::new(&app);
+    let started = b.get(&Authorize::new(&rp, &pkce).url()).await;
+    let form = b.get(started.location()).await;
+    let ticket = form.hidden("ticket").unwrap();
+    let csrf = form.hidden("csrf_token").unwrap();
+    let attempt = |email: String, password: &'static str| {
+        let (b, ticket, csrf) = (&b, ticket.clone(), csrf.clone());
+        async move {
+            b.post(
+                "/sign-in",
+                &[
+                    ("ticket", ticket.as_str()),
+                    ("csrf_token", csrf.as_str()),
+                    ("email", email.as_str()),
+                    ("password", password),
+                ],
+            )
+            .await
+        }
+    };
+    let mut throttled = Vec::new();
+    for email in [person.email.clone(), "nobody@example.com".to_owned()] {
+        for _ in 0..5 {
+            assert_eq!(attempt(email.clone(), "wrong password").await.status, 401);
+        }
+        let r = attempt(email.clone(), "wrong password").await;
+        assert_eq!(r.status, 429, "{}", r.body);
+        assert!(
+            r.body
+                .contains("Too many sign-in attempts. Wait 1 second and try again."),
+            "{}",
+            r.body
+        );
+        throttled.push(r.body.replace(&email, ""));
+    }
+    assert_eq!(throttled[0], throttled[1], "the same answer either way");
+    // Even the right password waits its turn.
+    assert_eq!(attempt(person.email.clone(), PASSWORD).await.status, 429);
+    app.advance(time::Duration::seconds(1));
+    let r = attempt(person.email.clone(), "wrong password").await;
+    assert_eq!(r.status, 401, "waited a second");
+    let r = attempt(person.email.clone(), "wrong password").await;
+    assert_eq!(r.status, 429, "now two seconds");
+    assert!(r.body.contains("Wait 2 seconds"), "{}", r.body);
+    app.advance(time::Duration::seconds(2));
+    let r = attempt(person.email.clone(), PASSWORD).await;
+    assert_eq!(r.status, 303, "signed in: {}", r.body);
+    // A good sign-in starts the account again.
+    for _ in 0..5 {
+        assert_eq!(
+            attempt(person.email.clone(), "wrong password").await.status,
+            401
+        );
+    }
+
+    // One address guessing across many accounts is throttled too: twenty
+    // free tries, of which this address has used sixteen (refused attempts
+    // do not count; the good one was given back).
+    let mut statuses = Vec::new();
+    for n in 0..5 {
+        statuses.push(
+            attempt(format!("someone{n}@example.com"), "guess")
+                .await
+                .status,
+        );
+    }
+    assert_eq!(statuses, [401, 401, 401, 401, 429], "{statuses:?}");
+}

@@ -237,7 +237,7 @@ impl FromRequestParts<PartnerState> for Admitted {
             admit_caller(parts, state, &caller)?;
             return Ok(Admitted(Some(caller)));
         }
-        let address = crate::client_ip::client_ip(parts, &state.settings.trusted_proxies)
+        let address = lendhub_http::client_ip::client_ip(parts, &state.settings.trusted_proxies)
             .map_or_else(|| "unknown".to_owned(), |ip| ip.to_string());
         admit(parts, state, &format!("anonymous/{address}"), Tier::Build)?;
         Ok(Admitted(None))

@@ -1,5 +1,6 @@
-//! Who a request without credentials comes from, for its rate-limit bucket
-//! (the public ring; the REST tier's anonymous answers): the socket peer,
+//! Who a request comes from, for a bucket keyed by address (the public
+//! ring; the REST tier's anonymous answers; the identity provider's
+//! sign-in throttle): the socket peer,
 //! or — only when the peer is a configured trusted proxy — the nearest
 //! untrusted address in `X-Forwarded-For`. A client cannot pick its own rate-limit bucket by
 //! sending the header itself.
