@@ -270,6 +270,7 @@ mod tests {
             application_id: ApplicationId::generate(1, 2),
             decision_id: DecisionId::generate(1, 3),
             reference: None,
+            sub_account_id: None,
             company_number: "00000401".into(),
             company_name: "Healthy Widgets Ltd".into(),
             status: AccountStatus::Performing,

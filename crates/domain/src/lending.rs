@@ -241,7 +241,7 @@ pub fn check(request: Request) -> Result<Checked, Vec<Problem>> {
     if request
         .introduction_id
         .as_deref()
-        .is_some_and(|id| crate::hub_ids::IntroductionId::parse(id).is_none())
+        .is_some_and(|id| crate::hub_ids::SubAccountId::parse(id).is_none())
     {
         problems.push(problem("introduction_id", "pattern"));
     }

@@ -36,6 +36,7 @@ pub mod schedule;
 pub mod scope;
 pub mod servicing;
 pub mod signature;
+pub mod sub_account;
 pub mod synthetic;
 pub mod tenant;
 pub mod test_clock;

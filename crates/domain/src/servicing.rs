@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
-use crate::hub_ids::{AccountId, ApplicationId, DecisionId};
+use crate::hub_ids::{AccountId, ApplicationId, DecisionId, HubId, SubAccountId};
 use crate::lending::{Application, Decision};
 use crate::loan::Offer;
 use crate::money::Money;
@@ -48,6 +48,10 @@ pub struct Account {
     pub application_id: ApplicationId,
     pub decision_id: DecisionId,
     pub reference: Option<String>,
+    /// The sub-account the application was introduced through
+    /// (`introduction_id`), frozen at funding.
+    #[serde(default)]
+    pub sub_account_id: Option<SubAccountId>,
     pub company_number: String,
     /// The borrower's registered name at funding.
     #[serde(default)]
@@ -200,6 +204,10 @@ impl Account {
             application_id: application.id.clone(),
             decision_id: decision.id.clone(),
             reference: application.reference.clone(),
+            sub_account_id: application
+                .introduction_id
+                .as_deref()
+                .and_then(SubAccountId::parse),
             company_number: application.company_number.clone(),
             company_name: application.company_name.clone(),
             status: AccountStatus::Performing,

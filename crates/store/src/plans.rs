@@ -199,6 +199,16 @@ pub fn request_path_queries() -> Vec<Query> {
         ],
     ));
     queries.push(query(
+        "sub-account by id",
+        sql::lending::SUB_ACCOUNT,
+        vec![Value::Text("sub_01J00000000000000000000000"), OWNER],
+    ));
+    queries.push(query(
+        "sub-account exists (a cursor)",
+        sql::lending::SUB_ACCOUNT_EXISTS,
+        vec![Value::Text("sub_01J00000000000000000000000"), OWNER],
+    ));
+    queries.push(query(
         "schedule by id",
         sql::lending::SCHEDULE,
         vec![Value::Text("sch_01J00000000000000000000000"), OWNER],
@@ -220,14 +230,22 @@ pub fn request_path_queries() -> Vec<Query> {
     ));
     // Each keyset with its filters' values, and the filters every request
     // gives (a ledger is always one account's).
-    let keysets: [(&'static sql::Keyset, &[Value], u8); 6] = [
+    let keysets: [(&'static sql::Keyset, &[Value], u8); 7] = [
         (
             &sql::APPLICATIONS,
             &[Value::Text("created"), Value::Text("INV-1")],
             0,
         ),
         (&sql::DECISIONS, &[Value::Text("approved")], 0),
-        (&sql::ACCOUNTS, &[Value::Text("performing")], 0),
+        (
+            &sql::ACCOUNTS,
+            &[
+                Value::Text("performing"),
+                Value::Text("sub_01J00000000000000000000000"),
+            ],
+            0,
+        ),
+        (&sql::SUB_ACCOUNTS, &[], 0),
         (&sql::COMPANY_ACCOUNTS, &[Value::Text("performing")], 0),
         (
             &sql::PAYMENTS,

@@ -159,8 +159,13 @@ pub mod lending {
     /// The application's UNIQUE `application_id` makes a second account for
     /// one loan impossible.
     pub const INSERT_ACCOUNT: &str =
-        "INSERT INTO hub_accounts (id, owner, application_id, status, opened_at_ms, body, due_at_ms, borrower)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+        "INSERT INTO hub_accounts (id, owner, application_id, status, opened_at_ms, body, due_at_ms, borrower, sub_account_id)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+    pub const INSERT_SUB_ACCOUNT: &str =
+        "INSERT INTO hub_sub_accounts (id, owner, created_at_ms, body) VALUES ($1, $2, $3, $4)";
+    pub const SUB_ACCOUNT: &str = "SELECT body FROM hub_sub_accounts WHERE id = $1 AND owner = $2";
+    pub const SUB_ACCOUNT_EXISTS: &str =
+        "SELECT 1 FROM hub_sub_accounts WHERE id = $1 AND owner = $2";
     /// An account of a borrowing company (`Account::borrower`), whoever
     /// introduced it.
     pub const COMPANY_ACCOUNT: &str =
@@ -426,8 +431,9 @@ pub static APPLICATIONS: Keyset = Keyset::new("hub_applications", &["status", "r
     APPLICATIONS.build()
 });
 /// Every keyset, for backends that prepare their statements once.
-pub static KEYSETS: [&Keyset; 6] = [
+pub static KEYSETS: [&Keyset; 7] = [
     &APPLICATIONS,
+    &SUB_ACCOUNTS,
     &DECISIONS,
     &ACCOUNTS,
     &COMPANY_ACCOUNTS,
@@ -440,7 +446,11 @@ pub static PAYMENTS: Keyset = Keyset::new("hub_payments", &["account_id", "statu
 });
 
 /// Servicing accounts: by status.
-pub static ACCOUNTS: Keyset = Keyset::new("hub_accounts", &["status"], || ACCOUNTS.build());
+pub static ACCOUNTS: Keyset = Keyset::new("hub_accounts", &["status", "sub_account_id"], || {
+    ACCOUNTS.build()
+});
+/// A partner's sub-accounts, newest first.
+pub static SUB_ACCOUNTS: Keyset = Keyset::new("hub_sub_accounts", &[], || SUB_ACCOUNTS.build());
 /// A borrowing company's accounts in one environment, across partners (a
 /// person's own, read with their identity-provider token): by status.
 pub static COMPANY_ACCOUNTS: Keyset =

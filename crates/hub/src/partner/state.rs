@@ -97,6 +97,8 @@ pub struct Partner {
     pub events: Arc<dyn EventStore>,
     /// The REST tier's applications.
     pub lending: Arc<dyn LendingStore>,
+    /// Sub-accounts, and the partner economics to come.
+    pub commercial: Arc<dyn lendhub_store::CommercialStore>,
     /// Servicing accounts' ledgers.
     pub servicing: Arc<dyn lendhub_store::ServicingStore>,
     /// Commits writes outside a request (expiries).
@@ -199,6 +201,7 @@ impl PartnerState {
             events: store.clone(),
             lending: store.clone(),
             servicing: store.clone(),
+            commercial: store.clone(),
             units: store.clone(),
             expiry_wake: Arc::default(),
             register: Arc::new(crate::counterparties::SyntheticRegister),

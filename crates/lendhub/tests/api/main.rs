@@ -30,6 +30,7 @@ mod rest_journey;
 mod rest_mcp;
 mod rest_payments;
 mod rest_schedules;
+mod rest_sub_accounts;
 mod rest_test_helpers;
 mod rest_tier;
 mod rest_webhooks;

@@ -43,15 +43,23 @@ pub async fn fund(app: &App, key: &str) -> String {
 
 /// `fund`, of £10,000 over `term_months`.
 pub async fn fund_over(app: &App, key: &str, term_months: u32) -> String {
+    fund_as(app, key, term_months, None).await
+}
+
+/// `fund_over`, for an application introduced through a sub-account.
+pub async fn fund_as(
+    app: &App,
+    key: &str,
+    term_months: u32,
+    introduction_id: Option<&str>,
+) -> String {
     app.advance(Duration::seconds(1)); // the create sub-limit
-    let r = post(
-        app,
-        &format!("{TEST}/applications"),
-        key,
-        json!({"business": {"company_number": "00000401"}, "amount_pence": 1_000_000, "term_months": term_months,
-               "applicant": {"email": "ada@example.com"}, "reference": "ACC-1"}),
-    )
-    .await;
+    let mut body = json!({"business": {"company_number": "00000401"}, "amount_pence": 1_000_000,
+        "term_months": term_months, "applicant": {"email": "ada@example.com"}, "reference": "ACC-1"});
+    if let Some(sub) = introduction_id {
+        body["introduction_id"] = json!(sub);
+    }
+    let r = post(app, &format!("{TEST}/applications"), key, body).await;
     assert_eq!(r.status, 201, "{}", r.body);
     let id = r.body["id"].as_str().unwrap().to_owned();
     let r = post(
@@ -311,6 +319,15 @@ async fn a_persons_token_reads_only_their_own_companys_accounts() {
     .await;
     assert_eq!(ledger.status, 200, "{}", ledger.body);
     assert_eq!(ledger.body["data"][0]["type"], "drawdown");
+    // Which partner's sub-account introduced a loan is the partners' matter.
+    let r = rest_get(
+        &app,
+        &format!("{TEST}/accounts?sub_account_id=sub_01KQ3V1Y2C8WZ3R5T6Y7V8W9X0"),
+        Some(&token),
+    )
+    .await;
+    assert_hub_error(&r, 422, "validation_failed");
+    assert_eq!(r.body["error"]["detail"][0]["reason"], "partners_only");
     // The live environment holds none of theirs.
     let live = rest_get(&app, "/partner/v1/accounts", Some(&token)).await;
     assert_eq!(live.status, 200, "{}", live.body);

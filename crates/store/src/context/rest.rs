@@ -13,6 +13,7 @@ use lendhub_domain::lending::{Application, Decision, Status, UnderwritingAct};
 use lendhub_domain::mandate::Mandate;
 use lendhub_domain::schedule::Schedule;
 use lendhub_domain::servicing::Account;
+use lendhub_domain::sub_account::SubAccount;
 use lendhub_domain::tenant::Tenant;
 
 use crate::error::StoreError;
@@ -36,6 +37,21 @@ pub struct ApplicationQuery {
 pub struct AccountQuery {
     pub page: PageQuery,
     pub status: Option<&'static str>,
+    /// Only loans introduced through this sub-account (a partner's lists).
+    pub sub_account_id: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub enum SubAccountPage {
+    Page(Page<SubAccount>),
+    /// The cursor names no sub-account of this owner.
+    UnknownCursor,
+}
+
+/// The commercial context's row changes within a [`crate::WriteSet`].
+#[derive(Clone, Debug)]
+pub enum CommercialWrite {
+    InsertSubAccount(SubAccount),
 }
 
 #[derive(Clone, Debug)]
@@ -354,4 +370,14 @@ pub trait ServicingStore: Send + Sync {
 
 /// The marketplace and partner economics (issue #17).
 #[async_trait]
-pub trait CommercialStore: Send + Sync {}
+pub trait CommercialStore: Send + Sync {
+    async fn sub_account(&self, owner: &Tenant, id: &str)
+    -> Result<Option<SubAccount>, StoreError>;
+
+    /// A page of an owner's sub-accounts, newest first.
+    async fn sub_accounts(
+        &self,
+        owner: &Tenant,
+        page: &PageQuery,
+    ) -> Result<SubAccountPage, StoreError>;
+}

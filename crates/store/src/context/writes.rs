@@ -32,6 +32,13 @@ pub enum Write {
     Events(EventWrite),
     Public(crate::PublicWrite),
     Lending(crate::LendingWrite),
+    Commercial(crate::CommercialWrite),
+}
+
+impl From<crate::CommercialWrite> for Write {
+    fn from(write: crate::CommercialWrite) -> Self {
+        Write::Commercial(write)
+    }
 }
 
 impl From<crate::LendingWrite> for Write {

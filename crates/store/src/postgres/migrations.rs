@@ -163,6 +163,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "account_borrowers",
         include_str!("../../migrations/postgres/0031_account_borrowers.sql"),
     ),
+    (
+        32,
+        "sub_accounts",
+        include_str!("../../migrations/postgres/0032_sub_accounts.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

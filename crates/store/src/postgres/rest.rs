@@ -10,6 +10,7 @@ use lendhub_domain::lending::{Application, Decision, UnderwritingAct};
 use lendhub_domain::mandate::Mandate;
 use lendhub_domain::schedule::Schedule;
 use lendhub_domain::servicing::Account;
+use lendhub_domain::sub_account::SubAccount;
 use lendhub_domain::tenant::Tenant;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
@@ -23,7 +24,7 @@ use crate::sql::{self, Keyset, PageShape};
 use crate::{
     AccountPage, AccountQuery, ApplicationPage, ApplicationQuery, CommercialStore, DecisionPage,
     DecisionQuery, DueAccount, DueApplication, DuePayment, DueSchedule, LedgerPage, LendingStore,
-    PaymentPage, PaymentQuery, ServicingStore,
+    PaymentPage, PaymentQuery, ServicingStore, SubAccountPage,
 };
 
 fn application_row(r: &Row) -> Result<Application, StoreError> {
@@ -368,7 +369,7 @@ impl ServicingStore for PgStore {
                 exists,
                 owner.as_str(),
                 &q.page,
-                &[q.status],
+                &[q.status, q.sub_account_id.as_deref()],
                 None,
             )
             .await?
@@ -564,4 +565,28 @@ impl ServicingStore for PgStore {
 }
 
 #[async_trait]
-impl CommercialStore for PgStore {}
+impl CommercialStore for PgStore {
+    async fn sub_account(
+        &self,
+        owner: &Tenant,
+        id: &str,
+    ) -> Result<Option<SubAccount>, StoreError> {
+        self.body_by_owner(sql::lending::SUB_ACCOUNT, id, owner)
+            .await
+    }
+
+    async fn sub_accounts(
+        &self,
+        owner: &Tenant,
+        q: &PageQuery,
+    ) -> Result<SubAccountPage, StoreError> {
+        let c = self.conn().await?;
+        let exists = sql::lending::SUB_ACCOUNT_EXISTS;
+        Ok(
+            match page(&c, &sql::SUB_ACCOUNTS, exists, owner.as_str(), q, &[], None).await? {
+                Some(p) => SubAccountPage::Page(p),
+                None => SubAccountPage::UnknownCursor,
+            },
+        )
+    }
+}

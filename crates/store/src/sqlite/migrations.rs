@@ -162,6 +162,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "account_borrowers",
         include_str!("../../migrations/sqlite/0031_account_borrowers.sql"),
     ),
+    (
+        32,
+        "sub_accounts",
+        include_str!("../../migrations/sqlite/0032_sub_accounts.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -11,6 +11,7 @@ use lendhub_domain::lending::{Application, Decision, UnderwritingAct};
 use lendhub_domain::mandate::Mandate;
 use lendhub_domain::schedule::Schedule;
 use lendhub_domain::servicing::Account;
+use lendhub_domain::sub_account::SubAccount;
 use lendhub_domain::tenant::Tenant;
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -21,7 +22,7 @@ use crate::sql::{self, Keyset, PageShape};
 use crate::{
     AccountPage, AccountQuery, ApplicationPage, ApplicationQuery, CommercialStore, DecisionPage,
     DecisionQuery, DueAccount, DueApplication, DuePayment, DueSchedule, LedgerPage, LendingStore,
-    PaymentPage, PaymentQuery, ServicingStore,
+    PaymentPage, PaymentQuery, ServicingStore, SubAccountPage,
 };
 
 fn application_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Application> {
@@ -355,7 +356,7 @@ impl ServicingStore for SqliteStore {
                     sql::lending::ACCOUNT_EXISTS,
                     owner.as_str(),
                     &q.page,
-                    &[q.status],
+                    &[q.status, q.sub_account_id.as_deref()],
                     None,
                 )? {
                     Some(p) => AccountPage::Page(p),
@@ -589,4 +590,41 @@ impl ServicingStore for SqliteStore {
 }
 
 #[async_trait]
-impl CommercialStore for SqliteStore {}
+impl CommercialStore for SqliteStore {
+    async fn sub_account(
+        &self,
+        owner: &Tenant,
+        id: &str,
+    ) -> Result<Option<SubAccount>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::lending::SUB_ACCOUNT))?
+                .query_row([id, owner.as_str()], |r| {
+                    rows::from_json(&r.get::<_, String>(0)?)
+                })
+                .optional()
+        })
+    }
+
+    async fn sub_accounts(
+        &self,
+        owner: &Tenant,
+        q: &PageQuery,
+    ) -> Result<SubAccountPage, StoreError> {
+        self.read(|c| {
+            Ok(
+                match page(
+                    c,
+                    &sql::SUB_ACCOUNTS,
+                    sql::lending::SUB_ACCOUNT_EXISTS,
+                    owner.as_str(),
+                    q,
+                    &[],
+                    None,
+                )? {
+                    Some(p) => SubAccountPage::Page(p),
+                    None => SubAccountPage::UnknownCursor,
+                },
+            )
+        })
+    }
+}

@@ -798,6 +798,7 @@ async fn the_ledger_is_appended_to_paged_newest_first_and_never_rewritten() {
                     ..PageQuery::default()
                 },
                 status: Some("performing"),
+                sub_account_id: None,
             },
         )
         .await
@@ -1130,6 +1131,16 @@ async fn a_schedule_initiates_each_instalment_once_and_its_mandate_is_revoked_on
 
 /// A funded loan's account for `owner`, opened at `ms`.
 async fn open_account(store: &dyn Store, owner: &Tenant, ms: i64) -> Account {
+    open_account_via(store, owner, ms, None).await
+}
+
+/// `open_account`, for a loan introduced through `sub`.
+async fn open_account_via(
+    store: &dyn Store,
+    owner: &Tenant,
+    ms: i64,
+    sub: Option<lendhub_domain::hub_ids::SubAccountId>,
+) -> Account {
     let (application, decision) = decided(owner, ms, facts(12));
     store_decided(store, &application, &decision).await;
     let (signed, locked) = application
@@ -1146,6 +1157,10 @@ async fn open_account(store: &dyn Store, owner: &Tenant, ms: i64) -> Account {
         at(ms + 2),
     )
     .unwrap();
+    let account = Account {
+        sub_account_id: sub,
+        ..account
+    };
     store
         .commit(set(
             vec![
@@ -1186,6 +1201,7 @@ async fn a_companys_accounts_are_read_across_partners_in_one_environment() {
             ..PageQuery::default()
         },
         status,
+        sub_account_id: None,
     };
     let ids = |page: AccountPage| match page {
         AccountPage::Page(p) => p.items.into_iter().map(|a| a.id).collect::<Vec<_>>(),
@@ -1227,5 +1243,121 @@ async fn a_companys_accounts_are_read_across_partners_in_one_environment() {
             .unwrap(),
         None,
         "the live environment's is not the test one's"
+    );
+}
+
+#[tokio::test]
+async fn sub_accounts_are_owned_and_an_account_keeps_the_one_it_was_introduced_through() {
+    use lendhub_domain::hub_ids::SubAccountId;
+    use lendhub_domain::sub_account::SubAccount;
+    let (store, _db) = store().await;
+    let owner = partner("test");
+    let subs: Vec<SubAccount> = (0..3)
+        .map(|n| SubAccount {
+            id: SubAccountId::generate(130_000 + n, u128::from(n)),
+            owner: owner.clone(),
+            name: format!("Broker {n}"),
+            revenue_share_bps: 500,
+            created_at: at(130_000 + n as i64),
+        })
+        .collect();
+    for s in &subs {
+        store
+            .commit(set(
+                vec![Write::Commercial(CommercialWrite::InsertSubAccount(
+                    s.clone(),
+                ))],
+                None,
+            ))
+            .await
+            .unwrap();
+    }
+    let id = subs[1].id.to_string();
+    assert_eq!(
+        store.sub_account(&owner, &id).await.unwrap(),
+        Some(subs[1].clone())
+    );
+    assert_eq!(
+        store.sub_account(&partner("live"), &id).await.unwrap(),
+        None
+    );
+    let page = |starting_after: Option<String>| PageQuery {
+        limit: 2,
+        starting_after,
+        ..PageQuery::default()
+    };
+    match store.sub_accounts(&owner, &page(None)).await.unwrap() {
+        SubAccountPage::Page(p) => {
+            assert_eq!(
+                p.items,
+                vec![subs[2].clone(), subs[1].clone()],
+                "newest first"
+            );
+            assert!(p.has_more);
+        }
+        SubAccountPage::UnknownCursor => panic!("no cursor given"),
+    }
+    match store
+        .sub_accounts(&owner, &page(Some(id.clone())))
+        .await
+        .unwrap()
+    {
+        SubAccountPage::Page(p) => assert_eq!(p.items, vec![subs[0].clone()]),
+        SubAccountPage::UnknownCursor => panic!("a cursor of this owner's"),
+    }
+    assert!(matches!(
+        store
+            .sub_accounts(&partner("live"), &page(Some(id)))
+            .await
+            .unwrap(),
+        SubAccountPage::UnknownCursor
+    ));
+
+    // Accounts of loans introduced through one, and one introduced by none.
+    let via = open_account_via(store.as_ref(), &owner, 140_000, Some(subs[0].id.clone())).await;
+    let direct = open_account(store.as_ref(), &owner, 150_000).await;
+    let query = |sub: Option<String>, status: Option<&'static str>| AccountQuery {
+        page: PageQuery {
+            limit: 10,
+            ..PageQuery::default()
+        },
+        status,
+        sub_account_id: sub,
+    };
+    let ids = |page: AccountPage| match page {
+        AccountPage::Page(p) => p.items.into_iter().map(|a| a.id).collect::<Vec<_>>(),
+        AccountPage::UnknownCursor => panic!("no cursor given"),
+    };
+    let sub = Some(subs[0].id.to_string());
+    assert_eq!(
+        ids(store
+            .hub_accounts(&owner, &query(sub.clone(), None))
+            .await
+            .unwrap()),
+        vec![via.id.clone()]
+    );
+    assert_eq!(
+        ids(store
+            .hub_accounts(&owner, &query(sub, Some("performing")))
+            .await
+            .unwrap()),
+        vec![via.id.clone()]
+    );
+    assert_eq!(
+        ids(store
+            .hub_accounts(&owner, &query(None, None))
+            .await
+            .unwrap()),
+        vec![direct.id, via.id.clone()],
+        "unfiltered: both"
+    );
+    assert_eq!(
+        store
+            .hub_account(&owner, via.id.as_str())
+            .await
+            .unwrap()
+            .unwrap()
+            .sub_account_id,
+        Some(subs[0].id.clone())
     );
 }

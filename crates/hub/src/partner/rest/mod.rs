@@ -15,6 +15,7 @@ pub mod identity_checks;
 mod list_page;
 mod openapi_doc;
 pub mod payments;
+pub mod sub_accounts;
 mod test_helpers;
 mod waiting;
 pub mod webhook_endpoints;
@@ -64,6 +65,11 @@ pub fn api() -> OpenApiRouter<PartnerState> {
         .routes(routes!(accounts::retrieve::retrieve))
         .routes(routes!(accounts::balance::balance))
         .routes(routes!(accounts::transactions::transactions))
+        .routes(routes!(
+            sub_accounts::create::create,
+            sub_accounts::list::list
+        ))
+        .routes(routes!(sub_accounts::retrieve::retrieve))
         .routes(routes!(identity_checks::create::create))
         .routes(routes!(identity_checks::retrieve::retrieve))
         .routes(routes!(events::list))

@@ -41,6 +41,8 @@ pub const PATHS: &[(&str, &str)] = &[
     ("GET", "/accounts/{id}/balance"),
     ("GET", "/accounts/{id}/transactions"),
     ("POST", "/sub-accounts"),
+    ("GET", "/sub-accounts"),
+    ("GET", "/sub-accounts/{id}"),
     ("GET", "/introductions"),
     ("GET", "/payouts"),
     ("POST", "/identity/checks"),

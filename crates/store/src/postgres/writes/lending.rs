@@ -331,6 +331,7 @@ impl Statements {
                     Box::new(json(a)?),
                     Box::new(a.next_review.map(unix_ms)),
                     Box::new(a.borrower()),
+                    Box::new(a.sub_account_id.as_ref().map(|s| s.as_str())),
                 ],
             )),
             LendingWrite::UpdateAccount { account: a, .. } => out.push((

@@ -41,6 +41,7 @@ use super::errors::db;
 use crate::error::StoreError;
 use crate::*;
 use lendhub_domain::events::Event;
+use lendhub_domain::hub_ids::HubId;
 
 pub(crate) use events::{Recipients, recipients_of};
 
@@ -119,7 +120,7 @@ pub(crate) fn checks<'a>(sets: &[&'a WriteSet]) -> (Vec<(usize, Check<'a>)>, Vec
                     Some(n) => (Check::Lending(n.check), n.row),
                     None => continue,
                 },
-                Write::Public(_) => continue,
+                Write::Public(_) | Write::Commercial(_) => continue,
             };
             match row {
                 Some(row) if !updated.insert(row) => repeated.push(job),
@@ -137,6 +138,7 @@ pub(crate) struct Statements {
     release_key: Statement,
     insert_enquiry: Statement,
     mail_partner: Statement,
+    insert_sub_account: Statement,
     sandbox: sandbox::Statements,
     events: events::Statements,
     lending: lending::Statements,
@@ -153,6 +155,10 @@ impl Statements {
                 .map_err(db)?,
             mail_partner: tx
                 .prepare_cached(crate::sql::events::MAIL_PARTNER)
+                .await
+                .map_err(db)?,
+            insert_sub_account: tx
+                .prepare_cached(crate::sql::lending::INSERT_SUB_ACCOUNT)
                 .await
                 .map_err(db)?,
             sandbox: sandbox::Statements::prepare(tx).await?,
@@ -232,6 +238,15 @@ impl Statements {
                 Write::Sandbox(w) => self.sandbox.write(w, &mut statements)?,
                 Write::Events(w) => self.events.write(w, &mut statements)?,
                 Write::Lending(w) => self.lending.write(w, &mut statements)?,
+                Write::Commercial(CommercialWrite::InsertSubAccount(s)) => statements.push((
+                    self.insert_sub_account.clone(),
+                    vec![
+                        Box::new(s.id.as_str()) as Param<'a>,
+                        Box::new(s.owner.as_str()),
+                        Box::new(lendhub_domain::clock::unix_ms(s.created_at)),
+                        Box::new(JsonText(s)),
+                    ],
+                )),
                 Write::Public(PublicWrite::InsertEnquiry {
                     enquiry: e,
                     mail: m,

@@ -108,7 +108,8 @@ pub fn apply(c: &Connection, write: &LendingWrite) -> Result<(), CommitError> {
                         unix_ms(a.opened_at),
                         rows::to_json(a)?,
                         a.next_review.map(unix_ms),
-                        a.borrower()
+                        a.borrower(),
+                        a.sub_account_id.as_ref().map(ToString::to_string)
                     ])
                 })
                 .map_err(store)?;

@@ -76,6 +76,18 @@ pub fn apply(c: &Connection, set: &WriteSet) -> Result<(), CommitError> {
             Write::Sandbox(w) => sandbox::apply(c, w)?,
             Write::Events(w) => events::apply(c, w)?,
             Write::Lending(w) => lending::apply(c, w)?,
+            Write::Commercial(CommercialWrite::InsertSubAccount(s)) => {
+                c.prepare_cached(shared!(crate::sql::lending::INSERT_SUB_ACCOUNT))
+                    .and_then(|mut st| {
+                        st.execute(params![
+                            s.id.to_string(),
+                            s.owner.as_str(),
+                            lendhub_domain::clock::unix_ms(s.created_at),
+                            super::rows::to_json(s)?
+                        ])
+                    })
+                    .map_err(|e| CommitError::from(unavailable(e)))?;
+            }
             Write::Public(PublicWrite::InsertEnquiry { enquiry, mail }) => {
                 super::public::insert_enquiry(c, enquiry, mail)
                     .map_err(|e| CommitError::from(unavailable(e)))?

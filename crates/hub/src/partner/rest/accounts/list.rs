@@ -2,7 +2,7 @@ use std::collections::HashMap;
 
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use lendhub_domain::hub_ids::{AccountId, HubId};
+use lendhub_domain::hub_ids::{AccountId, HubId, SubAccountId};
 use lendhub_domain::servicing::AccountStatus;
 use lendhub_http::{FieldIssue, list};
 use lendhub_store::{AccountPage, AccountQuery};
@@ -21,7 +21,8 @@ use crate::partner::state::PartnerState;
     params(("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "default 20"),
         ("starting_after" = Option<String>, Query, description = "an account id: page toward older ones"),
         ("ending_before" = Option<String>, Query, description = "an account id: page toward newer ones"),
-        ("status" = Option<String>, Query, description = "performing, in_arrears, forborne, settled or closed")),
+        ("status" = Option<String>, Query, description = "performing, in_arrears, forborne, settled or closed"),
+        ("sub_account_id" = Option<String>, Query, description = "sub_…: loans introduced through one of your sub-accounts (partners only)")),
     responses((status = 200, description = "`{object: \"list\", data: [account], has_more, url, next_cursor}`"),
         (status = 401, description = "credentials; a person's token: unauthenticated, token_expired or token_revoked"), (status = 403, description = "insufficient_scope (accounts.read, for a partner or a person)"),
         (status = 404, description = "not_found: the cursor names no account of yours"),
@@ -31,8 +32,29 @@ pub async fn list(
     caller: AccountsCaller,
     RawQuery(raw): RawQuery,
 ) -> Result<Response, PartnerError> {
-    let request = list::parse(raw.as_deref(), list::DEFAULT_LIMIT, &["status"])
-        .map_err(PartnerError::Validation)?;
+    let request = list::parse(
+        raw.as_deref(),
+        list::DEFAULT_LIMIT,
+        &["status", "sub_account_id"],
+    )
+    .map_err(PartnerError::Validation)?;
+    let sub_account_id = match request.filter("sub_account_id") {
+        None => None,
+        Some(raw) if SubAccountId::parse(raw).is_none() => {
+            return Err(PartnerError::Validation(vec![FieldIssue::new(
+                "sub_account_id",
+                "pattern",
+            )]));
+        }
+        // A person reads their company's loans, whoever introduced them.
+        Some(_) if matches!(caller, AccountsCaller::Person { .. }) => {
+            return Err(PartnerError::Validation(vec![FieldIssue::new(
+                "sub_account_id",
+                "partners_only",
+            )]));
+        }
+        Some(raw) => Some(raw.to_owned()),
+    };
     let status = match request.filter("status") {
         None => None,
         Some(raw) => Some(
@@ -52,6 +74,7 @@ pub async fn list(
     let query = AccountQuery {
         page: request.page.clone(),
         status,
+        sub_account_id,
     };
     let page = match caller.accounts(&state, &query).await? {
         AccountPage::Page(page) => page,

@@ -129,7 +129,7 @@ impl AccountView {
             total_repayable_pence: a.terms.total_repayable_pence.as_pence(),
             disbursed_at: a.opened_at,
             balance: BalanceView::new(a, entries, now)?,
-            sub_account_id: None,
+            sub_account_id: a.sub_account_id.as_ref().map(ToString::to_string),
             application_id: a.application_id.as_str().to_owned(),
             decision_id: a.decision_id.as_str().to_owned(),
             reference: a.reference.clone(),

@@ -61,7 +61,8 @@ pub struct CreateApplication {
     redirect_uri: Option<String>,
     /// Yours (up to 100 characters), echoed on every object and event.
     reference: Option<String>,
-    /// `intro_…`: attributes the deal to a distribution partner.
+    /// `sub_…`: one of your sub-accounts (beta), the distribution partner
+    /// the deal is attributed to; the loan keeps it (`sub_account_id`).
     introduction_id: Option<String>,
     /// Up to 20 string pairs, returned verbatim.
     #[serde(default)]
@@ -132,6 +133,15 @@ pub async fn create(
                         .collect(),
                 )
             })?;
+            // The distribution partner the deal is attributed to.
+            if let Some(sub) = &checked.introduction_id
+                && state.commercial.sub_account(owner, sub).await?.is_none()
+            {
+                return Err(PartnerError::invalid(
+                    "introduction_id",
+                    "unknown_sub_account",
+                ));
+            }
             let company = state
                 .register
                 .lookup(&checked.company_number)

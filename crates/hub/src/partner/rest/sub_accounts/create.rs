@@ -1,0 +1,112 @@
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use lendhub_domain::hub_ids::SubAccountId;
+use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::sub_account::{MASTER_SHARE_BPS, MAX_NAME, SubAccount};
+use lendhub_http::FieldIssue;
+use lendhub_http::idempotency::{Idempotent, Prepared};
+use lendhub_http::json::JsonBody;
+use lendhub_store::{CommercialWrite, WriteSet};
+use serde::Deserialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use super::SubAccountView;
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::state::PartnerState;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateSubAccount {
+    /// At most 200 characters.
+    #[schema(required = true, example = "Northern Brokers Ltd")]
+    name: Option<String>,
+    /// Basis points of net margin, 0 to the master rate (1000, 10 %), which
+    /// it defaults to.
+    #[schema(value_type = Option<u32>, example = 500)]
+    revenue_share_bps: Option<Value>,
+}
+
+/// Add a sub-account (beta): a distribution partner of yours. Name it in an
+/// application's `introduction_id` to attribute the deal to it.
+#[utoipa::path(post, operation_id = "createSubAccount", path = "/sub-accounts", tag = "sub-accounts",
+    security(("oauth2" = ["accounts.manage"]), ("api_key" = [])),
+    params(("Idempotency-Key" = String, Header, description = "required; 8 to 128 characters")),
+    request_body = CreateSubAccount,
+    responses((status = 201, body = SubAccountView),
+        (status = 400, description = "invalid_json, unknown_field, idempotency_key_malformed (also when the required key is missing)"),
+        (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
+        (status = 409, description = "idempotency_key_reused or idempotency_key_in_progress"),
+        (status = 413, description = "payload_too_large"), (status = 415, description = "unsupported_media_type"),
+        (status = 422, description = "validation_failed (detail names each field)")))]
+pub async fn create(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    key: Idempotent,
+    body: JsonBody<CreateSubAccount>,
+) -> Result<Response, PartnerError> {
+    let write = caller.begin_write(&state, PartnerScope::AccountsManage)?;
+    let (owner, now) = (&write.owner, write.now);
+    let key = Some(key);
+    state
+        .idempotency
+        .run_maybe(write.guarded(&key, &body.raw), || async {
+            let input = &body.value;
+            let mut issues = Vec::new();
+            let name = input
+                .name
+                .as_deref()
+                .map(str::trim)
+                .filter(|n| !n.is_empty());
+            match name {
+                None => issues.push(FieldIssue::new("name", "required")),
+                Some(n) if n.chars().count() > MAX_NAME => {
+                    issues.push(FieldIssue::new("name", "max_length").with_bound(MAX_NAME as i64))
+                }
+                Some(_) => {}
+            }
+            let share = match &input.revenue_share_bps {
+                None | Some(Value::Null) => Some(MASTER_SHARE_BPS),
+                Some(v) => match v.as_i64() {
+                    Some(n) if n < 0 => {
+                        issues
+                            .push(FieldIssue::new("revenue_share_bps", "min_value").with_bound(0));
+                        None
+                    }
+                    // Paid out of the partner's own share: never more.
+                    Some(n) if n > i64::from(MASTER_SHARE_BPS) => {
+                        issues.push(
+                            FieldIssue::new("revenue_share_bps", "max_value")
+                                .with_bound(i64::from(MASTER_SHARE_BPS)),
+                        );
+                        None
+                    }
+                    Some(n) => u32::try_from(n).ok(),
+                    None => {
+                        issues.push(FieldIssue::new("revenue_share_bps", "integer"));
+                        None
+                    }
+                },
+            };
+            let (Some(name), Some(revenue_share_bps), true) = (name, share, issues.is_empty())
+            else {
+                return Err(PartnerError::Validation(issues));
+            };
+            let id: SubAccountId =
+                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
+            let sub = SubAccount {
+                id,
+                owner: owner.clone(),
+                name: name.to_owned(),
+                revenue_share_bps,
+                created_at: now,
+            };
+            let view = SubAccountView::new(&sub);
+            let mut writes = WriteSet::default();
+            writes.push(CommercialWrite::InsertSubAccount(sub));
+            Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
+        })
+        .await
+}

@@ -1,0 +1,46 @@
+//! Sub-accounts (beta; hub seed, Resources → Sub-account; issue #17): the
+//! distribution partners a partner works through. An application naming
+//! one in `introduction_id` is attributed to it, and so is the account its
+//! loan opens (`GET /accounts?sub_account_id=…`). One handler file per
+//! endpoint.
+
+pub mod create;
+pub mod list;
+pub mod retrieve;
+
+use lendhub_domain::sub_account::SubAccount;
+use lendhub_domain::tenant::TenantKind;
+use serde::Serialize;
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+
+/// A sub-account.
+#[derive(Serialize, ToSchema)]
+pub struct SubAccountView {
+    #[schema(example = "sub_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0")]
+    id: String,
+    #[schema(example = "sub_account")]
+    object: &'static str,
+    #[schema(example = "Northern Brokers Ltd")]
+    name: String,
+    /// Its share of the net margin on the loans it introduces, in basis
+    /// points (1000 = 10 %).
+    revenue_share_bps: u32,
+    livemode: bool,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    created_at: OffsetDateTime,
+}
+
+impl SubAccountView {
+    pub fn new(s: &SubAccount) -> Self {
+        Self {
+            id: s.id.to_string(),
+            object: "sub_account",
+            name: s.name.clone(),
+            revenue_share_bps: s.revenue_share_bps,
+            livemode: matches!(s.owner.kind(), TenantKind::Partner { livemode: true, .. }),
+            created_at: s.created_at,
+        }
+    }
+}
