@@ -16,6 +16,7 @@ pub mod hub_ids;
 pub mod idempotency;
 pub mod identity;
 pub mod ids;
+pub mod introduction;
 pub mod journey;
 pub mod kyc;
 pub mod ledger;

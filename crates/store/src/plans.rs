@@ -199,6 +199,11 @@ pub fn request_path_queries() -> Vec<Query> {
         ],
     ));
     queries.push(query(
+        "introduction exists (a cursor)",
+        sql::lending::INTRODUCTION_EXISTS,
+        vec![Value::Text("intro_01J00000000000000000000000"), OWNER],
+    ));
+    queries.push(query(
         "sub-account by id",
         sql::lending::SUB_ACCOUNT,
         vec![Value::Text("sub_01J00000000000000000000000"), OWNER],
@@ -230,7 +235,7 @@ pub fn request_path_queries() -> Vec<Query> {
     ));
     // Each keyset with its filters' values, and the filters every request
     // gives (a ledger is always one account's).
-    let keysets: [(&'static sql::Keyset, &[Value], u8); 7] = [
+    let keysets: [(&'static sql::Keyset, &[Value], u8); 8] = [
         (
             &sql::APPLICATIONS,
             &[Value::Text("created"), Value::Text("INV-1")],
@@ -246,6 +251,11 @@ pub fn request_path_queries() -> Vec<Query> {
             0,
         ),
         (&sql::SUB_ACCOUNTS, &[], 0),
+        (
+            &sql::INTRODUCTIONS,
+            &[Value::Text("sub_01J00000000000000000000000")],
+            0,
+        ),
         (&sql::COMPANY_ACCOUNTS, &[Value::Text("performing")], 0),
         (
             &sql::PAYMENTS,

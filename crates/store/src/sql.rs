@@ -164,6 +164,10 @@ pub mod lending {
     pub const INSERT_SUB_ACCOUNT: &str =
         "INSERT INTO hub_sub_accounts (id, owner, created_at_ms, body) VALUES ($1, $2, $3, $4)";
     pub const SUB_ACCOUNT: &str = "SELECT body FROM hub_sub_accounts WHERE id = $1 AND owner = $2";
+    pub const INSERT_INTRODUCTION: &str = "INSERT INTO hub_introductions
+         (id, owner, application_id, sub_account_id, introduced_at_ms, body) VALUES ($1, $2, $3, $4, $5, $6)";
+    pub const INTRODUCTION_EXISTS: &str =
+        "SELECT 1 FROM hub_introductions WHERE id = $1 AND owner = $2";
     pub const SUB_ACCOUNT_EXISTS: &str =
         "SELECT 1 FROM hub_sub_accounts WHERE id = $1 AND owner = $2";
     /// An account of a borrowing company (`Account::borrower`), whoever
@@ -431,8 +435,9 @@ pub static APPLICATIONS: Keyset = Keyset::new("hub_applications", &["status", "r
     APPLICATIONS.build()
 });
 /// Every keyset, for backends that prepare their statements once.
-pub static KEYSETS: [&Keyset; 7] = [
+pub static KEYSETS: [&Keyset; 8] = [
     &APPLICATIONS,
+    &INTRODUCTIONS,
     &SUB_ACCOUNTS,
     &DECISIONS,
     &ACCOUNTS,
@@ -448,6 +453,10 @@ pub static PAYMENTS: Keyset = Keyset::new("hub_payments", &["account_id", "statu
 /// Servicing accounts: by status.
 pub static ACCOUNTS: Keyset = Keyset::new("hub_accounts", &["status", "sub_account_id"], || {
     ACCOUNTS.build()
+});
+/// Introductions: by sub-account.
+pub static INTRODUCTIONS: Keyset = Keyset::new("hub_introductions", &["sub_account_id"], || {
+    INTRODUCTIONS.build()
 });
 /// A partner's sub-accounts, newest first.
 pub static SUB_ACCOUNTS: Keyset = Keyset::new("hub_sub_accounts", &[], || SUB_ACCOUNTS.build());

@@ -207,7 +207,7 @@ async fn sub_accounts_are_created_listed_and_attribute_the_loans_they_introduce(
     .await;
     assert_eq!(by_south.body["data"], json!([]));
     let all = rest_get(&app, &format!("{TEST}/accounts"), Some(&key)).await;
-    assert_eq!(ids(&all.body), vec![direct, introduced]);
+    assert_eq!(ids(&all.body), vec![direct, introduced.clone()]);
     let r = rest_get(
         &app,
         &format!("{TEST}/accounts?sub_account_id=acc_1"),
@@ -215,4 +215,54 @@ async fn sub_accounts_are_created_listed_and_attribute_the_loans_they_introduce(
     )
     .await;
     assert_hub_error(&r, 422, "validation_failed");
+
+    // Each introduced application is an introduction, at its stage.
+    app.advance(time::Duration::seconds(1));
+    let started = crate::rest_tier::rest_post(
+        &app,
+        &format!("{TEST}/applications"),
+        &key,
+        json!({"business": {"company_number": "00000401"}, "amount_pence": 500_000,
+               "term_months": 12, "applicant": {"email": "ada@example.com"},
+               "introduction_id": south_id}),
+    )
+    .await;
+    assert_eq!(started.status, 201, "{}", started.body);
+    let intros = rest_get(&app, &format!("{TEST}/introductions"), Some(&key)).await;
+    assert_eq!(intros.status, 200, "{}", intros.body);
+    let data = intros.body["data"].as_array().unwrap().clone();
+    assert_eq!(data.len(), 2, "{}", intros.body);
+    let (newest, funded) = (&data[0], &data[1]);
+    assert!(newest["id"].as_str().unwrap().starts_with("intro_"));
+    assert_eq!(newest["object"], "introduction");
+    assert_eq!(newest["sub_account_id"], south_id.as_str());
+    assert_eq!(newest["application_id"], started.body["id"]);
+    assert_eq!(newest["stage"], "started");
+    assert!(newest["account_id"].is_null());
+    assert_eq!(funded["sub_account_id"], north_id.as_str());
+    assert_eq!(funded["stage"], "funded");
+    assert_eq!(funded["account_id"], introduced.as_str());
+    let north_only = rest_get(
+        &app,
+        &format!("{TEST}/introductions?sub_account_id={north_id}"),
+        Some(&key),
+    )
+    .await;
+    assert_eq!(north_only.body["data"].as_array().unwrap().len(), 1);
+    assert_eq!(north_only.body["data"][0]["stage"], "funded");
+    let none = rest_get(&app, &format!("{TEST}/introductions"), Some(&other)).await;
+    assert_eq!(none.body["data"], json!([]));
+    // Decided: decisioned (the stage is read from the application).
+    let id = started.body["id"].as_str().unwrap();
+    let r = crate::rest_tier::rest_post(
+        &app,
+        &format!("{TEST}/applications/{id}/submit"),
+        &key,
+        json!({"consents": {"credit_search": true, "open_banking": true, "terms": true},
+               "bank": "test_bank_strong"}),
+    )
+    .await;
+    assert_eq!(r.body["status"], "approved", "{}", r.body);
+    let intros = rest_get(&app, &format!("{TEST}/introductions?limit=1"), Some(&key)).await;
+    assert_eq!(intros.body["data"][0]["stage"], "decisioned");
 }

@@ -6,6 +6,7 @@
 
 use async_trait::async_trait;
 use lendhub_domain::collection::Payment;
+use lendhub_domain::introduction::Introduction;
 use lendhub_domain::journey::Journey;
 use lendhub_domain::kyc::Verification;
 use lendhub_domain::ledger::Entry;
@@ -52,6 +53,23 @@ pub enum SubAccountPage {
 #[derive(Clone, Debug)]
 pub enum CommercialWrite {
     InsertSubAccount(SubAccount),
+    /// With the application it introduces (one per application).
+    InsertIntroduction(Introduction),
+}
+
+/// A page of an owner's introductions, newest first, optionally of one
+/// sub-account.
+#[derive(Clone, Debug, Default)]
+pub struct IntroductionQuery {
+    pub page: PageQuery,
+    pub sub_account_id: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub enum IntroductionPage {
+    Page(Page<Introduction>),
+    /// The cursor names no introduction of this owner.
+    UnknownCursor,
 }
 
 #[derive(Clone, Debug)]
@@ -380,4 +398,10 @@ pub trait CommercialStore: Send + Sync {
         owner: &Tenant,
         page: &PageQuery,
     ) -> Result<SubAccountPage, StoreError>;
+
+    async fn introductions(
+        &self,
+        owner: &Tenant,
+        query: &IntroductionQuery,
+    ) -> Result<IntroductionPage, StoreError>;
 }

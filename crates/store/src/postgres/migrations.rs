@@ -168,6 +168,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "sub_accounts",
         include_str!("../../migrations/postgres/0032_sub_accounts.sql"),
     ),
+    (
+        33,
+        "introductions",
+        include_str!("../../migrations/postgres/0033_introductions.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -23,8 +23,9 @@ use crate::paging::{Page, PageQuery};
 use crate::sql::{self, Keyset, PageShape};
 use crate::{
     AccountPage, AccountQuery, ApplicationPage, ApplicationQuery, CommercialStore, DecisionPage,
-    DecisionQuery, DueAccount, DueApplication, DuePayment, DueSchedule, LedgerPage, LendingStore,
-    PaymentPage, PaymentQuery, ServicingStore, SubAccountPage,
+    DecisionQuery, DueAccount, DueApplication, DuePayment, DueSchedule, IntroductionPage,
+    IntroductionQuery, LedgerPage, LendingStore, PaymentPage, PaymentQuery, ServicingStore,
+    SubAccountPage,
 };
 
 fn application_row(r: &Row) -> Result<Application, StoreError> {
@@ -586,6 +587,32 @@ impl CommercialStore for PgStore {
             match page(&c, &sql::SUB_ACCOUNTS, exists, owner.as_str(), q, &[], None).await? {
                 Some(p) => SubAccountPage::Page(p),
                 None => SubAccountPage::UnknownCursor,
+            },
+        )
+    }
+
+    async fn introductions(
+        &self,
+        owner: &Tenant,
+        q: &IntroductionQuery,
+    ) -> Result<IntroductionPage, StoreError> {
+        let c = self.conn().await?;
+        let exists = sql::lending::INTRODUCTION_EXISTS;
+        let filters = [q.sub_account_id.as_deref()];
+        Ok(
+            match page(
+                &c,
+                &sql::INTRODUCTIONS,
+                exists,
+                owner.as_str(),
+                &q.page,
+                &filters,
+                None,
+            )
+            .await?
+            {
+                Some(p) => IntroductionPage::Page(p),
+                None => IntroductionPage::UnknownCursor,
             },
         )
     }

@@ -167,6 +167,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "sub_accounts",
         include_str!("../../migrations/sqlite/0032_sub_accounts.sql"),
     ),
+    (
+        33,
+        "introductions",
+        include_str!("../../migrations/sqlite/0033_introductions.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

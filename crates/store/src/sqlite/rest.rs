@@ -21,8 +21,9 @@ use crate::paging::{Page, PageQuery};
 use crate::sql::{self, Keyset, PageShape};
 use crate::{
     AccountPage, AccountQuery, ApplicationPage, ApplicationQuery, CommercialStore, DecisionPage,
-    DecisionQuery, DueAccount, DueApplication, DuePayment, DueSchedule, LedgerPage, LendingStore,
-    PaymentPage, PaymentQuery, ServicingStore, SubAccountPage,
+    DecisionQuery, DueAccount, DueApplication, DuePayment, DueSchedule, IntroductionPage,
+    IntroductionQuery, LedgerPage, LendingStore, PaymentPage, PaymentQuery, ServicingStore,
+    SubAccountPage,
 };
 
 fn application_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Application> {
@@ -623,6 +624,29 @@ impl CommercialStore for SqliteStore {
                 )? {
                     Some(p) => SubAccountPage::Page(p),
                     None => SubAccountPage::UnknownCursor,
+                },
+            )
+        })
+    }
+
+    async fn introductions(
+        &self,
+        owner: &Tenant,
+        q: &IntroductionQuery,
+    ) -> Result<IntroductionPage, StoreError> {
+        self.read(|c| {
+            Ok(
+                match page(
+                    c,
+                    &sql::INTRODUCTIONS,
+                    sql::lending::INTRODUCTION_EXISTS,
+                    owner.as_str(),
+                    &q.page,
+                    &[q.sub_account_id.as_deref()],
+                    None,
+                )? {
+                    Some(p) => IntroductionPage::Page(p),
+                    None => IntroductionPage::UnknownCursor,
                 },
             )
         })

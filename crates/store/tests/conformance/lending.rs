@@ -1361,3 +1361,86 @@ async fn sub_accounts_are_owned_and_an_account_keeps_the_one_it_was_introduced_t
         Some(subs[0].id.clone())
     );
 }
+
+#[tokio::test]
+async fn an_introduction_is_one_per_application_and_paged_by_sub_account() {
+    use lendhub_domain::hub_ids::{IntroductionId, SubAccountId};
+    use lendhub_domain::introduction::Introduction;
+    let (store, _db) = store().await;
+    let owner = partner("test");
+    let subs = [
+        SubAccountId::generate(170_000, 1),
+        SubAccountId::generate(170_000, 2),
+    ];
+    let mut made = Vec::new();
+    for n in 0..3u64 {
+        let application = new_application(&owner, 171_000 + n as i64, None);
+        insert(store.as_ref(), &application).await;
+        let intro = Introduction {
+            id: IntroductionId::generate(172_000 + n, u128::from(n)),
+            owner: owner.clone(),
+            sub_account_id: subs[(n % 2) as usize].clone(),
+            application_id: application.id.clone(),
+            introduced_at: at(172_000 + n as i64),
+        };
+        store
+            .commit(set(
+                vec![Write::Commercial(CommercialWrite::InsertIntroduction(
+                    intro.clone(),
+                ))],
+                None,
+            ))
+            .await
+            .unwrap();
+        made.push(intro);
+    }
+    // A second introduction of the same application is refused.
+    let twice = Introduction {
+        id: IntroductionId::generate(173_000, 9),
+        ..made[0].clone()
+    };
+    assert!(
+        store
+            .commit(set(
+                vec![Write::Commercial(CommercialWrite::InsertIntroduction(
+                    twice
+                ))],
+                None,
+            ))
+            .await
+            .is_err()
+    );
+    let query = |sub: Option<&SubAccountId>| IntroductionQuery {
+        page: PageQuery {
+            limit: 10,
+            ..PageQuery::default()
+        },
+        sub_account_id: sub.map(ToString::to_string),
+    };
+    let items = |page: IntroductionPage| match page {
+        IntroductionPage::Page(p) => p.items,
+        IntroductionPage::UnknownCursor => panic!("no cursor given"),
+    };
+    assert_eq!(
+        items(store.introductions(&owner, &query(None)).await.unwrap()),
+        vec![made[2].clone(), made[1].clone(), made[0].clone()]
+    );
+    assert_eq!(
+        items(
+            store
+                .introductions(&owner, &query(Some(&subs[0])))
+                .await
+                .unwrap()
+        ),
+        vec![made[2].clone(), made[0].clone()]
+    );
+    assert!(
+        items(
+            store
+                .introductions(&partner("live"), &query(None))
+                .await
+                .unwrap()
+        )
+        .is_empty()
+    );
+}

@@ -12,6 +12,7 @@ pub mod decisions;
 mod event_replay;
 pub mod events;
 pub mod identity_checks;
+pub mod introductions;
 mod list_page;
 mod openapi_doc;
 pub mod payments;
@@ -70,6 +71,7 @@ pub fn api() -> OpenApiRouter<PartnerState> {
             sub_accounts::list::list
         ))
         .routes(routes!(sub_accounts::retrieve::retrieve))
+        .routes(routes!(introductions::list::list))
         .routes(routes!(identity_checks::create::create))
         .routes(routes!(identity_checks::retrieve::retrieve))
         .routes(routes!(events::list))

@@ -139,6 +139,7 @@ pub(crate) struct Statements {
     insert_enquiry: Statement,
     mail_partner: Statement,
     insert_sub_account: Statement,
+    insert_introduction: Statement,
     sandbox: sandbox::Statements,
     events: events::Statements,
     lending: lending::Statements,
@@ -159,6 +160,10 @@ impl Statements {
                 .map_err(db)?,
             insert_sub_account: tx
                 .prepare_cached(crate::sql::lending::INSERT_SUB_ACCOUNT)
+                .await
+                .map_err(db)?,
+            insert_introduction: tx
+                .prepare_cached(crate::sql::lending::INSERT_INTRODUCTION)
                 .await
                 .map_err(db)?,
             sandbox: sandbox::Statements::prepare(tx).await?,
@@ -238,6 +243,17 @@ impl Statements {
                 Write::Sandbox(w) => self.sandbox.write(w, &mut statements)?,
                 Write::Events(w) => self.events.write(w, &mut statements)?,
                 Write::Lending(w) => self.lending.write(w, &mut statements)?,
+                Write::Commercial(CommercialWrite::InsertIntroduction(i)) => statements.push((
+                    self.insert_introduction.clone(),
+                    vec![
+                        Box::new(i.id.as_str()) as Param<'a>,
+                        Box::new(i.owner.as_str()),
+                        Box::new(i.application_id.as_str()),
+                        Box::new(i.sub_account_id.as_str()),
+                        Box::new(lendhub_domain::clock::unix_ms(i.introduced_at)),
+                        Box::new(JsonText(i)),
+                    ],
+                )),
                 Write::Commercial(CommercialWrite::InsertSubAccount(s)) => statements.push((
                     self.insert_sub_account.clone(),
                     vec![

@@ -76,6 +76,20 @@ pub fn apply(c: &Connection, set: &WriteSet) -> Result<(), CommitError> {
             Write::Sandbox(w) => sandbox::apply(c, w)?,
             Write::Events(w) => events::apply(c, w)?,
             Write::Lending(w) => lending::apply(c, w)?,
+            Write::Commercial(CommercialWrite::InsertIntroduction(i)) => {
+                c.prepare_cached(shared!(crate::sql::lending::INSERT_INTRODUCTION))
+                    .and_then(|mut st| {
+                        st.execute(params![
+                            i.id.to_string(),
+                            i.owner.as_str(),
+                            i.application_id.to_string(),
+                            i.sub_account_id.to_string(),
+                            lendhub_domain::clock::unix_ms(i.introduced_at),
+                            super::rows::to_json(i)?
+                        ])
+                    })
+                    .map_err(|e| CommitError::from(unavailable(e)))?;
+            }
             Write::Commercial(CommercialWrite::InsertSubAccount(s)) => {
                 c.prepare_cached(shared!(crate::sql::lending::INSERT_SUB_ACCOUNT))
                     .and_then(|mut st| {

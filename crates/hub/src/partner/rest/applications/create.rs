@@ -4,13 +4,14 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::events::EventType;
-use lendhub_domain::hub_ids::ApplicationId;
+use lendhub_domain::hub_ids::{ApplicationId, HubId, SubAccountId};
+use lendhub_domain::introduction::Introduction;
 use lendhub_domain::lending::{self, Applicant, Application, Request};
 use lendhub_domain::scope::PartnerScope;
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::JsonBody;
-use lendhub_store::{EventWrite, LendingWrite, WriteSet};
+use lendhub_store::{CommercialWrite, EventWrite, LendingWrite, WriteSet};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -182,6 +183,19 @@ pub async fn create(
             let created = event(owner, EventType::ApplicationCreated, &view, now)
                 .map_err(|e| PartnerError::Internal(e.to_string()))?;
             let mut writes = WriteSet::default();
+            if let Some(sub_account_id) = application
+                .introduction_id
+                .as_deref()
+                .and_then(SubAccountId::parse)
+            {
+                writes.push(CommercialWrite::InsertIntroduction(Introduction {
+                    id: lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64),
+                    owner: owner.clone(),
+                    sub_account_id,
+                    application_id: application.id.clone(),
+                    introduced_at: now,
+                }));
+            }
             writes
                 .push(LendingWrite::InsertApplication(application))
                 .push(EventWrite::InsertEvent(created));

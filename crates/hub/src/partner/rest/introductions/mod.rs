@@ -1,0 +1,44 @@
+//! Introductions (beta; hub seed, Resources → Introduction; issue #17):
+//! the applications a partner's sub-accounts introduced, each at the stage
+//! its application has reached (`Stage::of`, read at answer time). One
+//! handler file per endpoint.
+
+pub mod list;
+
+use lendhub_domain::introduction::{Introduction, Stage};
+use lendhub_domain::lending::Application;
+use serde::Serialize;
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+
+/// An introduction.
+#[derive(Serialize, ToSchema)]
+pub struct IntroductionView {
+    #[schema(example = "intro_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0")]
+    id: String,
+    #[schema(example = "introduction")]
+    object: &'static str,
+    sub_account_id: String,
+    application_id: String,
+    /// started, decisioned, funded or declined (no revenue share accrues).
+    stage: &'static str,
+    /// The account the loan opened, once funded.
+    account_id: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    #[schema(value_type = String, format = DateTime)]
+    introduced_at: OffsetDateTime,
+}
+
+impl IntroductionView {
+    pub fn new(i: &Introduction, application: &Application) -> Self {
+        Self {
+            id: i.id.to_string(),
+            object: "introduction",
+            sub_account_id: i.sub_account_id.to_string(),
+            application_id: i.application_id.to_string(),
+            stage: Stage::of(application).as_str(),
+            account_id: application.account_id.as_ref().map(ToString::to_string),
+            introduced_at: i.introduced_at,
+        }
+    }
+}
