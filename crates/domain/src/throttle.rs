@@ -13,16 +13,19 @@ pub struct Policy {
     /// The wait after the first failure past `free`, doubling with each.
     pub first_wait_ms: i64,
     pub max_wait_ms: i64,
-    /// A key quiet this long starts again from nothing.
+    /// A key quiet this long after its wait ended starts again from
+    /// nothing. Longer than the cap, so waiting out the longest wait does
+    /// not buy a fresh set of free attempts.
     pub forget_after_ms: i64,
 }
 
-/// One account: five tries, then 1 s, 2 s, 4 s … up to 15 minutes.
+/// One account: five tries, then 1 s, 2 s, 4 s … up to 15 minutes;
+/// forgotten after a day of quiet.
 pub const ACCOUNT: Policy = Policy {
     free: 5,
     first_wait_ms: 1_000,
     max_wait_ms: 15 * 60_000,
-    forget_after_ms: 15 * 60_000,
+    forget_after_ms: 24 * 60 * 60_000,
 };
 
 /// One client address: more room (an office shares one), same back-off.
@@ -30,7 +33,7 @@ pub const ADDRESS: Policy = Policy {
     free: 20,
     first_wait_ms: 1_000,
     max_wait_ms: 15 * 60_000,
-    forget_after_ms: 15 * 60_000,
+    forget_after_ms: 24 * 60 * 60_000,
 };
 
 /// A key's count.
@@ -52,9 +55,11 @@ impl Policy {
             .min(self.max_wait_ms)
     }
 
-    /// The count as it stands at `now_ms` (forgotten when quiet long enough).
+    /// The count as it stands at `now_ms`: forgotten once quiet for
+    /// `forget_after_ms` after its wait ended.
     pub fn current(&self, count: Count, now_ms: i64) -> Count {
-        if now_ms - count.last_ms >= self.forget_after_ms {
+        let quiet_since = count.last_ms + self.wait_ms(count.failures);
+        if now_ms - quiet_since >= self.forget_after_ms {
             Count::default()
         } else {
             count
@@ -95,8 +100,16 @@ mod tests {
         c = p.attempt(c, now + 2_000).expect("waited twice as long");
         assert_eq!(p.wait_ms(7), 4_000);
         assert_eq!(p.wait_ms(100), 15 * 60_000, "capped");
-        // Quiet for the window: forgotten.
-        let later = c.last_ms + p.forget_after_ms;
+        // At the cap, waiting it out buys one attempt, not a fresh five.
+        let capped = Count {
+            failures: 40,
+            last_ms: now,
+        };
+        let after = now + 15 * 60_000;
+        let next = p.attempt(capped, after).expect("waited the cap");
+        assert_eq!(p.attempt(next, after + 1), Err(15 * 60_000 - 1));
+        // Quiet for a day after its wait: forgotten.
+        let later = c.last_ms + p.wait_ms(c.failures) + p.forget_after_ms;
         assert_eq!(
             p.attempt(c, later),
             Ok(Count {

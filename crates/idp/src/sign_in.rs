@@ -156,7 +156,7 @@ pub async fn submit(
     ) {
         Ok(attempt) => attempt,
         Err(wait_ms) => {
-            let seconds = wait_ms.div_euclid(1000) + 1;
+            let seconds = (wait_ms + 999).div_euclid(1000);
             let mut page = refuse(
                 StatusCode::TOO_MANY_REQUESTS,
                 format!(

@@ -11,8 +11,11 @@ use std::net::IpAddr;
 
 use lendhub_domain::throttle::{ACCOUNT, ADDRESS, Count, Policy};
 use parking_lot::Mutex;
+use sha2::Digest;
 
-/// Keys held at most; past it, those quiet long enough to be forgotten go.
+/// Keys held at most: when full, the forgotten ones go and then, if need
+/// be, the longest quiet, so memory stays bounded whatever an attacker
+/// sends (about 6 MB at most).
 const CAPACITY: usize = 100_000;
 
 #[derive(Default)]
@@ -20,10 +23,24 @@ pub struct SignInThrottle {
     counts: Mutex<HashMap<Key, Count>>,
 }
 
+/// An account by the SHA-256 of its normalised email (a key of fixed size
+/// whatever was typed); an address, IPv6 by its /64 (one subscriber's
+/// whole prefix, so rotating within it buys nothing).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Key {
-    Account(String),
+    Account([u8; 32]),
     Address(IpAddr),
+}
+
+fn address_key(ip: IpAddr) -> Key {
+    let ip = match ip {
+        IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+            Some(v4) => IpAddr::V4(v4),
+            None => IpAddr::V6((u128::from(v6) & !((1u128 << 64) - 1)).into()),
+        },
+        v4 => v4,
+    };
+    Key::Address(ip)
 }
 
 impl Key {
@@ -51,11 +68,11 @@ impl SignInThrottle {
         address: Option<IpAddr>,
         now_ms: i64,
     ) -> Result<Attempt, i64> {
-        let account = Key::Account(email.to_owned());
-        let address = address.map(Key::Address);
+        let account = Key::Account(sha2::Sha256::digest(email.as_bytes()).into());
+        let address = address.map(address_key);
         let mut counts = self.counts.lock();
         if counts.len() >= CAPACITY {
-            counts.retain(|k, c| now_ms - c.last_ms < k.policy().forget_after_ms);
+            make_room(&mut counts, now_ms);
         }
         let keys: Vec<&Key> = std::iter::once(&account).chain(address.as_ref()).collect();
         let mut next = Vec::with_capacity(keys.len());
@@ -69,6 +86,11 @@ impl SignInThrottle {
         Ok(Attempt { account, address })
     }
 
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.counts.lock().len()
+    }
+
     /// The attempt was good: the account starts again, and the address gets
     /// back the attempt it lent (a right password is not a guess).
     pub fn succeeded(&self, attempt: Attempt) {
@@ -80,6 +102,20 @@ impl SignInThrottle {
             count.failures = count.failures.saturating_sub(1);
         }
     }
+}
+
+/// Drops the forgotten keys and, if that is not enough, the quietest
+/// tenth: rare (once per `CAPACITY / 10` new keys at worst).
+fn make_room(counts: &mut HashMap<Key, Count>, now_ms: i64) {
+    counts.retain(|k, c| k.policy().current(*c, now_ms) != Count::default());
+    if counts.len() < CAPACITY {
+        return;
+    }
+    let mut ages: Vec<i64> = counts.values().map(|c| c.last_ms).collect();
+    let tenth = ages.len() / 10;
+    ages.select_nth_unstable(tenth);
+    let cutoff = ages[tenth];
+    counts.retain(|_, c| c.last_ms > cutoff);
 }
 
 #[cfg(test)]
@@ -97,6 +133,22 @@ mod tests {
         let good = t.attempt("ada@example.com", ip(9), 1_000).expect("waited");
         t.succeeded(good);
         assert!(t.attempt("ada@example.com", ip(9), 1_000).is_ok(), "reset");
+    }
+
+    #[test]
+    fn memory_stays_bounded_and_an_ipv6_prefix_is_one_address() {
+        let t = SignInThrottle::default();
+        for n in 0..(CAPACITY as u32 + 10) {
+            let _ = t.attempt(&format!("user{n}@example.com"), None, i64::from(n));
+        }
+        assert!(t.len() <= CAPACITY, "{}", t.len());
+        let t = SignInThrottle::default();
+        for n in 0..20u16 {
+            let ip = IpAddr::from([0x2001, 0xdb8, 0, 1, 0, 0, 0, n]);
+            assert!(t.attempt(&format!("u{n}@example.com"), Some(ip), 0).is_ok());
+        }
+        let same_prefix = IpAddr::from([0x2001, 0xdb8, 0, 1, 0xffff, 0, 0, 1]);
+        assert!(t.attempt("x@example.com", Some(same_prefix), 0).is_err());
     }
 
     #[test]

@@ -200,17 +200,17 @@ pub fn request_path_queries() -> Vec<Query> {
     ));
     queries.push(query(
         "introduction exists (a cursor)",
-        sql::lending::INTRODUCTION_EXISTS,
+        sql::commercial::INTRODUCTION_EXISTS,
         vec![Value::Text("intro_01J00000000000000000000000"), OWNER],
     ));
     queries.push(query(
         "sub-account by id",
-        sql::lending::SUB_ACCOUNT,
+        sql::commercial::SUB_ACCOUNT,
         vec![Value::Text("sub_01J00000000000000000000000"), OWNER],
     ));
     queries.push(query(
         "sub-account exists (a cursor)",
-        sql::lending::SUB_ACCOUNT_EXISTS,
+        sql::commercial::SUB_ACCOUNT_EXISTS,
         vec![Value::Text("sub_01J00000000000000000000000"), OWNER],
     ));
     queries.push(query(

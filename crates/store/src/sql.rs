@@ -161,15 +161,6 @@ pub mod lending {
     pub const INSERT_ACCOUNT: &str =
         "INSERT INTO hub_accounts (id, owner, application_id, status, opened_at_ms, body, due_at_ms, borrower, sub_account_id)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
-    pub const INSERT_SUB_ACCOUNT: &str =
-        "INSERT INTO hub_sub_accounts (id, owner, created_at_ms, body) VALUES ($1, $2, $3, $4)";
-    pub const SUB_ACCOUNT: &str = "SELECT body FROM hub_sub_accounts WHERE id = $1 AND owner = $2";
-    pub const INSERT_INTRODUCTION: &str = "INSERT INTO hub_introductions
-         (id, owner, application_id, sub_account_id, introduced_at_ms, body) VALUES ($1, $2, $3, $4, $5, $6)";
-    pub const INTRODUCTION_EXISTS: &str =
-        "SELECT 1 FROM hub_introductions WHERE id = $1 AND owner = $2";
-    pub const SUB_ACCOUNT_EXISTS: &str =
-        "SELECT 1 FROM hub_sub_accounts WHERE id = $1 AND owner = $2";
     /// An account of a borrowing company (`Account::borrower`), whoever
     /// introduced it.
     pub const COMPANY_ACCOUNT: &str =
@@ -291,6 +282,20 @@ pub mod lending {
            AND a.due_at_ms <= $1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM test_clocks)
          ORDER BY a.due_at_ms
          LIMIT $2";
+}
+
+/// The commercial context's statements both backends run as written
+/// (issue #17): sub-accounts and introductions.
+pub mod commercial {
+    pub const INSERT_SUB_ACCOUNT: &str =
+        "INSERT INTO hub_sub_accounts (id, owner, created_at_ms, body) VALUES ($1, $2, $3, $4)";
+    pub const SUB_ACCOUNT: &str = "SELECT body FROM hub_sub_accounts WHERE id = $1 AND owner = $2";
+    pub const SUB_ACCOUNT_EXISTS: &str =
+        "SELECT 1 FROM hub_sub_accounts WHERE id = $1 AND owner = $2";
+    pub const INSERT_INTRODUCTION: &str = "INSERT INTO hub_introductions
+         (id, owner, application_id, sub_account_id, introduced_at_ms, body) VALUES ($1, $2, $3, $4, $5, $6)";
+    pub const INTRODUCTION_EXISTS: &str =
+        "SELECT 1 FROM hub_introductions WHERE id = $1 AND owner = $2";
 }
 
 /// A newest-first list of an owner's records keyed by time-ordered ids

@@ -1709,6 +1709,8 @@ async fn what_the_conformance_plan_sends() {
 #[tokio::test]
 async fn sign_in_guesses_are_throttled_without_telling_which_accounts_exist() {
     let app = App::spawn().await;
+    // The waits are read to the millisecond: only the test moves time.
+    app.clock.freeze();
     let person = person(&app).await;
     let rp = rp(&app, false).await;
     let pkce = pkce();
@@ -1739,6 +1741,7 @@ async fn sign_in_guesses_are_throttled_without_telling_which_accounts_exist() {
         }
         let r = attempt(email.clone(), "wrong password").await;
         assert_eq!(r.status, 429, "{}", r.body);
+        assert_eq!(r.headers["retry-after"], "1");
         assert!(
             r.body
                 .contains("Too many sign-in attempts. Wait 1 second and try again."),

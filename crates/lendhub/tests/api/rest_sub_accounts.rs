@@ -265,4 +265,43 @@ async fn sub_accounts_are_created_listed_and_attribute_the_loans_they_introduce(
     assert_eq!(r.body["status"], "approved", "{}", r.body);
     let intros = rest_get(&app, &format!("{TEST}/introductions?limit=1"), Some(&key)).await;
     assert_eq!(intros.body["data"][0]["stage"], "decisioned");
+
+    // Ids, cursors, scopes and environments that name nothing of yours.
+    for path in [
+        "/sub-accounts/sub_1".to_owned(),
+        format!(
+            "/sub-accounts?starting_after={}",
+            started.body["id"].as_str().unwrap()
+        ),
+        "/sub-accounts?starting_after=sub_01KQ3V1Y2C8WZ3R5T6Y7V8W9X0".to_owned(),
+        format!("/introductions?starting_after={south_id}"),
+    ] {
+        let r = rest_get(&app, &format!("{TEST}{path}"), Some(&key)).await;
+        assert_hub_error(&r, 404, "not_found");
+    }
+    let r = rest_get(
+        &app,
+        &format!("{TEST}/introductions?sub_account_id=acc_1"),
+        Some(&key),
+    )
+    .await;
+    assert_hub_error(&r, 422, "validation_failed");
+    assert_eq!(r.body["error"]["detail"][0]["reason"], "pattern");
+    let narrow = partner_key(&app, "payments.read").await;
+    for path in ["/sub-accounts", "/introductions"] {
+        let r = rest_get(&app, &format!("{TEST}{path}"), Some(&narrow)).await;
+        assert_hub_error(&r, 403, "insufficient_scope");
+    }
+    let (client, _) = rest_partner(&app, SCOPES, Tier::Platform).await;
+    let live = api_key(&app, &client, "live", None)["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let r = rest_get(
+        &app,
+        &format!("/partner/v1/sub-accounts/{north_id}"),
+        Some(&live),
+    )
+    .await;
+    assert_hub_error(&r, 404, "not_found");
 }

@@ -572,7 +572,7 @@ impl CommercialStore for PgStore {
         owner: &Tenant,
         id: &str,
     ) -> Result<Option<SubAccount>, StoreError> {
-        self.body_by_owner(sql::lending::SUB_ACCOUNT, id, owner)
+        self.body_by_owner(sql::commercial::SUB_ACCOUNT, id, owner)
             .await
     }
 
@@ -582,7 +582,7 @@ impl CommercialStore for PgStore {
         q: &PageQuery,
     ) -> Result<SubAccountPage, StoreError> {
         let c = self.conn().await?;
-        let exists = sql::lending::SUB_ACCOUNT_EXISTS;
+        let exists = sql::commercial::SUB_ACCOUNT_EXISTS;
         Ok(
             match page(&c, &sql::SUB_ACCOUNTS, exists, owner.as_str(), q, &[], None).await? {
                 Some(p) => SubAccountPage::Page(p),
@@ -597,7 +597,7 @@ impl CommercialStore for PgStore {
         q: &IntroductionQuery,
     ) -> Result<IntroductionPage, StoreError> {
         let c = self.conn().await?;
-        let exists = sql::lending::INTRODUCTION_EXISTS;
+        let exists = sql::commercial::INTRODUCTION_EXISTS;
         let filters = [q.sub_account_id.as_deref()];
         Ok(
             match page(

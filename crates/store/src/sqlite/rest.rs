@@ -598,7 +598,7 @@ impl CommercialStore for SqliteStore {
         id: &str,
     ) -> Result<Option<SubAccount>, StoreError> {
         self.read(|c| {
-            c.prepare_cached(shared!(sql::lending::SUB_ACCOUNT))?
+            c.prepare_cached(shared!(sql::commercial::SUB_ACCOUNT))?
                 .query_row([id, owner.as_str()], |r| {
                     rows::from_json(&r.get::<_, String>(0)?)
                 })
@@ -616,7 +616,7 @@ impl CommercialStore for SqliteStore {
                 match page(
                     c,
                     &sql::SUB_ACCOUNTS,
-                    sql::lending::SUB_ACCOUNT_EXISTS,
+                    sql::commercial::SUB_ACCOUNT_EXISTS,
                     owner.as_str(),
                     q,
                     &[],
@@ -639,7 +639,7 @@ impl CommercialStore for SqliteStore {
                 match page(
                     c,
                     &sql::INTRODUCTIONS,
-                    sql::lending::INTRODUCTION_EXISTS,
+                    sql::commercial::INTRODUCTION_EXISTS,
                     owner.as_str(),
                     &q.page,
                     &[q.sub_account_id.as_deref()],

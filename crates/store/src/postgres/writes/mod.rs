@@ -29,6 +29,7 @@
 //!
 //! A new context that locks rows takes the next free range here.
 
+mod commercial;
 mod events;
 mod lending;
 mod sandbox;
@@ -41,7 +42,6 @@ use super::errors::db;
 use crate::error::StoreError;
 use crate::*;
 use lendhub_domain::events::Event;
-use lendhub_domain::hub_ids::HubId;
 
 pub(crate) use events::{Recipients, recipients_of};
 
@@ -138,8 +138,7 @@ pub(crate) struct Statements {
     release_key: Statement,
     insert_enquiry: Statement,
     mail_partner: Statement,
-    insert_sub_account: Statement,
-    insert_introduction: Statement,
+    commercial: commercial::Statements,
     sandbox: sandbox::Statements,
     events: events::Statements,
     lending: lending::Statements,
@@ -158,14 +157,7 @@ impl Statements {
                 .prepare_cached(crate::sql::events::MAIL_PARTNER)
                 .await
                 .map_err(db)?,
-            insert_sub_account: tx
-                .prepare_cached(crate::sql::lending::INSERT_SUB_ACCOUNT)
-                .await
-                .map_err(db)?,
-            insert_introduction: tx
-                .prepare_cached(crate::sql::lending::INSERT_INTRODUCTION)
-                .await
-                .map_err(db)?,
+            commercial: commercial::Statements::prepare(tx).await?,
             sandbox: sandbox::Statements::prepare(tx).await?,
             events: events::Statements::prepare(tx).await?,
             lending: lending::Statements::prepare(tx).await?,
@@ -243,26 +235,7 @@ impl Statements {
                 Write::Sandbox(w) => self.sandbox.write(w, &mut statements)?,
                 Write::Events(w) => self.events.write(w, &mut statements)?,
                 Write::Lending(w) => self.lending.write(w, &mut statements)?,
-                Write::Commercial(CommercialWrite::InsertIntroduction(i)) => statements.push((
-                    self.insert_introduction.clone(),
-                    vec![
-                        Box::new(i.id.as_str()) as Param<'a>,
-                        Box::new(i.owner.as_str()),
-                        Box::new(i.application_id.as_str()),
-                        Box::new(i.sub_account_id.as_str()),
-                        Box::new(lendhub_domain::clock::unix_ms(i.introduced_at)),
-                        Box::new(JsonText(i)),
-                    ],
-                )),
-                Write::Commercial(CommercialWrite::InsertSubAccount(s)) => statements.push((
-                    self.insert_sub_account.clone(),
-                    vec![
-                        Box::new(s.id.as_str()) as Param<'a>,
-                        Box::new(s.owner.as_str()),
-                        Box::new(lendhub_domain::clock::unix_ms(s.created_at)),
-                        Box::new(JsonText(s)),
-                    ],
-                )),
+                Write::Commercial(w) => self.commercial.write(w, &mut statements)?,
                 Write::Public(PublicWrite::InsertEnquiry {
                     enquiry: e,
                     mail: m,

@@ -1,6 +1,7 @@
 //! Writes on SQLite: the unit of work (each context's variants in a module
 //! of its own) and the few direct writes of administrative commands.
 
+mod commercial;
 mod events;
 mod lending;
 mod sandbox;
@@ -76,32 +77,7 @@ pub fn apply(c: &Connection, set: &WriteSet) -> Result<(), CommitError> {
             Write::Sandbox(w) => sandbox::apply(c, w)?,
             Write::Events(w) => events::apply(c, w)?,
             Write::Lending(w) => lending::apply(c, w)?,
-            Write::Commercial(CommercialWrite::InsertIntroduction(i)) => {
-                c.prepare_cached(shared!(crate::sql::lending::INSERT_INTRODUCTION))
-                    .and_then(|mut st| {
-                        st.execute(params![
-                            i.id.to_string(),
-                            i.owner.as_str(),
-                            i.application_id.to_string(),
-                            i.sub_account_id.to_string(),
-                            lendhub_domain::clock::unix_ms(i.introduced_at),
-                            super::rows::to_json(i)?
-                        ])
-                    })
-                    .map_err(|e| CommitError::from(unavailable(e)))?;
-            }
-            Write::Commercial(CommercialWrite::InsertSubAccount(s)) => {
-                c.prepare_cached(shared!(crate::sql::lending::INSERT_SUB_ACCOUNT))
-                    .and_then(|mut st| {
-                        st.execute(params![
-                            s.id.to_string(),
-                            s.owner.as_str(),
-                            lendhub_domain::clock::unix_ms(s.created_at),
-                            super::rows::to_json(s)?
-                        ])
-                    })
-                    .map_err(|e| CommitError::from(unavailable(e)))?;
-            }
+            Write::Commercial(w) => commercial::apply(c, w)?,
             Write::Public(PublicWrite::InsertEnquiry { enquiry, mail }) => {
                 super::public::insert_enquiry(c, enquiry, mail)
                     .map_err(|e| CommitError::from(unavailable(e)))?

@@ -80,6 +80,14 @@ impl AccountsCaller {
         })
     }
 
+    /// An account's view as this caller may see it.
+    pub fn shown(&self, view: super::AccountView) -> super::AccountView {
+        match self {
+            AccountsCaller::Partner(_) => view,
+            AccountsCaller::Person { .. } => view.for_borrower(),
+        }
+    }
+
     /// Now on the clock of the account's environment (a test account's
     /// partner's test clock).
     pub async fn now_for(

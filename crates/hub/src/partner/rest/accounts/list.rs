@@ -26,7 +26,7 @@ use crate::partner::state::PartnerState;
     responses((status = 200, description = "`{object: \"list\", data: [account], has_more, url, next_cursor}`"),
         (status = 401, description = "credentials; a person's token: unauthenticated, token_expired or token_revoked"), (status = 403, description = "insufficient_scope (accounts.read, for a partner or a person)"),
         (status = 404, description = "not_found: the cursor names no account of yours"),
-        (status = 422, description = "validation_failed")))]
+        (status = 422, description = "validation_failed: status one_of; sub_account_id pattern, or partners_only with a person's token")))]
 pub async fn list(
     State(state): State<PartnerState>,
     caller: AccountsCaller,
@@ -38,35 +38,33 @@ pub async fn list(
         &["status", "sub_account_id"],
     )
     .map_err(PartnerError::Validation)?;
+    let mut issues = Vec::new();
+    let status = request.filter("status").and_then(|raw| {
+        let known = AccountStatus::ALL
+            .into_iter()
+            .map(AccountStatus::as_str)
+            .find(|s| *s == raw);
+        if known.is_none() {
+            issues.push(FieldIssue::new("status", "one_of"));
+        }
+        known
+    });
     let sub_account_id = match request.filter("sub_account_id") {
         None => None,
         Some(raw) if SubAccountId::parse(raw).is_none() => {
-            return Err(PartnerError::Validation(vec![FieldIssue::new(
-                "sub_account_id",
-                "pattern",
-            )]));
+            issues.push(FieldIssue::new("sub_account_id", "pattern"));
+            None
         }
         // A person reads their company's loans, whoever introduced them.
         Some(_) if matches!(caller, AccountsCaller::Person { .. }) => {
-            return Err(PartnerError::Validation(vec![FieldIssue::new(
-                "sub_account_id",
-                "partners_only",
-            )]));
+            issues.push(FieldIssue::new("sub_account_id", "partners_only"));
+            None
         }
         Some(raw) => Some(raw.to_owned()),
     };
-    let status = match request.filter("status") {
-        None => None,
-        Some(raw) => Some(
-            AccountStatus::ALL
-                .into_iter()
-                .map(AccountStatus::as_str)
-                .find(|s| *s == raw)
-                .ok_or_else(|| {
-                    PartnerError::Validation(vec![FieldIssue::new("status", "one_of")])
-                })?,
-        ),
-    };
+    if !issues.is_empty() {
+        return Err(PartnerError::Validation(issues));
+    }
     let cursor_missing = PartnerError::NotFound("account for the cursor");
     if request.cursors().any(|c| AccountId::parse(c).is_none()) {
         return Err(cursor_missing);
@@ -89,7 +87,7 @@ pub async fn list(
             .await?;
         views.insert(
             account.id.to_string(),
-            AccountView::new(account, &entries, now)?,
+            caller.shown(AccountView::new(account, &entries, now)?),
         );
     }
     respond(

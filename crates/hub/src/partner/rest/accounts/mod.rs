@@ -139,6 +139,13 @@ impl AccountView {
         })
     }
 
+    /// As a person (the borrower) sees it: without which of the partner's
+    /// sub-accounts introduced the loan, which is the partners' matter.
+    pub fn for_borrower(mut self) -> Self {
+        self.sub_account_id = None;
+        self
+    }
+
     pub fn with_schedule(mut self, schedule: &[Instalment]) -> Self {
         self.schedule = Some(
             schedule

@@ -23,7 +23,7 @@ pub async fn retrieve(
 ) -> Result<Json<AccountView>, PartnerError> {
     let (account, entries) = caller.account(&state, &id).await?;
     let now = caller.now_for(&state, &account).await?;
-    Ok(Json(
+    Ok(Json(caller.shown(
         AccountView::new(&account, &entries, now)?.with_schedule(&ledger::schedule(&account)),
-    ))
+    )))
 }

@@ -1,0 +1,40 @@
+//! The commercial context's writes within a unit of work, on SQLite.
+
+use lendhub_domain::clock::unix_ms;
+use rusqlite::{Connection, params};
+
+use super::super::{rows, unavailable};
+use crate::*;
+
+pub fn apply(c: &Connection, write: &CommercialWrite) -> Result<(), CommitError> {
+    let store = |e: rusqlite::Error| CommitError::from(unavailable(e));
+    match write {
+        CommercialWrite::InsertSubAccount(s) => {
+            c.prepare_cached(shared!(crate::sql::commercial::INSERT_SUB_ACCOUNT))
+                .and_then(|mut st| {
+                    st.execute(params![
+                        s.id.to_string(),
+                        s.owner.as_str(),
+                        unix_ms(s.created_at),
+                        rows::to_json(s)?
+                    ])
+                })
+                .map_err(store)?;
+        }
+        CommercialWrite::InsertIntroduction(i) => {
+            c.prepare_cached(shared!(crate::sql::commercial::INSERT_INTRODUCTION))
+                .and_then(|mut st| {
+                    st.execute(params![
+                        i.id.to_string(),
+                        i.owner.as_str(),
+                        i.application_id.to_string(),
+                        i.sub_account_id.to_string(),
+                        unix_ms(i.introduced_at),
+                        rows::to_json(i)?
+                    ])
+                })
+                .map_err(store)?;
+        }
+    }
+    Ok(())
+}
