@@ -1,7 +1,9 @@
 //! Whose data a row is. Every owner-scoped read and write names one tenant,
-//! and a tenant never sees another's rows. Today the sandbox's clients are
-//! tenants; the REST tier adds a partner in each environment, and a
-//! partner's sub-account.
+//! and a tenant never sees another's rows. The sandbox's clients are
+//! tenants, and the REST tier's partners, one in each environment. A
+//! partner's sub-accounts are not tenants: they are rows of the partner's,
+//! and a loan they introduce stays the partner's (docs/decisions.md); the
+//! key form for a narrowed tenant is reserved, unused.
 
 use std::fmt;
 
@@ -10,7 +12,7 @@ use serde::{Deserialize, Serialize};
 /// A tenant, held as the key it is stored under (every `owner` column).
 /// A sandbox client is stored as its client id, so rows written before this
 /// type existed keep their owner; a partner as `client_id/live` or
-/// `client_id/test`, with `/sub_account` when narrowed to one.
+/// `client_id/test` (`/…` after it is reserved for a narrower tenant).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct Tenant(String);

@@ -75,11 +75,19 @@ impl SignInThrottle {
             make_room(&mut counts, now_ms);
         }
         let keys: Vec<&Key> = std::iter::once(&account).chain(address.as_ref()).collect();
-        let mut next = Vec::with_capacity(keys.len());
-        for key in &keys {
-            let count = counts.get(*key).copied().unwrap_or_default();
-            next.push(key.policy().attempt(count, now_ms)?);
+        let tried: Vec<Result<Count, i64>> = keys
+            .iter()
+            .map(|key| {
+                let count = counts.get(*key).copied().unwrap_or_default();
+                key.policy().attempt(count, now_ms)
+            })
+            .collect();
+        // Told to wait as long as the longest of the keys' waits, so the
+        // next attempt is not refused again.
+        if let Some(wait) = tried.iter().filter_map(|t| t.err()).max() {
+            return Err(wait);
         }
+        let next = tried.into_iter().flatten();
         for (key, count) in keys.into_iter().zip(next) {
             counts.insert(key.clone(), count);
         }
@@ -105,17 +113,27 @@ impl SignInThrottle {
 }
 
 /// Drops the forgotten keys and, if that is not enough, the quietest
-/// tenth: rare (once per `CAPACITY / 10` new keys at worst).
+/// tenth of those not made to wait: rare (once per `CAPACITY / 10` new
+/// keys at worst). A key in its wait is kept, so flooding the throttle
+/// with made-up keys cannot wipe an account's count.
 fn make_room(counts: &mut HashMap<Key, Count>, now_ms: i64) {
     counts.retain(|k, c| k.policy().current(*c, now_ms) != Count::default());
     if counts.len() < CAPACITY {
         return;
     }
-    let mut ages: Vec<i64> = counts.values().map(|c| c.last_ms).collect();
+    let waiting = |k: &Key, c: &Count| k.policy().attempt(*c, now_ms).is_err();
+    let mut ages: Vec<i64> = counts
+        .iter()
+        .filter(|(k, c)| !waiting(k, c))
+        .map(|(_, c)| c.last_ms)
+        .collect();
+    if ages.is_empty() {
+        return;
+    }
     let tenth = ages.len() / 10;
     ages.select_nth_unstable(tenth);
     let cutoff = ages[tenth];
-    counts.retain(|_, c| c.last_ms > cutoff);
+    counts.retain(|k, c| waiting(k, c) || c.last_ms > cutoff);
 }
 
 #[cfg(test)]
@@ -130,6 +148,14 @@ mod tests {
             assert!(t.attempt("ada@example.com", ip(n), 0).is_ok());
         }
         assert_eq!(t.attempt("ada@example.com", ip(9), 0).err(), Some(1_000));
+        // The longer of two waits is the one told: the account's ends at
+        // 1 s, the crowded address's (21 failures, the last at 1 s) at 3 s.
+        let crowded = Some(IpAddr::from([10, 9, 9, 9]));
+        for n in 0..20 {
+            let _ = t.attempt(&format!("x{n}@example.com"), crowded, 0);
+        }
+        assert!(t.attempt("x20@example.com", crowded, 1_000).is_ok());
+        assert_eq!(t.attempt("ada@example.com", crowded, 0).err(), Some(3_000));
         let good = t.attempt("ada@example.com", ip(9), 1_000).expect("waited");
         t.succeeded(good);
         assert!(t.attempt("ada@example.com", ip(9), 1_000).is_ok(), "reset");
@@ -142,6 +168,18 @@ mod tests {
             let _ = t.attempt(&format!("user{n}@example.com"), None, i64::from(n));
         }
         assert!(t.len() <= CAPACITY, "{}", t.len());
+        // A key in its wait survives a flood of made-up ones.
+        let t = SignInThrottle::default();
+        for _ in 0..6 {
+            let _ = t.attempt("victim@example.com", None, 0);
+        }
+        for n in 0..(CAPACITY as u32 + 10) {
+            let _ = t.attempt(&format!("flood{n}@example.com"), None, 1);
+        }
+        assert!(
+            t.attempt("victim@example.com", None, 2).is_err(),
+            "still waiting"
+        );
         let t = SignInThrottle::default();
         for n in 0..20u16 {
             let ip = IpAddr::from([0x2001, 0xdb8, 0, 1, 0, 0, 0, n]);

@@ -106,7 +106,7 @@ impl CreateApplication {
         (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
         (status = 409, description = "idempotency_key_reused or idempotency_key_in_progress"),
         (status = 413, description = "payload_too_large"), (status = 415, description = "unsupported_media_type"),
-        (status = 422, description = "validation_failed: a rule of a field (detail names each), the company not on the register (`not_found`), not eligible (`not_eligible`), or declined for you within the last 30 days (`cooling_off`, `bound` the moment it may apply again)"),
+        (status = 422, description = "validation_failed: a rule of a field (detail names each), `introduction_id` not one of your sub-accounts (`unknown_sub_account`), the company not on the register (`not_found`), not eligible (`not_eligible`), or declined for you within the last 30 days (`cooling_off`, `bound` the moment it may apply again)"),
         (status = 429, description = "rate_limited (5 per second on this route)"),
         (status = 503, description = "service_unavailable: the company register could not be asked")))]
 pub async fn create(

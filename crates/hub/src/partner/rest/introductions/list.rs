@@ -24,7 +24,7 @@ use crate::partner::state::PartnerState;
     responses((status = 200, description = "`{object: \"list\", data: [introduction], has_more, url, next_cursor}`"),
         (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
         (status = 404, description = "not_found: the cursor names no introduction of yours"),
-        (status = 422, description = "validation_failed")))]
+        (status = 422, description = "validation_failed: sub_account_id pattern")))]
 pub async fn list(
     State(state): State<PartnerState>,
     caller: RestCaller,
