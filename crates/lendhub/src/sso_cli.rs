@@ -1,6 +1,6 @@
-//! `lendhub sso users create`, `lendhub sso clients create` and `lendhub sso
-//! keys rotate`: the identity provider's people, relying parties and
-//! ID-token signing keys. Like every administrative command, these work on
+//! `lendhub sso users create | list | disable`, `lendhub sso clients create
+//! | list | disable` and `lendhub sso keys rotate`: the identity provider's
+//! people, relying parties and ID-token signing keys. Like every administrative command, these work on
 //! the database directly, beside running servers.
 
 use clap::Subcommand;
@@ -63,6 +63,15 @@ pub enum UsersCommand {
         #[arg(long)]
         email_verified: bool,
     },
+    /// List people, one JSON object a line, oldest first (never a password).
+    List,
+    /// Disable a person: they cannot sign in (the sign-in page answers as
+    /// for a wrong password), their sessions end, their tokens stop working
+    /// and their unredeemed codes are spent. There is no undoing it.
+    Disable {
+        /// Their `sub` (usr_…) or their email.
+        who: String,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -83,6 +92,12 @@ pub enum ClientsCommand {
         #[arg(long)]
         public: bool,
     },
+    /// List clients, one JSON object a line, oldest first (never a secret).
+    List,
+    /// Disable a client: unknown to /authorize and /token from now on, its
+    /// tokens stop working and its unredeemed codes are spent. There is no
+    /// undoing it: register a new client instead.
+    Disable { client_id: String },
 }
 
 #[derive(Subcommand, Debug)]
@@ -161,6 +176,59 @@ pub async fn sso(command: SsoCommand, config: &Config) -> anyhow::Result<()> {
                     out["client_secret"] = json!(secret);
                 }
                 println!("{out}");
+            }
+            SsoCommand::Users {
+                command: UsersCommand::List,
+            } => {
+                for u in store.sso_users().await? {
+                    println!(
+                        "{}",
+                        json!({"sub": u.user_id, "email": u.email, "given_name": u.given_name,
+                               "family_name": u.family_name, "company_number": u.company_number,
+                               "company_name": u.company_name, "company_role": u.company_role,
+                               "created_at_ms": u.created_at_ms, "disabled_at_ms": u.disabled_at_ms})
+                    );
+                }
+            }
+            SsoCommand::Users {
+                command: UsersCommand::Disable { who },
+            } => {
+                let email = lendhub_domain::identity::normalise_email(&who);
+                let user = store
+                    .sso_users()
+                    .await?
+                    .into_iter()
+                    .find(|u| u.user_id == who || u.email == email)
+                    .ok_or_else(|| anyhow::anyhow!("no person {who}"))?;
+                if !store.disable_sso_user(&user.user_id, now).await? {
+                    anyhow::bail!("{who} is already disabled");
+                }
+                println!("{}", json!({"sub": user.user_id, "status": "disabled"}));
+            }
+            SsoCommand::Clients {
+                command: ClientsCommand::List,
+            } => {
+                for c in store.sso_clients().await? {
+                    let method = if c.confidential {
+                        "client_secret_basic"
+                    } else {
+                        "none"
+                    };
+                    println!(
+                        "{}",
+                        json!({"client_id": c.client_id, "name": c.name,
+                               "redirect_uris": c.redirect_uris, "token_endpoint_auth_method": method,
+                               "created_at_ms": c.created_at_ms, "disabled_at_ms": c.disabled_at_ms})
+                    );
+                }
+            }
+            SsoCommand::Clients {
+                command: ClientsCommand::Disable { client_id },
+            } => {
+                if !store.disable_sso_client(&client_id, now).await? {
+                    anyhow::bail!("no such client, or already disabled: {client_id}");
+                }
+                println!("{}", json!({"client_id": client_id, "status": "disabled"}));
             }
             SsoCommand::Keys {
                 command: KeysCommand::Rotate,

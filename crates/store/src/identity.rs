@@ -42,6 +42,31 @@ pub struct SsoClientRecord {
     pub created_at_ms: i64,
 }
 
+/// A person as the operator's list shows them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SsoUserListing {
+    pub user_id: String,
+    pub email: String,
+    pub given_name: String,
+    pub family_name: String,
+    pub company_number: String,
+    pub company_name: String,
+    pub company_role: String,
+    pub created_at_ms: i64,
+    pub disabled_at_ms: Option<i64>,
+}
+
+/// A relying party as the operator's list shows it (never its secret).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SsoClientListing {
+    pub client_id: String,
+    pub name: String,
+    pub confidential: bool,
+    pub redirect_uris: Vec<String>,
+    pub created_at_ms: i64,
+    pub disabled_at_ms: Option<i64>,
+}
+
 /// A sign-in transaction: a validated authorization request waiting for the
 /// person to sign in and consent. It lapses at `expires_at_ms`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -286,6 +311,21 @@ pub trait IdentityStore: Send + Sync {
     /// record changes: instances poll it to know when remembered grants are
     /// out of date.
     async fn sso_epoch(&self) -> Result<i64, StoreError>;
+
+    /// Every person, oldest first, disabled ones included.
+    async fn sso_users(&self) -> Result<Vec<SsoUserListing>, StoreError>;
+
+    /// Every relying party, oldest first, disabled ones included.
+    async fn sso_clients(&self) -> Result<Vec<SsoClientListing>, StoreError>;
+
+    /// Disables a person at `now_ms`, in one transaction with ending their
+    /// sessions, revoking their token families and spending their unspent
+    /// codes. `false` if there is no such person or they already were.
+    async fn disable_sso_user(&self, user_id: &str, now_ms: i64) -> Result<bool, StoreError>;
+
+    /// Disables a relying party likewise (its families revoked, its codes
+    /// spent); it is unknown to every flow from then on.
+    async fn disable_sso_client(&self, client_id: &str, now_ms: i64) -> Result<bool, StoreError>;
 
     /// Deletes tickets, codes, sessions and tokens that ended before
     /// `before_ms`, and families with nothing left in them.

@@ -510,8 +510,36 @@ pub mod identity {
              VALUES ($1, $2, $3, $4, $5, $6)
              ON CONFLICT (client_id) DO UPDATE SET name = excluded.name, secret_hash = excluded.secret_hash,
                  redirect_uris = excluded.redirect_uris, post_logout_redirect_uris = excluded.post_logout_redirect_uris";
+    /// A disabled client is unknown to every flow.
     pub const SSO_CLIENTS_SELECT_BY_CLIENT_ID: &str = "SELECT client_id, name, secret_hash, redirect_uris, post_logout_redirect_uris, created_at_ms
-                 FROM sso_clients WHERE client_id = $1";
+                 FROM sso_clients WHERE client_id = $1 AND disabled_at_ms IS NULL";
+    /// The operator's lists, oldest first.
+    pub const SSO_USERS_LIST: &str =
+        "SELECT user_id, email, given_name, family_name, company_number,
+                 company_name, company_role, created_at_ms, disabled_at_ms
+                 FROM sso_users ORDER BY created_at_ms, user_id";
+    pub const SSO_CLIENTS_LIST: &str =
+        "SELECT client_id, name, secret_hash IS NOT NULL, redirect_uris,
+                 created_at_ms, disabled_at_ms FROM sso_clients ORDER BY created_at_ms, client_id";
+    /// Disabling a person: then, in the same transaction, every way back in
+    /// closes (`DISABLE_REST`, by user).
+    pub const DISABLE_USER: &str = "UPDATE sso_users SET disabled_at_ms = $2, updated_at_ms = $2
+                 WHERE user_id = $1 AND disabled_at_ms IS NULL";
+    pub const DISABLE_CLIENT: &str = "UPDATE sso_clients SET disabled_at_ms = $2
+                 WHERE client_id = $1 AND disabled_at_ms IS NULL";
+    /// Sessions ended, token families revoked, unspent codes spent, of one
+    /// person (`{who}` = `user_id`) or one client (`client_id`; a client
+    /// has no sessions of its own).
+    pub const END_USER_SESSIONS: &str =
+        "UPDATE sso_sessions SET ended_at_ms = $2 WHERE user_id = $1 AND ended_at_ms IS NULL";
+    pub const REVOKE_USER_FAMILIES: &str =
+        "UPDATE sso_families SET revoked_at_ms = $2 WHERE user_id = $1 AND revoked_at_ms IS NULL";
+    pub const SPEND_USER_CODES: &str =
+        "UPDATE sso_codes SET used_at_ms = $2 WHERE user_id = $1 AND used_at_ms IS NULL";
+    pub const REVOKE_CLIENT_FAMILIES: &str =
+        "UPDATE sso_families SET revoked_at_ms = $2 WHERE client_id = $1 AND revoked_at_ms IS NULL";
+    pub const SPEND_CLIENT_CODES: &str =
+        "UPDATE sso_codes SET used_at_ms = $2 WHERE client_id = $1 AND used_at_ms IS NULL";
     pub const SIGN_IN_TICKET: &str =
         "UPDATE sso_tickets SET user_id = $2, auth_time_ms = $3, session_selector = $4
              WHERE ticket_id = $1";

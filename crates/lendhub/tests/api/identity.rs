@@ -1783,3 +1783,70 @@ async fn sign_in_guesses_are_throttled_without_telling_which_accounts_exist() {
     }
     assert_eq!(statuses, [401, 401, 401, 401, 429], "{statuses:?}");
 }
+
+/// The operator lists people and clients, and disables them (issue #19):
+/// a disabled person's tokens stop working, their refresh token is refused
+/// and they cannot sign in (answered as a wrong password); a disabled
+/// client is unknown to /authorize and /token.
+#[tokio::test]
+async fn the_operator_lists_and_disables_people_and_clients() {
+    use crate::support::process::cli;
+    let app = App::spawn().await;
+    let person = person(&app).await;
+    let rp = rp(&app, false).await;
+    let pkce = pkce();
+    let b = Browser::new(&app);
+    let code = code(&b, &Authorize::new(&rp, &pkce), &person).await;
+    let t = exchange(&app, &rp, &code, &pkce.verifier).await;
+    assert_eq!(t.status, 200, "{}", t.body);
+    let access = t.body["access_token"].as_str().unwrap().to_owned();
+    let refresh_token = t.body["refresh_token"].as_str().unwrap().to_owned();
+    assert_eq!(userinfo(&app, &access).await.status, 200);
+
+    let listed = cli(&app._site, &["sso", "users", "list"]);
+    let me: serde_json::Value = listed
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|u| u["email"] == person.email.as_str())
+        .expect("listed");
+    assert_eq!(me["sub"], person.sub.as_str());
+    assert!(me["disabled_at_ms"].is_null());
+    assert!(!listed.contains("argon2"), "never a password hash");
+
+    let out = cli(&app._site, &["sso", "users", "disable", &person.email]);
+    assert!(out.contains("\"status\":\"disabled\""), "{out}");
+    crate::support::eventually_async("the access token stops working", || async {
+        userinfo(&app, &access).await.status == 401
+    })
+    .await;
+    let r = refresh(&app, &rp, &refresh_token).await;
+    assert_oauth_error(&r, 400, "invalid_grant");
+    let me: serde_json::Value = cli(&app._site, &["sso", "users", "list"])
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .find(|u| u["email"] == person.email.as_str())
+        .expect("still listed");
+    assert!(me["disabled_at_ms"].is_i64(), "{me}");
+    // Signing in again: answered as a wrong password, saying nothing more.
+    let fresh = Browser::new(&app);
+    let started = fresh.get(&Authorize::new(&rp, &pkce).url()).await;
+    let signed_in = sign_in(&fresh, &started, &person).await;
+    assert_eq!(signed_in.status, 401, "{}", signed_in.body);
+    assert!(
+        signed_in
+            .body
+            .contains("Enter a correct email address and password.")
+    );
+
+    // A disabled client is unknown.
+    let clients = cli(&app._site, &["sso", "clients", "list"]);
+    assert!(clients.contains(&rp.client_id), "{clients}");
+    assert!(!clients.contains("secret_hash") && !clients.contains("client_secret\""));
+    cli(&app._site, &["sso", "clients", "disable", &rp.client_id]);
+    let page = Browser::new(&app)
+        .get(&Authorize::new(&rp, &pkce).url())
+        .await;
+    assert_eq!(page.error_code(), Some("unknown_client"), "{}", page.body);
+    let r = exchange(&app, &rp, "a-code", &pkce.verifier).await;
+    assert_oauth_error(&r, 401, "invalid_client");
+}

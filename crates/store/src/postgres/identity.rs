@@ -311,7 +311,9 @@ impl IdentityStore for PgStore {
 
     async fn sso_user_by_email(&self, email: &str) -> Result<Option<SsoUserRecord>, StoreError> {
         let c = self.conn().await?;
-        let sql = format!("SELECT {USER_COLUMNS} FROM sso_users WHERE email = $1");
+        let sql = format!(
+            "SELECT {USER_COLUMNS} FROM sso_users WHERE email = $1 AND disabled_at_ms IS NULL"
+        );
         let statement = c.prepare_cached(&sql).await.map_err(db)?;
         c.query_opt(&statement, &[&email])
             .await
@@ -591,6 +593,72 @@ impl IdentityStore for PgStore {
         row.try_get(0).map_err(db)
     }
 
+    async fn sso_users(&self) -> Result<Vec<SsoUserListing>, StoreError> {
+        let c = self.conn().await?;
+        let rows = c
+            .query(crate::sql::identity::SSO_USERS_LIST, &[])
+            .await
+            .map_err(db)?;
+        rows.iter()
+            .map(|r| {
+                Ok(SsoUserListing {
+                    user_id: r.try_get(0).map_err(db)?,
+                    email: r.try_get(1).map_err(db)?,
+                    given_name: r.try_get(2).map_err(db)?,
+                    family_name: r.try_get(3).map_err(db)?,
+                    company_number: r.try_get(4).map_err(db)?,
+                    company_name: r.try_get(5).map_err(db)?,
+                    company_role: r.try_get(6).map_err(db)?,
+                    created_at_ms: r.try_get(7).map_err(db)?,
+                    disabled_at_ms: r.try_get(8).map_err(db)?,
+                })
+            })
+            .collect()
+    }
+
+    async fn sso_clients(&self) -> Result<Vec<SsoClientListing>, StoreError> {
+        let c = self.conn().await?;
+        let rows = c
+            .query(crate::sql::identity::SSO_CLIENTS_LIST, &[])
+            .await
+            .map_err(db)?;
+        rows.iter()
+            .map(|r| {
+                let uris: String = r.try_get(3).map_err(db)?;
+                Ok(SsoClientListing {
+                    client_id: r.try_get(0).map_err(db)?,
+                    name: r.try_get(1).map_err(db)?,
+                    confidential: r.try_get(2).map_err(db)?,
+                    redirect_uris: serde_json::from_str(&uris).map_err(internal)?,
+                    created_at_ms: r.try_get(4).map_err(db)?,
+                    disabled_at_ms: r.try_get(5).map_err(db)?,
+                })
+            })
+            .collect()
+    }
+
+    async fn disable_sso_user(&self, user_id: &str, now_ms: i64) -> Result<bool, StoreError> {
+        use crate::sql::identity::*;
+        self.disable(
+            DISABLE_USER,
+            &[END_USER_SESSIONS, REVOKE_USER_FAMILIES, SPEND_USER_CODES],
+            user_id,
+            now_ms,
+        )
+        .await
+    }
+
+    async fn disable_sso_client(&self, client_id: &str, now_ms: i64) -> Result<bool, StoreError> {
+        use crate::sql::identity::*;
+        self.disable(
+            DISABLE_CLIENT,
+            &[REVOKE_CLIENT_FAMILIES, SPEND_CLIENT_CODES],
+            client_id,
+            now_ms,
+        )
+        .await
+    }
+
     async fn sso_access(&self, selector: &[u8]) -> Result<Option<AccessGrant>, StoreError> {
         let c = self.conn().await?;
         let statement = c.prepare_cached(ACCESS_SQL).await.map_err(db)?;
@@ -623,5 +691,28 @@ impl IdentityStore for PgStore {
             n += c.execute(sql, &[&before_ms]).await.map_err(db)?;
         }
         Ok(n)
+    }
+}
+
+impl PgStore {
+    /// `disable` by `key` at `now_ms`, then, if it changed a row, each of
+    /// `then` in the same transaction.
+    async fn disable(
+        &self,
+        disable: &str,
+        then: &[&str],
+        key: &str,
+        now_ms: i64,
+    ) -> Result<bool, StoreError> {
+        let mut c = self.conn().await?;
+        let tx = c.transaction().await.map_err(db)?;
+        let disabled = tx.execute(disable, &[&key, &now_ms]).await.map_err(db)? > 0;
+        if disabled {
+            for sql in then {
+                tx.execute(*sql, &[&key, &now_ms]).await.map_err(db)?;
+            }
+        }
+        tx.commit().await.map_err(db)?;
+        Ok(disabled)
     }
 }

@@ -173,6 +173,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "introductions",
         include_str!("../../migrations/postgres/0033_introductions.sql"),
     ),
+    (
+        34,
+        "sso_disabling",
+        include_str!("../../migrations/postgres/0034_sso_disabling.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

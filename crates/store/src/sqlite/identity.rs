@@ -336,7 +336,7 @@ impl IdentityStore for SqliteStore {
     async fn sso_user_by_email(&self, email: &str) -> Result<Option<SsoUserRecord>, StoreError> {
         self.read(|c| {
             c.prepare_cached(&format!(
-                "SELECT {USER_COLUMNS} FROM sso_users WHERE email = ?1"
+                "SELECT {USER_COLUMNS} FROM sso_users WHERE email = ?1 AND disabled_at_ms IS NULL"
             ))?
             .query_row([email], |r| user_row(r, 0))
             .optional()
@@ -532,6 +532,75 @@ impl IdentityStore for SqliteStore {
             c.prepare_cached(shared!(crate::sql::identity::SSO_EPOCH))?
                 .query_row([], |r| r.get(0))
         })
+    }
+
+    async fn sso_users(&self) -> Result<Vec<SsoUserListing>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(crate::sql::identity::SSO_USERS_LIST))?
+                .query_map([], |r| {
+                    Ok(SsoUserListing {
+                        user_id: r.get(0)?,
+                        email: r.get(1)?,
+                        given_name: r.get(2)?,
+                        family_name: r.get(3)?,
+                        company_number: r.get(4)?,
+                        company_name: r.get(5)?,
+                        company_role: r.get(6)?,
+                        created_at_ms: r.get(7)?,
+                        disabled_at_ms: r.get(8)?,
+                    })
+                })?
+                .collect()
+        })
+    }
+
+    async fn sso_clients(&self) -> Result<Vec<SsoClientListing>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(crate::sql::identity::SSO_CLIENTS_LIST))?
+                .query_map([], |r| {
+                    Ok(SsoClientListing {
+                        client_id: r.get(0)?,
+                        name: r.get(1)?,
+                        confidential: r.get(2)?,
+                        redirect_uris: from_json(&r.get::<_, String>(3)?)?,
+                        created_at_ms: r.get(4)?,
+                        disabled_at_ms: r.get(5)?,
+                    })
+                })?
+                .collect()
+        })
+    }
+
+    async fn disable_sso_user(&self, user_id: &str, now_ms: i64) -> Result<bool, StoreError> {
+        use crate::sql::identity::*;
+        let user_id = user_id.to_owned();
+        // The writer runs this in its transaction: all of it, or none.
+        self.write(move |c| {
+            let disabled = c.execute(shared!(DISABLE_USER), params![user_id, now_ms])? > 0;
+            if disabled {
+                for sql in [END_USER_SESSIONS, REVOKE_USER_FAMILIES, SPEND_USER_CODES] {
+                    c.execute(&crate::sqlite::dialect(sql), params![user_id, now_ms])?;
+                }
+            }
+            Ok(disabled)
+        })
+        .await
+    }
+
+    async fn disable_sso_client(&self, client_id: &str, now_ms: i64) -> Result<bool, StoreError> {
+        use crate::sql::identity::*;
+        let client_id = client_id.to_owned();
+        // The writer runs this in its transaction: all of it, or none.
+        self.write(move |c| {
+            let disabled = c.execute(shared!(DISABLE_CLIENT), params![client_id, now_ms])? > 0;
+            if disabled {
+                for sql in [REVOKE_CLIENT_FAMILIES, SPEND_CLIENT_CODES] {
+                    c.execute(&crate::sqlite::dialect(sql), params![client_id, now_ms])?;
+                }
+            }
+            Ok(disabled)
+        })
+        .await
     }
 
     async fn sso_access(&self, selector: &[u8]) -> Result<Option<AccessGrant>, StoreError> {

@@ -172,6 +172,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "introductions",
         include_str!("../../migrations/sqlite/0033_introductions.sql"),
     ),
+    (
+        34,
+        "sso_disabling",
+        include_str!("../../migrations/sqlite/0034_sso_disabling.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -566,3 +566,78 @@ async fn pruning_drops_what_ended_and_keeps_what_lives() {
         Rotated::Refused(GrantRefusal::Unknown)
     );
 }
+
+#[tokio::test]
+async fn disabling_a_person_or_a_client_closes_every_way_in() {
+    let (store, _db) = crate::support::store().await;
+    let user = lendhub_store::SsoUserRecord {
+        user_id: "usr_disable0000000000000000".into(),
+        email: "off@example.com".into(),
+        password_hash: "$argon2id$v=19$m=19456,t=2,p=1$c2FsdA$aGFzaA".into(),
+        given_name: "Off".into(),
+        family_name: "Switch".into(),
+        email_verified: true,
+        company_number: "00000401".into(),
+        company_name: "Healthy Widgets Ltd".into(),
+        company_role: "director".into(),
+        created_at_ms: 1_000,
+        updated_at_ms: 1_000,
+    };
+    assert!(store.insert_sso_user(user.clone()).await.unwrap());
+    let client = lendhub_store::SsoClientRecord {
+        client_id: "rp_disable".into(),
+        name: "Off Portal".into(),
+        secret_hash: None,
+        redirect_uris: vec!["https://rp.example/cb".into()],
+        post_logout_redirect_uris: vec![],
+        created_at_ms: 1_000,
+    };
+    store.put_sso_client(client.clone()).await.unwrap();
+    let listed = store.sso_users().await.unwrap();
+    let me = listed.iter().find(|u| u.user_id == user.user_id).unwrap();
+    assert_eq!(
+        (me.email.as_str(), me.disabled_at_ms),
+        ("off@example.com", None)
+    );
+    assert!(
+        store
+            .sso_user_by_email("off@example.com")
+            .await
+            .unwrap()
+            .is_some()
+    );
+
+    assert!(store.disable_sso_user(&user.user_id, 2_000).await.unwrap());
+    assert!(
+        !store.disable_sso_user(&user.user_id, 3_000).await.unwrap(),
+        "once"
+    );
+    assert!(!store.disable_sso_user("usr_nobody", 3_000).await.unwrap());
+    assert_eq!(
+        store.sso_user_by_email("off@example.com").await.unwrap(),
+        None
+    );
+    let me = store
+        .sso_users()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|u| u.user_id == user.user_id)
+        .unwrap();
+    assert_eq!(me.disabled_at_ms, Some(2_000));
+
+    let listed = store.sso_clients().await.unwrap();
+    let rp = listed.iter().find(|c| c.client_id == "rp_disable").unwrap();
+    assert!(!rp.confidential);
+    assert!(store.sso_client("rp_disable").await.unwrap().is_some());
+    assert!(store.disable_sso_client("rp_disable", 2_000).await.unwrap());
+    assert_eq!(store.sso_client("rp_disable").await.unwrap(), None);
+    let rp = store
+        .sso_clients()
+        .await
+        .unwrap()
+        .into_iter()
+        .find(|c| c.client_id == "rp_disable")
+        .unwrap();
+    assert_eq!(rp.disabled_at_ms, Some(2_000));
+}
