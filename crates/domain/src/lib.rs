@@ -8,6 +8,7 @@ pub mod collection;
 pub mod credentials;
 pub mod crypto;
 pub mod decisioning;
+pub mod economics;
 pub mod enquiry;
 pub mod events;
 pub mod fixtures;
