@@ -906,43 +906,9 @@ async fn an_account_is_reviewed_from_the_status_it_was_read_in_and_falls_due_on_
     use lendhub_domain::servicing::AccountStatus;
     let (store, _db) = store().await;
     let owner = partner("test");
-    let (application, decision) = decided(&owner, 70_000, facts(12));
-    store_decided(store.as_ref(), &application, &decision).await;
-    let (signed, locked) = application
-        .accept(&decision, "Ada".into(), at(71_000))
-        .unwrap();
-    let id = AccountId::generate(72_000, 72_000);
-    let funded = signed.fund(id.clone(), at(72_000)).unwrap();
-    let account = Account::open(
-        id.clone(),
-        &funded,
-        &locked,
-        "test_bank_strong",
-        "fps_3".into(),
-        at(72_000),
-    )
-    .unwrap();
+    let account = open_account(store.as_ref(), &owner, 70_000).await;
+    let id = account.id.clone();
     let review_at = account.next_review.expect("a first instalment");
-    store
-        .commit(set(
-            vec![
-                Write::Lending(LendingWrite::UpdateApplication(signed)),
-                Write::Lending(LendingWrite::UpdateDecision(locked)),
-            ],
-            None,
-        ))
-        .await
-        .unwrap();
-    store
-        .commit(set(
-            vec![
-                Write::Lending(LendingWrite::UpdateApplication(funded)),
-                Write::Lending(LendingWrite::OpenAccount(account.clone())),
-            ],
-            None,
-        ))
-        .await
-        .unwrap();
     let review_ms = lendhub_domain::clock::unix_ms(review_at);
     assert!(
         store
