@@ -81,6 +81,11 @@ def verdict(run, passed):
     return "yes" if passed else "no"
 
 
+# How far the reference may move between the start and the end of a run
+# before its ratios are flagged as unreliable.
+DRIFT_LIMIT = 0.10
+
+
 def main():
     runs = {
         name: load(name)
@@ -111,6 +116,10 @@ def main():
     fsync = load("fsync")
     fsyncs = fsync.get("fsyncs_per_s") or 0.0
     base = runs["bare"].get("throughput_rps") or 0.0
+    base_end = load("bare-end").get("throughput_rps") or 0.0
+    # How far the reference moved between the first and the last thing the
+    # run measured: a machine shared with others can move it a lot.
+    drift = abs(base_end - base) / base if base and base_end else None
 
     def ratio(run):
         if not run or not base:
@@ -213,6 +222,17 @@ def main():
         "`fdatasync` in a loop for 3 s, `target/release/lendhub-fsync`), measured in the same run"
         if fsyncs else "- Disk: the fsync probe failed"
     )
+    if drift is not None:
+        steadiness = (
+            "steady enough for the ratios to be read"
+            if drift <= DRIFT_LIMIT
+            else f"**more than {DRIFT_LIMIT:.0%}: the machine was not steady, so this run's ratios "
+            "are not to be relied on; run it again**"
+        )
+        out.append(
+            f"- Steadiness: the bare server measured again alone at the end did "
+            f"{base_end:,.0f} req/s against {base:,.0f} at the start ({drift:.0%} apart): {steadiness}"
+        )
     out.append("")
     out.append("## Load generator\n")
     out.append(

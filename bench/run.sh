@@ -143,18 +143,22 @@ run_load() {
 log "measuring the disk's fsync rate in $DATA"
 "$FSYNC" "$DATA" 3 >"$RESULTS/fsync.json" || echo '{}' >"$RESULTS/fsync.json"
 cat "$RESULTS/fsync.json" >&2
-"$BARE" "$BARE_ADDR" >"$WORK/bare.log" 2>&1 &
-BARE_PID=$!
-for _ in $(seq 1 100); do
-    if curl -fs --noproxy '*' --max-time 1 -o /dev/null "http://$BARE_ADDR/livez"; then break; fi
-    sleep 0.1
-done
-SAVED_BASE=$BASE
-BASE=http://$BARE_ADDR
-run_load bare --scenario baseline --connections "$CONNECTIONS"
-BASE=$SAVED_BASE
-kill "$BARE_PID" 2>/dev/null || true
-wait "$BARE_PID" 2>/dev/null || true
+# measure_bare NAME — the bare server alone, under the scenario's load.
+measure_bare() {
+    "$BARE" "$BARE_ADDR" >"$WORK/bare.log" 2>&1 &
+    BARE_PID=$!
+    for _ in $(seq 1 100); do
+        if curl -fs --noproxy '*' --max-time 1 -o /dev/null "http://$BARE_ADDR/livez"; then break; fi
+        sleep 0.1
+    done
+    local saved=$BASE
+    BASE=http://$BARE_ADDR
+    run_load "$1" --scenario baseline --connections "$CONNECTIONS"
+    BASE=$saved
+    kill "$BARE_PID" 2>/dev/null || true
+    wait "$BARE_PID" 2>/dev/null || true
+}
+measure_bare bare
 
 # --- server -------------------------------------------------------------------
 if curl -s --noproxy '*' --max-time 1 -o /dev/null "$BASE/livez"; then
@@ -356,6 +360,11 @@ cat "$RESULTS/deliveries.json" >&2
 DELIVERY_SHUTDOWN=$SHUTDOWN
 stop_server
 SHUTDOWN=$DELIVERY_SHUTDOWN
+
+# The bare server again, alone, now that everything else has stopped: how far
+# it moved from the first measurement says how steady the machine was, and
+# so how far the ratios above can be trusted (the report flags a drift).
+measure_bare bare-end
 
 # --- report -------------------------------------------------------------------
 mkdir -p "$(dirname "$OUT")"
