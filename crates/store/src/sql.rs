@@ -131,6 +131,28 @@ fn events_page_shape(shape: EventsPage) -> String {
     )
 }
 
+/// The rows of `$table` due on their owners' clocks (`due_at_ms`, moved by
+/// each owner's test clock), soonest first, as (body, clock offset): the
+/// bound on `due_at_ms` (offsets are never negative) lets the index narrow
+/// the scan, and the order is the index's, so a backlog is read a page at a
+/// time rather than sorted whole. Binds `$1` the service clock's now, `$2`
+/// the page size.
+macro_rules! due_on_owners_clock {
+    ($table:literal) => {
+        concat!(
+            "SELECT r.body, coalesce(c.clock_offset_ms, 0) FROM ",
+            $table,
+            " r
+         LEFT JOIN test_clocks c ON c.owner = r.owner
+         WHERE r.due_at_ms IS NOT NULL
+           AND r.due_at_ms - coalesce(c.clock_offset_ms, 0) <= $1
+           AND r.due_at_ms <= $1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM test_clocks)
+         ORDER BY r.due_at_ms
+         LIMIT $2"
+        )
+    };
+}
+
 /// The lending context's statements both backends run as written.
 pub mod lending {
     pub const APPLICATION: &str = "SELECT body FROM hub_applications WHERE id = $1 AND owner = $2";
@@ -172,14 +194,7 @@ pub mod lending {
         "UPDATE hub_accounts SET status = $3, body = $4, due_at_ms = $6
          WHERE id = $1 AND owner = $2 AND status = $5";
     /// Accounts due for a look on their owner's clock, as `DUE_APPLICATIONS`.
-    pub const DUE_ACCOUNTS: &str =
-        "SELECT a.body, coalesce(c.clock_offset_ms, 0) FROM hub_accounts a
-         LEFT JOIN test_clocks c ON c.owner = a.owner
-         WHERE a.due_at_ms IS NOT NULL
-           AND a.due_at_ms - coalesce(c.clock_offset_ms, 0) <= $1
-           AND a.due_at_ms <= $1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM test_clocks)
-         ORDER BY a.due_at_ms
-         LIMIT $2";
+    pub const DUE_ACCOUNTS: &str = due_on_owners_clock!("hub_accounts");
     pub const ACCOUNT: &str = "SELECT body FROM hub_accounts WHERE id = $1 AND owner = $2";
     /// The operator's view: any partner's account.
     pub const ACCOUNT_ANY_OWNER: &str = "SELECT body FROM hub_accounts WHERE id = $1";
@@ -217,14 +232,7 @@ pub mod lending {
     pub const SCHEDULE: &str = "SELECT body FROM hub_schedules WHERE id = $1 AND owner = $2";
     /// Schedules with an instalment due on their owner's clock, as
     /// `DUE_APPLICATIONS`.
-    pub const DUE_SCHEDULES: &str =
-        "SELECT s.body, coalesce(c.clock_offset_ms, 0) FROM hub_schedules s
-         LEFT JOIN test_clocks c ON c.owner = s.owner
-         WHERE s.due_at_ms IS NOT NULL
-           AND s.due_at_ms - coalesce(c.clock_offset_ms, 0) <= $1
-           AND s.due_at_ms <= $1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM test_clocks)
-         ORDER BY s.due_at_ms
-         LIMIT $2";
+    pub const DUE_SCHEDULES: &str = due_on_owners_clock!("hub_schedules");
     pub const INSERT_MANDATE: &str = "INSERT INTO hub_mandates
          (id, owner, account_id, status, version, body) VALUES ($1, $2, $3, $4, $5, $6)";
     /// Conditional on the version the change was computed from (`$4 - 1`).
@@ -242,14 +250,7 @@ pub mod lending {
     /// The hosted pay page's: its link names only the payment.
     pub const PAYMENT_ANY_OWNER: &str = "SELECT body FROM hub_payments WHERE id = $1";
     /// Payments due on their owner's clock, as `DUE_APPLICATIONS`.
-    pub const DUE_PAYMENTS: &str =
-        "SELECT p.body, coalesce(c.clock_offset_ms, 0) FROM hub_payments p
-         LEFT JOIN test_clocks c ON c.owner = p.owner
-         WHERE p.due_at_ms IS NOT NULL
-           AND p.due_at_ms - coalesce(c.clock_offset_ms, 0) <= $1
-           AND p.due_at_ms <= $1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM test_clocks)
-         ORDER BY p.due_at_ms
-         LIMIT $2";
+    pub const DUE_PAYMENTS: &str = due_on_owners_clock!("hub_payments");
     pub const ACCOUNT_EXISTS: &str = "SELECT 1 FROM hub_accounts WHERE id = $1 AND owner = $2";
     pub const APPLICATION_VERSION: &str =
         "SELECT version FROM hub_applications WHERE id = $1 AND owner = $2";
@@ -270,18 +271,8 @@ pub mod lending {
     pub const ACTS_OF_DECISION: &str = "SELECT decision_id, owner, act, actor, note, at_ms
          FROM underwriting_log WHERE decision_id = $1 ORDER BY seq";
     /// Applications due on their owner's clock (`Application::due_at`:
-    /// expiry, or a test referral's review); the bound on
-    /// `due_at_ms` (offsets are never negative) lets the index narrow
-    /// the scan, and the order is the index's, so a backlog is read a page
-    /// at a time rather than sorted whole.
-    pub const DUE_APPLICATIONS: &str =
-        "SELECT a.body, coalesce(c.clock_offset_ms, 0) FROM hub_applications a
-         LEFT JOIN test_clocks c ON c.owner = a.owner
-         WHERE a.due_at_ms IS NOT NULL
-           AND a.due_at_ms - coalesce(c.clock_offset_ms, 0) <= $1
-           AND a.due_at_ms <= $1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM test_clocks)
-         ORDER BY a.due_at_ms
-         LIMIT $2";
+    /// expiry, or a test referral's review).
+    pub const DUE_APPLICATIONS: &str = due_on_owners_clock!("hub_applications");
 }
 
 /// The commercial context's statements both backends run as written

@@ -102,6 +102,24 @@ pub struct DueAccount {
     pub clock_offset_ms: i64,
 }
 
+/// A record due on its owner's clock, from a backend's (record, offset) row.
+macro_rules! from_due_row {
+    ($due:ident, $field:ident, $record:ty) => {
+        impl From<($record, i64)> for $due {
+            fn from(($field, clock_offset_ms): ($record, i64)) -> Self {
+                Self {
+                    $field,
+                    clock_offset_ms,
+                }
+            }
+        }
+    };
+}
+from_due_row!(DueApplication, application, Application);
+from_due_row!(DuePayment, payment, Payment);
+from_due_row!(DueAccount, account, Account);
+from_due_row!(DueSchedule, schedule, Schedule);
+
 /// A schedule whose next instalment is due on its owner's clock.
 #[derive(Clone, Debug)]
 pub struct DueSchedule {

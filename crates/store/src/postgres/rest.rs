@@ -74,19 +74,21 @@ async fn page<T: serde::de::DeserializeOwned>(
 impl PgStore {
     /// The records `query` finds due by `service_now_ms` on their owners'
     /// clocks (`DUE_APPLICATIONS` and its kin: a body, then the offset).
-    async fn due<T: serde::de::DeserializeOwned>(
+    /// Records due on their owners' clocks (`sql::lending::DUE_*`), each
+    /// with its owner's clock offset.
+    async fn due<T: serde::de::DeserializeOwned, D: From<(T, i64)>>(
         &self,
         query: &str,
         service_now_ms: i64,
         limit: u32,
-    ) -> Result<Vec<(T, i64)>, StoreError> {
+    ) -> Result<Vec<D>, StoreError> {
         let c = self.conn().await?;
         let statement = c.prepare_cached(query).await.map_err(db)?;
         c.query(&statement, &[&service_now_ms, &i64::from(limit)])
             .await
             .map_err(db)?
             .iter()
-            .map(|r| Ok((from_json(get(r, 0)?)?, get(r, 1)?)))
+            .map(|r| Ok(D::from((from_json(get(r, 0)?)?, get(r, 1)?))))
             .collect()
     }
 
@@ -342,15 +344,8 @@ impl LendingStore for PgStore {
         service_now_ms: i64,
         limit: u32,
     ) -> Result<Vec<DueApplication>, StoreError> {
-        let due = self.due(sql::lending::DUE_APPLICATIONS, service_now_ms, limit);
-        Ok(due
-            .await?
-            .into_iter()
-            .map(|(application, clock_offset_ms)| DueApplication {
-                application,
-                clock_offset_ms,
-            })
-            .collect())
+        self.due(sql::lending::DUE_APPLICATIONS, service_now_ms, limit)
+            .await
     }
 }
 
@@ -447,15 +442,8 @@ impl ServicingStore for PgStore {
         service_now_ms: i64,
         limit: u32,
     ) -> Result<Vec<DuePayment>, StoreError> {
-        let due = self.due(sql::lending::DUE_PAYMENTS, service_now_ms, limit);
-        Ok(due
-            .await?
-            .into_iter()
-            .map(|(payment, clock_offset_ms)| DuePayment {
-                payment,
-                clock_offset_ms,
-            })
-            .collect())
+        self.due(sql::lending::DUE_PAYMENTS, service_now_ms, limit)
+            .await
     }
 
     async fn account_any_owner(&self, id: &str) -> Result<Option<Account>, StoreError> {
@@ -467,15 +455,8 @@ impl ServicingStore for PgStore {
         service_now_ms: i64,
         limit: u32,
     ) -> Result<Vec<DueAccount>, StoreError> {
-        let due = self.due(sql::lending::DUE_ACCOUNTS, service_now_ms, limit);
-        Ok(due
-            .await?
-            .into_iter()
-            .map(|(account, clock_offset_ms)| DueAccount {
-                account,
-                clock_offset_ms,
-            })
-            .collect())
+        self.due(sql::lending::DUE_ACCOUNTS, service_now_ms, limit)
+            .await
     }
 
     async fn ledger_entry(&self, owner: &Tenant, id: &str) -> Result<Option<Entry>, StoreError> {
@@ -545,15 +526,8 @@ impl ServicingStore for PgStore {
         service_now_ms: i64,
         limit: u32,
     ) -> Result<Vec<DueSchedule>, StoreError> {
-        let due = self.due(sql::lending::DUE_SCHEDULES, service_now_ms, limit);
-        Ok(due
-            .await?
-            .into_iter()
-            .map(|(schedule, clock_offset_ms)| DueSchedule {
-                schedule,
-                clock_offset_ms,
-            })
-            .collect())
+        self.due(sql::lending::DUE_SCHEDULES, service_now_ms, limit)
+            .await
     }
 
     async fn mandate(&self, owner: &Tenant, id: &str) -> Result<Option<Mandate>, StoreError> {

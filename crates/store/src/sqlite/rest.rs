@@ -166,15 +166,20 @@ fn decision(c: &Connection, owner: &Tenant, id: &str) -> rusqlite::Result<Option
 
 /// The records `statement` finds due by `now_ms` on their owners' clocks
 /// (`DUE_APPLICATIONS` and its kin: a body, then the offset).
-fn due<T: serde::de::DeserializeOwned>(
+/// Records due on their owners' clocks (`sql::lending::DUE_*`), each with
+/// its owner's clock offset.
+fn due<T: serde::de::DeserializeOwned, D: From<(T, i64)>>(
     c: &Connection,
     statement: &str,
     now_ms: i64,
     limit: u32,
-) -> rusqlite::Result<Vec<(T, i64)>> {
+) -> rusqlite::Result<Vec<D>> {
     c.prepare_cached(statement)?
         .query_map(params![now_ms, limit], |r| {
-            Ok((rows::from_json(&r.get::<_, String>(0)?)?, r.get(1)?))
+            Ok(D::from((
+                rows::from_json(&r.get::<_, String>(0)?)?,
+                r.get(1)?,
+            )))
         })?
         .collect()
 }
@@ -324,21 +329,14 @@ impl LendingStore for SqliteStore {
         service_now_ms: i64,
         limit: u32,
     ) -> Result<Vec<DueApplication>, StoreError> {
-        let due = self.read(|c| {
+        self.read(|c| {
             due(
                 c,
                 shared!(sql::lending::DUE_APPLICATIONS),
                 service_now_ms,
                 limit,
             )
-        })?;
-        Ok(due
-            .into_iter()
-            .map(|(application, clock_offset_ms)| DueApplication {
-                application,
-                clock_offset_ms,
-            })
-            .collect())
+        })
     }
 }
 
@@ -437,21 +435,14 @@ impl ServicingStore for SqliteStore {
         service_now_ms: i64,
         limit: u32,
     ) -> Result<Vec<DuePayment>, StoreError> {
-        let due = self.read(|c| {
+        self.read(|c| {
             due(
                 c,
                 shared!(sql::lending::DUE_PAYMENTS),
                 service_now_ms,
                 limit,
             )
-        })?;
-        Ok(due
-            .into_iter()
-            .map(|(payment, clock_offset_ms)| DuePayment {
-                payment,
-                clock_offset_ms,
-            })
-            .collect())
+        })
     }
 
     async fn account_any_owner(&self, id: &str) -> Result<Option<Account>, StoreError> {
@@ -467,21 +458,14 @@ impl ServicingStore for SqliteStore {
         service_now_ms: i64,
         limit: u32,
     ) -> Result<Vec<DueAccount>, StoreError> {
-        let due = self.read(|c| {
+        self.read(|c| {
             due(
                 c,
                 shared!(sql::lending::DUE_ACCOUNTS),
                 service_now_ms,
                 limit,
             )
-        })?;
-        Ok(due
-            .into_iter()
-            .map(|(account, clock_offset_ms)| DueAccount {
-                account,
-                clock_offset_ms,
-            })
-            .collect())
+        })
     }
 
     async fn ledger_entry(&self, owner: &Tenant, id: &str) -> Result<Option<Entry>, StoreError> {
@@ -554,21 +538,14 @@ impl ServicingStore for SqliteStore {
         service_now_ms: i64,
         limit: u32,
     ) -> Result<Vec<DueSchedule>, StoreError> {
-        let due = self.read(|c| {
+        self.read(|c| {
             due(
                 c,
                 shared!(sql::lending::DUE_SCHEDULES),
                 service_now_ms,
                 limit,
             )
-        })?;
-        Ok(due
-            .into_iter()
-            .map(|(schedule, clock_offset_ms)| DueSchedule {
-                schedule,
-                clock_offset_ms,
-            })
-            .collect())
+        })
     }
 
     async fn mandate(&self, owner: &Tenant, id: &str) -> Result<Option<Mandate>, StoreError> {
