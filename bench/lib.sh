@@ -1,5 +1,6 @@
-# What the measuring scripts share (growth.sh, soak.sh). Source it after
-# setting LOG_TAG, ROOT and TARGET_DIR.
+# What the measuring scripts share (growth.sh, soak.sh, servicing.sh). Source it
+# after setting LOG_TAG, ROOT and TARGET_DIR; `serve` and `stop` also read
+# LENDHUB, ADDR, HUB_ADDR, BASE and WORK.
 
 log() { printf '[%s] %s\n' "$LOG_TAG" "$*" >&2; }
 
@@ -29,4 +30,22 @@ wait_until_up() {
         sleep 0.1
     done
     die "the server did not answer within 60 s"
+}
+
+# serve DATA_DIR [DATABASE_URL] — starts the server with the REST tier on the
+# script's ports and waits for it; SERVER_PID names it.
+serve() {
+    env LENDHUB_DATA_DIR="$1" ${2:+LENDHUB_DATABASE__URL="$2"} LENDHUB_SANDBOX__ADDR=$ADDR \
+        LENDHUB_HUB__ADDR=$HUB_ADDR LENDHUB_REST_TIER__ENABLED=true \
+        LENDHUB_OPS__ADDR=127.0.0.1:0 LENDHUB_SSO__ADDR=127.0.0.1:0 \
+        "$LENDHUB" serve >>"$WORK/server.log" 2>&1 &
+    SERVER_PID=$!
+    wait_until_up "$BASE" "$SERVER_PID"
+}
+
+# stop — the server `serve` started, gracefully.
+stop() {
+    kill -TERM "$SERVER_PID" 2>/dev/null || true
+    wait "$SERVER_PID" 2>/dev/null || true
+    SERVER_PID=
 }

@@ -52,22 +52,6 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# serve DATA_DIR — starts the server and waits for it.
-serve() {
-    env LENDHUB_DATA_DIR="$1" LENDHUB_SANDBOX__ADDR=$ADDR \
-        LENDHUB_HUB__ADDR=$HUB_ADDR LENDHUB_REST_TIER__ENABLED=true \
-        LENDHUB_OPS__ADDR=127.0.0.1:0 LENDHUB_SSO__ADDR=127.0.0.1:0 \
-        "$LENDHUB" serve >>"$WORK/server.log" 2>&1 &
-    SERVER_PID=$!
-    wait_until_up "$BASE" "$SERVER_PID"
-}
-
-stop() {
-    kill -TERM "$SERVER_PID" 2>/dev/null || true
-    wait "$SERVER_PID" 2>/dev/null || true
-    SERVER_PID=
-}
-
 cli() { env LENDHUB_DATA_DIR="$DATA" "$LENDHUB" "$@" 2>/dev/null; }
 
 # partner NAME — a platform-tier partner (no sub-limits) and its live key:
