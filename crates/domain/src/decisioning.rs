@@ -40,10 +40,12 @@ pub enum ReasonCode {
     IneligibleEntity,
     AmountExceedsLimit,
     ManualReviewRequired,
+    /// A marketplace signal moved the decision (hub only; issue #17).
+    MarketplaceSignal,
 }
 
 impl ReasonCode {
-    pub const ALL: [ReasonCode; 10] = [
+    pub const ALL: [ReasonCode; 11] = [
         ReasonCode::AffordabilityOk,
         ReasonCode::AffordabilityLow,
         ReasonCode::CreditOk,
@@ -54,6 +56,7 @@ impl ReasonCode {
         ReasonCode::IneligibleEntity,
         ReasonCode::AmountExceedsLimit,
         ReasonCode::ManualReviewRequired,
+        ReasonCode::MarketplaceSignal,
     ];
 
     /// The seed's spelling (`affordability_low`, …).
@@ -70,6 +73,7 @@ impl ReasonCode {
             IneligibleEntity => "ineligible_entity",
             AmountExceedsLimit => "amount_exceeds_limit",
             ManualReviewRequired => "manual_review_required",
+            MarketplaceSignal => "marketplace_signal",
         }
     }
 
@@ -85,7 +89,7 @@ impl ReasonCode {
             CreditOk | CreditAdverse | ThinFile => "credit",
             DirectorRisk => "identity",
             IneligibleEntity | AmountExceedsLimit => "eligibility",
-            ManualReviewRequired => "policy",
+            ManualReviewRequired | MarketplaceSignal => "policy",
         }
     }
 }

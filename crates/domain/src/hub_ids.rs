@@ -117,6 +117,10 @@ hub_id!(/// An identity subject (`usr_…`).
 // lendhub's own, for objects the seed names without a prefix.
 hub_id!(/// An identity check's verification (`ver_…`).
     VerificationId, "ver_");
+hub_id!(/// A marketplace app listing (`mkt_…`).
+    MarketplaceAppId, "mkt_");
+hub_id!(/// A marketplace app's subscription to events (`msub_…`).
+    MarketplaceSubscriptionId, "msub_");
 
 #[cfg(test)]
 mod tests {

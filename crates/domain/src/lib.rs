@@ -24,6 +24,7 @@ pub mod ledger;
 pub mod lending;
 pub mod loan;
 pub mod mandate;
+pub mod marketplace;
 pub mod money;
 pub mod partner;
 pub mod payment;

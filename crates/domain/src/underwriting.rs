@@ -111,7 +111,8 @@ pub fn reason_value(code: ReasonCode) -> &'static str {
         AffordabilityLow | BankingDataInsufficient => "affordability",
         DirectorRisk => "identity_unverified",
         IneligibleEntity | AmountExceedsLimit | ManualReviewRequired => "out_of_appetite",
-        CreditOk | AffordabilityOk => "none",
+        // A fraud marker's decline also carries `manual_review_required`.
+        CreditOk | AffordabilityOk | MarketplaceSignal => "none",
     }
 }
 
@@ -134,9 +135,12 @@ pub fn decide(f: &Facts) -> Verdict {
         return with(Outcome::Declined, &[IneligibleEntity]);
     }
     if f.signals.fraud {
-        // The seed's catalogue has no fraud code; the policy code says a
-        // rule outside the file decided.
-        return with(Outcome::Declined, &[ManualReviewRequired]);
+        // The seed's catalogue has no fraud code: lendhub's own names the
+        // signal, and the policy code says a rule outside the file decided.
+        return with(
+            Outcome::Declined,
+            &[MarketplaceSignal, ManualReviewRequired],
+        );
     }
     if f.credit.score < 400 {
         return with(Outcome::Declined, &[CreditAdverse]);
@@ -156,12 +160,7 @@ pub fn decide(f: &Facts) -> Verdict {
             &[BankingDataInsufficient, ManualReviewRequired],
         );
     };
-    let adjust = f
-        .signals
-        .rate_adjust_bps
-        .clamp(-MAX_SIGNAL_ADJUST_BPS, MAX_SIGNAL_ADJUST_BPS);
-    let rate = (i64::from(annual_rate_bps(f.credit.score)) + i64::from(adjust)).max(0) as u32;
-    let offer = loan::offer(f.amount_pence, rate, f.term_months);
+    let offer = loan::offer(f.amount_pence, signalled_rate_bps(f), f.term_months);
     let repayment = offer.monthly_repayment_pence.as_pence();
     if repayment.saturating_mul(100)
         > free_cash_pence(&banking).saturating_mul(MAX_REPAYMENT_SHARE_PCT)
@@ -170,26 +169,51 @@ pub fn decide(f: &Facts) -> Verdict {
     }
     Verdict {
         outcome: Outcome::Approved,
-        reasons: vec![CreditOk.into(), AffordabilityOk.into()],
+        reasons: with_signals(f, &[CreditOk, AffordabilityOk]),
         offer: Some(offer),
     }
+}
+
+/// The score's rate moved by the signals, within [`MAX_SIGNAL_ADJUST_BPS`].
+fn signalled_rate_bps(f: &Facts) -> u32 {
+    let adjust = f
+        .signals
+        .rate_adjust_bps
+        .clamp(-MAX_SIGNAL_ADJUST_BPS, MAX_SIGNAL_ADJUST_BPS);
+    (i64::from(annual_rate_bps(f.credit.score)) + i64::from(adjust)).max(0) as u32
+}
+
+/// An approval's reasons, with `marketplace_signal` when signals moved
+/// its price.
+fn with_signals(f: &Facts, codes: &[ReasonCode]) -> Vec<Reason> {
+    let mut reasons: Vec<Reason> = codes.iter().copied().map(Reason::from).collect();
+    if f.signals.rate_adjust_bps != 0 {
+        reasons.push(ReasonCode::MarketplaceSignal.into());
+    }
+    reasons
 }
 
 /// An underwriter's approval of a referral: the offer the engine would make
 /// for the amount and term asked, priced by the score (and any signals),
 /// with the policy reason saying a person decided. Affordability is the
 /// underwriter's judgement here, not the rule's.
+///
+/// A high-confidence fraud marker that arrived while the referral waited
+/// declines it whoever rules: the marker short-circuits, as it does in the
+/// engine.
 pub fn approve_referral(f: &Facts) -> Verdict {
     use ReasonCode::*;
-    let adjust = f
-        .signals
-        .rate_adjust_bps
-        .clamp(-MAX_SIGNAL_ADJUST_BPS, MAX_SIGNAL_ADJUST_BPS);
-    let rate = (i64::from(annual_rate_bps(f.credit.score)) + i64::from(adjust)).max(0) as u32;
+    if f.signals.fraud {
+        return decline_referral(MarketplaceSignal);
+    }
     Verdict {
         outcome: Outcome::Approved,
-        reasons: vec![ManualReviewRequired.into(), CreditOk.into()],
-        offer: Some(loan::offer(f.amount_pence, rate, f.term_months)),
+        reasons: with_signals(f, &[ManualReviewRequired, CreditOk]),
+        offer: Some(loan::offer(
+            f.amount_pence,
+            signalled_rate_bps(f),
+            f.term_months,
+        )),
     }
 }
 
@@ -198,6 +222,9 @@ pub fn approve_referral(f: &Facts) -> Verdict {
 /// [`SIMULATED_APPROVAL_SCORE`] and whose directors' checks needed no
 /// review; declines the rest, for `director_risk` or `credit_adverse`.
 pub fn simulated_review(f: &Facts) -> Verdict {
+    if f.signals.fraud {
+        return decline_referral(ReasonCode::MarketplaceSignal);
+    }
     if f.identity == Some(kyc::Status::ReviewRequired) {
         return decline_referral(ReasonCode::DirectorRisk);
     }

@@ -95,6 +95,11 @@ pub enum Command {
         #[command(subcommand)]
         command: crate::underwriting_cli::UnderwritingCommand,
     },
+    /// Review the marketplace's app listings.
+    Marketplace {
+        #[command(subcommand)]
+        command: crate::marketplace_cli::MarketplaceCommand,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -145,6 +150,9 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Accounts { command } => crate::accounts_cli::accounts(command, &config).await,
         Command::Underwriting { command } => {
             crate::underwriting_cli::underwriting(command, &config).await
+        }
+        Command::Marketplace { command } => {
+            crate::marketplace_cli::marketplace(command, &config).await
         }
     }
 }

@@ -8,6 +8,7 @@ mod cms_cli;
 pub mod config;
 pub mod keys;
 mod log_writer;
+mod marketplace_cli;
 mod partner_cli;
 mod people;
 mod secret_input;

@@ -76,7 +76,7 @@ pub async fn underwriting(command: UnderwritingCommand, config: &Config) -> anyh
     result
 }
 
-fn whose(owner: &Tenant) -> Value {
+pub(crate) fn whose(owner: &Tenant) -> Value {
     match owner.kind() {
         TenantKind::Partner {
             client_id,
@@ -112,6 +112,11 @@ fn logged(a: &UnderwritingAct) -> Value {
 
 async fn run(command: UnderwritingCommand, store: &dyn Store) -> anyhow::Result<()> {
     let now = SystemClock.now();
+    let books = underwriting::Books {
+        lending: store,
+        commercial: store,
+        units: store,
+    };
     match command {
         UnderwritingCommand::Queue { limit } => {
             for r in underwriting::queue(store, limit).await? {
@@ -128,8 +133,7 @@ async fn run(command: UnderwritingCommand, store: &dyn Store) -> anyhow::Result<
             note,
         } => {
             let d = underwriting::settle(
-                store,
-                store,
+                &books,
                 &decision_id,
                 Ruling::Approve,
                 &underwriter,
@@ -150,9 +154,8 @@ async fn run(command: UnderwritingCommand, store: &dyn Store) -> anyhow::Result<
                 bail!("unknown reason {reason}; one of {}", codes.join(", "));
             };
             let ruling = Ruling::Decline(code);
-            let d =
-                underwriting::settle(store, store, &decision_id, ruling, &underwriter, &note, now)
-                    .await?;
+            let d = underwriting::settle(&books, &decision_id, ruling, &underwriter, &note, now)
+                .await?;
             println!("{}", shown(&d));
         }
         UnderwritingCommand::Release {

@@ -214,6 +214,36 @@ pub fn request_path_queries() -> Vec<Query> {
         vec![Value::Text("sub_01J00000000000000000000000"), OWNER],
     ));
     queries.push(query(
+        "marketplace app by id",
+        sql::commercial::APP,
+        vec![Value::Text("mkt_01J00000000000000000000000"), OWNER],
+    ));
+    queries.push(query(
+        "any partner's marketplace app by id (the operator's review)",
+        sql::commercial::APP_ANY_OWNER,
+        vec![Value::Text("mkt_01J00000000000000000000000")],
+    ));
+    queries.push(Query {
+        ordered_by_index: true,
+        ..query(
+            "marketplace apps pending review, oldest first",
+            sql::commercial::APPS_IN_REVIEW,
+            vec![Value::Text("pending_review"), Value::Int(50)],
+        )
+    });
+    queries.push(Query {
+        ordered_by_index: true,
+        ..query(
+            "an application's marketplace signals (its decision)",
+            sql::commercial::SIGNALS,
+            vec![
+                OWNER,
+                Value::Text("app_01J00000000000000000000000"),
+                Value::Int(1000),
+            ],
+        )
+    });
+    queries.push(query(
         "schedule by id",
         sql::lending::SCHEDULE,
         vec![Value::Text("sch_01J00000000000000000000000"), OWNER],

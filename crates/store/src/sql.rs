@@ -287,6 +287,24 @@ pub mod commercial {
          (id, owner, application_id, sub_account_id, introduced_at_ms, body) VALUES ($1, $2, $3, $4, $5, $6)";
     pub const INTRODUCTION_EXISTS: &str =
         "SELECT 1 FROM hub_introductions WHERE id = $1 AND owner = $2";
+    pub const INSERT_APP: &str = "INSERT INTO hub_marketplace_apps
+         (id, owner, review, version, created_at_ms, body) VALUES ($1, $2, $3, $4, $5, $6)";
+    pub const APP: &str = "SELECT body FROM hub_marketplace_apps WHERE id = $1 AND owner = $2";
+    pub const APP_ANY_OWNER: &str = "SELECT body FROM hub_marketplace_apps WHERE id = $1";
+    /// The operator's queue: oldest first.
+    pub const APPS_IN_REVIEW: &str =
+        "SELECT body FROM hub_marketplace_apps WHERE review = $1 ORDER BY id LIMIT $2";
+    /// A review, over the version read: 0 rows when another came first.
+    pub const REVIEW_APP: &str =
+        "UPDATE hub_marketplace_apps SET review = $2, version = $3, body = $4
+         WHERE id = $1 AND version = $5";
+    pub const INSERT_SUBSCRIPTION: &str = "INSERT INTO hub_marketplace_subscriptions
+         (id, owner, app_id, endpoint_id, created_at_ms, body) VALUES ($1, $2, $3, $4, $5, $6)";
+    pub const INSERT_SIGNAL: &str = "INSERT INTO hub_marketplace_signals
+         (id, owner, application_id, created_at_ms, body) VALUES ($1, $2, $3, $4, $5)";
+    /// An application's signals, in the order they arrived (bounded).
+    pub const SIGNALS: &str = "SELECT body FROM hub_marketplace_signals
+         WHERE owner = $1 AND application_id = $2 ORDER BY id LIMIT $3";
 }
 
 /// A newest-first list of an owner's records keyed by time-ordered ids

@@ -116,5 +116,8 @@ pub fn reason_text(code: lendhub_domain::decisioning::ReasonCode) -> &'static st
         IneligibleEntity => "The company is not a type we can lend to.",
         AmountExceedsLimit => "The amount asked for is above what we can lend the company.",
         ManualReviewRequired => "An underwriter reviews the application.",
+        MarketplaceSignal => {
+            "A check made for the lender by one of its partners' providers weighed in."
+        }
     }
 }

@@ -52,6 +52,9 @@ pub enum PartnerError {
     IdempotencyKeyInProgress,
     /// A change that lost a race with another; retry.
     Conflict(&'static str),
+    /// A marketplace app not (or not yet) approved by the lender, in its
+    /// review state.
+    AppNotApproved(&'static str),
     /// The decision's offer was accepted and signed: it cannot change.
     DecisionLocked,
     /// A money-moving request's signature is missing or does not verify.
@@ -224,6 +227,13 @@ impl PartnerError {
             .with_header(header::RETRY_AFTER, "1")
             .retryable(true),
             Conflict(why) => p(StatusCode::CONFLICT, "conflict", why),
+            AppNotApproved(review) => p(
+                StatusCode::CONFLICT,
+                "marketplace_app_not_approved",
+                format!(
+                    "the marketplace app is {review}: only an app the lender approved may subscribe to events or publish signals"
+                ),
+            ),
             DecisionLocked => p(
                 StatusCode::LOCKED,
                 "decision_locked",

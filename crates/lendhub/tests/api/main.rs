@@ -27,6 +27,7 @@ mod rest_decision_lifecycle;
 mod rest_decisions;
 mod rest_identity_checks;
 mod rest_journey;
+mod rest_marketplace;
 mod rest_mcp;
 mod rest_payments;
 mod rest_schedules;

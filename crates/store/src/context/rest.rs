@@ -12,6 +12,7 @@ use lendhub_domain::kyc::Verification;
 use lendhub_domain::ledger::Entry;
 use lendhub_domain::lending::{Application, Decision, Status, UnderwritingAct};
 use lendhub_domain::mandate::Mandate;
+use lendhub_domain::marketplace;
 use lendhub_domain::schedule::Schedule;
 use lendhub_domain::servicing::Account;
 use lendhub_domain::sub_account::SubAccount;
@@ -55,7 +56,14 @@ pub enum CommercialWrite {
     InsertSubAccount(SubAccount),
     /// With the application it introduces (one per application).
     InsertIntroduction(Introduction),
+    InsertApp(marketplace::App),
+    /// With the webhook endpoint that carries its deliveries.
+    InsertSubscription(marketplace::Subscription),
+    InsertSignal(marketplace::Signal),
 }
+
+/// The most signals of one application the engine reads.
+pub const MAX_SIGNALS: u32 = 1_000;
 
 /// A page of an owner's introductions, newest first, optionally of one
 /// sub-account.
@@ -422,4 +430,35 @@ pub trait CommercialStore: Send + Sync {
         owner: &Tenant,
         query: &IntroductionQuery,
     ) -> Result<IntroductionPage, StoreError>;
+
+    async fn marketplace_app(
+        &self,
+        owner: &Tenant,
+        id: &str,
+    ) -> Result<Option<marketplace::App>, StoreError>;
+
+    /// Any owner's app: the operator's review.
+    async fn marketplace_app_any_owner(
+        &self,
+        id: &str,
+    ) -> Result<Option<marketplace::App>, StoreError>;
+
+    /// Apps in one review state, oldest first: the operator's queue.
+    async fn marketplace_apps_in_review(
+        &self,
+        review: marketplace::Review,
+        limit: u32,
+    ) -> Result<Vec<marketplace::App>, StoreError>;
+
+    /// Records the operator's review (`App::review`), over the version it
+    /// was made from: `false` when another review came first.
+    async fn review_marketplace_app(&self, app: &marketplace::App) -> Result<bool, StoreError>;
+
+    /// An application's signals in the order they arrived, at most
+    /// [`MAX_SIGNALS`].
+    async fn signals(
+        &self,
+        owner: &Tenant,
+        application_id: &str,
+    ) -> Result<Vec<marketplace::Signal>, StoreError>;
 }

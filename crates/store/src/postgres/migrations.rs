@@ -178,6 +178,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "sso_disabling",
         include_str!("../../migrations/postgres/0034_sso_disabling.sql"),
     ),
+    (
+        35,
+        "marketplace",
+        include_str!("../../migrations/postgres/0035_marketplace.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -8,6 +8,7 @@ use lendhub_domain::kyc::Verification;
 use lendhub_domain::ledger::Entry;
 use lendhub_domain::lending::{Application, Decision, UnderwritingAct};
 use lendhub_domain::mandate::Mandate;
+use lendhub_domain::marketplace::{App, Review, Signal};
 use lendhub_domain::schedule::Schedule;
 use lendhub_domain::servicing::Account;
 use lendhub_domain::sub_account::SubAccount;
@@ -589,5 +590,78 @@ impl CommercialStore for PgStore {
                 None => IntroductionPage::UnknownCursor,
             },
         )
+    }
+    async fn marketplace_app(&self, owner: &Tenant, id: &str) -> Result<Option<App>, StoreError> {
+        self.body_by_owner(sql::commercial::APP, id, owner).await
+    }
+
+    async fn marketplace_app_any_owner(&self, id: &str) -> Result<Option<App>, StoreError> {
+        self.body_by_key(sql::commercial::APP_ANY_OWNER, id).await
+    }
+
+    async fn marketplace_apps_in_review(
+        &self,
+        review: Review,
+        limit: u32,
+    ) -> Result<Vec<App>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached(sql::commercial::APPS_IN_REVIEW)
+            .await
+            .map_err(db)?;
+        c.query(&statement, &[&review.as_str(), &i64::from(limit)])
+            .await
+            .map_err(db)?
+            .iter()
+            .map(|r| from_json(get(r, 0)?))
+            .collect()
+    }
+
+    async fn review_marketplace_app(&self, app: &App) -> Result<bool, StoreError> {
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached(sql::commercial::REVIEW_APP)
+            .await
+            .map_err(db)?;
+        let body = super::writes::json(app)?;
+        let changed = c
+            .execute(
+                &statement,
+                &[
+                    &app.id.to_string(),
+                    &app.review.as_str(),
+                    &app.version,
+                    &body,
+                    &(app.version - 1),
+                ],
+            )
+            .await
+            .map_err(db)?;
+        Ok(changed == 1)
+    }
+
+    async fn signals(
+        &self,
+        owner: &Tenant,
+        application_id: &str,
+    ) -> Result<Vec<Signal>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached(sql::commercial::SIGNALS)
+            .await
+            .map_err(db)?;
+        c.query(
+            &statement,
+            &[
+                &owner.as_str(),
+                &application_id,
+                &i64::from(crate::MAX_SIGNALS),
+            ],
+        )
+        .await
+        .map_err(db)?
+        .iter()
+        .map(|r| from_json(get(r, 0)?))
+        .collect()
     }
 }

@@ -286,7 +286,7 @@ fn prune(c: &Connection, before_ms: i64) -> rusqlite::Result<u64> {
 
 impl SqliteStore {
     /// Runs `f` in the next group commit; an `Err` undoes only its own changes.
-    async fn write<R: Send + 'static>(
+    pub(super) async fn write<R: Send + 'static>(
         &self,
         f: impl FnOnce(&Connection) -> rusqlite::Result<R> + Send + 'static,
     ) -> Result<R, StoreError> {

@@ -177,6 +177,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "sso_disabling",
         include_str!("../../migrations/sqlite/0034_sso_disabling.sql"),
     ),
+    (
+        35,
+        "marketplace",
+        include_str!("../../migrations/sqlite/0035_marketplace.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -9,6 +9,7 @@ use lendhub_domain::kyc::Verification;
 use lendhub_domain::ledger::Entry;
 use lendhub_domain::lending::{Application, Decision, UnderwritingAct};
 use lendhub_domain::mandate::Mandate;
+use lendhub_domain::marketplace::{App, Review, Signal};
 use lendhub_domain::schedule::Schedule;
 use lendhub_domain::servicing::Account;
 use lendhub_domain::sub_account::SubAccount;
@@ -626,6 +627,69 @@ impl CommercialStore for SqliteStore {
                     None => IntroductionPage::UnknownCursor,
                 },
             )
+        })
+    }
+    async fn marketplace_app(&self, owner: &Tenant, id: &str) -> Result<Option<App>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::commercial::APP))?
+                .query_row([id, owner.as_str()], |r| {
+                    rows::from_json(&r.get::<_, String>(0)?)
+                })
+                .optional()
+        })
+    }
+
+    async fn marketplace_app_any_owner(&self, id: &str) -> Result<Option<App>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::commercial::APP_ANY_OWNER))?
+                .query_row([id], |r| rows::from_json(&r.get::<_, String>(0)?))
+                .optional()
+        })
+    }
+
+    async fn marketplace_apps_in_review(
+        &self,
+        review: Review,
+        limit: u32,
+    ) -> Result<Vec<App>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::commercial::APPS_IN_REVIEW))?
+                .query_map(params![review.as_str(), limit], |r| {
+                    rows::from_json(&r.get::<_, String>(0)?)
+                })?
+                .collect()
+        })
+    }
+
+    async fn review_marketplace_app(&self, app: &App) -> Result<bool, StoreError> {
+        let app = app.clone();
+        self.write(move |c| {
+            let changed = c
+                .prepare_cached(shared!(sql::commercial::REVIEW_APP))?
+                .execute(params![
+                    app.id.to_string(),
+                    app.review.as_str(),
+                    app.version,
+                    rows::to_json(&app)?,
+                    app.version - 1
+                ])?;
+            Ok(changed == 1)
+        })
+        .await
+    }
+
+    async fn signals(
+        &self,
+        owner: &Tenant,
+        application_id: &str,
+    ) -> Result<Vec<Signal>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::commercial::SIGNALS))?
+                .query_map(
+                    params![owner.as_str(), application_id, crate::MAX_SIGNALS],
+                    |r| rows::from_json(&r.get::<_, String>(0)?),
+                )?
+                .collect()
         })
     }
 }

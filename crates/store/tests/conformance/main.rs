@@ -13,6 +13,7 @@ mod identity;
 mod instances;
 mod jobs;
 mod lending;
+mod marketplace;
 mod partner;
 mod plans;
 mod public;

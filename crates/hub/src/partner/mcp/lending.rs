@@ -240,6 +240,9 @@ pub fn explanation(code: ReasonCode) -> &'static str {
         IneligibleEntity => "The company is not an eligible UK limited company or LLP.",
         AmountExceedsLimit => "The amount requested is above the business's credit limit.",
         ManualReviewRequired => "A person at the lender reviews, or reviewed, the application.",
+        MarketplaceSignal => {
+            "A marketplace app's signal moved the decision: a fraud marker declines, softer signals move the price."
+        }
     }
 }
 

@@ -351,6 +351,8 @@ fn explanation(code: ReasonCode) -> &'static str {
         IneligibleEntity => "The company is not an eligible UK limited company or LLP.",
         AmountExceedsLimit => "The amount requested is above the business's credit limit.",
         ManualReviewRequired => "An underwriter will review the application.",
+        // The sandbox's engine takes no signals; the code is the REST tier's.
+        MarketplaceSignal => "A marketplace app's signal moved the decision.",
     }
 }
 

@@ -14,6 +14,7 @@ pub mod events;
 pub mod identity_checks;
 pub mod introductions;
 mod list_page;
+pub mod marketplace;
 mod openapi_doc;
 pub mod payments;
 pub mod sub_accounts;
@@ -72,6 +73,10 @@ pub fn api() -> OpenApiRouter<PartnerState> {
         ))
         .routes(routes!(sub_accounts::retrieve::retrieve))
         .routes(routes!(introductions::list::list))
+        .routes(routes!(marketplace::create_app::create_app))
+        .routes(routes!(marketplace::retrieve_app::retrieve_app))
+        .routes(routes!(marketplace::subscribe::subscribe))
+        .routes(routes!(marketplace::publish_signal::publish_signal))
         .routes(routes!(identity_checks::create::create))
         .routes(routes!(identity_checks::retrieve::retrieve))
         .routes(routes!(events::list))

@@ -13,6 +13,9 @@ use crate::*;
 pub(crate) struct Statements {
     insert_sub_account: Statement,
     insert_introduction: Statement,
+    insert_app: Statement,
+    insert_subscription: Statement,
+    insert_signal: Statement,
 }
 
 impl Statements {
@@ -21,6 +24,9 @@ impl Statements {
         Ok(Self {
             insert_sub_account: p(crate::sql::commercial::INSERT_SUB_ACCOUNT).await?,
             insert_introduction: p(crate::sql::commercial::INSERT_INTRODUCTION).await?,
+            insert_app: p(crate::sql::commercial::INSERT_APP).await?,
+            insert_subscription: p(crate::sql::commercial::INSERT_SUBSCRIPTION).await?,
+            insert_signal: p(crate::sql::commercial::INSERT_SIGNAL).await?,
         })
     }
 
@@ -48,6 +54,38 @@ impl Statements {
                     Box::new(i.sub_account_id.as_str()),
                     Box::new(unix_ms(i.introduced_at)),
                     Box::new(JsonText(i)),
+                ],
+            )),
+            CommercialWrite::InsertApp(a) => out.push((
+                self.insert_app.clone(),
+                vec![
+                    Box::new(a.id.as_str()) as Param<'a>,
+                    Box::new(a.owner.as_str()),
+                    Box::new(a.review.as_str()),
+                    Box::new(a.version),
+                    Box::new(unix_ms(a.created_at)),
+                    Box::new(JsonText(a)),
+                ],
+            )),
+            CommercialWrite::InsertSubscription(m) => out.push((
+                self.insert_subscription.clone(),
+                vec![
+                    Box::new(m.id.as_str()) as Param<'a>,
+                    Box::new(m.owner.as_str()),
+                    Box::new(m.app_id.as_str()),
+                    Box::new(m.endpoint_id.as_str()),
+                    Box::new(unix_ms(m.created_at)),
+                    Box::new(JsonText(m)),
+                ],
+            )),
+            CommercialWrite::InsertSignal(g) => out.push((
+                self.insert_signal.clone(),
+                vec![
+                    Box::new(g.id.as_str()) as Param<'a>,
+                    Box::new(g.owner.as_str()),
+                    Box::new(g.application_id.as_str()),
+                    Box::new(unix_ms(g.created_at)),
+                    Box::new(JsonText(g)),
                 ],
             )),
         }

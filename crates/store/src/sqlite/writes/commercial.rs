@@ -35,6 +35,47 @@ pub fn apply(c: &Connection, write: &CommercialWrite) -> Result<(), CommitError>
                 })
                 .map_err(store)?;
         }
+        CommercialWrite::InsertApp(a) => {
+            c.prepare_cached(shared!(crate::sql::commercial::INSERT_APP))
+                .and_then(|mut st| {
+                    st.execute(params![
+                        a.id.to_string(),
+                        a.owner.as_str(),
+                        a.review.as_str(),
+                        a.version,
+                        unix_ms(a.created_at),
+                        rows::to_json(a)?
+                    ])
+                })
+                .map_err(store)?;
+        }
+        CommercialWrite::InsertSubscription(m) => {
+            c.prepare_cached(shared!(crate::sql::commercial::INSERT_SUBSCRIPTION))
+                .and_then(|mut st| {
+                    st.execute(params![
+                        m.id.to_string(),
+                        m.owner.as_str(),
+                        m.app_id.to_string(),
+                        m.endpoint_id,
+                        unix_ms(m.created_at),
+                        rows::to_json(m)?
+                    ])
+                })
+                .map_err(store)?;
+        }
+        CommercialWrite::InsertSignal(g) => {
+            c.prepare_cached(shared!(crate::sql::commercial::INSERT_SIGNAL))
+                .and_then(|mut st| {
+                    st.execute(params![
+                        g.id.to_string(),
+                        g.owner.as_str(),
+                        g.application_id.to_string(),
+                        unix_ms(g.created_at),
+                        rows::to_json(g)?
+                    ])
+                })
+                .map_err(store)?;
+        }
     }
     Ok(())
 }

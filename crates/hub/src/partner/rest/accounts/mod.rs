@@ -56,7 +56,7 @@ pub struct InstalmentView {
 /// A servicing account.
 #[derive(Serialize, ToSchema)]
 pub struct AccountView {
-    #[schema(example = "acc_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0")]
+    #[schema(example = "acc_01KQ3V1Y2C8WZ3R5T6Y7X819D0")]
     id: String,
     #[schema(example = "account")]
     object: &'static str,

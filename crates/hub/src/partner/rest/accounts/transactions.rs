@@ -16,7 +16,7 @@ use crate::partner::state::PartnerState;
 /// One ledger entry (hub seed, Resources → Ledger entry).
 #[derive(Serialize, ToSchema)]
 pub struct EntryView {
-    #[schema(example = "txn_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0")]
+    #[schema(example = "txn_01KQ3V1Y2C8WZ3R5T6Y7X819D0")]
     id: String,
     #[schema(example = "ledger_entry")]
     object: &'static str,

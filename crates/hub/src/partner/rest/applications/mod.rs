@@ -42,7 +42,7 @@ pub struct ApplicantView {
 /// An application, as every answer and event shows it.
 #[derive(Serialize, ToSchema)]
 pub struct ApplicationView {
-    #[schema(example = "app_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0")]
+    #[schema(example = "app_01KQ3V1Y2C8WZ3R5T6Y7X819D0")]
     id: String,
     #[schema(example = "application")]
     object: &'static str,

@@ -5,7 +5,8 @@ use lendhub_domain::events::EventType;
 use lendhub_domain::hub_ids::{DecisionId, HubId, VerificationId};
 use lendhub_domain::kyc;
 use lendhub_domain::lending::{Application, CannotSubmit};
-use lendhub_domain::underwriting::{Banking, Facts, Signals};
+use lendhub_domain::marketplace;
+use lendhub_domain::underwriting::{Banking, Facts};
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::JsonBody;
@@ -162,6 +163,12 @@ pub(crate) async fn decide(
 ) -> Result<(ApplicationView, WriteSet), PartnerError> {
     let owner = &application.owner;
     let (company, credit) = company_and_credit(state, application).await?;
+    // Signals commit over the application's version, as this submission
+    // does: none can arrive between this read and the decision unweighed.
+    let signals = state
+        .commercial
+        .signals(owner, application.id.as_str())
+        .await?;
     let facts = Facts::new(
         &company,
         application.amount.as_pence(),
@@ -169,7 +176,7 @@ pub(crate) async fn decide(
         credit,
         banking,
         identity,
-        Signals::default(),
+        marketplace::weigh(&signals),
     );
     let decision_id: DecisionId =
         lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);

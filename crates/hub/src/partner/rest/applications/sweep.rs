@@ -57,7 +57,7 @@ pub async fn review(
     now: OffsetDateTime,
 ) -> Result<bool, String> {
     use crate::partner::rest::decisions::underwriting::{
-        Ruling, SIMULATED_UNDERWRITER, UnderwritingError, settle_found,
+        Books, Ruling, SIMULATED_UNDERWRITER, UnderwritingError, settle_found,
     };
     let Some(id) = &application.decision_id else {
         return Ok(false);
@@ -71,8 +71,13 @@ pub async fn review(
         return Ok(false);
     };
     let note = "settled on the test clock a day after the referral (docs/simulators.md)";
+    let books = Books {
+        lending: state.lending.as_ref(),
+        commercial: state.commercial.as_ref(),
+        units: state.units.as_ref(),
+    };
     let settled = settle_found(
-        state.units.as_ref(),
+        &books,
         application,
         &decision,
         Ruling::Simulated,

@@ -41,7 +41,7 @@ pub struct ReasonView {
 /// A decision, rendered verbatim from what was stored.
 #[derive(Serialize, ToSchema)]
 pub struct DecisionView {
-    #[schema(example = "dec_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0")]
+    #[schema(example = "dec_01KQ3V1Y2C8WZ3R5T6Y7X819D0")]
     id: String,
     #[schema(example = "decision")]
     object: &'static str,

@@ -2,6 +2,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::events::EventType;
+use lendhub_domain::marketplace;
 use lendhub_domain::scope::PartnerScope;
 use lendhub_domain::underwriting::Facts;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
@@ -50,6 +51,12 @@ pub async fn refresh(
             }
             let (company, credit) = company_and_credit(&state, &application).await?;
             let kept = &decision.facts;
+            // Every accepted signal arrived while the decision was
+            // unresolved; a referral's may be newer than its decision.
+            let signals = state
+                .commercial
+                .signals(owner, &application.id.to_string())
+                .await?;
             let facts = Facts::new(
                 &company,
                 application.amount.as_pence(),
@@ -57,7 +64,7 @@ pub async fn refresh(
                 credit,
                 kept.banking,
                 kept.identity,
-                kept.signals,
+                marketplace::weigh(&signals),
             );
             let (decided, redecided) = application
                 .redecide(&decision, facts, now)

@@ -8,9 +8,11 @@ use lendhub_domain::decisioning::ReasonCode;
 use lendhub_domain::events::EventType;
 use lendhub_domain::hub_ids::{DecisionId, HubId};
 use lendhub_domain::lending::{Act, Application, CannotChange, Decision, UnderwritingAct};
+use lendhub_domain::marketplace;
 use lendhub_domain::underwriting::{approve_referral, decline_referral, simulated_review};
 use lendhub_store::{
-    CommitError, EventWrite, LendingStore, LendingWrite, StoreError, UnitOfWork, WriteSet,
+    CommercialStore, CommitError, EventWrite, LendingStore, LendingWrite, StoreError, UnitOfWork,
+    WriteSet,
 };
 use time::OffsetDateTime;
 
@@ -111,12 +113,19 @@ fn attributed(actor: &str, note: &str) -> Result<(), UnderwritingError> {
     Ok(())
 }
 
+/// The stores an underwriter's settlement reads and writes.
+pub struct Books<'a> {
+    pub lending: &'a dyn LendingStore,
+    /// The marketplace signals that arrived while the referral waited.
+    pub commercial: &'a dyn CommercialStore,
+    pub units: &'a dyn UnitOfWork,
+}
+
 /// An underwriter settles a referral: the decision is decided again by a
 /// person (approved with an offer, or declined for the reason given), the
 /// application follows, and `decision.completed` is emitted a second time.
 pub async fn settle(
-    lending: &dyn LendingStore,
-    units: &dyn UnitOfWork,
+    books: &Books<'_>,
     decision_id: &str,
     ruling: Ruling,
     underwriter: &str,
@@ -124,9 +133,9 @@ pub async fn settle(
     now: OffsetDateTime,
 ) -> Result<Decision, UnderwritingError> {
     attributed(underwriter, note)?;
-    let (application, decision) = find(lending, decision_id).await?;
+    let (application, decision) = find(books.lending, decision_id).await?;
     settle_found(
-        units,
+        books,
         &application,
         &decision,
         ruling,
@@ -138,8 +147,12 @@ pub async fn settle(
 }
 
 /// `settle`, for a referral already read.
+///
+/// The signals are read again: any that arrived while the referral waited
+/// are weighed (a fraud marker declines whoever rules) and kept in the
+/// decision's facts.
 pub async fn settle_found(
-    units: &dyn UnitOfWork,
+    books: &Books<'_>,
     application: &Application,
     decision: &Decision,
     ruling: Ruling,
@@ -147,6 +160,13 @@ pub async fn settle_found(
     note: &str,
     now: OffsetDateTime,
 ) -> Result<Decision, UnderwritingError> {
+    let signals = books
+        .commercial
+        .signals(&application.owner, application.id.as_str())
+        .await?;
+    let mut decision = decision.clone();
+    decision.facts.signals = marketplace::weigh(&signals);
+    let decision = &decision;
     let verdict = match ruling {
         Ruling::Approve => approve_referral(&decision.facts),
         Ruling::Decline(code) => decline_referral(code),
@@ -178,7 +198,7 @@ pub async fn settle_found(
             now,
         )))
         .push(EventWrite::InsertEvent(completed));
-    commit(units, writes).await?;
+    commit(books.units, writes).await?;
     Ok(settled)
 }
 

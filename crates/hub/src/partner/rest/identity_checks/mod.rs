@@ -45,7 +45,7 @@ impl From<&Findings> for ChecksView {
 /// A verification: the outcome of one identity check.
 #[derive(Serialize, ToSchema)]
 pub struct VerificationView {
-    #[schema(example = "ver_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0")]
+    #[schema(example = "ver_01KQ3V1Y2C8WZ3R5T6Y7X819D0")]
     id: String,
     #[schema(example = "verification")]
     object: &'static str,

@@ -14,7 +14,7 @@ use utoipa::ToSchema;
 /// An introduction.
 #[derive(Serialize, ToSchema)]
 pub struct IntroductionView {
-    #[schema(example = "intro_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0")]
+    #[schema(example = "intro_01KQ3V1Y2C8WZ3R5T6Y7X819D0")]
     id: String,
     #[schema(example = "introduction")]
     object: &'static str,

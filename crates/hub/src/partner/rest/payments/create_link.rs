@@ -22,7 +22,7 @@ use crate::partner::state::PartnerState;
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreatePaymentLink {
-    #[schema(required = true, example = "acc_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0")]
+    #[schema(required = true, example = "acc_01KQ3V1Y2C8WZ3R5T6Y7X819D0")]
     account_id: Option<String>,
     /// Integer pence, greater than 0.
     #[schema(required = true, value_type = i64, example = 46589)]

@@ -17,7 +17,7 @@ use crate::partner::state::PartnerState;
 /// A mandate, as `mandate.revoked` and the test helper show it.
 #[derive(Serialize, ToSchema)]
 pub struct MandateView {
-    #[schema(example = "mnd_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0")]
+    #[schema(example = "mnd_01KQ3V1Y2C8WZ3R5T6Y7X819D0")]
     id: String,
     #[schema(example = "mandate")]
     object: &'static str,

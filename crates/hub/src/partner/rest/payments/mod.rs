@@ -28,7 +28,7 @@ use crate::partner::state::PartnerState;
 /// A payment, as every answer and event shows it.
 #[derive(Serialize, ToSchema)]
 pub struct PaymentView {
-    #[schema(example = "pay_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0")]
+    #[schema(example = "pay_01KQ3V1Y2C8WZ3R5T6Y7X819D0")]
     id: String,
     #[schema(example = "payment")]
     object: &'static str,

@@ -17,7 +17,7 @@ use utoipa::ToSchema;
 /// A sub-account.
 #[derive(Serialize, ToSchema)]
 pub struct SubAccountView {
-    #[schema(example = "sub_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0")]
+    #[schema(example = "sub_01KQ3V1Y2C8WZ3R5T6Y7X819D0")]
     id: String,
     #[schema(example = "sub_account")]
     object: &'static str,

@@ -29,7 +29,7 @@ const CALENDAR_DATE: &[BorrowedFormatItem<'_>] = format_description!("[year]-[mo
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateSchedule {
-    #[schema(required = true, example = "acc_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0")]
+    #[schema(required = true, example = "acc_01KQ3V1Y2C8WZ3R5T6Y7X819D0")]
     account_id: Option<String>,
     /// Per instalment: integer pence, greater than 0.
     #[schema(required = true, value_type = i64, example = 46589)]

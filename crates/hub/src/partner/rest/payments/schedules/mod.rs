@@ -48,7 +48,7 @@ pub struct UpcomingView {
 /// A payment schedule.
 #[derive(Serialize, ToSchema)]
 pub struct ScheduleView {
-    #[schema(example = "sch_01KQ3V1Y2C8WZ3R5T6Y7U8I9O0")]
+    #[schema(example = "sch_01KQ3V1Y2C8WZ3R5T6Y7X819D0")]
     id: String,
     #[schema(example = "payment_schedule")]
     object: &'static str,

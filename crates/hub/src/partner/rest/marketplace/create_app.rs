@@ -1,0 +1,175 @@
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use lendhub_domain::hub_ids::MarketplaceAppId;
+use lendhub_domain::marketplace::{App, Category, MAX_NAME, MAX_REDIRECT_URIS, Review};
+use lendhub_domain::scope::PartnerScope;
+use lendhub_http::FieldIssue;
+use lendhub_http::idempotency::{Idempotent, Prepared};
+use lendhub_http::json::JsonBody;
+use lendhub_store::{CommercialWrite, WriteSet};
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::AppView;
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::webhook_endpoints::check_url;
+use crate::partner::state::PartnerState;
+
+const MAX_URI: usize = 2048;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CreateApp {
+    /// At most 200 characters.
+    #[schema(required = true, example = "Fraudscope")]
+    name: Option<String>,
+    /// `open_banking`, `identity`, `e_sign`, `accounting` or `fraud`.
+    #[schema(required = true, example = "fraud")]
+    category: Option<String>,
+    /// Up to 10 absolute `https` URIs (`http` on a loopback host), no
+    /// fragment: where the vendor's own flows return applicants.
+    #[serde(default)]
+    #[schema(example = json!(["https://fraudscope.example/return"]))]
+    redirect_uris: Vec<String>,
+    /// HTTPS, on a public address: where its subscriptions' events are
+    /// delivered. Needed before it can subscribe.
+    #[schema(example = "https://fraudscope.example/hooks/lendhub")]
+    webhook_url: Option<String>,
+}
+
+fn redirect_uri_issue(raw: &str) -> Option<&'static str> {
+    if raw.len() > MAX_URI {
+        return Some("max_length");
+    }
+    let Ok(uri) = url::Url::parse(raw) else {
+        return Some("uri");
+    };
+    let loopback = matches!(uri.host_str(), Some("localhost" | "127.0.0.1" | "[::1]"));
+    match uri.scheme() {
+        _ if uri.fragment().is_some() => Some("fragment_not_allowed"),
+        "https" => None,
+        "http" if loopback => None,
+        _ => Some("https_required"),
+    }
+}
+
+/// Register a marketplace app listing for a vendor you work with (open
+/// banking, identity, e-sign, accounting, fraud). It starts
+/// `pending_review`; once the lender approves it, it may subscribe to your
+/// events and publish signals into decisioning.
+#[utoipa::path(post, operation_id = "createMarketplaceApp", path = "/marketplace/apps", tag = "marketplace",
+    security(("oauth2" = ["marketplace.write"]), ("api_key" = [])),
+    params(("Idempotency-Key" = String, Header, description = "required; 8 to 128 characters")),
+    request_body = CreateApp,
+    responses((status = 201, body = AppView),
+        (status = 400, description = "invalid_json, unknown_field, idempotency_key_malformed (also when the required key is missing)"),
+        (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
+        (status = 409, description = "idempotency_key_reused or idempotency_key_in_progress"),
+        (status = 413, description = "payload_too_large"), (status = 415, description = "unsupported_media_type"),
+        (status = 422, description = "validation_failed (detail names each field), webhook_endpoint_url_invalid")))]
+pub async fn create_app(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    key: Idempotent,
+    body: JsonBody<CreateApp>,
+) -> Result<Response, PartnerError> {
+    let write = caller.begin_write(&state, PartnerScope::MarketplaceWrite)?;
+    let (owner, now) = (&write.owner, write.now);
+    let key = Some(key);
+    state
+        .idempotency
+        .run_maybe(write.guarded(&key, &body.raw), || async {
+            let input = &body.value;
+            let mut issues = Vec::new();
+            let name = input
+                .name
+                .as_deref()
+                .map(str::trim)
+                .filter(|n| !n.is_empty());
+            match name {
+                None => issues.push(FieldIssue::new("name", "required")),
+                Some(n) if n.chars().count() > MAX_NAME => {
+                    issues.push(FieldIssue::new("name", "max_length").with_bound(MAX_NAME as i64))
+                }
+                Some(_) => {}
+            }
+            let category = match input.category.as_deref() {
+                None => {
+                    issues.push(FieldIssue::new("category", "required"));
+                    None
+                }
+                Some(raw) => Category::parse(raw).or_else(|| {
+                    issues.push(FieldIssue::new("category", "enum"));
+                    None
+                }),
+            };
+            if input.redirect_uris.len() > MAX_REDIRECT_URIS {
+                issues.push(
+                    FieldIssue::new("redirect_uris", "max_items")
+                        .with_bound(MAX_REDIRECT_URIS as i64),
+                );
+            }
+            for (i, uri) in input.redirect_uris.iter().enumerate() {
+                if let Some(reason) = redirect_uri_issue(uri) {
+                    issues.push(FieldIssue::new(format!("redirect_uris[{i}]"), reason));
+                }
+            }
+            let (Some(name), Some(category), true) = (name, category, issues.is_empty()) else {
+                return Err(PartnerError::Validation(issues));
+            };
+            let webhook_url = match input.webhook_url.as_deref() {
+                None => None,
+                Some(raw) => Some(check_url(&state, raw).await.map_err(|e| match e {
+                    PartnerError::WebhookUrlInvalid(issue) => PartnerError::WebhookUrlInvalid(
+                        FieldIssue::new("webhook_url", issue.reason),
+                    ),
+                    PartnerError::Validation(_) => {
+                        PartnerError::invalid("webhook_url", "max_length")
+                    }
+                    e => e,
+                })?),
+            };
+            let id: MarketplaceAppId =
+                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
+            let app = App {
+                id,
+                owner: owner.clone(),
+                name: name.to_owned(),
+                category,
+                redirect_uris: input.redirect_uris.clone(),
+                webhook_url,
+                review: Review::PendingReview,
+                review_note: None,
+                reviewed_at: None,
+                created_at: now,
+                version: 1,
+            };
+            let view = AppView::new(&app);
+            let mut writes = WriteSet::default();
+            writes.push(CommercialWrite::InsertApp(app));
+            Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
+        })
+        .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::redirect_uri_issue;
+
+    #[test]
+    fn redirect_uris_are_absolute_https_without_fragments() {
+        assert_eq!(redirect_uri_issue("https://v.example/return"), None);
+        assert_eq!(redirect_uri_issue("http://localhost:8080/cb"), None);
+        assert_eq!(
+            redirect_uri_issue("http://v.example/return"),
+            Some("https_required")
+        );
+        assert_eq!(
+            redirect_uri_issue("https://v.example/r#x"),
+            Some("fragment_not_allowed")
+        );
+        assert_eq!(redirect_uri_issue("/relative"), Some("uri"));
+    }
+}

@@ -1,0 +1,192 @@
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use lendhub_domain::hub_ids::SignalId;
+use lendhub_domain::lending::Application;
+use lendhub_domain::marketplace::{
+    Category, MAX_EVIDENCE_BYTES, Signal, Verdict, counts_now, score_thousandths,
+};
+use lendhub_domain::scope::PartnerScope;
+use lendhub_http::FieldIssue;
+use lendhub_http::idempotency::{Idempotent, Prepared};
+use lendhub_http::json::JsonBody;
+use lendhub_store::{CommercialWrite, LendingWrite, WriteSet};
+use serde::Deserialize;
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use super::{SignalView, approved_app};
+use crate::partner::error::PartnerError;
+use crate::partner::rest::applications::find;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::state::PartnerState;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PublishSignal {
+    /// `app_…`: an application of yours.
+    #[schema(required = true, example = "app_01KQ3V1Y2C8WZ3R5T6Y7X8V9W0")]
+    application_id: Option<String>,
+    /// The kind of check: `fraud`, `identity`, `open_banking`,
+    /// `accounting` or `e_sign`.
+    #[schema(required = true, example = "fraud")]
+    kind: Option<String>,
+    /// The check's confidence, 0 to 1 (kept to three decimal places).
+    #[schema(required = true, value_type = f64, example = 0.95)]
+    score: Option<Value>,
+    /// `pass`, `review` or `fail`. A `fraud` signal that fails with a
+    /// score of at least 0.9 declines the application; any other signal
+    /// moves its annual rate: `pass` down by up to 0.5 points, `review` up
+    /// by up to 0.5, `fail` up by up to 1 (scaled by the score; 2 points
+    /// at most in all).
+    #[schema(required = true, example = "fail")]
+    verdict: Option<String>,
+    /// What the check saw, as a JSON object of at most 8 KiB: kept with
+    /// the signal for the lender's review.
+    #[schema(required = true, value_type = Object)]
+    evidence: Option<Value>,
+    /// `mkt_…`: the approved app of yours that made the check, if one did.
+    #[schema(example = "mkt_01KQ3V1Y2C8WZ3R5T6Y7X8V9W0")]
+    app_id: Option<String>,
+}
+
+/// Publish a marketplace signal about an application. It counts
+/// (`accepted: true`) only while the application's decision is unresolved:
+/// before it is submitted, or while it is referred to an underwriter;
+/// afterwards it is kept but `accepted: false` and has no effect. The
+/// decision's reasons carry `marketplace_signal` when signals moved it.
+#[utoipa::path(post, operation_id = "publishMarketplaceSignal", path = "/marketplace/signals", tag = "marketplace",
+    security(("oauth2" = ["marketplace.write"]), ("api_key" = [])),
+    params(("Idempotency-Key" = String, Header, description = "required; 8 to 128 characters")),
+    request_body = PublishSignal,
+    responses((status = 201, body = SignalView),
+        (status = 400, description = "invalid_json, unknown_field, idempotency_key_malformed (also when the required key is missing)"),
+        (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
+        (status = 404, description = "not_found: the application or the app"),
+        (status = 409, description = "marketplace_app_not_approved; conflict (the application changed meanwhile: retry); idempotency_key_reused or idempotency_key_in_progress"),
+        (status = 413, description = "payload_too_large"), (status = 415, description = "unsupported_media_type"),
+        (status = 422, description = "validation_failed (detail names each field)")))]
+pub async fn publish_signal(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    key: Idempotent,
+    body: JsonBody<PublishSignal>,
+) -> Result<Response, PartnerError> {
+    let write = caller.begin_write(&state, PartnerScope::MarketplaceWrite)?;
+    let (owner, now) = (&write.owner, write.now);
+    let key = Some(key);
+    state
+        .idempotency
+        .run_maybe(write.guarded(&key, &body.raw), || async {
+            let input = &body.value;
+            let mut issues = Vec::new();
+            let mut required = |field: &'static str, present: bool| {
+                if !present {
+                    issues.push(FieldIssue::new(field, "required"));
+                }
+                present
+            };
+            required("application_id", input.application_id.is_some());
+            let kind = match input.kind.as_deref() {
+                None => {
+                    required("kind", false);
+                    None
+                }
+                Some(raw) => Category::parse(raw).or_else(|| {
+                    issues.push(FieldIssue::new("kind", "enum"));
+                    None
+                }),
+            };
+            let score = match &input.score {
+                None | Some(Value::Null) => {
+                    issues.push(FieldIssue::new("score", "required"));
+                    None
+                }
+                Some(v) => match v.as_f64() {
+                    None => {
+                        issues.push(FieldIssue::new("score", "number"));
+                        None
+                    }
+                    Some(n) => score_thousandths(n).or_else(|| {
+                        let bound = if n < 0.0 {
+                            ("min_value", 0)
+                        } else {
+                            ("max_value", 1)
+                        };
+                        issues.push(FieldIssue::new("score", bound.0).with_bound(bound.1));
+                        None
+                    }),
+                },
+            };
+            let verdict = match input.verdict.as_deref() {
+                None => {
+                    issues.push(FieldIssue::new("verdict", "required"));
+                    None
+                }
+                Some(raw) => Verdict::parse(raw).or_else(|| {
+                    issues.push(FieldIssue::new("verdict", "enum"));
+                    None
+                }),
+            };
+            let evidence = match &input.evidence {
+                None | Some(Value::Null) => {
+                    issues.push(FieldIssue::new("evidence", "required"));
+                    None
+                }
+                Some(v @ Value::Object(_)) if v.to_string().len() > MAX_EVIDENCE_BYTES => {
+                    issues.push(
+                        FieldIssue::new("evidence", "max_length")
+                            .with_bound(MAX_EVIDENCE_BYTES as i64),
+                    );
+                    None
+                }
+                Some(v @ Value::Object(_)) => Some(v.clone()),
+                Some(_) => {
+                    issues.push(FieldIssue::new("evidence", "object"));
+                    None
+                }
+            };
+            let (Some(application_id), Some(kind), Some(score), Some(verdict), Some(evidence)) =
+                (&input.application_id, kind, score, verdict, evidence)
+            else {
+                return Err(PartnerError::Validation(issues));
+            };
+            if !issues.is_empty() {
+                return Err(PartnerError::Validation(issues));
+            }
+            let app_id = match &input.app_id {
+                None => None,
+                Some(raw) => Some(approved_app(&state, owner, raw).await?.id),
+            };
+            let application = find(&state, owner, application_id).await?;
+            let accepted = counts_now(application.status);
+            let signal = Signal {
+                id: lendhub_system::new_hub_id::<SignalId>(
+                    lendhub_domain::clock::unix_ms(now) as u64
+                ),
+                owner: owner.clone(),
+                application_id: application.id.clone(),
+                app_id,
+                kind,
+                score,
+                verdict,
+                evidence,
+                accepted,
+                created_at: now,
+            };
+            let view = SignalView::new(&signal);
+            let mut writes = WriteSet::default();
+            writes.push(CommercialWrite::InsertSignal(signal));
+            if accepted {
+                // Over the application's version, as its decision commits:
+                // a signal either lands before the decision reads them, or
+                // finds the application moved on and is tried again.
+                writes.push(LendingWrite::UpdateApplication(Application {
+                    version: application.version + 1,
+                    ..application
+                }));
+            }
+            Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
+        })
+        .await
+}

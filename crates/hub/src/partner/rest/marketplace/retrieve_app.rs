@@ -1,0 +1,34 @@
+use axum::Json;
+use axum::extract::{Path, State};
+use lendhub_domain::hub_ids::{HubId, MarketplaceAppId};
+use lendhub_domain::scope::PartnerScope;
+
+use super::AppView;
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::state::PartnerState;
+
+/// A marketplace app listing of yours, with its review state.
+#[utoipa::path(get, operation_id = "getMarketplaceApp", path = "/marketplace/apps/{id}", tag = "marketplace",
+    security(("oauth2" = ["marketplace.read"]), ("api_key" = [])),
+    params(("id" = String, Path, description = "mkt_…")),
+    responses((status = 200, body = AppView), (status = 401, description = "credentials"),
+        (status = 403, description = "insufficient_scope"),
+        (status = 404, description = "not_found: no such app of yours in this environment")))]
+pub async fn retrieve_app(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    Path(id): Path<String>,
+) -> Result<Json<AppView>, PartnerError> {
+    caller.require(PartnerScope::MarketplaceRead)?;
+    let missing = PartnerError::NotFound("marketplace app");
+    if MarketplaceAppId::parse(&id).is_none() {
+        return Err(missing);
+    }
+    let app = state
+        .commercial
+        .marketplace_app(&caller.tenant(), &id)
+        .await?
+        .ok_or(missing)?;
+    Ok(Json(AppView::new(&app)))
+}

@@ -1,0 +1,130 @@
+use std::collections::BTreeMap;
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::Response;
+use lendhub_domain::hub_ids::{MarketplaceSubscriptionId, WebhookEndpointId};
+use lendhub_domain::marketplace::Subscription;
+use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
+use lendhub_http::FieldIssue;
+use lendhub_http::idempotency::{Idempotent, Prepared};
+use lendhub_http::json::JsonBody;
+use lendhub_store::{CommercialWrite, EndpointRecord, EventWrite, WriteSet};
+use lendhub_system::{Seal, webhook_secret};
+use lendhub_webhooks::SECRET_PURPOSE;
+use serde::Deserialize;
+use utoipa::ToSchema;
+
+use super::{SubscriptionView, approved_app};
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::webhook_endpoints::{MAX_ENDPOINTS, check_events};
+use crate::partner::state::PartnerState;
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Subscribe {
+    /// `mkt_…`: an approved app of yours with a `webhook_url`.
+    #[schema(required = true, example = "mkt_01KQ3V1Y2C8WZ3R5T6Y7X8V9W0")]
+    app_id: Option<String>,
+    /// Event types, or `["*"]` for all. Typical: application.submitted,
+    /// application.funded, account.updated, decision.completed, payment.*.
+    #[schema(required = true, example = json!(["application.submitted", "decision.completed"]))]
+    enabled_events: Option<Vec<String>>,
+}
+
+/// Subscribe an approved app to your events. Deliveries go to the app's
+/// `webhook_url` through a webhook endpoint of its own (`webhook_endpoint_id`,
+/// managed, retried and replayed like any), signed with the app's own
+/// secret, shown in this answer only.
+#[utoipa::path(post, operation_id = "createMarketplaceSubscription", path = "/marketplace/subscriptions", tag = "marketplace",
+    security(("oauth2" = ["marketplace.write"]), ("api_key" = [])),
+    params(("Idempotency-Key" = String, Header, description = "required; 8 to 128 characters")),
+    request_body = Subscribe,
+    responses((status = 201, body = SubscriptionView),
+        (status = 400, description = "invalid_json, unknown_field, idempotency_key_malformed (also when the required key is missing)"),
+        (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
+        (status = 404, description = "not_found: no such app of yours"),
+        (status = 409, description = "marketplace_app_not_approved; idempotency_key_reused or idempotency_key_in_progress"),
+        (status = 413, description = "payload_too_large"), (status = 415, description = "unsupported_media_type"),
+        (status = 422, description = "validation_failed (the app has no webhook_url: reason `webhook_url_required`), webhook_event_unknown, webhook_endpoint_limit")))]
+pub async fn subscribe(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    key: Idempotent,
+    body: JsonBody<Subscribe>,
+) -> Result<Response, PartnerError> {
+    let write = caller.begin_write(&state, PartnerScope::MarketplaceWrite)?;
+    let (owner, now) = (&write.owner, write.now);
+    let key = Some(key);
+    state
+        .idempotency
+        .run_maybe(write.guarded(&key, &body.raw), || async {
+            let input = &body.value;
+            let mut issues = Vec::new();
+            if input.app_id.is_none() {
+                issues.push(FieldIssue::new("app_id", "required"));
+            }
+            if input.enabled_events.is_none() {
+                issues.push(FieldIssue::new("enabled_events", "required"));
+            }
+            let (Some(app_id), Some(events), true) =
+                (&input.app_id, &input.enabled_events, issues.is_empty())
+            else {
+                return Err(PartnerError::Validation(issues));
+            };
+            check_events(events)?;
+            let app = approved_app(&state, owner, app_id).await?;
+            let Some(url) = app.webhook_url.clone() else {
+                return Err(PartnerError::invalid("app_id", "webhook_url_required"));
+            };
+            let millis = lendhub_domain::clock::unix_ms(now) as u64;
+            let endpoint_id: WebhookEndpointId = lendhub_system::new_hub_id(millis);
+            let subscription = Subscription {
+                id: lendhub_system::new_hub_id::<MarketplaceSubscriptionId>(millis),
+                owner: owner.clone(),
+                app_id: app.id.clone(),
+                endpoint_id: endpoint_id.to_string(),
+                enabled_events: events.clone(),
+                created_at: now,
+            };
+            let endpoint = WebhookEndpoint {
+                id: endpoint_id.into(),
+                owner: owner.clone(),
+                url: url.clone(),
+                enabled_events: events.clone(),
+                description: Some(format!("Marketplace app {} ({})", app.name, app.id)),
+                status: EndpointStatus::Enabled,
+                created_at: now,
+                api_version: None,
+                metadata: BTreeMap::from([
+                    ("marketplace_app_id".to_owned(), app.id.to_string()),
+                    (
+                        "marketplace_subscription_id".to_owned(),
+                        subscription.id.to_string(),
+                    ),
+                ]),
+            };
+            let secret = webhook_secret();
+            let sealed_secret = state.master_key.seal(SECRET_PURPOSE, secret.as_bytes());
+            let view = SubscriptionView::new(&subscription, &url, secret);
+            let mut writes = WriteSet::default();
+            writes
+                .push(EventWrite::InsertEndpoint {
+                    record: EndpointRecord {
+                        endpoint,
+                        sealed_secret,
+                    },
+                    max_per_owner: MAX_ENDPOINTS,
+                })
+                .push(CommercialWrite::InsertSubscription(subscription));
+            Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
+        })
+        .await
+        .map_err(|e| match e {
+            // The only conditional write: the endpoint's slot.
+            PartnerError::Conflict(_) => PartnerError::WebhookEndpointLimit(MAX_ENDPOINTS),
+            e => e,
+        })
+}
