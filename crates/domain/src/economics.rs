@@ -107,20 +107,32 @@ pub fn month_fees(
     to: OffsetDateTime,
     custom: Option<Money>,
 ) -> Option<MonthFees> {
-    let mut month: Vec<&Origination> = originations
-        .iter()
-        .filter(|o| o.funded_at >= from && o.funded_at < to)
-        .collect();
-    month.sort_by(|a, b| {
+    // Every origination up to the month's end, once each, oldest first:
+    // the trailing window then slides over them in one pass.
+    let mut history: Vec<&Origination> = originations.iter().filter(|o| o.funded_at < to).collect();
+    history.sort_by(|a, b| {
         (a.funded_at, a.account_id.as_str()).cmp(&(b.funded_at, b.account_id.as_str()))
     });
-    month.dedup_by(|a, b| a.account_id == b.account_id);
+    let mut seen = std::collections::HashSet::new();
+    history.retain(|o| seen.insert(o.account_id.as_str()));
     let mut tier = FeeTier::UpTo500k;
-    for o in &month {
-        tier = tier.max(FeeTier::for_volume(trailing_volume(
-            originations,
-            o.funded_at,
-        )?));
+    let (mut lo, mut hi, mut window) = (0, 0, Money::ZERO);
+    let mut month = Vec::new();
+    for o in &history {
+        if o.funded_at < from {
+            continue;
+        }
+        // The window is (funded_at - 30 days, funded_at], ties included.
+        while hi < history.len() && history[hi].funded_at <= o.funded_at {
+            window = window.checked_add(history[hi].principal)?;
+            hi += 1;
+        }
+        while history[lo].funded_at <= o.funded_at - TRAILING {
+            window = window.checked_sub(history[lo].principal)?;
+            lo += 1;
+        }
+        tier = tier.max(FeeTier::for_volume(window));
+        month.push(*o);
     }
     let rate = tier.fee(custom);
     let lines: Vec<(AccountId, Money)> =

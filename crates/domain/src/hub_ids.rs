@@ -32,6 +32,14 @@ pub trait HubId: Sized {
         Self::generate(unix_ms.saturating_add(1).max(0) as u64, 0)
     }
 
+    /// When it was made: the millisecond it was generated with.
+    fn created_ms(&self) -> u64 {
+        self.as_str()
+            .strip_prefix(Self::PREFIX)
+            .and_then(|rest| ulid::Ulid::from_string(rest).ok())
+            .map_or(0, |u| u.timestamp_ms())
+    }
+
     /// The prefix followed by exactly 26 Crockford base32 characters.
     fn parse(raw: &str) -> Option<Self> {
         let rest = raw.strip_prefix(Self::PREFIX)?;
@@ -121,6 +129,8 @@ hub_id!(/// A marketplace app listing (`mkt_…`).
     MarketplaceAppId, "mkt_");
 hub_id!(/// A marketplace app's subscription to events (`msub_…`).
     MarketplaceSubscriptionId, "msub_");
+hub_id!(/// A partner statement (`pst_…`).
+    StatementId, "pst_");
 
 #[cfg(test)]
 mod tests {

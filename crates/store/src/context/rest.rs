@@ -62,8 +62,9 @@ pub enum CommercialWrite {
     InsertSignal(marketplace::Signal),
 }
 
-/// The most signals of one application the engine reads.
-pub const MAX_SIGNALS: u32 = 1_000;
+/// The most signals one application takes (`POST /marketplace/signals`
+/// refuses more), and so the most the engine reads.
+pub const MAX_SIGNALS: u32 = 100;
 
 /// A page of an owner's introductions, newest first, optionally of one
 /// sub-account.

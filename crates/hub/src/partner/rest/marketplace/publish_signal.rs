@@ -1,7 +1,7 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::hub_ids::SignalId;
+use lendhub_domain::hub_ids::{HubId, SignalId};
 use lendhub_domain::lending::Application;
 use lendhub_domain::marketplace::{
     Category, MAX_EVIDENCE_BYTES, Signal, Verdict, counts_now, score_thousandths,
@@ -10,7 +10,7 @@ use lendhub_domain::scope::PartnerScope;
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
-use lendhub_store::{CommercialWrite, LendingWrite, WriteSet};
+use lendhub_store::{CommercialWrite, LendingWrite, MAX_SIGNALS, WriteSet};
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
@@ -65,7 +65,7 @@ pub struct PublishSignal {
         (status = 404, description = "not_found: the application or the app"),
         (status = 409, description = "marketplace_app_not_approved; conflict (the application changed meanwhile: retry); idempotency_key_reused or idempotency_key_in_progress"),
         (status = 413, description = "payload_too_large"), (status = 415, description = "unsupported_media_type"),
-        (status = 422, description = "validation_failed (detail names each field)")))]
+        (status = 422, description = "validation_failed (detail names each field; `signal_limit` when the application already has 100 signals)")))]
 pub async fn publish_signal(
     State(state): State<PartnerState>,
     caller: RestCaller,
@@ -159,6 +159,18 @@ pub async fn publish_signal(
                 Some(raw) => Some(approved_app(&state, owner, raw).await?.id),
             };
             let application = find(&state, owner, application_id).await?;
+            let earlier = state
+                .commercial
+                .signals(owner, application.id.as_str())
+                .await?;
+            // Accepted ones commit over the application's version, so
+            // they are counted here one at a time.
+            if earlier.len() >= MAX_SIGNALS as usize {
+                return Err(PartnerError::Validation(vec![
+                    FieldIssue::new("application_id", "signal_limit")
+                        .with_bound(i64::from(MAX_SIGNALS)),
+                ]));
+            }
             let accepted = counts_now(application.status);
             let signal = Signal {
                 id: lendhub_system::new_hub_id::<SignalId>(
