@@ -64,6 +64,8 @@ pub enum PartnerScope {
     WebhooksManage,
     MarketplaceRead,
     MarketplaceWrite,
+    /// lendhub's own: the partner's statements and payouts (issue #17).
+    BillingRead,
 }
 
 impl PartnerScope {
@@ -97,6 +99,7 @@ impl Scope for PartnerScope {
         PartnerScope::WebhooksManage,
         PartnerScope::MarketplaceRead,
         PartnerScope::MarketplaceWrite,
+        PartnerScope::BillingRead,
     ];
 
     /// Every other spelling the seed uses for a REST-tier scope.
@@ -128,6 +131,7 @@ impl Scope for PartnerScope {
             PartnerScope::WebhooksManage => "webhooks.manage",
             PartnerScope::MarketplaceRead => "marketplace.read",
             PartnerScope::MarketplaceWrite => "marketplace.write",
+            PartnerScope::BillingRead => "billing.read",
         }
     }
 }

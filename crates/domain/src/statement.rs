@@ -467,13 +467,105 @@ pub fn close(
 
 /// One statement per owner and period, whenever it is closed.
 fn statement_id(owner: &Tenant, period: Period) -> StatementId {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(format!("{}|{period}", owner.as_str()));
-    let mut random = [0u8; 16];
-    random.copy_from_slice(&digest[..16]);
-    let ms = (period.start().unix_timestamp_nanos() / 1_000_000).max(0) as u64;
-    StatementId::generate(ms, u128::from_be_bytes(random))
+    derived_id(&format!("{}|{period}", owner.as_str()), Some(period))
 }
 
 #[cfg(test)]
 mod tests;
+
+/// A month of one owner's to close: drafted once the month is over on the
+/// owner's clock, finalized on its invoice date. Made when the owner's
+/// first loan of the month funds, so an owner with no loans has nothing
+/// to close.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Close {
+    pub owner: Tenant,
+    pub period: String,
+    /// When, on the owner's clock: the month's end, then its invoice date.
+    pub due_at_ms: i64,
+}
+
+impl Close {
+    /// Its row's key, for the store's conditional change.
+    pub fn key(&self) -> String {
+        format!("{}|{}", self.owner.as_str(), self.period)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PayoutStatus {
+    /// Its statement is a draft.
+    Pending,
+    /// Paid with its statement's finalization (`payout.paid`).
+    Paid,
+}
+
+impl PayoutStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PayoutStatus::Pending => "pending",
+            PayoutStatus::Paid => "paid",
+        }
+    }
+}
+
+/// A sub-account's payout for a month (beta; seed: Payout).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PayoutRecord {
+    pub id: crate::hub_ids::PayoutId,
+    pub owner: Tenant,
+    pub sub_account_id: SubAccountId,
+    pub period: String,
+    pub status: PayoutStatus,
+    pub gross_pence: i64,
+    pub introductions: u32,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub paid_at: Option<OffsetDateTime>,
+}
+
+impl Statement {
+    /// Its payouts as records: pending while it is a draft, paid at `now`
+    /// when it is finalized.
+    pub fn payout_records(&self, now: OffsetDateTime) -> Vec<PayoutRecord> {
+        let paid = self.status == Status::Finalized;
+        self.payouts
+            .iter()
+            .map(|p| PayoutRecord {
+                id: derived_id(
+                    &format!(
+                        "{}|{}|{}",
+                        self.owner.as_str(),
+                        p.sub_account_id,
+                        self.period
+                    ),
+                    Period::parse(&self.period),
+                ),
+                owner: self.owner.clone(),
+                sub_account_id: p.sub_account_id.clone(),
+                period: self.period.clone(),
+                status: if paid {
+                    PayoutStatus::Paid
+                } else {
+                    PayoutStatus::Pending
+                },
+                gross_pence: p.gross_pence,
+                introductions: p.introductions,
+                paid_at: paid.then_some(now),
+            })
+            .collect()
+    }
+}
+
+/// An id that names the same thing whenever it is made: the period's start
+/// as its time, a digest of what it names as its randomness.
+fn derived_id<I: HubId>(names: &str, period: Option<Period>) -> I {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(names);
+    let mut random = [0u8; 16];
+    random.copy_from_slice(&digest[..16]);
+    let ms = period.map_or(0, |p| {
+        (p.start().unix_timestamp_nanos() / 1_000_000).max(0) as u64
+    });
+    I::generate(ms, u128::from_be_bytes(random))
+}

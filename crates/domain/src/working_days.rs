@@ -39,6 +39,12 @@ struct Holiday {
     date: String,
 }
 
+impl Default for WorkingDays {
+    fn default() -> Self {
+        Self::bundled()
+    }
+}
+
 impl WorkingDays {
     /// GOV.UK's list as bundled with this build.
     pub fn bundled() -> Self {

@@ -100,6 +100,11 @@ pub enum Command {
         #[command(subcommand)]
         command: crate::marketplace_cli::MarketplaceCommand,
     },
+    /// Partners' commercial terms, and closing a month's statements.
+    Billing {
+        #[command(subcommand)]
+        command: crate::billing_cli::BillingCommand,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -154,6 +159,7 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Marketplace { command } => {
             crate::marketplace_cli::marketplace(command, &config).await
         }
+        Command::Billing { command } => crate::billing_cli::billing(command, &config).await,
     }
 }
 

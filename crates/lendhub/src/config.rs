@@ -153,6 +153,30 @@ pub struct Mcp {
 pub struct RestTier {
     /// The hub's planned REST tier answers 503 on every path until this is on.
     pub enabled: bool,
+    /// A newer download of GOV.UK's `bank-holidays.json` than the copy in
+    /// the binary, for the statements' invoice dates (its England and
+    /// Wales holidays; past its last year the statutory rules apply).
+    #[serde(default)]
+    pub bank_holidays_file: Option<PathBuf>,
+}
+
+impl RestTier {
+    /// England and Wales working days: from `bank_holidays_file` when set,
+    /// the bundled GOV.UK list otherwise.
+    pub fn working_days(&self) -> anyhow::Result<lendhub_domain::working_days::WorkingDays> {
+        use anyhow::Context;
+        match &self.bank_holidays_file {
+            None => Ok(lendhub_domain::working_days::WorkingDays::bundled()),
+            Some(path) => {
+                let json = std::fs::read_to_string(path).with_context(|| {
+                    format!("reading rest_tier.bank_holidays_file {}", path.display())
+                })?;
+                lendhub_domain::working_days::WorkingDays::from_govuk_json(&json).map_err(|e| {
+                    anyhow::anyhow!("rest_tier.bank_holidays_file {}: {e}", path.display())
+                })
+            }
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]

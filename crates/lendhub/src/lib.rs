@@ -3,6 +3,7 @@
 //! server in-process.
 
 mod accounts_cli;
+mod billing_cli;
 pub mod cli;
 mod cms_cli;
 pub mod config;

@@ -242,6 +242,7 @@ async fn hub(
         trusted_proxies: config.public.trusted_proxies.clone(),
         journey: register_journey(core, sso_url, &url).await,
         people: Some(people),
+        working_days: Arc::new(config.rest_tier.working_days()?),
     };
     let state = lendhub_hub::HubState {
         partner: lendhub_hub::PartnerState::new(

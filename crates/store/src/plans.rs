@@ -244,6 +244,52 @@ pub fn request_path_queries() -> Vec<Query> {
         )
     });
     queries.push(query(
+        "statement by id",
+        sql::commercial::STATEMENT,
+        vec![Value::Text("pst_01J00000000000000000000000"), OWNER],
+    ));
+    queries.push(query(
+        "statement exists (a cursor)",
+        sql::commercial::STATEMENT_EXISTS,
+        vec![Value::Text("pst_01J00000000000000000000000"), OWNER],
+    ));
+    queries.push(query(
+        "payout exists (a cursor)",
+        sql::commercial::PAYOUT_EXISTS,
+        vec![Value::Text("po_01J00000000000000000000000"), OWNER],
+    ));
+    queries.push(query(
+        "an owner's statement for a month (the close)",
+        sql::commercial::STATEMENT_FOR,
+        vec![OWNER, Value::Text("2026-11")],
+    ));
+    queries.push(query(
+        "a partner's terms (the close)",
+        sql::commercial::PARTNER_TERMS,
+        vec![OWNER],
+    ));
+    queries.push(Query {
+        ordered_by_index: true,
+        ..query(
+            "every account of an owner (the close)",
+            sql::commercial::OWNER_ACCOUNTS,
+            vec![OWNER],
+        )
+    });
+    queries.push(Query {
+        ordered_by_index: true,
+        ..query(
+            "every sub-account of an owner (the close)",
+            sql::commercial::OWNER_SUB_ACCOUNTS,
+            vec![OWNER],
+        )
+    });
+    queries.push(query(
+        "owners with accounts opened in a month (the operator's close)",
+        sql::commercial::BILLING_OWNERS,
+        vec![Value::Int(1_700_000_000_000), Value::Int(1_702_000_000_000)],
+    ));
+    queries.push(query(
         "schedule by id",
         sql::lending::SCHEDULE,
         vec![Value::Text("sch_01J00000000000000000000000"), OWNER],
@@ -265,7 +311,13 @@ pub fn request_path_queries() -> Vec<Query> {
     ));
     // Each keyset with its filters' values, and the filters every request
     // gives (a ledger is always one account's).
-    let keysets: [(&'static sql::Keyset, &[Value], u8); 8] = [
+    let keysets: [(&'static sql::Keyset, &[Value], u8); 10] = [
+        (&sql::STATEMENTS, &[Value::Text("2026-11")], 0),
+        (
+            &sql::PAYOUTS,
+            &[Value::Text("sub_01J00000000000000000000000")],
+            0,
+        ),
         (
             &sql::APPLICATIONS,
             &[Value::Text("created"), Value::Text("INV-1")],

@@ -302,6 +302,44 @@ pub mod commercial {
          (id, owner, app_id, endpoint_id, created_at_ms, body) VALUES ($1, $2, $3, $4, $5, $6)";
     pub const INSERT_SIGNAL: &str = "INSERT INTO hub_marketplace_signals
          (id, owner, application_id, created_at_ms, body) VALUES ($1, $2, $3, $4, $5)";
+    pub const PARTNER_TERMS: &str = "SELECT body FROM hub_partner_terms WHERE client_id = $1";
+    pub const SET_PARTNER_TERMS: &str =
+        "INSERT INTO hub_partner_terms (client_id, updated_at_ms, body)
+         VALUES ($1, $2, $3) ON CONFLICT (client_id)
+         DO UPDATE SET updated_at_ms = excluded.updated_at_ms, body = excluded.body";
+    /// Every account an owner ever opened: a close's history.
+    pub const OWNER_ACCOUNTS: &str = "SELECT body FROM hub_accounts WHERE owner = $1 ORDER BY id";
+    /// Every sub-account of an owner: their shares, for the payouts.
+    pub const OWNER_SUB_ACCOUNTS: &str =
+        "SELECT body FROM hub_sub_accounts WHERE owner = $1 ORDER BY id";
+    /// Owners that opened an account within a period (on their clock).
+    pub const BILLING_OWNERS: &str = "SELECT DISTINCT owner FROM hub_accounts
+         WHERE opened_at_ms >= $1 AND opened_at_ms < $2";
+    /// A statement is rewritten only while it is a draft: a finalized one
+    /// never changes.
+    pub const PUT_STATEMENT: &str = "INSERT INTO hub_statements (id, owner, period, status, body)
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (owner, period)
+         DO UPDATE SET status = excluded.status, body = excluded.body
+         WHERE hub_statements.status = 'draft'";
+    pub const STATEMENT: &str = "SELECT body FROM hub_statements WHERE id = $1 AND owner = $2";
+    pub const STATEMENT_FOR: &str =
+        "SELECT body FROM hub_statements WHERE owner = $1 AND period = $2";
+    pub const STATEMENT_EXISTS: &str = "SELECT 1 FROM hub_statements WHERE id = $1 AND owner = $2";
+    pub const PUT_PAYOUT: &str = "INSERT INTO hub_payouts
+         (id, owner, sub_account_id, period, status, body) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (owner, sub_account_id, period)
+         DO UPDATE SET status = excluded.status, body = excluded.body
+         WHERE hub_payouts.status = 'pending'";
+    pub const PAYOUT_EXISTS: &str = "SELECT 1 FROM hub_payouts WHERE id = $1 AND owner = $2";
+    pub const SCHEDULE_CLOSE: &str = "INSERT INTO hub_billing_due (owner, period, due_at_ms, body)
+         VALUES ($1, $2, $3, $4) ON CONFLICT (owner, period) DO NOTHING";
+    /// Conditional on the due time read (`$3`): of two closes, one moves it.
+    pub const MOVE_CLOSE: &str = "UPDATE hub_billing_due SET due_at_ms = $4, body = $5
+         WHERE owner = $1 AND period = $2 AND due_at_ms = $3";
+    pub const END_CLOSE: &str =
+        "DELETE FROM hub_billing_due WHERE owner = $1 AND period = $2 AND due_at_ms = $3";
+    /// Months due to close on their owner's clock, as `DUE_APPLICATIONS`.
+    pub const DUE_CLOSES: &str = due_on_owners_clock!("hub_billing_due");
     /// An application's signals, in the order they arrived (bounded).
     pub const SIGNALS: &str = "SELECT body FROM hub_marketplace_signals
          WHERE owner = $1 AND application_id = $2 ORDER BY id LIMIT $3";
@@ -449,8 +487,10 @@ pub static APPLICATIONS: Keyset = Keyset::new("hub_applications", &["status", "r
     APPLICATIONS.build()
 });
 /// Every keyset, for backends that prepare their statements once.
-pub static KEYSETS: [&Keyset; 8] = [
+pub static KEYSETS: [&Keyset; 10] = [
     &APPLICATIONS,
+    &STATEMENTS,
+    &PAYOUTS,
     &INTRODUCTIONS,
     &SUB_ACCOUNTS,
     &DECISIONS,
@@ -472,6 +512,10 @@ pub static ACCOUNTS: Keyset = Keyset::new("hub_accounts", &["status", "sub_accou
 pub static INTRODUCTIONS: Keyset = Keyset::new("hub_introductions", &["sub_account_id"], || {
     INTRODUCTIONS.build()
 });
+/// A partner's statements, newest first: by period.
+pub static STATEMENTS: Keyset = Keyset::new("hub_statements", &["period"], || STATEMENTS.build());
+/// A partner's payouts, newest first: by sub-account.
+pub static PAYOUTS: Keyset = Keyset::new("hub_payouts", &["sub_account_id"], || PAYOUTS.build());
 /// A partner's sub-accounts, newest first.
 pub static SUB_ACCOUNTS: Keyset = Keyset::new("hub_sub_accounts", &[], || SUB_ACCOUNTS.build());
 /// A borrowing company's accounts in one environment, across partners (a

@@ -40,6 +40,7 @@ fn scope_meaning(scope: PartnerScope) -> &'static str {
         PartnerScope::MarketplaceWrite => {
             "REST tier: register apps, subscriptions and publish signals"
         }
+        PartnerScope::BillingRead => "REST tier: read statements, invoices and payouts",
     }
 }
 

@@ -168,6 +168,9 @@ pub struct PartnerSettings {
     /// (a person reading their company's accounts); without it only
     /// partners' credentials are accepted.
     pub people: Option<Arc<dyn super::people::PersonTokens>>,
+    /// England and Wales working days: statements are invoiced on the 2nd
+    /// of the month after.
+    pub working_days: Arc<lendhub_domain::working_days::WorkingDays>,
 }
 
 impl PartnerState {

@@ -31,6 +31,7 @@ mod rest_marketplace;
 mod rest_mcp;
 mod rest_payments;
 mod rest_schedules;
+mod rest_statements;
 mod rest_sub_accounts;
 mod rest_test_helpers;
 mod rest_tier;

@@ -15,6 +15,7 @@ use lendhub_domain::mandate::Mandate;
 use lendhub_domain::marketplace;
 use lendhub_domain::schedule::Schedule;
 use lendhub_domain::servicing::Account;
+use lendhub_domain::statement;
 use lendhub_domain::sub_account::SubAccount;
 use lendhub_domain::tenant::Tenant;
 
@@ -60,6 +61,47 @@ pub enum CommercialWrite {
     /// With the webhook endpoint that carries its deliveries.
     InsertSubscription(marketplace::Subscription),
     InsertSignal(marketplace::Signal),
+    /// Written while it is a draft; a finalized statement never changes.
+    PutStatement(statement::Statement),
+    /// Written while it is pending; a paid payout never changes.
+    PutPayout(statement::PayoutRecord),
+    /// A month to close when it is due (nothing if it already waits).
+    ScheduleClose(statement::Close),
+    /// Moves a waiting close on to `next` (its new due time), or ends it
+    /// (`None`), if it is still due when it was read (`read`): of two
+    /// closes of one month, one commits.
+    MoveClose {
+        read: statement::Close,
+        key: String,
+        next: Option<statement::Close>,
+    },
+}
+
+/// A page of an owner's statements, newest first, optionally of one period.
+#[derive(Clone, Debug, Default)]
+pub struct StatementQuery {
+    pub page: PageQuery,
+    pub period: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub enum StatementPage {
+    Page(Page<statement::Statement>),
+    UnknownCursor,
+}
+
+/// A page of an owner's payouts, newest first, optionally of one
+/// sub-account.
+#[derive(Clone, Debug, Default)]
+pub struct PayoutQuery {
+    pub page: PageQuery,
+    pub sub_account_id: Option<String>,
+}
+
+#[derive(Clone, Debug)]
+pub enum PayoutPage {
+    Page(Page<statement::PayoutRecord>),
+    UnknownCursor,
 }
 
 /// The most signals one application takes (`POST /marketplace/signals`
@@ -128,6 +170,14 @@ from_due_row!(DueApplication, application, Application);
 from_due_row!(DuePayment, payment, Payment);
 from_due_row!(DueAccount, account, Account);
 from_due_row!(DueSchedule, schedule, Schedule);
+
+/// A month due to close on its owner's clock.
+#[derive(Clone, Debug)]
+pub struct DueClose {
+    pub close: statement::Close,
+    pub clock_offset_ms: i64,
+}
+from_due_row!(DueClose, close, statement::Close);
 
 /// A schedule whose next instalment is due on its owner's clock.
 #[derive(Clone, Debug)]
@@ -462,4 +512,46 @@ pub trait CommercialStore: Send + Sync {
         owner: &Tenant,
         application_id: &str,
     ) -> Result<Vec<marketplace::Signal>, StoreError>;
+    /// A partner's commercial terms, if any were agreed.
+    async fn partner_terms(&self, client_id: &str) -> Result<Option<statement::Terms>, StoreError>;
+
+    async fn set_partner_terms(
+        &self,
+        client_id: &str,
+        terms: &statement::Terms,
+        now_ms: i64,
+    ) -> Result<(), StoreError>;
+
+    /// Every account the owner ever opened, oldest first.
+    async fn owner_accounts(&self, owner: &Tenant) -> Result<Vec<Account>, StoreError>;
+
+    /// Every sub-account of the owner.
+    async fn owner_sub_accounts(&self, owner: &Tenant) -> Result<Vec<SubAccount>, StoreError>;
+
+    /// Owners that opened an account in `[from_ms, to_ms)` on their clock.
+    async fn billing_owners(&self, from_ms: i64, to_ms: i64) -> Result<Vec<Tenant>, StoreError>;
+
+    async fn statement(
+        &self,
+        owner: &Tenant,
+        id: &str,
+    ) -> Result<Option<statement::Statement>, StoreError>;
+
+    async fn statement_for(
+        &self,
+        owner: &Tenant,
+        period: &str,
+    ) -> Result<Option<statement::Statement>, StoreError>;
+
+    async fn statements(
+        &self,
+        owner: &Tenant,
+        query: &StatementQuery,
+    ) -> Result<StatementPage, StoreError>;
+
+    async fn payouts(&self, owner: &Tenant, query: &PayoutQuery) -> Result<PayoutPage, StoreError>;
+
+    /// Months due to close on their owner's clock (`now_ms` the service
+    /// clock's), soonest first.
+    async fn due_closes(&self, now_ms: i64, limit: u32) -> Result<Vec<DueClose>, StoreError>;
 }

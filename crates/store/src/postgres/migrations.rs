@@ -183,6 +183,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "marketplace",
         include_str!("../../migrations/postgres/0035_marketplace.sql"),
     ),
+    (
+        36,
+        "billing",
+        include_str!("../../migrations/postgres/0036_billing.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

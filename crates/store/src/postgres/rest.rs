@@ -11,6 +11,7 @@ use lendhub_domain::mandate::Mandate;
 use lendhub_domain::marketplace::{App, Review, Signal};
 use lendhub_domain::schedule::Schedule;
 use lendhub_domain::servicing::Account;
+use lendhub_domain::statement::{Statement, Terms};
 use lendhub_domain::sub_account::SubAccount;
 use lendhub_domain::tenant::Tenant;
 use tokio_postgres::Row;
@@ -28,6 +29,7 @@ use crate::{
     IntroductionQuery, LedgerPage, LendingStore, PaymentPage, PaymentQuery, ServicingStore,
     SubAccountPage,
 };
+use crate::{DueClose, PayoutPage, PayoutQuery, StatementPage, StatementQuery};
 
 fn application_row(r: &Row) -> Result<Application, StoreError> {
     from_json(get(r, 0)?)
@@ -90,6 +92,22 @@ impl PgStore {
             .map_err(db)?
             .iter()
             .map(|r| Ok(D::from((from_json(get(r, 0)?)?, get(r, 1)?))))
+            .collect()
+    }
+
+    /// The JSON bodies of the rows `query` finds by owner.
+    async fn bodies<T: serde::de::DeserializeOwned>(
+        &self,
+        query: &str,
+        owner: &Tenant,
+    ) -> Result<Vec<T>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c.prepare_cached(query).await.map_err(db)?;
+        c.query(&statement, &[&owner.as_str()])
+            .await
+            .map_err(db)?
+            .iter()
+            .map(|r| from_json(get(r, 0)?))
             .collect()
     }
 
@@ -591,6 +609,7 @@ impl CommercialStore for PgStore {
             },
         )
     }
+
     async fn marketplace_app(&self, owner: &Tenant, id: &str) -> Result<Option<App>, StoreError> {
         self.body_by_owner(sql::commercial::APP, id, owner).await
     }
@@ -663,5 +682,125 @@ impl CommercialStore for PgStore {
         .iter()
         .map(|r| from_json(get(r, 0)?))
         .collect()
+    }
+
+    async fn partner_terms(&self, client_id: &str) -> Result<Option<Terms>, StoreError> {
+        self.body_by_key(sql::commercial::PARTNER_TERMS, client_id)
+            .await
+    }
+
+    async fn set_partner_terms(
+        &self,
+        client_id: &str,
+        terms: &Terms,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached(sql::commercial::SET_PARTNER_TERMS)
+            .await
+            .map_err(db)?;
+        let body = super::writes::json(terms)?;
+        c.execute(&statement, &[&client_id, &now_ms, &body])
+            .await
+            .map_err(db)?;
+        Ok(())
+    }
+
+    async fn owner_accounts(&self, owner: &Tenant) -> Result<Vec<Account>, StoreError> {
+        self.bodies(sql::commercial::OWNER_ACCOUNTS, owner).await
+    }
+
+    async fn owner_sub_accounts(&self, owner: &Tenant) -> Result<Vec<SubAccount>, StoreError> {
+        self.bodies(sql::commercial::OWNER_SUB_ACCOUNTS, owner)
+            .await
+    }
+
+    async fn billing_owners(&self, from_ms: i64, to_ms: i64) -> Result<Vec<Tenant>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached(sql::commercial::BILLING_OWNERS)
+            .await
+            .map_err(db)?;
+        c.query(&statement, &[&from_ms, &to_ms])
+            .await
+            .map_err(db)?
+            .iter()
+            .map(|r| Ok(Tenant::from_stored(get(r, 0)?)))
+            .collect()
+    }
+
+    async fn statement(&self, owner: &Tenant, id: &str) -> Result<Option<Statement>, StoreError> {
+        self.body_by_owner(sql::commercial::STATEMENT, id, owner)
+            .await
+    }
+
+    async fn statement_for(
+        &self,
+        owner: &Tenant,
+        period: &str,
+    ) -> Result<Option<Statement>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached(sql::commercial::STATEMENT_FOR)
+            .await
+            .map_err(db)?;
+        c.query_opt(&statement, &[&owner.as_str(), &period])
+            .await
+            .map_err(db)?
+            .map(|r| from_json(get(&r, 0)?))
+            .transpose()
+    }
+
+    async fn statements(
+        &self,
+        owner: &Tenant,
+        q: &StatementQuery,
+    ) -> Result<StatementPage, StoreError> {
+        let c = self.conn().await?;
+        let exists = sql::commercial::STATEMENT_EXISTS;
+        let filters = [q.period.as_deref()];
+        Ok(
+            match page(
+                &c,
+                &sql::STATEMENTS,
+                exists,
+                owner.as_str(),
+                &q.page,
+                &filters,
+                None,
+            )
+            .await?
+            {
+                Some(p) => StatementPage::Page(p),
+                None => StatementPage::UnknownCursor,
+            },
+        )
+    }
+
+    async fn payouts(&self, owner: &Tenant, q: &PayoutQuery) -> Result<PayoutPage, StoreError> {
+        let c = self.conn().await?;
+        let exists = sql::commercial::PAYOUT_EXISTS;
+        let filters = [q.sub_account_id.as_deref()];
+        Ok(
+            match page(
+                &c,
+                &sql::PAYOUTS,
+                exists,
+                owner.as_str(),
+                &q.page,
+                &filters,
+                None,
+            )
+            .await?
+            {
+                Some(p) => PayoutPage::Page(p),
+                None => PayoutPage::UnknownCursor,
+            },
+        )
+    }
+
+    async fn due_closes(&self, now_ms: i64, limit: u32) -> Result<Vec<DueClose>, StoreError> {
+        self.due(sql::commercial::DUE_CLOSES, now_ms, limit).await
     }
 }

@@ -182,6 +182,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "marketplace",
         include_str!("../../migrations/sqlite/0035_marketplace.sql"),
     ),
+    (
+        36,
+        "billing",
+        include_str!("../../migrations/sqlite/0036_billing.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -12,6 +12,7 @@ use lendhub_domain::mandate::Mandate;
 use lendhub_domain::marketplace::{App, Review, Signal};
 use lendhub_domain::schedule::Schedule;
 use lendhub_domain::servicing::Account;
+use lendhub_domain::statement::{Statement, Terms};
 use lendhub_domain::sub_account::SubAccount;
 use lendhub_domain::tenant::Tenant;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -26,6 +27,7 @@ use crate::{
     IntroductionQuery, LedgerPage, LendingStore, PaymentPage, PaymentQuery, ServicingStore,
     SubAccountPage,
 };
+use crate::{DueClose, PayoutPage, PayoutQuery, StatementPage, StatementQuery};
 
 fn application_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Application> {
     let body: String = r.get(0)?;
@@ -181,6 +183,19 @@ fn due<T: serde::de::DeserializeOwned, D: From<(T, i64)>>(
                 rows::from_json(&r.get::<_, String>(0)?)?,
                 r.get(1)?,
             )))
+        })?
+        .collect()
+}
+
+/// The bodies of an owner's rows, as `statement` (owner as `$1`) finds them.
+fn bodies<T: serde::de::DeserializeOwned>(
+    c: &Connection,
+    statement: &str,
+    owner: &Tenant,
+) -> rusqlite::Result<Vec<T>> {
+    c.prepare_cached(statement)?
+        .query_map([owner.as_str()], |r| {
+            rows::from_json(&r.get::<_, String>(0)?)
         })?
         .collect()
 }
@@ -691,5 +706,116 @@ impl CommercialStore for SqliteStore {
                 )?
                 .collect()
         })
+    }
+
+    async fn partner_terms(&self, client_id: &str) -> Result<Option<Terms>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::commercial::PARTNER_TERMS))?
+                .query_row([client_id], |r| rows::from_json(&r.get::<_, String>(0)?))
+                .optional()
+        })
+    }
+
+    async fn set_partner_terms(
+        &self,
+        client_id: &str,
+        terms: &Terms,
+        now_ms: i64,
+    ) -> Result<(), StoreError> {
+        let (client_id, terms) = (client_id.to_owned(), terms.clone());
+        self.write(move |c| {
+            c.prepare_cached(shared!(sql::commercial::SET_PARTNER_TERMS))?
+                .execute(params![client_id, now_ms, rows::to_json(&terms)?])?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn owner_accounts(&self, owner: &Tenant) -> Result<Vec<Account>, StoreError> {
+        self.read(|c| bodies(c, shared!(sql::commercial::OWNER_ACCOUNTS), owner))
+    }
+
+    async fn owner_sub_accounts(&self, owner: &Tenant) -> Result<Vec<SubAccount>, StoreError> {
+        self.read(|c| bodies(c, shared!(sql::commercial::OWNER_SUB_ACCOUNTS), owner))
+    }
+
+    async fn billing_owners(&self, from_ms: i64, to_ms: i64) -> Result<Vec<Tenant>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::commercial::BILLING_OWNERS))?
+                .query_map(params![from_ms, to_ms], |r| {
+                    Ok(Tenant::from_stored(r.get::<_, String>(0)?))
+                })?
+                .collect()
+        })
+    }
+
+    async fn statement(&self, owner: &Tenant, id: &str) -> Result<Option<Statement>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::commercial::STATEMENT))?
+                .query_row([id, owner.as_str()], |r| {
+                    rows::from_json(&r.get::<_, String>(0)?)
+                })
+                .optional()
+        })
+    }
+
+    async fn statement_for(
+        &self,
+        owner: &Tenant,
+        period: &str,
+    ) -> Result<Option<Statement>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::commercial::STATEMENT_FOR))?
+                .query_row([owner.as_str(), period], |r| {
+                    rows::from_json(&r.get::<_, String>(0)?)
+                })
+                .optional()
+        })
+    }
+
+    async fn statements(
+        &self,
+        owner: &Tenant,
+        q: &StatementQuery,
+    ) -> Result<StatementPage, StoreError> {
+        self.read(|c| {
+            Ok(
+                match page(
+                    c,
+                    &sql::STATEMENTS,
+                    sql::commercial::STATEMENT_EXISTS,
+                    owner.as_str(),
+                    &q.page,
+                    &[q.period.as_deref()],
+                    None,
+                )? {
+                    Some(p) => StatementPage::Page(p),
+                    None => StatementPage::UnknownCursor,
+                },
+            )
+        })
+    }
+
+    async fn payouts(&self, owner: &Tenant, q: &PayoutQuery) -> Result<PayoutPage, StoreError> {
+        self.read(|c| {
+            Ok(
+                match page(
+                    c,
+                    &sql::PAYOUTS,
+                    sql::commercial::PAYOUT_EXISTS,
+                    owner.as_str(),
+                    &q.page,
+                    &[q.sub_account_id.as_deref()],
+                    None,
+                )? {
+                    Some(p) => PayoutPage::Page(p),
+                    None => PayoutPage::UnknownCursor,
+                },
+            )
+        })
+    }
+
+    async fn due_closes(&self, now_ms: i64, limit: u32) -> Result<Vec<DueClose>, StoreError> {
+        self.read(|c| due(c, shared!(sql::commercial::DUE_CLOSES), now_ms, limit))
     }
 }

@@ -1096,7 +1096,7 @@ async fn a_schedule_initiates_each_instalment_once_and_its_mandate_is_revoked_on
 }
 
 /// A funded loan's account for `owner`, opened at `ms`.
-async fn open_account(store: &dyn Store, owner: &Tenant, ms: i64) -> Account {
+pub async fn open_account(store: &dyn Store, owner: &Tenant, ms: i64) -> Account {
     open_account_via(store, owner, ms, None).await
 }
 

@@ -8,6 +8,7 @@
 mod common;
 mod support;
 
+mod billing;
 mod events;
 mod identity;
 mod instances;

@@ -17,6 +17,8 @@ mod list_page;
 pub mod marketplace;
 mod openapi_doc;
 pub mod payments;
+pub mod payouts;
+pub mod statements;
 pub mod sub_accounts;
 mod test_helpers;
 mod waiting;
@@ -77,6 +79,10 @@ pub fn api() -> OpenApiRouter<PartnerState> {
         .routes(routes!(marketplace::retrieve_app::retrieve_app))
         .routes(routes!(marketplace::subscribe::subscribe))
         .routes(routes!(marketplace::publish_signal::publish_signal))
+        .routes(routes!(statements::list::list))
+        .routes(routes!(statements::retrieve::retrieve))
+        .routes(routes!(statements::invoice::invoice))
+        .routes(routes!(payouts::list::list))
         .routes(routes!(identity_checks::create::create))
         .routes(routes!(identity_checks::retrieve::retrieve))
         .routes(routes!(events::list))

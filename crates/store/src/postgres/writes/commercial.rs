@@ -1,14 +1,41 @@
-//! The commercial context's writes within a group commit. Inserts only:
-//! nothing here needs a check or takes a lock.
+//! The commercial context's writes within a group commit. One takes a
+//! lock: moving a month's close on (rank 50 of the lock order, `super`).
 
 use deadpool_postgres::Transaction;
 use lendhub_domain::clock::unix_ms;
 use lendhub_domain::hub_ids::HubId;
 use tokio_postgres::Statement;
 
-use super::{Bound, JsonText, Param};
+use super::{Bound, JsonText, Needs, Param, Rank};
 use crate::error::StoreError;
 use crate::*;
+
+/// The close is still due when it was read.
+const LOCK_CLOSE: &str = "SELECT 1 FROM hub_billing_due
+     WHERE owner = $1 AND period = $2 AND due_at_ms = $3 FOR UPDATE";
+
+pub(crate) enum Check<'a> {
+    Close(&'a lendhub_domain::statement::Close),
+}
+
+impl Check<'_> {
+    /// Rank 50 of the lock order (`super`).
+    pub fn rank(&self) -> Rank<'_> {
+        match self {
+            Check::Close(c) => (50, c.owner.as_str(), c.period.as_str()),
+        }
+    }
+}
+
+pub(crate) fn needs(write: &CommercialWrite) -> Option<Needs<'_, Check<'_>>> {
+    match write {
+        CommercialWrite::MoveClose { read, key, .. } => Some(Needs {
+            check: Check::Close(read),
+            row: Some(("hub_billing_due", key.as_str())),
+        }),
+        _ => None,
+    }
+}
 
 pub(crate) struct Statements {
     insert_sub_account: Statement,
@@ -16,6 +43,12 @@ pub(crate) struct Statements {
     insert_app: Statement,
     insert_subscription: Statement,
     insert_signal: Statement,
+    put_statement: Statement,
+    put_payout: Statement,
+    schedule_close: Statement,
+    move_close: Statement,
+    end_close: Statement,
+    lock_close: Statement,
 }
 
 impl Statements {
@@ -27,7 +60,26 @@ impl Statements {
             insert_app: p(crate::sql::commercial::INSERT_APP).await?,
             insert_subscription: p(crate::sql::commercial::INSERT_SUBSCRIPTION).await?,
             insert_signal: p(crate::sql::commercial::INSERT_SIGNAL).await?,
+            put_statement: p(crate::sql::commercial::PUT_STATEMENT).await?,
+            put_payout: p(crate::sql::commercial::PUT_PAYOUT).await?,
+            schedule_close: p(crate::sql::commercial::SCHEDULE_CLOSE).await?,
+            move_close: p(crate::sql::commercial::MOVE_CLOSE).await?,
+            end_close: p(crate::sql::commercial::END_CLOSE).await?,
+            lock_close: p(LOCK_CLOSE).await?,
         })
+    }
+
+    pub fn check<'a>(&self, check: &Check<'a>) -> Bound<'a> {
+        match check {
+            Check::Close(c) => (
+                self.lock_close.clone(),
+                vec![
+                    Box::new(c.owner.as_str()) as Param<'a>,
+                    Box::new(c.period.as_str()),
+                    Box::new(c.due_at_ms),
+                ],
+            ),
+        }
     }
 
     pub fn write<'a>(
@@ -88,6 +140,57 @@ impl Statements {
                     Box::new(JsonText(g)),
                 ],
             )),
+            CommercialWrite::PutStatement(st) => out.push((
+                self.put_statement.clone(),
+                vec![
+                    Box::new(st.id.as_str()) as Param<'a>,
+                    Box::new(st.owner.as_str()),
+                    Box::new(st.period.as_str()),
+                    Box::new(st.status.as_str()),
+                    Box::new(JsonText(st)),
+                ],
+            )),
+            CommercialWrite::PutPayout(p) => out.push((
+                self.put_payout.clone(),
+                vec![
+                    Box::new(p.id.as_str()) as Param<'a>,
+                    Box::new(p.owner.as_str()),
+                    Box::new(p.sub_account_id.as_str()),
+                    Box::new(p.period.as_str()),
+                    Box::new(p.status.as_str()),
+                    Box::new(JsonText(p)),
+                ],
+            )),
+            CommercialWrite::ScheduleClose(c) => out.push((
+                self.schedule_close.clone(),
+                vec![
+                    Box::new(c.owner.as_str()) as Param<'a>,
+                    Box::new(c.period.as_str()),
+                    Box::new(c.due_at_ms),
+                    Box::new(JsonText(c)),
+                ],
+            )),
+            // The check locked the row at the due time read.
+            CommercialWrite::MoveClose { read, next, .. } => out.push(match next {
+                Some(next) => (
+                    self.move_close.clone(),
+                    vec![
+                        Box::new(read.owner.as_str()) as Param<'a>,
+                        Box::new(read.period.as_str()),
+                        Box::new(read.due_at_ms),
+                        Box::new(next.due_at_ms),
+                        Box::new(JsonText(next)),
+                    ],
+                ),
+                None => (
+                    self.end_close.clone(),
+                    vec![
+                        Box::new(read.owner.as_str()) as Param<'a>,
+                        Box::new(read.period.as_str()),
+                        Box::new(read.due_at_ms),
+                    ],
+                ),
+            }),
         }
         Ok(())
     }

@@ -71,6 +71,7 @@ pub(crate) enum Check<'a> {
     Sandbox(sandbox::Check<'a>),
     Events(events::Check<'a>),
     Lending(lending::Check<'a>),
+    Commercial(commercial::Check<'a>),
 }
 
 /// A check's place in the lock order (see the table above).
@@ -83,6 +84,7 @@ impl Check<'_> {
             Check::Sandbox(c) => c.rank(),
             Check::Events(c) => c.rank(),
             Check::Lending(c) => c.rank(),
+            Check::Commercial(c) => c.rank(),
         }
     }
 }
@@ -120,7 +122,11 @@ pub(crate) fn checks<'a>(sets: &[&'a WriteSet]) -> (Vec<(usize, Check<'a>)>, Vec
                     Some(n) => (Check::Lending(n.check), n.row),
                     None => continue,
                 },
-                Write::Public(_) | Write::Commercial(_) => continue,
+                Write::Commercial(w) => match commercial::needs(w) {
+                    Some(n) => (Check::Commercial(n.check), n.row),
+                    None => continue,
+                },
+                Write::Public(_) => continue,
             };
             match row {
                 Some(row) if !updated.insert(row) => repeated.push(job),
@@ -182,6 +188,7 @@ impl Statements {
             Check::Sandbox(c) => self.sandbox.check(c),
             Check::Events(c) => self.events.check(c),
             Check::Lending(c) => self.lending.check(c),
+            Check::Commercial(c) => self.commercial.check(c),
         }
     }
 
@@ -191,7 +198,7 @@ impl Statements {
         match check {
             Check::Events(c) => self.events.release(c),
             Check::Lending(c) => self.lending.release(c),
-            Check::Key(_) | Check::Sandbox(_) => None,
+            Check::Key(_) | Check::Sandbox(_) | Check::Commercial(_) => None,
         }
     }
 

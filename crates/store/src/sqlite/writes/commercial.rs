@@ -76,6 +76,69 @@ pub fn apply(c: &Connection, write: &CommercialWrite) -> Result<(), CommitError>
                 })
                 .map_err(store)?;
         }
+        CommercialWrite::PutStatement(st) => {
+            c.prepare_cached(shared!(crate::sql::commercial::PUT_STATEMENT))
+                .and_then(|mut q| {
+                    q.execute(params![
+                        st.id.to_string(),
+                        st.owner.as_str(),
+                        st.period,
+                        st.status.as_str(),
+                        rows::to_json(st)?
+                    ])
+                })
+                .map_err(store)?;
+        }
+        CommercialWrite::PutPayout(p) => {
+            c.prepare_cached(shared!(crate::sql::commercial::PUT_PAYOUT))
+                .and_then(|mut q| {
+                    q.execute(params![
+                        p.id.to_string(),
+                        p.owner.as_str(),
+                        p.sub_account_id.to_string(),
+                        p.period,
+                        p.status.as_str(),
+                        rows::to_json(p)?
+                    ])
+                })
+                .map_err(store)?;
+        }
+        CommercialWrite::ScheduleClose(close) => {
+            c.prepare_cached(shared!(crate::sql::commercial::SCHEDULE_CLOSE))
+                .and_then(|mut q| {
+                    q.execute(params![
+                        close.owner.as_str(),
+                        close.period,
+                        close.due_at_ms,
+                        rows::to_json(close)?
+                    ])
+                })
+                .map_err(store)?;
+        }
+        CommercialWrite::MoveClose { read, next, .. } => {
+            let changed = match next {
+                Some(next) => c
+                    .prepare_cached(shared!(crate::sql::commercial::MOVE_CLOSE))
+                    .and_then(|mut q| {
+                        q.execute(params![
+                            read.owner.as_str(),
+                            read.period,
+                            read.due_at_ms,
+                            next.due_at_ms,
+                            rows::to_json(next)?
+                        ])
+                    }),
+                None => c
+                    .prepare_cached(shared!(crate::sql::commercial::END_CLOSE))
+                    .and_then(|mut q| {
+                        q.execute(params![read.owner.as_str(), read.period, read.due_at_ms])
+                    }),
+            }
+            .map_err(store)?;
+            if changed == 0 {
+                return Err(CommitError::Conflict);
+            }
+        }
     }
     Ok(())
 }

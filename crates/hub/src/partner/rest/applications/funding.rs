@@ -13,7 +13,8 @@ use lendhub_domain::hub_ids::{AccountId, HubId};
 use lendhub_domain::ledger::{Entry, EntryKind};
 use lendhub_domain::lending::Application;
 use lendhub_domain::servicing::Account;
-use lendhub_store::{CommitError, EventWrite, LendingWrite, WriteSet};
+use lendhub_domain::statement::{Close, Period};
+use lendhub_store::{CommercialWrite, CommitError, EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
 use super::ApplicationView;
@@ -87,6 +88,12 @@ pub async fn disburse(
                 .map_err(|e| format!("{e:?}"))?;
             writes
                 .push(LendingWrite::UpdateApplication(funded.clone()))
+                // Its month is closed once it ends on the owner's clock.
+                .push(CommercialWrite::ScheduleClose(Close {
+                    owner: owner.clone(),
+                    period: Period::of(now).to_string(),
+                    due_at_ms: lendhub_domain::clock::unix_ms(Period::of(now).end()),
+                }))
                 .push(LendingWrite::OpenAccount(account))
                 .push(LendingWrite::PostEntry(drawdown))
                 .push(EventWrite::InsertEvent(

@@ -15,7 +15,7 @@ use lendhub_domain::retry::{Attempted, Backoff};
 use lendhub_domain::test_clock::ClientClock;
 use lendhub_jobs::{Attempt, Failure, Outcome, Queue, Timing};
 use lendhub_store::{
-    CommitError, DueAccount, DueApplication, DuePayment, DueSchedule, EventWrite, Lease,
+    CommitError, DueAccount, DueApplication, DueClose, DuePayment, DueSchedule, EventWrite, Lease,
     LendingWrite, StoreError, WriteSet,
 };
 use time::OffsetDateTime;
@@ -93,6 +93,33 @@ pub async fn review(
     }
 }
 
+/// Closes a month that is due on its owner's clock: drafted when it ends,
+/// finalized on its invoice date. Another instance's close of the same
+/// month, or a finalized one, leaves nothing to do.
+async fn close_month(
+    state: &PartnerState,
+    due: &lendhub_domain::statement::Close,
+    now: OffsetDateTime,
+) -> Result<bool, String> {
+    use crate::partner::rest::statements::close::{CloseError, Closed, Ledgers, close};
+    let Some(period) = lendhub_domain::statement::Period::parse(&due.period) else {
+        return Err(format!("a close of an unreadable period {}", due.period));
+    };
+    let books = Ledgers {
+        commercial: state.commercial.as_ref(),
+        units: state.units.as_ref(),
+        days: &state.settings.working_days,
+    };
+    match close(&books, &due.owner, period, now, Some(due)).await {
+        Ok(Closed::Differs { finalized, .. }) => {
+            tracing::warn!(statement = %finalized.id, "a finalized month's facts changed; it needs a correction");
+            Ok(true)
+        }
+        Ok(_) | Err(CloseError::Conflict) => Ok(true),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 /// Due applications as a job queue. Like the sandbox's referral reviews,
 /// they need no lease: each change is a versioned update, so of several
 /// instances exactly one commit wins; one that fails stays due and the next
@@ -117,6 +144,8 @@ pub enum Due {
     Payment(DuePayment),
     Account(DueAccount),
     Schedule(DueSchedule),
+    /// A month to close (draft, then finalize) on its owner's clock.
+    Close(DueClose),
 }
 
 impl Due {
@@ -126,6 +155,7 @@ impl Due {
             Due::Payment(d) => d.clock_offset_ms,
             Due::Account(d) => d.clock_offset_ms,
             Due::Schedule(d) => d.clock_offset_ms,
+            Due::Close(d) => d.clock_offset_ms,
         }
     }
 }
@@ -155,6 +185,11 @@ impl Queue for Sweep {
             .state
             .servicing
             .due_schedules(lease.due_before_ms, lease.limit)
+            .await?;
+        let closes = self
+            .state
+            .commercial
+            .due_closes(lease.due_before_ms, lease.limit)
             .await?;
         // An account's due work is taken in the order it happens, however
         // far the clock jumped in one go (a pass's jobs run at once, in no
@@ -186,6 +221,7 @@ impl Queue for Sweep {
             .chain(schedules.into_iter().map(Due::Schedule))
             .chain(payments.into_iter().map(Due::Payment))
             .chain(accounts.into_iter().map(Due::Account))
+            .chain(closes.into_iter().map(Due::Close))
             .collect())
     }
 
@@ -195,6 +231,7 @@ impl Queue for Sweep {
             Due::Payment(d) => d.payment.due_at().map_or(0, unix_ms),
             Due::Account(d) => d.account.next_review.map_or(0, unix_ms),
             Due::Schedule(d) => d.schedule.due_at().map_or(0, unix_ms),
+            Due::Close(d) => d.close.due_at_ms,
         };
         Timing {
             first_due_ms: due_ms,
@@ -229,6 +266,7 @@ impl Queue for Sweep {
                 let at = a.account.next_review.map_or(now, |t| t.min(now));
                 crate::partner::rest::accounts::review::review(&self.state, &a.account, at).await
             }
+            Due::Close(d) => close_month(&self.state, &d.close, now).await,
             Due::Application(due) => match due.application.status {
                 Status::InReview => review(&self.state, &due.application, now).await,
                 Status::Approved => {
@@ -264,6 +302,10 @@ impl Queue for Sweep {
             (Outcome::Retry { failure, .. } | Outcome::GiveUp { failure }, Due::Schedule(d)) => {
                 tracing::warn!(schedule = %d.schedule.id, error = %failure.error,
                     "could not initiate a scheduled collection; the next pass retries it")
+            }
+            (Outcome::Retry { failure, .. } | Outcome::GiveUp { failure }, Due::Close(d)) => {
+                tracing::warn!(owner = %d.close.owner, period = %d.close.period, error = %failure.error,
+                    "could not close a month; the next pass retries it")
             }
             (Outcome::Retry { failure, .. } | Outcome::GiveUp { failure }, Due::Payment(d)) => {
                 tracing::warn!(payment = %d.payment.id, error = %failure.error,

@@ -1,0 +1,63 @@
+use axum::extract::{RawQuery, State};
+use axum::response::Response;
+use lendhub_domain::hub_ids::{HubId, PayoutId, SubAccountId};
+use lendhub_domain::scope::PartnerScope;
+use lendhub_http::{FieldIssue, list};
+use lendhub_store::{PayoutPage, PayoutQuery};
+
+use super::PayoutView;
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::list_page::respond;
+use crate::partner::state::PartnerState;
+
+/// Payouts to your sub-accounts in this environment (beta), newest first.
+#[utoipa::path(get, operation_id = "listPayouts", path = "/payouts", tag = "sub-accounts",
+    security(("oauth2" = ["billing.read"]), ("api_key" = [])),
+    params(("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "default 20"),
+        ("starting_after" = Option<String>, Query, description = "a payout id: page toward older ones"),
+        ("ending_before" = Option<String>, Query, description = "a payout id: page toward newer ones"),
+        ("sub_account_id" = Option<String>, Query, description = "sub_…: one sub-account's payouts")),
+    responses((status = 200, description = "`{object: \"list\", data: [payout], has_more, url, next_cursor}`"),
+        (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
+        (status = 404, description = "not_found: the cursor names no payout of yours"),
+        (status = 422, description = "validation_failed: limit, the cursors, sub_account_id pattern")))]
+pub async fn list(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, PartnerError> {
+    caller.require(PartnerScope::BillingRead)?;
+    let request = list::parse(raw.as_deref(), list::DEFAULT_LIMIT, &["sub_account_id"])
+        .map_err(PartnerError::Validation)?;
+    let sub_account_id = request.filter("sub_account_id").map(str::to_owned);
+    if sub_account_id
+        .as_deref()
+        .is_some_and(|s| SubAccountId::parse(s).is_none())
+    {
+        return Err(PartnerError::Validation(vec![FieldIssue::new(
+            "sub_account_id",
+            "pattern",
+        )]));
+    }
+    let cursor_missing = PartnerError::NotFound("payout for the cursor");
+    if request.cursors().any(|c| PayoutId::parse(c).is_none()) {
+        return Err(cursor_missing);
+    }
+    let query = PayoutQuery {
+        page: request.page.clone(),
+        sub_account_id,
+    };
+    let page = match state.commercial.payouts(&caller.tenant(), &query).await? {
+        PayoutPage::Page(page) => page,
+        PayoutPage::UnknownCursor => return Err(cursor_missing),
+    };
+    respond(
+        caller.env,
+        "/payouts",
+        &request.page,
+        &page,
+        |p| p.id.to_string(),
+        PayoutView::new,
+    )
+}

@@ -1,0 +1,138 @@
+use askama::Template;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use lendhub_domain::money::Money;
+use lendhub_domain::statement::{Payer, Statement, Status};
+use lendhub_domain::tenant::TenantKind;
+
+use super::retrieve::find;
+use crate::html::render;
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::state::PartnerState;
+
+struct LineRow {
+    account: String,
+    funded: String,
+    principal: Money,
+    margin: Money,
+    amount: Money,
+}
+
+struct PayoutRow {
+    sub_account: String,
+    introductions: u32,
+    gross: Money,
+}
+
+#[derive(Template)]
+#[template(path = "billing/invoice.html")]
+struct Invoice {
+    title: &'static str,
+    draft: bool,
+    number: String,
+    from: &'static str,
+    to: String,
+    period: String,
+    invoice_date: String,
+    pay_date: String,
+    model: &'static str,
+    tier: String,
+    originations: u32,
+    volume: Money,
+    amount_heading: &'static str,
+    lines: Vec<LineRow>,
+    payouts: Vec<PayoutRow>,
+    total_label: &'static str,
+    total: Money,
+    note: &'static str,
+}
+
+fn date(d: time::Date) -> String {
+    format!("{} {} {}", d.day(), d.month(), d.year())
+}
+
+impl Invoice {
+    fn new(s: &Statement) -> Self {
+        let partner = match s.owner.kind() {
+            TenantKind::Partner {
+                client_id,
+                livemode,
+                ..
+            } => format!(
+                "Partner {client_id}{}",
+                if livemode { "" } else { " (test environment)" }
+            ),
+            TenantKind::SandboxClient(id) => format!("Sandbox client {id}"),
+        };
+        let fee = s.payable_by == Payer::Partner;
+        Self {
+            title: if fee { "Invoice" } else { "Remittance advice" },
+            draft: s.status == Status::Draft,
+            number: s.id.to_string(),
+            from: "lendhub (the lender)",
+            to: partner,
+            period: s.period.clone(),
+            invoice_date: date(s.invoice_date),
+            pay_date: date(s.pay_date),
+            model: if fee {
+                "Integration fee"
+            } else {
+                "Revenue share"
+            },
+            tier: s.tier.clone(),
+            originations: s.funded_originations,
+            volume: Money::pence(s.funded_volume_pence),
+            amount_heading: if fee { "Fee" } else { "Share" },
+            lines: s
+                .lines
+                .iter()
+                .map(|l| LineRow {
+                    account: l.account_id.to_string(),
+                    funded: date(l.funded_at.date()),
+                    principal: Money::pence(l.principal_pence),
+                    margin: Money::pence(l.net_margin_pence),
+                    amount: Money::pence(l.amount_pence),
+                })
+                .collect(),
+            payouts: s
+                .payouts
+                .iter()
+                .map(|p| PayoutRow {
+                    sub_account: p.sub_account_id.to_string(),
+                    introductions: p.introductions,
+                    gross: Money::pence(p.gross_pence),
+                })
+                .collect(),
+            total_label: if fee {
+                "Total due from the partner"
+            } else {
+                "Total due to the partner"
+            },
+            total: Money::pence(s.payable_pence),
+            note: if fee {
+                "Collected on the pay date. Each funded loan is billed once, in the month it funded."
+            } else {
+                "Remitted on the pay date. A loan's share is of its net margin: its scheduled interest, less the lender's cost of funds and expected loss."
+            },
+        }
+    }
+}
+
+/// A statement as a printable invoice (or, for a revenue share, a
+/// remittance advice): GBP, exclusive of VAT.
+#[utoipa::path(get, operation_id = "getStatementInvoice", path = "/statements/{id}/invoice", tag = "billing",
+    security(("oauth2" = ["billing.read"]), ("api_key" = [])),
+    params(("id" = String, Path, description = "pst_…")),
+    responses((status = 200, description = "the invoice, `text/html`, printable", content_type = "text/html"),
+        (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
+        (status = 404, description = "not_found: no such statement of yours in this environment")))]
+pub async fn invoice(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    Path(id): Path<String>,
+) -> Result<Response, PartnerError> {
+    let statement = find(&state, &caller, &id).await?;
+    Ok(render(StatusCode::OK, &Invoice::new(&statement)))
+}

@@ -1,0 +1,69 @@
+use axum::extract::{RawQuery, State};
+use axum::response::Response;
+use lendhub_domain::hub_ids::{HubId, StatementId};
+use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::statement::Period;
+use lendhub_http::{FieldIssue, list};
+use lendhub_store::{StatementPage, StatementQuery};
+
+use super::StatementView;
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::list_page::respond;
+use crate::partner::state::PartnerState;
+
+/// Your statements in this environment, newest month first: drafts once a
+/// month has ended, finalized on its invoice date.
+#[utoipa::path(get, operation_id = "listStatements", path = "/statements", tag = "billing",
+    security(("oauth2" = ["billing.read"]), ("api_key" = [])),
+    params(("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "default 20"),
+        ("starting_after" = Option<String>, Query, description = "a statement id: page toward older ones"),
+        ("ending_before" = Option<String>, Query, description = "a statement id: page toward newer ones"),
+        ("period" = Option<String>, Query, description = "YYYY-MM: one month's statement")),
+    responses((status = 200, description = "`{object: \"list\", data: [partner_statement], has_more, url, next_cursor}`"),
+        (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
+        (status = 404, description = "not_found: the cursor names no statement of yours"),
+        (status = 422, description = "validation_failed: limit, the cursors, period (`pattern`)")))]
+pub async fn list(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    RawQuery(raw): RawQuery,
+) -> Result<Response, PartnerError> {
+    caller.require(PartnerScope::BillingRead)?;
+    let request = list::parse(raw.as_deref(), list::DEFAULT_LIMIT, &["period"])
+        .map_err(PartnerError::Validation)?;
+    let period = match request.filter("period") {
+        None => None,
+        Some(raw) => Some(
+            Period::parse(raw)
+                .ok_or_else(|| {
+                    PartnerError::Validation(vec![FieldIssue::new("period", "pattern")])
+                })?
+                .to_string(),
+        ),
+    };
+    let cursor_missing = PartnerError::NotFound("statement for the cursor");
+    if request.cursors().any(|c| StatementId::parse(c).is_none()) {
+        return Err(cursor_missing);
+    }
+    let query = StatementQuery {
+        page: request.page.clone(),
+        period,
+    };
+    let page = match state
+        .commercial
+        .statements(&caller.tenant(), &query)
+        .await?
+    {
+        StatementPage::Page(page) => page,
+        StatementPage::UnknownCursor => return Err(cursor_missing),
+    };
+    respond(
+        caller.env,
+        "/statements",
+        &request.page,
+        &page,
+        |s| s.id.to_string(),
+        StatementView::new,
+    )
+}

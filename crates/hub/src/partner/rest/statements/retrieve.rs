@@ -1,0 +1,44 @@
+use axum::Json;
+use axum::extract::{Path, State};
+use lendhub_domain::hub_ids::{HubId, StatementId};
+use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::statement::Statement;
+
+use super::StatementView;
+use crate::partner::error::PartnerError;
+use crate::partner::rest::caller::RestCaller;
+use crate::partner::state::PartnerState;
+
+/// The caller's statement `id`, or 404.
+pub(super) async fn find(
+    state: &PartnerState,
+    caller: &RestCaller,
+    id: &str,
+) -> Result<Statement, PartnerError> {
+    caller.require(PartnerScope::BillingRead)?;
+    let missing = PartnerError::NotFound("statement");
+    if StatementId::parse(id).is_none() {
+        return Err(missing);
+    }
+    state
+        .commercial
+        .statement(&caller.tenant(), id)
+        .await?
+        .ok_or(missing)
+}
+
+/// A statement of yours.
+#[utoipa::path(get, operation_id = "getStatement", path = "/statements/{id}", tag = "billing",
+    security(("oauth2" = ["billing.read"]), ("api_key" = [])),
+    params(("id" = String, Path, description = "pst_…")),
+    responses((status = 200, body = StatementView), (status = 401, description = "credentials"),
+        (status = 403, description = "insufficient_scope"),
+        (status = 404, description = "not_found: no such statement of yours in this environment")))]
+pub async fn retrieve(
+    State(state): State<PartnerState>,
+    caller: RestCaller,
+    Path(id): Path<String>,
+) -> Result<Json<StatementView>, PartnerError> {
+    let statement = find(&state, &caller, &id).await?;
+    Ok(Json(StatementView::new(&statement)))
+}

@@ -1,0 +1,171 @@
+//! `lendhub billing terms set | show` and `lendhub billing close`: a
+//! partner's commercial terms (the integration fee, or the revenue share),
+//! and the month's close run by hand. The server closes each month by
+//! itself on its owner's clock (drafted when it ends, finalized on the 2nd
+//! working day of the next month); this command closes one again — a
+//! draft is recomputed, a finalized statement is only compared with what
+//! its facts give now, since it never changes.
+
+use anyhow::bail;
+use clap::{Subcommand, ValueEnum};
+use lendhub_domain::clock::Clock;
+use lendhub_domain::statement::{Period, STRATEGIC_MIN_BPS, Terms};
+use lendhub_domain::test_clock::ClientClock;
+use lendhub_hub::partner::rest::statements::close::{Closed, Ledgers, close};
+use lendhub_store::Store;
+use lendhub_system::SystemClock;
+use serde_json::json;
+
+use crate::config::Config;
+use crate::underwriting_cli::whose;
+
+#[derive(Subcommand, Debug)]
+pub enum BillingCommand {
+    /// A partner's commercial terms.
+    Terms {
+        #[command(subcommand)]
+        command: TermsCommand,
+    },
+    /// Close a month for every partner with loans funded in it: draft its
+    /// statement, or finalize it from its invoice date. One JSON line per
+    /// partner and environment.
+    Close {
+        /// The month, YYYY-MM.
+        #[arg(long)]
+        period: String,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Model {
+    /// The partner pays a fee per funded origination.
+    IntegrationFee,
+    /// The lender pays the partner a share of net margin.
+    RevenueShare,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum TermsCommand {
+    /// Agree a partner's terms; they apply to every month not yet finalized.
+    Set {
+        /// The partner's client id.
+        client_id: String,
+        #[arg(long, value_enum)]
+        model: Model,
+        /// Integration fee: the rate per origination above 10 m GBP of
+        /// trailing volume, in pence (default: the 10 m tier's, 2400).
+        #[arg(long)]
+        custom_fee_pence: Option<i64>,
+        /// Revenue share: the Strategic tier's share in basis points (at
+        /// least 2200, the default).
+        #[arg(long)]
+        strategic_share_bps: Option<u32>,
+    },
+    /// A partner's terms (the integration fee unless others were agreed).
+    Show { client_id: String },
+}
+
+pub async fn billing(command: BillingCommand, config: &Config) -> anyhow::Result<()> {
+    let days = config.rest_tier.working_days()?;
+    let store = crate::cli::open_existing_store(config).await?;
+    let result = run(command, store.as_ref(), &days).await;
+    store.close().await;
+    result
+}
+
+async fn run(
+    command: BillingCommand,
+    store: &dyn Store,
+    days: &lendhub_domain::working_days::WorkingDays,
+) -> anyhow::Result<()> {
+    match command {
+        BillingCommand::Terms {
+            command:
+                TermsCommand::Set {
+                    client_id,
+                    model,
+                    custom_fee_pence,
+                    strategic_share_bps,
+                },
+        } => {
+            if store.partner_client(&client_id).await?.is_none() {
+                bail!("no partner client {client_id}");
+            }
+            let terms = match model {
+                Model::IntegrationFee => {
+                    if strategic_share_bps.is_some() {
+                        bail!("--strategic-share-bps is for the revenue share");
+                    }
+                    if custom_fee_pence.is_some_and(|p| p <= 0) {
+                        bail!("--custom-fee-pence must be a positive number of pence");
+                    }
+                    Terms::IntegrationFee { custom_fee_pence }
+                }
+                Model::RevenueShare => {
+                    if custom_fee_pence.is_some() {
+                        bail!("--custom-fee-pence is for the integration fee");
+                    }
+                    let bps = strategic_share_bps.unwrap_or(STRATEGIC_MIN_BPS);
+                    if !(STRATEGIC_MIN_BPS..=10_000).contains(&bps) {
+                        bail!("--strategic-share-bps must be from {STRATEGIC_MIN_BPS} to 10000");
+                    }
+                    Terms::RevenueShare {
+                        strategic_share_bps: bps,
+                    }
+                }
+            };
+            store
+                .set_partner_terms(&client_id, &terms, SystemClock.now_ms())
+                .await?;
+            println!("{}", json!({"client_id": client_id, "terms": terms}));
+        }
+        BillingCommand::Terms {
+            command: TermsCommand::Show { client_id },
+        } => {
+            let terms = store.partner_terms(&client_id).await?.unwrap_or_default();
+            println!("{}", json!({"client_id": client_id, "terms": terms}));
+        }
+        BillingCommand::Close { period } => {
+            let Some(period) = Period::parse(&period) else {
+                bail!("--period must be a month, YYYY-MM");
+            };
+            let books = Ledgers {
+                commercial: store,
+                units: store,
+                days,
+            };
+            let (from, to) = (period.start(), period.end());
+            let owners = store
+                .billing_owners(
+                    lendhub_domain::clock::unix_ms(from),
+                    lendhub_domain::clock::unix_ms(to),
+                )
+                .await?;
+            for owner in owners {
+                let now =
+                    ClientClock::new(store.clock_offset(&owner).await?).now(SystemClock.now());
+                let outcome = close(&books, &owner, period, now, None).await?;
+                let (result, statement) = match &outcome {
+                    Closed::NotOver => ("not_over", None),
+                    Closed::Drafted(s) => ("drafted", Some(s)),
+                    Closed::Finalized(s) => ("finalized", Some(s)),
+                    Closed::Unchanged(s) => ("unchanged", Some(s)),
+                    Closed::Differs { finalized, .. } => {
+                        ("differs_from_finalized", Some(finalized))
+                    }
+                };
+                let mut line = json!({"partner": whose(&owner), "period": period.to_string(), "result": result});
+                if let Some(s) = statement {
+                    line["statement_id"] = json!(s.id.to_string());
+                    line["status"] = json!(s.status.as_str());
+                    line["payable_pence"] = json!(s.payable_pence);
+                }
+                if let Closed::Differs { now, .. } = &outcome {
+                    line["payable_pence_now"] = json!(now.payable_pence);
+                }
+                println!("{line}");
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,391 @@
+//! Partner economics (issue #17): a month closes by itself on the
+//! partner's clock — drafted when it ends (`invoice.draft`), finalized on
+//! the 2nd working day of the next month (`invoice.finalized`) — with the
+//! integration fee re-rated when a tier is crossed mid-month and nothing
+//! billed for declined, withdrawn or failed loans; a revenue-share partner
+//! is paid its share and its sub-account a payout instead. Read through
+//! the API, printed as an invoice, and closed again by the operator's CLI
+//! with the same result.
+
+use lendhub_domain::partner::Tier;
+use serde_json::{Value, json};
+use time::Duration;
+
+use crate::partner::assert_hub_error;
+use crate::rest_tier::{api_key, rest_app, rest_get, rest_partner, rest_post as post};
+use crate::support::process::cli;
+use crate::support::*;
+
+const SCOPES: &str = "applications.read applications.write decisions.read accounts.read \
+                      accounts.manage events.read billing.read";
+const TEST: &str = "/sandbox/v1";
+
+async fn partner(app: &App) -> (String, String) {
+    let (client, _) = rest_partner(app, SCOPES, Tier::Platform).await;
+    let key = api_key(app, &client, "test", None)["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    (client, key)
+}
+
+/// Moves the partner's test clock to `to` (RFC 3339).
+async fn clock_to(app: &App, key: &str, to: &str) {
+    let r = post(
+        app,
+        &format!("{TEST}/test_helpers/clock/advance"),
+        key,
+        json!({ "to": to }),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+}
+
+/// An application of `company` for `pounds`, submitted through `bank`:
+/// its id and status.
+async fn decided(
+    app: &App,
+    key: &str,
+    company: &str,
+    pounds: i64,
+    bank: &str,
+    introduction: Option<&str>,
+) -> (String, String) {
+    app.advance(Duration::seconds(1)); // the create sub-limit
+    let mut body = json!({"business": {"company_number": company}, "amount_pence": pounds * 100,
+        "term_months": 36, "applicant": {"email": "ada@example.com"}});
+    if let Some(sub) = introduction {
+        body["introduction_id"] = json!(sub);
+    }
+    let r = post(app, &format!("{TEST}/applications"), key, body).await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    let id = r.body["id"].as_str().unwrap().to_owned();
+    let r = post(
+        app,
+        &format!("{TEST}/applications/{id}/submit"),
+        key,
+        json!({"consents": {"credit_search": true, "open_banking": true, "terms": true}, "bank": bank}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    (id, r.body["status"].as_str().unwrap().to_owned())
+}
+
+/// Accepts the offer and waits for the disbursement's outcome: the
+/// account's id, or `None` when the payment was rejected.
+async fn accepted(app: &App, key: &str, id: &str) -> Option<String> {
+    let r = post(
+        app,
+        &format!("{TEST}/applications/{id}/accept"),
+        key,
+        json!({"signed_by": "Ada Lovelace", "accept_terms": true}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    app.advance(Duration::minutes(6));
+    for _ in 0..200 {
+        let r = rest_get(app, &format!("{TEST}/applications/{id}"), Some(key)).await;
+        if let Some(account) = r.body["account_id"].as_str() {
+            return Some(account.to_owned());
+        }
+        if r.body["funding_failure_reason"].is_string() {
+            return None;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("the disbursement of {id} never settled nor failed");
+}
+
+async fn funded(app: &App, key: &str, pounds: i64, introduction: Option<&str>) -> String {
+    let (id, status) = decided(
+        app,
+        key,
+        "00000401",
+        pounds,
+        "test_bank_strong",
+        introduction,
+    )
+    .await;
+    assert_eq!(status, "approved");
+    accepted(app, key, &id).await.expect("funded")
+}
+
+async fn statement_of(app: &App, key: &str, period: &str, status: &str) -> Value {
+    let mut last = Value::Null;
+    for _ in 0..200 {
+        let r = rest_get(
+            app,
+            &format!("{TEST}/statements?period={period}"),
+            Some(key),
+        )
+        .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        last = r.body["data"][0].clone();
+        if last["status"] == status {
+            return last;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("no {status} statement for {period}: {last}");
+}
+
+async fn events_of(app: &App, key: &str, kind: &str) -> Vec<Value> {
+    let r = rest_get(
+        app,
+        &format!("{TEST}/events?type={kind}&limit=100"),
+        Some(key),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    r.body["data"].as_array().unwrap().clone()
+}
+
+fn close_lines(app: &App, period: &str) -> Vec<Value> {
+    cli(&app._site, &["billing", "close", "--period", period])
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_month_is_drafted_when_it_ends_and_finalized_on_its_invoice_date() {
+    let app = rest_app().await;
+    let (client, key) = partner(&app).await;
+    clock_to(&app, &key, "2027-01-04T09:00:00Z").await;
+
+    // Three loans of 250 k: the third takes the trailing volume past 500 k.
+    let mut accounts = Vec::new();
+    for _ in 0..3 {
+        accounts.push(funded(&app, &key, 250_000, None).await);
+    }
+    // Nothing billed for a decline, a withdrawal, a failed disbursement.
+    let (_, status) = decided(&app, &key, "00000403", 10_000, "test_bank_strong", None).await;
+    assert_eq!(status, "declined");
+    app.advance(Duration::seconds(1));
+    let r = post(
+        &app,
+        &format!("{TEST}/applications"),
+        &key,
+        json!({"business": {"company_number": "00000401"}, "amount_pence": 1_000_000,
+               "term_months": 12, "applicant": {"email": "ada@example.com"}}),
+    )
+    .await;
+    let withdrawn = r.body["id"].as_str().unwrap().to_owned();
+    let r = post(
+        &app,
+        &format!("{TEST}/applications/{withdrawn}/withdraw"),
+        &key,
+        json!({}),
+    )
+    .await;
+    assert_eq!(r.body["status"], "withdrawn", "{}", r.body);
+    let (closed_bank, _) = decided(&app, &key, "00000401", 10_000, "test_bank_closed", None).await;
+    assert_eq!(accepted(&app, &key, &closed_bank).await, None, "rejected");
+
+    // Nothing until the month is over.
+    let none = rest_get(&app, &format!("{TEST}/statements"), Some(&key)).await;
+    assert_eq!(none.body["data"], json!([]), "{}", none.body);
+    assert_eq!(close_lines(&app, "2027-01")[0]["result"], "not_over");
+
+    // Drafted once it ends on the partner's clock.
+    clock_to(&app, &key, "2027-02-01T08:00:00Z").await;
+    let draft = statement_of(&app, &key, "2027-01", "draft").await;
+    assert_eq!(draft["object"], "partner_statement");
+    assert!(draft["id"].as_str().unwrap().starts_with("pst_"));
+    assert_eq!(draft["currency"], "gbp");
+    assert_eq!(draft["model"], "integration_fee");
+    assert_eq!(draft["tier"], "up_to_2m", "re-rated: 750 k crossed 500 k");
+    assert_eq!(draft["funded_originations"], 3);
+    assert_eq!(draft["funded_volume_pence"], 75_000_000);
+    assert_eq!(draft["fee_per_origination_pence"], 3_200);
+    assert_eq!(
+        draft["payable_pence"], 9_600,
+        "three at 32 GBP, none for the rest"
+    );
+    assert_eq!(draft["payable_by"], "partner");
+    assert_eq!(draft["share_rate"], 0.0);
+    assert!(draft["net_margin_pence"].as_i64().unwrap() > 0);
+    assert_eq!(draft["invoice_date"], "2027-02-02", "the 2nd working day");
+    assert_eq!(draft["pay_date"], "2027-02-02");
+    assert_eq!(draft["livemode"], false);
+    let id = draft["id"].as_str().unwrap().to_owned();
+    let drafts = events_of(&app, &key, "invoice.draft").await;
+    assert_eq!(drafts.len(), 1);
+    assert_eq!(drafts[0]["data"]["object"]["id"], id.as_str());
+
+    // The printable invoice.
+    let page = app
+        .http
+        .get(format!("{}{TEST}/statements/{id}/invoice", app.hub))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(
+        page.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/html")
+    );
+    let html = page.text().await.unwrap();
+    for text in ["Invoice", "DRAFT", "£96.00", "exclusive of VAT", "2027-01"] {
+        assert!(html.contains(text), "{text} in {html}");
+    }
+    for account in &accounts {
+        assert!(html.contains(account.as_str()), "{account}");
+    }
+
+    // The operator's close of a draft whose facts have not moved: the same.
+    let again = close_lines(&app, "2027-01");
+    assert_eq!(again[0]["result"], "unchanged", "{again:?}");
+    assert_eq!(again[0]["partner"]["client_id"], client.as_str());
+
+    // Finalized on the invoice date, and never changed after.
+    clock_to(&app, &key, "2027-02-02T08:00:00Z").await;
+    let finalized = statement_of(&app, &key, "2027-01", "finalized").await;
+    let mut expected = draft.clone();
+    expected["status"] = json!("finalized");
+    assert_eq!(finalized, expected, "only its status moved");
+    let finals = events_of(&app, &key, "invoice.finalized").await;
+    assert_eq!(finals.len(), 1);
+    assert_eq!(finals[0]["data"]["object"]["status"], "finalized");
+    let before = rest_get(&app, &format!("{TEST}/statements/{id}"), Some(&key)).await;
+    let closed = close_lines(&app, "2027-01");
+    assert_eq!(closed[0]["result"], "unchanged", "{closed:?}");
+    let after = rest_get(&app, &format!("{TEST}/statements/{id}"), Some(&key)).await;
+    assert_eq!(
+        before.body.to_string(),
+        after.body.to_string(),
+        "byte for byte"
+    );
+    assert_eq!(events_of(&app, &key, "invoice.draft").await.len(), 1);
+
+    // Yours only, with billing.read.
+    let (_, other) = partner(&app).await;
+    assert_hub_error(
+        &rest_get(&app, &format!("{TEST}/statements/{id}"), Some(&other)).await,
+        404,
+        "not_found",
+    );
+    let (reader_client, _) = rest_partner(&app, "applications.read", Tier::Platform).await;
+    let reader = api_key(&app, &reader_client, "test", None)["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_hub_error(
+        &rest_get(&app, &format!("{TEST}/statements"), Some(&reader)).await,
+        403,
+        "insufficient_scope",
+    );
+    let bad = rest_get(
+        &app,
+        &format!("{TEST}/statements?period=2027-13"),
+        Some(&key),
+    )
+    .await;
+    assert_hub_error(&bad, 422, "validation_failed");
+    assert_eq!(bad.body["error"]["detail"][0]["field"], "period");
+}
+
+#[tokio::test]
+async fn a_revenue_share_partner_is_paid_its_share_and_its_sub_account_a_payout() {
+    let app = rest_app().await;
+    let (client, key) = partner(&app).await;
+    cli(
+        &app._site,
+        &[
+            "billing",
+            "terms",
+            "set",
+            &client,
+            "--model",
+            "revenue-share",
+        ],
+    );
+    let shown: Value =
+        serde_json::from_str(&cli(&app._site, &["billing", "terms", "show", &client])).unwrap();
+    assert_eq!(shown["terms"]["model"], "revenue_share");
+    let sub = reply(
+        app.http
+            .post(format!("{}{TEST}/sub-accounts", app.hub))
+            .bearer_auth(&key)
+            .header("idempotency-key", "sub-broker-1")
+            .json(&json!({"name": "Broker Ltd", "revenue_share_bps": 500}))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    let sub_id = sub.body["id"].as_str().unwrap().to_owned();
+
+    // 500 k in March: the Embedded tier, 18 % of net margin.
+    clock_to(&app, &key, "2027-03-01T09:00:00Z").await;
+    funded(&app, &key, 250_000, Some(&sub_id)).await;
+    funded(&app, &key, 250_000, None).await;
+
+    // First closed after its invoice date (Friday 2 April: Good Friday and
+    // Easter Monday fall in March): drafted and finalized at once.
+    clock_to(&app, &key, "2027-04-03T08:00:00Z").await;
+    let s = statement_of(&app, &key, "2027-03", "finalized").await;
+    assert_eq!(s["model"], "revenue_share");
+    assert_eq!(s["tier"], "embedded");
+    assert_eq!(s["share_rate"], 0.18);
+    assert_eq!(s["share_rate_bps"], 1_800);
+    assert_eq!(s["fee_per_origination_pence"], 0, "no fee on a shared loan");
+    assert_eq!(s["payable_by"], "lender");
+    assert_eq!(s["invoice_date"], "2027-04-02");
+    let margin = s["net_margin_pence"].as_i64().unwrap();
+    assert!(margin > 0);
+    let payouts = s["payouts"].as_array().unwrap();
+    assert_eq!(payouts.len(), 1);
+    assert_eq!(payouts[0]["sub_account_id"], sub_id.as_str());
+    assert_eq!(payouts[0]["introductions"], 1);
+    let gross = payouts[0]["gross_pence"].as_i64().unwrap();
+    // Each loan's share rounds down to the penny; the two loans are alike.
+    assert_eq!(gross, margin / 2 * 500 / 10_000);
+    assert_eq!(
+        s["payable_pence"].as_i64().unwrap(),
+        2 * (margin / 2 * 1_800 / 10_000) - gross
+    );
+    assert_eq!(events_of(&app, &key, "invoice.draft").await.len(), 1);
+    assert_eq!(events_of(&app, &key, "invoice.finalized").await.len(), 1);
+
+    // The payout, paid with the statement.
+    let listed = rest_get(
+        &app,
+        &format!("{TEST}/payouts?sub_account_id={sub_id}"),
+        Some(&key),
+    )
+    .await;
+    assert_eq!(listed.status, 200, "{}", listed.body);
+    let payout = &listed.body["data"][0];
+    assert!(payout["id"].as_str().unwrap().starts_with("po_"));
+    assert_eq!(payout["object"], "payout");
+    assert_eq!(payout["period"], "2027-03");
+    assert_eq!(payout["status"], "paid");
+    assert_eq!(payout["gross_pence"], gross);
+    assert_eq!(payout["introductions"], 1);
+    assert!(payout["paid_at"].is_string());
+    let paid = events_of(&app, &key, "payout.paid").await;
+    assert_eq!(paid.len(), 1);
+    assert_eq!(paid[0]["data"]["object"]["id"], payout["id"]);
+    let html = app
+        .http
+        .get(format!(
+            "{}{TEST}/statements/{}/invoice",
+            app.hub,
+            s["id"].as_str().unwrap()
+        ))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains("Remittance advice") && !html.contains("DRAFT"),
+        "{html}"
+    );
+}

@@ -1,0 +1,252 @@
+//! Partner economics' storage (issue #17): terms per partner, statements
+//! rewritten only while drafts, payouts only while pending, and the months
+//! waiting to close on their owner's clock, each moved on by one close.
+
+use lendhub_domain::hub_ids::HubId;
+use lendhub_domain::statement::{self, Close, PayoutStatus, Period, Status, Terms};
+use lendhub_domain::tenant::Tenant;
+use lendhub_domain::working_days::WorkingDays;
+use lendhub_store::*;
+
+use crate::lending::open_account;
+use crate::support::*;
+
+fn partner(env: &str) -> Tenant {
+    Tenant::partner("pk_live_conformance", env == "live", None)
+}
+
+async fn put(store: &dyn Store, write: CommercialWrite) -> Result<(), CommitError> {
+    store
+        .commit(set(vec![Write::Commercial(write)], None))
+        .await
+}
+
+#[tokio::test]
+async fn terms_are_kept_per_partner() {
+    let (store, _db) = store().await;
+    assert_eq!(store.partner_terms("pk_live_a").await.unwrap(), None);
+    let share = Terms::RevenueShare {
+        strategic_share_bps: 2_500,
+    };
+    store
+        .set_partner_terms("pk_live_a", &share, 1)
+        .await
+        .unwrap();
+    assert_eq!(store.partner_terms("pk_live_a").await.unwrap(), Some(share));
+    let fee = Terms::IntegrationFee {
+        custom_fee_pence: Some(1_800),
+    };
+    store.set_partner_terms("pk_live_a", &fee, 2).await.unwrap();
+    assert_eq!(store.partner_terms("pk_live_a").await.unwrap(), Some(fee));
+}
+
+#[tokio::test]
+async fn a_finalized_statement_and_a_paid_payout_never_change() {
+    let (store, _db) = store().await;
+    let owner = partner("test");
+    let account = open_account(store.as_ref(), &owner, 1_700_000_000_000).await;
+    let sub = lendhub_domain::hub_ids::SubAccountId::generate(1, 1);
+    let mut loan = loan_of(&account);
+    loan.sub_account_id = Some(sub.clone());
+    let period = Period::of(account.opened_at);
+    let terms = Terms::RevenueShare {
+        strategic_share_bps: 2_200,
+    };
+    let mut draft = statement::close(
+        &owner,
+        period,
+        &terms,
+        &[loan],
+        &|_| 500,
+        &WorkingDays::bundled(),
+    )
+    .unwrap();
+    assert_eq!(draft.payouts.len(), 1);
+    put(store.as_ref(), CommercialWrite::PutStatement(draft.clone()))
+        .await
+        .unwrap();
+    for p in draft.payout_records(account.opened_at) {
+        put(store.as_ref(), CommercialWrite::PutPayout(p))
+            .await
+            .unwrap();
+    }
+    let period_text = period.to_string();
+    assert_eq!(
+        store.statement_for(&owner, &period_text).await.unwrap(),
+        Some(draft.clone())
+    );
+    assert_eq!(
+        store.statement(&owner, draft.id.as_str()).await.unwrap(),
+        Some(draft.clone())
+    );
+    assert_eq!(
+        store
+            .statement(&partner("live"), draft.id.as_str())
+            .await
+            .unwrap(),
+        None
+    );
+
+    // Finalized: written once more, then never again.
+    draft.status = Status::Finalized;
+    put(store.as_ref(), CommercialWrite::PutStatement(draft.clone()))
+        .await
+        .unwrap();
+    for p in draft.payout_records(account.opened_at) {
+        put(store.as_ref(), CommercialWrite::PutPayout(p))
+            .await
+            .unwrap();
+    }
+    let mut changed = draft.clone();
+    changed.payable_pence += 1;
+    changed.status = Status::Draft;
+    put(store.as_ref(), CommercialWrite::PutStatement(changed))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.statement_for(&owner, &period_text).await.unwrap(),
+        Some(draft.clone()),
+        "the finalized statement stands"
+    );
+    let mut pending = draft.payout_records(account.opened_at);
+    pending[0].status = PayoutStatus::Pending;
+    pending[0].gross_pence += 1;
+    put(
+        store.as_ref(),
+        CommercialWrite::PutPayout(pending[0].clone()),
+    )
+    .await
+    .unwrap();
+    let page = match store
+        .payouts(
+            &owner,
+            &PayoutQuery {
+                page: PageQuery {
+                    limit: 10,
+                    ..PageQuery::default()
+                },
+                sub_account_id: Some(sub.to_string()),
+            },
+        )
+        .await
+        .unwrap()
+    {
+        PayoutPage::Page(p) => p,
+        PayoutPage::UnknownCursor => panic!("no cursor given"),
+    };
+    assert_eq!(
+        page.items,
+        draft.payout_records(account.opened_at),
+        "paid stands"
+    );
+    match store
+        .statements(
+            &owner,
+            &StatementQuery {
+                page: PageQuery {
+                    limit: 10,
+                    ..PageQuery::default()
+                },
+                period: Some(period_text.clone()),
+            },
+        )
+        .await
+        .unwrap()
+    {
+        StatementPage::Page(p) => assert_eq!(p.items, vec![draft.clone()]),
+        StatementPage::UnknownCursor => panic!("no cursor given"),
+    }
+    assert_eq!(
+        store
+            .billing_owners(
+                lendhub_domain::clock::unix_ms(period.start()),
+                lendhub_domain::clock::unix_ms(period.end())
+            )
+            .await
+            .unwrap(),
+        vec![owner.clone()]
+    );
+    assert_eq!(store.owner_accounts(&owner).await.unwrap(), vec![account]);
+}
+
+/// The domain's loan of an account, as the hub's close reads it.
+fn loan_of(a: &lendhub_domain::servicing::Account) -> statement::Loan {
+    statement::Loan {
+        account_id: a.id.clone(),
+        company_number: a.company_number.clone(),
+        sub_account_id: a.sub_account_id.clone(),
+        applied_at: a.opened_at,
+        funded_at: a.opened_at,
+        principal: a.terms.amount_pence,
+        total_repayable: a.terms.total_repayable_pence,
+        term_months: a.terms.term_months,
+    }
+}
+
+#[tokio::test]
+async fn a_months_close_waits_on_its_owners_clock_and_moves_on_once() {
+    let (store, _db) = store().await;
+    let owner = partner("test");
+    let close = Close {
+        owner: owner.clone(),
+        period: "2026-11".into(),
+        due_at_ms: 2_000,
+    };
+    put(
+        store.as_ref(),
+        CommercialWrite::ScheduleClose(close.clone()),
+    )
+    .await
+    .unwrap();
+    let later = Close {
+        due_at_ms: 9_000,
+        ..close.clone()
+    };
+    put(store.as_ref(), CommercialWrite::ScheduleClose(later))
+        .await
+        .unwrap();
+    assert!(store.due_closes(1_999, 10).await.unwrap().is_empty());
+    let due = store.due_closes(2_000, 10).await.unwrap();
+    assert_eq!(due.len(), 1);
+    assert_eq!(due[0].close, close, "the first schedule stands");
+    // On a test clock 1 s ahead, it is due a second earlier.
+    store
+        .commit(set_clock(owner.as_str(), 0, 1_000))
+        .await
+        .unwrap();
+    assert_eq!(store.due_closes(1_000, 10).await.unwrap().len(), 1);
+
+    let moved = Close {
+        due_at_ms: 5_000,
+        ..close.clone()
+    };
+    let move_on = |next: Option<Close>| CommercialWrite::MoveClose {
+        read: close.clone(),
+        key: close.key(),
+        next,
+    };
+    put(store.as_ref(), move_on(Some(moved.clone())))
+        .await
+        .unwrap();
+    assert!(
+        matches!(
+            put(store.as_ref(), move_on(None)).await,
+            Err(CommitError::Conflict)
+        ),
+        "a second close of what was read loses"
+    );
+    assert!(store.due_closes(3_000, 10).await.unwrap().is_empty());
+    let due = store.due_closes(4_000, 10).await.unwrap();
+    assert_eq!(due[0].close, moved);
+    put(
+        store.as_ref(),
+        CommercialWrite::MoveClose {
+            read: moved.clone(),
+            key: moved.key(),
+            next: None,
+        },
+    )
+    .await
+    .unwrap();
+    assert!(store.due_closes(i64::MAX / 2, 10).await.unwrap().is_empty());
+}
