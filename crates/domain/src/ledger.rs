@@ -271,6 +271,7 @@ mod tests {
             decision_id: DecisionId::generate(1, 3),
             reference: None,
             sub_account_id: None,
+            partner_ref: None,
             company_number: "00000401".into(),
             company_name: "Healthy Widgets Ltd".into(),
             status: AccountStatus::Performing,

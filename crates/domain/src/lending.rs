@@ -123,6 +123,9 @@ pub struct Request {
     pub redirect_uri: Option<String>,
     pub reference: Option<String>,
     pub introduction_id: Option<String>,
+    /// The partner's own attribution of the deal (its channel, campaign or
+    /// merchant), kept on the loan and its statement line.
+    pub partner_ref: Option<String>,
     pub metadata: BTreeMap<String, String>,
 }
 
@@ -160,6 +163,7 @@ pub struct Checked {
     pub redirect_uri: Option<String>,
     pub reference: Option<String>,
     pub introduction_id: Option<String>,
+    pub partner_ref: Option<String>,
     pub metadata: BTreeMap<String, String>,
 }
 
@@ -245,6 +249,13 @@ pub fn check(request: Request) -> Result<Checked, Vec<Problem>> {
     {
         problems.push(problem("introduction_id", "pattern"));
     }
+    if let Some(r) = &request.partner_ref {
+        if r.chars().count() > MAX_PARTNER_REF {
+            problems.push(bounded("partner_ref", "max_length", MAX_PARTNER_REF as i64));
+        } else if !partner_ref_allowed(r) {
+            problems.push(problem("partner_ref", "pattern"));
+        }
+    }
     problems.extend(check_metadata(&request.metadata));
     if !problems.is_empty() {
         return Err(problems);
@@ -258,6 +269,7 @@ pub fn check(request: Request) -> Result<Checked, Vec<Problem>> {
         redirect_uri: request.redirect_uri,
         reference: request.reference,
         introduction_id: request.introduction_id,
+        partner_ref: request.partner_ref,
         metadata: request.metadata,
     })
 }
@@ -272,6 +284,16 @@ fn redirect_allowed(uri: &str) -> bool {
     }
     uri.strip_prefix("http://localhost")
         .is_some_and(|rest| rest.is_empty() || rest.starts_with([':', '/', '?']))
+}
+
+/// `partner_ref`: 1 to 64 of `A-Z a-z 0-9 . _ : / -`, an identifier of
+/// the partner's, never free text.
+pub const MAX_PARTNER_REF: usize = 64;
+
+fn partner_ref_allowed(r: &str) -> bool {
+    !r.is_empty()
+        && r.chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | ':' | '/' | '-'))
 }
 
 fn plausible_email(e: &str) -> bool {
@@ -318,6 +340,10 @@ pub struct Application {
     /// Who the deal is attributed to, frozen at creation: the partner
     /// client that created it (hub seed, Commercial model).
     pub attributed_to: String,
+    /// The partner's own attribution of the deal (`partner_ref`), frozen
+    /// at creation and kept on the loan.
+    #[serde(default)]
+    pub partner_ref: Option<String>,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339")]
@@ -498,6 +524,7 @@ impl Application {
             redirect_uri: checked.redirect_uri,
             reference: checked.reference,
             introduction_id: checked.introduction_id,
+            partner_ref: checked.partner_ref,
             metadata: checked.metadata,
             attributed_to: attributed_to.to_owned(),
             created_at: now,

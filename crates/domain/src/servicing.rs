@@ -52,6 +52,9 @@ pub struct Account {
     /// (`introduction_id`), frozen at funding.
     #[serde(default)]
     pub sub_account_id: Option<SubAccountId>,
+    /// The partner's own attribution (`partner_ref`), frozen at funding.
+    #[serde(default)]
+    pub partner_ref: Option<String>,
     pub company_number: String,
     /// The borrower's registered name at funding.
     #[serde(default)]
@@ -208,6 +211,7 @@ impl Account {
                 .introduction_id
                 .as_deref()
                 .and_then(SubAccountId::parse),
+            partner_ref: application.partner_ref.clone(),
             company_number: application.company_number.clone(),
             company_name: application.company_name.clone(),
             status: AccountStatus::Performing,

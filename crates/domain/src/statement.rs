@@ -185,6 +185,8 @@ pub struct Loan {
     /// The borrower, across its loans with this partner.
     pub company_number: String,
     pub sub_account_id: Option<SubAccountId>,
+    /// The partner's own attribution of the deal.
+    pub partner_ref: Option<String>,
     /// When its application was made: where the attribution window opens.
     pub applied_at: OffsetDateTime,
     pub funded_at: OffsetDateTime,
@@ -256,6 +258,8 @@ pub struct Line {
     /// The fee, or the partner's share (before its sub-account's payout).
     pub amount_pence: i64,
     pub sub_account_id: Option<SubAccountId>,
+    #[serde(default)]
+    pub partner_ref: Option<String>,
 }
 
 /// What a sub-account is paid for a month: its share of the net margin of
@@ -389,6 +393,7 @@ pub fn close(
                     net_margin_pence: m.as_pence(),
                     amount_pence: fees.rate.as_pence(),
                     sub_account_id: l.sub_account_id.clone(),
+                    partner_ref: l.partner_ref.clone(),
                 })
                 .collect();
             debug_assert_eq!(fees.lines.len(), statement.lines.len());
@@ -444,6 +449,7 @@ pub fn close(
                     net_margin_pence: m.as_pence(),
                     amount_pence: share.as_pence(),
                     sub_account_id: l.sub_account_id.clone(),
+                    partner_ref: l.partner_ref.clone(),
                 });
             }
             let paid_out = payouts

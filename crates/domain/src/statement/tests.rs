@@ -25,6 +25,7 @@ fn loan(
         account_id: AccountId::generate(1, n),
         company_number: company.into(),
         sub_account_id: None,
+        partner_ref: Some(format!("merchant:{n}")),
         applied_at: applied,
         funded_at: funded,
         principal: Money::pence(principal),

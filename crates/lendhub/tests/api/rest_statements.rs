@@ -49,13 +49,13 @@ async fn decided(
     company: &str,
     pounds: i64,
     bank: &str,
-    introduction: Option<&str>,
+    extra: Value,
 ) -> (String, String) {
     app.advance(Duration::seconds(1)); // the create sub-limit
     let mut body = json!({"business": {"company_number": company}, "amount_pence": pounds * 100,
         "term_months": 36, "applicant": {"email": "ada@example.com"}});
-    if let Some(sub) = introduction {
-        body["introduction_id"] = json!(sub);
+    for (field, value) in extra.as_object().into_iter().flatten() {
+        body[field] = value.clone();
     }
     let r = post(app, &format!("{TEST}/applications"), key, body).await;
     assert_eq!(r.status, 201, "{}", r.body);
@@ -96,16 +96,8 @@ async fn accepted(app: &App, key: &str, id: &str) -> Option<String> {
     panic!("the disbursement of {id} never settled nor failed");
 }
 
-async fn funded(app: &App, key: &str, pounds: i64, introduction: Option<&str>) -> String {
-    let (id, status) = decided(
-        app,
-        key,
-        "00000401",
-        pounds,
-        "test_bank_strong",
-        introduction,
-    )
-    .await;
+async fn funded(app: &App, key: &str, pounds: i64, extra: Value) -> String {
+    let (id, status) = decided(app, key, "00000401", pounds, "test_bank_strong", extra).await;
     assert_eq!(status, "approved");
     accepted(app, key, &id).await.expect("funded")
 }
@@ -155,11 +147,48 @@ async fn a_month_is_drafted_when_it_ends_and_finalized_on_its_invoice_date() {
 
     // Three loans of 250 k: the third takes the trailing volume past 500 k.
     let mut accounts = Vec::new();
-    for _ in 0..3 {
-        accounts.push(funded(&app, &key, 250_000, None).await);
+    for n in 0..3 {
+        let extra = json!({ "partner_ref": format!("merchant:{n}") });
+        accounts.push(funded(&app, &key, 250_000, extra).await);
+    }
+    let account = rest_get(
+        &app,
+        &format!("{TEST}/accounts/{}", accounts[0]),
+        Some(&key),
+    )
+    .await;
+    assert_eq!(
+        account.body["partner_ref"], "merchant:0",
+        "frozen on the loan"
+    );
+    for (n, (partner_ref, reason)) in [("has space", "pattern"), (&*"x".repeat(65), "max_length")]
+        .into_iter()
+        .enumerate()
+    {
+        app.advance(Duration::seconds(1));
+        let r = post(
+            &app,
+            &format!("{TEST}/applications"),
+            &key,
+            json!({"business": {"company_number": "00000401"}, "amount_pence": 1_000_000,
+                   "term_months": 12, "applicant": {"email": "ada@example.com"},
+                   "partner_ref": partner_ref, "reference": format!("bad-{n}")}),
+        )
+        .await;
+        assert_hub_error(&r, 422, "validation_failed");
+        assert_eq!(r.body["error"]["detail"][0]["field"], "partner_ref");
+        assert_eq!(r.body["error"]["detail"][0]["reason"], reason);
     }
     // Nothing billed for a decline, a withdrawal, a failed disbursement.
-    let (_, status) = decided(&app, &key, "00000403", 10_000, "test_bank_strong", None).await;
+    let (_, status) = decided(
+        &app,
+        &key,
+        "00000403",
+        10_000,
+        "test_bank_strong",
+        json!({}),
+    )
+    .await;
     assert_eq!(status, "declined");
     app.advance(Duration::seconds(1));
     let r = post(
@@ -179,7 +208,15 @@ async fn a_month_is_drafted_when_it_ends_and_finalized_on_its_invoice_date() {
     )
     .await;
     assert_eq!(r.body["status"], "withdrawn", "{}", r.body);
-    let (closed_bank, _) = decided(&app, &key, "00000401", 10_000, "test_bank_closed", None).await;
+    let (closed_bank, _) = decided(
+        &app,
+        &key,
+        "00000401",
+        10_000,
+        "test_bank_closed",
+        json!({}),
+    )
+    .await;
     assert_eq!(accepted(&app, &key, &closed_bank).await, None, "rejected");
 
     // Nothing until the month is over.
@@ -229,7 +266,14 @@ async fn a_month_is_drafted_when_it_ends_and_finalized_on_its_invoice_date() {
             .starts_with("text/html")
     );
     let html = page.text().await.unwrap();
-    for text in ["Invoice", "DRAFT", "£96.00", "exclusive of VAT", "2027-01"] {
+    for text in [
+        "Invoice",
+        "DRAFT",
+        "£96.00",
+        "exclusive of VAT",
+        "2027-01",
+        "merchant:2",
+    ] {
         assert!(html.contains(text), "{text} in {html}");
     }
     for account in &accounts {
@@ -321,8 +365,8 @@ async fn a_revenue_share_partner_is_paid_its_share_and_its_sub_account_a_payout(
 
     // 500 k in March: the Embedded tier, 18 % of net margin.
     clock_to(&app, &key, "2027-03-01T09:00:00Z").await;
-    funded(&app, &key, 250_000, Some(&sub_id)).await;
-    funded(&app, &key, 250_000, None).await;
+    funded(&app, &key, 250_000, json!({ "introduction_id": sub_id })).await;
+    funded(&app, &key, 250_000, json!({})).await;
 
     // First closed after its invoice date (Friday 2 April: Good Friday and
     // Easter Monday fall in March): drafted and finalized at once.

@@ -175,6 +175,7 @@ fn loan_of(a: &lendhub_domain::servicing::Account) -> statement::Loan {
         account_id: a.id.clone(),
         company_number: a.company_number.clone(),
         sub_account_id: a.sub_account_id.clone(),
+        partner_ref: a.partner_ref.clone(),
         applied_at: a.opened_at,
         funded_at: a.opened_at,
         principal: a.terms.amount_pence,

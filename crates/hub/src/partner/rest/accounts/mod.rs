@@ -78,6 +78,8 @@ pub struct AccountView {
     balance: BalanceView,
     /// The partner sub-account the loan was introduced through, if any.
     sub_account_id: Option<String>,
+    /// Your own attribution of the deal (`partner_ref`), from the application.
+    partner_ref: Option<String>,
     application_id: String,
     decision_id: String,
     /// Yours, from the application.
@@ -130,6 +132,7 @@ impl AccountView {
             disbursed_at: a.opened_at,
             balance: BalanceView::new(a, entries, now)?,
             sub_account_id: a.sub_account_id.as_ref().map(ToString::to_string),
+            partner_ref: a.partner_ref.clone(),
             application_id: a.application_id.as_str().to_owned(),
             decision_id: a.decision_id.as_str().to_owned(),
             reference: a.reference.clone(),
@@ -140,9 +143,11 @@ impl AccountView {
     }
 
     /// As a person (the borrower) sees it: without which of the partner's
-    /// sub-accounts introduced the loan, which is the partners' matter.
+    /// sub-accounts or channels introduced the loan, which is the
+    /// partners' matter.
     pub fn for_borrower(mut self) -> Self {
         self.sub_account_id = None;
+        self.partner_ref = None;
         self
     }
 

@@ -65,6 +65,11 @@ pub struct CreateApplication {
     /// `sub_…`: one of your sub-accounts (beta), the distribution partner
     /// the deal is attributed to; the loan keeps it (`sub_account_id`).
     introduction_id: Option<String>,
+    /// Your own attribution of the deal — the channel, campaign or merchant
+    /// it came through: up to 64 of `A-Z a-z 0-9 . _ : / -`. Frozen on the
+    /// loan and shown on its statement line.
+    #[schema(example = "merchant:4471")]
+    partner_ref: Option<String>,
     /// Up to 20 string pairs, returned verbatim.
     #[serde(default)]
     metadata: BTreeMap<String, String>,
@@ -88,6 +93,7 @@ impl CreateApplication {
             redirect_uri: self.redirect_uri.clone(),
             reference: self.reference.clone(),
             introduction_id: self.introduction_id.clone(),
+            partner_ref: self.partner_ref.clone(),
             metadata: self.metadata.clone(),
         }
     }

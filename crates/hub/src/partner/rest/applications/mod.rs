@@ -59,6 +59,8 @@ pub struct ApplicationView {
     /// Yours, echoed on every object and event that follows.
     reference: Option<String>,
     introduction_id: Option<String>,
+    /// Your own attribution of the deal, as given at creation.
+    partner_ref: Option<String>,
     metadata: BTreeMap<String, String>,
     /// Where to send the applicant (`{apply_url}/start/{token}`): while the
     /// application is `created`, null afterwards.
@@ -110,6 +112,7 @@ impl ApplicationView {
             redirect_uri: a.redirect_uri.clone(),
             reference: a.reference.clone(),
             introduction_id: a.introduction_id.clone(),
+            partner_ref: a.partner_ref.clone(),
             metadata: a.metadata.clone(),
             handoff_url,
             expires_at: a.expires_at,

@@ -69,6 +69,7 @@ pub fn loan(a: &Account) -> Loan {
         account_id: a.id.clone(),
         company_number: a.company_number.clone(),
         sub_account_id: a.sub_account_id.clone(),
+        partner_ref: a.partner_ref.clone(),
         applied_at: OffsetDateTime::from_unix_timestamp_nanos(
             i128::from(a.application_id.created_ms()) * 1_000_000,
         )

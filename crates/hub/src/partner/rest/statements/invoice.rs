@@ -14,6 +14,7 @@ use crate::partner::state::PartnerState;
 
 struct LineRow {
     account: String,
+    partner_ref: String,
     funded: String,
     principal: Money,
     margin: Money,
@@ -90,6 +91,7 @@ impl Invoice {
                 .iter()
                 .map(|l| LineRow {
                     account: l.account_id.to_string(),
+                    partner_ref: l.partner_ref.clone().unwrap_or_default(),
                     funded: date(l.funded_at.date()),
                     principal: Money::pence(l.principal_pence),
                     margin: Money::pence(l.net_margin_pence),
