@@ -5,7 +5,9 @@
 //! - `--ledger-entries N`: one account with its drawdown and N small
 //!   collections, for `GET /accounts/{id}/transactions` at size;
 //! - `--schedules N`: N accounts, each with a mandate and a monthly
-//!   schedule whose first instalment is due today, for the scheduler.
+//!   schedule whose first instalment is due today, for the scheduler;
+//! - `--loans N --month YYYY-MM`: N loans funded across that month, for
+//!   closing a month's statement at size (issue #17).
 
 use std::time::Instant;
 
@@ -39,6 +41,12 @@ pub struct SeedServicingArgs {
     /// Accounts each with a mandate and a schedule due today.
     #[arg(long, default_value_t = 0)]
     schedules: u64,
+    /// Loans funded across `--month`.
+    #[arg(long, default_value_t = 0)]
+    loans: u64,
+    /// The month `--loans` fund in, YYYY-MM.
+    #[arg(long)]
+    month: Option<String>,
     /// Rows per commit.
     #[arg(long, default_value_t = 5_000)]
     batch: usize,
@@ -65,6 +73,15 @@ pub fn run(args: &SeedServicingArgs) -> Result<()> {
         if args.schedules > 0 {
             let first = schedules(store.as_ref(), &owner, args).await?;
             out.insert("first_account_id".into(), first.into());
+        }
+        if args.loans > 0 {
+            let period = args
+                .month
+                .as_deref()
+                .and_then(lendhub_domain::statement::Period::parse)
+                .context("--loans needs --month YYYY-MM")?;
+            loans(store.as_ref(), &owner, period, args).await?;
+            out.insert("loans".into(), args.loans.into());
         }
         store.close().await;
         out.insert("seconds".into(), started.elapsed().as_secs_f64().into());
@@ -238,4 +255,34 @@ async fn schedules(store: &dyn Store, owner: &Tenant, args: &SeedServicingArgs) 
     }
     crate::seed::commit(store, &mut writes).await?;
     Ok(first)
+}
+
+/// `--loans` funded loans spread evenly across `period`.
+async fn loans(
+    store: &dyn Store,
+    owner: &Tenant,
+    period: lendhub_domain::statement::Period,
+    args: &SeedServicingArgs,
+) -> Result<()> {
+    let n = args.loans;
+    let span = (period.end() - period.start()).whole_milliseconds() as i64 - 1;
+    // Each partner's ids apart from another's seeded into the same month.
+    let salt = owner
+        .as_str()
+        .bytes()
+        .fold(0u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)))
+        & 0xFF_FFFF;
+    let mut writes = WriteSet::default();
+    for i in 0..n {
+        let at = period.start() + time::Duration::milliseconds(span * i as i64 / n as i64);
+        let (opening, _) = funded(owner, salt << 32 | (i + 1), at)?;
+        for w in opening {
+            writes.push(w);
+        }
+        if writes.writes.len() >= args.batch {
+            crate::seed::commit(store, &mut writes).await?;
+        }
+    }
+    crate::seed::commit(store, &mut writes).await?;
+    Ok(())
 }

@@ -211,7 +211,7 @@ impl EventType {
             EventType::ScheduleCompleted => ("payment_schedule", "sch_"),
             EventType::PayoutPaid => ("payout", "po_"),
             EventType::AgreementSigned => ("agreement", "agr_"),
-            EventType::InvoiceDraft | EventType::InvoiceFinalized => ("invoice", "inv_"),
+            EventType::InvoiceDraft | EventType::InvoiceFinalized => ("partner_statement", "pst_"),
             EventType::WebhookEndpointDisabled | EventType::WebhookEndpointEnabled => {
                 ("webhook_endpoint", "whe_")
             }

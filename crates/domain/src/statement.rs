@@ -26,7 +26,8 @@ pub struct Period {
 impl Period {
     pub fn parse(raw: &str) -> Option<Self> {
         let (y, m) = raw.split_once('-')?;
-        if y.len() != 4 || m.len() != 2 {
+        let digits = |t: &str, n: usize| t.len() == n && t.bytes().all(|b| b.is_ascii_digit());
+        if !digits(y, 4) || !digits(m, 2) {
             return None;
         }
         let year: i32 = y.parse().ok()?;
@@ -165,10 +166,13 @@ impl ShareTier {
     /// window: Referral, the borrower's first funded loan within 90 days
     /// of the application; Embedded, every loan within 12 months of the
     /// borrower's first; Strategic, every loan for the relationship's life.
-    pub fn qualifies(self, loan: &Loan, first_funded_at: OffsetDateTime) -> bool {
+    ///
+    /// `first` is the borrower's first funded loan: when, and its account.
+    pub fn qualifies(self, loan: &Loan, first: (OffsetDateTime, &str)) -> bool {
+        let (first_funded_at, first_account) = first;
         match self {
             ShareTier::Referral => {
-                loan.funded_at == first_funded_at
+                loan.account_id.as_str() == first_account
                     && loan.funded_at - loan.applied_at <= Duration::days(90)
             }
             ShareTier::Embedded => loan.funded_at - first_funded_at <= Duration::days(365),
@@ -404,23 +408,25 @@ pub fn close(
         } => {
             let tier = ShareTier::for_volume(volume);
             let bps = tier.share_bps(*strategic_share_bps);
-            // Each borrower's first funded loan with this partner.
-            let mut first: std::collections::HashMap<&str, OffsetDateTime> =
+            // Each borrower's first funded loan with this partner (ties, to
+            // the millisecond, go to the smaller account id).
+            let mut first: std::collections::HashMap<&str, (OffsetDateTime, &str)> =
                 std::collections::HashMap::new();
             for l in loans {
+                let key = (l.funded_at, l.account_id.as_str());
                 first
                     .entry(l.company_number.as_str())
-                    .and_modify(|t| *t = (*t).min(l.funded_at))
-                    .or_insert(l.funded_at);
+                    .and_modify(|t| *t = (*t).min(key))
+                    .or_insert(key);
             }
             let mut payouts: std::collections::BTreeMap<String, Payout> = Default::default();
             let (mut margin_total, mut share_total) = (Money::ZERO, Money::ZERO);
             for (l, m) in month.iter().zip(&margins) {
-                let first_at = first
+                let first = first
                     .get(l.company_number.as_str())
                     .copied()
-                    .unwrap_or(l.funded_at);
-                if !tier.qualifies(l, first_at) {
+                    .unwrap_or((l.funded_at, l.account_id.as_str()));
+                if !tier.qualifies(l, first) {
                     continue;
                 }
                 let share = share_of(*m, bps).ok_or(Overflow)?;
@@ -505,6 +511,9 @@ pub enum PayoutStatus {
     Pending,
     /// Paid with its statement's finalization (`payout.paid`).
     Paid,
+    /// Its month was drafted again without it (the loans it was for no
+    /// longer earn a share): never paid.
+    Void,
 }
 
 impl PayoutStatus {
@@ -512,6 +521,7 @@ impl PayoutStatus {
         match self {
             PayoutStatus::Pending => "pending",
             PayoutStatus::Paid => "paid",
+            PayoutStatus::Void => "void",
         }
     }
 }

@@ -2,7 +2,7 @@
 //! holiday. Bank holidays come from GOV.UK's official list
 //! (`https://www.gov.uk/bank-holidays.json`, Open Government Licence): a
 //! copy ships in the binary (`data/bank-holidays.json`) and an operator can
-//! give a newer download in its place (`billing.bank_holidays_file`). Past
+//! give a newer download in its place (`rest_tier.bank_holidays_file`). Past
 //! the list's last year the statutory pattern is computed (Easter by the
 //! `computus` crate), so a date never falls off the end of a table; only a
 //! one-off holiday announced later (a jubilee, a coronation) needs the

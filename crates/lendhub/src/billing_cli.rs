@@ -144,7 +144,10 @@ async fn run(
             for owner in owners {
                 let now =
                     ClientClock::new(store.clock_offset(&owner).await?).now(SystemClock.now());
-                let outcome = close(&books, &owner, period, now, None).await?;
+                // Through the month's waiting close, if any: of this and
+                // the server's close of the same month, one commits.
+                let waiting = store.waiting_close(&owner, &period.to_string()).await?;
+                let outcome = close(&books, &owner, period, now, waiting.as_ref()).await?;
                 let (result, statement) = match &outcome {
                     Closed::NotOver => ("not_over", None),
                     Closed::Drafted(s) => ("drafted", Some(s)),

@@ -264,6 +264,16 @@ pub fn request_path_queries() -> Vec<Query> {
         vec![OWNER, Value::Text("2026-11")],
     ));
     queries.push(query(
+        "an owner's payouts for a month (the close)",
+        sql::commercial::PERIOD_PAYOUTS,
+        vec![OWNER, Value::Text("2026-11")],
+    ));
+    queries.push(query(
+        "an owner's month waiting to close (the operator's close)",
+        sql::commercial::WAITING_CLOSE,
+        vec![OWNER, Value::Text("2026-11")],
+    ));
+    queries.push(query(
         "a partner's terms (the close)",
         sql::commercial::PARTNER_TERMS,
         vec![OWNER],

@@ -331,6 +331,12 @@ pub mod commercial {
          DO UPDATE SET status = excluded.status, body = excluded.body
          WHERE hub_payouts.status = 'pending'";
     pub const PAYOUT_EXISTS: &str = "SELECT 1 FROM hub_payouts WHERE id = $1 AND owner = $2";
+    /// A month's payouts of an owner: the close voids those a new draft no
+    /// longer has.
+    pub const PERIOD_PAYOUTS: &str =
+        "SELECT body FROM hub_payouts WHERE owner = $1 AND period = $2";
+    pub const WAITING_CLOSE: &str =
+        "SELECT body FROM hub_billing_due WHERE owner = $1 AND period = $2";
     pub const SCHEDULE_CLOSE: &str = "INSERT INTO hub_billing_due (owner, period, due_at_ms, body)
          VALUES ($1, $2, $3, $4) ON CONFLICT (owner, period) DO NOTHING";
     /// Conditional on the due time read (`$3`): of two closes, one moves it.

@@ -432,4 +432,57 @@ async fn a_revenue_share_partner_is_paid_its_share_and_its_sub_account_a_payout(
         html.contains("Remittance advice") && !html.contains("DRAFT"),
         "{html}"
     );
+
+    // A draft's payout that a change of terms takes away is void, never paid.
+    clock_to(&app, &key, "2027-04-05T09:00:00Z").await;
+    // 260 k: Embedded again (a repeat borrower earns nothing as a Referral).
+    funded(&app, &key, 250_000, json!({ "introduction_id": sub_id })).await;
+    funded(&app, &key, 10_000, json!({})).await;
+    clock_to(&app, &key, "2027-05-01T09:00:00Z").await;
+    let april = statement_of(&app, &key, "2027-04", "draft").await;
+    assert_eq!(april["model"], "revenue_share");
+    assert_eq!(
+        april["invoice_date"], "2027-05-05",
+        "3 May is the early May bank holiday"
+    );
+    let payouts_in = |status: &'static str| {
+        let (app, key, sub_id) = (&app, &key, &sub_id);
+        async move {
+            let r = rest_get(
+                app,
+                &format!("{TEST}/payouts?sub_account_id={sub_id}"),
+                Some(key),
+            )
+            .await;
+            r.body["data"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|p| p["period"] == "2027-04" && p["status"] == status)
+                .count()
+        }
+    };
+    assert_eq!(payouts_in("pending").await, 1);
+    cli(
+        &app._site,
+        &[
+            "billing",
+            "terms",
+            "set",
+            &client,
+            "--model",
+            "integration-fee",
+        ],
+    );
+    clock_to(&app, &key, "2027-05-05T08:00:00Z").await;
+    let april = statement_of(&app, &key, "2027-04", "finalized").await;
+    assert_eq!(april["model"], "integration_fee");
+    assert_eq!(april["payable_pence"], 2 * 4_500);
+    assert_eq!(payouts_in("void").await, 1);
+    assert_eq!(payouts_in("pending").await, 0);
+    assert_eq!(
+        events_of(&app, &key, "payout.paid").await.len(),
+        1,
+        "March's only"
+    );
 }

@@ -28,6 +28,7 @@ CREATE TABLE hub_payouts (
 );
 CREATE INDEX hub_payouts_owner ON hub_payouts (owner, id);
 CREATE INDEX hub_payouts_sub_account ON hub_payouts (owner, sub_account_id, id);
+CREATE INDEX hub_payouts_period ON hub_payouts (owner, period);
 CREATE TABLE hub_billing_due (
     owner     TEXT NOT NULL,
     period    TEXT NOT NULL,

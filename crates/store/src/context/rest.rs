@@ -551,6 +551,20 @@ pub trait CommercialStore: Send + Sync {
 
     async fn payouts(&self, owner: &Tenant, query: &PayoutQuery) -> Result<PayoutPage, StoreError>;
 
+    /// An owner's payouts for a month (`YYYY-MM`).
+    async fn period_payouts(
+        &self,
+        owner: &Tenant,
+        period: &str,
+    ) -> Result<Vec<statement::PayoutRecord>, StoreError>;
+
+    /// The owner's month waiting to close, if it is.
+    async fn waiting_close(
+        &self,
+        owner: &Tenant,
+        period: &str,
+    ) -> Result<Option<statement::Close>, StoreError>;
+
     /// Months due to close on their owner's clock (`now_ms` the service
     /// clock's), soonest first.
     async fn due_closes(&self, now_ms: i64, limit: u32) -> Result<Vec<DueClose>, StoreError>;

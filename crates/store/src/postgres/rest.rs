@@ -11,7 +11,7 @@ use lendhub_domain::mandate::Mandate;
 use lendhub_domain::marketplace::{App, Review, Signal};
 use lendhub_domain::schedule::Schedule;
 use lendhub_domain::servicing::Account;
-use lendhub_domain::statement::{Statement, Terms};
+use lendhub_domain::statement::{Close, PayoutRecord, Statement, Terms};
 use lendhub_domain::sub_account::SubAccount;
 use lendhub_domain::tenant::Tenant;
 use tokio_postgres::Row;
@@ -798,6 +798,41 @@ impl CommercialStore for PgStore {
                 None => PayoutPage::UnknownCursor,
             },
         )
+    }
+
+    async fn period_payouts(
+        &self,
+        owner: &Tenant,
+        period: &str,
+    ) -> Result<Vec<PayoutRecord>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached(sql::commercial::PERIOD_PAYOUTS)
+            .await
+            .map_err(db)?;
+        c.query(&statement, &[&owner.as_str(), &period])
+            .await
+            .map_err(db)?
+            .iter()
+            .map(|r| from_json(get(r, 0)?))
+            .collect()
+    }
+
+    async fn waiting_close(
+        &self,
+        owner: &Tenant,
+        period: &str,
+    ) -> Result<Option<Close>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached(sql::commercial::WAITING_CLOSE)
+            .await
+            .map_err(db)?;
+        c.query_opt(&statement, &[&owner.as_str(), &period])
+            .await
+            .map_err(db)?
+            .map(|r| from_json(get(&r, 0)?))
+            .transpose()
     }
 
     async fn due_closes(&self, now_ms: i64, limit: u32) -> Result<Vec<DueClose>, StoreError> {

@@ -22,7 +22,8 @@ pub struct PayoutView {
     /// The month it is for, `YYYY-MM`.
     #[schema(example = "2026-11")]
     period: String,
-    /// `pending` (its statement is a draft) or `paid`.
+    /// `pending` (its statement is a draft), `paid`, or `void` (its month
+    /// was drafted again without it: never paid).
     status: &'static str,
     /// Its share of the net margin of the loans it introduced.
     gross_pence: i64,

@@ -6,7 +6,9 @@
 use lendhub_domain::events::EventType;
 use lendhub_domain::hub_ids::HubId;
 use lendhub_domain::servicing::Account;
-use lendhub_domain::statement::{self, Close, Loan, Period, Statement, Status};
+use lendhub_domain::statement::{
+    self, Close, Loan, PayoutRecord, PayoutStatus, Period, Statement, Status,
+};
 use lendhub_domain::tenant::{Tenant, TenantKind};
 use lendhub_domain::working_days::WorkingDays;
 use lendhub_store::{
@@ -147,7 +149,7 @@ pub async fn close(
         writes.push(CommercialWrite::MoveClose {
             read: read.clone(),
             key: read.key(),
-            next: next_due.filter(|n| n.due_at_ms != read.due_at_ms),
+            next: next_due,
         });
     }
     let outcome = match stored {
@@ -175,6 +177,22 @@ pub async fn close(
                 ));
             }
             let payouts = computed.payout_records(now);
+            // A pending payout this draft no longer has is void: it was
+            // never paid, and never will be.
+            for stale in books
+                .commercial
+                .period_payouts(owner, &period.to_string())
+                .await?
+            {
+                if stale.status == PayoutStatus::Pending
+                    && !payouts.iter().any(|p| p.id == stale.id)
+                {
+                    writes.push(CommercialWrite::PutPayout(PayoutRecord {
+                        status: PayoutStatus::Void,
+                        ..stale
+                    }));
+                }
+            }
             for p in &payouts {
                 writes.push(CommercialWrite::PutPayout(p.clone()));
             }
