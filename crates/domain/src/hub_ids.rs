@@ -131,6 +131,8 @@ hub_id!(/// A marketplace app's subscription to events (`msub_…`).
     MarketplaceSubscriptionId, "msub_");
 hub_id!(/// A partner statement (`pst_…`).
     StatementId, "pst_");
+hub_id!(/// A correction of a finalized statement (`adj_…`).
+    AdjustmentId, "adj_");
 
 #[cfg(test)]
 mod tests {

@@ -315,6 +315,63 @@ pub struct Statement {
     /// When it is paid: the invoice date (collected, or remitted, then).
     pub pay_date: Date,
     pub status: Status,
+    /// Corrections of finalized months, settled with this one.
+    #[serde(default)]
+    pub adjustments: Vec<Adjustment>,
+    /// The terms it was closed under: a finalized month is checked again
+    /// under these, not under terms agreed since.
+    #[serde(default)]
+    pub terms: Terms,
+}
+
+/// A correction of a finalized month (a finalized statement never
+/// changes): made by the lender's operator, settled with the owner's next
+/// statement that is still open.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Adjustment {
+    pub id: crate::hub_ids::AdjustmentId,
+    pub owner: Tenant,
+    /// The finalized month it corrects.
+    pub corrects: String,
+    /// The month whose statement settles it.
+    pub applies_to: String,
+    /// Signed: positive when the partner owes the lender more (a fee
+    /// under-billed, a share over-paid), negative the other way.
+    pub amount_pence: i64,
+    pub reason: String,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+}
+
+impl Statement {
+    /// What the partner owes the lender on it: negative when the lender
+    /// owes the partner.
+    fn owed_by_partner(&self) -> i64 {
+        match self.payable_by {
+            Payer::Partner => self.payable_pence,
+            Payer::Lender => -self.payable_pence,
+        }
+    }
+
+    /// The statement with `adjustments` settled on it: the payable moves by
+    /// their sum, and turns to the other party if it crosses nothing.
+    pub fn with_adjustments(mut self, adjustments: Vec<Adjustment>) -> Result<Self, Overflow> {
+        let owed = adjustments
+            .iter()
+            .try_fold(self.owed_by_partner(), |sum, a| {
+                sum.checked_add(a.amount_pence)
+            })
+            .ok_or(Overflow)?;
+        // A month with nothing but corrections is settled the way they go.
+        self.payable_by = match owed {
+            o if o > 0 => Payer::Partner,
+            o if o < 0 => Payer::Lender,
+            _ => self.payable_by,
+        };
+        self.payable_pence = owed.checked_abs().ok_or(Overflow)?;
+        self.adjustments = adjustments;
+        Ok(self)
+    }
 }
 
 /// Whatever the close could not compute.
@@ -365,6 +422,8 @@ pub fn close(
         invoice_date,
         pay_date: invoice_date,
         status: Status::Draft,
+        adjustments: Vec::new(),
+        terms: terms.clone(),
     };
     match terms {
         Terms::IntegrationFee { custom_fee_pence } => {

@@ -26,6 +26,27 @@ pub enum BillingCommand {
         #[command(subcommand)]
         command: TermsCommand,
     },
+    /// Correct a finalized month (which never changes): an adjustment
+    /// settled with the partner's statement for the month now open on its
+    /// clock. One JSON line.
+    Adjust {
+        /// The partner's client id.
+        #[arg(long)]
+        client_id: String,
+        /// live or test.
+        #[arg(long)]
+        environment: String,
+        /// The finalized month it corrects, YYYY-MM.
+        #[arg(long)]
+        corrects: String,
+        /// Signed pence: positive when the partner owes more (a fee
+        /// under-billed, a share over-paid), negative when less.
+        #[arg(long, allow_hyphen_values = true)]
+        amount_pence: i64,
+        /// Why (shown on the statement and the invoice).
+        #[arg(long)]
+        reason: String,
+    },
     /// Close a month for every partner with loans funded in it: draft its
     /// statement, or finalize it from its invoice date. One JSON line per
     /// partner and environment.
@@ -125,6 +146,23 @@ async fn run(
             let terms = store.partner_terms(&client_id).await?.unwrap_or_default();
             println!("{}", json!({"client_id": client_id, "terms": terms}));
         }
+        BillingCommand::Adjust {
+            client_id,
+            environment,
+            corrects,
+            amount_pence,
+            reason,
+        } => {
+            adjust(
+                store,
+                &client_id,
+                &environment,
+                &corrects,
+                amount_pence,
+                &reason,
+            )
+            .await?
+        }
         BillingCommand::Close { period } => {
             let Some(period) = Period::parse(&period) else {
                 bail!("--period must be a month, YYYY-MM");
@@ -170,5 +208,64 @@ async fn run(
             }
         }
     }
+    Ok(())
+}
+
+async fn adjust(
+    store: &dyn Store,
+    client_id: &str,
+    environment: &str,
+    corrects: &str,
+    amount_pence: i64,
+    reason: &str,
+) -> anyhow::Result<()> {
+    use lendhub_domain::statement::{Adjustment, Close, Status};
+    use lendhub_domain::tenant::Tenant;
+    use lendhub_store::{CommercialWrite, WriteSet};
+    let livemode = match environment {
+        "live" => true,
+        "test" => false,
+        _ => bail!("--environment must be live or test"),
+    };
+    let Some(corrected) = Period::parse(corrects) else {
+        bail!("--corrects must be a month, YYYY-MM");
+    };
+    if amount_pence == 0 || reason.trim().is_empty() {
+        bail!("an adjustment needs an amount other than 0 and a reason");
+    }
+    let owner = Tenant::partner(client_id, livemode, None);
+    let statement = store.statement_for(&owner, &corrected.to_string()).await?;
+    match statement {
+        Some(s) if s.status == Status::Finalized => {}
+        Some(_) => bail!("{corrects} is still a draft: close it again instead (billing close)"),
+        None => bail!("{client_id} has no {environment} statement for {corrects}"),
+    }
+    let now = ClientClock::new(store.clock_offset(&owner).await?).now(SystemClock.now());
+    let open = Period::of(now);
+    let adjustment = Adjustment {
+        id: lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64),
+        owner: owner.clone(),
+        corrects: corrected.to_string(),
+        applies_to: open.to_string(),
+        amount_pence,
+        reason: reason.trim().to_owned(),
+        created_at: now,
+    };
+    let mut writes = WriteSet::default();
+    writes
+        .push(CommercialWrite::InsertAdjustment(adjustment.clone()))
+        // The open month closes even if no loan funds in it.
+        .push(CommercialWrite::ScheduleClose(Close {
+            owner: owner.clone(),
+            period: open.to_string(),
+            due_at_ms: lendhub_domain::clock::unix_ms(open.end()),
+        }));
+    store.commit(writes).await?;
+    println!(
+        "{}",
+        json!({"adjustment_id": adjustment.id.to_string(), "partner": whose(&owner),
+               "corrects": adjustment.corrects, "applies_to": adjustment.applies_to,
+               "amount_pence": amount_pence})
+    );
     Ok(())
 }

@@ -268,6 +268,14 @@ pub fn request_path_queries() -> Vec<Query> {
         sql::commercial::PERIOD_PAYOUTS,
         vec![OWNER, Value::Text("2026-11")],
     ));
+    queries.push(Query {
+        ordered_by_index: true,
+        ..query(
+            "the corrections a month's statement settles (the close)",
+            sql::commercial::ADJUSTMENTS,
+            vec![OWNER, Value::Text("2026-11")],
+        )
+    });
     queries.push(query(
         "an owner's month waiting to close (the operator's close)",
         sql::commercial::WAITING_CLOSE,

@@ -335,6 +335,10 @@ pub mod commercial {
     /// longer has.
     pub const PERIOD_PAYOUTS: &str =
         "SELECT body FROM hub_payouts WHERE owner = $1 AND period = $2";
+    pub const INSERT_ADJUSTMENT: &str = "INSERT INTO hub_statement_adjustments (id, owner, applies_to, body) VALUES ($1, $2, $3, $4)";
+    /// The corrections a month's statement settles, in the order made.
+    pub const ADJUSTMENTS: &str = "SELECT body FROM hub_statement_adjustments
+         WHERE owner = $1 AND applies_to = $2 ORDER BY id";
     pub const WAITING_CLOSE: &str =
         "SELECT body FROM hub_billing_due WHERE owner = $1 AND period = $2";
     pub const SCHEDULE_CLOSE: &str = "INSERT INTO hub_billing_due (owner, period, due_at_ms, body)

@@ -260,3 +260,48 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn adjustments_move_the_payable_and_may_turn_it_around() {
+    let start = NOV.start();
+    let fee = close_with(
+        &FEE,
+        &[loan(1, "A", start, start + Duration::days(1), 10_000)],
+    );
+    assert_eq!((fee.payable_pence, fee.payable_by), (4_500, Payer::Partner));
+    let adjustment = |amount: i64| Adjustment {
+        id: crate::hub_ids::AdjustmentId::generate(1, amount.unsigned_abs().into()),
+        owner: owner(),
+        corrects: "2026-10".into(),
+        applies_to: "2026-11".into(),
+        amount_pence: amount,
+        reason: "a refunded fee".into(),
+        created_at: start,
+    };
+    let credited = fee
+        .clone()
+        .with_adjustments(vec![adjustment(-4_500), adjustment(-1_000)])
+        .unwrap();
+    assert_eq!(
+        (credited.payable_pence, credited.payable_by),
+        (1_000, Payer::Lender)
+    );
+    assert_eq!(credited.adjustments.len(), 2);
+    let empty = close_with(&FEE, &[])
+        .with_adjustments(vec![adjustment(3_200)])
+        .unwrap();
+    assert_eq!(
+        (empty.payable_pence, empty.payable_by),
+        (3_200, Payer::Partner)
+    );
+    let share = close_with(
+        &SHARE,
+        &[loan(2, "B", start, start + Duration::days(1), 10_000)],
+    );
+    let owed = share.payable_pence;
+    let less = share.with_adjustments(vec![adjustment(100)]).unwrap();
+    assert_eq!(
+        (less.payable_pence, less.payable_by),
+        (owed - 100, Payer::Lender)
+    );
+}

@@ -305,6 +305,45 @@ async fn a_month_is_drafted_when_it_ends_and_finalized_on_its_invoice_date() {
     );
     assert_eq!(events_of(&app, &key, "invoice.draft").await.len(), 1);
 
+    // A correction is a new line on the next statement, never a change.
+    let site = &app._site;
+    let adjust = |corrects: &'static str| {
+        [
+            "billing",
+            "adjust",
+            "--client-id",
+            client.as_str(),
+            "--environment",
+            "test",
+            "--corrects",
+            corrects,
+            "--amount-pence",
+            "-3200",
+            "--reason",
+            "one fee refunded",
+        ]
+    };
+    let refused = crate::support::process::cli_refused(site, &adjust("2026-12"));
+    assert!(refused.contains("no test statement"), "{refused}");
+    let made: Value = serde_json::from_str(&cli(site, &adjust("2027-01"))).unwrap();
+    assert_eq!(made["applies_to"], "2027-02");
+    clock_to(&app, &key, "2027-03-02T08:00:00Z").await;
+    let february = statement_of(&app, &key, "2027-02", "finalized").await;
+    assert_eq!(february["funded_originations"], 0);
+    assert_eq!(february["adjustments"][0]["corrects"], "2027-01");
+    assert_eq!(february["adjustments"][0]["amount_pence"], -3_200);
+    assert_eq!(
+        (&february["payable_pence"], &february["payable_by"]),
+        (&json!(3_200), &json!("lender")),
+        "the credit is the lender's to pay"
+    );
+    let january = rest_get(&app, &format!("{TEST}/statements/{id}"), Some(&key)).await;
+    assert_eq!(
+        january.body.to_string(),
+        after.body.to_string(),
+        "unchanged"
+    );
+
     // Yours only, with billing.read.
     let (_, other) = partner(&app).await;
     assert_hub_error(

@@ -40,3 +40,11 @@ CREATE INDEX hub_billing_due_at ON hub_billing_due (due_at_ms);
 -- The close reads an owner's accounts opened in a month (the CLI finds the
 -- owners that have any).
 CREATE INDEX hub_accounts_opened ON hub_accounts (opened_at_ms, owner);
+-- Corrections of finalized months, each settled with a later statement.
+CREATE TABLE hub_statement_adjustments (
+    id         TEXT PRIMARY KEY,
+    owner      TEXT NOT NULL,
+    applies_to TEXT NOT NULL,
+    body       TEXT NOT NULL
+);
+CREATE INDEX hub_statement_adjustments_applies ON hub_statement_adjustments (owner, applies_to, id);

@@ -63,6 +63,7 @@ pub enum CommercialWrite {
     InsertSignal(marketplace::Signal),
     /// Written while it is a draft; a finalized statement never changes.
     PutStatement(statement::Statement),
+    InsertAdjustment(statement::Adjustment),
     /// Written while it is pending; a paid payout never changes.
     PutPayout(statement::PayoutRecord),
     /// A month to close when it is due (nothing if it already waits).
@@ -557,6 +558,13 @@ pub trait CommercialStore: Send + Sync {
         owner: &Tenant,
         period: &str,
     ) -> Result<Vec<statement::PayoutRecord>, StoreError>;
+
+    /// The corrections the owner's statement for `period` settles.
+    async fn adjustments(
+        &self,
+        owner: &Tenant,
+        period: &str,
+    ) -> Result<Vec<statement::Adjustment>, StoreError>;
 
     /// The owner's month waiting to close, if it is.
     async fn waiting_close(

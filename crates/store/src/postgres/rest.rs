@@ -11,7 +11,7 @@ use lendhub_domain::mandate::Mandate;
 use lendhub_domain::marketplace::{App, Review, Signal};
 use lendhub_domain::schedule::Schedule;
 use lendhub_domain::servicing::Account;
-use lendhub_domain::statement::{Close, PayoutRecord, Statement, Terms};
+use lendhub_domain::statement::{Adjustment, Close, PayoutRecord, Statement, Terms};
 use lendhub_domain::sub_account::SubAccount;
 use lendhub_domain::tenant::Tenant;
 use tokio_postgres::Row;
@@ -808,6 +808,24 @@ impl CommercialStore for PgStore {
         let c = self.conn().await?;
         let statement = c
             .prepare_cached(sql::commercial::PERIOD_PAYOUTS)
+            .await
+            .map_err(db)?;
+        c.query(&statement, &[&owner.as_str(), &period])
+            .await
+            .map_err(db)?
+            .iter()
+            .map(|r| from_json(get(r, 0)?))
+            .collect()
+    }
+
+    async fn adjustments(
+        &self,
+        owner: &Tenant,
+        period: &str,
+    ) -> Result<Vec<Adjustment>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached(sql::commercial::ADJUSTMENTS)
             .await
             .map_err(db)?;
         c.query(&statement, &[&owner.as_str(), &period])

@@ -12,7 +12,7 @@ use lendhub_domain::mandate::Mandate;
 use lendhub_domain::marketplace::{App, Review, Signal};
 use lendhub_domain::schedule::Schedule;
 use lendhub_domain::servicing::Account;
-use lendhub_domain::statement::{Close, PayoutRecord, Statement, Terms};
+use lendhub_domain::statement::{Adjustment, Close, PayoutRecord, Statement, Terms};
 use lendhub_domain::sub_account::SubAccount;
 use lendhub_domain::tenant::Tenant;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -822,6 +822,20 @@ impl CommercialStore for SqliteStore {
     ) -> Result<Vec<PayoutRecord>, StoreError> {
         self.read(|c| {
             c.prepare_cached(shared!(sql::commercial::PERIOD_PAYOUTS))?
+                .query_map([owner.as_str(), period], |r| {
+                    rows::from_json(&r.get::<_, String>(0)?)
+                })?
+                .collect()
+        })
+    }
+
+    async fn adjustments(
+        &self,
+        owner: &Tenant,
+        period: &str,
+    ) -> Result<Vec<Adjustment>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::commercial::ADJUSTMENTS))?
                 .query_map([owner.as_str(), period], |r| {
                     rows::from_json(&r.get::<_, String>(0)?)
                 })?

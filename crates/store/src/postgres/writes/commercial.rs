@@ -49,6 +49,7 @@ pub(crate) struct Statements {
     move_close: Statement,
     end_close: Statement,
     lock_close: Statement,
+    insert_adjustment: Statement,
 }
 
 impl Statements {
@@ -66,6 +67,7 @@ impl Statements {
             move_close: p(crate::sql::commercial::MOVE_CLOSE).await?,
             end_close: p(crate::sql::commercial::END_CLOSE).await?,
             lock_close: p(LOCK_CLOSE).await?,
+            insert_adjustment: p(crate::sql::commercial::INSERT_ADJUSTMENT).await?,
         })
     }
 
@@ -159,6 +161,15 @@ impl Statements {
                     Box::new(p.period.as_str()),
                     Box::new(p.status.as_str()),
                     Box::new(JsonText(p)),
+                ],
+            )),
+            CommercialWrite::InsertAdjustment(a) => out.push((
+                self.insert_adjustment.clone(),
+                vec![
+                    Box::new(a.id.as_str()) as Param<'a>,
+                    Box::new(a.owner.as_str()),
+                    Box::new(a.applies_to.as_str()),
+                    Box::new(JsonText(a)),
                 ],
             )),
             CommercialWrite::ScheduleClose(c) => out.push((

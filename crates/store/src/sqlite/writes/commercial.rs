@@ -103,6 +103,18 @@ pub fn apply(c: &Connection, write: &CommercialWrite) -> Result<(), CommitError>
                 })
                 .map_err(store)?;
         }
+        CommercialWrite::InsertAdjustment(a) => {
+            c.prepare_cached(shared!(crate::sql::commercial::INSERT_ADJUSTMENT))
+                .and_then(|mut q| {
+                    q.execute(params![
+                        a.id.to_string(),
+                        a.owner.as_str(),
+                        a.applies_to,
+                        rows::to_json(a)?
+                    ])
+                })
+                .map_err(store)?;
+        }
         CommercialWrite::ScheduleClose(close) => {
             c.prepare_cached(shared!(crate::sql::commercial::SCHEDULE_CLOSE))
                 .and_then(|mut q| {

@@ -7,7 +7,7 @@ use lendhub_domain::events::EventType;
 use lendhub_domain::hub_ids::HubId;
 use lendhub_domain::servicing::Account;
 use lendhub_domain::statement::{
-    self, Close, Loan, PayoutRecord, PayoutStatus, Period, Statement, Status,
+    self, Close, Loan, PayoutRecord, PayoutStatus, Period, Statement, Status, Terms,
 };
 use lendhub_domain::tenant::{Tenant, TenantKind};
 use lendhub_domain::working_days::WorkingDays;
@@ -84,17 +84,23 @@ pub fn loan(a: &Account) -> Loan {
 }
 
 /// The statement the owner's facts give for `period` at `now`, not written.
+/// Under `terms` when given (a finalized month's own), the partner's
+/// current terms otherwise.
 pub async fn compute(
     books: &Ledgers<'_>,
     owner: &Tenant,
     period: Period,
     now: OffsetDateTime,
+    terms: Option<&Terms>,
 ) -> Result<Statement, CloseError> {
-    let terms = books
-        .commercial
-        .partner_terms(&client_id(owner))
-        .await?
-        .unwrap_or_default();
+    let terms = match terms {
+        Some(t) => t.clone(),
+        None => books
+            .commercial
+            .partner_terms(&client_id(owner))
+            .await?
+            .unwrap_or_default(),
+    };
     let loans: Vec<Loan> = books
         .commercial
         .owner_accounts(owner)
@@ -113,7 +119,13 @@ pub async fn compute(
     if now.date() >= computed.invoice_date {
         computed.status = Status::Finalized;
     }
-    Ok(computed)
+    let adjustments = books
+        .commercial
+        .adjustments(owner, &period.to_string())
+        .await?;
+    computed
+        .with_adjustments(adjustments)
+        .map_err(|e| CloseError::Other(e.to_string()))
 }
 
 /// Closes `owner`'s `period` at `now` (the owner's clock). `due` is the
@@ -133,7 +145,11 @@ pub async fn close(
         .commercial
         .statement_for(owner, &period.to_string())
         .await?;
-    let computed = compute(books, owner, period, now).await?;
+    let kept_terms = stored
+        .as_ref()
+        .filter(|s| s.status == Status::Finalized)
+        .map(|s| &s.terms);
+    let computed = compute(books, owner, period, now, kept_terms).await?;
     let mut writes = WriteSet::default();
     let next_due = (computed.status == Status::Draft).then(|| Close {
         owner: owner.clone(),

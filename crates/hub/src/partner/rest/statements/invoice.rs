@@ -21,6 +21,12 @@ struct LineRow {
     amount: Money,
 }
 
+struct AdjustmentRow {
+    corrects: String,
+    reason: String,
+    amount: Money,
+}
+
 struct PayoutRow {
     sub_account: String,
     introductions: u32,
@@ -45,6 +51,7 @@ struct Invoice {
     amount_heading: &'static str,
     lines: Vec<LineRow>,
     payouts: Vec<PayoutRow>,
+    adjustments: Vec<AdjustmentRow>,
     total_label: &'static str,
     total: Money,
     note: &'static str,
@@ -67,7 +74,9 @@ impl Invoice {
             ),
             TenantKind::SandboxClient(id) => format!("Sandbox client {id}"),
         };
+        // Who pays decides the document; the model, what its lines are.
         let fee = s.payable_by == Payer::Partner;
+        let fee_model = s.model == "integration_fee";
         Self {
             title: if fee { "Invoice" } else { "Remittance advice" },
             draft: s.status == Status::Draft,
@@ -77,7 +86,7 @@ impl Invoice {
             period: s.period.clone(),
             invoice_date: date(s.invoice_date),
             pay_date: date(s.pay_date),
-            model: if fee {
+            model: if fee_model {
                 "Integration fee"
             } else {
                 "Revenue share"
@@ -85,7 +94,7 @@ impl Invoice {
             tier: s.tier.clone(),
             originations: s.funded_originations,
             volume: Money::pence(s.funded_volume_pence),
-            amount_heading: if fee { "Fee" } else { "Share" },
+            amount_heading: if fee_model { "Fee" } else { "Share" },
             lines: s
                 .lines
                 .iter()
@@ -107,13 +116,23 @@ impl Invoice {
                     gross: Money::pence(p.gross_pence),
                 })
                 .collect(),
+            adjustments: s
+                .adjustments
+                .iter()
+                .map(|a| AdjustmentRow {
+                    corrects: a.corrects.clone(),
+                    reason: a.reason.clone(),
+                    // As the partner's invoice reads: what it owes more.
+                    amount: Money::pence(if fee { a.amount_pence } else { -a.amount_pence }),
+                })
+                .collect(),
             total_label: if fee {
                 "Total due from the partner"
             } else {
                 "Total due to the partner"
             },
             total: Money::pence(s.payable_pence),
-            note: if fee {
+            note: if fee_model {
                 "Collected on the pay date. Each funded loan is billed once, in the month it funded."
             } else {
                 "Remitted on the pay date. A loan's share is of its net margin: its scheduled interest, less the lender's cost of funds and expected loss."

@@ -24,6 +24,18 @@ pub struct PayoutLineView {
     introductions: u32,
 }
 
+/// A correction of a finalized month, settled on this statement.
+#[derive(Clone, Serialize, ToSchema)]
+pub struct AdjustmentView {
+    #[schema(example = "adj_01KQ3V1Y2C8WZ3R5T6Y7X8V9W0")]
+    id: String,
+    /// The finalized month it corrects, `YYYY-MM`.
+    corrects: String,
+    /// Positive when you owe the lender more, negative when less.
+    amount_pence: i64,
+    reason: String,
+}
+
 /// A partner statement.
 #[derive(Clone, Serialize, ToSchema)]
 pub struct StatementView {
@@ -65,6 +77,8 @@ pub struct StatementView {
     pay_date: String,
     /// Paid to sub-accounts directly, out of the share.
     payouts: Vec<PayoutLineView>,
+    /// Corrections of finalized months, in `payable_pence`.
+    adjustments: Vec<AdjustmentView>,
     livemode: bool,
 }
 
@@ -96,6 +110,16 @@ impl StatementView {
             invoice_date: iso(s.invoice_date),
             pay_date: iso(s.pay_date),
             payouts: s.payouts.iter().map(payout_line).collect(),
+            adjustments: s
+                .adjustments
+                .iter()
+                .map(|a| AdjustmentView {
+                    id: a.id.to_string(),
+                    corrects: a.corrects.clone(),
+                    amount_pence: a.amount_pence,
+                    reason: a.reason.clone(),
+                })
+                .collect(),
             livemode: matches!(s.owner.kind(), TenantKind::Partner { livemode: true, .. }),
         }
     }
