@@ -16,10 +16,14 @@ impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Problem> {
         let malformed =
             |m: &str| Problem::new(StatusCode::BAD_REQUEST, "idempotency_key_malformed", m);
-        let raw = parts
-            .headers
-            .get("idempotency-key")
+        let mut sent = parts.headers.get_all("idempotency-key").iter();
+        let raw = sent
+            .next()
             .ok_or_else(|| malformed("the Idempotency-Key header is required on this operation"))?;
+        // Two keys name two requests: which one a retry meant is unknowable.
+        if sent.next().is_some() {
+            return Err(malformed("send one Idempotency-Key header, not several"));
+        }
         let key = raw
             .to_str()
             .map_err(|_| malformed("the Idempotency-Key header must be printable ASCII"))?;

@@ -8,6 +8,7 @@ use axum::extract::{FromRequest, Request};
 use axum::http::{StatusCode, header};
 use serde::de::DeserializeOwned;
 
+use crate::strict_json::StrictError;
 use crate::{FieldIssue, Problem};
 
 pub struct JsonBody<T> {
@@ -22,12 +23,24 @@ pub fn parse<T: DeserializeOwned>(raw: &[u8], allow_empty: bool) -> Result<T, Pr
     } else {
         raw
     };
-    let value: serde_json::Value = serde_json::from_slice(text).map_err(|e| {
-        Problem::new(
+    let value = crate::strict_json::from_slice(text).map_err(|e| match e.clone() {
+        StrictError::Syntax(m) => Problem::new(
             StatusCode::BAD_REQUEST,
             "invalid_json",
-            format!("request body is not valid JSON: {e}"),
+            format!("request body is not valid JSON: {m}"),
+        ),
+        StrictError::Duplicate(path) => Problem::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_json",
+            format!("request body is ambiguous: {e}"),
         )
+        .with_detail(vec![FieldIssue::new(path, "duplicate")]),
+        StrictError::Character(path) => Problem::new(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "validation_failed",
+            format!("{e}"),
+        )
+        .with_detail(vec![FieldIssue::new(path, "control_character")]),
     })?;
     if !value.is_object() {
         return Err(Problem::new(

@@ -17,6 +17,7 @@ pub mod problem;
 pub mod rendered;
 pub mod request_id;
 pub mod route_metrics;
+pub mod strict_json;
 pub mod test_mode;
 
 pub use edge::Edge;

@@ -55,10 +55,29 @@ pub fn render(problem: &Problem, request_id: &RequestId) -> Value {
     json!({ "error": error })
 }
 
+/// The longest caller's `X-Request-Id` echoed back.
+pub const MAX_ECHOED_REQUEST_ID: usize = 128;
+
+/// A caller's `X-Request-Id` is echoed only when it looks like an id: at
+/// most 128 of `A-Z a-z 0-9 - _ . :`. Anything else (too long to be one,
+/// or carrying text a log reader would be misled by) is replaced with the
+/// hub's own.
+fn echoable(id: &[u8]) -> bool {
+    !id.is_empty()
+        && id.len() <= MAX_ECHOED_REQUEST_ID
+        && id
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
+}
+
 /// Sets the hub's id headers. Wraps the whole surface, outside the layer
 /// that assigns request ids, so it sees every response, timeouts included.
 pub async fn headers(request: Request, next: Next) -> Response {
-    let echoed = request.headers().get(&X_REQUEST_ID).cloned();
+    let echoed = request
+        .headers()
+        .get(&X_REQUEST_ID)
+        .filter(|v| echoable(v.as_bytes()))
+        .cloned();
     let mut response = next.run(request).await;
     let Some(own) = response
         .headers()

@@ -64,8 +64,8 @@ pub fn check_content_type(headers: &HeaderMap) -> Result<(), ContentTypeRefused>
 
 /// Reads one message from a body whose content type was checked.
 pub fn parse(body: &[u8]) -> Result<Message, Malformed> {
-    let value: Value =
-        serde_json::from_slice(body).map_err(|e| Malformed::NotJson(e.to_string()))?;
+    let value: Value = lendhub_http::strict_json::from_slice(body)
+        .map_err(|e| Malformed::NotJson(e.to_string()))?;
     let Value::Object(mut message) = value else {
         return Err(Malformed::NotAnObject);
     };

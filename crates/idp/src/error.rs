@@ -43,6 +43,8 @@ pub enum PageError {
     InvalidLogout(&'static str),
     RouteNotFound,
     MethodNotAllowed,
+    /// A form body over the provider's limit.
+    TooLarge,
     Unavailable(String),
     Internal(String),
 }
@@ -57,6 +59,7 @@ impl PageError {
             PageError::InvalidLogout(_) => "invalid_logout_request",
             PageError::RouteNotFound => "route_not_found",
             PageError::MethodNotAllowed => "method_not_allowed",
+            PageError::TooLarge => "payload_too_large",
             PageError::Unavailable(_) => "service_unavailable",
             PageError::Internal(_) => "internal_error",
         }
@@ -71,6 +74,7 @@ impl PageError {
             PageError::CsrfInvalid { .. } => StatusCode::FORBIDDEN,
             PageError::RouteNotFound => StatusCode::NOT_FOUND,
             PageError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            PageError::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             PageError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             PageError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -102,6 +106,10 @@ impl PageError {
             PageError::MethodNotAllowed => (
                 "Page not found",
                 "This address does not accept that kind of request.",
+            ),
+            PageError::TooLarge => (
+                "Sign-in cannot continue",
+                "The form sent was far larger than any of ours. Go back and try again.",
             ),
             PageError::Unavailable(_) => (
                 "Sorry, there is a problem",
@@ -408,21 +416,26 @@ impl From<StoreError> for IdpError {
 }
 
 /// Gives a body to error responses that left a layer or the router without
-/// one (unknown route, wrong method, timeout, panic): JSON on the two
-/// machine endpoints, a page everywhere else.
+/// one (unknown route, wrong method, timeout, panic), or with axum's plain
+/// text (a body over the limit): JSON on the two machine endpoints, a page
+/// everywhere else.
 pub async fn finish(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
     let machine = matches!(request.uri().path(), "/token" | "/userinfo");
     let response = next.run(request).await;
     let status = response.status();
-    if !(status.is_client_error() || status.is_server_error())
-        || response.headers().contains_key(header::CONTENT_TYPE)
-    {
+    // The provider's own answers are JSON or HTML; plain text is axum's.
+    let own_body = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|ct| !ct.as_bytes().starts_with(b"text/plain"));
+    if !(status.is_client_error() || status.is_server_error()) || own_body {
         return response;
     }
     if machine {
         let (code, description) = match status {
             StatusCode::NOT_FOUND => ("invalid_request", "no such route"),
             StatusCode::METHOD_NOT_ALLOWED => ("invalid_request", "method not allowed"),
+            StatusCode::PAYLOAD_TOO_LARGE => ("invalid_request", "the request body is over 64 KiB"),
             StatusCode::SERVICE_UNAVAILABLE => (
                 "temporarily_unavailable",
                 "the service is temporarily unavailable; retry",
@@ -436,7 +449,7 @@ pub async fn finish(request: axum::extract::Request, next: axum::middleware::Nex
         )
             .into_response();
         for (name, value) in response.headers() {
-            if name != header::CONTENT_LENGTH {
+            if name != header::CONTENT_LENGTH && name != header::CONTENT_TYPE {
                 out.headers_mut().insert(name.clone(), value.clone());
             }
         }
@@ -445,13 +458,14 @@ pub async fn finish(request: axum::extract::Request, next: axum::middleware::Nex
     let page = match status {
         StatusCode::NOT_FOUND => PageError::RouteNotFound,
         StatusCode::METHOD_NOT_ALLOWED => PageError::MethodNotAllowed,
+        StatusCode::PAYLOAD_TOO_LARGE => PageError::TooLarge,
         StatusCode::SERVICE_UNAVAILABLE => PageError::Unavailable("timed out".into()),
         _ => PageError::Internal(format!("{status} without a body")),
     };
     let mut out = page.into_response();
     *out.status_mut() = status;
     for (name, value) in response.headers() {
-        if name != header::CONTENT_LENGTH {
+        if name != header::CONTENT_LENGTH && name != header::CONTENT_TYPE {
             out.headers_mut().insert(name.clone(), value.clone());
         }
     }

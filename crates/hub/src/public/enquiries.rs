@@ -42,7 +42,7 @@ async fn read_body(request: Request) -> Result<(Bytes, Map<String, Value>), Publ
     let bytes = axum::body::to_bytes(request.into_body(), BODY_CAP)
         .await
         .map_err(|_| PublicError::RequestBodyTooLarge(BODY_CAP))?;
-    match serde_json::from_slice::<Value>(&bytes) {
+    match lendhub_http::strict_json::from_slice(&bytes) {
         Ok(Value::Object(map)) => Ok((bytes, map)),
         Ok(_) => Err(PublicError::InvalidJson(
             "the body must be a JSON object".into(),

@@ -11,6 +11,7 @@ mod crash;
 mod enquiries;
 mod envelope;
 mod events;
+mod hardening;
 mod idempotency;
 mod identity;
 mod identity_clients;

@@ -433,7 +433,8 @@ async fn metadata_documents_agree() {
             "events.read",
             "webhooks.manage",
             "marketplace.read",
-            "marketplace.write"
+            "marketplace.write",
+            "billing.read"
         ]),
         "canonical spellings only; the aliases are accepted, not advertised"
     );

@@ -53,6 +53,26 @@ pub struct SqliteStore {
     _checkpointer: Checkpointer,
 }
 
+/// Makes the database file, if it is new, readable by its owner only: it
+/// holds partners' and applicants' data. SQLite gives its `-wal` and `-shm`
+/// files the database file's permissions.
+fn create_private(path: &Path) -> Result<(), StoreError> {
+    use std::os::unix::fs::OpenOptionsExt;
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+    {
+        Ok(_) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(e) => Err(StoreError::Unavailable(format!(
+            "creating {}: {e}",
+            path.display()
+        ))),
+    }
+}
+
 fn open_connection(path: &Path) -> Result<Connection, StoreError> {
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_CREATE
@@ -115,6 +135,7 @@ pub(crate) fn unavailable(e: rusqlite::Error) -> StoreError {
 impl SqliteStore {
     /// Opens (creating if needed) and migrates the database at `path`.
     pub fn open(path: &Path) -> Result<Self, StoreError> {
+        create_private(path)?;
         let mut conn = open_connection(path)?;
         migrate(&mut conn)?;
         // The writer touches the upper levels of every index on every
