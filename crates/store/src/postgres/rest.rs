@@ -95,20 +95,44 @@ impl PgStore {
             .collect()
     }
 
+    /// The JSON bodies of the rows `query` finds with `params`.
+    async fn bodies_of<T: serde::de::DeserializeOwned>(
+        &self,
+        query: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Vec<T>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c.prepare_cached(query).await.map_err(db)?;
+        c.query(&statement, params)
+            .await
+            .map_err(db)?
+            .iter()
+            .map(|r| from_json(get(r, 0)?))
+            .collect()
+    }
+
+    /// The JSON body of the one row `query` finds with `params`, if any.
+    async fn body_of<T: serde::de::DeserializeOwned>(
+        &self,
+        query: &str,
+        params: &[&(dyn ToSql + Sync)],
+    ) -> Result<Option<T>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c.prepare_cached(query).await.map_err(db)?;
+        c.query_opt(&statement, params)
+            .await
+            .map_err(db)?
+            .map(|r| from_json(get(&r, 0)?))
+            .transpose()
+    }
+
     /// The JSON bodies of the rows `query` finds by owner.
     async fn bodies<T: serde::de::DeserializeOwned>(
         &self,
         query: &str,
         owner: &Tenant,
     ) -> Result<Vec<T>, StoreError> {
-        let c = self.conn().await?;
-        let statement = c.prepare_cached(query).await.map_err(db)?;
-        c.query(&statement, &[&owner.as_str()])
-            .await
-            .map_err(db)?
-            .iter()
-            .map(|r| from_json(get(r, 0)?))
-            .collect()
+        self.bodies_of(query, &[&owner.as_str()]).await
     }
 
     /// The JSON body of the one row `query` finds by id and owner.
@@ -118,13 +142,7 @@ impl PgStore {
         id: &str,
         owner: &Tenant,
     ) -> Result<Option<T>, StoreError> {
-        let c = self.conn().await?;
-        let statement = c.prepare_cached(query).await.map_err(db)?;
-        c.query_opt(&statement, &[&id, &owner.as_str()])
-            .await
-            .map_err(db)?
-            .map(|r| from_json(get(&r, 0)?))
-            .transpose()
+        self.body_of(query, &[&id, &owner.as_str()]).await
     }
 
     /// The JSON body of the one row `query` finds by its single key.
@@ -133,13 +151,7 @@ impl PgStore {
         query: &str,
         key: &str,
     ) -> Result<Option<T>, StoreError> {
-        let c = self.conn().await?;
-        let statement = c.prepare_cached(query).await.map_err(db)?;
-        c.query_opt(&statement, &[&key])
-            .await
-            .map_err(db)?
-            .map(|r| from_json(get(&r, 0)?))
-            .transpose()
+        self.body_of(query, &[&key]).await
     }
 }
 
@@ -623,17 +635,11 @@ impl CommercialStore for PgStore {
         review: Review,
         limit: u32,
     ) -> Result<Vec<App>, StoreError> {
-        let c = self.conn().await?;
-        let statement = c
-            .prepare_cached(sql::commercial::APPS_IN_REVIEW)
-            .await
-            .map_err(db)?;
-        c.query(&statement, &[&review.as_str(), &i64::from(limit)])
-            .await
-            .map_err(db)?
-            .iter()
-            .map(|r| from_json(get(r, 0)?))
-            .collect()
+        self.bodies_of(
+            sql::commercial::APPS_IN_REVIEW,
+            &[&review.as_str(), &i64::from(limit)],
+        )
+        .await
     }
 
     async fn review_marketplace_app(&self, app: &App) -> Result<bool, StoreError> {
@@ -664,13 +670,8 @@ impl CommercialStore for PgStore {
         owner: &Tenant,
         application_id: &str,
     ) -> Result<Vec<Signal>, StoreError> {
-        let c = self.conn().await?;
-        let statement = c
-            .prepare_cached(sql::commercial::SIGNALS)
-            .await
-            .map_err(db)?;
-        c.query(
-            &statement,
+        self.bodies_of(
+            sql::commercial::SIGNALS,
             &[
                 &owner.as_str(),
                 &application_id,
@@ -678,10 +679,6 @@ impl CommercialStore for PgStore {
             ],
         )
         .await
-        .map_err(db)?
-        .iter()
-        .map(|r| from_json(get(r, 0)?))
-        .collect()
     }
 
     async fn partner_terms(&self, client_id: &str) -> Result<Option<Terms>, StoreError> {
@@ -740,16 +737,8 @@ impl CommercialStore for PgStore {
         owner: &Tenant,
         period: &str,
     ) -> Result<Option<Statement>, StoreError> {
-        let c = self.conn().await?;
-        let statement = c
-            .prepare_cached(sql::commercial::STATEMENT_FOR)
+        self.body_of(sql::commercial::STATEMENT_FOR, &[&owner.as_str(), &period])
             .await
-            .map_err(db)?;
-        c.query_opt(&statement, &[&owner.as_str(), &period])
-            .await
-            .map_err(db)?
-            .map(|r| from_json(get(&r, 0)?))
-            .transpose()
     }
 
     async fn statements(
@@ -805,17 +794,8 @@ impl CommercialStore for PgStore {
         owner: &Tenant,
         period: &str,
     ) -> Result<Vec<PayoutRecord>, StoreError> {
-        let c = self.conn().await?;
-        let statement = c
-            .prepare_cached(sql::commercial::PERIOD_PAYOUTS)
+        self.bodies_of(sql::commercial::PERIOD_PAYOUTS, &[&owner.as_str(), &period])
             .await
-            .map_err(db)?;
-        c.query(&statement, &[&owner.as_str(), &period])
-            .await
-            .map_err(db)?
-            .iter()
-            .map(|r| from_json(get(r, 0)?))
-            .collect()
     }
 
     async fn adjustments(
@@ -823,17 +803,8 @@ impl CommercialStore for PgStore {
         owner: &Tenant,
         period: &str,
     ) -> Result<Vec<Adjustment>, StoreError> {
-        let c = self.conn().await?;
-        let statement = c
-            .prepare_cached(sql::commercial::ADJUSTMENTS)
+        self.bodies_of(sql::commercial::ADJUSTMENTS, &[&owner.as_str(), &period])
             .await
-            .map_err(db)?;
-        c.query(&statement, &[&owner.as_str(), &period])
-            .await
-            .map_err(db)?
-            .iter()
-            .map(|r| from_json(get(r, 0)?))
-            .collect()
     }
 
     async fn waiting_close(
@@ -841,16 +812,8 @@ impl CommercialStore for PgStore {
         owner: &Tenant,
         period: &str,
     ) -> Result<Option<Close>, StoreError> {
-        let c = self.conn().await?;
-        let statement = c
-            .prepare_cached(sql::commercial::WAITING_CLOSE)
+        self.body_of(sql::commercial::WAITING_CLOSE, &[&owner.as_str(), &period])
             .await
-            .map_err(db)?;
-        c.query_opt(&statement, &[&owner.as_str(), &period])
-            .await
-            .map_err(db)?
-            .map(|r| from_json(get(&r, 0)?))
-            .transpose()
     }
 
     async fn due_closes(&self, now_ms: i64, limit: u32) -> Result<Vec<DueClose>, StoreError> {
