@@ -155,6 +155,25 @@ pub struct DueAccount {
 }
 
 /// A record due on its owner's clock, from a backend's (record, offset) row.
+/// A list's page as the store reads it (`None`: the cursor names nothing
+/// of the owner's) into the context's page type.
+macro_rules! from_page {
+    ($page:ident, $record:ty) => {
+        impl From<Option<Page<$record>>> for $page {
+            fn from(page: Option<Page<$record>>) -> Self {
+                match page {
+                    Some(p) => Self::Page(p),
+                    None => Self::UnknownCursor,
+                }
+            }
+        }
+    };
+}
+from_page!(SubAccountPage, SubAccount);
+from_page!(IntroductionPage, Introduction);
+from_page!(StatementPage, statement::Statement);
+from_page!(PayoutPage, statement::PayoutRecord);
+
 macro_rules! from_due_row {
     ($due:ident, $field:ident, $record:ty) => {
         impl From<($record, i64)> for $due {

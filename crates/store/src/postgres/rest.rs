@@ -95,6 +95,19 @@ impl PgStore {
             .collect()
     }
 
+    /// One page of `keyset` for `owner`, as `page` reads it.
+    async fn keyset_page<T: serde::de::DeserializeOwned>(
+        &self,
+        keyset: &'static Keyset,
+        exists: &'static str,
+        owner: &Tenant,
+        q: &PageQuery,
+        filters: &[Option<&str>],
+    ) -> Result<Option<Page<T>>, StoreError> {
+        let c = self.conn().await?;
+        page(&c, keyset, exists, owner.as_str(), q, filters, None).await
+    }
+
     /// The JSON bodies of the rows `query` finds with `params`.
     async fn bodies_of<T: serde::de::DeserializeOwned>(
         &self,
@@ -586,14 +599,11 @@ impl CommercialStore for PgStore {
         owner: &Tenant,
         q: &PageQuery,
     ) -> Result<SubAccountPage, StoreError> {
-        let c = self.conn().await?;
         let exists = sql::commercial::SUB_ACCOUNT_EXISTS;
-        Ok(
-            match page(&c, &sql::SUB_ACCOUNTS, exists, owner.as_str(), q, &[], None).await? {
-                Some(p) => SubAccountPage::Page(p),
-                None => SubAccountPage::UnknownCursor,
-            },
-        )
+        Ok(self
+            .keyset_page(&sql::SUB_ACCOUNTS, exists, owner, q, &[])
+            .await?
+            .into())
     }
 
     async fn introductions(
@@ -601,25 +611,12 @@ impl CommercialStore for PgStore {
         owner: &Tenant,
         q: &IntroductionQuery,
     ) -> Result<IntroductionPage, StoreError> {
-        let c = self.conn().await?;
         let exists = sql::commercial::INTRODUCTION_EXISTS;
         let filters = [q.sub_account_id.as_deref()];
-        Ok(
-            match page(
-                &c,
-                &sql::INTRODUCTIONS,
-                exists,
-                owner.as_str(),
-                &q.page,
-                &filters,
-                None,
-            )
+        Ok(self
+            .keyset_page(&sql::INTRODUCTIONS, exists, owner, &q.page, &filters)
             .await?
-            {
-                Some(p) => IntroductionPage::Page(p),
-                None => IntroductionPage::UnknownCursor,
-            },
-        )
+            .into())
     }
 
     async fn marketplace_app(&self, owner: &Tenant, id: &str) -> Result<Option<App>, StoreError> {
@@ -746,47 +743,21 @@ impl CommercialStore for PgStore {
         owner: &Tenant,
         q: &StatementQuery,
     ) -> Result<StatementPage, StoreError> {
-        let c = self.conn().await?;
         let exists = sql::commercial::STATEMENT_EXISTS;
         let filters = [q.period.as_deref()];
-        Ok(
-            match page(
-                &c,
-                &sql::STATEMENTS,
-                exists,
-                owner.as_str(),
-                &q.page,
-                &filters,
-                None,
-            )
+        Ok(self
+            .keyset_page(&sql::STATEMENTS, exists, owner, &q.page, &filters)
             .await?
-            {
-                Some(p) => StatementPage::Page(p),
-                None => StatementPage::UnknownCursor,
-            },
-        )
+            .into())
     }
 
     async fn payouts(&self, owner: &Tenant, q: &PayoutQuery) -> Result<PayoutPage, StoreError> {
-        let c = self.conn().await?;
         let exists = sql::commercial::PAYOUT_EXISTS;
         let filters = [q.sub_account_id.as_deref()];
-        Ok(
-            match page(
-                &c,
-                &sql::PAYOUTS,
-                exists,
-                owner.as_str(),
-                &q.page,
-                &filters,
-                None,
-            )
+        Ok(self
+            .keyset_page(&sql::PAYOUTS, exists, owner, &q.page, &filters)
             .await?
-            {
-                Some(p) => PayoutPage::Page(p),
-                None => PayoutPage::UnknownCursor,
-            },
-        )
+            .into())
     }
 
     async fn period_payouts(

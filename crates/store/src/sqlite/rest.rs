@@ -187,17 +187,26 @@ fn due<T: serde::de::DeserializeOwned, D: From<(T, i64)>>(
         .collect()
 }
 
-/// The bodies of an owner's rows, as `statement` (owner as `$1`) finds them.
-fn bodies<T: serde::de::DeserializeOwned>(
+/// The JSON bodies of the rows `statement` finds with `params`.
+fn body_rows<T: serde::de::DeserializeOwned>(
     c: &Connection,
     statement: &str,
-    owner: &Tenant,
+    params: impl rusqlite::Params,
 ) -> rusqlite::Result<Vec<T>> {
     c.prepare_cached(statement)?
-        .query_map([owner.as_str()], |r| {
-            rows::from_json(&r.get::<_, String>(0)?)
-        })?
+        .query_map(params, |r| rows::from_json(&r.get::<_, String>(0)?))?
         .collect()
+}
+
+/// The JSON body of the one row `statement` finds with `params`, if any.
+fn body_row<T: serde::de::DeserializeOwned>(
+    c: &Connection,
+    statement: &str,
+    params: impl rusqlite::Params,
+) -> rusqlite::Result<Option<T>> {
+    c.prepare_cached(statement)?
+        .query_row(params, |r| rows::from_json(&r.get::<_, String>(0)?))
+        .optional()
 }
 
 #[async_trait]
@@ -591,11 +600,11 @@ impl CommercialStore for SqliteStore {
         id: &str,
     ) -> Result<Option<SubAccount>, StoreError> {
         self.read(|c| {
-            c.prepare_cached(shared!(sql::commercial::SUB_ACCOUNT))?
-                .query_row([id, owner.as_str()], |r| {
-                    rows::from_json(&r.get::<_, String>(0)?)
-                })
-                .optional()
+            body_row(
+                c,
+                shared!(sql::commercial::SUB_ACCOUNT),
+                [id, owner.as_str()],
+            )
         })
     }
 
@@ -604,22 +613,8 @@ impl CommercialStore for SqliteStore {
         owner: &Tenant,
         q: &PageQuery,
     ) -> Result<SubAccountPage, StoreError> {
-        self.read(|c| {
-            Ok(
-                match page(
-                    c,
-                    &sql::SUB_ACCOUNTS,
-                    sql::commercial::SUB_ACCOUNT_EXISTS,
-                    owner.as_str(),
-                    q,
-                    &[],
-                    None,
-                )? {
-                    Some(p) => SubAccountPage::Page(p),
-                    None => SubAccountPage::UnknownCursor,
-                },
-            )
-        })
+        let exists = sql::commercial::SUB_ACCOUNT_EXISTS;
+        self.read(|c| Ok(page(c, &sql::SUB_ACCOUNTS, exists, owner.as_str(), q, &[], None)?.into()))
     }
 
     async fn introductions(
@@ -627,39 +622,27 @@ impl CommercialStore for SqliteStore {
         owner: &Tenant,
         q: &IntroductionQuery,
     ) -> Result<IntroductionPage, StoreError> {
+        let exists = sql::commercial::INTRODUCTION_EXISTS;
+        let filters = [q.sub_account_id.as_deref()];
         self.read(|c| {
-            Ok(
-                match page(
-                    c,
-                    &sql::INTRODUCTIONS,
-                    sql::commercial::INTRODUCTION_EXISTS,
-                    owner.as_str(),
-                    &q.page,
-                    &[q.sub_account_id.as_deref()],
-                    None,
-                )? {
-                    Some(p) => IntroductionPage::Page(p),
-                    None => IntroductionPage::UnknownCursor,
-                },
-            )
+            Ok(page(
+                c,
+                &sql::INTRODUCTIONS,
+                exists,
+                owner.as_str(),
+                &q.page,
+                &filters,
+                None,
+            )?
+            .into())
         })
     }
     async fn marketplace_app(&self, owner: &Tenant, id: &str) -> Result<Option<App>, StoreError> {
-        self.read(|c| {
-            c.prepare_cached(shared!(sql::commercial::APP))?
-                .query_row([id, owner.as_str()], |r| {
-                    rows::from_json(&r.get::<_, String>(0)?)
-                })
-                .optional()
-        })
+        self.read(|c| body_row(c, shared!(sql::commercial::APP), [id, owner.as_str()]))
     }
 
     async fn marketplace_app_any_owner(&self, id: &str) -> Result<Option<App>, StoreError> {
-        self.read(|c| {
-            c.prepare_cached(shared!(sql::commercial::APP_ANY_OWNER))?
-                .query_row([id], |r| rows::from_json(&r.get::<_, String>(0)?))
-                .optional()
-        })
+        self.read(|c| body_row(c, shared!(sql::commercial::APP_ANY_OWNER), [id]))
     }
 
     async fn marketplace_apps_in_review(
@@ -668,11 +651,11 @@ impl CommercialStore for SqliteStore {
         limit: u32,
     ) -> Result<Vec<App>, StoreError> {
         self.read(|c| {
-            c.prepare_cached(shared!(sql::commercial::APPS_IN_REVIEW))?
-                .query_map(params![review.as_str(), limit], |r| {
-                    rows::from_json(&r.get::<_, String>(0)?)
-                })?
-                .collect()
+            body_rows(
+                c,
+                shared!(sql::commercial::APPS_IN_REVIEW),
+                params![review.as_str(), limit],
+            )
         })
     }
 
@@ -699,21 +682,16 @@ impl CommercialStore for SqliteStore {
         application_id: &str,
     ) -> Result<Vec<Signal>, StoreError> {
         self.read(|c| {
-            c.prepare_cached(shared!(sql::commercial::SIGNALS))?
-                .query_map(
-                    params![owner.as_str(), application_id, crate::MAX_SIGNALS],
-                    |r| rows::from_json(&r.get::<_, String>(0)?),
-                )?
-                .collect()
+            body_rows(
+                c,
+                shared!(sql::commercial::SIGNALS),
+                params![owner.as_str(), application_id, crate::MAX_SIGNALS],
+            )
         })
     }
 
     async fn partner_terms(&self, client_id: &str) -> Result<Option<Terms>, StoreError> {
-        self.read(|c| {
-            c.prepare_cached(shared!(sql::commercial::PARTNER_TERMS))?
-                .query_row([client_id], |r| rows::from_json(&r.get::<_, String>(0)?))
-                .optional()
-        })
+        self.read(|c| body_row(c, shared!(sql::commercial::PARTNER_TERMS), [client_id]))
     }
 
     async fn set_partner_terms(
@@ -732,11 +710,23 @@ impl CommercialStore for SqliteStore {
     }
 
     async fn owner_accounts(&self, owner: &Tenant) -> Result<Vec<Account>, StoreError> {
-        self.read(|c| bodies(c, shared!(sql::commercial::OWNER_ACCOUNTS), owner))
+        self.read(|c| {
+            body_rows(
+                c,
+                shared!(sql::commercial::OWNER_ACCOUNTS),
+                [owner.as_str()],
+            )
+        })
     }
 
     async fn owner_sub_accounts(&self, owner: &Tenant) -> Result<Vec<SubAccount>, StoreError> {
-        self.read(|c| bodies(c, shared!(sql::commercial::OWNER_SUB_ACCOUNTS), owner))
+        self.read(|c| {
+            body_rows(
+                c,
+                shared!(sql::commercial::OWNER_SUB_ACCOUNTS),
+                [owner.as_str()],
+            )
+        })
     }
 
     async fn billing_owners(&self, from_ms: i64, to_ms: i64) -> Result<Vec<Tenant>, StoreError> {
@@ -750,13 +740,7 @@ impl CommercialStore for SqliteStore {
     }
 
     async fn statement(&self, owner: &Tenant, id: &str) -> Result<Option<Statement>, StoreError> {
-        self.read(|c| {
-            c.prepare_cached(shared!(sql::commercial::STATEMENT))?
-                .query_row([id, owner.as_str()], |r| {
-                    rows::from_json(&r.get::<_, String>(0)?)
-                })
-                .optional()
-        })
+        self.read(|c| body_row(c, shared!(sql::commercial::STATEMENT), [id, owner.as_str()]))
     }
 
     async fn statement_for(
@@ -765,11 +749,11 @@ impl CommercialStore for SqliteStore {
         period: &str,
     ) -> Result<Option<Statement>, StoreError> {
         self.read(|c| {
-            c.prepare_cached(shared!(sql::commercial::STATEMENT_FOR))?
-                .query_row([owner.as_str(), period], |r| {
-                    rows::from_json(&r.get::<_, String>(0)?)
-                })
-                .optional()
+            body_row(
+                c,
+                shared!(sql::commercial::STATEMENT_FOR),
+                [owner.as_str(), period],
+            )
         })
     }
 
@@ -778,40 +762,36 @@ impl CommercialStore for SqliteStore {
         owner: &Tenant,
         q: &StatementQuery,
     ) -> Result<StatementPage, StoreError> {
+        let exists = sql::commercial::STATEMENT_EXISTS;
+        let filters = [q.period.as_deref()];
         self.read(|c| {
-            Ok(
-                match page(
-                    c,
-                    &sql::STATEMENTS,
-                    sql::commercial::STATEMENT_EXISTS,
-                    owner.as_str(),
-                    &q.page,
-                    &[q.period.as_deref()],
-                    None,
-                )? {
-                    Some(p) => StatementPage::Page(p),
-                    None => StatementPage::UnknownCursor,
-                },
-            )
+            Ok(page(
+                c,
+                &sql::STATEMENTS,
+                exists,
+                owner.as_str(),
+                &q.page,
+                &filters,
+                None,
+            )?
+            .into())
         })
     }
 
     async fn payouts(&self, owner: &Tenant, q: &PayoutQuery) -> Result<PayoutPage, StoreError> {
+        let exists = sql::commercial::PAYOUT_EXISTS;
+        let filters = [q.sub_account_id.as_deref()];
         self.read(|c| {
-            Ok(
-                match page(
-                    c,
-                    &sql::PAYOUTS,
-                    sql::commercial::PAYOUT_EXISTS,
-                    owner.as_str(),
-                    &q.page,
-                    &[q.sub_account_id.as_deref()],
-                    None,
-                )? {
-                    Some(p) => PayoutPage::Page(p),
-                    None => PayoutPage::UnknownCursor,
-                },
-            )
+            Ok(page(
+                c,
+                &sql::PAYOUTS,
+                exists,
+                owner.as_str(),
+                &q.page,
+                &filters,
+                None,
+            )?
+            .into())
         })
     }
 
@@ -821,11 +801,11 @@ impl CommercialStore for SqliteStore {
         period: &str,
     ) -> Result<Vec<PayoutRecord>, StoreError> {
         self.read(|c| {
-            c.prepare_cached(shared!(sql::commercial::PERIOD_PAYOUTS))?
-                .query_map([owner.as_str(), period], |r| {
-                    rows::from_json(&r.get::<_, String>(0)?)
-                })?
-                .collect()
+            body_rows(
+                c,
+                shared!(sql::commercial::PERIOD_PAYOUTS),
+                [owner.as_str(), period],
+            )
         })
     }
 
@@ -835,11 +815,11 @@ impl CommercialStore for SqliteStore {
         period: &str,
     ) -> Result<Vec<Adjustment>, StoreError> {
         self.read(|c| {
-            c.prepare_cached(shared!(sql::commercial::ADJUSTMENTS))?
-                .query_map([owner.as_str(), period], |r| {
-                    rows::from_json(&r.get::<_, String>(0)?)
-                })?
-                .collect()
+            body_rows(
+                c,
+                shared!(sql::commercial::ADJUSTMENTS),
+                [owner.as_str(), period],
+            )
         })
     }
 
@@ -849,11 +829,11 @@ impl CommercialStore for SqliteStore {
         period: &str,
     ) -> Result<Option<Close>, StoreError> {
         self.read(|c| {
-            c.prepare_cached(shared!(sql::commercial::WAITING_CLOSE))?
-                .query_row([owner.as_str(), period], |r| {
-                    rows::from_json(&r.get::<_, String>(0)?)
-                })
-                .optional()
+            body_row(
+                c,
+                shared!(sql::commercial::WAITING_CLOSE),
+                [owner.as_str(), period],
+            )
         })
     }
 
