@@ -111,18 +111,34 @@ async fn control_characters_and_overrides_are_refused_in_every_surface() {
     .await;
     assert_eq!(r.status, 400, "{}", r.body);
     assert_eq!(r.body["error"]["code"], "invalid_json", "{}", r.body);
-    let r = reply(
-        app.http
-            .post(format!("{}/mcp", app.hub))
-            .bearer_auth(&key)
-            .header("content-type", "application/json")
-            .body(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"initialize"}"#)
-            .send()
+    let mcp_partner = crate::partner::partner(&app, "mcp.read").await;
+    let mcp_token = crate::partner::access_token(&app, &mcp_partner).await;
+    let mcp = |body: &'static str| {
+        let (app, mcp_token) = (&app, &mcp_token);
+        async move {
+            reply(
+                app.http
+                    .post(format!("{}/partner/v1/mcp", app.hub))
+                    .bearer_auth(mcp_token)
+                    .header("content-type", "application/json")
+                    .body(body)
+                    .send()
+                    .await
+                    .unwrap(),
+            )
             .await
-            .unwrap(),
-    )
-    .await;
-    assert!(r.status.is_client_error(), "{}", r.body);
+        }
+    };
+    let r = mcp(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","method":"initialize"}"#).await;
+    assert_hub_error(&r, 400, "invalid_json");
+    let r = mcp(r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"decisioning_explanation","arguments":{"reference":"ABCDEFGHIJKLMNOPQRSTUVWXY\u0000"}}}"#).await;
+    assert_hub_error(&r, 400, "invalid_json");
+    assert_eq!(
+        mcp(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)
+            .await
+            .status,
+        200
+    );
 }
 
 #[tokio::test]

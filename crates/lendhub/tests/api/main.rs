@@ -37,6 +37,7 @@ mod rest_sub_accounts;
 mod rest_test_helpers;
 mod rest_tier;
 mod rest_webhooks;
+mod secrets;
 mod test_helpers;
 mod token;
 mod webhooks;
