@@ -53,9 +53,13 @@ if [[ ! -x $inspector/node_modules/.bin/mcp-inspector ]]; then
         @modelcontextprotocol/inspector@2.12.0
 fi
 export TEST_MCP_INSPECTOR="$PWD/$inspector/node_modules/.bin/mcp-inspector"
+# Finds dependencies no code uses (issue #19's supply-chain check), from
+# crates.io, pinned, when missing.
+command -v cargo-machete >/dev/null || cargo install --quiet --locked cargo-machete@0.9.2
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
+cargo machete
 
 # A throwaway cluster, stopped and removed however the run ends.
 pgdata=$(mktemp -d /tmp/lendhub-pg.XXXXXX)
