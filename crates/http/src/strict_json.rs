@@ -48,15 +48,30 @@ fn refusal<E: de::Error>(kind: &str, path: &str) -> E {
     E::custom(format!("{TAG}{kind}{TAG}{path}{TAG}"))
 }
 
-fn child(path: &str, key: &str) -> String {
-    if path.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{path}.{key}")
+/// Where a value sits in the document, kept as borrowed steps and written
+/// out only when something there is refused: a body that passes costs no
+/// path strings.
+#[derive(Clone, Copy)]
+enum At<'a> {
+    Root,
+    Member(&'a At<'a>, &'a str),
+    Item(&'a At<'a>, usize),
+}
+
+impl At<'_> {
+    fn render(&self) -> String {
+        match self {
+            At::Root => String::new(),
+            At::Member(parent, key) => match parent.render() {
+                p if p.is_empty() => (*key).to_owned(),
+                p => format!("{p}.{key}"),
+            },
+            At::Item(parent, i) => format!("{}[{i}]", parent.render()),
+        }
     }
 }
 
-struct Seed<'p>(&'p str);
+struct Seed<'a>(At<'a>);
 
 impl<'de> DeserializeSeed<'de> for Seed<'_> {
     type Value = Value;
@@ -91,14 +106,14 @@ impl<'de> Visitor<'de> for Seed<'_> {
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Value, E> {
         if v.chars().any(refused_char) {
-            return Err(refusal("char", self.0));
+            return Err(refusal("char", &self.0.render()));
         }
         Ok(Value::String(v.to_owned()))
     }
 
     fn visit_string<E: de::Error>(self, v: String) -> Result<Value, E> {
         if v.chars().any(refused_char) {
-            return Err(refusal("char", self.0));
+            return Err(refusal("char", &self.0.render()));
         }
         Ok(Value::String(v))
     }
@@ -113,9 +128,7 @@ impl<'de> Visitor<'de> for Seed<'_> {
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let mut items = Vec::new();
-        while let Some(item) =
-            seq.next_element_seed(Seed(&format!("{}[{}]", self.0, items.len())))?
-        {
+        while let Some(item) = seq.next_element_seed(Seed(At::Item(&self.0, items.len())))? {
             items.push(item);
         }
         Ok(Value::Array(items))
@@ -124,14 +137,14 @@ impl<'de> Visitor<'de> for Seed<'_> {
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut object = Map::new();
         while let Some(key) = map.next_key::<String>()? {
-            let path = child(self.0, &key);
+            let here = At::Member(&self.0, &key);
             if key.chars().any(refused_char) {
-                return Err(refusal("char", &path));
+                return Err(refusal("char", &here.render()));
             }
             if object.contains_key(&key) {
-                return Err(refusal("dup", &path));
+                return Err(refusal("dup", &here.render()));
             }
-            let value = map.next_value_seed(Seed(&path))?;
+            let value = map.next_value_seed(Seed(here))?;
             object.insert(key, value);
         }
         Ok(Value::Object(object))
@@ -142,7 +155,7 @@ impl<'de> Visitor<'de> for Seed<'_> {
 /// refused characters (paths are dotted, `items[2].name`).
 pub fn from_slice(bytes: &[u8]) -> Result<Value, StrictError> {
     let mut d = serde_json::Deserializer::from_slice(bytes);
-    let parsed = Seed("")
+    let parsed = Seed(At::Root)
         .deserialize(&mut d)
         .and_then(|v| d.end().map(|()| v));
     parsed.map_err(|e| {
