@@ -554,6 +554,10 @@ pub struct Close {
     pub period: String,
     /// When, on the owner's clock: the month's end, then its invoice date.
     pub due_at_ms: i64,
+    /// Bumped by every close that moves it: a close commits only over the
+    /// version it read, even when the due time stays the same.
+    #[serde(default)]
+    pub version: i64,
 }
 
 impl Close {

@@ -63,12 +63,26 @@ impl At<'_> {
         match self {
             At::Root => String::new(),
             At::Member(parent, key) => match parent.render() {
-                p if p.is_empty() => (*key).to_owned(),
-                p => format!("{p}.{key}"),
+                p if p.is_empty() => escaped(key),
+                p => format!("{p}.{}", escaped(key)),
             },
             At::Item(parent, i) => format!("{}[{i}]", parent.render()),
         }
     }
+}
+
+/// A member name as an error may show it: a refused character written as
+/// `\u{…}`, so the answer never carries what the request was refused for.
+fn escaped(key: &str) -> String {
+    key.chars()
+        .map(|c| {
+            if refused_char(c) {
+                format!("\\u{{{:x}}}", u32::from(c))
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 struct Seed<'a>(At<'a>);
@@ -201,7 +215,7 @@ mod tests {
         );
         assert_eq!(
             from_slice(br#"{"k\u001b":1}"#),
-            Err(StrictError::Character("k\u{1b}".into()))
+            Err(StrictError::Character(r"k\u{1b}".into()))
         );
         // Text may span lines.
         assert!(from_slice(br#"{"message":"line one\nline two\ttab"}"#).is_ok());

@@ -11,7 +11,7 @@ use clap::{Subcommand, ValueEnum};
 use lendhub_domain::clock::Clock;
 use lendhub_domain::statement::{Period, STRATEGIC_MIN_BPS, Terms};
 use lendhub_domain::test_clock::ClientClock;
-use lendhub_hub::partner::rest::statements::close::{Closed, Ledgers, close};
+use lendhub_hub::partner::rest::statements::close::{CloseError, Closed, Ledgers, close};
 use lendhub_store::Store;
 use lendhub_system::SystemClock;
 use serde_json::json;
@@ -182,10 +182,20 @@ async fn run(
             for owner in owners {
                 let now =
                     ClientClock::new(store.clock_offset(&owner).await?).now(SystemClock.now());
-                // Through the month's waiting close, if any: of this and
-                // the server's close of the same month, one commits.
-                let waiting = store.waiting_close(&owner, &period.to_string()).await?;
-                let outcome = close(&books, &owner, period, now, waiting.as_ref()).await?;
+                // Always through the month's waiting close (made here if the
+                // month has none and is not finalized): of this and any
+                // other close of the same month, one commits.
+                let waiting = waiting_close(store, &owner, period).await?;
+                let outcome = match close(&books, &owner, period, now, waiting.as_ref()).await {
+                    Ok(outcome) => outcome,
+                    Err(CloseError::Conflict) => {
+                        let line = json!({"partner": whose(&owner), "period": period.to_string(),
+                                          "result": "conflict"});
+                        println!("{line}");
+                        continue;
+                    }
+                    Err(e) => return Err(e.into()),
+                };
                 let (result, statement) = match &outcome {
                     Closed::NotOver => ("not_over", None),
                     Closed::Drafted(s) => ("drafted", Some(s)),
@@ -211,6 +221,41 @@ async fn run(
     Ok(())
 }
 
+/// The month's waiting close, made (due at the month's end) if the month
+/// has none and its statement is not finalized: a finalized month is only
+/// compared, never written, so it needs none.
+async fn waiting_close(
+    store: &dyn Store,
+    owner: &lendhub_domain::tenant::Tenant,
+    period: Period,
+) -> anyhow::Result<Option<lendhub_domain::statement::Close>> {
+    use lendhub_domain::statement::{Close, Status};
+    use lendhub_store::{CommercialWrite, WriteSet};
+    let key = period.to_string();
+    if let Some(waiting) = store.waiting_close(owner, &key).await? {
+        return Ok(Some(waiting));
+    }
+    let finalized = store
+        .statement_for(owner, &key)
+        .await?
+        .is_some_and(|s| s.status == Status::Finalized);
+    if finalized {
+        return Ok(None);
+    }
+    let mut writes = WriteSet::default();
+    writes.push(CommercialWrite::ScheduleClose(Close {
+        owner: owner.clone(),
+        period: key.clone(),
+        due_at_ms: lendhub_domain::clock::unix_ms(period.end()),
+        version: 0,
+    }));
+    store.commit(writes).await?;
+    Ok(store.waiting_close(owner, &key).await?)
+}
+
+/// The largest correction one adjustment makes: ten billion pounds.
+const MAX_ADJUSTMENT_PENCE: i64 = 1_000_000_000_000;
+
 async fn adjust(
     store: &dyn Store,
     client_id: &str,
@@ -230,8 +275,11 @@ async fn adjust(
     let Some(corrected) = Period::parse(corrects) else {
         bail!("--corrects must be a month, YYYY-MM");
     };
-    if amount_pence == 0 || reason.trim().is_empty() {
-        bail!("an adjustment needs an amount other than 0 and a reason");
+    if amount_pence == 0 || amount_pence.unsigned_abs() > MAX_ADJUSTMENT_PENCE as u64 {
+        bail!("--amount-pence must be other than 0 and at most {MAX_ADJUSTMENT_PENCE} either way");
+    }
+    if reason.trim().is_empty() {
+        bail!("an adjustment needs a reason");
     }
     let owner = Tenant::partner(client_id, livemode, None);
     let statement = store.statement_for(&owner, &corrected.to_string()).await?;
@@ -242,6 +290,14 @@ async fn adjust(
     }
     let now = ClientClock::new(store.clock_offset(&owner).await?).now(SystemClock.now());
     let open = Period::of(now);
+    // The month it settles with must still be open to take it.
+    if store
+        .statement_for(&owner, &open.to_string())
+        .await?
+        .is_some_and(|s| s.status == Status::Finalized)
+    {
+        bail!("{open} is already finalized on the partner's clock; adjust again in a moment");
+    }
     let adjustment = Adjustment {
         id: lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64),
         owner: owner.clone(),
@@ -259,6 +315,7 @@ async fn adjust(
             owner: owner.clone(),
             period: open.to_string(),
             due_at_ms: lendhub_domain::clock::unix_ms(open.end()),
+            version: 0,
         }));
     store.commit(writes).await?;
     println!(

@@ -329,7 +329,7 @@ pub mod commercial {
          (id, owner, sub_account_id, period, status, body) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (owner, sub_account_id, period)
          DO UPDATE SET status = excluded.status, body = excluded.body
-         WHERE hub_payouts.status = 'pending'";
+         WHERE hub_payouts.status <> 'paid'";
     pub const PAYOUT_EXISTS: &str = "SELECT 1 FROM hub_payouts WHERE id = $1 AND owner = $2";
     /// A month's payouts of an owner: the close voids those a new draft no
     /// longer has.
@@ -341,13 +341,15 @@ pub mod commercial {
          WHERE owner = $1 AND applies_to = $2 ORDER BY id";
     pub const WAITING_CLOSE: &str =
         "SELECT body FROM hub_billing_due WHERE owner = $1 AND period = $2";
-    pub const SCHEDULE_CLOSE: &str = "INSERT INTO hub_billing_due (owner, period, due_at_ms, body)
-         VALUES ($1, $2, $3, $4) ON CONFLICT (owner, period) DO NOTHING";
-    /// Conditional on the due time read (`$3`): of two closes, one moves it.
-    pub const MOVE_CLOSE: &str = "UPDATE hub_billing_due SET due_at_ms = $4, body = $5
-         WHERE owner = $1 AND period = $2 AND due_at_ms = $3";
+    pub const SCHEDULE_CLOSE: &str =
+        "INSERT INTO hub_billing_due (owner, period, due_at_ms, version, body)
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (owner, period) DO NOTHING";
+    /// Conditional on the version read (`$3`): of two closes, one moves it.
+    pub const MOVE_CLOSE: &str =
+        "UPDATE hub_billing_due SET due_at_ms = $4, body = $5, version = $3 + 1
+         WHERE owner = $1 AND period = $2 AND version = $3";
     pub const END_CLOSE: &str =
-        "DELETE FROM hub_billing_due WHERE owner = $1 AND period = $2 AND due_at_ms = $3";
+        "DELETE FROM hub_billing_due WHERE owner = $1 AND period = $2 AND version = $3";
     /// Months due to close on their owner's clock, as `DUE_APPLICATIONS`.
     pub const DUE_CLOSES: &str = due_on_owners_clock!("hub_billing_due");
     /// An application's signals, in the order they arrived (bounded).

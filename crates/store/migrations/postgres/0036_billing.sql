@@ -33,6 +33,7 @@ CREATE TABLE hub_billing_due (
     owner     TEXT NOT NULL,
     period    TEXT NOT NULL,
     due_at_ms BIGINT NOT NULL,
+    version   BIGINT NOT NULL,
     body      TEXT NOT NULL,
     PRIMARY KEY (owner, period)
 );

@@ -192,6 +192,7 @@ async fn a_months_close_waits_on_its_owners_clock_and_moves_on_once() {
         owner: owner.clone(),
         period: "2026-11".into(),
         due_at_ms: 2_000,
+        version: 0,
     };
     put(
         store.as_ref(),
@@ -219,6 +220,7 @@ async fn a_months_close_waits_on_its_owners_clock_and_moves_on_once() {
 
     let moved = Close {
         due_at_ms: 5_000,
+        version: 1,
         ..close.clone()
     };
     let move_on = |next: Option<Close>| CommercialWrite::MoveClose {
@@ -239,6 +241,25 @@ async fn a_months_close_waits_on_its_owners_clock_and_moves_on_once() {
     assert!(store.due_closes(3_000, 10).await.unwrap().is_empty());
     let due = store.due_closes(4_000, 10).await.unwrap();
     assert_eq!(due[0].close, moved);
+    // Moved to the same time again (a draft drafted again): still once.
+    let again = Close {
+        version: 2,
+        ..moved.clone()
+    };
+    let redraft = || CommercialWrite::MoveClose {
+        read: moved.clone(),
+        key: moved.key(),
+        next: Some(again.clone()),
+    };
+    put(store.as_ref(), redraft()).await.unwrap();
+    assert!(
+        matches!(
+            put(store.as_ref(), redraft()).await,
+            Err(CommitError::Conflict)
+        ),
+        "the same due time, but not the version read"
+    );
+    let moved = again;
     put(
         store.as_ref(),
         CommercialWrite::MoveClose {

@@ -10,9 +10,9 @@ use super::{Bound, JsonText, Needs, Param, Rank};
 use crate::error::StoreError;
 use crate::*;
 
-/// The close is still due when it was read.
+/// The close is still at the version read.
 const LOCK_CLOSE: &str = "SELECT 1 FROM hub_billing_due
-     WHERE owner = $1 AND period = $2 AND due_at_ms = $3 FOR UPDATE";
+     WHERE owner = $1 AND period = $2 AND version = $3 FOR UPDATE";
 
 pub(crate) enum Check<'a> {
     Close(&'a lendhub_domain::statement::Close),
@@ -78,7 +78,7 @@ impl Statements {
                 vec![
                     Box::new(c.owner.as_str()) as Param<'a>,
                     Box::new(c.period.as_str()),
-                    Box::new(c.due_at_ms),
+                    Box::new(c.version),
                 ],
             ),
         }
@@ -178,6 +178,7 @@ impl Statements {
                     Box::new(c.owner.as_str()) as Param<'a>,
                     Box::new(c.period.as_str()),
                     Box::new(c.due_at_ms),
+                    Box::new(c.version),
                     Box::new(JsonText(c)),
                 ],
             )),
@@ -188,7 +189,7 @@ impl Statements {
                     vec![
                         Box::new(read.owner.as_str()) as Param<'a>,
                         Box::new(read.period.as_str()),
-                        Box::new(read.due_at_ms),
+                        Box::new(read.version),
                         Box::new(next.due_at_ms),
                         Box::new(JsonText(next)),
                     ],
@@ -198,7 +199,7 @@ impl Statements {
                     vec![
                         Box::new(read.owner.as_str()) as Param<'a>,
                         Box::new(read.period.as_str()),
-                        Box::new(read.due_at_ms),
+                        Box::new(read.version),
                     ],
                 ),
             }),

@@ -122,6 +122,7 @@ pub fn apply(c: &Connection, write: &CommercialWrite) -> Result<(), CommitError>
                         close.owner.as_str(),
                         close.period,
                         close.due_at_ms,
+                        close.version,
                         rows::to_json(close)?
                     ])
                 })
@@ -135,7 +136,7 @@ pub fn apply(c: &Connection, write: &CommercialWrite) -> Result<(), CommitError>
                         q.execute(params![
                             read.owner.as_str(),
                             read.period,
-                            read.due_at_ms,
+                            read.version,
                             next.due_at_ms,
                             rows::to_json(next)?
                         ])
@@ -143,7 +144,7 @@ pub fn apply(c: &Connection, write: &CommercialWrite) -> Result<(), CommitError>
                 None => c
                     .prepare_cached(shared!(crate::sql::commercial::END_CLOSE))
                     .and_then(|mut q| {
-                        q.execute(params![read.owner.as_str(), read.period, read.due_at_ms])
+                        q.execute(params![read.owner.as_str(), read.period, read.version])
                     }),
             }
             .map_err(store)?;

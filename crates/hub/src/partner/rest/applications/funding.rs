@@ -93,6 +93,7 @@ pub async fn disburse(
                     owner: owner.clone(),
                     period: Period::of(now).to_string(),
                     due_at_ms: lendhub_domain::clock::unix_ms(Period::of(now).end()),
+                    version: 0,
                 }))
                 .push(LendingWrite::OpenAccount(account))
                 .push(LendingWrite::PostEntry(drawdown))

@@ -160,12 +160,16 @@ pub async fn close(
                 .with_time(time::Time::MIDNIGHT)
                 .assume_utc(),
         ),
+        version: 0,
     });
     if let Some(read) = due {
         writes.push(CommercialWrite::MoveClose {
             read: read.clone(),
             key: read.key(),
-            next: next_due,
+            next: next_due.map(|n| Close {
+                version: read.version + 1,
+                ..n
+            }),
         });
     }
     let outcome = match stored {
