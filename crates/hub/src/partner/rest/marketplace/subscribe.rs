@@ -3,23 +3,20 @@ use std::collections::BTreeMap;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::hub_ids::{MarketplaceSubscriptionId, WebhookEndpointId};
+use lendhub_domain::hub_ids::MarketplaceSubscriptionId;
 use lendhub_domain::marketplace::Subscription;
 use lendhub_domain::scope::PartnerScope;
-use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
-use lendhub_store::{CommercialWrite, EndpointRecord, EventWrite, WriteSet};
-use lendhub_system::{Seal, webhook_secret};
-use lendhub_webhooks::SECRET_PURPOSE;
+use lendhub_store::{CommercialWrite, WriteSet};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::{SubscriptionView, approved_app};
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
-use crate::partner::rest::webhook_endpoints::{MAX_ENDPOINTS, check_events};
+use crate::partner::rest::webhook_endpoints::{MAX_ENDPOINTS, check_events, new_endpoint};
 use crate::partner::state::PartnerState;
 
 #[derive(Deserialize, ToSchema)]
@@ -79,45 +76,38 @@ pub async fn subscribe(
             let Some(url) = app.webhook_url.clone() else {
                 return Err(PartnerError::invalid("app_id", "webhook_url_required"));
             };
-            let millis = lendhub_domain::clock::unix_ms(now) as u64;
-            let endpoint_id: WebhookEndpointId = lendhub_system::new_hub_id(millis);
+            let subscription_id: MarketplaceSubscriptionId =
+                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
+            let (endpoint, secret, insert) = new_endpoint(
+                &state,
+                owner,
+                url.clone(),
+                events.clone(),
+                (
+                    Some(format!("Marketplace app {} ({})", app.name, app.id)),
+                    None,
+                    BTreeMap::from([
+                        ("marketplace_app_id".to_owned(), app.id.to_string()),
+                        (
+                            "marketplace_subscription_id".to_owned(),
+                            subscription_id.to_string(),
+                        ),
+                    ]),
+                ),
+                now,
+            );
             let subscription = Subscription {
-                id: lendhub_system::new_hub_id::<MarketplaceSubscriptionId>(millis),
+                id: subscription_id,
                 owner: owner.clone(),
                 app_id: app.id.clone(),
-                endpoint_id: endpoint_id.to_string(),
+                endpoint_id: endpoint.id.as_str().to_owned(),
                 enabled_events: events.clone(),
                 created_at: now,
             };
-            let endpoint = WebhookEndpoint {
-                id: endpoint_id.into(),
-                owner: owner.clone(),
-                url: url.clone(),
-                enabled_events: events.clone(),
-                description: Some(format!("Marketplace app {} ({})", app.name, app.id)),
-                status: EndpointStatus::Enabled,
-                created_at: now,
-                api_version: None,
-                metadata: BTreeMap::from([
-                    ("marketplace_app_id".to_owned(), app.id.to_string()),
-                    (
-                        "marketplace_subscription_id".to_owned(),
-                        subscription.id.to_string(),
-                    ),
-                ]),
-            };
-            let secret = webhook_secret();
-            let sealed_secret = state.master_key.seal(SECRET_PURPOSE, secret.as_bytes());
             let view = SubscriptionView::new(&subscription, &url, secret);
             let mut writes = WriteSet::default();
             writes
-                .push(EventWrite::InsertEndpoint {
-                    record: EndpointRecord {
-                        endpoint,
-                        sealed_secret,
-                    },
-                    max_per_owner: MAX_ENDPOINTS,
-                })
+                .push(insert)
                 .push(CommercialWrite::InsertSubscription(subscription));
             Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
         })

@@ -3,20 +3,16 @@ use std::collections::BTreeMap;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::hub_ids::WebhookEndpointId;
 use lendhub_domain::scope::PartnerScope;
-use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::JsonBody;
-use lendhub_store::{EndpointRecord, EventWrite, WriteSet};
-use lendhub_system::{Seal, webhook_secret};
-use lendhub_webhooks::SECRET_PURPOSE;
+use lendhub_store::WriteSet;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::{
     MAX_ENDPOINTS, WebhookEndpointView, check_api_version, check_description, check_events,
-    check_metadata, check_url,
+    check_metadata, check_url, new_endpoint,
 };
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
@@ -76,31 +72,22 @@ pub async fn create(
             check_api_version(input.api_version.as_deref())?;
             check_metadata(&input.metadata)?;
             let url = check_url(&state, raw_url).await?;
-            let id: WebhookEndpointId =
-                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
-            let endpoint = WebhookEndpoint {
-                id: id.into(),
-                owner: owner.clone(),
+            let (endpoint, secret, insert) = new_endpoint(
+                &state,
+                owner,
                 url,
-                enabled_events: events,
-                description: input.description.clone(),
-                status: EndpointStatus::Enabled,
-                created_at: now,
-                api_version: input.api_version.clone(),
-                metadata: input.metadata.clone(),
-            };
-            let secret = webhook_secret();
-            let sealed_secret = state.master_key.seal(SECRET_PURPOSE, secret.as_bytes());
+                events,
+                (
+                    input.description.clone(),
+                    input.api_version.clone(),
+                    input.metadata.clone(),
+                ),
+                now,
+            );
             let view = WebhookEndpointView::new(&endpoint, caller.livemode(), Some(secret));
             let mut writes = WriteSet::default();
             // The limit is enforced by the commit, which takes a slot.
-            writes.push(EventWrite::InsertEndpoint {
-                record: EndpointRecord {
-                    endpoint,
-                    sealed_secret,
-                },
-                max_per_owner: MAX_ENDPOINTS,
-            });
+            writes.push(insert);
             Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
         })
         .await

@@ -185,6 +185,49 @@ fn url_rejected(r: &UrlRejection) -> PartnerError {
     PartnerError::WebhookUrlInvalid(FieldIssue::new("url", r.reason()))
 }
 
+/// A new, enabled endpoint of `owner` with a fresh signing secret: the
+/// endpoint, the secret in plaintext (shown once, in the answer), and its
+/// write (the secret sealed; the commit takes one of the owner's slots).
+pub(crate) fn new_endpoint(
+    state: &PartnerState,
+    owner: &Tenant,
+    url: String,
+    enabled_events: Vec<String>,
+    (description, api_version, metadata): (
+        Option<String>,
+        Option<String>,
+        BTreeMap<String, String>,
+    ),
+    now: OffsetDateTime,
+) -> (WebhookEndpoint, String, lendhub_store::EventWrite) {
+    use lendhub_system::Seal;
+    let id: WebhookEndpointId =
+        lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
+    let endpoint = WebhookEndpoint {
+        id: id.into(),
+        owner: owner.clone(),
+        url,
+        enabled_events,
+        description,
+        status: lendhub_domain::webhook::EndpointStatus::Enabled,
+        created_at: now,
+        api_version,
+        metadata,
+    };
+    let secret = lendhub_system::webhook_secret();
+    let sealed_secret = state
+        .master_key
+        .seal(lendhub_webhooks::SECRET_PURPOSE, secret.as_bytes());
+    let write = lendhub_store::EventWrite::InsertEndpoint {
+        record: EndpointRecord {
+            endpoint: endpoint.clone(),
+            sealed_secret,
+        },
+        max_per_owner: MAX_ENDPOINTS,
+    };
+    (endpoint, secret, write)
+}
+
 /// The URL, checked against the network policy as written and, for a
 /// hostname, as it resolves now (it is checked again at every delivery).
 pub(crate) async fn check_url(state: &PartnerState, raw: &str) -> Result<String, PartnerError> {
