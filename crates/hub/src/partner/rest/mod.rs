@@ -11,6 +11,7 @@ mod caller;
 pub mod decisions;
 mod event_replay;
 pub mod events;
+mod fields;
 pub mod identity_checks;
 pub mod introductions;
 mod list_page;

@@ -14,6 +14,7 @@ use utoipa::ToSchema;
 use super::AppView;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::fields;
 use crate::partner::rest::webhook_endpoints::check_url;
 use crate::partner::state::PartnerState;
 
@@ -83,28 +84,13 @@ pub async fn create_app(
         .run_maybe(write.guarded(&key, &body.raw), || async {
             let input = &body.value;
             let mut issues = Vec::new();
-            let name = input
-                .name
-                .as_deref()
-                .map(str::trim)
-                .filter(|n| !n.is_empty());
-            match name {
-                None => issues.push(FieldIssue::new("name", "required")),
-                Some(n) if n.chars().count() > MAX_NAME => {
-                    issues.push(FieldIssue::new("name", "max_length").with_bound(MAX_NAME as i64))
-                }
-                Some(_) => {}
-            }
-            let category = match input.category.as_deref() {
-                None => {
-                    issues.push(FieldIssue::new("category", "required"));
-                    None
-                }
-                Some(raw) => Category::parse(raw).or_else(|| {
-                    issues.push(FieldIssue::new("category", "enum"));
-                    None
-                }),
-            };
+            let name = fields::name("name", input.name.as_deref(), MAX_NAME, &mut issues);
+            let category = fields::one_of(
+                "category",
+                input.category.as_deref(),
+                Category::parse,
+                &mut issues,
+            );
             if input.redirect_uris.len() > MAX_REDIRECT_URIS {
                 issues.push(
                     FieldIssue::new("redirect_uris", "max_items")

@@ -19,6 +19,7 @@ use super::{SignalView, approved_app};
 use crate::partner::error::PartnerError;
 use crate::partner::rest::applications::find;
 use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::fields;
 use crate::partner::state::PartnerState;
 
 #[derive(Deserialize, ToSchema)]
@@ -80,23 +81,10 @@ pub async fn publish_signal(
         .run_maybe(write.guarded(&key, &body.raw), || async {
             let input = &body.value;
             let mut issues = Vec::new();
-            let mut required = |field: &'static str, present: bool| {
-                if !present {
-                    issues.push(FieldIssue::new(field, "required"));
-                }
-                present
-            };
-            required("application_id", input.application_id.is_some());
-            let kind = match input.kind.as_deref() {
-                None => {
-                    required("kind", false);
-                    None
-                }
-                Some(raw) => Category::parse(raw).or_else(|| {
-                    issues.push(FieldIssue::new("kind", "enum"));
-                    None
-                }),
-            };
+            if input.application_id.is_none() {
+                issues.push(FieldIssue::new("application_id", "required"));
+            }
+            let kind = fields::one_of("kind", input.kind.as_deref(), Category::parse, &mut issues);
             let score = match &input.score {
                 None | Some(Value::Null) => {
                     issues.push(FieldIssue::new("score", "required"));
@@ -118,16 +106,12 @@ pub async fn publish_signal(
                     }),
                 },
             };
-            let verdict = match input.verdict.as_deref() {
-                None => {
-                    issues.push(FieldIssue::new("verdict", "required"));
-                    None
-                }
-                Some(raw) => Verdict::parse(raw).or_else(|| {
-                    issues.push(FieldIssue::new("verdict", "enum"));
-                    None
-                }),
-            };
+            let verdict = fields::one_of(
+                "verdict",
+                input.verdict.as_deref(),
+                Verdict::parse,
+                &mut issues,
+            );
             let evidence = match &input.evidence {
                 None | Some(Value::Null) => {
                     issues.push(FieldIssue::new("evidence", "required"));

@@ -15,6 +15,7 @@ use utoipa::ToSchema;
 use super::SubAccountView;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
+use crate::partner::rest::fields;
 use crate::partner::state::PartnerState;
 
 #[derive(Deserialize, ToSchema)]
@@ -55,18 +56,7 @@ pub async fn create(
         .run_maybe(write.guarded(&key, &body.raw), || async {
             let input = &body.value;
             let mut issues = Vec::new();
-            let name = input
-                .name
-                .as_deref()
-                .map(str::trim)
-                .filter(|n| !n.is_empty());
-            match name {
-                None => issues.push(FieldIssue::new("name", "required")),
-                Some(n) if n.chars().count() > MAX_NAME => {
-                    issues.push(FieldIssue::new("name", "max_length").with_bound(MAX_NAME as i64))
-                }
-                Some(_) => {}
-            }
+            let name = fields::name("name", input.name.as_deref(), MAX_NAME, &mut issues);
             let share = match &input.revenue_share_bps {
                 None | Some(Value::Null) => Some(MASTER_SHARE_BPS),
                 Some(v) => match v.as_i64() {
