@@ -21,6 +21,8 @@ pub const ID_TOKEN_TTL_S: i64 = 3600;
 pub const REFRESH_TOKEN_TTL_S: i64 = 30 * 24 * 3600;
 /// A browser session lasts this long after sign-in, then the user signs in again.
 pub const SESSION_TTL_MS: i64 = 12 * 3600 * 1000;
+/// A password-reset link works once, for 30 minutes (issue #19).
+pub const PASSWORD_RESET_TTL_MS: i64 = 30 * 60 * 1000;
 
 /// The identity provider's scopes (seed, Authentication → Identity provider §4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -41,6 +41,10 @@ pub enum PageError {
     },
     /// An end-session request that cannot be honoured.
     InvalidLogout(&'static str),
+    /// A password-reset link that is used, expired or unknown.
+    ResetLinkDead,
+    /// A page for signed-in people, opened without a session.
+    NotSignedIn,
     RouteNotFound,
     MethodNotAllowed,
     /// A form body over the provider's limit.
@@ -57,6 +61,8 @@ impl PageError {
             PageError::TicketExpired { .. } => "sso_ticket_expired",
             PageError::CsrfInvalid { .. } => "csrf_token_invalid",
             PageError::InvalidLogout(_) => "invalid_logout_request",
+            PageError::ResetLinkDead => "password_reset_link_invalid",
+            PageError::NotSignedIn => "not_signed_in",
             PageError::RouteNotFound => "route_not_found",
             PageError::MethodNotAllowed => "method_not_allowed",
             PageError::TooLarge => "payload_too_large",
@@ -70,7 +76,8 @@ impl PageError {
             PageError::UnknownClient
             | PageError::RedirectUriMismatch
             | PageError::InvalidLogout(_) => StatusCode::BAD_REQUEST,
-            PageError::TicketExpired { .. } => StatusCode::UNAUTHORIZED,
+            PageError::TicketExpired { .. } | PageError::NotSignedIn => StatusCode::UNAUTHORIZED,
+            PageError::ResetLinkDead => StatusCode::GONE,
             PageError::CsrfInvalid { .. } => StatusCode::FORBIDDEN,
             PageError::RouteNotFound => StatusCode::NOT_FOUND,
             PageError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -101,6 +108,14 @@ impl PageError {
             PageError::InvalidLogout(_) => (
                 "Sign-out cannot continue",
                 "The application's sign-out request is not valid.",
+            ),
+            PageError::ResetLinkDead => (
+                "This link no longer works",
+                "A link to reset your password works once, for 30 minutes. This one has been used, has expired, or was not copied in full. Ask for a new one.",
+            ),
+            PageError::NotSignedIn => (
+                "You are not signed in",
+                "Sign in through the application you use, then come back here to change your password.",
             ),
             PageError::RouteNotFound => ("Page not found", "There is no page at this address."),
             PageError::MethodNotAllowed => (
@@ -136,6 +151,7 @@ impl IntoResponse for PageError {
             PageError::TicketExpired { restart } | PageError::CsrfInvalid { restart } => {
                 restart.as_deref()
             }
+            PageError::ResetLinkDead => Some("/password/forgot"),
             _ => None,
         };
         let mut response = render(

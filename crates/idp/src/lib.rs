@@ -19,6 +19,7 @@ pub mod grants;
 mod id_token;
 pub mod keys;
 mod pages;
+mod password;
 mod redirect;
 mod session;
 mod sign_in;
@@ -51,6 +52,18 @@ pub fn router(state: IdpState) -> Router {
         )
         .route("/sign-in", get(sign_in::show).post(sign_in::submit))
         .route("/consent", get(consent::show).post(consent::submit))
+        .route(
+            "/password/forgot",
+            get(password::forgot::show).post(password::forgot::submit),
+        )
+        .route(
+            "/password/reset",
+            get(password::reset::show).post(password::reset::submit),
+        )
+        .route(
+            "/password/change",
+            get(password::change::show).post(password::change::submit),
+        )
         .route("/token", axum::routing::post(token::token))
         .route(
             "/userinfo",

@@ -49,6 +49,46 @@ pub struct EndSession<'a> {
 #[template(path = "signed_out.html")]
 pub struct SignedOut;
 
+#[derive(Template)]
+#[template(path = "password_forgot.html")]
+pub struct PasswordForgot<'a> {
+    pub csrf_token: &'a str,
+    /// The sign-in transaction to go back to.
+    pub ticket: Option<&'a str>,
+    pub email: &'a str,
+    pub error: Option<&'a str>,
+}
+
+#[derive(Template)]
+#[template(path = "password_sent.html")]
+pub struct PasswordSent<'a> {
+    pub email: &'a str,
+    pub sign_in: Option<&'a str>,
+}
+
+#[derive(Template)]
+#[template(path = "password_reset.html")]
+pub struct PasswordReset<'a> {
+    pub csrf_token: &'a str,
+    pub token: &'a str,
+    pub error: Option<&'a str>,
+}
+
+#[derive(Template)]
+#[template(path = "password_change.html")]
+pub struct PasswordChange<'a> {
+    pub csrf_token: &'a str,
+    pub email: &'a str,
+    pub error: Option<&'a str>,
+}
+
+#[derive(Template)]
+#[template(path = "password_changed.html")]
+pub struct PasswordChanged {
+    /// A reset signs out everywhere; a change keeps this browser's session.
+    pub signed_out_everywhere: bool,
+}
+
 /// An HTML response with `status`.
 pub fn render(status: StatusCode, template: &impl Template) -> Response {
     match template.render() {

@@ -24,6 +24,7 @@ use crate::pages::{SignIn, render};
 use crate::redirect;
 use crate::session::{self, csrf_token};
 use crate::state::IdpState;
+use crate::throttle::Wait;
 use crate::users::{hash_password, verify_password};
 
 #[derive(Deserialize)]
@@ -93,7 +94,7 @@ async fn check_password(
 }
 
 /// Where a sign-in comes from, for the throttle.
-pub struct ClientAddress(Option<IpAddr>);
+pub struct ClientAddress(pub Option<IpAddr>);
 
 impl FromRequestParts<IdpState> for ClientAddress {
     type Rejection = std::convert::Infallible;
@@ -156,19 +157,10 @@ pub async fn submit(
     ) {
         Ok(attempt) => attempt,
         Err(wait_ms) => {
-            let seconds = (wait_ms + 999).div_euclid(1000);
-            let mut page = refuse(
-                StatusCode::TOO_MANY_REQUESTS,
-                format!(
-                    "Too many sign-in attempts. Wait {seconds} second{} and try again.",
-                    if seconds == 1 { "" } else { "s" }
-                ),
-            )
-            .await?;
-            if let Ok(v) = header::HeaderValue::from_str(&seconds.to_string()) {
-                page.headers_mut().insert(header::RETRY_AFTER, v);
-            }
-            return Ok(page);
+            let wait = Wait::new(wait_ms);
+            let message = wait.message("Too many sign-in attempts.");
+            let page = refuse(StatusCode::TOO_MANY_REQUESTS, message).await?;
+            return Ok(wait.stamp(page));
         }
     };
     let Some(user) = check_password(&state, &email, password).await? else {

@@ -61,6 +61,8 @@ pub struct Idp {
     pub grants: Arc<crate::grants::Grants>,
     /// Sign-in attempts per account and per client address.
     pub sign_in_throttle: crate::throttle::SignInThrottle,
+    /// Password-reset requests per address typed and per client address.
+    pub reset_throttle: crate::throttle::SignInThrottle,
     /// Proxies whose `X-Forwarded-For` is believed for the client address.
     pub trusted_proxies: Vec<ipnet::IpNet>,
 }
@@ -85,6 +87,7 @@ impl IdpState {
             decoy_hash: tokio::sync::OnceCell::new(),
             grants: Arc::default(),
             sign_in_throttle: Default::default(),
+            reset_throttle: Default::default(),
             trusted_proxies,
         }))
     }

@@ -112,6 +112,34 @@ impl SignInThrottle {
     }
 }
 
+/// What a throttled form says, and the `Retry-After` it carries: the wait
+/// rounded up to whole seconds.
+pub struct Wait {
+    seconds: i64,
+}
+
+impl Wait {
+    pub fn new(wait_ms: i64) -> Self {
+        Self {
+            seconds: (wait_ms + 999).div_euclid(1000),
+        }
+    }
+
+    /// `too_many`, then how long to wait, in the form's words.
+    pub fn message(&self, too_many: &str) -> String {
+        let n = self.seconds;
+        let s = if n == 1 { "" } else { "s" };
+        format!("{too_many} Wait {n} second{s} and try again.")
+    }
+
+    pub fn stamp(&self, mut response: axum::response::Response) -> axum::response::Response {
+        response
+            .headers_mut()
+            .insert(axum::http::header::RETRY_AFTER, self.seconds.into());
+        response
+    }
+}
+
 /// Drops the forgotten keys and, if that is not enough, the quietest
 /// tenth of those not made to wait: rare (once per `CAPACITY / 10` new
 /// keys at worst). A key in its wait is kept, so flooding the throttle

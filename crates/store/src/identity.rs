@@ -10,6 +10,31 @@ pub use lendhub_domain::grants::{GrantRefusal, scope_within};
 
 use crate::error::StoreError;
 
+/// A request to reset a password by e-mail (issue #19): one row for every
+/// request, an account matched or not.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PasswordResetRecord {
+    /// `pwr_…`
+    pub reset_id: String,
+    /// The SHA-256 of the link's token; `None` when no account matched.
+    pub token_hash: Option<Vec<u8>>,
+    pub user_id: Option<String>,
+    pub created_at_ms: i64,
+    pub expires_at_ms: i64,
+    pub used_at_ms: Option<i64>,
+}
+
+/// A person's new password, and the mail that tells them it changed.
+#[derive(Clone, Debug)]
+pub struct NewPassword {
+    pub user_id: String,
+    /// An argon2id PHC string.
+    pub password_hash: String,
+    pub now_ms: i64,
+    /// Queued in the same transaction as the change.
+    pub notice: crate::public::MailRecord,
+}
+
 /// A person who can sign in (seed 001, Identity claims).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SsoUserRecord {
@@ -326,6 +351,42 @@ pub trait IdentityStore: Send + Sync {
     /// Disables a relying party likewise (its families revoked, its codes
     /// spent); it is unknown to every flow from then on.
     async fn disable_sso_client(&self, client_id: &str, now_ms: i64) -> Result<bool, StoreError>;
+
+    /// Records a reset request and, when an account matched, queues the
+    /// mail carrying its link, in one transaction.
+    async fn request_password_reset(
+        &self,
+        reset: PasswordResetRecord,
+        mail: Option<crate::public::MailRecord>,
+    ) -> Result<(), StoreError>;
+
+    /// The reset a link's token names (by its SHA-256), used or not.
+    async fn password_reset(
+        &self,
+        token_hash: &[u8],
+    ) -> Result<Option<PasswordResetRecord>, StoreError>;
+
+    /// Spends the link and sets the person's password, in one transaction
+    /// with spending their other links, ending every session of theirs,
+    /// revoking every token family and spending unspent codes, and queuing
+    /// `change.notice`. `false` (and the password unchanged) if the link is
+    /// used, expired at `change.now_ms`, not `change.user_id`'s, or the
+    /// person is disabled.
+    async fn reset_password(
+        &self,
+        token_hash: &[u8],
+        change: NewPassword,
+    ) -> Result<bool, StoreError>;
+
+    /// Sets a signed-in person's password, in one transaction with ending
+    /// their other sessions, revoking the token families not issued under
+    /// `keep_session`, spending their reset links and queuing
+    /// `change.notice`. `false` (nothing written) if the person is disabled.
+    async fn change_password(
+        &self,
+        change: NewPassword,
+        keep_session: &[u8],
+    ) -> Result<bool, StoreError>;
 
     /// Deletes tickets, codes, sessions and tokens that ended before
     /// `before_ms`, and families with nothing left in them.

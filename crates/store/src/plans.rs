@@ -90,6 +90,41 @@ pub fn request_path_queries() -> Vec<Query> {
         ),
     ];
     queries.push(query(
+        "a password reset by its link",
+        sql::identity::PASSWORD_RESET_SELECT,
+        vec![SELECTOR],
+    ));
+    for (name, sql) in [
+        (
+            "a person's unused reset links",
+            sql::identity::SPEND_USER_RESETS,
+        ),
+        ("a person's open sessions", sql::identity::END_USER_SESSIONS),
+        (
+            "a person's live token families",
+            sql::identity::REVOKE_USER_FAMILIES,
+        ),
+        ("a person's unspent codes", sql::identity::SPEND_USER_CODES),
+    ] {
+        queries.push(query(name, sql, vec![Value::Text("usr_1"), Value::Int(1)]));
+    }
+    for (name, sql) in [
+        (
+            "a person's other sessions",
+            sql::identity::END_OTHER_SESSIONS,
+        ),
+        (
+            "a person's other token families",
+            sql::identity::REVOKE_OTHER_FAMILIES,
+        ),
+    ] {
+        queries.push(query(
+            name,
+            sql,
+            vec![Value::Text("usr_1"), Value::Int(1), SELECTOR],
+        ));
+    }
+    queries.push(query(
         "hub decision by id",
         sql::lending::DECISION,
         vec![Value::Text("dec_01J00000000000000000000000"), OWNER],

@@ -620,6 +620,31 @@ pub mod identity {
         "SELECT user_id, client_id, scope, granted_at_ms FROM sso_consents
                  WHERE user_id = $1 AND client_id = $2";
     pub const SSO_EPOCH: &str = "SELECT n FROM sso_epoch WHERE id = 1";
+    /// Password resets (issue #19).
+    pub const PASSWORD_RESET_INSERT: &str = "INSERT INTO sso_password_resets (reset_id, token_hash, user_id, created_at_ms, expires_at_ms)
+             VALUES ($1, $2, $3, $4, $5)";
+    pub const PASSWORD_RESET_SELECT: &str =
+        "SELECT reset_id, token_hash, user_id, created_at_ms, expires_at_ms, used_at_ms
+                 FROM sso_password_resets WHERE token_hash = $1";
+    /// Spends a live link of `$3`'s; no row if it is used, expired or another's.
+    pub const SPEND_PASSWORD_RESET: &str = "UPDATE sso_password_resets SET used_at_ms = $2
+             WHERE token_hash = $1 AND user_id = $3 AND used_at_ms IS NULL AND expires_at_ms > $2";
+    pub const SPEND_USER_RESETS: &str = "UPDATE sso_password_resets SET used_at_ms = $2
+             WHERE user_id = $1 AND used_at_ms IS NULL";
+    pub const SET_PASSWORD: &str = "UPDATE sso_users SET password_hash = $2, updated_at_ms = $3
+             WHERE user_id = $1 AND disabled_at_ms IS NULL";
+    /// A password change keeps the session it was made in (`$3`) and the
+    /// token families issued under it; every other one ends.
+    pub const END_OTHER_SESSIONS: &str = "UPDATE sso_sessions SET ended_at_ms = $2
+             WHERE user_id = $1 AND ended_at_ms IS NULL AND selector <> $3";
+    pub const REVOKE_OTHER_FAMILIES: &str = "UPDATE sso_families SET revoked_at_ms = $2
+             WHERE user_id = $1 AND revoked_at_ms IS NULL
+               AND (session_selector IS NULL OR session_selector <> $3)";
+    pub const PASSWORD_RESETS_DELETE_BY_EXPIRES_AT_MS: &str =
+        "DELETE FROM sso_password_resets WHERE expires_at_ms < $1";
+    /// A mail to one person, due at once.
+    pub const MAIL_PERSON: &str = "INSERT INTO mail_outbox (id, enquiry_id, recipient, subject, body, state, first_due_ms, due_ms)
+             VALUES ($1, NULL, $2, $3, $4, 'pending', $5, $5)";
 }
 
 /// The jobs context's statements both backends run as written.

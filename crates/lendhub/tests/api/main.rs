@@ -15,6 +15,7 @@ mod hardening;
 mod idempotency;
 mod identity;
 mod identity_clients;
+mod identity_passwords;
 mod instances;
 mod mcp;
 mod outage;

@@ -13,6 +13,7 @@ use super::errors::{db, internal};
 use super::reads::{from_json, get};
 use crate::error::StoreError;
 use crate::identity::*;
+use crate::public::MailRecord;
 
 use crate::sql::{ACCESS as ACCESS_SQL, USER_COLUMNS};
 
@@ -675,6 +676,97 @@ impl IdentityStore for PgStore {
         }))
     }
 
+    async fn request_password_reset(
+        &self,
+        r: PasswordResetRecord,
+        mail: Option<MailRecord>,
+    ) -> Result<(), StoreError> {
+        let mut c = self.conn().await?;
+        let tx = c.transaction().await.map_err(db)?;
+        execute(
+            &tx,
+            crate::sql::identity::PASSWORD_RESET_INSERT,
+            &[
+                &r.reset_id,
+                &r.token_hash,
+                &r.user_id,
+                &r.created_at_ms,
+                &r.expires_at_ms,
+            ],
+        )
+        .await?;
+        if let Some(mail) = mail {
+            queue_mail(&tx, &mail).await?;
+        }
+        tx.commit().await.map_err(db)
+    }
+
+    async fn password_reset(
+        &self,
+        token_hash: &[u8],
+    ) -> Result<Option<PasswordResetRecord>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached(crate::sql::identity::PASSWORD_RESET_SELECT)
+            .await
+            .map_err(db)?;
+        let Some(r) = c.query_opt(&statement, &[&token_hash]).await.map_err(db)? else {
+            return Ok(None);
+        };
+        Ok(Some(PasswordResetRecord {
+            reset_id: get(&r, 0)?,
+            token_hash: get(&r, 1)?,
+            user_id: get(&r, 2)?,
+            created_at_ms: get(&r, 3)?,
+            expires_at_ms: get(&r, 4)?,
+            used_at_ms: get(&r, 5)?,
+        }))
+    }
+
+    async fn reset_password(
+        &self,
+        token_hash: &[u8],
+        change: NewPassword,
+    ) -> Result<bool, StoreError> {
+        use crate::sql::identity::*;
+        let mut c = self.conn().await?;
+        let tx = c.transaction().await.map_err(db)?;
+        let spent = execute(
+            &tx,
+            SPEND_PASSWORD_RESET,
+            &[&token_hash, &change.now_ms, &change.user_id],
+        )
+        .await?
+            > 0;
+        // Dropped without a commit, the transaction writes nothing.
+        if !spent || !set_password(&tx, &change).await? {
+            return Ok(false);
+        }
+        for sql in [END_USER_SESSIONS, REVOKE_USER_FAMILIES, SPEND_USER_CODES] {
+            execute(&tx, sql, &[&change.user_id, &change.now_ms]).await?;
+        }
+        tx.commit().await.map_err(db)?;
+        Ok(true)
+    }
+
+    async fn change_password(
+        &self,
+        change: NewPassword,
+        keep_session: &[u8],
+    ) -> Result<bool, StoreError> {
+        use crate::sql::identity::*;
+        let mut c = self.conn().await?;
+        let tx = c.transaction().await.map_err(db)?;
+        if !set_password(&tx, &change).await? {
+            return Ok(false);
+        }
+        for sql in [END_OTHER_SESSIONS, REVOKE_OTHER_FAMILIES] {
+            execute(&tx, sql, &[&change.user_id, &change.now_ms, &keep_session]).await?;
+        }
+        tx.commit().await.map_err(db)?;
+        Ok(true)
+    }
+
     async fn prune_identity(&self, before_ms: i64) -> Result<u64, StoreError> {
         let c = self.conn().await?;
         let mut n = 0;
@@ -684,6 +776,7 @@ impl IdentityStore for PgStore {
             crate::sql::identity::SSO_SESSIONS_DELETE_BY_EXPIRES_AT_MS,
             crate::sql::identity::SSO_ACCESS_TOKENS_DELETE_BY_EXPIRES_AT_MS,
             crate::sql::identity::SSO_REFRESH_TOKENS_DELETE_BY_EXPIRES_AT_MS,
+            crate::sql::identity::PASSWORD_RESETS_DELETE_BY_EXPIRES_AT_MS,
             "DELETE FROM sso_families f WHERE f.created_at_ms < $1
                AND NOT EXISTS (SELECT 1 FROM sso_refresh_tokens r WHERE r.family_id = f.family_id)
                AND NOT EXISTS (SELECT 1 FROM sso_access_tokens a WHERE a.family_id = f.family_id)",
@@ -715,4 +808,38 @@ impl PgStore {
         tx.commit().await.map_err(db)?;
         Ok(disabled)
     }
+}
+
+/// Sets the password, spends the person's reset links and queues the
+/// notice; `false` if the person is disabled.
+async fn set_password(tx: &Transaction<'_>, change: &NewPassword) -> Result<bool, StoreError> {
+    use crate::sql::identity::*;
+    let set = execute(
+        tx,
+        SET_PASSWORD,
+        &[&change.user_id, &change.password_hash, &change.now_ms],
+    )
+    .await?
+        > 0;
+    if set {
+        execute(tx, SPEND_USER_RESETS, &[&change.user_id, &change.now_ms]).await?;
+        queue_mail(tx, &change.notice).await?;
+    }
+    Ok(set)
+}
+
+async fn queue_mail(tx: &Transaction<'_>, mail: &MailRecord) -> Result<(), StoreError> {
+    execute(
+        tx,
+        crate::sql::identity::MAIL_PERSON,
+        &[
+            &mail.id,
+            &mail.recipient,
+            &mail.subject,
+            &mail.body,
+            &mail.due_ms,
+        ],
+    )
+    .await?;
+    Ok(())
 }

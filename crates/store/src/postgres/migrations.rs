@@ -188,6 +188,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "billing",
         include_str!("../../migrations/postgres/0036_billing.sql"),
     ),
+    (
+        37,
+        "sso_password_resets",
+        include_str!("../../migrations/postgres/0037_sso_password_resets.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

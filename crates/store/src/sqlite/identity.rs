@@ -11,6 +11,7 @@ use super::rows::{from_json, to_json};
 use super::{SqliteStore, dialect, unavailable};
 use crate::error::StoreError;
 use crate::identity::*;
+use crate::public::MailRecord;
 
 use crate::sql::USER_COLUMNS;
 
@@ -275,6 +276,7 @@ fn prune(c: &Connection, before_ms: i64) -> rusqlite::Result<u64> {
         shared!(crate::sql::identity::SSO_SESSIONS_DELETE_BY_EXPIRES_AT_MS),
         shared!(crate::sql::identity::SSO_ACCESS_TOKENS_DELETE_BY_EXPIRES_AT_MS),
         shared!(crate::sql::identity::SSO_REFRESH_TOKENS_DELETE_BY_EXPIRES_AT_MS),
+        shared!(crate::sql::identity::PASSWORD_RESETS_DELETE_BY_EXPIRES_AT_MS),
         "DELETE FROM sso_families WHERE created_at_ms < ?1
            AND NOT EXISTS (SELECT 1 FROM sso_refresh_tokens r WHERE r.family_id = sso_families.family_id)
            AND NOT EXISTS (SELECT 1 FROM sso_access_tokens a WHERE a.family_id = sso_families.family_id)",
@@ -620,7 +622,125 @@ impl IdentityStore for SqliteStore {
         })
     }
 
+    async fn request_password_reset(
+        &self,
+        r: PasswordResetRecord,
+        mail: Option<MailRecord>,
+    ) -> Result<(), StoreError> {
+        use crate::sql::identity::*;
+        self.write(move |c| {
+            c.prepare_cached(shared!(PASSWORD_RESET_INSERT))?
+                .execute(params![
+                    r.reset_id,
+                    r.token_hash,
+                    r.user_id,
+                    r.created_at_ms,
+                    r.expires_at_ms
+                ])?;
+            if let Some(mail) = mail {
+                queue_mail(c, &mail)?;
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    async fn password_reset(
+        &self,
+        token_hash: &[u8],
+    ) -> Result<Option<PasswordResetRecord>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(crate::sql::identity::PASSWORD_RESET_SELECT))?
+                .query_row([token_hash], |r| {
+                    Ok(PasswordResetRecord {
+                        reset_id: r.get(0)?,
+                        token_hash: r.get(1)?,
+                        user_id: r.get(2)?,
+                        created_at_ms: r.get(3)?,
+                        expires_at_ms: r.get(4)?,
+                        used_at_ms: r.get(5)?,
+                    })
+                })
+                .optional()
+        })
+    }
+
+    async fn reset_password(
+        &self,
+        token_hash: &[u8],
+        change: NewPassword,
+    ) -> Result<bool, StoreError> {
+        use crate::sql::identity::*;
+        let token_hash = token_hash.to_vec();
+        // The writer runs this in its transaction: all of it, or none.
+        self.write(move |c| {
+            let spent = c
+                .prepare_cached(shared!(SPEND_PASSWORD_RESET))?
+                .execute(params![token_hash, change.now_ms, change.user_id])?
+                > 0;
+            if !spent || !set_password(c, &change)? {
+                return Ok(false);
+            }
+            for sql in [END_USER_SESSIONS, REVOKE_USER_FAMILIES, SPEND_USER_CODES] {
+                c.execute(&dialect(sql), params![change.user_id, change.now_ms])?;
+            }
+            Ok(true)
+        })
+        .await
+    }
+
+    async fn change_password(
+        &self,
+        change: NewPassword,
+        keep_session: &[u8],
+    ) -> Result<bool, StoreError> {
+        use crate::sql::identity::*;
+        let keep_session = keep_session.to_vec();
+        self.write(move |c| {
+            if !set_password(c, &change)? {
+                return Ok(false);
+            }
+            for sql in [END_OTHER_SESSIONS, REVOKE_OTHER_FAMILIES] {
+                c.execute(
+                    &dialect(sql),
+                    params![change.user_id, change.now_ms, keep_session],
+                )?;
+            }
+            Ok(true)
+        })
+        .await
+    }
+
     async fn prune_identity(&self, before_ms: i64) -> Result<u64, StoreError> {
         self.write(move |c| prune(c, before_ms)).await
     }
+}
+
+/// Sets the password, spends the person's reset links and queues the
+/// notice; `false` (nothing written) if the person is disabled.
+fn set_password(c: &Connection, change: &NewPassword) -> rusqlite::Result<bool> {
+    use crate::sql::identity::*;
+    let set = c.prepare_cached(shared!(SET_PASSWORD))?.execute(params![
+        change.user_id,
+        change.password_hash,
+        change.now_ms
+    ])? > 0;
+    if set {
+        c.prepare_cached(shared!(SPEND_USER_RESETS))?
+            .execute(params![change.user_id, change.now_ms])?;
+        queue_mail(c, &change.notice)?;
+    }
+    Ok(set)
+}
+
+fn queue_mail(c: &Connection, mail: &MailRecord) -> rusqlite::Result<()> {
+    c.prepare_cached(shared!(crate::sql::identity::MAIL_PERSON))?
+        .execute(params![
+            mail.id,
+            mail.recipient,
+            mail.subject,
+            mail.body,
+            mail.due_ms
+        ])?;
+    Ok(())
 }

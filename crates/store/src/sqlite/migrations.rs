@@ -187,6 +187,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "billing",
         include_str!("../../migrations/sqlite/0036_billing.sql"),
     ),
+    (
+        37,
+        "sso_password_resets",
+        include_str!("../../migrations/sqlite/0037_sso_password_resets.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

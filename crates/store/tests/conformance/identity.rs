@@ -641,3 +641,214 @@ async fn disabling_a_person_or_a_client_closes_every_way_in() {
         .unwrap();
     assert_eq!(rp.disabled_at_ms, Some(2_000));
 }
+
+/// Two sessions of `usr_a`: 3 with family `fam3` under it, 4 with `fam4`;
+/// and a family `free` under no session.
+async fn two_sessions(a: &Arc<dyn Store>, now: i64) {
+    for (t, s, c, fam) in [("t3", 3u8, 10u8, "fam3"), ("t4", 4, 11, "fam4")] {
+        a.insert_ticket(ticket(t, now)).await.unwrap();
+        a.sign_in(t, session(s, "usr_a", now)).await.unwrap();
+        a.issue_code(alone(code(c, Some(s), now))).await.unwrap();
+        a.redeem_code(redemption(c, fam, c + 20, c + 40, now))
+            .await
+            .unwrap();
+    }
+    a.issue_code(alone(code(12, None, now))).await.unwrap();
+    a.redeem_code(redemption(12, "free", 32, 52, now))
+        .await
+        .unwrap();
+}
+
+fn reset(id: &str, token: Option<u8>, user: Option<&str>, now: i64) -> PasswordResetRecord {
+    PasswordResetRecord {
+        reset_id: id.into(),
+        token_hash: token.map(|t| vec![t; 32]),
+        user_id: user.map(Into::into),
+        created_at_ms: now,
+        expires_at_ms: now + 1_800_000,
+        used_at_ms: None,
+    }
+}
+
+fn new_password(hash: &str, now: i64) -> NewPassword {
+    NewPassword {
+        user_id: "usr_a".into(),
+        password_hash: hash.into(),
+        now_ms: now,
+        notice: MailRecord {
+            id: format!("mail_{hash}"),
+            enquiry_id: None,
+            recipient: "ada@example.com".into(),
+            subject: "changed".into(),
+            body: "Your password was changed".into(),
+            due_ms: now,
+        },
+    }
+}
+
+async fn revoked(store: &Arc<dyn Store>, access: u8) -> bool {
+    store
+        .sso_access(&[access; 16])
+        .await
+        .unwrap()
+        .unwrap()
+        .family_revoked
+}
+
+#[tokio::test]
+async fn a_reset_link_sets_the_password_once_and_signs_out_everywhere() {
+    let (a, b, _db) = seeded().await;
+    let now = 1_000_000;
+    two_sessions(&a, now).await;
+    let link = MailRecord {
+        id: "mail_link".into(),
+        enquiry_id: None,
+        recipient: "ada@example.com".into(),
+        subject: "Reset".into(),
+        body: "link".into(),
+        due_ms: now,
+    };
+    a.request_password_reset(reset("pwr_1", Some(1), Some("usr_a"), now), Some(link))
+        .await
+        .unwrap();
+    a.request_password_reset(reset("pwr_2", Some(2), Some("usr_a"), now), None)
+        .await
+        .unwrap();
+    // Nobody's: a row, no token, no mail.
+    a.request_password_reset(reset("pwr_3", None, None, now), None)
+        .await
+        .unwrap();
+    let stored = b.password_reset(&[1; 32]).await.unwrap().unwrap();
+    assert_eq!(stored, reset("pwr_1", Some(1), Some("usr_a"), now));
+    assert_eq!(b.password_reset(&[9; 32]).await.unwrap(), None);
+
+    // The link's mail is in the outbox, due now.
+    let lease = |at: i64| Lease {
+        holder: "conformance".into(),
+        due_before_ms: at + 1,
+        real_now_ms: at,
+        lease_until_ms: at + 60_000,
+        limit: 10,
+    };
+    let queued = a.claim_mail(&lease(now)).await.unwrap();
+    assert_eq!(queued.len(), 1);
+    assert_eq!(queued[0].mail.recipient, "ada@example.com");
+
+    // Not someone else's link, and not after it expires.
+    let mut wrong = new_password("$argon2id$other", now + 1);
+    wrong.user_id = "usr_b".into();
+    assert!(!a.reset_password(&[1; 32], wrong).await.unwrap());
+    assert!(
+        !a.reset_password(&[1; 32], new_password("$late", now + 1_800_000))
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        a.sso_user("usr_a").await.unwrap().unwrap().password_hash,
+        "$argon2id$…"
+    );
+
+    assert!(
+        b.reset_password(&[1; 32], new_password("$argon2id$new", now + 10))
+            .await
+            .unwrap()
+    );
+    let ada = a.sso_user("usr_a").await.unwrap().unwrap();
+    assert_eq!(
+        (ada.password_hash.as_str(), ada.updated_at_ms),
+        ("$argon2id$new", now + 10)
+    );
+    assert_eq!(
+        a.password_reset(&[1; 32])
+            .await
+            .unwrap()
+            .unwrap()
+            .used_at_ms,
+        Some(now + 10)
+    );
+    // Once only, and the person's other link is spent with it.
+    assert!(
+        !a.reset_password(&[1; 32], new_password("$again", now + 11))
+            .await
+            .unwrap()
+    );
+    assert!(
+        !a.reset_password(&[2; 32], new_password("$again", now + 11))
+            .await
+            .unwrap()
+    );
+    for s in [3u8, 4] {
+        assert_eq!(
+            a.session(&[s; 16]).await.unwrap().unwrap().ended_at_ms,
+            Some(now + 10)
+        );
+    }
+    for access in [30u8, 31, 32] {
+        assert!(revoked(&a, access).await, "family of access {access}");
+    }
+    // The notice is queued with the change.
+    let queued = a.claim_mail(&lease(now + 10)).await.unwrap();
+    assert!(
+        queued
+            .iter()
+            .any(|m| m.mail.id == "mail_$argon2id$new" && m.mail.body.contains("changed")),
+        "{queued:?}"
+    );
+
+    // Pruned an hour after it expires, like every other credential.
+    a.prune_identity(now + 1_800_000 + 1).await.unwrap();
+    assert_eq!(a.password_reset(&[1; 32]).await.unwrap(), None);
+}
+
+#[tokio::test]
+async fn a_password_change_keeps_its_own_session_and_ends_the_others() {
+    let (a, b, _db) = seeded().await;
+    let now = 1_000_000;
+    two_sessions(&a, now).await;
+    a.request_password_reset(reset("pwr_9", Some(9), Some("usr_a"), now), None)
+        .await
+        .unwrap();
+
+    assert!(
+        b.change_password(new_password("$argon2id$changed", now + 5), &[3; 16])
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        a.sso_user("usr_a").await.unwrap().unwrap().password_hash,
+        "$argon2id$changed"
+    );
+    assert_eq!(
+        a.session(&[3; 16]).await.unwrap().unwrap().ended_at_ms,
+        None,
+        "the session it was made in"
+    );
+    assert!(!revoked(&a, 30).await, "issued under the kept session");
+    assert_eq!(
+        a.session(&[4; 16]).await.unwrap().unwrap().ended_at_ms,
+        Some(now + 5)
+    );
+    assert!(revoked(&a, 31).await);
+    assert!(revoked(&a, 32).await, "under no session");
+    assert_eq!(
+        a.password_reset(&[9; 32])
+            .await
+            .unwrap()
+            .unwrap()
+            .used_at_ms,
+        Some(now + 5),
+        "an outstanding link is spent"
+    );
+
+    assert!(a.disable_sso_user("usr_a", now + 6).await.unwrap());
+    assert!(
+        !a.change_password(new_password("$argon2id$late", now + 7), &[3; 16])
+            .await
+            .unwrap(),
+        "not once disabled"
+    );
+    assert_eq!(
+        a.sso_user("usr_a").await.unwrap().unwrap().password_hash,
+        "$argon2id$changed"
+    );
+}
