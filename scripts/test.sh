@@ -56,10 +56,15 @@ export TEST_MCP_INSPECTOR="$PWD/$inspector/node_modules/.bin/mcp-inspector"
 # Finds dependencies no code uses (issue #19's supply-chain check), from
 # crates.io, pinned, when missing.
 command -v cargo-machete >/dev/null || cargo install --quiet --locked cargo-machete@0.9.2
+# Licenses, banned crates and sources against deny.toml (issue #19). An
+# unoptimised build: it installs in a third of the time and still checks
+# the whole graph in seconds.
+command -v cargo-deny >/dev/null || cargo install --quiet --locked --debug cargo-deny@0.18.9
 
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo machete
+cargo deny --log-level error check licenses bans sources
 
 # A throwaway cluster, stopped and removed however the run ends.
 pgdata=$(mktemp -d /tmp/lendhub-pg.XXXXXX)
