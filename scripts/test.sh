@@ -11,14 +11,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 venv=.venv
-if ! "$venv/bin/python" -c 'import stripe, openapi_spec_validator, authlib, jwt, cryptography, requests, mcp, aiosmtpd, playwright' 2>/dev/null; then
+if ! "$venv/bin/python" -c 'import stripe, openapi_spec_validator, authlib, jwt, cryptography, requests, mcp, aiosmtpd, playwright, schemathesis' 2>/dev/null; then
     # A Debian python3 without ensurepip needs its venv package first.
     if ! python3 -m venv "$venv" 2>/dev/null; then
         apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
         python3 -m venv "$venv"
     fi
     "$venv/bin/pip" install --quiet --disable-pip-version-check 'stripe>=10,<20' 'openapi-spec-validator>=0.7,<1' 'authlib>=1.3,<2' 'requests>=2.31,<3' 'PyJWT[crypto]>=2.8,<3' 'mcp>=1.9,<2' \
-        'aiosmtpd>=1.4,<2' 'playwright>=1.40,<2'
+        'aiosmtpd>=1.4,<2' 'playwright>=1.40,<2' 'schemathesis==4.32.5'
 fi
 export TEST_PYTHON="$PWD/$venv/bin/python"
 # One full build from clean gains nothing from incremental state, which on its
@@ -91,3 +91,8 @@ TEST_BACKEND=postgres cargo test --workspace --test conformance --test api
 echo "== the README's examples, run as written"
 cargo build --release --quiet --bin lendhub
 "$TEST_PYTHON" scripts/readme_test.py
+# Schema fuzzing (issue #19): every served OpenAPI document against a fresh
+# server of the same binary; a 5xx, an answer the document does not
+# describe, or a forbidden request taken fails the run.
+echo "== schemathesis against the sandbox, partner-ring and public-ring documents"
+bash scripts/schemathesis.sh target/release/lendhub

@@ -115,6 +115,13 @@ impl<'de> Visitor<'de> for Seed<'_> {
     }
 
     fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        // JSON Schema counts `5000.0` and `5e3` as the integer 5000, and so
+        // do the documents; an integral value read exactly (|v| ≤ 2^53) is
+        // kept as that integer, so a field typed as one takes it.
+        const EXACT: f64 = 9_007_199_254_740_992.0;
+        if v.fract() == 0.0 && v.abs() <= EXACT {
+            return Ok(Value::Number((v as i64).into()));
+        }
         Ok(Number::from_f64(v).map_or(Value::Null, Value::Number))
     }
 
@@ -219,6 +226,17 @@ mod tests {
         );
         // Text may span lines.
         assert!(from_slice(br#"{"message":"line one\nline two\ttab"}"#).is_ok());
+    }
+
+    #[test]
+    fn integral_numbers_are_integers_whatever_their_spelling() {
+        let v = from_slice(br#"{"a": 5000.0, "b": 5e3, "c": -0.0, "d": 1.5, "e": 1e300}"#).unwrap();
+        assert_eq!(v["a"], serde_json::json!(5000));
+        assert_eq!(v["b"], serde_json::json!(5000));
+        assert_eq!(v["c"], serde_json::json!(0));
+        assert!(v["a"].is_i64() && v["b"].is_i64());
+        assert_eq!(v["d"], serde_json::json!(1.5));
+        assert!(v["e"].is_f64(), "too large to be read exactly");
     }
 
     #[test]

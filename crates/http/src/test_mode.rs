@@ -64,7 +64,7 @@ pub struct AdvanceTestClock {
     #[schema(minimum = 0, maximum = 34560000, example = 60)]
     seconds: Option<i64>,
     /// Move forward to this instant (RFC 3339), at most 400 days ahead.
-    #[schema(example = "2026-12-24T09:00:00Z")]
+    #[schema(format = DateTime, example = "2026-12-24T09:00:00Z")]
     to: Option<String>,
 }
 

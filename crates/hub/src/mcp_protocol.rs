@@ -69,7 +69,13 @@ pub fn parse(body: &[u8]) -> Result<Message, Malformed> {
     let Value::Object(mut message) = value else {
         return Err(Malformed::NotAnObject);
     };
-    let id = message.remove("id");
+    // JSON-RPC 2.0 §4: an id is a string, a number or null; any other is
+    // no request's id, so the error answers to none.
+    let id = match message.remove("id") {
+        Some(id @ (Value::String(_) | Value::Number(_) | Value::Null)) => Some(id),
+        Some(_) => return Err(Malformed::NotJsonRpc2 { id: None }),
+        None => None,
+    };
     if message.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Err(Malformed::NotJsonRpc2 { id });
     }

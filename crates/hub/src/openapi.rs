@@ -3,10 +3,12 @@
 //! in the repository (`docs/openapi/partner.json`) and served at
 //! `/partner/v1/openapi.json` when the REST tier is switched on.
 
+use lendhub_domain::events::EventType;
+use utoipa::openapi::schema::{Schema, SchemaType, Type};
 use utoipa::openapi::security::{
     ClientCredentials, Flow, HttpAuthScheme, HttpBuilder, OAuth2, Scopes, SecurityScheme,
 };
-use utoipa::openapi::{OpenApi, Server};
+use utoipa::openapi::{OpenApi, RefOr, Server};
 use utoipa::{Modify, OpenApi as _};
 
 use lendhub_domain::scope::{PartnerScope, Scope};
@@ -50,6 +52,10 @@ impl Modify for Security {
     }
 }
 
+/// Webhook endpoints' metadata: pairs, name and value lengths
+/// (`partner::rest::webhook_endpoints::check_metadata`).
+const METADATA_BOUNDS: (usize, usize, usize) = (20, 40, 500);
+
 pub fn openapi() -> OpenApi {
     let mut rest = crate::partner::rest::api().into_openapi();
     // The REST tier is served in both environments; the rest of the ring
@@ -64,7 +70,24 @@ pub fn openapi() -> OpenApi {
         .merge_from(crate::partner::api().into_openapi())
         .merge_from(rest);
     spec.servers = Some(vec![Server::new(crate::partner::PREFIX)]);
-    lendhub_http::openapi::fill_response_descriptions(&mut spec);
+    lendhub_http::openapi::finish(&mut spec);
+    let types: Vec<&str> = EventType::HUB.iter().map(|t| t.as_str()).collect();
+    lendhub_http::openapi::name_values(&mut spec, "CreateTestEvent", "type", &types);
+    lendhub_http::openapi::name_query_values(&mut spec, "/events", "type", &types);
+    let mut subscribable = types.clone();
+    subscribable.push(lendhub_domain::events::ALL_EVENTS);
+    for component in ["CreateWebhookEndpoint", "UpdateWebhookEndpoint"] {
+        lendhub_http::openapi::name_values(&mut spec, component, "enabled_events", &subscribable);
+    }
+    for component in ["CreateWebhookEndpoint", "UpdateWebhookEndpoint"] {
+        lendhub_http::openapi::bound_map(&mut spec, component, "metadata", METADATA_BOUNDS);
+        lendhub_http::openapi::name_values(
+            &mut spec,
+            component,
+            "api_version",
+            lendhub_domain::events::HUB_API_VERSIONS,
+        );
+    }
     spec
 }
 
@@ -79,6 +102,15 @@ struct PublicBase;
 pub fn public_openapi() -> OpenApi {
     let mut spec = PublicBase::openapi().merge_from(crate::public::api().into_openapi());
     spec.servers = Some(vec![Server::new(crate::public::PREFIX)]);
-    lendhub_http::openapi::fill_response_descriptions(&mut spec);
+    lendhub_http::openapi::finish(&mut spec);
+    // A JSON-RPC id is a string, a number or null (utoipa spells one type).
+    if let Some(components) = spec.components.as_mut()
+        && let Some(RefOr::T(Schema::Object(message))) =
+            components.schemas.get_mut("JsonRpcMessage")
+        && let Some(RefOr::T(Schema::Object(id))) = message.properties.get_mut("id")
+    {
+        id.schema_type = SchemaType::Array(vec![Type::String, Type::Number, Type::Null]);
+        id.pattern = None;
+    }
     spec
 }

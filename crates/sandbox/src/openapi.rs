@@ -1,5 +1,6 @@
 //! The sandbox OpenAPI 3.1 document, generated from the routes.
 
+use lendhub_domain::events::EventType;
 use utoipa::openapi::security::{ClientCredentials, Flow, OAuth2, Scopes, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
@@ -35,7 +36,15 @@ pub(crate) fn base() -> utoipa::openapi::OpenApi {
 
 /// Completes the document generated from the routes.
 pub(crate) fn finish(mut spec: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
-    lendhub_http::openapi::fill_response_descriptions(&mut spec);
+    lendhub_http::openapi::finish(&mut spec);
+    let types: Vec<&str> = EventType::SANDBOX.iter().map(|t| t.as_str()).collect();
+    lendhub_http::openapi::name_values(&mut spec, "CreateTestEvent", "type", &types);
+    lendhub_http::openapi::name_query_values(&mut spec, "/events", "type", &types);
+    let mut subscribable = types.clone();
+    subscribable.push(lendhub_domain::events::ALL_EVENTS);
+    for component in ["CreateWebhookEndpoint", "UpdateWebhookEndpoint"] {
+        lendhub_http::openapi::name_values(&mut spec, component, "enabled_events", &subscribable);
+    }
     spec
 }
 

@@ -208,7 +208,7 @@ pub async fn pricing(State(state): State<PublicState>) -> Response {
 
 /// The product catalogue: Business Loan, Flex and Slice.
 #[utoipa::path(get, operation_id = "products", path = "/products", tag = "public",
-    params(("limit" = Option<u32>, Query), ("starting_after" = Option<String>, Query, description = "a product id"),
+    params(("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "default 20"), ("starting_after" = Option<String>, Query, description = "a product id"),
         ("ending_before" = Option<String>, Query, description = "a product id")),
     responses((status = 200, description = "`{object: \"list\", data: [product], has_more, url, next_cursor}`"),
         (status = 404, description = "resource_not_found: the cursor names no product"),
@@ -222,7 +222,7 @@ pub async fn products(
 
 /// The loyalty ladder.
 #[utoipa::path(get, operation_id = "loyalty_tiers", path = "/loyalty/tiers", tag = "public",
-    params(("limit" = Option<u32>, Query), ("starting_after" = Option<String>, Query, description = "a tier name"),
+    params(("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "default 20"), ("starting_after" = Option<String>, Query, description = "a tier name"),
         ("ending_before" = Option<String>, Query, description = "a tier name")),
     responses((status = 200, description = "`{object: \"list\", data: [loyalty_tier], has_more, url, next_cursor}`"),
         (status = 404, description = "resource_not_found: the cursor names no tier"),
@@ -237,11 +237,15 @@ pub async fn loyalty_tiers(
 #[derive(Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct OnetimeQuery {
-    /// Principal in GBP, e.g. `250` or `250.50`.
+    /// Principal in GBP, e.g. `250` or `250.50`, within the product's
+    /// limits (`GET /config/pricing`).
+    #[param(required = true, pattern = "^[0-9]{1,9}(\\.[0-9]{1,2})?$")]
     amount: Option<String>,
-    /// Term in days.
+    /// Term in days, within the product's limits.
+    #[param(required = true, pattern = "^[0-9]{1,5}$")]
     term: Option<String>,
     /// `weekly` (default), `fortnightly` or `monthly`.
+    #[param(pattern = "^(weekly|fortnightly|monthly)$")]
     frequency: Option<String>,
 }
 
@@ -335,6 +339,7 @@ pub fn quote_json(q: &Quote) -> Value {
 #[utoipa::path(get, operation_id = "quote_onetime", path = "/quote/onetime", tag = "public",
     params(OnetimeQuery),
     responses((status = 200, description = "The quote (`object: \"quote\"`)"),
+        (status = 400, description = "invalid_request: a parameter given twice"),
         (status = 422, description = "validation_failed: detail names each field, its reason and the bound")))]
 pub async fn quote_onetime(
     State(state): State<PublicState>,
@@ -374,7 +379,7 @@ pub async fn quote_flex(State(state): State<PublicState>) -> Response {
 /// Accepted Slice billers, public-safe (no bank details). Behind the
 /// `public.slice_billers` switch.
 #[utoipa::path(get, operation_id = "slice_billers", path = "/slice/billers", tag = "public",
-    params(("limit" = Option<u32>, Query), ("starting_after" = Option<String>, Query, description = "a biller id"),
+    params(("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "default 20"), ("starting_after" = Option<String>, Query, description = "a biller id"),
         ("ending_before" = Option<String>, Query, description = "a biller id")),
     responses((status = 200, description = "`{object: \"list\", data: [biller], has_more, url, next_cursor}`"),
         (status = 403, description = "capability_denied: the operator switched the list off"),

@@ -67,9 +67,38 @@ fn notification(id: &str, e: &Enquiry) -> (String, String) {
 }
 
 /// Record an enquiry; the department is notified by email.
+/// An enquiry as the document describes it: the handler reads the body as
+/// JSON and applies `lendhub_domain::enquiry::validate`, which these bounds
+/// restate (the derives give the document `additionalProperties: false`;
+/// nothing deserialises into these types).
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct EnquiryRequest {
+    /// The form's slug: 1 to 64 of `a-z 0-9 _ -`.
+    #[schema(pattern = "^[a-z0-9_-]{1,64}$", example = "contact-us")]
+    form: String,
+    /// The department to notify; the default inbox without it.
+    #[schema(value_type = Option<String>, pattern = "^(support|payments|hardship|complaints)$")]
+    dept: Option<String>,
+    fields: EnquiryFields,
+}
+
+/// What the person filled in: at most 60 strings, numbers or booleans;
+/// `consent` must be `"yes"`, and `email`, if given, an address.
+#[derive(serde::Deserialize, utoipa::ToSchema)]
+#[schema(max_properties = 60)]
+#[allow(dead_code)]
+pub struct EnquiryFields {
+    #[schema(pattern = "^yes$")]
+    consent: String,
+    #[schema(format = Email, nullable = false)]
+    email: Option<String>,
+}
+
 #[utoipa::path(post, operation_id = "create_enquiry", path = "/enquiries", tag = "public",
     params(("Idempotency-Key" = Option<String>, Header, description = "optional; the same key and body answer the first 201 again")),
-    request_body(content = Object, content_type = "application/json",
+    request_body(content = EnquiryRequest, content_type = "application/json",
         description = "`{form, dept?, fields}`: see docs/public-ring.md"),
     responses((status = 201, description = "`{id: \"enq_…\", status: \"new\"}`"),
         (status = 400, description = "invalid_json, missing_content_type, unknown_field or idempotency_key_malformed"),

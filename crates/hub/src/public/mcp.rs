@@ -189,12 +189,29 @@ pub async fn card(headers: HeaderMap) -> Response {
     .into_response()
 }
 
+/// A JSON-RPC 2.0 request (with `id`) or notification (without), as the
+/// document describes it; `crate::mcp_protocol::parse` reads it.
+#[derive(utoipa::ToSchema)]
+#[allow(dead_code)]
+pub struct JsonRpcMessage {
+    #[schema(pattern = "^2\\.0$", example = "2.0")]
+    jsonrpc: String,
+    /// A string or an integer; absent for a notification.
+    #[schema(value_type = Option<String>, example = 1)]
+    id: Option<String>,
+    #[schema(example = "tools/list")]
+    method: String,
+    #[schema(value_type = Option<Object>)]
+    params: Option<serde_json::Value>,
+}
+
 /// JSON-RPC 2.0: `initialize`, `notifications/initialized`, `ping`,
 /// `tools/list`, `tools/call`.
 #[utoipa::path(post, operation_id = "mcp", path = "/mcp", tag = "mcp",
-    request_body(content = Object, content_type = "application/json", description = "A JSON-RPC 2.0 request or notification"),
+    request_body(content = JsonRpcMessage, content_type = "application/json", description = "A JSON-RPC 2.0 request or notification"),
     responses((status = 200, description = "The JSON-RPC response, an error object included"),
         (status = 202, description = "A notification was accepted"),
+        (status = 400, description = "Not a JSON-RPC message (parse error -32700, or invalid request -32600 for a body that is not a request object): a JSON-RPC error with id null, or the request's id"),
         (status = 415, description = "unsupported_media_type"),
         (status = 422, description = "request_body_too_large")))]
 pub async fn mcp(
@@ -236,39 +253,47 @@ pub async fn mcp(
 }
 
 /// A malformed message as a JSON-RPC error object (a notification, whatever
-/// its params, is still only accepted).
+/// its params, is still only accepted). A body that is not a JSON-RPC
+/// message at all is answered 400, as the streamable HTTP transport says of
+/// input the server cannot accept (and as the official SDK's server does);
+/// a message with bad params is a request like any other (200).
 fn refusal(malformed: Malformed) -> Response {
+    let unacceptable = |id: Option<Value>, code: i64, why: String| {
+        bad_request(rpc_response(
+            id.unwrap_or(Value::Null),
+            Err(RpcError(code, why, None)),
+        ))
+    };
     let invalid_request = |id: Option<Value>| {
         let why = "a request needs jsonrpc \"2.0\" and a method".into();
-        rpc_response(
-            id.unwrap_or(Value::Null),
-            Err(RpcError(INVALID_REQUEST, why, None)),
-        )
+        unacceptable(id, INVALID_REQUEST, why)
     };
     match malformed {
-        Malformed::NotJson(e) => rpc_response(
-            Value::Null,
-            Err(RpcError(PARSE_ERROR, format!("parse error: {e}"), None)),
-        ),
-        Malformed::NotAnObject => rpc_response(
-            Value::Null,
-            Err(RpcError(
-                INVALID_REQUEST,
-                "a request must be a JSON object".into(),
-                None,
-            )),
+        Malformed::NotJson(e) => unacceptable(None, PARSE_ERROR, format!("parse error: {e}")),
+        Malformed::NotAnObject => unacceptable(
+            None,
+            INVALID_REQUEST,
+            "a request must be a JSON object".into(),
         ),
         Malformed::NotJsonRpc2 { id }
         | Malformed::MethodMissing { id }
         | Malformed::MethodNotAString { id } => invalid_request(id),
         Malformed::ParamsNotAnObject { id: None } => StatusCode::ACCEPTED.into_response(),
-        Malformed::ParamsNotAnObject { id: Some(id) } => rpc_response(
+        Malformed::ParamsNotAnObject { id: Some(id) } => bad_request(rpc_response(
             id,
             Err(invalid_params(
                 json!([{"field": "params", "reason": "must_be_object"}]),
             )),
-        ),
+        )),
     }
+}
+
+/// `response`, a JSON-RPC error, as a 400 that keeps its own body (the
+/// ring's error envelope leaves it alone).
+fn bad_request(mut response: Response) -> Response {
+    *response.status_mut() = StatusCode::BAD_REQUEST;
+    response.extensions_mut().insert(lendhub_http::problem::OwnBody);
+    response
 }
 
 fn initialize(params: &Map<String, Value>) -> Value {

@@ -161,10 +161,12 @@ async fn protocol_failures_are_json_rpc_errors() {
         rpc(&app, call(8, "resources/list", json!({}))).await.body["error"]["code"],
         -32601
     );
+    let no_method = rpc(&app, json!({"jsonrpc": "2.0", "id": 9})).await;
     assert_eq!(
-        rpc(&app, json!({"jsonrpc": "2.0", "id": 9})).await.body["error"]["code"],
-        -32600
+        (no_method.status.as_u16(), &no_method.body["error"]["code"]),
+        (400, &json!(-32600))
     );
+    assert_eq!(no_method.body["id"], 9);
     let parse = reply(
         app.http
             .post(format!("{}/public/v1/mcp", app.hub))
@@ -177,7 +179,8 @@ async fn protocol_failures_are_json_rpc_errors() {
     .await;
     assert_eq!(
         (parse.status.as_u16(), &parse.body["error"]["code"]),
-        (200, &json!(-32700))
+        (400, &json!(-32700)),
+        "not a message the server can accept (the streamable HTTP transport)"
     );
     assert_eq!(parse.body["id"], Value::Null);
 }

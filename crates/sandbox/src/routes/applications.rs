@@ -168,7 +168,11 @@ pub async fn get(
 #[serde(deny_unknown_fields)]
 pub struct AcceptApplication {
     /// `bank_settle` funds the loan; `bank_fail` fails the disbursement.
-    #[schema(required = true, example = "bank_settle")]
+    #[schema(
+        required = true,
+        pattern = "^(bank_settle|bank_fail)$",
+        example = "bank_settle"
+    )]
     bank_account: Option<String>,
 }
 

@@ -72,7 +72,7 @@ fn parse_query(raw: Option<&str>) -> Result<EventQuery, SandboxError> {
         ("starting_after" = Option<String>, Query, description = "an event id: page toward older events"),
         ("ending_before" = Option<String>, Query, description = "an event id: page toward newer events"),
         ("type" = Option<String>, Query, description = "only events of this type"),
-        ("created_after" = Option<String>, Query, description = "RFC 3339: only events created after this moment")),
+        ("created_after" = Option<String>, Query, format = DateTime, description = "RFC 3339: only events created after this moment")),
     responses((status = 200, body = EventList), (status = 401, body = ErrorEnvelope), (status = 403, body = ErrorEnvelope),
         (status = 404, description = "cursor names no event of yours", body = ErrorEnvelope), (status = 422, body = ErrorEnvelope)))]
 pub async fn list(

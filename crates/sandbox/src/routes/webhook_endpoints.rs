@@ -30,9 +30,15 @@ const MAX_URL: usize = 2048;
 #[serde(deny_unknown_fields)]
 pub struct CreateWebhookEndpoint {
     /// HTTPS URL on a public address.
-    #[schema(required = true, example = "https://partner.example/webhooks/lendhub")]
+    #[schema(
+        required = true,
+        max_length = 2048,
+        pattern = "^https://[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+(:[0-9]{1,4})?(/[!-~]*)?$",
+        example = "https://partner.example/webhooks/lendhub"
+    )]
     url: Option<String>,
     /// Event types to receive, or `["*"]` (the default) for all.
+    #[schema(min_items = 1)]
     enabled_events: Option<Vec<String>>,
     /// Up to 500 characters.
     description: Option<String>,

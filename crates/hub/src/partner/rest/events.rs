@@ -134,7 +134,7 @@ fn query(raw: Option<&str>) -> Result<EventQuery, PartnerError> {
         ("starting_after" = Option<String>, Query, description = "an event id: page toward older events"),
         ("ending_before" = Option<String>, Query, description = "an event id: page toward newer events"),
         ("type" = Option<String>, Query, description = "only events of this type"),
-        ("created_after" = Option<String>, Query, description = "RFC 3339: only events created after this moment")),
+        ("created_after" = Option<String>, Query, format = DateTime, description = "RFC 3339: only events created after this moment")),
     responses((status = 200, description = "`{object: \"list\", data: [event], has_more, url, next_cursor}`"),
         (status = 401, description = "missing_api_key, invalid_api_key, secret_key_required, token_expired, …"),
         (status = 403, description = "insufficient_scope"),

@@ -59,11 +59,15 @@ pub struct CreateApplication {
     purpose: Option<String>,
     applicant: Option<ApplicantInput>,
     /// HTTPS: where the hosted journey returns the applicant, with `application_id` appended.
+    #[schema(
+        pattern = "^https://[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+(/[!-~]*)?$"
+    )]
     redirect_uri: Option<String>,
     /// Yours (up to 100 characters), echoed on every object and event.
     reference: Option<String>,
     /// `sub_…`: one of your sub-accounts (beta), the distribution partner
     /// the deal is attributed to; the loan keeps it (`sub_account_id`).
+    #[schema(pattern = "^sub_[0-7][0-9A-HJKMNP-TV-Z]{25}$")]
     introduction_id: Option<String>,
     /// Your own attribution of the deal — the channel, campaign or merchant
     /// it came through: up to 64 of `A-Z a-z 0-9 . _ : / -`. Frozen on the

@@ -22,12 +22,17 @@ use crate::partner::state::PartnerState;
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PersonInput {
-    #[schema(required = true, example = "Ada")]
+    #[schema(required = true, min_length = 1, max_length = 100, example = "Ada")]
     first_name: Option<String>,
-    #[schema(required = true, example = "Lovelace")]
+    #[schema(
+        required = true,
+        min_length = 1,
+        max_length = 100,
+        example = "Lovelace"
+    )]
     last_name: Option<String>,
     /// YYYY-MM-DD; at least 16 years before today.
-    #[schema(required = true, example = "1985-04-12")]
+    #[schema(required = true, format = Date, example = "1985-04-12")]
     date_of_birth: Option<String>,
     #[schema(example = "SW1A 1AA")]
     postcode: Option<String>,
@@ -40,8 +45,10 @@ pub struct CreateIdentityCheck {
     person: Option<PersonInput>,
     /// The company whose officer the person should be; defaults to the
     /// application's. Without either, directorship is not checked.
+    #[schema(pattern = "^([0-9]{8}|[A-Z]{2}[0-9]{6})$")]
     company_number: Option<String>,
     /// `app_…` of yours: links the check, and echoes its reference.
+    #[schema(pattern = "^app_[0-7][0-9A-HJKMNP-TV-Z]{25}$")]
     application_id: Option<String>,
 }
 

@@ -22,19 +22,27 @@ use crate::partner::state::PartnerState;
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreatePaymentLink {
-    #[schema(required = true, example = "acc_01KQ3V1Y2C8WZ3R5T6Y7X819D0")]
+    #[schema(
+        required = true,
+        pattern = "^acc_[0-7][0-9A-HJKMNP-TV-Z]{25}$",
+        example = "acc_01KQ3V1Y2C8WZ3R5T6Y7X819D0"
+    )]
     account_id: Option<String>,
     /// Integer pence, greater than 0.
-    #[schema(required = true, value_type = i64, example = 46589)]
+    #[schema(required = true, value_type = i64, minimum = 1, example = 46589)]
     amount_pence: Option<Value>,
     /// At most 18 characters (Faster Payments carries 18).
-    #[schema(example = "INV-0001")]
+    #[schema(max_length = 18, example = "INV-0001")]
     reference: Option<String>,
     /// Shown to the payer; at most 500 characters.
     description: Option<String>,
     /// Where the pay page sends the payer afterwards (https).
+    #[schema(
+        pattern = "^https://[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+(/[!-~]*)?$"
+    )]
     redirect_url: Option<String>,
     /// RFC 3339, in the future; default 7 days.
+    #[schema(format = DateTime)]
     expires_at: Option<String>,
 }
 

@@ -17,7 +17,7 @@ use crate::partner::state::PartnerState;
     params(("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "default 20"),
         ("starting_after" = Option<String>, Query, description = "a payout id: page toward older ones"),
         ("ending_before" = Option<String>, Query, description = "a payout id: page toward newer ones"),
-        ("sub_account_id" = Option<String>, Query, description = "sub_…: one sub-account's payouts")),
+        ("sub_account_id" = Option<String>, Query, pattern = "^sub_[0-7][0-9A-HJKMNP-TV-Z]{25}$", description = "sub_…: one sub-account's payouts")),
     responses((status = 200, description = "`{object: \"list\", data: [payout], has_more, url, next_cursor}`"),
         (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
         (status = 404, description = "not_found: the cursor names no payout of yours"),

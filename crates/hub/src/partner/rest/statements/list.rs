@@ -19,7 +19,7 @@ use crate::partner::state::PartnerState;
     params(("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "default 20"),
         ("starting_after" = Option<String>, Query, description = "a statement id: page toward older ones"),
         ("ending_before" = Option<String>, Query, description = "a statement id: page toward newer ones"),
-        ("period" = Option<String>, Query, description = "YYYY-MM: one month's statement")),
+        ("period" = Option<String>, Query, pattern = "^[2-9][0-9]{3}-(0[1-9]|1[0-2])$", description = "YYYY-MM: one month's statement")),
     responses((status = 200, description = "`{object: \"list\", data: [partner_statement], has_more, url, next_cursor}`"),
         (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
         (status = 404, description = "not_found: the cursor names no statement of yours"),

@@ -22,10 +22,15 @@ use crate::partner::state::PartnerState;
 #[serde(deny_unknown_fields)]
 pub struct CreateWebhookEndpoint {
     /// HTTPS, on a public address.
-    #[schema(required = true, example = "https://partner.example/hooks/lendhub")]
+    #[schema(
+        required = true,
+        max_length = 2048,
+        pattern = "^https://[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+(:[0-9]{1,4})?(/[!-~]*)?$",
+        example = "https://partner.example/hooks/lendhub"
+    )]
     url: Option<String>,
     /// Event types to receive, or `["*"]` for all.
-    #[schema(required = true, example = json!(["application.submitted", "decision.completed"]))]
+    #[schema(required = true, min_items = 1, example = json!(["application.submitted", "decision.completed"]))]
     enabled_events: Option<Vec<String>>,
     /// Up to 500 characters.
     description: Option<String>,

@@ -25,7 +25,11 @@ use crate::partner::state::PartnerState;
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UpdateWebhookEndpoint {
+    #[schema(
+        pattern = "^https://[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+(:[0-9]{1,4})?(/[!-~]*)?$"
+    )]
     url: Option<String>,
+    #[schema(min_items = 1)]
     enabled_events: Option<Vec<String>>,
     description: Option<String>,
     api_version: Option<String>,

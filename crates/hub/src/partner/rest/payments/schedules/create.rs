@@ -29,24 +29,29 @@ const CALENDAR_DATE: &[BorrowedFormatItem<'_>] = format_description!("[year]-[mo
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateSchedule {
-    #[schema(required = true, example = "acc_01KQ3V1Y2C8WZ3R5T6Y7X819D0")]
+    #[schema(
+        required = true,
+        pattern = "^acc_[0-7][0-9A-HJKMNP-TV-Z]{25}$",
+        example = "acc_01KQ3V1Y2C8WZ3R5T6Y7X819D0"
+    )]
     account_id: Option<String>,
     /// Per instalment: integer pence, greater than 0.
-    #[schema(required = true, value_type = i64, example = 46589)]
+    #[schema(required = true, value_type = i64, minimum = 1, example = 46589)]
     amount_pence: Option<Value>,
     /// weekly or monthly.
-    #[schema(required = true, example = "monthly")]
+    #[schema(required = true, pattern = "^(weekly|monthly)$", example = "monthly")]
     cadence: Option<String>,
     /// The first due date, YYYY-MM-DD, today or later on your clock.
     /// Monthly instalments keep its day (or the month's last day when it
     /// has fewer).
-    #[schema(required = true, example = "2027-01-26")]
+    #[schema(required = true, format = Date, example = "2027-01-26")]
     start_date: Option<String>,
     /// Instalments in all, 1 to 520; omitted means open-ended.
-    #[schema(value_type = Option<u32>, example = 12)]
+    #[schema(value_type = Option<u32>, minimum = 1, maximum = 520, example = 12)]
     count: Option<Value>,
     /// An active mandate (`mnd_…`) of the same account; if absent, the
     /// payer's first authorisation establishes one.
+    #[schema(pattern = "^mnd_[0-7][0-9A-HJKMNP-TV-Z]{25}$")]
     mandate_id: Option<String>,
 }
 
