@@ -292,7 +292,9 @@ fn refusal(malformed: Malformed) -> Response {
 /// ring's error envelope leaves it alone).
 fn bad_request(mut response: Response) -> Response {
     *response.status_mut() = StatusCode::BAD_REQUEST;
-    response.extensions_mut().insert(lendhub_http::problem::OwnBody);
+    response
+        .extensions_mut()
+        .insert(lendhub_http::problem::OwnBody);
     response
 }
 
