@@ -115,7 +115,8 @@ pub fn verify(
     request: &Signed<'_>,
     now_unix: i64,
 ) -> Result<(), SignatureError> {
-    if (now_unix - header.timestamp).abs() > TOLERANCE_SECONDS {
+    // abs_diff: a timestamp near i64::MIN or MAX must be stale, not overflow.
+    if now_unix.abs_diff(header.timestamp) > TOLERANCE_SECONDS.unsigned_abs() {
         return Err(SignatureError::Stale);
     }
     let key = <[u8; 32]>::try_from(public_key)
@@ -210,6 +211,14 @@ mod tests {
             verify(&public, &signed, &request(b"{\"amount_pence\":100}"), 1_301),
             Err(SignatureError::Stale)
         );
+        // Found by the fuzzer: the farthest timestamps are stale, not an
+        // overflow.
+        for t in [i64::MIN, i64::MAX] {
+            assert_eq!(
+                verify(&public, &header(&key, t, b"{}"), &request(b"{}"), 1_100),
+                Err(SignatureError::Stale)
+            );
+        }
         let stranger = SigningKey::from_bytes(&[8; 32]).verifying_key().to_bytes();
         assert_eq!(
             verify(

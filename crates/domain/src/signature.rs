@@ -64,7 +64,7 @@ pub fn verify(secret: &str, header: &str, body: &[u8], now_unix: i64) -> Result<
     {
         return Err(VerifyError::NoMatch);
     }
-    if (now_unix - t).abs() > TOLERANCE_SECONDS {
+    if now_unix.abs_diff(t) > TOLERANCE_SECONDS.unsigned_abs() {
         return Err(VerifyError::Stale);
     }
     Ok(())
@@ -116,6 +116,13 @@ mod tests {
             verify("whsec_k", &h, b"body", 100 + 301),
             Err(VerifyError::Stale)
         );
+        for far in [i64::MIN, i64::MAX] {
+            assert_eq!(
+                verify("whsec_k", &sign("whsec_k", far, b"body"), b"body", 100),
+                Err(VerifyError::Stale),
+                "found by the fuzzer: no overflow at the ends"
+            );
+        }
         assert_eq!(
             verify("whsec_k", "v1=00", b"body", 100),
             Err(VerifyError::Malformed)

@@ -9,7 +9,8 @@ pub mod counterparties;
 mod envelope;
 mod html;
 pub mod keys;
-mod mcp_protocol;
+/// The JSON-RPC envelope both MCP servers read (public for the fuzz targets).
+pub mod mcp_protocol;
 mod openapi;
 pub mod partner;
 mod pay;

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use jsonwebtoken::{Algorithm, Header, Validation, decode, decode_header};
+use jsonwebtoken::{Algorithm, DecodingKey, Header, Validation, decode, decode_header};
 use lendhub_domain::credentials::Environment;
 use lendhub_domain::partner::{ACCESS_TOKEN_TYPE, AccessClaims, PartnerStatus};
 use lendhub_domain::scope::PartnerScopes;
@@ -87,6 +87,35 @@ impl Verifications {
     }
 }
 
+fn forged() -> PartnerError {
+    PartnerError::Unauthenticated("the access token is malformed or not signed by this service")
+}
+
+/// The key an access token names, if its header is one of ours (EdDSA,
+/// `typ` of an access token). Reads no key and no clock.
+pub fn access_token_key_id(token: &str) -> Result<String, PartnerError> {
+    let header = decode_header(token).map_err(|_| forged())?;
+    if header.alg != Algorithm::EdDSA || header.typ.as_deref() != Some(ACCESS_TOKEN_TYPE) {
+        return Err(forged());
+    }
+    header.kid.ok_or(PartnerError::Unauthenticated(
+        "the access token names no key",
+    ))
+}
+
+/// The token's claims, if `key` signed it. Time, issuer and audience are
+/// checked by the caller, against its clock and with their own codes.
+pub fn signed_claims(token: &str, key: &DecodingKey) -> Result<AccessClaims, PartnerError> {
+    let mut validation = Validation::new(Algorithm::EdDSA);
+    validation.validate_exp = false;
+    validation.validate_nbf = false;
+    validation.validate_aud = false;
+    validation.required_spec_claims.clear();
+    decode::<AccessClaims>(token, key, &validation)
+        .map(|data| data.claims)
+        .map_err(|_| forged())
+}
+
 /// Checks signature, issuer and audience only: enough to know the token is
 /// ours and whose it is (revocation needs no more).
 pub async fn authentic(state: &PartnerState, token: &str) -> Result<Claims, PartnerError> {
@@ -99,34 +128,14 @@ pub async fn authentic(state: &PartnerState, token: &str) -> Result<Claims, Part
     {
         return Ok(Claims(entry));
     }
-    let forged = PartnerError::Unauthenticated(
-        "the access token is malformed or not signed by this service",
-    );
-    let header = decode_header(token).map_err(|_| {
-        PartnerError::Unauthenticated("the access token is malformed or not signed by this service")
-    })?;
-    if header.alg != Algorithm::EdDSA || header.typ.as_deref() != Some(ACCESS_TOKEN_TYPE) {
-        return Err(forged);
-    }
-    let kid = header.kid.ok_or(PartnerError::Unauthenticated(
-        "the access token names no key",
-    ))?;
+    let kid = access_token_key_id(token)?;
     let kid_for_cache = kid.clone();
     let Some(key) = state.keys.verifier(state.key_store.as_ref(), &kid).await? else {
         return Err(PartnerError::Unauthenticated(
             "the access token is signed by an unknown key",
         ));
     };
-    let mut validation = Validation::new(Algorithm::EdDSA);
-    // Time, issuer and audience are checked below, against our clock and
-    // with their own error codes.
-    validation.validate_exp = false;
-    validation.validate_nbf = false;
-    validation.validate_aud = false;
-    validation.required_spec_claims.clear();
-    let claims = decode::<AccessClaims>(token, &key, &validation)
-        .map_err(|_| forged)?
-        .claims;
+    let claims = signed_claims(token, &key)?;
     if claims.iss != state.urls.issuer() {
         return Err(PartnerError::Unauthenticated(
             "the access token was issued by another issuer",
