@@ -234,6 +234,19 @@ pub fn name_values(spec: &mut OpenApi, component: &str, property: &str, values: 
     }
 }
 
+/// A surface's event types, named wherever a document takes one: a test
+/// event's `type`, the events list's `type` filter, and a webhook
+/// endpoint's `enabled_events` (where `*` means all).
+pub fn name_event_types(spec: &mut OpenApi, types: &[lendhub_domain::events::EventType]) {
+    let mut names: Vec<&str> = types.iter().map(|t| t.as_str()).collect();
+    name_values(spec, "CreateTestEvent", "type", &names);
+    name_query_values(spec, "/events", "type", &names);
+    names.push(lendhub_domain::events::ALL_EVENTS);
+    for component in ["CreateWebhookEndpoint", "UpdateWebhookEndpoint"] {
+        name_values(spec, component, "enabled_events", &names);
+    }
+}
+
 /// The query parameter `name` of every operation on a path ending with
 /// `path_end` takes only `values`.
 pub fn name_query_values(spec: &mut OpenApi, path_end: &str, name: &str, values: &[&str]) {

@@ -71,14 +71,7 @@ pub fn openapi() -> OpenApi {
         .merge_from(rest);
     spec.servers = Some(vec![Server::new(crate::partner::PREFIX)]);
     lendhub_http::openapi::finish(&mut spec);
-    let types: Vec<&str> = EventType::HUB.iter().map(|t| t.as_str()).collect();
-    lendhub_http::openapi::name_values(&mut spec, "CreateTestEvent", "type", &types);
-    lendhub_http::openapi::name_query_values(&mut spec, "/events", "type", &types);
-    let mut subscribable = types.clone();
-    subscribable.push(lendhub_domain::events::ALL_EVENTS);
-    for component in ["CreateWebhookEndpoint", "UpdateWebhookEndpoint"] {
-        lendhub_http::openapi::name_values(&mut spec, component, "enabled_events", &subscribable);
-    }
+    lendhub_http::openapi::name_event_types(&mut spec, &EventType::HUB);
     for component in ["CreateWebhookEndpoint", "UpdateWebhookEndpoint"] {
         lendhub_http::openapi::bound_map(&mut spec, component, "metadata", METADATA_BOUNDS);
         lendhub_http::openapi::name_values(

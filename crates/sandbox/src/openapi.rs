@@ -37,14 +37,7 @@ pub(crate) fn base() -> utoipa::openapi::OpenApi {
 /// Completes the document generated from the routes.
 pub(crate) fn finish(mut spec: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
     lendhub_http::openapi::finish(&mut spec);
-    let types: Vec<&str> = EventType::SANDBOX.iter().map(|t| t.as_str()).collect();
-    lendhub_http::openapi::name_values(&mut spec, "CreateTestEvent", "type", &types);
-    lendhub_http::openapi::name_query_values(&mut spec, "/events", "type", &types);
-    let mut subscribable = types.clone();
-    subscribable.push(lendhub_domain::events::ALL_EVENTS);
-    for component in ["CreateWebhookEndpoint", "UpdateWebhookEndpoint"] {
-        lendhub_http::openapi::name_values(&mut spec, component, "enabled_events", &subscribable);
-    }
+    lendhub_http::openapi::name_event_types(&mut spec, &EventType::SANDBOX);
     spec
 }
 
