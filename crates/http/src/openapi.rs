@@ -43,9 +43,12 @@ pub fn finish(spec: &mut OpenApi) {
             }
         }
     }
+    let requests = request_components(spec);
     if let Some(components) = spec.components.as_mut() {
-        for schema in components.schemas.values_mut() {
-            if let RefOr::T(schema) = schema {
+        for (name, schema) in components.schemas.iter_mut() {
+            if let RefOr::T(schema) = schema
+                && requests.contains(name)
+            {
                 request_rules(schema);
             }
         }
@@ -400,6 +403,49 @@ fn answer_refusals(op: &mut Operation) {
             "A member of the body is refused (`validation_failed`, reason `control_character` among others).",
         );
     }
+}
+
+/// The components a request body holds, directly or through others: the
+/// request rules are the server's reading of requests, and say nothing of
+/// what it answers.
+fn request_components(spec: &OpenApi) -> std::collections::BTreeSet<String> {
+    const PREFIX: &str = "#/components/schemas/";
+    fn refs(value: &serde_json::Value, out: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                if let Some(serde_json::Value::String(r)) = map.get("$ref")
+                    && let Some(name) = r.strip_prefix(PREFIX)
+                {
+                    out.push(name.to_owned());
+                }
+                map.values().for_each(|v| refs(v, out));
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| refs(v, out)),
+            _ => {}
+        }
+    }
+    let mut pending = Vec::new();
+    for item in spec.paths.paths.values() {
+        for op in [&item.post, &item.put, &item.patch, &item.delete]
+            .into_iter()
+            .flatten()
+        {
+            if let Ok(body) = serde_json::to_value(&op.request_body) {
+                refs(&body, &mut pending);
+            }
+        }
+    }
+    let schemas = spec.components.as_ref().map(|c| &c.schemas);
+    let mut seen = std::collections::BTreeSet::new();
+    while let Some(name) = pending.pop() {
+        if seen.insert(name.clone())
+            && let Some(schema) = schemas.and_then(|s| s.get(&name))
+            && let Ok(value) = serde_json::to_value(schema)
+        {
+            refs(&value, &mut pending);
+        }
+    }
+    seen
 }
 
 fn operations(spec: &mut OpenApi) -> impl Iterator<Item = &mut Operation> {
