@@ -202,7 +202,7 @@ fn refuse_controls(schema: &mut Schema) {
 }
 
 /// The object takes exactly one of `members`.
-pub fn exactly_one_of(o: &mut Object, members: &[&str]) {
+fn exactly_one_of(o: &mut Object, members: &[&str]) {
     let choices: Vec<serde_json::Value> =
         members.iter().map(|m| json!({"required": [m]})).collect();
     o.extensions

@@ -11,11 +11,10 @@ use axum::response::Response;
 use lendhub_http::oauth_form;
 use lendhub_store::{SessionRecord, SsoUserRecord};
 
-use super::{browser, new_password, refusal, with_cookie};
-use crate::cookies;
+use super::{browser, new_password, posting_browser, refusal, with_cookie};
 use crate::error::PageError;
 use crate::pages::{PasswordChange, PasswordChanged, render};
-use crate::session::{self, csrf_token, csrf_valid};
+use crate::session::{self, csrf_token};
 use crate::sign_in::ClientAddress;
 use crate::state::IdpState;
 use crate::throttle::Wait;
@@ -83,9 +82,7 @@ pub async fn submit(
     )
     .unwrap_or_default();
     let presented = form.remove("csrf_token").unwrap_or_default();
-    let browser = cookies::get(&headers, cookies::BROWSER)
-        .filter(|b| csrf_valid(&state, &subject(&user), b, &presented))
-        .ok_or(PageError::CsrfInvalid { restart: None })?;
+    let browser = posting_browser(&state, &headers, &subject(&user), &presented)?;
     let refuse = |status, why: &str| form_page(&state, status, browser, &user, Some(why));
 
     let attempt = match state

@@ -18,10 +18,10 @@ use lendhub_store::PasswordResetRecord;
 use lendhub_system::random_token;
 use serde::Deserialize;
 
-use super::{browser, mail, token_hash, with_cookie};
+use super::{browser, mail, posting_browser, token_hash, with_cookie};
 use crate::error::PageError;
 use crate::pages::{PasswordForgot, PasswordSent, render};
-use crate::session::{csrf_token, csrf_valid};
+use crate::session::csrf_token;
 use crate::sign_in::ClientAddress;
 use crate::state::IdpState;
 use crate::throttle::Wait;
@@ -88,9 +88,7 @@ pub async fn submit(
     let form =
         oauth_form::parse(&headers, &body, &["csrf_token", "email", "ticket"]).unwrap_or_default();
     let field = |name: &str| form.get(name).map(String::as_str).unwrap_or_default();
-    let browser = crate::cookies::get(&headers, crate::cookies::BROWSER)
-        .filter(|b| csrf_valid(&state, CSRF_SUBJECT, b, field("csrf_token")))
-        .ok_or(PageError::CsrfInvalid { restart: None })?;
+    let browser = posting_browser(&state, &headers, CSRF_SUBJECT, field("csrf_token"))?;
     let ticket = ticket(form.get("ticket").map(String::as_str));
     let email = field("email").trim();
     if email.is_empty() || email.len() > 254 || !email.contains('@') {

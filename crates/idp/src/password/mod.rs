@@ -34,6 +34,19 @@ pub(crate) fn browser(state: &IdpState, headers: &HeaderMap) -> (String, Option<
     }
 }
 
+/// The browser that posted a form about `subject`, if the form carries the
+/// CSRF token that browser was shown; otherwise the form is refused.
+pub(crate) fn posting_browser<'h>(
+    state: &IdpState,
+    headers: &'h HeaderMap,
+    subject: &str,
+    presented: &str,
+) -> Result<&'h str, PageError> {
+    cookies::get(headers, cookies::BROWSER)
+        .filter(|b| crate::session::csrf_valid(state, subject, b, presented))
+        .ok_or(PageError::CsrfInvalid { restart: None })
+}
+
 pub(crate) fn with_cookie(mut response: Response, cookie: Option<HeaderValue>) -> Response {
     if let Some(cookie) = cookie {
         response.headers_mut().append(header::SET_COOKIE, cookie);

@@ -13,11 +13,11 @@ use lendhub_http::oauth_form;
 use lendhub_store::SsoUserRecord;
 use serde::Deserialize;
 
-use super::{browser, new_password, refusal, token_hash, with_cookie};
+use super::{browser, new_password, posting_browser, refusal, token_hash, with_cookie};
 use crate::cookies;
 use crate::error::PageError;
 use crate::pages::{PasswordChanged, PasswordReset, render};
-use crate::session::{csrf_token, csrf_valid};
+use crate::session::csrf_token;
 use crate::state::IdpState;
 
 const CSRF_SUBJECT: &str = "password-reset";
@@ -86,9 +86,7 @@ pub async fn submit(
     )
     .unwrap_or_default();
     let presented = form.remove("csrf_token").unwrap_or_default();
-    let browser = cookies::get(&headers, cookies::BROWSER)
-        .filter(|b| csrf_valid(&state, CSRF_SUBJECT, b, &presented))
-        .ok_or(PageError::CsrfInvalid { restart: None })?;
+    let browser = posting_browser(&state, &headers, CSRF_SUBJECT, &presented)?;
     let token = form.remove("token").unwrap_or_default();
     let user = live(&state, &token).await?;
     let password = form.remove("password").unwrap_or_default();
