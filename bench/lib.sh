@@ -37,7 +37,7 @@ wait_until_up() {
 serve() {
     env LENDHUB_DATA_DIR="$1" ${2:+LENDHUB_DATABASE__URL="$2"} LENDHUB_SANDBOX__ADDR=$ADDR \
         LENDHUB_HUB__ADDR=$HUB_ADDR LENDHUB_REST_TIER__ENABLED=true \
-        LENDHUB_OPS__ADDR=127.0.0.1:0 LENDHUB_SSO__ADDR=127.0.0.1:0 \
+        LENDHUB_OPS__ADDR=127.0.0.1:0 LENDHUB_STATUS__ADDR=127.0.0.1:0 LENDHUB_SSO__ADDR=127.0.0.1:0 \
         "$LENDHUB" serve >>"$WORK/server.log" 2>&1 &
     SERVER_PID=$!
     wait_until_up "$BASE" "$SERVER_PID"

@@ -101,7 +101,7 @@ run() {
         port=$((18180 + i))
         mkdir -p "$WORK/data$i"
         LENDHUB_DATABASE_URL=$url LENDHUB_SECRETS__MASTER_KEY=$key LENDHUB_DATA_DIR=$WORK/data$i \
-            LENDHUB_SANDBOX__ADDR=127.0.0.1:$port LENDHUB_OPS__ADDR=127.0.0.1:$((19180 + i)) \
+            LENDHUB_SANDBOX__ADDR=127.0.0.1:$port LENDHUB_OPS__ADDR=127.0.0.1:$((19180 + i)) LENDHUB_STATUS__ADDR=127.0.0.1:0 \
             LENDHUB_HUB__ADDR=127.0.0.1:0 LENDHUB_SSO__ADDR=127.0.0.1:0 \
             LENDHUB_LOG=warn "$LENDHUB" serve >"$WORK/server$n-$i.log" 2>&1 &
         PIDS+=($!)

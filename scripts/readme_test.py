@@ -49,7 +49,7 @@ SKIP = re.compile(r"<!--\s*readme-test:\s*skip:")
 PLACEHOLDER = re.compile(r"^\s*([A-Z_][A-Z0-9_]*)=\S*…")
 ELLIPSIS = "…"
 MARK = "@@readme-test-block@@"
-PORTS = [8080, 8081, 8082, 9464]
+PORTS = [8080, 8081, 8082, 8083, 9464]
 
 # Values that differ on every run, replaced by their kind before comparing.
 VOLATILE = [

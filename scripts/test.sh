@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh machine: installs what the tests need
 # (real third-party clients in a Python virtualenv — Stripe's verifier,
-# authlib, PyJWT, the MCP SDK, aiosmtpd as a real SMTP server, Playwright;
+# authlib, PyJWT, the MCP SDK, aiosmtpd as a real SMTP server, Playwright, feedparser;
 # PostgreSQL and Chromium from Debian's packages; the MCP Inspector CLI from
 # npm; jq), starts a throwaway PostgreSQL cluster on
 # loopback, then runs formatting, lints, every test on both storage
@@ -11,14 +11,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 venv=.venv
-if ! "$venv/bin/python" -c 'import stripe, openapi_spec_validator, authlib, jwt, cryptography, requests, mcp, aiosmtpd, playwright, schemathesis' 2>/dev/null; then
+if ! "$venv/bin/python" -c 'import stripe, openapi_spec_validator, authlib, jwt, cryptography, requests, mcp, aiosmtpd, playwright, schemathesis, feedparser' 2>/dev/null; then
     # A Debian python3 without ensurepip needs its venv package first.
     if ! python3 -m venv "$venv" 2>/dev/null; then
         apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
         python3 -m venv "$venv"
     fi
     "$venv/bin/pip" install --quiet --disable-pip-version-check 'stripe>=10,<20' 'openapi-spec-validator>=0.7,<1' 'authlib>=1.3,<2' 'requests>=2.31,<3' 'PyJWT[crypto]>=2.8,<3' 'mcp>=1.9,<2' \
-        'aiosmtpd>=1.4,<2' 'playwright>=1.40,<2' 'schemathesis==4.32.5'
+        'aiosmtpd>=1.4,<2' 'playwright>=1.40,<2' 'schemathesis==4.32.5' 'feedparser>=6.0,<7'
 fi
 export TEST_PYTHON="$PWD/$venv/bin/python"
 # One full build from clean gains nothing from incremental state, which on its

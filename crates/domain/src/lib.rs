@@ -40,6 +40,7 @@ pub mod scope;
 pub mod servicing;
 pub mod signature;
 pub mod statement;
+pub mod status;
 pub mod sub_account;
 pub mod synthetic;
 pub mod tenant;

@@ -105,6 +105,11 @@ pub enum Command {
         #[command(subcommand)]
         command: crate::billing_cli::BillingCommand,
     },
+    /// The status page's incidents and maintenance windows.
+    Status {
+        #[command(subcommand)]
+        command: crate::status_cli::StatusCommand,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -151,6 +156,7 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Partner { command } => crate::partner_cli::partner(command, &config).await,
         Command::Keys { command } => crate::partner_cli::keys(command, &config).await,
         Command::Cms { command } => crate::cms_cli::cms(command, &config).await,
+        Command::Status { command } => crate::status_cli::status(command, &config).await,
         Command::Sso { command } => crate::sso_cli::sso(command, &config).await,
         Command::Accounts { command } => crate::accounts_cli::accounts(command, &config).await,
         Command::Underwriting { command } => {
@@ -275,6 +281,10 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     println!(
         "ops listening on http://{} (/metrics, /healthz)",
         server.ops_addr
+    );
+    println!(
+        "status page listening on http://{} (public URL {})",
+        server.status_addr, server.status_url
     );
     tokio::select! {
         _ = terminate.recv() => {}

@@ -179,6 +179,43 @@ impl RestTier {
     }
 }
 
+/// The status page (`{status_url}`): its own listener, so it answers while
+/// the surfaces it reports on do not.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatusPage {
+    pub addr: SocketAddr,
+    /// Defaults to `http://<addr>`.
+    pub public_url: Option<url::Url>,
+    /// The name the page and `summary.json` carry.
+    pub name: String,
+    /// Seconds between probe rounds; 0 probes only when asked (tests).
+    pub probe_interval_seconds: u64,
+    /// A probe that takes longer than this has failed.
+    pub probe_timeout_ms: u64,
+}
+
+impl Default for StatusPage {
+    fn default() -> Self {
+        Self {
+            addr: SocketAddr::from(([127, 0, 0, 1], 8083)),
+            public_url: None,
+            name: "lendhub".into(),
+            probe_interval_seconds: 10,
+            probe_timeout_ms: 5_000,
+        }
+    }
+}
+
+impl StatusPage {
+    pub fn public_url(&self, bound: SocketAddr) -> String {
+        self.public_url.as_ref().map_or_else(
+            || format!("http://{bound}"),
+            |u| u.as_str().trim_end_matches('/').to_owned(),
+        )
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Public {
@@ -259,6 +296,7 @@ pub struct Config {
     pub sso: Listener,
     /// Prometheus metrics and health for operators, off the partner-facing port.
     pub ops: Listener,
+    pub status: StatusPage,
     pub webhooks: Webhooks,
     pub instance: Instance,
     pub secrets: Secrets,
@@ -288,6 +326,7 @@ impl Default for Config {
             enquiries: Enquiries::default(),
             sso: Listener::on([127, 0, 0, 1], 8082),
             ops: Listener::on([127, 0, 0, 1], 9464),
+            status: StatusPage::default(),
             webhooks: Webhooks {
                 https_only: true,
                 allow_private_networks: Vec::new(),

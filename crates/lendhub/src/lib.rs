@@ -15,5 +15,6 @@ mod people;
 mod secret_input;
 pub mod server;
 mod sso_cli;
+mod status_cli;
 pub mod telemetry;
 mod underwriting_cli;

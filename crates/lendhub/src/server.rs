@@ -35,6 +35,12 @@ pub struct Server {
     /// The identity provider's listener.
     pub sso_addr: SocketAddr,
     pub ops_addr: SocketAddr,
+    /// The status page's listener.
+    pub status_addr: SocketAddr,
+    /// The status page's public base URL (`{status_url}`).
+    pub status_url: String,
+    /// Starts a status probe round now (tests, after stopping something).
+    pub status_wake: Arc<Notify>,
     pub sandbox_url: String,
     /// The hub's public base URL: the issuer of partner tokens.
     pub hub_url: String,
@@ -482,12 +488,20 @@ pub async fn start(
     .await?;
     let ops_listener = bind(config.ops.addr, "ops.addr").await?;
     let ops_addr = ops_listener.local_addr()?;
+    let status = status_page(config, &core, (&sandbox, &hub, &sso)).await?;
+    let status_wake = status.state.wake();
     let referrals_wake = sandbox_state.referrals_wake.clone();
     let mut tasks = vec![
         serve(sandbox.listener, sandbox.router, stop.clone()),
         serve(hub.listener, hub.router, stop.clone()),
         serve(sso.listener, sso.router, stop.clone()),
         serve(ops_listener, ops_router(store.clone()), stop.clone()),
+        serve(
+            status.listening.listener,
+            status.listening.router,
+            stop.clone(),
+        ),
+        tokio::spawn(lendhub_status::prober::run(status.state, stop.clone())),
         grants_sync,
         tokio::spawn(prune(
             store.clone(),
@@ -514,6 +528,9 @@ pub async fn start(
         sso_addr: sso.addr,
         sso_url: sso.url,
         ops_addr,
+        status_addr: status.listening.addr,
+        status_url: status.listening.url,
+        status_wake,
         outbox_wake,
         referrals_wake,
         expiry_wake,
@@ -523,6 +540,86 @@ pub async fn start(
         master_key,
         stop,
         tasks,
+    })
+}
+
+struct StatusPage {
+    listening: Listening,
+    state: lendhub_status::StatusState,
+}
+
+/// The status page: its listener, and the probes it makes of each surface's
+/// listener (by its bound address, as a monitor beside the process would).
+async fn status_page(
+    config: &Config,
+    core: &Core,
+    (sandbox, hub, sso): (&Listening, &Listening, &Listening),
+) -> anyhow::Result<StatusPage> {
+    use lendhub_domain::status::Component;
+    use lendhub_status::Target;
+    let listener = bind(config.status.addr, "status.addr").await?;
+    let addr = listener.local_addr()?;
+    let url = config.status.public_url(addr);
+    let target = |component, base: &Listening, path: &str, expect| Target {
+        component,
+        url: format!("http://{}{path}", base.addr),
+        expect,
+    };
+    let mut targets = vec![
+        target(Component::Sandbox, sandbox, "/livez", 200),
+        target(
+            Component::PartnerRing,
+            hub,
+            "/.well-known/oauth-authorization-server",
+            200,
+        ),
+        target(Component::PublicRing, hub, "/public/v1/config/pricing", 200),
+        target(
+            Component::IdentityProvider,
+            sso,
+            "/.well-known/openid-configuration",
+            200,
+        ),
+    ];
+    // The tier answers an unauthenticated list with its documented 401 when
+    // it serves, 503 when it is off (and then it is not on the page).
+    if config.rest_tier.enabled {
+        targets.push(target(
+            Component::RestTier,
+            hub,
+            "/partner/v1/applications",
+            401,
+        ));
+    }
+    let interval = match config.status.probe_interval_seconds {
+        0 => None,
+        s => Some(Duration::from_secs(s)),
+    };
+    let state = lendhub_status::StatusState::new(
+        lendhub_status::Settings {
+            url: url.clone(),
+            name: config.status.name.clone(),
+            interval,
+            timeout: Duration::from_millis(config.status.probe_timeout_ms.max(1)),
+        },
+        targets,
+        core.store.clone(),
+        core.store.clone(),
+        core.clock.clone(),
+    )
+    .context("building the status probe's HTTP client")?;
+    let router = surface(
+        lendhub_status::router(state.clone()),
+        Edge::new("status", lendhub_hub::render_problem),
+    );
+    Ok(StatusPage {
+        listening: Listening {
+            listener,
+            router,
+            addr,
+            url,
+        },
+        state,
     })
 }
 

@@ -26,6 +26,7 @@ pub use context::maintenance::*;
 pub use context::partner::*;
 pub use context::rest::*;
 pub use context::sandbox::*;
+pub use context::status::*;
 pub use context::writes::*;
 pub use error::{CommitError, StoreError};
 pub use identity::*;
@@ -47,6 +48,7 @@ pub trait Store:
     + ServicingStore
     + CommercialStore
     + Maintenance
+    + StatusStore
     + 'static
 {
 }
@@ -64,6 +66,7 @@ impl<T> Store for T where
         + ServicingStore
         + CommercialStore
         + Maintenance
+        + StatusStore
         + 'static
 {
 }

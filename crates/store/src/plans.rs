@@ -358,6 +358,16 @@ pub fn request_path_queries() -> Vec<Query> {
         vec![Value::Text("mnd_01J00000000000000000000000")],
     ));
     queries.push(query(
+        "status page: every component's last 90 days",
+        sql::status::DAYS_SINCE,
+        vec![Value::Text("2026-08-29")],
+    ));
+    queries.push(query(
+        "status page: an incident's updates",
+        sql::status::UPDATES_OF,
+        vec![Value::Text("inc_01J00000000000000000000000")],
+    ));
+    queries.push(query(
         "account exists (a cursor)",
         sql::lending::ACCOUNT_EXISTS,
         vec![Value::Text("acc_01J00000000000000000000000"), OWNER],

@@ -795,3 +795,47 @@ pub mod events {
      SET state = 'failed', last_error = 'endpoint deleted', lease_until_ms = NULL
      WHERE endpoint_id = $1 AND state = 'pending'";
 }
+
+/// The status page's statements (`$n` placeholders; SQLite reads them through
+/// `dialect`).
+pub mod status {
+    pub const ADD_TALLY: &str =
+        "INSERT INTO status_days (component, day, operational, degraded, partial, major)
+         VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (component, day) DO UPDATE SET
+             operational = status_days.operational + excluded.operational,
+             degraded = status_days.degraded + excluded.degraded,
+             partial = status_days.partial + excluded.partial,
+             major = status_days.major + excluded.major";
+    pub const DAYS_SINCE: &str = "SELECT component, day, operational, degraded, partial, major
+         FROM status_days WHERE day >= $1 ORDER BY day, component";
+    /// The first due delivery in the due-time index's order (offsets are
+    /// never negative, so the bound lets the index narrow the scan): how long
+    /// it has waited on its owner's clock.
+    pub const DELIVERY_LAG: &str = "SELECT $1 + coalesce(c.clock_offset_ms, 0) - d.due_ms
+         FROM deliveries d
+         JOIN webhook_endpoints w ON w.id = d.endpoint_id
+         LEFT JOIN test_clocks c ON c.owner = d.owner
+         WHERE d.state = 'pending' AND d.due_ms - coalesce(c.clock_offset_ms, 0) <= $1
+           AND d.due_ms <= $1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM test_clocks)
+           AND w.status = 'enabled'
+         ORDER BY d.due_ms, d.id
+         LIMIT 1";
+    pub const INSERT_INCIDENT: &str = "INSERT INTO status_incidents
+         (id, kind, name, status, impact, components, scheduled_for_ms, scheduled_until_ms,
+          created_at_ms, updated_at_ms, resolved_at_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, NULL)";
+    pub const INSERT_UPDATE: &str =
+        "INSERT INTO status_incident_updates (id, incident_id, status, body, created_at_ms)
+         VALUES ($1, $2, $3, $4, $5)";
+    /// Moves the incident only from the status its updater saw.
+    pub const MOVE_INCIDENT: &str = "UPDATE status_incidents
+         SET status = $2, updated_at_ms = $3,
+             resolved_at_ms = CASE WHEN $4 THEN $3 ELSE resolved_at_ms END
+         WHERE id = $1 AND status = $5";
+    pub const INCIDENT_COLUMNS: &str =
+        "id, kind, name, status, impact, components, scheduled_for_ms,
+         scheduled_until_ms, created_at_ms, updated_at_ms, resolved_at_ms";
+    pub const UPDATES_OF: &str = "SELECT id, incident_id, status, body, created_at_ms
+         FROM status_incident_updates WHERE incident_id = $1 ORDER BY created_at_ms, id";
+}

@@ -275,6 +275,7 @@ fn settings_read_at_start_up_exit_2_naming_their_key() {
             .env("LENDHUB_HUB__ADDR", "127.0.0.1:0")
             .env("LENDHUB_SSO__ADDR", "127.0.0.1:0")
             .env("LENDHUB_OPS__ADDR", "127.0.0.1:0")
+            .env("LENDHUB_STATUS__ADDR", "127.0.0.1:0")
             .env("LENDHUB_SMTP__HOST", "127.0.0.1")
             .env(variable, value)
             .stdin(Stdio::null())

@@ -39,6 +39,7 @@ mod rest_test_helpers;
 mod rest_tier;
 mod rest_webhooks;
 mod secrets;
+mod status_page;
 mod test_helpers;
 mod token;
 mod webhooks;

@@ -8,4 +8,5 @@ pub mod maintenance;
 pub mod partner;
 pub mod rest;
 pub mod sandbox;
+pub mod status;
 pub mod writes;

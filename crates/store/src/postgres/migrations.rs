@@ -193,6 +193,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "sso_password_resets",
         include_str!("../../migrations/postgres/0037_sso_password_resets.sql"),
     ),
+    (
+        38,
+        "status_page",
+        include_str!("../../migrations/postgres/0038_status_page.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

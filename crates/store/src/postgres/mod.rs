@@ -13,6 +13,7 @@ mod partner;
 mod public;
 mod reads;
 mod rest;
+mod status;
 mod writes;
 
 use std::time::Duration;

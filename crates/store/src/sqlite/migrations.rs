@@ -192,6 +192,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "sso_password_resets",
         include_str!("../../migrations/sqlite/0037_sso_password_resets.sql"),
     ),
+    (
+        38,
+        "status_page",
+        include_str!("../../migrations/sqlite/0038_status_page.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

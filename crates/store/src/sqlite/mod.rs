@@ -20,6 +20,7 @@ mod read_memo;
 mod reads;
 mod rest;
 mod rows;
+mod status;
 mod writer;
 mod writes;
 

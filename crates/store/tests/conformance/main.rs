@@ -19,4 +19,5 @@ mod partner;
 mod plans;
 mod public;
 mod sandbox;
+mod status;
 mod writes;

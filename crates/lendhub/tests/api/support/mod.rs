@@ -55,6 +55,11 @@ pub fn test_config(site: &Site) -> Config {
     config.hub.addr = "127.0.0.1:0".parse().unwrap();
     config.sso.addr = "127.0.0.1:0".parse().unwrap();
     config.ops.addr = "127.0.0.1:0".parse().unwrap();
+    config.status.addr = "127.0.0.1:0".parse().unwrap();
+    // Probe rounds only when a test asks (`server().status_wake`): no test
+    // waits on a timer, and no probe spends a public-ring window another
+    // test counts.
+    config.status.probe_interval_seconds = 0;
     config.webhooks.https_only = false;
     config.webhooks.allow_private_networks = vec!["127.0.0.0/8".parse().unwrap()];
     config

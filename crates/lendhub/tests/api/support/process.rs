@@ -46,6 +46,7 @@ pub fn launch_logging(site: &Site, extra: &[(&str, &str)], stderr: Stdio) -> Pro
         .env("LENDHUB_HUB__ADDR", "127.0.0.1:0")
         .env("LENDHUB_SSO__ADDR", "127.0.0.1:0")
         .env("LENDHUB_OPS__ADDR", "127.0.0.1:0")
+        .env("LENDHUB_STATUS__ADDR", "127.0.0.1:0")
         .env("LENDHUB_WEBHOOKS__HTTPS_ONLY", "false")
         .env("LENDHUB_WEBHOOKS__ALLOW_PRIVATE_NETWORKS", "127.0.0.0/8")
         .env("LENDHUB_WEBHOOKS__LEASE_SECONDS", "1")
