@@ -283,7 +283,7 @@ async fn hub(
         core.jobs.clone(),
     );
     let expiries = tokio::spawn(expiries.run(stop.clone()));
-    let router = hub_surface(lendhub_hub::router(state));
+    let router = hub_surface(lendhub_hub::router(state).merge(docs()));
     let listening = Listening {
         listener,
         router,
@@ -291,6 +291,37 @@ async fn hub(
         url,
     };
     Ok((listening, [directory_sync, expiries], expiry_wake))
+}
+
+/// The API reference at `{base_url}/docs`: the three documents lendhub
+/// serves, and the README's walk-throughs as guides.
+fn docs() -> Router {
+    use lendhub_docs::Reference;
+    let json = |spec: utoipa::openapi::OpenApi| serde_json::to_value(spec).unwrap_or_default();
+    let references = vec![
+        Reference {
+            key: "sandbox",
+            title: "Sandbox API",
+            summary: "the sandbox partner API: tokens, applications, payments, webhooks, events and test helpers.",
+            document: json(lendhub_sandbox::openapi()),
+        },
+        Reference {
+            key: "partner",
+            title: "Partner API",
+            summary: "the partner ring: OAuth tokens, introspection, MCP, and the REST tier (applications, decisions, accounts, payments, webhooks, events, marketplace, billing, sub-accounts).",
+            document: json(lendhub_hub::openapi()),
+        },
+        Reference {
+            key: "public",
+            title: "Public API",
+            summary: "the public ring: pricing, products, quotes, billers, content pages, enquiries and the public MCP server.",
+            document: json(lendhub_hub::public_openapi()),
+        },
+    ];
+    lendhub_docs::router(
+        references,
+        lendhub_docs::guides(include_str!("../../../README.md")),
+    )
 }
 
 /// Registers the hosted journey at the identity provider under its fixed

@@ -8,6 +8,7 @@ mod applications;
 mod auth;
 mod cli;
 mod crash;
+mod docs;
 mod enquiries;
 mod envelope;
 mod events;
