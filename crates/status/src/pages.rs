@@ -243,7 +243,10 @@ pub async fn index(State(state): State<StatusState>) -> Response {
                 status: c.health.as_str(),
                 label: c.health.label(),
                 detail: c.detail.clone(),
-                since: (c.since_ms > state.started_at_ms()).then(|| readable(c.since_ms)),
+                // A change is news; "operational since the page started" is not.
+                since: (c.health != status::Health::Operational
+                    && c.since_ms > state.started_at_ms())
+                .then(|| readable(c.since_ms)),
                 bars,
                 uptime,
             }

@@ -102,9 +102,10 @@ pub async fn round(state: &StatusState, pending: &mut BTreeMap<(Component, Strin
             u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         )
     };
+    // `Some(None)`: the queue was read and nothing is due.
     let lag = async {
         match tokio::time::timeout(timeout, inner.store.delivery_lag_ms(now_ms)).await {
-            Ok(Ok(lag)) => Some(lag.map_or(0, |ms| u64::try_from(ms).unwrap_or(0))),
+            Ok(Ok(lag)) => Some(lag.map(|ms| u64::try_from(ms).unwrap_or(0))),
             _ => None,
         }
     };
@@ -166,10 +167,11 @@ pub async fn round(state: &StatusState, pending: &mut BTreeMap<(Component, Strin
             answered: lag.is_some(),
             latency_ms: 0,
             database_up,
-            lag_ms: lag,
+            lag_ms: lag.map(|l| l.unwrap_or(0)),
         },
         match lag {
-            Some(ms) => format!("oldest due delivery waiting {}", human(ms)),
+            Some(Some(ms)) => format!("oldest due delivery waiting {}", human(ms)),
+            Some(None) => "no delivery waiting".into(),
             None => "the delivery queue cannot be read".into(),
         },
     );
