@@ -7,6 +7,7 @@ pub mod clock;
 pub mod collection;
 pub mod credentials;
 pub mod crypto;
+pub mod dashboard;
 pub mod decisioning;
 pub mod economics;
 pub mod enquiry;

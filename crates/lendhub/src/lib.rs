@@ -15,6 +15,7 @@ mod people;
 mod secret_input;
 pub mod server;
 mod sso_cli;
+mod staff_cli;
 mod status_cli;
 pub mod telemetry;
 mod underwriting_cli;

@@ -34,6 +34,11 @@ pub enum PartnerCommand {
         #[command(subcommand)]
         command: RequestKeysCommand,
     },
+    /// Who may use the partner's dashboard, and in which role.
+    Staff {
+        #[command(subcommand)]
+        command: crate::staff_cli::StaffCommand,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -157,6 +162,7 @@ pub async fn partner(command: PartnerCommand, config: &Config) -> anyhow::Result
         PartnerCommand::RequestKeys { command } => {
             return request_keys_command(command, config).await;
         }
+        PartnerCommand::Staff { command } => return crate::staff_cli::staff(command, config).await,
     };
     let store = crate::cli::open_existing_store(config).await?;
     let now = SystemClock.now_ms();

@@ -19,6 +19,7 @@ mod public;
 mod sql;
 pub mod sqlite;
 
+pub use context::dashboard::*;
 pub use context::events::*;
 pub use context::jobs::*;
 pub use context::keys::*;
@@ -49,6 +50,7 @@ pub trait Store:
     + CommercialStore
     + Maintenance
     + StatusStore
+    + DashboardStore
     + 'static
 {
 }
@@ -67,6 +69,7 @@ impl<T> Store for T where
         + CommercialStore
         + Maintenance
         + StatusStore
+        + DashboardStore
         + 'static
 {
 }

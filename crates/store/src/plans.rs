@@ -358,6 +358,21 @@ pub fn request_path_queries() -> Vec<Query> {
         vec![Value::Text("mnd_01J00000000000000000000000")],
     ));
     queries.push(query(
+        "dashboard session by token, with its staff member",
+        sql::dashboard::SESSION,
+        vec![SELECTOR, Value::Int(1_700_000_000_000)],
+    ));
+    queries.push(query(
+        "a person's partners (dashboard sign-in)",
+        sql::dashboard::STAFF_OF_USER,
+        vec![Value::Text("usr_01J00000000000000000000000")],
+    ));
+    queries.push(query(
+        "a partner's staff",
+        sql::dashboard::STAFF_OF_PARTNER,
+        vec![Value::Text("pk_live_owner")],
+    ));
+    queries.push(query(
         "status page: every component's last 90 days",
         sql::status::DAYS_SINCE,
         vec![Value::Text("2026-08-29")],

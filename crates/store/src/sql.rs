@@ -839,3 +839,46 @@ pub mod status {
     pub const UPDATES_OF: &str = "SELECT id, incident_id, status, body, created_at_ms
          FROM status_incident_updates WHERE incident_id = $1 ORDER BY created_at_ms, id";
 }
+
+/// The partner dashboard's statements (`$n` placeholders).
+pub mod dashboard {
+    pub const PUT_STAFF: &str =
+        "INSERT INTO dashboard_staff (partner_client_id, user_id, role, created_at_ms)
+         VALUES ($1, $2, $3, $4)
+         ON CONFLICT (partner_client_id, user_id) DO UPDATE SET role = excluded.role";
+    pub const REMOVE_STAFF: &str =
+        "DELETE FROM dashboard_staff WHERE partner_client_id = $1 AND user_id = $2";
+    pub const END_STAFF_SESSIONS: &str = "UPDATE dashboard_sessions SET ended_at_ms = $3
+         WHERE user_id = $2 AND partner_client_id = $1 AND ended_at_ms IS NULL";
+    macro_rules! member {
+        () => {
+            "SELECT s.partner_client_id, s.user_id, s.role, s.created_at_ms, u.email, p.name
+             FROM dashboard_staff s
+             JOIN sso_users u ON u.user_id = s.user_id
+             JOIN partner_clients p ON p.client_id = s.partner_client_id"
+        };
+    }
+    pub const STAFF_OF_USER: &str = concat!(
+        member!(),
+        " WHERE s.user_id = $1 AND u.disabled_at_ms IS NULL ORDER BY p.name, s.partner_client_id"
+    );
+    pub const STAFF_OF_PARTNER: &str = concat!(
+        member!(),
+        " WHERE s.partner_client_id = $1 ORDER BY u.email"
+    );
+    pub const INSERT_SESSION: &str = "INSERT INTO dashboard_sessions
+         (token_hash, user_id, partner_client_id, csrf, created_at_ms, expires_at_ms)
+         VALUES ($1, $2, $3, $4, $5, $6)";
+    /// A live session with its person's current role: no longer staff, or
+    /// disabled at the identity provider, is no session.
+    pub const SESSION: &str = "SELECT d.token_hash, d.user_id, d.partner_client_id, d.csrf, d.created_at_ms, d.expires_at_ms,
+                s.role, s.created_at_ms, u.email, p.name
+         FROM dashboard_sessions d
+         JOIN dashboard_staff s ON s.partner_client_id = d.partner_client_id AND s.user_id = d.user_id
+         JOIN sso_users u ON u.user_id = d.user_id
+         JOIN partner_clients p ON p.client_id = d.partner_client_id
+         WHERE d.token_hash = $1 AND d.ended_at_ms IS NULL AND d.expires_at_ms > $2
+           AND u.disabled_at_ms IS NULL";
+    pub const END_SESSION: &str = "UPDATE dashboard_sessions SET ended_at_ms = $2
+         WHERE token_hash = $1 AND ended_at_ms IS NULL";
+}

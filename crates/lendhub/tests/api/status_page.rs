@@ -109,7 +109,10 @@ async fn every_component_is_probed_and_counted_into_its_day() {
 
     let webhooks = &first["components"][5];
     assert_eq!(webhooks["id"], "webhook_delivery");
-    assert_eq!(webhooks["probe"]["detail"], "no delivery waiting", "{webhooks}");
+    assert_eq!(
+        webhooks["probe"]["detail"], "no delivery waiting",
+        "{webhooks}"
+    );
 
     probe(&app).await;
     let today =

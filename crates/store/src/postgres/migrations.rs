@@ -198,6 +198,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "status_page",
         include_str!("../../migrations/postgres/0038_status_page.sql"),
     ),
+    (
+        39,
+        "dashboard",
+        include_str!("../../migrations/postgres/0039_dashboard.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -5,6 +5,7 @@
 //! between requests that another instance would need to see.
 
 mod batch;
+mod dashboard;
 mod errors;
 mod identity;
 mod jobs;

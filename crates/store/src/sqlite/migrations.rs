@@ -197,6 +197,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "status_page",
         include_str!("../../migrations/sqlite/0038_status_page.sql"),
     ),
+    (
+        39,
+        "dashboard",
+        include_str!("../../migrations/sqlite/0039_dashboard.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

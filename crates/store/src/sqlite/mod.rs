@@ -11,6 +11,7 @@ macro_rules! shared {
 }
 
 mod checkpointer;
+mod dashboard;
 mod identity;
 mod jobs;
 mod migrations;

@@ -9,6 +9,7 @@ mod common;
 mod support;
 
 mod billing;
+mod dashboard;
 mod events;
 mod identity;
 mod instances;

@@ -1,0 +1,23 @@
+-- The partner dashboard (issue #18). Staff are identity-provider users with
+-- a role at one partner (a person may be staff of several). A dashboard
+-- session is a random token kept only as its SHA-256, bound to one person
+-- and one partner, with the CSRF token its forms carry.
+CREATE TABLE dashboard_staff (
+    partner_client_id TEXT NOT NULL REFERENCES partner_clients (client_id),
+    user_id           TEXT NOT NULL REFERENCES sso_users (user_id),
+    role              TEXT NOT NULL,
+    created_at_ms     INTEGER NOT NULL,
+    PRIMARY KEY (partner_client_id, user_id)
+);
+CREATE INDEX dashboard_staff_user ON dashboard_staff (user_id);
+CREATE TABLE dashboard_sessions (
+    token_hash        BLOB PRIMARY KEY,
+    user_id           TEXT NOT NULL REFERENCES sso_users (user_id),
+    partner_client_id TEXT NOT NULL REFERENCES partner_clients (client_id),
+    csrf              TEXT NOT NULL,
+    created_at_ms     INTEGER NOT NULL,
+    expires_at_ms     INTEGER NOT NULL,
+    ended_at_ms       INTEGER
+);
+CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions (expires_at_ms);
+CREATE INDEX dashboard_sessions_person ON dashboard_sessions (user_id, partner_client_id) WHERE ended_at_ms IS NULL;

@@ -1,0 +1,70 @@
+//! The partner dashboard's storage: staff and their roles, and dashboard
+//! sessions.
+
+use async_trait::async_trait;
+
+use crate::error::StoreError;
+
+/// A person's role at a partner.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaffRecord {
+    pub partner_client_id: String,
+    /// The identity provider's `sub` (`usr_…`).
+    pub user_id: String,
+    /// `owner`, `developer`, `finance` or `read_only`.
+    pub role: String,
+    pub created_at_ms: i64,
+}
+
+/// A staff member as a list shows them: with their e-mail.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StaffMember {
+    pub staff: StaffRecord,
+    pub email: String,
+    pub partner_name: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DashboardSessionRecord {
+    /// SHA-256 of the cookie's token.
+    pub token_hash: Vec<u8>,
+    pub user_id: String,
+    pub partner_client_id: String,
+    pub csrf: String,
+    pub created_at_ms: i64,
+    pub expires_at_ms: i64,
+}
+
+#[async_trait]
+pub trait DashboardStore: Send + Sync {
+    /// Gives the person this role at the partner (a new member, or a new
+    /// role for one).
+    async fn put_staff(&self, staff: StaffRecord) -> Result<(), StoreError>;
+    /// Whether they were staff. Their dashboard sessions for the partner end.
+    async fn remove_staff(
+        &self,
+        partner_client_id: &str,
+        user_id: &str,
+        at_ms: i64,
+    ) -> Result<bool, StoreError>;
+    /// Every partner the person is staff of.
+    async fn staff_of_user(&self, user_id: &str) -> Result<Vec<StaffMember>, StoreError>;
+    /// The partner's staff, by e-mail.
+    async fn staff_of_partner(
+        &self,
+        partner_client_id: &str,
+    ) -> Result<Vec<StaffMember>, StoreError>;
+
+    async fn create_dashboard_session(
+        &self,
+        session: DashboardSessionRecord,
+    ) -> Result<(), StoreError>;
+    /// A session not ended and not expired at `now_ms`, with the role its
+    /// person holds now (a session of someone no longer staff is none).
+    async fn dashboard_session(
+        &self,
+        token_hash: &[u8],
+        now_ms: i64,
+    ) -> Result<Option<(DashboardSessionRecord, StaffMember)>, StoreError>;
+    async fn end_dashboard_session(&self, token_hash: &[u8], at_ms: i64) -> Result<(), StoreError>;
+}

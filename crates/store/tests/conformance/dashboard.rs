@@ -1,0 +1,151 @@
+//! The partner dashboard: staff and their roles, sessions that end when the
+//! person leaves the staff, is disabled or the session expires.
+
+use lendhub_domain::partner::{PartnerStatus, Tier};
+use lendhub_store::*;
+
+use crate::support::*;
+
+async fn partner(store: &dyn Store, id: &str, name: &str) {
+    store
+        .insert_partner_client(PartnerClientRecord {
+            client_id: id.into(),
+            name: name.into(),
+            secret_hash: vec![9; 32],
+            scopes: "mcp.read".into(),
+            tier: Tier::Launch,
+            status: PartnerStatus::Active,
+            sandbox_client_id: None,
+            created_at_ms: 1,
+            contact_email: None,
+            white_label: false,
+        })
+        .await
+        .unwrap();
+}
+
+async fn person(store: &dyn Store, id: &str, email: &str) {
+    assert!(
+        store
+            .insert_sso_user(SsoUserRecord {
+                user_id: id.into(),
+                email: email.into(),
+                password_hash: "$argon2id$…".into(),
+                given_name: "Ada".into(),
+                family_name: "Lovelace".into(),
+                email_verified: true,
+                company_number: "01234567".into(),
+                company_name: "Analytical Engines Ltd".into(),
+                company_role: "director".into(),
+                created_at_ms: 1,
+                updated_at_ms: 2,
+            })
+            .await
+            .unwrap()
+    );
+}
+
+fn staff(partner: &str, user: &str, role: &str) -> StaffRecord {
+    StaffRecord {
+        partner_client_id: partner.into(),
+        user_id: user.into(),
+        role: role.into(),
+        created_at_ms: 10,
+    }
+}
+
+fn session(hash: u8, user: &str, partner: &str, expires_at_ms: i64) -> DashboardSessionRecord {
+    DashboardSessionRecord {
+        token_hash: vec![hash; 32],
+        user_id: user.into(),
+        partner_client_id: partner.into(),
+        csrf: format!("csrf-{hash}"),
+        created_at_ms: 100,
+        expires_at_ms,
+    }
+}
+
+#[tokio::test]
+async fn staff_hold_one_role_per_partner_and_sessions_follow_it() {
+    let db = Database::fresh().await;
+    let (a, b) = (db.open().await, db.open().await);
+    partner(a.as_ref(), "pk_live_a", "Acme").await;
+    partner(a.as_ref(), "pk_live_b", "Bravo").await;
+    person(a.as_ref(), "usr_ada", "ada@example.com").await;
+    person(a.as_ref(), "usr_bob", "bob@example.com").await;
+
+    a.put_staff(staff("pk_live_a", "usr_ada", "owner"))
+        .await
+        .unwrap();
+    a.put_staff(staff("pk_live_b", "usr_ada", "read_only"))
+        .await
+        .unwrap();
+    a.put_staff(staff("pk_live_a", "usr_bob", "developer"))
+        .await
+        .unwrap();
+    // A new role replaces the old.
+    b.put_staff(staff("pk_live_a", "usr_bob", "finance"))
+        .await
+        .unwrap();
+    let of_ada = b.staff_of_user("usr_ada").await.unwrap();
+    let partners: Vec<_> = of_ada
+        .iter()
+        .map(|m| (m.partner_name.as_str(), m.staff.role.as_str()))
+        .collect();
+    assert_eq!(partners, [("Acme", "owner"), ("Bravo", "read_only")]);
+    let of_a = b.staff_of_partner("pk_live_a").await.unwrap();
+    let emails: Vec<_> = of_a
+        .iter()
+        .map(|m| (m.email.as_str(), m.staff.role.as_str()))
+        .collect();
+    assert_eq!(
+        emails,
+        [("ada@example.com", "owner"), ("bob@example.com", "finance")]
+    );
+    assert!(
+        a.put_staff(staff("pk_live_nobody", "usr_ada", "owner"))
+            .await
+            .is_err(),
+        "staff of a partner that exists"
+    );
+
+    a.create_dashboard_session(session(1, "usr_bob", "pk_live_a", 1_000))
+        .await
+        .unwrap();
+    a.create_dashboard_session(session(2, "usr_ada", "pk_live_a", 1_000))
+        .await
+        .unwrap();
+    let (found, member) = b.dashboard_session(&[1; 32], 999).await.unwrap().unwrap();
+    assert_eq!(found, session(1, "usr_bob", "pk_live_a", 1_000));
+    assert_eq!(member.staff.role, "finance");
+    assert_eq!(member.email, "bob@example.com");
+    assert!(
+        b.dashboard_session(&[1; 32], 1_000)
+            .await
+            .unwrap()
+            .is_none(),
+        "expired"
+    );
+    assert!(b.dashboard_session(&[9; 32], 0).await.unwrap().is_none());
+
+    // A role change shows at once; leaving the staff ends the session.
+    a.put_staff(staff("pk_live_a", "usr_bob", "read_only"))
+        .await
+        .unwrap();
+    let (_, member) = b.dashboard_session(&[1; 32], 500).await.unwrap().unwrap();
+    assert_eq!(member.staff.role, "read_only");
+    assert!(a.remove_staff("pk_live_a", "usr_bob", 600).await.unwrap());
+    assert!(!a.remove_staff("pk_live_a", "usr_bob", 600).await.unwrap());
+    assert!(b.dashboard_session(&[1; 32], 601).await.unwrap().is_none());
+    a.put_staff(staff("pk_live_a", "usr_bob", "owner"))
+        .await
+        .unwrap();
+    assert!(
+        b.dashboard_session(&[1; 32], 602).await.unwrap().is_none(),
+        "rejoining does not bring an ended session back"
+    );
+
+    // Signing out ends only that session.
+    b.end_dashboard_session(&[2; 32], 700).await.unwrap();
+    assert!(a.dashboard_session(&[2; 32], 701).await.unwrap().is_none());
+}
