@@ -6,6 +6,7 @@
 
 pub mod apply;
 pub mod counterparties;
+pub mod dashboard;
 mod envelope;
 mod html;
 pub mod keys;
@@ -28,8 +29,10 @@ pub fn router(state: HubState) -> axum::Router {
     let public = public::router(&state.public).with_state(state.public);
     let journey = apply::router(state.partner.clone());
     let pay = pay::router(state.partner.clone());
+    let dashboard = dashboard::router(state.partner.clone());
     partner::router(state.partner)
         .merge(axum::Router::new().nest(public::PREFIX, public))
         .merge(journey)
         .merge(pay)
+        .merge(dashboard)
 }

@@ -247,6 +247,7 @@ async fn hub(
         mcp_origins: config.mcp.allowed_origins.clone(),
         trusted_proxies: config.public.trusted_proxies.clone(),
         journey: register_journey(core, sso_url, &url).await,
+        dashboard: register_dashboard(core, sso_url, &url).await,
         people: Some(people),
         working_days: Arc::new(config.rest_tier.working_days()?),
     };
@@ -335,12 +336,46 @@ async fn register_journey(
     hub_url: &str,
 ) -> Option<lendhub_hub::apply::rp::RelyingParty> {
     let apply_url = lendhub_hub::Urls::new(hub_url).apply().to_owned();
-    let rp = lendhub_hub::apply::rp::RelyingParty::new(sso_url, &apply_url, &core.master_key)
-        .map_err(|e| tracing::warn!(error = %e, "the hosted application journey is off"))
+    let rp = lendhub_hub::apply::rp::RelyingParty::new(sso_url, &apply_url, &core.master_key);
+    register_own(
+        core,
+        rp,
+        lendhub_hub::apply::rp::CLIENT_NAME,
+        "the hosted application journey",
+    )
+    .await
+}
+
+/// Registers the partner dashboard at the identity provider, as the journey.
+async fn register_dashboard(
+    core: &Core,
+    sso_url: &str,
+    hub_url: &str,
+) -> Option<lendhub_hub::apply::rp::RelyingParty> {
+    let rp = lendhub_hub::apply::rp::RelyingParty::dashboard(sso_url, hub_url, &core.master_key);
+    register_own(
+        core,
+        rp,
+        lendhub_hub::dashboard::CLIENT_NAME,
+        "the partner dashboard",
+    )
+    .await
+}
+
+/// One of lendhub's own relying parties registered (or brought up to date)
+/// at its identity provider; `None`, logged, when that cannot be done.
+async fn register_own(
+    core: &Core,
+    rp: Result<lendhub_hub::apply::rp::RelyingParty, String>,
+    name: &'static str,
+    what: &str,
+) -> Option<lendhub_hub::apply::rp::RelyingParty> {
+    let rp = rp
+        .map_err(|e| tracing::warn!(error = %e, "{what} is off"))
         .ok()?;
     let client = lendhub_idp::clients::OwnClient {
-        client_id: lendhub_hub::apply::rp::CLIENT_ID,
-        name: lendhub_hub::apply::rp::CLIENT_NAME,
+        client_id: rp.client_id,
+        name,
         redirect_uri: &rp.redirect_uri,
         secret: &rp.client_secret,
     };
@@ -354,7 +389,7 @@ async fn register_journey(
     match registered {
         Ok(()) => Some(rp),
         Err(e) => {
-            tracing::warn!(error = %e, "the hosted application journey is off: the identity provider cannot register it");
+            tracing::warn!(error = %e, "{what} is off: the identity provider cannot register it");
             None
         }
     }

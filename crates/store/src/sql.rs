@@ -881,4 +881,6 @@ pub mod dashboard {
            AND u.disabled_at_ms IS NULL";
     pub const END_SESSION: &str = "UPDATE dashboard_sessions SET ended_at_ms = $2
          WHERE token_hash = $1 AND ended_at_ms IS NULL";
+    /// With the identity provider's records: sessions past their expiry.
+    pub const PRUNE_SESSIONS: &str = "DELETE FROM dashboard_sessions WHERE expires_at_ms < $1";
 }

@@ -24,9 +24,13 @@ pub const CLIENT_NAME: &str = "lendhub business loan application";
 /// the director check).
 pub const SCOPE: &str = "openid profile email";
 
-/// The journey's registration and where the provider is.
+/// A registration of lendhub's own at its provider (the journey's, the
+/// dashboard's) and where the provider is.
 #[derive(Clone)]
 pub struct RelyingParty {
+    /// The fixed client id at the provider.
+    pub client_id: &'static str,
+    scope: &'static str,
     /// `sso.public_url`: the provider's issuer.
     pub issuer: String,
     /// `{apply_url}/callback`.
@@ -88,15 +92,41 @@ impl RelyingParty {
     /// The journey's registration for a hub whose journey is at `apply_url`;
     /// the caller registers it at the provider (`lendhub_idp::clients::register_own`).
     pub fn new(issuer: &str, apply_url: &str, master_key: &MasterKey) -> Result<Self, String> {
-        let secret = master_key.derive("apply-rp-client-secret");
+        Self::own(
+            (CLIENT_ID, SCOPE),
+            issuer,
+            &format!("{apply_url}/callback"),
+            ("apply-rp-client-secret", master_key),
+        )
+    }
+
+    /// The partner dashboard's registration, for a hub at `hub_url`.
+    pub fn dashboard(issuer: &str, hub_url: &str, master_key: &MasterKey) -> Result<Self, String> {
+        Self::own(
+            (crate::dashboard::CLIENT_ID, "openid email"),
+            issuer,
+            &format!("{}/dashboard/callback", hub_url.trim_end_matches('/')),
+            ("dashboard-rp-client-secret", master_key),
+        )
+    }
+
+    fn own(
+        (client_id, scope): (&'static str, &'static str),
+        issuer: &str,
+        redirect_uri: &str,
+        (purpose, master_key): (&str, &MasterKey),
+    ) -> Result<Self, String> {
+        let secret = master_key.derive(purpose);
         let http = reqwest::Client::builder()
             .timeout(Duration::from_secs(10))
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|e| e.to_string())?;
         Ok(Self {
+            client_id,
+            scope,
             issuer: issuer.trim_end_matches('/').to_owned(),
-            redirect_uri: format!("{apply_url}/callback"),
+            redirect_uri: redirect_uri.to_owned(),
             client_secret: format!(
                 "rpsk_{}",
                 base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(secret)
@@ -115,13 +145,22 @@ impl RelyingParty {
         }
     }
 
+    /// A fresh sign-in whose `state` carries nothing but its randomness.
+    pub fn begin_plain() -> PendingSignIn {
+        PendingSignIn {
+            state: random_token(24),
+            nonce: random_token(24),
+            code_verifier: random_token(48),
+        }
+    }
+
     /// Where to send the browser to sign in.
     pub fn authorize_url(&self, pending: &PendingSignIn) -> String {
         let query = url::form_urlencoded::Serializer::new(String::new())
             .append_pair("response_type", "code")
-            .append_pair("client_id", CLIENT_ID)
+            .append_pair("client_id", self.client_id)
             .append_pair("redirect_uri", &self.redirect_uri)
-            .append_pair("scope", SCOPE)
+            .append_pair("scope", self.scope)
             .append_pair("state", &pending.state)
             .append_pair("nonce", &pending.nonce)
             .append_pair(
@@ -146,7 +185,7 @@ impl RelyingParty {
             .post(format!("{}/token", self.issuer))
             // Both are URL-safe already, so RFC 6749's form-encoding of them
             // before Basic changes nothing.
-            .basic_auth(CLIENT_ID, Some(&self.client_secret))
+            .basic_auth(self.client_id, Some(&self.client_secret))
             .form(&[
                 ("grant_type", "authorization_code"),
                 ("code", code),
@@ -213,7 +252,7 @@ impl RelyingParty {
         let key = DecodingKey::from_jwk(jwk).map_err(bad)?;
         let mut validation = Validation::new(Algorithm::ES256);
         validation.set_issuer(&[&self.issuer]);
-        validation.set_audience(&[CLIENT_ID]);
+        validation.set_audience(&[self.client_id]);
         validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
         jsonwebtoken::decode::<IdClaims>(id_token, &key, &validation)
             .map(|d| d.claims)

@@ -99,6 +99,8 @@ pub struct Partner {
     pub lending: Arc<dyn LendingStore>,
     /// Sub-accounts, and the partner economics to come.
     pub commercial: Arc<dyn lendhub_store::CommercialStore>,
+    /// Partner staff and their dashboard sessions.
+    pub dashboard: Arc<dyn lendhub_store::DashboardStore>,
     /// Servicing accounts' ledgers.
     pub servicing: Arc<dyn lendhub_store::ServicingStore>,
     /// Commits writes outside a request (expiries).
@@ -161,6 +163,9 @@ pub struct PartnerSettings {
     /// one (no provider, or one that refused the hub's callback address) the
     /// journey answers that applications are not open.
     pub journey: Option<crate::apply::rp::RelyingParty>,
+    /// The partner dashboard's registration at the identity provider;
+    /// without one the dashboard answers that it is not available.
+    pub dashboard: Option<crate::apply::rp::RelyingParty>,
     /// Proxies whose `X-Forwarded-For` is believed when a REST-tier call
     /// without credentials is bucketed by address (the public ring's setting).
     pub trusted_proxies: Vec<ipnet::IpNet>,
@@ -205,6 +210,7 @@ impl PartnerState {
             lending: store.clone(),
             servicing: store.clone(),
             commercial: store.clone(),
+            dashboard: store.clone(),
             units: store.clone(),
             expiry_wake: Arc::default(),
             register: Arc::new(crate::counterparties::SyntheticRegister),

@@ -8,6 +8,7 @@ mod applications;
 mod auth;
 mod cli;
 mod crash;
+mod dashboard;
 mod docs;
 mod enquiries;
 mod envelope;

@@ -777,6 +777,7 @@ impl IdentityStore for PgStore {
             crate::sql::identity::SSO_ACCESS_TOKENS_DELETE_BY_EXPIRES_AT_MS,
             crate::sql::identity::SSO_REFRESH_TOKENS_DELETE_BY_EXPIRES_AT_MS,
             crate::sql::identity::PASSWORD_RESETS_DELETE_BY_EXPIRES_AT_MS,
+            crate::sql::dashboard::PRUNE_SESSIONS,
             "DELETE FROM sso_families f WHERE f.created_at_ms < $1
                AND NOT EXISTS (SELECT 1 FROM sso_refresh_tokens r WHERE r.family_id = f.family_id)
                AND NOT EXISTS (SELECT 1 FROM sso_access_tokens a WHERE a.family_id = f.family_id)",

@@ -277,6 +277,7 @@ fn prune(c: &Connection, before_ms: i64) -> rusqlite::Result<u64> {
         shared!(crate::sql::identity::SSO_ACCESS_TOKENS_DELETE_BY_EXPIRES_AT_MS),
         shared!(crate::sql::identity::SSO_REFRESH_TOKENS_DELETE_BY_EXPIRES_AT_MS),
         shared!(crate::sql::identity::PASSWORD_RESETS_DELETE_BY_EXPIRES_AT_MS),
+        shared!(crate::sql::dashboard::PRUNE_SESSIONS),
         "DELETE FROM sso_families WHERE created_at_ms < ?1
            AND NOT EXISTS (SELECT 1 FROM sso_refresh_tokens r WHERE r.family_id = sso_families.family_id)
            AND NOT EXISTS (SELECT 1 FROM sso_access_tokens a WHERE a.family_id = sso_families.family_id)",

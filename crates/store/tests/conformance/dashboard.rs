@@ -148,4 +148,16 @@ async fn staff_hold_one_role_per_partner_and_sessions_follow_it() {
     // Signing out ends only that session.
     b.end_dashboard_session(&[2; 32], 700).await.unwrap();
     assert!(a.dashboard_session(&[2; 32], 701).await.unwrap().is_none());
+
+    // Expired sessions go with the identity provider's expired records.
+    a.create_dashboard_session(session(3, "usr_ada", "pk_live_a", 5_000))
+        .await
+        .unwrap();
+    assert_eq!(a.prune_identity(1_001).await.unwrap(), 2);
+    assert!(
+        b.dashboard_session(&[3; 32], 4_999)
+            .await
+            .unwrap()
+            .is_some()
+    );
 }

@@ -1,0 +1,30 @@
+//! The partner dashboard at `{base_url}/dashboard` (issue #18): partner staff
+//! sign in through lendhub's own identity provider and see their partner's
+//! integration, one environment at a time. Server-rendered; every read works
+//! without JavaScript; every form carries the session's CSRF token.
+
+mod pages;
+pub mod session;
+mod sign_in;
+
+use axum::Router;
+use axum::routing::{get, post};
+
+use crate::partner::state::PartnerState;
+
+/// The dashboard's fixed client id at the identity provider, registered at
+/// every start-up with this hub's callback address.
+pub const CLIENT_ID: &str = "rp_lendhub_dashboard";
+pub const CLIENT_NAME: &str = "lendhub partner dashboard";
+
+pub fn router(state: PartnerState) -> Router {
+    Router::new()
+        .route("/dashboard", get(pages::home))
+        .route("/dashboard/sign-in", get(sign_in::start))
+        .route("/dashboard/callback", get(sign_in::callback))
+        .route("/dashboard/sign-out", post(pages::sign_out))
+        .route("/dashboard/applications", get(pages::applications))
+        .route("/dashboard/applications/{id}", get(pages::application))
+        .route("/dashboard/{*rest}", get(pages::fallback))
+        .with_state(state)
+}

@@ -1,0 +1,319 @@
+//! The dashboard's screens so far: home, applications with their decision,
+//! sign-out; and the pages for what went wrong. Every read works without
+//! JavaScript; each screen names its environment and links to the other.
+
+use askama::Template;
+use axum::Form;
+use axum::extract::{Path, Query, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use lendhub_domain::dashboard::Environment;
+use lendhub_domain::lending::{Application, Status};
+use lendhub_domain::tenant::Tenant;
+use lendhub_store::{ApplicationPage, ApplicationQuery, PageQuery};
+use serde::Deserialize;
+
+use super::session::{self, COOKIE, Staff};
+use crate::html::{render, render_sending_to};
+use crate::partner::state::PartnerState;
+
+/// The header every screen carries.
+struct Frame {
+    partner: String,
+    email: String,
+    role: &'static str,
+    env: &'static str,
+    other_env: &'static str,
+    csrf: String,
+}
+
+impl Frame {
+    fn of(staff: &Staff, env: Environment) -> Self {
+        Frame {
+            partner: staff.member.partner_name.clone(),
+            email: staff.member.email.clone(),
+            role: staff.role.label(),
+            env: env.as_str(),
+            other_env: env.other().as_str(),
+            csrf: staff.session.csrf.clone(),
+        }
+    }
+}
+
+fn tenant(staff: &Staff, env: Environment) -> Tenant {
+    Tenant::partner(&staff.session.partner_client_id, env.livemode(), None)
+}
+
+#[derive(Deserialize, Default)]
+pub struct ListQuery {
+    env: Option<String>,
+    status: Option<String>,
+    starting_after: Option<String>,
+}
+
+struct Row {
+    id: String,
+    status: &'static str,
+    company: String,
+    amount: String,
+    created: String,
+}
+
+fn row(a: &Application) -> Row {
+    Row {
+        id: a.id.to_string(),
+        status: a.status.as_str(),
+        company: if a.company_name.is_empty() {
+            a.company_number.clone()
+        } else {
+            a.company_name.clone()
+        },
+        amount: a.amount.to_string(),
+        created: a.created_at.date().to_string(),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/home.html")]
+struct Home {
+    f: Frame,
+    recent: Vec<Row>,
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/applications.html")]
+struct Applications {
+    f: Frame,
+    rows: Vec<Row>,
+    statuses: Vec<(&'static str, bool)>,
+    status: String,
+    next: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/application.html")]
+struct ApplicationPageView {
+    f: Frame,
+    a: Row,
+    term_months: u32,
+    reference: String,
+    decision: Option<String>,
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/problem.html")]
+struct Problem<'a> {
+    title: &'a str,
+    message: &'a str,
+    sign_in: bool,
+}
+
+/// A signed-in screen: its sign-out form ends by sending the browser to the
+/// identity provider, so the page's `form-action` allows that origin.
+fn screen(state: &PartnerState, status: StatusCode, template: &impl Template) -> Response {
+    let provider = state
+        .settings
+        .dashboard
+        .as_ref()
+        .map(|rp| rp.issuer.as_str());
+    render_sending_to(status, template, provider)
+}
+
+pub fn problem(status: StatusCode, title: &str, message: &str, sign_in: bool) -> Response {
+    render(
+        status,
+        &Problem {
+            title,
+            message,
+            sign_in,
+        },
+    )
+}
+
+pub fn unavailable() -> Response {
+    let mut r = problem(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "The dashboard is not available just now",
+        "Try again in a minute. The status page says whether something is wrong on our side.",
+        false,
+    );
+    r.headers_mut().insert(
+        header::RETRY_AFTER,
+        axum::http::HeaderValue::from_static("5"),
+    );
+    r
+}
+
+fn not_found() -> Response {
+    problem(
+        StatusCode::NOT_FOUND,
+        "Not found",
+        "There is nothing with this id in this environment of your partner account.",
+        false,
+    )
+}
+
+async fn page(
+    state: &PartnerState,
+    owner: &Tenant,
+    status: Option<Status>,
+    starting_after: Option<String>,
+    limit: u32,
+) -> Result<Option<(Vec<Row>, Option<String>)>, Response> {
+    let query = ApplicationQuery {
+        page: PageQuery {
+            limit,
+            starting_after,
+            ending_before: None,
+        },
+        status,
+        reference: None,
+        after_id: None,
+    };
+    match state.lending.hub_applications(owner, &query).await {
+        Ok(ApplicationPage::Page(p)) => {
+            let next = p
+                .has_more
+                .then(|| p.items.last().map(|a| a.id.to_string()))
+                .flatten();
+            Ok(Some((p.items.iter().map(row).collect(), next)))
+        }
+        Ok(ApplicationPage::UnknownCursor) => Ok(None),
+        Err(_) => Err(unavailable()),
+    }
+}
+
+/// `GET /dashboard`
+pub async fn home(
+    State(state): State<PartnerState>,
+    staff: Staff,
+    Query(q): Query<ListQuery>,
+) -> Response {
+    let env = Environment::from_query(q.env.as_deref());
+    match page(&state, &tenant(&staff, env), None, None, 5).await {
+        Ok(found) => screen(
+            &state,
+            StatusCode::OK,
+            &Home {
+                f: Frame::of(&staff, env),
+                recent: found.map(|(rows, _)| rows).unwrap_or_default(),
+            },
+        ),
+        Err(r) => r,
+    }
+}
+
+/// `GET /dashboard/applications`
+pub async fn applications(
+    State(state): State<PartnerState>,
+    staff: Staff,
+    Query(q): Query<ListQuery>,
+) -> Response {
+    let env = Environment::from_query(q.env.as_deref());
+    let status_raw = q.status.clone().unwrap_or_default();
+    let status = Status::parse(&status_raw);
+    let cursor = q.starting_after.filter(|c| !c.is_empty());
+    match page(&state, &tenant(&staff, env), status, cursor, 25).await {
+        Ok(Some((rows, next))) => screen(
+            &state,
+            StatusCode::OK,
+            &Applications {
+                f: Frame::of(&staff, env),
+                rows,
+                statuses: Status::ALL
+                    .iter()
+                    .map(|s| (s.as_str(), Some(*s) == status))
+                    .collect(),
+                status: status.map(|s| s.as_str().to_owned()).unwrap_or_default(),
+                next,
+            },
+        ),
+        Ok(None) => not_found(),
+        Err(r) => r,
+    }
+}
+
+/// `GET /dashboard/applications/{id}`: only this partner's, in this
+/// environment; anything else is 404.
+pub async fn application(
+    State(state): State<PartnerState>,
+    staff: Staff,
+    Path(id): Path<String>,
+    Query(q): Query<ListQuery>,
+) -> Response {
+    let env = Environment::from_query(q.env.as_deref());
+    match state
+        .lending
+        .hub_application(&tenant(&staff, env), &id)
+        .await
+    {
+        Ok(Some(a)) => screen(
+            &state,
+            StatusCode::OK,
+            &ApplicationPageView {
+                f: Frame::of(&staff, env),
+                term_months: a.term_months,
+                reference: a.reference.clone().unwrap_or_default(),
+                decision: a.decision_id.as_ref().map(ToString::to_string),
+                a: row(&a),
+            },
+        ),
+        Ok(None) => not_found(),
+        Err(_) => unavailable(),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct SignOut {
+    csrf_token: String,
+}
+
+/// `POST /dashboard/sign-out`
+pub async fn sign_out(
+    State(state): State<PartnerState>,
+    staff: Staff,
+    Form(form): Form<SignOut>,
+) -> Response {
+    if !staff.csrf_matches(&form.csrf_token) {
+        return problem(
+            StatusCode::FORBIDDEN,
+            "This form has expired",
+            "Go back, reload the page and try again.",
+            false,
+        );
+    }
+    if state
+        .dashboard
+        .end_dashboard_session(&staff.session.token_hash, state.clock.now_ms())
+        .await
+        .is_err()
+    {
+        return unavailable();
+    }
+    // Then at the identity provider too (RP-initiated logout, which asks the
+    // person to confirm): otherwise its session would sign them straight
+    // back in.
+    let mut response = match state.settings.dashboard.as_ref() {
+        Some(rp) => Redirect::to(&format!(
+            "{}/end-session?client_id={}",
+            rp.issuer,
+            super::CLIENT_ID
+        ))
+        .into_response(),
+        None => problem(
+            StatusCode::OK,
+            "You have signed out",
+            "Your dashboard session has ended.",
+            true,
+        ),
+    };
+    if let Some(c) = session::cleared(&state, COOKIE) {
+        response.headers_mut().append(header::SET_COOKIE, c);
+    }
+    response
+}
+
+/// Anything else under `/dashboard`.
+pub async fn fallback() -> Response {
+    not_found()
+}

@@ -1,0 +1,118 @@
+//! Signing in to the dashboard: lendhub's own identity provider, code flow
+//! with PKCE, as any relying party; then a session for the partner the
+//! person is staff of.
+
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use lendhub_domain::dashboard::SESSION_MS;
+use lendhub_store::DashboardSessionRecord;
+use lendhub_system::random_token;
+use serde::Deserialize;
+
+use super::pages;
+use super::session::{self, SIGN_IN_COOKIE};
+use crate::apply::rp::RelyingParty;
+use crate::partner::state::PartnerState;
+
+/// `GET /dashboard/sign-in`: off to the identity provider.
+pub async fn start(State(state): State<PartnerState>) -> Response {
+    let Some(rp) = state.settings.dashboard.as_ref() else {
+        return pages::unavailable();
+    };
+    let pending = RelyingParty::begin_plain();
+    let mut response = Redirect::to(&rp.authorize_url(&pending)).into_response();
+    if let Some(cookie) = session::sign_in_cookie(&state, &pending) {
+        response.headers_mut().append(header::SET_COOKIE, cookie);
+    }
+    response
+}
+
+#[derive(Deserialize)]
+pub struct Callback {
+    code: Option<String>,
+    state: Option<String>,
+    error: Option<String>,
+}
+
+/// `GET /dashboard/callback`: the code back from the provider.
+pub async fn callback(
+    State(state): State<PartnerState>,
+    headers: HeaderMap,
+    Query(answer): Query<Callback>,
+) -> Response {
+    let Some(rp) = state.settings.dashboard.as_ref() else {
+        return pages::unavailable();
+    };
+    let pending = session::pending(&state, &headers);
+    let (Some(pending), Some(code), Some(returned)) = (pending, answer.code, answer.state) else {
+        let why = if answer.error.is_some() {
+            "The sign-in was cancelled or refused."
+        } else {
+            "This sign-in link is not this browser's, or it has expired."
+        };
+        return pages::problem(StatusCode::BAD_REQUEST, "Sign-in did not finish", why, true);
+    };
+    use subtle::ConstantTimeEq;
+    if !bool::from(returned.as_bytes().ct_eq(pending.state.as_bytes())) {
+        return pages::problem(
+            StatusCode::BAD_REQUEST,
+            "Sign-in did not finish",
+            "This sign-in link is not this browser's, or it has expired.",
+            true,
+        );
+    }
+    let person = match rp.finish(&code, &pending).await {
+        Ok(p) => p,
+        Err(e) => {
+            tracing::warn!(error = %e, "a dashboard sign-in failed at the identity provider");
+            return pages::problem(
+                StatusCode::BAD_GATEWAY,
+                "Sign-in did not finish",
+                "The identity provider did not confirm who you are. Try again.",
+                true,
+            );
+        }
+    };
+    let memberships = match state.dashboard.staff_of_user(&person.subject).await {
+        Ok(m) => m,
+        Err(_) => return pages::unavailable(),
+    };
+    // The first partner by name; a person on several staffs switches from
+    // the header.
+    let Some(member) = memberships.into_iter().next() else {
+        return pages::problem(
+            StatusCode::FORBIDDEN,
+            "No dashboard for this account",
+            "You are signed in, but no partner has added you to its staff. Ask an owner of your partner account to add you.",
+            false,
+        );
+    };
+    let token = random_token(32);
+    let now = state.clock.now_ms();
+    let record = DashboardSessionRecord {
+        token_hash: session::hash(&token),
+        user_id: member.staff.user_id.clone(),
+        partner_client_id: member.staff.partner_client_id.clone(),
+        csrf: random_token(24),
+        created_at_ms: now,
+        expires_at_ms: now.saturating_add(SESSION_MS),
+    };
+    if state
+        .dashboard
+        .create_dashboard_session(record)
+        .await
+        .is_err()
+    {
+        return pages::unavailable();
+    }
+    let mut response = Redirect::to("/dashboard").into_response();
+    let headers = response.headers_mut();
+    if let Some(c) = session::session_cookie(&state, &token) {
+        headers.append(header::SET_COOKIE, c);
+    }
+    if let Some(c) = session::cleared(&state, SIGN_IN_COOKIE) {
+        headers.append(header::SET_COOKIE, c);
+    }
+    response
+}

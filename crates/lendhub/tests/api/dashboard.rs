@@ -1,0 +1,269 @@
+//! The partner dashboard (issue #18): staff added with the CLI sign in
+//! through lendhub's own identity provider (code + PKCE) and see their own
+//! partner's applications, one environment at a time; another partner's ids
+//! and the other environment's are not found; sign-out and leaving the
+//! staff end the session.
+
+use lendhub_domain::partner::Tier;
+use serde_json::{Value, json};
+
+use crate::rest_tier::{api_key, rest_app, rest_partner, rest_post};
+use crate::support::App;
+use crate::support::oidc::{self, Browser, Page, Person};
+use crate::support::process::cli;
+
+async fn partner_with_applications(app: &App) -> (String, String, String) {
+    let (client, _) = rest_partner(app, "applications.read applications.write", Tier::Scale).await;
+    let key = |env| {
+        api_key(app, &client, env, None)["key"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    let create = async |prefix: &str, key: String, reference: &str| -> String {
+        let r = rest_post(
+            app,
+            &format!("{prefix}/applications"),
+            &key,
+            json!({
+                "business": {"company_number": "00000401"},
+                "amount_pence": 1_000_000,
+                "term_months": 24,
+                "applicant": {"email": "founder@healthy-widgets.example"},
+                "reference": reference,
+            }),
+        )
+        .await;
+        assert_eq!(r.status, 201, "{}", r.body);
+        r.body["id"].as_str().unwrap().to_owned()
+    };
+    let live = create("/partner/v1", key("live"), "DASH-LIVE").await;
+    let test = create("/sandbox/v1", key("test"), "DASH-TEST").await;
+    (client, live, test)
+}
+
+fn staff(app: &App, client: &str, person: &Person, role: &str) -> Value {
+    serde_json::from_str(&cli(
+        &app._site,
+        &[
+            "partner",
+            "staff",
+            "add",
+            client,
+            "--email",
+            &person.email,
+            "--role",
+            role,
+        ],
+    ))
+    .unwrap()
+}
+
+/// Signs in from a fresh browser: the dashboard sends it to the provider,
+/// whose sign-in (and, the first time, consent) sends it back with a code.
+async fn sign_in(app: &App, person: &Person) -> (Browser, Page) {
+    let hub = Browser::at(&app.hub);
+    let first = hub.get("/dashboard").await;
+    assert_eq!(first.status, 303, "{}", first.body);
+    assert_eq!(first.location(), "/dashboard/sign-in");
+    let start = hub.get("/dashboard/sign-in").await;
+    assert_eq!(start.status, 303);
+    let authorize = start.location().to_owned();
+    assert!(
+        authorize.starts_with(&format!("{}/authorize?", app.server().sso_url)),
+        "{authorize}"
+    );
+    assert_eq!(
+        oidc::query_param(&authorize, "code_challenge_method").as_deref(),
+        Some("S256")
+    );
+    let sso = Browser::at(&app.sso);
+    let started = sso.get(&authorize).await;
+    let mut answer = oidc::sign_in(&sso, &started, person).await;
+    if answer.location().starts_with("/consent") {
+        answer = oidc::decide(&sso, answer.location(), true).await;
+    }
+    let callback = answer.location().to_owned();
+    assert!(
+        callback.starts_with(&format!("{}/dashboard/callback?", app.server().hub_url)),
+        "{callback}: {}",
+        answer.body
+    );
+    let back = hub.get(&callback).await;
+    (hub, back)
+}
+
+#[tokio::test]
+async fn staff_see_their_own_partner_one_environment_at_a_time() {
+    let app = rest_app().await;
+    let (client, live, test) = partner_with_applications(&app).await;
+    let (_, other_live, _) = partner_with_applications(&app).await;
+    let person = oidc::person(&app).await;
+    let added = staff(&app, &client, &person, "read_only");
+    assert_eq!(added["role"], "read_only", "{added}");
+    assert_eq!(added["email"], person.email.as_str());
+
+    let (hub, back) = sign_in(&app, &person).await;
+    assert_eq!(back.status, 303, "{}", back.body);
+    assert_eq!(back.location(), "/dashboard");
+    let cookie = back
+        .set_cookies()
+        .into_iter()
+        .find(|c| c.starts_with("lendhub_dash="))
+        .unwrap();
+    assert!(
+        cookie.contains("HttpOnly")
+            && cookie.contains("SameSite=Lax")
+            && cookie.contains("Path=/dashboard"),
+        "{cookie}"
+    );
+
+    let home = hub.get("/dashboard").await;
+    assert_eq!(home.status, 200, "{}", home.body);
+    assert!(home.body.contains("data-env=\"live\""));
+    assert!(home.body.contains(&person.email) && home.body.contains("Read-only"));
+    assert!(home.body.contains(&live), "live data on a live screen");
+    assert!(
+        !home.body.contains(&test),
+        "never test data on a live screen"
+    );
+    let test_home = hub.get("/dashboard?env=test").await;
+    assert!(test_home.body.contains("data-env=\"test\""));
+    assert!(test_home.body.contains(&test) && !test_home.body.contains(&live));
+    assert!(test_home.body.contains("Test environment"));
+
+    let list = hub
+        .get("/dashboard/applications?env=live&status=created")
+        .await;
+    assert_eq!(list.status, 200);
+    assert!(list.body.contains(&live), "{}", list.body);
+    let none = hub
+        .get("/dashboard/applications?env=live&status=declined")
+        .await;
+    assert!(!none.body.contains(&live));
+    assert!(none.body.contains("No applications match."));
+    let one = hub
+        .get(&format!("/dashboard/applications/{live}?env=live"))
+        .await;
+    assert_eq!(one.status, 200);
+    assert!(
+        one.body.contains("DASH-LIVE") && one.body.contains("£10,000.00"),
+        "{}",
+        one.body
+    );
+
+    // The other environment's id, another partner's, and nonsense: 404.
+    for path in [
+        format!("/dashboard/applications/{live}?env=test"),
+        format!("/dashboard/applications/{other_live}?env=live"),
+        "/dashboard/applications/app_nope".to_owned(),
+        "/dashboard/ledger".to_owned(),
+    ] {
+        let page = hub.get(&path).await;
+        assert_eq!(page.status, 404, "{path}: {}", page.body);
+    }
+
+    // Sign-out is a form with the session's CSRF token.
+    let csrf = home.hidden("csrf_token").unwrap();
+    let forged = hub
+        .post("/dashboard/sign-out", &[("csrf_token", "forged")])
+        .await;
+    assert_eq!(forged.status, 403);
+    assert_eq!(
+        hub.get("/dashboard").await.status,
+        200,
+        "a refused form changes nothing"
+    );
+    let out = hub
+        .post("/dashboard/sign-out", &[("csrf_token", &csrf)])
+        .await;
+    assert_eq!(out.status, 303);
+    assert_eq!(
+        out.location(),
+        format!(
+            "{}/end-session?client_id=rp_lendhub_dashboard",
+            app.server().sso_url
+        ),
+        "then out of the identity provider"
+    );
+    assert!(
+        out.set_cookies()
+            .iter()
+            .any(|c| c.starts_with("lendhub_dash=;"))
+    );
+    assert_eq!(hub.get("/dashboard").await.status, 303);
+
+    // Leaving the staff ends a session at once.
+    let (hub, _) = sign_in(&app, &person).await;
+    assert_eq!(hub.get("/dashboard").await.status, 200);
+    cli(
+        &app._site,
+        &[
+            "partner",
+            "staff",
+            "remove",
+            &client,
+            "--email",
+            &person.email,
+        ],
+    );
+    assert_eq!(hub.get("/dashboard").await.status, 303);
+}
+
+#[tokio::test]
+async fn a_person_on_no_staff_or_a_forged_callback_gets_no_session() {
+    let app = rest_app().await;
+    let person = oidc::person(&app).await;
+    let (hub, back) = sign_in(&app, &person).await;
+    assert_eq!(back.status, 403, "{}", back.body);
+    assert!(back.body.contains("No dashboard for this account"));
+    assert!(
+        back.set_cookies()
+            .iter()
+            .all(|c| !c.starts_with("lendhub_dash="))
+    );
+    assert_eq!(hub.get("/dashboard").await.status, 303);
+
+    // A callback this browser did not start.
+    let stranger = Browser::at(&app.hub);
+    let forged = stranger
+        .get("/dashboard/callback?code=whatever&state=whatever")
+        .await;
+    assert_eq!(forged.status, 400, "{}", forged.body);
+    // A started sign-in whose state was swapped.
+    stranger.get("/dashboard/sign-in").await;
+    let swapped = stranger
+        .get("/dashboard/callback?code=whatever&state=not-the-one")
+        .await;
+    assert_eq!(swapped.status, 400, "{}", swapped.body);
+}
+
+/// The same in headless Chromium, through the provider's real pages.
+#[tokio::test]
+async fn in_chromium_staff_sign_in_switch_to_test_and_sign_out() {
+    let app = rest_app().await;
+    let (client, _live, test) = partner_with_applications(&app).await;
+    let person = oidc::person(&app).await;
+    staff(&app, &client, &person, "developer");
+    let r = crate::support::python_json(
+        "dashboard_browser.py",
+        vec![
+            ("BASE", app.hub.clone()),
+            ("EMAIL", person.email.clone()),
+            ("PASSWORD", oidc::PASSWORD.to_owned()),
+            ("APPLICATION", test.clone()),
+        ],
+    )
+    .await;
+    assert_eq!(r["signed_in_env"], "live", "{r}");
+    assert!(r["who"].as_str().unwrap().contains("Developer"), "{r}");
+    assert_eq!(r["switched_env"], "test", "{r}");
+    assert_eq!(r["listed"], json!([test]), "{r}");
+    assert_eq!(r["application_status"], "created", "{r}");
+    assert_eq!(r["application_env"], "test", "{r}");
+    assert_eq!(r["signed_out"], "You are signed out", "{r}");
+    assert!(
+        r["after_sign_out"].as_str().unwrap().contains("/sign-in"),
+        "signed out, the dashboard sends the browser to sign in again: {r}"
+    );
+}
