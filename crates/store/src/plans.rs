@@ -368,6 +368,11 @@ pub fn request_path_queries() -> Vec<Query> {
         vec![Value::Text("usr_01J00000000000000000000000")],
     ));
     queries.push(query(
+        "a partner's audit log",
+        sql::dashboard::AUDIT_LOG,
+        vec![Value::Text("pk_live_owner"), Value::Int(100)],
+    ));
+    queries.push(query(
         "a partner's staff",
         sql::dashboard::STAFF_OF_PARTNER,
         vec![Value::Text("pk_live_owner")],

@@ -881,6 +881,13 @@ pub mod dashboard {
            AND u.disabled_at_ms IS NULL";
     pub const END_SESSION: &str = "UPDATE dashboard_sessions SET ended_at_ms = $2
          WHERE token_hash = $1 AND ended_at_ms IS NULL";
+    pub const INSERT_AUDIT: &str = "INSERT INTO dashboard_audit
+         (id, partner_client_id, user_id, email, action, target, environment, at_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
+    pub const AUDIT_LOG: &str =
+        "SELECT id, partner_client_id, user_id, email, action, target, environment, at_ms
+         FROM dashboard_audit WHERE partner_client_id = $1
+         ORDER BY at_ms DESC, id DESC LIMIT $2";
     /// With the identity provider's records: sessions past their expiry.
     pub const PRUNE_SESSIONS: &str = "DELETE FROM dashboard_sessions WHERE expires_at_ms < $1";
 }

@@ -6,6 +6,7 @@
 mod pages;
 pub mod session;
 mod sign_in;
+mod webhooks;
 
 use axum::Router;
 use axum::routing::{get, post};
@@ -25,6 +26,9 @@ pub fn router(state: PartnerState) -> Router {
         .route("/dashboard/sign-out", post(pages::sign_out))
         .route("/dashboard/applications", get(pages::applications))
         .route("/dashboard/applications/{id}", get(pages::application))
+        .route("/dashboard/webhooks", get(webhooks::list))
+        .route("/dashboard/webhooks/{id}/enable", post(webhooks::enable))
+        .route("/dashboard/audit", get(webhooks::audit))
         .route("/dashboard/{*rest}", get(pages::fallback))
         .with_state(state)
 }

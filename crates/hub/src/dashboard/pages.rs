@@ -18,21 +18,26 @@ use crate::html::{render, render_sending_to};
 use crate::partner::state::PartnerState;
 
 /// The header every screen carries.
-struct Frame {
-    partner: String,
-    email: String,
-    role: &'static str,
-    env: &'static str,
-    other_env: &'static str,
-    csrf: String,
+pub(super) struct Frame {
+    pub(super) partner: String,
+    pub(super) email: String,
+    pub(super) role: &'static str,
+    /// Owners see the audit log.
+    pub(super) owner: bool,
+    pub(super) env: &'static str,
+    pub(super) other_env: &'static str,
+    pub(super) csrf: String,
 }
 
 impl Frame {
-    fn of(staff: &Staff, env: Environment) -> Self {
+    pub(super) fn of(staff: &Staff, env: Environment) -> Self {
         Frame {
             partner: staff.member.partner_name.clone(),
             email: staff.member.email.clone(),
             role: staff.role.label(),
+            owner: staff
+                .role
+                .may(lendhub_domain::dashboard::Action::ManageStaff),
             env: env.as_str(),
             other_env: env.other().as_str(),
             csrf: staff.session.csrf.clone(),
@@ -40,13 +45,13 @@ impl Frame {
     }
 }
 
-fn tenant(staff: &Staff, env: Environment) -> Tenant {
+pub(super) fn tenant(staff: &Staff, env: Environment) -> Tenant {
     Tenant::partner(&staff.session.partner_client_id, env.livemode(), None)
 }
 
 #[derive(Deserialize, Default)]
 pub struct ListQuery {
-    env: Option<String>,
+    pub(super) env: Option<String>,
     status: Option<String>,
     starting_after: Option<String>,
 }
@@ -110,7 +115,11 @@ struct Problem<'a> {
 
 /// A signed-in screen: its sign-out form ends by sending the browser to the
 /// identity provider, so the page's `form-action` allows that origin.
-fn screen(state: &PartnerState, status: StatusCode, template: &impl Template) -> Response {
+pub(super) fn screen(
+    state: &PartnerState,
+    status: StatusCode,
+    template: &impl Template,
+) -> Response {
     let provider = state
         .settings
         .dashboard
@@ -130,6 +139,10 @@ pub fn problem(status: StatusCode, title: &str, message: &str, sign_in: bool) ->
     )
 }
 
+pub(super) fn forbidden(message: &str) -> Response {
+    problem(StatusCode::FORBIDDEN, "Not allowed", message, false)
+}
+
 pub fn unavailable() -> Response {
     let mut r = problem(
         StatusCode::SERVICE_UNAVAILABLE,
@@ -144,7 +157,7 @@ pub fn unavailable() -> Response {
     r
 }
 
-fn not_found() -> Response {
+pub(super) fn not_found() -> Response {
     problem(
         StatusCode::NOT_FOUND,
         "Not found",
@@ -275,12 +288,7 @@ pub async fn sign_out(
     Form(form): Form<SignOut>,
 ) -> Response {
     if !staff.csrf_matches(&form.csrf_token) {
-        return problem(
-            StatusCode::FORBIDDEN,
-            "This form has expired",
-            "Go back, reload the page and try again.",
-            false,
-        );
+        return forbidden("This form has expired. Go back, reload the page and try again.");
     }
     if state
         .dashboard

@@ -13,7 +13,7 @@ use crate::support::oidc::{self, Browser, Page, Person};
 use crate::support::process::cli;
 
 async fn partner_with_applications(app: &App) -> (String, String, String) {
-    let (client, _) = rest_partner(app, "applications.read applications.write", Tier::Scale).await;
+    let (client, _) = rest_partner(app, "applications.read applications.write webhooks.manage events.read", Tier::Scale).await;
     let key = |env| {
         api_key(app, &client, env, None)["key"]
             .as_str()
@@ -266,4 +266,140 @@ async fn in_chromium_staff_sign_in_switch_to_test_and_sign_out() {
         r["after_sign_out"].as_str().unwrap().contains("/sign-in"),
         "signed out, the dashboard sends the browser to sign in again: {r}"
     );
+}
+
+/// A disabled endpoint, re-enabled from the dashboard by a role that manages
+/// webhooks: the endpoint, its `webhook_endpoint.enabled` event and the audit
+/// line commit together; a read-only member sees no button and is refused
+/// the form; only owners read the audit log.
+#[tokio::test]
+async fn a_disabled_endpoint_is_re_enabled_by_a_developer_and_audited() {
+    use lendhub_domain::tenant::Tenant;
+    use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
+    use lendhub_store::{EventWrite, WriteSet};
+
+    let app = rest_app().await;
+    let (client, _, _) = partner_with_applications(&app).await;
+    let test_key = api_key(&app, &client, "test", None)["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let created = rest_post(
+        &app,
+        "/sandbox/v1/webhook_endpoints",
+        &test_key,
+        json!({"url": "https://hooks.example/lendhub", "enabled_events": ["*"]}),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let id = created.body["id"].as_str().unwrap().to_owned();
+    // As the delivery worker leaves it after ~72 h of failures.
+    let store = &app.server().store;
+    let owner = Tenant::partner(&client, false, None);
+    let current = store.endpoints(&owner).await.unwrap().remove(0).endpoint;
+    let mut disable = WriteSet::default();
+    disable.push(EventWrite::SetEndpointStatus {
+        endpoint: WebhookEndpoint {
+            status: EndpointStatus::Disabled,
+            ..current
+        },
+        from: EndpointStatus::Enabled,
+    });
+    store.commit(disable).await.unwrap();
+
+    let reader = oidc::person(&app).await;
+    staff(&app, &client, &reader, "read_only");
+    let (reading, _) = sign_in(&app, &reader).await;
+    let page = reading.get("/dashboard/webhooks?env=test").await;
+    assert_eq!(page.status, 200);
+    assert!(
+        page.body
+            .contains(&format!("data-id=\"{id}\" data-status=\"disabled\"")),
+        "{}",
+        page.body
+    );
+    assert!(!page.body.contains("Re-enable"), "no button for read-only");
+    let csrf = page.hidden("csrf_token").unwrap();
+    let refused = reading
+        .post(
+            &format!("/dashboard/webhooks/{id}/enable"),
+            &[("csrf_token", &csrf), ("env", "test")],
+        )
+        .await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert_eq!(
+        reading.get("/dashboard/audit").await.status,
+        403,
+        "owners only"
+    );
+
+    let developer = oidc::person(&app).await;
+    staff(&app, &client, &developer, "developer");
+    let (dev, _) = sign_in(&app, &developer).await;
+    let page = dev.get("/dashboard/webhooks?env=test").await;
+    assert!(page.body.contains("Re-enable"), "{}", page.body);
+    let csrf = page.hidden("csrf_token").unwrap();
+    let forged = dev
+        .post(
+            &format!("/dashboard/webhooks/{id}/enable"),
+            &[("csrf_token", "nope"), ("env", "test")],
+        )
+        .await;
+    assert_eq!(forged.status, 403);
+    let elsewhere = dev
+        .post(
+            &format!("/dashboard/webhooks/{id}/enable"),
+            &[("csrf_token", &csrf), ("env", "live")],
+        )
+        .await;
+    assert_eq!(
+        elsewhere.status, 404,
+        "the endpoint is the test environment's"
+    );
+    for _ in 0..2 {
+        let done = dev
+            .post(
+                &format!("/dashboard/webhooks/{id}/enable"),
+                &[("csrf_token", &csrf), ("env", "test")],
+            )
+            .await;
+        assert_eq!(done.status, 303, "{}", done.body);
+        assert_eq!(done.location(), "/dashboard/webhooks?env=test");
+    }
+    let through_api = crate::rest_tier::rest_get(
+        &app,
+        &format!("/sandbox/v1/webhook_endpoints/{id}"),
+        Some(&test_key),
+    )
+    .await;
+    assert_eq!(
+        through_api.body["status"], "enabled",
+        "{}",
+        through_api.body
+    );
+    let events = crate::rest_tier::rest_get(
+        &app,
+        "/sandbox/v1/events?type=webhook_endpoint.enabled",
+        Some(&test_key),
+    )
+    .await;
+    assert_eq!(
+        events.body["data"].as_array().unwrap().len(),
+        1,
+        "{}",
+        events.body
+    );
+
+    let owner_person = oidc::person(&app).await;
+    staff(&app, &client, &owner_person, "owner");
+    let (owning, _) = sign_in(&app, &owner_person).await;
+    let audit = owning.get("/dashboard/audit").await;
+    assert_eq!(audit.status, 200, "{}", audit.body);
+    assert_eq!(
+        audit.body.matches("webhook_endpoint.enable").count(),
+        1,
+        "the second post changed nothing and is not audited: {}",
+        audit.body
+    );
+    assert!(audit.body.contains(&id) && audit.body.contains(&developer.email));
 }

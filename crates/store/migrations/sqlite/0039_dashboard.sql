@@ -21,3 +21,16 @@ CREATE TABLE dashboard_sessions (
 );
 CREATE INDEX dashboard_sessions_expiry ON dashboard_sessions (expires_at_ms);
 CREATE INDEX dashboard_sessions_person ON dashboard_sessions (user_id, partner_client_id) WHERE ended_at_ms IS NULL;
+-- Every action taken from the dashboard, written in the transaction that
+-- takes it: who, what, to what, in which environment, when.
+CREATE TABLE dashboard_audit (
+    id                TEXT PRIMARY KEY,
+    partner_client_id TEXT NOT NULL REFERENCES partner_clients (client_id),
+    user_id           TEXT NOT NULL,
+    email             TEXT NOT NULL,
+    action            TEXT NOT NULL,
+    target            TEXT NOT NULL,
+    environment       TEXT NOT NULL,
+    at_ms             INTEGER NOT NULL
+);
+CREATE INDEX dashboard_audit_partner ON dashboard_audit (partner_client_id, at_ms, id);

@@ -35,6 +35,30 @@ pub struct DashboardSessionRecord {
     pub expires_at_ms: i64,
 }
 
+/// One action taken from the dashboard: who, what, when. Written as
+/// [`crate::Write::Audit`] in the commit that takes the action.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AuditRecord {
+    /// `aud_…`
+    pub id: String,
+    pub partner_client_id: String,
+    pub user_id: String,
+    pub email: String,
+    /// What was done, e.g. `webhook_endpoint.enable`.
+    pub action: String,
+    /// What it was done to, e.g. the endpoint's id.
+    pub target: String,
+    /// `live` or `test`.
+    pub environment: String,
+    pub at_ms: i64,
+}
+
+impl From<AuditRecord> for crate::Write {
+    fn from(record: AuditRecord) -> Self {
+        crate::Write::Audit(record)
+    }
+}
+
 #[async_trait]
 pub trait DashboardStore: Send + Sync {
     /// Gives the person this role at the partner (a new member, or a new
@@ -67,4 +91,10 @@ pub trait DashboardStore: Send + Sync {
         now_ms: i64,
     ) -> Result<Option<(DashboardSessionRecord, StaffMember)>, StoreError>;
     async fn end_dashboard_session(&self, token_hash: &[u8], at_ms: i64) -> Result<(), StoreError>;
+    /// The partner's audit log, newest first.
+    async fn audit_log(
+        &self,
+        partner_client_id: &str,
+        limit: u32,
+    ) -> Result<Vec<AuditRecord>, StoreError>;
 }

@@ -33,6 +33,8 @@ pub enum Write {
     Public(crate::PublicWrite),
     Lending(crate::LendingWrite),
     Commercial(crate::CommercialWrite),
+    /// A dashboard action's audit line, in the action's own commit.
+    Audit(crate::AuditRecord),
 }
 
 impl From<crate::CommercialWrite> for Write {

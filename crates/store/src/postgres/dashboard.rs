@@ -135,4 +135,30 @@ impl DashboardStore for PgStore {
             .map_err(db)?;
         Ok(())
     }
+
+    async fn audit_log(
+        &self,
+        partner_client_id: &str,
+        limit: u32,
+    ) -> Result<Vec<AuditRecord>, StoreError> {
+        let c = self.conn().await?;
+        let rows = c
+            .query(sql::AUDIT_LOG, &[&partner_client_id, &i64::from(limit)])
+            .await
+            .map_err(db)?;
+        rows.iter()
+            .map(|r| {
+                Ok(AuditRecord {
+                    id: get(r, 0)?,
+                    partner_client_id: get(r, 1)?,
+                    user_id: get(r, 2)?,
+                    email: get(r, 3)?,
+                    action: get(r, 4)?,
+                    target: get(r, 5)?,
+                    environment: get(r, 6)?,
+                    at_ms: get(r, 7)?,
+                })
+            })
+            .collect()
+    }
 }

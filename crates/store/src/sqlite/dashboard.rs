@@ -144,4 +144,27 @@ impl DashboardStore for SqliteStore {
             })
             .await
     }
+
+    async fn audit_log(
+        &self,
+        partner_client_id: &str,
+        limit: u32,
+    ) -> Result<Vec<AuditRecord>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::AUDIT_LOG))?
+                .query_map(params![partner_client_id, limit], |r| {
+                    Ok(AuditRecord {
+                        id: r.get(0)?,
+                        partner_client_id: r.get(1)?,
+                        user_id: r.get(2)?,
+                        email: r.get(3)?,
+                        action: r.get(4)?,
+                        target: r.get(5)?,
+                        environment: r.get(6)?,
+                        at_ms: r.get(7)?,
+                    })
+                })?
+                .collect()
+        })
+    }
 }

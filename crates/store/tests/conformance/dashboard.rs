@@ -161,3 +161,36 @@ async fn staff_hold_one_role_per_partner_and_sessions_follow_it() {
             .is_some()
     );
 }
+
+#[tokio::test]
+async fn audit_lines_commit_with_the_action_and_read_newest_first() {
+    let db = Database::fresh().await;
+    let (a, b) = (db.open().await, db.open().await);
+    partner(a.as_ref(), "pk_live_a", "Acme").await;
+    partner(a.as_ref(), "pk_live_b", "Bravo").await;
+    let line = |n: i64, partner: &str| AuditRecord {
+        id: format!("aud_{n}"),
+        partner_client_id: partner.into(),
+        user_id: "usr_ada".into(),
+        email: "ada@example.com".into(),
+        action: "webhook_endpoint.enable".into(),
+        target: format!("whe_{n}"),
+        environment: "test".into(),
+        at_ms: n,
+    };
+    for (n, p) in [(1, "pk_live_a"), (2, "pk_live_b"), (3, "pk_live_a")] {
+        a.commit(set(vec![line(n, p).into()], None)).await.unwrap();
+    }
+    assert_eq!(
+        b.audit_log("pk_live_a", 10).await.unwrap(),
+        [line(3, "pk_live_a"), line(1, "pk_live_a")]
+    );
+    assert_eq!(b.audit_log("pk_live_a", 1).await.unwrap().len(), 1);
+    // A set that fails writes no audit line.
+    let failing = set(
+        vec![line(4, "pk_live_a").into(), line(1, "pk_live_a").into()],
+        None,
+    );
+    assert!(a.commit(failing).await.is_err());
+    assert_eq!(b.audit_log("pk_live_a", 10).await.unwrap().len(), 2);
+}

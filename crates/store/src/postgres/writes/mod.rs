@@ -126,7 +126,7 @@ pub(crate) fn checks<'a>(sets: &[&'a WriteSet]) -> (Vec<(usize, Check<'a>)>, Vec
                     Some(n) => (Check::Commercial(n.check), n.row),
                     None => continue,
                 },
-                Write::Public(_) => continue,
+                Write::Public(_) | Write::Audit(_) => continue,
             };
             match row {
                 Some(row) if !updated.insert(row) => repeated.push(job),
@@ -144,6 +144,7 @@ pub(crate) struct Statements {
     release_key: Statement,
     insert_enquiry: Statement,
     mail_partner: Statement,
+    insert_audit: Statement,
     commercial: commercial::Statements,
     sandbox: sandbox::Statements,
     events: events::Statements,
@@ -161,6 +162,10 @@ impl Statements {
                 .map_err(db)?,
             mail_partner: tx
                 .prepare_cached(crate::sql::events::MAIL_PARTNER)
+                .await
+                .map_err(db)?,
+            insert_audit: tx
+                .prepare_cached(crate::sql::dashboard::INSERT_AUDIT)
                 .await
                 .map_err(db)?,
             commercial: commercial::Statements::prepare(tx).await?,
@@ -243,6 +248,19 @@ impl Statements {
                 Write::Events(w) => self.events.write(w, &mut statements)?,
                 Write::Lending(w) => self.lending.write(w, &mut statements)?,
                 Write::Commercial(w) => self.commercial.write(w, &mut statements)?,
+                Write::Audit(a) => statements.push((
+                    self.insert_audit.clone(),
+                    vec![
+                        Box::new(a.id.as_str()) as Param<'a>,
+                        Box::new(a.partner_client_id.as_str()),
+                        Box::new(a.user_id.as_str()),
+                        Box::new(a.email.as_str()),
+                        Box::new(a.action.as_str()),
+                        Box::new(a.target.as_str()),
+                        Box::new(a.environment.as_str()),
+                        Box::new(a.at_ms),
+                    ],
+                )),
                 Write::Public(PublicWrite::InsertEnquiry {
                     enquiry: e,
                     mail: m,

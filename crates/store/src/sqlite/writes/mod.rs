@@ -78,6 +78,22 @@ pub fn apply(c: &Connection, set: &WriteSet) -> Result<(), CommitError> {
             Write::Events(w) => events::apply(c, w)?,
             Write::Lending(w) => lending::apply(c, w)?,
             Write::Commercial(w) => commercial::apply(c, w)?,
+            Write::Audit(a) => {
+                c.prepare_cached(shared!(crate::sql::dashboard::INSERT_AUDIT))
+                    .and_then(|mut s| {
+                        s.execute(params![
+                            a.id,
+                            a.partner_client_id,
+                            a.user_id,
+                            a.email,
+                            a.action,
+                            a.target,
+                            a.environment,
+                            a.at_ms
+                        ])
+                    })
+                    .map_err(|e| CommitError::from(unavailable(e)))?;
+            }
             Write::Public(PublicWrite::InsertEnquiry { enquiry, mail }) => {
                 super::public::insert_enquiry(c, enquiry, mail)
                     .map_err(|e| CommitError::from(unavailable(e)))?

@@ -3,11 +3,13 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::events::EventType;
 use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::tenant::Tenant;
 use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::OptionalJsonBody;
 use lendhub_store::{EventWrite, WriteSet};
 use serde::Deserialize;
+use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use super::{WebhookEndpointView, find};
@@ -44,25 +46,37 @@ pub async fn enable(
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
             let current = find(&state, owner, &id).await?.endpoint;
-            let mut writes = WriteSet::default();
-            if current.status == EndpointStatus::Disabled {
-                let enabled = WebhookEndpoint {
-                    status: EndpointStatus::Enabled,
-                    ..current.clone()
-                };
-                let view = WebhookEndpointView::new(&enabled, caller.livemode(), None);
-                let announced = event(owner, EventType::WebhookEndpointEnabled, &view, now)
-                    .map_err(|e| PartnerError::Internal(e.to_string()))?;
-                writes
-                    .push(EventWrite::SetEndpointStatus {
-                        endpoint: enabled,
-                        from: EndpointStatus::Disabled,
-                    })
-                    .push(EventWrite::InsertEvent(announced));
-                return Ok(Prepared::json(StatusCode::OK, &view, writes)?);
-            }
-            let view = WebhookEndpointView::new(&current, caller.livemode(), None);
+            let (view, writes) = enabling(owner, &current, caller.livemode(), now)?;
             Ok(Prepared::json(StatusCode::OK, &view, writes)?)
         })
         .await
+}
+
+/// The writes that enable `current` again (its status, and
+/// `webhook_endpoint.enabled`), and the endpoint as it then reads. None for
+/// an endpoint that is not disabled: enabling is idempotent.
+pub(crate) fn enabling(
+    owner: &Tenant,
+    current: &WebhookEndpoint,
+    livemode: bool,
+    now: OffsetDateTime,
+) -> Result<(WebhookEndpointView, WriteSet), PartnerError> {
+    let mut writes = WriteSet::default();
+    if current.status != EndpointStatus::Disabled {
+        return Ok((WebhookEndpointView::new(current, livemode, None), writes));
+    }
+    let enabled = WebhookEndpoint {
+        status: EndpointStatus::Enabled,
+        ..current.clone()
+    };
+    let view = WebhookEndpointView::new(&enabled, livemode, None);
+    let announced = event(owner, EventType::WebhookEndpointEnabled, &view, now)
+        .map_err(|e| PartnerError::Internal(e.to_string()))?;
+    writes
+        .push(EventWrite::SetEndpointStatus {
+            endpoint: enabled,
+            from: EndpointStatus::Disabled,
+        })
+        .push(EventWrite::InsertEvent(announced));
+    Ok((view, writes))
 }

@@ -4,7 +4,7 @@
 
 mod create;
 mod delete;
-mod enable;
+pub(crate) mod enable;
 mod list;
 mod retrieve;
 mod rotate_secret;
