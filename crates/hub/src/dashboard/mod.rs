@@ -28,6 +28,10 @@ pub fn router(state: PartnerState) -> Router {
         .route("/dashboard/applications/{id}", get(pages::application))
         .route("/dashboard/webhooks", get(webhooks::list))
         .route("/dashboard/webhooks/{id}/enable", post(webhooks::enable))
+        .route(
+            "/dashboard/webhooks/{id}/roll-secret",
+            post(webhooks::roll_secret),
+        )
         .route("/dashboard/audit", get(webhooks::audit))
         .route("/dashboard/{*rest}", get(pages::fallback))
         .with_state(state)

@@ -1,7 +1,8 @@
 //! The dashboard's webhook endpoints: each with its status, and — for the
-//! roles that manage webhooks — the form that re-enables one the delivery
-//! worker disabled (hub seed: "re-enabled from the dashboard"). The action
-//! commits with its event and its audit line in one transaction.
+//! roles that manage webhooks — the forms that re-enable one the delivery
+//! worker disabled (hub seed: "re-enabled from the dashboard") and that roll
+//! its signing secret (shown once). Each action commits with its audit line
+//! in one transaction.
 
 use askama::Template;
 use axum::Form;
@@ -14,6 +15,7 @@ use lendhub_domain::webhook::EndpointStatus;
 use lendhub_store::{AuditRecord, CommitError};
 use lendhub_system::new_hub_id;
 use serde::Deserialize;
+use sha2::Digest;
 
 use super::pages::{Frame, ListQuery, forbidden, not_found, screen, tenant, unavailable};
 use super::session::Staff;
@@ -34,6 +36,9 @@ struct Webhooks {
     f: Frame,
     endpoints: Vec<EndpointRow>,
     can_manage: bool,
+    /// Names this rendering of the forms: a form submitted twice is
+    /// recognised (the roll is not idempotent by its nature).
+    form_id: String,
 }
 
 /// `GET /dashboard/webhooks`
@@ -64,6 +69,7 @@ pub async fn list(
                 })
                 .collect(),
             can_manage: staff.role.may(Action::ManageWebhooks),
+            form_id: lendhub_system::random_token(18),
         },
     )
 }
@@ -72,6 +78,38 @@ pub async fn list(
 pub struct ActionForm {
     csrf_token: String,
     env: Option<String>,
+    form_id: Option<String>,
+}
+
+fn audit_line(
+    staff: &Staff,
+    action: &str,
+    target: &str,
+    env: Environment,
+    at_ms: i64,
+) -> AuditRecord {
+    AuditRecord {
+        id: new_hub_id::<AuditId>(at_ms.unsigned_abs()).to_string(),
+        partner_client_id: staff.session.partner_client_id.clone(),
+        user_id: staff.session.user_id.clone(),
+        email: staff.member.email.clone(),
+        action: action.into(),
+        target: target.into(),
+        environment: env.as_str().into(),
+        at_ms,
+    }
+}
+
+/// The checks every webhook form passes first, its CSRF token then the
+/// role; the refusal says which.
+fn admitted(staff: &Staff, form: &ActionForm) -> Result<Environment, &'static str> {
+    if !staff.csrf_matches(&form.csrf_token) {
+        return Err("This form has expired. Go back, reload the page and try again.");
+    }
+    if !staff.role.may(Action::ManageWebhooks) {
+        return Err("Your role does not manage webhooks. Ask an owner or a developer.");
+    }
+    Ok(Environment::from_query(form.env.as_deref()))
 }
 
 /// `POST /dashboard/webhooks/{id}/enable`: idempotent (an endpoint that is
@@ -82,13 +120,10 @@ pub async fn enable(
     Path(id): Path<String>,
     Form(form): Form<ActionForm>,
 ) -> Response {
-    if !staff.csrf_matches(&form.csrf_token) {
-        return forbidden("This form has expired. Go back, reload the page and try again.");
-    }
-    if !staff.role.may(Action::ManageWebhooks) {
-        return forbidden("Your role does not manage webhooks. Ask an owner or a developer.");
-    }
-    let env = Environment::from_query(form.env.as_deref());
+    let env = match admitted(&staff, &form) {
+        Ok(env) => env,
+        Err(why) => return forbidden(why),
+    };
     let owner = tenant(&staff, env);
     let (Ok(records), Ok(now)) = (
         state.events.endpoints(&owner).await,
@@ -110,17 +145,13 @@ pub async fn enable(
     let Ok((_, mut writes)) = enabling(&owner, &current, env.livemode(), now) else {
         return unavailable();
     };
-    let at_ms = state.clock.now_ms();
-    writes.push(AuditRecord {
-        id: new_hub_id::<AuditId>(at_ms.unsigned_abs()).to_string(),
-        partner_client_id: staff.session.partner_client_id.clone(),
-        user_id: staff.session.user_id.clone(),
-        email: staff.member.email.clone(),
-        action: "webhook_endpoint.enable".into(),
-        target: id,
-        environment: env.as_str().into(),
-        at_ms,
-    });
+    writes.push(audit_line(
+        &staff,
+        "webhook_endpoint.enable",
+        &id,
+        env,
+        state.clock.now_ms(),
+    ));
     match state.units.commit(writes).await {
         Ok(()) => {
             state.outbox_wake.notify_one();
@@ -128,6 +159,101 @@ pub async fn enable(
         }
         // Enabled by someone else meanwhile: what they see is what we wanted.
         Err(CommitError::Conflict) => back,
+        Err(_) => unavailable(),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/secret.html")]
+struct SecretShown {
+    f: Frame,
+    endpoint: String,
+    secret: String,
+    previous_until: String,
+}
+
+/// How long the replaced secret still signs (beside the new one): a day, as
+/// the API's default.
+const OVERLAP: time::Duration = time::Duration::days(1);
+
+/// `POST /dashboard/webhooks/{id}/roll-secret`: a new signing secret, shown
+/// on the answer and never again. The form's id is recorded as an
+/// idempotency key in the same commit, so a second submission of the same
+/// form rolls nothing (and cannot show the secret again).
+pub async fn roll_secret(
+    State(state): State<PartnerState>,
+    staff: Staff,
+    Path(id): Path<String>,
+    Form(form): Form<ActionForm>,
+) -> Response {
+    use lendhub_store::{EventWrite, IdempotencyRecord, WriteSet};
+    use lendhub_system::Seal;
+    let env = match admitted(&staff, &form) {
+        Ok(env) => env,
+        Err(why) => return forbidden(why),
+    };
+    let Some(form_id) = form.form_id.filter(|f| (16..=64).contains(&f.len())) else {
+        return forbidden("This form has expired. Go back, reload the page and try again.");
+    };
+    let owner = tenant(&staff, env);
+    let (Ok(records), Ok(now)) = (
+        state.events.endpoints(&owner).await,
+        state.now_for(&owner).await,
+    ) else {
+        return unavailable();
+    };
+    if !records.iter().any(|r| r.endpoint.id.as_str() == id) {
+        return not_found();
+    }
+    let secret = lendhub_system::webhook_secret();
+    let until = time::OffsetDateTime::now_utc() + OVERLAP;
+    let at_ms = state.clock.now_ms();
+    let mut writes = WriteSet::default();
+    writes
+        .push(EventWrite::RotateEndpointSecret {
+            id: id.clone(),
+            owner: owner.clone(),
+            sealed_secret: state
+                .master_key
+                .seal(lendhub_webhooks::SECRET_PURPOSE, secret.as_bytes()),
+            previous_expires_at_ms: lendhub_domain::clock::unix_ms(until),
+        })
+        .push(audit_line(
+            &staff,
+            "webhook_endpoint.roll_secret",
+            &id,
+            env,
+            at_ms,
+        ));
+    // Only that the form was used: never the secret.
+    writes.idempotency = Some(IdempotencyRecord {
+        owner: owner.clone(),
+        key: format!("dashboard:{form_id}"),
+        fingerprint: sha2::Sha256::digest(id.as_bytes()).into(),
+        status: 200,
+        body: Vec::new(),
+        created_at_ms: lendhub_domain::clock::unix_ms(now),
+    });
+    match state.units.commit(writes).await {
+        Ok(()) => screen(
+            &state,
+            StatusCode::OK,
+            &SecretShown {
+                f: Frame::of(&staff, env),
+                endpoint: id,
+                secret,
+                previous_until: until
+                    .format(&time::format_description::well_known::Rfc3339)
+                    .unwrap_or_default(),
+            },
+        ),
+        Err(CommitError::IdempotencyKeyTaken) => super::pages::problem(
+            StatusCode::CONFLICT,
+            "This form was already used",
+            "The secret was rolled and shown when it was first submitted. If you did not keep it, roll it again from the webhooks page.",
+            false,
+        ),
+        Err(CommitError::Conflict) => not_found(),
         Err(_) => unavailable(),
     }
 }

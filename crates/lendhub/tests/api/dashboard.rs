@@ -13,7 +13,12 @@ use crate::support::oidc::{self, Browser, Page, Person};
 use crate::support::process::cli;
 
 async fn partner_with_applications(app: &App) -> (String, String, String) {
-    let (client, _) = rest_partner(app, "applications.read applications.write webhooks.manage events.read", Tier::Scale).await;
+    let (client, _) = rest_partner(
+        app,
+        "applications.read applications.write webhooks.manage events.read",
+        Tier::Scale,
+    )
+    .await;
     let key = |env| {
         api_key(app, &client, env, None)["key"]
             .as_str()
@@ -390,6 +395,56 @@ async fn a_disabled_endpoint_is_re_enabled_by_a_developer_and_audited() {
         events.body
     );
 
+    // Rolling the secret: shown once; the same form again rolls nothing.
+    let page = dev.get("/dashboard/webhooks?env=test").await;
+    let csrf = page.hidden("csrf_token").unwrap();
+    let form_id = page.hidden("form_id").unwrap();
+    let form = [
+        ("csrf_token", csrf.as_str()),
+        ("env", "test"),
+        ("form_id", form_id.as_str()),
+    ];
+    let refused = reading
+        .post(&format!("/dashboard/webhooks/{id}/roll-secret"), &form)
+        .await;
+    assert_eq!(refused.status, 403, "another session's CSRF token");
+    let shown = dev
+        .post(&format!("/dashboard/webhooks/{id}/roll-secret"), &form)
+        .await;
+    assert_eq!(shown.status, 200, "{}", shown.body);
+    assert_eq!(shown.headers["cache-control"], "no-store");
+    let start = shown.body.find("<code id=\"secret\">").unwrap() + "<code id=\"secret\">".len();
+    let secret = &shown.body[start..start + shown.body[start..].find('<').unwrap()];
+    assert!(secret.starts_with("whsec_"), "{secret}");
+    let sealed = store
+        .endpoints(&owner)
+        .await
+        .unwrap()
+        .remove(0)
+        .sealed_secret;
+    let stored = app
+        .server()
+        .master_key
+        .open(lendhub_webhooks::SECRET_PURPOSE, &sealed)
+        .unwrap();
+    assert_eq!(
+        stored,
+        secret.as_bytes(),
+        "the secret shown is the one that signs"
+    );
+    let again = dev
+        .post(&format!("/dashboard/webhooks/{id}/roll-secret"), &form)
+        .await;
+    assert_eq!(again.status, 409, "{}", again.body);
+    assert!(!again.body.contains("whsec_"));
+    let sealed_after = store
+        .endpoints(&owner)
+        .await
+        .unwrap()
+        .remove(0)
+        .sealed_secret;
+    assert_eq!(sealed_after, sealed, "the second submission rolled nothing");
+
     let owner_person = oidc::person(&app).await;
     staff(&app, &client, &owner_person, "owner");
     let (owning, _) = sign_in(&app, &owner_person).await;
@@ -402,4 +457,8 @@ async fn a_disabled_endpoint_is_re_enabled_by_a_developer_and_audited() {
         audit.body
     );
     assert!(audit.body.contains(&id) && audit.body.contains(&developer.email));
+    assert_eq!(
+        audit.body.matches("webhook_endpoint.roll_secret").count(),
+        1
+    );
 }
