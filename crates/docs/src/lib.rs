@@ -6,7 +6,7 @@
 mod guides;
 mod pages;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use axum::Router;
 use axum::routing::get;
@@ -19,7 +19,31 @@ pub struct Reference {
     pub key: &'static str,
     pub title: &'static str,
     pub summary: &'static str,
-    pub document: serde_json::Value,
+    /// Generates the document, as JSON. Run on the first request for it,
+    /// not at start-up: most processes never serve their documentation.
+    pub document: fn() -> String,
+    pub(crate) rendered: OnceLock<String>,
+}
+
+impl Reference {
+    pub fn new(
+        key: &'static str,
+        title: &'static str,
+        summary: &'static str,
+        document: fn() -> String,
+    ) -> Self {
+        Reference {
+            key,
+            title,
+            summary,
+            document,
+            rendered: OnceLock::new(),
+        }
+    }
+
+    pub(crate) fn json(&self) -> &str {
+        self.rendered.get_or_init(self.document)
+    }
 }
 
 pub(crate) struct Docs {

@@ -112,7 +112,11 @@ pub async fn document(State(docs): State<Arc<Docs>>, Path(file): Path<String>) -
         .strip_suffix(".json")
         .and_then(|key| docs.references.iter().find(|r| r.key == key));
     match found {
-        Some(r) => axum::Json(r.document.clone()).into_response(),
+        Some(r) => (
+            [(header::CONTENT_TYPE, "application/json")],
+            r.json().to_owned(),
+        )
+            .into_response(),
         None => not_found("document"),
     }
 }

@@ -298,26 +298,28 @@ async fn hub(
 /// serves, and the README's walk-throughs as guides.
 fn docs() -> Router {
     use lendhub_docs::Reference;
-    let json = |spec: utoipa::openapi::OpenApi| serde_json::to_value(spec).unwrap_or_default();
+    fn json(spec: utoipa::openapi::OpenApi) -> String {
+        spec.to_json().unwrap_or_default()
+    }
     let references = vec![
-        Reference {
-            key: "sandbox",
-            title: "Sandbox API",
-            summary: "the sandbox partner API: tokens, applications, payments, webhooks, events and test helpers.",
-            document: json(lendhub_sandbox::openapi()),
-        },
-        Reference {
-            key: "partner",
-            title: "Partner API",
-            summary: "the partner ring: OAuth tokens, introspection, MCP, and the REST tier (applications, decisions, accounts, payments, webhooks, events, marketplace, billing, sub-accounts).",
-            document: json(lendhub_hub::openapi()),
-        },
-        Reference {
-            key: "public",
-            title: "Public API",
-            summary: "the public ring: pricing, products, quotes, billers, content pages, enquiries and the public MCP server.",
-            document: json(lendhub_hub::public_openapi()),
-        },
+        Reference::new(
+            "sandbox",
+            "Sandbox API",
+            "the sandbox partner API: tokens, applications, payments, webhooks, events and test helpers.",
+            || json(lendhub_sandbox::openapi()),
+        ),
+        Reference::new(
+            "partner",
+            "Partner API",
+            "the partner ring: OAuth tokens, introspection, MCP, and the REST tier (applications, decisions, accounts, payments, webhooks, events, marketplace, billing, sub-accounts).",
+            || json(lendhub_hub::openapi()),
+        ),
+        Reference::new(
+            "public",
+            "Public API",
+            "the public ring: pricing, products, quotes, billers, content pages, enquiries and the public MCP server.",
+            || json(lendhub_hub::public_openapi()),
+        ),
     ];
     lendhub_docs::router(
         references,
