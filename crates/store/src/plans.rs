@@ -367,6 +367,16 @@ pub fn request_path_queries() -> Vec<Query> {
         sql::dashboard::STAFF_OF_USER,
         vec![Value::Text("usr_01J00000000000000000000000")],
     ));
+    queries.push(Query {
+        name: "an endpoint's deliveries, newest first (the dashboard)".into(),
+        sql: sql::jobs::ENDPOINT_DELIVERIES,
+        bind: vec![
+            Value::Text("whe_01J00000000000000000000000"),
+            OWNER,
+            Value::Int(100),
+        ],
+        ordered_by_index: true,
+    });
     queries.push(query(
         "a partner's audit log",
         sql::dashboard::AUDIT_LOG,

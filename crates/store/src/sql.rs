@@ -649,6 +649,16 @@ pub mod identity {
 
 /// The jobs context's statements both backends run as written.
 pub mod jobs {
+    /// An endpoint's deliveries, newest first, each with its event's type.
+    pub const ENDPOINT_DELIVERIES: &str = "SELECT d.id, d.event_id, e.type, d.state, d.attempt, d.last_status, d.last_error, d.updated_at_ms
+         FROM deliveries d JOIN events e ON e.id = d.event_id
+         WHERE d.endpoint_id = $1 AND d.owner = $2
+         ORDER BY d.id DESC LIMIT $3";
+    /// A failed delivery due again: the outbox attempts it once more, with
+    /// the attempt number it had.
+    pub const RETRY_FAILED_DELIVERY: &str = "UPDATE deliveries SET state = 'pending', due_ms = $3,
+             lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = $4
+         WHERE id = $1 AND owner = $2 AND state = 'failed'";
     pub const DELIVERY_DELIVERED: &str =
         "UPDATE deliveries SET state = 'delivered', last_status = $2, last_error = NULL,
                      lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = $3 WHERE id = $1";

@@ -32,6 +32,14 @@ pub fn router(state: PartnerState) -> Router {
             "/dashboard/webhooks/{id}/roll-secret",
             post(webhooks::roll_secret),
         )
+        .route(
+            "/dashboard/webhooks/{id}/deliveries",
+            get(webhooks::deliveries),
+        )
+        .route(
+            "/dashboard/webhooks/{id}/deliveries/{delivery}/retry",
+            post(webhooks::retry),
+        )
         .route("/dashboard/audit", get(webhooks::audit))
         .route("/dashboard/{*rest}", get(pages::fallback))
         .with_state(state)

@@ -258,6 +258,141 @@ pub async fn roll_secret(
     }
 }
 
+struct DeliveryRow {
+    id: i64,
+    event_id: String,
+    event_type: String,
+    state: String,
+    attempt: i64,
+    status: Option<i64>,
+    error: Option<String>,
+    at: String,
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/deliveries.html")]
+struct Deliveries {
+    f: Frame,
+    endpoint: String,
+    url: String,
+    status: &'static str,
+    rows: Vec<DeliveryRow>,
+    can_manage: bool,
+}
+
+fn rfc3339(ms: i64) -> String {
+    lendhub_domain::clock::from_unix_ms(ms)
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
+}
+
+/// `GET /dashboard/webhooks/{id}/deliveries`: the endpoint's 100 latest
+/// deliveries, each with its latest attempt.
+pub async fn deliveries(
+    State(state): State<PartnerState>,
+    staff: Staff,
+    Path(id): Path<String>,
+    Query(q): Query<ListQuery>,
+) -> Response {
+    let env = Environment::from_query(q.env.as_deref());
+    let owner = tenant(&staff, env);
+    let Ok(records) = state.events.endpoints(&owner).await else {
+        return unavailable();
+    };
+    let Some(endpoint) = records
+        .into_iter()
+        .map(|r| r.endpoint)
+        .find(|e| e.id.as_str() == id)
+    else {
+        return not_found();
+    };
+    let Ok(rows) = state.jobs.endpoint_deliveries(&owner, &id, 100).await else {
+        return unavailable();
+    };
+    screen(
+        &state,
+        StatusCode::OK,
+        &Deliveries {
+            f: Frame::of(&staff, env),
+            endpoint: id,
+            url: endpoint.url.clone(),
+            status: endpoint.status.as_str(),
+            rows: rows
+                .into_iter()
+                .map(|d| DeliveryRow {
+                    id: d.id,
+                    event_id: d.event_id,
+                    event_type: d.event_type,
+                    state: d.state,
+                    attempt: d.attempt,
+                    status: d.last_status,
+                    error: d.last_error,
+                    at: rfc3339(d.updated_at_ms),
+                })
+                .collect(),
+            can_manage: staff.role.may(Action::ManageWebhooks),
+        },
+    )
+}
+
+/// `POST /dashboard/webhooks/{id}/deliveries/{delivery}/retry`: a failed
+/// delivery is due again now (on the owner's clock) and the outbox woken.
+/// Idempotent: a delivery that is not failed (already retried) is left as it
+/// is, and nothing is audited.
+pub async fn retry(
+    State(state): State<PartnerState>,
+    staff: Staff,
+    Path((id, delivery)): Path<(String, i64)>,
+    Form(form): Form<ActionForm>,
+) -> Response {
+    use lendhub_store::{EventWrite, WriteSet};
+    let env = match admitted(&staff, &form) {
+        Ok(env) => env,
+        Err(why) => return forbidden(why),
+    };
+    let owner = tenant(&staff, env);
+    let (Ok(rows), Ok(now)) = (
+        state.jobs.endpoint_deliveries(&owner, &id, 1_000).await,
+        state.now_for(&owner).await,
+    ) else {
+        return unavailable();
+    };
+    let Some(found) = rows.into_iter().find(|d| d.id == delivery) else {
+        return not_found();
+    };
+    let back = Redirect::to(&format!(
+        "/dashboard/webhooks/{id}/deliveries?env={}",
+        env.as_str()
+    ))
+    .into_response();
+    if found.state != "failed" {
+        return back;
+    }
+    let at_ms = state.clock.now_ms();
+    let mut writes = WriteSet::default();
+    writes
+        .push(EventWrite::RetryDelivery {
+            id: delivery,
+            owner: owner.clone(),
+            due_ms: lendhub_domain::clock::unix_ms(now),
+            at_ms,
+        })
+        .push(audit_line(
+            &staff,
+            "webhook_delivery.retry",
+            &format!("{id}/{}", found.event_id),
+            env,
+            at_ms,
+        ));
+    match state.units.commit(writes).await {
+        Ok(()) => {
+            state.outbox_wake.notify_one();
+            back
+        }
+        Err(_) => unavailable(),
+    }
+}
+
 struct AuditRow {
     at: String,
     email: String,
@@ -298,9 +433,7 @@ pub async fn audit(
             lines: lines
                 .into_iter()
                 .map(|l| AuditRow {
-                    at: lendhub_domain::clock::from_unix_ms(l.at_ms)
-                        .format(&time::format_description::well_known::Rfc3339)
-                        .unwrap_or_default(),
+                    at: rfc3339(l.at_ms),
                     email: l.email,
                     action: l.action,
                     target: l.target,

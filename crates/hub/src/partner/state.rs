@@ -101,6 +101,8 @@ pub struct Partner {
     pub commercial: Arc<dyn lendhub_store::CommercialStore>,
     /// Partner staff and their dashboard sessions.
     pub dashboard: Arc<dyn lendhub_store::DashboardStore>,
+    /// The delivery queue, as the dashboard shows an endpoint's deliveries.
+    pub jobs: Arc<dyn lendhub_store::JobStore>,
     /// Servicing accounts' ledgers.
     pub servicing: Arc<dyn lendhub_store::ServicingStore>,
     /// Commits writes outside a request (expiries).
@@ -211,6 +213,7 @@ impl PartnerState {
             servicing: store.clone(),
             commercial: store.clone(),
             dashboard: store.clone(),
+            jobs: store.clone(),
             units: store.clone(),
             expiry_wake: Arc::default(),
             register: Arc::new(crate::counterparties::SyntheticRegister),

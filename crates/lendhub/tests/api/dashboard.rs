@@ -462,3 +462,145 @@ async fn a_disabled_endpoint_is_re_enabled_by_a_developer_and_audited() {
         1
     );
 }
+
+/// The issue's own path: a delivery that failed until its endpoint was
+/// disabled is found on the endpoint's deliveries page, the endpoint
+/// re-enabled and the delivery retried from the dashboard; it arrives.
+#[tokio::test]
+async fn a_failed_delivery_is_found_retried_and_delivered() {
+    use crate::support::receiver::Receiver;
+    use crate::support::{eventually, eventually_async};
+
+    use lendhub_domain::tenant::Tenant;
+
+    let app = rest_app().await;
+    let (client, _, _) = partner_with_applications(&app).await;
+    let test_key = api_key(&app, &client, "test", None)["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let receiver = Receiver::start(&[]).await;
+    receiver.refuse_bodies_containing("application.created");
+    let endpoint = rest_post(
+        &app,
+        "/sandbox/v1/webhook_endpoints",
+        &test_key,
+        json!({"url": receiver.url, "enabled_events": ["application.created"]}),
+    )
+    .await;
+    assert_eq!(endpoint.status, 201, "{}", endpoint.body);
+    let id = endpoint.body["id"].as_str().unwrap().to_owned();
+    let created = rest_post(
+        &app,
+        "/sandbox/v1/applications",
+        &test_key,
+        json!({
+            "business": {"company_number": "00000401"},
+            "amount_pence": 1_000_000,
+            "term_months": 24,
+            "applicant": {"email": "founder@healthy-widgets.example"},
+        }),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let event_of = |d: &lendhub_store::DeliveryView| d.event_type == "application.created";
+    let owner = Tenant::partner(&client, false, None);
+    let store = app.server().store.clone();
+    let delivery = || {
+        let (store, owner, id) = (store.clone(), owner.clone(), id.clone());
+        async move {
+            store
+                .endpoint_deliveries(&owner, &id, 10)
+                .await
+                .unwrap()
+                .into_iter()
+                .find(event_of)
+        }
+    };
+    eventually("the first attempt", || receiver.count() == 1).await;
+    // Every retry fails until the schedule ends (and the endpoint, failing
+    // for 72 h, is disabled).
+    // Each step moves the clock past the next retry or not (later retries
+    // are hours apart); the worker is given a moment after each.
+    for _ in 0..60 {
+        if delivery().await.is_some_and(|d| d.state == "failed") {
+            break;
+        }
+        let seen = receiver.count();
+        app.advance(time::Duration::hours(3));
+        for _ in 0..40 {
+            if receiver.count() > seen {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+    let failed = delivery().await.unwrap();
+    assert_eq!(failed.state, "failed", "{failed:?}");
+    assert!(failed.attempt > 1);
+
+    let developer = oidc::person(&app).await;
+    staff(&app, &client, &developer, "developer");
+    let (dev, _) = sign_in(&app, &developer).await;
+    let page = dev
+        .get(&format!("/dashboard/webhooks/{id}/deliveries?env=test"))
+        .await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body
+            .contains(&format!("data-id=\"{}\" data-state=\"failed\"", failed.id)),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body
+            .contains(&format!("<td class=\"attempt\">{}</td>", failed.attempt))
+    );
+    assert!(page.body.contains("Retry"));
+    let csrf = page.hidden("csrf_token").unwrap();
+    let form = [("csrf_token", csrf.as_str()), ("env", "test")];
+
+    receiver.accept_everything();
+    let webhooks = dev.get("/dashboard/webhooks?env=test").await;
+    if webhooks.body.contains("data-status=\"disabled\"") {
+        let enabled = dev
+            .post(&format!("/dashboard/webhooks/{id}/enable"), &form)
+            .await;
+        assert_eq!(enabled.status, 303);
+    }
+    let before = receiver.count();
+    let retried = dev
+        .post(
+            &format!("/dashboard/webhooks/{id}/deliveries/{}/retry", failed.id),
+            &form,
+        )
+        .await;
+    assert_eq!(retried.status, 303, "{}", retried.body);
+    assert_eq!(
+        retried.location(),
+        format!("/dashboard/webhooks/{id}/deliveries?env=test")
+    );
+    eventually("the retried delivery", || receiver.count() > before).await;
+    eventually_async("delivered", || async {
+        delivery().await.is_some_and(|d| d.state == "delivered")
+    })
+    .await;
+    let again = dev
+        .post(
+            &format!("/dashboard/webhooks/{id}/deliveries/{}/retry", failed.id),
+            &form,
+        )
+        .await;
+    assert_eq!(again.status, 303, "a delivered delivery is left as it is");
+
+    let owner_person = oidc::person(&app).await;
+    staff(&app, &client, &owner_person, "owner");
+    let (owning, _) = sign_in(&app, &owner_person).await;
+    let audit = owning.get("/dashboard/audit").await;
+    assert_eq!(
+        audit.body.matches("webhook_delivery.retry").count(),
+        1,
+        "{}",
+        audit.body
+    );
+}

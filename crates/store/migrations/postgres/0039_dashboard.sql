@@ -34,3 +34,5 @@ CREATE TABLE dashboard_audit (
     at_ms             BIGINT NOT NULL
 );
 CREATE INDEX dashboard_audit_partner ON dashboard_audit (partner_client_id, at_ms, id);
+-- The dashboard lists an endpoint's deliveries newest first.
+CREATE INDEX deliveries_endpoint_recent ON deliveries (endpoint_id, id);

@@ -93,6 +93,14 @@ pub enum EventWrite {
         sealed_secret: Vec<u8>,
         previous_expires_at_ms: i64,
     },
+    /// A failed delivery made due at `due_ms` (owner's clock); nothing if it
+    /// is not failed (a retry raced with another).
+    RetryDelivery {
+        id: i64,
+        owner: Tenant,
+        due_ms: i64,
+        at_ms: i64,
+    },
 }
 
 #[async_trait]

@@ -87,6 +87,21 @@ pub enum MailResult {
     },
 }
 
+/// One event's delivery to an endpoint and its latest attempt, as the
+/// dashboard shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeliveryView {
+    pub id: i64,
+    pub event_id: String,
+    pub event_type: String,
+    /// `pending`, `delivered` or `failed`.
+    pub state: String,
+    pub attempt: i64,
+    pub last_status: Option<i64>,
+    pub last_error: Option<String>,
+    pub updated_at_ms: i64,
+}
+
 /// The queues, as named to [`JobStore::release_leases`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum JobQueue {
@@ -120,4 +135,12 @@ pub trait JobStore: Send + Sync {
     /// was attempting when its process died becomes due at once. Per queue,
     /// so one worker starting never frees another's fresh leases.
     async fn release_leases(&self, queue: JobQueue, holder: &str) -> Result<u64, StoreError>;
+
+    /// The endpoint's deliveries, newest first, at most `limit`.
+    async fn endpoint_deliveries(
+        &self,
+        owner: &lendhub_domain::tenant::Tenant,
+        endpoint_id: &str,
+        limit: u32,
+    ) -> Result<Vec<DeliveryView>, StoreError>;
 }

@@ -357,6 +357,38 @@ impl JobStore for PgStore {
     async fn release_leases(&self, queue: JobQueue, holder: &str) -> Result<u64, StoreError> {
         jobs::release_leases(&*self.conn().await?, queue, holder).await
     }
+
+    async fn endpoint_deliveries(
+        &self,
+        owner: &lendhub_domain::tenant::Tenant,
+        endpoint_id: &str,
+        limit: u32,
+    ) -> Result<Vec<DeliveryView>, StoreError> {
+        let c = self.conn().await?;
+        let rows = c
+            .query(
+                crate::sql::jobs::ENDPOINT_DELIVERIES,
+                &[&endpoint_id, &owner.as_str(), &i64::from(limit)],
+            )
+            .await
+            .map_err(errors::db)?;
+        rows.iter()
+            .map(|r| {
+                let attempt: i32 = reads::get(r, 4)?;
+                let status: Option<i32> = reads::get(r, 5)?;
+                Ok(DeliveryView {
+                    id: reads::get(r, 0)?,
+                    event_id: reads::get(r, 1)?,
+                    event_type: reads::get(r, 2)?,
+                    state: reads::get(r, 3)?,
+                    attempt: i64::from(attempt),
+                    last_status: status.map(i64::from),
+                    last_error: reads::get(r, 6)?,
+                    updated_at_ms: reads::get(r, 7)?,
+                })
+            })
+            .collect()
+    }
 }
 
 #[async_trait]

@@ -211,4 +211,28 @@ impl JobStore for SqliteStore {
             .run(move |c| release_leases(c, queue, &holder).map_err(unavailable))
             .await
     }
+
+    async fn endpoint_deliveries(
+        &self,
+        owner: &Tenant,
+        endpoint_id: &str,
+        limit: u32,
+    ) -> Result<Vec<DeliveryView>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(crate::sql::jobs::ENDPOINT_DELIVERIES))?
+                .query_map(params![endpoint_id, owner.as_str(), limit], |r| {
+                    Ok(DeliveryView {
+                        id: r.get(0)?,
+                        event_id: r.get(1)?,
+                        event_type: r.get(2)?,
+                        state: r.get(3)?,
+                        attempt: r.get(4)?,
+                        last_status: r.get(5)?,
+                        last_error: r.get(6)?,
+                        updated_at_ms: r.get(7)?,
+                    })
+                })?
+                .collect()
+        })
+    }
 }

@@ -424,3 +424,110 @@ async fn a_holder_gives_back_only_its_own_leases_in_one_queue() {
         "a finished delivery holds no lease"
     );
 }
+
+/// The dashboard's view of an endpoint's deliveries, and its retry of a
+/// failed one: due again at once, claimable, with its attempt number kept;
+/// a retry of one that is not failed changes nothing.
+#[tokio::test]
+async fn a_failed_delivery_is_listed_and_made_due_again() {
+    let (store, _db) = store().await;
+    store
+        .commit(set(vec![endpoint_record()], None))
+        .await
+        .unwrap();
+    let endpoint = store
+        .endpoints(&tenant(OWNER))
+        .await
+        .unwrap()
+        .remove(0)
+        .endpoint;
+    store
+        .commit(set(
+            vec![Write::Events(EventWrite::InsertEvent(event(
+                EventType::ApplicationCreated,
+                1_000,
+            )))],
+            None,
+        ))
+        .await
+        .unwrap();
+    let listed = |store: std::sync::Arc<dyn Store>| {
+        let id = endpoint.id.to_string();
+        async move {
+            store
+                .endpoint_deliveries(&tenant(OWNER), &id, 10)
+                .await
+                .unwrap()
+        }
+    };
+    let pending = listed(store.clone()).await;
+    assert_eq!(pending.len(), 1);
+    assert_eq!(
+        (
+            pending[0].state.as_str(),
+            pending[0].attempt,
+            pending[0].event_type.as_str()
+        ),
+        ("pending", 1, "application.created")
+    );
+    assert!(
+        store
+            .endpoint_deliveries(&tenant(OTHER), endpoint.id.as_str(), 10)
+            .await
+            .unwrap()
+            .is_empty(),
+        "another owner sees none"
+    );
+    let claimed = store.claim_deliveries(&claim_at(1_000, 0)).await.unwrap();
+    store
+        .finish_delivery(DeliveryResult::Failed {
+            id: claimed[0].delivery.id,
+            status: Some(500),
+            error: "boom".into(),
+            retry_at_ms: None,
+            at_ms: 2_000,
+        })
+        .await
+        .unwrap();
+    let failed = listed(store.clone()).await.remove(0);
+    assert_eq!(
+        (failed.state.as_str(), failed.last_status),
+        ("failed", Some(500))
+    );
+    assert_eq!(failed.last_error.as_deref(), Some("boom"));
+    let retry = |owner: &str| {
+        set(
+            vec![Write::Events(EventWrite::RetryDelivery {
+                id: failed.id,
+                owner: tenant(owner),
+                due_ms: 5_000,
+                at_ms: 5_000,
+            })],
+            None,
+        )
+    };
+    store.commit(retry(OTHER)).await.unwrap();
+    assert_eq!(
+        listed(store.clone()).await[0].state,
+        "failed",
+        "not another owner's to retry"
+    );
+    store.commit(retry(OWNER)).await.unwrap();
+    let again = listed(store.clone()).await.remove(0);
+    assert_eq!((again.state.as_str(), again.attempt), ("pending", 1));
+    assert!(
+        store
+            .claim_deliveries(&claim_at(4_999, 0))
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        store
+            .claim_deliveries(&claim_at(5_000, 0))
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+}

@@ -67,6 +67,11 @@ impl Receiver {
         *self.refuse.lock() = Some(text.to_owned());
     }
 
+    /// Stops refusing (after `refuse_bodies_containing`).
+    pub fn accept_everything(&self) {
+        *self.refuse.lock() = None;
+    }
+
     pub fn count(&self) -> usize {
         self.received.lock().len()
     }

@@ -130,7 +130,9 @@ pub(crate) fn needs(write: &EventWrite) -> Option<Needs<'_, Check<'_>>> {
             check: Check::Slot(record.endpoint.owner.as_str(), *max_per_owner),
             row: None,
         }),
-        EventWrite::InsertEvent(_) | EventWrite::QueueDeliveries { .. } => None,
+        EventWrite::InsertEvent(_)
+        | EventWrite::QueueDeliveries { .. }
+        | EventWrite::RetryDelivery { .. } => None,
     }
 }
 
@@ -148,6 +150,7 @@ pub(crate) struct Statements {
     delete_endpoint: Statement,
     end_deleted_deliveries: Statement,
     rotate_secret: Statement,
+    retry_delivery: Statement,
     queue_delivery: Statement,
     set_endpoint_status: Statement,
     end_deliveries: Statement,
@@ -170,6 +173,7 @@ impl Statements {
             end_deleted_deliveries: p(crate::sql::events::END_DELIVERIES_OF_DELETED_ENDPOINT)
                 .await?,
             rotate_secret: p(crate::sql::events::ROTATE_ENDPOINT_SECRET).await?,
+            retry_delivery: p(crate::sql::jobs::RETRY_FAILED_DELIVERY).await?,
             queue_delivery: p(crate::sql::events::QUEUE_DELIVERY).await?,
             set_endpoint_status: p(SET_ENDPOINT_STATUS).await?,
             end_deliveries: p(END_DELIVERIES).await?,
@@ -282,6 +286,20 @@ impl Statements {
                     vec![Box::new(id.as_str()) as Param<'a>],
                 ));
             }
+            EventWrite::RetryDelivery {
+                id,
+                owner,
+                due_ms,
+                at_ms,
+            } => out.push((
+                self.retry_delivery.clone(),
+                vec![
+                    Box::new(*id) as Param<'a>,
+                    Box::new(owner.as_str()),
+                    Box::new(*due_ms),
+                    Box::new(*at_ms),
+                ],
+            )),
             EventWrite::RotateEndpointSecret {
                 id,
                 owner,

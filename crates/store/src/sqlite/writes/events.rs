@@ -94,6 +94,16 @@ pub fn apply(c: &Connection, write: &EventWrite) -> Result<(), CommitError> {
                     .map_err(store)?;
             }
         }
+        EventWrite::RetryDelivery {
+            id,
+            owner,
+            due_ms,
+            at_ms,
+        } => {
+            c.prepare_cached(shared!(crate::sql::jobs::RETRY_FAILED_DELIVERY))
+                .and_then(|mut s| s.execute(params![id, owner.as_str(), due_ms, at_ms]))
+                .map_err(store)?;
+        }
         EventWrite::RotateEndpointSecret {
             id,
             owner,
