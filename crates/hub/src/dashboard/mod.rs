@@ -37,6 +37,10 @@ pub fn router(state: PartnerState) -> Router {
             get(webhooks::deliveries),
         )
         .route(
+            "/dashboard/webhooks/{id}/events/{event}/replay",
+            post(webhooks::replay),
+        )
+        .route(
             "/dashboard/webhooks/{id}/deliveries/{delivery}/retry",
             post(webhooks::retry),
         )

@@ -278,6 +278,8 @@ struct Deliveries {
     status: &'static str,
     rows: Vec<DeliveryRow>,
     can_manage: bool,
+    /// The replay forms' id (replaying is not idempotent by its nature).
+    form_id: String,
 }
 
 fn rfc3339(ms: i64) -> String {
@@ -331,8 +333,89 @@ pub async fn deliveries(
                 })
                 .collect(),
             can_manage: staff.role.may(Action::ManageWebhooks),
+            form_id: lendhub_system::random_token(18),
         },
     )
+}
+
+/// `POST /dashboard/webhooks/{id}/events/{event}/replay`: the event queued
+/// to this endpoint once more, as `POST /events/{id}/replay` with its
+/// `endpoint_id` does (a new delivery, signed afresh). The form's id is
+/// recorded as an idempotency key, so a resubmitted form queues nothing.
+pub async fn replay(
+    State(state): State<PartnerState>,
+    staff: Staff,
+    Path((id, event_id)): Path<(String, String)>,
+    Form(form): Form<ActionForm>,
+) -> Response {
+    use lendhub_store::{EventWrite, IdempotencyRecord, WriteSet};
+    let env = match admitted(&staff, &form) {
+        Ok(env) => env,
+        Err(why) => return forbidden(why),
+    };
+    let Some(form_id) = form.form_id.filter(|f| (16..=64).contains(&f.len())) else {
+        return forbidden("This form has expired. Go back, reload the page and try again.");
+    };
+    let owner = tenant(&staff, env);
+    let (Ok(records), Ok(event), Ok(now)) = (
+        state.events.endpoints(&owner).await,
+        state.events.event(&owner, &event_id).await,
+        state.now_for(&owner).await,
+    ) else {
+        return unavailable();
+    };
+    let (Some(endpoint), Some(_)) = (
+        records.into_iter().find(|r| r.endpoint.id.as_str() == id),
+        event,
+    ) else {
+        return not_found();
+    };
+    if endpoint.endpoint.status == EndpointStatus::Disabled {
+        return super::pages::problem(
+            StatusCode::CONFLICT,
+            "This endpoint is disabled",
+            "Re-enable it on the webhooks page first; then replay the event.",
+            false,
+        );
+    }
+    let at_ms = state.clock.now_ms();
+    let mut writes = WriteSet::default();
+    writes
+        .push(EventWrite::QueueDeliveries {
+            event_id: event_id.clone(),
+            owner: owner.clone(),
+            endpoint_ids: vec![id.clone()],
+            at_ms: lendhub_domain::clock::unix_ms(now),
+        })
+        .push(audit_line(
+            &staff,
+            "event.replay",
+            &format!("{event_id} to {id}"),
+            env,
+            at_ms,
+        ));
+    writes.idempotency = Some(IdempotencyRecord {
+        owner: owner.clone(),
+        key: format!("dashboard:{form_id}"),
+        fingerprint: sha2::Sha256::digest(event_id.as_bytes()).into(),
+        status: 202,
+        body: Vec::new(),
+        created_at_ms: lendhub_domain::clock::unix_ms(now),
+    });
+    let back = Redirect::to(&format!(
+        "/dashboard/webhooks/{id}/deliveries?env={}",
+        env.as_str()
+    ))
+    .into_response();
+    match state.units.commit(writes).await {
+        Ok(()) => {
+            state.outbox_wake.notify_one();
+            back
+        }
+        // The same form again: it was queued the first time.
+        Err(CommitError::IdempotencyKeyTaken) => back,
+        Err(_) => unavailable(),
+    }
 }
 
 /// `POST /dashboard/webhooks/{id}/deliveries/{delivery}/retry`: a failed

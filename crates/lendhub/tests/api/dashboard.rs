@@ -593,10 +593,50 @@ async fn a_failed_delivery_is_found_retried_and_delivered() {
         .await;
     assert_eq!(again.status, 303, "a delivered delivery is left as it is");
 
+    // Replaying the delivered event queues a new delivery; the same form
+    // again queues nothing.
+    let page = dev
+        .get(&format!("/dashboard/webhooks/{id}/deliveries?env=test"))
+        .await;
+    assert!(page.body.contains("Replay"), "{}", page.body);
+    let form_id = page.hidden("form_id").unwrap();
+    let replay_form = [
+        ("csrf_token", csrf.as_str()),
+        ("env", "test"),
+        ("form_id", form_id.as_str()),
+    ];
+    let before = receiver.count();
+    let path = format!("/dashboard/webhooks/{id}/events/{}/replay", failed.event_id);
+    assert_eq!(dev.post(&path, &replay_form).await.status, 303);
+    let rows = |store: std::sync::Arc<dyn lendhub_store::Store>| {
+        let (owner, id) = (owner.clone(), id.clone());
+        async move {
+            store
+                .endpoint_deliveries(&owner, &id, 10)
+                .await
+                .unwrap()
+                .len()
+        }
+    };
+    assert_eq!(
+        rows(store.clone()).await,
+        2,
+        "the replay is a delivery of its own"
+    );
+    assert_eq!(dev.post(&path, &replay_form).await.status, 303);
+    assert_eq!(rows(store.clone()).await, 2, "the same form queued nothing");
+    eventually("the replayed delivery", || receiver.count() == before + 1).await;
+
     let owner_person = oidc::person(&app).await;
     staff(&app, &client, &owner_person, "owner");
     let (owning, _) = sign_in(&app, &owner_person).await;
     let audit = owning.get("/dashboard/audit").await;
+    assert_eq!(
+        audit.body.matches("event.replay").count(),
+        1,
+        "{}",
+        audit.body
+    );
     assert_eq!(
         audit.body.matches("webhook_delivery.retry").count(),
         1,
