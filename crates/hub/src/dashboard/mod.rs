@@ -3,6 +3,7 @@
 //! integration, one environment at a time. Server-rendered; every read works
 //! without JavaScript; every form carries the session's CSRF token.
 
+mod audit;
 mod pages;
 pub mod session;
 mod sign_in;
@@ -44,7 +45,7 @@ pub fn router(state: PartnerState) -> Router {
             "/dashboard/webhooks/{id}/deliveries/{delivery}/retry",
             post(webhooks::retry),
         )
-        .route("/dashboard/audit", get(webhooks::audit))
+        .route("/dashboard/audit", get(audit::audit))
         .route("/dashboard/{*rest}", get(pages::fallback))
         .with_state(state)
 }

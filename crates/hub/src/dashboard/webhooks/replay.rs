@@ -1,0 +1,74 @@
+use super::*;
+
+/// `POST /dashboard/webhooks/{id}/events/{event}/replay`: the event queued
+/// to this endpoint once more, as `POST /events/{id}/replay` with its
+/// `endpoint_id` does (a new delivery, signed afresh). The form's id is
+/// recorded as an idempotency key, so a resubmitted form queues nothing.
+pub async fn replay(
+    State(state): State<PartnerState>,
+    staff: Staff,
+    Path((id, event_id)): Path<(String, String)>,
+    Form(form): Form<ActionForm>,
+) -> Response {
+    use lendhub_store::{EventWrite, WriteSet};
+    let env = match admitted(&staff, &form) {
+        Ok(env) => env,
+        Err(why) => return forbidden(why),
+    };
+    let owner = tenant(&staff, env);
+    let (Ok(records), Ok(event), Ok(now)) = (
+        state.events.endpoints(&owner).await,
+        state.events.event(&owner, &event_id).await,
+        state.now_for(&owner).await,
+    ) else {
+        return unavailable();
+    };
+    let (Some(endpoint), Some(_)) = (
+        records.into_iter().find(|r| r.endpoint.id.as_str() == id),
+        event,
+    ) else {
+        return not_found();
+    };
+    if endpoint.endpoint.status == EndpointStatus::Disabled {
+        return crate::dashboard::pages::problem(
+            StatusCode::CONFLICT,
+            "This endpoint is disabled",
+            "Re-enable it on the webhooks page first; then replay the event.",
+            false,
+        );
+    }
+    let at_ms = state.clock.now_ms();
+    let mut writes = WriteSet::default();
+    writes
+        .push(EventWrite::QueueDeliveries {
+            event_id: event_id.clone(),
+            owner: owner.clone(),
+            endpoint_ids: vec![id.clone()],
+            at_ms: lendhub_domain::clock::unix_ms(now),
+        })
+        .push(audit_line(
+            &staff,
+            "event.replay",
+            &format!("{event_id} to {id}"),
+            env,
+            at_ms,
+        ));
+    let Some(record) = once(&form, &owner, &event_id, now) else {
+        return forbidden("This form has expired. Go back, reload the page and try again.");
+    };
+    writes.idempotency = Some(record);
+    let back = Redirect::to(&format!(
+        "/dashboard/webhooks/{id}/deliveries?env={}",
+        env.as_str()
+    ))
+    .into_response();
+    match state.units.commit(writes).await {
+        Ok(()) => {
+            state.outbox_wake.notify_one();
+            back
+        }
+        // The same form again: it was queued the first time.
+        Err(CommitError::IdempotencyKeyTaken) => back,
+        Err(_) => unavailable(),
+    }
+}
