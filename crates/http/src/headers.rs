@@ -49,3 +49,18 @@ pub fn bearer_token(parts: &Parts) -> Option<&str> {
         .then(|| token.trim())
         .filter(|t| !t.is_empty())
 }
+
+/// The value of cookie `name`, if the request carries a non-empty one
+/// (RFC 6265: every `Cookie` header, pairs split on `;`, a quoted value
+/// unquoted).
+pub fn cookie<'a>(headers: &'a axum::http::HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get_all(axum::http::header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| v.trim_matches('"'))
+        .filter(|v| !v.is_empty())
+}

@@ -9,7 +9,7 @@
 //!
 //! Both are session cookies: closing the browser signs the person out.
 
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderMap, HeaderValue};
 use sha2::{Digest, Sha256};
 
 pub const BROWSER: &str = "lendhub_sso_browser";
@@ -17,15 +17,7 @@ pub const SESSION: &str = "lendhub_sso_session";
 
 /// The value of cookie `name`, if the request carries it.
 pub fn get<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(n, _)| *n == name)
-        .map(|(_, v)| v.trim_matches('"'))
-        .filter(|v| !v.is_empty())
+    lendhub_http::headers::cookie(headers, name)
 }
 
 /// A `Set-Cookie` value that stores `value`.
@@ -59,11 +51,11 @@ mod tests {
     fn reads_one_cookie_among_many() {
         let mut h = HeaderMap::new();
         h.insert(
-            header::COOKIE,
+            axum::http::header::COOKIE,
             HeaderValue::from_static("a=1; lendhub_sso_browser=xyz; b=2"),
         );
         h.append(
-            header::COOKIE,
+            axum::http::header::COOKIE,
             HeaderValue::from_static("lendhub_sso_session=s"),
         );
         assert_eq!(get(&h, BROWSER), Some("xyz"));

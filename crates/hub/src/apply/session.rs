@@ -3,7 +3,7 @@
 //! (`Journey::held_by`), and the form token every POST carries (an HMAC of
 //! that hash, so a form from another site or another browser fails).
 
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderMap, HeaderValue};
 use lendhub_domain::journey::Journey;
 use lendhub_domain::lending::{Application, Status};
 use lendhub_domain::tenant::Tenant;
@@ -17,15 +17,7 @@ pub const COOKIE: &str = "lendhub_apply";
 
 /// The session token the request carries, if any.
 pub fn token(headers: &HeaderMap) -> Option<&str> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(n, _)| *n == COOKIE)
-        .map(|(_, v)| v)
-        .filter(|v| !v.is_empty())
+    lendhub_http::headers::cookie(headers, COOKIE)
 }
 
 /// The `Set-Cookie` value binding this browser to a journey. A session

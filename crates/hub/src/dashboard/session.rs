@@ -7,7 +7,7 @@
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Redirect, Response};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -24,18 +24,6 @@ pub const SIGN_IN_COOKIE: &str = "lendhub_dash_signin";
 const SEAL_PURPOSE: &str = "dashboard-sign-in";
 /// A sign-in not finished in this long starts again.
 const SIGN_IN_SECONDS: u32 = 600;
-
-pub fn cookie_value<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(n, _)| *n == name)
-        .map(|(_, v)| v)
-        .filter(|v| !v.is_empty())
-}
 
 pub fn hash(token: &str) -> Vec<u8> {
     Sha256::digest(token.as_bytes()).to_vec()
@@ -81,7 +69,7 @@ pub fn sign_in_cookie(state: &PartnerState, pending: &PendingSignIn) -> Option<H
 /// The pending sign-in this browser started, if its cookie opens.
 pub fn pending(state: &PartnerState, headers: &HeaderMap) -> Option<PendingSignIn> {
     let sealed = URL_SAFE_NO_PAD
-        .decode(cookie_value(headers, SIGN_IN_COOKIE)?)
+        .decode(lendhub_http::headers::cookie(headers, SIGN_IN_COOKIE)?)
         .ok()?;
     let plain = state.master_key.open(SEAL_PURPOSE, &sealed).ok()?;
     serde_json::from_slice(&plain).ok()
@@ -123,7 +111,8 @@ impl FromRequestParts<PartnerState> for Staff {
         parts: &mut Parts,
         state: &PartnerState,
     ) -> Result<Self, Self::Rejection> {
-        let token = cookie_value(&parts.headers, COOKIE).ok_or(NotSignedIn::SignIn)?;
+        let token =
+            lendhub_http::headers::cookie(&parts.headers, COOKIE).ok_or(NotSignedIn::SignIn)?;
         let found = state
             .dashboard
             .dashboard_session(&hash(token), state.clock.now_ms())
