@@ -8,23 +8,14 @@ pub async fn enable(
     Path(id): Path<String>,
     Form(form): Form<ActionForm>,
 ) -> Response {
-    let env = match admitted(&staff, &form) {
-        Ok(env) => env,
-        Err(why) => return forbidden(why),
-    };
-    let owner = tenant(&staff, env);
-    let (Ok(records), Ok(now)) = (
-        state.events.endpoints(&owner).await,
-        state.now_for(&owner).await,
-    ) else {
-        return unavailable();
-    };
-    let Some(current) = records
-        .into_iter()
-        .map(|r| r.endpoint)
-        .find(|e| e.id.as_str() == id)
-    else {
-        return not_found();
+    let Target {
+        env,
+        owner,
+        endpoint: current,
+        now,
+    } = match target(&state, &staff, &form, &id).await {
+        Ok(t) => t,
+        Err(refused) => return refused.page(),
     };
     let back = Redirect::to(&format!("/dashboard/webhooks?env={}", env.as_str())).into_response();
     if current.status != EndpointStatus::Disabled {

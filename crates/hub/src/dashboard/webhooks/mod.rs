@@ -153,3 +153,57 @@ pub(super) fn rfc3339(ms: i64) -> String {
         .format(&time::format_description::well_known::Rfc3339)
         .unwrap_or_default()
 }
+
+/// Why an action on one endpoint stops before it starts.
+enum Refused {
+    Forbidden(&'static str),
+    NotFound,
+    Unavailable,
+}
+
+impl Refused {
+    fn page(self) -> Response {
+        match self {
+            Refused::Forbidden(why) => forbidden(why),
+            Refused::NotFound => not_found(),
+            Refused::Unavailable => unavailable(),
+        }
+    }
+}
+
+/// What every action on one endpoint starts from: the form admitted (CSRF,
+/// role), the caller's endpoint `id` in the form's environment, its owner,
+/// and now on the owner's clock.
+struct Target {
+    env: Environment,
+    owner: lendhub_domain::tenant::Tenant,
+    endpoint: lendhub_domain::webhook::WebhookEndpoint,
+    now: time::OffsetDateTime,
+}
+
+async fn target(
+    state: &PartnerState,
+    staff: &Staff,
+    form: &ActionForm,
+    id: &str,
+) -> Result<Target, Refused> {
+    let env = admitted(staff, form).map_err(Refused::Forbidden)?;
+    let owner = tenant(staff, env);
+    let (Ok(records), Ok(now)) = (
+        state.events.endpoints(&owner).await,
+        state.now_for(&owner).await,
+    ) else {
+        return Err(Refused::Unavailable);
+    };
+    let endpoint = records
+        .into_iter()
+        .map(|r| r.endpoint)
+        .find(|e| e.id.as_str() == id)
+        .ok_or(Refused::NotFound)?;
+    Ok(Target {
+        env,
+        owner,
+        endpoint,
+        now,
+    })
+}

@@ -11,25 +11,21 @@ pub async fn replay(
     Form(form): Form<ActionForm>,
 ) -> Response {
     use lendhub_store::{EventWrite, WriteSet};
-    let env = match admitted(&staff, &form) {
-        Ok(env) => env,
-        Err(why) => return forbidden(why),
+    let Target {
+        env,
+        owner,
+        endpoint,
+        now,
+    } = match target(&state, &staff, &form, &id).await {
+        Ok(t) => t,
+        Err(refused) => return refused.page(),
     };
-    let owner = tenant(&staff, env);
-    let (Ok(records), Ok(event), Ok(now)) = (
-        state.events.endpoints(&owner).await,
-        state.events.event(&owner, &event_id).await,
-        state.now_for(&owner).await,
-    ) else {
-        return unavailable();
-    };
-    let (Some(endpoint), Some(_)) = (
-        records.into_iter().find(|r| r.endpoint.id.as_str() == id),
-        event,
-    ) else {
-        return not_found();
-    };
-    if endpoint.endpoint.status == EndpointStatus::Disabled {
+    match state.events.event(&owner, &event_id).await {
+        Ok(Some(_)) => {}
+        Ok(None) => return not_found(),
+        Err(_) => return unavailable(),
+    }
+    if endpoint.status == EndpointStatus::Disabled {
         return crate::dashboard::pages::problem(
             StatusCode::CONFLICT,
             "This endpoint is disabled",

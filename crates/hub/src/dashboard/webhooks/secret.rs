@@ -25,20 +25,12 @@ pub async fn roll_secret(
 ) -> Response {
     use lendhub_store::{EventWrite, WriteSet};
     use lendhub_system::Seal;
-    let env = match admitted(&staff, &form) {
-        Ok(env) => env,
-        Err(why) => return forbidden(why),
+    let Target {
+        env, owner, now, ..
+    } = match target(&state, &staff, &form, &id).await {
+        Ok(t) => t,
+        Err(refused) => return refused.page(),
     };
-    let owner = tenant(&staff, env);
-    let (Ok(records), Ok(now)) = (
-        state.events.endpoints(&owner).await,
-        state.now_for(&owner).await,
-    ) else {
-        return unavailable();
-    };
-    if !records.iter().any(|r| r.endpoint.id.as_str() == id) {
-        return not_found();
-    }
     let secret = lendhub_system::webhook_secret();
     let until = time::OffsetDateTime::now_utc() + OVERLAP;
     let at_ms = state.clock.now_ms();
