@@ -99,6 +99,14 @@ impl Environment {
         self == Environment::Live
     }
 
+    /// The environment of the keys that work in it.
+    pub fn credentials(self) -> crate::credentials::Environment {
+        match self {
+            Environment::Live => crate::credentials::Environment::Live,
+            Environment::Test => crate::credentials::Environment::Test,
+        }
+    }
+
     pub fn other(self) -> Environment {
         match self {
             Environment::Live => Environment::Test,

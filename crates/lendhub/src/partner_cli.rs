@@ -141,10 +141,14 @@ pub enum PartnerClientsCommand {
         /// The partner's client id (pk_live_…).
         client_id: String,
     },
-    /// Replace a partner's secret; prints the new one once. The old one stops working.
+    /// Replace a partner's secret; prints the new one once. The old one
+    /// stops working now, or after `--overlap-hours`.
     RotateSecret {
         /// The partner's client id (pk_live_…).
         client_id: String,
+        /// How long the old secret keeps working, in hours (0: it stops now).
+        #[arg(long, default_value_t = 0)]
+        overlap_hours: u32,
     },
 }
 
@@ -247,13 +251,18 @@ pub async fn partner(command: PartnerCommand, config: &Config) -> anyhow::Result
                 Err(anyhow::anyhow!("no partner client {client_id}"))
             }
         }
-        PartnerClientsCommand::RotateSecret { client_id } => {
+        PartnerClientsCommand::RotateSecret {
+            client_id,
+            overlap_hours,
+        } => {
             let key = crate::keys::load_checked(config, store.as_ref(), IfMissing::Refuse).await?;
-            match clients::rotate_secret(store.as_ref(), &key, &client_id, now).await? {
+            let until = (overlap_hours > 0).then(|| now + i64::from(overlap_hours) * 3_600_000);
+            match clients::rotate_secret(store.as_ref(), &key, &client_id, until, now).await? {
                 Some(secret) => {
                     println!(
                         "{}",
-                        json!({"client_id": client_id, "client_secret": secret})
+                        json!({"client_id": client_id, "client_secret": secret,
+                               "previous_secret_expires_at_ms": until})
                     );
                     Ok(())
                 }

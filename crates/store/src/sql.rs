@@ -695,8 +695,16 @@ pub mod partner {
         "UPDATE partner_clients SET white_label = $2, updated_at_ms = $3 WHERE client_id = $1";
     pub const PARTNER_CLIENTS_SET_STATUS_BY_CLIENT_ID: &str =
         "UPDATE partner_clients SET status = $2, updated_at_ms = $3 WHERE client_id = $1";
-    pub const PARTNER_CLIENTS_SET_SECRET_HASH_BY_CLIENT_ID: &str =
-        "UPDATE partner_clients SET secret_hash = $2, updated_at_ms = $3 WHERE client_id = $1";
+    /// The new secret; the replaced one kept until `$4` (when not null).
+    /// Every right-hand side reads the row as it was.
+    pub const PARTNER_CLIENTS_SET_SECRET_HASH_BY_CLIENT_ID: &str = "UPDATE partner_clients
+         SET secret_hash = $2, updated_at_ms = $3,
+             previous_secret_hash = CASE WHEN CAST($4 AS BIGINT) IS NULL THEN NULL ELSE secret_hash END,
+             previous_secret_expires_at_ms = CAST($4 AS BIGINT)
+         WHERE client_id = $1";
+    pub const PARTNER_CLIENTS_END_PREVIOUS_SECRET_BY_CLIENT_ID: &str = "UPDATE partner_clients
+         SET previous_secret_hash = NULL, previous_secret_expires_at_ms = NULL, updated_at_ms = $2
+         WHERE client_id = $1 AND previous_secret_hash IS NOT NULL";
     pub const SIGNING_KEYS_SELECT_BY_PURPOSE: &str =
         "SELECT kid, purpose, state, sealed_private, public_key, created_at_ms FROM signing_keys
              WHERE purpose = $1 ORDER BY state = 'current' DESC, created_at_ms DESC";

@@ -7,9 +7,9 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::dashboard::{Action, Environment};
 
+use super::forms::rfc3339;
 use super::pages::{Frame, ListQuery, forbidden, screen, unavailable};
 use super::session::Staff;
-use super::webhooks::rfc3339;
 use crate::partner::state::PartnerState;
 
 struct AuditRow {

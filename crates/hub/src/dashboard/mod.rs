@@ -4,6 +4,8 @@
 //! without JavaScript; every form carries the session's CSRF token.
 
 mod audit;
+mod credentials;
+mod forms;
 mod pages;
 pub mod session;
 mod sign_in;
@@ -44,6 +46,24 @@ pub fn router(state: PartnerState) -> Router {
         .route(
             "/dashboard/webhooks/{id}/deliveries/{delivery}/retry",
             post(webhooks::retry),
+        )
+        .route("/dashboard/credentials", get(credentials::list))
+        .route("/dashboard/credentials/api-keys", post(credentials::create))
+        .route(
+            "/dashboard/credentials/api-keys/{id}/roll",
+            post(credentials::roll),
+        )
+        .route(
+            "/dashboard/credentials/api-keys/{id}/revoke",
+            post(credentials::revoke),
+        )
+        .route(
+            "/dashboard/credentials/client/roll-secret",
+            post(credentials::roll_client_secret),
+        )
+        .route(
+            "/dashboard/credentials/client/end-previous-secret",
+            post(credentials::end_previous_secret),
         )
         .route("/dashboard/audit", get(audit::audit))
         .route("/dashboard/{*rest}", get(pages::fallback))

@@ -288,7 +288,7 @@ pub async fn sign_out(
     Form(form): Form<SignOut>,
 ) -> Response {
     if !staff.csrf_matches(&form.csrf_token) {
-        return forbidden("This form has expired. Go back, reload the page and try again.");
+        return forbidden(super::forms::EXPIRED);
     }
     if state
         .dashboard

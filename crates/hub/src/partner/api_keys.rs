@@ -46,6 +46,19 @@ pub async fn create(
         .partner_client(client_id)
         .await?
         .ok_or_else(|| KeyError::NoClient(client_id.to_owned()))?;
+    let created = mint(&client, env, scopes, now_ms)?;
+    store.insert_api_key(created.record.clone()).await?;
+    Ok(created)
+}
+
+/// A key for `client` in `env`, not yet stored: the caller stores its
+/// record (alone, or in a unit of work with what else it changes).
+pub fn mint(
+    client: &PartnerClientRecord,
+    env: Environment,
+    scopes: Option<&PartnerScopes>,
+    now_ms: i64,
+) -> Result<Created, KeyError> {
     let held = PartnerScopes::parse(&client.scopes).unwrap_or_default();
     let scopes = match scopes {
         None => held,
@@ -62,13 +75,12 @@ pub async fn create(
     let record = ApiKeyRecord {
         selector: minted.selector.to_vec(),
         verifier_hash: minted.verifier_hash.to_vec(),
-        client_id: client.client_id,
+        client_id: client.client_id.clone(),
         environment: env,
         scopes: scopes.render(),
         created_at_ms: now_ms,
         expires_at_ms: None,
     };
-    store.insert_api_key(record.clone()).await?;
     Ok(Created {
         id: api_key_id(&minted.selector),
         key: minted.key,
@@ -76,7 +88,7 @@ pub async fn create(
     })
 }
 
-fn selector_of(id: &str) -> Result<[u8; 16], KeyError> {
+pub fn selector_of(id: &str) -> Result<[u8; 16], KeyError> {
     api_key_selector(id).ok_or_else(|| KeyError::NoKey(id.to_owned()))
 }
 

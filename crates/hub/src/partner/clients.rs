@@ -46,6 +46,8 @@ pub async fn create(
             created_at_ms: now_ms,
             contact_email: None,
             white_label: false,
+            previous_secret_hash: None,
+            previous_secret_expires_at_ms: None,
         })
         .await?;
     Ok(Created {
@@ -54,17 +56,30 @@ pub async fn create(
     })
 }
 
-/// A new secret for `client_id`; the old one stops working at once.
+/// A new client secret and its keyed hash: the only copy of the secret in
+/// clear is the first.
+pub fn mint_secret(pepper: &[u8; 32]) -> (String, Vec<u8>) {
+    let secret = generate_client(Environment::Live).client_secret;
+    let hash = hash_secret(pepper, &secret).to_vec();
+    (secret, hash)
+}
+
+/// A new secret for `client_id`. With `previous_until_ms` the old one keeps
+/// working until then; without, it stops at once.
 pub async fn rotate_secret(
     store: &dyn PartnerStore,
     master_key: &MasterKey,
     client_id: &str,
+    previous_until_ms: Option<i64>,
     now_ms: i64,
 ) -> Result<Option<String>, StoreError> {
-    let secret = generate_client(Environment::Live).client_secret;
-    let hash = hash_secret(&pepper(master_key), &secret).to_vec();
+    let (secret, hash) = mint_secret(&pepper(master_key));
+    let change = PartnerClientChange::Secret {
+        hash,
+        previous_until_ms,
+    };
     let changed = store
-        .update_partner_client(client_id, PartnerClientChange::SecretHash(hash), now_ms)
+        .update_partner_client(client_id, change, now_ms)
         .await?;
     Ok(changed.then_some(secret))
 }
@@ -89,14 +104,21 @@ pub fn require_live(creds: &ClientCredentials) -> Result<(), PartnerError> {
     }
 }
 
-/// The stored client these credentials prove, if it is active.
+/// The stored client these credentials prove at `now_ms`, if it is
+/// active: its secret, or the one a roll replaced during the overlap.
 pub fn check(
     pepper: &[u8; 32],
     creds: &ClientCredentials,
     stored: Option<Arc<PartnerClientRecord>>,
+    now_ms: i64,
 ) -> Result<Arc<PartnerClientRecord>, PartnerError> {
+    let proves = |c: &PartnerClientRecord| {
+        secret_matches(pepper, &creds.client_secret, &c.secret_hash)
+            || c.previous_secret_at(now_ms)
+                .is_some_and(|old| secret_matches(pepper, &creds.client_secret, old))
+    };
     let client = match stored {
-        Some(c) if secret_matches(pepper, &creds.client_secret, &c.secret_hash) => c,
+        Some(c) if proves(&c) => c,
         _ => {
             return Err(PartnerError::InvalidApiKey(
                 "unknown client or wrong secret",
@@ -119,5 +141,5 @@ pub async fn authenticate(
         .directory
         .client(state.partners.as_ref(), &creds.client_id)
         .await?;
-    check(&state.secret_pepper, creds, stored)
+    check(&state.secret_pepper, creds, stored, state.clock.now_ms())
 }

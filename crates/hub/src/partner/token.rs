@@ -212,7 +212,7 @@ pub async fn introspect(
             false,
         ),
     };
-    let client = clients::check(&state.secret_pepper, &creds, stored)?;
+    let client = clients::check(&state.secret_pepper, &creds, stored, state.clock.now_ms())?;
     state.limiter.admit(
         slot.as_ref(),
         &client.client_id,

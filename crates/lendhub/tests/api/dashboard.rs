@@ -12,7 +12,7 @@ use crate::support::App;
 use crate::support::oidc::{self, Browser, Page, Person};
 use crate::support::process::cli;
 
-async fn partner_with_applications(app: &App) -> (String, String, String) {
+pub(crate) async fn partner_with_applications(app: &App) -> (String, String, String) {
     let (client, _) = rest_partner(
         app,
         "applications.read applications.write webhooks.manage events.read",
@@ -47,7 +47,7 @@ async fn partner_with_applications(app: &App) -> (String, String, String) {
     (client, live, test)
 }
 
-fn staff(app: &App, client: &str, person: &Person, role: &str) -> Value {
+pub(crate) fn staff(app: &App, client: &str, person: &Person, role: &str) -> Value {
     serde_json::from_str(&cli(
         &app._site,
         &[
@@ -66,7 +66,7 @@ fn staff(app: &App, client: &str, person: &Person, role: &str) -> Value {
 
 /// Signs in from a fresh browser: the dashboard sends it to the provider,
 /// whose sign-in (and, the first time, consent) sends it back with a code.
-async fn sign_in(app: &App, person: &Person) -> (Browser, Page) {
+pub(crate) async fn sign_in(app: &App, person: &Person) -> (Browser, Page) {
     let hub = Browser::at(&app.hub);
     let first = hub.get("/dashboard").await;
     assert_eq!(first.status, 303, "{}", first.body);

@@ -9,6 +9,7 @@ mod auth;
 mod cli;
 mod crash;
 mod dashboard;
+mod dashboard_credentials;
 mod docs;
 mod enquiries;
 mod envelope;

@@ -26,15 +26,70 @@ pub struct PartnerClientRecord {
     /// White-label journeys allowed in the live environment (the
     /// operator's switch, after the data-protection review).
     pub white_label: bool,
+    /// The secret a roll replaced, still accepted until
+    /// `previous_secret_expires_at_ms` (a deployment switches without a gap).
+    pub previous_secret_hash: Option<Vec<u8>>,
+    pub previous_secret_expires_at_ms: Option<i64>,
+}
+
+impl PartnerClientRecord {
+    /// The replaced secret's hash, if it is still accepted at `now_ms`.
+    pub fn previous_secret_at(&self, now_ms: i64) -> Option<&[u8]> {
+        match (
+            &self.previous_secret_hash,
+            self.previous_secret_expires_at_ms,
+        ) {
+            (Some(hash), Some(until)) if now_ms < until => Some(hash),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
 pub enum PartnerClientChange {
     Status(PartnerStatus),
-    SecretHash(Vec<u8>),
+    /// A new secret. With `previous_until_ms` the replaced one keeps
+    /// working until then; without, it stops at once.
+    Secret {
+        hash: Vec<u8>,
+        previous_until_ms: Option<i64>,
+    },
+    /// The replaced secret stops working now (the overlap cut short).
+    EndPreviousSecret,
     ContactEmail(Option<String>),
     /// The operator's sign-off for white-label journeys in live.
     WhiteLabel(bool),
+}
+
+/// A change to who can call the partner ring, made in a unit of work with
+/// the dashboard's audit line (and the form's idempotency record).
+#[derive(Clone, Debug)]
+pub enum AccessWrite {
+    InsertApiKey(ApiKeyRecord),
+    /// Ends the key at `at_ms`, unless it already ends sooner.
+    ExpireApiKey {
+        selector: Vec<u8>,
+        at_ms: i64,
+    },
+    /// A new client secret; the replaced one kept until `previous_until_ms`
+    /// (or stopped at once without it).
+    RollClientSecret {
+        client_id: String,
+        hash: Vec<u8>,
+        previous_until_ms: Option<i64>,
+        at_ms: i64,
+    },
+    /// The replaced client secret stops working now.
+    EndPreviousClientSecret {
+        client_id: String,
+        at_ms: i64,
+    },
+}
+
+impl From<AccessWrite> for crate::Write {
+    fn from(write: AccessWrite) -> Self {
+        crate::Write::Access(write)
+    }
 }
 
 #[derive(Clone, Debug)]

@@ -35,6 +35,8 @@ pub enum Write {
     Commercial(crate::CommercialWrite),
     /// A dashboard action's audit line, in the action's own commit.
     Audit(crate::AuditRecord),
+    /// API keys and client secrets, changed from the dashboard.
+    Access(crate::AccessWrite),
 }
 
 impl From<crate::CommercialWrite> for Write {

@@ -203,6 +203,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "dashboard",
         include_str!("../../migrations/postgres/0039_dashboard.sql"),
     ),
+    (
+        40,
+        "client_secret_overlap",
+        include_str!("../../migrations/postgres/0040_client_secret_overlap.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

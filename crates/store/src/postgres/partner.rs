@@ -10,7 +10,7 @@ use crate::*;
 use lendhub_domain::credentials::Environment;
 use lendhub_domain::partner::{PartnerStatus, Tier};
 
-const CLIENT_COLUMNS: &str = "client_id, name, secret_hash, scopes, tier, status, created_at_ms, sandbox_client_id, contact_email, white_label";
+const CLIENT_COLUMNS: &str = "client_id, name, secret_hash, scopes, tier, status, created_at_ms, sandbox_client_id, contact_email, white_label, previous_secret_hash, previous_secret_expires_at_ms";
 
 fn client_row(r: &Row) -> Result<PartnerClientRecord, StoreError> {
     Ok(PartnerClientRecord {
@@ -25,6 +25,8 @@ fn client_row(r: &Row) -> Result<PartnerClientRecord, StoreError> {
         sandbox_client_id: get(r, 7)?,
         contact_email: get(r, 8)?,
         white_label: get(r, 9)?,
+        previous_secret_hash: get(r, 10)?,
+        previous_secret_expires_at_ms: get(r, 11)?,
     })
 }
 
@@ -84,10 +86,20 @@ pub async fn update_client(
             )
             .await
         }
-        PartnerClientChange::SecretHash(h) => {
+        PartnerClientChange::Secret {
+            hash,
+            previous_until_ms,
+        } => {
             c.execute(
                 crate::sql::partner::PARTNER_CLIENTS_SET_SECRET_HASH_BY_CLIENT_ID,
-                &[&id, h, &now_ms],
+                &[&id, hash, &now_ms, previous_until_ms],
+            )
+            .await
+        }
+        PartnerClientChange::EndPreviousSecret => {
+            c.execute(
+                crate::sql::partner::PARTNER_CLIENTS_END_PREVIOUS_SECRET_BY_CLIENT_ID,
+                &[&id, &now_ms],
             )
             .await
         }

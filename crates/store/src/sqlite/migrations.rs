@@ -202,6 +202,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "dashboard",
         include_str!("../../migrations/sqlite/0039_dashboard.sql"),
     ),
+    (
+        40,
+        "client_secret_overlap",
+        include_str!("../../migrations/sqlite/0040_client_secret_overlap.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

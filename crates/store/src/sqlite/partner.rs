@@ -14,7 +14,7 @@ fn bad(what: &str) -> rusqlite::Error {
     )
 }
 
-const CLIENT_COLUMNS: &str = "client_id, name, secret_hash, scopes, tier, status, created_at_ms, sandbox_client_id, contact_email, white_label";
+const CLIENT_COLUMNS: &str = "client_id, name, secret_hash, scopes, tier, status, created_at_ms, sandbox_client_id, contact_email, white_label, previous_secret_hash, previous_secret_expires_at_ms";
 
 fn client_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PartnerClientRecord> {
     let tier: String = r.get(4)?;
@@ -30,6 +30,8 @@ fn client_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PartnerClientRecord> {
         sandbox_client_id: r.get(7)?,
         contact_email: r.get(8)?,
         white_label: r.get(9)?,
+        previous_secret_hash: r.get(10)?,
+        previous_secret_expires_at_ms: r.get(11)?,
     })
 }
 
@@ -78,9 +80,16 @@ pub fn update_client(
             shared!(crate::sql::partner::PARTNER_CLIENTS_SET_STATUS_BY_CLIENT_ID),
             params![id, s.as_str(), now_ms],
         )?,
-        PartnerClientChange::SecretHash(h) => c.execute(
+        PartnerClientChange::Secret {
+            hash,
+            previous_until_ms,
+        } => c.execute(
             shared!(crate::sql::partner::PARTNER_CLIENTS_SET_SECRET_HASH_BY_CLIENT_ID),
-            params![id, h, now_ms],
+            params![id, hash, now_ms, previous_until_ms],
+        )?,
+        PartnerClientChange::EndPreviousSecret => c.execute(
+            shared!(crate::sql::partner::PARTNER_CLIENTS_END_PREVIOUS_SECRET_BY_CLIENT_ID),
+            params![id, now_ms],
         )?,
         PartnerClientChange::ContactEmail(email) => c.execute(
             shared!(crate::sql::partner::PARTNER_CLIENTS_SET_CONTACT_BY_CLIENT_ID),
@@ -92,6 +101,38 @@ pub fn update_client(
         )?,
     };
     Ok(changed > 0)
+}
+
+/// An access change of a unit of work.
+pub fn apply_access(c: &Connection, w: &AccessWrite) -> rusqlite::Result<()> {
+    match w {
+        AccessWrite::InsertApiKey(k) => insert_api_key(c, k),
+        AccessWrite::ExpireApiKey { selector, at_ms } => c
+            .execute(
+                shared!(crate::sql::partner::API_KEYS_EXPIRE),
+                params![selector, at_ms],
+            )
+            .map(drop),
+        AccessWrite::RollClientSecret {
+            client_id,
+            hash,
+            previous_until_ms,
+            at_ms,
+        } => {
+            let change = PartnerClientChange::Secret {
+                hash: hash.clone(),
+                previous_until_ms: *previous_until_ms,
+            };
+            update_client(c, client_id, &change, *at_ms).map(drop)
+        }
+        AccessWrite::EndPreviousClientSecret { client_id, at_ms } => update_client(
+            c,
+            client_id,
+            &PartnerClientChange::EndPreviousSecret,
+            *at_ms,
+        )
+        .map(drop),
+    }
 }
 
 pub fn signing_keys(c: &Connection, purpose: &str) -> rusqlite::Result<Vec<SigningKeyRecord>> {
@@ -190,9 +231,8 @@ fn api_key_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ApiKeyRecord> {
 }
 
 pub fn insert_api_key(c: &Connection, k: &ApiKeyRecord) -> rusqlite::Result<()> {
-    c.execute(
-        shared!(crate::sql::partner::API_KEYS_INSERT),
-        params![
+    c.prepare_cached(shared!(crate::sql::partner::API_KEYS_INSERT))?
+        .execute(params![
             k.selector,
             k.verifier_hash,
             k.client_id,
@@ -200,8 +240,7 @@ pub fn insert_api_key(c: &Connection, k: &ApiKeyRecord) -> rusqlite::Result<()> 
             k.scopes,
             k.created_at_ms,
             k.expires_at_ms
-        ],
-    )?;
+        ])?;
     Ok(())
 }
 

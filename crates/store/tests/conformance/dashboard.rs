@@ -19,6 +19,8 @@ async fn partner(store: &dyn Store, id: &str, name: &str) {
             created_at_ms: 1,
             contact_email: None,
             white_label: false,
+            previous_secret_hash: None,
+            previous_secret_expires_at_ms: None,
         })
         .await
         .unwrap();

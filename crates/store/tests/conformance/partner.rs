@@ -41,6 +41,8 @@ async fn partner_clients_signing_keys_and_revocations() {
         created_at_ms: 1,
         contact_email: None,
         white_label: false,
+        previous_secret_hash: None,
+        previous_secret_expires_at_ms: None,
     })
     .await
     .unwrap();
@@ -53,7 +55,7 @@ async fn partner_clients_signing_keys_and_revocations() {
     );
     moved("a suspension").await;
     assert!(
-        !b.update_partner_client("pk_live_none", PartnerClientChange::SecretHash(vec![1]), 2)
+        !b.update_partner_client("pk_live_none", PartnerClientChange::EndPreviousSecret, 2)
             .await
             .unwrap()
     );
@@ -167,6 +169,8 @@ async fn api_keys_are_found_listed_and_expired() {
         created_at_ms: 1,
         contact_email: None,
         white_label: false,
+        previous_secret_hash: None,
+        previous_secret_expires_at_ms: None,
     })
     .await
     .unwrap();
@@ -234,5 +238,121 @@ async fn api_keys_are_found_listed_and_expired() {
     assert!(
         !a.expire_api_key(&[3; 16], 100).await.unwrap(),
         "no such key"
+    );
+}
+
+/// The dashboard's access changes commit in a unit of work: a key made and
+/// another ended in one set, a client secret rolled with an overlap (the
+/// replaced one kept until then) or without (dropped), and the overlap cut
+/// short. Each moves the partner epoch; a failing set changes nothing.
+#[tokio::test]
+async fn access_changes_commit_in_a_unit_of_work() {
+    use lendhub_domain::credentials::Environment;
+    use lendhub_domain::partner::{PartnerStatus, Tier};
+    let db = Database::fresh().await;
+    let (a, b) = (db.open().await, db.open().await);
+    a.insert_partner_client(PartnerClientRecord {
+        client_id: "pk_live_u".into(),
+        name: "units".into(),
+        secret_hash: vec![1; 32],
+        scopes: "applications.read".into(),
+        tier: Tier::Build,
+        status: PartnerStatus::Active,
+        sandbox_client_id: None,
+        created_at_ms: 1,
+        contact_email: None,
+        white_label: false,
+        previous_secret_hash: None,
+        previous_secret_expires_at_ms: None,
+    })
+    .await
+    .unwrap();
+    let key = |selector: u8| ApiKeyRecord {
+        selector: vec![selector; 16],
+        verifier_hash: vec![selector; 32],
+        client_id: "pk_live_u".into(),
+        environment: Environment::Live,
+        scopes: "applications.read".into(),
+        created_at_ms: 10,
+        expires_at_ms: None,
+    };
+    a.insert_api_key(key(1)).await.unwrap();
+    let epoch = b.partner_epoch().await.unwrap();
+    let roll = vec![
+        AccessWrite::InsertApiKey(key(2)).into(),
+        AccessWrite::ExpireApiKey {
+            selector: vec![1; 16],
+            at_ms: 5_000,
+        }
+        .into(),
+    ];
+    a.commit(set(roll, Some("roll-1"))).await.unwrap();
+    assert!(
+        b.partner_epoch().await.unwrap() > epoch,
+        "the roll moves the epoch"
+    );
+    assert_eq!(
+        b.api_key(&[1; 16]).await.unwrap().unwrap().expires_at_ms,
+        Some(5_000)
+    );
+    assert!(
+        b.api_key(&[2; 16])
+            .await
+            .unwrap()
+            .unwrap()
+            .active_at(i64::MAX)
+    );
+    // The same form again: its key is taken, and nothing is written.
+    let again = vec![AccessWrite::InsertApiKey(key(3)).into()];
+    assert!(a.commit(set(again, Some("roll-1"))).await.is_err());
+    assert!(b.api_key(&[3; 16]).await.unwrap().is_none());
+
+    let rolled = |hash: u8, until| AccessWrite::RollClientSecret {
+        client_id: "pk_live_u".into(),
+        hash: vec![hash; 32],
+        previous_until_ms: until,
+        at_ms: 20,
+    };
+    a.commit(set(vec![rolled(2, Some(9_000)).into()], None))
+        .await
+        .unwrap();
+    let client = b.partner_client("pk_live_u").await.unwrap().unwrap();
+    assert_eq!(client.secret_hash, vec![2; 32]);
+    assert_eq!(client.previous_secret_at(8_999), Some(&[1u8; 32][..]));
+    assert_eq!(client.previous_secret_at(9_000), None, "ends at its expiry");
+    let (on_token_path, _) = b
+        .partner_client_and_revocation("pk_live_u", "jti")
+        .await
+        .unwrap();
+    assert_eq!(
+        on_token_path.unwrap().previous_secret_expires_at_ms,
+        Some(9_000),
+        "the token path reads the same record"
+    );
+    let end = AccessWrite::EndPreviousClientSecret {
+        client_id: "pk_live_u".into(),
+        at_ms: 30,
+    };
+    a.commit(set(vec![end.into()], None)).await.unwrap();
+    let client = b.partner_client("pk_live_u").await.unwrap().unwrap();
+    assert_eq!(
+        (client.secret_hash, client.previous_secret_hash),
+        (vec![2; 32], None)
+    );
+    a.commit(set(vec![rolled(3, Some(9_000)).into()], None))
+        .await
+        .unwrap();
+    a.commit(set(vec![rolled(4, None).into()], None))
+        .await
+        .unwrap();
+    let client = b.partner_client("pk_live_u").await.unwrap().unwrap();
+    assert_eq!(
+        (
+            client.previous_secret_at(0).is_none(),
+            &client.secret_hash,
+            &client.previous_secret_hash
+        ),
+        (true, &vec![4; 32], &None),
+        "a roll without an overlap drops the replaced secret"
     );
 }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::dashboard::forms::rfc3339;
 
 struct DeliveryRow {
     id: i64,

@@ -17,13 +17,10 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use lendhub_domain::dashboard::{Action, Environment};
-use lendhub_domain::hub_ids::AuditId;
 use lendhub_domain::webhook::EndpointStatus;
-use lendhub_store::{AuditRecord, CommitError};
-use lendhub_system::new_hub_id;
-use serde::Deserialize;
-use sha2::Digest;
+use lendhub_store::CommitError;
 
+use super::forms::{ActionForm, EXPIRED, Refused, audit_line, form_id, once};
 use super::pages::{Frame, ListQuery, forbidden, not_found, screen, tenant, unavailable};
 use super::session::Staff;
 use crate::partner::rest::webhook_endpoints::enable::enabling;
@@ -82,93 +79,17 @@ pub async fn list(
                 })
                 .collect(),
             can_manage: staff.role.may(Action::ManageWebhooks),
-            form_id: lendhub_system::random_token(18),
+            form_id: form_id(),
         },
     )
 }
 
-#[derive(Deserialize)]
-pub struct ActionForm {
-    csrf_token: String,
-    env: Option<String>,
-    form_id: Option<String>,
-}
+/// What a role that does not manage webhooks is told.
+const NOT_YOURS: &str = "Your role does not manage webhooks. Ask an owner or a developer.";
 
-fn audit_line(
-    staff: &Staff,
-    action: &str,
-    target: &str,
-    env: Environment,
-    at_ms: i64,
-) -> AuditRecord {
-    AuditRecord {
-        id: new_hub_id::<AuditId>(at_ms.unsigned_abs()).to_string(),
-        partner_client_id: staff.session.partner_client_id.clone(),
-        user_id: staff.session.user_id.clone(),
-        email: staff.member.email.clone(),
-        action: action.into(),
-        target: target.into(),
-        environment: env.as_str().into(),
-        at_ms,
-    }
-}
-
-/// The checks every webhook form passes first, its CSRF token then the
-/// role; the refusal says which.
+/// The checks every webhook form passes first.
 fn admitted(staff: &Staff, form: &ActionForm) -> Result<Environment, &'static str> {
-    if !staff.csrf_matches(&form.csrf_token) {
-        return Err("This form has expired. Go back, reload the page and try again.");
-    }
-    if !staff.role.may(Action::ManageWebhooks) {
-        return Err("Your role does not manage webhooks. Ask an owner or a developer.");
-    }
-    Ok(Environment::from_query(form.env.as_deref()))
-}
-
-/// The idempotency record of a one-time form (rolling a secret, replaying):
-/// its `form_id` as the key, for `owner`, on the owner's clock; none when the
-/// form carries no valid id. Only that the form was used is kept.
-fn once(
-    form: &ActionForm,
-    owner: &lendhub_domain::tenant::Tenant,
-    subject: &str,
-    now: time::OffsetDateTime,
-) -> Option<lendhub_store::IdempotencyRecord> {
-    let form_id = form
-        .form_id
-        .as_deref()
-        .filter(|f| (16..=64).contains(&f.len()))?;
-    Some(lendhub_store::IdempotencyRecord {
-        owner: owner.clone(),
-        key: format!("dashboard:{form_id}"),
-        fingerprint: sha2::Sha256::digest(subject.as_bytes()).into(),
-        status: 200,
-        body: Vec::new(),
-        created_at_ms: lendhub_domain::clock::unix_ms(now),
-    })
-}
-
-pub(super) fn rfc3339(ms: i64) -> String {
-    lendhub_domain::clock::from_unix_ms(ms)
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
-}
-
-/// Why an action on one endpoint stops before it starts.
-enum Refused {
-    Forbidden(&'static str),
-    NotFound,
-    Unavailable,
-}
-
-impl Refused {
-    fn page(self) -> Response {
-        match self {
-            Refused::Forbidden(why) => forbidden(why),
-            Refused::NotFound => not_found(),
-            Refused::Unavailable => unavailable(),
-        }
-    }
+    super::forms::admitted(staff, form, Action::ManageWebhooks, NOT_YOURS)
 }
 
 /// What every action on one endpoint starts from: the form admitted (CSRF,

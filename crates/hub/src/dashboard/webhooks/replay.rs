@@ -50,7 +50,7 @@ pub async fn replay(
             at_ms,
         ));
     let Some(record) = once(&form, &owner, &event_id, now) else {
-        return forbidden("This form has expired. Go back, reload the page and try again.");
+        return forbidden(EXPIRED);
     };
     writes.idempotency = Some(record);
     let back = Redirect::to(&format!(

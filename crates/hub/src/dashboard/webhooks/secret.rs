@@ -53,7 +53,7 @@ pub async fn roll_secret(
         ));
     // Only that the form was used: never the secret.
     let Some(record) = once(&form, &owner, &id, now) else {
-        return forbidden("This form has expired. Go back, reload the page and try again.");
+        return forbidden(EXPIRED);
     };
     writes.idempotency = Some(record);
     match state.units.commit(writes).await {

@@ -29,6 +29,7 @@
 //!
 //! A new context that locks rows takes the next free range here.
 
+mod access;
 mod commercial;
 mod events;
 mod lending;
@@ -126,7 +127,7 @@ pub(crate) fn checks<'a>(sets: &[&'a WriteSet]) -> (Vec<(usize, Check<'a>)>, Vec
                     Some(n) => (Check::Commercial(n.check), n.row),
                     None => continue,
                 },
-                Write::Public(_) | Write::Audit(_) => continue,
+                Write::Public(_) | Write::Audit(_) | Write::Access(_) => continue,
             };
             match row {
                 Some(row) if !updated.insert(row) => repeated.push(job),
@@ -145,6 +146,7 @@ pub(crate) struct Statements {
     insert_enquiry: Statement,
     mail_partner: Statement,
     insert_audit: Statement,
+    access: access::Statements,
     commercial: commercial::Statements,
     sandbox: sandbox::Statements,
     events: events::Statements,
@@ -168,6 +170,7 @@ impl Statements {
                 .prepare_cached(crate::sql::dashboard::INSERT_AUDIT)
                 .await
                 .map_err(db)?,
+            access: access::Statements::prepare(tx).await?,
             commercial: commercial::Statements::prepare(tx).await?,
             sandbox: sandbox::Statements::prepare(tx).await?,
             events: events::Statements::prepare(tx).await?,
@@ -248,6 +251,7 @@ impl Statements {
                 Write::Events(w) => self.events.write(w, &mut statements)?,
                 Write::Lending(w) => self.lending.write(w, &mut statements)?,
                 Write::Commercial(w) => self.commercial.write(w, &mut statements)?,
+                Write::Access(w) => self.access.write(w, &mut statements),
                 Write::Audit(a) => statements.push((
                     self.insert_audit.clone(),
                     vec![

@@ -78,6 +78,9 @@ pub fn apply(c: &Connection, set: &WriteSet) -> Result<(), CommitError> {
             Write::Events(w) => events::apply(c, w)?,
             Write::Lending(w) => lending::apply(c, w)?,
             Write::Commercial(w) => commercial::apply(c, w)?,
+            Write::Access(w) => {
+                super::partner::apply_access(c, w).map_err(|e| CommitError::from(unavailable(e)))?
+            }
             Write::Audit(a) => {
                 c.prepare_cached(shared!(crate::sql::dashboard::INSERT_AUDIT))
                     .and_then(|mut s| {

@@ -1,0 +1,101 @@
+use super::*;
+
+/// `POST /dashboard/credentials/client/roll-secret`: a new secret for the
+/// partner's OAuth client (`pk_live_…`, which serves both environments),
+/// shown once; the old one keeps working for the overlap chosen.
+pub async fn roll_client_secret(
+    State(state): State<PartnerState>,
+    staff: Staff,
+    Form(form): Form<CredentialForm>,
+) -> Response {
+    let Target {
+        env,
+        client,
+        form: action,
+        now,
+    } = match target(&state, &staff, &form).await {
+        Ok(t) => t,
+        Err(refused) => return refused.page(),
+    };
+    let Some(overlap_ms) = form.overlap_ms() else {
+        return forbidden(EXPIRED);
+    };
+    let (secret, hash) = crate::partner::clients::mint_secret(&state.secret_pepper);
+    let at_ms = state.clock.now_ms();
+    let until = (overlap_ms > 0).then(|| at_ms.saturating_add(overlap_ms));
+    let Some(record) = once(&action, &tenant(&staff, env), &client.client_id, now) else {
+        return forbidden(EXPIRED);
+    };
+    let mut writes = WriteSet::default();
+    writes
+        .push(lendhub_store::AccessWrite::RollClientSecret {
+            client_id: client.client_id.clone(),
+            hash,
+            previous_until_ms: until,
+            at_ms,
+        })
+        .push(audit_line(
+            &staff,
+            "oauth_client.roll_secret",
+            &client.client_id,
+            env,
+            at_ms,
+        ));
+    writes.idempotency = Some(record);
+    match commit(&state, writes).await {
+        Ok(()) => screen(
+            &state,
+            StatusCode::OK,
+            &ShownOnce {
+                f: Frame::of(&staff, env),
+                heading: format!("New client secret for {}", client.client_id),
+                what: "client secret",
+                value: secret,
+                note: match until {
+                    None => "The old secret has stopped working.".to_owned(),
+                    Some(at) => format!(
+                        "The old secret keeps working until {}, so you can deploy the new one first.",
+                        rfc3339(at)
+                    ),
+                },
+            },
+        ),
+        Err(CommitError::IdempotencyKeyTaken) => used_already(),
+        Err(_) => unavailable(),
+    }
+}
+
+/// `POST /dashboard/credentials/client/end-previous-secret`: the secret a
+/// roll replaced stops working now. Idempotent: with none in its overlap,
+/// nothing changes and nothing is audited.
+pub async fn end_previous_secret(
+    State(state): State<PartnerState>,
+    staff: Staff,
+    Form(form): Form<CredentialForm>,
+) -> Response {
+    let Target { env, client, .. } = match target(&state, &staff, &form).await {
+        Ok(t) => t,
+        Err(refused) => return refused.page(),
+    };
+    let at_ms = state.clock.now_ms();
+    if client.previous_secret_at(at_ms).is_none() {
+        return back(env);
+    }
+    let mut writes = WriteSet::default();
+    writes
+        .push(lendhub_store::AccessWrite::EndPreviousClientSecret {
+            client_id: client.client_id.clone(),
+            at_ms,
+        })
+        .push(audit_line(
+            &staff,
+            "oauth_client.end_previous_secret",
+            &client.client_id,
+            env,
+            at_ms,
+        ));
+    match commit(&state, writes).await {
+        Ok(()) => back(env),
+        Err(_) => unavailable(),
+    }
+}

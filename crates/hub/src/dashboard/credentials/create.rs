@@ -1,0 +1,87 @@
+use super::*;
+
+/// `POST /dashboard/credentials/api-keys`: a new secret API key of the
+/// environment on screen, with the scopes named (blank: every scope the
+/// partner holds; never more), shown on the answer and never again. The
+/// form's id is recorded in the same commit, so a resubmitted form makes no
+/// second key.
+pub async fn create(
+    State(state): State<PartnerState>,
+    staff: Staff,
+    Form(form): Form<CredentialForm>,
+) -> Response {
+    use lendhub_domain::scope::PartnerScopes;
+    let Target {
+        env,
+        client,
+        form: action,
+        now,
+    } = match target(&state, &staff, &form).await {
+        Ok(t) => t,
+        Err(refused) => return refused.page(),
+    };
+    let scopes = match form.scopes.as_deref().map(str::trim) {
+        None | Some("") => None,
+        Some(raw) => match PartnerScopes::parse(raw) {
+            Ok(s) if !s.is_empty() => Some(s),
+            _ => return bad_scopes(raw),
+        },
+    };
+    let at_ms = state.clock.now_ms();
+    let created =
+        match crate::partner::api_keys::mint(&client, env.credentials(), scopes.as_ref(), at_ms) {
+            Ok(c) => c,
+            Err(crate::partner::api_keys::KeyError::ScopeNotHeld(s)) => return bad_scopes(&s),
+            Err(_) => return unavailable(),
+        };
+    let owner = tenant(&staff, env);
+    let Some(record) = once(&action, &owner, "api_key.create", now) else {
+        return forbidden(EXPIRED);
+    };
+    let mut writes = WriteSet::default();
+    writes
+        .push(lendhub_store::AccessWrite::InsertApiKey(
+            created.record.clone(),
+        ))
+        .push(audit_line(
+            &staff,
+            "api_key.create",
+            &created.id,
+            env,
+            at_ms,
+        ));
+    writes.idempotency = Some(record);
+    match commit(&state, writes).await {
+        Ok(()) => screen(
+            &state,
+            StatusCode::OK,
+            &ShownOnce {
+                f: Frame::of(&staff, env),
+                heading: format!("New API key {}", created.id),
+                what: "API key",
+                value: created.key,
+                note: format!(
+                    "It works under /{}/v1 with the scopes {}.",
+                    match env {
+                        Environment::Live => "partner",
+                        Environment::Test => "sandbox",
+                    },
+                    created.record.scopes
+                ),
+            },
+        ),
+        Err(CommitError::IdempotencyKeyTaken) => used_already(),
+        Err(_) => unavailable(),
+    }
+}
+
+fn bad_scopes(raw: &str) -> Response {
+    crate::dashboard::pages::problem(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "Those scopes cannot be given to a key",
+        &format!(
+            "\u{201c}{raw}\u{201d} is not a scope your partner account holds. Leave the field blank for every scope it holds, or name some of them, separated by spaces."
+        ),
+        false,
+    )
+}

@@ -1,0 +1,237 @@
+//! The dashboard's credentials: the partner's secret API keys of the
+//! environment on screen (create, roll with an overlap for the old key,
+//! revoke; a key shown once) and its OAuth client, whose secret is rolled
+//! the same way. Owners and developers change them; every role sees the
+//! list, never a secret. Each change commits with its audit line, and this
+//! instance forgets what it remembered of the partner at once (others
+//! within the directory's sync interval).
+
+mod client_secret;
+mod create;
+mod revoke;
+mod roll;
+
+use askama::Template;
+use axum::Form;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use lendhub_domain::credentials::api_key_id;
+use lendhub_domain::dashboard::{Action, Environment};
+use lendhub_store::{ApiKeyRecord, CommitError, PartnerClientRecord, WriteSet};
+use serde::Deserialize;
+
+use super::forms::{ActionForm, EXPIRED, Refused, admitted, audit_line, form_id, once, rfc3339};
+use super::pages::{Frame, ListQuery, forbidden, screen, tenant, unavailable};
+use super::session::Staff;
+use crate::partner::state::PartnerState;
+
+pub use client_secret::{end_previous_secret, roll_client_secret};
+pub use create::create;
+pub use revoke::revoke;
+pub use roll::roll;
+
+const NOT_YOURS: &str = "Your role does not manage credentials. Ask an owner or a developer.";
+
+/// The overlaps a roll offers, in hours: the old key or secret keeps
+/// working this long beside the new one.
+const OVERLAPS: [(u32, &str); 4] = [
+    (24, "for 24 hours"),
+    (1, "for 1 hour"),
+    (168, "for 7 days"),
+    (0, "no: it stops now"),
+];
+
+struct KeyRow {
+    id: String,
+    scopes: String,
+    created: String,
+    /// `active`, `expiring` (rolled, in its overlap) or `revoked`.
+    state: &'static str,
+    until: String,
+}
+
+fn key_row(k: &ApiKeyRecord, now_ms: i64) -> KeyRow {
+    KeyRow {
+        id: api_key_id(&k.selector),
+        scopes: k.scopes.clone(),
+        created: rfc3339(k.created_at_ms),
+        state: match k.expires_at_ms {
+            None => "active",
+            Some(at) if now_ms < at => "expiring",
+            Some(_) => "revoked",
+        },
+        until: k.expires_at_ms.map(rfc3339).unwrap_or_default(),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/credentials.html")]
+struct Credentials {
+    f: Frame,
+    client_id: String,
+    previous_until: Option<String>,
+    held_scopes: String,
+    keys: Vec<KeyRow>,
+    can_manage: bool,
+    overlaps: &'static [(u32, &'static str)],
+    form_id: String,
+}
+
+/// `GET /dashboard/credentials`
+pub async fn list(
+    State(state): State<PartnerState>,
+    staff: Staff,
+    Query(q): Query<ListQuery>,
+) -> Response {
+    let env = Environment::from_query(q.env.as_deref());
+    let client_id = &staff.session.partner_client_id;
+    let (Ok(Some(client)), Ok(keys)) = (
+        state.partners.partner_client(client_id).await,
+        state.partners.list_api_keys(client_id).await,
+    ) else {
+        return unavailable();
+    };
+    let now_ms = state.clock.now_ms();
+    let mut keys: Vec<_> = keys
+        .iter()
+        .filter(|k| k.environment == env.credentials())
+        .map(|k| key_row(k, now_ms))
+        .collect();
+    keys.reverse();
+    screen(
+        &state,
+        StatusCode::OK,
+        &Credentials {
+            f: Frame::of(&staff, env),
+            previous_until: client
+                .previous_secret_at(now_ms)
+                .and(client.previous_secret_expires_at_ms)
+                .map(rfc3339),
+            held_scopes: client.scopes.clone(),
+            client_id: client.client_id,
+            keys,
+            can_manage: staff.role.may(Action::ManageCredentials),
+            overlaps: &OVERLAPS,
+            form_id: form_id(),
+        },
+    )
+}
+
+/// A credential form: the shared fields and, for a roll, how long the old
+/// credential keeps working; for a new key, its scopes.
+#[derive(Deserialize)]
+pub struct CredentialForm {
+    csrf_token: String,
+    env: Option<String>,
+    form_id: Option<String>,
+    overlap_hours: Option<String>,
+    scopes: Option<String>,
+}
+
+impl CredentialForm {
+    fn action(&self) -> ActionForm {
+        ActionForm {
+            csrf_token: self.csrf_token.clone(),
+            env: self.env.clone(),
+            form_id: self.form_id.clone(),
+        }
+    }
+
+    /// One of the offered overlaps, in milliseconds.
+    fn overlap_ms(&self) -> Option<i64> {
+        let hours: u32 = self.overlap_hours.as_deref()?.parse().ok()?;
+        OVERLAPS
+            .iter()
+            .any(|(h, _)| *h == hours)
+            .then(|| i64::from(hours) * 3_600_000)
+    }
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/shown_once.html")]
+struct ShownOnce {
+    f: Frame,
+    heading: String,
+    /// What the value is, e.g. "API key".
+    what: &'static str,
+    value: String,
+    note: String,
+}
+
+/// What every credential action starts from: the form admitted (CSRF,
+/// role), the partner's client as stored, and its owner's clock for the
+/// one-time form's record.
+struct Target {
+    env: Environment,
+    client: PartnerClientRecord,
+    form: ActionForm,
+    now: time::OffsetDateTime,
+}
+
+async fn target(
+    state: &PartnerState,
+    staff: &Staff,
+    form: &CredentialForm,
+) -> Result<Target, Refused> {
+    let action = form.action();
+    let env = admitted(staff, &action, Action::ManageCredentials, NOT_YOURS)
+        .map_err(Refused::Forbidden)?;
+    let (Ok(Some(client)), Ok(now)) = (
+        state
+            .partners
+            .partner_client(&staff.session.partner_client_id)
+            .await,
+        state.now_for(&tenant(staff, env)).await,
+    ) else {
+        return Err(Refused::Unavailable);
+    };
+    Ok(Target {
+        env,
+        client,
+        form: action,
+        now,
+    })
+}
+
+/// One of the partner's keys of the environment on screen, by its id;
+/// another partner's, another environment's or no key is 404.
+async fn own_key(
+    state: &PartnerState,
+    staff: &Staff,
+    env: Environment,
+    id: &str,
+) -> Result<ApiKeyRecord, Refused> {
+    let selector = crate::partner::api_keys::selector_of(id).map_err(|_| Refused::NotFound)?;
+    match state.partners.api_key(&selector).await {
+        Ok(Some(k))
+            if k.client_id == staff.session.partner_client_id
+                && k.environment == env.credentials() =>
+        {
+            Ok(k)
+        }
+        Ok(_) => Err(Refused::NotFound),
+        Err(_) => Err(Refused::Unavailable),
+    }
+}
+
+/// Commits a credential change; this instance forgets what it remembered
+/// of partners, so the change holds here from the next request.
+async fn commit(state: &PartnerState, writes: WriteSet) -> Result<(), CommitError> {
+    state.units.commit(writes).await?;
+    state.directory.forget();
+    Ok(())
+}
+
+fn back(env: Environment) -> Response {
+    Redirect::to(&format!("/dashboard/credentials?env={}", env.as_str())).into_response()
+}
+
+fn used_already() -> Response {
+    crate::dashboard::pages::problem(
+        StatusCode::CONFLICT,
+        "This form was already used",
+        "It was carried out, and anything new was shown, when it was first submitted. If you did not keep it, roll again from the credentials page.",
+        false,
+    )
+}
