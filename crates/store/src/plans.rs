@@ -377,6 +377,19 @@ pub fn request_path_queries() -> Vec<Query> {
         ],
         ordered_by_index: true,
     });
+    queries.push(Query {
+        ordered_by_index: true,
+        ..query(
+            "an account's payment schedules (the dashboard)",
+            sql::lending::ACCOUNT_SCHEDULES,
+            vec![OWNER, Value::Text("acc_01J00000000000000000000000")],
+        )
+    });
+    queries.push(query(
+        "a partner's API keys (the dashboard)",
+        sql::partner::API_KEYS_SELECT_BY_CLIENT,
+        vec![Value::Text("pk_live_owner")],
+    ));
     queries.push(query(
         "a partner's audit log",
         sql::dashboard::AUDIT_LOG,

@@ -230,6 +230,8 @@ pub mod lending {
          SET status = $3, version = $4, due_at_ms = $5, body = $6
          WHERE id = $1 AND owner = $2 AND version + 1 = $4";
     pub const SCHEDULE: &str = "SELECT body FROM hub_schedules WHERE id = $1 AND owner = $2";
+    pub const ACCOUNT_SCHEDULES: &str = "SELECT body FROM hub_schedules
+         WHERE owner = $1 AND account_id = $2 ORDER BY id DESC";
     /// Schedules with an instalment due on their owner's clock, as
     /// `DUE_APPLICATIONS`.
     pub const DUE_SCHEDULES: &str = due_on_owners_clock!("hub_schedules");

@@ -6,9 +6,11 @@
 mod audit;
 mod credentials;
 mod forms;
+mod money;
 mod pages;
 pub mod session;
 mod sign_in;
+mod statements;
 mod webhooks;
 
 use axum::Router;
@@ -29,6 +31,9 @@ pub fn router(state: PartnerState) -> Router {
         .route("/dashboard/sign-out", post(pages::sign_out))
         .route("/dashboard/applications", get(pages::applications))
         .route("/dashboard/applications/{id}", get(pages::application))
+        .route("/dashboard/accounts", get(money::accounts))
+        .route("/dashboard/accounts/{id}", get(money::account))
+        .route("/dashboard/payments", get(money::payments))
         .route("/dashboard/webhooks", get(webhooks::list))
         .route("/dashboard/webhooks/{id}/enable", post(webhooks::enable))
         .route(
@@ -65,6 +70,12 @@ pub fn router(state: PartnerState) -> Router {
             "/dashboard/credentials/client/end-previous-secret",
             post(credentials::end_previous_secret),
         )
+        .route("/dashboard/statements", get(statements::list))
+        .route(
+            "/dashboard/statements/{id}/invoice",
+            get(statements::invoice),
+        )
+        .route("/dashboard/statements/{id}/csv", get(statements::csv))
         .route("/dashboard/audit", get(audit::audit))
         .route("/dashboard/{*rest}", get(pages::fallback))
         .with_state(state)

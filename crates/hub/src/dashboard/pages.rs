@@ -24,6 +24,8 @@ pub(super) struct Frame {
     pub(super) role: &'static str,
     /// Owners see the audit log.
     pub(super) owner: bool,
+    /// Owners and finance see statements.
+    pub(super) billing: bool,
     pub(super) env: &'static str,
     pub(super) other_env: &'static str,
     pub(super) csrf: String,
@@ -38,6 +40,9 @@ impl Frame {
             owner: staff
                 .role
                 .may(lendhub_domain::dashboard::Action::ManageStaff),
+            billing: staff
+                .role
+                .may(lendhub_domain::dashboard::Action::ReadBilling),
             env: env.as_str(),
             other_env: env.other().as_str(),
             csrf: staff.session.csrf.clone(),

@@ -30,7 +30,7 @@ async fn partner(app: &App) -> (String, String) {
 }
 
 /// Moves the partner's test clock to `to` (RFC 3339).
-async fn clock_to(app: &App, key: &str, to: &str) {
+pub(crate) async fn clock_to(app: &App, key: &str, to: &str) {
     let r = post(
         app,
         &format!("{TEST}/test_helpers/clock/advance"),
@@ -102,7 +102,7 @@ async fn funded(app: &App, key: &str, pounds: i64, extra: Value) -> String {
     accepted(app, key, &id).await.expect("funded")
 }
 
-async fn statement_of(app: &App, key: &str, period: &str, status: &str) -> Value {
+pub(crate) async fn statement_of(app: &App, key: &str, period: &str, status: &str) -> Value {
     let mut last = Value::Null;
     for _ in 0..200 {
         let r = rest_get(

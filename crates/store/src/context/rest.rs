@@ -470,6 +470,13 @@ pub trait ServicingStore: Send + Sync {
 
     async fn schedule(&self, owner: &Tenant, id: &str) -> Result<Option<Schedule>, StoreError>;
 
+    /// One account's payment schedules, newest first.
+    async fn account_schedules(
+        &self,
+        owner: &Tenant,
+        account_id: &str,
+    ) -> Result<Vec<Schedule>, StoreError>;
+
     /// Schedules whose next instalment is due on their owner's clock.
     async fn due_schedules(
         &self,

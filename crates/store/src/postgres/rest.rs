@@ -565,6 +565,18 @@ impl ServicingStore for PgStore {
         self.body_by_owner(sql::lending::SCHEDULE, id, owner).await
     }
 
+    async fn account_schedules(
+        &self,
+        owner: &Tenant,
+        account_id: &str,
+    ) -> Result<Vec<Schedule>, StoreError> {
+        self.bodies_of(
+            sql::lending::ACCOUNT_SCHEDULES,
+            &[&owner.as_str(), &account_id],
+        )
+        .await
+    }
+
     async fn due_schedules(
         &self,
         service_now_ms: i64,

@@ -558,6 +558,20 @@ impl ServicingStore for SqliteStore {
         })
     }
 
+    async fn account_schedules(
+        &self,
+        owner: &Tenant,
+        account_id: &str,
+    ) -> Result<Vec<Schedule>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::lending::ACCOUNT_SCHEDULES))?
+                .query_map([owner.as_str(), account_id], |r| {
+                    rows::from_json(&r.get::<_, String>(0)?)
+                })?
+                .collect()
+        })
+    }
+
     async fn due_schedules(
         &self,
         service_now_ms: i64,

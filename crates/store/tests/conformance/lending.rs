@@ -985,6 +985,20 @@ async fn a_schedule_initiates_each_instalment_once_and_its_mandate_is_revoked_on
         Some(schedule.clone())
     );
     assert_eq!(store.schedule(&partner("live"), &id).await.unwrap(), None);
+    let account = schedule.account_id.to_string();
+    assert_eq!(
+        store.account_schedules(&owner, &account).await.unwrap(),
+        std::slice::from_ref(&schedule),
+        "the account's schedules"
+    );
+    assert!(
+        store
+            .account_schedules(&partner("live"), &account)
+            .await
+            .unwrap()
+            .is_empty(),
+        "never another owner's"
+    );
     let due_ms = lendhub_domain::clock::unix_ms(schedule.due_at().unwrap());
     assert!(
         store

@@ -155,5 +155,10 @@ pub async fn invoice(
     Path(id): Path<String>,
 ) -> Result<Response, PartnerError> {
     let statement = find(&state, &caller, &id).await?;
-    Ok(render(StatusCode::OK, &Invoice::new(&statement)))
+    Ok(page(&statement))
+}
+
+/// The statement's invoice (or remittance advice) as a page.
+pub fn page(statement: &Statement) -> Response {
+    render(StatusCode::OK, &Invoice::new(statement))
 }

@@ -1,0 +1,322 @@
+//! Accounts and payments: the loans the partner's applications became,
+//! each with its balance today (on its owner's clock) and its immutable
+//! ledger, its payment schedules and its payments; and every payment of the
+//! environment, filtered by status. Every role reads them.
+
+use askama::Template;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use lendhub_domain::collection::{Payment, PaymentStatus};
+use lendhub_domain::dashboard::Environment;
+use lendhub_domain::hub_ids::{AccountId, HubId, PaymentId};
+use lendhub_domain::money::Money;
+use lendhub_domain::servicing::{Account, AccountStatus};
+use lendhub_store::{AccountPage, AccountQuery, PageQuery, PaymentPage, PaymentQuery};
+use serde::Deserialize;
+
+use super::forms::rfc3339;
+use super::pages::{Frame, not_found, screen, tenant, unavailable};
+use super::session::Staff;
+use crate::partner::state::PartnerState;
+
+const PAGE: u32 = 25;
+
+#[derive(Deserialize, Default)]
+pub struct MoneyQuery {
+    env: Option<String>,
+    status: Option<String>,
+    starting_after: Option<String>,
+}
+
+fn page(limit: u32, starting_after: Option<String>) -> PageQuery {
+    PageQuery {
+        limit,
+        starting_after,
+        ending_before: None,
+    }
+}
+
+fn date(t: time::OffsetDateTime) -> String {
+    t.date().to_string()
+}
+
+struct AccountRow {
+    id: String,
+    company: String,
+    status: &'static str,
+    principal: Money,
+    opened: String,
+}
+
+fn account_row(a: &Account) -> AccountRow {
+    AccountRow {
+        id: a.id.to_string(),
+        company: if a.company_name.is_empty() {
+            a.company_number.clone()
+        } else {
+            a.company_name.clone()
+        },
+        status: a.status.as_str(),
+        principal: a.principal(),
+        opened: date(a.opened_at),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/accounts.html")]
+struct Accounts {
+    f: Frame,
+    rows: Vec<AccountRow>,
+    statuses: Vec<(&'static str, bool)>,
+    status: &'static str,
+    next: Option<String>,
+}
+
+/// `GET /dashboard/accounts`
+pub async fn accounts(
+    State(state): State<PartnerState>,
+    staff: Staff,
+    Query(q): Query<MoneyQuery>,
+) -> Response {
+    let env = Environment::from_query(q.env.as_deref());
+    let status = AccountStatus::ALL
+        .into_iter()
+        .map(AccountStatus::as_str)
+        .find(|s| Some(*s) == q.status.as_deref());
+    let query = AccountQuery {
+        page: page(
+            PAGE,
+            q.starting_after.filter(|c| AccountId::parse(c).is_some()),
+        ),
+        status,
+        sub_account_id: None,
+    };
+    match state
+        .servicing
+        .hub_accounts(&tenant(&staff, env), &query)
+        .await
+    {
+        Ok(AccountPage::Page(p)) => screen(
+            &state,
+            StatusCode::OK,
+            &Accounts {
+                f: Frame::of(&staff, env),
+                next: p
+                    .has_more
+                    .then(|| p.items.last().map(|a| a.id.to_string()))
+                    .flatten(),
+                rows: p.items.iter().map(account_row).collect(),
+                statuses: AccountStatus::ALL
+                    .iter()
+                    .map(|s| (s.as_str(), Some(s.as_str()) == status))
+                    .collect(),
+                status: status.unwrap_or(""),
+            },
+        ),
+        Ok(AccountPage::UnknownCursor) => not_found(),
+        Err(_) => unavailable(),
+    }
+}
+
+struct EntryRow {
+    id: String,
+    kind: &'static str,
+    amount: Money,
+    posted: String,
+    payment: String,
+    note: String,
+}
+
+struct ScheduleRow {
+    id: String,
+    status: &'static str,
+    cadence: &'static str,
+    amount: Money,
+    start: String,
+    progress: String,
+}
+
+struct PaymentRow {
+    id: String,
+    account: String,
+    status: &'static str,
+    amount: Money,
+    reference: String,
+    created: String,
+    instalment: String,
+}
+
+fn payment_row(p: &Payment) -> PaymentRow {
+    PaymentRow {
+        id: p.id.to_string(),
+        account: p.account_id.to_string(),
+        status: p.status.as_str(),
+        amount: p.amount,
+        reference: p.reference.clone().unwrap_or_default(),
+        created: rfc3339(lendhub_domain::clock::unix_ms(p.created_at)),
+        instalment: p
+            .schedule
+            .as_ref()
+            .map(|i| format!("{} #{}", i.schedule_id, i.number))
+            .unwrap_or_default(),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/account.html")]
+struct AccountView {
+    f: Frame,
+    a: AccountRow,
+    reference: String,
+    partner_ref: String,
+    application: String,
+    term_months: u32,
+    monthly: Money,
+    principal_outstanding: Money,
+    interest_accrued: Money,
+    arrears: Money,
+    payoff: Money,
+    as_of: String,
+    entries: Vec<EntryRow>,
+    schedules: Vec<ScheduleRow>,
+    payments: Vec<PaymentRow>,
+}
+
+/// `GET /dashboard/accounts/{id}`: the balance today, the whole ledger
+/// (oldest first, as it was posted), the schedules and the latest payments.
+pub async fn account(
+    State(state): State<PartnerState>,
+    staff: Staff,
+    Path(id): Path<String>,
+    Query(q): Query<MoneyQuery>,
+) -> Response {
+    let env = Environment::from_query(q.env.as_deref());
+    let owner = tenant(&staff, env);
+    if AccountId::parse(&id).is_none() {
+        return not_found();
+    }
+    let a = match state.lending.hub_account(&owner, &id).await {
+        Ok(Some(a)) => a,
+        Ok(None) => return not_found(),
+        Err(_) => return unavailable(),
+    };
+    let payments = PaymentQuery {
+        page: page(PAGE, None),
+        account_id: Some(id.clone()),
+        status: None,
+    };
+    let (Ok(entries), Ok(schedules), Ok(PaymentPage::Page(payments)), Ok(now)) = (
+        state.servicing.ledger(&owner, &id).await,
+        state.servicing.account_schedules(&owner, &id).await,
+        state.servicing.hub_payments(&owner, &payments).await,
+        state.now_for(&owner).await,
+    ) else {
+        return unavailable();
+    };
+    let Some(b) = lendhub_domain::ledger::balance(&a, &entries, now) else {
+        tracing::error!(account = %a.id, "the balance overflows");
+        return unavailable();
+    };
+    screen(
+        &state,
+        StatusCode::OK,
+        &AccountView {
+            f: Frame::of(&staff, env),
+            reference: a.reference.clone().unwrap_or_default(),
+            partner_ref: a.partner_ref.clone().unwrap_or_default(),
+            application: a.application_id.to_string(),
+            term_months: a.terms.term_months,
+            monthly: a.terms.monthly_repayment_pence,
+            principal_outstanding: b.principal_outstanding,
+            interest_accrued: b.interest_accrued,
+            arrears: b.arrears,
+            payoff: b.payoff,
+            as_of: rfc3339(lendhub_domain::clock::unix_ms(now)),
+            entries: entries
+                .iter()
+                .map(|e| EntryRow {
+                    id: e.id.to_string(),
+                    kind: e.kind.as_str(),
+                    amount: e.amount,
+                    posted: rfc3339(lendhub_domain::clock::unix_ms(e.posted_at)),
+                    payment: e.payment_id.clone().unwrap_or_default(),
+                    note: e.note.clone().unwrap_or_default(),
+                })
+                .collect(),
+            schedules: schedules
+                .iter()
+                .map(|s| ScheduleRow {
+                    id: s.id.to_string(),
+                    status: s.status.as_str(),
+                    cadence: s.cadence.as_str(),
+                    amount: s.amount,
+                    start: s.start_date.to_string(),
+                    progress: match s.count {
+                        Some(n) => format!("{} of {n}", s.initiated),
+                        None => format!("{} so far (open-ended)", s.initiated),
+                    },
+                })
+                .collect(),
+            payments: payments.items.iter().map(payment_row).collect(),
+            a: account_row(&a),
+        },
+    )
+}
+
+#[derive(Template)]
+#[template(path = "dashboard/payments.html")]
+struct Payments {
+    f: Frame,
+    rows: Vec<PaymentRow>,
+    statuses: Vec<(&'static str, bool)>,
+    status: &'static str,
+    next: Option<String>,
+}
+
+/// `GET /dashboard/payments`
+pub async fn payments(
+    State(state): State<PartnerState>,
+    staff: Staff,
+    Query(q): Query<MoneyQuery>,
+) -> Response {
+    let env = Environment::from_query(q.env.as_deref());
+    let status = q
+        .status
+        .as_deref()
+        .and_then(PaymentStatus::parse)
+        .map(PaymentStatus::as_str);
+    let query = PaymentQuery {
+        page: page(
+            PAGE,
+            q.starting_after.filter(|c| PaymentId::parse(c).is_some()),
+        ),
+        account_id: None,
+        status,
+    };
+    match state
+        .servicing
+        .hub_payments(&tenant(&staff, env), &query)
+        .await
+    {
+        Ok(PaymentPage::Page(p)) => screen(
+            &state,
+            StatusCode::OK,
+            &Payments {
+                f: Frame::of(&staff, env),
+                next: p
+                    .has_more
+                    .then(|| p.items.last().map(|a| a.id.to_string()))
+                    .flatten(),
+                rows: p.items.iter().map(payment_row).collect(),
+                statuses: PaymentStatus::ALL
+                    .iter()
+                    .map(|s| (s.as_str(), Some(s.as_str()) == status))
+                    .collect(),
+                status: status.unwrap_or(""),
+            },
+        ),
+        Ok(PaymentPage::UnknownCursor) => not_found(),
+        Err(_) => unavailable(),
+    }
+}
