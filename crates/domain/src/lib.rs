@@ -46,6 +46,7 @@ pub mod sub_account;
 pub mod synthetic;
 pub mod tenant;
 pub mod test_clock;
+pub mod text;
 pub mod throttle;
 pub mod underwriting;
 pub mod webhook;

@@ -33,12 +33,7 @@ impl std::fmt::Display for StrictError {
     }
 }
 
-/// Characters no field of a request may hold.
-pub fn refused_char(c: char) -> bool {
-    matches!(c,
-        '\u{0}'..='\u{8}' | '\u{b}' | '\u{c}' | '\u{e}'..='\u{1f}' | '\u{7f}'..='\u{9f}'
-        | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
+pub use lendhub_domain::text::refused_char;
 
 // The seed reports a refusal through serde's error, tagged so it can be
 // told from a syntax error afterwards.

@@ -652,7 +652,8 @@ pub mod identity {
 /// The jobs context's statements both backends run as written.
 pub mod jobs {
     /// An endpoint's deliveries, newest first, each with its event's type.
-    pub const ENDPOINT_DELIVERIES: &str = "SELECT d.id, d.event_id, e.type, d.state, d.attempt, d.last_status, d.last_error, d.updated_at_ms
+    pub const ENDPOINT_DELIVERIES: &str = "SELECT d.id, d.event_id, e.type, d.state, d.attempt, d.last_status, d.last_error, d.updated_at_ms,
+             d.last_latency_ms, d.last_response
          FROM deliveries d JOIN events e ON e.id = d.event_id
          WHERE d.endpoint_id = $1 AND d.owner = $2
          ORDER BY d.id DESC LIMIT $3";
@@ -663,9 +664,11 @@ pub mod jobs {
          WHERE id = $1 AND owner = $2 AND state = 'failed'";
     pub const DELIVERY_DELIVERED: &str =
         "UPDATE deliveries SET state = 'delivered', last_status = $2, last_error = NULL,
-                     lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = $3 WHERE id = $1";
+                     lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = $3,
+                     last_latency_ms = $4, last_response = $5 WHERE id = $1";
     pub const DELIVERY_RETRY: &str = "UPDATE deliveries SET attempt = attempt + 1, due_ms = $4, last_status = $2,
-                     last_error = $3, lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = $5 WHERE id = $1";
+                     last_error = $3, lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = $5,
+                     last_latency_ms = $6, last_response = $7 WHERE id = $1";
     /// Any answer from the endpoint ends its run of failures.
     pub const ENDPOINT_ANSWERED: &str = "UPDATE webhook_endpoints SET failing_since_ms = NULL
          WHERE id = (SELECT endpoint_id FROM deliveries WHERE id = $1) AND failing_since_ms IS NOT NULL";
@@ -674,7 +677,8 @@ pub mod jobs {
          WHERE id = (SELECT endpoint_id FROM deliveries WHERE id = $1) AND failing_since_ms IS NULL";
     pub const DELIVERY_GIVEN_UP: &str =
         "UPDATE deliveries SET state = 'failed', last_status = $2, last_error = $3,
-                     lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = $4 WHERE id = $1";
+                     lease_until_ms = NULL, lease_holder = NULL, updated_at_ms = $4,
+                     last_latency_ms = $5, last_response = $6 WHERE id = $1";
     pub const MAIL_SENT: &str =
         "UPDATE mail_outbox SET state = 'sent', sent_at_ms = $2, attempts = attempts + 1,
                         lease_until_ms = NULL, lease_holder = NULL, last_error = NULL

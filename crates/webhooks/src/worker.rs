@@ -16,7 +16,7 @@ use lendhub_domain::webhook::{
 };
 use lendhub_jobs::{Attempt, Failure, Outcome, Queue, Timing};
 use lendhub_store::{
-    ClaimedDelivery, CommitError, DeliveryResult, EventWrite, JobQueue, JobStore, Lease,
+    ClaimedDelivery, CommitError, DeliveryResult, EventWrite, Heard, JobQueue, JobStore, Lease,
     StoreError, UnitOfWork, Write, WriteSet,
 };
 use time::OffsetDateTime;
@@ -84,20 +84,36 @@ pub struct Deliveries {
     pub endpoint_events: Arc<dyn EndpointEvents>,
 }
 
+/// A claimed delivery, and what its attempt heard of the receiver beyond
+/// the status (kept here because the shared loop passes on only the
+/// status), for the record of the attempt.
+pub struct Job {
+    claimed: ClaimedDelivery,
+    heard: std::sync::OnceLock<Heard>,
+}
+
 fn real_now_ms() -> i64 {
     unix_ms(OffsetDateTime::now_utc())
 }
 
 #[async_trait]
 impl Queue for Deliveries {
-    type Job = ClaimedDelivery;
+    type Job = Job;
     const NAME: &'static str = "webhook deliveries";
 
-    async fn claim(&self, lease: &Lease) -> Result<Vec<ClaimedDelivery>, StoreError> {
-        self.jobs.claim_deliveries(lease).await
+    async fn claim(&self, lease: &Lease) -> Result<Vec<Job>, StoreError> {
+        let claimed = self.jobs.claim_deliveries(lease).await?;
+        Ok(claimed
+            .into_iter()
+            .map(|claimed| Job {
+                claimed,
+                heard: std::sync::OnceLock::new(),
+            })
+            .collect())
     }
 
-    fn timing(&self, claimed: &ClaimedDelivery) -> Timing {
+    fn timing(&self, job: &Job) -> Timing {
+        let claimed = &job.claimed;
         let d = &claimed.delivery;
         Timing {
             first_due_ms: unix_ms(d.first_due),
@@ -107,7 +123,8 @@ impl Queue for Deliveries {
         }
     }
 
-    async fn attempt(&self, claimed: &ClaimedDelivery) -> Attempt {
+    async fn attempt(&self, job: &Job) -> Attempt {
+        let claimed = &job.claimed;
         let open = |sealed: &[u8]| {
             self.master_key
                 .open(SECRET_PURPOSE, sealed)
@@ -128,8 +145,16 @@ impl Queue for Deliveries {
                 status: None,
                 error: Some(e.to_string()),
                 duration_ms: 0,
+                latency_ms: None,
+                excerpt: None,
             },
         };
+        let _ = job.heard.set(Heard {
+            latency_ms: attempt
+                .latency_ms
+                .map(|ms| i64::try_from(ms).unwrap_or(i64::MAX)),
+            excerpt: attempt.excerpt.clone(),
+        });
         if attempt.succeeded() {
             metrics::counter!(DELIVERIES, "outcome" => DELIVERED).increment(1);
             return Attempt::Done {
@@ -147,7 +172,9 @@ impl Queue for Deliveries {
         &DeliverySchedule
     }
 
-    async fn record(&self, claimed: ClaimedDelivery, outcome: Outcome, now: OffsetDateTime) {
+    async fn record(&self, job: Job, outcome: Outcome, now: OffsetDateTime) {
+        let Job { claimed, heard } = job;
+        let heard = heard.into_inner().unwrap_or_default();
         let d = &claimed.delivery;
         let at_ms = unix_ms(now);
         let (failure, retry_at_ms) = match outcome {
@@ -156,6 +183,7 @@ impl Queue for Deliveries {
                     id: d.id,
                     // A success always has a status; 200 only guards the type.
                     status: status.unwrap_or(200),
+                    heard,
                     at_ms,
                     ends_failures: claimed.failing_since_ms.is_some(),
                 };
@@ -185,6 +213,7 @@ impl Queue for Deliveries {
         let result = DeliveryResult::Failed {
             id: d.id,
             status: failure.status,
+            heard,
             error: failure.error,
             retry_at_ms,
             at_ms,

@@ -557,6 +557,21 @@ async fn a_failed_delivery_is_found_retried_and_delivered() {
             .contains(&format!("<td class=\"attempt\">{}</td>", failed.attempt))
     );
     assert!(page.body.contains("Retry"));
+    // What the receiver answered, escaped and without its escape sequence,
+    // and how long it took.
+    assert!(
+        page.body.contains(
+            "<td class=\"response\"><code>{&#34;error&#34;:&#34;refused by the test receiver [31m&#34;}</code></td>"
+        ),
+        "{}",
+        page.body
+    );
+    assert!(!page.body.contains('\u{1b}'));
+    let latency = page.body.split("<td class=\"latency\">").nth(1).unwrap();
+    let ms: u64 = latency[..latency.find(" ms</td>").unwrap()]
+        .parse()
+        .unwrap();
+    assert!(ms < 10_000, "{ms} ms");
     let csrf = page.hidden("csrf_token").unwrap();
     let form = [("csrf_token", csrf.as_str()), ("env", "test")];
 
@@ -599,6 +614,11 @@ async fn a_failed_delivery_is_found_retried_and_delivered() {
         .get(&format!("/dashboard/webhooks/{id}/deliveries?env=test"))
         .await;
     assert!(page.body.contains("Replay"), "{}", page.body);
+    assert!(
+        page.body
+            .contains("<td class=\"response\"><code>ok</code></td>"),
+        "the delivered attempt's answer replaces the failure's"
+    );
     let form_id = page.hidden("form_id").unwrap();
     let replay_form = [
         ("csrf_token", csrf.as_str()),

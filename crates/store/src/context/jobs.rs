@@ -44,11 +44,21 @@ pub struct ClaimedDelivery {
     pub failing_since_ms: Option<i64>,
 }
 
+/// What an attempt heard of the receiver beyond its status, for the
+/// dashboard: how long it took to answer and the first bytes it answered
+/// with. Empty when it did not answer.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Heard {
+    pub latency_ms: Option<i64>,
+    pub excerpt: Option<String>,
+}
+
 #[derive(Clone, Debug)]
 pub enum DeliveryResult {
     Delivered {
         id: i64,
         status: u16,
+        heard: Heard,
         at_ms: i64,
         /// The endpoint was failing when the delivery was claimed: this
         /// answer ends its run of failures. (A healthy endpoint's row is
@@ -59,6 +69,7 @@ pub enum DeliveryResult {
     Failed {
         id: i64,
         status: Option<u16>,
+        heard: Heard,
         error: String,
         retry_at_ms: Option<i64>,
         at_ms: i64,
@@ -100,6 +111,9 @@ pub struct DeliveryView {
     pub last_status: Option<i64>,
     pub last_error: Option<String>,
     pub updated_at_ms: i64,
+    pub last_latency_ms: Option<i64>,
+    /// The first bytes of the receiver's last answer, as text.
+    pub last_response: Option<String>,
 }
 
 /// The queues, as named to [`JobStore::release_leases`].

@@ -92,6 +92,7 @@ pub async fn finish_delivery(c: &Client, result: &DeliveryResult) -> Result<(), 
         DeliveryResult::Delivered {
             id,
             status,
+            heard,
             at_ms,
             ends_failures,
         } => {
@@ -99,7 +100,7 @@ pub async fn finish_delivery(c: &Client, result: &DeliveryResult) -> Result<(), 
             execute(
                 c,
                 crate::sql::jobs::DELIVERY_DELIVERED,
-                &[id, &status, at_ms],
+                &[id, &status, at_ms, &heard.latency_ms, &heard.excerpt],
             )
             .await?;
             if *ends_failures {
@@ -111,6 +112,7 @@ pub async fn finish_delivery(c: &Client, result: &DeliveryResult) -> Result<(), 
         DeliveryResult::Failed {
             id,
             status: code,
+            heard,
             error,
             retry_at_ms: Some(retry),
             at_ms,
@@ -118,7 +120,15 @@ pub async fn finish_delivery(c: &Client, result: &DeliveryResult) -> Result<(), 
             execute(
                 c,
                 crate::sql::jobs::DELIVERY_RETRY,
-                &[id, &status(code), error, retry, at_ms],
+                &[
+                    id,
+                    &status(code),
+                    error,
+                    retry,
+                    at_ms,
+                    &heard.latency_ms,
+                    &heard.excerpt,
+                ],
             )
             .await?;
             execute(c, crate::sql::jobs::ENDPOINT_FAILED, &[id, at_ms]).await
@@ -126,6 +136,7 @@ pub async fn finish_delivery(c: &Client, result: &DeliveryResult) -> Result<(), 
         DeliveryResult::Failed {
             id,
             status: code,
+            heard,
             error,
             retry_at_ms: None,
             at_ms,
@@ -133,7 +144,14 @@ pub async fn finish_delivery(c: &Client, result: &DeliveryResult) -> Result<(), 
             execute(
                 c,
                 crate::sql::jobs::DELIVERY_GIVEN_UP,
-                &[id, &status(code), error, at_ms],
+                &[
+                    id,
+                    &status(code),
+                    error,
+                    at_ms,
+                    &heard.latency_ms,
+                    &heard.excerpt,
+                ],
             )
             .await?;
             execute(c, crate::sql::jobs::ENDPOINT_FAILED, &[id, at_ms]).await

@@ -208,6 +208,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "client_secret_overlap",
         include_str!("../../migrations/postgres/0040_client_secret_overlap.sql"),
     ),
+    (
+        41,
+        "delivery_answers",
+        include_str!("../../migrations/postgres/0041_delivery_answers.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

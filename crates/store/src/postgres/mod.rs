@@ -385,6 +385,8 @@ impl JobStore for PgStore {
                     last_status: status.map(i64::from),
                     last_error: reads::get(r, 6)?,
                     updated_at_ms: reads::get(r, 7)?,
+                    last_latency_ms: reads::get(r, 8)?,
+                    last_response: reads::get(r, 9)?,
                 })
             })
             .collect()

@@ -69,11 +69,12 @@ pub fn finish_delivery(c: &Connection, result: &DeliveryResult) -> rusqlite::Res
         DeliveryResult::Delivered {
             id,
             status,
+            heard,
             at_ms,
             ends_failures,
         } => {
             c.prepare_cached(shared!(crate::sql::jobs::DELIVERY_DELIVERED))?
-                .execute(params![id, status, at_ms])?;
+                .execute(params![id, status, at_ms, heard.latency_ms, heard.excerpt])?;
             if *ends_failures {
                 c.prepare_cached(shared!(crate::sql::jobs::ENDPOINT_ANSWERED))?
                     .execute([id])?;
@@ -82,24 +83,41 @@ pub fn finish_delivery(c: &Connection, result: &DeliveryResult) -> rusqlite::Res
         DeliveryResult::Failed {
             id,
             status,
+            heard,
             error,
             retry_at_ms: Some(retry),
             at_ms,
         } => {
             c.prepare_cached(shared!(crate::sql::jobs::DELIVERY_RETRY))?
-                .execute(params![id, status, error, retry, at_ms])?;
+                .execute(params![
+                    id,
+                    status,
+                    error,
+                    retry,
+                    at_ms,
+                    heard.latency_ms,
+                    heard.excerpt
+                ])?;
             c.prepare_cached(shared!(crate::sql::jobs::ENDPOINT_FAILED))?
                 .execute(params![id, at_ms])?;
         }
         DeliveryResult::Failed {
             id,
             status,
+            heard,
             error,
             retry_at_ms: None,
             at_ms,
         } => {
             c.prepare_cached(shared!(crate::sql::jobs::DELIVERY_GIVEN_UP))?
-                .execute(params![id, status, error, at_ms])?;
+                .execute(params![
+                    id,
+                    status,
+                    error,
+                    at_ms,
+                    heard.latency_ms,
+                    heard.excerpt
+                ])?;
             c.prepare_cached(shared!(crate::sql::jobs::ENDPOINT_FAILED))?
                 .execute(params![id, at_ms])?;
         }
@@ -230,6 +248,8 @@ impl JobStore for SqliteStore {
                         last_status: r.get(5)?,
                         last_error: r.get(6)?,
                         updated_at_ms: r.get(7)?,
+                        last_latency_ms: r.get(8)?,
+                        last_response: r.get(9)?,
                     })
                 })?
                 .collect()

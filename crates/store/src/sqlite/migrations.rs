@@ -207,6 +207,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "client_secret_overlap",
         include_str!("../../migrations/sqlite/0040_client_secret_overlap.sql"),
     ),
+    (
+        41,
+        "delivery_answers",
+        include_str!("../../migrations/sqlite/0041_delivery_answers.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -391,6 +391,7 @@ async fn retention_prunes_old_events_and_finished_deliveries() {
         .finish_delivery(DeliveryResult::Delivered {
             id: claimed[0].delivery.id,
             status: 200,
+            heard: Heard::default(),
             at_ms: 1_000,
             ends_failures: true,
         })

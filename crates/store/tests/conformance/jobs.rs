@@ -94,6 +94,7 @@ async fn the_outbox_leases_retries_and_finishes_deliveries() {
         .finish_delivery(DeliveryResult::Failed {
             id,
             status: Some(500),
+            heard: Heard::default(),
             error: "boom".into(),
             retry_at_ms: Some(61_000),
             at_ms: 1_000,
@@ -140,6 +141,7 @@ async fn the_outbox_leases_retries_and_finishes_deliveries() {
         .finish_delivery(DeliveryResult::Delivered {
             id,
             status: 200,
+            heard: Heard::default(),
             at_ms: 61_000,
             ends_failures: true,
         })
@@ -410,6 +412,7 @@ async fn a_holder_gives_back_only_its_own_leases_in_one_queue() {
         .finish_delivery(DeliveryResult::Delivered {
             id: again[0].delivery.id,
             status: 200,
+            heard: Heard::default(),
             at_ms: 2_000,
             ends_failures: true,
         })
@@ -483,6 +486,10 @@ async fn a_failed_delivery_is_listed_and_made_due_again() {
         .finish_delivery(DeliveryResult::Failed {
             id: claimed[0].delivery.id,
             status: Some(500),
+            heard: Heard {
+                latency_ms: Some(87),
+                excerpt: Some("{\"error\":\"database is down\"}".into()),
+            },
             error: "boom".into(),
             retry_at_ms: None,
             at_ms: 2_000,
@@ -495,6 +502,11 @@ async fn a_failed_delivery_is_listed_and_made_due_again() {
         ("failed", Some(500))
     );
     assert_eq!(failed.last_error.as_deref(), Some("boom"));
+    assert_eq!(
+        (failed.last_latency_ms, failed.last_response.as_deref()),
+        (Some(87), Some("{\"error\":\"database is down\"}")),
+        "what the receiver answered, and how fast"
+    );
     let retry = |owner: &str| {
         set(
             vec![Write::Events(EventWrite::RetryDelivery {

@@ -85,6 +85,7 @@ async fn the_delivery_lag_is_the_oldest_due_deliverys_wait() {
         .finish_delivery(DeliveryResult::Delivered {
             id: claimed[0].delivery.id,
             status: 200,
+            heard: Heard::default(),
             at_ms: 5_000,
             ends_failures: false,
         })

@@ -9,6 +9,8 @@ struct DeliveryRow {
     attempt: i64,
     status: Option<i64>,
     error: Option<String>,
+    latency: String,
+    response: String,
     at: String,
 }
 
@@ -66,11 +68,16 @@ pub async fn deliveries(
                     attempt: d.attempt,
                     status: d.last_status,
                     error: d.last_error,
+                    latency: d
+                        .last_latency_ms
+                        .map(|ms| format!("{ms} ms"))
+                        .unwrap_or_default(),
+                    response: d.last_response.unwrap_or_default(),
                     at: rfc3339(d.updated_at_ms),
                 })
                 .collect(),
             can_manage: staff.role.may(Action::ManageWebhooks),
-            form_id: lendhub_system::random_token(18),
+            form_id: form_id(),
         },
     )
 }

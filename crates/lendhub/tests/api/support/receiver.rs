@@ -1,6 +1,8 @@
 //! A local webhook receiver on port 0. It records every request and answers
 //! with the statuses it is told, in order (then 200) — or, when told to
 //! refuse bodies containing some text, 500 to those and 200 to the rest.
+//! A refusal's body says why, with an escape sequence a display must not
+//! pass on ([`REFUSAL`]); an acceptance's body is `ok`.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -24,7 +26,14 @@ pub struct Receiver {
     pub url: String,
 }
 
-async fn record(State(r): State<Receiver>, headers: HeaderMap, body: Bytes) -> StatusCode {
+/// What a refused delivery is answered with.
+pub const REFUSAL: &str = "{\"error\":\"refused by the test receiver\u{1b}[31m\"}";
+
+async fn record(
+    State(r): State<Receiver>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> (StatusCode, &'static str) {
     let signature = headers
         .get("service-signature")
         .and_then(|v| v.to_str().ok())
@@ -39,12 +48,11 @@ async fn record(State(r): State<Receiver>, headers: HeaderMap, body: Bytes) -> S
         .lock()
         .as_deref()
         .is_some_and(|text| String::from_utf8_lossy(&body).contains(text));
-    let status = if refused {
-        500
-    } else {
-        r.answers.lock().pop_front().unwrap_or(200)
-    };
-    StatusCode::from_u16(status).unwrap()
+    if refused {
+        return (StatusCode::INTERNAL_SERVER_ERROR, REFUSAL);
+    }
+    let status = r.answers.lock().pop_front().unwrap_or(200);
+    (StatusCode::from_u16(status).unwrap(), "ok")
 }
 
 impl Receiver {
