@@ -468,7 +468,6 @@ async fn a_disabled_endpoint_is_re_enabled_by_a_developer_and_audited() {
 /// re-enabled and the delivery retried from the dashboard; it arrives.
 #[tokio::test]
 async fn a_failed_delivery_is_found_retried_and_delivered() {
-    use crate::support::receiver::Receiver;
     use crate::support::{eventually, eventually_async};
 
     use lendhub_domain::tenant::Tenant;
@@ -479,31 +478,7 @@ async fn a_failed_delivery_is_found_retried_and_delivered() {
         .as_str()
         .unwrap()
         .to_owned();
-    let receiver = Receiver::start(&[]).await;
-    receiver.refuse_bodies_containing("application.created");
-    let endpoint = rest_post(
-        &app,
-        "/sandbox/v1/webhook_endpoints",
-        &test_key,
-        json!({"url": receiver.url, "enabled_events": ["application.created"]}),
-    )
-    .await;
-    assert_eq!(endpoint.status, 201, "{}", endpoint.body);
-    let id = endpoint.body["id"].as_str().unwrap().to_owned();
-    let created = rest_post(
-        &app,
-        "/sandbox/v1/applications",
-        &test_key,
-        json!({
-            "business": {"company_number": "00000401"},
-            "amount_pence": 1_000_000,
-            "term_months": 24,
-            "applicant": {"email": "founder@healthy-widgets.example"},
-        }),
-    )
-    .await;
-    assert_eq!(created.status, 201, "{}", created.body);
-    let event_of = |d: &lendhub_store::DeliveryView| d.event_type == "application.created";
+    let (receiver, id, failed) = failing_delivery(&app, &client, &test_key).await;
     let owner = Tenant::partner(&client, false, None);
     let store = app.server().store.clone();
     let delivery = || {
@@ -514,30 +489,9 @@ async fn a_failed_delivery_is_found_retried_and_delivered() {
                 .await
                 .unwrap()
                 .into_iter()
-                .find(event_of)
+                .find(|d| d.event_type == "application.created")
         }
     };
-    eventually("the first attempt", || receiver.count() == 1).await;
-    // Every retry fails until the schedule ends (and the endpoint, failing
-    // for 72 h, is disabled).
-    // Each step moves the clock past the next retry or not (later retries
-    // are hours apart); the worker is given a moment after each.
-    for _ in 0..60 {
-        if delivery().await.is_some_and(|d| d.state == "failed") {
-            break;
-        }
-        let seen = receiver.count();
-        app.advance(time::Duration::hours(3));
-        for _ in 0..40 {
-            if receiver.count() > seen {
-                break;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-        }
-    }
-    let failed = delivery().await.unwrap();
-    assert_eq!(failed.state, "failed", "{failed:?}");
-    assert!(failed.attempt > 1);
 
     let developer = oidc::person(&app).await;
     staff(&app, &client, &developer, "developer");
@@ -663,4 +617,82 @@ async fn a_failed_delivery_is_found_retried_and_delivered() {
         "{}",
         audit.body
     );
+}
+
+/// A test-environment endpoint at a receiver that refuses
+/// `application.created`, and an application whose delivery there failed
+/// until its schedule ended (the clock moved on by hours at a time): the
+/// receiver, the endpoint's id and the failed delivery.
+pub(crate) async fn failing_delivery(
+    app: &App,
+    client: &str,
+    test_key: &str,
+) -> (
+    crate::support::receiver::Receiver,
+    String,
+    lendhub_store::DeliveryView,
+) {
+    use crate::support::eventually;
+    use crate::support::receiver::Receiver;
+    use lendhub_domain::tenant::Tenant;
+    let receiver = Receiver::start(&[]).await;
+    receiver.refuse_bodies_containing("application.created");
+    let endpoint = rest_post(
+        app,
+        "/sandbox/v1/webhook_endpoints",
+        test_key,
+        json!({"url": receiver.url, "enabled_events": ["application.created"]}),
+    )
+    .await;
+    assert_eq!(endpoint.status, 201, "{}", endpoint.body);
+    let id = endpoint.body["id"].as_str().unwrap().to_owned();
+    let created = rest_post(
+        app,
+        "/sandbox/v1/applications",
+        test_key,
+        json!({
+            "business": {"company_number": "00000401"},
+            "amount_pence": 1_000_000,
+            "term_months": 24,
+            "applicant": {"email": "founder@healthy-widgets.example"},
+        }),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let event_of = |d: &lendhub_store::DeliveryView| d.event_type == "application.created";
+    let owner = Tenant::partner(client, false, None);
+    let store = app.server().store.clone();
+    let delivery = || {
+        let (store, owner, id) = (store.clone(), owner.clone(), id.clone());
+        async move {
+            store
+                .endpoint_deliveries(&owner, &id, 10)
+                .await
+                .unwrap()
+                .into_iter()
+                .find(event_of)
+        }
+    };
+    eventually("the first attempt", || receiver.count() == 1).await;
+    // Every retry fails until the schedule ends (and the endpoint, failing
+    // for 72 h, is disabled).
+    // Each step moves the clock past the next retry or not (later retries
+    // are hours apart); the worker is given a moment after each.
+    for _ in 0..60 {
+        if delivery().await.is_some_and(|d| d.state == "failed") {
+            break;
+        }
+        let seen = receiver.count();
+        app.advance(time::Duration::hours(3));
+        for _ in 0..40 {
+            if receiver.count() > seen {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    }
+    let failed = delivery().await.unwrap();
+    assert_eq!(failed.state, "failed", "{failed:?}");
+    assert!(failed.attempt > 1);
+    (receiver, id, failed)
 }

@@ -10,6 +10,7 @@ mod cli;
 mod crash;
 mod dashboard;
 mod dashboard_credentials;
+mod dashboard_journey;
 mod dashboard_money;
 mod docs;
 mod enquiries;

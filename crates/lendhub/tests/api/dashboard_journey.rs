@@ -1,0 +1,175 @@
+//! The issue's dashboard journey in headless Chromium (issue #18): an owner
+//! signs in, switches to test, re-enables a disabled endpoint, finds a
+//! failed delivery and retries it, rolls an API key and downloads a
+//! statement — each checked in the page and then through the API.
+
+use lendhub_domain::partner::Tier;
+
+use crate::dashboard::{failing_delivery, staff};
+use crate::rest_accounts::fund;
+use crate::rest_statements::{clock_to, statement_of};
+use crate::rest_tier::{api_key, rest_app, rest_get, rest_partner};
+use crate::support::{eventually, oidc};
+
+const SCOPES: &str = "applications.read applications.write decisions.read accounts.read \
+                      events.read webhooks.manage billing.read";
+
+#[tokio::test]
+async fn in_chromium_an_owner_fixes_webhooks_rolls_a_key_and_downloads_a_statement() {
+    use lendhub_domain::tenant::Tenant;
+    use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
+    use lendhub_store::{EventWrite, WriteSet};
+
+    let app = rest_app().await;
+    let (client, _) = rest_partner(&app, SCOPES, Tier::Platform).await;
+    let made = api_key(&app, &client, "test", None);
+    let (key_id, key) = (
+        made["id"].as_str().unwrap().to_owned(),
+        made["key"].as_str().unwrap().to_owned(),
+    );
+    let account = fund(&app, &key).await;
+    let (receiver, endpoint, failed) = failing_delivery(&app, &client, &key).await;
+    // Disabled, as 72 h of failures leave it (if the schedule's end did
+    // not already).
+    let store = &app.server().store;
+    let owner = Tenant::partner(&client, false, None);
+    let current = store.endpoints(&owner).await.unwrap().remove(0).endpoint;
+    if current.status != EndpointStatus::Disabled {
+        let mut disable = WriteSet::default();
+        disable.push(EventWrite::SetEndpointStatus {
+            endpoint: WebhookEndpoint {
+                status: EndpointStatus::Disabled,
+                ..current.clone()
+            },
+            from: current.status,
+        });
+        store.commit(disable).await.unwrap();
+    }
+
+    // The month the loan funded in ends on the partner's clock.
+    let a = rest_get(&app, &format!("/sandbox/v1/accounts/{account}"), Some(&key)).await;
+    let opened = time::OffsetDateTime::parse(
+        a.body["disbursed_at"].as_str().unwrap(),
+        &time::format_description::well_known::Rfc3339,
+    )
+    .unwrap();
+    let period = format!("{}-{:02}", opened.year(), u8::from(opened.month()));
+    let clock = rest_get(&app, "/sandbox/v1/test_helpers/clock", Some(&key)).await;
+    let now = clock.body["now"].as_str().unwrap_or_default().to_owned();
+    let next_month = time::Date::from_calendar_date(opened.year(), opened.month(), 28)
+        .unwrap()
+        .checked_add(time::Duration::days(4))
+        .unwrap()
+        .replace_day(1)
+        .unwrap();
+    let month_start = format!("{next_month}T09:00:00Z");
+    if now.is_empty() || now < month_start {
+        clock_to(&app, &key, &month_start).await;
+    }
+    let statement = statement_of(&app, &key, &period, "draft").await;
+    let statement_id = statement["id"].as_str().unwrap().to_owned();
+
+    let person = oidc::person(&app).await;
+    staff(&app, &client, &person, "owner");
+    receiver.accept_everything();
+    let before = receiver.count();
+    let r = crate::support::python_json(
+        "dashboard_journey_browser.py",
+        vec![
+            ("BASE", app.hub.clone()),
+            ("EMAIL", person.email.clone()),
+            ("PASSWORD", oidc::PASSWORD.to_owned()),
+            ("ENDPOINT", endpoint.clone()),
+            ("DELIVERY", failed.id.to_string()),
+            ("KEY", key_id.clone()),
+            ("STATEMENT", statement_id.clone()),
+        ],
+    )
+    .await;
+    assert_eq!(r["page_errors"], serde_json::json!([]), "{r}");
+
+    // Re-enabled, in the page and through the API.
+    assert_eq!(
+        (r["endpoint_before"].as_str(), r["endpoint_after"].as_str()),
+        (Some("disabled"), Some("enabled")),
+        "{r}"
+    );
+    let hook = rest_get(
+        &app,
+        &format!("/sandbox/v1/webhook_endpoints/{endpoint}"),
+        Some(&key),
+    )
+    .await;
+    assert_eq!(hook.body["status"], "enabled", "{}", hook.body);
+
+    // Retried: the failure's answer was on the page; the receiver has it now.
+    assert_eq!(r["delivery_before"], "failed", "{r}");
+    assert!(
+        r["delivery_answer"]
+            .as_str()
+            .unwrap()
+            .contains("refused by the test receiver"),
+        "{r}"
+    );
+    assert!(
+        matches!(r["delivery_after"].as_str(), Some("pending" | "delivered")),
+        "{r}"
+    );
+    eventually("the retried delivery", || receiver.count() > before).await;
+    assert!(
+        receiver.all()[before..]
+            .iter()
+            .any(|d| d.body.contains(&failed.event_id)),
+        "the failed event, delivered"
+    );
+
+    // Rolled: the successor works, and so does the old key for its day.
+    let rolled = r["rolled_key"].as_str().unwrap();
+    assert!(rolled.starts_with("sk_test_") && rolled != key, "{r}");
+    assert!(
+        r["rolled_note"]
+            .as_str()
+            .unwrap()
+            .contains("keeps working until"),
+        "{r}"
+    );
+    assert_eq!(r["old_key_state"], "expiring", "{r}");
+    for k in [rolled, key.as_str()] {
+        let listed = rest_get(&app, "/sandbox/v1/applications", Some(k)).await;
+        assert_eq!(listed.status, 200, "{}", listed.body);
+    }
+
+    // Downloaded: the CSV's loan and total are the statement's; the invoice
+    // is the API's.
+    assert_eq!(
+        r["csv_name"],
+        format!("lendhub-{period}-{statement_id}.csv"),
+        "{r}"
+    );
+    let csv = r["csv"].as_str().unwrap();
+    assert!(csv.contains(&account), "{csv}");
+    let total: Vec<&str> = csv.lines().last().unwrap().split(',').collect();
+    assert_eq!(
+        (total[2], total[8]),
+        ("total", statement["payable_pence"].to_string().as_str()),
+        "{csv}"
+    );
+    assert_eq!(
+        r["invoice_name"],
+        format!("lendhub-{period}-{statement_id}.html")
+    );
+    let api_invoice = app
+        .http
+        .get(format!(
+            "{}/sandbox/v1/statements/{statement_id}/invoice",
+            app.hub
+        ))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert_eq!(r["invoice"].as_str(), Some(api_invoice.as_str()));
+}

@@ -1,0 +1,104 @@
+"""Headless Chromium (Debian's package, driven by Playwright, JavaScript
+off) on the issue's dashboard journey: sign in, switch to test, re-enable a
+disabled endpoint, find a failed delivery and retry it, roll an API key
+(its successor shown once), and download a statement as CSV and as an
+invoice.
+
+Environment: BASE (the hub), EMAIL, PASSWORD, ENDPOINT (a disabled
+test-environment endpoint), DELIVERY (its failed delivery's id), KEY (a
+test API key's id), STATEMENT (a test statement's id). Prints one JSON
+object; exits 3 when Playwright is missing."""
+import json
+import os
+import sys
+import tempfile
+
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError as e:
+    print(e, file=sys.stderr)
+    sys.exit(3)
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+
+
+def download(page, selector):
+    """Clicks a download link; the file's suggested name and its text."""
+    with page.expect_download() as info:
+        page.click(selector)
+    d = info.value
+    path = os.path.join(tempfile.mkdtemp(), d.suggested_filename)
+    d.save_as(path)
+    with open(path, encoding="utf-8") as f:
+        return d.suggested_filename, f.read()
+
+
+def main():
+    env = os.environ
+    base, endpoint, delivery = env["BASE"], env["ENDPOINT"], env["DELIVERY"]
+    key, statement = env["KEY"], env["STATEMENT"]
+    out = {}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        context = browser.new_context(java_script_enabled=False, accept_downloads=True)
+        page = context.new_page()
+        errors = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(f"{base}/dashboard")
+        page.wait_for_selector("#email")
+        page.fill("#email", env["EMAIL"])
+        page.fill("#password", env["PASSWORD"])
+        page.click("#sign-in")
+        page.wait_for_load_state()
+        if page.locator("#approve").count():
+            page.click("#approve")
+        page.wait_for_selector("#environment")
+        page.click("#switch-environment")
+        page.wait_for_selector("#environment[data-env=test]")
+
+        # Re-enable the endpoint the delivery worker disabled.
+        page.click("nav >> text=Webhooks")
+        row = f"#endpoints tr[data-id='{endpoint}']"
+        page.wait_for_selector(row)
+        out["endpoint_before"] = page.get_attribute(row, "data-status")
+        page.click(f"{row} button.enable")
+        page.wait_for_selector(row)
+        out["endpoint_after"] = page.get_attribute(row, "data-status")
+
+        # Its failed delivery, retried.
+        page.click(f"{row} >> text={endpoint}")
+        failed = f"#deliveries tr[data-id='{delivery}']"
+        page.wait_for_selector(failed)
+        out["delivery_before"] = page.get_attribute(failed, "data-state")
+        out["delivery_answer"] = page.locator(f"{failed} td.response").inner_text()
+        page.click(f"{failed} button.retry")
+        page.wait_for_selector(failed)
+        out["delivery_after"] = page.get_attribute(failed, "data-state")
+
+        # Roll the API key, keeping the old one for a day.
+        page.click("nav >> text=Credentials")
+        key_row = f"#keys tr[data-id='{key}']"
+        page.wait_for_selector(key_row)
+        page.select_option(f"{key_row} select[name=overlap_hours]", "24")
+        page.click(f"{key_row} button.roll")
+        page.wait_for_selector("#shown-once")
+        out["rolled_key"] = page.locator("#shown-once").inner_text()
+        out["rolled_note"] = page.locator("#note").inner_text()
+        page.click("text=Back to credentials")
+        page.wait_for_selector(key_row)
+        out["old_key_state"] = page.get_attribute(key_row, "data-state")
+
+        # The month's statement, downloaded both ways.
+        page.click("nav >> text=Statements")
+        statement_row = f"#statements tr[data-id='{statement}']"
+        page.wait_for_selector(statement_row)
+        out["csv_name"], out["csv"] = download(page, f"{statement_row} a.csv")
+        out["invoice_name"], out["invoice"] = download(page, f"{statement_row} a.invoice")
+        out["page_errors"] = errors
+        context.close()
+        browser.close()
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()
