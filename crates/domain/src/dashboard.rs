@@ -115,6 +115,9 @@ impl Environment {
     }
 }
 
+/// An invitation to a partner's staff is open for a week.
+pub const INVITATION_MS: i64 = 7 * 24 * 3_600_000;
+
 /// A dashboard session lasts a working day; then the person signs in again
 /// (at the identity provider, whose own session may still be open).
 pub const SESSION_MS: i64 = 12 * 3_600_000;

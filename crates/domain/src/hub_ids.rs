@@ -135,6 +135,8 @@ hub_id!(/// A correction of a finalized statement (`adj_…`).
     AdjustmentId, "adj_");
 hub_id!(/// A line of a partner's dashboard audit log (`aud_…`).
     AuditId, "aud_");
+hub_id!(/// An invitation to a partner's dashboard staff (`dsi_…`).
+    InvitationId, "dsi_");
 hub_id!(/// A status-page incident or maintenance window (`inc_…`).
     IncidentId, "inc_");
 hub_id!(/// An update to a status-page incident (`incu_…`).

@@ -50,6 +50,9 @@ pub struct Applicant {
     pub given_name: String,
     pub family_name: String,
     pub email: String,
+    /// The provider's `email_verified`: the address is theirs.
+    #[serde(default)]
+    pub email_verified: bool,
 }
 
 /// The page the journey shows next.
@@ -293,6 +296,7 @@ mod tests {
             given_name: "Ada".into(),
             family_name: "Lovelace".into(),
             email: "ada@example.com".into(),
+            email_verified: true,
         }
     }
 

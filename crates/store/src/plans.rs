@@ -391,6 +391,16 @@ pub fn request_path_queries() -> Vec<Query> {
         vec![Value::Text("pk_live_owner")],
     ));
     queries.push(query(
+        "a partner's open invitations (the dashboard)",
+        sql::dashboard::OPEN_INVITATIONS_OF_PARTNER,
+        vec![Value::Text("pk_live_owner"), Value::Int(1_000)],
+    ));
+    queries.push(query(
+        "the open invitations naming an address (dashboard sign-in)",
+        sql::dashboard::OPEN_INVITATIONS_FOR_EMAIL,
+        vec![Value::Text("ada@example.com"), Value::Int(1_000)],
+    ));
+    queries.push(query(
         "a partner's audit log",
         sql::dashboard::AUDIT_LOG,
         vec![Value::Text("pk_live_owner"), Value::Int(100)],

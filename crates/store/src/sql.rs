@@ -866,6 +866,28 @@ pub mod status {
 
 /// The partner dashboard's statements (`$n` placeholders).
 pub mod dashboard {
+    macro_rules! invitation {
+        () => {
+            "SELECT id, partner_client_id, email, role, invited_by, created_at_ms, expires_at_ms
+             FROM dashboard_invitations"
+        };
+    }
+    pub const INSERT_INVITATION: &str = "INSERT INTO dashboard_invitations
+         (id, partner_client_id, email, role, invited_by, created_at_ms, expires_at_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    /// Accepted (`$3` the person) or withdrawn (`$3` null), once.
+    pub const END_INVITATION: &str =
+        "UPDATE dashboard_invitations SET ended_at_ms = $4, accepted_by = $3
+         WHERE id = $1 AND partner_client_id = $2 AND ended_at_ms IS NULL";
+    pub const OPEN_INVITATIONS_OF_PARTNER: &str = concat!(
+        invitation!(),
+        " WHERE partner_client_id = $1 AND ended_at_ms IS NULL AND expires_at_ms > $2
+          ORDER BY created_at_ms DESC"
+    );
+    pub const OPEN_INVITATIONS_FOR_EMAIL: &str = concat!(
+        invitation!(),
+        " WHERE email = $1 AND ended_at_ms IS NULL AND expires_at_ms > $2 ORDER BY created_at_ms"
+    );
     pub const PUT_STAFF: &str =
         "INSERT INTO dashboard_staff (partner_client_id, user_id, role, created_at_ms)
          VALUES ($1, $2, $3, $4)

@@ -76,6 +76,8 @@ struct Profile {
     family_name: String,
     #[serde(default)]
     email: String,
+    #[serde(default)]
+    email_verified: bool,
 }
 
 /// Never prints the secret.
@@ -227,6 +229,7 @@ impl RelyingParty {
             given_name: profile.given_name,
             family_name: profile.family_name,
             email: profile.email,
+            email_verified: profile.email_verified,
         })
     }
 

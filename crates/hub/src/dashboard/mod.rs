@@ -10,6 +10,7 @@ mod money;
 mod pages;
 pub mod session;
 mod sign_in;
+mod staff;
 mod statements;
 mod webhooks;
 
@@ -76,6 +77,14 @@ pub fn router(state: PartnerState) -> Router {
             get(statements::invoice),
         )
         .route("/dashboard/statements/{id}/csv", get(statements::csv))
+        .route("/dashboard/staff", get(staff::list))
+        .route("/dashboard/staff/invite", post(staff::invite))
+        .route("/dashboard/staff/{user_id}/role", post(staff::change_role))
+        .route("/dashboard/staff/{user_id}/remove", post(staff::remove))
+        .route(
+            "/dashboard/staff/invitations/{id}/withdraw",
+            post(staff::withdraw),
+        )
         .route("/dashboard/audit", get(audit::audit))
         .route("/dashboard/{*rest}", get(pages::fallback))
         .with_state(state)

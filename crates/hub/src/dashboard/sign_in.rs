@@ -74,6 +74,9 @@ pub async fn callback(
             );
         }
     };
+    if accept_invitations(&state, &person).await.is_err() {
+        return pages::unavailable();
+    }
     let memberships = match state.dashboard.staff_of_user(&person.subject).await {
         Ok(m) => m,
         Err(_) => return pages::unavailable(),
@@ -84,7 +87,7 @@ pub async fn callback(
         return pages::problem(
             StatusCode::FORBIDDEN,
             "No dashboard for this account",
-            "You are signed in, but no partner has added you to its staff. Ask an owner of your partner account to add you.",
+            "You are signed in, but no partner has added you to its staff. Ask an owner of your partner account to invite this e-mail address.",
             false,
         );
     };
@@ -115,4 +118,56 @@ pub async fn callback(
         headers.append(header::SET_COOKIE, c);
     }
     response
+}
+
+/// Makes the person staff of every partner whose open invitation names
+/// their address, in the role it gives, and ends those invitations. Only a
+/// verified address accepts one: the invitation was sent to the address,
+/// not to whoever typed it into an account.
+async fn accept_invitations(
+    state: &PartnerState,
+    person: &lendhub_domain::journey::Applicant,
+) -> Result<(), ()> {
+    use lendhub_store::{StaffRecord, StaffWrite, WriteSet};
+    if !person.email_verified {
+        return Ok(());
+    }
+    let now = state.clock.now_ms();
+    let email = person.email.trim().to_lowercase();
+    let open = state
+        .dashboard
+        .open_invitations_for_email(&email, now)
+        .await
+        .map_err(drop)?;
+    for invitation in open {
+        let mut writes = WriteSet::default();
+        writes
+            .push(StaffWrite::Put(StaffRecord {
+                partner_client_id: invitation.partner_client_id.clone(),
+                user_id: person.subject.clone(),
+                role: invitation.role.clone(),
+                created_at_ms: now,
+            }))
+            .push(StaffWrite::EndInvitation {
+                id: invitation.id.clone(),
+                partner_client_id: invitation.partner_client_id.clone(),
+                accepted_by: Some(person.subject.clone()),
+                at_ms: now,
+            })
+            .push(lendhub_store::AuditRecord {
+                id: lendhub_system::new_hub_id::<lendhub_domain::hub_ids::AuditId>(
+                    now.unsigned_abs(),
+                )
+                .to_string(),
+                partner_client_id: invitation.partner_client_id,
+                user_id: person.subject.clone(),
+                email: email.clone(),
+                action: "staff.accept_invitation".into(),
+                target: format!("{} as {}", invitation.id, invitation.role),
+                environment: "live".into(),
+                at_ms: now,
+            });
+        state.units.commit(writes).await.map_err(drop)?;
+    }
+    Ok(())
 }

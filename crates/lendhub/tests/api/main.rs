@@ -12,6 +12,7 @@ mod dashboard;
 mod dashboard_credentials;
 mod dashboard_journey;
 mod dashboard_money;
+mod dashboard_staff;
 mod docs;
 mod enquiries;
 mod envelope;

@@ -59,6 +59,53 @@ impl From<AuditRecord> for crate::Write {
     }
 }
 
+/// An owner's invitation to the partner's staff, open until the person it
+/// names signs in with its address, it is withdrawn, or it expires.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvitationRecord {
+    /// `dsi_…`
+    pub id: String,
+    pub partner_client_id: String,
+    /// Lower-cased.
+    pub email: String,
+    pub role: String,
+    /// The owner's user id.
+    pub invited_by: String,
+    pub created_at_ms: i64,
+    pub expires_at_ms: i64,
+}
+
+/// A change to a partner's staff, committed with its audit line.
+#[derive(Clone, Debug)]
+pub enum StaffWrite {
+    /// A new member, or a member's new role.
+    Put(StaffRecord),
+    /// No longer staff; their dashboard sessions for the partner end.
+    Remove {
+        partner_client_id: String,
+        user_id: String,
+        at_ms: i64,
+    },
+    /// An invitation and the mail that tells its person.
+    Invite {
+        invitation: InvitationRecord,
+        mail: crate::public::MailRecord,
+    },
+    /// Accepted by `accepted_by`, or withdrawn (none); once.
+    EndInvitation {
+        id: String,
+        partner_client_id: String,
+        accepted_by: Option<String>,
+        at_ms: i64,
+    },
+}
+
+impl From<StaffWrite> for crate::Write {
+    fn from(write: StaffWrite) -> Self {
+        crate::Write::Staff(write)
+    }
+}
+
 #[async_trait]
 pub trait DashboardStore: Send + Sync {
     /// Gives the person this role at the partner (a new member, or a new
@@ -91,6 +138,18 @@ pub trait DashboardStore: Send + Sync {
         now_ms: i64,
     ) -> Result<Option<(DashboardSessionRecord, StaffMember)>, StoreError>;
     async fn end_dashboard_session(&self, token_hash: &[u8], at_ms: i64) -> Result<(), StoreError>;
+    /// The partner's open invitations at `now_ms`, newest first.
+    async fn open_invitations_of_partner(
+        &self,
+        partner_client_id: &str,
+        now_ms: i64,
+    ) -> Result<Vec<InvitationRecord>, StoreError>;
+    /// The open invitations naming `email` (lower-cased) at `now_ms`.
+    async fn open_invitations_for_email(
+        &self,
+        email: &str,
+        now_ms: i64,
+    ) -> Result<Vec<InvitationRecord>, StoreError>;
     /// The partner's audit log, newest first.
     async fn audit_log(
         &self,

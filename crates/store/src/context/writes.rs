@@ -37,6 +37,8 @@ pub enum Write {
     Audit(crate::AuditRecord),
     /// API keys and client secrets, changed from the dashboard.
     Access(crate::AccessWrite),
+    /// A partner's staff and invitations, changed from the dashboard.
+    Staff(crate::StaffWrite),
 }
 
 impl From<crate::CommercialWrite> for Write {

@@ -23,8 +23,56 @@ fn member(r: &Row) -> Result<StaffMember, StoreError> {
     })
 }
 
+fn invitation(r: &Row) -> Result<InvitationRecord, StoreError> {
+    Ok(InvitationRecord {
+        id: get(r, 0)?,
+        partner_client_id: get(r, 1)?,
+        email: get(r, 2)?,
+        role: get(r, 3)?,
+        invited_by: get(r, 4)?,
+        created_at_ms: get(r, 5)?,
+        expires_at_ms: get(r, 6)?,
+    })
+}
+
+impl PgStore {
+    async fn invitations(
+        &self,
+        query: &str,
+        key: &str,
+        now_ms: i64,
+    ) -> Result<Vec<InvitationRecord>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c.prepare_cached(query).await.map_err(db)?;
+        c.query(&statement, &[&key, &now_ms])
+            .await
+            .map_err(db)?
+            .iter()
+            .map(invitation)
+            .collect()
+    }
+}
+
 #[async_trait]
 impl DashboardStore for PgStore {
+    async fn open_invitations_of_partner(
+        &self,
+        partner_client_id: &str,
+        now_ms: i64,
+    ) -> Result<Vec<InvitationRecord>, StoreError> {
+        self.invitations(sql::OPEN_INVITATIONS_OF_PARTNER, partner_client_id, now_ms)
+            .await
+    }
+
+    async fn open_invitations_for_email(
+        &self,
+        email: &str,
+        now_ms: i64,
+    ) -> Result<Vec<InvitationRecord>, StoreError> {
+        self.invitations(sql::OPEN_INVITATIONS_FOR_EMAIL, email, now_ms)
+            .await
+    }
+
     async fn put_staff(&self, s: StaffRecord) -> Result<(), StoreError> {
         let c = self.conn().await?;
         c.execute(

@@ -213,6 +213,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "delivery_answers",
         include_str!("../../migrations/postgres/0041_delivery_answers.sql"),
     ),
+    (
+        42,
+        "dashboard_invitations",
+        include_str!("../../migrations/postgres/0042_dashboard_invitations.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -21,8 +21,98 @@ fn member(r: &rusqlite::Row<'_>) -> rusqlite::Result<StaffMember> {
     })
 }
 
+fn invitation(r: &rusqlite::Row<'_>) -> rusqlite::Result<InvitationRecord> {
+    Ok(InvitationRecord {
+        id: r.get(0)?,
+        partner_client_id: r.get(1)?,
+        email: r.get(2)?,
+        role: r.get(3)?,
+        invited_by: r.get(4)?,
+        created_at_ms: r.get(5)?,
+        expires_at_ms: r.get(6)?,
+    })
+}
+
+/// A staff change of a unit of work.
+pub(crate) fn apply_staff(c: &rusqlite::Connection, w: &StaffWrite) -> rusqlite::Result<()> {
+    match w {
+        StaffWrite::Put(s) => c.prepare_cached(shared!(sql::PUT_STAFF))?.execute(params![
+            s.partner_client_id,
+            s.user_id,
+            s.role,
+            s.created_at_ms
+        ])?,
+        StaffWrite::Remove {
+            partner_client_id,
+            user_id,
+            at_ms,
+        } => {
+            c.prepare_cached(shared!(sql::REMOVE_STAFF))?
+                .execute(params![partner_client_id, user_id])?;
+            c.prepare_cached(shared!(sql::END_STAFF_SESSIONS))?
+                .execute(params![partner_client_id, user_id, at_ms])?
+        }
+        StaffWrite::Invite {
+            invitation: i,
+            mail,
+        } => {
+            c.prepare_cached(shared!(sql::INSERT_INVITATION))?
+                .execute(params![
+                    i.id,
+                    i.partner_client_id,
+                    i.email,
+                    i.role,
+                    i.invited_by,
+                    i.created_at_ms,
+                    i.expires_at_ms
+                ])?;
+            c.prepare_cached(shared!(crate::sql::identity::MAIL_PERSON))?
+                .execute(params![
+                    mail.id,
+                    mail.recipient,
+                    mail.subject,
+                    mail.body,
+                    mail.due_ms
+                ])?
+        }
+        StaffWrite::EndInvitation {
+            id,
+            partner_client_id,
+            accepted_by,
+            at_ms,
+        } => c
+            .prepare_cached(shared!(sql::END_INVITATION))?
+            .execute(params![id, partner_client_id, accepted_by, at_ms])?,
+    };
+    Ok(())
+}
+
 #[async_trait]
 impl DashboardStore for SqliteStore {
+    async fn open_invitations_of_partner(
+        &self,
+        partner_client_id: &str,
+        now_ms: i64,
+    ) -> Result<Vec<InvitationRecord>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::OPEN_INVITATIONS_OF_PARTNER))?
+                .query_map(params![partner_client_id, now_ms], invitation)?
+                .collect()
+        })
+    }
+
+    async fn open_invitations_for_email(
+        &self,
+        email: &str,
+        now_ms: i64,
+    ) -> Result<Vec<InvitationRecord>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::OPEN_INVITATIONS_FOR_EMAIL))?
+                .query_map(params![email, now_ms], invitation)?
+                .collect()
+        })
+    }
+
     async fn put_staff(&self, s: StaffRecord) -> Result<(), StoreError> {
         self.writer
             .run(move |c| {

@@ -212,6 +212,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "delivery_answers",
         include_str!("../../migrations/sqlite/0041_delivery_answers.sql"),
     ),
+    (
+        42,
+        "dashboard_invitations",
+        include_str!("../../migrations/sqlite/0042_dashboard_invitations.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

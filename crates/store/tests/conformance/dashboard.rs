@@ -196,3 +196,144 @@ async fn audit_lines_commit_with_the_action_and_read_newest_first() {
     assert!(a.commit(failing).await.is_err());
     assert_eq!(b.audit_log("pk_live_a", 10).await.unwrap().len(), 2);
 }
+
+/// Owners' staff changes commit in a unit of work: an invitation with the
+/// mail that tells its person, open until it is accepted, withdrawn or
+/// expires (ended once); a member's new role; a removal that ends their
+/// sessions.
+#[tokio::test]
+async fn invitations_open_and_end_once_and_staff_change_in_a_unit_of_work() {
+    let (store, _db) = store().await;
+    let s = store.as_ref();
+    partner(s, "pk_live_a", "Acme").await;
+    partner(s, "pk_live_b", "Bravo").await;
+    person(s, "usr_ada", "ada@example.com").await;
+    person(s, "usr_bob", "bob@example.com").await;
+    let invitation = |id: &str, partner: &str, expires_at_ms| InvitationRecord {
+        id: id.into(),
+        partner_client_id: partner.into(),
+        email: "bob@example.com".into(),
+        role: "finance".into(),
+        invited_by: "usr_ada".into(),
+        created_at_ms: 100,
+        expires_at_ms,
+    };
+    let mail = |id: &str| MailRecord {
+        id: id.into(),
+        enquiry_id: None,
+        recipient: "bob@example.com".into(),
+        subject: "You are invited".into(),
+        body: "Sign in".into(),
+        due_ms: 100,
+    };
+    for (id, partner, expires, mail_id) in [
+        ("dsi_1", "pk_live_a", 10_000, "mail_1"),
+        ("dsi_2", "pk_live_b", 500, "mail_2"),
+    ] {
+        let write = StaffWrite::Invite {
+            invitation: invitation(id, partner, expires),
+            mail: mail(mail_id),
+        };
+        store.commit(set(vec![write.into()], None)).await.unwrap();
+    }
+    assert_eq!(
+        s.open_invitations_of_partner("pk_live_a", 200)
+            .await
+            .unwrap(),
+        [invitation("dsi_1", "pk_live_a", 10_000)]
+    );
+    let open = |now| async move {
+        s.open_invitations_for_email("bob@example.com", now)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|i| i.id)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(open(200).await, ["dsi_1", "dsi_2"]);
+    assert_eq!(open(500).await, ["dsi_1"], "an expired one is not open");
+    let queued = s.claim_mail(&claim_at(1_000, 0)).await.unwrap();
+    assert_eq!(queued.len(), 2, "each invitation's mail is queued with it");
+
+    // Accepted: a member with the invitation's role, and the invitation
+    // ends; ending it again (a second sign-in) changes nothing.
+    let accept = |at_ms| {
+        set(
+            vec![
+                StaffWrite::Put(staff("pk_live_a", "usr_bob", "finance")).into(),
+                StaffWrite::EndInvitation {
+                    id: "dsi_1".into(),
+                    partner_client_id: "pk_live_a".into(),
+                    accepted_by: Some("usr_bob".into()),
+                    at_ms,
+                }
+                .into(),
+            ],
+            None,
+        )
+    };
+    store.commit(accept(300)).await.unwrap();
+    store.commit(accept(400)).await.unwrap();
+    assert_eq!(open(300).await, ["dsi_2"]);
+    let members = s.staff_of_partner("pk_live_a").await.unwrap();
+    assert_eq!(members.len(), 1);
+    assert_eq!(members[0].staff.role, "finance");
+    // Withdrawn by its partner only.
+    let withdraw = |partner: &str| {
+        set(
+            vec![
+                StaffWrite::EndInvitation {
+                    id: "dsi_2".into(),
+                    partner_client_id: partner.into(),
+                    accepted_by: None,
+                    at_ms: 300,
+                }
+                .into(),
+            ],
+            None,
+        )
+    };
+    store.commit(withdraw("pk_live_a")).await.unwrap();
+    assert_eq!(
+        open(300).await,
+        ["dsi_2"],
+        "not another partner's to withdraw"
+    );
+    store.commit(withdraw("pk_live_b")).await.unwrap();
+    assert!(open(300).await.is_empty());
+
+    // A new role, then a removal that ends the member's sessions.
+    store
+        .commit(set(
+            vec![StaffWrite::Put(staff("pk_live_a", "usr_bob", "developer")).into()],
+            None,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(
+        s.staff_of_partner("pk_live_a").await.unwrap()[0].staff.role,
+        "developer"
+    );
+    s.create_dashboard_session(session(7, "usr_bob", "pk_live_a", 100_000))
+        .await
+        .unwrap();
+    assert!(
+        s.dashboard_session(&[7; 32], 1_000)
+            .await
+            .unwrap()
+            .is_some()
+    );
+    let remove = StaffWrite::Remove {
+        partner_client_id: "pk_live_a".into(),
+        user_id: "usr_bob".into(),
+        at_ms: 2_000,
+    };
+    store.commit(set(vec![remove.into()], None)).await.unwrap();
+    assert!(s.staff_of_partner("pk_live_a").await.unwrap().is_empty());
+    assert!(
+        s.dashboard_session(&[7; 32], 2_001)
+            .await
+            .unwrap()
+            .is_none()
+    );
+}

@@ -34,6 +34,7 @@ mod commercial;
 mod events;
 mod lending;
 mod sandbox;
+mod staff;
 
 use deadpool_postgres::Transaction;
 use tokio_postgres::Statement;
@@ -127,7 +128,7 @@ pub(crate) fn checks<'a>(sets: &[&'a WriteSet]) -> (Vec<(usize, Check<'a>)>, Vec
                     Some(n) => (Check::Commercial(n.check), n.row),
                     None => continue,
                 },
-                Write::Public(_) | Write::Audit(_) | Write::Access(_) => continue,
+                Write::Public(_) | Write::Audit(_) | Write::Access(_) | Write::Staff(_) => continue,
             };
             match row {
                 Some(row) if !updated.insert(row) => repeated.push(job),
@@ -147,6 +148,7 @@ pub(crate) struct Statements {
     mail_partner: Statement,
     insert_audit: Statement,
     access: access::Statements,
+    staff: staff::Statements,
     commercial: commercial::Statements,
     sandbox: sandbox::Statements,
     events: events::Statements,
@@ -171,6 +173,7 @@ impl Statements {
                 .await
                 .map_err(db)?,
             access: access::Statements::prepare(tx).await?,
+            staff: staff::Statements::prepare(tx).await?,
             commercial: commercial::Statements::prepare(tx).await?,
             sandbox: sandbox::Statements::prepare(tx).await?,
             events: events::Statements::prepare(tx).await?,
@@ -252,6 +255,7 @@ impl Statements {
                 Write::Lending(w) => self.lending.write(w, &mut statements)?,
                 Write::Commercial(w) => self.commercial.write(w, &mut statements)?,
                 Write::Access(w) => self.access.write(w, &mut statements),
+                Write::Staff(w) => self.staff.write(w, &mut statements),
                 Write::Audit(a) => statements.push((
                     self.insert_audit.clone(),
                     vec![

@@ -81,6 +81,8 @@ pub fn apply(c: &Connection, set: &WriteSet) -> Result<(), CommitError> {
             Write::Access(w) => {
                 super::partner::apply_access(c, w).map_err(|e| CommitError::from(unavailable(e)))?
             }
+            Write::Staff(w) => super::dashboard::apply_staff(c, w)
+                .map_err(|e| CommitError::from(unavailable(e)))?,
             Write::Audit(a) => {
                 c.prepare_cached(shared!(crate::sql::dashboard::INSERT_AUDIT))
                     .and_then(|mut s| {

@@ -1,0 +1,255 @@
+//! Owners manage their partner's staff from the dashboard (issue #18): an
+//! invitation mailed through the SMTP outbox to a real SMTP server, accepted
+//! by signing in with the verified address; a role changed, a member
+//! removed (their session ends), an invitation withdrawn; the last owner
+//! kept; other roles refused; every change audited.
+
+use lendhub_domain::partner::Tier;
+
+use crate::dashboard::{sign_in, staff};
+use crate::rest_tier::rest_partner;
+use crate::support::oidc::{self, Browser, Page, Person};
+use crate::support::smtp::{SmtpServer, free_port};
+use crate::support::{App, Site, eventually, test_config};
+
+async fn mailing_app() -> (App, SmtpServer) {
+    let site = Site::new().await;
+    let port = free_port();
+    let smtp = SmtpServer::start(port, site.path().join("maildir"));
+    let mut config = test_config(&site);
+    config.rest_tier.enabled = true;
+    config.smtp.host = Some("127.0.0.1".into());
+    config.smtp.port = port;
+    config.smtp.from = "lendhub <no-reply@lendhub.test>".into();
+    (App::spawn_with(config, site).await, smtp)
+}
+
+/// A person the operator created without a verified address.
+async fn unverified(app: &App) -> Person {
+    let email = format!(
+        "unverified-{}@example.com",
+        crate::support::uuidish().to_lowercase()
+    );
+    let sub = lendhub_idp::users::create(
+        app.server().store.as_ref(),
+        lendhub_idp::users::NewUser {
+            email: &email,
+            password: oidc::PASSWORD,
+            given_name: "Eve",
+            family_name: "Example",
+            email_verified: false,
+            company_number: "01234567",
+            company_name: "Analytical Engines Ltd",
+            company_role: "director",
+        },
+        0,
+    )
+    .await
+    .unwrap();
+    Person { email, sub }
+}
+
+async fn post(hub: &Browser, page: &Page, action: &str, extra: &[(&str, &str)]) -> Page {
+    let csrf = page.hidden("csrf_token").unwrap();
+    let form_id = page.hidden("form_id").unwrap_or_default();
+    let mut fields = vec![
+        ("csrf_token", csrf.as_str()),
+        ("env", "live"),
+        ("form_id", form_id.as_str()),
+    ];
+    fields.extend_from_slice(extra);
+    hub.post(action, &fields).await
+}
+
+#[tokio::test]
+async fn an_owner_invites_changes_and_removes_staff() {
+    let (app, smtp) = mailing_app().await;
+    let (client, _) = rest_partner(&app, "applications.read", Tier::Build).await;
+    let owner = oidc::person(&app).await;
+    staff(&app, &client, &owner, "owner");
+    let (hub, _) = sign_in(&app, &owner).await;
+    let page = hub.get("/dashboard/staff").await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body
+            .contains(&format!("data-id=\"{}\" data-role=\"owner\"", owner.sub))
+    );
+    assert!(page.body.contains("id=\"no-invitations\""));
+
+    // Invited: listed, and mailed with the dashboard's address; the same
+    // form again invites no one twice.
+    let newcomer = oidc::person(&app).await;
+    let email = newcomer.email.to_uppercase();
+    let invited = post(
+        &hub,
+        &page,
+        "/dashboard/staff/invite",
+        &[("email", &email), ("role", "finance")],
+    )
+    .await;
+    assert_eq!(invited.status, 303, "{}", invited.body);
+    let again = post(
+        &hub,
+        &page,
+        "/dashboard/staff/invite",
+        &[("email", &email), ("role", "finance")],
+    )
+    .await;
+    assert_eq!(again.status, 303);
+    let page = hub.get("/dashboard/staff").await;
+    assert_eq!(
+        page.body.matches(&newcomer.email).count(),
+        1,
+        "{}",
+        page.body
+    );
+    app.advance(time::Duration::seconds(2));
+    let to_them = |m: &String| m.contains(&newcomer.email) && m.contains("invited");
+    eventually("the invitation mail", || {
+        smtp.messages().iter().any(to_them)
+    })
+    .await;
+    let mail = smtp.messages().into_iter().find(to_them).unwrap();
+    assert!(
+        mail.contains(&format!("{}/dashboard", app.server().hub_url)),
+        "{mail}"
+    );
+    assert!(
+        mail.contains(&owner.email) && mail.contains("Finance"),
+        "{mail}"
+    );
+
+    // Accepted by signing in with the (verified) address.
+    let (newcomer_hub, back) = sign_in(&app, &newcomer).await;
+    assert_eq!(back.status, 303, "{}", back.body);
+    let home = newcomer_hub.get("/dashboard").await;
+    assert_eq!(home.status, 200);
+    assert!(home.body.contains("Finance"), "{}", home.body);
+    let page = hub.get("/dashboard/staff").await;
+    assert!(page.body.contains(&format!(
+        "data-id=\"{}\" data-role=\"finance\"",
+        newcomer.sub
+    )));
+    assert!(
+        page.body.contains("id=\"no-invitations\""),
+        "accepted, so no longer open"
+    );
+
+    // An unverified address does not accept an invitation to it.
+    let eve = unverified(&app).await;
+    let invited = post(
+        &hub,
+        &page,
+        "/dashboard/staff/invite",
+        &[("email", &eve.email), ("role", "owner")],
+    )
+    .await;
+    assert_eq!(invited.status, 303);
+    let (_, refused) = sign_in(&app, &eve).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    // And a withdrawn invitation is gone.
+    let page = hub.get("/dashboard/staff").await;
+    let invitation = page.body.split("<tr data-id=\"dsi_").nth(1).unwrap();
+    let invitation = format!("dsi_{}", &invitation[..invitation.find('"').unwrap()]);
+    let withdrawn = post(
+        &hub,
+        &page,
+        &format!("/dashboard/staff/invitations/{invitation}/withdraw"),
+        &[],
+    )
+    .await;
+    assert_eq!(withdrawn.status, 303);
+    assert!(
+        hub.get("/dashboard/staff")
+            .await
+            .body
+            .contains("id=\"no-invitations\"")
+    );
+
+    // Roles: only owners manage staff; the last owner stays one.
+    let finance_page = newcomer_hub.get("/dashboard/staff").await;
+    assert_eq!(finance_page.status, 403);
+    let refused = post(
+        &newcomer_hub,
+        &home,
+        "/dashboard/staff/invite",
+        &[("email", "someone@example.com"), ("role", "owner")],
+    )
+    .await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    let page = hub.get("/dashboard/staff").await;
+    let demote_self = post(
+        &hub,
+        &page,
+        &format!("/dashboard/staff/{}/role", owner.sub),
+        &[("role", "developer")],
+    )
+    .await;
+    assert_eq!(demote_self.status, 409, "{}", demote_self.body);
+    let remove_self = post(
+        &hub,
+        &page,
+        &format!("/dashboard/staff/{}/remove", owner.sub),
+        &[],
+    )
+    .await;
+    assert_eq!(remove_self.status, 409);
+
+    // A new role holds at once in the member's session; a removal ends it.
+    let changed = post(
+        &hub,
+        &page,
+        &format!("/dashboard/staff/{}/role", newcomer.sub),
+        &[("role", "developer")],
+    )
+    .await;
+    assert_eq!(changed.status, 303);
+    assert!(
+        newcomer_hub
+            .get("/dashboard")
+            .await
+            .body
+            .contains("Developer")
+    );
+    let removed = post(
+        &hub,
+        &page,
+        &format!("/dashboard/staff/{}/remove", newcomer.sub),
+        &[],
+    )
+    .await;
+    assert_eq!(removed.status, 303);
+    assert_eq!(
+        newcomer_hub.get("/dashboard").await.status,
+        303,
+        "signed out"
+    );
+    assert_eq!(
+        post(
+            &hub,
+            &page,
+            &format!("/dashboard/staff/{}/remove", newcomer.sub),
+            &[]
+        )
+        .await
+        .status,
+        404,
+        "already gone"
+    );
+
+    let audit = hub.get("/dashboard/audit").await;
+    for action in [
+        "staff.invite",
+        "staff.accept_invitation",
+        "staff.withdraw_invitation",
+        "staff.change_role",
+        "staff.remove",
+    ] {
+        assert!(audit.body.contains(action), "{action}: {}", audit.body);
+    }
+    assert_eq!(
+        audit.body.matches("staff.invite").count(),
+        2,
+        "one per form"
+    );
+}
