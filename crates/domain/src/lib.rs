@@ -49,5 +49,6 @@ pub mod test_clock;
 pub mod text;
 pub mod throttle;
 pub mod underwriting;
+pub mod usage;
 pub mod webhook;
 pub mod working_days;

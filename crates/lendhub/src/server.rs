@@ -232,7 +232,7 @@ async fn hub(
     webhooks: (Sender, Arc<Notify>),
     (sso_url, people): (&str, Arc<crate::people::IdpPeople>),
     stop: &CancellationToken,
-) -> anyhow::Result<(Listening, [JoinHandle<()>; 2], Arc<Notify>)> {
+) -> anyhow::Result<(Listening, [JoinHandle<()>; 3], Arc<Notify>)> {
     let listener = bind(config.hub.addr, "hub.addr").await?;
     let addr = listener.local_addr()?;
     let url = config.hub.public_url(addr);
@@ -275,6 +275,13 @@ async fn hub(
             .clone()
             .run(core.store.clone(), stop.clone().cancelled_owned()),
     );
+    let traffic = tokio::spawn(
+        state
+            .partner
+            .traffic
+            .clone()
+            .run(core.store.clone(), stop.clone().cancelled_owned()),
+    );
     let expiry_wake = state.partner.expiry_wake.clone();
     let expiries = core.worker(
         lendhub_hub::partner::rest::applications::sweep::Sweep {
@@ -291,7 +298,7 @@ async fn hub(
         addr,
         url,
     };
-    Ok((listening, [directory_sync, expiries], expiry_wake))
+    Ok((listening, [directory_sync, traffic, expiries], expiry_wake))
 }
 
 /// The API reference at `{base_url}/docs`: the three documents lendhub

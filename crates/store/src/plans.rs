@@ -400,6 +400,14 @@ pub fn request_path_queries() -> Vec<Query> {
         sql::dashboard::OPEN_INVITATIONS_FOR_EMAIL,
         vec![Value::Text("ada@example.com"), Value::Int(1_000)],
     ));
+    queries.push(Query {
+        ordered_by_index: true,
+        ..query(
+            "an owner's chart counts (the dashboard)",
+            sql::dashboard::USAGE_SINCE,
+            vec![OWNER, Value::Text("2026-10-28")],
+        )
+    });
     queries.push(query(
         "a partner's audit log",
         sql::dashboard::AUDIT_LOG,

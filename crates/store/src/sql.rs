@@ -866,6 +866,15 @@ pub mod status {
 
 /// The partner dashboard's statements (`$n` placeholders).
 pub mod dashboard {
+    pub const ADD_USAGE: &str =
+        "INSERT INTO usage_days (owner, day, metric, count) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (owner, day, metric) DO UPDATE SET count = usage_days.count + excluded.count";
+    /// A delivery attempt counted for its owner, by the delivery's id.
+    pub const COUNT_DELIVERY: &str = "INSERT INTO usage_days (owner, day, metric, count)
+         SELECT owner, $2, $3, 1 FROM deliveries WHERE id = $1
+         ON CONFLICT (owner, day, metric) DO UPDATE SET count = usage_days.count + 1";
+    pub const USAGE_SINCE: &str = "SELECT owner, day, metric, count FROM usage_days
+         WHERE owner = $1 AND day >= $2 ORDER BY day, metric";
     macro_rules! invitation {
         () => {
             "SELECT id, partner_client_id, email, role, invited_by, created_at_ms, expires_at_ms

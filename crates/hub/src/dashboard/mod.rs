@@ -4,6 +4,7 @@
 //! without JavaScript; every form carries the session's CSRF token.
 
 mod audit;
+mod charts;
 mod credentials;
 mod forms;
 mod money;

@@ -88,6 +88,8 @@ fn row(a: &Application) -> Row {
 struct Home {
     f: Frame,
     recent: Vec<Row>,
+    panels: [super::charts::Panel; 2],
+    figures: Vec<super::charts::Figures>,
 }
 
 #[derive(Template)]
@@ -201,20 +203,40 @@ async fn page(
     }
 }
 
-/// `GET /dashboard`
+/// `GET /dashboard`: the latest applications, and the last 30 days of
+/// requests and webhook deliveries (days on the environment's clock).
 pub async fn home(
     State(state): State<PartnerState>,
     staff: Staff,
     Query(q): Query<ListQuery>,
 ) -> Response {
     let env = Environment::from_query(q.env.as_deref());
-    match page(&state, &tenant(&staff, env), None, None, 5).await {
+    let owner = tenant(&staff, env);
+    let Ok(now) = state.now_for(&owner).await else {
+        return unavailable();
+    };
+    // This instance's latest counts first, so the page is current for
+    // anything asked of it; other instances' arrive within their interval.
+    state.traffic.flush(state.dashboard.as_ref()).await;
+    let today = now.date();
+    let first = today
+        .checked_sub(time::Duration::days(i64::from(super::charts::DAYS) - 1))
+        .unwrap_or(today)
+        .to_string();
+    let counts = match state.dashboard.usage_since(owner.as_str(), &first).await {
+        Ok(c) => c,
+        Err(_) => return unavailable(),
+    };
+    let panels = super::charts::panels(&counts, today);
+    match page(&state, &owner, None, None, 5).await {
         Ok(found) => screen(
             &state,
             StatusCode::OK,
             &Home {
                 f: Frame::of(&staff, env),
                 recent: found.map(|(rows, _)| rows).unwrap_or_default(),
+                figures: super::charts::figures(&panels),
+                panels,
             },
         ),
         Err(r) => r,

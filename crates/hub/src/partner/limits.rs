@@ -63,9 +63,31 @@ struct Admission {
 }
 
 /// Carries a request's admission from where the project is known to the
-/// middleware that writes the headers.
+/// middleware that writes the headers, and who to count the request for
+/// once its status is known.
 #[derive(Clone, Default)]
-pub struct Slot(Arc<Mutex<Option<Admission>>>);
+pub struct Slot(Arc<Mutex<Held>>);
+
+#[derive(Default)]
+struct Held {
+    admission: Option<Admission>,
+    counted: Option<Counted>,
+}
+
+/// A REST-tier request, to be counted for the dashboard's charts.
+pub struct Counted {
+    pub traffic: Arc<super::traffic::Traffic>,
+    pub client: Arc<lendhub_store::PartnerClientRecord>,
+    pub livemode: bool,
+    pub day: time::Date,
+}
+
+impl Slot {
+    /// Counts the request for `counted` once it is answered.
+    pub fn count(&self, counted: Counted) {
+        self.0.lock().counted = Some(counted);
+    }
+}
 
 /// The route a request matched, as `(method, path under /partner/v1)`, for
 /// its sub-limit.
@@ -144,7 +166,7 @@ impl RateLimiter {
             return refuse(slot, limits, verdict);
         }
         if let Some(slot) = slot {
-            *slot.0.lock() = Some(Admission {
+            slot.0.lock().admission = Some(Admission {
                 quota: Quota { limits, verdict },
                 _in_flight: guard,
             });
@@ -156,7 +178,7 @@ impl RateLimiter {
 /// A 429 whose headers describe the bucket that refused it.
 fn refuse(slot: Option<&Slot>, limits: TierLimits, verdict: Verdict) -> Result<(), PartnerError> {
     if let Some(slot) = slot {
-        *slot.0.lock() = Some(Admission {
+        slot.0.lock().admission = Some(Admission {
             quota: Quota { limits, verdict },
             _in_flight: None,
         });
@@ -199,7 +221,16 @@ pub async fn headers(mut request: Request, next: Next) -> Response {
     let slot = Slot::default();
     request.extensions_mut().insert(slot.clone());
     let mut response = next.run(request).await;
-    let admitted = slot.0.lock().take();
+    let counted = slot.0.lock().counted.take();
+    if let Some(c) = counted {
+        c.traffic.record(
+            &c.client.client_id,
+            c.livemode,
+            c.day,
+            response.status().as_u16(),
+        );
+    }
+    let admitted = slot.0.lock().admission.take();
     if let Some(Admission { quota, .. }) = admitted {
         let h = response.headers_mut();
         let TierLimits {
@@ -302,7 +333,7 @@ mod tests {
                 retry_after_ms: 1000
             })
         ));
-        let quota = slot.0.lock().as_ref().map(|a| a.quota).unwrap();
+        let quota = slot.0.lock().admission.as_ref().map(|a| a.quota).unwrap();
         assert_eq!(
             (quota.limits.burst, quota.verdict.remaining),
             (1, 0),

@@ -16,6 +16,7 @@ pub mod rest;
 pub mod state;
 mod token;
 pub mod tokens;
+pub mod traffic;
 
 use axum::Router;
 use axum::extract::State;

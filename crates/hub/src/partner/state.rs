@@ -148,6 +148,8 @@ pub struct Partner {
     pub urls: Urls,
     pub settings: PartnerSettings,
     pub limiter: Arc<super::limits::RateLimiter>,
+    /// REST-tier requests counted for the dashboard's charts.
+    pub traffic: Arc<super::traffic::Traffic>,
     pub verifications: Arc<super::tokens::Verifications>,
     /// Partner clients and revocations, remembered between store changes.
     pub directory: Arc<super::directory::Directory>,
@@ -238,6 +240,7 @@ impl PartnerState {
             urls,
             settings,
             limiter: Arc::default(),
+            traffic: Arc::default(),
             verifications: Arc::default(),
             directory: Arc::default(),
         }))

@@ -9,6 +9,7 @@ mod auth;
 mod cli;
 mod crash;
 mod dashboard;
+mod dashboard_charts;
 mod dashboard_credentials;
 mod dashboard_journey;
 mod dashboard_money;

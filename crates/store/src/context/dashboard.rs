@@ -59,6 +59,17 @@ impl From<AuditRecord> for crate::Write {
     }
 }
 
+/// One count of the dashboard's charts: an owner's metric on a UTC day.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UsageCount {
+    pub owner: String,
+    /// `YYYY-MM-DD`
+    pub day: String,
+    /// `lendhub_domain::usage::Metric::as_str`
+    pub metric: String,
+    pub count: i64,
+}
+
 /// An owner's invitation to the partner's staff, open until the person it
 /// names signs in with its address, it is withdrawn, or it expires.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -150,6 +161,14 @@ pub trait DashboardStore: Send + Sync {
         email: &str,
         now_ms: i64,
     ) -> Result<Vec<InvitationRecord>, StoreError>;
+    /// Adds each count to what is stored for its owner, day and metric.
+    async fn add_usage(&self, counts: Vec<UsageCount>) -> Result<(), StoreError>;
+    /// The owner's counts from `since_day` (`YYYY-MM-DD`) on, by day.
+    async fn usage_since(
+        &self,
+        owner: &str,
+        since_day: &str,
+    ) -> Result<Vec<UsageCount>, StoreError>;
     /// The partner's audit log, newest first.
     async fn audit_log(
         &self,

@@ -76,6 +76,23 @@ pub enum DeliveryResult {
     },
 }
 
+impl DeliveryResult {
+    /// The attempt as the dashboard's charts count it: the delivery, the
+    /// day (on its owner's clock, as `at_ms` is) and whether it got through.
+    pub fn counted(&self) -> (i64, String, &'static str) {
+        use lendhub_domain::usage::{Metric, day};
+        let (id, at_ms, metric) = match self {
+            DeliveryResult::Delivered { id, at_ms, .. } => (*id, *at_ms, Metric::DeliveriesOk),
+            DeliveryResult::Failed { id, at_ms, .. } => (*id, *at_ms, Metric::DeliveriesFailed),
+        };
+        (
+            id,
+            day(lendhub_domain::clock::from_unix_ms(at_ms)),
+            metric.as_str(),
+        )
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClaimedMail {
     pub mail: MailRecord,

@@ -55,6 +55,43 @@ impl PgStore {
 
 #[async_trait]
 impl DashboardStore for PgStore {
+    async fn add_usage(&self, counts: Vec<UsageCount>) -> Result<(), StoreError> {
+        if counts.is_empty() {
+            return Ok(());
+        }
+        let mut c = self.conn().await?;
+        let tx = c.transaction().await.map_err(db)?;
+        let add = tx.prepare_cached(sql::ADD_USAGE).await.map_err(db)?;
+        for u in &counts {
+            tx.execute(&add, &[&u.owner, &u.day, &u.metric, &u.count])
+                .await
+                .map_err(db)?;
+        }
+        tx.commit().await.map_err(db)
+    }
+
+    async fn usage_since(
+        &self,
+        owner: &str,
+        since_day: &str,
+    ) -> Result<Vec<UsageCount>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c.prepare_cached(sql::USAGE_SINCE).await.map_err(db)?;
+        c.query(&statement, &[&owner, &since_day])
+            .await
+            .map_err(db)?
+            .iter()
+            .map(|r| {
+                Ok(UsageCount {
+                    owner: get(r, 0)?,
+                    day: get(r, 1)?,
+                    metric: get(r, 2)?,
+                    count: get(r, 3)?,
+                })
+            })
+            .collect()
+    }
+
     async fn open_invitations_of_partner(
         &self,
         partner_client_id: &str,

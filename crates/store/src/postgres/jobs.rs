@@ -86,6 +86,13 @@ pub async fn claim_deliveries(c: &Client, q: &Lease) -> Result<Vec<ClaimedDelive
 }
 
 pub async fn finish_delivery(c: &Client, result: &DeliveryResult) -> Result<(), StoreError> {
+    let (id, day, metric) = result.counted();
+    execute(
+        c,
+        crate::sql::dashboard::COUNT_DELIVERY,
+        &[&id, &day, &metric],
+    )
+    .await?;
     // INTEGER columns: postgres-types has no u16.
     let status = |s: &Option<u16>| s.map(i32::from);
     match result {

@@ -218,6 +218,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "dashboard_invitations",
         include_str!("../../migrations/postgres/0042_dashboard_invitations.sql"),
     ),
+    (
+        43,
+        "usage_days",
+        include_str!("../../migrations/postgres/0043_usage_days.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -89,6 +89,43 @@ pub(crate) fn apply_staff(c: &rusqlite::Connection, w: &StaffWrite) -> rusqlite:
 
 #[async_trait]
 impl DashboardStore for SqliteStore {
+    async fn add_usage(&self, counts: Vec<UsageCount>) -> Result<(), StoreError> {
+        if counts.is_empty() {
+            return Ok(());
+        }
+        self.writer
+            .run(move |c| {
+                let mut add = c
+                    .prepare_cached(shared!(sql::ADD_USAGE))
+                    .map_err(unavailable)?;
+                for u in &counts {
+                    add.execute(params![u.owner, u.day, u.metric, u.count])
+                        .map_err(unavailable)?;
+                }
+                Ok(())
+            })
+            .await
+    }
+
+    async fn usage_since(
+        &self,
+        owner: &str,
+        since_day: &str,
+    ) -> Result<Vec<UsageCount>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(sql::USAGE_SINCE))?
+                .query_map([owner, since_day], |r| {
+                    Ok(UsageCount {
+                        owner: r.get(0)?,
+                        day: r.get(1)?,
+                        metric: r.get(2)?,
+                        count: r.get(3)?,
+                    })
+                })?
+                .collect()
+        })
+    }
+
     async fn open_invitations_of_partner(
         &self,
         partner_client_id: &str,

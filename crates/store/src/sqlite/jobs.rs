@@ -65,6 +65,9 @@ pub fn claim_deliveries(c: &Connection, q: &Lease) -> rusqlite::Result<Vec<Claim
 }
 
 pub fn finish_delivery(c: &Connection, result: &DeliveryResult) -> rusqlite::Result<()> {
+    let (id, day, metric) = result.counted();
+    c.prepare_cached(shared!(crate::sql::dashboard::COUNT_DELIVERY))?
+        .execute(params![id, day, metric])?;
     match result {
         DeliveryResult::Delivered {
             id,

@@ -217,6 +217,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "dashboard_invitations",
         include_str!("../../migrations/sqlite/0042_dashboard_invitations.sql"),
     ),
+    (
+        43,
+        "usage_days",
+        include_str!("../../migrations/sqlite/0043_usage_days.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

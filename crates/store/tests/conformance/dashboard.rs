@@ -337,3 +337,48 @@ async fn invitations_open_and_end_once_and_staff_change_in_a_unit_of_work() {
             .is_none()
     );
 }
+
+/// The charts' counts add up per owner, day and metric, from any number of
+/// batches, and read back by day from a first day on.
+#[tokio::test]
+async fn usage_counts_add_up_per_owner_day_and_metric() {
+    let (store, _db) = store().await;
+    let count = |owner: &str, day: &str, metric: &str, count| UsageCount {
+        owner: owner.into(),
+        day: day.into(),
+        metric: metric.into(),
+        count,
+    };
+    store
+        .add_usage(vec![
+            count("pk_live_a/test", "2026-11-01", "requests", 10),
+            count("pk_live_a/test", "2026-11-01", "client_errors", 2),
+            count("pk_live_a/test", "2026-11-02", "requests", 5),
+            count("pk_live_b/test", "2026-11-02", "requests", 7),
+        ])
+        .await
+        .unwrap();
+    store
+        .add_usage(vec![count("pk_live_a/test", "2026-11-02", "requests", 3)])
+        .await
+        .unwrap();
+    store.add_usage(vec![]).await.unwrap();
+    assert_eq!(
+        store
+            .usage_since("pk_live_a/test", "2026-11-01")
+            .await
+            .unwrap(),
+        [
+            count("pk_live_a/test", "2026-11-01", "client_errors", 2),
+            count("pk_live_a/test", "2026-11-01", "requests", 10),
+            count("pk_live_a/test", "2026-11-02", "requests", 8),
+        ]
+    );
+    assert_eq!(
+        store
+            .usage_since("pk_live_a/test", "2026-11-02")
+            .await
+            .unwrap(),
+        [count("pk_live_a/test", "2026-11-02", "requests", 8)]
+    );
+}

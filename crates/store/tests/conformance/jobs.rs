@@ -502,6 +502,17 @@ async fn a_failed_delivery_is_listed_and_made_due_again() {
         ("failed", Some(500))
     );
     assert_eq!(failed.last_error.as_deref(), Some("boom"));
+    let counted = store.usage_since(OWNER, "1970-01-01").await.unwrap();
+    assert_eq!(
+        counted,
+        [UsageCount {
+            owner: OWNER.into(),
+            day: "1970-01-01".into(),
+            metric: "deliveries_failed".into(),
+            count: 1,
+        }],
+        "each recorded attempt is counted for the charts"
+    );
     assert_eq!(
         (failed.last_latency_ms, failed.last_response.as_deref()),
         (Some(87), Some("{\"error\":\"database is down\"}")),

@@ -214,8 +214,21 @@ impl FromRequestParts<PartnerState> for RestCaller {
         state: &PartnerState,
     ) -> Result<Self, Self::Rejection> {
         let caller = identify(parts, state).await?;
+        counted(parts, state, &caller);
         admit_caller(parts, state, &caller)?;
         Ok(caller)
+    }
+}
+
+/// The request is counted for the caller's charts, whatever it is answered.
+fn counted(parts: &Parts, state: &PartnerState, caller: &RestCaller) {
+    if let Some(slot) = parts.extensions.get::<Slot>() {
+        slot.count(crate::partner::limits::Counted {
+            traffic: state.traffic.clone(),
+            client: caller.client.clone(),
+            livemode: caller.livemode(),
+            day: caller.now(state).date(),
+        });
     }
 }
 
@@ -234,6 +247,7 @@ impl FromRequestParts<PartnerState> for Admitted {
         state: &PartnerState,
     ) -> Result<Self, Self::Rejection> {
         if let Ok(caller) = identify(parts, state).await {
+            counted(parts, state, &caller);
             admit_caller(parts, state, &caller)?;
             return Ok(Admitted(Some(caller)));
         }
