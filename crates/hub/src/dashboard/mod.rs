@@ -9,6 +9,7 @@ mod credentials;
 mod forms;
 mod money;
 mod pages;
+mod partners;
 pub mod session;
 mod sign_in;
 mod staff;
@@ -85,6 +86,11 @@ pub fn router(state: PartnerState) -> Router {
         .route(
             "/dashboard/staff/invitations/{id}/withdraw",
             post(staff::withdraw),
+        )
+        .route("/dashboard/partners", get(partners::list))
+        .route(
+            "/dashboard/partners/{client_id}/switch",
+            post(partners::switch),
         )
         .route("/dashboard/audit", get(audit::audit))
         .route("/dashboard/{*rest}", get(pages::fallback))

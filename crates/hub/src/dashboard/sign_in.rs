@@ -81,8 +81,8 @@ pub async fn callback(
         Ok(m) => m,
         Err(_) => return pages::unavailable(),
     };
-    // The first partner by name; a person on several staffs switches from
-    // the header.
+    // The first partner by name; a person on several staffs switches at
+    // /dashboard/partners (linked from the header).
     let Some(member) = memberships.into_iter().next() else {
         return pages::problem(
             StatusCode::FORBIDDEN,

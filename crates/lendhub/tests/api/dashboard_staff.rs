@@ -253,3 +253,63 @@ async fn an_owner_invites_changes_and_removes_staff() {
         "one per form"
     );
 }
+
+/// A person on two partners' staffs works on one at a time and switches
+/// to the other, with the role held there; never to a partner they are not
+/// staff of.
+#[tokio::test]
+async fn a_person_on_two_staffs_switches_partner() {
+    let app = crate::rest_tier::rest_app().await;
+    let (a, _) = rest_partner(&app, "applications.read", Tier::Build).await;
+    let (b, _) = rest_partner(&app, "applications.read", Tier::Build).await;
+    let (stranger, _) = rest_partner(&app, "applications.read", Tier::Build).await;
+    let person = oidc::person(&app).await;
+    staff(&app, &a, &person, "read_only");
+    staff(&app, &b, &person, "owner");
+    let (hub, _) = sign_in(&app, &person).await;
+    let page = hub.get("/dashboard/partners").await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    let current = |page: &Page| {
+        let marker = "\" data-current=\"true\"";
+        let end = page.body.find(marker).unwrap();
+        let start = page.body[..end].rfind("data-id=\"").unwrap() + 9;
+        page.body[start..end].to_owned()
+    };
+    let first = current(&page);
+    let other = if first == a { b.clone() } else { a.clone() };
+    assert!(page.body.contains(&other) && !page.body.contains(&stranger));
+
+    let csrf = page.hidden("csrf_token").unwrap();
+    let forged = hub
+        .post(
+            &format!("/dashboard/partners/{other}/switch"),
+            &[("csrf_token", "no")],
+        )
+        .await;
+    assert_eq!(forged.status, 403);
+    let refused = hub
+        .post(
+            &format!("/dashboard/partners/{stranger}/switch"),
+            &[("csrf_token", &csrf)],
+        )
+        .await;
+    assert_eq!(refused.status, 404);
+    let switched = hub
+        .post(
+            &format!("/dashboard/partners/{other}/switch"),
+            &[("csrf_token", &csrf), ("env", "test")],
+        )
+        .await;
+    assert_eq!(switched.status, 303, "{}", switched.body);
+    assert_eq!(switched.location(), "/dashboard?env=test");
+    let page = hub.get("/dashboard/partners").await;
+    assert_eq!(current(&page), other);
+    let role = if other == b { "Owner" } else { "Read-only" };
+    assert!(
+        hub.get("/dashboard")
+            .await
+            .body
+            .contains(&format!("· {role}")),
+        "the role held at {other}"
+    );
+}
