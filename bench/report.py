@@ -376,7 +376,9 @@ def main():
         "`bench/soak.sh`. Servicing (an account's ledger at 10 k and 1 M entries, payment "
         "links, the scheduler): [benchmarks-servicing.md](benchmarks-servicing.md), from "
         "`bench/servicing.sh`. Earlier runs against the same harness: "
-        "[benchmarks-history.md](benchmarks-history.md)."
+        "[benchmarks-history.md](benchmarks-history.md). The partner dashboard's screens with a "
+        "million events in the database: [benchmarks-dashboard.md](benchmarks-dashboard.md), from "
+        "`bench/dashboard.sh`."
     )
     out.append("")
     out.append("## Raw results\n")
