@@ -93,6 +93,9 @@ pub struct Chart {
     pub rate: String,
     /// The tallest bar's figure (the scale).
     pub peak: i64,
+    /// The first and last days shown.
+    pub first: String,
+    pub last: String,
 }
 
 fn rate(part: i64, total: i64) -> String {
@@ -154,6 +157,8 @@ fn chart(counts: &[UsageCount], last: time::Date, total: &[Metric], part: &[Metr
     Chart {
         width: WIDTH,
         height: HEIGHT,
+        first: figures.first().map(|f| f.0.clone()).unwrap_or_default(),
+        last: figures.last().map(|f| f.0.clone()).unwrap_or_default(),
         bars,
         total: all,
         part: marked,
