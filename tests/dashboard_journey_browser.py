@@ -6,8 +6,10 @@ invoice.
 
 Environment: BASE (the hub), EMAIL, PASSWORD, ENDPOINT (a disabled
 test-environment endpoint), DELIVERY (its failed delivery's id), KEY (a
-test API key's id), STATEMENT (a test statement's id). Prints one JSON
-object; exits 3 when Playwright is missing."""
+test API key's id), STATEMENT (a test statement's id); READER_EMAIL (a
+read-only member, same password) and OTHER_APPLICATION (another partner's
+test application). Prints one JSON object; exits 3 when Playwright is
+missing."""
 import json
 import os
 import sys
@@ -31,6 +33,44 @@ def download(page, selector):
     d.save_as(path)
     with open(path, encoding="utf-8") as f:
         return d.suggested_filename, f.read()
+
+
+def sign_in(page, base, email, password):
+    page.goto(f"{base}/dashboard")
+    page.wait_for_selector("#email")
+    page.fill("#email", email)
+    page.fill("#password", password)
+    page.click("#sign-in")
+    page.wait_for_load_state()
+    if page.locator("#approve").count():
+        page.click("#approve")
+    page.wait_for_selector("#environment")
+
+
+def read_only(browser, base, env, out):
+    """What a read-only member sees and may do, in a browser of their own."""
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    sign_in(page, base, env["READER_EMAIL"], env["PASSWORD"])
+    endpoint = env["ENDPOINT"]
+    buttons = 0
+    for path in ["/dashboard/webhooks", f"/dashboard/webhooks/{endpoint}/deliveries",
+                 "/dashboard/credentials", "/dashboard/staff"]:
+        response = page.goto(f"{base}{path}?env=test")
+        out.setdefault("reader_statuses", {})[path] = response.status
+        buttons += page.locator("main form button").count()
+    out["reader_buttons"] = buttons
+    # The form a developer would post, posted anyway with the reader's own
+    # session and CSRF token: refused.
+    page.goto(f"{base}/dashboard/webhooks?env=test")
+    csrf = page.locator("header input[name=csrf_token]").get_attribute("value")
+    refused = page.request.post(f"{base}/dashboard/webhooks/{endpoint}/roll-secret",
+                                form={"csrf_token": csrf, "env": "test", "form_id": "f" * 20},
+                                max_redirects=0)
+    out["reader_post"] = refused.status
+    other = page.goto(f"{base}/dashboard/applications/{env['OTHER_APPLICATION']}?env=test")
+    out["other_partners_application"] = other.status
+    context.close()
 
 
 def main():
@@ -96,6 +136,7 @@ def main():
         out["invoice_name"], out["invoice"] = download(page, f"{statement_row} a.invoice")
         out["page_errors"] = errors
         context.close()
+        read_only(browser, base, env, out)
         browser.close()
     print(json.dumps(out))
 

@@ -58,6 +58,7 @@ pub(super) fn tenant(staff: &Staff, env: Environment) -> Tenant {
 pub struct ListQuery {
     pub(super) env: Option<String>,
     status: Option<String>,
+    reference: Option<String>,
     starting_after: Option<String>,
 }
 
@@ -99,6 +100,7 @@ struct Applications {
     rows: Vec<Row>,
     statuses: Vec<(&'static str, bool)>,
     status: String,
+    reference: String,
     next: Option<String>,
 }
 
@@ -109,7 +111,55 @@ struct ApplicationPageView {
     a: Row,
     term_months: u32,
     reference: String,
-    decision: Option<String>,
+    account: Option<String>,
+    decision: Option<DecisionView>,
+}
+
+/// An application's decision as the page shows it.
+struct DecisionView {
+    id: String,
+    outcome: &'static str,
+    reasons: Vec<(&'static str, String)>,
+    offer: Option<OfferView>,
+    decided: String,
+    expires: String,
+    accepted: String,
+}
+
+struct OfferView {
+    amount: lendhub_domain::money::Money,
+    term_months: u32,
+    apr: f64,
+    monthly: lendhub_domain::money::Money,
+    total: lendhub_domain::money::Money,
+}
+
+fn decision_view(d: &lendhub_domain::lending::Decision) -> DecisionView {
+    let at = |t: time::OffsetDateTime| super::forms::rfc3339(lendhub_domain::clock::unix_ms(t));
+    DecisionView {
+        id: d.id.to_string(),
+        outcome: d.verdict.outcome.as_str(),
+        reasons: d
+            .verdict
+            .reasons
+            .iter()
+            .map(|r| (r.code.as_str(), r.category.clone()))
+            .collect(),
+        offer: d.verdict.offer.as_ref().map(|o| OfferView {
+            amount: o.amount_pence,
+            term_months: o.term_months,
+            apr: o.apr,
+            monthly: o.monthly_repayment_pence,
+            total: o.total_repayable_pence,
+        }),
+        decided: at(d.decided_at),
+        expires: d.expires_at.map(at).unwrap_or_default(),
+        accepted: match (d.accepted_at, &d.signed_by) {
+            (Some(t), Some(who)) => format!("{} by {who}", at(t)),
+            (Some(t), None) => at(t),
+            _ => String::new(),
+        },
+    }
 }
 
 #[derive(Template)]
@@ -177,6 +227,7 @@ async fn page(
     state: &PartnerState,
     owner: &Tenant,
     status: Option<Status>,
+    reference: Option<String>,
     starting_after: Option<String>,
     limit: u32,
 ) -> Result<Option<(Vec<Row>, Option<String>)>, Response> {
@@ -187,7 +238,7 @@ async fn page(
             ending_before: None,
         },
         status,
-        reference: None,
+        reference,
         after_id: None,
     };
     match state.lending.hub_applications(owner, &query).await {
@@ -228,7 +279,7 @@ pub async fn home(
         Err(_) => return unavailable(),
     };
     let panels = super::charts::panels(&counts, today);
-    match page(&state, &owner, None, None, 5).await {
+    match page(&state, &owner, None, None, None, 5).await {
         Ok(found) => screen(
             &state,
             StatusCode::OK,
@@ -253,7 +304,12 @@ pub async fn applications(
     let status_raw = q.status.clone().unwrap_or_default();
     let status = Status::parse(&status_raw);
     let cursor = q.starting_after.filter(|c| !c.is_empty());
-    match page(&state, &tenant(&staff, env), status, cursor, 25).await {
+    let reference = q
+        .reference
+        .map(|r| r.trim().to_owned())
+        .filter(|r| !r.is_empty());
+    let filter = reference.clone();
+    match page(&state, &tenant(&staff, env), status, filter, cursor, 25).await {
         Ok(Some((rows, next))) => screen(
             &state,
             StatusCode::OK,
@@ -265,6 +321,7 @@ pub async fn applications(
                     .map(|s| (s.as_str(), Some(*s) == status))
                     .collect(),
                 status: status.map(|s| s.as_str().to_owned()).unwrap_or_default(),
+                reference: reference.unwrap_or_default(),
                 next,
             },
         ),
@@ -282,25 +339,31 @@ pub async fn application(
     Query(q): Query<ListQuery>,
 ) -> Response {
     let env = Environment::from_query(q.env.as_deref());
-    match state
-        .lending
-        .hub_application(&tenant(&staff, env), &id)
-        .await
-    {
-        Ok(Some(a)) => screen(
-            &state,
-            StatusCode::OK,
-            &ApplicationPageView {
-                f: Frame::of(&staff, env),
-                term_months: a.term_months,
-                reference: a.reference.clone().unwrap_or_default(),
-                decision: a.decision_id.as_ref().map(ToString::to_string),
-                a: row(&a),
-            },
-        ),
-        Ok(None) => not_found(),
-        Err(_) => unavailable(),
-    }
+    let owner = tenant(&staff, env);
+    let a = match state.lending.hub_application(&owner, &id).await {
+        Ok(Some(a)) => a,
+        Ok(None) => return not_found(),
+        Err(_) => return unavailable(),
+    };
+    let decision = match &a.decision_id {
+        None => None,
+        Some(d) => match state.lending.hub_decision(&owner, &d.to_string()).await {
+            Ok(found) => found.as_ref().map(decision_view),
+            Err(_) => return unavailable(),
+        },
+    };
+    screen(
+        &state,
+        StatusCode::OK,
+        &ApplicationPageView {
+            f: Frame::of(&staff, env),
+            term_months: a.term_months,
+            reference: a.reference.clone().unwrap_or_default(),
+            account: a.account_id.as_ref().map(ToString::to_string),
+            decision,
+            a: row(&a),
+        },
+    )
 }
 
 #[derive(Deserialize)]

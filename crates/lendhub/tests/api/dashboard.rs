@@ -147,6 +147,14 @@ async fn staff_see_their_own_partner_one_environment_at_a_time() {
         .await;
     assert!(!none.body.contains(&live));
     assert!(none.body.contains("No applications match."));
+    let by_reference = hub
+        .get("/dashboard/applications?env=live&reference=DASH-LIVE")
+        .await;
+    assert!(by_reference.body.contains(&live), "{}", by_reference.body);
+    let other_reference = hub
+        .get("/dashboard/applications?env=live&reference=NOT-THIS")
+        .await;
+    assert!(!other_reference.body.contains(&live));
     let one = hub
         .get(&format!("/dashboard/applications/{live}?env=live"))
         .await;

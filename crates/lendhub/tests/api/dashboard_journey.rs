@@ -71,6 +71,23 @@ async fn in_chromium_an_owner_fixes_webhooks_rolls_a_key_and_downloads_a_stateme
 
     let person = oidc::person(&app).await;
     staff(&app, &client, &person, "owner");
+    let reader = oidc::person(&app).await;
+    staff(&app, &client, &reader, "read_only");
+    let (other, _) = rest_partner(&app, SCOPES, Tier::Platform).await;
+    let other_key = api_key(&app, &other, "test", None)["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    app.advance(time::Duration::seconds(1));
+    let theirs = crate::rest_tier::rest_post(
+        &app,
+        "/sandbox/v1/applications",
+        &other_key,
+        serde_json::json!({"business": {"company_number": "00000401"}, "amount_pence": 1_000_000,
+            "term_months": 12, "applicant": {"email": "someone@example.com"}}),
+    )
+    .await;
+    assert_eq!(theirs.status, 201, "{}", theirs.body);
     receiver.accept_everything();
     let before = receiver.count();
     let r = crate::support::python_json(
@@ -83,6 +100,11 @@ async fn in_chromium_an_owner_fixes_webhooks_rolls_a_key_and_downloads_a_stateme
             ("DELIVERY", failed.id.to_string()),
             ("KEY", key_id.clone()),
             ("STATEMENT", statement_id.clone()),
+            ("READER_EMAIL", reader.email.clone()),
+            (
+                "OTHER_APPLICATION",
+                theirs.body["id"].as_str().unwrap().to_owned(),
+            ),
         ],
     )
     .await;
@@ -172,4 +194,14 @@ async fn in_chromium_an_owner_fixes_webhooks_rolls_a_key_and_downloads_a_stateme
         .await
         .unwrap();
     assert_eq!(r["invoice"].as_str(), Some(api_invoice.as_str()));
+
+    // A read-only member sees every screen but no button, and is refused a
+    // form posted anyway; another partner's application is not found.
+    for (path, status) in r["reader_statuses"].as_object().unwrap() {
+        let expected = if path == "/dashboard/staff" { 403 } else { 200 };
+        assert_eq!(status, expected, "{path}: {r}");
+    }
+    assert_eq!(r["reader_buttons"], 0, "{r}");
+    assert_eq!(r["reader_post"], 403, "{r}");
+    assert_eq!(r["other_partners_application"], 404, "{r}");
 }

@@ -126,6 +126,34 @@ async fn finance_reads_accounts_payments_and_downloads_a_statement() {
     assert!(page.body.contains(&schedule) && page.body.contains("0 of 24"));
     assert!(page.body.contains(&payment) && page.body.contains("INV-0001"));
 
+    // The application it came from, with its decision as the API gives it.
+    let application = a["application_id"].as_str().unwrap();
+    let decision = api(&app, &key, &format!("/applications/{application}/decision")).await;
+    let page = hub
+        .get(&format!("/dashboard/applications/{application}?env=test"))
+        .await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body.contains(&format!(
+            "data-id=\"{}\" data-outcome=\"approved\"",
+            decision["id"].as_str().unwrap()
+        )),
+        "{}",
+        page.body
+    );
+    for reason in decision["reasons"].as_array().unwrap() {
+        let code = reason["code"].as_str().unwrap();
+        assert!(
+            page.body
+                .contains(&format!("<code class=\"reason\">{code}</code>")),
+            "{code}"
+        );
+    }
+    assert!(page.body.contains("id=\"offer\"") && page.body.contains("by Ada Lovelace"));
+    assert!(
+        page.body
+            .contains(&format!("href=\"/dashboard/accounts/{account}?env=test\""))
+    );
     let payments = hub.get("/dashboard/payments?env=test&status=pending").await;
     assert_eq!(payments.status, 200);
     assert!(payments.body.contains(&payment), "{}", payments.body);
