@@ -126,6 +126,19 @@ impl StaffForm {
     }
 }
 
+/// The checks an owner's form passes first (CSRF, then the role).
+fn owner_form(staff: &Staff, form: &StaffForm) -> Result<Environment, &'static str> {
+    admitted(staff, &form.action(), Action::ManageStaff, NOT_YOURS)
+}
+
+/// Commits a staff change and goes back to the staff page.
+async fn committed(state: &PartnerState, writes: WriteSet, env: Environment) -> Response {
+    match state.units.commit(writes).await {
+        Ok(()) => back(env),
+        Err(_) => unavailable(),
+    }
+}
+
 fn back(env: Environment) -> Response {
     Redirect::to(&format!("/dashboard/staff?env={}", env.as_str())).into_response()
 }
@@ -270,7 +283,7 @@ pub async fn change_role(
     Path(user_id): Path<String>,
     Form(form): Form<StaffForm>,
 ) -> Response {
-    let env = match admitted(&staff, &form.action(), Action::ManageStaff, NOT_YOURS) {
+    let env = match owner_form(&staff, &form) {
         Ok(env) => env,
         Err(why) => return forbidden(why),
     };
@@ -302,10 +315,7 @@ pub async fn change_role(
             env,
             now,
         ));
-    match state.units.commit(writes).await {
-        Ok(()) => back(env),
-        Err(_) => unavailable(),
-    }
+    committed(&state, writes, env).await
 }
 
 /// `POST /dashboard/staff/{user_id}/remove`: no longer staff; their
@@ -317,7 +327,7 @@ pub async fn remove(
     Path(user_id): Path<String>,
     Form(form): Form<StaffForm>,
 ) -> Response {
-    let env = match admitted(&staff, &form.action(), Action::ManageStaff, NOT_YOURS) {
+    let env = match owner_form(&staff, &form) {
         Ok(env) => env,
         Err(why) => return forbidden(why),
     };
@@ -337,10 +347,7 @@ pub async fn remove(
             at_ms: now,
         })
         .push(audit_line(&staff, "staff.remove", &m.email, env, now));
-    match state.units.commit(writes).await {
-        Ok(()) => back(env),
-        Err(_) => unavailable(),
-    }
+    committed(&state, writes, env).await
 }
 
 /// `POST /dashboard/staff/invitations/{id}/withdraw`: the invitation can no
@@ -351,7 +358,7 @@ pub async fn withdraw(
     Path(id): Path<String>,
     Form(form): Form<StaffForm>,
 ) -> Response {
-    let env = match admitted(&staff, &form.action(), Action::ManageStaff, NOT_YOURS) {
+    let env = match owner_form(&staff, &form) {
         Ok(env) => env,
         Err(why) => return forbidden(why),
     };
@@ -382,8 +389,5 @@ pub async fn withdraw(
             env,
             now,
         ));
-    match state.units.commit(writes).await {
-        Ok(()) => back(env),
-        Err(_) => unavailable(),
-    }
+    committed(&state, writes, env).await
 }

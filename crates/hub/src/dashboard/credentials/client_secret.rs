@@ -41,28 +41,21 @@ pub async fn roll_client_secret(
             env,
             at_ms,
         ));
-    writes.idempotency = Some(record);
-    match commit(&state, writes).await {
-        Ok(()) => screen(
-            &state,
-            StatusCode::OK,
-            &ShownOnce {
-                f: Frame::of(&staff, env),
-                heading: format!("New client secret for {}", client.client_id),
-                what: "client secret",
-                value: secret,
-                note: match until {
-                    None => "The old secret has stopped working.".to_owned(),
-                    Some(at) => format!(
-                        "The old secret keeps working until {}, so you can deploy the new one first.",
-                        rfc3339(at)
-                    ),
-                },
-            },
+    let note = match until {
+        None => "The old secret has stopped working.".to_owned(),
+        Some(at) => format!(
+            "The old secret keeps working until {}, so you can deploy the new one first.",
+            rfc3339(at)
         ),
-        Err(CommitError::IdempotencyKeyTaken) => used_already(),
-        Err(_) => unavailable(),
-    }
+    };
+    let shown = ShownOnce {
+        f: Frame::of(&staff, env),
+        heading: format!("New client secret for {}", client.client_id),
+        what: "client secret",
+        value: secret,
+        note,
+    };
+    make_once(&state, writes, record, shown).await
 }
 
 /// `POST /dashboard/credentials/client/end-previous-secret`: the secret a
@@ -94,8 +87,5 @@ pub async fn end_previous_secret(
             env,
             at_ms,
         ));
-    match commit(&state, writes).await {
-        Ok(()) => back(env),
-        Err(_) => unavailable(),
-    }
+    change(&state, writes, env).await
 }

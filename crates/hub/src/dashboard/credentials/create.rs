@@ -50,29 +50,22 @@ pub async fn create(
             env,
             at_ms,
         ));
-    writes.idempotency = Some(record);
-    match commit(&state, writes).await {
-        Ok(()) => screen(
-            &state,
-            StatusCode::OK,
-            &ShownOnce {
-                f: Frame::of(&staff, env),
-                heading: format!("New API key {}", created.id),
-                what: "API key",
-                value: created.key,
-                note: format!(
-                    "It works under /{}/v1 with the scopes {}.",
-                    match env {
-                        Environment::Live => "partner",
-                        Environment::Test => "sandbox",
-                    },
-                    created.record.scopes
-                ),
-            },
-        ),
-        Err(CommitError::IdempotencyKeyTaken) => used_already(),
-        Err(_) => unavailable(),
-    }
+    let note = format!(
+        "It works under /{}/v1 with the scopes {}.",
+        match env {
+            Environment::Live => "partner",
+            Environment::Test => "sandbox",
+        },
+        created.record.scopes
+    );
+    let shown = ShownOnce {
+        f: Frame::of(&staff, env),
+        heading: format!("New API key {}", created.id),
+        what: "API key",
+        value: created.key,
+        note,
+    };
+    make_once(&state, writes, record, shown).await
 }
 
 fn bad_scopes(raw: &str) -> Response {

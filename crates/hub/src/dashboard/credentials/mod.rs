@@ -223,6 +223,31 @@ async fn commit(state: &PartnerState, writes: WriteSet) -> Result<(), CommitErro
     Ok(())
 }
 
+/// Commits a change that makes a credential, with the one-time form's
+/// record, and shows the credential on the answer; a form used already
+/// makes nothing and shows nothing.
+async fn make_once(
+    state: &PartnerState,
+    mut writes: WriteSet,
+    record: lendhub_store::IdempotencyRecord,
+    shown: ShownOnce,
+) -> Response {
+    writes.idempotency = Some(record);
+    match commit(state, writes).await {
+        Ok(()) => screen(state, StatusCode::OK, &shown),
+        Err(CommitError::IdempotencyKeyTaken) => used_already(),
+        Err(_) => unavailable(),
+    }
+}
+
+/// Commits a change that makes nothing to show, and goes back to the list.
+async fn change(state: &PartnerState, writes: WriteSet, env: Environment) -> Response {
+    match commit(state, writes).await {
+        Ok(()) => back(env),
+        Err(_) => unavailable(),
+    }
+}
+
 fn back(env: Environment) -> Response {
     Redirect::to(&format!("/dashboard/credentials?env={}", env.as_str())).into_response()
 }

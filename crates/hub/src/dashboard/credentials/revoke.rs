@@ -28,8 +28,5 @@ pub async fn revoke(
             at_ms,
         })
         .push(audit_line(&staff, "api_key.revoke", &id, env, at_ms));
-    match commit(&state, writes).await {
-        Ok(()) => back(env),
-        Err(_) => unavailable(),
-    }
+    change(&state, writes, env).await
 }

@@ -57,27 +57,20 @@ pub async fn roll(
             env,
             at_ms,
         ));
-    writes.idempotency = Some(record);
-    match commit(&state, writes).await {
-        Ok(()) => screen(
-            &state,
-            StatusCode::OK,
-            &ShownOnce {
-                f: Frame::of(&staff, env),
-                heading: format!("New API key {}, replacing {id}", created.id),
-                what: "API key",
-                value: created.key,
-                note: if overlap_ms == 0 {
-                    format!("{id} has stopped working.")
-                } else {
-                    format!(
-                        "{id} keeps working until {}, so you can deploy the new key first.",
-                        rfc3339(until)
-                    )
-                },
-            },
-        ),
-        Err(CommitError::IdempotencyKeyTaken) => used_already(),
-        Err(_) => unavailable(),
-    }
+    let note = if overlap_ms == 0 {
+        format!("{id} has stopped working.")
+    } else {
+        format!(
+            "{id} keeps working until {}, so you can deploy the new key first.",
+            rfc3339(until)
+        )
+    };
+    let shown = ShownOnce {
+        f: Frame::of(&staff, env),
+        heading: format!("New API key {}, replacing {id}", created.id),
+        what: "API key",
+        value: created.key,
+        note,
+    };
+    make_once(&state, writes, record, shown).await
 }
