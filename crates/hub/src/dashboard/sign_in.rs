@@ -139,15 +139,30 @@ async fn accept_invitations(
         .open_invitations_for_email(&email, now)
         .await
         .map_err(drop)?;
+    if open.is_empty() {
+        return Ok(());
+    }
+    let member_of = state
+        .dashboard
+        .staff_of_user(&person.subject)
+        .await
+        .map_err(drop)?;
     for invitation in open {
         let mut writes = WriteSet::default();
-        writes
-            .push(StaffWrite::Put(StaffRecord {
+        // Someone on the staff already keeps the role they hold: an
+        // invitation adds people, it never changes a member's role.
+        let already = member_of
+            .iter()
+            .any(|m| m.staff.partner_client_id == invitation.partner_client_id);
+        if !already {
+            writes.push(StaffWrite::Put(StaffRecord {
                 partner_client_id: invitation.partner_client_id.clone(),
                 user_id: person.subject.clone(),
                 role: invitation.role.clone(),
                 created_at_ms: now,
-            }))
+            }));
+        }
+        writes
             .push(StaffWrite::EndInvitation {
                 id: invitation.id.clone(),
                 partner_client_id: invitation.partner_client_id.clone(),

@@ -173,6 +173,20 @@ pub async fn invite(
     let Some(role) = form.role() else {
         return invalid("Choose one of the roles.");
     };
+    // A member's role is changed on their row, never by an invitation (which
+    // could otherwise demote the only owner when they next sign in).
+    let Ok(members) = state
+        .dashboard
+        .staff_of_partner(&staff.session.partner_client_id)
+        .await
+    else {
+        return unavailable();
+    };
+    if members.iter().any(|m| m.email.eq_ignore_ascii_case(&email)) {
+        return invalid(
+            "That address is on the staff already: change their role in the list instead.",
+        );
+    }
     let now = state.clock.now_ms();
     let expires = now.saturating_add(INVITATION_MS);
     let id = lendhub_system::new_hub_id::<InvitationId>(now.unsigned_abs()).to_string();

@@ -135,6 +135,16 @@ async fn an_owner_invites_changes_and_removes_staff() {
         "accepted, so no longer open"
     );
 
+    // A member is not invited again: their role is changed in the list.
+    let member_again = post(
+        &hub,
+        &page,
+        "/dashboard/staff/invite",
+        &[("email", &owner.email), ("role", "read_only")],
+    )
+    .await;
+    assert_eq!(member_again.status, 422, "{}", member_again.body);
+
     // An unverified address does not accept an invitation to it.
     let eve = unverified(&app).await;
     let invited = post(
@@ -159,6 +169,27 @@ async fn an_owner_invites_changes_and_removes_staff() {
     )
     .await;
     assert_eq!(withdrawn.status, 303);
+    assert!(
+        hub.get("/dashboard/staff")
+            .await
+            .body
+            .contains("id=\"no-invitations\"")
+    );
+
+    // Someone the operator added meanwhile keeps the role they were given.
+    let late = oidc::person(&app).await;
+    let page = hub.get("/dashboard/staff").await;
+    let invited = post(
+        &hub,
+        &page,
+        "/dashboard/staff/invite",
+        &[("email", &late.email), ("role", "read_only")],
+    )
+    .await;
+    assert_eq!(invited.status, 303);
+    staff(&app, &client, &late, "developer");
+    let (late_hub, _) = sign_in(&app, &late).await;
+    assert!(late_hub.get("/dashboard").await.body.contains("Developer"));
     assert!(
         hub.get("/dashboard/staff")
             .await
@@ -249,8 +280,8 @@ async fn an_owner_invites_changes_and_removes_staff() {
     }
     assert_eq!(
         audit.body.matches("staff.invite").count(),
-        2,
-        "one per form"
+        3,
+        "one per invitation, the resubmitted form's counted once"
     );
 }
 
