@@ -369,4 +369,57 @@ mod tests {
         let open = schedule(Cadence::Weekly, None);
         assert_eq!(open.instalment_amount(500, p(10_037)), Some(p(10_000)));
     }
+
+    proptest::proptest! {
+        /// Due dates strictly increase; a monthly one keeps the start's day
+        /// (or its month's last), one calendar month after the last, never
+        /// drifting from the start; a weekly one is seven days on.
+        #[test]
+        fn due_dates_are_ordered_and_anchored_to_the_start(
+            start_day in 0i64..3_650,
+            monthly in proptest::prelude::any::<bool>(),
+            n in 0u32..240,
+        ) {
+            let start = date!(2026 - 01 - 01) + Duration::days(start_day);
+            let cadence = if monthly { Cadence::Monthly } else { Cadence::Weekly };
+            let (this, next) = (cadence.nth(start, n), cadence.nth(start, n + 1));
+            proptest::prop_assert!(this < next);
+            match cadence {
+                Cadence::Weekly => proptest::prop_assert_eq!(next - this, Duration::weeks(1)),
+                Cadence::Monthly => {
+                    let months = |d: Date| i64::from(d.year()) * 12 + i64::from(u8::from(d.month()));
+                    proptest::prop_assert_eq!(months(next) - months(this), 1);
+                    let last = next.month().length(next.year());
+                    proptest::prop_assert_eq!(next.day(), start.day().min(last));
+                }
+            }
+        }
+
+        /// An instalment never collects more than is owed nor more than the
+        /// instalment, but the final one of a fixed schedule, which sweeps a
+        /// payoff within a tenth of the instalment above it; nothing is
+        /// asked when nothing is owed.
+        #[test]
+        fn instalments_never_take_more_than_is_owed(
+            amount in 1i64..10_000_000,
+            payoff in -1_000i64..20_000_000,
+            count in proptest::option::of(1u32..60),
+            n in 0u32..60,
+        ) {
+            let mut s = schedule(Cadence::Monthly, count);
+            s.amount = Money::pence(amount);
+            let payoff = Money::pence(payoff);
+            match s.instalment_amount(n, payoff) {
+                None => proptest::prop_assert!(payoff <= Money::ZERO),
+                Some(take) => {
+                    proptest::prop_assert!(take > Money::ZERO && take <= payoff);
+                    if take > s.amount {
+                        proptest::prop_assert!(s.is_final(n), "only the final instalment sweeps");
+                        proptest::prop_assert_eq!(take, payoff);
+                        proptest::prop_assert!(take.as_pence() <= amount + amount / 10);
+                    }
+                }
+            }
+        }
+    }
 }
