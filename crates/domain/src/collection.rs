@@ -351,4 +351,55 @@ mod tests {
         assert_eq!(lapsed.failure_reason, Some(FailureReason::LinkExpired));
         assert!(p.authorised("x", p.expires_at).is_err(), "too late to pay");
     }
+
+    proptest::proptest! {
+        /// Whatever happens in whatever order, as time goes on: the status
+        /// only moves along
+        /// pending → processing → paid → refunded (or to failed from pending
+        /// or processing), each accepted change bumps the version once, the
+        /// amount never changes, and a paid or refunded payment went through
+        /// processing with its settlement after its authorisation.
+        #[test]
+        fn any_order_of_events_keeps_the_state_machine(
+            events in proptest::collection::vec((0u8..5, 0i64..3_000), 0..12),
+        ) {
+            let rank = |s: PaymentStatus| match s {
+                PaymentStatus::Pending => 0,
+                PaymentStatus::Processing => 1,
+                PaymentStatus::Paid => 2,
+                PaymentStatus::Refunded => 3,
+                PaymentStatus::Failed => 9,
+            };
+            let mut p = link();
+            // The clock only moves forward between events.
+            let mut now = p.created_at;
+            for (event, minutes) in events {
+                now += Duration::minutes(minutes);
+                let next = match event {
+                    0 => p.authorised("test_bank_strong", now).ok(),
+                    1 => p.settled(now).ok(),
+                    2 => p.failed(FailureReason::InsufficientFunds, None).ok(),
+                    3 => p.refunded(None, now).ok(),
+                    _ => p.expire(now),
+                };
+                let Some(next) = next else { continue };
+                let (from, to) = (p.status, next.status);
+                let allowed = to == PaymentStatus::Failed
+                    && matches!(from, PaymentStatus::Pending | PaymentStatus::Processing)
+                    || rank(to) == rank(from) + 1 && rank(to) < 9;
+                proptest::prop_assert!(allowed, "{:?} -> {:?}", from, to);
+                proptest::prop_assert_eq!(next.version, p.version + 1);
+                proptest::prop_assert_eq!(next.amount, p.amount);
+                p = next;
+            }
+            if matches!(p.status, PaymentStatus::Paid | PaymentStatus::Refunded) {
+                let (authorised, settled) = (p.authorised_at.unwrap(), p.settled_at.unwrap());
+                proptest::prop_assert!(authorised < p.expires_at && settled >= authorised);
+            }
+            if p.status == PaymentStatus::Failed {
+                proptest::prop_assert!(p.failure_reason.is_some());
+                proptest::prop_assert_eq!(p.due_at(), None);
+            }
+        }
+    }
 }
