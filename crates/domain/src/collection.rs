@@ -354,9 +354,9 @@ mod tests {
 
     proptest::proptest! {
         /// Whatever happens in whatever order, as time goes on: the status
-        /// only moves along
-        /// pending → processing → paid → refunded (or to failed from pending
-        /// or processing), each accepted change bumps the version once, the
+        /// only moves along pending → processing → paid → refunded (or to
+        /// failed from pending or processing), each accepted change bumps
+        /// the version once, the
         /// amount never changes, and a paid or refunded payment went through
         /// processing with its settlement after its authorisation.
         #[test]
