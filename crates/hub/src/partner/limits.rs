@@ -221,7 +221,11 @@ pub async fn headers(mut request: Request, next: Next) -> Response {
     let slot = Slot::default();
     request.extensions_mut().insert(slot.clone());
     let mut response = next.run(request).await;
-    let counted = slot.0.lock().counted.take();
+    // One lock for both: what to count and what the headers say.
+    let (counted, admitted) = {
+        let mut held = slot.0.lock();
+        (held.counted.take(), held.admission.take())
+    };
     if let Some(c) = counted {
         c.traffic.record(
             &c.client.client_id,
@@ -230,7 +234,6 @@ pub async fn headers(mut request: Request, next: Next) -> Response {
             response.status().as_u16(),
         );
     }
-    let admitted = slot.0.lock().admission.take();
     if let Some(Admission { quota, .. }) = admitted {
         let h = response.headers_mut();
         let TierLimits {

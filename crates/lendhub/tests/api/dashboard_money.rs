@@ -10,28 +10,15 @@ use serde_json::{Value, json};
 
 use crate::dashboard::{sign_in, staff};
 use crate::rest_accounts::fund;
+use crate::rest_schedules::post_keyed;
 use crate::rest_statements::{clock_to, statement_of};
 use crate::rest_tier::{api_key, rest_app, rest_get, rest_partner};
+use crate::support::App;
 use crate::support::oidc;
-use crate::support::{App, Reply, reply};
 
 const SCOPES: &str = "applications.read applications.write decisions.read accounts.read \
                       payments.read payments.write events.read billing.read";
 const TEST: &str = "/sandbox/v1";
-
-async fn keyed(app: &App, key: &str, path: &str, idempotency_key: &str, body: Value) -> Reply {
-    reply(
-        app.http
-            .post(format!("{}{TEST}{path}", app.hub))
-            .bearer_auth(key)
-            .header("idempotency-key", idempotency_key)
-            .json(&body)
-            .send()
-            .await
-            .unwrap(),
-    )
-    .await
-}
 
 async fn api(app: &App, key: &str, path: &str) -> Value {
     let r = rest_get(app, &format!("{TEST}{path}"), Some(key)).await;
@@ -55,7 +42,7 @@ async fn finance_reads_accounts_payments_and_downloads_a_statement() {
     let account = fund(&app, &key).await;
     let theirs = fund(&app, &other_key).await;
     let a = api(&app, &key, &format!("/accounts/{account}")).await;
-    let link = keyed(
+    let link = post_keyed(
         &app,
         &key,
         "/payments/links",
@@ -66,7 +53,7 @@ async fn finance_reads_accounts_payments_and_downloads_a_statement() {
     assert_eq!(link.status, 201, "{}", link.body);
     let payment = link.body["id"].as_str().unwrap().to_owned();
     let start = a["schedule"][0]["due_date"].as_str().unwrap().to_owned();
-    let schedule = keyed(
+    let schedule = post_keyed(
         &app,
         &key,
         "/payments/schedules",

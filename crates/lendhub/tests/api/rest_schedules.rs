@@ -20,7 +20,13 @@ const SCOPES: &str = "applications.read applications.write decisions.read accoun
 const TEST: &str = "/sandbox/v1";
 
 /// A POST to the test environment with an Idempotency-Key.
-async fn post_keyed(app: &App, key: &str, path: &str, idempotency_key: &str, body: Value) -> Reply {
+pub(crate) async fn post_keyed(
+    app: &App,
+    key: &str,
+    path: &str,
+    idempotency_key: &str,
+    body: Value,
+) -> Reply {
     reply(
         app.http
             .post(format!("{}{TEST}{path}", app.hub))
