@@ -54,6 +54,11 @@ pub fn request_path_queries() -> Vec<Query> {
             vec![SELECTOR],
         ),
         query(
+            "a partner's additional OAuth clients (the dashboard)",
+            sql::partner::OAUTH_CLIENTS_SELECT_BY_PARTNER,
+            vec![Value::Text("pk_live_01J00000000000000000000000")],
+        ),
+        query(
             "sandbox application by id",
             sql::sandbox::APPLICATION_RENDERED,
             vec![Value::Text("01J00000000000000000000000"), OWNER],

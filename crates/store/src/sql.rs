@@ -711,6 +711,25 @@ pub mod partner {
     pub const PARTNER_CLIENTS_END_PREVIOUS_SECRET_BY_CLIENT_ID: &str = "UPDATE partner_clients
          SET previous_secret_hash = NULL, previous_secret_expires_at_ms = NULL, updated_at_ms = $2
          WHERE client_id = $1 AND previous_secret_hash IS NOT NULL";
+    pub const OAUTH_CLIENTS_INSERT: &str = "INSERT INTO partner_oauth_clients (client_id, partner_client_id, name, scopes, secret_hash, created_at_ms)
+         VALUES ($1, $2, $3, $4, $5, $6)";
+    pub const OAUTH_CLIENTS_SELECT_BY_ID: &str = "SELECT client_id, partner_client_id, name, scopes, secret_hash, previous_secret_hash, previous_secret_expires_at_ms, created_at_ms, revoked_at_ms
+         FROM partner_oauth_clients WHERE client_id = $1";
+    pub const OAUTH_CLIENTS_SELECT_BY_PARTNER: &str = "SELECT client_id, partner_client_id, name, scopes, secret_hash, previous_secret_hash, previous_secret_expires_at_ms, created_at_ms, revoked_at_ms
+         FROM partner_oauth_clients WHERE partner_client_id = $1 ORDER BY created_at_ms, client_id";
+    /// As for the partner's own client (`$2` is the partner); a revoked
+    /// client's secret never changes.
+    pub const OAUTH_CLIENTS_SET_SECRET_HASH: &str = "UPDATE partner_oauth_clients
+         SET secret_hash = $3,
+             previous_secret_hash = CASE WHEN CAST($4 AS BIGINT) IS NULL THEN NULL ELSE secret_hash END,
+             previous_secret_expires_at_ms = CAST($4 AS BIGINT)
+         WHERE client_id = $1 AND partner_client_id = $2 AND revoked_at_ms IS NULL";
+    pub const OAUTH_CLIENTS_END_PREVIOUS_SECRET: &str = "UPDATE partner_oauth_clients
+         SET previous_secret_hash = NULL, previous_secret_expires_at_ms = NULL
+         WHERE client_id = $1 AND partner_client_id = $2 AND previous_secret_hash IS NOT NULL";
+    pub const OAUTH_CLIENTS_REVOKE: &str = "UPDATE partner_oauth_clients
+         SET revoked_at_ms = $3, previous_secret_hash = NULL, previous_secret_expires_at_ms = NULL
+         WHERE client_id = $1 AND partner_client_id = $2 AND revoked_at_ms IS NULL";
     pub const SIGNING_KEYS_SELECT_BY_PURPOSE: &str =
         "SELECT kid, purpose, state, sealed_private, public_key, created_at_ms FROM signing_keys
              WHERE purpose = $1 ORDER BY state = 'current' DESC, created_at_ms DESC";

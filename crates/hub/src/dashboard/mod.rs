@@ -73,6 +73,22 @@ pub fn router(state: PartnerState) -> Router {
             "/dashboard/credentials/client/end-previous-secret",
             post(credentials::end_previous_secret),
         )
+        .route(
+            "/dashboard/credentials/clients",
+            post(credentials::create_oauth_client),
+        )
+        .route(
+            "/dashboard/credentials/clients/{id}/roll-secret",
+            post(credentials::roll_oauth_client_secret),
+        )
+        .route(
+            "/dashboard/credentials/clients/{id}/end-previous-secret",
+            post(credentials::end_previous_oauth_client_secret),
+        )
+        .route(
+            "/dashboard/credentials/clients/{id}/revoke",
+            post(credentials::revoke_oauth_client),
+        )
         .route("/dashboard/statements", get(statements::list))
         .route(
             "/dashboard/statements/{id}/invoice",

@@ -8,7 +8,9 @@ use lendhub_domain::crypto::MasterKey;
 use lendhub_domain::partner::{PartnerStatus, Tier};
 use lendhub_domain::scope::PartnerScopes;
 use lendhub_http::oauth_form::ClientCredentials;
-use lendhub_store::{PartnerClientChange, PartnerClientRecord, PartnerStore, StoreError};
+use lendhub_store::{
+    OAuthClientRecord, PartnerClientChange, PartnerClientRecord, PartnerStore, StoreError,
+};
 use lendhub_system::generate_client;
 
 use super::error::PartnerError;
@@ -48,12 +50,32 @@ pub async fn create(
             white_label: false,
             previous_secret_hash: None,
             previous_secret_expires_at_ms: None,
+            acting_client_id: None,
         })
         .await?;
     Ok(Created {
         client_id: creds.client_id,
         client_secret: creds.client_secret,
     })
+}
+
+/// The partner as its additional OAuth client `oauth` sees it: the
+/// partner's tenant, tier and status, with the client's secrets and its
+/// scopes capped by the partner's (an operator may have narrowed those
+/// since the client was made).
+pub fn acting_for(partner: PartnerClientRecord, oauth: OAuthClientRecord) -> PartnerClientRecord {
+    let held = PartnerScopes::parse(&partner.scopes).unwrap_or_default();
+    let scopes = PartnerScopes::parse(&oauth.scopes)
+        .unwrap_or_default()
+        .intersection(&held);
+    PartnerClientRecord {
+        secret_hash: oauth.secret_hash,
+        previous_secret_hash: oauth.previous_secret_hash,
+        previous_secret_expires_at_ms: oauth.previous_secret_expires_at_ms,
+        scopes: scopes.render(),
+        acting_client_id: Some(oauth.client_id),
+        ..partner
+    }
 }
 
 /// A new client secret and its keyed hash: the only copy of the secret in

@@ -1,4 +1,6 @@
-//! What this instance remembers of partner clients, API keys and token revocations,
+//! What this instance remembers of partner clients (the partner's own and
+//! its additional OAuth clients, each seen as the partner it acts for), API
+//! keys and token revocations,
 //! so that a bearer check, an introspection or a token request reads nothing
 //! from the store once warm. A read per request would cost a third of the
 //! partner ring's throughput on SQLite.
@@ -42,6 +44,22 @@ impl Default for Directory {
     }
 }
 
+/// The partner as its additional OAuth client `client_id` acts for it,
+/// if that client exists and is not revoked.
+async fn acting(
+    store: &dyn PartnerStore,
+    client_id: &str,
+) -> Result<Option<Arc<PartnerClientRecord>>, StoreError> {
+    let Some(oauth) = store.oauth_client(client_id).await? else {
+        return Ok(None);
+    };
+    if oauth.revoked_at_ms.is_some() {
+        return Ok(None);
+    }
+    let partner = store.partner_client(&oauth.partner_client_id).await?;
+    Ok(partner.map(|p| Arc::new(super::clients::acting_for(p, oauth))))
+}
+
 impl Directory {
     /// The client (if it exists) and whether the token `jti` is revoked.
     pub async fn client_and_revocation(
@@ -56,7 +74,10 @@ impl Directory {
                 (c, r) => (c.err(), r.err()),
             };
         let (client, revoked) = store.partner_client_and_revocation(client_id, jti).await?;
-        let client = client.map(Arc::new);
+        let client = match client {
+            Some(c) => Some(Arc::new(c)),
+            None => acting(store, client_id).await?,
+        };
         // Unknown clients are not remembered: their ids cost nothing to
         // make up, and no token of ours can name one.
         if let Some(c) = &client {
@@ -80,7 +101,10 @@ impl Directory {
             Ok(client) => return Ok(Some(client)),
             Err(ticket) => ticket,
         };
-        let client = store.partner_client(client_id).await?.map(Arc::new);
+        let client = match store.partner_client(client_id).await? {
+            Some(c) => Some(Arc::new(c)),
+            None => acting(store, client_id).await?,
+        };
         if let Some(c) = &client {
             self.clients.put(ticket, client_id.to_owned(), c.clone());
         }

@@ -154,7 +154,10 @@ pub async fn token(
             .find(|env| r.trim_end_matches('/') == state.urls.environment(*env))
             .ok_or_else(|| PartnerError::invalid("resource", "unknown_resource"))?,
     };
-    let (access_token, _) = tokens::issue(&state, &client.client_id, granted.render(), env).await?;
+    // The token names the OAuth client that asked for it, so that revoking
+    // an additional client ends its tokens too.
+    let (access_token, _) =
+        tokens::issue(&state, client.oauth_client_id(), granted.render(), env).await?;
     Ok(no_store(Json(TokenResponse {
         access_token,
         token_type: "Bearer",
@@ -225,8 +228,9 @@ pub async fn introspect(
     }
     let inactive = || no_store(Json(json!({ "active": false })));
     // Only the caller's own live, unrevoked token is active; its partner is
-    // the caller, just checked to be active.
-    let Some(c) = claims.filter(|c| c.client_id == client.client_id && !revoked) else {
+    // the caller, just checked to be active. A partner's OAuth clients each
+    // see their own tokens only, as separate clients would.
+    let Some(c) = claims.filter(|c| c.client_id == client.oauth_client_id() && !revoked) else {
         return Ok(inactive());
     };
     if tokens::within_lifetime(&state, &c).is_err() {
@@ -265,7 +269,7 @@ pub async fn revoke(
         .get("token")
         .ok_or_else(|| PartnerError::invalid("token", "required"))?;
     match tokens::authentic(&state, token).await {
-        Ok(claims) if claims.client_id == client.client_id => {
+        Ok(claims) if claims.client_id == client.oauth_client_id() => {
             state
                 .partners
                 .revoke_jwt(RevokedToken {

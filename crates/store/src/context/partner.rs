@@ -30,18 +30,62 @@ pub struct PartnerClientRecord {
     /// `previous_secret_expires_at_ms` (a deployment switches without a gap).
     pub previous_secret_hash: Option<Vec<u8>>,
     pub previous_secret_expires_at_ms: Option<i64>,
+    /// Set when this is the partner as one of its additional OAuth clients
+    /// acts for it (composed by the hub, never stored): that client's id.
+    /// The secrets and scopes are then that client's; the rest is the
+    /// partner's.
+    pub acting_client_id: Option<String>,
 }
 
 impl PartnerClientRecord {
     /// The replaced secret's hash, if it is still accepted at `now_ms`.
     pub fn previous_secret_at(&self, now_ms: i64) -> Option<&[u8]> {
-        match (
-            &self.previous_secret_hash,
+        previous_secret_at(
+            self.previous_secret_hash.as_deref(),
             self.previous_secret_expires_at_ms,
-        ) {
-            (Some(hash), Some(until)) if now_ms < until => Some(hash),
-            _ => None,
-        }
+            now_ms,
+        )
+    }
+
+    /// The OAuth client that authenticated: the partner's own, or the
+    /// additional client acting for it. Tokens name it as `client_id`.
+    pub fn oauth_client_id(&self) -> &str {
+        self.acting_client_id.as_deref().unwrap_or(&self.client_id)
+    }
+}
+
+fn previous_secret_at(hash: Option<&[u8]>, until: Option<i64>, now_ms: i64) -> Option<&[u8]> {
+    match (hash, until) {
+        (Some(hash), Some(until)) if now_ms < until => Some(hash),
+        _ => None,
+    }
+}
+
+/// One of a partner's additional OAuth clients (`pk_live_…`): it acts as
+/// the partner with at most the partner's scopes, and has a secret of its
+/// own, rolled and revoked on its own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OAuthClientRecord {
+    pub client_id: String,
+    /// The partner it acts for.
+    pub partner_client_id: String,
+    pub name: String,
+    /// Space-delimited; capped by the partner's own when it is used.
+    pub scopes: String,
+    pub secret_hash: Vec<u8>,
+    pub previous_secret_hash: Option<Vec<u8>>,
+    pub previous_secret_expires_at_ms: Option<i64>,
+    pub created_at_ms: i64,
+    pub revoked_at_ms: Option<i64>,
+}
+
+impl OAuthClientRecord {
+    pub fn previous_secret_at(&self, now_ms: i64) -> Option<&[u8]> {
+        previous_secret_at(
+            self.previous_secret_hash.as_deref(),
+            self.previous_secret_expires_at_ms,
+            now_ms,
+        )
     }
 }
 
@@ -71,9 +115,12 @@ pub enum AccessWrite {
         selector: Vec<u8>,
         at_ms: i64,
     },
-    /// A new client secret; the replaced one kept until `previous_until_ms`
-    /// (or stopped at once without it).
+    /// A new secret for the partner's own OAuth client (`client_id` equal
+    /// to `partner_client_id`) or one of its additional clients; the
+    /// replaced one kept until `previous_until_ms` (or stopped at once
+    /// without it).
     RollClientSecret {
+        partner_client_id: String,
         client_id: String,
         hash: Vec<u8>,
         previous_until_ms: Option<i64>,
@@ -81,6 +128,14 @@ pub enum AccessWrite {
     },
     /// The replaced client secret stops working now.
     EndPreviousClientSecret {
+        partner_client_id: String,
+        client_id: String,
+        at_ms: i64,
+    },
+    InsertOAuthClient(OAuthClientRecord),
+    /// The additional client stops working now (its tokens with it).
+    RevokeOAuthClient {
+        partner_client_id: String,
         client_id: String,
         at_ms: i64,
     },
@@ -139,6 +194,13 @@ pub trait PartnerStore: Send + Sync {
         client_id: &str,
     ) -> Result<Option<PartnerClientRecord>, StoreError>;
     async fn list_partner_clients(&self) -> Result<Vec<PartnerClientRecord>, StoreError>;
+    /// One of a partner's additional OAuth clients, revoked or not.
+    async fn oauth_client(&self, client_id: &str) -> Result<Option<OAuthClientRecord>, StoreError>;
+    /// A partner's additional OAuth clients, oldest first.
+    async fn list_oauth_clients(
+        &self,
+        partner_client_id: &str,
+    ) -> Result<Vec<OAuthClientRecord>, StoreError>;
     /// `false` if no such client.
     async fn update_partner_client(
         &self,

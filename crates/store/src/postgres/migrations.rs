@@ -223,6 +223,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "usage_days",
         include_str!("../../migrations/postgres/0043_usage_days.sql"),
     ),
+    (
+        44,
+        "partner_oauth_clients",
+        include_str!("../../migrations/postgres/0044_partner_oauth_clients.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -443,6 +443,17 @@ impl PartnerStore for PgStore {
         partner::api_key(&*self.conn().await?, selector).await
     }
 
+    async fn oauth_client(&self, client_id: &str) -> Result<Option<OAuthClientRecord>, StoreError> {
+        partner::oauth_client(&*self.conn().await?, client_id).await
+    }
+
+    async fn list_oauth_clients(
+        &self,
+        partner_client_id: &str,
+    ) -> Result<Vec<OAuthClientRecord>, StoreError> {
+        partner::oauth_clients(&*self.conn().await?, partner_client_id).await
+    }
+
     async fn list_api_keys(&self, client_id: &str) -> Result<Vec<ApiKeyRecord>, StoreError> {
         partner::api_keys(&*self.conn().await?, client_id).await
     }

@@ -27,7 +27,50 @@ fn client_row(r: &Row) -> Result<PartnerClientRecord, StoreError> {
         white_label: get(r, 9)?,
         previous_secret_hash: get(r, 10)?,
         previous_secret_expires_at_ms: get(r, 11)?,
+        acting_client_id: None,
     })
+}
+
+fn oauth_client_row(r: &Row) -> Result<OAuthClientRecord, StoreError> {
+    Ok(OAuthClientRecord {
+        client_id: get(r, 0)?,
+        partner_client_id: get(r, 1)?,
+        name: get(r, 2)?,
+        scopes: get(r, 3)?,
+        secret_hash: get(r, 4)?,
+        previous_secret_hash: get(r, 5)?,
+        previous_secret_expires_at_ms: get(r, 6)?,
+        created_at_ms: get(r, 7)?,
+        revoked_at_ms: get(r, 8)?,
+    })
+}
+
+pub async fn oauth_client(c: &Client, id: &str) -> Result<Option<OAuthClientRecord>, StoreError> {
+    let statement = c
+        .prepare_cached(crate::sql::partner::OAUTH_CLIENTS_SELECT_BY_ID)
+        .await
+        .map_err(db)?;
+    c.query_opt(&statement, &[&id])
+        .await
+        .map_err(db)?
+        .as_ref()
+        .map(oauth_client_row)
+        .transpose()
+}
+
+pub async fn oauth_clients(
+    c: &Client,
+    partner: &str,
+) -> Result<Vec<OAuthClientRecord>, StoreError> {
+    c.query(
+        crate::sql::partner::OAUTH_CLIENTS_SELECT_BY_PARTNER,
+        &[&partner],
+    )
+    .await
+    .map_err(db)?
+    .iter()
+    .map(oauth_client_row)
+    .collect()
 }
 
 pub async fn insert_client(c: &Client, r: &PartnerClientRecord) -> Result<(), StoreError> {

@@ -222,6 +222,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "usage_days",
         include_str!("../../migrations/sqlite/0043_usage_days.sql"),
     ),
+    (
+        44,
+        "partner_oauth_clients",
+        include_str!("../../migrations/sqlite/0044_partner_oauth_clients.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

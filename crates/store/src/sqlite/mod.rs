@@ -380,6 +380,17 @@ impl PartnerStore for SqliteStore {
         self.read(|c| partner::api_key(c, selector))
     }
 
+    async fn oauth_client(&self, client_id: &str) -> Result<Option<OAuthClientRecord>, StoreError> {
+        self.read(|c| partner::oauth_client(c, client_id))
+    }
+
+    async fn list_oauth_clients(
+        &self,
+        partner_client_id: &str,
+    ) -> Result<Vec<OAuthClientRecord>, StoreError> {
+        self.read(|c| partner::oauth_clients(c, partner_client_id))
+    }
+
     async fn list_api_keys(&self, client_id: &str) -> Result<Vec<ApiKeyRecord>, StoreError> {
         self.read(|c| partner::api_keys(c, client_id))
     }

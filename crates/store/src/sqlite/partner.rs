@@ -32,6 +32,7 @@ fn client_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<PartnerClientRecord> {
         white_label: r.get(9)?,
         previous_secret_hash: r.get(10)?,
         previous_secret_expires_at_ms: r.get(11)?,
+        acting_client_id: None,
     })
 }
 
@@ -114,25 +115,103 @@ pub fn apply_access(c: &Connection, w: &AccessWrite) -> rusqlite::Result<()> {
             )
             .map(drop),
         AccessWrite::RollClientSecret {
+            partner_client_id,
             client_id,
             hash,
             previous_until_ms,
             at_ms,
-        } => {
+        } if partner_client_id == client_id => {
             let change = PartnerClientChange::Secret {
                 hash: hash.clone(),
                 previous_until_ms: *previous_until_ms,
             };
             update_client(c, client_id, &change, *at_ms).map(drop)
         }
-        AccessWrite::EndPreviousClientSecret { client_id, at_ms } => update_client(
+        AccessWrite::RollClientSecret {
+            partner_client_id,
+            client_id,
+            hash,
+            previous_until_ms,
+            ..
+        } => c
+            .execute(
+                shared!(crate::sql::partner::OAUTH_CLIENTS_SET_SECRET_HASH),
+                params![client_id, partner_client_id, hash, previous_until_ms],
+            )
+            .map(drop),
+        AccessWrite::EndPreviousClientSecret {
+            partner_client_id,
+            client_id,
+            at_ms,
+        } if partner_client_id == client_id => update_client(
             c,
             client_id,
             &PartnerClientChange::EndPreviousSecret,
             *at_ms,
         )
         .map(drop),
+        AccessWrite::EndPreviousClientSecret {
+            partner_client_id,
+            client_id,
+            ..
+        } => c
+            .execute(
+                shared!(crate::sql::partner::OAUTH_CLIENTS_END_PREVIOUS_SECRET),
+                params![client_id, partner_client_id],
+            )
+            .map(drop),
+        AccessWrite::InsertOAuthClient(o) => c
+            .execute(
+                shared!(crate::sql::partner::OAUTH_CLIENTS_INSERT),
+                params![
+                    o.client_id,
+                    o.partner_client_id,
+                    o.name,
+                    o.scopes,
+                    o.secret_hash,
+                    o.created_at_ms
+                ],
+            )
+            .map(drop),
+        AccessWrite::RevokeOAuthClient {
+            partner_client_id,
+            client_id,
+            at_ms,
+        } => c
+            .execute(
+                shared!(crate::sql::partner::OAUTH_CLIENTS_REVOKE),
+                params![client_id, partner_client_id, at_ms],
+            )
+            .map(drop),
     }
+}
+
+fn oauth_client_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OAuthClientRecord> {
+    Ok(OAuthClientRecord {
+        client_id: r.get(0)?,
+        partner_client_id: r.get(1)?,
+        name: r.get(2)?,
+        scopes: r.get(3)?,
+        secret_hash: r.get(4)?,
+        previous_secret_hash: r.get(5)?,
+        previous_secret_expires_at_ms: r.get(6)?,
+        created_at_ms: r.get(7)?,
+        revoked_at_ms: r.get(8)?,
+    })
+}
+
+pub fn oauth_client(c: &Connection, id: &str) -> rusqlite::Result<Option<OAuthClientRecord>> {
+    c.prepare_cached(shared!(crate::sql::partner::OAUTH_CLIENTS_SELECT_BY_ID))?
+        .query_row([id], oauth_client_row)
+        .optional()
+}
+
+pub fn oauth_clients(c: &Connection, partner: &str) -> rusqlite::Result<Vec<OAuthClientRecord>> {
+    c.prepare_cached(shared!(
+        crate::sql::partner::OAUTH_CLIENTS_SELECT_BY_PARTNER
+    ))?
+    .query_map([partner], oauth_client_row)?
+    .collect()
 }
 
 pub fn signing_keys(c: &Connection, purpose: &str) -> rusqlite::Result<Vec<SigningKeyRecord>> {

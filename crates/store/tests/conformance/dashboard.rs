@@ -1,7 +1,6 @@
 //! The partner dashboard: staff and their roles, sessions that end when the
 //! person leaves the staff, is disabled or the session expires.
 
-use lendhub_domain::partner::{PartnerStatus, Tier};
 use lendhub_store::*;
 
 use crate::support::*;
@@ -9,18 +8,8 @@ use crate::support::*;
 async fn partner(store: &dyn Store, id: &str, name: &str) {
     store
         .insert_partner_client(PartnerClientRecord {
-            client_id: id.into(),
             name: name.into(),
-            secret_hash: vec![9; 32],
-            scopes: "mcp.read".into(),
-            tier: Tier::Launch,
-            status: PartnerStatus::Active,
-            sandbox_client_id: None,
-            created_at_ms: 1,
-            contact_email: None,
-            white_label: false,
-            previous_secret_hash: None,
-            previous_secret_expires_at_ms: None,
+            ..partner_client(id, "mcp.read")
         })
         .await
         .unwrap();

@@ -31,18 +31,8 @@ async fn partner_clients_signing_keys_and_revocations() {
         epoch = now;
     };
     a.insert_partner_client(PartnerClientRecord {
-        client_id: "pk_live_a".into(),
         name: "acme".into(),
-        secret_hash: vec![9; 32],
-        scopes: "mcp.read".into(),
-        tier: Tier::Launch,
-        status: PartnerStatus::Active,
-        sandbox_client_id: None,
-        created_at_ms: 1,
-        contact_email: None,
-        white_label: false,
-        previous_secret_hash: None,
-        previous_secret_expires_at_ms: None,
+        ..partner_client("pk_live_a", "mcp.read")
     })
     .await
     .unwrap();
@@ -155,22 +145,13 @@ async fn partner_clients_signing_keys_and_revocations() {
 #[tokio::test]
 async fn api_keys_are_found_listed_and_expired() {
     use lendhub_domain::credentials::Environment;
-    use lendhub_domain::partner::{PartnerStatus, Tier};
+    use lendhub_domain::partner::Tier;
     let db = Database::fresh().await;
     let (a, b) = (db.open().await, db.open().await);
     a.insert_partner_client(PartnerClientRecord {
-        client_id: "pk_live_k".into(),
         name: "keys".into(),
-        secret_hash: vec![9; 32],
-        scopes: "applications.read".into(),
         tier: Tier::Build,
-        status: PartnerStatus::Active,
-        sandbox_client_id: None,
-        created_at_ms: 1,
-        contact_email: None,
-        white_label: false,
-        previous_secret_hash: None,
-        previous_secret_expires_at_ms: None,
+        ..partner_client("pk_live_k", "applications.read")
     })
     .await
     .unwrap();
@@ -248,22 +229,14 @@ async fn api_keys_are_found_listed_and_expired() {
 #[tokio::test]
 async fn access_changes_commit_in_a_unit_of_work() {
     use lendhub_domain::credentials::Environment;
-    use lendhub_domain::partner::{PartnerStatus, Tier};
+    use lendhub_domain::partner::Tier;
     let db = Database::fresh().await;
     let (a, b) = (db.open().await, db.open().await);
     a.insert_partner_client(PartnerClientRecord {
-        client_id: "pk_live_u".into(),
         name: "units".into(),
         secret_hash: vec![1; 32],
-        scopes: "applications.read".into(),
         tier: Tier::Build,
-        status: PartnerStatus::Active,
-        sandbox_client_id: None,
-        created_at_ms: 1,
-        contact_email: None,
-        white_label: false,
-        previous_secret_hash: None,
-        previous_secret_expires_at_ms: None,
+        ..partner_client("pk_live_u", "applications.read")
     })
     .await
     .unwrap();
@@ -308,6 +281,7 @@ async fn access_changes_commit_in_a_unit_of_work() {
     assert!(b.api_key(&[3; 16]).await.unwrap().is_none());
 
     let rolled = |hash: u8, until| AccessWrite::RollClientSecret {
+        partner_client_id: "pk_live_u".into(),
         client_id: "pk_live_u".into(),
         hash: vec![hash; 32],
         previous_until_ms: until,
@@ -330,6 +304,7 @@ async fn access_changes_commit_in_a_unit_of_work() {
         "the token path reads the same record"
     );
     let end = AccessWrite::EndPreviousClientSecret {
+        partner_client_id: "pk_live_u".into(),
         client_id: "pk_live_u".into(),
         at_ms: 30,
     };
@@ -354,5 +329,148 @@ async fn access_changes_commit_in_a_unit_of_work() {
         ),
         (true, &vec![4; 32], &None),
         "a roll without an overlap drops the replaced secret"
+    );
+}
+
+/// A partner's additional OAuth clients: made, listed oldest first, their
+/// secret rolled with an overlap and the overlap ended, revoked once. Each
+/// change moves the partner epoch; a change naming another partner, or a
+/// revoked client, changes nothing.
+#[tokio::test]
+async fn additional_oauth_clients_are_made_rolled_and_revoked() {
+    use lendhub_domain::partner::Tier;
+    let db = Database::fresh().await;
+    let (a, b) = (db.open().await, db.open().await);
+    for id in ["pk_live_o", "pk_live_p"] {
+        a.insert_partner_client(PartnerClientRecord {
+            secret_hash: vec![1; 32],
+            tier: Tier::Build,
+            ..partner_client(id, "applications.read applications.write")
+        })
+        .await
+        .unwrap();
+    }
+    let made = |id: &str, at: i64| OAuthClientRecord {
+        client_id: id.into(),
+        partner_client_id: "pk_live_o".into(),
+        name: format!("deploy {id}"),
+        scopes: "applications.read".into(),
+        secret_hash: vec![7; 32],
+        previous_secret_hash: None,
+        previous_secret_expires_at_ms: None,
+        created_at_ms: at,
+        revoked_at_ms: None,
+    };
+    let epoch = b.partner_epoch().await.unwrap();
+    a.commit(set(
+        vec![
+            AccessWrite::InsertOAuthClient(made("pk_live_c2", 20)).into(),
+            AccessWrite::InsertOAuthClient(made("pk_live_c1", 10)).into(),
+        ],
+        Some("make-1"),
+    ))
+    .await
+    .unwrap();
+    assert!(
+        b.partner_epoch().await.unwrap() > epoch,
+        "making moves the epoch"
+    );
+    assert_eq!(
+        b.oauth_client("pk_live_c1").await.unwrap(),
+        Some(made("pk_live_c1", 10))
+    );
+    assert!(
+        b.oauth_client("pk_live_o").await.unwrap().is_none(),
+        "a partner is not one"
+    );
+    let listed: Vec<_> = b
+        .list_oauth_clients("pk_live_o")
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|c| c.client_id)
+        .collect();
+    assert_eq!(listed, ["pk_live_c1", "pk_live_c2"], "oldest first");
+    assert!(b.list_oauth_clients("pk_live_p").await.unwrap().is_empty());
+
+    let roll = |partner: &str, hash: u8, until| AccessWrite::RollClientSecret {
+        partner_client_id: partner.into(),
+        client_id: "pk_live_c1".into(),
+        hash: vec![hash; 32],
+        previous_until_ms: until,
+        at_ms: 30,
+    };
+    a.commit(set(vec![roll("pk_live_p", 9, None).into()], None))
+        .await
+        .unwrap();
+    let c1 = b.oauth_client("pk_live_c1").await.unwrap().unwrap();
+    assert_eq!(
+        c1.secret_hash,
+        vec![7; 32],
+        "another partner's roll changes nothing"
+    );
+    let epoch = b.partner_epoch().await.unwrap();
+    a.commit(set(vec![roll("pk_live_o", 8, Some(5_000)).into()], None))
+        .await
+        .unwrap();
+    assert!(
+        b.partner_epoch().await.unwrap() > epoch,
+        "a roll moves the epoch"
+    );
+    let c1 = b.oauth_client("pk_live_c1").await.unwrap().unwrap();
+    assert_eq!(c1.secret_hash, vec![8; 32]);
+    assert_eq!(c1.previous_secret_at(4_999), Some(&[7u8; 32][..]));
+    assert_eq!(c1.previous_secret_at(5_000), None);
+    let end = AccessWrite::EndPreviousClientSecret {
+        partner_client_id: "pk_live_o".into(),
+        client_id: "pk_live_c1".into(),
+        at_ms: 40,
+    };
+    a.commit(set(vec![end.into()], None)).await.unwrap();
+    let c1 = b.oauth_client("pk_live_c1").await.unwrap().unwrap();
+    assert_eq!(c1.previous_secret_hash, None, "the overlap ended");
+
+    let revoke = |partner: &str, at_ms| AccessWrite::RevokeOAuthClient {
+        partner_client_id: partner.into(),
+        client_id: "pk_live_c1".into(),
+        at_ms,
+    };
+    a.commit(set(vec![revoke("pk_live_p", 50).into()], None))
+        .await
+        .unwrap();
+    assert_eq!(
+        b.oauth_client("pk_live_c1")
+            .await
+            .unwrap()
+            .unwrap()
+            .revoked_at_ms,
+        None,
+        "another partner cannot revoke it"
+    );
+    a.commit(set(vec![revoke("pk_live_o", 60).into()], None))
+        .await
+        .unwrap();
+    a.commit(set(
+        vec![
+            revoke("pk_live_o", 70).into(),
+            roll("pk_live_o", 3, None).into(),
+        ],
+        None,
+    ))
+    .await
+    .unwrap();
+    let c1 = b.oauth_client("pk_live_c1").await.unwrap().unwrap();
+    assert_eq!(
+        (c1.revoked_at_ms, c1.secret_hash),
+        (Some(60), vec![8; 32]),
+        "revoked once; a revoked client's secret never changes"
+    );
+    assert_eq!(
+        b.oauth_client("pk_live_c2")
+            .await
+            .unwrap()
+            .unwrap()
+            .revoked_at_ms,
+        None
     );
 }

@@ -190,3 +190,24 @@ pub fn claim_at(service_now_ms: i64, real: i64) -> Lease {
         limit: 100,
     }
 }
+
+/// An active partner client as the operator's CLI makes it, with `id` as
+/// its name, secret hash `[9; 32]` and `scopes`.
+pub fn partner_client(id: &str, scopes: &str) -> PartnerClientRecord {
+    use lendhub_domain::partner::{PartnerStatus, Tier};
+    PartnerClientRecord {
+        client_id: id.into(),
+        name: id.into(),
+        secret_hash: vec![9; 32],
+        scopes: scopes.into(),
+        tier: Tier::Launch,
+        status: PartnerStatus::Active,
+        sandbox_client_id: None,
+        created_at_ms: 1,
+        contact_email: None,
+        white_label: false,
+        previous_secret_hash: None,
+        previous_secret_expires_at_ms: None,
+        acting_client_id: None,
+    }
+}

@@ -10,7 +10,6 @@ pub async fn create(
     staff: Staff,
     Form(form): Form<CredentialForm>,
 ) -> Response {
-    use lendhub_domain::scope::PartnerScopes;
     let Target {
         env,
         client,
@@ -20,12 +19,9 @@ pub async fn create(
         Ok(t) => t,
         Err(refused) => return refused.page(),
     };
-    let scopes = match form.scopes.as_deref().map(str::trim) {
-        None | Some("") => None,
-        Some(raw) => match PartnerScopes::parse(raw) {
-            Ok(s) if !s.is_empty() => Some(s),
-            _ => return bad_scopes(raw),
-        },
+    let scopes = match scopes_asked(&form) {
+        Ok(s) => s,
+        Err(raw) => return bad_scopes(raw),
     };
     let at_ms = state.clock.now_ms();
     let created =
@@ -66,15 +62,4 @@ pub async fn create(
         note,
     };
     make_once(&state, writes, record, shown).await
-}
-
-fn bad_scopes(raw: &str) -> Response {
-    crate::dashboard::pages::problem(
-        StatusCode::UNPROCESSABLE_ENTITY,
-        "Those scopes cannot be given to a key",
-        &format!(
-            "\u{201c}{raw}\u{201d} is not a scope your partner account holds. Leave the field blank for every scope it holds, or name some of them, separated by spaces."
-        ),
-        false,
-    )
 }

@@ -1,13 +1,15 @@
 //! The dashboard's credentials: the partner's secret API keys of the
 //! environment on screen (create, roll with an overlap for the old key,
-//! revoke; a key shown once) and its OAuth client, whose secret is rolled
-//! the same way. Owners and developers change them; every role sees the
+//! revoke; a key shown once), its own OAuth client, whose secret is rolled
+//! the same way, and its additional OAuth clients (made with some of its
+//! scopes, rolled, revoked). Owners and developers change them; every role sees the
 //! list, never a secret. Each change commits with its audit line, and this
 //! instance forgets what it remembered of the partner at once (others
 //! within the directory's sync interval).
 
 mod client_secret;
 mod create;
+mod oauth_clients;
 mod revoke;
 mod roll;
 
@@ -18,7 +20,8 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use lendhub_domain::credentials::api_key_id;
 use lendhub_domain::dashboard::{Action, Environment};
-use lendhub_store::{ApiKeyRecord, CommitError, PartnerClientRecord, WriteSet};
+use lendhub_domain::scope::PartnerScopes;
+use lendhub_store::{ApiKeyRecord, CommitError, OAuthClientRecord, PartnerClientRecord, WriteSet};
 use serde::Deserialize;
 
 use super::forms::{ActionForm, EXPIRED, Refused, admitted, audit_line, form_id, once, rfc3339};
@@ -26,8 +29,12 @@ use super::pages::{Frame, ListQuery, forbidden, screen, tenant, unavailable};
 use super::session::Staff;
 use crate::partner::state::PartnerState;
 
-pub use client_secret::{end_previous_secret, roll_client_secret};
+pub use client_secret::{
+    end_previous_oauth_client_secret, end_previous_secret, roll_client_secret,
+    roll_oauth_client_secret,
+};
 pub use create::create;
+pub use oauth_clients::{create_oauth_client, revoke_oauth_client};
 pub use revoke::revoke;
 pub use roll::roll;
 
@@ -65,6 +72,31 @@ fn key_row(k: &ApiKeyRecord, now_ms: i64) -> KeyRow {
     }
 }
 
+struct ClientRow {
+    id: String,
+    name: String,
+    scopes: String,
+    created: String,
+    /// When the secret a roll replaced stops working, if it still works.
+    previous_until: Option<String>,
+    /// When it was revoked.
+    revoked: Option<String>,
+}
+
+fn client_row(c: &OAuthClientRecord, now_ms: i64) -> ClientRow {
+    ClientRow {
+        id: c.client_id.clone(),
+        name: c.name.clone(),
+        scopes: c.scopes.clone(),
+        created: rfc3339(c.created_at_ms),
+        previous_until: c
+            .previous_secret_at(now_ms)
+            .and(c.previous_secret_expires_at_ms)
+            .map(rfc3339),
+        revoked: c.revoked_at_ms.map(rfc3339),
+    }
+}
+
 #[derive(Template)]
 #[template(path = "dashboard/credentials.html")]
 struct Credentials {
@@ -72,6 +104,7 @@ struct Credentials {
     client_id: String,
     previous_until: Option<String>,
     held_scopes: String,
+    clients: Vec<ClientRow>,
     keys: Vec<KeyRow>,
     can_manage: bool,
     overlaps: &'static [(u32, &'static str)],
@@ -86,13 +119,19 @@ pub async fn list(
 ) -> Response {
     let env = Environment::from_query(q.env.as_deref());
     let client_id = &staff.session.partner_client_id;
-    let (Ok(Some(client)), Ok(keys)) = (
+    let (Ok(Some(client)), Ok(keys), Ok(clients)) = (
         state.partners.partner_client(client_id).await,
         state.partners.list_api_keys(client_id).await,
+        state.partners.list_oauth_clients(client_id).await,
     ) else {
         return unavailable();
     };
     let now_ms = state.clock.now_ms();
+    let clients = clients
+        .iter()
+        .rev()
+        .map(|c| client_row(c, now_ms))
+        .collect();
     let mut keys: Vec<_> = keys
         .iter()
         .filter(|k| k.environment == env.credentials())
@@ -110,6 +149,7 @@ pub async fn list(
                 .map(rfc3339),
             held_scopes: client.scopes.clone(),
             client_id: client.client_id,
+            clients,
             keys,
             can_manage: staff.role.may(Action::ManageCredentials),
             overlaps: &OVERLAPS,
@@ -127,6 +167,8 @@ pub struct CredentialForm {
     form_id: Option<String>,
     overlap_hours: Option<String>,
     scopes: Option<String>,
+    /// A new OAuth client's name.
+    name: Option<String>,
 }
 
 impl CredentialForm {
@@ -215,6 +257,26 @@ async fn own_key(
     }
 }
 
+/// The OAuth client `client_id` of the partner: its own (`None`), or one of
+/// its additional clients that is not revoked; another partner's, a
+/// revoked one or none is 404.
+async fn own_client(
+    state: &PartnerState,
+    partner: &PartnerClientRecord,
+    client_id: &str,
+) -> Result<Option<OAuthClientRecord>, Refused> {
+    if client_id == partner.client_id {
+        return Ok(None);
+    }
+    match state.partners.oauth_client(client_id).await {
+        Ok(Some(c)) if c.partner_client_id == partner.client_id && c.revoked_at_ms.is_none() => {
+            Ok(Some(c))
+        }
+        Ok(_) => Err(Refused::NotFound),
+        Err(_) => Err(Refused::Unavailable),
+    }
+}
+
 /// Commits a credential change; this instance forgets what it remembered
 /// of partners, so the change holds here from the next request.
 async fn commit(state: &PartnerState, writes: WriteSet) -> Result<(), CommitError> {
@@ -257,6 +319,29 @@ fn used_already() -> Response {
         StatusCode::CONFLICT,
         "This form was already used",
         "It was carried out, and anything new was shown, when it was first submitted. If you did not keep it, roll again from the credentials page.",
+        false,
+    )
+}
+
+/// The scopes a form names: `None` when blank (every scope the partner
+/// holds); what was written, for the 422 page, when it is not scopes.
+fn scopes_asked(form: &CredentialForm) -> Result<Option<PartnerScopes>, &str> {
+    match form.scopes.as_deref().map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(raw) => match PartnerScopes::parse(raw) {
+            Ok(s) if !s.is_empty() => Ok(Some(s)),
+            _ => Err(raw),
+        },
+    }
+}
+
+fn bad_scopes(raw: &str) -> Response {
+    crate::dashboard::pages::problem(
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "Those scopes cannot be given to a credential",
+        &format!(
+            "\u{201c}{raw}\u{201d} is not a scope your partner account holds. Leave the field blank for every scope it holds, or name some of them, separated by spaces."
+        ),
         false,
     )
 }
