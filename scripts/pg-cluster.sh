@@ -2,6 +2,7 @@
 # A throwaway PostgreSQL cluster on loopback, for tests and benchmarks.
 #   pg-cluster.sh start DIR PORT   initdb (if needed) and start; prints the admin URL
 #   pg-cluster.sh stop DIR         fast shutdown
+#   pg-cluster.sh install          only install the server when it is missing
 # Installs Debian's postgresql package when no server binaries are found.
 # PostgreSQL refuses to run as root, so as root the cluster runs as the
 # unprivileged `postgres` user (created by the package, or here).
@@ -39,7 +40,11 @@ as_owner() {
     fi
 }
 
-cmd=${1:?usage: pg-cluster.sh start DIR PORT | stop DIR}
+cmd=${1:?usage: pg-cluster.sh start DIR PORT | stop DIR | install}
+if [[ "$cmd" == install ]]; then
+    ensure_installed
+    exit 0
+fi
 dir=${2:?data directory}
 case "$cmd" in
 start)

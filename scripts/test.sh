@@ -2,7 +2,7 @@
 # The whole test suite, on a fresh machine: installs what the tests need
 # (real third-party clients in a Python virtualenv — Stripe's verifier,
 # authlib, PyJWT, the MCP SDK, aiosmtpd as a real SMTP server, Playwright, feedparser;
-# PostgreSQL and Chromium from Debian's packages; the MCP Inspector CLI from
+# PostgreSQL, pg_auto_failover and Chromium from Debian's packages; the MCP Inspector CLI from
 # npm; jq), starts a throwaway PostgreSQL cluster on
 # loopback, then runs formatting, lints, every test on both storage
 # backends, and the README's examples as written. An unreachable database
@@ -43,6 +43,14 @@ if ! "$TEST_PYTHON" -c 'import selenium' 2>/dev/null; then
     "$venv/bin/pip" install --quiet --disable-pip-version-check 'selenium>=4.15,<5'
 fi
 command -v npm >/dev/null || apt_install nodejs npm
+# The failover test's primary and synchronous standby (issue #19):
+# pg_auto_failover for the server's major version. The cluster script
+# installs the server itself when it is missing; this follows it.
+bash scripts/pg-cluster.sh install
+if ! command -v pg_autoctl >/dev/null; then
+    pg_major=$(basename "$(dirname "$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n1)")")
+    apt_install "postgresql-$pg_major-auto-failover" pg-auto-failover-cli
+fi
 # The README's examples keep ids in shell variables with jq.
 command -v jq >/dev/null || apt_install jq
 inspector=.tools/inspector

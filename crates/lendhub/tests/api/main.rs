@@ -18,6 +18,7 @@ mod docs;
 mod enquiries;
 mod envelope;
 mod events;
+mod failover;
 mod hardening;
 mod idempotency;
 mod identity;

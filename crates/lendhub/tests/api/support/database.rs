@@ -172,3 +172,100 @@ impl Drop for PrivateCluster {
             .output();
     }
 }
+
+/// A primary with a synchronous standby under pg_auto_failover
+/// (`scripts/pg-failover.sh`): lendhub reaches it through a multi-host URL
+/// that asks for the read-write node.
+pub struct FailoverCluster {
+    dir: tempfile::TempDir,
+    /// `postgres://…@a,b/lendhub?target_session_attrs=read-write`
+    pub url: String,
+}
+
+const FAILOVER_SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/pg-failover.sh");
+
+impl FailoverCluster {
+    pub fn up() -> FailoverCluster {
+        let dir = tempfile::Builder::new()
+            .prefix("lendhub-pg-failover")
+            .tempdir_in("/tmp")
+            .unwrap();
+        // Three ports in a row: the monitor's and the two nodes'.
+        let port = (0..50)
+            .map(|_| {
+                std::net::TcpListener::bind("127.0.0.1:0")
+                    .unwrap()
+                    .local_addr()
+                    .unwrap()
+                    .port()
+            })
+            .find(|p| {
+                *p < 65_000
+                    && (1..3).all(|n| std::net::TcpListener::bind(("127.0.0.1", p + n)).is_ok())
+            })
+            .unwrap();
+        let mut cluster = FailoverCluster {
+            url: String::new(),
+            dir,
+        };
+        cluster.url = cluster.script(&["up", &port.to_string()]);
+        cluster
+    }
+
+    fn script(&self, args: &[&str]) -> String {
+        failover_script(&self.dir.path().join("cluster"), args)
+    }
+
+    /// The script off the runtime's thread: the load goes on meanwhile.
+    async fn script_async(&self, args: &[&str]) -> String {
+        let dir = self.dir.path().join("cluster");
+        let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+        tokio::task::spawn_blocking(move || {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            failover_script(&dir, &args)
+        })
+        .await
+        .unwrap()
+    }
+
+    /// `kill -9` of the primary node, keeper and server; its port.
+    pub async fn kill_primary(&self) -> String {
+        self.script_async(&["kill-primary"]).await
+    }
+
+    /// Waits (up to `seconds`) for another node to be promoted; its port.
+    pub async fn wait_primary(&self, not: &str, seconds: u32) -> String {
+        self.script_async(&["wait-primary", not, &seconds.to_string()])
+            .await
+    }
+
+    pub fn state(&self) -> String {
+        self.script(&["state"])
+    }
+}
+
+fn failover_script(dir: &Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("bash")
+        .arg(FAILOVER_SCRIPT)
+        .arg(args[0])
+        .arg(dir)
+        .args(&args[1..])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "pg-failover.sh {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_owned()
+}
+
+impl Drop for FailoverCluster {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("bash")
+            .arg(FAILOVER_SCRIPT)
+            .arg("down")
+            .arg(self.dir.path().join("cluster"))
+            .output();
+    }
+}
