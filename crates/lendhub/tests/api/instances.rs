@@ -12,6 +12,7 @@ use parking_lot::Mutex;
 use serde_json::{Value, json};
 
 use crate::support::Site;
+use crate::support::load::register_endpoint;
 use crate::support::process::{Process, cli, cli_with, client_token, credential, launch_with};
 use crate::support::receiver::Receiver;
 
@@ -46,18 +47,6 @@ fn pair(site: &Site) -> Pair {
         a,
         b,
     }
-}
-
-async fn register_endpoint(http: &reqwest::Client, base: &str, token: &str, url: &str) {
-    let r = http
-        .post(format!("{base}/v1/webhook-endpoints"))
-        .bearer_auth(token)
-        .header("Idempotency-Key", format!("endpoint-{url}"))
-        .json(&json!({"url": url, "enabled_events": ["application.created"]}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 201);
 }
 
 fn created_id(body: &str) -> String {

@@ -27,6 +27,7 @@ mod identity_passwords;
 mod instances;
 mod mcp;
 mod outage;
+mod partitions;
 mod partner;
 mod payments;
 mod public;

@@ -2,9 +2,11 @@
 //! receiver that records what it is sent.
 
 pub mod database;
+pub mod load;
 pub mod oidc;
 pub mod process;
 pub mod receiver;
+pub mod relay;
 pub mod smtp;
 
 use std::sync::Arc;

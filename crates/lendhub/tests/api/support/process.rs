@@ -34,18 +34,55 @@ pub fn launch_with(site: &Site, extra: &[(&str, &str)]) -> Process {
 
 /// `launch_with`, its log (stderr) going to `stderr`; `extra` overrides the
 /// defaults below, `LENDHUB_LOG` included.
+pub fn launch_logging(site: &Site, extra: &[(&str, &str)], stderr: Stdio) -> Process {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_lendhub"));
+    command.arg("serve");
+    start(command, site, extra, stderr, None)
+}
+
+/// `lendhub serve` on `site` inside the network namespace `netns`
+/// (`scripts/netns.sh`), listening on every address there; the returned
+/// URLs use `host`, its address as the root namespace reaches it.
+pub fn launch_in_netns(site: &Site, extra: &[(&str, &str)], netns: &str, host: &str) -> Process {
+    let mut command = Command::new("ip");
+    command
+        .args([
+            "netns",
+            "exec",
+            netns,
+            env!("CARGO_BIN_EXE_lendhub"),
+            "serve",
+        ])
+        .env("LENDHUB_SANDBOX__ADDR", "0.0.0.0:0")
+        .env("LENDHUB_HUB__ADDR", "0.0.0.0:0")
+        .env("LENDHUB_OPS__ADDR", "0.0.0.0:0");
+    start(command, site, extra, Stdio::null(), Some(host))
+}
+
 #[expect(
     clippy::zombie_processes,
     reason = "Process::drop reaps the child on every path"
 )]
-pub fn launch_logging(site: &Site, extra: &[(&str, &str)], stderr: Stdio) -> Process {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lendhub"))
-        .arg("serve")
+fn start(
+    mut command: Command,
+    site: &Site,
+    extra: &[(&str, &str)],
+    stderr: Stdio,
+    host: Option<&str>,
+) -> Process {
+    let defaults = [
+        ("LENDHUB_SANDBOX__ADDR", "127.0.0.1:0"),
+        ("LENDHUB_HUB__ADDR", "127.0.0.1:0"),
+        ("LENDHUB_OPS__ADDR", "127.0.0.1:0"),
+    ];
+    for (name, value) in defaults {
+        if command.get_envs().all(|(n, _)| n != name) {
+            command.env(name, value);
+        }
+    }
+    let mut child = command
         .envs(site.env())
-        .env("LENDHUB_SANDBOX__ADDR", "127.0.0.1:0")
-        .env("LENDHUB_HUB__ADDR", "127.0.0.1:0")
         .env("LENDHUB_SSO__ADDR", "127.0.0.1:0")
-        .env("LENDHUB_OPS__ADDR", "127.0.0.1:0")
         .env("LENDHUB_STATUS__ADDR", "127.0.0.1:0")
         .env("LENDHUB_WEBHOOKS__HTTPS_ONLY", "false")
         .env("LENDHUB_WEBHOOKS__ALLOW_PRIVATE_NETWORKS", "127.0.0.0/8")
@@ -64,8 +101,13 @@ pub fn launch_logging(site: &Site, extra: &[(&str, &str)], stderr: Stdio) -> Pro
             .expect("server exited before listening")
             .unwrap();
         let address = |prefix: &str, line: &str| {
-            line.strip_prefix(prefix)
-                .map(|rest| rest.split_whitespace().next().unwrap().to_owned())
+            line.strip_prefix(prefix).map(|rest| {
+                let listening = rest.split_whitespace().next().unwrap();
+                match host {
+                    Some(h) => listening.replace("0.0.0.0", h),
+                    None => listening.to_owned(),
+                }
+            })
         };
         if let Some(ops) = address("ops listening on ", &line) {
             let base = stdout

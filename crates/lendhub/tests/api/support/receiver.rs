@@ -57,7 +57,12 @@ async fn record(
 
 impl Receiver {
     pub async fn start(answers: &[u16]) -> Receiver {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        Self::start_on("127.0.0.1", answers).await
+    }
+
+    /// Listening on `ip` (for instances in other network namespaces).
+    pub async fn start_on(ip: &str, answers: &[u16]) -> Receiver {
+        let listener = tokio::net::TcpListener::bind((ip, 0)).await.unwrap();
         let mut r = Receiver {
             answers: Arc::new(Mutex::new(answers.iter().copied().collect())),
             ..Default::default()
