@@ -2,7 +2,7 @@
 # The whole test suite, on a fresh machine: installs what the tests need
 # (real third-party clients in a Python virtualenv — Stripe's verifier,
 # authlib, PyJWT, the MCP SDK, aiosmtpd as a real SMTP server, Playwright, feedparser;
-# PostgreSQL, pg_auto_failover and Chromium from Debian's packages; the MCP Inspector CLI from
+# PostgreSQL, pg_auto_failover, Redis, nftables and Chromium from Debian's packages; the MCP Inspector CLI from
 # npm; jq), starts a throwaway PostgreSQL cluster on
 # loopback, then runs formatting, lints, every test on both storage
 # backends, and the README's examples as written. An unreachable database
@@ -43,6 +43,11 @@ if ! "$TEST_PYTHON" -c 'import selenium' 2>/dev/null; then
     "$venv/bin/pip" install --quiet --disable-pip-version-check 'selenium>=4.15,<5'
 fi
 command -v npm >/dev/null || apt_install nodejs npm
+# The shared rate limits' server for the test of two instances sharing one
+# limit (issue #19): Valkey where Debian has it, else Redis.
+command -v valkey-server >/dev/null || command -v redis-server >/dev/null || apt_install redis-server
+# The partition tests' firewall, in each instance's network namespace.
+command -v nft >/dev/null || apt_install nftables
 # The failover test's primary and synchronous standby (issue #19):
 # pg_auto_failover for the server's major version. The cluster script
 # installs the server itself when it is missing; this follows it.

@@ -52,16 +52,25 @@ impl TokenBucket {
 
     pub fn take(&mut self, limits: TierLimits, now_ms: i64) -> Verdict {
         self.refill(limits, now_ms);
-        let rate = i64::from(limits.per_second.max(1));
         let allowed = self.level >= MILLI;
         if allowed {
             self.level -= MILLI;
         }
-        let missing_for_full = i64::from(limits.burst) * MILLI - self.level;
-        let missing_for_one = (MILLI - self.level).max(0);
+        Verdict::of(limits, self.level, allowed)
+    }
+}
+
+impl Verdict {
+    /// What a bucket left at `level` thousandths of a token says, the
+    /// request `allowed` or not: the same arithmetic wherever the bucket
+    /// is kept (this instance's memory, or a store shared by instances).
+    pub fn of(limits: TierLimits, level: i64, allowed: bool) -> Verdict {
+        let rate = i64::from(limits.per_second.max(1));
+        let missing_for_full = (i64::from(limits.burst) * MILLI - level).max(0);
+        let missing_for_one = (MILLI - level).max(0);
         Verdict {
             allowed,
-            remaining: u32::try_from(self.level / MILLI).unwrap_or(0),
+            remaining: u32::try_from(level / MILLI).unwrap_or(0),
             reset_ms: (missing_for_full + rate - 1) / rate,
             retry_after_ms: if allowed {
                 0

@@ -16,6 +16,7 @@ mod openapi;
 pub mod partner;
 mod pay;
 pub mod public;
+pub mod shared_limits;
 mod state;
 
 pub use envelope::{headers as hub_headers, render as render_problem};

@@ -84,6 +84,17 @@ pub struct Webhooks {
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+pub struct Limits {
+    /// A Valkey or Redis server (`redis://host:6379/0`, `rediss://` for TLS)
+    /// where every instance keeps the partner ring's token buckets and
+    /// concurrency caps and the public ring's per-address window, so that
+    /// they hold across instances. Unset (the default): each instance keeps
+    /// its own, which is exact for one instance.
+    pub shared_url: Option<String>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Instance {
     /// Names this instance's leases on background jobs, so that after a
     /// restart it takes back at once what it was attempting when it stopped.
@@ -299,6 +310,7 @@ pub struct Config {
     pub status: StatusPage,
     pub webhooks: Webhooks,
     pub instance: Instance,
+    pub limits: Limits,
     pub secrets: Secrets,
     pub log: Log,
 }
@@ -333,6 +345,7 @@ impl Default for Config {
                 lease_seconds: 60,
             },
             instance: Instance::default(),
+            limits: Limits::default(),
             secrets: Secrets::default(),
             log: Log {
                 level: "info".into(),

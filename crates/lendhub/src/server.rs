@@ -240,10 +240,20 @@ async fn hub(
         lendhub_hub::KeyRing::load(core.store.as_ref(), &core.master_key, core.clock.now_ms())
             .await
             .context("loading the partner token-signing keys")?;
-    let public = lendhub_hub::public::PublicRing::new(public_settings(config)?, mail_wake)
+    let shared_limits = match &config.limits.shared_url {
+        None => None,
+        Some(url) => Some(Arc::new(
+            lendhub_hub::shared_limits::SharedLimits::new(url)
+                .map_err(crate::config::Invalid::named)?,
+        )),
+    };
+    let mut public_settings = public_settings(config)?;
+    public_settings.shared_limits = shared_limits.clone();
+    let public = lendhub_hub::public::PublicRing::new(public_settings, mail_wake)
         .map_err(|e| anyhow::anyhow!(e))?;
     let settings = lendhub_hub::PartnerSettings {
         rest_tier_enabled: config.rest_tier.enabled,
+        shared_limits,
         mcp_origins: config.mcp.allowed_origins.clone(),
         trusted_proxies: config.public.trusted_proxies.clone(),
         journey: register_journey(core, sso_url, &url).await,
@@ -728,6 +738,7 @@ fn public_settings(config: &Config) -> anyhow::Result<lendhub_hub::public::Publi
             requests: config.public.rate_limit_requests,
             window_ms: i64::from(config.public.rate_limit_window_seconds) * 1000,
         },
+        shared_limits: None,
         inboxes: lendhub_hub::public::Inboxes {
             default: config.enquiries.default_inbox.clone(),
             by_dept,

@@ -39,13 +39,16 @@ impl FromRequestParts<PartnerState> for Caller {
             .extensions
             .get::<MatchedPath>()
             .and_then(|m| m.as_str().strip_prefix(super::PREFIX));
-        state.limiter.admit(
-            parts.extensions.get::<Slot>(),
-            &verified.client.client_id,
-            verified.client.tier,
-            path.map(|p| (parts.method.as_str(), p)),
-            state.clock.now_ms(),
-        )?;
+        state
+            .limiter
+            .admit(
+                parts.extensions.get::<Slot>(),
+                &verified.client.client_id,
+                verified.client.tier,
+                path.map(|p| (parts.method.as_str(), p)),
+                state.clock.now_ms(),
+            )
+            .await?;
         Ok(Caller(verified))
     }
 }

@@ -1,8 +1,9 @@
 //! Per-project rate limiting on the partner ring: the tier's token bucket,
 //! the seed's per-route sub-limits on top of it, and the tier's cap on
-//! concurrent requests. Buckets live in this instance's memory
-//! (see docs/deployment.md: with N instances a project can reach N× its
-//! limit). Admission happens once the project is known — after client
+//! concurrent requests. Buckets live in this instance's memory, or, with
+//! `limits.shared_url`, in a Valkey/Redis server every instance shares
+//! (`crate::shared_limits`; without it N instances give a project N× its
+//! limit, see docs/deployment.md). Admission happens once the project is known — after client
 //! authentication on the token plane, after token verification elsewhere —
 //! so nobody can spend another project's budget. Every response to an
 //! identified project carries the RateLimit headers.
@@ -19,6 +20,7 @@ use lendhub_domain::ratelimit::{SubLimit, TokenBucket, Verdict, sub_limit};
 use parking_lot::Mutex;
 
 use super::error::PartnerError;
+use crate::shared_limits::{Decision, SharedLimits, Sub};
 
 /// A refused request's hint when only the concurrency cap is full.
 const CONCURRENCY_RETRY_MS: i64 = 100;
@@ -29,16 +31,33 @@ pub struct RateLimiter {
     /// Per project and route, for the routes with a sub-limit.
     route_buckets: Mutex<HashMap<(String, &'static SubLimit), TokenBucket>>,
     in_flight: Mutex<HashMap<String, u32>>,
+    /// The buckets every instance shares, when configured; this instance's
+    /// own are used only while it cannot reach them.
+    shared: Option<Arc<SharedLimits>>,
 }
 
 /// Holds one of the project's concurrent slots until the response is sent.
 pub struct InFlight {
     limiter: Arc<RateLimiter>,
     client_id: String,
+    /// The slot's name in the shared store, when it was taken there.
+    shared_slot: Option<String>,
 }
 
 impl Drop for InFlight {
     fn drop(&mut self) {
+        if let (Some(slot), Some(shared)) = (self.shared_slot.take(), &self.limiter.shared) {
+            let (shared, project) = (shared.clone(), std::mem::take(&mut self.client_id));
+            // A slot that cannot be released now lapses after its lease.
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(async move {
+                    if let Err(e) = shared.release(&project, &slot).await {
+                        tracing::debug!(error = %e, "a shared concurrency slot lapses instead");
+                    }
+                });
+            }
+            return;
+        }
         let mut in_flight = self.limiter.in_flight.lock();
         if let Some(n) = in_flight.get_mut(&self.client_id) {
             *n = n.saturating_sub(1);
@@ -103,11 +122,19 @@ fn sub_limits(per_second: u32) -> TierLimits {
 }
 
 impl RateLimiter {
+    /// Limits kept in `shared` (every instance's), or in this instance.
+    pub fn new(shared: Option<Arc<SharedLimits>>) -> Self {
+        Self {
+            shared,
+            ..Self::default()
+        }
+    }
+
     /// Takes a token and a concurrent slot for `client_id`, or says when to
     /// retry. A `route` with a sub-limit must also get a token from the
     /// project's bucket for that route, taken first so a refusal there
     /// spends nothing of the project's budget.
-    pub fn admit(
+    pub async fn admit(
         self: &Arc<Self>,
         slot: Option<&Slot>,
         client_id: &str,
@@ -118,7 +145,82 @@ impl RateLimiter {
         // The platform tier's limits are negotiated per contract (the seed),
         // its sub-limits with them: none applies until a contract sets one.
         let route = route.filter(|_| tier != Tier::Platform);
-        if let Some(sub) = route.and_then(|(method, path)| sub_limit(method, path)) {
+        let sub = route.and_then(|(method, path)| sub_limit(method, path));
+        if let Some(shared) = &self.shared {
+            let name = sub.map(|s| format!("{} {}", s.method, s.path));
+            let shared_sub = sub.zip(name.as_deref()).map(|(s, name)| Sub {
+                name,
+                per_second: s.per_second,
+            });
+            let lease = lendhub_system::random_token(12);
+            match shared
+                .admit(client_id, tier.limits(), shared_sub, &lease, now_ms)
+                .await
+            {
+                Ok(decision) => return self.decided(slot, client_id, tier, sub, decision, lease),
+                Err(e) => tracing::warn!(
+                    error = %e,
+                    "the shared rate limits cannot be reached; this instance decides alone"
+                ),
+            }
+        }
+        self.admit_here(slot, client_id, tier, sub, now_ms)
+    }
+
+    /// What the shared store decided, as this request's admission.
+    fn decided(
+        self: &Arc<Self>,
+        slot: Option<&Slot>,
+        client_id: &str,
+        tier: Tier,
+        sub: Option<&'static SubLimit>,
+        decision: Decision,
+        lease: String,
+    ) -> Result<(), PartnerError> {
+        let limits = tier.limits();
+        match decision {
+            Decision::Admitted(verdict) => {
+                if let Some(slot) = slot {
+                    slot.0.lock().admission = Some(Admission {
+                        quota: Quota { limits, verdict },
+                        _in_flight: Some(InFlight {
+                            limiter: self.clone(),
+                            client_id: client_id.to_owned(),
+                            shared_slot: Some(lease),
+                        }),
+                    });
+                } else {
+                    // Nobody holds the slot for the response: give it back.
+                    drop(InFlight {
+                        limiter: self.clone(),
+                        client_id: client_id.to_owned(),
+                        shared_slot: Some(lease),
+                    });
+                }
+                Ok(())
+            }
+            Decision::SubLimit(verdict) => {
+                refuse(slot, sub_limits(sub.map_or(1, |s| s.per_second)), verdict)
+            }
+            Decision::Bucket(verdict) => refuse(slot, limits, verdict),
+            Decision::Concurrency(mut verdict) => {
+                verdict.allowed = false;
+                verdict.retry_after_ms = CONCURRENCY_RETRY_MS;
+                refuse(slot, limits, verdict)
+            }
+        }
+    }
+
+    /// The same decision from this instance's own buckets.
+    fn admit_here(
+        self: &Arc<Self>,
+        slot: Option<&Slot>,
+        client_id: &str,
+        tier: Tier,
+        sub: Option<&'static SubLimit>,
+        now_ms: i64,
+    ) -> Result<(), PartnerError> {
+        if let Some(sub) = sub {
             let limits = sub_limits(sub.per_second);
             let verdict = self
                 .route_buckets
@@ -159,6 +261,7 @@ impl RateLimiter {
                 guard = Some(InFlight {
                     limiter: self.clone(),
                     client_id: client_id.to_owned(),
+                    shared_slot: None,
                 });
             }
         }
@@ -257,8 +360,8 @@ pub async fn headers(mut request: Request, next: Next) -> Response {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_concurrency_cap_holds_until_responses_are_done() {
+    #[tokio::test]
+    async fn the_concurrency_cap_holds_until_responses_are_done() {
         let limiter = Arc::new(RateLimiter::default());
         // Build: 10 concurrent; the slots are held while their guards live.
         let slots: Vec<Slot> = (0..10).map(|_| Slot::default()).collect();
@@ -266,10 +369,11 @@ mod tests {
             assert!(
                 limiter
                     .admit(Some(slot), "pk_live_a", Tier::Build, None, 0)
+                    .await
                     .is_ok()
             );
         }
-        let refused = limiter.admit(None, "pk_live_a", Tier::Build, None, 0);
+        let refused = limiter.admit(None, "pk_live_a", Tier::Build, None, 0).await;
         assert!(matches!(
             refused,
             Err(PartnerError::RateLimited {
@@ -279,6 +383,7 @@ mod tests {
         assert!(
             limiter
                 .admit(None, "pk_live_b", Tier::Build, None, 0)
+                .await
                 .is_ok(),
             "per project"
         );
@@ -288,18 +393,20 @@ mod tests {
         assert!(
             limiter
                 .admit(None, "pk_live_a", Tier::Build, None, 0)
+                .await
                 .is_ok()
         );
     }
 
-    #[test]
-    fn the_platform_tier_negotiates_its_sub_limits() {
+    #[tokio::test]
+    async fn the_platform_tier_negotiates_its_sub_limits() {
         let limiter = Arc::new(RateLimiter::default());
         let create = Some(("POST", "/applications"));
         for _ in 0..50 {
             assert!(
                 limiter
                     .admit(None, "pk_live_p", Tier::Platform, create, 0)
+                    .await
                     .is_ok()
             );
         }
@@ -307,29 +414,34 @@ mod tests {
             assert!(
                 limiter
                     .admit(None, "pk_live_s", Tier::Scale, create, 0)
+                    .await
                     .is_ok()
             );
         }
         assert!(
             limiter
                 .admit(None, "pk_live_s", Tier::Scale, create, 0)
+                .await
                 .is_err(),
             "other tiers keep the seed's 5 a second"
         );
     }
 
-    #[test]
-    fn a_sub_limit_binds_before_the_project_bucket() {
+    #[tokio::test]
+    async fn a_sub_limit_binds_before_the_project_bucket() {
         let limiter = Arc::new(RateLimiter::default());
         let refresh = Some(("POST", "/decisions/{id}/refresh"));
         // Scale: 100/s burst 400, but refresh is 1 per second.
         assert!(
             limiter
                 .admit(None, "pk_live_a", Tier::Scale, refresh, 0)
+                .await
                 .is_ok()
         );
         let slot = Slot::default();
-        let refused = limiter.admit(Some(&slot), "pk_live_a", Tier::Scale, refresh, 0);
+        let refused = limiter
+            .admit(Some(&slot), "pk_live_a", Tier::Scale, refresh, 0)
+            .await;
         assert!(matches!(
             refused,
             Err(PartnerError::RateLimited {
@@ -356,18 +468,21 @@ mod tests {
                     Some(("GET", "/decisions/{id}")),
                     0
                 )
+                .await
                 .is_ok(),
             "other routes only spend the project's bucket"
         );
         assert!(
             limiter
                 .admit(None, "pk_live_b", Tier::Scale, refresh, 0)
+                .await
                 .is_ok(),
             "per project"
         );
         assert!(
             limiter
                 .admit(None, "pk_live_a", Tier::Scale, refresh, 1_000)
+                .await
                 .is_ok(),
             "refilled a second later"
         );

@@ -160,6 +160,8 @@ pub struct Partner {
 pub struct PartnerSettings {
     /// The REST tier answers 503 until this is switched on.
     pub rest_tier_enabled: bool,
+    /// Where the rate limits are kept when instances share them.
+    pub shared_limits: Option<Arc<crate::shared_limits::SharedLimits>>,
     /// Browser origins the MCP endpoint accepts (a request without `Origin`
     /// is a server-to-server call and always accepted).
     pub mcp_origins: Vec<String>,
@@ -205,6 +207,9 @@ impl PartnerState {
         webhooks: (Sender, Arc<Notify>),
     ) -> Self {
         let (sender, outbox_wake) = webhooks;
+        let limiter = Arc::new(super::limits::RateLimiter::new(
+            settings.shared_limits.clone(),
+        ));
         Self(Arc::new(Partner {
             secret_pepper: super::clients::pepper(&master_key),
             partners: store.clone(),
@@ -239,7 +244,7 @@ impl PartnerState {
             keys,
             urls,
             settings,
-            limiter: Arc::default(),
+            limiter,
             traffic: Arc::default(),
             verifications: Arc::default(),
             directory: Arc::default(),

@@ -61,13 +61,16 @@ async fn authenticated(
 ) -> Result<Request, PartnerError> {
     let (form, creds) = read_form(headers, body)?;
     let client = clients::authenticate(state, &creds).await?;
-    state.limiter.admit(
-        slot,
-        &client.client_id,
-        client.tier,
-        None,
-        state.clock.now_ms(),
-    )?;
+    state
+        .limiter
+        .admit(
+            slot,
+            &client.client_id,
+            client.tier,
+            None,
+            state.clock.now_ms(),
+        )
+        .await?;
     Ok(Request { form, client })
 }
 
@@ -216,13 +219,16 @@ pub async fn introspect(
         ),
     };
     let client = clients::check(&state.secret_pepper, &creds, stored, state.clock.now_ms())?;
-    state.limiter.admit(
-        slot.as_ref(),
-        &client.client_id,
-        client.tier,
-        None,
-        state.clock.now_ms(),
-    )?;
+    state
+        .limiter
+        .admit(
+            slot.as_ref(),
+            &client.client_id,
+            client.tier,
+            None,
+            state.clock.now_ms(),
+        )
+        .await?;
     if token.is_none() {
         return Err(PartnerError::invalid("token", "required"));
     }

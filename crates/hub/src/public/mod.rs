@@ -62,6 +62,8 @@ pub struct PublicSettings {
     /// Origins allowed to post enquiries from a browser (the support widget).
     pub enquiry_origins: Vec<String>,
     pub window: WindowPolicy,
+    /// Where the per-address window is kept when instances share it.
+    pub shared_limits: Option<Arc<crate::shared_limits::SharedLimits>>,
     pub inboxes: Inboxes,
     pub slice_billers: bool,
 }
@@ -86,7 +88,7 @@ impl PublicRing {
                 .map_err(|e| e.to_string())?;
         Ok(Self {
             policy_header,
-            limiter: FixedWindow::new(settings.window),
+            limiter: FixedWindow::new(settings.window, settings.shared_limits.clone()),
             settings,
             mail_wake,
             rendered,
@@ -189,7 +191,7 @@ async fn protect(State(state): State<PublicState>, request: Request, next: Next)
         // No peer address (an in-process call): nothing to count.
         return next.run(request).await;
     };
-    let standing = state.ring.limiter.hit(ip, state.clock.now_ms());
+    let standing = state.ring.limiter.hit(ip, state.clock.now_ms()).await;
     let policy = state.ring.limiter.policy();
     let mut response = if standing.allowed {
         next.run(request).await

@@ -1,10 +1,15 @@
 //! The public ring's protection: a fixed window of requests per client
 //! address (seed: 60 per 60 seconds), on the injectable clock, kept in this
-//! instance's memory (with N instances an address gets up to N× the window;
-//! see docs/deployment.md). Every response carries the RateLimit headers.
+//! instance's memory or, with `limits.shared_url`, in the Valkey/Redis
+//! server every instance shares (without it, N instances give an address up
+//! to N× the window; see docs/deployment.md). Every response carries the
+//! RateLimit headers.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
+use std::sync::Arc;
+
+use crate::shared_limits::SharedLimits;
 
 use parking_lot::Mutex;
 
@@ -28,13 +33,15 @@ pub struct Standing {
 pub struct FixedWindow {
     policy: WindowPolicy,
     counts: Mutex<HashMap<IpAddr, (i64, u32)>>,
+    shared: Option<Arc<SharedLimits>>,
 }
 
 impl FixedWindow {
-    pub fn new(policy: WindowPolicy) -> Self {
+    pub fn new(policy: WindowPolicy, shared: Option<Arc<SharedLimits>>) -> Self {
         Self {
             policy,
             counts: Mutex::default(),
+            shared,
         }
     }
 
@@ -42,8 +49,34 @@ impl FixedWindow {
         self.policy
     }
 
-    /// Counts one request from `ip` at `now_ms`.
-    pub fn hit(&self, ip: IpAddr, now_ms: i64) -> Standing {
+    /// Counts one request from `ip` at `now_ms`, in the shared window when
+    /// there is one (this instance's own while it cannot be reached).
+    pub async fn hit(&self, ip: IpAddr, now_ms: i64) -> Standing {
+        let WindowPolicy {
+            requests,
+            window_ms,
+        } = self.policy;
+        if let Some(shared) = &self.shared {
+            let window = now_ms.div_euclid(window_ms);
+            match shared.hit(&ip.to_string(), window, window_ms).await {
+                Ok(count) => {
+                    return Standing {
+                        allowed: count <= requests,
+                        remaining: requests.saturating_sub(count),
+                        reset_ms: (window + 1) * window_ms - now_ms,
+                    };
+                }
+                Err(e) => tracing::warn!(
+                    error = %e,
+                    "the shared rate limits cannot be reached; this instance counts alone"
+                ),
+            }
+        }
+        self.hit_here(ip, now_ms)
+    }
+
+    /// Counts one request from `ip` at `now_ms` in this instance's memory.
+    fn hit_here(&self, ip: IpAddr, now_ms: i64) -> Standing {
         let WindowPolicy {
             requests,
             window_ms,
@@ -80,18 +113,21 @@ mod tests {
 
     #[test]
     fn sixty_a_minute_then_a_fresh_window() {
-        let w = FixedWindow::new(WindowPolicy {
-            requests: 60,
-            window_ms: 60_000,
-        });
+        let w = FixedWindow::new(
+            WindowPolicy {
+                requests: 60,
+                window_ms: 60_000,
+            },
+            None,
+        );
         let a: IpAddr = "192.0.2.1".parse().unwrap();
         let b: IpAddr = "192.0.2.2".parse().unwrap();
         for i in 0..60 {
-            let s = w.hit(a, 1_000);
+            let s = w.hit_here(a, 1_000);
             assert!(s.allowed);
             assert_eq!(s.remaining, 59 - i);
         }
-        let refused = w.hit(a, 30_000);
+        let refused = w.hit_here(a, 30_000);
         assert_eq!(
             refused,
             Standing {
@@ -100,8 +136,8 @@ mod tests {
                 reset_ms: 30_000
             }
         );
-        assert!(w.hit(b, 30_000).allowed, "per address");
-        let next = w.hit(a, 60_000);
+        assert!(w.hit_here(b, 30_000).allowed, "per address");
+        let next = w.hit_here(a, 60_000);
         assert!(next.allowed && next.remaining == 59, "a new window");
     }
 }

@@ -48,6 +48,7 @@ mod rest_test_helpers;
 mod rest_tier;
 mod rest_webhooks;
 mod secrets;
+mod shared_limits;
 mod status_page;
 mod test_helpers;
 mod token;

@@ -179,30 +179,35 @@ async fn identify(parts: &Parts, state: &PartnerState) -> Result<RestCaller, Par
 }
 
 /// Spends one token of the caller's bucket for this request.
-pub(crate) fn admit(
+pub(crate) async fn admit(
     parts: &Parts,
     state: &PartnerState,
     bucket: &str,
     tier: Tier,
 ) -> Result<(), PartnerError> {
     let (_, path) = route(parts);
-    state.limiter.admit(
-        parts.extensions.get::<Slot>(),
-        bucket,
-        tier,
-        path.map(|p| (parts.method.as_str(), p)),
-        state.clock.now_ms(),
-    )
+    state
+        .limiter
+        .admit(
+            parts.extensions.get::<Slot>(),
+            bucket,
+            tier,
+            path.map(|p| (parts.method.as_str(), p)),
+            state.clock.now_ms(),
+        )
+        .await
 }
 
-fn admit_caller(
+async fn admit_caller(
     parts: &Parts,
     state: &PartnerState,
     caller: &RestCaller,
 ) -> Result<(), PartnerError> {
     match caller.env {
-        Environment::Live => admit(parts, state, &caller.client.client_id, caller.client.tier),
-        Environment::Test => admit(parts, state, caller.tenant().as_str(), Tier::Build),
+        Environment::Live => {
+            admit(parts, state, &caller.client.client_id, caller.client.tier).await
+        }
+        Environment::Test => admit(parts, state, caller.tenant().as_str(), Tier::Build).await,
     }
 }
 
@@ -215,7 +220,7 @@ impl FromRequestParts<PartnerState> for RestCaller {
     ) -> Result<Self, Self::Rejection> {
         let caller = identify(parts, state).await?;
         counted(parts, state, &caller);
-        admit_caller(parts, state, &caller)?;
+        admit_caller(parts, state, &caller).await?;
         Ok(caller)
     }
 }
@@ -248,12 +253,12 @@ impl FromRequestParts<PartnerState> for Admitted {
     ) -> Result<Self, Self::Rejection> {
         if let Ok(caller) = identify(parts, state).await {
             counted(parts, state, &caller);
-            admit_caller(parts, state, &caller)?;
+            admit_caller(parts, state, &caller).await?;
             return Ok(Admitted(Some(caller)));
         }
         let address = lendhub_http::client_ip::client_ip(parts, &state.settings.trusted_proxies)
             .map_or_else(|| "unknown".to_owned(), |ip| ip.to_string());
-        admit(parts, state, &format!("anonymous/{address}"), Tier::Build)?;
+        admit(parts, state, &format!("anonymous/{address}"), Tier::Build).await?;
         Ok(Admitted(None))
     }
 }

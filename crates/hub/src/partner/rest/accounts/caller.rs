@@ -141,7 +141,8 @@ impl FromRequestParts<PartnerState> for AccountsCaller {
             state,
             &format!("person:{}", person.user_id),
             Tier::Build,
-        )?;
+        )
+        .await?;
         Ok(AccountsCaller::Person {
             borrower: borrower_key(&person.company_number, env == Environment::Live),
             env,
