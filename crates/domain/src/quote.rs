@@ -574,4 +574,54 @@ mod tests {
         assert_eq!(q.fees_pence, 0);
         assert_eq!(q.schedule.len(), 12);
     }
+
+    proptest::proptest! {
+        /// Any amount in pence written as GBP reads back as the same pence.
+        #[test]
+        fn gbp_figures_read_back_exactly(pence in 0i64..100_000_000_000_000) {
+            proptest::prop_assert_eq!(parse_gbp(&gbp(pence)), Ok(pence));
+        }
+
+        /// Every quote within the product's bounds adds up: the schedule
+        /// repays exactly the principal, the interest and the fees; each
+        /// instalment is its parts; the total cost is within the cost cap;
+        /// instalments fall due in order within the term.
+        #[test]
+        fn every_quote_adds_up(
+            amount in 0i64..=1_000_000,
+            term in 0i64..=2_000,
+            frequency in proptest::sample::select(Frequency::ALL.to_vec()),
+            start_offset in 0i64..400,
+        ) {
+            let config = config();
+            let loan = &config.business_loan;
+            let amount = loan.principal_min_pence
+                + amount * (loan.principal_max_pence - loan.principal_min_pence) / 1_000_000;
+            let term = i64::from(loan.term_min_days)
+                + term * i64::from(loan.term_max_days - loan.term_min_days) / 2_000;
+            let start = date!(2026 - 01 - 01) + time::Duration::days(start_offset);
+            let Ok(q) = business_loan(&config, amount, term, frequency, start) else {
+                // Only a frequency the product does not offer is refused.
+                proptest::prop_assert!(!loan.frequencies.contains(&frequency));
+                return Ok(());
+            };
+            let sum = |f: fn(&Instalment) -> i64| q.schedule.iter().map(f).sum::<i64>();
+            proptest::prop_assert_eq!(sum(|i| i.principal_pence), amount);
+            proptest::prop_assert_eq!(sum(|i| i.interest_pence), q.interest_pence);
+            proptest::prop_assert_eq!(sum(|i| i.fee_pence), q.fees_pence);
+            proptest::prop_assert_eq!(sum(|i| i.amount_pence), q.total_repayable_pence);
+            proptest::prop_assert_eq!(q.total_repayable_pence, amount + q.total_cost_pence);
+            proptest::prop_assert_eq!(q.total_cost_pence, q.interest_pence + q.fees_pence);
+            proptest::prop_assert!(q.total_cost_pence <= q.cost_cap.cap_pence);
+            let whole = |i: &Instalment| {
+                i.amount_pence == i.principal_pence + i.interest_pence + i.fee_pence
+                    && i.principal_pence >= 0
+                    && i.interest_pence >= 0
+            };
+            proptest::prop_assert!(q.schedule.iter().all(whole));
+            proptest::prop_assert!(q.schedule.windows(2).all(|w| w[0].days_from_start < w[1].days_from_start));
+            proptest::prop_assert!(q.schedule.last().is_some_and(|i| i.days_from_start <= q.term_days));
+            proptest::prop_assert!(q.apr_percent >= 0.0);
+        }
+    }
 }

@@ -154,4 +154,55 @@ mod tests {
         assert_eq!(per_second("POST", "/identity/checks"), Some(5));
         assert_eq!(per_second("GET", "/applications"), None);
     }
+
+    proptest::proptest! {
+        /// Over any requests at any (non-decreasing) times, a bucket never
+        /// admits more than its burst plus what its rate refilled, and a
+        /// refusal's Retry-After is exactly when the next token comes: a
+        /// retry then is admitted.
+        #[test]
+        fn a_bucket_admits_its_burst_plus_its_rate_and_no_more(
+            tier in proptest::sample::select(vec![Tier::Build, Tier::Launch, Tier::Scale]),
+            gaps in proptest::collection::vec(0i64..400, 1..400),
+        ) {
+            let limits = tier.limits();
+            let mut bucket = TokenBucket::new(limits, 0);
+            let (mut now, mut admitted) = (0i64, 0i64);
+            for gap in gaps {
+                now += gap;
+                let verdict = bucket.take(limits, now);
+                if verdict.allowed {
+                    admitted += 1;
+                } else {
+                    proptest::prop_assert!(verdict.retry_after_ms > 0);
+                    let mut retried = bucket;
+                    proptest::prop_assert!(
+                        retried.take(limits, now + verdict.retry_after_ms).allowed,
+                        "a retry at Retry-After is admitted"
+                    );
+                }
+                let refilled = now * i64::from(limits.per_second) / 1000;
+                proptest::prop_assert!(admitted <= i64::from(limits.burst) + refilled);
+                proptest::prop_assert!(verdict.remaining <= limits.burst);
+            }
+        }
+
+        /// The verdict is a function of the bucket's level alone: what a
+        /// bucket kept elsewhere (the shared limits) reports from its level
+        /// is what this one reports.
+        #[test]
+        fn a_verdict_depends_only_on_the_level(
+            tier in proptest::sample::select(vec![Tier::Build, Tier::Launch, Tier::Scale]),
+            gaps in proptest::collection::vec(0i64..200, 1..100),
+        ) {
+            let limits = tier.limits();
+            let mut bucket = TokenBucket::new(limits, 0);
+            let mut now = 0;
+            for gap in gaps {
+                now += gap;
+                let verdict = bucket.take(limits, now);
+                proptest::prop_assert_eq!(verdict, Verdict::of(limits, bucket.level, verdict.allowed));
+            }
+        }
+    }
 }
