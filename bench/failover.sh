@@ -20,9 +20,11 @@ WARMUP=${BENCH_WARMUP:-1}
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 LENDHUB=$TARGET_DIR/release/lendhub
 BENCH=$TARGET_DIR/release/lendhub-bench
+LOG_TAG=bench-failover
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
+build_release
 
-log() { printf '[bench-failover] %s\n' "$*" >&2; }
-[[ -n ${BENCH_SKIP_BUILD:-} ]] || cargo build --release -q -p lendhub -p lendhub-bench
 
 WORK=$(mktemp -d /tmp/lendhub-bench-failover.XXXXXX)
 # The cluster runs as `postgres` when we are root: it must reach its directory.

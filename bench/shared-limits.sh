@@ -19,11 +19,12 @@ WARMUP=${BENCH_WARMUP:-1}
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 LENDHUB=$TARGET_DIR/release/lendhub
 BENCH=$TARGET_DIR/release/lendhub-bench
+LOG_TAG=bench-shared-limits
+# shellcheck source=bench/lib.sh
+source "$ROOT/bench/lib.sh"
+build_release
 BARE=$TARGET_DIR/release/lendhub-bare
-[[ -n ${BENCH_SKIP_BUILD:-} ]] || cargo build --release -q -p lendhub -p lendhub-bench
 
-log() { printf '[bench-shared-limits] %s\n' "$*" >&2; }
-json_field() { python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1"; }
 
 WORK=$(mktemp -d /tmp/lendhub-bench-limits.XXXXXX)
 PIDS=()
