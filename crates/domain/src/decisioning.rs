@@ -353,4 +353,43 @@ mod tests {
         assert_eq!(annual_rate_bps(500), 2500);
         assert!(annual_rate_bps(700) < annual_rate_bps(600));
     }
+
+    proptest::proptest! {
+        /// For any company and any amount the API accepts, the engine and
+        /// the underwriter approve only what the profile affords, offer
+        /// exactly the amount asked for at a price within the published
+        /// range, and say the same twice.
+        #[test]
+        fn an_approval_is_always_within_the_limit_and_affordable(
+            number in 0u32..100_000_000,
+            amount in 5_000i64..=250_000_000,
+        ) {
+            let company = format!("{number:08}");
+            let p = profile(&company);
+            for (decision, pass_score) in [
+                (decide(&company, amount), 500),
+                (review(&company, amount), REVIEW_PASS_SCORE),
+            ] {
+                proptest::prop_assert!(!decision.reasons.is_empty());
+                proptest::prop_assert_eq!(decision.offer.is_some(), decision.outcome == Outcome::Approved);
+                if let Some(offer) = &decision.offer {
+                    proptest::prop_assert!(p.credit_score >= pass_score);
+                    proptest::prop_assert!(amount <= p.credit_limit_pence);
+                    proptest::prop_assert!(
+                        amount * 100 <= p.credit_limit_pence * i64::from(p.affordability_ratio_pct)
+                    );
+                    proptest::prop_assert_eq!(offer.amount_pence, Money::pence(amount));
+                    proptest::prop_assert_eq!(offer.term_months, term_months(amount));
+                    proptest::prop_assert!((900..=2_500).contains(&offer.annual_rate_bps));
+                }
+            }
+            proptest::prop_assert_eq!(decide(&company, amount), decide(&company, amount));
+        }
+
+        /// Better credit never costs more.
+        #[test]
+        fn a_better_score_never_costs_more(score in 0u32..1_000, better in 0u32..200) {
+            proptest::prop_assert!(annual_rate_bps(score + better) <= annual_rate_bps(score));
+        }
+    }
 }
