@@ -101,7 +101,11 @@ impl Problem {
             StatusCode::UNSUPPORTED_MEDIA_TYPE => {
                 ("unsupported_media_type", "unsupported content type")
             }
-            StatusCode::SERVICE_UNAVAILABLE => ("service_unavailable", "service unavailable"),
+            StatusCode::SERVICE_UNAVAILABLE => {
+                // The request timeout: every 503 says when to retry.
+                return Self::new(status, "service_unavailable", "service unavailable")
+                    .retry_after_ms(1000);
+            }
             s if s.is_client_error() => ("invalid_request", "invalid request"),
             _ => ("internal_error", "internal error"),
         };

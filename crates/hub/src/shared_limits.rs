@@ -7,10 +7,12 @@
 //! bucket's level and time live in the server.
 //!
 //! When the server cannot answer within [`RESPONSE_TIMEOUT`], the instance
-//! falls back to its own memory for that request (the single-instance
-//! behaviour) rather than refusing or stalling traffic: a limit is a
-//! protection, not a ledger.
+//! falls back to its own memory (the single-instance behaviour) rather than
+//! refusing or stalling traffic: a limit is a protection, not a ledger. It
+//! then leaves the server alone for [`BACK_OFF_MS`], so that an outage costs
+//! each request nothing and is logged once per back-off, not per request.
 
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use lendhub_domain::partner::TierLimits;
@@ -21,6 +23,10 @@ use redis::{RedisError, Script};
 /// How long an admission may wait for the server before this instance
 /// decides alone.
 const RESPONSE_TIMEOUT: Duration = Duration::from_millis(250);
+
+/// After a failed call, how long an instance decides alone before it asks
+/// the server again.
+const BACK_OFF_MS: i64 = 5_000;
 
 /// A concurrent slot is released when its response is done; if the
 /// instance dies first, the slot lapses after this.
@@ -71,6 +77,8 @@ pub struct SharedLimits {
     connection: ConnectionManager,
     admit: Script,
     window: Script,
+    /// Until when (on the service clock) this instance decides alone.
+    alone_until_ms: AtomicI64,
 }
 
 impl std::fmt::Debug for SharedLimits {
@@ -113,7 +121,27 @@ impl SharedLimits {
             connection,
             admit: Script::new(ADMIT),
             window: Script::new(WINDOW),
+            alone_until_ms: AtomicI64::new(i64::MIN),
         })
+    }
+
+    /// Whether to ask the server at `now_ms`, or decide alone (after a
+    /// recent failure).
+    pub fn reachable(&self, now_ms: i64) -> bool {
+        now_ms >= self.alone_until_ms.load(Ordering::Relaxed)
+    }
+
+    /// Notes a failed call at `now_ms`: the first in a while is logged, and
+    /// the instance decides alone for the back-off.
+    pub fn failed(&self, error: &RedisError, now_ms: i64) {
+        let until = now_ms.saturating_add(BACK_OFF_MS);
+        if self.alone_until_ms.swap(until, Ordering::Relaxed) < now_ms {
+            tracing::warn!(
+                error = %error,
+                back_off_ms = BACK_OFF_MS,
+                "the shared rate limits cannot be reached; this instance decides alone meanwhile"
+            );
+        }
     }
 
     /// One admission for `project` (its tier's `limits`), holding the

@@ -82,7 +82,7 @@ pub struct Webhooks {
     pub lease_seconds: u64,
 }
 
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Limits {
     /// A Valkey or Redis server (`redis://host:6379/0`, `rediss://` for TLS)
@@ -136,6 +136,18 @@ pub struct Database {
     pub timeout_ms: u64,
     /// The server cancels a statement running longer than this.
     pub statement_timeout_ms: u64,
+}
+
+/// The URL may carry a password: never print it.
+impl std::fmt::Debug for Limits {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Limits")
+            .field(
+                "shared_url",
+                &self.shared_url.as_ref().map(|_| "<redacted>"),
+            )
+            .finish()
+    }
 }
 
 /// The URL carries a password: never print it.

@@ -146,7 +146,7 @@ impl RateLimiter {
         // its sub-limits with them: none applies until a contract sets one.
         let route = route.filter(|_| tier != Tier::Platform);
         let sub = route.and_then(|(method, path)| sub_limit(method, path));
-        if let Some(shared) = &self.shared {
+        if let Some(shared) = self.shared.as_ref().filter(|s| s.reachable(now_ms)) {
             let name = sub.map(|s| format!("{} {}", s.method, s.path));
             let shared_sub = sub.zip(name.as_deref()).map(|(s, name)| Sub {
                 name,
@@ -158,10 +158,16 @@ impl RateLimiter {
                 .await
             {
                 Ok(decision) => return self.decided(slot, client_id, tier, sub, decision, lease),
-                Err(e) => tracing::warn!(
-                    error = %e,
-                    "the shared rate limits cannot be reached; this instance decides alone"
-                ),
+                Err(e) => {
+                    shared.failed(&e, now_ms);
+                    // The server may have taken the slot before the answer
+                    // was lost: give it back rather than let it lapse.
+                    drop(InFlight {
+                        limiter: self.clone(),
+                        client_id: client_id.to_owned(),
+                        shared_slot: Some(lease),
+                    });
+                }
             }
         }
         self.admit_here(slot, client_id, tier, sub, now_ms)

@@ -56,7 +56,7 @@ impl FixedWindow {
             requests,
             window_ms,
         } = self.policy;
-        if let Some(shared) = &self.shared {
+        if let Some(shared) = self.shared.as_ref().filter(|s| s.reachable(now_ms)) {
             let window = now_ms.div_euclid(window_ms);
             match shared.hit(&ip.to_string(), window, window_ms).await {
                 Ok(count) => {
@@ -66,10 +66,7 @@ impl FixedWindow {
                         reset_ms: (window + 1) * window_ms - now_ms,
                     };
                 }
-                Err(e) => tracing::warn!(
-                    error = %e,
-                    "the shared rate limits cannot be reached; this instance counts alone"
-                ),
+                Err(e) => shared.failed(&e, now_ms),
             }
         }
         self.hit_here(ip, now_ms)

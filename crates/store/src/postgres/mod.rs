@@ -83,10 +83,16 @@ fn config(options: &PgOptions) -> Result<tokio_postgres::Config, StoreError> {
             .keepalives_interval(Duration::from_secs(1))
             .keepalives_retries(3);
     }
+    // lendhub never leaves a transaction waiting on anything but the
+    // network, and a client silent for UNANSWERED_PACKETS has given up on
+    // its connection: the server ends such a transaction then, so that the
+    // row locks of one cut off by a partition do not hold other instances
+    // up for longer.
+    let idle_in_transaction = (options.statement_timeout * 2).min(UNANSWERED_PACKETS);
     let ours = format!(
         "-c statement_timeout={} -c idle_in_transaction_session_timeout={} -c client_min_messages=warning",
         options.statement_timeout.as_millis(),
-        options.statement_timeout.as_millis() * 2,
+        idle_in_transaction.as_millis(),
     );
     let combined = match config.get_options() {
         Some(theirs) => format!("{theirs} {ours}"),
