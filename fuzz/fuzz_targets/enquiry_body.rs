@@ -1,3 +1,6 @@
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| lendhub_fuzz::enquiry_body(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| lendhub_fuzz::bound::run(
+    lendhub_fuzz::enquiry_body,
+    data
+));

@@ -1,3 +1,3 @@
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| lendhub_fuzz::json_body(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| lendhub_fuzz::bound::run(lendhub_fuzz::json_body, data));

@@ -2,19 +2,22 @@
 //! that reads bytes from outside. `cargo fuzz` runs each under libFuzzer
 //! (`fuzz_targets/`, feature `libfuzzer`); the workspace's tests replay the
 //! committed corpus through the same functions on every test run
-//! (`tests/corpus.rs`). Each function panics only when a parser breaks a
-//! promise: that is what the fuzzer reports.
+//! (`tests/corpus.rs`), both under one allocation bound ([`bound`]). Each
+//! function panics only when a parser breaks a promise: that is what the
+//! fuzzer reports.
+
+pub mod bound;
 
 use std::collections::HashMap;
 
-use axum::http::{HeaderMap, HeaderValue, header};
+use http::{HeaderMap, HeaderValue, header};
 use lendhub_domain::{enquiry, idempotency, request_signature, signature};
-use lendhub_http::{list, oauth_form, strict_json};
+use lendhub_wire::{access_token, list_query as list, mcp, oauth_form, strict_json};
 use serde_json::Value;
 
-/// The largest single allocation any target may make, whatever the input:
-/// bodies are capped before they are parsed (1 MiB at most), so a parser
-/// that asks for more than this has been made to misjudge a length.
+/// The most any target may hold at once for one input, above what was live
+/// before it: bodies are capped before they are parsed (1 MiB at most), so
+/// a parser that asks for more than this has been made to misjudge a length.
 pub const MAX_ALLOCATION: usize = 16 << 20;
 
 /// A fixed instant for the checks that read a clock.
@@ -109,8 +112,8 @@ pub fn idempotency_key(data: &[u8]) {
 /// before it looks at expiry, issuer and audience.
 pub fn partner_jwt(data: &[u8]) {
     let Some(token) = text(data) else { return };
-    if lendhub_hub::partner::tokens::access_token_key_id(token).is_ok() {
-        let _ = lendhub_hub::partner::tokens::signed_claims(token, &fuzz_key());
+    if access_token::key_id(token).is_ok() {
+        let _ = access_token::signed_claims(token, &fuzz_key());
     }
 }
 
@@ -121,7 +124,7 @@ fn fuzz_key() -> jsonwebtoken::DecodingKey {
 /// The MCP endpoints' JSON-RPC envelope: a message that parses has a
 /// method, object params and an id that is a string, a number or null.
 pub fn mcp_envelope(data: &[u8]) {
-    if let Ok(message) = lendhub_hub::mcp_protocol::parse(data) {
+    if let Ok(message) = mcp::parse(data) {
         assert!(matches!(
             message.id,
             None | Some(Value::String(_) | Value::Number(_) | Value::Null)

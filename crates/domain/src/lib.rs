@@ -27,6 +27,7 @@ pub mod loan;
 pub mod mandate;
 pub mod marketplace;
 pub mod money;
+pub mod paging;
 pub mod partner;
 pub mod payment;
 pub mod pkce;

@@ -11,15 +11,15 @@ pub mod headers;
 pub mod idempotency;
 pub mod json;
 pub mod list;
-pub mod oauth_form;
 pub mod openapi;
 pub mod problem;
 pub mod rendered;
 pub mod request_id;
 pub mod route_metrics;
-pub mod strict_json;
 pub mod test_mode;
 
 pub use edge::Edge;
+/// The parsers of outside bytes, where every surface has long found them.
+pub use lendhub_wire::{oauth_form, strict_json};
 pub use problem::{FieldIssue, Problem};
 pub use request_id::RequestId;

@@ -11,7 +11,6 @@ mod envelope;
 mod html;
 pub mod keys;
 /// The JSON-RPC envelope both MCP servers read (public for the fuzz targets).
-pub mod mcp_protocol;
 mod openapi;
 pub mod partner;
 mod pay;

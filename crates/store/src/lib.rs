@@ -12,7 +12,6 @@ mod context;
 pub mod epoch_cache;
 mod error;
 mod identity;
-pub mod paging;
 pub mod plans;
 pub mod postgres;
 mod public;
@@ -31,7 +30,7 @@ pub use context::status::*;
 pub use context::writes::*;
 pub use error::{CommitError, StoreError};
 pub use identity::*;
-pub use paging::{Page, PageQuery};
+pub use lendhub_domain::paging::{self, Page, PageQuery};
 pub use public::*;
 
 /// The whole database: every context's trait, for the one place that hands

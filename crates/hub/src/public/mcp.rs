@@ -15,12 +15,12 @@ use serde_json::{Map, Value, json};
 
 use super::catalogue;
 use super::error::PublicError;
-use crate::mcp_protocol::{ContentTypeRefused, Malformed, Message, check_content_type, parse};
 use crate::public::state::PublicState;
+use lendhub_wire::mcp::{ContentTypeRefused, Malformed, Message, check_content_type, parse};
 
 pub const SERVER_NAME: &str = "Service";
 const SERVER_VERSION: &str = "1.0.0";
-use crate::mcp_protocol::PROTOCOL_VERSION;
+use lendhub_wire::mcp::PROTOCOL_VERSION;
 /// A request body over this is refused before parsing.
 const BODY_CAP: usize = 64 * 1024;
 
@@ -189,8 +189,8 @@ pub async fn card(headers: HeaderMap) -> Response {
     .into_response()
 }
 
-/// A JSON-RPC 2.0 request (with `id`) or notification (without), as the
-/// document describes it; `crate::mcp_protocol::parse` reads it.
+// The document's shape only; `lendhub_wire::mcp::parse` reads the message.
+/// A JSON-RPC 2.0 request (with `id`) or notification (without).
 #[derive(utoipa::ToSchema)]
 #[allow(dead_code)]
 pub struct JsonRpcMessage {
@@ -299,7 +299,7 @@ fn bad_request(mut response: Response) -> Response {
 }
 
 fn initialize(params: &Map<String, Value>) -> Value {
-    let version = crate::mcp_protocol::negotiate(params);
+    let version = lendhub_wire::mcp::negotiate(params);
     json!({
         "protocolVersion": version,
         "capabilities": {"tools": {"listChanged": false}},

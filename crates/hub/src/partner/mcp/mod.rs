@@ -15,7 +15,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::{Map, Value, json};
 
-use crate::mcp_protocol::{ContentTypeRefused, Malformed, Message, check_content_type, parse};
+use lendhub_wire::mcp::{ContentTypeRefused, Malformed, Message, check_content_type, parse};
 
 use super::auth::Caller;
 use super::error::PartnerError;
@@ -23,7 +23,7 @@ use crate::partner::state::PartnerState;
 
 pub use tools::TOOLS;
 
-pub use crate::mcp_protocol::PROTOCOL_VERSION;
+pub use lendhub_wire::mcp::PROTOCOL_VERSION;
 
 fn invalid_params(field: &str, reason: &str) -> PartnerError {
     PartnerError::McpInvalidParams(vec![lendhub_http::FieldIssue::new(field, reason)])
@@ -93,7 +93,7 @@ fn refusal(malformed: Malformed) -> PartnerError {
 }
 
 fn initialize(params: &Map<String, Value>) -> Value {
-    let version = crate::mcp_protocol::negotiate(params);
+    let version = lendhub_wire::mcp::negotiate(params);
     json!({
         "protocolVersion": version,
         "capabilities": { "tools": { "listChanged": false } },

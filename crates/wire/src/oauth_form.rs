@@ -5,9 +5,9 @@
 
 use std::collections::HashMap;
 
-use axum::http::{HeaderMap, header};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use http::{HeaderMap, header};
 
 // The client-credentials token request, as the OpenAPI documents describe
 // it; the handlers read the form with `parse` and `client_credentials`. (A
@@ -131,7 +131,7 @@ pub fn client_credentials(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use axum::http::HeaderValue;
+    use http::HeaderValue;
 
     fn headers(auth: Option<&str>) -> HeaderMap {
         let mut h = HeaderMap::new();

@@ -6,7 +6,7 @@
 //! objects); what counts as malformed, and in which order it is checked, is
 //! decided here once.
 
-use axum::http::{HeaderMap, header};
+use http::{HeaderMap, header};
 use serde_json::{Map, Value};
 
 /// One JSON-RPC 2.0 request or notification.
@@ -64,8 +64,8 @@ pub fn check_content_type(headers: &HeaderMap) -> Result<(), ContentTypeRefused>
 
 /// Reads one message from a body whose content type was checked.
 pub fn parse(body: &[u8]) -> Result<Message, Malformed> {
-    let value: Value = lendhub_http::strict_json::from_slice(body)
-        .map_err(|e| Malformed::NotJson(e.to_string()))?;
+    let value: Value =
+        crate::strict_json::from_slice(body).map_err(|e| Malformed::NotJson(e.to_string()))?;
     let Value::Object(mut message) = value else {
         return Err(Malformed::NotAnObject);
     };
