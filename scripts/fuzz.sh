@@ -1,11 +1,23 @@
 #!/usr/bin/env bash
 # Parser fuzzing (issue #19): each `cargo fuzz` target in fuzz/ under
-# libFuzzer for FUZZ_SECONDS (default 60), with AddressSanitizer, then the
-# corpus minimised back into fuzz/corpus/<target>/ (commit it: the test
-# command replays it on every run, tests/corpus.rs).
+# libFuzzer. Two modes:
 #
-#   scripts/fuzz.sh                 # every target, 60 s each
-#   FUZZ_SECONDS=600 scripts/fuzz.sh json_body
+#   scripts/fuzz.sh [TARGET...]          # grow the corpus: AddressSanitizer,
+#                                        # FUZZ_SECONDS (60) each, then the
+#                                        # corpus minimised back into
+#                                        # fuzz/corpus/<target>/ (commit it)
+#   scripts/fuzz.sh --check [TARGET...]  # what the test command runs: no
+#                                        # sanitizer, FUZZ_SECONDS (30) each,
+#                                        # two targets at a time, the committed
+#                                        # corpus as read-only seeds; fails on
+#                                        # any crash, panic or over-bound
+#                                        # allocation
+#
+# Either way each input runs under lendhub_fuzz::bound (at most 16 MiB held
+# above what was live before it) and libFuzzer's 512 MiB RSS limit. --check
+# builds without AddressSanitizer because its build of the targets' crates
+# costs several times the coverage-only one; the code fuzzed is safe Rust
+# (`unsafe_code = "forbid"`), so what ASan would add is in the dependencies.
 #
 # cargo fuzz needs a nightly compiler for its -Z flags. Where only a stable
 # toolchain can be had (this machine), RUSTC_BOOTSTRAP=1 lets stable rustc
@@ -13,7 +25,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-SECONDS_EACH=${FUZZ_SECONDS:-60}
+check=false
+if [[ ${1:-} == --check ]]; then
+    check=true
+    shift
+fi
 command -v cargo-fuzz >/dev/null || cargo install --quiet --locked cargo-fuzz@0.13.1
 if ! rustc -V | grep -q nightly; then export RUSTC_BOOTSTRAP=1; fi
 
@@ -21,12 +37,43 @@ targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
     mapfile -t targets < <(sed -n 's/^name = "\(.*\)"$/\1/p' fuzz/Cargo.toml | grep -v '^lendhub-fuzz$')
 fi
+limits=(-rss_limit_mb=512 -print_final_stats=1)
 
-for target in "${targets[@]}"; do
-    echo "== $target: ${SECONDS_EACH}s"
-    # A single allocation over 16 MiB, or 512 MiB resident, is a finding
-    # (lendhub_fuzz::MAX_ALLOCATION states the bound).
-    cargo fuzz run --features libfuzzer "$target" -- \
-        -max_total_time="$SECONDS_EACH" -malloc_limit_mb=16 -rss_limit_mb=512 -print_final_stats=1
-    cargo fuzz cmin --features libfuzzer "$target" -- -malloc_limit_mb=16 -rss_limit_mb=512
-done
+if ! $check; then
+    seconds=${FUZZ_SECONDS:-60}
+    for target in "${targets[@]}"; do
+        echo "== $target: ${seconds}s"
+        cargo fuzz run --features libfuzzer "$target" -- -max_total_time="$seconds" "${limits[@]}"
+        cargo fuzz cmin --features libfuzzer "$target" -- -rss_limit_mb=512
+    done
+    exit 0
+fi
+
+seconds=${FUZZ_SECONDS:-30}
+cargo fuzz build --sanitizer none --features libfuzzer >/dev/null
+work=$(mktemp -d /tmp/lendhub-fuzz.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+
+# One target: new inputs go to a scratch directory (the committed corpus is
+# only read), a finding to fuzz/artifacts/<target>/; a failure prints the
+# end of its log.
+fuzz_one() {
+    local target=$1 log="$work/$1.log"
+    mkdir -p "$work/$target"
+    if cargo fuzz run --sanitizer none --features libfuzzer "$target" "$work/$target" "fuzz/corpus/$target" -- \
+        -max_total_time="$seconds" -rss_limit_mb=512 -print_final_stats=1 >"$log" 2>&1; then
+        local runs new
+        runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+        new=$(sed -n 's/^stat::new_units_added: *//p' "$log")
+        echo "   $target: ${runs:-?} inputs in ${seconds}s, ${new:-?} new coverage, no finding"
+    else
+        echo "   $target: FAILED (the input is under fuzz/artifacts/$target/)"
+        tail -n 60 "$log"
+        return 1
+    fi
+}
+export -f fuzz_one
+export work seconds
+
+echo "== libFuzzer: ${#targets[@]} targets, ${seconds}s each, two at a time"
+printf '%s\n' "${targets[@]}" | xargs -P 2 -I{} bash -c 'fuzz_one "$1"' _ {}

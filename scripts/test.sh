@@ -1,83 +1,114 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh machine: installs what the tests need
 # (real third-party clients in a Python virtualenv — Stripe's verifier,
-# authlib, PyJWT, the MCP SDK, aiosmtpd as a real SMTP server, Playwright, feedparser;
-# PostgreSQL, pg_auto_failover, Redis, nftables and Chromium from Debian's packages; the MCP Inspector CLI from
-# npm; jq), starts a throwaway PostgreSQL cluster on
-# loopback, then runs formatting, lints, every test on both storage
-# backends, and the README's examples as written. An unreachable database
-# fails the run; nothing is skipped.
+# authlib, PyJWT, the MCP SDK, aiosmtpd as a real SMTP server, Playwright,
+# selenium, feedparser, schemathesis; PostgreSQL, pg_auto_failover, Redis,
+# nftables, Chromium and jq from Debian's packages; the MCP Inspector CLI
+# from npm; cargo-machete, cargo-deny and cargo-fuzz from crates.io), starts
+# a throwaway PostgreSQL cluster on loopback, then runs formatting, lints,
+# every test on both storage backends, the README's examples as written,
+# schema fuzzing of every served document and a short libFuzzer run of every
+# parser. An unreachable database fails the run; nothing is skipped.
+#
+# The downloads (Debian's packages, PyPI, npm) run in the background while
+# the Rust code compiles, which needs none of them; each phase prints the
+# minutes and seconds since the start, so a slow one shows in CI's log.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+phase() { printf '== [%02d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
+
 venv=.venv
-if ! "$venv/bin/python" -c 'import stripe, openapi_spec_validator, authlib, jwt, cryptography, requests, mcp, aiosmtpd, playwright, schemathesis, feedparser' 2>/dev/null; then
-    # A Debian python3 without ensurepip needs its venv package first.
-    if ! python3 -m venv "$venv" 2>/dev/null; then
-        apt-get update -qq && apt-get install -y -qq python3-venv >/dev/null
-        python3 -m venv "$venv"
-    fi
-    "$venv/bin/pip" install --quiet --disable-pip-version-check 'stripe>=10,<20' 'openapi-spec-validator>=0.7,<1' 'authlib>=1.3,<2' 'requests>=2.31,<3' 'PyJWT[crypto]>=2.8,<3' 'mcp>=1.9,<2' \
-        'aiosmtpd>=1.4,<2' 'playwright>=1.40,<2' 'schemathesis==4.32.5' 'feedparser>=6.0,<7'
-fi
 export TEST_PYTHON="$PWD/$venv/bin/python"
+inspector=.tools/inspector
+export TEST_MCP_INSPECTOR="$PWD/$inspector/node_modules/.bin/mcp-inspector"
 # One full build from clean gains nothing from incremental state, which on its
 # own doubles the target directory.
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 
-# Browser tests drive Debian's Chromium: the support widget through
-# Playwright, the identity provider's sign-in pages through Debian's
-# chromedriver (WebDriver, via Selenium); neither a browser nor a driver is
-# downloaded. The MCP Inspector CLI comes from the npm registry, pinned, into
-# .tools/. Each is installed only when missing.
-apt_install() {
+# Debian's packages the tests drive, each only when missing, in one
+# `apt-get update` and one install:
+# - Chromium and its WebDriver: the support widget through Playwright, the
+#   identity provider's pages through selenium (no browser is downloaded);
+# - PostgreSQL and pg_auto_failover for its major version (the failover
+#   test's primary and synchronous standby);
+# - Valkey or Redis (two instances sharing one limit), nftables (the
+#   partition test's firewall), npm (the MCP Inspector), jq (the README).
+system_packages() {
+    local wanted=()
+    { command -v chromium && command -v chromedriver; } >/dev/null || wanted+=(chromium chromium-driver)
+    command -v npm >/dev/null || wanted+=(nodejs npm)
+    command -v valkey-server >/dev/null || command -v redis-server >/dev/null || wanted+=(redis-server)
+    command -v nft >/dev/null || wanted+=(nftables)
+    command -v jq >/dev/null || wanted+=(jq)
+    python3 -c 'import ensurepip' 2>/dev/null || wanted+=(python3-venv)
+    local pg_bin
+    pg_bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1 || true)
+    if [[ -z $pg_bin || ! -x $pg_bin/initdb ]] || ! command -v pg_autoctl >/dev/null; then
+        wanted+=(postgresql pg-auto-failover-cli)
+    fi
+    [[ ${#wanted[@]} -gt 0 ]] || return 0
     local sudo=""
     [[ $(id -u) -eq 0 ]] || sudo="sudo"
     $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+    if [[ " ${wanted[*]} " == *" postgresql "* ]]; then
+        local major
+        if [[ -n $pg_bin ]]; then
+            major=$(basename "$(dirname "$pg_bin")")
+        else
+            major=$(apt-cache depends postgresql | sed -n 's/.*Depends: postgresql-\([0-9][0-9]*\)$/\1/p' | head -n1)
+        fi
+        wanted+=("postgresql-$major-auto-failover")
+    fi
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${wanted[@]}" >/dev/null
 }
-if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then
-    apt_install chromium chromium-driver
-fi
-if ! "$TEST_PYTHON" -c 'import selenium' 2>/dev/null; then
-    "$venv/bin/pip" install --quiet --disable-pip-version-check 'selenium>=4.15,<5'
-fi
-command -v npm >/dev/null || apt_install nodejs npm
-# The shared rate limits' server for the test of two instances sharing one
-# limit (issue #19): Valkey where Debian has it, else Redis.
-command -v valkey-server >/dev/null || command -v redis-server >/dev/null || apt_install redis-server
-# The partition tests' firewall, in each instance's network namespace.
-command -v nft >/dev/null || apt_install nftables
-# The failover test's primary and synchronous standby (issue #19):
-# pg_auto_failover for the server's major version. The cluster script
-# installs the server itself when it is missing; this follows it.
-bash scripts/pg-cluster.sh install
-if ! command -v pg_autoctl >/dev/null; then
-    pg_major=$(basename "$(dirname "$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n1)")")
-    apt_install "postgresql-$pg_major-auto-failover" pg-auto-failover-cli
-fi
-# The README's examples keep ids in shell variables with jq.
-command -v jq >/dev/null || apt_install jq
-inspector=.tools/inspector
-if [[ ! -x $inspector/node_modules/.bin/mcp-inspector ]]; then
-    mkdir -p "$inspector"
-    echo '{"private": true}' >"$inspector/package.json"
-    npm install --prefix "$inspector" --no-audit --no-fund --loglevel=error \
-        @modelcontextprotocol/inspector@2.12.0
-fi
-export TEST_MCP_INSPECTOR="$PWD/$inspector/node_modules/.bin/mcp-inspector"
-# Finds dependencies no code uses (issue #19's supply-chain check), from
-# crates.io, pinned, when missing.
-command -v cargo-machete >/dev/null || cargo install --quiet --locked cargo-machete@0.9.2
-# Licenses, banned crates and sources against deny.toml (issue #19). An
-# unoptimised build: it installs in a third of the time and still checks
-# the whole graph in seconds.
-command -v cargo-deny >/dev/null || cargo install --quiet --locked --debug cargo-deny@0.18.9
 
+# The Python clients, in a virtualenv, and the MCP Inspector CLI, pinned,
+# into .tools/.
+client_packages() {
+    if ! "$TEST_PYTHON" -c 'import stripe, openapi_spec_validator, authlib, jwt, cryptography, requests, mcp, aiosmtpd, playwright, schemathesis, feedparser, selenium' 2>/dev/null; then
+        python3 -m venv "$venv"
+        "$venv/bin/pip" install --quiet --disable-pip-version-check 'stripe>=10,<20' 'openapi-spec-validator>=0.7,<1' 'authlib>=1.3,<2' 'requests>=2.31,<3' 'PyJWT[crypto]>=2.8,<3' 'mcp>=1.9,<2' \
+            'aiosmtpd>=1.4,<2' 'playwright>=1.40,<2' 'schemathesis==4.32.5' 'feedparser>=6.0,<7' 'selenium>=4.15,<5'
+    fi
+    if [[ ! -x $TEST_MCP_INSPECTOR ]]; then
+        mkdir -p "$inspector"
+        echo '{"private": true}' >"$inspector/package.json"
+        npm install --prefix "$inspector" --no-audit --no-fund --loglevel=error \
+            @modelcontextprotocol/inspector@2.12.0
+    fi
+}
+
+phase "installing what the tests need (in the background) while the code compiles"
+downloads_log=$(mktemp /tmp/lendhub-downloads.XXXXXX)
+(
+    set -e
+    system_packages
+    client_packages
+) >"$downloads_log" 2>&1 &
+downloads=$!
+
+# The supply-chain checks (issue #19) and the fuzzer's driver, from
+# crates.io, pinned, when missing. Unoptimised builds: they install in a
+# third of the time and do their work in seconds.
+command -v cargo-machete >/dev/null || cargo install --quiet --locked --debug cargo-machete@0.9.2
+command -v cargo-deny >/dev/null || cargo install --quiet --locked --debug cargo-deny@0.18.9
+command -v cargo-fuzz >/dev/null || cargo install --quiet --locked --debug cargo-fuzz@0.13.1
+
+phase "formatting, lints, unused and disallowed dependencies"
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --quiet -- -D warnings
 cargo machete
 cargo deny --log-level error check licenses bans sources
+phase "building the tests"
+cargo test --workspace --no-run --quiet
+
+if ! wait "$downloads"; then
+    cat "$downloads_log"
+    echo "installing what the tests need failed" >&2
+    exit 1
+fi
+rm -f "$downloads_log"
 
 # A throwaway cluster, stopped and removed however the run ends.
 pgdata=$(mktemp -d /tmp/lendhub-pg.XXXXXX)
@@ -90,22 +121,40 @@ trap cleanup EXIT
 TEST_POSTGRES_URL=$(bash scripts/pg-cluster.sh start "$pgdata" "$pgport")
 export TEST_POSTGRES_URL
 
-echo "== every test, on SQLite (multi-instance tests use the PostgreSQL cluster)"
-TEST_BACKEND=sqlite cargo test --workspace
-echo "== the storage conformance suite and the HTTP suite again, on PostgreSQL"
+# Most of the HTTP suite's time is spent waiting (servers starting, a
+# browser, timers, fsync), so it runs more tests at once than there are
+# cores. The fault tests (failover, partitions, shared limits) bound how
+# long an outage may last, so on PostgreSQL they run alone, after the rest.
+threads=4
+faults=(failover:: partitions:: shared_limits::)
+phase "every test, on SQLite (multi-instance tests use the PostgreSQL cluster)"
+TEST_BACKEND=sqlite cargo test --workspace -- --test-threads="$threads"
+phase "the storage conformance suite and the HTTP suite again, on PostgreSQL"
 # --workspace, as above, so features resolve the same and nothing rebuilds.
-TEST_BACKEND=postgres cargo test --workspace --test conformance --test api
+skip=()
+for f in "${faults[@]}"; do skip+=(--skip "$f"); done
+TEST_BACKEND=postgres cargo test --workspace --test conformance --test api -- --test-threads="$threads" "${skip[@]}"
+phase "the fault tests, one at a time, on PostgreSQL"
+for f in "${faults[@]}"; do
+    TEST_BACKEND=postgres cargo test --workspace --test api -- --test-threads=1 "$f"
+done
 # The committed OpenAPI document must be valid OpenAPI 3.1.
 "$TEST_PYTHON" -m openapi_spec_validator docs/openapi/sandbox.json
 "$TEST_PYTHON" -m openapi_spec_validator docs/openapi/partner.json
 "$TEST_PYTHON" -m openapi_spec_validator docs/openapi/public.json
 # The README, followed literally: every sh block against a fresh server of the
 # release binary the README tells newcomers to build.
-echo "== the README's examples, run as written"
+phase "the README's examples, run as written"
 cargo build --release --quiet --bin lendhub
 "$TEST_PYTHON" scripts/readme_test.py
 # Schema fuzzing (issue #19): every served OpenAPI document against a fresh
 # server of the same binary; a 5xx, an answer the document does not
 # describe, or a forbidden request taken fails the run.
-echo "== schemathesis against the sandbox, partner-ring and public-ring documents"
+phase "schemathesis against the sandbox, partner-ring and public-ring documents"
 bash scripts/schemathesis.sh target/release/lendhub
+# Parser fuzzing (issue #19): every cargo fuzz target under libFuzzer for a
+# short while, seeded with the committed corpus (the tests above replayed
+# it already); a crash, a panic or an allocation over the bound fails.
+phase "libFuzzer, every parser"
+bash scripts/fuzz.sh --check
+phase "done"
