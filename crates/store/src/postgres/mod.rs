@@ -88,11 +88,18 @@ fn config(options: &PgOptions) -> Result<tokio_postgres::Config, StoreError> {
     // its connection: the server ends such a transaction then, so that the
     // row locks of one cut off by a partition do not hold other instances
     // up for longer.
+    // The server probes its end the same way: a backend blocked on a
+    // cut-off client in the middle of a message is not "idle in
+    // transaction", and without these it would hold its locks until TCP
+    // gave up.
     let idle_in_transaction = (options.statement_timeout * 2).min(UNANSWERED_PACKETS);
     let ours = format!(
-        "-c statement_timeout={} -c idle_in_transaction_session_timeout={} -c client_min_messages=warning",
+        "-c statement_timeout={} -c idle_in_transaction_session_timeout={} -c client_min_messages=warning \
+         -c tcp_user_timeout={unanswered} -c tcp_keepalives_idle={idle_s} -c tcp_keepalives_interval=1 -c tcp_keepalives_count=3",
         options.statement_timeout.as_millis(),
         idle_in_transaction.as_millis(),
+        unanswered = UNANSWERED_PACKETS.as_millis(),
+        idle_s = UNANSWERED_PACKETS.as_secs(),
     );
     let combined = match config.get_options() {
         Some(theirs) => format!("{theirs} {ours}"),
