@@ -14,8 +14,8 @@
 #                                        # allocation
 #
 # Either way each input runs under lendhub_fuzz::bound (at most 16 MiB held
-# above what was live before it) and libFuzzer's 512 MiB RSS limit. --check
-# builds without AddressSanitizer because its build of the targets' crates
+# above what was live before it), libFuzzer's 512 MiB RSS limit and 10 s of
+# time. --check builds without AddressSanitizer because its build of the targets' crates
 # costs several times the coverage-only one; the code fuzzed is safe Rust
 # (`unsafe_code = "forbid"`), so what ASan would add is in the dependencies.
 #
@@ -37,14 +37,16 @@ targets=("$@")
 if [[ ${#targets[@]} -eq 0 ]]; then
     mapfile -t targets < <(sed -n 's/^name = "\(.*\)"$/\1/p' fuzz/Cargo.toml | grep -v '^lendhub-fuzz$')
 fi
-limits=(-rss_limit_mb=512 -print_final_stats=1)
+[[ ${#targets[@]} -gt 0 ]] || { echo "no fuzz targets found in fuzz/Cargo.toml" >&2; exit 1; }
+# An input may take 10 s at most (libFuzzer's default is 20 minutes).
+limits=(-rss_limit_mb=512 -timeout=10 -print_final_stats=1)
 
 if ! $check; then
     seconds=${FUZZ_SECONDS:-60}
     for target in "${targets[@]}"; do
         echo "== $target: ${seconds}s"
         cargo fuzz run --features libfuzzer "$target" -- -max_total_time="$seconds" "${limits[@]}"
-        cargo fuzz cmin --features libfuzzer "$target" -- -rss_limit_mb=512
+        cargo fuzz cmin --features libfuzzer "$target" -- -rss_limit_mb=512 -timeout=10
     done
     exit 0
 fi
@@ -60,8 +62,9 @@ trap 'rm -rf "$work"' EXIT
 fuzz_one() {
     local target=$1 log="$work/$1.log"
     mkdir -p "$work/$target"
+    # shellcheck disable=SC2086 # the flags are words
     if cargo fuzz run --sanitizer none --features libfuzzer "$target" "$work/$target" "fuzz/corpus/$target" -- \
-        -max_total_time="$seconds" -rss_limit_mb=512 -print_final_stats=1 >"$log" 2>&1; then
+        -max_total_time="$seconds" $limit_flags >"$log" 2>&1; then
         local runs new
         runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
         new=$(sed -n 's/^stat::new_units_added: *//p' "$log")
@@ -73,7 +76,7 @@ fuzz_one() {
     fi
 }
 export -f fuzz_one
-export work seconds
+export work seconds limit_flags="${limits[*]}"
 
 echo "== libFuzzer: ${#targets[@]} targets, ${seconds}s each, two at a time"
 printf '%s\n' "${targets[@]}" | xargs -P 2 -I{} bash -c 'fuzz_one "$1"' _ {}

@@ -8,6 +8,7 @@
 //! build has no sanitizer (docs/decisions.md).
 
 use std::alloc::System;
+use std::sync::Once;
 
 use cap::Cap;
 
@@ -18,13 +19,26 @@ static ALLOCATOR: Cap<System> = Cap::new(System, usize::MAX);
 
 /// Runs `target` on one input under the bound.
 pub fn run(target: Target, data: &[u8]) {
-    let _ = ALLOCATOR.set_limit(ALLOCATOR.allocated().saturating_add(MAX_ALLOCATION));
+    static REPORT_UNBOUND: Once = Once::new();
+    REPORT_UNBOUND.call_once(|| {
+        // A failing target's report (a backtrace) may need more than the
+        // bound, and libFuzzer's own hook aborts before anything unwinds.
+        let report = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            lift();
+            report(info);
+        }));
+    });
+    let limit = ALLOCATOR.allocated().saturating_add(MAX_ALLOCATION);
+    if ALLOCATOR.set_limit(limit).is_err() {
+        panic!("the allocation bound could not be set");
+    }
     let _lifted_after = Lift;
     target(data);
 }
 
-/// Lifts the bound: a failing target's report (a backtrace) may need more.
-pub fn lift() {
+/// Lifts the bound.
+fn lift() {
     let _ = ALLOCATOR.set_limit(usize::MAX);
 }
 

@@ -10,7 +10,6 @@ pub mod dashboard;
 mod envelope;
 mod html;
 pub mod keys;
-/// The JSON-RPC envelope both MCP servers read (public for the fuzz targets).
 mod openapi;
 pub mod partner;
 mod pay;
