@@ -82,15 +82,7 @@ async fn two_instances_spend_one_bucket_and_one_window() {
     ];
     let a = launch_with(&site, &env);
     let b = launch_with(&site, &env);
-    let created: Value = serde_json::from_str(&cli_with(
-        &site,
-        &env,
-        &[
-            "partner", "clients", "create", "--name", "acme", "--scopes", "mcp.read", "--tier",
-            "build",
-        ],
-    ))
-    .unwrap();
+    let created = build_tier_partner(&site, &env, "acme");
     let (id, secret) = (
         created["client_id"].as_str().unwrap(),
         created["client_secret"].as_str().unwrap(),
@@ -173,15 +165,7 @@ async fn two_instances_spend_one_bucket_and_one_window() {
         .await
         .unwrap();
     assert_eq!(r.status(), 200, "this instance's own window has room");
-    let other: Value = serde_json::from_str(&cli_with(
-        &site,
-        &env,
-        &[
-            "partner", "clients", "create", "--name", "other", "--scopes", "mcp.read", "--tier",
-            "build",
-        ],
-    ))
-    .unwrap();
+    let other = build_tier_partner(&site, &env, "other");
     for hub in [&a.hub, &b.hub] {
         let r = http
             .post(format!("{hub}/partner/v1/oauth/token"))
@@ -200,4 +184,18 @@ async fn two_instances_spend_one_bucket_and_one_window() {
         "the fallback took {:?}",
         asked.elapsed()
     );
+}
+
+/// A build-tier partner holding `mcp.read`, made with the CLI as an operator
+/// would: its `client_id` and `client_secret`.
+fn build_tier_partner(site: &Site, env: &[(&str, &str)], name: &str) -> Value {
+    serde_json::from_str(&cli_with(
+        site,
+        env,
+        &[
+            "partner", "clients", "create", "--name", name, "--scopes", "mcp.read", "--tier",
+            "build",
+        ],
+    ))
+    .unwrap()
 }
