@@ -454,14 +454,21 @@ async fn sso(
 }
 
 /// The sandbox's job workers: webhook delivery, woken when a commit queues
-/// deliveries, and referral reviews, woken when a clock moves.
+/// deliveries, and referral reviews, woken when a clock moves; and the task
+/// that keeps its remembered tokens in step with the store.
 fn sandbox_workers(
     core: &Core,
     sandbox: lendhub_sandbox::SandboxState,
     sender: Sender,
     mail_wake: Arc<Notify>,
     stop: &CancellationToken,
-) -> [JoinHandle<()>; 2] {
+) -> [JoinHandle<()>; 3] {
+    let tokens_sync = tokio::spawn(
+        sandbox
+            .tokens
+            .clone()
+            .run(core.store.clone(), stop.clone().cancelled_owned()),
+    );
     let outbox_wake = sandbox.outbox_wake.clone();
     let deliveries = core.worker(
         Deliveries {
@@ -488,6 +495,7 @@ fn sandbox_workers(
     [
         tokio::spawn(deliveries.run(stop.clone())),
         tokio::spawn(reviews.run(stop.clone())),
+        tokens_sync,
     ]
 }
 

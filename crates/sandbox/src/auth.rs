@@ -37,8 +37,8 @@ async fn authenticate(
     let token = bearer_token(parts).ok_or(SandboxError::Unauthenticated)?;
     let (selector, verifier_hash) = parse_access_token(token).ok_or(SandboxError::InvalidToken)?;
     let record = state
-        .sandbox
-        .token(&selector)
+        .tokens
+        .get(state.sandbox.as_ref(), &selector)
         .await?
         .ok_or(SandboxError::InvalidToken)?;
     if !verifier_matches(&verifier_hash, &record.verifier_hash) {

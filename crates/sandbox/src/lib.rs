@@ -14,6 +14,7 @@ pub mod referrals;
 mod routes;
 pub mod seed;
 mod state;
+pub mod tokens;
 mod views;
 
 pub use error::{SandboxError, render as render_problem};

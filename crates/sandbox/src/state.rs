@@ -44,6 +44,9 @@ pub struct Sandbox {
     pub(crate) idempotency: Idempotency<crate::SandboxError>,
     pub(crate) event_pages: Arc<EventPages>,
     pub(crate) clients: Arc<ClientCache>,
+    /// Tokens remembered between bearer checks (the server keeps it in
+    /// step with the store).
+    pub tokens: Arc<crate::tokens::Tokens>,
 }
 
 impl SandboxState {
@@ -72,6 +75,7 @@ impl SandboxState {
             idempotency,
             event_pages: Arc::default(),
             clients: Arc::default(),
+            tokens: Arc::default(),
         }))
     }
 }

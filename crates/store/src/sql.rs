@@ -769,6 +769,7 @@ pub mod public {
 
 /// The sandbox context's statements both backends run as written.
 pub mod sandbox {
+    pub const SANDBOX_EPOCH: &str = "SELECT n FROM sandbox_epoch WHERE id = 1";
     pub const TOKEN_WITH_CLIENT_CLOCK: &str = "SELECT t.verifier_hash, t.client_id, t.scopes, t.expires_at_ms, t.created_at_ms, coalesce(k.clock_offset_ms, 0)
          FROM sandbox_tokens t JOIN sandbox_clients c ON c.client_id = t.client_id
          LEFT JOIN test_clocks k ON k.owner = t.client_id

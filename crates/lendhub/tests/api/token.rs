@@ -1,6 +1,6 @@
 use serde_json::Value;
 
-use crate::support::{App, assert_error, reply};
+use crate::support::{App, assert_error, propagated, reply};
 
 #[tokio::test]
 async fn basic_and_body_authentication_issue_scoped_opaque_tokens() {
@@ -165,6 +165,12 @@ async fn revoked_clients_lose_their_tokens_and_cannot_get_new_ones() {
             .await
             .unwrap()
     );
+    // Revoked in the store, as the CLI does from another process: the
+    // server learns of it by polling the sandbox epoch, within its bound.
+    propagated("the revocation", || async {
+        app.get(&token, "/v1/fixtures").await.status == 401
+    })
+    .await;
     assert_error(
         &app.get(&token, "/v1/fixtures").await,
         401,

@@ -91,6 +91,11 @@ pub trait SandboxStore: Send + Sync {
     /// The token with this selector, if it exists and its client is active.
     /// The caller compares the verifier hash.
     async fn token(&self, selector: &[u8; 16]) -> Result<Option<TokenRecord>, StoreError>;
+    /// A counter that moves with every change to what [`Self::token`]
+    /// answers but a new token (a client revoked, a test clock moved),
+    /// whoever makes it: the sandbox polls it to know when to forget the
+    /// tokens it remembers.
+    async fn sandbox_epoch(&self) -> Result<i64, StoreError>;
     /// The owner's test-clock offset in milliseconds: 0 for a clock never
     /// moved. Owners are sandbox clients and the REST tier's test
     /// environments alike.

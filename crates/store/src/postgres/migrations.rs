@@ -228,6 +228,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "partner_oauth_clients",
         include_str!("../../migrations/postgres/0044_partner_oauth_clients.sql"),
     ),
+    (
+        45,
+        "sandbox_epoch",
+        include_str!("../../migrations/postgres/0045_sandbox_epoch.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

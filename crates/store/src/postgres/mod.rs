@@ -295,6 +295,16 @@ impl SandboxStore for PgStore {
         reads::token(&*self.conn().await?, selector).await
     }
 
+    async fn sandbox_epoch(&self) -> Result<i64, StoreError> {
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached(crate::sql::sandbox::SANDBOX_EPOCH)
+            .await
+            .map_err(db)?;
+        let row = c.query_one(&statement, &[]).await.map_err(db)?;
+        row.try_get(0).map_err(db)
+    }
+
     async fn clock_offset(&self, owner: &Tenant) -> Result<i64, StoreError> {
         reads::clock_offset(&*self.conn().await?, owner).await
     }

@@ -227,6 +227,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "partner_oauth_clients",
         include_str!("../../migrations/sqlite/0044_partner_oauth_clients.sql"),
     ),
+    (
+        45,
+        "sandbox_epoch",
+        include_str!("../../migrations/sqlite/0045_sandbox_epoch.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -247,6 +247,13 @@ impl SandboxStore for SqliteStore {
         self.read(|c| reads::token(c, selector))
     }
 
+    async fn sandbox_epoch(&self) -> Result<i64, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(crate::sql::sandbox::SANDBOX_EPOCH))?
+                .query_row([], |r| r.get(0))
+        })
+    }
+
     async fn clock_offset(&self, owner: &Tenant) -> Result<i64, StoreError> {
         self.read(|c| reads::clock_offset(c, owner))
     }

@@ -382,3 +382,51 @@ async fn any_owner_has_a_test_clock_that_moves_only_from_where_it_was() {
         "each owner has its own"
     );
 }
+
+/// What a bearer check reads with a token (its client's status, the
+/// client's clock) moves the epoch instances poll to forget remembered
+/// tokens; a new token, which no instance can have remembered, does not.
+#[tokio::test]
+async fn the_sandbox_epoch_moves_with_revocations_and_clocks_not_with_new_tokens() {
+    let (store, _db) = store().await;
+    store.insert_client(active_client()).await.unwrap();
+    let start = store.sandbox_epoch().await.unwrap();
+    store
+        .commit(set(
+            vec![Write::Sandbox(SandboxWrite::InsertToken(token(
+                1,
+                i64::MAX,
+            )))],
+            None,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(store.sandbox_epoch().await.unwrap(), start, "a new token");
+
+    store.commit(set_clock(OWNER, 0, 60_000)).await.unwrap();
+    let moved = store.sandbox_epoch().await.unwrap();
+    assert!(moved > start, "a clock's first move");
+    store
+        .commit(set_clock(OWNER, 60_000, 120_000))
+        .await
+        .unwrap();
+    let again = store.sandbox_epoch().await.unwrap();
+    assert!(again > moved, "a clock's later move");
+
+    store
+        .commit(set(
+            vec![Write::Sandbox(SandboxWrite::ResetOwner {
+                owner: tenant(OWNER),
+                keep_key: None,
+            })],
+            None,
+        ))
+        .await
+        .unwrap();
+    let reset = store.sandbox_epoch().await.unwrap();
+    assert!(reset > again, "a reset puts the clock back");
+    assert_eq!(store.clock_offset(&tenant(OWNER)).await.unwrap(), 0);
+
+    assert!(store.revoke_client(OWNER, 1).await.unwrap());
+    assert!(store.sandbox_epoch().await.unwrap() > reset, "a revocation");
+}

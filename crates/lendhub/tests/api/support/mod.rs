@@ -306,8 +306,9 @@ pub async fn eventually<F: FnMut() -> bool>(what: &str, mut check: F) {
 }
 
 /// Polls `check` until it holds, within the bound on how late an instance
-/// may see a partner change made elsewhere (the directory's sync interval,
-/// with room for a loaded machine).
+/// may see a change made elsewhere to what it remembers (the partner
+/// directory's sync interval, which the sandbox's tokens and the identity
+/// provider's grants share, with room for a loaded machine).
 pub async fn propagated<F, Fut>(what: &str, mut check: F)
 where
     F: FnMut() -> Fut,

@@ -1,0 +1,82 @@
+//! Access tokens remembered after their first bearer check, so a warm
+//! request reads only the resource it asks for: the token's read was one of
+//! two SQLite read transactions on every authenticated request, each taking
+//! and releasing the WAL index's shared lock.
+//!
+//! A token row never changes; what a check reads with it can: its client's
+//! status and the client's test clock. The store's `sandbox_epoch`, moved by
+//! database triggers on both, is polled every [`SYNC_INTERVAL`], and
+//! everything is forgotten when it moves or cannot be read. A clock moved
+//! or reset by this instance is forgotten at once, so a change is seen at
+//! once where it was made and within one interval on other instances and
+//! after a CLI revocation. Expiry is checked on every request against the
+//! clock, as before.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use lendhub_store::epoch_cache::EpochCache;
+use lendhub_store::{SandboxStore, StoreError, TokenRecord};
+
+pub const SYNC_INTERVAL: Duration = Duration::from_millis(100);
+/// About 2 MB of tokens at most; the memory starts again past it.
+const CAPACITY: usize = 10_000;
+
+pub struct Tokens(EpochCache<[u8; 16], Arc<TokenRecord>>);
+
+impl Default for Tokens {
+    fn default() -> Self {
+        Self(EpochCache::new(CAPACITY))
+    }
+}
+
+impl Tokens {
+    /// The token with this selector, if it exists and its client is active.
+    /// Unknown selectors are not remembered: they cost nothing to make up.
+    pub async fn get(
+        &self,
+        store: &dyn SandboxStore,
+        selector: &[u8; 16],
+    ) -> Result<Option<Arc<TokenRecord>>, StoreError> {
+        let ticket = match self.0.get(selector) {
+            Ok(token) => return Ok(Some(token)),
+            Err(ticket) => ticket,
+        };
+        let token = store.token(selector).await?.map(Arc::new);
+        if let Some(t) = &token {
+            self.0.put(ticket, *selector, t.clone());
+        }
+        Ok(token)
+    }
+
+    /// After this instance moved or reset a test clock.
+    pub fn forget(&self) {
+        self.0.forget();
+    }
+
+    /// Polls the epoch every [`SYNC_INTERVAL`] until `stop` resolves.
+    pub async fn run(
+        self: Arc<Self>,
+        store: Arc<dyn SandboxStore>,
+        stop: impl Future<Output = ()>,
+    ) {
+        let mut tick = tokio::time::interval(SYNC_INTERVAL);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        tokio::pin!(stop);
+        loop {
+            tokio::select! {
+                _ = tick.tick() => {
+                    let epoch = match store.sandbox_epoch().await {
+                        Ok(e) => Some(e),
+                        Err(e) => {
+                            tracing::debug!(error = %e, "cannot read the sandbox epoch; bearer checks read the store");
+                            None
+                        }
+                    };
+                    self.0.observe(epoch);
+                }
+                () = &mut stop => return,
+            }
+        }
+    }
+}
