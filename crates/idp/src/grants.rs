@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use lendhub_domain::credentials::{parse_access_token, verifier_matches};
-use lendhub_store::epoch_cache::EpochCache;
+use lendhub_store::epoch_cache::{self, EpochCache};
 use lendhub_store::{AccessGrant, IdentityStore, StoreError};
 
 pub const SYNC_INTERVAL: Duration = Duration::from_millis(100);
@@ -92,17 +92,9 @@ impl Grants {
         store: Arc<dyn IdentityStore>,
         stop: impl Future<Output = ()>,
     ) {
-        let mut tick = tokio::time::interval(SYNC_INTERVAL);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        tokio::pin!(stop);
-        loop {
-            tokio::select! {
-                _ = tick.tick() => {
-                    let epoch = store.sso_epoch().await.ok();
-                    self.0.observe(epoch);
-                }
-                () = &mut stop => return,
-            }
-        }
+        let observe = |epoch| {
+            self.0.observe(epoch);
+        };
+        epoch_cache::poll(SYNC_INTERVAL, "sso", || store.sso_epoch(), observe, stop).await;
     }
 }

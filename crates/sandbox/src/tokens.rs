@@ -15,7 +15,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use lendhub_store::epoch_cache::EpochCache;
+use lendhub_store::epoch_cache::{self, EpochCache};
 use lendhub_store::{SandboxStore, StoreError, TokenRecord};
 
 pub const SYNC_INTERVAL: Duration = Duration::from_millis(100);
@@ -60,23 +60,16 @@ impl Tokens {
         store: Arc<dyn SandboxStore>,
         stop: impl Future<Output = ()>,
     ) {
-        let mut tick = tokio::time::interval(SYNC_INTERVAL);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        tokio::pin!(stop);
-        loop {
-            tokio::select! {
-                _ = tick.tick() => {
-                    let epoch = match store.sandbox_epoch().await {
-                        Ok(e) => Some(e),
-                        Err(e) => {
-                            tracing::debug!(error = %e, "cannot read the sandbox epoch; bearer checks read the store");
-                            None
-                        }
-                    };
-                    self.0.observe(epoch);
-                }
-                () = &mut stop => return,
-            }
-        }
+        let observe = |epoch| {
+            self.0.observe(epoch);
+        };
+        epoch_cache::poll(
+            SYNC_INTERVAL,
+            "sandbox",
+            || store.sandbox_epoch(),
+            observe,
+            stop,
+        )
+        .await;
     }
 }

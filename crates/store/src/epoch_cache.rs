@@ -9,6 +9,7 @@
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::hash::Hash;
+use std::time::Duration;
 
 use parking_lot::Mutex;
 
@@ -88,6 +89,37 @@ impl<K: Eq + Hash, V: Clone> EpochCache<K, V> {
         inner.generation += 1;
         inner.map.clear();
         true
+    }
+}
+
+/// Reads the epoch every `interval` and hands each reading to `observe`
+/// (`None` when it could not be read, which `what` names in the debug log),
+/// until `stop` resolves: the loop every holder of an [`EpochCache`] runs.
+pub async fn poll<R, Fut, E>(
+    interval: Duration,
+    what: &'static str,
+    read: R,
+    observe: impl Fn(Option<i64>),
+    stop: impl Future<Output = ()>,
+) where
+    R: Fn() -> Fut,
+    Fut: Future<Output = Result<i64, E>>,
+    E: std::fmt::Display,
+{
+    let mut tick = tokio::time::interval(interval);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tokio::pin!(stop);
+    loop {
+        tokio::select! {
+            _ = tick.tick() => match read().await {
+                Ok(epoch) => observe(Some(epoch)),
+                Err(e) => {
+                    tracing::debug!(error = %e, epoch = what, "cannot read the epoch; lookups read the store");
+                    observe(None);
+                }
+            },
+            () = &mut stop => return,
+        }
     }
 }
 

@@ -16,7 +16,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use lendhub_store::epoch_cache::EpochCache;
+use lendhub_store::epoch_cache::{self, EpochCache};
 use lendhub_store::{ApiKeyRecord, PartnerClientRecord, PartnerStore, StoreError};
 
 /// How stale another instance's or the CLI's change can look here: the
@@ -136,15 +136,9 @@ impl Directory {
         self.revoked.forget();
     }
 
-    /// Agrees with the store's epoch, forgetting everything if it moved.
-    pub async fn sync(&self, store: &dyn PartnerStore) {
-        let epoch = match store.partner_epoch().await {
-            Ok(e) => Some(e),
-            Err(e) => {
-                tracing::debug!(error = %e, "cannot read the partner epoch; partner lookups read the store");
-                None
-            }
-        };
+    /// Agrees with an epoch just read (`None`: unreadable), forgetting
+    /// everything if it moved.
+    fn observe(&self, epoch: Option<i64>) {
         self.clients.observe(epoch);
         self.api_keys.observe(epoch);
         self.revoked.observe(epoch);
@@ -156,14 +150,13 @@ impl Directory {
         store: Arc<dyn PartnerStore>,
         stop: impl Future<Output = ()>,
     ) {
-        let mut tick = tokio::time::interval(SYNC_INTERVAL);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        tokio::pin!(stop);
-        loop {
-            tokio::select! {
-                _ = tick.tick() => self.sync(store.as_ref()).await,
-                () = &mut stop => return,
-            }
-        }
+        epoch_cache::poll(
+            SYNC_INTERVAL,
+            "partner",
+            || store.partner_epoch(),
+            |epoch| self.observe(epoch),
+            stop,
+        )
+        .await;
     }
 }
