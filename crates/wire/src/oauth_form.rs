@@ -94,14 +94,21 @@ pub fn basic(headers: &HeaderMap) -> Result<Option<(String, String)>, FormError>
     let decoded = STANDARD.decode(encoded.trim()).map_err(|_| bad())?;
     let decoded = String::from_utf8(decoded).map_err(|_| bad())?;
     let (id, secret) = decoded.split_once(':').ok_or_else(bad)?;
-    // RFC 6749 §2.3.1: both parts are form-urlencoded before encoding.
-    let unescape = |s: &str| {
-        form_urlencoded::parse(format!("x={s}").as_bytes())
-            .next()
-            .map(|(_, v)| v.into_owned())
-            .unwrap_or_default()
-    };
     Ok(Some((unescape(id), unescape(secret))))
+}
+
+/// RFC 6749 §2.3.1: both parts of HTTP Basic credentials are
+/// form-urlencoded before encoding. Most carry nothing escaped, and are
+/// taken as they are; the rest are decoded as a form value (which ends at
+/// an `&`).
+fn unescape(s: &str) -> String {
+    if !s.contains(['%', '+', '&']) {
+        return s.to_owned();
+    }
+    form_urlencoded::parse(format!("x={s}").as_bytes())
+        .next()
+        .map(|(_, v)| v.into_owned())
+        .unwrap_or_default()
 }
 
 /// The client's credentials from HTTP Basic or from the form's `client_id`
@@ -146,6 +153,14 @@ mod tests {
             );
         }
         h
+    }
+
+    #[test]
+    fn basic_credentials_are_form_decoded_when_escaped_and_taken_as_they_are_otherwise() {
+        assert_eq!(unescape("pk_test_01ABC"), "pk_test_01ABC");
+        assert_eq!(unescape("a%3Ab+c"), "a:b c");
+        assert_eq!(unescape("a&b"), "a", "a form value ends at &");
+        assert_eq!(unescape(""), "");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use lendhub_domain::credentials::Environment;
-use lendhub_domain::partner::ACCESS_TOKEN_TTL_SECONDS;
+use lendhub_domain::partner::{ACCESS_TOKEN_TTL_SECONDS, AccessClaims};
 use lendhub_domain::scope::{PartnerScopes, Scope};
 use lendhub_http::oauth_form::{self, ClientCredentials};
 use lendhub_store::{PartnerClientRecord, RevokedToken};
@@ -242,19 +242,41 @@ pub async fn introspect(
     if tokens::within_lifetime(&state, &c).is_err() {
         return Ok(inactive());
     }
-    Ok(no_store(Json(json!({
-        "active": true,
-        "scope": c.scope,
-        "client_id": c.client_id,
-        "sub": c.sub,
-        "token_type": "Bearer",
-        "exp": c.exp,
-        "iat": c.iat,
-        "nbf": c.nbf,
-        "iss": c.iss,
-        "aud": c.aud,
-        "jti": c.jti,
-    }))))
+    Ok(no_store(Json(Active::new(&c))))
+}
+
+/// RFC 7662 §2.2: an active token's answer, its members in this order.
+#[derive(Serialize)]
+struct Active<'a> {
+    active: bool,
+    scope: &'a str,
+    client_id: &'a str,
+    sub: &'a str,
+    token_type: &'static str,
+    exp: i64,
+    iat: i64,
+    nbf: i64,
+    iss: &'a str,
+    aud: &'a str,
+    jti: &'a str,
+}
+
+impl<'a> Active<'a> {
+    fn new(c: &'a AccessClaims) -> Self {
+        Self {
+            active: true,
+            scope: &c.scope,
+            client_id: &c.client_id,
+            sub: &c.sub,
+            token_type: "Bearer",
+            exp: c.exp,
+            iat: c.iat,
+            nbf: c.nbf,
+            iss: &c.iss,
+            aud: &c.aud,
+            jti: &c.jti,
+        }
+    }
 }
 
 /// Revoke an access token (RFC 7009). Answers 200 whatever the token was;
