@@ -20,11 +20,20 @@
 //! Replies go out only after `COMMIT` returns: an acknowledged write is
 //! durable. Up to `IN_FLIGHT` batches run at once on separate connections,
 //! so the next batch forms while one waits for its flush.
+//!
+//! A batch holds row locks from its checks to its commit, and other
+//! instances' batches queue behind them. Over a slow or lossy link those few
+//! round trips can stretch to many seconds of TCP retransmissions, so a
+//! batch not done within its deadline is abandoned: its transaction is
+//! rolled back (the rollback is sent after whatever the batch had sent), its
+//! callers are answered 503, and they retry with the same Idempotency-Key,
+//! which replays the batch's outcome if its `COMMIT` did get through.
 
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::Poll;
+use std::time::Duration;
 
 use deadpool_postgres::{Pool, Transaction};
 use futures_util::future::{MaybeDone, maybe_done};
@@ -60,9 +69,11 @@ fn stopped() -> StoreError {
 }
 
 impl Batcher {
-    pub fn start(pool: Pool) -> Self {
+    /// `deadline`: how long one batch may take, from taking a connection to
+    /// its commit's answer.
+    pub fn start(pool: Pool, deadline: Duration) -> Self {
         let (tx, rx) = mpsc::channel(QUEUE);
-        tokio::spawn(run(pool, rx));
+        tokio::spawn(run(pool, rx, deadline));
         Self { tx }
     }
 
@@ -84,7 +95,7 @@ impl Batcher {
     }
 }
 
-async fn run(pool: Pool, mut rx: mpsc::Receiver<Msg>) {
+async fn run(pool: Pool, mut rx: mpsc::Receiver<Msg>, deadline: Duration) {
     let slots = Arc::new(Semaphore::new(IN_FLIGHT));
     loop {
         let Ok(slot) = slots.clone().acquire_owned().await else {
@@ -113,7 +124,7 @@ async fn run(pool: Pool, mut rx: mpsc::Receiver<Msg>) {
         } else {
             let pool = pool.clone();
             tokio::spawn(async move {
-                commit_batch(&pool, jobs).await;
+                commit_batch(&pool, jobs, deadline).await;
                 drop(slot);
             });
         }
@@ -125,14 +136,23 @@ async fn run(pool: Pool, mut rx: mpsc::Receiver<Msg>) {
     }
 }
 
-async fn commit_batch(pool: &Pool, jobs: Vec<Job>) {
+async fn commit_batch(pool: &Pool, jobs: Vec<Job>, deadline: Duration) {
     let sets: Vec<&WriteSet> = jobs.iter().map(|j| &j.set).collect();
-    let outcomes = match pool.get().await {
-        Ok(mut client) => match client.transaction().await {
-            Ok(tx) => run_batch(tx, &sets).await,
-            Err(e) => Err(errors::db(e)),
-        },
-        Err(e) => Err(errors::pool(e)),
+    let attempt = async {
+        match pool.get().await {
+            Ok(mut client) => match client.transaction().await {
+                Ok(tx) => run_batch(tx, &sets).await,
+                Err(e) => Err(errors::db(e)),
+            },
+            Err(e) => Err(errors::pool(e)),
+        }
+    };
+    // Dropping the attempt drops its transaction, which sends ROLLBACK.
+    let outcomes = match tokio::time::timeout(deadline, attempt).await {
+        Ok(outcomes) => outcomes,
+        Err(_) => Err(StoreError::Unavailable(format!(
+            "a group commit took longer than {deadline:?} and was abandoned"
+        ))),
     };
     match outcomes {
         Ok(outcomes) => {

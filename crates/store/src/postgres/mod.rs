@@ -49,6 +49,13 @@ pub struct PgOptions {
 /// up (`TCP_USER_TIMEOUT`), unless the URL says otherwise.
 const UNANSWERED_PACKETS: Duration = Duration::from_secs(5);
 
+/// How long the server lets a transaction wait on its client, and how long
+/// a group commit may take before lendhub abandons it: the same bound, from
+/// either end.
+fn idle_in_transaction(options: &PgOptions) -> Duration {
+    (options.statement_timeout * 2).min(UNANSWERED_PACKETS)
+}
+
 pub struct PgStore {
     pool: Pool,
     batcher: batch::Batcher,
@@ -92,7 +99,7 @@ fn config(options: &PgOptions) -> Result<tokio_postgres::Config, StoreError> {
     // cut-off client in the middle of a message is not "idle in
     // transaction", and without these it would hold its locks until TCP
     // gave up.
-    let idle_in_transaction = (options.statement_timeout * 2).min(UNANSWERED_PACKETS);
+    let idle_in_transaction = idle_in_transaction(options);
     let ours = format!(
         "-c statement_timeout={} -c idle_in_transaction_session_timeout={} -c client_min_messages=warning \
          -c tcp_user_timeout={unanswered} -c tcp_keepalives_idle={idle_s} -c tcp_keepalives_interval=1 -c tcp_keepalives_count=3",
@@ -153,7 +160,7 @@ impl PgStore {
             .build()
             .map_err(|e| StoreError::Internal(format!("building the connection pool: {e}")))?;
         Ok(Self {
-            batcher: batch::Batcher::start(pool.clone()),
+            batcher: batch::Batcher::start(pool.clone(), idle_in_transaction(options)),
             pool,
         })
     }
