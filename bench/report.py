@@ -120,17 +120,26 @@ def main():
     # How far the reference moved between the first and the last thing the
     # run measured: a machine shared with others can move it a lot.
     drift = abs(base_end - base) / base if base and base_end else None
+    # Each scenario's reference: the bare server measured just before it
+    # (run.sh), or the first measurement for a run made without one.
+    for name, run in runs.items():
+        if run and name != "bare":
+            run["_bare"] = load(f"bare-before-{name}").get("throughput_rps") or base
+    paired = all(load(f"bare-before-{n}") for n in runs if n != "bare" and runs[n])
+
+    def bare_of(run):
+        return run.get("_bare", base) if run else 0.0
 
     def ratio(run):
-        if not run or not base:
+        if not run or not bare_of(run):
             return "—"
-        return f"{run['throughput_rps'] / base:.2f}"
+        return f"{run['throughput_rps'] / bare_of(run):.2f}"
 
     def rps_at_least(run, target):
         return bool(run) and run["throughput_rps"] >= target
 
     def ratio_at_least(run, r):
-        return bool(run) and base > 0 and run["throughput_rps"] >= r * base
+        return bool(run) and bare_of(run) > 0 and run["throughput_rps"] >= r * bare_of(run)
 
     def read_ok(run):
         return ratio_at_least(run, READ_RATIO)
@@ -214,8 +223,13 @@ def main():
     out.append(
         "- Reference: `target/release/lendhub-bare` (`bench/src/bin/lendhub-bare.rs`), a bare axum "
         "server with lendhub's runtime settings and allocator answering every GET with a fixed "
-        "small JSON body and no middleware, measured first in the same run by the same load "
-        "generator; every ratio below is to it"
+        "small JSON body and no middleware, measured by the same load generator first in the "
+        + (
+            f"same run and again for {ENV.get('PAIR_DURATION', '3')} s just before each scenario; "
+            "each scenario's ratio is to the measurement just before it (shown beside it)"
+            if paired
+            else "same run; every ratio below is to it"
+        )
     )
     out.append(
         f"- Disk: **{fsyncs:,.0f} fsyncs/s** in the data directory's file system (4 KiB write + "
@@ -226,6 +240,11 @@ def main():
         steadiness = (
             "steady enough for the ratios to be read"
             if drift <= DRIFT_LIMIT
+            else (
+                f"more than {DRIFT_LIMIT:.0%}: the machine's speed moved during the run, which "
+                "is why each ratio is to the bare server measured just before its scenario"
+            )
+            if paired
             else f"**more than {DRIFT_LIMIT:.0%}: the machine was not steady, so this run's ratios "
             "are not to be relied on; run it again**"
         )
@@ -269,14 +288,18 @@ def main():
     )
     out.append("")
     out.append("## Results\n")
-    out.append("| scenario | connections | rps | p50 | p99 | ratio to bare | target | met? |")
-    out.append("|---|---:|---:|---:|---:|---:|---|---|")
+    out.append(
+        "| scenario | connections | rps | p50 | p99 | bare just before (rps) | ratio to bare "
+        "| target | met? |"
+    )
+    out.append("|---|---:|---:|---:|---:|---:|---:|---|---|")
     for label, run, target, passed in rows:
         met = "—" if passed is None else verdict(run, passed)
         conns = run.get("connections", ENV["CONNECTIONS"]) if run else ENV["CONNECTIONS"]
+        reference = f"{bare_of(run):,.0f}" if run else "—"
         out.append(
             f"| {label} | {conns} | {fmt_rps(run)} | {fmt_ms(run, 'p50_ms')} | "
-            f"{fmt_ms(run, 'p99_ms')} | {ratio(run)} | {target} | {met} |"
+            f"{fmt_ms(run, 'p99_ms')} | {reference} | {ratio(run)} | {target} | {met} |"
         )
     out.append("")
     if fsyncs and create:

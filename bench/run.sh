@@ -6,6 +6,7 @@
 #
 # Other knobs (defaults in brackets): BENCH_CONNECTIONS [64], BENCH_OPEN_RATE
 # [1000], BENCH_WARMUP [1], BENCH_SEED_APPS [200], BENCH_THREADS [all CPUs],
+# BENCH_PAIR_DURATION [3] (the bare server just before each scenario),
 # BENCH_OUT [docs/benchmarks.md]. For testing this script only:
 # BENCH_SKIP_BUILD=1 and LENDHUB_BIN=/path/to/a/lendhub.
 set -euo pipefail
@@ -14,6 +15,8 @@ shopt -s inherit_errexit
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 ROOT=$(pwd)
 DURATION=${BENCH_DURATION:-10}
+# Seconds of the bare server measured just before each scenario.
+PAIR_DURATION=${BENCH_PAIR_DURATION:-3}
 CONNECTIONS=${BENCH_CONNECTIONS:-64}
 OPEN_RATE=${BENCH_OPEN_RATE:-1000}
 WARMUP=${BENCH_WARMUP:-1}
@@ -37,7 +40,7 @@ BASE=http://$ADDR
 
 # The command as invoked, with any overrides, for the report.
 COMMAND="bench/run.sh"
-for var in BENCH_OPEN_RATE BENCH_CONNECTIONS BENCH_WARMUP BENCH_SEED_APPS BENCH_THREADS BENCH_DURATION; do
+for var in BENCH_OPEN_RATE BENCH_CONNECTIONS BENCH_WARMUP BENCH_SEED_APPS BENCH_THREADS BENCH_DURATION BENCH_PAIR_DURATION; do
     if [[ -n ${!var:-} ]]; then COMMAND="$var=${!var} $COMMAND"; fi
 done
 
@@ -121,14 +124,20 @@ new_token() {
     json_field access_token <<<"$body"
 }
 
-# run_load NAME lendhub-bench-args...  — one measured run; its JSON goes to $RESULTS/NAME.json.
+# run_load NAME lendhub-bench-args...  — one measured run; its JSON goes to
+# $RESULTS/NAME.json. Unless it measures the bare server itself, the bare
+# server is measured just before it (bare-before-NAME, PAIR_DURATION s), and
+# the report reads its ratio against that: a shared machine's speed drifts by
+# tens of percent over a run, and a reference taken seconds earlier drifts
+# with it. RUN_DURATION overrides DURATION for one call.
 run_load() {
     local name=$1
     shift
-    local threads=()
+    if [[ $name != bare* ]]; then measure_bare "bare-before-$name" "$PAIR_DURATION"; fi
+    local threads=() duration=${RUN_DURATION:-$DURATION}
     if [[ -n ${BENCH_THREADS:-} ]]; then threads=(--threads "$BENCH_THREADS"); fi
-    log "running $name for ${DURATION}s"
-    if ! "$BENCH" --url "$BASE" --duration "$DURATION" --warmup "$WARMUP" "${threads[@]}" "$@" \
+    log "running $name for ${duration}s"
+    if ! "$BENCH" --url "$BASE" --duration "$duration" --warmup "$WARMUP" "${threads[@]}" "$@" \
         >"$RESULTS/$name.json"; then
         log "warning: $name failed"
         echo '{}' >"$RESULTS/$name.json"
@@ -143,7 +152,7 @@ run_load() {
 log "measuring the disk's fsync rate in $DATA"
 "$FSYNC" "$DATA" 3 >"$RESULTS/fsync.json" || echo '{}' >"$RESULTS/fsync.json"
 cat "$RESULTS/fsync.json" >&2
-# measure_bare NAME — the bare server alone, under the scenario's load.
+# measure_bare NAME [SECONDS] — the bare server alone, under the scenario's load.
 measure_bare() {
     "$BARE" "$BARE_ADDR" >"$WORK/bare.log" 2>&1 &
     BARE_PID=$!
@@ -153,7 +162,7 @@ measure_bare() {
     done
     local saved=$BASE
     BASE=http://$BARE_ADDR
-    run_load "$1" --scenario baseline --connections "$CONNECTIONS"
+    RUN_DURATION=${2:-$DURATION} run_load "$1" --scenario baseline --connections "$CONNECTIONS"
     BASE=$saved
     kill "$BARE_PID" 2>/dev/null || true
     wait "$BARE_PID" 2>/dev/null || true
@@ -368,7 +377,7 @@ measure_bare bare-end
 
 # --- report -------------------------------------------------------------------
 mkdir -p "$(dirname "$OUT")"
-export RESULTS OUT COMMAND DURATION CONNECTIONS OPEN_RATE WARMUP SEED_APPS IDLE_RSS_KB SHUTDOWN DELIVERIES
+export RESULTS OUT COMMAND DURATION PAIR_DURATION CONNECTIONS OPEN_RATE WARMUP SEED_APPS IDLE_RSS_KB SHUTDOWN DELIVERIES
 export BENCH_THREADS=${BENCH_THREADS:-}
 python3 "$ROOT/bench/report.py"
 log "wrote $OUT"
