@@ -4,6 +4,7 @@
 //! header and the idempotent-write runner.
 
 pub mod access_log;
+pub mod around;
 pub mod client_ip;
 pub mod edge;
 pub mod event_pages;

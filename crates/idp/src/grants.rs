@@ -37,22 +37,17 @@ impl Default for Grants {
 }
 
 impl Grants {
-    /// The grant of the access token with this selector, if any. Unknown
-    /// selectors are not remembered: they cost nothing to make up.
+    /// The grant of the access token with this selector, if any.
     pub async fn get(
         &self,
         store: &dyn IdentityStore,
         selector: &[u8],
     ) -> Result<Option<Arc<AccessGrant>>, StoreError> {
-        let ticket = match self.0.get(selector) {
-            Ok(grant) => return Ok(Some(grant)),
-            Err(ticket) => ticket,
-        };
-        let grant = store.sso_access(selector).await?.map(Arc::new);
-        if let Some(g) = &grant {
-            self.0.put(ticket, selector.to_vec(), g.clone());
-        }
-        Ok(grant)
+        self.0
+            .get_or_read(selector, || async {
+                Ok(store.sso_access(selector).await?.map(Arc::new))
+            })
+            .await
     }
 
     /// The live grant a presented access token proves: its verifier

@@ -32,21 +32,16 @@ impl Default for Tokens {
 
 impl Tokens {
     /// The token with this selector, if it exists and its client is active.
-    /// Unknown selectors are not remembered: they cost nothing to make up.
     pub async fn get(
         &self,
         store: &dyn SandboxStore,
         selector: &[u8; 16],
     ) -> Result<Option<Arc<TokenRecord>>, StoreError> {
-        let ticket = match self.0.get(selector) {
-            Ok(token) => return Ok(Some(token)),
-            Err(ticket) => ticket,
-        };
-        let token = store.token(selector).await?.map(Arc::new);
-        if let Some(t) = &token {
-            self.0.put(ticket, *selector, t.clone());
-        }
-        Ok(token)
+        self.0
+            .get_or_read(selector, || async {
+                Ok(store.token(selector).await?.map(Arc::new))
+            })
+            .await
     }
 
     /// After this instance moved or reset a test clock.

@@ -59,6 +59,30 @@ impl<K: Eq + Hash, V: Clone> EpochCache<K, V> {
         }
     }
 
+    /// The remembered value for `key`, or what `read` finds, remembered if
+    /// it exists: absent keys are not remembered, since they cost nothing
+    /// to make up.
+    pub async fn get_or_read<Q, E, Fut>(
+        &self,
+        key: &Q,
+        read: impl FnOnce() -> Fut,
+    ) -> Result<Option<V>, E>
+    where
+        K: Borrow<Q>,
+        Q: Hash + Eq + ToOwned<Owned = K> + ?Sized,
+        Fut: Future<Output = Result<Option<V>, E>>,
+    {
+        let ticket = match self.get(key) {
+            Ok(value) => return Ok(Some(value)),
+            Err(ticket) => ticket,
+        };
+        let value = read().await?;
+        if let Some(v) = &value {
+            self.put(ticket, key.to_owned(), v.clone());
+        }
+        Ok(value)
+    }
+
     /// Remembers `value` if nothing changed since `ticket` was taken.
     pub fn put(&self, ticket: Ticket, key: K, value: V) {
         let mut inner = self.inner.lock();
@@ -155,6 +179,24 @@ mod tests {
         assert_eq!(cache.get("a"), Ok(2));
         cache.observe(None);
         assert!(cache.get("a").is_err());
+    }
+
+    #[tokio::test]
+    async fn get_or_read_remembers_what_exists_and_reads_again_for_what_does_not() {
+        let cache: EpochCache<String, u32> = EpochCache::new(10);
+        cache.observe(Some(1));
+        let reads = std::cell::Cell::new(0);
+        let read = |answer: Option<u32>| {
+            reads.set(reads.get() + 1);
+            async move { Ok::<_, ()>(answer) }
+        };
+        assert_eq!(cache.get_or_read("a", || read(Some(5))).await, Ok(Some(5)));
+        assert_eq!(cache.get_or_read("a", || read(Some(6))).await, Ok(Some(5)));
+        assert_eq!(reads.get(), 1, "the second lookup was answered from memory");
+        assert_eq!(cache.get_or_read("b", || read(None)).await, Ok(None));
+        assert_eq!(cache.get_or_read("b", || read(Some(7))).await, Ok(Some(7)));
+        assert_eq!(reads.get(), 3, "an absent key was read again");
+        assert_eq!(cache.get_or_read("c", || async { Err(()) }).await, Err(()));
     }
 
     #[test]

@@ -97,18 +97,14 @@ impl Directory {
         store: &dyn PartnerStore,
         client_id: &str,
     ) -> Result<Option<Arc<PartnerClientRecord>>, StoreError> {
-        let ticket = match self.clients.get(client_id) {
-            Ok(client) => return Ok(Some(client)),
-            Err(ticket) => ticket,
-        };
-        let client = match store.partner_client(client_id).await? {
-            Some(c) => Some(Arc::new(c)),
-            None => acting(store, client_id).await?,
-        };
-        if let Some(c) = &client {
-            self.clients.put(ticket, client_id.to_owned(), c.clone());
-        }
-        Ok(client)
+        self.clients
+            .get_or_read(client_id, || async {
+                match store.partner_client(client_id).await? {
+                    Some(c) => Ok(Some(Arc::new(c))),
+                    None => acting(store, client_id).await,
+                }
+            })
+            .await
     }
 
     /// The API key with this selector, if it exists (expired or not).
@@ -117,16 +113,11 @@ impl Directory {
         store: &dyn PartnerStore,
         selector: &[u8; 16],
     ) -> Result<Option<Arc<ApiKeyRecord>>, StoreError> {
-        let ticket = match self.api_keys.get(selector) {
-            Ok(key) => return Ok(Some(key)),
-            Err(ticket) => ticket,
-        };
-        let key = store.api_key(selector).await?.map(Arc::new);
-        // As with clients, only what exists is remembered.
-        if let Some(k) = &key {
-            self.api_keys.put(ticket, *selector, k.clone());
-        }
-        Ok(key)
+        self.api_keys
+            .get_or_read(selector, || async {
+                Ok(store.api_key(selector).await?.map(Arc::new))
+            })
+            .await
     }
 
     /// After this instance changed a partner or revoked a token.

@@ -13,10 +13,10 @@ use std::sync::Arc;
 
 use axum::extract::Request;
 use axum::http::{HeaderName, HeaderValue};
-use axum::middleware::Next;
 use axum::response::Response;
 use lendhub_domain::partner::{Tier, TierLimits};
 use lendhub_domain::ratelimit::{SubLimit, TokenBucket, Verdict, sub_limit};
+use lendhub_http::around::Hook;
 use parking_lot::Mutex;
 
 use super::error::PartnerError;
@@ -324,12 +324,28 @@ const REMAINING: HeaderName = HeaderName::from_static("ratelimit-remaining");
 const RESET: HeaderName = HeaderName::from_static("ratelimit-reset");
 const POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
 
-/// Writes the RateLimit headers of whatever admission the request got, and
-/// releases its concurrent slot once the response is ready.
-pub async fn headers(mut request: Request, next: Next) -> Response {
-    let slot = Slot::default();
-    request.extensions_mut().insert(slot.clone());
-    let mut response = next.run(request).await;
+/// Gives every request a [`Slot`], then writes the RateLimit headers of
+/// whatever admission the request got, counts it if it asked to be, and
+/// releases its concurrent slot once the response is ready
+/// (`Around(Headers)`).
+#[derive(Clone, Copy)]
+pub struct Headers;
+
+impl Hook for Headers {
+    type Carry = Slot;
+
+    fn before(&self, request: &mut Request) -> Slot {
+        let slot = Slot::default();
+        request.extensions_mut().insert(slot.clone());
+        slot
+    }
+
+    fn after(&self, slot: Slot, response: &mut Response) {
+        finish(&slot, response);
+    }
+}
+
+fn finish(slot: &Slot, response: &mut Response) {
     // One lock for both: what to count and what the headers say.
     let (counted, admitted) = {
         let mut held = slot.0.lock();
@@ -359,7 +375,6 @@ pub async fn headers(mut request: Request, next: Next) -> Response {
             h.insert(POLICY, policy);
         }
     }
-    response
 }
 
 #[cfg(test)]

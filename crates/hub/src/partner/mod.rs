@@ -19,12 +19,12 @@ pub mod tokens;
 pub mod traffic;
 
 use axum::Router;
-use axum::extract::State;
+use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode, header};
-use axum::middleware::map_response_with_state;
 use axum::response::Response;
 use axum::routing::get;
 use lendhub_http::Problem;
+use lendhub_http::around::{Around, Hook};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -71,23 +71,35 @@ pub fn router(state: PartnerState) -> Router {
             partner
                 .route("/auth.md", get(guide::auth_md))
                 .merge(rest_tier.clone())
-                .layer(axum::middleware::from_fn(limits::headers)),
+                .layer(Around(limits::Headers)),
         )
         .nest(
             rest::SANDBOX_PREFIX,
-            rest_tier.layer(axum::middleware::from_fn(limits::headers)),
+            rest_tier.layer(Around(limits::Headers)),
         )
-        .layer(map_response_with_state(state.clone(), challenge))
+        .layer(Around(Challenge(state.clone())))
         .with_state(state)
 }
 
 /// Completes every 401's `WWW-Authenticate` with where the resource's
 /// metadata lives (RFC 9728 §5.1), keeping what the error said about the token.
-async fn challenge(State(state): State<PartnerState>, mut response: Response) -> Response {
-    if response.status() != StatusCode::UNAUTHORIZED {
-        return response;
+#[derive(Clone)]
+struct Challenge(PartnerState);
+
+impl Hook for Challenge {
+    type Carry = ();
+
+    fn before(&self, _: &mut Request) {}
+
+    fn after(&self, (): (), response: &mut Response) {
+        if response.status() == StatusCode::UNAUTHORIZED {
+            challenge(&self.0, response);
+        }
     }
-    let url = metadata::protected_resource_url(&state);
+}
+
+fn challenge(state: &PartnerState, response: &mut Response) {
+    let url = metadata::protected_resource_url(state);
     let value = match response.extensions_mut().get_mut::<Problem>() {
         Some(problem) => {
             let said = problem
@@ -117,5 +129,4 @@ async fn challenge(State(state): State<PartnerState>, mut response: Response) ->
             }
         }
     }
-    response
 }
