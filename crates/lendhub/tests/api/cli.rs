@@ -53,18 +53,7 @@ async fn clients_are_managed_from_the_cli_while_the_server_runs() {
     );
     assert!(!listed.contains(secret), "secrets are never listed");
     cli(&site, &["sandbox", "clients", "revoke", id]);
-    // The running server sees the CLI's revocation within one poll of the
-    // sandbox epoch.
-    crate::support::propagated("the revocation", || async {
-        let r = http
-            .get(format!("{}/v1/fixtures", server.base))
-            .bearer_auth(&token)
-            .send()
-            .await
-            .unwrap();
-        r.status() == 401
-    })
-    .await;
+    crate::support::sandbox_token_refused(&http, &server.base, &token).await;
     // The ops listener exposes Prometheus metrics for what was served.
     let metrics = metrics_text(&http, &server.ops).await;
     assert!(metrics.contains("http_requests_total"), "{metrics}");

@@ -325,6 +325,22 @@ where
     panic!("{what} was not seen within {bound:?}");
 }
 
+/// Waits until the sandbox at `base` refuses `token` (its client was
+/// revoked behind the server's back, by the CLI or another instance), within
+/// one poll of the sandbox epoch as `propagated` bounds it.
+pub async fn sandbox_token_refused(http: &reqwest::Client, base: &str, token: &str) {
+    propagated(&format!("the revocation on {base}"), || async {
+        let r = http
+            .get(format!("{base}/v1/fixtures"))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap();
+        r.status() == 401
+    })
+    .await;
+}
+
 /// Runs one of `tests/*.py` with the test virtualenv's Python and `env`;
 /// returns its stdout as JSON. Exit code 3 means a library is missing.
 pub async fn python_json(script: &str, env: Vec<(&'static str, String)>) -> Value {
