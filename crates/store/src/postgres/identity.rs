@@ -585,13 +585,7 @@ impl IdentityStore for PgStore {
     }
 
     async fn sso_epoch(&self) -> Result<i64, StoreError> {
-        let c = self.conn().await?;
-        let statement = c
-            .prepare_cached(crate::sql::identity::SSO_EPOCH)
-            .await
-            .map_err(db)?;
-        let row = c.query_one(&statement, &[]).await.map_err(db)?;
-        row.try_get(0).map_err(db)
+        super::partner::epoch(&*self.conn().await?, crate::sql::identity::SSO_EPOCH).await
     }
 
     async fn sso_users(&self) -> Result<Vec<SsoUserListing>, StoreError> {

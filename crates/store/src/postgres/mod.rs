@@ -303,13 +303,7 @@ impl SandboxStore for PgStore {
     }
 
     async fn sandbox_epoch(&self) -> Result<i64, StoreError> {
-        let c = self.conn().await?;
-        let statement = c
-            .prepare_cached(crate::sql::sandbox::SANDBOX_EPOCH)
-            .await
-            .map_err(db)?;
-        let row = c.query_one(&statement, &[]).await.map_err(db)?;
-        row.try_get(0).map_err(db)
+        partner::epoch(&*self.conn().await?, sql::sandbox::SANDBOX_EPOCH).await
     }
 
     async fn clock_offset(&self, owner: &Tenant) -> Result<i64, StoreError> {
@@ -479,7 +473,7 @@ impl PartnerStore for PgStore {
     }
 
     async fn partner_epoch(&self) -> Result<i64, StoreError> {
-        partner::epoch(&*self.conn().await?).await
+        partner::epoch(&*self.conn().await?, sql::partner::PARTNER_EPOCH).await
     }
 
     async fn insert_api_key(&self, key: ApiKeyRecord) -> Result<(), StoreError> {

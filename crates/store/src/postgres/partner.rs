@@ -262,11 +262,10 @@ pub async fn client_and_revocation(
     Ok((record, get(&row, CLIENT_COLUMNS.split(',').count())?))
 }
 
-pub async fn epoch(c: &Client) -> Result<i64, StoreError> {
-    let statement = c
-        .prepare_cached(crate::sql::partner::PARTNER_EPOCH)
-        .await
-        .map_err(db)?;
+/// One of the change counters (`partner_epoch`, `sso_epoch`,
+/// `sandbox_epoch`): `sql` reads its single row.
+pub async fn epoch(c: &Client, sql: &str) -> Result<i64, StoreError> {
+    let statement = c.prepare_cached(sql).await.map_err(db)?;
     let row = c.query_one(&statement, &[]).await.map_err(db)?;
     row.try_get(0).map_err(db)
 }
