@@ -232,6 +232,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "sandbox_epoch",
         include_str!("../../migrations/sqlite/0045_sandbox_epoch.sql"),
     ),
+    (
+        46,
+        "idempotency_by_arrival",
+        include_str!("../../migrations/sqlite/0046_idempotency_by_arrival.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.
