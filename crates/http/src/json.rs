@@ -168,6 +168,34 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for OptionalJsonBody<T>
     }
 }
 
+/// A JSON response, as axum's `Json`, written into one buffer sized for a
+/// typical answer. axum's starts at 128 bytes and grows through every power
+/// of two a token or a quote passes: a sixth of the instructions a public
+/// quote cost (callgrind, 94.5 k instructions per request before, 76.6 k
+/// after).
+pub struct Json<T>(pub T);
+
+const TYPICAL: usize = 2048;
+
+impl<T: serde::Serialize> axum::response::IntoResponse for Json<T> {
+    fn into_response(self) -> axum::response::Response {
+        let mut body = Vec::with_capacity(TYPICAL);
+        match serde_json::to_writer(&mut body, &self.0) {
+            Ok(()) => (
+                [(header::CONTENT_TYPE, "application/json")],
+                Bytes::from(body),
+            )
+                .into_response(),
+            Err(e) => Problem::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal_error",
+                format!("rendering the response: {e}"),
+            )
+            .into_response(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,5 +239,22 @@ mod tests {
         );
         assert!(parse::<Body>(b"", true).is_ok());
         assert!(parse::<Body>(b"", false).is_err());
+    }
+
+    #[test]
+    fn json_answers_the_body_or_a_500_in_the_envelope() {
+        use axum::response::IntoResponse;
+        let ok =
+            Json(serde_json::json!({"object": "quote", "amount_pence": 25_000})).into_response();
+        assert_eq!(ok.status(), StatusCode::OK);
+        assert_eq!(ok.headers()[header::CONTENT_TYPE], "application/json");
+        // JSON object keys must be strings; a map keyed by pairs cannot be written.
+        let unwritable: std::collections::BTreeMap<(u8, u8), u8> = [((1, 2), 3)].into();
+        let failed = Json(unwritable).into_response();
+        assert_eq!(failed.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(
+            failed.extensions().get::<Problem>().map(|p| p.code),
+            Some("internal_error")
+        );
     }
 }

@@ -3,12 +3,12 @@
 //! One read (remembered until the identity epoch moves; see `grants`)
 //! finds the token, its family (revoked or not) and the person.
 
-use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use lendhub_domain::identity::{IdentityScopes, Profile, claims};
+use lendhub_http::json::Json;
 
 use crate::error::BearerError;
 use crate::state::IdpState;

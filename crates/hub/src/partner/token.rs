@@ -1,7 +1,6 @@
 //! The token plane: `POST /oauth/token` (client-credentials grant),
 //! `POST /oauth/introspect` (RFC 7662) and `POST /oauth/revoke` (RFC 7009).
 
-use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, header};
@@ -9,6 +8,7 @@ use axum::response::{IntoResponse, Response};
 use lendhub_domain::credentials::Environment;
 use lendhub_domain::partner::{ACCESS_TOKEN_TTL_SECONDS, AccessClaims};
 use lendhub_domain::scope::{PartnerScopes, Scope};
+use lendhub_http::json::Json;
 use lendhub_http::oauth_form::{self, ClientCredentials};
 use lendhub_store::{PartnerClientRecord, RevokedToken};
 use serde::Serialize;

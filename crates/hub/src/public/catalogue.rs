@@ -7,6 +7,7 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use lendhub_domain::pricing::{Frequency, PricingConfig, bps_percent};
 use lendhub_domain::quote::{self, Quote, parse_gbp};
+use lendhub_http::json::Json;
 use lendhub_http::{FieldIssue, list};
 use serde::Deserialize;
 use serde_json::{Value, json};
@@ -353,7 +354,7 @@ pub async fn quote_onetime(
     )
     .map_err(PublicError::Validation)?;
     let quote = onetime(&state, amount, term, frequency)?;
-    Ok(axum::Json(quote).into_response())
+    Ok(Json(quote).into_response())
 }
 
 pub fn flex_preview(state: &PublicState) -> Value {
@@ -373,7 +374,7 @@ pub fn flex_preview(state: &PublicState) -> Value {
 #[utoipa::path(get, operation_id = "quote_flex", path = "/quote/flex", tag = "public",
     responses((status = 200, description = "`object: \"flex_preview\"` with a representative quote")))]
 pub async fn quote_flex(State(state): State<PublicState>) -> Response {
-    axum::Json(flex_preview(&state)).into_response()
+    Json(flex_preview(&state)).into_response()
 }
 
 /// Accepted Slice billers, public-safe (no bank details). Behind the

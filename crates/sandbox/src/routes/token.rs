@@ -155,7 +155,7 @@ fn token_response(body: TokenResponse) -> Response {
             (header::CACHE_CONTROL, "no-store"),
             (header::PRAGMA, "no-cache"),
         ],
-        axum::Json(body),
+        lendhub_http::json::Json(body),
     )
         .into_response()
 }
