@@ -36,8 +36,9 @@ def main():
         f"{os.cpu_count()} CPUs, Linux {platform.release()}. One server (embedded SQLite), six "
         f"load generators at once for {total} s, closed loop: creates (8 connections), "
         "get-application (8), list-events (8), sandbox tokens (4), partner tokens (4) and "
-        "public quotes (8). RSS is the server's VmRSS, sampled every 10 s; it includes the "
-        "pages of the database file the readers have mapped (`mmap_size` 256 MiB).",
+        "public quotes (8). RSS is the server's VmRSS, sampled every 10 s: the heap (which "
+        "holds each SQLite connection's page cache, 8 MiB at most) and the mapped files "
+        "(the binary, and SQLite's shared-memory WAL index).",
         "",
         f"- Idle RSS before the load: **{int(os.environ['IDLE_RSS_KB']) / 1024:.1f} MiB**",
         f"- Peak RSS during the load: **{peak / 1024:.1f} MiB**; after it: "
