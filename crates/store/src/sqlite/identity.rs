@@ -291,7 +291,7 @@ impl SqliteStore {
     /// Runs `f` in the next group commit; an `Err` undoes only its own changes.
     pub(super) async fn write<R: Send + 'static>(
         &self,
-        f: impl FnOnce(&Connection) -> rusqlite::Result<R> + Send + 'static,
+        f: impl Fn(&Connection) -> rusqlite::Result<R> + Send + 'static,
     ) -> Result<R, StoreError> {
         self.writer.run(move |c| f(c).map_err(unavailable)).await
     }
@@ -451,7 +451,7 @@ impl IdentityStore for SqliteStore {
             c.prepare_cached(shared!(
                 crate::sql::identity::SSO_TICKETS_DELETE_BY_TICKET_ID
             ))?
-            .execute([ticket_id])
+            .execute([&ticket_id])
             .map(|n| n > 0)
         })
         .await
@@ -638,8 +638,8 @@ impl IdentityStore for SqliteStore {
                     r.created_at_ms,
                     r.expires_at_ms
                 ])?;
-            if let Some(mail) = mail {
-                queue_mail(c, &mail)?;
+            if let Some(mail) = &mail {
+                queue_mail(c, mail)?;
             }
             Ok(())
         })

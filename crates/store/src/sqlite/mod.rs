@@ -144,10 +144,10 @@ impl SqliteStore {
         // b-tree balancing parks a page under the pending-byte page number
         // for a moment, after which the commit walks the whole page cache to
         // drop it (pcache1TruncateUnsafe, 5 % of the server's CPU under the
-        // identity provider's code exchange with 32 MiB). Each job runs in a
-        // savepoint, which keeps the first version of every page it changes
-        // in a sub-journal: in memory, not in a temporary file written page
-        // by page (a fifth of the writer's time).
+        // identity provider's code exchange with 32 MiB). Savepoints (a batch
+        // run again after a job failed, a sandbox reset) keep the first
+        // version of every page they change in a sub-journal: in memory, not
+        // in a temporary file written page by page.
         conn.execute_batch("PRAGMA cache_size = -8192; PRAGMA temp_store = MEMORY;")
             .map_err(unavailable)?;
         let readers = (0..READERS)
