@@ -190,12 +190,28 @@ impl From<&Application> for ApplicationView {
 pub fn application_record(
     a: &Application,
 ) -> Result<lendhub_store::ApplicationRecord, crate::error::SandboxError> {
-    let rendered = serde_json::to_string(&ApplicationView::from(a))
-        .map_err(|e| crate::error::SandboxError::Internal(e.to_string()))?;
-    Ok(lendhub_store::ApplicationRecord {
-        application: a.clone(),
-        rendered,
-    })
+    let view = render_application(a)?;
+    Ok(record_with_view(a.clone(), view))
+}
+
+/// The application's view, rendered once: a creation answers, announces
+/// and stores the same bytes.
+pub fn render_application(
+    a: &Application,
+) -> Result<Box<serde_json::value::RawValue>, crate::error::SandboxError> {
+    serde_json::value::to_raw_value(&ApplicationView::from(a))
+        .map_err(|e| crate::error::SandboxError::Internal(e.to_string()))
+}
+
+/// The record to store for `a`, whose view is already rendered.
+pub fn record_with_view(
+    a: Application,
+    view: Box<serde_json::value::RawValue>,
+) -> lendhub_store::ApplicationRecord {
+    lendhub_store::ApplicationRecord {
+        application: a,
+        rendered: Box::<str>::from(view).into(),
+    }
 }
 
 #[derive(Serialize, ToSchema)]

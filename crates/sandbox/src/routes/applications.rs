@@ -18,7 +18,10 @@ use crate::error::SandboxError;
 use crate::event_log::event;
 use crate::path_id::PathId;
 use crate::state::SandboxState;
-use crate::views::{ApplicationView, DecisionView, ErrorEnvelope, PaymentView, application_record};
+use crate::views::{
+    ApplicationView, DecisionView, ErrorEnvelope, PaymentView, application_record,
+    record_with_view, render_application,
+};
 use lendhub_domain::money::Money;
 use lendhub_domain::tenant::Tenant;
 use lendhub_system::NewRandom;
@@ -110,7 +113,7 @@ pub async fn create(
                 decision,
                 now,
             );
-            let view = ApplicationView::from(&app);
+            let view = render_application(&app)?;
             let mut writes = WriteSet::default();
             writes
                 .push(EventWrite::InsertEvent(event(
@@ -124,9 +127,10 @@ pub async fn create(
                     EventType::DecisionCompleted,
                     &DecisionView::from(&app),
                     now,
-                )?))
-                .push(SandboxWrite::InsertApplication(application_record(&app)?));
-            Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
+                )?));
+            let body = view.get().as_bytes().to_vec();
+            writes.push(SandboxWrite::InsertApplication(record_with_view(app, view)));
+            Ok(Prepared::raw(StatusCode::CREATED, body, writes))
         })
         .await
 }
