@@ -6,8 +6,8 @@
 
 use axum::extract::Request;
 use axum::http::{HeaderName, HeaderValue, StatusCode};
-use axum::middleware::Next;
 use axum::response::Response;
+use lendhub_http::around::Hook;
 use lendhub_http::{Problem, RequestId};
 use serde_json::{Value, json};
 
@@ -72,29 +72,38 @@ fn echoable(id: &[u8]) -> bool {
 
 /// Sets the hub's id headers. Wraps the whole surface, outside the layer
 /// that assigns request ids, so it sees every response, timeouts included.
-pub async fn headers(request: Request, next: Next) -> Response {
-    let echoed = request
-        .headers()
-        .get(&X_REQUEST_ID)
-        .filter(|v| echoable(v.as_bytes()))
-        .cloned();
-    let mut response = next.run(request).await;
-    let Some(own) = response
-        .headers()
-        .get(lendhub_http::request_id::HEADER)
-        .cloned()
-    else {
-        return response;
-    };
-    if !response.status().is_success()
-        && let Ok(id) = own.to_str()
-        && let Ok(value) =
-            HeaderValue::from_str(&format!("cor_{}", id.strip_prefix("req_").unwrap_or(id)))
-    {
-        response.headers_mut().insert(CORRELATION, value);
+#[derive(Clone, Copy)]
+pub struct IdHeaders;
+
+impl Hook for IdHeaders {
+    /// The caller's own `X-Request-Id`, when it may be echoed.
+    type Carry = Option<HeaderValue>;
+
+    fn before(&self, request: &mut Request) -> Self::Carry {
+        request
+            .headers()
+            .get(&X_REQUEST_ID)
+            .filter(|v| echoable(v.as_bytes()))
+            .cloned()
     }
-    response
-        .headers_mut()
-        .insert(X_REQUEST_ID, echoed.unwrap_or(own));
-    response
+
+    fn after(&self, echoed: Self::Carry, response: &mut Response) {
+        let Some(own) = response
+            .headers()
+            .get(lendhub_http::request_id::HEADER)
+            .cloned()
+        else {
+            return;
+        };
+        if !response.status().is_success()
+            && let Ok(id) = own.to_str()
+            && let Ok(value) =
+                HeaderValue::from_str(&format!("cor_{}", id.strip_prefix("req_").unwrap_or(id)))
+        {
+            response.headers_mut().insert(CORRELATION, value);
+        }
+        response
+            .headers_mut()
+            .insert(X_REQUEST_ID, echoed.unwrap_or(own));
+    }
 }

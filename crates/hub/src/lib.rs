@@ -17,7 +17,7 @@ pub mod public;
 pub mod shared_limits;
 mod state;
 
-pub use envelope::{headers as hub_headers, render as render_problem};
+pub use envelope::{IdHeaders as HubIdHeaders, render as render_problem};
 pub use keys::{KeyRing, PARTNER_KEYS};
 pub use openapi::{openapi, public_openapi};
 pub use state::{HubState, PartnerSettings, PartnerState, PublicState, Urls};

@@ -12,6 +12,7 @@ use axum::middleware::from_fn;
 use lendhub_domain::clock::Clock;
 use lendhub_domain::crypto::MasterKey;
 use lendhub_http::Edge;
+use lendhub_http::around::Around;
 use lendhub_jobs::{Queue, Settings, Worker};
 use lendhub_store::postgres::{PgOptions, PgStore};
 use lendhub_store::sqlite::SqliteStore;
@@ -83,7 +84,7 @@ fn timeout() -> TimeoutLayer {
 fn hub_surface(router: Router) -> Router {
     router.layer(
         ServiceBuilder::new()
-            .layer(from_fn(lendhub_hub::hub_headers))
+            .layer(Around(lendhub_hub::HubIdHeaders))
             .layer(Edge::new("hub", lendhub_hub::render_problem))
             .layer(timeout()),
     )
