@@ -3,6 +3,7 @@
 //! body whose parameters appear at most once, and client credentials sent
 //! either by HTTP Basic or in the body, never both.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use base64::Engine;
@@ -69,7 +70,8 @@ pub fn parse(
         return Err(FormError::ContentType);
     }
     let mut form = HashMap::new();
-    for (name, value) in form_urlencoded::parse(body) {
+    for pair in body.split(|&b| b == b'&').filter(|p| !p.is_empty()) {
+        let (name, value) = decode_pair(pair);
         let Some(&key) = wanted.iter().find(|w| **w == name) else {
             continue;
         };
@@ -78,6 +80,22 @@ pub fn parse(
         }
     }
     Ok(form)
+}
+
+/// One `name=value` pair of a form, decoded as `form_urlencoded::parse`
+/// decodes it. Tokens, ids and grant types hold neither `+` nor `%`: those
+/// are borrowed as they are, instead of being decoded byte by byte (15 k
+/// instructions for an introspected token's 300 characters).
+fn decode_pair(pair: &[u8]) -> (Cow<'_, str>, Cow<'_, str>) {
+    if !pair.iter().any(|&b| b == b'+' || b == b'%')
+        && let Ok(text) = std::str::from_utf8(pair)
+    {
+        let (name, value) = text.split_once('=').unwrap_or((text, ""));
+        return (Cow::Borrowed(name), Cow::Borrowed(value));
+    }
+    form_urlencoded::parse(pair)
+        .next()
+        .unwrap_or((Cow::Borrowed(""), Cow::Borrowed("")))
 }
 
 /// HTTP Basic credentials, if the request carries an `Authorization` header.
@@ -138,6 +156,28 @@ pub fn client_credentials(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn pairs_decode_as_form_urlencoded_decodes_them() {
+        for body in [
+            "token=eyJhbGciOiJFZERTQSJ9.e30.c2ln",
+            "grant_type=client_credentials&scope=mcp.read+ops.read",
+            "a=%41%2b%26&b=x%3Dy&novalue&=empty&c=caf%C3%A9&d=%FF&e=%zz&f=caf\u{e9}",
+            "&&a=1&&",
+        ] {
+            let ours: Vec<(String, String)> = body
+                .as_bytes()
+                .split(|&b| b == b'&')
+                .filter(|p| !p.is_empty())
+                .map(decode_pair)
+                .map(|(n, v)| (n.into_owned(), v.into_owned()))
+                .collect();
+            let theirs: Vec<(String, String)> = form_urlencoded::parse(body.as_bytes())
+                .map(|(n, v)| (n.into_owned(), v.into_owned()))
+                .collect();
+            assert_eq!(ours, theirs, "{body}");
+        }
+    }
     use http::HeaderValue;
 
     fn headers(auth: Option<&str>) -> HeaderMap {
