@@ -40,12 +40,18 @@ impl Environment {
         self == Environment::Live
     }
 
-    pub fn client_id_prefix(self) -> String {
-        format!("pk_{}_", self.tag())
+    pub fn client_id_prefix(self) -> &'static str {
+        match self {
+            Environment::Test => "pk_test_",
+            Environment::Live => "pk_live_",
+        }
     }
 
-    pub fn secret_prefix(self) -> String {
-        format!("sk_{}_", self.tag())
+    pub fn secret_prefix(self) -> &'static str {
+        match self {
+            Environment::Test => "sk_test_",
+            Environment::Live => "sk_live_",
+        }
     }
 
     /// Which environment a presented key claims, from its prefix.
@@ -53,7 +59,7 @@ impl Environment {
         [Environment::Test, Environment::Live]
             .into_iter()
             .find(|env| {
-                key.starts_with(&env.client_id_prefix()) || key.starts_with(&env.secret_prefix())
+                key.starts_with(env.client_id_prefix()) || key.starts_with(env.secret_prefix())
             })
     }
 }
@@ -175,10 +181,10 @@ pub enum Presented<'a> {
 
 pub fn presented(credential: &str) -> Presented<'_> {
     for env in Environment::ALL {
-        if let Some(rest) = credential.strip_prefix(&env.secret_prefix()) {
+        if let Some(rest) = credential.strip_prefix(env.secret_prefix()) {
             return Presented::SecretKey(env, rest);
         }
-        if credential.starts_with(&env.client_id_prefix()) {
+        if credential.starts_with(env.client_id_prefix()) {
             return Presented::PublishableKey;
         }
     }
