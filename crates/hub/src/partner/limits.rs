@@ -9,7 +9,7 @@
 //! identified project carries the RateLimit headers.
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use axum::extract::Request;
 use axum::http::{HeaderName, HeaderValue};
@@ -345,6 +345,30 @@ impl Hook for Headers {
     }
 }
 
+/// `RateLimit-Policy` for a tier's limits: rendered once per tier, since a
+/// `format!` on every response was 2 % of an MCP request.
+fn policy(limits: TierLimits) -> Option<HeaderValue> {
+    static RENDERED: LazyLock<Vec<(TierLimits, HeaderValue)>> = LazyLock::new(|| {
+        Tier::ALL
+            .iter()
+            .filter_map(|tier| Some((tier.limits(), render_policy(tier.limits())?)))
+            .collect()
+    });
+    RENDERED
+        .iter()
+        .find(|(known, _)| *known == limits)
+        .map(|(_, value)| value.clone())
+        .or_else(|| render_policy(limits))
+}
+
+fn render_policy(
+    TierLimits {
+        per_second, burst, ..
+    }: TierLimits,
+) -> Option<HeaderValue> {
+    HeaderValue::from_str(&format!("{per_second};w=1;burst={burst}")).ok()
+}
+
 fn finish(slot: &Slot, response: &mut Response) {
     // One lock for both: what to count and what the headers say.
     let (counted, admitted) = {
@@ -361,9 +385,7 @@ fn finish(slot: &Slot, response: &mut Response) {
     }
     if let Some(Admission { quota, .. }) = admitted {
         let h = response.headers_mut();
-        let TierLimits {
-            per_second, burst, ..
-        } = quota.limits;
+        let burst = quota.limits.burst;
         // Integers become header values without a String in between.
         h.insert(LIMIT, HeaderValue::from(burst));
         h.insert(REMAINING, HeaderValue::from(quota.verdict.remaining));
@@ -371,7 +393,7 @@ fn finish(slot: &Slot, response: &mut Response) {
             .unwrap_or(0)
             .div_ceil(1000);
         h.insert(RESET, HeaderValue::from(reset_s));
-        if let Ok(policy) = HeaderValue::from_str(&format!("{per_second};w=1;burst={burst}")) {
+        if let Some(policy) = policy(quota.limits) {
             h.insert(POLICY, policy);
         }
     }
