@@ -1,7 +1,8 @@
 //! Group commit. One thread owns the write connection; requests queue jobs and
 //! the thread runs every queued job inside a single transaction, then commits
-//! once; a job that fails undoes only its own changes. Replies go out only after that commit is on
-//! disk, so an acknowledged write is durable, and one fsync serves the batch.
+//! once; a job that fails undoes only its own changes. Replies go out only
+//! after that commit is on disk, so an acknowledged write is durable, and one
+//! fsync serves the batch.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
