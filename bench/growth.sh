@@ -8,10 +8,13 @@
 # Rows are applications and their events in the API's proportion (each
 # application publishes two events), all owned by one client: the worst case
 # for per-owner lists. Each size gets a fresh database filled by
-# `lendhub-bench seed`, then a fresh server. Knobs: GROWTH_SQLITE, GROWTH_PG
-# (sizes, space-separated; empty skips), BENCH_DURATION [6],
-# BENCH_CONNECTIONS [64], BENCH_OUT [docs/benchmarks-growth.md],
-# BENCH_SKIP_BUILD=1.
+# `lendhub-bench seed`, then a fresh server. Sizes are measured minutes apart,
+# and a shared machine's speed drifts by tens of percent over that time, so
+# every run is paired with the bare reference server measured just before it
+# (as in bench/run.sh) and sizes are compared by their ratios to it.
+# Knobs: GROWTH_SQLITE, GROWTH_PG (sizes, space-separated; empty skips),
+# BENCH_DURATION [6], BENCH_PAIR_DURATION [3], BENCH_CONNECTIONS [64],
+# BENCH_OUT [docs/benchmarks-growth.md], BENCH_SKIP_BUILD=1.
 set -euo pipefail
 shopt -s inherit_errexit
 
@@ -20,11 +23,14 @@ ROOT=$(pwd)
 SQLITE_SIZES=${GROWTH_SQLITE-10000 1000000 10000000}
 PG_SIZES=${GROWTH_PG-10000 1000000}
 DURATION=${BENCH_DURATION:-6}
+PAIR_DURATION=${BENCH_PAIR_DURATION:-3}
 CONNECTIONS=${BENCH_CONNECTIONS:-64}
 OUT=${BENCH_OUT:-$ROOT/docs/benchmarks-growth.md}
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 LENDHUB=$TARGET_DIR/release/lendhub
 BENCH=$TARGET_DIR/release/lendhub-bench
+BARE=$TARGET_DIR/release/lendhub-bare
+BARE_ADDR=127.0.0.1:18190
 ADDR=127.0.0.1:18181
 BASE=http://$ADDR
 HUB_ADDR=127.0.0.1:18182
@@ -34,6 +40,7 @@ LOG_TAG=growth
 # shellcheck source=bench/lib.sh
 source "$ROOT/bench/lib.sh"
 build_release
+[[ -x $BARE ]] || die "no bare reference server at $BARE"
 
 WORK=$(mktemp -d -t lendhub-growth.XXXXXX)
 RESULTS=$WORK/results
@@ -51,6 +58,22 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# load NAME URL lendhub-bench-args... — one measured run into
+# $RESULTS/NAME.json, after the bare server's (NAME.bare.json).
+load() {
+    local name=$1 url=$2 bare_pid
+    shift 2
+    "$BARE" "$BARE_ADDR" >>"$WORK/bare.log" 2>&1 &
+    bare_pid=$!
+    wait_until_up "http://$BARE_ADDR" "$bare_pid"
+    "$BENCH" --url "http://$BARE_ADDR" --scenario baseline --duration "$PAIR_DURATION" --warmup 1 \
+        --connections "$CONNECTIONS" >"$RESULTS/$name.bare.json" || echo '{}' >"$RESULTS/$name.bare.json"
+    kill "$bare_pid" 2>/dev/null || true
+    wait "$bare_pid" 2>/dev/null || true
+    log "$name"
+    "$BENCH" --url "$url" --duration "$DURATION" --warmup 1 --connections "$CONNECTIONS" "$@" \
+        >"$RESULTS/$name.json" || echo '{}' >"$RESULTS/$name.json"
+}
 
 # measure BACKEND ROWS DATA_DIR [DATABASE_URL]
 measure() {
@@ -84,33 +107,22 @@ measure() {
     rest_event_id=$(json_field middle_event_id <<<"$rest_seeded")
     # As an operator would after a bulk load: otherwise autovacuum's first
     # pass over the new rows lands inside whichever run follows it.
-    if [[ -n $url ]]; then psql -q "$url" -c "VACUUM ANALYZE" >/dev/null; fi
+    if [[ -n $url ]]; then psql -q "$url" -c "VACUUM ANALYZE" -c "CHECKPOINT" >/dev/null; fi
+    # The bulk load leaves gigabytes of dirty pages; without this the kernel
+    # writes them back during (and slows) the first runs after it.
+    sync
     local app_id event_id
     app_id=$(json_field middle_application_id <<<"$seeded")
     event_id=$(json_field middle_event_id <<<"$seeded")
     serve "$data" "$url"
     token=$(curl -fsS --noproxy '*' -u "$client_id:$client_secret" -d grant_type=client_credentials \
         "$BASE/oauth/token" | json_field access_token)
-    run() {
-        local name=$1
-        shift
-        log "$label: $name"
-        "$BENCH" --url "$BASE" --duration "$DURATION" --warmup 1 --connections "$CONNECTIONS" "$@" \
-            >"$RESULTS/$label.$name.json" || echo '{}' >"$RESULTS/$label.$name.json"
-    }
-    run get-application --scenario get-application --token "$token" --app-id "$app_id"
-    run first-page --scenario list-events --token "$token"
-    run deep-page --scenario list-events --token "$token" --cursor "$event_id"
-    run token --scenario token --client-id "$client_id" --client-secret "$client_secret"
-    run_hub() {
-        local name=$1
-        shift
-        log "$label: $name"
-        "$BENCH" --url "$HUB_BASE" --duration "$DURATION" --warmup 1 --connections "$CONNECTIONS" "$@" \
-            >"$RESULTS/$label.$name.json" || echo '{}' >"$RESULTS/$label.$name.json"
-    }
-    run_hub rest-first-page --scenario rest-list-events --token "$rest_key"
-    run_hub rest-deep-page --scenario rest-list-events --token "$rest_key" --cursor "$rest_event_id"
+    load "$label.get-application" "$BASE" --scenario get-application --token "$token" --app-id "$app_id"
+    load "$label.first-page" "$BASE" --scenario list-events --token "$token"
+    load "$label.deep-page" "$BASE" --scenario list-events --token "$token" --cursor "$event_id"
+    load "$label.token" "$BASE" --scenario token --client-id "$client_id" --client-secret "$client_secret"
+    load "$label.rest-first-page" "$HUB_BASE" --scenario rest-list-events --token "$rest_key"
+    load "$label.rest-deep-page" "$HUB_BASE" --scenario rest-list-events --token "$rest_key" --cursor "$rest_event_id"
     local size
     size=$(du -sb "$data" | cut -f1)
     echo "{\"bytes_on_disk\": $size}" >"$RESULTS/$label.disk.json"
@@ -134,9 +146,9 @@ if [[ -n $PG_SIZES ]]; then
 fi
 
 COMMAND="bench/growth.sh"
-for var in GROWTH_SQLITE GROWTH_PG BENCH_DURATION BENCH_CONNECTIONS; do
+for var in GROWTH_SQLITE GROWTH_PG BENCH_DURATION BENCH_PAIR_DURATION BENCH_CONNECTIONS; do
     if [[ -n ${!var+set} ]]; then COMMAND="$var=\"${!var}\" $COMMAND"; fi
 done
-export RESULTS OUT COMMAND DURATION CONNECTIONS
+export RESULTS OUT COMMAND DURATION PAIR_DURATION CONNECTIONS
 python3 "$ROOT/bench/report_growth.py"
 log "wrote $OUT"
