@@ -2,15 +2,17 @@
 //! the Flex preview, Slice billers and the health probe. Responses that
 //! depend only on the configuration are rendered once at start-up.
 
-use axum::extract::{Query, RawQuery, State};
-use axum::http::{HeaderValue, header};
+use axum::extract::{RawQuery, State};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use lendhub_domain::pricing::{Frequency, PricingConfig, bps_percent};
 use lendhub_domain::quote::{self, Quote, parse_gbp};
 use lendhub_http::json::Json;
-use lendhub_http::{FieldIssue, list};
+use lendhub_http::{FieldIssue, Problem, list};
 use serde::Deserialize;
 use serde_json::{Value, json};
+use std::borrow::Cow;
+use url::form_urlencoded;
 
 use super::error::{PublicError, quote_issue};
 use crate::public::state::PublicState;
@@ -235,8 +237,11 @@ pub async fn loyalty_tiers(
     state.ring.rendered.loyalty.answer(raw.as_deref())
 }
 
-#[derive(Deserialize, utoipa::IntoParams)]
+/// The query `GET /quote/onetime` reads (for the OpenAPI document; the
+/// handler decodes the query itself, see [`onetime_params`]).
+#[derive(utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+#[allow(dead_code)]
 pub struct OnetimeQuery {
     /// Principal in GBP, e.g. `250` or `250.50`, within the product's
     /// limits (`GET /config/pricing`).
@@ -248,6 +253,28 @@ pub struct OnetimeQuery {
     /// `weekly` (default), `fortnightly` or `monthly`.
     #[param(pattern = "^(weekly|fortnightly|monthly)$")]
     frequency: Option<String>,
+}
+
+/// `amount`, `term` and `frequency` from a quote's query, decoded as
+/// axum's `Query` decodes (`+` and `%XX`), borrowed where nothing needed
+/// decoding: this is the public calculator's hot path, and building the
+/// struct through serde was a twentieth of its CPU. Other parameters are
+/// ignored; one of these given twice is refused.
+pub fn onetime_params(query: Option<&str>) -> Result<[Option<Cow<'_, str>>; 3], PublicError> {
+    const NAMES: [&str; 3] = ["amount", "term", "frequency"];
+    let mut found: [Option<Cow<'_, str>>; 3] = Default::default();
+    for (name, value) in form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+        if let Some(i) = NAMES.iter().position(|n| *n == name)
+            && found[i].replace(value).is_some()
+        {
+            return Err(PublicError::Shared(Problem::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_request",
+                format!("`{}` is given more than once", NAMES[i]),
+            )));
+        }
+    }
+    Ok(found)
 }
 
 /// Reads the quote inputs; every problem is reported at once.
@@ -344,17 +371,22 @@ pub fn quote_json(q: &Quote) -> Value {
         (status = 422, description = "validation_failed: detail names each field, its reason and the bound")))]
 pub async fn quote_onetime(
     State(state): State<PublicState>,
-    Query(q): Query<OnetimeQuery>,
+    RawQuery(query): RawQuery,
 ) -> Result<Response, PublicError> {
+    let [amount, term, frequency] = onetime_params(query.as_deref())?;
     let (amount, term, frequency) = read_onetime(
         &state.ring.settings.pricing,
-        q.amount.as_deref(),
-        q.term.as_deref(),
-        q.frequency.as_deref(),
+        amount.as_deref(),
+        term.as_deref(),
+        frequency.as_deref(),
     )
     .map_err(PublicError::Validation)?;
     let quote = onetime(&state, amount, term, frequency)?;
-    Ok(Json(quote).into_response())
+    Ok((
+        [(header::CONTENT_TYPE, "application/json")],
+        super::quote_body::render(&quote),
+    )
+        .into_response())
 }
 
 pub fn flex_preview(state: &PublicState) -> Value {
@@ -394,4 +426,43 @@ pub async fn billers(
         return Err(PublicError::FeatureDisabled("the Slice biller list"));
     }
     state.ring.rendered.billers.answer(raw.as_deref())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(query: &str) -> [Option<String>; 3] {
+        onetime_params(Some(query))
+            .unwrap_or_else(|_| panic!("refused {query}"))
+            .map(|p| p.map(Cow::into_owned))
+    }
+
+    #[test]
+    fn quote_parameters_decode_as_a_form_would() {
+        assert_eq!(
+            params("amount=25%30&term=4+2&frequency=weekly&x=1"),
+            [
+                Some("250".into()),
+                Some("4 2".into()),
+                Some("weekly".into())
+            ]
+        );
+        assert_eq!(params(""), [None, None, None]);
+        assert_eq!(
+            params("amount=&term"),
+            [Some(String::new()), Some(String::new()), None]
+        );
+        assert!(onetime_params(None).is_ok_and(|p| p.iter().all(Option::is_none)));
+    }
+
+    #[test]
+    fn a_quote_parameter_given_twice_is_refused() {
+        let refused = onetime_params(Some("term=1&amount=2&term=1"));
+        let Err(PublicError::Shared(problem)) = refused else {
+            panic!("accepted a repeated parameter");
+        };
+        assert_eq!(problem.code, "invalid_request");
+        assert!(problem.message.contains("`term`"));
+    }
 }

@@ -8,6 +8,8 @@ mod cms;
 mod enquiries;
 pub mod error;
 mod mcp;
+mod protect;
+mod quote_body;
 pub mod state;
 mod widget;
 pub mod window;
@@ -16,10 +18,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::Router;
-use axum::extract::{Request, State};
 use axum::http::{HeaderName, HeaderValue, Method, header};
-use axum::middleware::{Next, from_fn_with_state};
-use axum::response::{IntoResponse, Response};
 use ipnet::IpNet;
 use lendhub_domain::enquiry::Dept;
 use lendhub_domain::pricing::PricingConfig;
@@ -28,7 +27,7 @@ use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use error::PublicError;
+use protect::{LIMIT, POLICY, Protect, REMAINING, RESET};
 pub use state::PublicState;
 use window::{FixedWindow, WindowPolicy};
 
@@ -161,13 +160,8 @@ pub fn router(state: &PublicState) -> Router<PublicState> {
         .merge(enquiries)
         // Its own fallback, so unknown public paths pass the window too.
         .fallback(|| async { axum::http::StatusCode::NOT_FOUND })
-        .layer(from_fn_with_state(state.clone(), protect))
+        .layer(Protect(state.clone()))
 }
-
-const LIMIT: HeaderName = HeaderName::from_static("ratelimit-limit");
-const REMAINING: HeaderName = HeaderName::from_static("ratelimit-remaining");
-const RESET: HeaderName = HeaderName::from_static("ratelimit-reset");
-const POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
 
 /// What a browser script may read of a public response.
 fn exposed() -> [HeaderName; 6] {
@@ -179,33 +173,4 @@ fn exposed() -> [HeaderName; 6] {
         HeaderName::from_static("x-service-request-id"),
         HeaderName::from_static("idempotent-replayed"),
     ]
-}
-
-/// Counts the request against its address's window (every public route,
-/// unknown ones included) and writes the RateLimit headers.
-async fn protect(State(state): State<PublicState>, request: Request, next: Next) -> Response {
-    let (parts, body) = request.into_parts();
-    let ip = lendhub_http::client_ip::client_ip(&parts, &state.ring.settings.trusted_proxies);
-    let request = Request::from_parts(parts, body);
-    let Some(ip) = ip else {
-        // No peer address (an in-process call): nothing to count.
-        return next.run(request).await;
-    };
-    let standing = state.ring.limiter.hit(ip, state.clock.now_ms()).await;
-    let policy = state.ring.limiter.policy();
-    let mut response = if standing.allowed {
-        next.run(request).await
-    } else {
-        PublicError::RateLimited {
-            retry_after_ms: u64::try_from(standing.reset_ms.max(1)).unwrap_or(1),
-        }
-        .into_response()
-    };
-    let reset_s = (standing.reset_ms.max(0) as u64).div_ceil(1000);
-    let headers = response.headers_mut();
-    headers.insert(LIMIT, HeaderValue::from(policy.requests));
-    headers.insert(REMAINING, HeaderValue::from(standing.remaining));
-    headers.insert(RESET, HeaderValue::from(reset_s));
-    headers.insert(POLICY, state.ring.policy_header.clone());
-    response
 }

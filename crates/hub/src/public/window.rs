@@ -49,6 +49,14 @@ impl FixedWindow {
         self.policy
     }
 
+    /// Counts one request from `ip` at `now_ms` without awaiting, when this
+    /// instance decides alone: no shared window, or one it cannot reach now.
+    /// `None` when the shared window has to be asked ([`Self::hit`]).
+    pub fn hit_if_alone(&self, ip: IpAddr, now_ms: i64) -> Option<Standing> {
+        let shared = self.shared.as_ref().is_some_and(|s| s.reachable(now_ms));
+        (!shared).then(|| self.hit_here(ip, now_ms))
+    }
+
     /// Counts one request from `ip` at `now_ms`, in the shared window when
     /// there is one (this instance's own while it cannot be reached).
     pub async fn hit(&self, ip: IpAddr, now_ms: i64) -> Standing {

@@ -117,6 +117,41 @@ async fn bad_quote_inputs_name_the_field_and_the_bound() {
     let r = public_get(&app, "/quote/onetime?amount=100.005&term=20").await;
     assert_eq!(r.body["error"]["detail"][0]["reason"], "too_many_decimals");
     assert_eq!(r.body["error"]["type"], "invalid_request_error");
+    // A parameter given twice is ambiguous: refused, naming it.
+    let r = public_get(&app, "/quote/onetime?amount=100&term=20&amount=200").await;
+    assert_hub_error(&r, 400, "invalid_request");
+    assert_eq!(
+        r.body["error"]["message"],
+        "`amount` is given more than once"
+    );
+}
+
+#[tokio::test]
+async fn quote_parameters_are_percent_decoded_and_others_ignored() {
+    let app = App::spawn().await;
+    app.clock.freeze();
+    let plain = public_get(
+        &app,
+        "/quote/onetime?amount=250.5&term=42&frequency=fortnightly",
+    )
+    .await;
+    assert_eq!(plain.status, 200, "{}", plain.body);
+    let encoded = public_get(
+        &app,
+        "/quote/onetime?utm_source=x&amount=25%30.5&term=%342&frequency=fort%6Eightly&term_hint=7",
+    )
+    .await;
+    assert_eq!(encoded.status, 200, "{}", encoded.body);
+    assert_eq!(encoded.body, plain.body);
+    assert_eq!(plain.body["amount_pence"], 25_050);
+    assert_eq!(plain.body["frequency"], "fortnightly");
+    // `+` is a space, and surrounding spaces are trimmed as before.
+    let spaced = public_get(
+        &app,
+        "/quote/onetime?amount=+250.5+&term=42&frequency=fortnightly",
+    )
+    .await;
+    assert_eq!(spaced.body, plain.body);
 }
 
 #[tokio::test]
