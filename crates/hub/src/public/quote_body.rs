@@ -10,43 +10,40 @@ use lendhub_domain::quote::{Instalment, Quote};
 /// A quote's JSON: an answer of six instalments is about 1.2 KB.
 pub fn render(q: &Quote) -> Vec<u8> {
     let mut out = Vec::with_capacity(512 + 160 * q.schedule.len());
-    out.extend_from_slice(b"{\"object\":");
-    string(&mut out, q.object);
-    out.extend_from_slice(b",\"product\":");
-    string(&mut out, q.product);
-    out.extend_from_slice(b",\"pricing_version\":");
-    string(&mut out, &q.pricing_version);
-    out.extend_from_slice(b",\"currency\":");
-    string(&mut out, q.currency);
-    out.extend_from_slice(b",\"amount_pence\":");
-    integer(&mut out, q.amount_pence);
-    out.extend_from_slice(b",\"term_days\":");
-    integer(&mut out, q.term_days);
-    out.extend_from_slice(b",\"frequency\":");
-    string(&mut out, q.frequency.as_str());
-    out.extend_from_slice(b",\"start_date\":");
-    string(&mut out, &q.start_date);
-    out.extend_from_slice(b",\"daily_interest_rate_percent\":");
-    string(&mut out, &q.daily_interest_rate_percent);
-    out.extend_from_slice(b",\"fees_pence\":");
-    integer(&mut out, q.fees_pence);
-    out.extend_from_slice(b",\"interest_pence\":");
-    integer(&mut out, q.interest_pence);
-    out.extend_from_slice(b",\"total_cost_pence\":");
-    integer(&mut out, q.total_cost_pence);
-    out.extend_from_slice(b",\"total_repayable_pence\":");
-    integer(&mut out, q.total_repayable_pence);
+    text(&mut out, b"{\"object\":", q.object);
+    text(&mut out, b",\"product\":", q.product);
+    text(&mut out, b",\"pricing_version\":", &q.pricing_version);
+    text(&mut out, b",\"currency\":", q.currency);
+    number(&mut out, b",\"amount_pence\":", q.amount_pence);
+    number(&mut out, b",\"term_days\":", q.term_days);
+    text(&mut out, b",\"frequency\":", q.frequency.as_str());
+    text(&mut out, b",\"start_date\":", &q.start_date);
+    text(
+        &mut out,
+        b",\"daily_interest_rate_percent\":",
+        &q.daily_interest_rate_percent,
+    );
+    number(&mut out, b",\"fees_pence\":", q.fees_pence);
+    number(&mut out, b",\"interest_pence\":", q.interest_pence);
+    number(&mut out, b",\"total_cost_pence\":", q.total_cost_pence);
+    number(
+        &mut out,
+        b",\"total_repayable_pence\":",
+        q.total_repayable_pence,
+    );
     let cap = &q.cost_cap;
-    out.extend_from_slice(b",\"cost_cap\":{\"cap_percent\":");
-    integer(&mut out, cap.cap_percent);
-    out.extend_from_slice(b",\"cap_pence\":");
-    integer(&mut out, cap.cap_pence);
+    number(
+        &mut out,
+        b",\"cost_cap\":{\"cap_percent\":",
+        cap.cap_percent,
+    );
+    number(&mut out, b",\"cap_pence\":", cap.cap_pence);
     out.extend_from_slice(if cap.applied {
-        b",\"applied\":true,\"waived_pence\":"
+        b",\"applied\":true"
     } else {
-        b",\"applied\":false,\"waived_pence\":"
+        b",\"applied\":false"
     });
-    integer(&mut out, cap.waived_pence);
+    number(&mut out, b",\"waived_pence\":", cap.waived_pence);
     out.extend_from_slice(b"},\"apr_percent\":");
     // ryu's shortest form, and `null` for a non-finite value, as serde_json.
     let _ = serde_json::to_writer(&mut out, &q.apr_percent);
@@ -62,25 +59,26 @@ pub fn render(q: &Quote) -> Vec<u8> {
 }
 
 fn write_instalment(out: &mut Vec<u8>, i: &Instalment) {
-    out.extend_from_slice(b"{\"number\":");
-    integer(out, i.number);
-    out.extend_from_slice(b",\"due_date\":");
-    string(out, &i.due_date);
-    out.extend_from_slice(b",\"days_from_start\":");
-    integer(out, i.days_from_start);
-    out.extend_from_slice(b",\"principal_pence\":");
-    integer(out, i.principal_pence);
-    out.extend_from_slice(b",\"interest_pence\":");
-    integer(out, i.interest_pence);
-    out.extend_from_slice(b",\"fee_pence\":");
-    integer(out, i.fee_pence);
-    out.extend_from_slice(b",\"amount_pence\":");
-    integer(out, i.amount_pence);
+    number(out, b"{\"number\":", i.number);
+    text(out, b",\"due_date\":", &i.due_date);
+    number(out, b",\"days_from_start\":", i.days_from_start);
+    number(out, b",\"principal_pence\":", i.principal_pence);
+    number(out, b",\"interest_pence\":", i.interest_pence);
+    number(out, b",\"fee_pence\":", i.fee_pence);
+    number(out, b",\"amount_pence\":", i.amount_pence);
     out.push(b'}');
 }
 
-fn integer(out: &mut Vec<u8>, n: impl itoa::Integer) {
+/// `key` (the member's name with its punctuation) and the integer `n`.
+fn number(out: &mut Vec<u8>, key: &[u8], n: impl itoa::Integer) {
+    out.extend_from_slice(key);
     out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+}
+
+/// `key` and the string `s`.
+fn text(out: &mut Vec<u8>, key: &[u8], s: &str) {
+    out.extend_from_slice(key);
+    string(out, s);
 }
 
 /// Dates, versions and names need no escaping; anything that does goes
