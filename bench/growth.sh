@@ -46,9 +46,11 @@ WORK=$(mktemp -d -t lendhub-growth.XXXXXX)
 RESULTS=$WORK/results
 mkdir -p "$RESULTS"
 SERVER_PID=
+BARE_PID=
 PGDATA_DIR=
 
 cleanup() {
+    if [[ -n $BARE_PID ]]; then kill "$BARE_PID" 2>/dev/null || true; fi
     if [[ -n $SERVER_PID ]]; then
         kill -TERM "$SERVER_PID" 2>/dev/null || true
         wait "$SERVER_PID" 2>/dev/null || true
@@ -61,15 +63,16 @@ trap cleanup EXIT
 # load NAME URL lendhub-bench-args... — one measured run into
 # $RESULTS/NAME.json, after the bare server's (NAME.bare.json).
 load() {
-    local name=$1 url=$2 bare_pid
+    local name=$1 url=$2
     shift 2
     "$BARE" "$BARE_ADDR" >>"$WORK/bare.log" 2>&1 &
-    bare_pid=$!
-    wait_until_up "http://$BARE_ADDR" "$bare_pid"
+    BARE_PID=$!
+    wait_until_up "http://$BARE_ADDR" "$BARE_PID"
     "$BENCH" --url "http://$BARE_ADDR" --scenario baseline --duration "$PAIR_DURATION" --warmup 1 \
         --connections "$CONNECTIONS" >"$RESULTS/$name.bare.json" || echo '{}' >"$RESULTS/$name.bare.json"
-    kill "$bare_pid" 2>/dev/null || true
-    wait "$bare_pid" 2>/dev/null || true
+    kill "$BARE_PID" 2>/dev/null || true
+    wait "$BARE_PID" 2>/dev/null || true
+    BARE_PID=
     log "$name"
     "$BENCH" --url "$url" --duration "$DURATION" --warmup 1 --connections "$CONNECTIONS" "$@" \
         >"$RESULTS/$name.json" || echo '{}' >"$RESULTS/$name.json"
