@@ -14,6 +14,7 @@ mod openapi;
 pub mod partner;
 mod pay;
 pub mod public;
+mod ratelimit_headers;
 pub mod shared_limits;
 mod state;
 

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, LazyLock};
 
 use axum::extract::Request;
-use axum::http::{HeaderName, HeaderValue};
+use axum::http::HeaderValue;
 use axum::response::Response;
 use lendhub_domain::partner::{Tier, TierLimits};
 use lendhub_domain::ratelimit::{SubLimit, TokenBucket, Verdict, sub_limit};
@@ -20,6 +20,7 @@ use lendhub_http::around::Hook;
 use parking_lot::Mutex;
 
 use super::error::PartnerError;
+use crate::ratelimit_headers::{LIMIT, POLICY, REMAINING, RESET};
 use crate::shared_limits::{Decision, SharedLimits, Sub};
 
 /// A refused request's hint when only the concurrency cap is full.
@@ -318,11 +319,6 @@ impl RateLimiter {
         }
     }
 }
-
-const LIMIT: HeaderName = HeaderName::from_static("ratelimit-limit");
-const REMAINING: HeaderName = HeaderName::from_static("ratelimit-remaining");
-const RESET: HeaderName = HeaderName::from_static("ratelimit-reset");
-const POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
 
 /// Gives every request a [`Slot`], then writes the RateLimit headers of
 /// whatever admission the request got, counts it if it asked to be, and

@@ -27,7 +27,8 @@ use tower_http::cors::{AllowOrigin, Any, CorsLayer};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use protect::{LIMIT, POLICY, Protect, REMAINING, RESET};
+use crate::ratelimit_headers::{LIMIT, POLICY, REMAINING, RESET};
+use protect::Protect;
 pub use state::PublicState;
 use window::{FixedWindow, WindowPolicy};
 

@@ -15,18 +15,14 @@ use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
 use axum::extract::Request;
-use axum::http::{HeaderName, HeaderValue};
+use axum::http::HeaderValue;
 use axum::response::{IntoResponse, Response};
 use tower::{Layer, Service, ServiceExt};
 
 use super::error::PublicError;
 use super::state::PublicState;
 use super::window::Standing;
-
-pub const LIMIT: HeaderName = HeaderName::from_static("ratelimit-limit");
-pub const REMAINING: HeaderName = HeaderName::from_static("ratelimit-remaining");
-pub const RESET: HeaderName = HeaderName::from_static("ratelimit-reset");
-pub const POLICY: HeaderName = HeaderName::from_static("ratelimit-policy");
+use crate::ratelimit_headers::{LIMIT, POLICY, REMAINING, RESET};
 
 #[derive(Clone)]
 pub struct Protect(pub PublicState);
