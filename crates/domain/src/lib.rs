@@ -37,6 +37,7 @@ pub mod ratelimit;
 pub mod register;
 pub mod request_signature;
 pub mod retry;
+pub mod sandbox_token;
 pub mod schedule;
 pub mod scope;
 pub mod servicing;

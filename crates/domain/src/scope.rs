@@ -149,6 +149,12 @@ impl<S: Scope> Default for ScopeSet<S> {
     }
 }
 
+impl<S: Scope> FromIterator<S> for ScopeSet<S> {
+    fn from_iter<I: IntoIterator<Item = S>>(scopes: I) -> Self {
+        Self(scopes.into_iter().collect())
+    }
+}
+
 impl<S: Scope> ScopeSet<S> {
     pub fn all() -> Self {
         Self(S::ALL.iter().copied().collect())

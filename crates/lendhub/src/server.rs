@@ -464,9 +464,9 @@ fn sandbox_workers(
     mail_wake: Arc<Notify>,
     stop: &CancellationToken,
 ) -> [JoinHandle<()>; 3] {
-    let tokens_sync = tokio::spawn(
+    let clients_sync = tokio::spawn(
         sandbox
-            .tokens
+            .clients
             .clone()
             .run(core.store.clone(), stop.clone().cancelled_owned()),
     );
@@ -496,7 +496,7 @@ fn sandbox_workers(
     [
         tokio::spawn(deliveries.run(stop.clone())),
         tokio::spawn(reviews.run(stop.clone())),
-        tokens_sync,
+        clients_sync,
     ]
 }
 

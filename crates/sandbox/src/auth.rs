@@ -3,8 +3,7 @@
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
-use lendhub_domain::credentials::{parse_access_token, verifier_matches};
-use lendhub_domain::scope::{SandboxScope, SandboxScopes, Scope};
+use lendhub_domain::scope::{SandboxScope, Scope};
 use lendhub_domain::test_clock::ClientClock;
 use lendhub_http::access_log::CallerSlot;
 use lendhub_http::headers::bearer_token;
@@ -35,32 +34,30 @@ async fn authenticate(
     needs: SandboxScope,
 ) -> Result<Caller, SandboxError> {
     let token = bearer_token(parts).ok_or(SandboxError::Unauthenticated)?;
-    let (selector, verifier_hash) = parse_access_token(token).ok_or(SandboxError::InvalidToken)?;
-    let record = state
-        .tokens
-        .get(state.sandbox.as_ref(), &selector)
+    let claims = state
+        .token_seal
+        .open(token)
+        .ok_or(SandboxError::InvalidToken)?;
+    // A revoked client's tokens are refused, expired or not.
+    let client = state
+        .clients
+        .active(state.sandbox.as_ref(), &claims.client_id)
         .await?
         .ok_or(SandboxError::InvalidToken)?;
-    if !verifier_matches(&verifier_hash, &record.verifier_hash) {
-        return Err(SandboxError::InvalidToken);
-    }
     // Token lifetimes are on the service clock, not the caller's test clock:
     // moving one's own clock must neither expire one's token nor keep it alive.
-    if record.expires_at_ms <= state.clock.now_ms() {
+    if claims.expires_at_ms <= state.clock.now_ms() {
         return Err(SandboxError::TokenExpired);
     }
     if let Some(slot) = parts.extensions.get::<CallerSlot>() {
-        slot.set(&record.client_id);
+        slot.set(&claims.client_id);
     }
-    if !SandboxScopes::parse(&record.scopes)
-        .unwrap_or_default()
-        .contains(needs)
-    {
+    if !claims.scopes.contains(needs) {
         return Err(SandboxError::InsufficientScope(needs.as_str()));
     }
     Ok(Caller {
-        tenant: Tenant::sandbox_client(&record.client_id),
-        clock: ClientClock::new(record.clock_offset_ms),
+        tenant: Tenant::sandbox_client(&claims.client_id),
+        clock: ClientClock::new(client.clock_offset_ms),
     })
 }
 

@@ -4,17 +4,16 @@
 //! the rows in `lendhub-store`.
 
 mod auth;
-mod client_cache;
 pub mod clients;
 mod error;
 mod event_log;
+pub mod known_clients;
 mod openapi;
 mod path_id;
 pub mod referrals;
 mod routes;
 pub mod seed;
 mod state;
-pub mod tokens;
 mod views;
 
 pub use error::{SandboxError, render as render_problem};

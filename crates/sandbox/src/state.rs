@@ -7,7 +7,8 @@ use lendhub_store::{EventStore, Maintenance, SandboxStore, Store, UnitOfWork};
 use lendhub_webhooks::sender::Sender;
 use tokio::sync::Notify;
 
-use crate::client_cache::ClientCache;
+use crate::known_clients::KnownClients;
+use lendhub_domain::sandbox_token::TokenSeal;
 use lendhub_http::event_pages::EventPages;
 
 /// What every sandbox handler shares; cloned per request (and per layer),
@@ -43,10 +44,11 @@ pub struct Sandbox {
     /// Runs every write at most once per (client, Idempotency-Key).
     pub(crate) idempotency: Idempotency<crate::SandboxError>,
     pub(crate) event_pages: Arc<EventPages>,
-    pub(crate) clients: Arc<ClientCache>,
-    /// Tokens remembered between bearer checks (the server keeps it in
-    /// step with the store).
-    pub tokens: Arc<crate::tokens::Tokens>,
+    /// Seals and opens access tokens (a key derived from the master key).
+    pub(crate) token_seal: TokenSeal,
+    /// Active clients remembered between token requests and bearer checks
+    /// (the server keeps it in step with the store).
+    pub clients: Arc<KnownClients>,
 }
 
 impl SandboxState {
@@ -62,6 +64,7 @@ impl SandboxState {
         let idempotency = Idempotency::new(store.clone(), master_key.clone(), outbox_wake.clone());
         Self(Arc::new(Sandbox {
             secret_pepper: crate::clients::pepper(&master_key),
+            token_seal: TokenSeal::new(&master_key),
             sandbox: store.clone(),
             events: store.clone(),
             writes: store.clone(),
@@ -75,7 +78,6 @@ impl SandboxState {
             idempotency,
             event_pages: Arc::default(),
             clients: Arc::default(),
-            tokens: Arc::default(),
         }))
     }
 }

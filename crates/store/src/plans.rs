@@ -44,11 +44,6 @@ fn query(name: impl Into<String>, sql: &'static str, bind: Vec<Value>) -> Query 
 pub fn request_path_queries() -> Vec<Query> {
     let mut queries = vec![
         query(
-            "sandbox token by selector, with its client",
-            sql::sandbox::TOKEN_WITH_CLIENT_CLOCK,
-            vec![SELECTOR],
-        ),
-        query(
             "partner API key by selector",
             sql::partner::API_KEYS_SELECT_BY_SELECTOR,
             vec![SELECTOR],

@@ -36,7 +36,6 @@ pub const PUT_CMS_PAGE: &str =
 /// expired for every owner (a range of the created index); owners whose
 /// clocks run ahead expire theirs sooner, by a statement of each backend's.
 pub const PRUNE_IDEMPOTENCY: &str = "DELETE FROM idempotency_keys WHERE created_at_ms < $1";
-pub const PRUNE_TOKENS: &str = "DELETE FROM sandbox_tokens WHERE expires_at_ms < $1";
 pub const PRUNE_REVOCATIONS: &str = "DELETE FROM revoked_tokens WHERE expires_at_ms < $1";
 pub const PRUNE_EVENTS: &str = "DELETE FROM events WHERE created_at_ms < $1";
 /// A sandbox client's events are on its clock, ahead of the service's.
@@ -770,10 +769,6 @@ pub mod public {
 /// The sandbox context's statements both backends run as written.
 pub mod sandbox {
     pub const SANDBOX_EPOCH: &str = "SELECT n FROM sandbox_epoch WHERE id = 1";
-    pub const TOKEN_WITH_CLIENT_CLOCK: &str = "SELECT t.verifier_hash, t.client_id, t.scopes, t.expires_at_ms, t.created_at_ms, coalesce(k.clock_offset_ms, 0)
-         FROM sandbox_tokens t JOIN sandbox_clients c ON c.client_id = t.client_id
-         LEFT JOIN test_clocks k ON k.owner = t.client_id
-         WHERE t.selector = $1 AND c.status = 'active'";
     pub const APPLICATION_BODY: &str = "SELECT body FROM applications WHERE id = $1 AND owner = $2";
     pub const APPLICATION_RENDERED: &str =
         "SELECT rendered FROM applications WHERE id = $1 AND owner = $2";
@@ -794,8 +789,6 @@ pub mod sandbox {
     pub const REVOKE_SANDBOX_CLIENT: &str =
         "UPDATE sandbox_clients SET status = 'revoked', revoked_at_ms = $2
                  WHERE client_id = $1 AND status = 'active'";
-    pub const SANDBOX_TOKENS_DELETE_BY_CLIENT_ID: &str =
-        "DELETE FROM sandbox_tokens WHERE client_id = $1";
     pub const APPLICATIONS_INSERT: &str = "INSERT INTO applications (id, owner, status, version, created_at_ms, body, rendered, review_due_ms)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
     pub const PAYMENTS_INSERT: &str =

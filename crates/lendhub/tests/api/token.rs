@@ -188,3 +188,41 @@ async fn revoked_clients_lose_their_tokens_and_cannot_get_new_ones() {
     );
     let _: Value = serde_json::Value::Null;
 }
+
+/// Tokens are sealed, not stored: opaque to their holder (nothing of the
+/// client id shows), refused when altered anywhere, and still good after
+/// the server restarts, since nothing about them lived in its memory.
+#[tokio::test]
+async fn sealed_tokens_are_opaque_tamper_evident_and_outlive_a_restart() {
+    let mut app = App::spawn().await;
+    let c = app.client("sandbox:read").await;
+    let token = app.token_for(&c).await;
+    let random_part = c.id.trim_start_matches("pk_test_");
+    assert!(!token.contains(random_part), "{token}");
+    let decoded =
+        base64::Engine::decode(&base64::engine::general_purpose::URL_SAFE_NO_PAD, &token).unwrap();
+    assert!(
+        !decoded
+            .windows(random_part.len())
+            .any(|w| w == random_part.as_bytes()),
+        "the client id is encrypted, not merely encoded"
+    );
+    for at in [0, 1, token.len() / 2, token.len() - 1] {
+        let mut altered = token.clone().into_bytes();
+        altered[at] = if altered[at] == b'A' { b'B' } else { b'A' };
+        let altered = String::from_utf8(altered).unwrap();
+        assert_error(
+            &app.get(&altered, "/v1/fixtures").await,
+            401,
+            "unauthenticated",
+        );
+    }
+    assert_error(
+        &app.get(&token[..token.len() - 4], "/v1/fixtures").await,
+        401,
+        "unauthenticated",
+    );
+    assert_eq!(app.get(&token, "/v1/fixtures").await.status, 200);
+    app.restart().await;
+    assert_eq!(app.get(&token, "/v1/fixtures").await.status, 200);
+}

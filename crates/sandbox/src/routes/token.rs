@@ -1,15 +1,15 @@
 //! `POST /oauth/token`: the client-credentials grant. Credentials by HTTP Basic
-//! or in the form body (not both); an opaque token whose hash alone is stored.
+//! or in the form body (not both); an opaque token, sealed and not stored
+//! (`lendhub_domain::sandbox_token`), so issuing one writes nothing.
 
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use lendhub_domain::credentials::{Environment, secret_matches};
+use lendhub_domain::sandbox_token::TokenClaims;
 use lendhub_domain::scope::SandboxScopes;
 use lendhub_http::oauth_form::{self, AuthMethod, FormError};
-use lendhub_store::{CommitError, SandboxWrite, TokenRecord, WriteSet};
-use lendhub_system::generate_access_token;
 use serde::Serialize;
 use utoipa::ToSchema;
 
@@ -92,39 +92,23 @@ pub async fn issue(
         .active(state.sandbox.as_ref(), &client_id)
         .await?
     {
-        Some(c) if secret_matches(&state.secret_pepper, &secret, &c.secret_hash) => c,
+        Some(c) if secret_matches(&state.secret_pepper, &secret, &c.record.secret_hash) => c,
         _ => return Err(invalid("unknown client or wrong secret")),
     };
-    let client_id = client.client_id.clone();
-    let held = SandboxScopes::parse(&client.scopes).unwrap_or_default();
+    let held = SandboxScopes::parse(&client.record.scopes).unwrap_or_default();
     let granted = granted_scopes(form.get("scope").map(String::as_str), held)?;
-    let now = state.clock.now_ms();
-    let issued = generate_access_token(now);
-    let record = TokenRecord {
-        selector: issued.selector,
-        verifier_hash: issued.verifier_hash,
-        client_id: client.client_id,
-        scopes: granted.render(),
-        expires_at_ms: now + state.token_ttl_seconds * 1000,
-        created_at_ms: now,
-        clock_offset_ms: 0,
+    let claims = TokenClaims {
+        client_id: client.record.client_id.clone(),
+        expires_at_ms: state.clock.now_ms() + state.token_ttl_seconds * 1000,
+        scopes: granted,
     };
-    let mut writes = WriteSet::default();
-    writes.push(SandboxWrite::InsertToken(record));
-    match state.writes.commit(writes).await {
-        Ok(()) => {}
-        // The store refuses tokens for a client revoked since we cached it.
-        Err(CommitError::Conflict) => {
-            state.clients.forget(&client_id);
-            return Err(invalid("unknown client or wrong secret"));
-        }
-        Err(e) => return Err(e.into()),
-    }
     Ok(token_response(TokenResponse {
-        access_token: issued.token,
+        access_token: state
+            .token_seal
+            .seal(&claims, lendhub_system::random_bytes()),
         token_type: "Bearer",
         expires_in: state.token_ttl_seconds,
-        scope: granted.render(),
+        scope: claims.scopes.render(),
     }))
 }
 

@@ -1,4 +1,4 @@
-//! The sandbox: its clients and their tokens, applications and payments,
+//! The sandbox: its clients, applications and payments,
 //! and each client's test clock.
 
 use async_trait::async_trait;
@@ -25,20 +25,6 @@ pub struct ClientRecord {
     pub created_at_ms: i64,
 }
 
-#[derive(Clone, Debug)]
-pub struct TokenRecord {
-    /// Finds the row; see `lendhub_domain::credentials::AccessToken`.
-    pub selector: [u8; 16],
-    pub verifier_hash: [u8; 32],
-    pub client_id: String,
-    pub scopes: String,
-    pub expires_at_ms: i64,
-    pub created_at_ms: i64,
-    /// The client's test-clock offset, read with the token (one read gives a
-    /// request both its caller and the caller's clock); ignored on insert.
-    pub clock_offset_ms: i64,
-}
-
 /// An application and its JSON representation, rendered once when it is
 /// written so reads serve it without rebuilding it.
 #[derive(Clone, Debug)]
@@ -61,8 +47,6 @@ pub enum SandboxWrite {
     /// Succeeds only if the stored version is `application.version - 1`.
     UpdateApplication(ApplicationRecord),
     InsertPayment(Payment),
-    /// Succeeds only while the token's client is active; otherwise `Conflict`.
-    InsertToken(TokenRecord),
     /// Moves the owner's test clock (a sandbox client's, or a REST-tier test
     /// environment's). Succeeds only if its offset is still
     /// `from_offset_ms`; otherwise `Conflict`.
@@ -86,15 +70,11 @@ pub trait SandboxStore: Send + Sync {
     async fn insert_client(&self, client: ClientRecord) -> Result<(), StoreError>;
     async fn client(&self, client_id: &str) -> Result<Option<ClientRecord>, StoreError>;
     async fn list_clients(&self) -> Result<Vec<ClientRecord>, StoreError>;
-    /// Revokes the client and with it every token it holds. `false` if unknown.
+    /// Revokes the client, and so every token it was issued. `false` if unknown.
     async fn revoke_client(&self, client_id: &str, now_ms: i64) -> Result<bool, StoreError>;
-    /// The token with this selector, if it exists and its client is active.
-    /// The caller compares the verifier hash.
-    async fn token(&self, selector: &[u8; 16]) -> Result<Option<TokenRecord>, StoreError>;
-    /// A counter that moves with every change to what [`Self::token`]
-    /// answers but a new token (a client revoked, a test clock moved),
-    /// whoever makes it: the sandbox polls it to know when to forget the
-    /// tokens it remembers.
+    /// A counter that moves with every change to a client or a test clock
+    /// (a client revoked, a clock moved), whoever makes it: the sandbox
+    /// polls it to know when to forget the clients it remembers.
     async fn sandbox_epoch(&self) -> Result<i64, StoreError>;
     /// The owner's test-clock offset in milliseconds: 0 for a clock never
     /// moved. Owners are sandbox clients and the REST tier's test

@@ -233,6 +233,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "sandbox_epoch",
         include_str!("../../migrations/postgres/0045_sandbox_epoch.sql"),
     ),
+    (
+        47,
+        "sealed_sandbox_tokens",
+        include_str!("../../migrations/postgres/0047_sealed_sandbox_tokens.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -194,10 +194,6 @@ impl Maintenance for PgStore {
             )
             .await
             .map_err(db)?;
-        let tokens = c
-            .execute(sql::PRUNE_TOKENS, &[&retention.tokens_expired_before_ms])
-            .await
-            .map_err(db)?;
         let revocations = c
             .execute(
                 sql::PRUNE_REVOCATIONS,
@@ -216,7 +212,7 @@ impl Maintenance for PgStore {
                 .await
                 .map_err(db)?;
         }
-        Ok(keys + tokens + revocations + events)
+        Ok(keys + revocations + events)
     }
 
     async fn close(&self) {
@@ -279,27 +275,16 @@ impl SandboxStore for PgStore {
     }
 
     async fn revoke_client(&self, client_id: &str, now_ms: i64) -> Result<bool, StoreError> {
-        let mut c = self.conn().await?;
-        let tx = c.transaction().await.map_err(db)?;
-        let changed = tx
+        let changed = self
+            .conn()
+            .await?
             .execute(
                 crate::sql::sandbox::REVOKE_SANDBOX_CLIENT,
                 &[&client_id, &now_ms],
             )
             .await
             .map_err(db)?;
-        tx.execute(
-            crate::sql::sandbox::SANDBOX_TOKENS_DELETE_BY_CLIENT_ID,
-            &[&client_id],
-        )
-        .await
-        .map_err(db)?;
-        tx.commit().await.map_err(db)?;
         Ok(changed > 0)
-    }
-
-    async fn token(&self, selector: &[u8; 16]) -> Result<Option<TokenRecord>, StoreError> {
-        reads::token(&*self.conn().await?, selector).await
     }
 
     async fn sandbox_epoch(&self) -> Result<i64, StoreError> {

@@ -80,27 +80,6 @@ pub async fn clients(c: &Client) -> Result<Vec<ClientRecord>, StoreError> {
     all(c, &sql, &[]).await?.iter().map(client_row).collect()
 }
 
-pub async fn token(c: &Client, selector: &[u8; 16]) -> Result<Option<TokenRecord>, StoreError> {
-    let row = one(
-        c,
-        crate::sql::sandbox::TOKEN_WITH_CLIENT_CLOCK,
-        &[&&selector[..]],
-    )
-    .await?;
-    row.map(|r| {
-        Ok(TokenRecord {
-            selector: *selector,
-            verifier_hash: bytes(get::<&[u8]>(&r, 0)?),
-            client_id: get(&r, 1)?,
-            scopes: get(&r, 2)?,
-            expires_at_ms: get(&r, 3)?,
-            created_at_ms: get(&r, 4)?,
-            clock_offset_ms: get(&r, 5)?,
-        })
-    })
-    .transpose()
-}
-
 pub async fn clock_offset(c: &Client, owner: &Tenant) -> Result<i64, StoreError> {
     match one(c, crate::sql::sandbox::CLOCK_OFFSET, &[&owner.as_str()]).await? {
         Some(r) => get(&r, 0),

@@ -237,6 +237,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "idempotency_by_arrival",
         include_str!("../../migrations/sqlite/0046_idempotency_by_arrival.sql"),
     ),
+    (
+        47,
+        "sealed_sandbox_tokens",
+        include_str!("../../migrations/sqlite/0047_sealed_sandbox_tokens.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -243,10 +243,6 @@ impl SandboxStore for SqliteStore {
             .await
     }
 
-    async fn token(&self, selector: &[u8; 16]) -> Result<Option<TokenRecord>, StoreError> {
-        self.read(|c| reads::token(c, selector))
-    }
-
     async fn sandbox_epoch(&self) -> Result<i64, StoreError> {
         self.read(|c| {
             c.prepare_cached(shared!(crate::sql::sandbox::SANDBOX_EPOCH))?

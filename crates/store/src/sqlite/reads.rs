@@ -43,27 +43,6 @@ pub fn clients(c: &Connection) -> rusqlite::Result<Vec<ClientRecord>> {
     .collect()
 }
 
-pub fn token(c: &Connection, selector: &[u8; 16]) -> rusqlite::Result<Option<TokenRecord>> {
-    c.prepare_cached(shared!(crate::sql::sandbox::TOKEN_WITH_CLIENT_CLOCK))?
-        .query_row([&selector[..]], |r| {
-            let hash: Vec<u8> = r.get(0)?;
-            let mut verifier_hash = [0u8; 32];
-            if hash.len() == 32 {
-                verifier_hash.copy_from_slice(&hash);
-            }
-            Ok(TokenRecord {
-                selector: *selector,
-                verifier_hash,
-                client_id: r.get(1)?,
-                scopes: r.get(2)?,
-                expires_at_ms: r.get(3)?,
-                created_at_ms: r.get(4)?,
-                clock_offset_ms: r.get(5)?,
-            })
-        })
-        .optional()
-}
-
 pub fn clock_offset(c: &Connection, owner: &Tenant) -> rusqlite::Result<i64> {
     c.prepare_cached(shared!(crate::sql::sandbox::CLOCK_OFFSET))?
         .query_row([owner.as_str()], |r| r.get(0))

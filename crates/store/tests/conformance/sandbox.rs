@@ -1,4 +1,4 @@
-//! The sandbox context: clients and tokens, referral reviews, resets, retention.
+//! The sandbox context: clients, referral reviews, resets, retention.
 
 use lendhub_domain::application::Application;
 use lendhub_domain::decisioning::decide;
@@ -10,19 +10,10 @@ use crate::support::*;
 use lendhub_system::NewRandom;
 
 #[tokio::test]
-async fn prune_drops_old_keys_and_expired_tokens_and_revocation_hides_tokens() {
+async fn prune_drops_old_keys_and_revocation_is_once() {
     let (store, _db) = store().await;
     store.insert_client(active_client()).await.unwrap();
-    store
-        .commit(set(
-            vec![
-                Write::Sandbox(SandboxWrite::InsertToken(token(1, 1_000))),
-                Write::Sandbox(SandboxWrite::InsertToken(token(2, 100_000))),
-            ],
-            Some("old-key"),
-        ))
-        .await
-        .unwrap();
+    store.commit(set(vec![], Some("old-key"))).await.unwrap();
     let mut fresh = set(vec![], None);
     fresh.idempotency = Some(idempotency("new-key", 50_000));
     store.commit(fresh).await.unwrap();
@@ -35,7 +26,7 @@ async fn prune_drops_old_keys_and_expired_tokens_and_revocation_hides_tokens() {
             })
             .await
             .unwrap(),
-        2
+        1
     );
     assert!(
         store
@@ -51,59 +42,16 @@ async fn prune_drops_old_keys_and_expired_tokens_and_revocation_hides_tokens() {
             .unwrap()
             .is_some()
     );
-    assert!(store.token(&[1; 16]).await.unwrap().is_none());
-    assert_eq!(
-        store.token(&[2; 16]).await.unwrap().unwrap().verifier_hash,
-        [9; 32]
-    );
     assert!(store.revoke_client(OWNER, 1).await.unwrap());
-    assert!(
-        store.token(&[2; 16]).await.unwrap().is_none(),
-        "a revoked client's tokens are gone"
+    assert_eq!(
+        store.client(OWNER).await.unwrap().unwrap().status,
+        ClientStatus::Revoked
     );
     assert!(
         !store.revoke_client(OWNER, 2).await.unwrap(),
         "already revoked"
     );
-}
-
-#[tokio::test]
-async fn a_token_commits_only_while_its_client_is_active() {
-    let (store, _db) = store().await;
-    store.insert_client(active_client()).await.unwrap();
-    store
-        .commit(set(
-            vec![Write::Sandbox(SandboxWrite::InsertToken(token(
-                1,
-                i64::MAX,
-            )))],
-            None,
-        ))
-        .await
-        .unwrap();
-    store.revoke_client(OWNER, 1).await.unwrap();
-    let refused = store
-        .commit(set(
-            vec![Write::Sandbox(SandboxWrite::InsertToken(token(
-                2,
-                i64::MAX,
-            )))],
-            None,
-        ))
-        .await;
-    assert!(matches!(refused, Err(CommitError::Conflict)));
-    assert!(store.token(&[2; 16]).await.unwrap().is_none());
-    let mut unknown = token(3, i64::MAX);
-    unknown.client_id = "pk_test_nobody".into();
-    assert!(matches!(
-        store
-            .commit(set(
-                vec![Write::Sandbox(SandboxWrite::InsertToken(unknown))],
-                None
-            ))
-            .await,
-        Err(CommitError::Conflict)
-    ));
+    assert!(!store.revoke_client("pk_test_nobody", 3).await.unwrap());
 }
 
 /// A referred application is due for review a day after its decision on its
@@ -383,25 +331,15 @@ async fn any_owner_has_a_test_clock_that_moves_only_from_where_it_was() {
     );
 }
 
-/// What a bearer check reads with a token (its client's status, the
+/// What a bearer check learns from the store (its client's status, the
 /// client's clock) moves the epoch instances poll to forget remembered
-/// tokens; a new token, which no instance can have remembered, does not.
+/// clients; a new client, which no instance can have remembered, does not.
 #[tokio::test]
-async fn the_sandbox_epoch_moves_with_revocations_and_clocks_not_with_new_tokens() {
+async fn the_sandbox_epoch_moves_with_revocations_and_clocks_not_with_new_clients() {
     let (store, _db) = store().await;
-    store.insert_client(active_client()).await.unwrap();
     let start = store.sandbox_epoch().await.unwrap();
-    store
-        .commit(set(
-            vec![Write::Sandbox(SandboxWrite::InsertToken(token(
-                1,
-                i64::MAX,
-            )))],
-            None,
-        ))
-        .await
-        .unwrap();
-    assert_eq!(store.sandbox_epoch().await.unwrap(), start, "a new token");
+    store.insert_client(active_client()).await.unwrap();
+    assert_eq!(store.sandbox_epoch().await.unwrap(), start, "a new client");
 
     store.commit(set_clock(OWNER, 0, 60_000)).await.unwrap();
     let moved = store.sandbox_epoch().await.unwrap();

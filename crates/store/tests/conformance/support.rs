@@ -88,18 +88,6 @@ pub fn active_client() -> ClientRecord {
     }
 }
 
-pub fn token(selector: u8, expires_at_ms: i64) -> TokenRecord {
-    TokenRecord {
-        selector: [selector; 16],
-        verifier_hash: [9; 32],
-        client_id: OWNER.into(),
-        scopes: "sandbox:read".into(),
-        expires_at_ms,
-        created_at_ms: 0,
-        clock_offset_ms: 0,
-    }
-}
-
 pub async fn event_count(store: &dyn Store) -> usize {
     match store
         .list_events(

@@ -52,7 +52,7 @@ pub async fn advance(
         .await?;
     // Bearer checks here read the moved clock from now on (other instances
     // within one epoch poll).
-    state.tokens.forget();
+    state.clients.forget();
     // What fell due happens now: reviews before the answer (so a read after
     // it sees them settled), deliveries as soon as the worker wakes.
     if let Err(e) = crate::referrals::settle_due(&state, Some(&caller.tenant)).await {

@@ -63,6 +63,6 @@ pub async fn reset(
         .await;
     // Bearer checks here read the clock put back from now on (other
     // instances within one epoch poll).
-    state.tokens.forget();
+    state.clients.forget();
     response
 }

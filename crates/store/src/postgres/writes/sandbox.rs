@@ -14,11 +14,6 @@ use lendhub_domain::clock::unix_ms;
 const LOCK_APPLICATION: &str = "SELECT 1 FROM applications
      WHERE id = $1 AND owner = $2 AND version = $3 FOR UPDATE";
 
-/// One row, share-locked until commit, if the client is active: a
-/// revocation committed anywhere either precedes this (no row) or waits.
-const LOCK_CLIENT: &str = "SELECT 1 FROM sandbox_clients
-     WHERE client_id = $1 AND status = 'active' FOR SHARE";
-
 /// One row, locked until commit, if the owner's clock is still at the offset
 /// the advance was computed from. A clock never moved has no row: advancing
 /// it from zero creates the row (locked, as inserted), and a concurrent
@@ -56,15 +51,10 @@ const UPDATE_APPLICATION: &str =
 
 const INSERT_PAYMENT: &str = crate::sql::sandbox::PAYMENTS_INSERT;
 
-const INSERT_TOKEN: &str = "INSERT INTO sandbox_tokens (selector, verifier_hash, client_id, scopes, expires_at_ms, created_at_ms)
-     VALUES ($1, $2, $3, $4, $5, $6)";
-
 /// A sandbox write's precondition.
 pub(crate) enum Check<'a> {
     /// The application is still at the version the update follows.
     Version(&'a Application),
-    /// The token's client is still active.
-    ActiveClient(&'a str),
     /// The client's clock is still at this offset.
     Clock(&'a str, i64),
 }
@@ -75,7 +65,6 @@ impl Check<'_> {
         match self {
             Check::Version(a) => (10, a.id.as_str(), ""),
             Check::Clock(id, _) => (11, id, ""),
-            Check::ActiveClient(id) => (12, id, ""),
         }
     }
 }
@@ -94,25 +83,18 @@ pub(crate) fn needs(write: &SandboxWrite) -> Option<Needs<'_, Check<'_>>> {
             check: Check::Clock(owner.as_str(), *from_offset_ms),
             row: Some(("clock", owner.as_str())),
         },
-        // Many tokens of one client may commit together.
-        SandboxWrite::InsertToken(t) => Needs {
-            check: Check::ActiveClient(&t.client_id),
-            row: None,
-        },
         _ => return None,
     })
 }
 
 pub(crate) struct Statements {
     lock_application: Statement,
-    lock_client: Statement,
     lock_clock: Statement,
     set_clock: Statement,
     reset: Vec<Statement>,
     insert_application: Statement,
     update_application: Statement,
     payment: Statement,
-    token: Statement,
 }
 
 impl Statements {
@@ -124,14 +106,12 @@ impl Statements {
         }
         Ok(Self {
             lock_application: p(LOCK_APPLICATION).await?,
-            lock_client: p(LOCK_CLIENT).await?,
             lock_clock: p(LOCK_CLOCK).await?,
             set_clock: p(SET_CLOCK).await?,
             reset,
             insert_application: p(INSERT_APPLICATION).await?,
             update_application: p(UPDATE_APPLICATION).await?,
             payment: p(INSERT_PAYMENT).await?,
-            token: p(INSERT_TOKEN).await?,
         })
     }
 
@@ -145,7 +125,6 @@ impl Statements {
                     Box::new(a.version - 1),
                 ],
             ),
-            Check::ActiveClient(id) => (self.lock_client.clone(), vec![Box::new(*id) as Param<'a>]),
             Check::Clock(id, offset) => (
                 self.lock_clock.clone(),
                 vec![Box::new(*id) as Param<'a>, Box::new(*offset)],
@@ -199,17 +178,6 @@ impl Statements {
                     Box::new(p.application_id.as_str()),
                     Box::new(unix_ms(p.created_at)),
                     Box::new(json(p)?),
-                ],
-            )),
-            SandboxWrite::InsertToken(t) => out.push((
-                self.token.clone(),
-                vec![
-                    Box::new(&t.selector[..]) as Param<'a>,
-                    Box::new(&t.verifier_hash[..]),
-                    Box::new(t.client_id.as_str()),
-                    Box::new(t.scopes.as_str()),
-                    Box::new(t.expires_at_ms),
-                    Box::new(t.created_at_ms),
                 ],
             )),
             SandboxWrite::SetClock {

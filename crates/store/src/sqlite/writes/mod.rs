@@ -44,10 +44,6 @@ pub fn revoke_client(c: &Connection, client_id: &str, now_ms: i64) -> rusqlite::
         shared!(crate::sql::sandbox::REVOKE_SANDBOX_CLIENT),
         params![client_id, now_ms],
     )?;
-    c.execute(
-        shared!(crate::sql::sandbox::SANDBOX_TOKENS_DELETE_BY_CLIENT_ID),
-        [client_id],
-    )?;
     Ok(changed > 0)
 }
 
@@ -60,12 +56,11 @@ pub fn prune(c: &Connection, r: &Retention) -> rusqlite::Result<u64> {
            AND created_at_ms - (SELECT clock_offset_ms FROM test_clocks WHERE owner = idempotency_keys.owner) < ?1",
         [idempotency_before_ms],
     )?;
-    let tokens = c.execute(&dialect(sql::PRUNE_TOKENS), [tokens_expired_before_ms])?;
     let revocations = c.execute(&dialect(sql::PRUNE_REVOCATIONS), [tokens_expired_before_ms])?;
     let events = c.execute(&dialect(sql::PRUNE_EVENTS), [r.events_before_ms])?
         + c.execute(&dialect(sql::PRUNE_EVENTS_AHEAD), [r.events_before_ms])?
         + c.execute(&dialect(sql::PRUNE_DELIVERIES), [r.events_before_ms])?;
-    Ok((keys + tokens + revocations + events) as u64)
+    Ok((keys + revocations + events) as u64)
 }
 
 pub fn apply(c: &Connection, set: &WriteSet) -> Result<(), CommitError> {

@@ -72,30 +72,6 @@ pub fn apply(c: &Connection, write: &SandboxWrite) -> Result<(), CommitError> {
                 })
                 .map_err(store)?;
         }
-        SandboxWrite::InsertToken(t) => {
-            // Conditional on the client, so a revocation committed anywhere
-            // wins. A check, then a one-row insert: the writer holds the
-            // transaction, so nothing comes between them, and unlike
-            // `INSERT … SELECT` (which may write many rows) a one-row insert
-            // needs no statement journal.
-            let active = c
-                .prepare_cached(
-                    "SELECT EXISTS (SELECT 1 FROM sandbox_clients WHERE client_id = ?1 AND status = 'active')",
-                )
-                .and_then(|mut s| s.query_row([&t.client_id], |r| r.get::<_, bool>(0)))
-                .map_err(store)?;
-            if !active {
-                return Err(CommitError::Conflict);
-            }
-            c.prepare_cached(
-                "INSERT INTO sandbox_tokens (selector, verifier_hash, client_id, scopes, expires_at_ms, created_at_ms)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            )
-            .and_then(|mut s| {
-                s.execute(params![&t.selector[..], &t.verifier_hash[..], t.client_id, t.scopes, t.expires_at_ms, t.created_at_ms])
-            })
-            .map_err(store)?;
-        }
         SandboxWrite::SetClock {
             owner,
             from_offset_ms,
