@@ -456,7 +456,7 @@ async fn sso(
 
 /// The sandbox's job workers: webhook delivery, woken when a commit queues
 /// deliveries, and referral reviews, woken when a clock moves; and the task
-/// that keeps its remembered tokens in step with the store.
+/// that keeps its remembered clients in step with the store.
 fn sandbox_workers(
     core: &Core,
     sandbox: lendhub_sandbox::SandboxState,

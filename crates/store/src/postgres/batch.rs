@@ -2,7 +2,7 @@
 //! everything queued (up to `MAX_BATCH`) and commits it as one transaction:
 //!
 //! 1. *checks*: claim every job's idempotency key and lock the rows its
-//!    conditions read (an application's version, a token's client), in one
+//!    conditions read (an application's version, a test clock's offset), in one
 //!    global order so concurrent batches on any instance cannot deadlock;
 //! 2. *writes*: the rows of the jobs whose checks passed; jobs that failed
 //!    give back the keys they claimed;
