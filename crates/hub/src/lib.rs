@@ -31,7 +31,7 @@ pub fn router(state: HubState) -> axum::Router {
     let pay = pay::router(state.partner.clone());
     let dashboard = dashboard::router(state.partner.clone());
     partner::router(state.partner)
-        .merge(axum::Router::new().nest(public::PREFIX, public))
+        .merge(public)
         .merge(journey)
         .merge(pay)
         .merge(dashboard)

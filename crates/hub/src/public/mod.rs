@@ -24,7 +24,7 @@ use lendhub_domain::enquiry::Dept;
 use lendhub_domain::pricing::PricingConfig;
 use tokio::sync::Notify;
 use tower_http::cors::{AllowOrigin, Any, CorsLayer};
-use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::router::{OpenApiRouter, UtoipaMethodRouter};
 use utoipa_axum::routes;
 
 use crate::ratelimit_headers::{LIMIT, POLICY, REMAINING, RESET};
@@ -98,12 +98,37 @@ impl PublicRing {
 
 /// The public ring's documented routes, each registered with its OpenAPI entry.
 pub fn api() -> OpenApiRouter<PublicState> {
-    reads().merge(writes())
+    reads().documented.merge(writes().documented)
+}
+
+/// Routes registered twice from one `routes!`: at `PREFIX` + path to be
+/// served, and at their own path for the OpenAPI document (whose server is
+/// `PREFIX`). Serving them under `Router::nest` instead rewrote each
+/// request's URI into a new string, parsed it again and routed the request
+/// twice: about a tenth of a quote's server instructions.
+#[derive(Default)]
+struct Mount {
+    served: Router<PublicState>,
+    documented: OpenApiRouter<PublicState>,
+}
+
+impl Mount {
+    /// As `OpenApiRouter::routes`: the method router at each of its paths.
+    fn routes(mut self, routes: UtoipaMethodRouter<PublicState>) -> Self {
+        let (_, paths, method_router) = &routes;
+        for path in paths.paths.keys() {
+            self.served = self
+                .served
+                .route(&format!("{PREFIX}{path}"), method_router.clone());
+        }
+        self.documented = self.documented.routes(routes);
+        self
+    }
 }
 
 /// Open to every origin.
-fn reads() -> OpenApiRouter<PublicState> {
-    OpenApiRouter::new()
+fn reads() -> Mount {
+    Mount::default()
         .routes(routes!(catalogue::healthz))
         .routes(routes!(catalogue::pricing))
         .routes(routes!(catalogue::products))
@@ -118,17 +143,17 @@ fn reads() -> OpenApiRouter<PublicState> {
 }
 
 /// Open to the configured origins only.
-fn writes() -> OpenApiRouter<PublicState> {
-    OpenApiRouter::new().routes(routes!(enquiries::create))
+fn writes() -> Mount {
+    Mount::default().routes(routes!(enquiries::create))
 }
 
+/// The ring's routes at their full paths, to merge into the hub's router.
 pub fn router(state: &PublicState) -> Router<PublicState> {
-    let (reads, _) = reads().split_for_parts();
     // The document is rendered once; like the sandbox's, it is served beside
     // the routes it describes rather than listed in itself.
     let document = serde_json::to_value(crate::openapi::public_openapi()).unwrap_or_default();
-    let reads = reads.route(
-        "/openapi.json",
+    let reads = reads().served.route(
+        &format!("{PREFIX}/openapi.json"),
         axum::routing::get(move || async move { axum::Json(document) }),
     );
     let origins: Vec<HeaderValue> = state
@@ -146,7 +171,7 @@ pub fn router(state: &PublicState) -> Router<PublicState> {
             HeaderName::from_static("idempotency-key"),
         ])
         .expose_headers(exposed());
-    let enquiries = writes().split_for_parts().0.layer(enquiry_cors);
+    let enquiries = writes().served.layer(enquiry_cors);
     let open_cors = CorsLayer::new()
         .allow_origin(Any)
         .allow_methods([Method::GET, Method::POST])
@@ -156,11 +181,15 @@ pub fn router(state: &PublicState) -> Router<PublicState> {
             HeaderName::from_static("mcp-protocol-version"),
         ])
         .expose_headers(exposed());
+    // Unknown paths under the prefix are the ring's too, so they pass the
+    // window as well.
+    let unknown = || axum::routing::any(|| async { axum::http::StatusCode::NOT_FOUND });
     reads
         .layer(open_cors)
         .merge(enquiries)
-        // Its own fallback, so unknown public paths pass the window too.
-        .fallback(|| async { axum::http::StatusCode::NOT_FOUND })
+        .route(PREFIX, unknown())
+        .route(&format!("{PREFIX}/"), unknown())
+        .route(&format!("{PREFIX}/{{*rest}}"), unknown())
         .layer(Protect(state.clone()))
 }
 
