@@ -402,6 +402,12 @@ async fn the_public_ring_speaks_the_hub_envelope() {
     let r = public_get(&app, "/no/such/route").await;
     assert_hub_error(&r, 404, "route_not_found");
     assert!(r.header("x-service-correlation-id").starts_with("cor_"));
+    // Every path under the prefix is the ring's: counted in its window.
+    for path in ["", "/", "/no", "/no/such/route"] {
+        let r = public_get(&app, path).await;
+        assert_hub_error(&r, 404, "route_not_found");
+        assert!(!r.header("ratelimit-remaining").is_empty(), "{path:?}");
+    }
     let r = reply(
         app.http
             .delete(format!("{}/public/v1/products", app.hub))
