@@ -26,6 +26,14 @@ pub struct Query {
     /// Whether the rows must also come out in index order (no sort): pages
     /// that stop after a few rows must not sort everything first.
     pub ordered_by_index: bool,
+    /// The one backend that runs it; `None` for both.
+    pub only: Option<Backend>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
 }
 
 const OWNER: Value = Value::Text("pk_test_owner");
@@ -37,6 +45,7 @@ fn query(name: impl Into<String>, sql: &'static str, bind: Vec<Value>) -> Query 
         sql,
         bind,
         ordered_by_index: false,
+        only: None,
     }
 }
 
@@ -78,11 +87,40 @@ pub fn request_path_queries() -> Vec<Query> {
             sql::sandbox::ENDPOINTS_OF_OWNER,
             vec![OWNER],
         ),
-        query(
-            "an idempotency record",
-            sql::sandbox::IDEMPOTENCY_RECORD,
-            vec![OWNER, Value::Text("key-0001")],
-        ),
+        Query {
+            only: Some(Backend::Postgres),
+            ..query(
+                "an idempotency record",
+                sql::sandbox::IDEMPOTENCY_RECORD,
+                vec![OWNER, Value::Text("key-0001")],
+            )
+        },
+        // SQLite keeps idempotency records in arrival order and indexes them
+        // in arrears (`crate::sqlite::idempotency`): its three lookups.
+        Query {
+            only: Some(Backend::Sqlite),
+            ..query(
+                "an idempotency record by its place",
+                crate::sqlite::idempotency::BY_SEQ,
+                vec![Value::Int(7), OWNER, Value::Text("key-0001")],
+            )
+        },
+        Query {
+            only: Some(Backend::Sqlite),
+            ..query(
+                "an idempotency record past the accounted sequence",
+                crate::sqlite::idempotency::PAST_FLOOR,
+                vec![Value::Int(7), OWNER, Value::Text("key-0001")],
+            )
+        },
+        Query {
+            only: Some(Backend::Sqlite),
+            ..query(
+                "an idempotency record through the index",
+                crate::sqlite::idempotency::INDEXED,
+                vec![OWNER, Value::Text("key-0001")],
+            )
+        },
         query(
             "identity provider consents of a person for a client",
             sql::identity::SSO_CONSENTS_SELECT_BY_USER_ID,
@@ -376,6 +414,7 @@ pub fn request_path_queries() -> Vec<Query> {
             Value::Int(100),
         ],
         ordered_by_index: true,
+        only: None,
     });
     queries.push(Query {
         ordered_by_index: true,
@@ -497,6 +536,7 @@ pub fn request_path_queries() -> Vec<Query> {
                 sql: keyset.sql(shape),
                 bind,
                 ordered_by_index: true,
+                only: None,
             });
         }
     }
@@ -514,6 +554,7 @@ pub fn request_path_queries() -> Vec<Query> {
                 bound(shape.after, Value::Int(1_700_000_000_000)),
             ],
             ordered_by_index: true,
+            only: None,
         });
     }
     queries

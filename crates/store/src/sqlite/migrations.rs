@@ -242,6 +242,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "sealed_sandbox_tokens",
         include_str!("../../migrations/sqlite/0047_sealed_sandbox_tokens.sql"),
     ),
+    (
+        48,
+        "idempotency_indexed_in_arrears",
+        include_str!("../../migrations/sqlite/0048_idempotency_indexed_in_arrears.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -12,6 +12,7 @@ macro_rules! shared {
 
 mod checkpointer;
 mod dashboard;
+pub mod idempotency;
 mod identity;
 mod jobs;
 mod migrations;
@@ -34,6 +35,7 @@ use parking_lot::Mutex;
 use rusqlite::{Connection, OpenFlags};
 
 use self::checkpointer::Checkpointer;
+use self::idempotency::{Looker, RecentKeys};
 use self::read_memo::ReadMemo;
 use crate::error::{CommitError, StoreError};
 use crate::*;
@@ -52,6 +54,8 @@ pub struct SqliteStore {
     log_positions: ReadMemo<Option<LogPosition>>,
     /// Applications' versions (`LendingStore::application_version`).
     pub(crate) application_versions: ReadMemo<Option<i64>>,
+    /// Where the newest idempotency records are (`idempotency`).
+    recent_keys: Arc<RecentKeys>,
     _checkpointer: Checkpointer,
 }
 
@@ -155,15 +159,42 @@ impl SqliteStore {
             .collect::<Result<_, _>>()?;
         let checkpointer =
             Checkpointer::start(&conn, open_connection(path)?).map_err(unavailable)?;
+        // What a previous run left unindexed is indexed now, so that this
+        // process starts with nothing to remember.
+        let indexed_through = {
+            let tx = conn
+                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+                .map_err(unavailable)?;
+            let through = idempotency::merge(&tx).map_err(unavailable)?;
+            tx.commit().map_err(unavailable)?;
+            through
+        };
+        let recent_keys = Arc::new(RecentKeys::starting_at(indexed_through));
         let commits = Arc::new(AtomicU64::new(0));
         Ok(Self {
-            writer: writer::Writer::start(conn, commits.clone()),
+            writer: writer::Writer::start(conn, commits.clone(), recent_keys.clone()),
             readers,
             next_reader: AtomicUsize::new(0),
             log_positions: ReadMemo::new(commits.clone()),
             application_versions: ReadMemo::new(commits),
+            recent_keys,
             _checkpointer: checkpointer,
         })
+    }
+
+    /// Indexes the newest idempotency records in the background; requests
+    /// keep committing meanwhile, in the batches around it.
+    fn merge_recent_keys(&self) {
+        let (writer, recent) = (self.writer.clone(), self.recent_keys.clone());
+        tokio::spawn(async move {
+            let through = writer
+                .run(|c| idempotency::merge(c).map_err(unavailable))
+                .await;
+            if let Err(e) = &through {
+                tracing::warn!(error = %e, "could not index the newest idempotency keys");
+            }
+            recent.merged(through.ok());
+        });
     }
 
     /// Reads run inline on a pooled connection: they are indexed lookups taking
@@ -316,11 +347,21 @@ impl UnitOfWork for SqliteStore {
         owner: &Tenant,
         key: &str,
     ) -> Result<Option<IdempotencyRecord>, StoreError> {
-        self.read(|c| reads::idempotency(c, owner, key))
+        self.read(|c| {
+            idempotency::find(c, &self.recent_keys, Looker::Reader, owner, key)
+                .map(|found| found.map(|(record, _)| record))
+        })
     }
 
     async fn commit(&self, set: WriteSet) -> Result<(), CommitError> {
-        self.writer.run(move |c| writes::apply(c, &set)).await
+        let recent = self.recent_keys.clone();
+        self.writer
+            .run(move |c| writes::apply(c, &recent, &set))
+            .await?;
+        if self.recent_keys.merge_due() {
+            self.merge_recent_keys();
+        }
+        Ok(())
     }
 }
 

@@ -149,30 +149,6 @@ pub fn endpoints(c: &Connection, owner: &Tenant) -> rusqlite::Result<Vec<Endpoin
         .collect()
 }
 
-pub fn idempotency(
-    c: &Connection,
-    owner: &Tenant,
-    key: &str,
-) -> rusqlite::Result<Option<IdempotencyRecord>> {
-    c.prepare_cached(shared!(crate::sql::sandbox::IDEMPOTENCY_RECORD))?
-        .query_row([owner.as_str(), key], |r| {
-            let fp: Vec<u8> = r.get(0)?;
-            let mut fingerprint = [0u8; 32];
-            if fp.len() == 32 {
-                fingerprint.copy_from_slice(&fp);
-            }
-            Ok(IdempotencyRecord {
-                owner: owner.to_owned(),
-                key: key.to_owned(),
-                fingerprint,
-                status: r.get(1)?,
-                body: r.get(2)?,
-                created_at_ms: r.get(3)?,
-            })
-        })
-        .optional()
-}
-
 /// Referred applications whose review is due on their owner's clock.
 pub fn due_referrals(
     c: &Connection,

@@ -59,11 +59,20 @@ where
     }
 }
 
+/// Told each batch's fate on the writer thread, before any of its callers
+/// is answered.
+pub(crate) trait BatchObserver: Send + Sync {
+    fn committed(&self);
+    /// The whole transaction was undone (a savepoint undone is not told).
+    fn rolled_back(&self);
+}
+
 enum Msg {
     Job(Box<dyn Job>),
     Shutdown(oneshot::Sender<()>),
 }
 
+#[derive(Clone)]
 pub(crate) struct Writer {
     tx: mpsc::Sender<Msg>,
 }
@@ -71,11 +80,15 @@ pub(crate) struct Writer {
 impl Writer {
     /// `commits` counts the batches committed, moved before any of a
     /// batch's callers is answered.
-    pub fn start(conn: Connection, commits: Arc<AtomicU64>) -> Self {
+    pub fn start(
+        conn: Connection,
+        commits: Arc<AtomicU64>,
+        observer: Arc<dyn BatchObserver>,
+    ) -> Self {
         let (tx, rx) = mpsc::channel(QUEUE);
         let spawned = std::thread::Builder::new()
             .name("sqlite-writer".into())
-            .spawn(move || run(conn, rx, &commits));
+            .spawn(move || run(conn, rx, &commits, observer.as_ref()));
         if let Err(e) = spawned {
             tracing::error!(error = %e, "could not start the SQLite writer thread");
         }
@@ -118,7 +131,12 @@ impl Writer {
     }
 }
 
-fn run(conn: Connection, mut rx: mpsc::Receiver<Msg>, commits: &AtomicU64) {
+fn run(
+    conn: Connection,
+    mut rx: mpsc::Receiver<Msg>,
+    commits: &AtomicU64,
+    observer: &dyn BatchObserver,
+) {
     while let Some(first) = rx.blocking_recv() {
         let mut jobs: Vec<Box<dyn Job>> = Vec::new();
         let mut shutdown = None;
@@ -135,7 +153,7 @@ fn run(conn: Connection, mut rx: mpsc::Receiver<Msg>, commits: &AtomicU64) {
                 next = rx.try_recv().ok();
             }
         }
-        commit_batch(&conn, jobs, commits);
+        commit_batch(&conn, jobs, commits, observer);
         if let Some(done) = shutdown {
             let _ = conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)");
             let _ = done.send(());
@@ -149,7 +167,12 @@ fn run_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
     conn.prepare_cached(sql)?.execute([]).map(|_| ())
 }
 
-fn commit_batch(conn: &Connection, mut jobs: Vec<Box<dyn Job>>, commits: &AtomicU64) {
+fn commit_batch(
+    conn: &Connection,
+    mut jobs: Vec<Box<dyn Job>>,
+    commits: &AtomicU64,
+    observer: &dyn BatchObserver,
+) {
     if jobs.is_empty() {
         return;
     }
@@ -165,6 +188,7 @@ fn commit_batch(conn: &Connection, mut jobs: Vec<Box<dyn Job>>, commits: &Atomic
     // savepoint, where a failure undoes that job alone.
     if !jobs.iter_mut().all(|job| job.run(conn)) {
         let _ = conn.execute_batch("ROLLBACK");
+        observer.rolled_back();
         if !begin(conn, jobs.len()) {
             return;
         }
@@ -173,6 +197,9 @@ fn commit_batch(conn: &Connection, mut jobs: Vec<Box<dyn Job>>, commits: &Atomic
     let outcome = conn.execute_batch("COMMIT").map_err(unavailable).err();
     if outcome.is_some() {
         let _ = conn.execute_batch("ROLLBACK");
+        observer.rolled_back();
+    } else {
+        observer.committed();
     }
     commits.fetch_add(1, Ordering::Release);
     for job in jobs {
@@ -210,6 +237,13 @@ mod tests {
     use std::sync::atomic::AtomicUsize;
 
     use super::*;
+
+    struct Unobserved;
+
+    impl BatchObserver for Unobserved {
+        fn committed(&self) {}
+        fn rolled_back(&self) {}
+    }
 
     /// A job that inserts `n`, counts the rows it can see, and fails after
     /// its insert when `fail`; each run is counted.
@@ -259,7 +293,7 @@ mod tests {
         let runs = Arc::new(AtomicUsize::new(0));
         let (jobs, mut answers): (Vec<_>, Vec<_>) = (1..=5).map(|n| job(n, false, &runs)).unzip();
         let commits = AtomicU64::new(0);
-        commit_batch(&conn, jobs, &commits);
+        commit_batch(&conn, jobs, &commits, &Unobserved);
         assert_eq!(runs.load(Ordering::Relaxed), 5);
         assert_eq!(commits.load(Ordering::Relaxed), 1);
         let seen: Vec<i64> = answers
@@ -279,7 +313,7 @@ mod tests {
                 .into_iter()
                 .map(|(n, fail)| job(n, fail, &runs))
                 .unzip();
-        commit_batch(&conn, jobs, &AtomicU64::new(0));
+        commit_batch(&conn, jobs, &AtomicU64::new(0), &Unobserved);
         let seen: Vec<Result<i64, String>> = answers
             .iter_mut()
             .map(|a| a.try_recv().expect("answered").map_err(|e| e.to_string()))

@@ -31,6 +31,13 @@ impl Database {
         Database { target, _dir: dir }
     }
 
+    pub fn backend(&self) -> lendhub_store::plans::Backend {
+        match self.target {
+            Target::Sqlite(_) => lendhub_store::plans::Backend::Sqlite,
+            Target::Postgres(_) => lendhub_store::plans::Backend::Postgres,
+        }
+    }
+
     /// A store on this database; several may be open at once, like instances.
     pub async fn open(&self) -> Arc<dyn Store> {
         match &self.target {

@@ -10,6 +10,9 @@ async fn request_path_queries_use_an_index() {
     let (_store, db) = store().await;
     let mut failures = Vec::new();
     for query in request_path_queries() {
+        if query.only.is_some_and(|only| only != db.backend()) {
+            continue;
+        }
         let plan = db.explain(query.sql, &query.bind).await;
         let text = plan.join("\n");
         let full_scan = plan.iter().any(|line| {

@@ -63,6 +63,73 @@ async fn a_taken_idempotency_key_fails_the_whole_write_set() {
     );
 }
 
+/// A key claimed before a restart is still claimed after it, and each of
+/// many keys claimed at once is found by the store that claimed it and by
+/// another store on the same database.
+#[tokio::test]
+async fn idempotency_keys_are_found_by_every_store_and_after_a_restart() {
+    let db = Database::fresh().await;
+    let first = db.open().await;
+    let claims: Vec<_> = (0..64i64)
+        .map(|n| {
+            let store = first.clone();
+            tokio::spawn(async move {
+                let app = application(2_000 + n);
+                let writes = vec![Write::Sandbox(SandboxWrite::InsertApplication(record(
+                    &app,
+                )))];
+                store.commit(set(writes, Some(&format!("many-{n}")))).await
+            })
+        })
+        .collect();
+    for claim in claims {
+        claim.await.unwrap().unwrap();
+    }
+    let second = db.open().await;
+    for n in [0, 31, 63] {
+        let key = format!("many-{n}");
+        for store in [&first, &second] {
+            assert!(
+                store
+                    .idempotency(&tenant(OWNER), &key)
+                    .await
+                    .unwrap()
+                    .is_some(),
+                "{key}"
+            );
+        }
+    }
+    first.close().await;
+    drop(first);
+    let restarted = db.open().await;
+    assert!(
+        restarted
+            .idempotency(&tenant(OWNER), "many-7")
+            .await
+            .unwrap()
+            .is_some()
+    );
+    let again = restarted
+        .commit(set(
+            vec![Write::Sandbox(SandboxWrite::InsertApplication(record(
+                &application(3_000),
+            )))],
+            Some("many-7"),
+        ))
+        .await;
+    assert!(
+        matches!(again, Err(CommitError::IdempotencyKeyTaken)),
+        "{again:?}"
+    );
+    assert!(
+        restarted
+            .idempotency(&tenant(OWNER), "many-64")
+            .await
+            .unwrap()
+            .is_none()
+    );
+}
+
 #[tokio::test]
 async fn a_stale_version_fails_the_whole_write_set() {
     let (store, _db) = store().await;

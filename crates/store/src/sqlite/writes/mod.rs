@@ -8,6 +8,7 @@ mod sandbox;
 
 use rusqlite::{Connection, params};
 
+use super::idempotency::{self, RecentKeys};
 use super::{dialect, unavailable};
 use crate::error::CommitError;
 use crate::sql;
@@ -50,12 +51,17 @@ pub fn revoke_client(c: &Connection, client_id: &str, now_ms: i64) -> rusqlite::
 pub fn prune(c: &Connection, r: &Retention) -> rusqlite::Result<u64> {
     let (idempotency_before_ms, tokens_expired_before_ms) =
         (r.idempotency_before_ms, r.tokens_expired_before_ms);
+    // Expired on the service clock, or sooner on an owner's clock that runs
+    // ahead; their index entries first.
+    const AHEAD: &str = "owner IN (SELECT owner FROM test_clocks WHERE clock_offset_ms > 0)
+           AND created_at_ms - (SELECT clock_offset_ms FROM test_clocks WHERE owner = idempotency_keys.owner) < ?1";
+    idempotency::unindex(c, "created_at_ms < ?1", idempotency_before_ms)?;
+    idempotency::unindex(c, AHEAD, idempotency_before_ms)?;
     let keys = c.execute(&dialect(sql::PRUNE_IDEMPOTENCY), [idempotency_before_ms])?
         + c.execute(
-        "DELETE FROM idempotency_keys WHERE owner IN (SELECT owner FROM test_clocks WHERE clock_offset_ms > 0)
-           AND created_at_ms - (SELECT clock_offset_ms FROM test_clocks WHERE owner = idempotency_keys.owner) < ?1",
-        [idempotency_before_ms],
-    )?;
+            &format!("DELETE FROM idempotency_keys WHERE {AHEAD}"),
+            [idempotency_before_ms],
+        )?;
     let revocations = c.execute(&dialect(sql::PRUNE_REVOCATIONS), [tokens_expired_before_ms])?;
     let events = c.execute(&dialect(sql::PRUNE_EVENTS), [r.events_before_ms])?
         + c.execute(&dialect(sql::PRUNE_EVENTS_AHEAD), [r.events_before_ms])?
@@ -63,9 +69,9 @@ pub fn prune(c: &Connection, r: &Retention) -> rusqlite::Result<u64> {
     Ok((keys + revocations + events) as u64)
 }
 
-pub fn apply(c: &Connection, set: &WriteSet) -> Result<(), CommitError> {
+pub fn apply(c: &Connection, recent: &RecentKeys, set: &WriteSet) -> Result<(), CommitError> {
     if let Some(record) = &set.idempotency {
-        insert_idempotency(c, record)?;
+        idempotency::claim(c, recent, record)?;
     }
     for write in &set.writes {
         match write {
@@ -110,37 +116,6 @@ pub fn apply(c: &Connection, set: &WriteSet) -> Result<(), CommitError> {
                     .map_err(|e| CommitError::from(unavailable(e)))?;
             }
         }
-    }
-    Ok(())
-}
-
-pub(super) fn is_unique_violation(e: &rusqlite::Error) -> bool {
-    matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY || f.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE)
-}
-
-/// Records the key, replacing a record that has expired on the owner's clock;
-/// a live record under the key fails the set.
-fn insert_idempotency(c: &Connection, r: &IdempotencyRecord) -> Result<(), CommitError> {
-    let retention_ms = lendhub_domain::idempotency::RETENTION.whole_milliseconds() as i64;
-    let stored = c
-        .prepare_cached(
-            "INSERT INTO idempotency_keys (owner, key, fingerprint, status, body, created_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-             ON CONFLICT (owner, key) DO UPDATE SET fingerprint = excluded.fingerprint, status = excluded.status,
-                 body = excluded.body, created_at_ms = excluded.created_at_ms
-             WHERE idempotency_keys.created_at_ms <= excluded.created_at_ms - ?7",
-        )
-        .and_then(|mut s| {
-            s.execute(params![r.owner.as_str(), r.key, &r.fingerprint[..], r.status, r.body, r.created_at_ms, retention_ms])
-        })
-        .map_err(|e| {
-            if is_unique_violation(&e) {
-                CommitError::IdempotencyKeyTaken
-            } else {
-                unavailable(e).into()
-            }
-        })?;
-    if stored == 0 {
-        return Err(CommitError::IdempotencyKeyTaken);
     }
     Ok(())
 }

@@ -118,8 +118,12 @@ fn reset(c: &Connection, owner: &Tenant, keep_key: Option<&str>) -> rusqlite::Re
         c.prepare_cached(&format!("DELETE FROM {table} WHERE owner = ?1"))?
             .execute([owner.as_str()])?;
     }
-    c.prepare_cached("DELETE FROM idempotency_keys WHERE owner = ?1 AND key IS NOT ?2")?
+    for table in ["idempotency_keys", "idempotency_index"] {
+        c.prepare_cached(&format!(
+            "DELETE FROM {table} WHERE owner = ?1 AND key IS NOT ?2"
+        ))?
         .execute(params![owner.as_str(), keep_key])?;
+    }
     c.prepare_cached(shared!(crate::sql::sandbox::RESET_CLOCK))?
         .execute([owner.as_str()])?;
     Ok(())
