@@ -339,6 +339,14 @@ mod tests {
             .map(|(r, _)| r.body)
     }
 
+    /// Whether claiming the key at `at` finds it taken.
+    fn taken(c: &Connection, recent: &RecentKeys, key: &str, at: i64) -> bool {
+        matches!(
+            claim(c, recent, &record(key, at)),
+            Err(CommitError::IdempotencyKeyTaken)
+        )
+    }
+
     /// Another process's insert: straight into the table, unnoted here.
     fn insert_elsewhere(c: &Connection, key: &str) {
         c.execute(
@@ -361,10 +369,7 @@ mod tests {
             found(&c, &recent, Looker::Reader, "k3"),
             Some(b"k3".to_vec())
         );
-        assert!(matches!(
-            claim(&c, &recent, &record("k3", 2_000)),
-            Err(CommitError::IdempotencyKeyTaken)
-        ));
+        assert!(taken(&c, &recent, "k3", 2_000));
         let through = merge(&c).expect("merged");
         assert_eq!(through, 5);
         recent.merged(Some(through));
@@ -380,10 +385,7 @@ mod tests {
             found(&c, &recent, Looker::Reader, "k3"),
             Some(b"k3".to_vec())
         );
-        assert!(matches!(
-            claim(&c, &recent, &record("k3", 2_000)),
-            Err(CommitError::IdempotencyKeyTaken)
-        ));
+        assert!(taken(&c, &recent, "k3", 2_000));
         assert_eq!(found(&c, &recent, Looker::Reader, "k9"), None);
     }
 
@@ -433,10 +435,7 @@ mod tests {
             found(&c, &recent, Looker::Reader, "theirs-1"),
             Some(b"theirs-1".to_vec())
         );
-        assert!(matches!(
-            claim(&c, &recent, &record("theirs-1", 0)),
-            Err(CommitError::IdempotencyKeyTaken)
-        ));
+        assert!(taken(&c, &recent, "theirs-1", 0));
         // The next insert of this process leaps over the foreign row and notes it.
         claim(&c, &recent, &record("mine-2", 0)).expect("claimed");
         recent.committed();
@@ -444,10 +443,7 @@ mod tests {
             recent.inner.lock().at.get(&note_key(OWNER, "theirs-1")),
             Some(&vec![2])
         );
-        assert!(matches!(
-            claim(&c, &recent, &record("theirs-1", 0)),
-            Err(CommitError::IdempotencyKeyTaken)
-        ));
+        assert!(taken(&c, &recent, "theirs-1", 0));
     }
 
     #[test]
@@ -463,10 +459,7 @@ mod tests {
         // Another process takes place 2, the one the batch gave up.
         insert_elsewhere(&c, "theirs");
         assert_eq!(found(&c, &recent, Looker::Writer, "undone"), None);
-        assert!(matches!(
-            claim(&c, &recent, &record("theirs", 0)),
-            Err(CommitError::IdempotencyKeyTaken)
-        ));
+        assert!(taken(&c, &recent, "theirs", 0));
         claim(&c, &recent, &record("next", 0)).expect("claimed");
         recent.committed();
         assert_eq!(recent.inner.lock().floor, 3);
