@@ -9,8 +9,9 @@
 //! through `idempotency_index`; newer ones (the tail) through [`RecentKeys`],
 //! this process's note of where it put each, or, for rows another process
 //! added, a scan of the rows past the point this process has accounted for
-//! (none, unless another process wrote). Every [`MERGE_AT`] keys the tail goes into the index in one job,
-//! sorted, so that one leaf written serves many keys.
+//! (none, unless another process wrote). Every [`MERGE_AT`] keys the tail
+//! goes into the index in one job, sorted, so that one leaf written serves
+//! many keys.
 //!
 //! Every place a note names is read back and checked against the key, so a
 //! note may outlive its row (a job rolled back, a reset, a replaced record)
@@ -41,7 +42,7 @@ pub const MERGE_AT: usize = 8192;
 /// A record by its place in the sequence, if it holds this key.
 pub const BY_SEQ: &str = "SELECT fingerprint, status, body, created_at_ms, seq FROM idempotency_keys \
      WHERE seq = $1 AND owner = $2 AND key = $3";
-/// The newest record past `?1` under the key: rows another process added
+/// The newest record past `$1` under the key: rows another process added
 /// since this one last accounted for the sequence.
 pub const PAST_FLOOR: &str = "SELECT fingerprint, status, body, created_at_ms, seq FROM idempotency_keys \
      WHERE seq > $1 AND owner = $2 AND key = $3 ORDER BY seq DESC LIMIT 1";
@@ -204,7 +205,7 @@ pub(crate) fn find(
     let (places, floor) = recent.candidates(owner.as_str(), key, looker);
     for seq in places.into_iter().rev() {
         let found = c
-            .prepare_cached(BY_SEQ)?
+            .prepare_cached(shared!(BY_SEQ))?
             .query_row(params![seq, owner.as_str(), key], |r| record(owner, key, r))
             .optional()?;
         if found.is_some() {
@@ -212,7 +213,7 @@ pub(crate) fn find(
         }
     }
     let past_floor = c
-        .prepare_cached(PAST_FLOOR)?
+        .prepare_cached(shared!(PAST_FLOOR))?
         .query_row(params![floor, owner.as_str(), key], |r| {
             record(owner, key, r)
         })
