@@ -291,15 +291,65 @@ impl<E: Refusals> Idempotency<E> {
         Fut: Future<Output = Result<Prepared, E>>,
     {
         let fp = fingerprint(req.owner.as_str(), req.method, req.path, req.body);
-        if let Some(record) = self.store.idempotency(req.owner, req.key).await?
-            && !expired(record.created_at_ms, req.now_ms)
-        {
-            return self.replay(record, &fp);
+        if let Some(replayed) = self.stored(&req, &fp).await? {
+            return replayed;
         }
         let Some(_claim) = self.in_flight.claim(req.owner, req.key) else {
             return Err(E::key_in_progress());
         };
         let prepared = operation().await?;
+        self.commit(&req, fp, prepared).await
+    }
+
+    /// As [`run`](Self::run), for an operation that only reads and computes
+    /// (no counterparty called, nothing sent): it runs before the key is
+    /// looked up, and the commit's claim on the key is the check. A new key,
+    /// nearly every request, then costs no lookup; a retry costs one
+    /// preparation thrown away. Answers are the same as `run`'s: a stored
+    /// response wins over the operation's own refusal and over a request
+    /// still running with the key.
+    pub async fn run_pure<F, Fut>(&self, req: Guarded<'_>, operation: F) -> Result<Response, E>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<Prepared, E>>,
+    {
+        let fp = fingerprint(req.owner.as_str(), req.method, req.path, req.body);
+        let Some(_claim) = self.in_flight.claim(req.owner, req.key) else {
+            return match self.stored(&req, &fp).await? {
+                Some(replayed) => replayed,
+                None => Err(E::key_in_progress()),
+            };
+        };
+        match operation().await {
+            Ok(prepared) => self.commit(&req, fp, prepared).await,
+            Err(refused) => match self.stored(&req, &fp).await? {
+                Some(replayed) => replayed,
+                None => Err(refused),
+            },
+        }
+    }
+
+    /// The answer a live record under the key gives, if there is one.
+    async fn stored(
+        &self,
+        req: &Guarded<'_>,
+        fp: &[u8; 32],
+    ) -> Result<Option<Result<Response, E>>, E> {
+        Ok(match self.store.idempotency(req.owner, req.key).await? {
+            Some(record) if !expired(record.created_at_ms, req.now_ms) => {
+                Some(self.replay(record, fp))
+            }
+            _ => None,
+        })
+    }
+
+    /// Commits what the operation prepared with the key's record.
+    async fn commit(
+        &self,
+        req: &Guarded<'_>,
+        fp: [u8; 32],
+        prepared: Prepared,
+    ) -> Result<Response, E> {
         let queues_deliveries = queues_deliveries(&prepared.writes);
         let mut writes = prepared.writes;
         writes.idempotency = Some(IdempotencyRecord {
@@ -318,15 +368,12 @@ impl<E: Refusals> Idempotency<E> {
                 Ok(respond(prepared.status, prepared.body, false))
             }
             // Another instance (or a request that slipped past the in-flight
-            // set) committed first: answer with its response.
-            Err(CommitError::IdempotencyKeyTaken) => {
-                match self.store.idempotency(req.owner, req.key).await? {
-                    Some(record) if !expired(record.created_at_ms, req.now_ms) => {
-                        self.replay(record, &fp)
-                    }
-                    _ => Err(E::key_in_progress()),
-                }
-            }
+            // set, or a retry run as `run_pure`) committed first: answer with
+            // its response.
+            Err(CommitError::IdempotencyKeyTaken) => match self.stored(req, &fp).await? {
+                Some(replayed) => replayed,
+                None => Err(E::key_in_progress()),
+            },
             Err(e) => Err(e.into()),
         }
     }

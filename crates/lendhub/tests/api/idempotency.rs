@@ -41,6 +41,15 @@ async fn same_key_different_request_is_409_and_keys_are_per_client() {
         409,
         "idempotency_key_reused",
     );
+    // A used key answers for itself before the body is judged: a body the
+    // operation would refuse is still a different request under that key.
+    let invalid = json!({"business": {"company_number": "00000401"}, "amount_pence": 1});
+    assert_error(
+        &app.post(&alice, "/v1/applications", "shared-key-1", invalid)
+            .await,
+        409,
+        "idempotency_key_reused",
+    );
     // The same key on another path is a different request too.
     let payment = json!({"application_id": "01M80315443YA5R416G7AADFJ2", "amount_pence": 100});
     assert_error(

@@ -100,7 +100,7 @@ pub async fn create(
     let guarded = idempotent.by(&caller.tenant, &body.raw, caller.now(&state));
     state
         .idempotency
-        .run(guarded, || async {
+        .run_pure(guarded, || async {
             let (company_number, amount) = validate(&body.value)?;
             let now = caller.now(&state);
             let id = SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64);

@@ -184,9 +184,11 @@ fn commit_batch(
     // Jobs rarely fail, and a savepoint per job costs the writer about a
     // tenth of its time: each first change to a page inside a savepoint
     // copies the page to the sub-journal. So the batch runs bare first; only
-    // if a job fails is it all rolled back and run again, each job in its own
-    // savepoint, where a failure undoes that job alone.
-    if !jobs.iter_mut().all(|job| job.run(conn)) {
+    // if a job fails after changing a row is it all rolled back and run
+    // again, each job in its own savepoint, where a failure undoes that job
+    // alone. A job refused before its first change (an idempotency key
+    // already taken) left nothing to undo.
+    if !jobs.iter_mut().all(|job| run_bare(conn, job.as_mut())) {
         let _ = conn.execute_batch("ROLLBACK");
         observer.rolled_back();
         if !begin(conn, jobs.len()) {
@@ -213,6 +215,15 @@ fn begin(conn: &Connection, jobs: usize) -> bool {
         tracing::error!(error = %e, jobs, "could not begin a write transaction");
     }
     begun.is_ok()
+}
+
+/// Runs one job outside any savepoint; `false` if it failed after changing
+/// a row, so that only a rollback undoes it. A failed statement undoes its
+/// own changes and is not counted, so an unchanged count means an unchanged
+/// database.
+fn run_bare(conn: &Connection, job: &mut dyn Job) -> bool {
+    let before = conn.total_changes();
+    job.run(conn) || conn.total_changes() == before
 }
 
 /// Runs one job in a savepoint of its own; `false` if it could not run.
@@ -329,5 +340,75 @@ mod tests {
         // The bare pass stopped at job 2; then all five ran in savepoints.
         assert_eq!(runs.load(Ordering::Relaxed), 2 + 5);
         assert!(conn.is_autocommit(), "the transaction is closed");
+    }
+
+    #[test]
+    fn a_job_refused_before_its_first_change_rolls_nothing_back() {
+        let conn = table();
+        let runs = Arc::new(AtomicUsize::new(0));
+        let (mut jobs, mut answers): (Vec<_>, Vec<_>) =
+            [1, 2].into_iter().map(|n| job(n, false, &runs)).unzip();
+        let (reply, refused) = oneshot::channel();
+        let refusal = Call {
+            work: |c: &Connection| -> Result<i64, StoreError> {
+                // Reads, then refuses: as a claim on a taken key does.
+                let _: i64 = c
+                    .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+                    .map_err(unavailable)?;
+                Err(StoreError::Internal("key taken".into()))
+            },
+            outcome: None,
+            reply,
+        };
+        jobs.insert(1, Box::new(refusal));
+        let commits = AtomicU64::new(0);
+        commit_batch(&conn, jobs, &commits, &Unobserved);
+        let mut refused = refused;
+        assert!(
+            refused
+                .try_recv()
+                .expect("answered")
+                .is_err_and(|e| e.to_string().contains("key taken"))
+        );
+        let seen: Vec<i64> = answers
+            .iter_mut()
+            .map(|a| a.try_recv().expect("answered").expect("committed"))
+            .collect();
+        assert_eq!(seen, vec![1, 2]);
+        assert_eq!(rows(&conn), vec![1, 2]);
+        // Each job ran once: the refusal did not send the batch round again.
+        assert_eq!(runs.load(Ordering::Relaxed), 2);
+        assert_eq!(commits.load(Ordering::Relaxed), 1);
+    }
+
+    #[test]
+    fn a_job_whose_failing_statement_was_undone_rolls_nothing_back() {
+        let conn = table();
+        conn.execute("INSERT INTO t (n) VALUES (7)", [])
+            .expect("a row");
+        let runs = Arc::new(AtomicUsize::new(0));
+        let (mut jobs, mut answers): (Vec<_>, Vec<_>) =
+            [1].into_iter().map(|n| job(n, false, &runs)).unzip();
+        let (reply, refused) = oneshot::channel();
+        let duplicate = Call {
+            // A constraint failure: SQLite undoes the statement, counts nothing.
+            work: |c: &Connection| -> Result<usize, StoreError> {
+                c.execute("INSERT INTO t (n) VALUES (7)", [])
+                    .map_err(unavailable)
+            },
+            outcome: None,
+            reply,
+        };
+        jobs.push(Box::new(duplicate));
+        commit_batch(&conn, jobs, &AtomicU64::new(0), &Unobserved);
+        let mut refused = refused;
+        assert!(refused.try_recv().expect("answered").is_err());
+        // Job 1 counted the row before it and its own.
+        assert_eq!(
+            answers[0].try_recv().expect("answered").expect("committed"),
+            2
+        );
+        assert_eq!(rows(&conn), vec![1, 7]);
+        assert_eq!(runs.load(Ordering::Relaxed), 1);
     }
 }
