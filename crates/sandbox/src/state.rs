@@ -9,7 +9,9 @@ use tokio::sync::Notify;
 
 use crate::known_clients::KnownClients;
 use lendhub_domain::sandbox_token::TokenSeal;
+use lendhub_domain::tenant::Tenant;
 use lendhub_http::event_pages::EventPages;
+use lendhub_http::rendered::Rendered;
 
 /// What every sandbox handler shares; cloned per request (and per layer),
 /// so one `Arc`.
@@ -44,6 +46,8 @@ pub struct Sandbox {
     /// Runs every write at most once per (client, Idempotency-Key).
     pub(crate) idempotency: Idempotency<crate::SandboxError>,
     pub(crate) event_pages: Arc<EventPages>,
+    /// Applications as last served, each at its version.
+    pub(crate) application_pages: Rendered<(Tenant, String), i64>,
     /// Seals and opens access tokens (a key derived from the master key).
     pub(crate) token_seal: TokenSeal,
     /// Active clients remembered between token requests and bearer checks
@@ -77,6 +81,7 @@ impl SandboxState {
             token_ttl_seconds,
             idempotency,
             event_pages: Arc::default(),
+            application_pages: Rendered::default(),
             clients: Arc::default(),
         }))
     }

@@ -68,6 +68,11 @@ pub fn request_path_queries() -> Vec<Query> {
             vec![Value::Text("01J00000000000000000000000"), OWNER],
         ),
         query(
+            "sandbox application's version",
+            sql::sandbox::APPLICATION_VERSION,
+            vec![Value::Text("01J00000000000000000000000"), OWNER],
+        ),
+        query(
             "sandbox event by id",
             sql::sandbox::EVENT,
             vec![Value::Text("01J00000000000000000000000"), OWNER],

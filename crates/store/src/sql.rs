@@ -771,7 +771,9 @@ pub mod sandbox {
     pub const SANDBOX_EPOCH: &str = "SELECT n FROM sandbox_epoch WHERE id = 1";
     pub const APPLICATION_BODY: &str = "SELECT body FROM applications WHERE id = $1 AND owner = $2";
     pub const APPLICATION_RENDERED: &str =
-        "SELECT rendered FROM applications WHERE id = $1 AND owner = $2";
+        "SELECT version, rendered FROM applications WHERE id = $1 AND owner = $2";
+    pub const APPLICATION_VERSION: &str =
+        "SELECT version FROM applications WHERE id = $1 AND owner = $2";
     pub const EVENT: &str =
         "SELECT id, owner, type, created_at_ms, body FROM events WHERE id = $1 AND owner = $2";
     pub const EVENT_SEQ: &str = "SELECT seq FROM events WHERE id = $1 AND owner = $2";

@@ -33,6 +33,13 @@ pub struct ApplicationRecord {
     pub rendered: String,
 }
 
+/// An application's stored representation and the version it was written at.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RenderedApplication {
+    pub version: i64,
+    pub body: String,
+}
+
 /// A referred application whose review has fallen due on its owner's clock.
 #[derive(Clone, Debug)]
 pub struct DueReferral {
@@ -87,12 +94,21 @@ pub trait SandboxStore: Send + Sync {
         owner: &Tenant,
         id: &str,
     ) -> Result<Option<Application>, StoreError>;
-    /// The stored JSON representation of an application, as last written.
+    /// The stored JSON representation of an application, as last written,
+    /// with the version it was written at.
     async fn rendered_application(
         &self,
         owner: &Tenant,
         id: &str,
-    ) -> Result<Option<String>, StoreError>;
+    ) -> Result<Option<RenderedApplication>, StoreError>;
+    /// The application's version, without reading the rest of it, for
+    /// callers that keep it rendered: every change to an application moves
+    /// its version.
+    async fn sandbox_application_version(
+        &self,
+        owner: &Tenant,
+        id: &str,
+    ) -> Result<Option<i64>, StoreError>;
 
     /// Referred applications whose review is due on their owner's clock
     /// (`review_due <= service_now_ms + the owner's offset`), oldest due

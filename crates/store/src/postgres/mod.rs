@@ -307,8 +307,16 @@ impl SandboxStore for PgStore {
         &self,
         owner: &Tenant,
         id: &str,
-    ) -> Result<Option<String>, StoreError> {
+    ) -> Result<Option<RenderedApplication>, StoreError> {
         reads::rendered_application(&*self.conn().await?, owner, id).await
+    }
+
+    async fn sandbox_application_version(
+        &self,
+        owner: &Tenant,
+        id: &str,
+    ) -> Result<Option<i64>, StoreError> {
+        reads::sandbox_application_version(&*self.conn().await?, owner, id).await
     }
 
     async fn due_referrals(

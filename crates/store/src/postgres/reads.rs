@@ -105,10 +105,30 @@ pub async fn rendered_application(
     c: &Client,
     owner: &Tenant,
     id: &str,
-) -> Result<Option<String>, StoreError> {
+) -> Result<Option<RenderedApplication>, StoreError> {
     let row = one(
         c,
         crate::sql::sandbox::APPLICATION_RENDERED,
+        &[&id, &owner.as_str()],
+    )
+    .await?;
+    row.map(|r| {
+        Ok(RenderedApplication {
+            version: get(&r, 0)?,
+            body: get(&r, 1)?,
+        })
+    })
+    .transpose()
+}
+
+pub async fn sandbox_application_version(
+    c: &Client,
+    owner: &Tenant,
+    id: &str,
+) -> Result<Option<i64>, StoreError> {
+    let row = one(
+        c,
+        crate::sql::sandbox::APPLICATION_VERSION,
         &[&id, &owner.as_str()],
     )
     .await?;

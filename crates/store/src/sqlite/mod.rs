@@ -54,6 +54,8 @@ pub struct SqliteStore {
     log_positions: ReadMemo<Option<LogPosition>>,
     /// Applications' versions (`LendingStore::application_version`).
     pub(crate) application_versions: ReadMemo<Option<i64>>,
+    /// The sandbox's applications' versions (`SandboxStore::application_version`).
+    sandbox_application_versions: ReadMemo<Option<i64>>,
     /// Where the newest idempotency records are (`idempotency`).
     recent_keys: Arc<RecentKeys>,
     _checkpointer: Checkpointer,
@@ -176,7 +178,8 @@ impl SqliteStore {
             readers,
             next_reader: AtomicUsize::new(0),
             log_positions: ReadMemo::new(commits.clone()),
-            application_versions: ReadMemo::new(commits),
+            application_versions: ReadMemo::new(commits.clone()),
+            sandbox_application_versions: ReadMemo::new(commits),
             recent_keys,
             _checkpointer: checkpointer,
         })
@@ -297,8 +300,23 @@ impl SandboxStore for SqliteStore {
         &self,
         owner: &Tenant,
         id: &str,
-    ) -> Result<Option<String>, StoreError> {
+    ) -> Result<Option<RenderedApplication>, StoreError> {
         self.read(|c| reads::rendered_application(c, owner, id))
+    }
+
+    async fn sandbox_application_version(
+        &self,
+        owner: &Tenant,
+        id: &str,
+    ) -> Result<Option<i64>, StoreError> {
+        let key = format!("{}\u{0}{id}", owner.as_str());
+        let miss = match self.sandbox_application_versions.get(&key) {
+            Ok(version) => return Ok(version),
+            Err(miss) => miss,
+        };
+        let version = self.read(|c| reads::sandbox_application_version(c, owner, id))?;
+        self.sandbox_application_versions.put(miss, &key, version);
+        Ok(version)
     }
 
     async fn due_referrals(

@@ -66,8 +66,23 @@ pub fn rendered_application(
     c: &Connection,
     owner: &Tenant,
     id: &str,
-) -> rusqlite::Result<Option<String>> {
+) -> rusqlite::Result<Option<RenderedApplication>> {
     c.prepare_cached(shared!(crate::sql::sandbox::APPLICATION_RENDERED))?
+        .query_row([id, owner.as_str()], |r| {
+            Ok(RenderedApplication {
+                version: r.get(0)?,
+                body: r.get(1)?,
+            })
+        })
+        .optional()
+}
+
+pub fn sandbox_application_version(
+    c: &Connection,
+    owner: &Tenant,
+    id: &str,
+) -> rusqlite::Result<Option<i64>> {
+    c.prepare_cached(shared!(crate::sql::sandbox::APPLICATION_VERSION))?
         .query_row([id, owner.as_str()], |r| r.get(0))
         .optional()
 }

@@ -143,6 +143,14 @@ async fn a_stale_version_fails_the_whole_write_set() {
         ))
         .await
         .unwrap();
+    // Probed once before the update, so that a remembered answer would show.
+    assert_eq!(
+        store
+            .sandbox_application_version(&tenant(OWNER), app.id.as_str())
+            .await
+            .unwrap(),
+        Some(1)
+    );
     let mut next = app.clone();
     next.version = 2;
     store
@@ -184,7 +192,26 @@ async fn a_stale_version_fails_the_whole_write_set() {
             .await
             .unwrap()
             .unwrap(),
-        record(&next).rendered
+        RenderedApplication {
+            version: 2,
+            body: record(&next).rendered
+        }
+    );
+    assert_eq!(
+        store
+            .sandbox_application_version(&tenant(OWNER), app.id.as_str())
+            .await
+            .unwrap(),
+        Some(2),
+        "the version probe sees the committed update"
+    );
+    assert_eq!(
+        store
+            .sandbox_application_version(&tenant("pk_test_other"), app.id.as_str())
+            .await
+            .unwrap(),
+        None,
+        "and is owner-scoped"
     );
     assert!(
         store
