@@ -54,7 +54,7 @@ pub struct SqliteStore {
     log_positions: ReadMemo<Option<LogPosition>>,
     /// Applications' versions (`LendingStore::application_version`).
     pub(crate) application_versions: ReadMemo<Option<i64>>,
-    /// The sandbox's applications' versions (`SandboxStore::application_version`).
+    /// The sandbox's applications' versions (`SandboxStore::sandbox_application_version`).
     sandbox_application_versions: ReadMemo<Option<i64>>,
     /// Where the newest idempotency records are (`idempotency`).
     recent_keys: Arc<RecentKeys>,
@@ -207,6 +207,23 @@ impl SqliteStore {
         let conn = self.readers[i].lock();
         f(&conn).map_err(unavailable)
     }
+
+    /// `f`'s answer as `memo` remembers it under `key`, read and remembered
+    /// if the memo has none still fresh.
+    fn read_remembered<T: Copy>(
+        &self,
+        memo: &ReadMemo<T>,
+        key: &str,
+        f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+    ) -> Result<T, StoreError> {
+        let miss = match memo.get(key) {
+            Ok(answer) => return Ok(answer),
+            Err(miss) => miss,
+        };
+        let answer = self.read(f)?;
+        memo.put(miss, key, answer);
+        Ok(answer)
+    }
 }
 
 #[async_trait]
@@ -310,13 +327,9 @@ impl SandboxStore for SqliteStore {
         id: &str,
     ) -> Result<Option<i64>, StoreError> {
         let key = format!("{}\u{0}{id}", owner.as_str());
-        let miss = match self.sandbox_application_versions.get(&key) {
-            Ok(version) => return Ok(version),
-            Err(miss) => miss,
-        };
-        let version = self.read(|c| reads::sandbox_application_version(c, owner, id))?;
-        self.sandbox_application_versions.put(miss, &key, version);
-        Ok(version)
+        self.read_remembered(&self.sandbox_application_versions, &key, |c| {
+            reads::sandbox_application_version(c, owner, id)
+        })
     }
 
     async fn due_referrals(
@@ -344,13 +357,9 @@ impl EventStore for SqliteStore {
     }
 
     async fn event_log_position(&self, owner: &Tenant) -> Result<Option<LogPosition>, StoreError> {
-        let miss = match self.log_positions.get(owner.as_str()) {
-            Ok(position) => return Ok(position),
-            Err(miss) => miss,
-        };
-        let position = self.read(|c| reads::event_log_position(c, owner))?;
-        self.log_positions.put(miss, owner.as_str(), position);
-        Ok(position)
+        self.read_remembered(&self.log_positions, owner.as_str(), |c| {
+            reads::event_log_position(c, owner)
+        })
     }
 
     async fn endpoints(&self, owner: &Tenant) -> Result<Vec<EndpointRecord>, StoreError> {

@@ -255,17 +255,11 @@ impl LendingStore for SqliteStore {
         id: &str,
     ) -> Result<Option<i64>, StoreError> {
         let key = format!("{}\u{0}{id}", owner.as_str());
-        let miss = match self.application_versions.get(&key) {
-            Ok(version) => return Ok(version),
-            Err(miss) => miss,
-        };
-        let version = self.read(|c| {
+        self.read_remembered(&self.application_versions, &key, |c| {
             c.prepare_cached(shared!(sql::lending::APPLICATION_VERSION))?
                 .query_row([id, owner.as_str()], |r| r.get::<_, i64>(0))
                 .optional()
-        })?;
-        self.application_versions.put(miss, &key, version);
-        Ok(version)
+        })
     }
 
     async fn application_any_owner(&self, id: &str) -> Result<Option<Application>, StoreError> {
