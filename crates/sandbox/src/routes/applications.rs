@@ -1,7 +1,7 @@
 use axum::body::Bytes;
 use axum::extract::State;
-use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::StatusCode;
+use axum::response::Response;
 use lendhub_domain::application::Application;
 use lendhub_domain::decisioning::decide;
 use lendhub_domain::events::EventType;
@@ -18,6 +18,7 @@ use crate::auth::{Reader, Writer};
 use crate::error::SandboxError;
 use crate::event_log::event;
 use crate::path_id::PathId;
+use crate::routes::events::json_response;
 use crate::state::SandboxState;
 use crate::views::{
     ApplicationView, DecisionView, ErrorEnvelope, PaymentView, application_record,
@@ -171,7 +172,7 @@ pub async fn get(
         .await?
         && let Some(body) = state.application_pages.get(&key, &version)
     {
-        return Ok(json(body));
+        return Ok(json_response(body));
     }
     let rendered = state
         .sandbox
@@ -182,11 +183,7 @@ pub async fn get(
     state
         .application_pages
         .put(key, rendered.version, body.clone());
-    Ok(json(body))
-}
-
-fn json(body: Bytes) -> Response {
-    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+    Ok(json_response(body))
 }
 
 #[derive(Deserialize, ToSchema)]

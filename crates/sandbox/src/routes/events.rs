@@ -126,7 +126,7 @@ pub async fn list(
     Ok(json_response(body))
 }
 
-fn json_response(body: Bytes) -> Response {
+pub(crate) fn json_response(body: Bytes) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
