@@ -100,7 +100,7 @@ measure() {
     stop
     log "$label: seeding $rows rows"
     seeded=$("$BENCH" seed --database "$database" --owner "$client_id" \
-        --applications $((rows / 3)) --events $((rows - rows / 3)))
+        --applications $((rows / 3)) --events $((rows - rows / 3)) --sample-ids "$WORK/$label.ids")
     log "$label: $seeded"
     echo "$seeded" >"$RESULTS/$label.seed.json"
     log "$label: seeding $rows REST-tier events"
@@ -126,6 +126,15 @@ measure() {
     load "$label.token" "$BASE" --scenario token --client-id "$client_id" --client-secret "$client_secret"
     load "$label.rest-first-page" "$HUB_BASE" --scenario rest-list-events --token "$rest_key"
     load "$label.rest-deep-page" "$HUB_BASE" --scenario rest-list-events --token "$rest_key" --cursor "$rest_event_id"
+    stop
+    # The same reads from the database itself: kept pages and remembered
+    # probes off, and the application read walking ids spread through the
+    # whole table rather than asking for one.
+    READ_CACHES=false serve "$data" "$url"
+    load "$label.uncached-get-application" "$BASE" --scenario get-application --token "$token" \
+        --app-ids-file "$WORK/$label.ids"
+    load "$label.uncached-first-page" "$BASE" --scenario list-events --token "$token"
+    load "$label.uncached-rest-first-page" "$HUB_BASE" --scenario rest-list-events --token "$rest_key"
     local size
     size=$(du -sb "$data" | cut -f1)
     echo "{\"bytes_on_disk\": $size}" >"$RESULTS/$label.disk.json"

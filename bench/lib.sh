@@ -33,9 +33,11 @@ wait_until_up() {
 }
 
 # serve DATA_DIR [DATABASE_URL] — starts the server with the REST tier on the
-# script's ports and waits for it; SERVER_PID names it.
+# script's ports and waits for it; SERVER_PID names it. READ_CACHES=false
+# starts it with its read caches off (`read_caches.enabled`).
 serve() {
     env LENDHUB_DATA_DIR="$1" ${2:+LENDHUB_DATABASE__URL="$2"} LENDHUB_SANDBOX__ADDR=$ADDR \
+        LENDHUB_READ_CACHES__ENABLED="${READ_CACHES:-true}" \
         LENDHUB_HUB__ADDR=$HUB_ADDR LENDHUB_REST_TIER__ENABLED=true \
         LENDHUB_OPS__ADDR=127.0.0.1:0 LENDHUB_STATUS__ADDR=127.0.0.1:0 LENDHUB_SSO__ADDR=127.0.0.1:0 \
         "$LENDHUB" serve >>"$WORK/server.log" 2>&1 &

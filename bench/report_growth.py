@@ -15,11 +15,14 @@ PAIR_DURATION = os.environ.get("PAIR_DURATION", "3")
 CONNECTIONS = os.environ.get("CONNECTIONS", "64")
 
 SCENARIOS = [
-    ("get-application", "GET /v1/applications/{id} (an application halfway through)"),
-    ("first-page", "GET /v1/events?limit=20 (newest page)"),
+    ("get-application", "GET /v1/applications/{id}: one application halfway through, asked for again and again (served from its kept page)"),
+    ("uncached-get-application", "GET /v1/applications/{id}: up to 20,000 applications spread evenly through the table, in turn, read caches off (every request reads the database)"),
+    ("first-page", "GET /v1/events?limit=20 (newest page, kept at its log position)"),
+    ("uncached-first-page", "GET /v1/events?limit=20 (newest page), read caches off"),
     ("deep-page", "GET /v1/events?limit=20&starting_after={id halfway}"),
     ("token", "POST /oauth/token"),
-    ("rest-first-page", "GET /partner/v1/events?limit=20 (REST tier, newest page of the partner's N events)"),
+    ("rest-first-page", "GET /partner/v1/events?limit=20 (REST tier, newest page of the partner's N events, kept)"),
+    ("uncached-rest-first-page", "GET /partner/v1/events?limit=20 (REST tier, newest page), read caches off"),
     ("rest-deep-page", "GET /partner/v1/events?limit=20&starting_after={evt_ halfway} (REST tier)"),
 ]
 TOLERANCE = 0.20
@@ -79,6 +82,14 @@ def main():
         "size N, `lendhub-bench seed --partner`), through `/partner/v1` with a live API key. "
         "The seeded files are synced to disk before the server starts, so the kernel's "
         "write-back of a bulk load does not share the CPUs with the runs.",
+        "",
+        "The server keeps what is read again and again: an application's rendered body "
+        "at its version, an owner's newest events page at its log position, and (on "
+        "SQLite) those versions and positions for up to 100 ms while nothing is written. "
+        "Rows marked *read caches off* come from a second server on the same database "
+        "started with `read_caches.enabled = false`, so every request reads the "
+        "database; its application read walks ids spread through the whole table "
+        "(`lendhub-bench seed --sample-ids`, `--app-ids-file`), not one hot row.",
         "",
         "The sizes are measured minutes apart, and this shared machine's speed drifts by "
         "tens of percent over minutes (the bare server's own figure moves as much). So, as "

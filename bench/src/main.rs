@@ -63,6 +63,12 @@ struct Cli {
     /// Application id for get-application.
     #[arg(long)]
     app_id: Option<String>,
+    /// get-application: a file of application ids, one a line (what
+    /// `seed --sample-ids` writes), asked for in turn instead of `--app-id`:
+    /// one pass over more ids than the server keeps rendered misses on
+    /// every request.
+    #[arg(long, conflicts_with = "app_id")]
+    app_ids_file: Option<std::path::PathBuf>,
     /// Account id for the servicing scenarios.
     #[arg(long)]
     account_id: Option<String>,
@@ -121,9 +127,20 @@ fn run(cli: &Cli) -> Result<()> {
         .map(Target::parse)
         .collect::<anyhow::Result<Vec<_>>>()?;
     let target = &targets[0];
+    let app_ids = match &cli.app_ids_file {
+        Some(path) => std::fs::read_to_string(path)
+            .with_context(|| format!("reading {}", path.display()))?
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        None => Vec::new(),
+    };
     let inputs = Inputs {
         token: cli.token.as_deref(),
         app_id: cli.app_id.as_deref(),
+        app_ids: &app_ids,
         account_id: cli.account_id.as_deref(),
         client_id: cli.client_id.as_deref(),
         client_secret: cli.client_secret.as_deref(),

@@ -11,6 +11,7 @@ use rand::Rng;
 use rand::rngs::StdRng;
 
 use crate::target::Target;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ScenarioName {
@@ -97,6 +98,8 @@ impl ScenarioName {
 pub struct Inputs<'a> {
     pub token: Option<&'a str>,
     pub app_id: Option<&'a str>,
+    /// get-application: ids to ask for in turn, instead of `app_id`.
+    pub app_ids: &'a [String],
     /// The servicing scenarios' account.
     pub account_id: Option<&'a str>,
     pub client_id: Option<&'a str>,
@@ -114,6 +117,10 @@ pub struct Scenario {
     pub name: ScenarioName,
     method: Method,
     path: String,
+    /// Paths asked for in turn, one after another across every connection,
+    /// instead of `path`.
+    rotation: Vec<String>,
+    next: AtomicUsize,
     host: HeaderValue,
     auth: Option<HeaderValue>,
     /// A body that is the same on every request, with its content type.
@@ -153,6 +160,7 @@ impl Scenario {
         let grant = Some((FORM, Bytes::from_static(b"grant_type=client_credentials")));
         let mut fixed_body = None;
         let mut sso = None;
+        let mut rotation = Vec::new();
         let (method, path, auth) = match name {
             ScenarioName::SsoCodeExchange
             | ScenarioName::SsoRefresh
@@ -245,7 +253,19 @@ impl Scenario {
                 )
             }
             ScenarioName::GetApplication => {
-                let id = inputs.app_id.context("get-application needs --app-id")?;
+                let path = |id: &str| format!("{}/v1/applications/{id}", target.prefix);
+                for id in inputs.app_ids {
+                    if !plain_id(id) {
+                        bail!("--app-ids-file holds {id:?}, not a plain id");
+                    }
+                    rotation.push(path(id));
+                }
+                let id = match inputs.app_ids.first() {
+                    Some(first) => first.as_str(),
+                    None => inputs
+                        .app_id
+                        .context("get-application needs --app-id or --app-ids-file")?,
+                };
                 if !plain_id(id) {
                     bail!("--app-id {id:?} is not a plain id");
                 }
@@ -278,6 +298,8 @@ impl Scenario {
             name,
             method,
             path: format!("{}{path}", target.prefix),
+            rotation,
+            next: AtomicUsize::new(0),
             host: target.host.clone(),
             auth,
             fixed_body,
@@ -299,9 +321,13 @@ impl Scenario {
     /// Builds one request. `conn` and `seq` make the Idempotency-Key unique
     /// within a run; the random suffix makes it unique across runs.
     pub fn request(&self, conn: usize, seq: u64, rng: &mut StdRng) -> Result<Request<Full<Bytes>>> {
+        let path = match self.rotation.len() {
+            0 => &self.path,
+            n => &self.rotation[self.next.fetch_add(1, Ordering::Relaxed) % n],
+        };
         let mut builder = Request::builder()
             .method(self.method.clone())
-            .uri(self.path.as_str())
+            .uri(path.as_str())
             .header(HOST, self.host.clone());
         if let Some(auth) = &self.auth {
             builder = builder.header(AUTHORIZATION, auth.clone());
@@ -402,11 +428,43 @@ mod tests {
     }
 
     #[test]
+    fn get_application_asks_for_each_listed_id_in_turn() {
+        let target = Target::parse("http://127.0.0.1:1").unwrap();
+        let ids = ["A1".to_owned(), "B2".to_owned(), "C3".to_owned()];
+        let inputs = Inputs {
+            token: Some("t"),
+            app_id: None,
+            app_ids: &ids,
+            account_id: None,
+            client_id: None,
+            client_secret: None,
+            cookie: None,
+            redirect_uri: None,
+            cursor: None,
+        };
+        let s = Scenario::new(ScenarioName::GetApplication, &target, &inputs).unwrap();
+        let mut rng = StdRng::seed_from_u64(1);
+        let paths: Vec<String> = (0..4)
+            .map(|n| s.request(n, 0, &mut rng).unwrap().uri().to_string())
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                "/v1/applications/A1",
+                "/v1/applications/B2",
+                "/v1/applications/C3",
+                "/v1/applications/A1"
+            ]
+        );
+    }
+
+    #[test]
     fn idempotency_key_length_is_in_bounds() {
         let target = Target::parse("http://127.0.0.1:1").unwrap();
         let inputs = Inputs {
             token: Some("t"),
             app_id: None,
+            app_ids: &[],
             account_id: None,
             client_id: None,
             client_secret: None,

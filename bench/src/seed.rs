@@ -38,6 +38,13 @@ pub struct SeedArgs {
     /// Rows per commit.
     #[arg(long, default_value_t = 5_000)]
     batch: usize,
+    /// Write this many application ids, spread evenly from the oldest to
+    /// the newest, one a line to `--sample-ids` (for `--app-ids-file`).
+    #[arg(long, default_value_t = 20_000)]
+    samples: u64,
+    /// Where to write the sampled application ids.
+    #[arg(long)]
+    sample_ids: Option<std::path::PathBuf>,
 }
 
 /// Runs the generator; prints one JSON line.
@@ -54,6 +61,11 @@ pub fn run(args: &SeedArgs) -> Result<()> {
         let started = Instant::now();
         let seeded = fill(store.as_ref(), args).await?;
         store.close().await;
+        if let Some(path) = &args.sample_ids {
+            let mut lines = seeded.sample.join("\n");
+            lines.push('\n');
+            std::fs::write(path, lines).with_context(|| format!("writing {}", path.display()))?;
+        }
         let took = started.elapsed();
         println!(
             "{}",
@@ -62,6 +74,7 @@ pub fn run(args: &SeedArgs) -> Result<()> {
                 "events": seeded.events,
                 "middle_application_id": seeded.middle.as_ref().map(|m| &m.0),
                 "middle_event_id": seeded.middle.as_ref().map(|m| &m.1),
+                "sampled_application_ids": seeded.sample.len(),
                 "seconds": took.as_secs_f64(),
                 "rows_per_second": rate(seeded.applications + seeded.events, took),
             })
@@ -93,6 +106,8 @@ struct Seeded {
     applications: u64,
     events: u64,
     middle: Option<(String, String)>,
+    /// Every `n`th application's id (`--samples` of them).
+    sample: Vec<String>,
 }
 
 /// The REST tier's live envelope around what the sandbox's event said, with
@@ -130,6 +145,8 @@ async fn fill(store: &dyn Store, args: &SeedArgs) -> Result<Seeded> {
     let start = OffsetDateTime::now_utc() - time::Duration::milliseconds(pairs as i64);
     let (mut applications, mut events) = (0u64, 0u64);
     let mut middle = None;
+    let every = args.applications.div_ceil(args.samples.max(1)).max(1);
+    let mut sample = Vec::new();
     let mut writes = WriteSet::default();
     for i in 0..pairs {
         let at = start + time::Duration::milliseconds(i as i64);
@@ -147,6 +164,9 @@ async fn fill(store: &dyn Store, args: &SeedArgs) -> Result<Seeded> {
             middle = Some((record.application.id.to_string(), pair[0].id.to_string()));
         }
         if applications < args.applications {
+            if applications % every == 0 {
+                sample.push(record.application.id.to_string());
+            }
             writes.push(SandboxWrite::InsertApplication(record));
             applications += 1;
         }
@@ -165,6 +185,7 @@ async fn fill(store: &dyn Store, args: &SeedArgs) -> Result<Seeded> {
         applications,
         events,
         middle,
+        sample,
     })
 }
 

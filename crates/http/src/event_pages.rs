@@ -17,6 +17,11 @@ use crate::rendered::Rendered;
 pub struct EventPages(Rendered<(Tenant, u32), Option<LogPosition>>);
 
 impl EventPages {
+    /// Pages kept (`on`) or every one built from the store.
+    pub fn new(on: bool) -> Self {
+        Self(Rendered::new(on))
+    }
+
     /// The page for (owner, limit), if it was built at `position`.
     pub fn get(&self, owner: &Tenant, limit: u32, position: Option<LogPosition>) -> Option<Bytes> {
         self.0.get(&(owner.clone(), limit), &position)

@@ -12,27 +12,64 @@ use parking_lot::Mutex;
 /// Past this many keys the map starts over and refills from use.
 const CAPACITY: usize = 4096;
 
-pub struct Rendered<K, S>(Mutex<HashMap<K, (S, Bytes)>>);
+pub struct Rendered<K, S> {
+    kept: Mutex<HashMap<K, (S, Bytes)>>,
+    /// Off (`read_caches.enabled = false`), nothing is kept and every
+    /// request renders from the store.
+    on: bool,
+}
 
 impl<K, S> Default for Rendered<K, S> {
     fn default() -> Self {
-        Self(Mutex::new(HashMap::new()))
+        Self::new(true)
+    }
+}
+
+impl<K, S> Rendered<K, S> {
+    pub fn new(on: bool) -> Self {
+        Self {
+            kept: Mutex::new(HashMap::new()),
+            on,
+        }
     }
 }
 
 impl<K: Eq + Hash, S: PartialEq> Rendered<K, S> {
     /// The body kept for `key`, if it was built at `stamp`.
     pub fn get(&self, key: &K, stamp: &S) -> Option<Bytes> {
-        let kept = self.0.lock();
+        let kept = self.kept.lock();
         let (at, body) = kept.get(key)?;
         (at == stamp).then(|| body.clone())
     }
 
     pub fn put(&self, key: K, stamp: S, body: Bytes) {
-        let mut kept = self.0.lock();
+        if !self.on {
+            return;
+        }
+        let mut kept = self.kept.lock();
         if kept.len() >= CAPACITY && !kept.contains_key(&key) {
             kept.clear();
         }
         kept.insert(key, (stamp, body));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_is_served_only_at_its_stamp() {
+        let kept = Rendered::default();
+        kept.put("app", 1, Bytes::from_static(b"v1"));
+        assert_eq!(kept.get(&"app", &1).as_deref(), Some(&b"v1"[..]));
+        assert_eq!(kept.get(&"app", &2), None);
+    }
+
+    #[test]
+    fn switched_off_nothing_is_kept() {
+        let kept = Rendered::new(false);
+        kept.put("app", 1, Bytes::from_static(b"v1"));
+        assert_eq!(kept.get(&"app", &1), None);
     }
 }

@@ -116,6 +116,25 @@ impl Config {
     }
 }
 
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReadCaches {
+    /// Repeated reads answered from memory, each re-checked by a probe of
+    /// the store: the kept application bodies and newest events pages, and
+    /// on SQLite the remembered versions and log positions behind those
+    /// probes. Off, every such request reads the database: for measuring
+    /// the storage itself (`bench/growth.sh`) or ruling the caches out while
+    /// chasing a fault. Credentials (token verifications, the partner
+    /// directory) are cached either way.
+    pub enabled: bool,
+}
+
+impl Default for ReadCaches {
+    fn default() -> Self {
+        Self { enabled: true }
+    }
+}
+
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Secrets {
@@ -323,6 +342,7 @@ pub struct Config {
     pub webhooks: Webhooks,
     pub instance: Instance,
     pub limits: Limits,
+    pub read_caches: ReadCaches,
     pub secrets: Secrets,
     pub log: Log,
 }
@@ -358,6 +378,7 @@ impl Default for Config {
             },
             instance: Instance::default(),
             limits: Limits::default(),
+            read_caches: ReadCaches::default(),
             secrets: Secrets::default(),
             log: Log {
                 level: "info".into(),

@@ -145,6 +145,9 @@ pub async fn open_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
         .with_context(|| format!("creating data directory {}", config.data_dir.display()))?;
     let store = SqliteStore::open(&config.database_path())
         .with_context(|| format!("opening {}", config.database_label()))?;
+    if !config.read_caches.enabled {
+        return Ok(Arc::new(store.forgetting_reads()));
+    }
     Ok(Arc::new(store))
 }
 
@@ -203,6 +206,7 @@ async fn sandbox(
         sender,
         outbox_wake,
         config.sandbox.token_ttl_seconds,
+        config.read_caches.enabled,
     );
     let router = surface(
         lendhub_sandbox::router(state.clone()),
@@ -261,6 +265,7 @@ async fn hub(
         dashboard: register_dashboard(core, sso_url, &url).await,
         people: Some(people),
         working_days: Arc::new(config.rest_tier.working_days()?),
+        read_caches: config.read_caches.enabled,
     };
     let state = lendhub_hub::HubState {
         partner: lendhub_hub::PartnerState::new(

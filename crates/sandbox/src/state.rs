@@ -64,6 +64,7 @@ impl SandboxState {
         sender: Sender,
         outbox_wake: Arc<Notify>,
         token_ttl_seconds: i64,
+        read_caches: bool,
     ) -> Self {
         let idempotency = Idempotency::new(store.clone(), master_key.clone(), outbox_wake.clone());
         Self(Arc::new(Sandbox {
@@ -80,8 +81,8 @@ impl SandboxState {
             referrals_wake: Arc::new(Notify::new()),
             token_ttl_seconds,
             idempotency,
-            event_pages: Arc::default(),
-            application_pages: Rendered::default(),
+            event_pages: Arc::new(EventPages::new(read_caches)),
+            application_pages: Rendered::new(read_caches),
             clients: Arc::default(),
         }))
     }

@@ -182,6 +182,9 @@ pub struct PartnerSettings {
     /// England and Wales working days: statements are invoiced on the 2nd
     /// of the month after.
     pub working_days: Arc<lendhub_domain::working_days::WorkingDays>,
+    /// Keep rendered application bodies and newest events pages
+    /// (`read_caches.enabled`).
+    pub read_caches: bool,
 }
 
 impl PartnerState {
@@ -236,8 +239,12 @@ impl PartnerState {
             idempotency: Idempotency::new(store.clone(), master_key.clone(), outbox_wake.clone()),
             sender,
             outbox_wake,
-            event_pages: Arc::default(),
-            application_pages: Arc::default(),
+            event_pages: Arc::new(lendhub_http::event_pages::EventPages::new(
+                settings.read_caches,
+            )),
+            application_pages: Arc::new(lendhub_http::rendered::Rendered::new(
+                settings.read_caches,
+            )),
             health: store,
             clock,
             master_key,

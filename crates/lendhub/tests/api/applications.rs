@@ -330,3 +330,53 @@ async fn an_offer_cannot_be_accepted_after_it_lapses() {
             .contains("expired")
     );
 }
+
+/// `read_caches.enabled = false` (what `bench/growth.sh` measures with):
+/// nothing is kept or remembered, and every read answers the record as it
+/// now stands, through each change.
+#[tokio::test]
+async fn with_read_caches_off_every_read_answers_the_current_record() {
+    let site = crate::support::Site::new().await;
+    let mut config = crate::support::test_config(&site);
+    config.read_caches.enabled = false;
+    let app = App::spawn_with(config, site).await;
+    let token = app.caller().await;
+    let created = app.create_application(&token, "00000401", 1_000_000).await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    let id = created.body["id"].as_str().unwrap().to_owned();
+    let path = format!("/v1/applications/{id}");
+    for _ in 0..2 {
+        let read = app.get(&token, &path).await;
+        assert_eq!(read.status, 200);
+        assert_eq!(read.body, created.body);
+    }
+    let newest = app.events(&token, "?limit=20").await;
+    assert_eq!(newest[0]["type"], "decision.completed");
+
+    let funded = app
+        .post(
+            &token,
+            &format!("{path}/accept"),
+            "caches-off-accept",
+            json!({"bank_account": "bank_settle"}),
+        )
+        .await;
+    assert_eq!(funded.status, 200, "{}", funded.body);
+    let read = app.get(&token, &path).await;
+    assert_eq!(read.body["status"], "funded");
+    assert_eq!(read.body, funded.body);
+    let newest = app.events(&token, "?limit=20").await;
+    assert_ne!(newest[0]["type"], "decision.completed");
+    assert!(
+        newest
+            .iter()
+            .any(|e| e["data"]["object"]["status"] == "funded"),
+        "{newest:?}"
+    );
+    assert_error(
+        &app.get(&token, "/v1/applications/01ARZ3NDEKTSV4RRFFQ69G5FAV")
+            .await,
+        404,
+        "not_found",
+    );
+}

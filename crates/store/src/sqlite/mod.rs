@@ -56,6 +56,9 @@ pub struct SqliteStore {
     pub(crate) application_versions: ReadMemo<Option<i64>>,
     /// The sandbox's applications' versions (`SandboxStore::sandbox_application_version`).
     sandbox_application_versions: ReadMemo<Option<i64>>,
+    /// Whether the memos above answer (`read_caches.enabled`); off, every
+    /// probe reads the file.
+    remember_reads: bool,
     /// Where the newest idempotency records are (`idempotency`).
     recent_keys: Arc<RecentKeys>,
     _checkpointer: Checkpointer,
@@ -180,9 +183,18 @@ impl SqliteStore {
             log_positions: ReadMemo::new(commits.clone()),
             application_versions: ReadMemo::new(commits.clone()),
             sandbox_application_versions: ReadMemo::new(commits),
+            remember_reads: true,
             recent_keys,
             _checkpointer: checkpointer,
         })
+    }
+
+    /// Every version and log-position probe read from the file, none
+    /// answered from memory: for measuring the storage itself, or for
+    /// ruling the memos out while chasing a fault.
+    pub fn forgetting_reads(mut self) -> Self {
+        self.remember_reads = false;
+        self
     }
 
     /// Indexes the newest idempotency records in the background; requests
@@ -216,6 +228,9 @@ impl SqliteStore {
         key: &str,
         f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
     ) -> Result<T, StoreError> {
+        if !self.remember_reads {
+            return self.read(f);
+        }
         let miss = match memo.get(key) {
             Ok(answer) => return Ok(answer),
             Err(miss) => miss,
