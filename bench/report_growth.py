@@ -89,7 +89,9 @@ def main():
         "Rows marked *read caches off* come from a second server on the same database "
         "started with `read_caches.enabled = false`, so every request reads the "
         "database; its application read walks ids spread through the whole table "
-        "(`lendhub-bench seed --sample-ids`, `--app-ids-file`), not one hot row.",
+        "(`lendhub-bench seed --sample-ids`, `--app-ids-file`), not one hot row, after "
+        "one unmeasured pass over them (the bulk load leaves a cold kernel page cache, "
+        "and at 10 M rows the databases outgrow this machine's memory).",
         "",
         "The sizes are measured minutes apart, and this shared machine's speed drifts by "
         "tens of percent over minutes (the bare server's own figure moves as much). So, as "

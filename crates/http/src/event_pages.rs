@@ -22,6 +22,12 @@ impl EventPages {
         Self(Rendered::new(on))
     }
 
+    /// Whether pages are kept at all: off (`read_caches.enabled = false`),
+    /// the position need not be read.
+    pub fn keeps(&self) -> bool {
+        self.0.keeps()
+    }
+
     /// The page for (owner, limit), if it was built at `position`.
     pub fn get(&self, owner: &Tenant, limit: u32, position: Option<LogPosition>) -> Option<Bytes> {
         self.0.get(&(owner.clone(), limit), &position)

@@ -35,6 +35,17 @@ impl<K, S> Rendered<K, S> {
 }
 
 impl<K: Eq + Hash, S: PartialEq> Rendered<K, S> {
+    /// Whether anything is kept for `key`: without it, probing the stamp
+    /// first is a read wasted (the body must be read anyway).
+    pub fn holds(&self, key: &K) -> bool {
+        self.on && self.kept.lock().contains_key(key)
+    }
+
+    /// Whether anything is kept at all (`read_caches.enabled`).
+    pub fn keeps(&self) -> bool {
+        self.on
+    }
+
     /// The body kept for `key`, if it was built at `stamp`.
     pub fn get(&self, key: &K, stamp: &S) -> Option<Bytes> {
         let kept = self.kept.lock();
@@ -61,7 +72,9 @@ mod tests {
     #[test]
     fn a_body_is_served_only_at_its_stamp() {
         let kept = Rendered::default();
+        assert!(!kept.holds(&"app"));
         kept.put("app", 1, Bytes::from_static(b"v1"));
+        assert!(kept.holds(&"app"));
         assert_eq!(kept.get(&"app", &1).as_deref(), Some(&b"v1"[..]));
         assert_eq!(kept.get(&"app", &2), None);
     }
@@ -70,6 +83,7 @@ mod tests {
     fn switched_off_nothing_is_kept() {
         let kept = Rendered::new(false);
         kept.put("app", 1, Bytes::from_static(b"v1"));
+        assert!(!kept.holds(&"app") && !kept.keeps());
         assert_eq!(kept.get(&"app", &1), None);
     }
 }

@@ -164,12 +164,14 @@ pub async fn get(
     // Served as rendered at the last write: no decode, no re-encode. Polled
     // far more often than it changes, so kept at its version as well, and a
     // repeat costs a probe of the version (none at all on SQLite while
-    // nothing has been written) instead of a read of the body.
+    // nothing has been written) instead of a read of the body. With nothing
+    // kept, the body's read brings its version: no probe.
     let key = (caller.tenant, id.as_str().to_owned());
-    if let Some(version) = state
-        .sandbox
-        .sandbox_application_version(&key.0, &key.1)
-        .await?
+    if state.application_pages.holds(&key)
+        && let Some(version) = state
+            .sandbox
+            .sandbox_application_version(&key.0, &key.1)
+            .await?
         && let Some(body) = state.application_pages.get(&key, &version)
     {
         return Ok(json_response(body));

@@ -94,7 +94,7 @@ pub async fn list(
         && q.page.ending_before.is_none()
         && q.event_type.is_none()
         && q.created_after_ms.is_none();
-    let position = if newest {
+    let position = if newest && state.event_pages.keeps() {
         Some(state.events.event_log_position(&caller.tenant).await?)
     } else {
         None

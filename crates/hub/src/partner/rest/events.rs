@@ -153,7 +153,7 @@ pub async fn list(
         && q.page.ending_before.is_none()
         && q.event_type.is_none()
         && q.created_after_ms.is_none();
-    let position = if newest {
+    let position = if newest && state.event_pages.keeps() {
         Some(state.events.event_log_position(&owner).await?)
     } else {
         None

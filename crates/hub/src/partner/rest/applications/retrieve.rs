@@ -28,9 +28,11 @@ pub async fn retrieve(
     let owner = caller.tenant();
     // Fetched in a loop far more often than it changes: kept rendered at
     // its version (which its decision's changes move too), so a repeat
-    // costs a probe instead of two reads and a render.
+    // costs a probe instead of two reads and a render. With nothing kept,
+    // the record's read brings its version: no probe.
     let key = (owner, id);
     if ApplicationId::parse(&key.1).is_some()
+        && state.application_pages.holds(&key)
         && let Some(version) = state.lending.application_version(&key.0, &key.1).await?
         && let Some(body) = state.application_pages.get(&key, &version)
     {
