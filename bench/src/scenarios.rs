@@ -427,21 +427,26 @@ mod tests {
         }
     }
 
-    #[test]
-    fn get_application_asks_for_each_listed_id_in_turn() {
-        let target = Target::parse("http://127.0.0.1:1").unwrap();
-        let ids = ["A1".to_owned(), "B2".to_owned(), "C3".to_owned()];
-        let inputs = Inputs {
+    /// A bearer token and, for get-application, `app_ids`; nothing else.
+    fn bearer_only(app_ids: &[String]) -> Inputs<'_> {
+        Inputs {
             token: Some("t"),
             app_id: None,
-            app_ids: &ids,
+            app_ids,
             account_id: None,
             client_id: None,
             client_secret: None,
             cookie: None,
             redirect_uri: None,
             cursor: None,
-        };
+        }
+    }
+
+    #[test]
+    fn get_application_asks_for_each_listed_id_in_turn() {
+        let target = Target::parse("http://127.0.0.1:1").unwrap();
+        let ids = ["A1".to_owned(), "B2".to_owned(), "C3".to_owned()];
+        let inputs = bearer_only(&ids);
         let s = Scenario::new(ScenarioName::GetApplication, &target, &inputs).unwrap();
         let mut rng = StdRng::seed_from_u64(1);
         let paths: Vec<String> = (0..4)
@@ -461,17 +466,7 @@ mod tests {
     #[test]
     fn idempotency_key_length_is_in_bounds() {
         let target = Target::parse("http://127.0.0.1:1").unwrap();
-        let inputs = Inputs {
-            token: Some("t"),
-            app_id: None,
-            app_ids: &[],
-            account_id: None,
-            client_id: None,
-            client_secret: None,
-            cookie: None,
-            redirect_uri: None,
-            cursor: None,
-        };
+        let inputs = bearer_only(&[]);
         let s = Scenario::new(ScenarioName::CreateApplication, &target, &inputs).unwrap();
         let mut rng = StdRng::seed_from_u64(1);
         let req = s.request(4095, u64::MAX, &mut rng).unwrap();
