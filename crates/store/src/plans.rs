@@ -49,6 +49,54 @@ fn query(name: impl Into<String>, sql: &'static str, bind: Vec<Value>) -> Query 
     }
 }
 
+/// SQLite finds an application by the key its id carries, then by the id
+/// (`crate::sqlite::row_keys`): both halves of each statement must be
+/// indexed lookups.
+fn applications_by_row_key() -> Vec<Query> {
+    use crate::sqlite::row_keys::{lending, sandbox};
+    const KEY: Value = Value::Int(57_801_646_080_000_000);
+    let sandbox_id = Value::Text("01J00000000000000000000000");
+    let hub_id = Value::Text("app_01J00000000000000000000000");
+    [
+        (
+            "sandbox application by id",
+            sandbox::APPLICATION_RENDERED,
+            vec![KEY, sandbox_id, OWNER],
+        ),
+        (
+            "sandbox application's record",
+            sandbox::APPLICATION_BODY,
+            vec![KEY, sandbox_id, OWNER],
+        ),
+        (
+            "sandbox application's version",
+            sandbox::APPLICATION_VERSION,
+            vec![KEY, sandbox_id, OWNER],
+        ),
+        (
+            "hub application by id",
+            lending::APPLICATION,
+            vec![KEY, hub_id, OWNER],
+        ),
+        (
+            "hub application version",
+            lending::APPLICATION_VERSION,
+            vec![KEY, hub_id, OWNER],
+        ),
+        (
+            "any partner's application by id (the hosted journey)",
+            lending::APPLICATION_ANY_OWNER,
+            vec![KEY, hub_id],
+        ),
+    ]
+    .into_iter()
+    .map(|(name, sql, bind)| Query {
+        only: Some(Backend::Sqlite),
+        ..query(format!("{name}, by row key"), sql, bind)
+    })
+    .collect()
+}
+
 /// Every query a request path runs against a table that grows.
 pub fn request_path_queries() -> Vec<Query> {
     let mut queries = vec![
@@ -62,16 +110,22 @@ pub fn request_path_queries() -> Vec<Query> {
             sql::partner::OAUTH_CLIENTS_SELECT_BY_PARTNER,
             vec![Value::Text("pk_live_01J00000000000000000000000")],
         ),
-        query(
-            "sandbox application by id",
-            sql::sandbox::APPLICATION_RENDERED,
-            vec![Value::Text("01J00000000000000000000000"), OWNER],
-        ),
-        query(
-            "sandbox application's version",
-            sql::sandbox::APPLICATION_VERSION,
-            vec![Value::Text("01J00000000000000000000000"), OWNER],
-        ),
+        Query {
+            only: Some(Backend::Postgres),
+            ..query(
+                "sandbox application by id",
+                sql::sandbox::APPLICATION_RENDERED,
+                vec![Value::Text("01J00000000000000000000000"), OWNER],
+            )
+        },
+        Query {
+            only: Some(Backend::Postgres),
+            ..query(
+                "sandbox application's version",
+                sql::sandbox::APPLICATION_VERSION,
+                vec![Value::Text("01J00000000000000000000000"), OWNER],
+            )
+        },
         query(
             "sandbox event by id",
             sql::sandbox::EVENT,
@@ -132,6 +186,7 @@ pub fn request_path_queries() -> Vec<Query> {
             vec![Value::Text("usr_1"), Value::Text("cli_1")],
         ),
     ];
+    queries.extend(applications_by_row_key());
     queries.push(query(
         "a password reset by its link",
         sql::identity::PASSWORD_RESET_SELECT,
@@ -202,21 +257,30 @@ pub fn request_path_queries() -> Vec<Query> {
         sql::lending::LATEST_DECLINED,
         vec![OWNER, Value::Text("00000401")],
     ));
-    queries.push(query(
-        "hub application by id",
-        sql::lending::APPLICATION,
-        vec![Value::Text("app_01J00000000000000000000000"), OWNER],
-    ));
-    queries.push(query(
-        "hub application version",
-        sql::lending::APPLICATION_VERSION,
-        vec![Value::Text("app_01J00000000000000000000000"), OWNER],
-    ));
-    queries.push(query(
-        "any partner's application by id (the hosted journey)",
-        sql::lending::APPLICATION_ANY_OWNER,
-        vec![Value::Text("app_01J00000000000000000000000")],
-    ));
+    queries.push(Query {
+        only: Some(Backend::Postgres),
+        ..query(
+            "hub application by id",
+            sql::lending::APPLICATION,
+            vec![Value::Text("app_01J00000000000000000000000"), OWNER],
+        )
+    });
+    queries.push(Query {
+        only: Some(Backend::Postgres),
+        ..query(
+            "hub application version",
+            sql::lending::APPLICATION_VERSION,
+            vec![Value::Text("app_01J00000000000000000000000"), OWNER],
+        )
+    });
+    queries.push(Query {
+        only: Some(Backend::Postgres),
+        ..query(
+            "any partner's application by id (the hosted journey)",
+            sql::lending::APPLICATION_ANY_OWNER,
+            vec![Value::Text("app_01J00000000000000000000000")],
+        )
+    });
     queries.push(query(
         "the hosted journey of an application",
         sql::lending::JOURNEY,

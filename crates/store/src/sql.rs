@@ -152,7 +152,8 @@ macro_rules! due_on_owners_clock {
     };
 }
 
-/// The lending context's statements both backends run as written.
+/// The lending context's statements both backends run as written (except
+/// that SQLite reads and inserts applications by id through `sqlite::row_keys`).
 pub mod lending {
     pub const APPLICATION: &str = "SELECT body FROM hub_applications WHERE id = $1 AND owner = $2";
     pub const INSERT_APPLICATION: &str = "INSERT INTO hub_applications
@@ -766,7 +767,8 @@ pub mod public {
         "SELECT state, attempts, last_error FROM mail_outbox WHERE enquiry_id = $1";
 }
 
-/// The sandbox context's statements both backends run as written.
+/// The sandbox context's statements both backends run as written (except
+/// that SQLite reads and inserts applications by id through `sqlite::row_keys`).
 pub mod sandbox {
     pub const SANDBOX_EPOCH: &str = "SELECT n FROM sandbox_epoch WHERE id = 1";
     pub const APPLICATION_BODY: &str = "SELECT body FROM applications WHERE id = $1 AND owner = $2";

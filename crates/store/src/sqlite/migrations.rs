@@ -247,6 +247,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "idempotency_indexed_in_arrears",
         include_str!("../../migrations/sqlite/0048_idempotency_indexed_in_arrears.sql"),
     ),
+    (
+        49,
+        "applications_by_row_key",
+        include_str!("../../migrations/sqlite/0049_applications_by_row_key.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -21,6 +21,7 @@ mod public;
 mod read_memo;
 mod reads;
 mod rest;
+pub(crate) mod row_keys;
 mod rows;
 mod status;
 mod writer;

@@ -2,6 +2,7 @@ use std::sync::LazyLock;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::row_keys::{self, row_key};
 use super::{dialect, rows};
 use crate::sql;
 use crate::*;
@@ -56,8 +57,8 @@ pub fn application(
     id: &str,
 ) -> rusqlite::Result<Option<Application>> {
     let body: Option<String> = c
-        .prepare_cached(shared!(crate::sql::sandbox::APPLICATION_BODY))?
-        .query_row([id, owner.as_str()], |r| r.get(0))
+        .prepare_cached(shared!(row_keys::sandbox::APPLICATION_BODY))?
+        .query_row(params![row_key(id), id, owner.as_str()], |r| r.get(0))
         .optional()?;
     body.map(|b| rows::from_json(&b)).transpose()
 }
@@ -67,8 +68,8 @@ pub fn rendered_application(
     owner: &Tenant,
     id: &str,
 ) -> rusqlite::Result<Option<RenderedApplication>> {
-    c.prepare_cached(shared!(crate::sql::sandbox::APPLICATION_RENDERED))?
-        .query_row([id, owner.as_str()], |r| {
+    c.prepare_cached(shared!(row_keys::sandbox::APPLICATION_RENDERED))?
+        .query_row(params![row_key(id), id, owner.as_str()], |r| {
             Ok(RenderedApplication {
                 version: r.get(0)?,
                 body: r.get(1)?,
@@ -82,8 +83,8 @@ pub fn sandbox_application_version(
     owner: &Tenant,
     id: &str,
 ) -> rusqlite::Result<Option<i64>> {
-    c.prepare_cached(shared!(crate::sql::sandbox::APPLICATION_VERSION))?
-        .query_row([id, owner.as_str()], |r| r.get(0))
+    c.prepare_cached(shared!(row_keys::sandbox::APPLICATION_VERSION))?
+        .query_row(params![row_key(id), id, owner.as_str()], |r| r.get(0))
         .optional()
 }
 

@@ -17,6 +17,7 @@ use lendhub_domain::sub_account::SubAccount;
 use lendhub_domain::tenant::Tenant;
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::row_keys::{self, row_key};
 use super::{SqliteStore, dialect, rows};
 use crate::error::StoreError;
 use crate::paging::{Page, PageQuery};
@@ -35,8 +36,8 @@ fn application_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<Application> {
 }
 
 fn application(c: &Connection, owner: &Tenant, id: &str) -> rusqlite::Result<Option<Application>> {
-    c.prepare_cached(shared!(sql::lending::APPLICATION))?
-        .query_row([id, owner.as_str()], application_row)
+    c.prepare_cached(shared!(row_keys::lending::APPLICATION))?
+        .query_row(params![row_key(id), id, owner.as_str()], application_row)
         .optional()
 }
 
@@ -256,16 +257,20 @@ impl LendingStore for SqliteStore {
     ) -> Result<Option<i64>, StoreError> {
         let key = format!("{}\u{0}{id}", owner.as_str());
         self.read_remembered(&self.application_versions, &key, |c| {
-            c.prepare_cached(shared!(sql::lending::APPLICATION_VERSION))?
-                .query_row([id, owner.as_str()], |r| r.get::<_, i64>(0))
+            c.prepare_cached(shared!(row_keys::lending::APPLICATION_VERSION))?
+                .query_row(params![row_key(id), id, owner.as_str()], |r| {
+                    r.get::<_, i64>(0)
+                })
                 .optional()
         })
     }
 
     async fn application_any_owner(&self, id: &str) -> Result<Option<Application>, StoreError> {
         self.read(|c| {
-            c.prepare_cached(shared!(sql::lending::APPLICATION_ANY_OWNER))?
-                .query_row([id], |r| rows::from_json(&r.get::<_, String>(0)?))
+            c.prepare_cached(shared!(row_keys::lending::APPLICATION_ANY_OWNER))?
+                .query_row(params![row_key(id), id], |r| {
+                    rows::from_json(&r.get::<_, String>(0)?)
+                })
                 .optional()
         })
     }

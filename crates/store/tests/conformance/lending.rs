@@ -1424,3 +1424,59 @@ async fn an_introduction_is_one_per_application_and_paged_by_sub_account() {
         .is_empty()
     );
 }
+
+/// Ids made in the same millisecond whose random bits differ only at the end
+/// (SQLite stores the first under the row key they share, the others under
+/// other keys) are each found by their own id, by owner and by any owner, and
+/// a change to one changes only it.
+#[tokio::test]
+async fn applications_made_in_one_millisecond_are_each_found_by_their_id() {
+    let (store, _db) = store().await;
+    let owner = partner("test");
+    let apps: Vec<Application> = (1..=3)
+        .map(|random| {
+            let mut app = new_application(&owner, 45_000, None);
+            app.id = ApplicationId::generate(45_000, random);
+            app
+        })
+        .collect();
+    for app in &apps {
+        insert(store.as_ref(), app).await;
+    }
+    let withdrawn = apps[1].withdraw(None, at(46_000)).unwrap().unwrap();
+    store
+        .commit(set(
+            vec![Write::Lending(LendingWrite::UpdateApplication(
+                withdrawn.clone(),
+            ))],
+            None,
+        ))
+        .await
+        .unwrap();
+    let now = [apps[0].clone(), withdrawn, apps[2].clone()];
+    for app in &now {
+        let id = app.id.to_string();
+        assert_eq!(
+            store.hub_application(&owner, &id).await.unwrap().as_ref(),
+            Some(app)
+        );
+        assert_eq!(
+            store.application_any_owner(&id).await.unwrap().as_ref(),
+            Some(app)
+        );
+        assert_eq!(
+            store.application_version(&owner, &id).await.unwrap(),
+            Some(app.version)
+        );
+        let elsewhere = store.hub_application(&partner("live"), &id).await.unwrap();
+        assert!(elsewhere.is_none(), "another owner's application");
+    }
+    let unknown = ApplicationId::generate(45_000, 4).to_string();
+    assert!(
+        store
+            .application_any_owner(&unknown)
+            .await
+            .unwrap()
+            .is_none()
+    );
+}

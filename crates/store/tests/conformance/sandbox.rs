@@ -368,3 +368,43 @@ async fn the_sandbox_epoch_moves_with_revocations_and_clocks_not_with_new_client
     assert!(store.revoke_client(OWNER, 1).await.unwrap());
     assert!(store.sandbox_epoch().await.unwrap() > reset, "a revocation");
 }
+
+/// Ids made in the same millisecond whose random bits differ only at the end
+/// (SQLite stores both under the first one's row key, the second under
+/// another) are each found by their own id and owner, before and after a
+/// change.
+#[tokio::test]
+async fn applications_made_in_one_millisecond_are_each_found_by_their_id() {
+    let (store, _db) = store().await;
+    store.insert_client(active_client()).await.unwrap();
+    let made = |random: u128| {
+        let mut app = application(7_000);
+        app.id = SandboxId::generate(7_000, random);
+        app
+    };
+    let apps = [made(1), made(2), made(3)];
+    for app in &apps {
+        store
+            .commit(set(
+                vec![Write::Sandbox(SandboxWrite::InsertApplication(record(app)))],
+                None,
+            ))
+            .await
+            .unwrap();
+    }
+    let owner = tenant(OWNER);
+    for app in &apps {
+        let id = app.id.as_str();
+        let rendered = store.rendered_application(&owner, id).await.unwrap();
+        assert_eq!(rendered.map(|r| r.body), Some(record(app).rendered));
+        let stored = store.application(&owner, id).await.unwrap();
+        assert_eq!(stored.map(|a| a.id), Some(app.id.clone()));
+        let version = store.sandbox_application_version(&owner, id).await;
+        assert_eq!(version.unwrap(), Some(app.version));
+        let other = store.rendered_application(&tenant(OTHER), id).await;
+        assert!(other.unwrap().is_none(), "another owner's application");
+    }
+    let unknown = SandboxId::<lendhub_domain::ids::kind::Any>::generate(7_000, 4);
+    let missing = store.rendered_application(&owner, unknown.as_str()).await;
+    assert!(missing.unwrap().is_none(), "an id never stored");
+}

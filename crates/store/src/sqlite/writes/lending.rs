@@ -4,7 +4,7 @@ use lendhub_domain::clock::unix_ms;
 use lendhub_domain::lending::Application;
 use rusqlite::{Connection, params};
 
-use super::super::{rows, unavailable};
+use super::super::{row_keys, rows, unavailable};
 use crate::*;
 
 /// When the application sweep next needs it: the sweep's key.
@@ -17,10 +17,12 @@ pub fn apply(c: &Connection, write: &LendingWrite) -> Result<(), CommitError> {
     let store = |e: rusqlite::Error| CommitError::from(unavailable(e));
     match write {
         LendingWrite::InsertApplication(a) => {
-            c.prepare_cached(shared!(crate::sql::lending::INSERT_APPLICATION))
+            c.prepare_cached(shared!(row_keys::lending::INSERT_APPLICATION))
                 .and_then(|mut s| {
+                    let id = a.id.to_string();
                     s.execute(params![
-                        a.id.to_string(),
+                        row_keys::row_key(&id),
+                        id,
                         a.owner.as_str(),
                         a.status.as_str(),
                         a.reference,

@@ -2,7 +2,7 @@
 
 use rusqlite::{Connection, params};
 
-use super::super::{rows, unavailable};
+use super::super::{row_keys, rows, unavailable};
 use crate::*;
 use lendhub_domain::clock::unix_ms;
 use lendhub_domain::tenant::Tenant;
@@ -16,11 +16,12 @@ pub fn apply(c: &Connection, write: &SandboxWrite) -> Result<(), CommitError> {
             application: app,
             rendered,
         }) => {
-            c.prepare_cached(shared!(crate::sql::sandbox::APPLICATIONS_INSERT))
+            c.prepare_cached(shared!(row_keys::sandbox::INSERT_APPLICATION))
                 .and_then(|mut s| {
                     let body = rows::to_json(app)?;
                     let review_due = app.review_due_at().map(unix_ms);
                     s.execute(params![
+                        row_keys::row_key(app.id.as_str()),
                         app.id.as_str(),
                         app.owner.as_str(),
                         app.status.as_str(),
