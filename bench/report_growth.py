@@ -11,7 +11,7 @@ RESULTS = os.environ["RESULTS"]
 OUT = os.environ["OUT"]
 COMMAND = os.environ.get("COMMAND", "bench/growth.sh")
 DURATION = os.environ.get("DURATION", "6")
-PAIR_DURATION = os.environ.get("PAIR_DURATION", "3")
+ROUNDS = int(os.environ.get("ROUNDS", "2"))
 CONNECTIONS = os.environ.get("CONNECTIONS", "64")
 
 SCENARIOS = [
@@ -34,6 +34,25 @@ def load(path):
             return json.load(f)
     except (OSError, ValueError):
         return {}
+
+
+def runs_of(backend, rows, key, which):
+    """The runs of KEY on ROWS (which="") or on the reference beside it (".ref")."""
+    found = []
+    for n in range(1, ROUNDS + 1):
+        r = load(os.path.join(RESULTS, f"{backend}-{rows}.{key}{which}.{n}.json"))
+        if r.get("throughput_rps"):
+            found.append(r)
+    return found
+
+
+def mean(runs):
+    return sum(r["throughput_rps"] for r in runs) / len(runs)
+
+
+def errors(runs):
+    n = sum(r.get("errors", 0) for r in runs)
+    return f", {n} errors" if n else ""
 
 
 def sizes():
@@ -93,50 +112,54 @@ def main():
         "one unmeasured pass over them (the bulk load leaves a cold kernel page cache, "
         "and at 10 M rows the databases outgrow this machine's memory).",
         "",
-        "The sizes are measured minutes apart, and this shared machine's speed drifts by "
-        "tens of percent over minutes (the bare server's own figure moves as much). So, as "
-        f"in `bench/run.sh`, every run follows a {PAIR_DURATION} s run of the bare reference "
-        "server (`lendhub-bare`: lendhub's runtime and allocator, a fixed JSON body, no "
-        "middleware), and each cell shows the request's rate and its ratio to that bare "
-        "figure. *vs 10 k* compares those ratios: the worst size's ratio divided by the "
-        "10 k ratio. *raw* is the same comparison of the rates alone.",
+        "The first size of each backend is its reference, and every larger size is "
+        "measured beside it: a server on each database, both up at once (the idle one "
+        f"costs nothing), and each request run on the reference and then on the larger "
+        f"database, {ROUNDS} times over (the reference first in odd rounds, the larger "
+        "database first in even ones, so that a steady drift favours neither). This shared machine's speed drifts by tens of "
+        "percent over minutes, and sizes are seeded minutes apart; runs seconds apart "
+        "share the drift. A larger size's cell shows its rate (the mean of its runs), "
+        "then its ratio to the reference's rate in the runs beside it, and that rate. "
+        "The reference's cell shows the mean of all its runs. *worst vs* is the lowest "
+        "of those ratios.",
         "",
-        f"Target (issue #13): each figure within {TOLERANCE:.0%} of the same backend's 10 k figure "
-        "(judged on the paired ratios).",
+        f"Target (issue #13): each figure within {TOLERANCE:.0%} of the same backend's 10 k figure.",
         "",
     ]
     for backend, rows_list in sizes().items():
-        base_rows = rows_list[0]
+        ref_rows, larger = rows_list[0], rows_list[1:]
         title = "SQLite (embedded)" if backend == "sqlite" else "PostgreSQL"
         lines += [f"## {title}", ""]
         header = (
             "| request | "
             + " | ".join(human(r) + " rows" for r in rows_list)
-            + f" | worst vs {human(base_rows)} | raw | within 20 %? |"
+            + f" | worst vs {human(ref_rows)} | within 20 %? |"
         )
-        lines += [header, "|---|" + "---:|" * (len(rows_list) + 2) + "---|"]
+        lines += [header, "|---|" + "---:|" * (len(rows_list) + 1) + "---|"]
         for key, label in SCENARIOS:
-            cells, ratios, rates = [], [], []
-            for rows in rows_list:
-                r = load(os.path.join(RESULTS, f"{backend}-{rows}.{key}.json"))
-                bare = load(os.path.join(RESULTS, f"{backend}-{rows}.{key}.bare.json"))
-                rps, bare_rps = r.get("throughput_rps"), bare.get("throughput_rps")
-                errors = r.get("errors", 0)
-                rates.append(rps)
-                ratios.append(rps / bare_rps if rps and bare_rps else None)
-                if rps is None:
+            ref_rates, cells, ratios = [], [], []
+            for rows in larger:
+                runs = runs_of(backend, rows, key, "")
+                refs = runs_of(backend, rows, key, ".ref")
+                ref_rates += [r["throughput_rps"] for r in refs]
+                if len(runs) < ROUNDS or len(refs) < ROUNDS:
                     cells.append("failed")
-                else:
-                    note = f", {errors} errors" if errors else ""
-                    paired = f" = {ratios[-1]:.2f} of bare" if ratios[-1] else ""
-                    cells.append(f"{rps:,.0f}/s{paired} (p99 {r.get('p99_ms', 0):.2f} ms{note})")
-            if all(ratios) and all(rates):
-                worst = min(ratios) / ratios[0]
-                raw = min(rates) / rates[0]
+                    ratios.append(None)
+                    continue
+                rate, ref_rate = mean(runs), mean(refs)
+                ratios.append(rate / ref_rate)
+                cells.append(
+                    f"{rate:,.0f}/s = {ratios[-1]:.2f} × {ref_rate:,.0f}/s "
+                    f"(p99 {max(r.get('p99_ms', 0) for r in runs):.2f} ms{errors(runs)})"
+                )
+            ref_cell = f"{sum(ref_rates) / len(ref_rates):,.0f}/s" if ref_rates else "—"
+            if ratios and all(ratios):
+                worst = min(ratios)
                 verdict = "yes" if worst >= 1 - TOLERANCE else "no"
-                lines.append(f"| {label} | " + " | ".join(cells) + f" | {worst:.2f} | {raw:.2f} | {verdict} |")
+                tail = f" | {worst:.2f} | {verdict} |"
             else:
-                lines.append(f"| {label} | " + " | ".join(cells) + " | — | — | — |")
+                tail = " | — | — |"
+            lines.append(f"| {label} | {ref_cell} | " + " | ".join(cells) + tail)
         lines += ["", "| size | applications | events | seeded in | rows/s seeding | on disk |", "|---|---:|---:|---:|---:|---:|"]
         for rows in rows_list:
             s = load(os.path.join(RESULTS, f"{backend}-{rows}.seed.json"))
