@@ -13,6 +13,11 @@ use crate::tenant::Tenant;
 /// The seed's bound on a payment's reference (Faster Payments carries 18).
 pub const MAX_REFERENCE: usize = 18;
 pub const MAX_DESCRIPTION: usize = 500;
+/// The most one payment may collect, in pence: £500,000, twice the largest
+/// loan the tier makes (`lending::MAX_AMOUNT_PENCE`), so a whole payoff with any
+/// interest fits in one payment and no sum of payments a ledger can hold
+/// comes near `i64`'s range (docs/decisions.md, "Payment amounts").
+pub const MAX_AMOUNT_PENCE: i64 = 2 * crate::lending::MAX_AMOUNT_PENCE;
 /// A link's life when the partner names none (the seed: 7 days).
 pub const LINK_OPEN_FOR: Duration = Duration::days(7);
 /// How long an authorised payment takes to settle on the clock (Faster

@@ -372,6 +372,35 @@ mod tests {
     }
 
     #[test]
+    fn an_overpayment_is_a_credit_and_a_refund_of_it_reopens_the_account() {
+        use crate::servicing::Moved;
+        let a = account(1_000_000, 1200, 12);
+        let at = a.opened_at;
+        let drawn = entry(&a, 1, EntryKind::Drawdown, -1_000_000, at);
+        let first = entry(&a, 2, EntryKind::Collection, 600_000, at);
+        let second = entry(&a, 3, EntryKind::Collection, 600_000, at);
+        let paid = [drawn.clone(), first.clone(), second.clone()];
+        let b = balance(&a, &paid, at).expect("balance");
+        assert_eq!(b.payoff, Money::ZERO);
+        assert_eq!(b.credit, Money::pence(200_000), "nothing paid vanishes");
+        let (settled, moved) = a.reviewed(&paid, at).expect("balance");
+        assert_eq!(
+            (settled.status, moved),
+            (AccountStatus::Settled, Some(Moved::Settled))
+        );
+        // The second payment refunded in full: owed again, reopened.
+        let refund = entry(&a, 4, EntryKind::Refund, -600_000, at);
+        let refunded = [drawn, first, second, refund];
+        let b = balance(&a, &refunded, at).expect("balance");
+        assert_eq!((b.payoff, b.credit), (Money::pence(400_000), Money::ZERO));
+        let (reopened, moved) = settled.reviewed(&refunded, at).expect("balance");
+        assert_eq!(
+            (reopened.status, moved),
+            (AccountStatus::Performing, Some(Moved::Updated))
+        );
+    }
+
+    #[test]
     fn an_account_falls_into_arrears_is_cured_and_settles() {
         use crate::servicing::Moved;
         let a = account(1_000_000, 1200, 12);

@@ -105,7 +105,7 @@ pub struct NotApplicable(pub AccountStatus);
 /// What a review changed, for the event it emits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Moved {
-    /// performing ↔ in_arrears: `account.updated`.
+    /// performing ↔ in_arrears, or settled → owed again: `account.updated`.
     Updated,
     /// Repaid in full: `account.closed` (the seed: "facility settled in
     /// full and closed"); the status is `settled`.
@@ -151,8 +151,8 @@ impl Account {
 
     /// The account as its ledger leaves it at `now`: settled once nothing is
     /// owed; in arrears while an instalment due is unpaid, performing
-    /// otherwise; forborne, settled and closed accounts are not moved by
-    /// the clock. The new account and what moved, if its status changed;
+    /// otherwise; forborne and closed accounts are not moved by the clock,
+    /// and a settled one only when it is owed again (a refund). The new account and what moved, if its status changed;
     /// `next_review` is brought up to date either way.
     pub fn reviewed(
         &self,
@@ -161,6 +161,16 @@ impl Account {
     ) -> Option<(Self, Option<Moved>)> {
         let balance = crate::ledger::balance(self, entries, now)?;
         let (status, moved) = match self.status {
+            // Owed again after settling: a refund of a payment that settled
+            // it, or an adjustment against the borrower.
+            AccountStatus::Settled if balance.payoff > Money::ZERO => {
+                let reopened = if balance.arrears > Money::ZERO {
+                    AccountStatus::InArrears
+                } else {
+                    AccountStatus::Performing
+                };
+                (reopened, Some(Moved::Updated))
+            }
             AccountStatus::Forborne | AccountStatus::Settled | AccountStatus::Closed => {
                 (self.status, None)
             }

@@ -12,10 +12,12 @@ use std::time::Instant;
 
 use axum::body::Body;
 use axum::extract::{MatchedPath, Request};
-use axum::http::{HeaderValue, Method, StatusCode};
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode};
+use axum::response::IntoResponse;
 use axum::response::Response;
 use tower::{Layer, Service};
 
+use crate::Problem;
 use crate::access_log::{CallerSlot, Line};
 use crate::problem::{Renderer, render_error};
 use crate::request_id::{self, RequestId};
@@ -95,9 +97,18 @@ where
         let extensions = request.extensions_mut();
         extensions.insert(pending.request_id);
         extensions.insert(pending.caller.clone());
+        if let Some(refused) = refused(request.headers()).filter(|_| self.edge.renderer.is_some()) {
+            return EdgeFuture {
+                inner: None,
+                refused: Some(refused.into_response()),
+                pending: Some(pending),
+                edge: self.edge,
+            };
+        }
         let inner = panic::catch_unwind(AssertUnwindSafe(|| self.inner.call(request)));
         EdgeFuture {
             inner: inner.ok(),
+            refused: None,
             pending: Some(pending),
             edge: self.edge,
         }
@@ -109,6 +120,8 @@ pin_project_lite::pin_project! {
         // `None` once the inner service has panicked.
         #[pin]
         inner: Option<F>,
+        // The edge's own answer, when the request never reaches the routes.
+        refused: Option<Response>,
         pending: Option<Pending>,
         edge: Edge,
     }
@@ -122,18 +135,80 @@ where
 
     fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = self.project();
-        let response = match this.inner.as_pin_mut() {
-            Some(inner) => match panic::catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
-                Ok(polled) => ready!(polled)?,
-                Err(_) => panicked(),
+        let response = match (this.refused.take(), this.inner.as_pin_mut()) {
+            (Some(refused), _) => refused,
+            (None, inner) => match inner {
+                Some(inner) => match panic::catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+                    Ok(polled) => ready!(polled)?,
+                    Err(_) => panicked(),
+                },
+                None => panicked(),
             },
-            None => panicked(),
         };
         let Some(pending) = this.pending.take() else {
             return Poll::Ready(Ok(response));
         };
         Poll::Ready(Ok(finish(*this.edge, pending, response)))
     }
+}
+
+/// Headers a request may carry once: with two, one reader would act on the
+/// first and another on the last, so which one was meant is unknowable and
+/// a check of one could be passed while the other is used. Each is refused
+/// with the code its own check gives.
+/// (`Authorization` is each credential reader's, `headers::repeated`, so a
+/// 401 carries the surface's challenge.)
+const ONCE: [(&str, StatusCode, &str); 3] = [
+    (
+        "Idempotency-Key",
+        StatusCode::BAD_REQUEST,
+        "idempotency_key_malformed",
+    ),
+    (
+        "Service-Request-Signature",
+        StatusCode::BAD_REQUEST,
+        "signature_invalid",
+    ),
+    (
+        "Content-Type",
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "unsupported_media_type",
+    ),
+];
+
+/// The most any route of a surface with an envelope reads as a body (each
+/// surface's own limit is this or less): a request declaring more is
+/// refused at once, not held while a body that may never come trickles in.
+pub const MAX_DECLARED_BODY: u64 = 64 * 1024;
+
+/// Why the edge answers a request itself: a security header sent twice, or
+/// a body declared larger than any route reads.
+fn refused(headers: &HeaderMap) -> Option<Problem> {
+    let declared = headers
+        .get(axum::http::header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_DECLARED_BODY) {
+        return Some(Problem::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            format!("the request body may be at most {MAX_DECLARED_BODY} bytes"),
+        ));
+    }
+    repeated_header(headers)
+}
+
+fn repeated_header(headers: &HeaderMap) -> Option<Problem> {
+    ONCE.iter().find_map(|(name, status, code)| {
+        let mut sent = headers.get_all(*name).iter();
+        (sent.next().is_some() && sent.next().is_some()).then(|| {
+            Problem::new(
+                *status,
+                code,
+                format!("send one {name} header, not several"),
+            )
+        })
+    })
 }
 
 /// The answer to a request whose handler panicked: a bare 500, which the

@@ -36,8 +36,22 @@ impl<S: Send + Sync> FromRequestParts<S> for IdempotencyKey {
     }
 }
 
-/// The token of an `Authorization: Bearer …` header, if one is present.
+/// Whether the request sends header `name` more than once: for a header a
+/// check reads (credentials, a signature), one reader taking the first and
+/// another the last must never disagree, so such a request is refused.
+pub fn repeated(
+    headers: &axum::http::HeaderMap,
+    name: impl axum::http::header::AsHeaderName,
+) -> bool {
+    headers.get_all(name).iter().nth(1).is_some()
+}
+
+/// The token of an `Authorization: Bearer …` header, if exactly one is
+/// present.
 pub fn bearer_token(parts: &Parts) -> Option<&str> {
+    if repeated(&parts.headers, axum::http::header::AUTHORIZATION) {
+        return None;
+    }
     let value = parts
         .headers
         .get(axum::http::header::AUTHORIZATION)?

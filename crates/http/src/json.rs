@@ -74,6 +74,22 @@ pub fn parse<T: DeserializeOwned>(raw: &[u8], allow_empty: bool) -> Result<T, Pr
                 format!("`{field}` is required"),
             )
             .with_detail(vec![FieldIssue::new(field, "required")])
+        } else if inner.starts_with("invalid type: floating point") {
+            // An integer member given `100.0` or `1e3`: the same reason the
+            // members read by hand give (`integer_pence` for money).
+            let reason = if path.ends_with("_pence") {
+                "integer_pence"
+            } else {
+                "integer"
+            };
+            Problem::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "validation_failed",
+                format!(
+                    "`{path}` must be a JSON integer, written without a fraction or an exponent"
+                ),
+            )
+            .with_detail(vec![FieldIssue::new(path, reason)])
         } else {
             Problem::new(
                 StatusCode::UNPROCESSABLE_ENTITY,

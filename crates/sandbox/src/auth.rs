@@ -33,6 +33,9 @@ async fn authenticate(
     state: &SandboxState,
     needs: SandboxScope,
 ) -> Result<Caller, SandboxError> {
+    if lendhub_http::headers::repeated(&parts.headers, axum::http::header::AUTHORIZATION) {
+        return Err(SandboxError::InvalidToken);
+    }
     let token = bearer_token(parts).ok_or(SandboxError::Unauthenticated)?;
     let claims = state
         .token_seal

@@ -64,8 +64,8 @@ pub fn is_non_public(ip: IpAddr) -> bool {
                 || o[0] >= 240
         }
         IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_non_public(IpAddr::V4(v4));
+            if embedded_ipv4(v6).is_some_and(|v4| is_non_public(IpAddr::V4(v4))) {
+                return true;
             }
             let s = v6.segments();
             v6.is_loopback()
@@ -74,8 +74,33 @@ pub fn is_non_public(ip: IpAddr) -> bool {
                 || (s[0] & 0xfe00) == 0xfc00 // unique local
                 || (s[0] & 0xffc0) == 0xfe80 // link local
                 || (s[0] == 0x2001 && s[1] == 0x0db8) // documentation
-                || (s[0] == 0x64 && s[1] == 0xff9b) // NAT64 can reach private IPv4
+                || (s[0] == 0x64 && s[1] == 0xff9b) // NAT64 (both prefixes) can reach any IPv4
+                || (s[0] == 0x2001 && s[1] == 0) // Teredo: a tunnel through a relay we do not choose
+                || v6.segments()[..6] == [0; 6] // IPv4-compatible (deprecated), ::/96
         }
+    }
+}
+
+/// The IPv4 address an IPv6 address carries, in the forms a router or a
+/// host's stack turns into an IPv4 packet: IPv4-mapped (`::ffff:a.b.c.d`),
+/// IPv4-compatible (`::a.b.c.d`), 6to4 (`2002:AABB:CCDD::/48`), NAT64's
+/// well-known prefix (`64:ff9b::a.b.c.d`), ISATAP's interface id
+/// (`…:0:5efe:a.b.c.d`) and Teredo's client (`2001:0::`, the last 32 bits
+/// inverted). Each is checked as the IPv4 address it reaches.
+fn embedded_ipv4(v6: std::net::Ipv6Addr) -> Option<std::net::Ipv4Addr> {
+    use std::net::Ipv4Addr;
+    let s = v6.segments();
+    let from = |hi: u16, lo: u16| Ipv4Addr::from((u32::from(hi) << 16) | u32::from(lo));
+    if let Some(v4) = v6.to_ipv4_mapped() {
+        return Some(v4);
+    }
+    match s {
+        [0, 0, 0, 0, 0, 0, hi, lo] => Some(from(hi, lo)),
+        [0x2002, hi, lo, ..] => Some(from(hi, lo)),
+        [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] => Some(from(hi, lo)),
+        [_, _, _, _, 0 | 0x0200, 0x5efe, hi, lo] => Some(from(hi, lo)),
+        [0x2001, 0, _, _, _, _, hi, lo] => Some(from(!hi, !lo)),
+        _ => None,
     }
 }
 
@@ -199,6 +224,37 @@ mod tests {
         }
         assert!(p.check_url("https://hooks.example.com/h").is_ok());
         assert!(p.check_url("https://93.184.216.34/h").is_ok());
+        assert!(p.check_url("https://[2606:4700::1111]/h").is_ok());
+        assert!(
+            p.check_url("https://[2002:5db8:d822::1]/h").is_ok(),
+            "6to4 of a public address"
+        );
+    }
+
+    #[test]
+    fn every_ipv6_form_that_carries_a_private_ipv4_is_refused() {
+        let p = NetworkPolicy::default();
+        for bad in [
+            "https://[2002:7f00:1::]/h",                        // 6to4 of 127.0.0.1
+            "https://[2002:a9fe:a9fe::1]/h",                    // 6to4 of 169.254.169.254
+            "https://[2002:0a00:0001:1::5]/h",                  // 6to4 of 10.0.0.1
+            "https://[64:ff9b::7f00:1]/h",                      // NAT64 of 127.0.0.1
+            "https://[64:ff9b::a9fe:a9fe]/h",                   // NAT64 of 169.254.169.254
+            "https://[64:ff9b:1::5db8:d822]/h",                 // local-use NAT64, any address
+            "https://[::ffff:169.254.169.254]/h",               // IPv4-mapped
+            "https://[::ffff:7f00:1]/h",                        // IPv4-mapped, hex
+            "https://[::127.0.0.1]/h",                          // IPv4-compatible
+            "https://[::169.254.169.254]/h",                    // IPv4-compatible
+            "https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/h", // Teredo, client 127.0.0.1
+            "https://[2001:db9::5efe:a9fe:a9fe]/h",             // ISATAP of 169.254.169.254
+            "https://[2001:db9::200:5efe:c0a8:1]/h",            // ISATAP of 192.168.0.1
+        ] {
+            assert_eq!(
+                p.check_url(bad).err(),
+                Some(UrlRejection::PrivateTarget),
+                "{bad}"
+            );
+        }
         assert_eq!(
             p.check_url("ftp://example.com").err(),
             Some(UrlRejection::Malformed)

@@ -100,10 +100,15 @@ fn decode_pair(pair: &[u8]) -> (Cow<'_, str>, Cow<'_, str>) {
 
 /// HTTP Basic credentials, if the request carries an `Authorization` header.
 pub fn basic(headers: &HeaderMap) -> Result<Option<(String, String)>, FormError> {
-    let Some(value) = headers.get(header::AUTHORIZATION) else {
+    let bad = || FormError::MalformedBasic;
+    let mut sent = headers.get_all(header::AUTHORIZATION).iter();
+    let Some(value) = sent.next() else {
         return Ok(None);
     };
-    let bad = || FormError::MalformedBasic;
+    // Two sets of credentials: which client is asking is unknowable.
+    if sent.next().is_some() {
+        return Err(bad());
+    }
     let value = value.to_str().map_err(|_| bad())?;
     let (scheme, encoded) = value.split_once(' ').ok_or_else(bad)?;
     if !scheme.eq_ignore_ascii_case("basic") {

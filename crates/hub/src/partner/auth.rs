@@ -19,6 +19,11 @@ impl FromRequestParts<PartnerState> for Caller {
         parts: &mut Parts,
         state: &PartnerState,
     ) -> Result<Self, Self::Rejection> {
+        if lendhub_http::headers::repeated(&parts.headers, header::AUTHORIZATION) {
+            return Err(PartnerError::Unauthenticated(
+                "send one Authorization header, not several",
+            ));
+        }
         let value = parts
             .headers
             .get(header::AUTHORIZATION)

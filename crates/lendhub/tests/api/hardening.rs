@@ -216,3 +216,184 @@ async fn the_database_file_is_the_owners_alone() {
     let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode, 0o600, "{path:?} is {mode:o}");
 }
+
+/// Money is integer pence and counts are integers (issue #44, item 3): a
+/// number written with a fraction or an exponent is refused by every
+/// integer member, whatever its value, on both surfaces, and writes nothing.
+#[tokio::test]
+async fn a_number_with_a_fraction_or_an_exponent_is_not_an_integer_anywhere() {
+    let app = rest_app().await;
+    let scopes = "applications.read applications.write decisions.read accounts.read \
+                  accounts.manage payments.read payments.write";
+    let (client, _) = rest_partner(&app, scopes, lendhub_domain::partner::Tier::Platform).await;
+    let key = api_key(&app, &client, "test", None)["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let account = crate::rest_accounts::fund(&app, &key).await;
+    let tomorrow = (lendhub_domain::clock::Clock::now(app.clock.as_ref())
+        + time::Duration::days(1))
+    .date()
+    .to_string();
+    let hub = |path: &str, body: String| {
+        let request = app
+            .http
+            .post(format!("{}/sandbox/v1{path}", app.hub))
+            .bearer_auth(&key)
+            .header("idempotency-key", uuidish())
+            .header("content-type", "application/json")
+            .body(body);
+        async move { reply(request.send().await.unwrap()).await }
+    };
+    let application = |amount: &str| {
+        format!(
+            r#"{{"business":{{"company_number":"00000401"}},"amount_pence":{amount},"term_months":12,"applicant":{{"email":"ada@example.com"}}}}"#
+        )
+    };
+    let cases = [
+        ("/applications", application("250000.0"), "amount_pence", "integer_pence"),
+        ("/applications", application("2.5e5"), "amount_pence", "integer_pence"),
+        (
+            "/applications",
+            r#"{"business":{"company_number":"00000401"},"amount_pence":250000,"term_months":12.0,"applicant":{"email":"ada@example.com"}}"#.to_owned(),
+            "term_months",
+            "integer",
+        ),
+        (
+            "/payments/links",
+            format!(r#"{{"account_id":"{account}","amount_pence":100.0}}"#),
+            "amount_pence",
+            "integer_pence",
+        ),
+        (
+            "/payments/links",
+            format!(r#"{{"account_id":"{account}","amount_pence":1e3}}"#),
+            "amount_pence",
+            "integer_pence",
+        ),
+        (
+            "/payments/schedules",
+            format!(
+                r#"{{"account_id":"{account}","amount_pence":1000,"cadence":"weekly","start_date":"{tomorrow}","count":2.0}}"#
+            ),
+            "count",
+            "integer",
+        ),
+        (
+            "/sub-accounts",
+            r#"{"name":"Branch","revenue_share_bps":500.0}"#.to_owned(),
+            "revenue_share_bps",
+            "integer",
+        ),
+    ];
+    for (path, body, field, reason) in cases {
+        let r = hub(path, body.clone()).await;
+        assert_hub_error(&r, 422, "validation_failed");
+        assert_eq!(
+            r.body["error"]["detail"][0],
+            json!({"field": field, "reason": reason}),
+            "{path} {body}: {}",
+            r.body
+        );
+    }
+    let payments = crate::rest_tier::rest_get(&app, "/sandbox/v1/payments", Some(&key)).await;
+    assert_eq!(payments.body["data"], json!([]), "nothing was written");
+
+    // The sandbox reads its amounts the same way.
+    let token = app.caller().await;
+    for amount in ["5000.0", "5e3"] {
+        let r = sandbox_raw(
+            &app,
+            &token,
+            &[&uuidish()],
+            &format!(r#"{{"business":{{"company_number":"00000401"}},"amount_pence":{amount}}}"#),
+        )
+        .await;
+        assert_error(&r, 422, "validation_failed");
+        assert_eq!(
+            r.body["error"]["detail"][0],
+            json!({"field": "amount_pence", "reason": "integer_pence"}),
+            "{amount}: {}",
+            r.body
+        );
+    }
+}
+
+/// A security-relevant header sent twice is refused before any route runs
+/// (issue #44, item 11), on both surfaces, with the code its own check
+/// gives: one reader taking the first and another the last must never
+/// disagree about who is calling or what was signed.
+#[tokio::test]
+async fn security_headers_sent_twice_are_refused() {
+    let app = rest_app().await;
+    let (client, _) = rest_partner(
+        &app,
+        "payments.read payments.write",
+        lendhub_domain::partner::Tier::Platform,
+    )
+    .await;
+    let key = api_key(&app, &client, "test", None)["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let refund = format!(
+        "{}/sandbox/v1/payments/pay_01KQ3V1Y2C8WZ3R5T6Y7X819D0/refund",
+        app.hub
+    );
+    let base = || {
+        app.http
+            .post(&refund)
+            .header("idempotency-key", uuidish())
+            .header("content-type", "application/json")
+            .body("{}")
+    };
+    let r = reply(
+        base()
+            .bearer_auth(&key)
+            .header("service-request-signature", "t=1,kid=rsk_a,ed25519=AAAA")
+            .header("service-request-signature", "t=2,kid=rsk_b,ed25519=BBBB")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_hub_error(&r, 400, "signature_invalid");
+    let r = reply(
+        base()
+            .header("authorization", format!("Bearer {key}"))
+            .header("authorization", "Bearer sk_test_someone_else")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_hub_error(&r, 401, "unauthenticated");
+    let r = reply(
+        app.http
+            .post(format!("{}/sandbox/v1/payments/links", app.hub))
+            .bearer_auth(&key)
+            .header("idempotency-key", uuidish())
+            .header("content-type", "application/json")
+            .header("content-type", "text/plain")
+            .body("{}")
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_hub_error(&r, 415, "unsupported_media_type");
+
+    // The sandbox too.
+    let token = app.caller().await;
+    let r = reply(
+        app.http
+            .get(app.url("/v1/fixtures"))
+            .header("authorization", format!("Bearer {token}"))
+            .header("authorization", format!("Bearer {token}"))
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_error(&r, 401, "unauthenticated");
+}

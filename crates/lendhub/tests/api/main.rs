@@ -40,6 +40,7 @@ mod rest_identity_checks;
 mod rest_journey;
 mod rest_marketplace;
 mod rest_mcp;
+mod rest_overpayment;
 mod rest_payments;
 mod rest_schedules;
 mod rest_statements;

@@ -279,7 +279,9 @@ async fn cms_pages_come_from_the_cli_and_only_when_published() {
     let page = app._site.path().join("about.md");
     std::fs::write(
         &page,
-        "# About us\n\nWe lend to *companies*. <script>x()</script>\n",
+        "# About us\n\nWe lend to *companies*. <script>x()</script>\n\n\
+         [Apply](javascript:alert(document.cookie)) ![logo](javascript:alert(1)) \
+         <javascript:alert(2)> [Terms](https://lender.example/terms)\n",
     )
     .unwrap();
     let cli = |args: &[&str]| crate::support::process::cli(&app._site, args);
@@ -317,6 +319,15 @@ async fn cms_pages_come_from_the_cli_and_only_when_published() {
     let html = r.body["body_html"].as_str().unwrap();
     assert!(
         html.contains("<em>companies</em>") && !html.contains("<script>"),
+        "{html}"
+    );
+    // Links keep only safe targets (issue #44, item 10).
+    assert!(
+        !html.contains("href=\"javascript") && !html.contains("src=\"javascript"),
+        "{html}"
+    );
+    assert!(
+        html.contains("href=\"https://lender.example/terms\""),
         "{html}"
     );
     assert_hub_error(

@@ -11,11 +11,11 @@ use crate::rest_tier::{rest_app, rest_get};
 use crate::support::python_json;
 use crate::support::*;
 
-const SCOPES: &str = "applications.read applications.write decisions.read accounts.read \
+pub const SCOPES: &str = "applications.read applications.write decisions.read accounts.read \
                       payments.read payments.write events.read";
 const TEST: &str = "/sandbox/v1";
 
-async fn link(app: &App, key: &str, idempotency_key: &str, body: Value) -> Reply {
+pub async fn link(app: &App, key: &str, idempotency_key: &str, body: Value) -> Reply {
     // Spaced as the links sub-limit (10/s) allows below the platform tier.
     app.advance(Duration::milliseconds(200));
     reply(
@@ -32,7 +32,7 @@ async fn link(app: &App, key: &str, idempotency_key: &str, body: Value) -> Reply
 }
 
 /// The pay page: (status, text) of a GET, or of a POST choosing `bank`.
-async fn pay_page(app: &App, url: &str, bank: Option<&str>) -> (u16, String) {
+pub async fn pay_page(app: &App, url: &str, bank: Option<&str>) -> (u16, String) {
     let r = match bank {
         None => app.http.get(url).send().await.unwrap(),
         Some(b) => app
@@ -72,7 +72,7 @@ pub async fn account_moves(app: &App, key: &str, account: &str) -> Vec<(String, 
         .collect()
 }
 
-async fn payment(app: &App, key: &str, id: &str) -> Value {
+pub async fn payment(app: &App, key: &str, id: &str) -> Value {
     rest_get(app, &format!("{TEST}/payments/{id}"), Some(key))
         .await
         .body
@@ -343,6 +343,51 @@ async fn the_pay_page_in_chromium_pays_and_fails_with_each_reason() {
     }
 }
 
+/// `POST /payments/{payment}/refund` with reason "paid twice", signed with
+/// `signer` (the request key's PEMs and its kid) when given.
+pub async fn refund_payment(
+    app: &App,
+    key: &str,
+    signer: Option<(&Value, &str)>,
+    payment: String,
+    idem: &str,
+) -> Reply {
+    let path = format!("{TEST}/payments/{payment}/refund");
+    let body = r#"{"reason":"paid twice"}"#;
+    let mut request = app
+        .http
+        .post(format!("{}{path}", app.hub))
+        .bearer_auth(key)
+        .header("idempotency-key", idem)
+        .header("content-type", "application/json")
+        .body(body);
+    if let Some((keys, kid)) = signer {
+        let t = time::OffsetDateTime::now_utc().unix_timestamp();
+        let signature = python_json(
+            "request_sign.py",
+            vec![
+                ("MODE", "sign".into()),
+                (
+                    "PRIVATE_PEM",
+                    keys["private_pem"].as_str().unwrap().to_owned(),
+                ),
+                ("T", t.to_string()),
+                ("METHOD", "POST".into()),
+                ("PATH", path.clone()),
+                ("IDEMPOTENCY_KEY", idem.into()),
+                ("BODY", body.into()),
+                ("KID", kid.into()),
+            ],
+        )
+        .await;
+        request = request.header(
+            "service-request-signature",
+            signature["header"].as_str().unwrap(),
+        );
+    }
+    reply(request.send().await.unwrap()).await
+}
+
 /// A refund moves money out, so it is signed (checked against Python's
 /// `cryptography` as the signer): a paid payment refunded in full, a refund
 /// entry on the ledger, `payment.refunded`; anything else is 409.
@@ -387,43 +432,8 @@ async fn a_paid_payment_is_refunded_in_full_by_a_signed_request() {
     .await;
 
     let refund = |payment: String, idem: &'static str, signed: bool| {
-        let (app, key, keys, kid) = (&app, &key, &keys, &kid);
-        async move {
-            let path = format!("{TEST}/payments/{payment}/refund");
-            let body = r#"{"reason":"paid twice"}"#;
-            let mut request = app
-                .http
-                .post(format!("{}{path}", app.hub))
-                .bearer_auth(key)
-                .header("idempotency-key", idem)
-                .header("content-type", "application/json")
-                .body(body);
-            if signed {
-                let t = time::OffsetDateTime::now_utc().unix_timestamp();
-                let signature = python_json(
-                    "request_sign.py",
-                    vec![
-                        ("MODE", "sign".into()),
-                        (
-                            "PRIVATE_PEM",
-                            keys["private_pem"].as_str().unwrap().to_owned(),
-                        ),
-                        ("T", t.to_string()),
-                        ("METHOD", "POST".into()),
-                        ("PATH", path.clone()),
-                        ("IDEMPOTENCY_KEY", idem.into()),
-                        ("BODY", body.into()),
-                        ("KID", kid.clone()),
-                    ],
-                )
-                .await;
-                request = request.header(
-                    "service-request-signature",
-                    signature["header"].as_str().unwrap(),
-                );
-            }
-            reply(request.send().await.unwrap()).await
-        }
+        let signer = signed.then_some((&keys, kid.as_str()));
+        refund_payment(&app, &key, signer, payment, idem)
     };
     assert_hub_error(
         &refund(id.clone(), "refund-0001", false).await,

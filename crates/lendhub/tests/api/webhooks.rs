@@ -82,6 +82,13 @@ async fn default_policy_refuses_plain_http_and_private_targets() {
         "https://192.168.1.1/h",
         "https://[::1]/h",
         "https://169.254.169.254/h",
+        // IPv6 forms that carry a private IPv4 (issue #44, item 9).
+        "https://[2002:7f00:1::]/h",
+        "https://[2002:a9fe:a9fe::]/h",
+        "https://[64:ff9b::a9fe:a9fe]/h",
+        "https://[::ffff:169.254.169.254]/h",
+        "https://[::127.0.0.1]/h",
+        "https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/h",
     ] {
         let r = attempt(url).await;
         assert_error(&r, 422, "webhook_endpoint_url_invalid");

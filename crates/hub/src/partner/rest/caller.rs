@@ -132,6 +132,11 @@ pub(crate) fn route(parts: &Parts) -> (Environment, Option<&str>) {
 
 /// The bearer credential the request presents.
 pub(crate) fn bearer(parts: &Parts) -> Result<&str, PartnerError> {
+    if lendhub_http::headers::repeated(&parts.headers, header::AUTHORIZATION) {
+        return Err(PartnerError::Unauthenticated(
+            "send one Authorization header, not several",
+        ));
+    }
     let value = parts
         .headers
         .get(header::AUTHORIZATION)

@@ -42,6 +42,10 @@ pub struct BalanceView {
     arrears_pence: i64,
     /// What settles the account today.
     payoff_pence: i64,
+    /// Paid beyond what was owed (two payments racing to settle it, or a
+    /// schedule's instalment after it settled), held for the borrower:
+    /// refunding the payment that overpaid hands it back.
+    credit_pence: i64,
 }
 
 /// One instalment of the signed repayment schedule.
@@ -108,6 +112,7 @@ impl BalanceView {
             interest_accrued_pence: b.interest_accrued.as_pence(),
             arrears_pence: b.arrears.as_pence(),
             payoff_pence: b.payoff.as_pence(),
+            credit_pence: b.credit.as_pence(),
         })
     }
 }

@@ -6,7 +6,8 @@
 
 use lendhub_domain::events::EventType;
 use lendhub_domain::hub_ids::HubId;
-use lendhub_domain::ledger::Entry;
+use lendhub_domain::ledger::{self, Entry};
+use lendhub_domain::money::Money;
 use lendhub_domain::servicing::{Account, Moved};
 use lendhub_store::{CommitError, EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
@@ -23,26 +24,51 @@ pub fn writes(
     entries: &[Entry],
     now: OffsetDateTime,
 ) -> Result<WriteSet, String> {
+    reviewed(account, entries, now, false)
+}
+
+/// `writes`, for a collection about to be posted (the last of `entries`):
+/// when it leaves the account in credit and moves no status, the credit is
+/// still announced (`account.updated`, whose balance shows `credit_pence`),
+/// so money paid beyond what was owed never arrives unseen.
+pub fn writes_for_collection(
+    account: &Account,
+    entries: &[Entry],
+    now: OffsetDateTime,
+) -> Result<WriteSet, String> {
+    let credit = ledger::balance(account, entries, now)
+        .ok_or_else(|| format!("the balance of {} overflows", account.id))?
+        .credit;
+    reviewed(account, entries, now, credit > Money::ZERO)
+}
+
+fn reviewed(
+    account: &Account,
+    entries: &[Entry],
+    now: OffsetDateTime,
+    announce: bool,
+) -> Result<WriteSet, String> {
     let mut writes = WriteSet::default();
     let Some((next, moved)) = account.reviewed(entries, now) else {
         return Err(format!("the balance of {} overflows", account.id));
     };
-    if next.status == account.status && next.next_review == account.next_review {
-        return Ok(writes);
-    }
-    if let Some(moved) = moved {
-        let kind = match moved {
-            Moved::Updated => EventType::AccountUpdated,
-            Moved::Settled => EventType::AccountClosed,
-        };
+    let kind = match moved {
+        Some(Moved::Updated) => Some(EventType::AccountUpdated),
+        Some(Moved::Settled) => Some(EventType::AccountClosed),
+        None if announce => Some(EventType::AccountUpdated),
+        None => None,
+    };
+    if let Some(kind) = kind {
         let view = AccountView::new(&next, entries, now).map_err(|e| format!("{e:?}"))?;
         let announced = event(&next.owner, kind, &view, now).map_err(|e| e.to_string())?;
         writes.push(EventWrite::InsertEvent(announced));
     }
-    writes.push(LendingWrite::UpdateAccount {
-        account: next,
-        from: account.status,
-    });
+    if next.status != account.status || next.next_review != account.next_review {
+        writes.push(LendingWrite::UpdateAccount {
+            account: next,
+            from: account.status,
+        });
+    }
     Ok(writes)
 }
 

@@ -28,8 +28,9 @@ pub struct CreatePaymentLink {
         example = "acc_01KQ3V1Y2C8WZ3R5T6Y7X819D0"
     )]
     account_id: Option<String>,
-    /// Integer pence, greater than 0.
-    #[schema(required = true, value_type = i64, minimum = 1, example = 46589)]
+    /// Integer pence, from 1 to 50,000,000 (£500,000) and at most the
+    /// account's payoff.
+    #[schema(required = true, value_type = i64, minimum = 1, maximum = 50_000_000, example = 46589)]
     amount_pence: Option<Value>,
     /// At most 18 characters (Faster Payments carries 18).
     #[schema(max_length = 18, example = "INV-0001")]
@@ -58,7 +59,7 @@ pub struct CreatePaymentLink {
         (status = 400, description = "invalid_json, unknown_field, idempotency_key_malformed (also when the required key is missing)"),
         (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
         (status = 404, description = "not_found: no such account of yours in this environment"),
-        (status = 409, description = "idempotency_key_reused or idempotency_key_in_progress"),
+        (status = 409, description = "conflict: the account is settled or closed, or amount_pence is more than its payoff; idempotency_key_reused or idempotency_key_in_progress"),
         (status = 413, description = "payload_too_large"), (status = 415, description = "unsupported_media_type"),
         (status = 422, description = "validation_failed (detail names each field)"),
         (status = 429, description = "rate_limited (10 per second on this route)")))]
@@ -123,7 +124,8 @@ pub async fn create_link(
             if !issues.is_empty() {
                 return Err(PartnerError::Validation(issues));
             }
-            fields::account(&state, owner, &account_id).await?;
+            let account = fields::account(&state, owner, &account_id).await?;
+            fields::refuse_overpayment(&state, &account, amount, now).await?;
             let id: PaymentId =
                 lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
             let payment = Payment::link(

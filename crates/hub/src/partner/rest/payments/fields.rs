@@ -1,6 +1,7 @@
 //! The request fields payment links and schedules share, read the same way
 //! with the same reasons.
 
+use lendhub_domain::collection::MAX_AMOUNT_PENCE;
 use lendhub_domain::hub_ids::{AccountId, HubId};
 use lendhub_domain::money::Money;
 use lendhub_http::FieldIssue;
@@ -8,7 +9,7 @@ use serde_json::Value;
 
 use crate::partner::error::PartnerError;
 use crate::partner::state::PartnerState;
-use lendhub_domain::servicing::Account;
+use lendhub_domain::servicing::{Account, AccountStatus};
 use lendhub_domain::tenant::Tenant;
 
 /// `account_id`: required, an `acc_…` id.
@@ -25,20 +26,28 @@ pub fn account_id(raw: Option<&str>, issues: &mut Vec<FieldIssue>) -> Option<Acc
     }
 }
 
-/// `amount_pence`: required, whole pence above zero (a decimal, a string
-/// or a float is refused: pence are whole).
+/// `amount_pence`: required, whole pence from 1 to `MAX_AMOUNT_PENCE` (a
+/// decimal, a string or a number written with a fraction or an exponent is
+/// refused: pence are whole). A number too large for `i64` is over the
+/// bound, not of the wrong type.
 pub fn amount(raw: Option<&Value>, issues: &mut Vec<FieldIssue>) -> Option<Money> {
-    match raw.map(Value::as_i64) {
+    let too_large = |issues: &mut Vec<FieldIssue>| {
+        issues.push(FieldIssue::new("amount_pence", "max_value").with_bound(MAX_AMOUNT_PENCE));
+        None
+    };
+    match raw.map(|v| (v.as_i64(), v.is_u64())) {
         None => {
             issues.push(FieldIssue::new("amount_pence", "required"));
             None
         }
-        Some(Some(p)) if p > 0 => Some(Money::pence(p)),
-        Some(Some(_)) => {
+        Some((Some(p), _)) if (1..=MAX_AMOUNT_PENCE).contains(&p) => Some(Money::pence(p)),
+        Some((Some(p), _)) if p > MAX_AMOUNT_PENCE => too_large(issues),
+        Some((None, true)) => too_large(issues),
+        Some((Some(_), _)) => {
             issues.push(FieldIssue::new("amount_pence", "min_value").with_bound(1));
             None
         }
-        Some(None) => {
+        Some((None, false)) => {
             issues.push(FieldIssue::new("amount_pence", "integer_pence"));
             None
         }
@@ -56,4 +65,37 @@ pub async fn account(
         .hub_account(owner, id.as_str())
         .await?
         .ok_or(PartnerError::NotFound("account"))
+}
+
+/// What a new payment link on `account` may collect at most: its payoff at
+/// `now`, derived from its ledger. A settled or closed account owes nothing
+/// and takes no link (409), nor does an amount above the payoff: the money
+/// would have nowhere to go but a credit (docs/decisions.md, "Overpayment").
+pub async fn refuse_overpayment(
+    state: &PartnerState,
+    account: &Account,
+    amount: Money,
+    now: time::OffsetDateTime,
+) -> Result<(), PartnerError> {
+    if matches!(
+        account.status,
+        AccountStatus::Settled | AccountStatus::Closed
+    ) {
+        return Err(PartnerError::Conflict(
+            "the account is settled or closed: there is nothing to collect",
+        ));
+    }
+    let entries = state
+        .servicing
+        .ledger(&account.owner, account.id.as_str())
+        .await?;
+    let balance = lendhub_domain::ledger::balance(account, &entries, now).ok_or_else(|| {
+        PartnerError::Internal(format!("the balance of {} overflows", account.id))
+    })?;
+    if amount > balance.payoff {
+        return Err(PartnerError::Conflict(
+            "amount_pence is more than the account's payoff_pence: a link may collect at most what settles the account",
+        ));
+    }
+    Ok(())
 }

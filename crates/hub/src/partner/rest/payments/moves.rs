@@ -145,11 +145,28 @@ pub async fn settle(
         .await
         .map_err(|e| e.to_string())?;
     entries.push(collection.clone());
-    let mut writes = crate::partner::rest::accounts::review::writes(&account, &entries, now)?;
+    let mut writes =
+        crate::partner::rest::accounts::review::writes_for_collection(&account, &entries, now)?;
     writes.push(LendingWrite::PostEntry(collection));
-    Ok(commit(state, paid, writes, EventType::PaymentPaid, now)
+    if commit(state, paid, writes, EventType::PaymentPaid, now)
         .await?
-        .is_some())
+        .is_none()
+    {
+        return Ok(false);
+    }
+    // Two payments of one account settling at once each judged the account
+    // by a ledger without the other's collection; whichever commits last
+    // sees both here, so the account ends as its whole ledger says
+    // (settled, say) rather than as either half did.
+    if let Some(fresh) = state
+        .lending
+        .hub_account(&payment.owner, payment.account_id.as_str())
+        .await
+        .map_err(|e| e.to_string())?
+    {
+        crate::partner::rest::accounts::review::review(state, &fresh, now).await?;
+    }
+    Ok(true)
 }
 
 /// A link nobody paid before `expires_at`: failed, `link_expired`.

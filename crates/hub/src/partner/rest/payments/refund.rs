@@ -8,7 +8,7 @@ use lendhub_domain::scope::PartnerScope;
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
-use lendhub_store::{EventWrite, LendingWrite, WriteSet};
+use lendhub_store::{EventWrite, LendingWrite};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -111,7 +111,13 @@ pub async fn refund(
             let view = PaymentView::new(&refunded, &state);
             let announced = event(owner, EventType::PaymentRefunded, &view, now)
                 .map_err(|e| PartnerError::Internal(e.to_string()))?;
-            let mut writes = WriteSet::default();
+            // Owed again once the money goes back: a settled account the
+            // refunded payment settled reopens (`account.updated`).
+            let mut entries = state.servicing.ledger(owner, account.id.as_str()).await?;
+            entries.push(entry.clone());
+            let mut writes =
+                crate::partner::rest::accounts::review::writes(&account, &entries, now)
+                    .map_err(PartnerError::Internal)?;
             writes
                 .push(LendingWrite::UpdatePayment(refunded))
                 .push(LendingWrite::PostEntry(entry))

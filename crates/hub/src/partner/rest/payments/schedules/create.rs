@@ -35,8 +35,8 @@ pub struct CreateSchedule {
         example = "acc_01KQ3V1Y2C8WZ3R5T6Y7X819D0"
     )]
     account_id: Option<String>,
-    /// Per instalment: integer pence, greater than 0.
-    #[schema(required = true, value_type = i64, minimum = 1, example = 46589)]
+    /// Per instalment: integer pence, from 1 to 50,000,000 (£500,000).
+    #[schema(required = true, value_type = i64, minimum = 1, maximum = 50_000_000, example = 46589)]
     amount_pence: Option<Value>,
     /// weekly or monthly.
     #[schema(required = true, pattern = "^(weekly|monthly)$", example = "monthly")]
