@@ -116,6 +116,41 @@ impl Config {
     }
 }
 
+/// What one client connection may hold of a listener, on every listener
+/// (`[connections]`; `LENDHUB_CONNECTIONS__…`). A client that opens a
+/// connection and trickles its request in, or holds it open doing nothing,
+/// costs a task and a socket: these bound how long and how many.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Connections {
+    /// How long a client has to send a request's whole head (request line
+    /// and headers), from the connection's opening or from the first byte
+    /// of the head; past it the connection is closed.
+    pub header_read_timeout_ms: u64,
+    /// How long a kept-alive connection may wait between requests, with
+    /// nothing in flight and no byte arriving. Longer than the 60 s idle
+    /// timeout of the usual load balancers, so a balancer never sends a
+    /// request down a connection this end is closing.
+    pub idle_timeout_ms: u64,
+    /// Connections each listener holds at once; the next is accepted only
+    /// when one closes (it waits in the kernel's backlog meanwhile).
+    pub max_per_listener: usize,
+    /// The largest request head (request line and headers) in bytes, 8192
+    /// at least; a larger one is answered 431 and the connection closed.
+    pub max_header_bytes: usize,
+}
+
+impl Default for Connections {
+    fn default() -> Self {
+        Self {
+            header_read_timeout_ms: 10_000,
+            idle_timeout_ms: 75_000,
+            max_per_listener: 4_096,
+            max_header_bytes: 16 * 1024,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReadCaches {
@@ -343,6 +378,7 @@ pub struct Config {
     pub instance: Instance,
     pub limits: Limits,
     pub read_caches: ReadCaches,
+    pub connections: Connections,
     pub secrets: Secrets,
     pub log: Log,
 }
@@ -379,6 +415,7 @@ impl Default for Config {
             instance: Instance::default(),
             limits: Limits::default(),
             read_caches: ReadCaches::default(),
+            connections: Connections::default(),
             secrets: Secrets::default(),
             log: Log {
                 level: "info".into(),

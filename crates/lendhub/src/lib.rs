@@ -8,6 +8,7 @@ pub mod cli;
 mod cms_cli;
 pub mod config;
 pub mod keys;
+mod listener;
 mod log_writer;
 mod marketplace_cli;
 mod partner_cli;

@@ -590,16 +590,15 @@ pub async fn start(
     let status = status_page(config, &core, (&sandbox, &hub, &sso)).await?;
     let status_wake = status.state.wake();
     let referrals_wake = sandbox_state.referrals_wake.clone();
+    let serve = |listener, router| {
+        crate::listener::serve(listener, router, config.connections.clone(), stop.clone())
+    };
     let mut tasks = vec![
-        serve(sandbox.listener, sandbox.router, stop.clone()),
-        serve(hub.listener, hub.router, stop.clone()),
-        serve(sso.listener, sso.router, stop.clone()),
-        serve(ops_listener, ops_router(store.clone()), stop.clone()),
-        serve(
-            status.listening.listener,
-            status.listening.router,
-            stop.clone(),
-        ),
+        serve(sandbox.listener, sandbox.router),
+        serve(hub.listener, hub.router),
+        serve(sso.listener, sso.router),
+        serve(ops_listener, ops_router(store.clone())),
+        serve(status.listening.listener, status.listening.router),
         tokio::spawn(lendhub_status::prober::run(status.state, stop.clone())),
         grants_sync,
         tokio::spawn(prune(
@@ -758,21 +757,6 @@ fn public_settings(config: &Config) -> anyhow::Result<lendhub_hub::public::Publi
             by_dept,
         },
         slice_billers: config.public.slice_billers,
-    })
-}
-
-fn serve(listener: TcpListener, router: Router, stop: CancellationToken) -> JoinHandle<()> {
-    tokio::spawn(async move {
-        let shutdown = async move { stop.cancelled().await };
-        if let Err(e) = axum::serve(
-            listener,
-            router.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(shutdown)
-        .await
-        {
-            tracing::error!(error = %e, "listener failed");
-        }
     })
 }
 

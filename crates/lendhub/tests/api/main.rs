@@ -7,6 +7,7 @@ mod support;
 mod applications;
 mod auth;
 mod cli;
+mod connections;
 mod crash;
 mod dashboard;
 mod dashboard_charts;
