@@ -71,14 +71,25 @@ pub fn router(state: PartnerState) -> Router {
             partner
                 .route("/auth.md", get(guide::auth_md))
                 .merge(rest_tier.clone())
+                .fallback(route_not_found)
                 .layer(Around(limits::Headers)),
         )
         .nest(
             rest::SANDBOX_PREFIX,
-            rest_tier.layer(Around(limits::Headers)),
+            rest_tier
+                .fallback(route_not_found)
+                .layer(Around(limits::Headers)),
         )
         .layer(Around(Challenge(state.clone())))
         .with_state(state)
+}
+
+/// A path under the ring that names no route: 404 `route_not_found`, after
+/// spending a bucket like every other answer of the ring, so it carries the
+/// `RateLimit-*` headers too (and probing for paths costs what any request
+/// does).
+async fn route_not_found(_admitted: rest::caller::Admitted) -> axum::http::StatusCode {
+    axum::http::StatusCode::NOT_FOUND
 }
 
 /// Completes every 401's `WWW-Authenticate` with where the resource's

@@ -7,7 +7,7 @@
 
 pub mod accounts;
 pub mod applications;
-mod caller;
+pub(crate) mod caller;
 pub mod decisions;
 mod event_replay;
 pub mod events;
@@ -117,15 +117,18 @@ fn methods(item: &PathItem) -> impl Iterator<Item = &'static str> {
 
 /// The tier for one mount: what is built when `enabled`, 503 for the rest.
 pub fn router(enabled: bool) -> Router<PartnerState> {
-    if !enabled {
-        return waiting::routes(|_, _| false);
-    }
     let (built, spec) = api().split_for_parts();
-    let live: HashSet<(&'static str, String)> = spec
+    let documented: Vec<(&'static str, &str)> = spec
         .paths
         .paths
         .iter()
-        .flat_map(|(path, item)| methods(item).map(move |m| (m, path.clone())))
+        .flat_map(|(path, item)| methods(item).map(move |m| (m, path.as_str())))
         .collect();
-    built.merge(waiting::routes(|m, p| live.contains(&(m, p.to_owned()))))
+    if !enabled {
+        return waiting::routes(documented.iter().copied(), |_, _| false);
+    }
+    let live: HashSet<(&str, &str)> = documented.iter().copied().collect();
+    built.merge(waiting::routes(documented.iter().copied(), |m, p| {
+        live.contains(&(m, p))
+    }))
 }

@@ -69,24 +69,33 @@ pub const PATHS: &[(&str, &str)] = &[
     ("POST", "/test_helpers/mandates/{id}/revoke"),
 ];
 
-/// 503 routes for every path of the tier that `live` does not serve.
-pub fn routes(live: impl Fn(&str, &str) -> bool) -> Router<PartnerState> {
-    let mut by_path: BTreeMap<&str, MethodRouter<PartnerState>> = BTreeMap::new();
-    for (method, path) in PATHS.iter().filter(|(m, p)| !live(m, p)) {
-        let route = match *method {
+/// 503 routes for every path of the tier that `live` does not serve: the
+/// seed's (`PATHS`) and every path `documented` (the tier's OpenAPI
+/// document), so a path the document names can never answer 404 while the
+/// tier is off.
+pub fn routes<'a>(
+    documented: impl IntoIterator<Item = (&'a str, &'a str)>,
+    live: impl Fn(&str, &str) -> bool,
+) -> Router<PartnerState> {
+    let mut by_path: BTreeMap<&str, BTreeMap<&str, MethodRouter<PartnerState>>> = BTreeMap::new();
+    for (method, path) in PATHS.iter().copied().chain(documented) {
+        if live(method, path) {
+            continue;
+        }
+        let route = match method {
             "GET" => get(unavailable),
             "POST" => post(unavailable),
             _ => delete(unavailable),
         };
-        let merged = match by_path.remove(path) {
-            Some(existing) => existing.merge(route),
-            None => route,
-        };
-        by_path.insert(path, merged);
+        by_path.entry(path).or_default().insert(method, route);
     }
     by_path
         .into_iter()
-        .fold(Router::new(), |router, (path, route)| {
-            router.route(path, route)
+        .fold(Router::new(), |router, (path, methods)| {
+            let merged = methods
+                .into_values()
+                .reduce(MethodRouter::merge)
+                .unwrap_or_default();
+            router.route(path, merged)
         })
 }
