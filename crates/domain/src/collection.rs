@@ -56,6 +56,17 @@ impl PaymentStatus {
     pub fn parse(raw: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|s| s.as_str() == raw)
     }
+
+    /// A status as a filter names it: the payments API's names, or the
+    /// partner catalogue page's (`provisioned` is `pending`, `settled` is
+    /// `paid`; docs/decisions.md, "Payment statuses").
+    pub fn parse_filter(raw: &str) -> Option<Self> {
+        match raw {
+            "provisioned" => Some(PaymentStatus::Pending),
+            "settled" => Some(PaymentStatus::Paid),
+            other => Self::parse(other),
+        }
+    }
 }
 
 /// Why a payment failed (the seed's list).

@@ -105,6 +105,10 @@ pub struct Schedule {
     pub finished_at: Option<OffsetDateTime>,
     /// Bumped by every change; a change commits only over the version it read.
     pub version: i64,
+    /// The partner's own reference of the loan (the application's), echoed
+    /// as on every object of it.
+    #[serde(default)]
+    pub reference: Option<String>,
 }
 
 /// Why a schedule cannot be cancelled.
@@ -144,6 +148,7 @@ impl Schedule {
             created_at: now,
             finished_at: None,
             version: 1,
+            reference: None,
         }
     }
 

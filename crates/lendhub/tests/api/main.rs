@@ -37,6 +37,7 @@ mod rest_accounts;
 mod rest_applications;
 mod rest_decision_lifecycle;
 mod rest_decisions;
+mod rest_event_replay;
 mod rest_identity_checks;
 mod rest_journey;
 mod rest_marketplace;

@@ -170,7 +170,10 @@ async fn a_payment_link_is_paid_on_the_pay_page_and_settles_into_the_ledger() {
         page.contains(&format!("https://partner.example/paid?payment_id={id}")),
         "{page}"
     );
-    assert_eq!(payment(&app, &key, &id).await["status"], "processing");
+    let processing = payment(&app, &key, &id).await;
+    assert_eq!(processing["status"], "processing");
+    assert_eq!(processing["payer_bank"], "test_payer_ok");
+    assert!(processing["authorised_at"].is_string(), "{processing}");
     let (_, page) = pay_page(&app, &url, Some("test_payer_ok")).await;
     assert!(
         page.contains("data-status=\"processing\""),
@@ -216,7 +219,29 @@ async fn a_payment_link_is_paid_on_the_pay_page_and_settles_into_the_ledger() {
         .collect();
     assert_eq!(
         types,
-        ["payment.created", "payment.processing", "payment.paid"]
+        [
+            "payment.created",
+            "payment.processing",
+            "payment.paid",
+            "payment.settled"
+        ],
+        "the seed's two names for settlement, both sent"
+    );
+    // And the catalogue's status names filter too.
+    let settled = rest_get(
+        &app,
+        &format!("{TEST}/payments?status=settled&account_id={account}"),
+        Some(&key),
+    )
+    .await;
+    assert_eq!(settled.status, 200, "{}", settled.body);
+    assert_eq!(settled.body["data"][0]["id"], id.as_str());
+    assert!(
+        settled.body["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|p| p["status"] == "paid")
     );
 
     // Each failing bank, with its reason and a page that says so.
@@ -283,7 +308,7 @@ async fn a_payment_link_is_paid_on_the_pay_page_and_settles_into_the_ledger() {
     let l = rest_get(&app, &format!("{TEST}/payments?status=paid"), Some(&key)).await;
     assert_eq!(l.body["data"][0]["id"], id.as_str());
     assert_hub_error(
-        &rest_get(&app, &format!("{TEST}/payments?status=settled"), Some(&key)).await,
+        &rest_get(&app, &format!("{TEST}/payments?status=cleared"), Some(&key)).await,
         422,
         "validation_failed",
     );

@@ -303,6 +303,11 @@ async fn a_revoked_mandate_fails_the_next_collection_into_arrears_and_a_link_cur
     )
     .await;
     assert_eq!(created.status, 201, "{}", created.body);
+    assert_eq!(
+        created.body["reference"], "ACC-1",
+        "the application's reference is echoed: {}",
+        created.body
+    );
     let id = created.body["id"].as_str().unwrap().to_owned();
 
     advance_to(&app, &key, start, 1).await;

@@ -229,7 +229,10 @@ async fn a_month_is_drafted_when_it_ends_and_finalized_on_its_invoice_date() {
     let draft = statement_of(&app, &key, "2027-01", "draft").await;
     assert_eq!(draft["object"], "partner_statement");
     assert!(draft["id"].as_str().unwrap().starts_with("pst_"));
-    assert_eq!(draft["currency"], "gbp");
+    assert_eq!(
+        draft["currency"], "GBP",
+        "the seed's spelling, as on payments"
+    );
     assert_eq!(draft["model"], "integration_fee");
     assert_eq!(draft["tier"], "up_to_2m", "re-rated: 750 k crossed 500 k");
     assert_eq!(draft["funded_originations"], 3);

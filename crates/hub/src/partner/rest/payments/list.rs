@@ -19,7 +19,7 @@ use crate::partner::state::PartnerState;
         ("starting_after" = Option<String>, Query, description = "a payment id: page toward older ones"),
         ("ending_before" = Option<String>, Query, description = "a payment id: page toward newer ones"),
         ("account_id" = Option<String>, Query, pattern = "^acc_[0-7][0-9A-HJKMNP-TV-Z]{25}$", description = "acc_…: one account's payments"),
-        ("status" = Option<String>, Query, pattern = "^(pending|processing|paid|failed|refunded)$", description = "pending, processing, paid, failed or refunded")),
+        ("status" = Option<String>, Query, pattern = "^(pending|processing|paid|failed|refunded|provisioned|settled)$", description = "pending, processing, paid, failed or refunded; the catalogue's provisioned (= pending) and settled (= paid) too")),
     responses((status = 200, description = "`{object: \"list\", data: [payment], has_more, url, next_cursor}`"),
         (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
         (status = 404, description = "not_found: the cursor names no payment of yours"),
@@ -38,7 +38,7 @@ pub async fn list(
     .map_err(PartnerError::Validation)?;
     let mut issues = Vec::new();
     let status = request.filter("status").and_then(|raw| {
-        let known = PaymentStatus::parse(raw).map(PaymentStatus::as_str);
+        let known = PaymentStatus::parse_filter(raw).map(PaymentStatus::as_str);
         if known.is_none() {
             issues.push(FieldIssue::new("status", "one_of"));
         }

@@ -47,6 +47,14 @@ pub struct PaymentView {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     expires_at: OffsetDateTime,
+    /// The payer's bank, once the payer chose it (or the mandate's).
+    #[schema(example = "test_payer_ok")]
+    payer_bank: Option<String>,
+    /// When the payer's bank accepted the payment and submitted it to
+    /// Faster Payments (`processing`).
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    authorised_at: Option<OffsetDateTime>,
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
     settled_at: Option<OffsetDateTime>,
@@ -83,6 +91,8 @@ impl PaymentView {
                 .then(|| link_url(state, &p.id)),
             redirect_url: p.redirect_url.clone(),
             expires_at: p.expires_at,
+            payer_bank: p.payer_bank.clone(),
+            authorised_at: p.authorised_at,
             settled_at: p.settled_at,
             failure_reason: p.failure_reason.map(|r| r.as_str()),
             refunded_at: p.refunded_at,

@@ -22,17 +22,29 @@ use crate::partner::state::PartnerState;
 /// another instance or request moved it (or its schedule) first.
 async fn commit(
     state: &PartnerState,
+    next: Payment,
+    writes: WriteSet,
+    kind: EventType,
+    now: OffsetDateTime,
+) -> Result<Option<Payment>, String> {
+    commit_announcing(state, next, writes, &[kind], now).await
+}
+
+/// `commit`, announcing the payment under each of `kinds`.
+async fn commit_announcing(
+    state: &PartnerState,
     mut next: Payment,
     mut writes: WriteSet,
-    kind: EventType,
+    kinds: &[EventType],
     now: OffsetDateTime,
 ) -> Result<Option<Payment>, String> {
     let schedule = follow(state, &mut next, now).await?;
     let view = PaymentView::new(&next, state);
-    let announced = event(&next.owner, kind, &view, now).map_err(|e| e.to_string())?;
-    writes
-        .push(LendingWrite::UpdatePayment(next.clone()))
-        .push(EventWrite::InsertEvent(announced));
+    writes.push(LendingWrite::UpdatePayment(next.clone()));
+    for kind in kinds {
+        let announced = event(&next.owner, *kind, &view, now).map_err(|e| e.to_string())?;
+        writes.push(EventWrite::InsertEvent(announced));
+    }
     writes.writes.extend(schedule.writes);
     match state.units.commit(writes).await {
         Ok(()) => {
@@ -148,7 +160,11 @@ pub async fn settle(
     let mut writes =
         crate::partner::rest::accounts::review::writes_for_collection(&account, &entries, now)?;
     writes.push(LendingWrite::PostEntry(collection));
-    if commit(state, paid, writes, EventType::PaymentPaid, now)
+    // The seed names the moment twice (`payment.paid` in the payments API,
+    // `payment.settled` in the event catalogue): both are sent, in one
+    // commit, with the same payment, so a subscription to either hears it.
+    let kinds = [EventType::PaymentPaid, EventType::PaymentSettled];
+    if commit_announcing(state, paid, writes, &kinds, now)
         .await?
         .is_none()
     {

@@ -46,7 +46,7 @@ pub struct StatementView {
     /// The calendar month, `YYYY-MM`.
     #[schema(example = "2026-11")]
     period: String,
-    #[schema(example = "gbp")]
+    #[schema(example = "GBP")]
     currency: &'static str,
     /// `integration_fee` or `revenue_share`.
     model: String,
@@ -92,7 +92,7 @@ impl StatementView {
             id: s.id.to_string(),
             object: "partner_statement",
             period: s.period.clone(),
-            currency: "gbp",
+            currency: "GBP",
             model: s.model.clone(),
             tier: s.tier.clone(),
             funded_originations: s.funded_originations,

@@ -173,9 +173,13 @@ pub async fn create(
             }
             let id: ScheduleId =
                 lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
-            let schedule = Schedule::new(
-                id, owner.clone(), account_id, cadence, amount, start_date, count, mandate_id, now,
-            );
+            let schedule = Schedule {
+                reference: account.reference.clone(),
+                ..Schedule::new(
+                    id, owner.clone(), account_id, cadence, amount, start_date, count, mandate_id,
+                    now,
+                )
+            };
             let view = ScheduleView::new(&schedule, None);
             let mut writes = WriteSet::default();
             writes.push(LendingWrite::InsertSchedule(schedule));

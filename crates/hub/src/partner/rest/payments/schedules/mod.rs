@@ -64,6 +64,8 @@ pub struct ScheduleView {
     amount_pence: i64,
     #[schema(example = "GBP")]
     currency: &'static str,
+    /// Your reference of the loan (the application's `reference`).
+    reference: Option<String>,
     /// YYYY-MM-DD.
     start_date: String,
     /// Instalments in all; null when open-ended.
@@ -128,6 +130,7 @@ impl ScheduleView {
             cadence: s.cadence.as_str(),
             amount_pence: s.amount.as_pence(),
             currency: "GBP",
+            reference: s.reference.clone(),
             start_date: s.start_date.to_string(),
             count: s.count,
             remaining: s.remaining(),
