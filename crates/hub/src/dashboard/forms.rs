@@ -19,6 +19,9 @@ pub(super) const EXPIRED: &str = "This form has expired. Go back, reload the pag
 
 #[derive(Deserialize)]
 pub struct ActionForm {
+    // Absent reads as empty, which no session's token matches: the form
+    // is refused with the expired-form page, not a raw 422.
+    #[serde(default)]
     pub(super) csrf_token: String,
     pub(super) env: Option<String>,
     pub(super) form_id: Option<String>,

@@ -65,6 +65,8 @@ pub struct ListQuery {
 struct Row {
     id: String,
     status: &'static str,
+    /// The partner's own reference, what they look an application up by.
+    reference: String,
     company: String,
     amount: String,
     created: String,
@@ -74,6 +76,7 @@ fn row(a: &Application) -> Row {
     Row {
         id: a.id.to_string(),
         status: a.status.as_str(),
+        reference: a.reference.clone().unwrap_or_default(),
         company: if a.company_name.is_empty() {
             a.company_number.clone()
         } else {
@@ -368,6 +371,9 @@ pub async fn application(
 
 #[derive(Deserialize)]
 pub struct SignOut {
+    // Absent reads as empty, which no session's token matches: the form
+    // is refused with the expired-form page, not a raw 422.
+    #[serde(default)]
     csrf_token: String,
 }
 

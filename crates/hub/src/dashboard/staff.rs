@@ -105,6 +105,9 @@ pub async fn list(
 
 #[derive(Deserialize)]
 pub struct StaffForm {
+    // Absent reads as empty, which no session's token matches: the form
+    // is refused with the expired-form page, not a raw 422.
+    #[serde(default)]
     csrf_token: String,
     env: Option<String>,
     form_id: Option<String>,

@@ -151,6 +151,12 @@ async fn staff_see_their_own_partner_one_environment_at_a_time() {
         .get("/dashboard/applications?env=live&reference=DASH-LIVE")
         .await;
     assert!(by_reference.body.contains(&live), "{}", by_reference.body);
+    // The list shows each application's reference, as the README says.
+    assert!(
+        list.body.contains("<td class=\"reference\">DASH-LIVE</td>"),
+        "{}",
+        list.body
+    );
     let other_reference = hub
         .get("/dashboard/applications?env=live&reference=NOT-THIS")
         .await;
@@ -182,6 +188,14 @@ async fn staff_see_their_own_partner_one_environment_at_a_time() {
         .post("/dashboard/sign-out", &[("csrf_token", "forged")])
         .await;
     assert_eq!(forged.status, 403);
+    // No token at all: the same page, not a raw JSON error.
+    let missing = hub.post("/dashboard/sign-out", &[("env", "live")]).await;
+    assert_eq!(missing.status, 403, "{}", missing.body);
+    assert!(
+        missing.body.contains("This form has expired"),
+        "{}",
+        missing.body
+    );
     assert_eq!(
         hub.get("/dashboard").await.status,
         200,

@@ -118,7 +118,7 @@ async fn a_funded_loans_account_shows_its_balance_schedule_and_ledger() {
     assert_eq!(
         a["balance"],
         json!({"principal_outstanding_pence": 1_000_000, "interest_accrued_pence": 0,
-               "arrears_pence": 0, "payoff_pence": 1_000_000})
+               "arrears_pence": 0, "payoff_pence": 1_000_000, "credit_pence": 0})
     );
     let schedule = a["schedule"].as_array().unwrap();
     assert_eq!(schedule.len(), 24);

@@ -162,6 +162,9 @@ pub async fn list(
 /// credential keeps working; for a new key, its scopes.
 #[derive(Deserialize)]
 pub struct CredentialForm {
+    // Absent reads as empty, which no session's token matches: the form
+    // is refused with the expired-form page, not a raw 422.
+    #[serde(default)]
     csrf_token: String,
     env: Option<String>,
     form_id: Option<String>,
