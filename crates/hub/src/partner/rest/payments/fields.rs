@@ -67,6 +67,20 @@ pub async fn account(
         .ok_or(PartnerError::NotFound("account"))
 }
 
+/// A settled or closed account owes nothing: no link or schedule collects
+/// for it (409).
+pub fn refuse_finished(account: &Account) -> Result<(), PartnerError> {
+    if matches!(
+        account.status,
+        AccountStatus::Settled | AccountStatus::Closed
+    ) {
+        return Err(PartnerError::Conflict(
+            "the account is settled or closed: there is nothing to collect",
+        ));
+    }
+    Ok(())
+}
+
 /// What a new payment link on `account` may collect at most: its payoff at
 /// `now`, derived from its ledger. A settled or closed account owes nothing
 /// and takes no link (409), nor does an amount above the payoff: the money
@@ -77,14 +91,7 @@ pub async fn refuse_overpayment(
     amount: Money,
     now: time::OffsetDateTime,
 ) -> Result<(), PartnerError> {
-    if matches!(
-        account.status,
-        AccountStatus::Settled | AccountStatus::Closed
-    ) {
-        return Err(PartnerError::Conflict(
-            "the account is settled or closed: there is nothing to collect",
-        ));
-    }
+    refuse_finished(account)?;
     let entries = state
         .servicing
         .ledger(&account.owner, account.id.as_str())

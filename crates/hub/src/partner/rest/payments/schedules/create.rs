@@ -4,7 +4,6 @@ use axum::response::Response;
 use lendhub_domain::hub_ids::{HubId, MandateId, ScheduleId};
 use lendhub_domain::schedule::{Cadence, MAX_COUNT, Schedule};
 use lendhub_domain::scope::PartnerScope;
-use lendhub_domain::servicing::AccountStatus;
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
@@ -153,11 +152,7 @@ pub async fn create(
                 return Err(PartnerError::Validation(issues));
             };
             let account = fields::account(&state, owner, &account_id).await?;
-            if matches!(account.status, AccountStatus::Settled | AccountStatus::Closed) {
-                return Err(PartnerError::Conflict(
-                    "the account is settled or closed: there is nothing to collect",
-                ));
-            }
+            fields::refuse_finished(&account)?;
             if let Some(id) = &mandate_id {
                 let mandate = state
                     .servicing
