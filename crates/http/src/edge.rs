@@ -200,8 +200,7 @@ fn refused(headers: &HeaderMap) -> Option<Problem> {
 
 fn repeated_header(headers: &HeaderMap) -> Option<Problem> {
     ONCE.iter().find_map(|(name, status, code)| {
-        let mut sent = headers.get_all(*name).iter();
-        (sent.next().is_some() && sent.next().is_some()).then(|| {
+        crate::headers::repeated(headers, *name).then(|| {
             Problem::new(
                 *status,
                 code,
