@@ -36,6 +36,9 @@ export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
 export CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS=true
 export CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true
 export CARGO_PROFILE_RELEASE_OPT_LEVEL="${CARGO_PROFILE_RELEASE_OPT_LEVEL:-1}"
+# A failing test's message, not thirty frames of runtime, is what a CI log
+# keeps room for.
+export RUST_BACKTRACE=0
 
 # Debian's packages the tests drive, each only when missing, in one
 # `apt-get update` and one install:
