@@ -20,6 +20,15 @@ use crate::tenant::Tenant;
 /// last step (docs/decisions.md); a sign-in must finish within it too.
 pub const SESSION_IDLE: Duration = Duration::hours(2);
 
+/// How long after its application was created a journey is kept when the
+/// application ended without a loan (declined, withdrawn or expired): the
+/// applicant's name, e-mail, role and bank then go. An application is open
+/// 14 days (`lending::OPEN_FOR`), so this keeps a journey well past the
+/// 30 days its application's events are kept and the 30-day cooling-off a
+/// decline starts. A funded loan's journey is kept with the loan: it
+/// records who signed the agreement (docs/decisions.md).
+pub const RETENTION: Duration = Duration::days(90);
+
 /// The applicant's role in the company (the `company_role` claim's values).
 pub const ROLES: [&str; 3] = ["director", "company_secretary", "other"];
 
@@ -53,6 +62,47 @@ pub struct Applicant {
     /// The provider's `email_verified`: the address is theirs.
     #[serde(default)]
     pub email_verified: bool,
+    /// The provider's `company_number` claim (scope `business`): the company
+    /// the person acts for. Empty when the provider has none for them.
+    #[serde(default)]
+    pub company_number: String,
+}
+
+/// Why a signed-in person may not carry on an application's journey.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NotTheApplicant {
+    /// The application names its applicant by e-mail and this is not that
+    /// address, or the provider has not verified it as theirs.
+    OtherEmail,
+    /// The application names no applicant and the person's company claim is
+    /// not the application's company.
+    OtherCompany,
+}
+
+impl Applicant {
+    /// Whether this person is the one the application is for (issue #44
+    /// item 6; docs/hosted-journey.md): the verified e-mail the partner
+    /// named, compared without regard to case, or, when the partner named
+    /// nobody (a `redirect_uri` was given instead), a company claim equal
+    /// to the application's company.
+    pub fn may_apply(
+        &self,
+        named_email: Option<&str>,
+        company_number: &str,
+    ) -> Result<(), NotTheApplicant> {
+        match named_email {
+            Some(named) => {
+                let same = self.email.trim().eq_ignore_ascii_case(named.trim());
+                if same && self.email_verified {
+                    Ok(())
+                } else {
+                    Err(NotTheApplicant::OtherEmail)
+                }
+            }
+            None if self.company_number.eq_ignore_ascii_case(company_number) => Ok(()),
+            None => Err(NotTheApplicant::OtherCompany),
+        }
+    }
 }
 
 /// The page the journey shows next.
@@ -208,6 +258,17 @@ impl Journey {
         })
     }
 
+    /// The sign-in under way finished as someone the application is not for
+    /// (`Applicant::may_apply`): it is dropped, so the handoff link starts
+    /// afresh for the right person instead of counting as used.
+    pub fn sign_in_refused(&self) -> Self {
+        Self {
+            sign_in: None,
+            version: self.version + 1,
+            ..self.clone()
+        }
+    }
+
     /// The sign-in under way finished as `applicant`: its browser now holds
     /// the journey. `None` if there is no sign-in under way, or someone else
     /// had already signed in to this journey (a journey has one applicant).
@@ -297,7 +358,49 @@ mod tests {
             family_name: "Lovelace".into(),
             email: "ada@example.com".into(),
             email_verified: true,
+            company_number: "00000401".into(),
         }
+    }
+
+    #[test]
+    fn only_the_named_applicant_or_their_company_may_carry_on() {
+        let named = Some("Ada@Example.com");
+        assert_eq!(ada().may_apply(named, "99999999"), Ok(()));
+        let eve = Applicant {
+            email: "eve@evil.example".into(),
+            company_number: "00000401".into(),
+            ..ada()
+        };
+        // A director of the company is still not the person named.
+        assert_eq!(
+            eve.may_apply(named, "00000401"),
+            Err(NotTheApplicant::OtherEmail)
+        );
+        let unverified = Applicant {
+            email_verified: false,
+            ..ada()
+        };
+        assert_eq!(
+            unverified.may_apply(named, "00000401"),
+            Err(NotTheApplicant::OtherEmail)
+        );
+        // Nobody named: the company claim decides.
+        assert_eq!(ada().may_apply(None, "00000401"), Ok(()));
+        assert_eq!(
+            ada().may_apply(None, "00000402"),
+            Err(NotTheApplicant::OtherCompany)
+        );
+    }
+
+    #[test]
+    fn a_refused_sign_in_leaves_the_link_to_start_again() {
+        let j = journey();
+        let now = j.started_at;
+        assert_eq!(j.restart("token-b", pending(), now), None);
+        let refused = j.sign_in_refused();
+        assert_eq!(refused.version, j.version + 1);
+        assert!(refused.signing_in("token-a", now).is_none());
+        assert!(refused.restart("token-b", pending(), now).is_some());
     }
 
     #[test]

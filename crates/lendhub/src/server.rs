@@ -779,13 +779,16 @@ async fn prune(
                 idempotency_before_ms: keys_before,
                 tokens_expired_before_ms: tokens_before,
                 events_before_ms: events_before,
+                journeys_before_ms: lendhub_domain::clock::unix_ms(
+                    now - lendhub_domain::journey::RETENTION,
+                ),
             })
             .await
         {
             Ok(n) if n > 0 => {
                 tracing::info!(
                     rows = n,
-                    "pruned expired idempotency records, tokens and events"
+                    "pruned expired idempotency records, tokens, events and journeys"
                 )
             }
             Ok(_) => {}

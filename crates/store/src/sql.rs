@@ -42,6 +42,14 @@ pub const PRUNE_EVENTS: &str = "DELETE FROM events WHERE created_at_ms < $1";
 pub const PRUNE_EVENTS_AHEAD: &str =
     "DELETE FROM events WHERE owner IN (SELECT owner FROM test_clocks WHERE clock_offset_ms > 0)
      AND created_at_ms - (SELECT clock_offset_ms FROM test_clocks WHERE owner = events.owner) < $1";
+/// The journeys of applications that ended without a loan and were created
+/// before the cut-off on their owner's clock (`Retention::journeys_before_ms`).
+pub const PRUNE_JOURNEYS: &str = "DELETE FROM hub_journeys WHERE application_id IN (
+       SELECT a.id FROM hub_journeys j
+       JOIN hub_applications a ON a.id = j.application_id
+       LEFT JOIN test_clocks c ON c.owner = a.owner
+       WHERE a.status IN ('declined', 'withdrawn', 'expired')
+         AND a.created_at_ms - COALESCE(c.clock_offset_ms, 0) < $1)";
 /// Finished deliveries, by the (state, due_ms) index; a pending one is
 /// never older than its 72-hour schedule.
 pub const PRUNE_DELIVERIES: &str =

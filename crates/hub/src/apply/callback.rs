@@ -1,6 +1,7 @@
 use axum::extract::{Query, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
+use lendhub_domain::journey::NotTheApplicant;
 use lendhub_store::{CommitError, LendingWrite, WriteSet};
 use serde::Deserialize;
 
@@ -81,6 +82,27 @@ pub async fn callback(
         .finish(&code, pending)
         .await
         .map_err(|e| sign_in_failed(e.to_string()))?;
+    // The application is for the person the partner named; anyone else
+    // leaves the link free for them (`Journey::sign_in_refused`).
+    let application = state
+        .lending
+        .application_any_owner(id)
+        .await?
+        .ok_or(JourneyError::NoJourney)?;
+    if let Err(why) = applicant.may_apply(
+        application.applicant.email.as_deref(),
+        &application.company_number,
+    ) {
+        let mut writes = WriteSet::default();
+        writes.push(LendingWrite::UpdateJourney(journey.sign_in_refused()));
+        return match state.units.commit(writes).await {
+            Ok(()) | Err(CommitError::Conflict) => Err(JourneyError::NotTheApplicant {
+                signed_in_as: applicant.email,
+                other_company: why == NotTheApplicant::OtherCompany,
+            }),
+            Err(e) => Err(JourneyError::Unavailable(e.to_string())),
+        };
+    }
     let next = journey
         .signed_in(applicant, now)
         .ok_or_else(|| JourneyError::Conflict {

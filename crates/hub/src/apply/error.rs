@@ -33,6 +33,12 @@ pub enum JourneyError {
     NotYours {
         application_id: String,
     },
+    /// Whoever signed in is not the person the application is for
+    /// (`Applicant::may_apply`); `signed_in_as` is their own e-mail.
+    NotTheApplicant {
+        signed_in_as: String,
+        other_company: bool,
+    },
     /// No journey was ever started for this application.
     NoJourney,
     /// The application can no longer be completed.
@@ -158,6 +164,31 @@ impl IntoResponse for JourneyError {
                     .to_owned(),
                 resume(application_id),
                 "session_required",
+            ),
+            JourneyError::NotTheApplicant {
+                signed_in_as,
+                other_company,
+            } => (
+                StatusCode::FORBIDDEN,
+                "This application is for someone else",
+                format!(
+                    "You signed in as {signed_in_as}, but the service you are applying \
+                     through made this application for {whom}. Nothing was changed. If \
+                     it is yours, sign out of your lendhub account and open the link \
+                     again, signing in with {with}; otherwise pass the link to them.",
+                    whom = if *other_company {
+                        "a person of another company"
+                    } else {
+                        "another person"
+                    },
+                    with = if *other_company {
+                        "the account of a director of that company"
+                    } else {
+                        "the e-mail address they gave for you"
+                    },
+                ),
+                None,
+                "not_the_applicant",
             ),
             JourneyError::NoJourney => (
                 StatusCode::NOT_FOUND,

@@ -19,10 +19,12 @@ use serde::Deserialize;
 /// to date) at every start-up with the hub's current callback address.
 pub const CLIENT_ID: &str = "rp_lendhub_apply";
 pub const CLIENT_NAME: &str = "lendhub business loan application";
-/// What the journey asks for: who the applicant is and their e-mail (the
-/// company comes from the application, and the applicant's tie to it from
-/// the director check).
-pub const SCOPE: &str = "openid profile email";
+/// What the journey asks for: who the applicant is, their e-mail and the
+/// company they act for. The e-mail (or, when the partner named nobody, the
+/// company) binds the journey to the person the application is for
+/// (`Applicant::may_apply`); the director check then ties them to the
+/// company on the register.
+pub const SCOPE: &str = "openid profile email business";
 
 /// A registration of lendhub's own at its provider (the journey's, the
 /// dashboard's) and where the provider is.
@@ -78,6 +80,8 @@ struct Profile {
     email: String,
     #[serde(default)]
     email_verified: bool,
+    #[serde(default)]
+    company_number: String,
 }
 
 /// Never prints the secret.
@@ -158,7 +162,21 @@ impl RelyingParty {
 
     /// Where to send the browser to sign in.
     pub fn authorize_url(&self, pending: &PendingSignIn) -> String {
-        let query = url::form_urlencoded::Serializer::new(String::new())
+        self.authorize_url_hinting(pending, None)
+    }
+
+    /// `authorize_url`, with the e-mail the sign-in form starts with (OpenID
+    /// Connect Core §3.1.2.1 `login_hint`): the applicant the partner named.
+    pub fn authorize_url_hinting(
+        &self,
+        pending: &PendingSignIn,
+        login_hint: Option<&str>,
+    ) -> String {
+        let mut query = url::form_urlencoded::Serializer::new(String::new());
+        if let Some(hint) = login_hint {
+            query.append_pair("login_hint", hint);
+        }
+        let query = query
             .append_pair("response_type", "code")
             .append_pair("client_id", self.client_id)
             .append_pair("redirect_uri", &self.redirect_uri)
@@ -230,6 +248,7 @@ impl RelyingParty {
             family_name: profile.family_name,
             email: profile.email,
             email_verified: profile.email_verified,
+            company_number: profile.company_number,
         })
     }
 

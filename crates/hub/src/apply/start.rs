@@ -3,7 +3,7 @@ use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
 use lendhub_domain::hub_ids::{ApplicationId, HubId};
 use lendhub_domain::journey::Journey;
-use lendhub_domain::lending::{Status, handoff_token};
+use lendhub_domain::lending::{Application, Status, handoff_token};
 use lendhub_store::{CommitError, LendingWrite, WriteSet};
 use lendhub_system::random_token;
 
@@ -51,7 +51,8 @@ pub async fn start(
         }
         // Back before signing in finished: the same sign-in again.
         if let Some(pending) = token.and_then(|t| journey.signing_in(t, now)) {
-            return Ok(Redirect::to(&rp.authorize_url(pending)).into_response());
+            let url = rp.authorize_url_hinting(pending, application.applicant.email.as_deref());
+            return Ok(Redirect::to(&url).into_response());
         }
         let pending = RelyingParty::begin(id);
         let token = random_token(32);
@@ -63,8 +64,7 @@ pub async fn start(
         };
         return begin_sign_in(
             &state,
-            rp,
-            id,
+            (rp, &application),
             LendingWrite::UpdateJourney(restarted),
             &token,
             &pending,
@@ -85,8 +85,7 @@ pub async fn start(
     );
     begin_sign_in(
         &state,
-        rp,
-        id,
+        (rp, &application),
         LendingWrite::StartJourney(journey),
         &token,
         &pending,
@@ -98,21 +97,22 @@ pub async fn start(
 /// provider with its session cookie; a lost race is the link used.
 async fn begin_sign_in(
     state: &PartnerState,
-    rp: &RelyingParty,
-    id: &str,
+    (rp, application): (&RelyingParty, &Application),
     write: LendingWrite,
     token: &str,
     pending: &lendhub_domain::journey::PendingSignIn,
 ) -> Result<Response, JourneyError> {
     let mut writes = WriteSet::default();
     writes.push(write);
+    // The sign-in form starts with the e-mail the partner named.
+    let login_hint = application.applicant.email.as_deref();
     match state.units.commit(writes).await {
         Ok(()) => Ok(see_other_with_cookie(
-            &rp.authorize_url(pending),
+            &rp.authorize_url_hinting(pending, login_hint),
             session::cookie(token, super::secure(state)),
         )),
         Err(CommitError::Conflict) => Err(JourneyError::LinkUsed {
-            application_id: id.to_owned(),
+            application_id: application.id.to_string(),
             resumable: false,
         }),
         Err(e) => Err(JourneyError::Unavailable(e.to_string())),

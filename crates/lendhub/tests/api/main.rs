@@ -40,6 +40,7 @@ mod rest_decisions;
 mod rest_event_replay;
 mod rest_identity_checks;
 mod rest_journey;
+mod rest_journey_binding;
 mod rest_marketplace;
 mod rest_mcp;
 mod rest_overpayment;

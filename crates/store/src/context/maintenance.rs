@@ -14,6 +14,10 @@ pub struct Retention {
     /// Events created before this on their owner's clock go, with the
     /// finished deliveries due before it.
     pub events_before_ms: i64,
+    /// The hosted journeys (who signed in, their e-mail, role and bank) of
+    /// applications created before this on their owner's clock that ended
+    /// without a loan go; a funded loan's journey is its signer's record.
+    pub journeys_before_ms: i64,
 }
 
 #[async_trait]

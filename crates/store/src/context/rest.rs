@@ -290,6 +290,9 @@ pub enum LendingWrite {
     /// Succeeds only if the stored version is `mandate.version - 1`;
     /// otherwise `Conflict`.
     UpdateMandate(Mandate),
+    /// The handoff link by e-mail, to the applicant of an application with
+    /// no `redirect_uri` (issue #44 item 19), in the commit that creates it.
+    MailApplicant(crate::public::MailRecord),
     /// The handoff link's first use; `Conflict` if the application already
     /// has a journey (the link is single-use).
     StartJourney(Journey),

@@ -212,7 +212,11 @@ impl Maintenance for PgStore {
                 .await
                 .map_err(db)?;
         }
-        Ok(keys + revocations + events)
+        let journeys = c
+            .execute(sql::PRUNE_JOURNEYS, &[&retention.journeys_before_ms])
+            .await
+            .map_err(db)?;
+        Ok(keys + revocations + events + journeys)
     }
 
     async fn close(&self) {

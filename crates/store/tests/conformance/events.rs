@@ -403,6 +403,7 @@ async fn retention_prunes_old_events_and_finished_deliveries() {
             idempotency_before_ms: 0,
             tokens_expired_before_ms: 0,
             events_before_ms: 2_500,
+            journeys_before_ms: 0,
         })
         .await
         .unwrap();

@@ -128,6 +128,7 @@ async fn partner_clients_signing_keys_and_revocations() {
         idempotency_before_ms: 0,
         tokens_expired_before_ms: 1_001,
         events_before_ms: 0,
+        journeys_before_ms: 0,
     })
     .await
     .unwrap();

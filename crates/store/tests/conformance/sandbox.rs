@@ -23,6 +23,7 @@ async fn prune_drops_old_keys_and_revocation_is_once() {
                 idempotency_before_ms: 10_000,
                 tokens_expired_before_ms: 10_000,
                 events_before_ms: 0,
+                journeys_before_ms: 0,
             })
             .await
             .unwrap(),

@@ -349,6 +349,7 @@ async fn idempotency_keys_expire_on_their_owners_clock() {
             idempotency_before_ms: day,
             tokens_expired_before_ms: 0,
             events_before_ms: 0,
+            journeys_before_ms: 0,
         })
         .await
         .unwrap();

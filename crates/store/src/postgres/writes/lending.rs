@@ -108,6 +108,7 @@ pub(crate) fn needs(write: &LendingWrite) -> Option<Needs<'_, Check<'_>>> {
         | LendingWrite::UpdateDecision(_)
         | LendingWrite::RecordAct(_)
         | LendingWrite::OpenAccount(_)
+        | LendingWrite::MailApplicant(_)
         | LendingWrite::PostEntry(_) => None,
     }
 }
@@ -142,6 +143,7 @@ pub(crate) struct Statements {
     lock_journey: Statement,
     unstart_journey: Statement,
     update_journey: Statement,
+    mail: Statement,
 }
 
 impl Statements {
@@ -172,6 +174,7 @@ impl Statements {
             lock_journey: p(LOCK_JOURNEY).await?,
             unstart_journey: p(UNSTART_JOURNEY).await?,
             update_journey: p(crate::sql::lending::UPDATE_JOURNEY).await?,
+            mail: p(crate::sql::identity::MAIL_PERSON).await?,
         })
     }
 
@@ -438,6 +441,16 @@ impl Statements {
                 ],
             )),
             // Inserted by its check.
+            LendingWrite::MailApplicant(mail) => out.push((
+                self.mail.clone(),
+                vec![
+                    Box::new(mail.id.as_str()) as Param<'a>,
+                    Box::new(mail.recipient.as_str()),
+                    Box::new(mail.subject.as_str()),
+                    Box::new(mail.body.as_str()),
+                    Box::new(mail.due_ms),
+                ],
+            )),
             LendingWrite::StartJourney(_) => {}
             LendingWrite::UpdateJourney(j) => out.push((
                 self.update_journey.clone(),

@@ -249,6 +249,19 @@ pub fn apply(c: &Connection, write: &LendingWrite) -> Result<(), CommitError> {
                 })
                 .map_err(store)?;
         }
+        LendingWrite::MailApplicant(mail) => {
+            c.prepare_cached(shared!(crate::sql::identity::MAIL_PERSON))
+                .and_then(|mut s| {
+                    s.execute(params![
+                        mail.id,
+                        mail.recipient,
+                        mail.subject,
+                        mail.body,
+                        mail.due_ms
+                    ])
+                })
+                .map_err(store)?;
+        }
         LendingWrite::StartJourney(j) => {
             let inserted = c
                 .prepare_cached(shared!(crate::sql::lending::START_JOURNEY))

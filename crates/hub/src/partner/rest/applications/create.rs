@@ -11,7 +11,7 @@ use lendhub_domain::scope::PartnerScope;
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::JsonBody;
-use lendhub_store::{CommercialWrite, EventWrite, LendingWrite, WriteSet};
+use lendhub_store::{CommercialWrite, EventWrite, LendingWrite, MailRecord, WriteSet};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
@@ -206,10 +206,66 @@ pub async fn create(
                     introduced_at: now,
                 }));
             }
+            // With nowhere to return the applicant to, the partner may not
+            // send them the link itself: lendhub does, in this commit.
+            if let Some(mail) = handoff_mail(&state, &caller.client.name, &application, &view) {
+                writes.push(LendingWrite::MailApplicant(mail));
+            }
             writes
                 .push(LendingWrite::InsertApplication(application))
                 .push(EventWrite::InsertEvent(created));
             Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
         })
         .await
+}
+
+/// The e-mail that carries the handoff link to the applicant the partner
+/// named, when the application has no `redirect_uri` (issue #44 item 19):
+/// greeted by the `first_name` given, sent at once on the service clock.
+fn handoff_mail(
+    state: &PartnerState,
+    partner: &str,
+    application: &Application,
+    view: &ApplicationView,
+) -> Option<MailRecord> {
+    if application.redirect_uri.is_some() {
+        return None;
+    }
+    let recipient = application.applicant.email.as_deref()?;
+    let link = view.handoff_url.as_deref()?;
+    let greeting = match application.applicant.first_name.as_deref() {
+        Some(name) if !name.trim().is_empty() => format!("Dear {}", name.trim()),
+        _ => "Hello".to_owned(),
+    };
+    let live = matches!(
+        application.owner.kind(),
+        lendhub_domain::tenant::TenantKind::Partner { livemode: true, .. }
+    );
+    let test = if live { "" } else { "[TEST] " };
+    Some(MailRecord {
+        id: format!("mail_{}", application.id),
+        enquiry_id: None,
+        recipient: recipient.to_owned(),
+        subject: format!(
+            "{test}Your business loan application for {}",
+            application.company_name
+        ),
+        body: format!(
+            "{greeting},\n\n{partner} has started an application for a business loan of \
+             {amount} over {term} months for {company} ({number}), and named you as the \
+             person to complete it.\n\nTo continue, open this link and sign in with this \
+             e-mail address ({recipient}):\n\n{link}\n\nThe link works once and the \
+             application stays open until {until}. If you did not expect this e-mail, \
+             ignore it: nothing happens unless you open the link.\n",
+            amount = application.amount,
+            term = application.term_months,
+            company = application.company_name,
+            number = application.company_number,
+            until = application
+                .expires_at
+                .format(&time::format_description::well_known::Rfc3339)
+                .unwrap_or_default(),
+        ),
+        due_ms: state.clock.now_ms(),
+    })
 }
