@@ -85,6 +85,11 @@ async fn accepted(app: &App, key: &str, id: &str) -> Option<String> {
     app.advance(Duration::minutes(6));
     for _ in 0..200 {
         let r = rest_get(app, &format!("{TEST}/applications/{id}"), Some(key)).await;
+        if r.status == 429 {
+            let wait = r.body["error"]["retry_after_ms"].as_u64().unwrap_or(100);
+            tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+            continue;
+        }
         if let Some(account) = r.body["account_id"].as_str() {
             return Some(account.to_owned());
         }
@@ -111,6 +116,12 @@ pub(crate) async fn statement_of(app: &App, key: &str, period: &str, status: &st
             Some(key),
         )
         .await;
+        // Polling is a client like any: over the rate limit, it waits.
+        if r.status == 429 {
+            let wait = r.body["error"]["retry_after_ms"].as_u64().unwrap_or(100);
+            tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+            continue;
+        }
         assert_eq!(r.status, 200, "{}", r.body);
         last = r.body["data"][0].clone();
         if last["status"] == status {
