@@ -66,6 +66,10 @@ pub fn finish(spec: &mut OpenApi) {
 /// the C1 controls; the bidirectional overrides and isolates.
 pub const NO_CONTROLS: &str = "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069]*$";
 
+/// [`NO_CONTROLS`] with at least one character that is not white space:
+/// what a name the server trims and requires reads as.
+pub const NOT_BLANK: &str = "^[^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069]*[^\\s\\u0000-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069][^\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069]*$";
+
 /// `f` on `schema` and on every schema written inside it (not through `$ref`:
 /// the components are visited on their own).
 fn visit(schema: &mut Schema, f: &mut impl FnMut(&mut Schema)) {
@@ -175,19 +179,23 @@ fn refuse_controls(schema: &mut Schema) {
     let free = match o.additional_properties.as_deref() {
         Some(AdditionalProperties::FreeForm(free)) => *free,
         Some(AdditionalProperties::RefOr(_)) => false,
-        None => is(Type::Object) && o.properties.is_empty(),
+        // An object that does not close itself takes any member besides
+        // those it names.
+        None => is(Type::Object),
     };
     if free {
         o.additional_properties = Some(Box::new(AdditionalProperties::RefOr(RefOr::Ref(
             utoipa::openapi::Ref::from_schema_name(JSON_VALUE),
         ))));
     }
-    if free
-        || matches!(
-            o.additional_properties.as_deref(),
-            Some(AdditionalProperties::RefOr(_))
-        )
-    {
+    // Any object that takes members it does not name takes their names
+    // through the strict parser too.
+    let open = match o.additional_properties.as_deref() {
+        Some(AdditionalProperties::FreeForm(free)) => *free,
+        Some(AdditionalProperties::RefOr(_)) => true,
+        None => is(Type::Object),
+    };
+    if open {
         match o.property_names.as_deref_mut() {
             Some(Schema::Object(names)) if names.pattern.is_none() => {
                 names.pattern = Some(NO_CONTROLS.to_owned());
@@ -203,6 +211,12 @@ fn refuse_controls(schema: &mut Schema) {
 
 /// The object takes exactly one of `members`.
 fn exactly_one_of(o: &mut Object, members: &[&str]) {
+    // The one sent is a value: `null` is not "sent".
+    for member in members {
+        if let Some(RefOr::T(property)) = o.properties.get_mut(*member) {
+            not_null(property);
+        }
+    }
     let choices: Vec<serde_json::Value> =
         members.iter().map(|m| json!({"required": [m]})).collect();
     o.extensions
@@ -245,8 +259,47 @@ pub fn name_event_types(spec: &mut OpenApi, types: &[lendhub_domain::events::Eve
     name_values(spec, "CreateTestEvent", "type", &names);
     name_query_values(spec, "/events", "type", &names);
     names.push(lendhub_domain::events::ALL_EVENTS);
-    for component in ["CreateWebhookEndpoint", "UpdateWebhookEndpoint"] {
+    for component in [
+        "CreateWebhookEndpoint",
+        "UpdateWebhookEndpoint",
+        "Subscribe",
+    ] {
         name_values(spec, component, "enabled_events", &names);
+    }
+}
+
+/// `"*"` in the array property `property` of `component` stands alone: all
+/// types, or a list of them (the rule of the tiers' `check_events`).
+pub fn wildcard_alone(spec: &mut OpenApi, component: &str, property: &str) {
+    also(
+        spec,
+        component,
+        json!({
+            "if": {
+                "properties": {property: {"contains": {"const": lendhub_domain::events::ALL_EVENTS}}},
+                "required": [property],
+            },
+            "then": {"properties": {property: {"maxItems": 1}}},
+        }),
+    );
+}
+
+/// Adds `rule` to what every value of `component` must also satisfy (its
+/// `allOf`): for a rule between members, which a member's own schema cannot
+/// state.
+pub fn also(spec: &mut OpenApi, component: &str, rule: serde_json::Value) {
+    let Some(components) = spec.components.as_mut() else {
+        return;
+    };
+    let Some(RefOr::T(Schema::Object(o))) = components.schemas.get_mut(component) else {
+        return;
+    };
+    let extensions = o.extensions.get_or_insert_with(Extensions::default);
+    match extensions.get_mut("allOf") {
+        Some(serde_json::Value::Array(rules)) => rules.push(rule),
+        _ => {
+            extensions.insert("allOf".to_owned(), json!([rule]));
+        }
     }
 }
 
@@ -403,6 +456,16 @@ fn answer_refusals(op: &mut Operation) {
             "A member of the body is refused (`validation_failed`, reason `control_character` among others).",
         );
     }
+    // Every answer may be these: the caller's rate limit, and the store or
+    // a counterparty unreachable (retryable, with `Retry-After`).
+    answer(
+        "429",
+        "Too many requests (`rate_limited`): wait for the `Retry-After` seconds.",
+    );
+    answer(
+        "503",
+        "The service cannot answer just now (`service_unavailable`, `retryable: true`): retry after the `Retry-After` seconds.",
+    );
 }
 
 /// The components a request body holds, directly or through others: the

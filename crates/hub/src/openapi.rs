@@ -4,7 +4,7 @@
 //! `/partner/v1/openapi.json` when the REST tier is switched on.
 
 use lendhub_domain::events::EventType;
-use utoipa::openapi::schema::{Schema, SchemaType, Type};
+use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Schema, SchemaType, Type};
 use utoipa::openapi::security::{
     ClientCredentials, Flow, HttpAuthScheme, HttpBuilder, OAuth2, Scopes, SecurityScheme,
 };
@@ -72,6 +72,36 @@ pub fn openapi() -> OpenApi {
     spec.servers = Some(vec![Server::new(crate::partner::PREFIX)]);
     lendhub_http::openapi::finish(&mut spec);
     lendhub_http::openapi::name_event_types(&mut spec, &EventType::HUB);
+    // The tier's `check_events`: `*` alone (the sandbox takes it in a list).
+    for component in [
+        "CreateWebhookEndpoint",
+        "UpdateWebhookEndpoint",
+        "Subscribe",
+    ] {
+        lendhub_http::openapi::wildcard_alone(&mut spec, component, "enabled_events");
+    }
+    // Without a `redirect_uri`, the applicant's e-mail is required
+    // (`lending::check`, `required_without_redirect_uri`).
+    lendhub_http::openapi::also(
+        &mut spec,
+        "CreateApplication",
+        serde_json::json!({"anyOf": [
+            {"required": ["redirect_uri"], "properties": {"redirect_uri": {"type": "string"}}},
+            {"required": ["applicant"], "properties": {"applicant": {
+                "type": "object", "required": ["email"], "properties": {"email": {"type": "string"}}}}},
+        ]}),
+    );
+    // An application's metadata: `lending::check_metadata`'s bounds.
+    lendhub_http::openapi::bound_map(
+        &mut spec,
+        "CreateApplication",
+        "metadata",
+        (
+            lendhub_domain::lending::MAX_METADATA,
+            lendhub_domain::lending::MAX_METADATA_KEY,
+            lendhub_domain::lending::MAX_METADATA_VALUE,
+        ),
+    );
     for component in ["CreateWebhookEndpoint", "UpdateWebhookEndpoint"] {
         lendhub_http::openapi::bound_map(&mut spec, component, "metadata", METADATA_BOUNDS);
         lendhub_http::openapi::name_values(
@@ -104,6 +134,31 @@ pub fn public_openapi() -> OpenApi {
     {
         id.schema_type = SchemaType::Array(vec![Type::String, Type::Number, Type::Null]);
         id.pattern = None;
+    }
+    // An enquiry's fields: named without control characters, each a
+    // string, a number or a boolean (`lendhub_domain::enquiry::validate`).
+    if let Some(components) = spec.components.as_mut()
+        && let Some(RefOr::T(Schema::Object(fields))) = components.schemas.get_mut("EnquiryFields")
+    {
+        let no_controls = Some(lendhub_http::openapi::NO_CONTROLS);
+        fields.additional_properties = Some(Box::new(AdditionalProperties::RefOr(RefOr::T(
+            Schema::Object(
+                ObjectBuilder::new()
+                    .schema_type(SchemaType::Array(vec![
+                        Type::String,
+                        Type::Number,
+                        Type::Boolean,
+                    ]))
+                    .pattern(no_controls)
+                    .build(),
+            ),
+        ))));
+        fields.property_names = Some(Box::new(Schema::Object(
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .pattern(no_controls)
+                .build(),
+        )));
     }
     spec
 }

@@ -181,7 +181,8 @@ struct TokenParam {
 #[utoipa::path(post, operation_id = "introspect", path = "/oauth/introspect", tag = "oauth",
     request_body(content = TokenParam, content_type = "application/x-www-form-urlencoded"),
     responses((status = 200, description = "`{\"active\": false}`, or the token's claims with `active: true`"),
-        (status = 401, description = "missing_api_key or invalid_api_key")))]
+        (status = 401, description = "missing_api_key or invalid_api_key"),
+        (status = 422, description = "validation_failed: a parameter sent twice (`duplicate`), or `client_secret` beside HTTP Basic credentials (`conflicts_with_basic_authentication`)")))]
 pub async fn introspect(
     State(state): State<PartnerState>,
     slot: Option<Extension<Slot>>,
@@ -284,7 +285,8 @@ impl<'a> Active<'a> {
 #[utoipa::path(post, operation_id = "revoke", path = "/oauth/revoke", tag = "oauth",
     request_body(content = TokenParam, content_type = "application/x-www-form-urlencoded"),
     responses((status = 200, description = "revoked, or nothing to revoke"),
-        (status = 401, description = "missing_api_key or invalid_api_key")))]
+        (status = 401, description = "missing_api_key or invalid_api_key"),
+        (status = 422, description = "validation_failed: `token` missing (`required`), a parameter sent twice (`duplicate`), or `client_secret` beside HTTP Basic credentials (`conflicts_with_basic_authentication`)")))]
 pub async fn revoke(
     State(state): State<PartnerState>,
     slot: Option<Extension<Slot>>,

@@ -27,6 +27,7 @@ mod identity_clients;
 mod identity_passwords;
 mod instances;
 mod mcp;
+mod openapi_contract;
 mod outage;
 mod partitions;
 mod partner;

@@ -19,6 +19,7 @@ pub mod marketplace;
 mod openapi_doc;
 pub mod payments;
 pub mod payouts;
+mod schemas;
 pub mod statements;
 pub mod sub_accounts;
 mod test_helpers;

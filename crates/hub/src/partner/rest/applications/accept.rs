@@ -27,8 +27,8 @@ pub struct AcceptOffer {
     /// The signatory's full name, as they typed it (1 to 100 characters).
     #[schema(required = true, example = "Ada Lovelace")]
     signed_by: Option<String>,
-    /// Must be `true`: the applicant read and accepts the agreement.
-    #[schema(required = true)]
+    /// The applicant read and accepts the agreement.
+    #[schema(required = true, schema_with = crate::partner::rest::schemas::must_be_true)]
     accept_terms: Option<bool>,
 }
 

@@ -25,15 +25,24 @@ use crate::partner::state::PartnerState;
 #[serde(deny_unknown_fields)]
 pub struct BusinessInput {
     /// 8 characters: eight digits, or two letters (`SC`, `NI`, `OC`, …) and six digits.
-    #[schema(required = true, example = "00000401")]
+    #[schema(
+        required = true,
+        pattern = "^([0-9]{2}|[A-Z]{2})[0-9]{6}$",
+        example = "00000401"
+    )]
     company_number: Option<String>,
 }
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ApplicantInput {
-    /// Required if there is no `redirect_uri`.
-    #[schema(example = "founder@healthy-widgets.example")]
+    /// Required if there is no `redirect_uri`. At most 254 characters: a
+    /// local part, `@`, and a domain with a dot, without white space.
+    #[schema(
+        max_length = 254,
+        pattern = "^[^@\\s\\u0000-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069]+@[^.\\s\\u0000-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069][^\\s\\u0000-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069]*\\.[^\\s\\u0000-\\u001F\\u007F-\\u009F\\u202A-\\u202E\\u2066-\\u2069]*$",
+        example = "founder@healthy-widgets.example"
+    )]
     email: Option<String>,
     /// Pre-fills the hosted journey.
     first_name: Option<String>,
@@ -60,7 +69,7 @@ pub struct CreateApplication {
     applicant: Option<ApplicantInput>,
     /// HTTPS: where the hosted journey returns the applicant, with `application_id` appended.
     #[schema(
-        pattern = "^https://[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+(/[!-~]*)?$"
+        pattern = "^https://([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\\.(?![0-9]+([:/]|$))(?!0[xX][0-9A-Fa-f]*([:/]|$))[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?|(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3})(/[!-~]*)?$"
     )]
     redirect_uri: Option<String>,
     /// Yours (up to 100 characters), echoed on every object and event.

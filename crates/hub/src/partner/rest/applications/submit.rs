@@ -27,10 +27,13 @@ use crate::partner::state::PartnerState;
 #[serde(deny_unknown_fields)]
 pub struct Consents {
     /// A search of the company's credit file.
+    #[schema(required = true, schema_with = crate::partner::rest::schemas::must_be_true)]
     credit_search: Option<bool>,
     /// Reading the connected account through open banking.
+    #[schema(required = true, schema_with = crate::partner::rest::schemas::must_be_true)]
     open_banking: Option<bool>,
     /// The terms of the application.
+    #[schema(required = true, schema_with = crate::partner::rest::schemas::must_be_true)]
     terms: Option<bool>,
 }
 

@@ -23,11 +23,9 @@ const MAX_URI: usize = 2048;
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateApp {
-    /// At most 200 characters.
-    #[schema(required = true, example = "Fraudscope")]
+    #[schema(required = true, schema_with = crate::partner::rest::schemas::name_200, example = "Fraudscope")]
     name: Option<String>,
-    /// `open_banking`, `identity`, `e_sign`, `accounting` or `fraud`.
-    #[schema(required = true, example = "fraud")]
+    #[schema(required = true, schema_with = crate::partner::rest::schemas::category)]
     category: Option<String>,
     /// Up to 10 absolute `https` URIs (`http` on a loopback host), no
     /// fragment: where the vendor's own flows return applicants.

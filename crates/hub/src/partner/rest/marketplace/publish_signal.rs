@@ -26,21 +26,19 @@ use crate::partner::state::PartnerState;
 #[serde(deny_unknown_fields)]
 pub struct PublishSignal {
     /// `app_…`: an application of yours.
-    #[schema(required = true, example = "app_01KQ3V1Y2C8WZ3R5T6Y7X8V9W0")]
+    #[schema(
+        required = true,
+        pattern = "^app_[0-7][0-9A-HJKMNP-TV-Z]{25}$",
+        example = "app_01KQ3V1Y2C8WZ3R5T6Y7X8V9W0"
+    )]
     application_id: Option<String>,
-    /// The kind of check: `fraud`, `identity`, `open_banking`,
-    /// `accounting` or `e_sign`.
-    #[schema(required = true, example = "fraud")]
+    /// The kind of check.
+    #[schema(required = true, schema_with = crate::partner::rest::schemas::category)]
     kind: Option<String>,
     /// The check's confidence, 0 to 1 (kept to three decimal places).
     #[schema(required = true, value_type = f64, example = 0.95)]
     score: Option<Value>,
-    /// `pass`, `review` or `fail`. A `fraud` signal that fails with a
-    /// score of at least 0.9 declines the application; any other signal
-    /// moves its annual rate: `pass` down by up to 0.5 points, `review` up
-    /// by up to 0.5, `fail` up by up to 1 (scaled by the score; 2 points
-    /// at most in all).
-    #[schema(required = true, example = "fail")]
+    #[schema(required = true, schema_with = crate::partner::rest::schemas::verdict)]
     verdict: Option<String>,
     /// What the check saw, as a JSON object of at most 8 KiB: kept with
     /// the signal for the lender's review.

@@ -23,11 +23,15 @@ use crate::partner::state::PartnerState;
 #[serde(deny_unknown_fields)]
 pub struct Subscribe {
     /// `mkt_…`: an approved app of yours with a `webhook_url`.
-    #[schema(required = true, example = "mkt_01KQ3V1Y2C8WZ3R5T6Y7X8V9W0")]
+    #[schema(
+        required = true,
+        pattern = "^mkt_[0-7][0-9A-HJKMNP-TV-Z]{25}$",
+        example = "mkt_01KQ3V1Y2C8WZ3R5T6Y7X8V9W0"
+    )]
     app_id: Option<String>,
     /// Event types, or `["*"]` for all. Typical: application.submitted,
     /// application.funded, account.updated, decision.completed, payment.*.
-    #[schema(required = true, example = json!(["application.submitted", "decision.completed"]))]
+    #[schema(required = true, min_items = 1, example = json!(["application.submitted", "decision.completed"]))]
     enabled_events: Option<Vec<String>>,
 }
 

@@ -21,12 +21,11 @@ use crate::partner::state::PartnerState;
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateSubAccount {
-    /// At most 200 characters.
-    #[schema(required = true, example = "Northern Brokers Ltd")]
+    #[schema(required = true, schema_with = crate::partner::rest::schemas::name_200, example = "Northern Brokers Ltd")]
     name: Option<String>,
     /// Basis points of net margin, 0 to the master rate (1000, 10 %), which
     /// it defaults to.
-    #[schema(value_type = Option<u32>, example = 500)]
+    #[schema(value_type = Option<u32>, minimum = 0, maximum = 1000, example = 500)]
     revenue_share_bps: Option<Value>,
 }
 
