@@ -70,12 +70,14 @@ fn sibling_id(prefix: &str, d: &Decision) -> String {
     format!("{prefix}{}", s.split_once('_').map_or(s, |(_, rest)| rest))
 }
 
-fn events(
+/// The `offer.accepted` and `agreement.signed` objects of the accepted
+/// decision `d`, at `at`; `view` is `d`'s, whose offer the first carries.
+fn accepted<'a>(
     owner: &lendhub_domain::tenant::Tenant,
-    d: &Decision,
+    d: &'a Decision,
+    view: &'a DecisionView,
     at: OffsetDateTime,
-) -> Result<[lendhub_domain::events::Event; 2], serde_json::Error> {
-    let view = DecisionView::new(d);
+) -> (AcceptedOffer<'a>, SignedAgreement<'a>) {
     let livemode = matches!(owner.kind(), TenantKind::Partner { livemode: true, .. });
     let offer = AcceptedOffer {
         id: sibling_id("ofr_", d),
@@ -103,6 +105,31 @@ fn events(
         term_months: d.verdict.offer.as_ref().map_or(0, |o| o.term_months),
         livemode,
     };
+    (offer, agreement)
+}
+
+/// The same two objects as JSON: what the test environment's events on
+/// demand carry for these types (`test_helpers::specimens`).
+pub(crate) fn accepted_objects(
+    owner: &lendhub_domain::tenant::Tenant,
+    d: &Decision,
+    at: OffsetDateTime,
+) -> Result<(serde_json::Value, serde_json::Value), serde_json::Error> {
+    let view = DecisionView::new(d);
+    let (offer, agreement) = accepted(owner, d, &view, at);
+    Ok((
+        serde_json::to_value(&offer)?,
+        serde_json::to_value(&agreement)?,
+    ))
+}
+
+fn events(
+    owner: &lendhub_domain::tenant::Tenant,
+    d: &Decision,
+    at: OffsetDateTime,
+) -> Result<[lendhub_domain::events::Event; 2], serde_json::Error> {
+    let view = DecisionView::new(d);
+    let (offer, agreement) = accepted(owner, d, &view, at);
     Ok([
         event(owner, EventType::OfferAccepted, &offer, at)?,
         event(owner, EventType::AgreementSigned, &agreement, at)?,

@@ -9,16 +9,17 @@ use lendhub_http::test_mode::{self, CreateTestEvent, Refused};
 use serde_json::Value;
 use time::OffsetDateTime;
 
-use super::test_only;
+use super::{specimens, test_only};
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::events::event;
 use crate::partner::state::PartnerState;
 
 /// The test environment as a source of events on demand: the tier's whole
-/// vocabulary, an object of the type's kind as the default, the tier's
-/// envelope (`livemode: false`).
+/// vocabulary, the object a real event of the type carries as the default,
+/// the tier's envelope (`livemode: false`).
 struct TestEnvironment<'a> {
+    state: &'a PartnerState,
     owner: &'a Tenant,
     now: OffsetDateTime,
 }
@@ -30,7 +31,8 @@ impl test_mode::EventSource for TestEnvironment<'_> {
 
     fn object(&self, t: EventType, data: Option<&Value>) -> Result<Value, Refused> {
         let random = u128::from_le_bytes(lendhub_system::random_bytes());
-        let default = synthetic::hub_default(t, self.now, random);
+        let default = specimens::object(self.state, self.owner, t, self.now, random)
+            .map_err(Refused::Internal)?;
         synthetic::build_hub_object(t, default, data).map_err(test_mode::data_invalid)
     }
 
@@ -40,9 +42,11 @@ impl test_mode::EventSource for TestEnvironment<'_> {
 }
 
 /// Create a synthetic event of any type in the webhook event catalogue,
-/// owned by this test environment. Its `data.object` is an object of the
-/// type's kind (`id` with the kind's prefix, `object`, `livemode: false`,
-/// `created_at`) with your overrides merged in member by member. It is
+/// owned by this test environment. Its `data.object` is the object a real
+/// event of the type carries, every member present, for a synthetic loan
+/// of company 00000401 (£10,000 over 24 months, reference `TEST-EVENT`)
+/// whose ids name nothing you can retrieve, with your overrides merged in
+/// member by member (`object` and the id's prefix stay the type's). It is
 /// listed, delivered, signed and replayable like any other event.
 #[utoipa::path(post, operation_id = "createTestEvent", path = "/test_helpers/events", tag = "test_helpers",
     security(("api_key" = []), ("oauth2" = [])),
@@ -66,6 +70,7 @@ pub async fn create(
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
             let source = TestEnvironment {
+                state: &state,
                 owner: &write.owner,
                 now: write.now,
             };

@@ -6,6 +6,7 @@ pub mod clock;
 pub mod events;
 pub mod mandates;
 mod request_signature;
+mod specimens;
 
 pub use request_signature::*;
 

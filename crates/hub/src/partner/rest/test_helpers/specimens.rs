@@ -1,0 +1,544 @@
+//! The default `data.object` of a test event (`POST /test_helpers/events`):
+//! what a real event of its type carries, rendered by the views real events
+//! use, from one synthetic loan the domain's own constructors and
+//! transitions build — so a partner's handler meets the real shape. All of
+//! it is made in memory: nothing is looked up or stored, and every id is
+//! fresh, naming nothing a caller could read back.
+
+use lendhub_domain::collection::{FailureReason, NotNow, Payment};
+use lendhub_domain::events::{ALL_EVENTS, EventType};
+use lendhub_domain::hub_ids::{AccountId, HubId, PaymentId, SubAccountId, WebhookEndpointId};
+use lendhub_domain::kyc::{self, Verification};
+use lendhub_domain::ledger::{self, Entry, EntryKind};
+use lendhub_domain::lending::{self, Application, Decision, Request};
+use lendhub_domain::mandate::Mandate;
+use lendhub_domain::money::Money;
+use lendhub_domain::register::{self, RegisteredEntity};
+use lendhub_domain::schedule::{Cadence, Schedule};
+use lendhub_domain::servicing::{Account, Moved};
+use lendhub_domain::statement::{self, PayoutRecord, Period, Statement, Terms};
+use lendhub_domain::sub_account::MASTER_SHARE_BPS;
+use lendhub_domain::tenant::{Tenant, TenantKind};
+use lendhub_domain::underwriting::{CreditFile, Facts, Signals};
+use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
+use serde::Serialize;
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use crate::counterparties::TEST_BANKS;
+use crate::partner::rest::accounts::AccountView;
+use crate::partner::rest::applications::ApplicationView;
+use crate::partner::rest::applications::accept::accepted_objects;
+use crate::partner::rest::decisions::DecisionView;
+use crate::partner::rest::identity_checks::VerificationView;
+use crate::partner::rest::payments::PaymentView;
+use crate::partner::rest::payments::mandates::MandateView;
+use crate::partner::rest::payments::schedules::ScheduleView;
+use crate::partner::rest::payouts::PayoutView;
+use crate::partner::rest::statements::{StatementView, close};
+use crate::partner::rest::webhook_endpoints::WebhookEndpointView;
+use crate::partner::state::PartnerState;
+
+/// The register's sample company, which the engine approves for the amount.
+const COMPANY: &str = "00000401";
+const AMOUNT_PENCE: i64 = 1_000_000;
+const TERM_MONTHS: i64 = 24;
+const REFERENCE: &str = "TEST-EVENT";
+/// The test bank whose account the engine finds affordable.
+const PAYOUT_BANK: &str = "test_bank_strong";
+/// The test payer banks that pay, and that refuse for want of funds.
+const PAYER_BANK: &str = "test_payer_ok";
+const REFUSING_PAYER_BANK: &str = "test_payer_insufficient";
+const PAYMENT_PENCE: i64 = 50_000;
+const DIRECTOR_FIRST_NAME: &str = "Ada";
+/// A last name the built-in person register clears, and one it finds is
+/// not an officer of the company (`kyc::MAGIC_LAST_NAMES`).
+const CLEAR_LAST_NAME: &str = "Lovelace";
+const OUTSIDER_LAST_NAME: &str = "Outsider";
+
+/// The `data.object` a real event of type `t` would carry, for a coherent
+/// synthetic loan of the test environment `owner`, at `now`; its ids drawn
+/// from `random`.
+pub(super) fn object(
+    state: &PartnerState,
+    owner: &Tenant,
+    t: EventType,
+    now: OffsetDateTime,
+    random: u128,
+) -> Result<Value, String> {
+    use EventType::*;
+    let ids = &mut Ids::new(now, random);
+    let loan = Loan::funded(owner, now, ids)?;
+    let application = |a: &Application| json(&ApplicationView::new(a, state));
+    match t {
+        ApplicationCreated => application(&loan.created),
+        ApplicationSubmitted => application(&loan.submitted),
+        ApplicationExpired => application(&expired(owner, now, ids)?),
+        ApplicationWithdrawn => application(
+            &loan
+                .created
+                .withdraw(Some("The business no longer needs the loan".into()), now)
+                .map_err(|e| e.to_string())?
+                .ok_or("a new application that cannot be withdrawn")?,
+        ),
+        ApplicationFunded => application(&loan.funded),
+        DecisionCompleted => json(&DecisionView::new(&loan.decision)),
+        OfferAccepted | AgreementSigned => {
+            let (offer, agreement) =
+                accepted_objects(owner, &loan.accepted, now).map_err(|e| e.to_string())?;
+            Ok(if matches!(t, OfferAccepted) {
+                offer
+            } else {
+                agreement
+            })
+        }
+        IdentityVerified => identity(&loan, CLEAR_LAST_NAME, kyc::Status::Verified, now, ids),
+        IdentityReviewRequired => identity(
+            &loan,
+            OUTSIDER_LAST_NAME,
+            kyc::Status::ReviewRequired,
+            now,
+            ids,
+        ),
+        AccountActivated | LoanFunded => {
+            account_object(&loan.account, &[loan.drawdown.clone()], now)
+        }
+        AccountUpdated => {
+            let paid = payment(PaymentPaid, &loan.account, now, ids)?;
+            collected(&loan, paid.amount, Some(&paid), None, now, ids)
+        }
+        AccountClosed => {
+            let payoff = ledger::balance(&loan.account, &[loan.drawdown.clone()], now)
+                .ok_or("a balance out of range")?
+                .payoff;
+            collected(&loan, payoff, None, Some(Moved::Settled), now, ids)
+        }
+        PaymentCreated | PaymentProcessing | PaymentPaid | PaymentSettled | PaymentFailed
+        | PaymentRefunded => json(&PaymentView::new(
+            &payment(t, &loan.account, now, ids)?,
+            state,
+        )),
+        MandateRevoked => {
+            let (_, mandate) = collecting(&loan.account, now, ids)?;
+            let revoked = mandate
+                .revoked(now)
+                .ok_or("a new mandate that cannot be revoked")?;
+            json(&MandateView::new(&revoked, state))
+        }
+        ScheduleCompleted => {
+            let (schedule, _) = collecting(&loan.account, now, ids)?;
+            json(&ScheduleView::new(&schedule, None))
+        }
+        InvoiceDraft => json(&StatementView::new(&month(
+            state,
+            &loan.account,
+            Terms::default(),
+            now,
+            ids,
+        )?)),
+        InvoiceFinalized => json(&StatementView::new(&finalized(month(
+            state,
+            &loan.account,
+            Terms::default(),
+            now,
+            ids,
+        )?))),
+        PayoutPaid => {
+            // Payouts are made under the revenue share only, to the
+            // sub-account that introduced a loan.
+            let share = Terms::RevenueShare {
+                strategic_share_bps: statement::STRATEGIC_MIN_BPS,
+            };
+            let closed = finalized(month(state, &loan.account, share, now, ids)?);
+            let payout = closed
+                .payout_records(now)
+                .into_iter()
+                .next()
+                .ok_or("a revenue share without its payout")?;
+            // Payout ids are derived from the month: a fresh one names no
+            // payout of the caller's.
+            json(&PayoutView::new(&PayoutRecord {
+                id: ids.next(),
+                ..payout
+            }))
+        }
+        WebhookEndpointDisabled => endpoint(owner, EndpointStatus::Disabled, now, ids),
+        WebhookEndpointEnabled => endpoint(owner, EndpointStatus::Enabled, now, ids),
+    }
+}
+
+fn json(view: &impl Serialize) -> Result<Value, String> {
+    serde_json::to_value(view).map_err(|e| e.to_string())
+}
+
+/// One world's fresh ids: each is the next draw after `random`, as
+/// `synthetic::sample` draws its own, so no two objects share one.
+struct Ids {
+    ms: u64,
+    random: u128,
+    drawn: u128,
+}
+
+impl Ids {
+    fn new(now: OffsetDateTime, random: u128) -> Self {
+        Self {
+            ms: lendhub_domain::clock::unix_ms(now).max(0) as u64,
+            random,
+            drawn: 0,
+        }
+    }
+
+    fn next<I: HubId>(&mut self) -> I {
+        self.drawn += 1;
+        I::generate(self.ms, self.random.wrapping_add(self.drawn))
+    }
+}
+
+/// The loan at each stage the real flow moves it through: created, then
+/// submitted and decided (`submit.rs`), accepted and signed (`accept.rs`),
+/// funded with its account and drawdown (`funding.rs`).
+struct Loan {
+    created: Application,
+    submitted: Application,
+    decision: Decision,
+    /// Accepted and signed: the decision locked.
+    accepted: Decision,
+    funded: Application,
+    account: Account,
+    drawdown: Entry,
+}
+
+impl Loan {
+    fn funded(owner: &Tenant, now: OffsetDateTime, ids: &mut Ids) -> Result<Self, String> {
+        let company = company()?;
+        let created = applied(owner, &company, now, ids)?;
+        let banking = TEST_BANKS
+            .iter()
+            .find(|(bank, _)| *bank == PAYOUT_BANK)
+            .map(|(_, summary)| *summary);
+        let facts = Facts::new(
+            &company,
+            created.amount.as_pence(),
+            created.term_months,
+            CreditFile::synthetic(COMPANY),
+            banking,
+            None,
+            Signals::default(),
+        );
+        let (submitted, mut approved, decision) = created
+            .submit(ids.next(), facts, now)
+            .map_err(|e| e.to_string())?;
+        approved.payout_bank = Some(PAYOUT_BANK.to_owned());
+        let (signed, accepted) = approved
+            .accept(
+                &decision,
+                format!("{DIRECTOR_FIRST_NAME} {CLEAR_LAST_NAME}"),
+                now,
+            )
+            .map_err(|e| e.to_string())?;
+        let account_id: AccountId = ids.next();
+        let funded = signed
+            .fund(account_id.clone(), now)
+            .map_err(|e| e.to_string())?;
+        let account = Account::open(
+            account_id,
+            &funded,
+            &accepted,
+            PAYOUT_BANK,
+            disbursement_id(&funded),
+            now,
+        )
+        .ok_or("the sample company's offer was not approved")?;
+        // The principal paid out: the ledger's first entry.
+        let drawdown = Entry::new(
+            ids.next(),
+            &account,
+            EntryKind::Drawdown,
+            account
+                .principal()
+                .checked_neg()
+                .ok_or("a principal out of range")?,
+            None,
+            Some(format!("Faster Payments {}", account.disbursement_id)),
+            now,
+        )
+        .map_err(|e| e.to_string())?;
+        Ok(Self {
+            created,
+            submitted,
+            decision,
+            accepted,
+            funded,
+            account,
+            drawdown,
+        })
+    }
+}
+
+fn company() -> Result<RegisteredEntity, String> {
+    register::synthetic(COMPANY).ok_or_else(|| format!("{COMPANY} is not on the register"))
+}
+
+/// A new application for the sample company, as `create.rs` makes one.
+fn applied(
+    owner: &Tenant,
+    company: &RegisteredEntity,
+    now: OffsetDateTime,
+    ids: &mut Ids,
+) -> Result<Application, String> {
+    let checked = lending::check(Request {
+        company_number: Some(COMPANY.to_owned()),
+        amount_pence: Some(AMOUNT_PENCE),
+        term_months: Some(TERM_MONTHS),
+        purpose: Some("working_capital".to_owned()),
+        redirect_uri: Some("https://partner.example/done".to_owned()),
+        reference: Some(REFERENCE.to_owned()),
+        ..Request::default()
+    })
+    .map_err(|problems| format!("{problems:?}"))?;
+    let attributed_to = match owner.kind() {
+        TenantKind::Partner { client_id, .. } => client_id.to_owned(),
+        TenantKind::SandboxClient(id) => id.to_owned(),
+    };
+    Ok(Application::new(
+        ids.next(),
+        owner.clone(),
+        &attributed_to,
+        checked,
+        company,
+        now,
+    ))
+}
+
+/// An application its applicant never finished: created its whole open
+/// period ago, expired now (as the sweep expires it).
+fn expired(owner: &Tenant, now: OffsetDateTime, ids: &mut Ids) -> Result<Application, String> {
+    applied(owner, &company()?, now - lending::OPEN_FOR, ids)?
+        .expire(now)
+        .ok_or_else(|| "an application past its expiry that does not expire".to_owned())
+}
+
+/// The built-in rail's id of the disbursement (`fps_` and the end of the
+/// application's id: the Faster Payments reference `funding.rs` sends).
+fn disbursement_id(a: &Application) -> String {
+    let id = a.id.as_str();
+    format!("fps_{}", &id[id.len().saturating_sub(18)..])
+}
+
+/// A director's identity check linked to the application, as
+/// `identity_checks/create.rs` makes one against the built-in register.
+fn identity(
+    loan: &Loan,
+    last_name: &str,
+    expected: kyc::Status,
+    now: OffsetDateTime,
+    ids: &mut Ids,
+) -> Result<Value, String> {
+    let application = &loan.created;
+    let request = kyc::Request {
+        first_name: Some(DIRECTOR_FIRST_NAME.to_owned()),
+        last_name: Some(last_name.to_owned()),
+        date_of_birth: Some("1985-04-12".to_owned()),
+        postcode: Some("SW1A 1AA".to_owned()),
+        company_number: None,
+        application_id: Some(application.id.to_string()),
+    };
+    let mut checked = kyc::check(&request, now.date()).map_err(|p| format!("{p:?}"))?;
+    // The company defaults to the application's.
+    checked.company_number = Some(application.company_number.clone());
+    let findings = kyc::synthetic(&checked.person, checked.company_number.is_some());
+    let verification = Verification::new(
+        ids.next(),
+        application.owner.clone(),
+        checked,
+        application.reference.clone(),
+        findings,
+        now,
+    );
+    if verification.status != expected {
+        return Err(format!("{last_name} was {:?}", verification.status));
+    }
+    json(&VerificationView::new(&verification))
+}
+
+fn account_object(
+    account: &Account,
+    entries: &[Entry],
+    now: OffsetDateTime,
+) -> Result<Value, String> {
+    json(&AccountView::new(account, entries, now).map_err(|e| format!("{e:?}"))?)
+}
+
+/// The account after a collection of `amount` (by `paid`, if a payment),
+/// reviewed against its ledger as `payments/moves.rs` settles one; `moved`
+/// is what the review must report, when it matters.
+fn collected(
+    loan: &Loan,
+    amount: Money,
+    paid: Option<&Payment>,
+    moved: Option<Moved>,
+    now: OffsetDateTime,
+    ids: &mut Ids,
+) -> Result<Value, String> {
+    let collection = Entry::new(
+        ids.next(),
+        &loan.account,
+        EntryKind::Collection,
+        amount,
+        paid.map(|p| p.id.to_string()),
+        paid.and_then(|p| p.reference.clone()),
+        now,
+    )
+    .map_err(|e| e.to_string())?;
+    let entries = [loan.drawdown.clone(), collection];
+    let (reviewed, did) = loan
+        .account
+        .reviewed(&entries, now)
+        .ok_or("a balance out of range")?;
+    if moved.is_some() && did != moved {
+        return Err(format!("the review moved {did:?}, not {moved:?}"));
+    }
+    account_object(&reviewed, &entries, now)
+}
+
+/// The loan's £500 payment link (`create_link.rs`), moved by the domain's
+/// own transitions as far as `t` reports: authorised by the payer's bank,
+/// settled, refunded; or refused by it.
+fn payment(
+    t: EventType,
+    account: &Account,
+    now: OffsetDateTime,
+    ids: &mut Ids,
+) -> Result<Payment, String> {
+    let moved = |r: Result<Payment, NotNow>| r.map_err(|e| e.to_string());
+    let link = Payment::link(
+        ids.next(),
+        account.owner.clone(),
+        account.id.clone(),
+        Money::pence(PAYMENT_PENCE),
+        Some(REFERENCE.to_owned()),
+        None,
+        None,
+        None,
+        now,
+    );
+    match t {
+        EventType::PaymentCreated => return Ok(link),
+        EventType::PaymentFailed => {
+            return moved(link.failed(FailureReason::InsufficientFunds, Some(REFUSING_PAYER_BANK)));
+        }
+        _ => {}
+    }
+    let processing = moved(link.authorised(PAYER_BANK, now))?;
+    if matches!(t, EventType::PaymentProcessing) {
+        return Ok(processing);
+    }
+    let paid = moved(processing.settled(now))?;
+    if matches!(t, EventType::PaymentRefunded) {
+        return moved(paid.refunded(None, now));
+    }
+    Ok(paid)
+}
+
+/// A monthly schedule of one £500 instalment on the account, whose payment
+/// the payer authorised (establishing the mandate) and which settled,
+/// completing it — as `schedules/collect.rs` and `follow.rs` move them.
+fn collecting(
+    account: &Account,
+    now: OffsetDateTime,
+    ids: &mut Ids,
+) -> Result<(Schedule, Mandate), String> {
+    let owner = &account.owner;
+    let schedule = Schedule {
+        reference: account.reference.clone(),
+        ..Schedule::new(
+            ids.next(),
+            owner.clone(),
+            account.id.clone(),
+            Cadence::Monthly,
+            Money::pence(PAYMENT_PENCE),
+            now.date(),
+            Some(1),
+            None,
+            now,
+        )
+    };
+    let instalment: PaymentId = ids.next();
+    let mandate = Mandate::establish(
+        ids.next(),
+        owner.clone(),
+        account.id.clone(),
+        PAYER_BANK,
+        instalment.clone(),
+        now,
+    );
+    let completed = schedule
+        .initiated(&instalment)
+        .with_mandate(&mandate.id)
+        .completed(now)
+        .ok_or("a new schedule that cannot complete")?;
+    Ok((completed, mandate))
+}
+
+/// The month of the loan closed under `terms`, as `statements/close.rs`
+/// computes it (a draft); under the revenue share the loan came through a
+/// sub-account, so the month has a payout.
+fn month(
+    state: &PartnerState,
+    account: &Account,
+    terms: Terms,
+    now: OffsetDateTime,
+    ids: &mut Ids,
+) -> Result<Statement, String> {
+    let mut loan = close::loan(account);
+    if matches!(terms, Terms::RevenueShare { .. }) {
+        loan.sub_account_id = Some(ids.next());
+    }
+    let share = |_: &SubAccountId| MASTER_SHARE_BPS;
+    let drafted = statement::close(
+        &account.owner,
+        Period::of(now),
+        &terms,
+        &[loan],
+        &share,
+        &state.settings.working_days,
+    )
+    .map_err(|e| e.to_string())?;
+    // Statement ids are derived from the month: a fresh one names no
+    // statement of the caller's.
+    Ok(Statement {
+        id: ids.next(),
+        ..drafted
+    })
+}
+
+/// Finalized on its invoice date, as the close does.
+fn finalized(s: Statement) -> Statement {
+    Statement {
+        status: statement::Status::Finalized,
+        ..s
+    }
+}
+
+/// An endpoint as `webhook_endpoints` registers one, in `status`.
+fn endpoint(
+    owner: &Tenant,
+    status: EndpointStatus,
+    now: OffsetDateTime,
+    ids: &mut Ids,
+) -> Result<Value, String> {
+    let livemode = matches!(owner.kind(), TenantKind::Partner { livemode: true, .. });
+    let id: WebhookEndpointId = ids.next();
+    let endpoint = WebhookEndpoint {
+        id: id.into(),
+        owner: owner.clone(),
+        url: "https://partner.example/hooks".to_owned(),
+        enabled_events: vec![ALL_EVENTS.to_owned()],
+        description: None,
+        status,
+        created_at: now,
+        api_version: None,
+        metadata: Default::default(),
+    };
+    json(&WebhookEndpointView::new(&endpoint, livemode, None))
+}
