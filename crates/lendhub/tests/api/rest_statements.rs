@@ -108,6 +108,11 @@ async fn funded(app: &App, key: &str, pounds: i64, extra: Value) -> String {
 }
 
 pub(crate) async fn statement_of(app: &App, key: &str, period: &str, status: &str) -> Value {
+    statement_in(app, key, period, &[status]).await
+}
+
+/// The statement of `period` once it is in one of `statuses`.
+pub(crate) async fn statement_in(app: &App, key: &str, period: &str, statuses: &[&str]) -> Value {
     let mut last = Value::Null;
     for _ in 0..200 {
         let r = rest_get(
@@ -124,12 +129,12 @@ pub(crate) async fn statement_of(app: &App, key: &str, period: &str, status: &st
         }
         assert_eq!(r.status, 200, "{}", r.body);
         last = r.body["data"][0].clone();
-        if last["status"] == status {
+        if statuses.iter().any(|s| last["status"] == *s) {
             return last;
         }
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    panic!("no {status} statement for {period}: {last}");
+    panic!("no {statuses:?} statement for {period}: {last}");
 }
 
 async fn events_of(app: &App, key: &str, kind: &str) -> Vec<Value> {
