@@ -78,9 +78,32 @@ pub enum BadEntry {
     MustBePositive(&'static str),
     #[error("an adjustment must not be zero")]
     Zero,
+    #[error("an amount out of range")]
+    OutOfRange,
 }
 
 impl Entry {
+    /// The principal paid out by Faster Payments: an account's first entry.
+    pub fn drawdown(
+        id: LedgerEntryId,
+        account: &Account,
+        posted_at: OffsetDateTime,
+    ) -> Result<Self, BadEntry> {
+        let principal = account
+            .principal()
+            .checked_neg()
+            .ok_or(BadEntry::OutOfRange)?;
+        Self::new(
+            id,
+            account,
+            EntryKind::Drawdown,
+            principal,
+            None,
+            Some(format!("Faster Payments {}", account.disbursement_id)),
+            posted_at,
+        )
+    }
+
     /// An entry whose sign agrees with its kind.
     pub fn new(
         id: LedgerEntryId,

@@ -19,23 +19,11 @@ fn mailing(site: &Site, port: u16) -> lendhub::config::Config {
     config
 }
 
-/// Each message's text, with quoted-printable soft breaks and `=3D` undone.
-fn texts(smtp: &SmtpServer) -> Vec<String> {
-    smtp.messages()
-        .into_iter()
-        .map(|m| {
-            m.replace("=\r\n", "")
-                .replace("=\n", "")
-                .replace("=3D", "=")
-        })
-        .collect()
-}
-
 /// The reset link in the one reset mail sent to `email`.
 async fn reset_link(smtp: &SmtpServer, email: &str) -> String {
     let to_them = |m: &String| m.contains(email) && m.contains("Reset your lendhub password");
-    eventually("the reset mail", || texts(smtp).iter().any(to_them)).await;
-    let mails: Vec<String> = texts(smtp).into_iter().filter(to_them).collect();
+    eventually("the reset mail", || smtp.texts().iter().any(to_them)).await;
+    let mails: Vec<String> = smtp.texts().into_iter().filter(to_them).collect();
     assert_eq!(mails.len(), 1, "{mails:?}");
     let start = mails[0].find("http://").unwrap();
     let end = mails[0][start..]
@@ -48,7 +36,7 @@ async fn reset_link(smtp: &SmtpServer, email: &str) -> String {
 
 async fn notice_sent(smtp: &SmtpServer, email: &str) {
     eventually("the notice of the change", || {
-        texts(smtp)
+        smtp.texts()
             .iter()
             .any(|m| m.contains(email) && m.contains("Your lendhub password was changed"))
     })
@@ -177,7 +165,7 @@ async fn a_forgotten_password_is_reset_by_a_single_use_link_sent_by_mail() {
 
     let link = reset_link(&smtp, &person.email).await;
     assert!(
-        !texts(&smtp).iter().any(|m| m.contains(nobody)),
+        !smtp.texts().iter().any(|m| m.contains(nobody)),
         "no mail to an address without an account"
     );
 

@@ -70,18 +70,6 @@ async fn sign_in(start: &str, email: &str) -> Value {
     .await
 }
 
-/// Each message's text, with quoted-printable soft breaks and `=3D` undone.
-fn texts(smtp: &SmtpServer) -> Vec<String> {
-    smtp.messages()
-        .into_iter()
-        .map(|m| {
-            m.replace("=\r\n", "")
-                .replace("=\n", "")
-                .replace("=3D", "=")
-        })
-        .collect()
-}
-
 #[tokio::test]
 async fn the_named_applicant_is_mailed_the_link_and_only_they_may_carry_on() {
     let (app, smtp) = app_mailing(free_port()).await;
@@ -103,10 +91,11 @@ async fn the_named_applicant_is_mailed_the_link_and_only_they_may_carry_on() {
 
     // No redirect_uri: lendhub sends the link, greeting Ada by name.
     eventually("the handoff mail", || {
-        texts(&smtp).iter().any(|m| m.contains(ADA))
+        smtp.texts().iter().any(|m| m.contains(ADA))
     })
     .await;
-    let mails: Vec<String> = texts(&smtp)
+    let mails: Vec<String> = smtp
+        .texts()
         .into_iter()
         .filter(|m| m.contains(ADA))
         .collect();
@@ -174,7 +163,7 @@ async fn with_nobody_named_only_a_person_of_the_company_may_carry_on() {
     let ada = sign_in(&handoff, ADA).await;
     assert_eq!(ada["company_form"], true, "{ada}");
     // The partner returns the applicant itself: no mail.
-    assert!(texts(&smtp).is_empty(), "{:?}", texts(&smtp));
+    assert!(smtp.texts().is_empty(), "{:?}", smtp.texts());
 }
 
 #[tokio::test]

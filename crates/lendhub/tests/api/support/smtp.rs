@@ -50,6 +50,19 @@ impl SmtpServer {
         SmtpServer { child, maildir }
     }
 
+    /// Every message's text, with quoted-printable soft breaks and `=3D`
+    /// undone (enough to read a link or a name out of a plain-text mail).
+    pub fn texts(&self) -> Vec<String> {
+        self.messages()
+            .into_iter()
+            .map(|m| {
+                m.replace("=\r\n", "")
+                    .replace("=\n", "")
+                    .replace("=3D", "=")
+            })
+            .collect()
+    }
+
     /// Every message received so far, raw.
     pub fn messages(&self) -> Vec<String> {
         let mut out = Vec::new();

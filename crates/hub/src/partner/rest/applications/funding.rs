@@ -10,7 +10,7 @@
 
 use lendhub_domain::events::EventType;
 use lendhub_domain::hub_ids::{AccountId, HubId};
-use lendhub_domain::ledger::{Entry, EntryKind};
+use lendhub_domain::ledger::Entry;
 use lendhub_domain::lending::Application;
 use lendhub_domain::servicing::Account;
 use lendhub_domain::statement::{Close, Period};
@@ -69,17 +69,9 @@ pub async fn disburse(
             let account = Account::open(id, &funded, &decision, bank, payment_id, now)
                 .ok_or("a signed decision without an offer")?;
             let owner = &funded.owner;
-            // The principal paid out: the ledger's first entry.
-            let drawdown = Entry::new(
+            let drawdown = Entry::drawdown(
                 lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64),
                 &account,
-                EntryKind::Drawdown,
-                account
-                    .principal()
-                    .checked_neg()
-                    .ok_or("a principal out of range")?,
-                None,
-                Some(format!("Faster Payments {}", account.disbursement_id)),
                 now,
             )
             .map_err(|e| e.to_string())?;

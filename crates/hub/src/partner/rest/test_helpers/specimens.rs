@@ -101,14 +101,14 @@ pub(super) fn object(
             ids,
         ),
         AccountActivated | LoanFunded => {
-            account_object(&loan.account, &[loan.drawdown.clone()], now)
+            account_object(&loan.account, std::slice::from_ref(&loan.drawdown), now)
         }
         AccountUpdated => {
             let paid = payment(PaymentPaid, &loan.account, now, ids)?;
             collected(&loan, paid.amount, Some(&paid), None, now, ids)
         }
         AccountClosed => {
-            let payoff = ledger::balance(&loan.account, &[loan.drawdown.clone()], now)
+            let payoff = ledger::balance(&loan.account, std::slice::from_ref(&loan.drawdown), now)
                 .ok_or("a balance out of range")?
                 .payoff;
             collected(&loan, payoff, None, Some(Moved::Settled), now, ids)
@@ -249,20 +249,7 @@ impl Loan {
             now,
         )
         .ok_or("the sample company's offer was not approved")?;
-        // The principal paid out: the ledger's first entry.
-        let drawdown = Entry::new(
-            ids.next(),
-            &account,
-            EntryKind::Drawdown,
-            account
-                .principal()
-                .checked_neg()
-                .ok_or("a principal out of range")?,
-            None,
-            Some(format!("Faster Payments {}", account.disbursement_id)),
-            now,
-        )
-        .map_err(|e| e.to_string())?;
+        let drawdown = Entry::drawdown(ids.next(), &account, now).map_err(|e| e.to_string())?;
         Ok(Self {
             created,
             submitted,
