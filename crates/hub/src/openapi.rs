@@ -85,10 +85,13 @@ pub fn openapi() -> OpenApi {
     lendhub_http::openapi::also(
         &mut spec,
         "CreateApplication",
+        // Members in sorted order: serde_json keeps insertion order when a
+        // crate of the workspace asks it to, and the snapshot must not care.
         serde_json::json!({"anyOf": [
-            {"required": ["redirect_uri"], "properties": {"redirect_uri": {"type": "string"}}},
-            {"required": ["applicant"], "properties": {"applicant": {
-                "type": "object", "required": ["email"], "properties": {"email": {"type": "string"}}}}},
+            {"properties": {"redirect_uri": {"type": "string"}}, "required": ["redirect_uri"]},
+            {"properties": {"applicant": {
+                "properties": {"email": {"type": "string"}}, "required": ["email"], "type": "object"}},
+             "required": ["applicant"]},
         ]}),
     );
     // An application's metadata: `lending::check_metadata`'s bounds.
