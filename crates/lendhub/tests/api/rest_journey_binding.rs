@@ -9,7 +9,7 @@ use lendhub_domain::partner::Tier;
 use serde_json::{Value, json};
 use time::Duration;
 
-use crate::rest_tier::{api_key, rest_partner, rest_post};
+use crate::rest_tier::{api_key, rest_get, rest_partner, rest_post};
 use crate::support::smtp::{SmtpServer, free_port};
 use crate::support::{App, Site, eventually, test_config};
 
@@ -224,6 +224,18 @@ async fn a_journey_of_an_application_that_ended_without_a_loan_is_erased_after_9
     assert_eq!(w.status, 201, "the service runs on: {}", w.body);
     assert!(has_journey(withdrawn.clone()).await);
     assert!(has_journey(open.clone()).await);
+    // The sweep that expires the open one runs beside the test; the journey
+    // is erased once it has ended, so wait for that before moving on.
+    crate::support::propagated("the open application expires", || async {
+        let read = rest_get(
+            &app,
+            &format!("/sandbox/v1/applications/{open}"),
+            Some(&key),
+        )
+        .await;
+        read.body["status"] == "expired"
+    })
+    .await;
 
     // Past 90 days the retention job erases both: each ended unfunded.
     app.advance(Duration::days(2));
