@@ -16,8 +16,11 @@ use crate::money::Money;
 use crate::tenant::Tenant;
 use crate::working_days::WorkingDays;
 
+pub mod agreement;
+
 /// A calendar month, `YYYY-MM`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
 pub struct Period {
     pub year: i32,
     pub month: Month,
@@ -38,10 +41,19 @@ impl Period {
     }
 
     pub fn of(at: OffsetDateTime) -> Self {
+        Self::of_date(at.date())
+    }
+
+    pub fn of_date(day: Date) -> Self {
         Self {
-            year: at.year(),
-            month: at.month(),
+            year: day.year(),
+            month: day.month(),
         }
+    }
+
+    /// Its first day.
+    pub fn first_day(self) -> Date {
+        self.start().date()
     }
 
     pub fn next(self) -> Self {
@@ -77,6 +89,20 @@ impl Period {
     }
 }
 
+impl From<Period> for String {
+    fn from(period: Period) -> Self {
+        period.to_string()
+    }
+}
+
+impl TryFrom<String> for Period {
+    type Error = String;
+
+    fn try_from(raw: String) -> Result<Self, Self::Error> {
+        Period::parse(&raw).ok_or_else(|| format!("{raw:?} is not a month, YYYY-MM"))
+    }
+}
+
 impl std::fmt::Display for Period {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{:04}-{:02}", self.year, self.month as u8)
@@ -85,7 +111,8 @@ impl std::fmt::Display for Period {
 
 /// How a partner is paid for (seed: the integration fee, or the revenue
 /// share, "mutually exclusive … on a given loan"). A partner is on one
-/// model at a time; a change applies to every month not yet finalized.
+/// model at a time; a change applies from the month it is agreed from
+/// ([`agreement`]).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "model", rename_all = "snake_case")]
 pub enum Terms {

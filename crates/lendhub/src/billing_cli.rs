@@ -9,8 +9,9 @@
 use anyhow::bail;
 use clap::{Subcommand, ValueEnum};
 use lendhub_domain::clock::Clock;
-use lendhub_domain::statement::{Period, STRATEGIC_MIN_BPS, Terms};
+use lendhub_domain::statement::{Period, STRATEGIC_MIN_BPS, Terms, agreement};
 use lendhub_domain::test_clock::ClientClock;
+use lendhub_hub::partner::rest::statements::agree::agree;
 use lendhub_hub::partner::rest::statements::close::{CloseError, Closed, Ledgers, close};
 use lendhub_store::Store;
 use lendhub_system::SystemClock;
@@ -67,7 +68,9 @@ pub enum Model {
 
 #[derive(Subcommand, Debug)]
 pub enum TermsCommand {
-    /// Agree a partner's terms; they apply to every month not yet finalized.
+    /// Agree a partner's terms from a month on, and mail the partner the
+    /// written notice. A price rise needs 60 days' notice; anything else
+    /// may start from any month (a finalized statement never changes).
     Set {
         /// The partner's client id.
         client_id: String,
@@ -81,8 +84,15 @@ pub enum TermsCommand {
         /// least 2200, the default).
         #[arg(long)]
         strategic_share_bps: Option<u32>,
+        /// The first day of the first month they rate, YYYY-MM-01. Default:
+        /// the earliest month from which they are the terms going forward —
+        /// this month, or the latest agreement's if later (replacing it),
+        /// or for a price rise the first month at least 60 days away.
+        #[arg(long)]
+        effective_from: Option<String>,
     },
-    /// A partner's terms (the integration fee unless others were agreed).
+    /// A partner's terms in effect today (the integration fee unless others
+    /// were agreed), and every agreement by the month it rates from.
     Show { client_id: String },
 }
 
@@ -107,11 +117,13 @@ async fn run(
                     model,
                     custom_fee_pence,
                     strategic_share_bps,
+                    effective_from,
                 },
         } => {
-            if store.partner_client(&client_id).await?.is_none() {
+            let Some(client) = store.partner_client(&client_id).await? else {
                 bail!("no partner client {client_id}");
-            }
+            };
+            let effective_from = effective_from.as_deref().map(first_of_month).transpose()?;
             let terms = match model {
                 Model::IntegrationFee => {
                     if strategic_share_bps.is_some() {
@@ -135,16 +147,41 @@ async fn run(
                     }
                 }
             };
-            store
-                .set_partner_terms(&client_id, &terms, SystemClock.now_ms())
-                .await?;
-            println!("{}", json!({"client_id": client_id, "terms": terms}));
+            let agreed = agree(
+                store,
+                store,
+                &client_id,
+                terms,
+                effective_from,
+                SystemClock.now(),
+            )
+            .await?;
+            let line = json!({
+                "client_id": client_id,
+                "terms": agreed.agreement.terms,
+                "effective_from": agreed.agreement.effective_from.first_day().to_string(),
+                "replaces": agreed.replaces,
+                "price_rise": agreed.rise,
+                "notice_mailed_to": client.contact_email,
+            });
+            println!("{line}");
         }
         BillingCommand::Terms {
             command: TermsCommand::Show { client_id },
         } => {
-            let terms = store.partner_terms(&client_id).await?.unwrap_or_default();
-            println!("{}", json!({"client_id": client_id, "terms": terms}));
+            let agreements = store.partner_agreements(&client_id).await?;
+            let today = Period::of(SystemClock.now());
+            let listed: Vec<_> = agreements
+                .iter()
+                .map(|a| {
+                    json!({"effective_from": a.effective_from.first_day().to_string(),
+                                "terms": a.terms})
+                })
+                .collect();
+            let line = json!({"client_id": client_id,
+                              "terms": agreement::in_effect(&agreements, today),
+                              "agreements": listed});
+            println!("{line}");
         }
         BillingCommand::Adjust {
             client_id,
@@ -325,4 +362,16 @@ async fn adjust(
                "amount_pence": amount_pence})
     );
     Ok(())
+}
+
+/// `--effective-from`: the first day of a month, since statements are
+/// monthly and each month is rated under one agreement.
+fn first_of_month(raw: &str) -> anyhow::Result<Period> {
+    let format = time::macros::format_description!("[year]-[month]-[day]");
+    let day = time::Date::parse(raw, format)
+        .map_err(|_| anyhow::anyhow!("--effective-from must be a date, YYYY-MM-DD"))?;
+    if day.day() != 1 {
+        bail!("--effective-from must be the first day of a month: terms rate whole months");
+    }
+    Ok(Period::of_date(day))
 }

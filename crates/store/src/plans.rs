@@ -424,8 +424,8 @@ pub fn request_path_queries() -> Vec<Query> {
         vec![OWNER, Value::Text("2026-11")],
     ));
     queries.push(query(
-        "a partner's terms (the close)",
-        sql::commercial::PARTNER_TERMS,
+        "a partner's agreements (the close)",
+        sql::commercial::PARTNER_AGREEMENTS,
         vec![OWNER],
     ));
     queries.push(Query {

@@ -312,11 +312,14 @@ pub mod commercial {
          (id, owner, app_id, endpoint_id, created_at_ms, body) VALUES ($1, $2, $3, $4, $5, $6)";
     pub const INSERT_SIGNAL: &str = "INSERT INTO hub_marketplace_signals
          (id, owner, application_id, created_at_ms, body) VALUES ($1, $2, $3, $4, $5)";
-    pub const PARTNER_TERMS: &str = "SELECT body FROM hub_partner_terms WHERE client_id = $1";
-    pub const SET_PARTNER_TERMS: &str =
-        "INSERT INTO hub_partner_terms (client_id, updated_at_ms, body)
-         VALUES ($1, $2, $3) ON CONFLICT (client_id)
-         DO UPDATE SET updated_at_ms = excluded.updated_at_ms, body = excluded.body";
+    /// A partner's agreements, oldest first (by the month each rates from).
+    pub const PARTNER_AGREEMENTS: &str = "SELECT body FROM hub_partner_agreements
+         WHERE client_id = $1 ORDER BY effective_from";
+    /// An agreement from a month replaces one made earlier from that month.
+    pub const AGREE_TERMS: &str =
+        "INSERT INTO hub_partner_agreements (client_id, effective_from, agreed_at_ms, body)
+         VALUES ($1, $2, $3, $4) ON CONFLICT (client_id, effective_from)
+         DO UPDATE SET agreed_at_ms = excluded.agreed_at_ms, body = excluded.body";
     /// Every account an owner ever opened: a close's history.
     pub const OWNER_ACCOUNTS: &str = "SELECT body FROM hub_accounts WHERE owner = $1 ORDER BY id";
     /// Every sub-account of an owner: their shares, for the payouts.

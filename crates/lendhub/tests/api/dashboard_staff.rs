@@ -9,20 +9,8 @@ use lendhub_domain::partner::Tier;
 use crate::dashboard::{sign_in, staff};
 use crate::rest_tier::rest_partner;
 use crate::support::oidc::{self, Browser, Page, Person};
-use crate::support::smtp::{SmtpServer, free_port};
-use crate::support::{App, Site, eventually, test_config};
-
-async fn mailing_app() -> (App, SmtpServer) {
-    let site = Site::new().await;
-    let port = free_port();
-    let smtp = SmtpServer::start(port, site.path().join("maildir"));
-    let mut config = test_config(&site);
-    config.rest_tier.enabled = true;
-    config.smtp.host = Some("127.0.0.1".into());
-    config.smtp.port = port;
-    config.smtp.from = "lendhub <no-reply@lendhub.test>".into();
-    (App::spawn_with(config, site).await, smtp)
-}
+use crate::support::smtp::free_port;
+use crate::support::{App, eventually};
 
 /// A person the operator created without a verified address.
 async fn unverified(app: &App) -> Person {
@@ -63,7 +51,7 @@ async fn post(hub: &Browser, page: &Page, action: &str, extra: &[(&str, &str)]) 
 
 #[tokio::test]
 async fn an_owner_invites_changes_and_removes_staff() {
-    let (app, smtp) = mailing_app().await;
+    let (app, smtp) = crate::rest_tier::rest_app_mailing(free_port()).await;
     let (client, _) = rest_partner(&app, "applications.read", Tier::Build).await;
     let owner = oidc::person(&app).await;
     staff(&app, &client, &owner, "owner");

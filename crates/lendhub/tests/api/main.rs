@@ -49,6 +49,7 @@ mod rest_payments;
 mod rest_schedules;
 mod rest_statements;
 mod rest_sub_accounts;
+mod rest_terms;
 mod rest_test_events;
 mod rest_test_helpers;
 mod rest_tier;

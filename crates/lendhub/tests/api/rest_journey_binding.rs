@@ -9,26 +9,14 @@ use lendhub_domain::partner::Tier;
 use serde_json::{Value, json};
 use time::Duration;
 
-use crate::rest_tier::{api_key, rest_get, rest_partner, rest_post};
-use crate::support::smtp::{SmtpServer, free_port};
-use crate::support::{App, Site, eventually, test_config};
+use crate::rest_tier::{api_key, rest_app_mailing, rest_get, rest_partner, rest_post};
+use crate::support::smtp::free_port;
+use crate::support::{App, eventually};
 
 const SCOPES: &str = "applications.read applications.write decisions.read";
 const PASSWORD: &str = "a long password";
 const ADA: &str = "ada@healthy-widgets.example";
 const EVE: &str = "eve@evil.example";
-
-/// The REST tier on, with mail sent to `smtp`'s port.
-async fn app_mailing(port: u16) -> (App, SmtpServer) {
-    let site = Site::new().await;
-    let smtp = SmtpServer::start(port, site.path().join("maildir"));
-    let mut config = test_config(&site);
-    config.rest_tier.enabled = true;
-    config.smtp.host = Some("127.0.0.1".into());
-    config.smtp.port = port;
-    config.smtp.from = "lendhub <no-reply@lendhub.test>".into();
-    (App::spawn_with(config, site).await, smtp)
-}
 
 async fn test_key(app: &App) -> String {
     let (client, _) = rest_partner(app, SCOPES, Tier::Platform).await;
@@ -72,7 +60,7 @@ async fn sign_in(start: &str, email: &str) -> Value {
 
 #[tokio::test]
 async fn the_named_applicant_is_mailed_the_link_and_only_they_may_carry_on() {
-    let (app, smtp) = app_mailing(free_port()).await;
+    let (app, smtp) = rest_app_mailing(free_port()).await;
     let key = test_key(&app).await;
     person(&app, ADA, "00000401").await;
     // Eve is a director of the very company, but not the person named.
@@ -138,7 +126,7 @@ async fn the_named_applicant_is_mailed_the_link_and_only_they_may_carry_on() {
 
 #[tokio::test]
 async fn with_nobody_named_only_a_person_of_the_company_may_carry_on() {
-    let (app, smtp) = app_mailing(free_port()).await;
+    let (app, smtp) = rest_app_mailing(free_port()).await;
     let key = test_key(&app).await;
     person(&app, ADA, "00000401").await;
     person(&app, EVE, "00000402").await;

@@ -20,7 +20,7 @@ const SCOPES: &str = "applications.read applications.write decisions.read accoun
                       accounts.manage events.read billing.read";
 const TEST: &str = "/sandbox/v1";
 
-async fn partner(app: &App) -> (String, String) {
+pub(crate) async fn partner(app: &App) -> (String, String) {
     let (client, _) = rest_partner(app, SCOPES, Tier::Platform).await;
     let key = api_key(app, &client, "test", None)["key"]
         .as_str()
@@ -101,7 +101,7 @@ async fn accepted(app: &App, key: &str, id: &str) -> Option<String> {
     panic!("the disbursement of {id} never settled nor failed");
 }
 
-async fn funded(app: &App, key: &str, pounds: i64, extra: Value) -> String {
+pub(crate) async fn funded(app: &App, key: &str, pounds: i64, extra: Value) -> String {
     let (id, status) = decided(app, key, "00000401", pounds, "test_bank_strong", extra).await;
     assert_eq!(status, "approved");
     accepted(app, key, &id).await.expect("funded")
@@ -491,20 +491,43 @@ async fn a_revenue_share_partner_is_paid_its_share_and_its_sub_account_a_payout(
         "{html}"
     );
 
-    // A draft's payout that a change of terms takes away is void, never paid.
-    clock_to(&app, &key, "2027-04-05T09:00:00Z").await;
+    // A draft's payout that a change of terms takes away is void, never
+    // paid. Leaving the share is a price rise, so it takes effect from a
+    // month at least 60 days after today (the real one): April 2027, or
+    // later when today is too late for April.
+    let today = time::OffsetDateTime::now_utc().date();
+    let by = today + Duration::days(60);
+    let month = |d: time::Date| (d.year(), d.month() as u8);
+    let (mut year, mut m) = if by.day() == 1 {
+        month(by)
+    } else {
+        month(by.replace_day(1).unwrap() + Duration::days(31))
+    };
+    if (year, m) < (2027, 4) {
+        (year, m) = (2027, 4);
+    }
+    let period = format!("{year:04}-{m:02}");
+    let (next_year, next_m) = if m == 12 {
+        (year + 1, 1)
+    } else {
+        (year, m + 1)
+    };
+    let next = format!("{next_year:04}-{next_m:02}");
+    clock_to(&app, &key, &format!("{period}-05T09:00:00Z")).await;
     // 260 k: Embedded again (a repeat borrower earns nothing as a Referral).
     funded(&app, &key, 250_000, json!({ "introduction_id": sub_id })).await;
     funded(&app, &key, 10_000, json!({})).await;
-    clock_to(&app, &key, "2027-05-01T09:00:00Z").await;
-    let april = statement_of(&app, &key, "2027-04", "draft").await;
+    clock_to(&app, &key, &format!("{next}-01T09:00:00Z")).await;
+    let april = statement_of(&app, &key, &period, "draft").await;
     assert_eq!(april["model"], "revenue_share");
-    assert_eq!(
-        april["invoice_date"], "2027-05-05",
-        "3 May is the early May bank holiday"
-    );
+    if period == "2027-04" {
+        assert_eq!(
+            april["invoice_date"], "2027-05-05",
+            "3 May is the early May bank holiday"
+        );
+    }
     let payouts_in = |status: &'static str| {
-        let (app, key, sub_id) = (&app, &key, &sub_id);
+        let (app, key, sub_id, period) = (&app, &key, &sub_id, &period);
         async move {
             let r = rest_get(
                 app,
@@ -516,7 +539,7 @@ async fn a_revenue_share_partner_is_paid_its_share_and_its_sub_account_a_payout(
                 .as_array()
                 .unwrap()
                 .iter()
-                .filter(|p| p["period"] == "2027-04" && p["status"] == status)
+                .filter(|p| p["period"] == period.as_str() && p["status"] == status)
                 .count()
         }
     };
@@ -530,10 +553,12 @@ async fn a_revenue_share_partner_is_paid_its_share_and_its_sub_account_a_payout(
             &client,
             "--model",
             "integration-fee",
+            "--effective-from",
+            &format!("{period}-01"),
         ],
     );
-    clock_to(&app, &key, "2027-05-05T08:00:00Z").await;
-    let april = statement_of(&app, &key, "2027-04", "finalized").await;
+    clock_to(&app, &key, &format!("{next}-15T08:00:00Z")).await;
+    let april = statement_of(&app, &key, &period, "finalized").await;
     assert_eq!(april["model"], "integration_fee");
     assert_eq!(april["payable_pence"], 2 * 4_500);
     assert_eq!(payouts_in("void").await, 1);

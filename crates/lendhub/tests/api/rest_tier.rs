@@ -17,6 +17,18 @@ pub async fn rest_app() -> App {
     App::spawn_with(config, site).await
 }
 
+/// The REST tier on, with mail sent through a real SMTP server on `port`.
+pub async fn rest_app_mailing(port: u16) -> (App, crate::support::smtp::SmtpServer) {
+    let site = Site::new().await;
+    let smtp = crate::support::smtp::SmtpServer::start(port, site.path().join("maildir"));
+    let mut config = test_config(&site);
+    config.rest_tier.enabled = true;
+    config.smtp.host = Some("127.0.0.1".into());
+    config.smtp.port = port;
+    config.smtp.from = "lendhub <no-reply@lendhub.test>".into();
+    (App::spawn_with(config, site).await, smtp)
+}
+
 /// A partner at `tier` holding `scopes`; its client id.
 pub async fn rest_partner(app: &App, scopes: &str, tier: Tier) -> (String, String) {
     let server = app.server();

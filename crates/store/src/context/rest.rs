@@ -54,6 +54,13 @@ pub enum SubAccountPage {
 /// The commercial context's row changes within a [`crate::WriteSet`].
 #[derive(Clone, Debug)]
 pub enum CommercialWrite {
+    /// A partner's terms from a month on, replacing an agreement made
+    /// earlier from the same month.
+    AgreeTerms {
+        client_id: String,
+        agreement: statement::agreement::Agreement,
+        agreed_at_ms: i64,
+    },
     InsertSubAccount(SubAccount),
     /// With the application it introduces (one per application).
     InsertIntroduction(Introduction),
@@ -542,15 +549,11 @@ pub trait CommercialStore: Send + Sync {
         owner: &Tenant,
         application_id: &str,
     ) -> Result<Vec<marketplace::Signal>, StoreError>;
-    /// A partner's commercial terms, if any were agreed.
-    async fn partner_terms(&self, client_id: &str) -> Result<Option<statement::Terms>, StoreError>;
-
-    async fn set_partner_terms(
+    /// A partner's agreements, oldest first (`CommercialWrite::AgreeTerms`).
+    async fn partner_agreements(
         &self,
         client_id: &str,
-        terms: &statement::Terms,
-        now_ms: i64,
-    ) -> Result<(), StoreError>;
+    ) -> Result<Vec<statement::agreement::Agreement>, StoreError>;
 
     /// Every account the owner ever opened, oldest first.
     async fn owner_accounts(&self, owner: &Tenant) -> Result<Vec<Account>, StoreError>;

@@ -238,6 +238,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "sealed_sandbox_tokens",
         include_str!("../../migrations/postgres/0047_sealed_sandbox_tokens.sql"),
     ),
+    (
+        50,
+        "partner_agreements",
+        include_str!("../../migrations/postgres/0050_partner_agreements.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -11,7 +11,8 @@ use lendhub_domain::mandate::Mandate;
 use lendhub_domain::marketplace::{App, Review, Signal};
 use lendhub_domain::schedule::Schedule;
 use lendhub_domain::servicing::Account;
-use lendhub_domain::statement::{Adjustment, Close, PayoutRecord, Statement, Terms};
+use lendhub_domain::statement::agreement::Agreement;
+use lendhub_domain::statement::{Adjustment, Close, PayoutRecord, Statement};
 use lendhub_domain::sub_account::SubAccount;
 use lendhub_domain::tenant::Tenant;
 use tokio_postgres::Row;
@@ -690,27 +691,9 @@ impl CommercialStore for PgStore {
         .await
     }
 
-    async fn partner_terms(&self, client_id: &str) -> Result<Option<Terms>, StoreError> {
-        self.body_by_key(sql::commercial::PARTNER_TERMS, client_id)
+    async fn partner_agreements(&self, client_id: &str) -> Result<Vec<Agreement>, StoreError> {
+        self.bodies_of(sql::commercial::PARTNER_AGREEMENTS, &[&client_id])
             .await
-    }
-
-    async fn set_partner_terms(
-        &self,
-        client_id: &str,
-        terms: &Terms,
-        now_ms: i64,
-    ) -> Result<(), StoreError> {
-        let c = self.conn().await?;
-        let statement = c
-            .prepare_cached(sql::commercial::SET_PARTNER_TERMS)
-            .await
-            .map_err(db)?;
-        let body = super::writes::json(terms)?;
-        c.execute(&statement, &[&client_id, &now_ms, &body])
-            .await
-            .map_err(db)?;
-        Ok(())
     }
 
     async fn owner_accounts(&self, owner: &Tenant) -> Result<Vec<Account>, StoreError> {

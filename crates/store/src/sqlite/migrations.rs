@@ -252,6 +252,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "applications_by_row_key",
         include_str!("../../migrations/sqlite/0049_applications_by_row_key.sql"),
     ),
+    (
+        50,
+        "partner_agreements",
+        include_str!("../../migrations/sqlite/0050_partner_agreements.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -12,7 +12,8 @@ use lendhub_domain::mandate::Mandate;
 use lendhub_domain::marketplace::{App, Review, Signal};
 use lendhub_domain::schedule::Schedule;
 use lendhub_domain::servicing::Account;
-use lendhub_domain::statement::{Adjustment, Close, PayoutRecord, Statement, Terms};
+use lendhub_domain::statement::agreement::Agreement;
+use lendhub_domain::statement::{Adjustment, Close, PayoutRecord, Statement};
 use lendhub_domain::sub_account::SubAccount;
 use lendhub_domain::tenant::Tenant;
 use rusqlite::{Connection, OptionalExtension, params};
@@ -703,23 +704,8 @@ impl CommercialStore for SqliteStore {
         })
     }
 
-    async fn partner_terms(&self, client_id: &str) -> Result<Option<Terms>, StoreError> {
-        self.read(|c| body_row(c, shared!(sql::commercial::PARTNER_TERMS), [client_id]))
-    }
-
-    async fn set_partner_terms(
-        &self,
-        client_id: &str,
-        terms: &Terms,
-        now_ms: i64,
-    ) -> Result<(), StoreError> {
-        let (client_id, terms) = (client_id.to_owned(), terms.clone());
-        self.write(move |c| {
-            c.prepare_cached(shared!(sql::commercial::SET_PARTNER_TERMS))?
-                .execute(params![client_id, now_ms, rows::to_json(&terms)?])?;
-            Ok(())
-        })
-        .await
+    async fn partner_agreements(&self, client_id: &str) -> Result<Vec<Agreement>, StoreError> {
+        self.read(|c| body_rows(c, shared!(sql::commercial::PARTNER_AGREEMENTS), [client_id]))
     }
 
     async fn owner_accounts(&self, owner: &Tenant) -> Result<Vec<Account>, StoreError> {

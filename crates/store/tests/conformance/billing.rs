@@ -1,8 +1,9 @@
-//! Partner economics' storage (issue #17): terms per partner, statements
+//! Partner economics' storage (issue #17): agreements per partner, statements
 //! rewritten only while drafts, payouts only while pending, and the months
 //! waiting to close on their owner's clock, each moved on by one close.
 
 use lendhub_domain::hub_ids::HubId;
+use lendhub_domain::statement::agreement::Agreement;
 use lendhub_domain::statement::{self, Close, PayoutStatus, Period, Status, Terms};
 use lendhub_domain::tenant::Tenant;
 use lendhub_domain::working_days::WorkingDays;
@@ -22,22 +23,48 @@ async fn put(store: &dyn Store, write: CommercialWrite) -> Result<(), CommitErro
 }
 
 #[tokio::test]
-async fn terms_are_kept_per_partner() {
+async fn agreements_are_kept_per_partner_in_month_order_one_per_month() {
     let (store, _db) = store().await;
-    assert_eq!(store.partner_terms("pk_live_a").await.unwrap(), None);
+    assert_eq!(store.partner_agreements("pk_live_a").await.unwrap(), vec![]);
+    let agree = |month: &str, terms: Terms, at: i64| CommercialWrite::AgreeTerms {
+        client_id: "pk_live_a".into(),
+        agreement: Agreement {
+            effective_from: Period::parse(month).unwrap(),
+            terms,
+        },
+        agreed_at_ms: at,
+    };
     let share = Terms::RevenueShare {
         strategic_share_bps: 2_500,
     };
-    store
-        .set_partner_terms("pk_live_a", &share, 1)
-        .await
-        .unwrap();
-    assert_eq!(store.partner_terms("pk_live_a").await.unwrap(), Some(share));
     let fee = Terms::IntegrationFee {
         custom_fee_pence: Some(1_800),
     };
-    store.set_partner_terms("pk_live_a", &fee, 2).await.unwrap();
-    assert_eq!(store.partner_terms("pk_live_a").await.unwrap(), Some(fee));
+    put(store.as_ref(), agree("2027-03", fee.clone(), 1))
+        .await
+        .unwrap();
+    put(store.as_ref(), agree("2026-11", share.clone(), 2))
+        .await
+        .unwrap();
+    let months = |agreements: Vec<Agreement>| {
+        agreements
+            .into_iter()
+            .map(|a| (a.effective_from.to_string(), a.terms))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        months(store.partner_agreements("pk_live_a").await.unwrap()),
+        vec![("2026-11".into(), share.clone()), ("2027-03".into(), fee)]
+    );
+    // Agreed again from March: the later agreement replaces the earlier.
+    put(store.as_ref(), agree("2027-03", share.clone(), 3))
+        .await
+        .unwrap();
+    assert_eq!(
+        months(store.partner_agreements("pk_live_a").await.unwrap()),
+        vec![("2026-11".into(), share.clone()), ("2027-03".into(), share)]
+    );
+    assert_eq!(store.partner_agreements("pk_live_b").await.unwrap(), vec![]);
 }
 
 #[tokio::test]

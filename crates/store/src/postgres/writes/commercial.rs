@@ -38,6 +38,7 @@ pub(crate) fn needs(write: &CommercialWrite) -> Option<Needs<'_, Check<'_>>> {
 }
 
 pub(crate) struct Statements {
+    agree_terms: Statement,
     insert_sub_account: Statement,
     insert_introduction: Statement,
     insert_app: Statement,
@@ -56,6 +57,7 @@ impl Statements {
     pub async fn prepare(tx: &Transaction<'_>) -> Result<Self, StoreError> {
         let p = |sql| async move { tx.prepare_cached(sql).await.map_err(super::db) };
         Ok(Self {
+            agree_terms: p(crate::sql::commercial::AGREE_TERMS).await?,
             insert_sub_account: p(crate::sql::commercial::INSERT_SUB_ACCOUNT).await?,
             insert_introduction: p(crate::sql::commercial::INSERT_INTRODUCTION).await?,
             insert_app: p(crate::sql::commercial::INSERT_APP).await?,
@@ -90,6 +92,19 @@ impl Statements {
         out: &mut Vec<Bound<'a>>,
     ) -> Result<(), StoreError> {
         match write {
+            CommercialWrite::AgreeTerms {
+                client_id,
+                agreement,
+                agreed_at_ms,
+            } => out.push((
+                self.agree_terms.clone(),
+                vec![
+                    Box::new(client_id.as_str()) as Param<'a>,
+                    Box::new(agreement.effective_from.to_string()),
+                    Box::new(*agreed_at_ms),
+                    Box::new(JsonText(agreement)),
+                ],
+            )),
             CommercialWrite::InsertSubAccount(s) => out.push((
                 self.insert_sub_account.clone(),
                 vec![

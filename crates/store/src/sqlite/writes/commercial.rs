@@ -9,6 +9,22 @@ use crate::*;
 pub fn apply(c: &Connection, write: &CommercialWrite) -> Result<(), CommitError> {
     let store = |e: rusqlite::Error| CommitError::from(unavailable(e));
     match write {
+        CommercialWrite::AgreeTerms {
+            client_id,
+            agreement,
+            agreed_at_ms,
+        } => {
+            c.prepare_cached(shared!(crate::sql::commercial::AGREE_TERMS))
+                .and_then(|mut q| {
+                    q.execute(params![
+                        client_id,
+                        agreement.effective_from.to_string(),
+                        agreed_at_ms,
+                        rows::to_json(agreement)?
+                    ])
+                })
+                .map_err(store)?;
+        }
         CommercialWrite::InsertSubAccount(s) => {
             c.prepare_cached(shared!(crate::sql::commercial::INSERT_SUB_ACCOUNT))
                 .and_then(|mut st| {

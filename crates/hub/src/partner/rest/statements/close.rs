@@ -7,7 +7,7 @@ use lendhub_domain::events::EventType;
 use lendhub_domain::hub_ids::HubId;
 use lendhub_domain::servicing::Account;
 use lendhub_domain::statement::{
-    self, Close, Loan, PayoutRecord, PayoutStatus, Period, Statement, Status, Terms,
+    self, Close, Loan, PayoutRecord, PayoutStatus, Period, Statement, Status, Terms, agreement,
 };
 use lendhub_domain::tenant::{Tenant, TenantKind};
 use lendhub_domain::working_days::WorkingDays;
@@ -84,8 +84,8 @@ pub fn loan(a: &Account) -> Loan {
 }
 
 /// The statement the owner's facts give for `period` at `now`, not written.
-/// Under `terms` when given (a finalized month's own), the partner's
-/// current terms otherwise.
+/// Under `terms` when given (a finalized month's own), otherwise under the
+/// partner's agreement in effect on the month's first day.
 pub async fn compute(
     books: &Ledgers<'_>,
     owner: &Tenant,
@@ -95,11 +95,13 @@ pub async fn compute(
 ) -> Result<Statement, CloseError> {
     let terms = match terms {
         Some(t) => t.clone(),
-        None => books
-            .commercial
-            .partner_terms(&client_id(owner))
-            .await?
-            .unwrap_or_default(),
+        None => agreement::in_effect(
+            &books
+                .commercial
+                .partner_agreements(&client_id(owner))
+                .await?,
+            period,
+        ),
     };
     let loans: Vec<Loan> = books
         .commercial

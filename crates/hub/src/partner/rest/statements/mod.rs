@@ -5,6 +5,7 @@
 //! (`invoice.finalized`) — or again by the operator (`lendhub billing
 //! close`). Listed and read through the API, and printable as an invoice.
 
+pub mod agree;
 pub mod close;
 pub mod invoice;
 pub mod list;
