@@ -48,7 +48,7 @@ SANDBOX_CLIENT=$("$LENDHUB" sandbox clients create --name schemathesis 2>/dev/nu
 SANDBOX_TOKEN=$(curl -fsS --noproxy '*' -u "$(field client_id <<<"$SANDBOX_CLIENT"):$(field client_secret <<<"$SANDBOX_CLIENT")" \
     -d grant_type=client_credentials "http://$SANDBOX/oauth/token" | field access_token)
 PARTNER=$("$LENDHUB" partner clients create --name schemathesis --tier platform \
-    --scopes "applications.read applications.write identity.write decisions.read accounts.read payments.read payments.write webhooks.manage events.read billing.read mcp.read ops.read" 2>/dev/null)
+    --scopes "applications.read applications.write identity.read identity.write decisions.read accounts.read accounts.manage payments.read payments.write webhooks.manage events.read billing.read marketplace.read marketplace.write mcp.read ops.read" 2>/dev/null)
 API_KEY=$("$LENDHUB" partner api-keys create --client-id "$(field client_id <<<"$PARTNER")" --environment live 2>/dev/null | field key)
 
 # What the documents promise of every answer, and that what they forbid is
@@ -60,7 +60,7 @@ run() {
     shift 2
     echo "== schemathesis: the $name document ($url)"
     "$PYTHON" "$CLI" run "$url" --checks "$GATE" --max-examples "$MAX_EXAMPLES" \
-        --seed "$SEED" --phases examples,coverage,fuzzing --workers 2 --no-color "$@" || status=1
+        --seed "$SEED" --phases examples,coverage,fuzzing,stateful --workers 2 --no-color "$@" || status=1
     # That what they allow is taken. A refusal JSON Schema cannot state (an
     # id that must name an object of yours, an instant relative to now, a
     # signature, a public address; docs/reliability.md) is dropped by
@@ -68,7 +68,7 @@ run() {
     echo "== schemathesis: what the $name document allows is taken"
     SCHEMATHESIS_HOOKS=schemathesis_hooks PYTHONPATH="$SCRIPTS" "$PYTHON" "$CLI" run "$url" \
         --checks positive_data_acceptance --max-examples "$MAX_EXAMPLES" --seed "$SEED" \
-        --phases examples,coverage,fuzzing --workers 2 --no-color "$@" || status=1
+        --phases examples,coverage,fuzzing,stateful --workers 2 --no-color "$@" || status=1
 }
 # schemathesis keeps a cache of past failures where it runs, and replays
 # them first: run where the run's own files are, so every run starts clean.

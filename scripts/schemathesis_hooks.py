@@ -32,6 +32,8 @@ OUTSIDE = {
     # A webhook URL whose host must be a public address.
     ("url", "private_network"),
     ("url", "invalid_url"),
+    ("webhook_url", "private_network"),
+    ("webhook_url", "invalid_url"),
 }
 
 # Public quotes: the amount and term are bounded by the operator's pricing

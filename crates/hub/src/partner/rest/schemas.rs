@@ -3,7 +3,7 @@
 //! the document refuses what the handler refuses (issue #44 item 13).
 
 use lendhub_domain::marketplace::{Category, Verdict};
-use utoipa::openapi::schema::{Object, ObjectBuilder, Type};
+use utoipa::openapi::schema::{Array, ArrayBuilder, Object, ObjectBuilder, SchemaType, Type};
 
 fn one_of(description: &str, values: impl IntoIterator<Item = &'static str>) -> Object {
     ObjectBuilder::new()
@@ -56,5 +56,53 @@ pub fn must_be_true() -> Object {
         .schema_type(Type::Boolean)
         .enum_values(Some([true]))
         .description(Some("Must be `true`."))
+        .build()
+}
+
+/// A host an `https` URL may name: DNS labels whose last is not a number
+/// (which a URL parser reads as an IPv4 address), or a dotted IPv4 address.
+const HOST: &str = "([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\\.(?![0-9]+([:/]|$))(?!0[xX][0-9A-Fa-f]*([:/]|$))[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?|(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])(\\.(25[0-5]|2[0-4][0-9]|1[0-9]{2}|[1-9]?[0-9])){3})";
+
+/// An app's redirect URI: absolute `https` (`http` on a loopback host),
+/// without a fragment.
+pub fn redirect_uri() -> Object {
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .max_length(Some(2048))
+        .pattern(Some(format!(
+            "^(https://{HOST}|http://(localhost|127\\.0\\.0\\.1|\\[::1\\]))(:[0-9]{{1,4}})?(/[!-\"$-~]*)?$"
+        )))
+        .description(Some(
+            "Absolute `https` (`http` on localhost, 127.0.0.1 or [::1]), no fragment.",
+        ))
+        .build()
+}
+
+/// Where an app's subscriptions deliver: `https`, on a public address
+/// (checked when it is registered and again at each delivery); `null` is
+/// none.
+pub fn public_https_url() -> Object {
+    ObjectBuilder::new()
+        .schema_type(SchemaType::from_iter([Type::String, Type::Null]))
+        .max_length(Some(2048))
+        .pattern(Some(format!("^https://{HOST}(:[0-9]{{1,4}})?(/[!-~]*)?$")))
+        .description(Some(
+            "HTTPS, on a public address: where its subscriptions' events are \
+             delivered. Needed before it can subscribe.",
+        ))
+        .examples(["https://fraudscope.example/hooks/lendhub"])
+        .build()
+}
+
+/// An app's redirect URIs, at most `max`.
+pub fn redirect_uris(max: usize) -> Array {
+    ArrayBuilder::new()
+        .items(redirect_uri())
+        .max_items(Some(max))
+        .examples([serde_json::json!(["https://fraudscope.example/return"])])
+        .description(Some(format!(
+            "Up to {max} absolute `https` URIs (`http` on a loopback host), no fragment: \
+             where the vendor's own flows return applicants."
+        )))
         .build()
 }

@@ -27,15 +27,21 @@ pub struct CreateApp {
     name: Option<String>,
     #[schema(required = true, schema_with = crate::partner::rest::schemas::category)]
     category: Option<String>,
-    /// Up to 10 absolute `https` URIs (`http` on a loopback host), no
-    /// fragment: where the vendor's own flows return applicants.
+    // Where the vendor's own flows return applicants.
     #[serde(default)]
-    #[schema(example = json!(["https://fraudscope.example/return"]))]
+    #[schema(
+        schema_with = redirect_uris_schema
+    )]
     redirect_uris: Vec<String>,
-    /// HTTPS, on a public address: where its subscriptions' events are
-    /// delivered. Needed before it can subscribe.
-    #[schema(example = "https://fraudscope.example/hooks/lendhub")]
+    // Where its subscriptions' events are delivered.
+    #[schema(
+        schema_with = crate::partner::rest::schemas::public_https_url
+    )]
     webhook_url: Option<String>,
+}
+
+fn redirect_uris_schema() -> utoipa::openapi::schema::Array {
+    crate::partner::rest::schemas::redirect_uris(MAX_REDIRECT_URIS)
 }
 
 fn redirect_uri_issue(raw: &str) -> Option<&'static str> {

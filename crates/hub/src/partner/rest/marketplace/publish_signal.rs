@@ -36,7 +36,7 @@ pub struct PublishSignal {
     #[schema(required = true, schema_with = crate::partner::rest::schemas::category)]
     kind: Option<String>,
     /// The check's confidence, 0 to 1 (kept to three decimal places).
-    #[schema(required = true, value_type = f64, example = 0.95)]
+    #[schema(required = true, value_type = f64, minimum = 0, maximum = 1, example = 0.95)]
     score: Option<Value>,
     #[schema(required = true, schema_with = crate::partner::rest::schemas::verdict)]
     verdict: Option<String>,
