@@ -29,25 +29,17 @@ pub(crate) async fn partner(app: &App) -> (String, String) {
     (client, key)
 }
 
-/// Moves the partner's test clock to `to` (RFC 3339).
-/// Moves the partner's test clock to `to`, in hops of 390 days where it
-/// is further than one advance may go (400 days).
+/// Moves the partner's test clock to `to` (RFC 3339), in hops of 390 days
+/// where it is further than one advance may go (400 days).
 pub(crate) async fn clock_to(app: &App, key: &str, to: &str) {
-    let advance = |body: Value| {
-        post(
-            app,
-            &format!("{TEST}/test_helpers/clock/advance"),
-            key,
-            body,
-        )
-    };
+    let path = format!("{TEST}/test_helpers/clock/advance");
     loop {
-        let r = advance(json!({ "to": to })).await;
+        let r = post(app, &path, key, json!({ "to": to })).await;
         if r.body["error"]["code"] != "test_clock_advance_too_large" {
             assert_eq!(r.status, 200, "{}", r.body);
             return;
         }
-        let hop = advance(json!({ "seconds": 390 * 86_400 })).await;
+        let hop = post(app, &path, key, json!({ "seconds": 390 * 86_400 })).await;
         assert_eq!(hop.status, 200, "{}", hop.body);
     }
 }
@@ -366,25 +358,26 @@ async fn a_month_is_drafted_when_it_ends_and_finalized_on_its_invoice_date() {
 
     // A correction is a new line on the next statement, never a change.
     let site = &app._site;
-    let adjust = |corrects: &str| {
+    fn adjust<'a>(client: &'a str, corrects: &'a str) -> [&'a str; 12] {
         [
             "billing",
             "adjust",
             "--client-id",
-            client.as_str(),
+            client,
             "--environment",
             "test",
             "--corrects",
-            &corrects.to_owned(),
+            corrects,
             "--amount-pence",
             "-3200",
             "--reason",
             "one fee refunded",
         ]
-    };
-    let refused = crate::support::process::cli_refused(site, &adjust(&format!("{}-12", year - 1)));
+    }
+    let refused =
+        crate::support::process::cli_refused(site, &adjust(&client, &format!("{}-12", year - 1)));
     assert!(refused.contains("no test statement"), "{refused}");
-    let made: Value = serde_json::from_str(&cli(site, &adjust(&january))).unwrap();
+    let made: Value = serde_json::from_str(&cli(site, &adjust(&client, &january))).unwrap();
     assert_eq!(made["applies_to"], february.as_str());
     clock_to(
         &app,
