@@ -314,7 +314,9 @@ async fn introspection_and_revocation_concern_only_the_callers_tokens() {
     .await;
     assert_hub_error(&unauthenticated, 401, "missing_api_key");
 
-    // Expiry follows the clock.
+    // Expiry follows the clock (stopped, so the machine's own seconds
+    // cannot expire the token before the test moves it).
+    app.clock.freeze();
     let fresh = access_token(&app, &a).await;
     app.advance(time::Duration::seconds(299));
     assert_eq!(introspect(&app, &a, &fresh).await["active"], true);
