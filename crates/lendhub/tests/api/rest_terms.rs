@@ -46,11 +46,18 @@ async fn a_change_of_terms_rates_only_the_months_from_it_and_a_rise_needs_sixty_
     // The first month to start at least 60 days from today.
     let by = today + Duration::days(60);
     let rise_from = if by.day() == 1 { by } else { next_month(by) };
-    let terms = |extra: &[&str]| -> Value {
+    // `lendhub billing terms set CLIENT …extra`: its output, or its refusal.
+    let set = |extra: &[&str], ok: bool| {
         let mut args = vec!["billing", "terms", "set", client.as_str()];
         args.extend_from_slice(extra);
-        serde_json::from_str(&cli(&app._site, &args)).unwrap()
+        if ok {
+            cli(&app._site, &args)
+        } else {
+            cli_refused(&app._site, &args)
+        }
     };
+    let terms = |extra: &[&str]| -> Value { serde_json::from_str(&set(extra, true)).unwrap() };
+    let refused = |extra: &[&str]| set(extra, false);
 
     // This month's loan, under the integration fee nobody changed.
     funded(&app, &key, 20_000, json!({})).await;
@@ -68,35 +75,21 @@ async fn a_change_of_terms_rates_only_the_months_from_it_and_a_rise_needs_sixty_
     assert_eq!(share["notice_mailed_to"], "finance@partner.example");
 
     // Back to the fee before 60 days are up: refused, naming the earliest.
-    let too_soon = cli_refused(
-        &app._site,
-        &[
-            "billing",
-            "terms",
-            "set",
-            &client,
-            "--model",
-            "integration-fee",
-            "--effective-from",
-            &next.to_string(),
-        ],
-    );
+    let too_soon = refused(&[
+        "--model",
+        "integration-fee",
+        "--effective-from",
+        &next.to_string(),
+    ]);
     assert!(too_soon.contains("60 days' notice"), "{too_soon}");
     assert!(too_soon.contains(&rise_from.to_string()), "{too_soon}");
     // Not from mid-month either: terms rate whole months.
-    let mid = cli_refused(
-        &app._site,
-        &[
-            "billing",
-            "terms",
-            "set",
-            &client,
-            "--model",
-            "revenue-share",
-            "--effective-from",
-            &(next + Duration::days(14)).to_string(),
-        ],
-    );
+    let mid = refused(&[
+        "--model",
+        "revenue-share",
+        "--effective-from",
+        &(next + Duration::days(14)).to_string(),
+    ]);
     assert!(mid.contains("first day of a month"), "{mid}");
     // Unnamed, the rise takes effect from the earliest month allowed.
     let fee = terms(&["--model", "integration-fee", "--custom-fee-pence", "2000"]);
