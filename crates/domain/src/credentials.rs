@@ -10,6 +10,8 @@ use hmac::{Hmac, Mac};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
+use crate::secret::Secret;
+
 /// The environment a key belongs to; the key prefix must match the service.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Environment {
@@ -67,7 +69,7 @@ impl Environment {
 /// A freshly minted client: the secret exists in clear only here.
 pub struct NewClientCredentials {
     pub client_id: String,
-    pub client_secret: String,
+    pub client_secret: Secret<String>,
 }
 
 /// A client's credentials from 144 random bits for its id and 256 for its
@@ -79,7 +81,11 @@ pub fn client_credentials(
 ) -> NewClientCredentials {
     NewClientCredentials {
         client_id: format!("{}{}", env.client_id_prefix(), token_text(&id_random)),
-        client_secret: format!("{}{}", env.secret_prefix(), token_text(&secret_random)),
+        client_secret: Secret::new(format!(
+            "{}{}",
+            env.secret_prefix(),
+            token_text(&secret_random)
+        )),
     }
 }
 
@@ -154,7 +160,7 @@ pub fn verifier_matches(presented: &[u8; 32], stored: &[u8]) -> bool {
 /// and an opaque token (selector and verifier, as [`access_token`]). Its
 /// public id, `key_` and the selector, names it in listings and commands.
 pub struct ApiKey {
-    pub key: String,
+    pub key: Secret<String>,
     pub selector: [u8; 16],
     pub verifier_hash: [u8; 32],
 }
@@ -162,7 +168,7 @@ pub struct ApiKey {
 pub fn api_key(env: Environment, now_ms: i64, random: [u8; SELECTOR + VERIFIER - 6]) -> ApiKey {
     let token = access_token(now_ms, random);
     ApiKey {
-        key: format!("{}{}", env.secret_prefix(), token.token),
+        key: Secret::new(format!("{}{}", env.secret_prefix(), token.token)),
         selector: token.selector,
         verifier_hash: token.verifier_hash,
     }
@@ -209,8 +215,8 @@ mod tests {
     #[test]
     fn an_api_key_names_its_environment_and_parses_back_to_its_row() {
         let key = api_key(Environment::Test, 1_700_000_000_000, [7; 42]);
-        assert!(key.key.starts_with("sk_test_"));
-        let Presented::SecretKey(env, rest) = presented(&key.key) else {
+        assert!(key.key.expose().starts_with("sk_test_"));
+        let Presented::SecretKey(env, rest) = presented(key.key.expose()) else {
             panic!("a secret key")
         };
         assert_eq!(env, Environment::Test);
@@ -233,9 +239,9 @@ mod tests {
     fn generated_clients_carry_environment_prefixes_and_enough_entropy() {
         let c = client_credentials(Environment::Test, [1; 18], [2; 32]);
         assert!(c.client_id.starts_with("pk_test_"));
-        assert!(c.client_secret.starts_with("sk_test_"));
+        assert!(c.client_secret.expose().starts_with("sk_test_"));
         // 32 bytes of base64url = 43 characters = 256 bits.
-        assert_eq!(c.client_secret.len(), "sk_test_".len() + 43);
+        assert_eq!(c.client_secret.expose().len(), "sk_test_".len() + 43);
         assert_eq!(Environment::of_key(&c.client_id), Some(Environment::Test));
         assert_eq!(Environment::of_key("sk_live_abc"), Some(Environment::Live));
         assert_eq!(Environment::of_key("abc"), None);

@@ -6,8 +6,13 @@ use chacha20poly1305::{XChaCha20Poly1305, XNonce};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
+use crate::secret::Secret;
+
 #[derive(Clone)]
 pub struct MasterKey([u8; 32]);
+
+/// A key derived from the master key for one purpose: never printed.
+pub type DerivedKey = Secret<[u8; 32]>;
 
 impl std::fmt::Debug for MasterKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -45,11 +50,11 @@ impl MasterKey {
     }
 
     /// A subkey for one purpose, so no two uses share key material.
-    pub fn derive(&self, purpose: &str) -> [u8; 32] {
+    pub fn derive(&self, purpose: &str) -> DerivedKey {
         let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(&self.0)
             .unwrap_or_else(|_| unreachable!("HMAC-SHA256 accepts any key length"));
         mac.update(purpose.as_bytes());
-        mac.finalize().into_bytes().into()
+        Secret::new(mac.finalize().into_bytes().into())
     }
 
     /// nonce (24 bytes) ‖ ciphertext+tag. The nonce must be random and used
@@ -60,7 +65,7 @@ impl MasterKey {
         plaintext: &[u8],
         nonce_bytes: [u8; 24],
     ) -> Vec<u8> {
-        let cipher = XChaCha20Poly1305::new(&self.derive(purpose).into());
+        let cipher = XChaCha20Poly1305::new(&(*self.derive(purpose).expose()).into());
         let nonce = XNonce::from(nonce_bytes);
         let mut out = nonce_bytes.to_vec();
         // Encryption with a valid key and nonce only fails for plaintexts over
@@ -77,7 +82,7 @@ impl MasterKey {
             return Err(OpenError);
         }
         let (nonce, body) = sealed.split_at(24);
-        let cipher = XChaCha20Poly1305::new(&self.derive(purpose).into());
+        let cipher = XChaCha20Poly1305::new(&(*self.derive(purpose).expose()).into());
         let nonce = XNonce::from_slice(nonce);
         cipher.decrypt(nonce, body).map_err(|_| OpenError)
     }
@@ -111,6 +116,6 @@ mod tests {
     #[test]
     fn derived_keys_differ_by_purpose() {
         let key = MasterKey::from_bytes([1; 32]);
-        assert_ne!(key.derive("a"), key.derive("b"));
+        assert_ne!(key.derive("a").expose(), key.derive("b").expose());
     }
 }

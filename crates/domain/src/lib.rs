@@ -40,6 +40,7 @@ pub mod retry;
 pub mod sandbox_token;
 pub mod schedule;
 pub mod scope;
+pub mod secret;
 pub mod servicing;
 pub mod signature;
 pub mod statement;

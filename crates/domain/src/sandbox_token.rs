@@ -39,7 +39,7 @@ pub struct TokenSeal(XChaCha20Poly1305);
 impl TokenSeal {
     pub fn new(master_key: &MasterKey) -> Self {
         Self(XChaCha20Poly1305::new(
-            &master_key.derive("sandbox-access-token").into(),
+            &(*master_key.derive("sandbox-access-token").expose()).into(),
         ))
     }
 

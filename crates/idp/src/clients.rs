@@ -4,7 +4,7 @@
 
 use axum::http::HeaderMap;
 use lendhub_domain::credentials::{hash_secret, secret_matches};
-use lendhub_domain::crypto::MasterKey;
+use lendhub_domain::crypto::{DerivedKey, MasterKey};
 use lendhub_http::oauth_form;
 use lendhub_store::{IdentityStore, SsoClientRecord, StoreError};
 use lendhub_system::random_token;
@@ -14,7 +14,7 @@ use crate::error::TokenError;
 pub const CLIENT_ID_PREFIX: &str = "rp_";
 pub const SECRET_PREFIX: &str = "rpsk_";
 
-pub fn pepper(master_key: &MasterKey) -> [u8; 32] {
+pub fn pepper(master_key: &MasterKey) -> DerivedKey {
     master_key.derive("sso-client-secret")
 }
 
@@ -48,7 +48,7 @@ pub struct NewClient<'a> {
 pub struct Created {
     pub client_id: String,
     /// The only copy in clear; `None` for a public client.
-    pub client_secret: Option<String>,
+    pub client_secret: Option<lendhub_domain::secret::Secret<String>>,
 }
 
 #[derive(Debug)]
@@ -97,7 +97,7 @@ pub async fn create(
             name: new.name.trim().to_owned(),
             secret_hash: secret
                 .as_ref()
-                .map(|s| hash_secret(&pepper(master_key), s).to_vec()),
+                .map(|s| hash_secret(pepper(master_key).expose(), s).to_vec()),
             redirect_uris: new.redirect_uris.to_vec(),
             post_logout_redirect_uris: new.post_logout_redirect_uris.to_vec(),
             created_at_ms: now_ms,
@@ -106,7 +106,7 @@ pub async fn create(
         .map_err(CreateError::Store)?;
     Ok(Created {
         client_id,
-        client_secret: secret,
+        client_secret: secret.map(Into::into),
     })
 }
 
@@ -125,7 +125,7 @@ pub async fn register_own(
         .put_sso_client(SsoClientRecord {
             client_id: client.client_id.to_owned(),
             name: client.name.to_owned(),
-            secret_hash: Some(hash_secret(&pepper(master_key), client.secret).to_vec()),
+            secret_hash: Some(hash_secret(pepper(master_key).expose(), client.secret).to_vec()),
             redirect_uris: vec![client.redirect_uri.to_owned()],
             post_logout_redirect_uris: Vec::new(),
             created_at_ms: now_ms,

@@ -52,7 +52,7 @@ pub async fn current(
 /// bound to the browser that is shown it: HMAC under a key derived from the
 /// master key, so nothing needs storing.
 pub fn csrf_token(state: &IdpState, subject: &str, browser: &str) -> String {
-    let mac = hash_secret(&state.csrf_key, &format!("{subject}\0{browser}"));
+    let mac = hash_secret(state.csrf_key.expose(), &format!("{subject}\0{browser}"));
     URL_SAFE_NO_PAD.encode(mac)
 }
 

@@ -51,9 +51,9 @@ pub struct Idp {
     pub keys: Arc<KeyRing>,
     pub urls: Urls,
     /// Peppers client-secret hashes.
-    pub secret_pepper: [u8; 32],
+    pub secret_pepper: lendhub_domain::crypto::DerivedKey,
     /// Keys the CSRF tokens of the sign-in, consent and sign-out forms.
-    pub csrf_key: [u8; 32],
+    pub csrf_key: lendhub_domain::crypto::DerivedKey,
     /// A password hash to verify against when the email is unknown, so a
     /// wrong email takes as long as a wrong password.
     pub decoy_hash: tokio::sync::OnceCell<String>,

@@ -263,7 +263,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             "A demo sandbox client was created for this new database. Its secret is shown only now:"
         );
         println!("  client_id     {}", creds.client_id);
-        println!("  client_secret {}", creds.client_secret);
+        println!("  client_secret {}", creds.client_secret.expose());
     }
     let server = crate::server::start(&config, store, key, clock).await?;
     println!(

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
 use ipnet::IpNet;
+use lendhub_domain::secret::Secret;
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// A configuration value found unusable after loading (a key that does not
@@ -82,7 +83,7 @@ pub struct Webhooks {
     pub lease_seconds: u64,
 }
 
-#[derive(Clone, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Limits {
     /// A Valkey or Redis server (`redis://host:6379/0`, `rediss://` for TLS)
@@ -90,7 +91,7 @@ pub struct Limits {
     /// concurrency caps and the public ring's per-address window, so that
     /// they hold across instances. Unset (the default): each instance keeps
     /// its own, which is exact for one instance.
-    pub shared_url: Option<String>,
+    pub shared_url: Option<Secret<String>>,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -174,15 +175,16 @@ impl Default for ReadCaches {
 #[serde(deny_unknown_fields)]
 pub struct Secrets {
     /// Base64 of 32 random bytes. Unset: generated once into `<data_dir>/master.key`.
-    pub master_key: Option<String>,
+    pub master_key: Option<Secret<String>>,
 }
 
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Database {
     /// `postgres://…` selects PostgreSQL (several instances may share it);
-    /// unset, the embedded SQLite database in `data_dir` is used.
-    pub url: Option<String>,
+    /// unset, the embedded SQLite database in `data_dir` is used. It may
+    /// carry a password, so it is a `Secret`.
+    pub url: Option<Secret<String>>,
     /// PostgreSQL connections per instance.
     pub pool_size: usize,
     /// Connecting, or waiting for a free connection, gives up after this and
@@ -190,30 +192,6 @@ pub struct Database {
     pub timeout_ms: u64,
     /// The server cancels a statement running longer than this.
     pub statement_timeout_ms: u64,
-}
-
-/// The URL may carry a password: never print it.
-impl std::fmt::Debug for Limits {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Limits")
-            .field(
-                "shared_url",
-                &self.shared_url.as_ref().map(|_| "<redacted>"),
-            )
-            .finish()
-    }
-}
-
-/// The URL carries a password: never print it.
-impl std::fmt::Debug for Database {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Database")
-            .field("url", &self.url.as_ref().map(|_| "<redacted>"))
-            .field("pool_size", &self.pool_size)
-            .field("timeout_ms", &self.timeout_ms)
-            .field("statement_timeout_ms", &self.statement_timeout_ms)
-            .finish()
-    }
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -495,7 +473,7 @@ impl Config {
         let config: Config = figment.extract().map_err(Box::new)?;
         let invalid = |message: &str| Err(Box::new(figment::Error::from(message.to_owned())));
         if let Some(key) = &config.secrets.master_key
-            && let Err(why) = lendhub_domain::crypto::MasterKey::from_base64(key)
+            && let Err(why) = lendhub_domain::crypto::MasterKey::from_base64(key.expose())
         {
             return invalid(&format!(
                 "secrets.master_key: {why} (base64 of exactly 32 random bytes, e.g. from `openssl rand -base64 32`)"
@@ -505,7 +483,8 @@ impl Config {
             return invalid("webhooks.lease_seconds must be positive");
         }
         if let Some(url) = &config.database.url
-            && !(url.starts_with("postgres://") || url.starts_with("postgresql://"))
+            && !(url.expose().starts_with("postgres://")
+                || url.expose().starts_with("postgresql://"))
         {
             return invalid(
                 "database.url must be a postgres:// URL (leave it unset for the embedded SQLite database)",
@@ -553,7 +532,12 @@ impl Config {
 
     /// Where the data lives, for messages: never the password.
     pub fn database_label(&self) -> String {
-        match self.database.url.as_deref().map(url::Url::parse) {
+        match self
+            .database
+            .url
+            .as_ref()
+            .map(|u| url::Url::parse(u.expose()))
+        {
             Some(Ok(u)) => format!(
                 "PostgreSQL {}:{}{}",
                 u.host_str().unwrap_or("localhost"),
@@ -589,14 +573,17 @@ mod tests {
             assert_eq!(c.webhooks.allow_private_networks.len(), 2);
             assert!(!c.webhooks.https_only);
             assert_eq!(c.data_dir, PathBuf::from("/tmp/x"));
-            assert_eq!(c.database.url, None);
+            assert!(c.database.url.is_none());
             jail.set_env("LENDHUB_DATABASE__URL", "postgresql://db/x");
             let c = Config::load(Some(Path::new("lendhub.toml"))).map_err(|e| *e)?;
-            assert_eq!(c.database.url.as_deref(), Some("postgresql://db/x"));
+            assert_eq!(
+                c.database.url.as_ref().map(|u| u.expose().as_str()),
+                Some("postgresql://db/x")
+            );
             jail.set_env("LENDHUB_DATABASE_URL", "postgres://u:pw@db:6543/lendhub");
             let c = Config::load(Some(Path::new("lendhub.toml"))).map_err(|e| *e)?;
             assert_eq!(
-                c.database.url.as_deref(),
+                c.database.url.as_ref().map(|u| u.expose().as_str()),
                 Some("postgres://u:pw@db:6543/lendhub")
             );
             assert_eq!(c.database_label(), "PostgreSQL db:6543/lendhub");

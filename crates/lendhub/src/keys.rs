@@ -24,7 +24,7 @@ pub enum IfMissing {
 
 pub fn load(config: &Config, if_missing: IfMissing) -> anyhow::Result<MasterKey> {
     if let Some(encoded) = &config.secrets.master_key {
-        return MasterKey::from_base64(encoded)
+        return MasterKey::from_base64(encoded.expose())
             .map_err(|why| Invalid::new("secrets.master_key", why).into());
     }
     let path = config.data_dir.join("master.key");
@@ -56,7 +56,7 @@ pub async fn load_checked(
     if_missing: IfMissing,
 ) -> anyhow::Result<MasterKey> {
     let key = load(config, if_missing)?;
-    let check = key.derive(CHECK_PURPOSE);
+    let check = key.derive(CHECK_PURPOSE).into_exposed();
     let recorded = store
         .bind_setting("master_key_check", &check)
         .await

@@ -154,7 +154,12 @@ pub async fn open_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
 /// The PostgreSQL connection settings; `database.url` must be set.
 pub(crate) fn pg_options(config: &Config) -> PgOptions {
     PgOptions {
-        url: config.database.url.clone().unwrap_or_default(),
+        url: config
+            .database
+            .url
+            .as_ref()
+            .map(|u| u.expose().clone())
+            .unwrap_or_default(),
         pool_size: config.database.pool_size,
         timeout: Duration::from_millis(config.database.timeout_ms),
         statement_timeout: Duration::from_millis(config.database.statement_timeout_ms),
@@ -248,7 +253,7 @@ async fn hub(
     let shared_limits = match &config.limits.shared_url {
         None => None,
         Some(url) => Some(Arc::new(
-            lendhub_hub::shared_limits::SharedLimits::new(url)
+            lendhub_hub::shared_limits::SharedLimits::new(url.expose())
                 .map_err(crate::config::Invalid::named)?,
         )),
     };
@@ -402,7 +407,7 @@ async fn register_own(
         client_id: rp.client_id,
         name,
         redirect_uri: &rp.redirect_uri,
-        secret: &rp.client_secret,
+        secret: rp.client_secret.expose(),
     };
     let registered = lendhub_idp::clients::register_own(
         core.store.as_ref(),

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use lendhub_domain::secret::Secret;
 use lettre::message::{Mailbox, header::ContentType};
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
@@ -19,7 +20,7 @@ pub enum TlsMode {
 }
 
 /// `smtp.*`. The password is never printed.
-#[derive(Clone, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SmtpSettings {
     /// Unset: notifications wait in the outbox until one is configured.
@@ -27,7 +28,7 @@ pub struct SmtpSettings {
     pub port: u16,
     pub tls: TlsMode,
     pub username: Option<String>,
-    pub password: Option<String>,
+    pub password: Option<Secret<String>>,
     /// The sender address of notifications.
     pub from: String,
 }
@@ -42,19 +43,6 @@ impl Default for SmtpSettings {
             password: None,
             from: "lendhub <no-reply@localhost>".into(),
         }
-    }
-}
-
-impl std::fmt::Debug for SmtpSettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SmtpSettings")
-            .field("host", &self.host)
-            .field("port", &self.port)
-            .field("tls", &self.tls)
-            .field("username", &self.username)
-            .field("password", &self.password.as_ref().map(|_| "<redacted>"))
-            .field("from", &self.from)
-            .finish()
     }
 }
 
@@ -87,7 +75,8 @@ impl Mailer {
         let mut builder = builder.port(settings.port).timeout(Some(TIMEOUT));
         match (&settings.username, &settings.password) {
             (Some(user), Some(password)) => {
-                builder = builder.credentials(Credentials::new(user.clone(), password.clone()));
+                builder =
+                    builder.credentials(Credentials::new(user.clone(), password.expose().clone()));
             }
             (None, None) => {}
             _ => return Err("smtp.username and smtp.password go together".into()),

@@ -1,12 +1,12 @@
 //! Sandbox client administration, shared by the CLI and the first-start demo client.
 
 use lendhub_domain::credentials::{Environment, NewClientCredentials, hash_secret};
-use lendhub_domain::crypto::MasterKey;
+use lendhub_domain::crypto::{DerivedKey, MasterKey};
 use lendhub_domain::scope::SandboxScopes;
 use lendhub_store::{ClientRecord, ClientStatus, SandboxStore, StoreError};
 use lendhub_system::generate_client;
 
-pub fn pepper(master_key: &MasterKey) -> [u8; 32] {
+pub fn pepper(master_key: &MasterKey) -> DerivedKey {
     master_key.derive("sandbox-client-secret")
 }
 
@@ -23,7 +23,8 @@ pub async fn create(
         .insert_client(ClientRecord {
             client_id: creds.client_id.clone(),
             name: name.to_owned(),
-            secret_hash: hash_secret(&pepper(master_key), &creds.client_secret).to_vec(),
+            secret_hash: hash_secret(pepper(master_key).expose(), creds.client_secret.expose())
+                .to_vec(),
             scopes: scopes.render(),
             status: ClientStatus::Active,
             created_at_ms: now_ms,

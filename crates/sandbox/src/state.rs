@@ -36,7 +36,7 @@ pub struct Sandbox {
     pub clock: Arc<dyn Clock>,
     pub master_key: MasterKey,
     /// Keyed-hash pepper for client secrets, derived from the master key once.
-    pub secret_pepper: [u8; 32],
+    pub secret_pepper: lendhub_domain::crypto::DerivedKey,
     pub sender: Sender,
     /// Tells the outbox worker that new deliveries are waiting.
     pub outbox_wake: Arc<Notify>,

@@ -51,7 +51,7 @@ pub enum AuthMethod {
 #[derive(Debug, Clone)]
 pub struct ClientCredentials {
     pub client_id: String,
-    pub client_secret: String,
+    pub client_secret: lendhub_domain::secret::Secret<String>,
     pub method: AuthMethod,
 }
 
@@ -146,12 +146,12 @@ pub fn client_credentials(
         (Some(_), Some(_), _) | (Some(_), _, Some(_)) => Err(FormError::BothMethods),
         (Some((client_id, client_secret)), None, None) => Ok(ClientCredentials {
             client_id,
-            client_secret,
+            client_secret: client_secret.into(),
             method: AuthMethod::Basic,
         }),
         (None, Some(client_id), Some(client_secret)) => Ok(ClientCredentials {
             client_id,
-            client_secret,
+            client_secret: client_secret.into(),
             method: AuthMethod::Post,
         }),
         (None, _, _) => Err(FormError::MissingCredentials),

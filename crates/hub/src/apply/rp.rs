@@ -12,6 +12,7 @@ use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use lendhub_domain::crypto::MasterKey;
 use lendhub_domain::journey::{Applicant, PendingSignIn};
+use lendhub_domain::secret::Secret;
 use lendhub_system::random_token;
 use serde::Deserialize;
 
@@ -39,7 +40,7 @@ pub struct RelyingParty {
     pub redirect_uri: String,
     /// Derived from the master key, so every instance holds the same one and
     /// the provider keeps only its hash.
-    pub client_secret: String,
+    pub client_secret: Secret<String>,
     http: reqwest::Client,
 }
 
@@ -122,7 +123,7 @@ impl RelyingParty {
         redirect_uri: &str,
         (purpose, master_key): (&str, &MasterKey),
     ) -> Result<Self, String> {
-        let secret = master_key.derive(purpose);
+        let secret = master_key.derive(purpose).into_exposed();
         let http = reqwest::Client::builder()
             .timeout(Duration::from_secs(10))
             .redirect(reqwest::redirect::Policy::none())
@@ -133,10 +134,10 @@ impl RelyingParty {
             scope,
             issuer: issuer.trim_end_matches('/').to_owned(),
             redirect_uri: redirect_uri.to_owned(),
-            client_secret: format!(
+            client_secret: Secret::new(format!(
                 "rpsk_{}",
                 base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(secret)
-            ),
+            )),
             http,
         })
     }
@@ -205,7 +206,7 @@ impl RelyingParty {
             .post(format!("{}/token", self.issuer))
             // Both are URL-safe already, so RFC 6749's form-encoding of them
             // before Basic changes nothing.
-            .basic_auth(self.client_id, Some(&self.client_secret))
+            .basic_auth(self.client_id, Some(self.client_secret.expose()))
             .form(&[
                 ("grant_type", "authorization_code"),
                 ("code", code),

@@ -34,7 +34,7 @@ pub fn cookie(token: &str, secure: bool) -> Option<HeaderValue> {
 /// The token of the journey's forms.
 pub fn form_token(state: &PartnerState, journey: &Journey) -> String {
     use hmac::{Hmac, Mac};
-    let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(&state.journey_csrf_key)
+    let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(state.journey_csrf_key.expose())
         .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
     mac.update(
         journey

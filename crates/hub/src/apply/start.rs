@@ -28,7 +28,7 @@ pub async fn start(
     };
     let (id, mac) = link.split_once('.').ok_or(JourneyError::LinkInvalid)?;
     let application_id = ApplicationId::parse(id).ok_or(JourneyError::LinkInvalid)?;
-    let expected = handoff_token(&state.handoff_key, &application_id);
+    let expected = handoff_token(state.handoff_key.expose(), &application_id);
     if !bool::from(subtle::ConstantTimeEq::ct_eq(
         expected.as_bytes(),
         mac.as_bytes(),

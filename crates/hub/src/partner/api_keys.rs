@@ -17,7 +17,7 @@ use crate::partner::state::PartnerState;
 /// A key just made: the only copy of `key` in clear.
 pub struct Created {
     pub id: String,
-    pub key: String,
+    pub key: lendhub_domain::secret::Secret<String>,
     pub record: ApiKeyRecord,
 }
 

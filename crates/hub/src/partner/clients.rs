@@ -4,9 +4,10 @@
 use std::sync::Arc;
 
 use lendhub_domain::credentials::{Environment, hash_secret, secret_matches};
-use lendhub_domain::crypto::MasterKey;
+use lendhub_domain::crypto::{DerivedKey, MasterKey};
 use lendhub_domain::partner::{PartnerStatus, Tier};
 use lendhub_domain::scope::PartnerScopes;
+use lendhub_domain::secret::Secret;
 use lendhub_http::oauth_form::ClientCredentials;
 use lendhub_store::{
     OAuthClientRecord, PartnerClientChange, PartnerClientRecord, PartnerStore, StoreError,
@@ -16,14 +17,14 @@ use lendhub_system::generate_client;
 use super::error::PartnerError;
 use crate::partner::state::PartnerState;
 
-pub fn pepper(master_key: &MasterKey) -> [u8; 32] {
+pub fn pepper(master_key: &MasterKey) -> DerivedKey {
     master_key.derive("partner-client-secret")
 }
 
 pub struct Created {
     pub client_id: String,
     /// The only copy in clear.
-    pub client_secret: String,
+    pub client_secret: Secret<String>,
 }
 
 pub async fn create(
@@ -40,7 +41,8 @@ pub async fn create(
         .insert_partner_client(PartnerClientRecord {
             client_id: creds.client_id.clone(),
             name: name.to_owned(),
-            secret_hash: hash_secret(&pepper(master_key), &creds.client_secret).to_vec(),
+            secret_hash: hash_secret(pepper(master_key).expose(), creds.client_secret.expose())
+                .to_vec(),
             scopes: scopes.render(),
             tier,
             status: PartnerStatus::Active,
@@ -80,9 +82,9 @@ pub fn acting_for(partner: PartnerClientRecord, oauth: OAuthClientRecord) -> Par
 
 /// A new client secret and its keyed hash: the only copy of the secret in
 /// clear is the first.
-pub fn mint_secret(pepper: &[u8; 32]) -> (String, Vec<u8>) {
+pub fn mint_secret(pepper: &[u8; 32]) -> (Secret<String>, Vec<u8>) {
     let secret = generate_client(Environment::Live).client_secret;
-    let hash = hash_secret(pepper, &secret).to_vec();
+    let hash = hash_secret(pepper, secret.expose()).to_vec();
     (secret, hash)
 }
 
@@ -94,8 +96,8 @@ pub async fn rotate_secret(
     client_id: &str,
     previous_until_ms: Option<i64>,
     now_ms: i64,
-) -> Result<Option<String>, StoreError> {
-    let (secret, hash) = mint_secret(&pepper(master_key));
+) -> Result<Option<Secret<String>>, StoreError> {
+    let (secret, hash) = mint_secret(pepper(master_key).expose());
     let change = PartnerClientChange::Secret {
         hash,
         previous_until_ms,
@@ -110,7 +112,7 @@ pub async fn rotate_secret(
 /// match the environment, and this is the live ring.
 pub fn require_live(creds: &ClientCredentials) -> Result<(), PartnerError> {
     let env = |key: &str| Environment::of_key(key);
-    match (env(&creds.client_id), env(&creds.client_secret)) {
+    match (env(&creds.client_id), env(creds.client_secret.expose())) {
         (Some(Environment::Live), Some(Environment::Live)) => Ok(()),
         (Some(Environment::Test), _) | (_, Some(Environment::Test)) => {
             Err(PartnerError::InvalidApiKey(
@@ -135,9 +137,9 @@ pub fn check(
     now_ms: i64,
 ) -> Result<Arc<PartnerClientRecord>, PartnerError> {
     let proves = |c: &PartnerClientRecord| {
-        secret_matches(pepper, &creds.client_secret, &c.secret_hash)
+        secret_matches(pepper, creds.client_secret.expose(), &c.secret_hash)
             || c.previous_secret_at(now_ms)
-                .is_some_and(|old| secret_matches(pepper, &creds.client_secret, old))
+                .is_some_and(|old| secret_matches(pepper, creds.client_secret.expose(), old))
     };
     let client = match stored {
         Some(c) if proves(&c) => c,
@@ -163,5 +165,10 @@ pub async fn authenticate(
         .directory
         .client(state.partners.as_ref(), &creds.client_id)
         .await?;
-    check(&state.secret_pepper, creds, stored, state.clock.now_ms())
+    check(
+        state.secret_pepper.expose(),
+        creds,
+        stored,
+        state.clock.now_ms(),
+    )
 }

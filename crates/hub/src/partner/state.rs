@@ -122,13 +122,13 @@ pub struct Partner {
     /// Where payers authorise collections.
     pub pisp: Arc<dyn crate::counterparties::PaymentInitiation>,
     /// Signs payment links (`{pay_url}/{id}.{token}`).
-    pub pay_link_key: [u8; 32],
+    pub pay_link_key: lendhub_domain::crypto::DerivedKey,
     /// The hosted journey's registration at the identity provider.
     pub journey_rp: Option<crate::apply::rp::RelyingParty>,
     /// Keys the hosted journey's form tokens (CSRF).
-    pub journey_csrf_key: [u8; 32],
+    pub journey_csrf_key: lendhub_domain::crypto::DerivedKey,
     /// Signs applications' handoff links (`lending::handoff_token`).
-    pub handoff_key: [u8; 32],
+    pub handoff_key: lendhub_domain::crypto::DerivedKey,
     /// The REST tier's writes, each at most once per Idempotency-Key.
     pub idempotency: Idempotency<PartnerError>,
     /// Checks webhook URLs; replays deliver through it.
@@ -143,7 +143,7 @@ pub struct Partner {
     pub clock: Arc<dyn Clock>,
     pub master_key: MasterKey,
     /// Peppers partner client-secret hashes.
-    pub secret_pepper: [u8; 32],
+    pub secret_pepper: lendhub_domain::crypto::DerivedKey,
     pub keys: Arc<KeyRing>,
     pub urls: Urls,
     pub settings: PartnerSettings,

@@ -219,7 +219,12 @@ pub async fn introspect(
             false,
         ),
     };
-    let client = clients::check(&state.secret_pepper, &creds, stored, state.clock.now_ms())?;
+    let client = clients::check(
+        state.secret_pepper.expose(),
+        &creds,
+        stored,
+        state.clock.now_ms(),
+    )?;
     state
         .limiter
         .admit(

@@ -120,7 +120,7 @@ pub async fn token(
     })?;
     let client = clients::authenticate(
         state.store.as_ref(),
-        &state.secret_pepper,
+        state.secret_pepper.expose(),
         &headers,
         &mut form,
     )

@@ -255,7 +255,7 @@ async fn headless_chromium_signs_in_through_the_pages() {
     let code = result["callback"]["code"].as_str().unwrap();
     let creds = Rp {
         client_id: rp.client_id.clone(),
-        client_secret: rp.client_secret.clone(),
+        client_secret: rp.client_secret.clone().map(|s| s.into_exposed()),
     };
     let t = token(
         &app,

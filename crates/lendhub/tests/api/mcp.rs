@@ -45,7 +45,7 @@ async fn linked_partner(app: &App, scopes: &str) -> (Partner, String) {
     (
         Partner {
             id: created.client_id,
-            secret: created.client_secret,
+            secret: created.client_secret.into_exposed(),
         },
         sandbox_token,
     )

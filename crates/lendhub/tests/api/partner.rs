@@ -31,7 +31,7 @@ pub async fn partner(app: &App, scopes: &str) -> Partner {
     .unwrap();
     Partner {
         id: created.client_id,
-        secret: created.client_secret,
+        secret: created.client_secret.into_exposed(),
     }
 }
 

@@ -43,7 +43,7 @@ pub async fn rest_partner(app: &App, scopes: &str, tier: Tier) -> (String, Strin
     )
     .await
     .unwrap();
-    (created.client_id, created.client_secret)
+    (created.client_id, created.client_secret.into_exposed())
 }
 
 /// An API key made by the CLI, as the CLI printed it.

@@ -81,7 +81,7 @@ pub async fn issue(
         basic: via_basic,
     };
     if Environment::of_key(&client_id) == Some(Environment::Live)
-        || Environment::of_key(&secret) == Some(Environment::Live)
+        || Environment::of_key(secret.expose()) == Some(Environment::Live)
     {
         return Err(invalid(
             "live keys (pk_live_/sk_live_) are not accepted by the sandbox; use your test keys",
@@ -92,7 +92,15 @@ pub async fn issue(
         .active(state.sandbox.as_ref(), &client_id)
         .await?
     {
-        Some(c) if secret_matches(&state.secret_pepper, &secret, &c.record.secret_hash) => c,
+        Some(c)
+            if secret_matches(
+                state.secret_pepper.expose(),
+                secret.expose(),
+                &c.record.secret_hash,
+            ) =>
+        {
+            c
+        }
         _ => return Err(invalid("unknown client or wrong secret")),
     };
     let held = SandboxScopes::parse(&client.record.scopes).unwrap_or_default();

@@ -67,7 +67,7 @@ async fn roll_secret(
     let Some(overlap_ms) = form.overlap_ms() else {
         return forbidden(EXPIRED);
     };
-    let (secret, hash) = crate::partner::clients::mint_secret(&state.secret_pepper);
+    let (secret, hash) = crate::partner::clients::mint_secret(state.secret_pepper.expose());
     let at_ms = state.clock.now_ms();
     let until = (overlap_ms > 0).then(|| at_ms.saturating_add(overlap_ms));
     let Some(record) = once(&action, &tenant(staff, env), client_id, now) else {
@@ -100,7 +100,7 @@ async fn roll_secret(
         f: Frame::of(staff, env),
         heading: format!("New client secret for {client_id}"),
         what: "client secret",
-        value: secret,
+        value: secret.into_exposed(),
         note,
     };
     make_once(state, writes, record, shown).await

@@ -58,7 +58,7 @@ pub async fn create(
         f: Frame::of(&staff, env),
         heading: format!("New API key {}", created.id),
         what: "API key",
-        value: created.key,
+        value: created.key.into_exposed(),
         note,
     };
     make_once(&state, writes, record, shown).await

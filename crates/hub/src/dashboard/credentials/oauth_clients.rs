@@ -49,8 +49,8 @@ pub async fn create_oauth_client(
         name: name.to_owned(),
         scopes: scopes.render(),
         secret_hash: lendhub_domain::credentials::hash_secret(
-            &state.secret_pepper,
-            &credentials.client_secret,
+            state.secret_pepper.expose(),
+            credentials.client_secret.expose(),
         )
         .to_vec(),
         previous_secret_hash: None,
@@ -76,7 +76,7 @@ pub async fn create_oauth_client(
         f: Frame::of(&staff, env),
         heading: format!("New OAuth client {}", credentials.client_id),
         what: "client secret",
-        value: credentials.client_secret,
+        value: credentials.client_secret.into_exposed(),
         note,
     };
     make_once(&state, writes, record, shown).await

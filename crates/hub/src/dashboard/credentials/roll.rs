@@ -69,7 +69,7 @@ pub async fn roll(
         f: Frame::of(&staff, env),
         heading: format!("New API key {}, replacing {id}", created.id),
         what: "API key",
-        value: created.key,
+        value: created.key.into_exposed(),
         note,
     };
     make_once(&state, writes, record, shown).await

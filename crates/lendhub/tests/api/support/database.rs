@@ -99,7 +99,11 @@ pub async fn connect(url: &str) -> tokio_postgres::Client {
 /// Runs SQL on the app's database behind its back, whichever backend it is.
 pub async fn execute_behind_the_back(config: &Config, sql: &str) {
     match &config.database.url {
-        Some(url) => connect(url).await.batch_execute(sql).await.unwrap(),
+        Some(url) => connect(url.expose())
+            .await
+            .batch_execute(sql)
+            .await
+            .unwrap(),
         None => rusqlite::Connection::open(config.database_path())
             .unwrap()
             .execute_batch(sql)

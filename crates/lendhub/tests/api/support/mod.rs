@@ -51,7 +51,7 @@ pub fn test_config(site: &Site) -> Config {
         data_dir: site.path().to_path_buf(),
         ..Config::default()
     };
-    config.database.url = site.database_url.clone();
+    config.database.url = site.database_url.clone().map(Into::into);
     config.database.pool_size = 8;
     config.sandbox.addr = "127.0.0.1:0".parse().unwrap();
     config.hub.addr = "127.0.0.1:0".parse().unwrap();
@@ -130,7 +130,7 @@ impl App {
         .unwrap();
         Client {
             id: creds.client_id,
-            secret: creds.client_secret,
+            secret: creds.client_secret.into_exposed(),
         }
     }
 

@@ -72,7 +72,7 @@ pub async fn rp(app: &App, public: bool) -> Rp {
     .unwrap();
     Rp {
         client_id: created.client_id,
-        client_secret: created.client_secret,
+        client_secret: created.client_secret.map(|s| s.into_exposed()),
     }
 }
 

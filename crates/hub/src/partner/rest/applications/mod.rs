@@ -91,7 +91,7 @@ impl ApplicationView {
                 "{}/start/{}.{}",
                 state.urls.apply(),
                 a.id,
-                handoff_token(&state.handoff_key, &a.id)
+                handoff_token(state.handoff_key.expose(), &a.id)
             )
         });
         Self {

@@ -110,7 +110,7 @@ impl PaymentView {
 pub fn link_token(state: &PartnerState, id: &impl HubId) -> String {
     use base64::Engine;
     use hmac::{Hmac, Mac};
-    let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(&state.pay_link_key)
+    let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(state.pay_link_key.expose())
         .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
     mac.update(id.as_str().as_bytes());
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes())
