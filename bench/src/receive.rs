@@ -13,7 +13,7 @@ use anyhow::{Context, Result};
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
-use lendhub_domain::signature;
+use lendhub_domain::webhooks::signature;
 use parking_lot::Mutex;
 use tokio::sync::Notify;
 

@@ -7,8 +7,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use lendhub_domain::events::{Event, HUB_API_VERSION, Publisher};
-use lendhub_domain::hub_ids::{self, HubId};
+use lendhub_domain::ids::{self, HubId};
+use lendhub_domain::sandbox::events::{Event, HUB_API_VERSION, Publisher};
 use lendhub_domain::tenant::Tenant;
 use lendhub_store::postgres::{PgOptions, PgStore};
 use lendhub_store::sqlite::SqliteStore;
@@ -119,7 +119,7 @@ fn as_hub_event(event: &Event, owner: &Tenant, random: u128) -> Result<Event> {
         livemode: true,
     };
     let ms = lendhub_domain::clock::unix_ms(event.created_at) as u64;
-    let id = hub_ids::EventId::generate(ms, random);
+    let id = ids::EventId::generate(ms, random);
     Ok(publisher.event(
         id,
         owner,

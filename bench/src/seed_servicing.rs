@@ -12,18 +12,18 @@
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
-use lendhub_domain::hub_ids::{
+use lendhub_domain::ids::{
     AccountId, ApplicationId, DecisionId, HubId, LedgerEntryId, MandateId, PaymentId, ScheduleId,
 };
-use lendhub_domain::ledger::{Entry, EntryKind};
-use lendhub_domain::lending::{self, Applicant, Application, Request};
-use lendhub_domain::mandate::Mandate;
+use lendhub_domain::lending::application::{self, Applicant, Application, Request};
+use lendhub_domain::lending::register;
+use lendhub_domain::lending::underwriting::{Banking, CreditFile, Facts, Signals};
 use lendhub_domain::money::Money;
-use lendhub_domain::register;
-use lendhub_domain::schedule::{Cadence, Schedule};
-use lendhub_domain::servicing::Account;
+use lendhub_domain::servicing::account::Account;
+use lendhub_domain::servicing::ledger::{Entry, EntryKind};
+use lendhub_domain::servicing::mandate::Mandate;
+use lendhub_domain::servicing::schedule::{Cadence, Schedule};
 use lendhub_domain::tenant::Tenant;
-use lendhub_domain::underwriting::{Banking, CreditFile, Facts, Signals};
 use lendhub_store::{LendingWrite, Store, WriteSet};
 use time::OffsetDateTime;
 
@@ -78,7 +78,7 @@ pub fn run(args: &SeedServicingArgs) -> Result<()> {
             let period = args
                 .month
                 .as_deref()
-                .and_then(lendhub_domain::statement::Period::parse)
+                .and_then(lendhub_domain::billing::statement::Period::parse)
                 .context("--loans needs --month YYYY-MM")?;
             loans(store.as_ref(), &owner, period, args).await?;
             out.insert("loans".into(), args.loans.into());
@@ -96,7 +96,7 @@ pub fn run(args: &SeedServicingArgs) -> Result<()> {
 fn funded(owner: &Tenant, n: u64, at: OffsetDateTime) -> Result<(Vec<LendingWrite>, Account)> {
     let ms = lendhub_domain::clock::unix_ms(at) as u64;
     let random = u128::from(n) << 16;
-    let checked = lending::check(Request {
+    let checked = application::check(Request {
         company_number: Some("00000401".into()),
         amount_pence: Some(1_000_000),
         term_months: Some(12),
@@ -261,7 +261,7 @@ async fn schedules(store: &dyn Store, owner: &Tenant, args: &SeedServicingArgs) 
 async fn loans(
     store: &dyn Store,
     owner: &Tenant,
-    period: lendhub_domain::statement::Period,
+    period: lendhub_domain::billing::statement::Period,
     args: &SeedServicingArgs,
 ) -> Result<()> {
     let n = args.loans;

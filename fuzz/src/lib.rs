@@ -11,7 +11,10 @@ pub mod bound;
 use std::collections::HashMap;
 
 use http::{HeaderMap, HeaderValue, header};
-use lendhub_domain::{enquiry, idempotency, request_signature, signature};
+use lendhub_domain::idempotency;
+use lendhub_domain::partner::request_signature;
+use lendhub_domain::public::enquiry;
+use lendhub_domain::webhooks::signature;
 use lendhub_wire::{access_token, list_query as list, mcp, oauth_form, strict_json};
 use serde_json::Value;
 

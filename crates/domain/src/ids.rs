@@ -1,218 +1,208 @@
-//! Sandbox identifiers: 26 characters of Crockford base32, as the seed requires.
-//! They are ULIDs, so they also sort by creation time.
+//! The hub's identifiers: a prefix naming the kind of object (the seed's
+//! table: `app_` application, `acc_` account, …) and a ULID, so ids sort by
+//! creation time and an id of one kind never parses as another.
 //!
-//! Each entity has its own id type (`ApplicationId`, `PaymentId`, `EventId`,
-//! `EndpointId`): one shape, told apart by a marker, so an application's id
-//! cannot be passed where a payment's is expected.
+//! Each kind is its own type: a function taking an `AccountId` cannot be
+//! handed an `ApplicationId`. The random part comes from the caller (the
+//! domain does no I/O).
 
-use std::cmp::Ordering;
 use std::fmt;
-use std::hash::{Hash, Hasher};
-use std::marker::PhantomData;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// What a [`SandboxId`] identifies.
-pub mod kind {
-    /// An id whose entity is not known (a cursor, a path segment before lookup).
-    #[derive(Debug)]
-    pub enum Any {}
-    #[derive(Debug)]
-    pub enum Application {}
-    #[derive(Debug)]
-    pub enum Payment {}
-    #[derive(Debug)]
-    pub enum Event {}
-    #[derive(Debug)]
-    pub enum Endpoint {}
-}
+/// What every hub id type shares.
+pub trait HubId: Sized {
+    /// The seed's prefix, underscore included.
+    const PREFIX: &'static str;
 
-pub type ApplicationId = SandboxId<kind::Application>;
-pub type PaymentId = SandboxId<kind::Payment>;
-pub type EventId = SandboxId<kind::Event>;
-pub type EndpointId = SandboxId<kind::Endpoint>;
+    #[doc(hidden)]
+    fn from_checked(raw: String) -> Self;
 
-pub struct SandboxId<K = kind::Any> {
-    text: String,
-    kind: PhantomData<fn() -> K>,
-}
-
-impl<K> SandboxId<K> {
-    fn of(text: String) -> Self {
-        Self {
-            text,
-            kind: PhantomData,
-        }
-    }
+    fn as_str(&self) -> &str;
 
     /// A new id from a millisecond timestamp and 80 random bits.
-    pub fn generate(unix_ms: u64, random: u128) -> Self {
-        Self::of(ulid::Ulid::from_parts(unix_ms, random).to_string())
+    fn generate(unix_ms: u64, random: u128) -> Self {
+        let ulid = ulid::Ulid::from_parts(unix_ms, random);
+        Self::from_checked(format!("{}{ulid}", Self::PREFIX))
     }
 
-    /// Accepts exactly `^[0-9A-HJKMNP-TV-Z]{26}$`.
-    pub fn parse(raw: &str) -> Option<Self> {
-        let ok = raw.len() == 26 && raw.bytes().all(is_crockford);
-        ok.then(|| Self::of(raw.to_owned()))
+    /// The smallest id made after the millisecond `unix_ms`: since ids sort
+    /// by creation time, "created after t" is "id at or above this".
+    fn floor_after(unix_ms: i64) -> Self {
+        Self::generate(unix_ms.saturating_add(1).max(0) as u64, 0)
     }
 
-    pub fn as_str(&self) -> &str {
-        &self.text
+    /// When it was made: the millisecond it was generated with.
+    fn created_ms(&self) -> u64 {
+        self.as_str()
+            .strip_prefix(Self::PREFIX)
+            .and_then(|rest| ulid::Ulid::from_string(rest).ok())
+            .map_or(0, |u| u.timestamp_ms())
     }
-}
 
-impl<K> Clone for SandboxId<K> {
-    fn clone(&self) -> Self {
-        Self::of(self.text.clone())
-    }
-}
-
-impl<K> fmt::Debug for SandboxId<K> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        fmt::Debug::fmt(&self.text, f)
-    }
-}
-
-impl<K> PartialEq for SandboxId<K> {
-    fn eq(&self, other: &Self) -> bool {
-        self.text == other.text
+    /// The prefix followed by exactly 26 Crockford base32 characters.
+    fn parse(raw: &str) -> Option<Self> {
+        let rest = raw.strip_prefix(Self::PREFIX)?;
+        let ok =
+            rest.len() == 26 && ulid::Ulid::from_string(rest).is_ok_and(|u| u.to_string() == rest);
+        ok.then(|| Self::from_checked(raw.to_owned()))
     }
 }
 
-impl<K> Eq for SandboxId<K> {}
+macro_rules! hub_id {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub struct $name(String);
 
-impl<K> Hash for SandboxId<K> {
-    fn hash<H: Hasher>(&self, state: &mut H) {
-        self.text.hash(state)
-    }
+        impl HubId for $name {
+            const PREFIX: &'static str = $prefix;
+
+            fn from_checked(raw: String) -> Self {
+                Self(raw)
+            }
+
+            fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+
+        impl Serialize for $name {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(&self.0)
+            }
+        }
+
+        /// Parsing checks the prefix: an id of another kind is an error.
+        impl<'de> Deserialize<'de> for $name {
+            fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+                let raw = String::deserialize(d)?;
+                <$name as HubId>::parse(&raw).ok_or_else(|| {
+                    serde::de::Error::custom(format!("not a {} id", $prefix))
+                })
+            }
+        }
+    };
 }
 
-impl<K> PartialOrd for SandboxId<K> {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
+hub_id!(/// An application (`app_…`).
+    ApplicationId, "app_");
+hub_id!(/// A decision (`dec_…`).
+    DecisionId, "dec_");
+hub_id!(/// A servicing account (`acc_…`).
+    AccountId, "acc_");
+hub_id!(/// A payment (`pay_…`).
+    PaymentId, "pay_");
+hub_id!(/// A payment schedule (`sch_…`).
+    ScheduleId, "sch_");
+hub_id!(/// A payment mandate (`mnd_…`).
+    MandateId, "mnd_");
+hub_id!(/// A ledger entry (`txn_…`).
+    LedgerEntryId, "txn_");
+hub_id!(/// A partner sub-account (`sub_…`).
+    SubAccountId, "sub_");
+hub_id!(/// An introduction (`intro_…`).
+    IntroductionId, "intro_");
+hub_id!(/// A payout (`po_…`).
+    PayoutId, "po_");
+hub_id!(/// A webhook endpoint (`whe_…`).
+    WebhookEndpointId, "whe_");
+hub_id!(/// An event (`evt_…`).
+    EventId, "evt_");
+hub_id!(/// An enquiry (`enq_…`).
+    EnquiryId, "enq_");
+hub_id!(/// A marketplace signal (`sig_…`).
+    SignalId, "sig_");
+hub_id!(/// An identity subject (`usr_…`).
+    UserId, "usr_");
 
-impl<K> Ord for SandboxId<K> {
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.text.cmp(&other.text)
-    }
-}
-
-impl<K> Serialize for SandboxId<K> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.text)
-    }
-}
-
-/// Stored documents are trusted to hold ids lendhub wrote; the shape is
-/// still checked, so a corrupted document fails loudly.
-impl<'de, K> Deserialize<'de> for SandboxId<K> {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        Self::parse(&text)
-            .ok_or_else(|| serde::de::Error::custom(format!("{text:?} is not a sandbox id")))
-    }
-}
-
-fn is_crockford(b: u8) -> bool {
-    b.is_ascii_digit() || (b.is_ascii_uppercase() && !matches!(b, b'I' | b'L' | b'O' | b'U'))
-}
-
-impl<K> fmt::Display for SandboxId<K> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.text)
-    }
-}
-
-/// The id of an event or a webhook endpoint as its surface published it:
-/// the sandbox's 26 Crockford characters or the hub's prefixed form
-/// (`evt_…`, `whe_…`). The event log, the outbox and the delivery engine are
-/// shared by both surfaces and carry either; each surface parses its own
-/// form at its edge and makes new ones of its own kind.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct PublishedId(String);
-
-impl PublishedId {
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-
-    /// An id read back from storage, where only published ids are written.
-    pub fn from_stored(text: String) -> Self {
-        Self(text)
-    }
-}
-
-impl fmt::Display for PublishedId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl<K> From<SandboxId<K>> for PublishedId {
-    fn from(id: SandboxId<K>) -> Self {
-        Self(id.text)
-    }
-}
-
-impl From<crate::hub_ids::EventId> for PublishedId {
-    fn from(id: crate::hub_ids::EventId) -> Self {
-        Self(crate::hub_ids::HubId::as_str(&id).to_owned())
-    }
-}
-
-impl From<crate::hub_ids::WebhookEndpointId> for PublishedId {
-    fn from(id: crate::hub_ids::WebhookEndpointId) -> Self {
-        Self(crate::hub_ids::HubId::as_str(&id).to_owned())
-    }
-}
-
-impl PartialEq<str> for PublishedId {
-    fn eq(&self, other: &str) -> bool {
-        self.0 == other
-    }
-}
+// lendhub's own, for objects the seed names without a prefix.
+hub_id!(/// An identity check's verification (`ver_…`).
+    VerificationId, "ver_");
+hub_id!(/// A marketplace app listing (`mkt_…`).
+    MarketplaceAppId, "mkt_");
+hub_id!(/// A marketplace app's subscription to events (`msub_…`).
+    MarketplaceSubscriptionId, "msub_");
+hub_id!(/// A partner statement (`pst_…`).
+    StatementId, "pst_");
+hub_id!(/// A correction of a finalized statement (`adj_…`).
+    AdjustmentId, "adj_");
+hub_id!(/// A line of a partner's dashboard audit log (`aud_…`).
+    AuditId, "aud_");
+hub_id!(/// An invitation to a partner's dashboard staff (`dsi_…`).
+    InvitationId, "dsi_");
+hub_id!(/// A status-page incident or maintenance window (`inc_…`).
+    IncidentId, "inc_");
+hub_id!(/// An update to a status-page incident (`incu_…`).
+    IncidentUpdateId, "incu_");
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// Spread-out 80-bit values without a random generator.
-    fn rand_like(i: u128) -> u128 {
-        i.wrapping_mul(0x9E37_79B9_7F4A_7C15_F39C_C060_5CED_C835) >> 48
+    #[test]
+    fn ids_carry_their_prefix_and_parse_back() {
+        let id = ApplicationId::generate(1_790_000_000_000, 42);
+        assert!(id.as_str().starts_with("app_"));
+        assert_eq!(id.as_str().len(), 4 + 26);
+        assert_eq!(ApplicationId::parse(id.as_str()), Some(id.clone()));
+        let later = ApplicationId::generate(1_790_000_000_001, 0);
+        assert!(later > id, "ids sort by creation time");
     }
 
     #[test]
-    fn generated_ids_match_the_seed_pattern() {
-        for i in 0..1000 {
-            let id: SandboxId = SandboxId::generate(1_790_000_000_000, rand_like(i));
-            assert!(SandboxId::<kind::Any>::parse(id.as_str()).is_some(), "{id}");
-        }
-    }
-
-    #[test]
-    fn parse_rejects_everything_outside_the_alphabet() {
-        assert!(SandboxId::<kind::Any>::parse("01HZY5Q0000000000000000000").is_some());
+    fn an_id_of_another_kind_or_shape_does_not_parse() {
+        let account = AccountId::generate(1_790_000_000_000, 7);
+        assert_eq!(ApplicationId::parse(account.as_str()), None);
         for bad in [
-            "01HZY5Q000000000000000000",   // 25 chars
-            "01HZY5Q00000000000000000000", // 27 chars
-            "01HZY5Q000000000000000000I",
-            "01HZY5Q000000000000000000L",
-            "01HZY5Q000000000000000000O",
-            "01HZY5Q000000000000000000U",
-            "01hzy5q0000000000000000000",
-            "01HZY5Q00000000000000000-0",
+            "app_",
+            "app_01HZY5Q000000000000000000",   // 25 characters
+            "app_01HZY5Q00000000000000000000", // 27
+            "app_01HZY5Q0000000000000000O00",  // O is not Crockford
+            "app_01hzy5q0000000000000000000",  // lower case is another spelling
+            "APP_01HZY5Q0000000000000000000",
+            "01HZY5Q0000000000000000000",
+            "app_81HZY5Q0000000000000000000", // beyond 128 bits
         ] {
-            assert!(SandboxId::<kind::Any>::parse(bad).is_none(), "{bad}");
+            assert_eq!(ApplicationId::parse(bad), None, "{bad}");
         }
+        assert!(ApplicationId::parse("app_01HZY5Q0000000000000000000").is_some());
     }
 
     #[test]
-    fn ids_sort_by_time() {
-        let a: SandboxId = SandboxId::generate(1_000, u128::MAX >> 48);
-        let b = SandboxId::generate(1_001, 0);
-        assert!(a < b);
+    fn json_checks_the_prefix() {
+        let id = PaymentId::generate(1_790_000_000_000, 9);
+        let json = serde_json::to_string(&id).unwrap_or_default();
+        assert_eq!(serde_json::from_str::<PaymentId>(&json).ok(), Some(id));
+        assert!(serde_json::from_str::<ScheduleId>(&json).is_err());
+    }
+
+    #[test]
+    fn every_prefix_is_the_seeds() {
+        let prefixes = [
+            ApplicationId::PREFIX,
+            DecisionId::PREFIX,
+            AccountId::PREFIX,
+            PaymentId::PREFIX,
+            ScheduleId::PREFIX,
+            MandateId::PREFIX,
+            LedgerEntryId::PREFIX,
+            SubAccountId::PREFIX,
+            IntroductionId::PREFIX,
+            PayoutId::PREFIX,
+            WebhookEndpointId::PREFIX,
+            EventId::PREFIX,
+            EnquiryId::PREFIX,
+            SignalId::PREFIX,
+            UserId::PREFIX,
+        ];
+        let seed = "app_ dec_ acc_ pay_ sch_ mnd_ txn_ sub_ intro_ po_ whe_ evt_ enq_ sig_ usr_";
+        assert_eq!(prefixes.join(" "), seed);
     }
 }

@@ -1,57 +1,32 @@
 //! The pure core of lendhub: identifiers, money, decisioning, loan arithmetic,
 //! state machines and the webhook signature scheme. Nothing here performs I/O;
 //! time and randomness come in as arguments.
+//!
+//! One folder per bounded context; the files at this level are the shared
+//! kernel every context may use (money, ids, tenants, time, secrets).
 
-pub mod application;
+// The shared kernel.
 pub mod clock;
-pub mod collection;
-pub mod credentials;
 pub mod crypto;
-pub mod dashboard;
-pub mod decisioning;
-pub mod economics;
-pub mod enquiry;
-pub mod events;
-pub mod fixtures;
-pub mod grants;
-pub mod hub_ids;
 pub mod idempotency;
-pub mod identity;
 pub mod ids;
-pub mod introduction;
-pub mod journey;
-pub mod kyc;
-pub mod ledger;
-pub mod lending;
 pub mod loan;
-pub mod mandate;
-pub mod marketplace;
 pub mod money;
 pub mod paging;
-pub mod partner;
-pub mod payment;
-pub mod pkce;
-pub mod pricing;
-pub mod quote;
-pub mod ratelimit;
-pub mod register;
-pub mod request_signature;
 pub mod retry;
-pub mod sandbox_token;
-pub mod schedule;
-pub mod scope;
 pub mod secret;
-pub mod servicing;
-pub mod signature;
-pub mod statement;
-pub mod status;
-pub mod sub_account;
-pub mod synthetic;
 pub mod tenant;
-pub mod test_clock;
 pub mod text;
-pub mod throttle;
-pub mod underwriting;
-pub mod usage;
-pub mod webhook;
 pub mod working_days;
+
+// The contexts.
+pub mod billing;
+pub mod identity;
+pub mod lending;
+pub mod marketplace;
+pub mod partner;
+pub mod public;
+pub mod sandbox;
+pub mod servicing;
+pub mod status;
+pub mod webhooks;

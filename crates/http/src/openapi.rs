@@ -254,11 +254,11 @@ pub fn name_values(spec: &mut OpenApi, component: &str, property: &str, values: 
 /// A surface's event types, named wherever a document takes one: a test
 /// event's `type`, the events list's `type` filter, and a webhook
 /// endpoint's `enabled_events` (where `*` means all).
-pub fn name_event_types(spec: &mut OpenApi, types: &[lendhub_domain::events::EventType]) {
+pub fn name_event_types(spec: &mut OpenApi, types: &[lendhub_domain::sandbox::events::EventType]) {
     let mut names: Vec<&str> = types.iter().map(|t| t.as_str()).collect();
     name_values(spec, "CreateTestEvent", "type", &names);
     name_query_values(spec, "/events", "type", &names);
-    names.push(lendhub_domain::events::ALL_EVENTS);
+    names.push(lendhub_domain::sandbox::events::ALL_EVENTS);
     for component in [
         "CreateWebhookEndpoint",
         "UpdateWebhookEndpoint",
@@ -276,7 +276,7 @@ pub fn wildcard_alone(spec: &mut OpenApi, component: &str, property: &str) {
         component,
         json!({
             "if": {
-                "properties": {property: {"contains": {"const": lendhub_domain::events::ALL_EVENTS}}},
+                "properties": {property: {"contains": {"const": lendhub_domain::sandbox::events::ALL_EVENTS}}},
                 "required": [property],
             },
             "then": {"properties": {property: {"maxItems": 1}}},

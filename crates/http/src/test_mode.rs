@@ -5,10 +5,10 @@
 //! default `data.object` looks like, and each surface passes those in.
 
 use axum::http::StatusCode;
-use lendhub_domain::events::{Event, EventType};
-use lendhub_domain::synthetic::Issue;
+use lendhub_domain::sandbox::events::{Event, EventType};
+use lendhub_domain::sandbox::synthetic::Issue;
+use lendhub_domain::sandbox::test_clock::{self, Advance, AdvanceError, ClientClock, MAX_ADVANCE};
 use lendhub_domain::tenant::Tenant;
-use lendhub_domain::test_clock::{self, Advance, AdvanceError, ClientClock, MAX_ADVANCE};
 use lendhub_store::{EventWrite, SandboxWrite, WriteSet};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

@@ -3,9 +3,9 @@
 //! (`docs/simulators.md` lists their magic values).
 
 use async_trait::async_trait;
-use lendhub_domain::kyc::{self, Findings, Person};
-use lendhub_domain::register::{self, RegisteredEntity};
-use lendhub_domain::underwriting::{Banking, CreditFile};
+use lendhub_domain::lending::kyc::{self, Findings, Person};
+use lendhub_domain::lending::register::{self, RegisteredEntity};
+use lendhub_domain::lending::underwriting::{Banking, CreditFile};
 
 /// The register could not be asked (a real adapter's outage): the request
 /// answers 503 and may be retried.
@@ -20,7 +20,7 @@ pub trait CompanyRegister: Send + Sync {
     async fn lookup(&self, number: &str) -> Result<Option<RegisteredEntity>, RegisterUnavailable>;
 }
 
-/// The built-in register: `lendhub_domain::register::synthetic`.
+/// The built-in register: `lendhub_domain::lending::register::synthetic`.
 pub struct SyntheticRegister;
 
 #[async_trait]
@@ -48,7 +48,7 @@ pub trait PersonRegister: Send + Sync {
     ) -> Result<Findings, PeopleUnavailable>;
 }
 
-/// The built-in register: `lendhub_domain::kyc::synthetic`.
+/// The built-in register: `lendhub_domain::lending::kyc::synthetic`.
 pub struct SyntheticPeople;
 
 #[async_trait]
@@ -224,7 +224,7 @@ pub enum Initiated {
     /// Authorised and submitted to Faster Payments: settlement follows.
     Submitted,
     /// Refused: the payment fails with this reason.
-    Refused(lendhub_domain::collection::FailureReason),
+    Refused(lendhub_domain::servicing::collection::FailureReason),
 }
 
 /// Open-banking payment initiation (a PISP in production): the payer picks
@@ -250,9 +250,9 @@ pub struct SyntheticPaymentInitiation;
 pub const TEST_PAYER_BANKS: [(
     &str,
     &str,
-    Option<lendhub_domain::collection::FailureReason>,
+    Option<lendhub_domain::servicing::collection::FailureReason>,
 ); 5] = {
-    use lendhub_domain::collection::FailureReason::*;
+    use lendhub_domain::servicing::collection::FailureReason::*;
     [
         ("test_payer_ok", "Test Bank – pays", None),
         (
@@ -297,7 +297,9 @@ impl PaymentInitiation for SyntheticPaymentInitiation {
             Some((_, _, None)) => Initiated::Submitted,
             Some((_, _, Some(reason))) => Initiated::Refused(*reason),
             // Not a bank this initiator knows: it cannot be reached.
-            None => Initiated::Refused(lendhub_domain::collection::FailureReason::BankUnavailable),
+            None => Initiated::Refused(
+                lendhub_domain::servicing::collection::FailureReason::BankUnavailable,
+            ),
         }
     }
 }

@@ -3,7 +3,7 @@
 //! in the repository (`docs/openapi/partner.json`) and served at
 //! `/partner/v1/openapi.json` when the REST tier is switched on.
 
-use lendhub_domain::events::EventType;
+use lendhub_domain::sandbox::events::EventType;
 use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Schema, SchemaType, Type};
 use utoipa::openapi::security::{
     ClientCredentials, Flow, HttpAuthScheme, HttpBuilder, OAuth2, Scopes, SecurityScheme,
@@ -11,7 +11,7 @@ use utoipa::openapi::security::{
 use utoipa::openapi::{OpenApi, RefOr, Server};
 use utoipa::{Modify, OpenApi as _};
 
-use lendhub_domain::scope::{PartnerScope, Scope};
+use lendhub_domain::partner::scope::{PartnerScope, Scope};
 
 #[derive(utoipa::OpenApi)]
 #[openapi(
@@ -100,9 +100,9 @@ pub fn openapi() -> OpenApi {
         "CreateApplication",
         "metadata",
         (
-            lendhub_domain::lending::MAX_METADATA,
-            lendhub_domain::lending::MAX_METADATA_KEY,
-            lendhub_domain::lending::MAX_METADATA_VALUE,
+            lendhub_domain::lending::application::MAX_METADATA,
+            lendhub_domain::lending::application::MAX_METADATA_KEY,
+            lendhub_domain::lending::application::MAX_METADATA_VALUE,
         ),
     );
     for component in ["CreateWebhookEndpoint", "UpdateWebhookEndpoint"] {
@@ -111,7 +111,7 @@ pub fn openapi() -> OpenApi {
             &mut spec,
             component,
             "api_version",
-            lendhub_domain::events::HUB_API_VERSIONS,
+            lendhub_domain::sandbox::events::HUB_API_VERSIONS,
         );
     }
     spec
@@ -139,7 +139,7 @@ pub fn public_openapi() -> OpenApi {
         id.pattern = None;
     }
     // An enquiry's fields: named without control characters, each a
-    // string, a number or a boolean (`lendhub_domain::enquiry::validate`).
+    // string, a number or a boolean (`lendhub_domain::public::enquiry::validate`).
     if let Some(components) = spec.components.as_mut()
         && let Some(RefOr::T(Schema::Object(fields))) = components.schemas.get_mut("EnquiryFields")
     {

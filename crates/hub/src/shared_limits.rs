@@ -15,8 +15,8 @@
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
-use lendhub_domain::partner::TierLimits;
-use lendhub_domain::ratelimit::Verdict;
+use lendhub_domain::partner::project::TierLimits;
+use lendhub_domain::partner::ratelimit::Verdict;
 use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::{RedisError, Script};
 

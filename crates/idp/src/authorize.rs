@@ -12,10 +12,10 @@ use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, header};
 use axum::response::Response;
-use lendhub_domain::identity::{
+use lendhub_domain::identity::claims::{
     IdentityScopes, Prompt, ScopeRequestError, TICKET_TTL_MS, requested_scopes, within_max_age,
 };
-use lendhub_domain::pkce::challenge_is_valid;
+use lendhub_domain::identity::pkce::challenge_is_valid;
 use lendhub_store::{SsoClientRecord, TicketRecord};
 use lendhub_system::random_token;
 

@@ -3,8 +3,8 @@
 //! keyed hash; public clients have none and rely on PKCE alone.
 
 use axum::http::HeaderMap;
-use lendhub_domain::credentials::{hash_secret, secret_matches};
 use lendhub_domain::crypto::{DerivedKey, MasterKey};
+use lendhub_domain::partner::credentials::{hash_secret, secret_matches};
 use lendhub_http::oauth_form;
 use lendhub_store::{IdentityStore, SsoClientRecord, StoreError};
 use lendhub_system::random_token;

@@ -6,8 +6,8 @@ use axum::body::Bytes;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use lendhub_domain::identity::IdentityScopes;
-use lendhub_domain::scope::Scope;
+use lendhub_domain::identity::claims::IdentityScopes;
+use lendhub_domain::partner::scope::Scope;
 use lendhub_http::oauth_form;
 use serde::Deserialize;
 

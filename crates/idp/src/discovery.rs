@@ -5,8 +5,8 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use lendhub_domain::identity::{IdentityScope, claims_supported};
-use lendhub_domain::scope::Scope;
+use lendhub_domain::identity::claims::{IdentityScope, claims_supported};
+use lendhub_domain::partner::scope::Scope;
 use serde_json::{Value, json};
 
 use crate::error::PageError;

@@ -14,7 +14,7 @@ use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
-use lendhub_domain::credentials::parse_access_token;
+use lendhub_domain::partner::credentials::parse_access_token;
 use lendhub_http::oauth_form;
 
 use crate::cookies;

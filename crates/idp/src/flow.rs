@@ -4,7 +4,7 @@
 
 use axum::http::HeaderMap;
 use axum::response::Response;
-use lendhub_domain::identity::{CODE_TTL_MS, IdentityScopes};
+use lendhub_domain::identity::claims::{CODE_TTL_MS, IdentityScopes};
 use lendhub_store::{AuthCodeRecord, CodeIssue, ConsentRecord, TicketRecord};
 use lendhub_system::generate_access_token;
 use subtle::ConstantTimeEq;

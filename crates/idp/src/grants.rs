@@ -10,7 +10,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use lendhub_domain::credentials::{parse_access_token, verifier_matches};
+use lendhub_domain::partner::credentials::{parse_access_token, verifier_matches};
 use lendhub_store::epoch_cache::{self, EpochCache};
 use lendhub_store::{AccessGrant, IdentityStore, StoreError};
 

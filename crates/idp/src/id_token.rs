@@ -3,8 +3,8 @@
 //! the code flow those come from `/userinfo`, by scope.
 
 use jsonwebtoken::{Algorithm, Header, Validation, decode, decode_header};
-use lendhub_domain::identity::ID_TOKEN_TTL_S;
-use lendhub_domain::pkce::at_hash;
+use lendhub_domain::identity::claims::ID_TOKEN_TTL_S;
+use lendhub_domain::identity::pkce::at_hash;
 use serde::{Deserialize, Serialize};
 
 use crate::state::IdpState;

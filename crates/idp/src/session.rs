@@ -3,8 +3,8 @@
 use axum::http::HeaderMap;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use lendhub_domain::credentials::{hash_secret, parse_access_token};
-use lendhub_domain::identity::SESSION_TTL_MS;
+use lendhub_domain::identity::claims::SESSION_TTL_MS;
+use lendhub_domain::partner::credentials::{hash_secret, parse_access_token};
 use lendhub_store::{SessionRecord, StoreError};
 use lendhub_system::generate_access_token;
 use subtle::ConstantTimeEq;

@@ -10,7 +10,7 @@ use axum::extract::{FromRequestParts, Query, State};
 use axum::http::request::Parts;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
-use lendhub_domain::identity::{Prompt, normalise_email};
+use lendhub_domain::identity::claims::{Prompt, normalise_email};
 use lendhub_http::oauth_form;
 use lendhub_system::random_token;
 use serde::Deserialize;

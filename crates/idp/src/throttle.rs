@@ -1,7 +1,7 @@
 //! The sign-in throttle (issue #19): attempts counted per account (the
 //! normalised email, known or not, so the throttle says nothing about
 //! which accounts exist) and per client address, with the domain's back-off
-//! (`lendhub_domain::throttle`). Held in this instance's memory, as the
+//! (`lendhub_domain::identity::throttle`). Held in this instance's memory, as the
 //! partner ring's rate limits are: with several instances an attacker gets
 //! each instance's free attempts, and the back-off still doubles on every
 //! one (docs/decisions.md).
@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::net::IpAddr;
 
-use lendhub_domain::throttle::{ACCOUNT, ADDRESS, Count, Policy};
+use lendhub_domain::identity::throttle::{ACCOUNT, ADDRESS, Count, Policy};
 use parking_lot::Mutex;
 use sha2::Digest;
 

@@ -7,7 +7,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
-use lendhub_domain::identity::{IdentityScopes, Profile, claims};
+use lendhub_domain::identity::claims::{IdentityScopes, Profile, claims};
 use lendhub_http::json::Json;
 
 use crate::error::BearerError;

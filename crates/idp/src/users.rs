@@ -8,7 +8,7 @@
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
-use lendhub_domain::identity::normalise_email;
+use lendhub_domain::identity::claims::normalise_email;
 use lendhub_store::{IdentityStore, SsoUserRecord, StoreError};
 use lendhub_system::{random_bytes, random_token};
 

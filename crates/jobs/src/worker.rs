@@ -6,7 +6,7 @@ use std::time::Duration;
 use futures_util::StreamExt;
 use lendhub_domain::clock::{Clock, unix_ms};
 use lendhub_domain::retry::Attempted;
-use lendhub_domain::test_clock::ClientClock;
+use lendhub_domain::sandbox::test_clock::ClientClock;
 use lendhub_store::Lease;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;

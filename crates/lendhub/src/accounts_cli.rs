@@ -4,8 +4,8 @@
 //! (`account.updated`, or `account.closed` for a write-off).
 
 use clap::Subcommand;
-use lendhub_domain::hub_ids::HubId;
-use lendhub_domain::servicing::StaffAct;
+use lendhub_domain::ids::HubId;
+use lendhub_domain::servicing::account::StaffAct;
 use lendhub_hub::partner::rest::accounts::staff;
 use lendhub_system::SystemClock;
 use serde_json::json;

@@ -8,9 +8,9 @@
 
 use anyhow::bail;
 use clap::{Subcommand, ValueEnum};
+use lendhub_domain::billing::statement::{Period, STRATEGIC_MIN_BPS, Terms, agreement};
 use lendhub_domain::clock::Clock;
-use lendhub_domain::statement::{Period, STRATEGIC_MIN_BPS, Terms, agreement};
-use lendhub_domain::test_clock::ClientClock;
+use lendhub_domain::sandbox::test_clock::ClientClock;
 use lendhub_hub::partner::rest::statements::agree::agree;
 use lendhub_hub::partner::rest::statements::close::{CloseError, Closed, Ledgers, close};
 use lendhub_store::Store;
@@ -265,8 +265,8 @@ async fn waiting_close(
     store: &dyn Store,
     owner: &lendhub_domain::tenant::Tenant,
     period: Period,
-) -> anyhow::Result<Option<lendhub_domain::statement::Close>> {
-    use lendhub_domain::statement::{Close, Status};
+) -> anyhow::Result<Option<lendhub_domain::billing::statement::Close>> {
+    use lendhub_domain::billing::statement::{Close, Status};
     use lendhub_store::{CommercialWrite, WriteSet};
     let key = period.to_string();
     if let Some(waiting) = store.waiting_close(owner, &key).await? {
@@ -301,7 +301,7 @@ async fn adjust(
     amount_pence: i64,
     reason: &str,
 ) -> anyhow::Result<()> {
-    use lendhub_domain::statement::{Adjustment, Close, Status};
+    use lendhub_domain::billing::statement::{Adjustment, Close, Status};
     use lendhub_domain::tenant::Tenant;
     use lendhub_store::{CommercialWrite, WriteSet};
     let livemode = match environment {

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 use lendhub_domain::clock::Clock;
-use lendhub_domain::scope::SandboxScopes;
+use lendhub_domain::partner::scope::SandboxScopes;
 use lendhub_store::{ClientStatus, Store};
 use lendhub_system::SystemClock;
 use serde_json::json;

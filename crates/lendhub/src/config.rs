@@ -505,7 +505,7 @@ impl Config {
             .enquiries
             .inboxes
             .keys()
-            .find(|d| lendhub_domain::enquiry::Dept::parse(d).is_none())
+            .find(|d| lendhub_domain::public::enquiry::Dept::parse(d).is_none())
         {
             return Err(Box::new(figment::Error::from(format!(
                 "enquiries.inboxes.{dept}: not a department (support, payments, hardship, complaints)"

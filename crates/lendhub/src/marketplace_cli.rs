@@ -6,7 +6,7 @@
 use anyhow::bail;
 use clap::Subcommand;
 use lendhub_domain::clock::Clock;
-use lendhub_domain::hub_ids::{HubId, MarketplaceAppId};
+use lendhub_domain::ids::{HubId, MarketplaceAppId};
 use lendhub_domain::marketplace::{App, Review};
 use lendhub_store::Store;
 use lendhub_system::SystemClock;

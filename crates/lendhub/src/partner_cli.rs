@@ -6,9 +6,9 @@
 use anyhow::bail;
 use clap::Subcommand;
 use lendhub_domain::clock::Clock;
-use lendhub_domain::credentials::Environment;
-use lendhub_domain::partner::{PartnerStatus, Tier};
-use lendhub_domain::scope::PartnerScopes;
+use lendhub_domain::partner::credentials::Environment;
+use lendhub_domain::partner::project::{PartnerStatus, Tier};
+use lendhub_domain::partner::scope::PartnerScopes;
 use lendhub_hub::partner::{api_keys, clients, request_keys};
 use lendhub_store::PartnerClientChange;
 use lendhub_system::SystemClock;
@@ -369,7 +369,7 @@ async fn request_keys_command(command: RequestKeysCommand, config: &Config) -> a
 /// An address the mail outbox can send to.
 fn checked_email(raw: &str) -> anyhow::Result<String> {
     let email = raw.trim();
-    if lendhub_domain::enquiry::is_email(email) {
+    if lendhub_domain::public::enquiry::is_email(email) {
         Ok(email.to_owned())
     } else {
         bail!("{raw} is not an e-mail address")

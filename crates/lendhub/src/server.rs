@@ -729,8 +729,8 @@ async fn status_page(
 /// The public ring's settings from the configuration: the pricing file (or
 /// the shipped one), inboxes, the rate window and the switches.
 fn public_settings(config: &Config) -> anyhow::Result<lendhub_hub::public::PublicSettings> {
-    use lendhub_domain::enquiry::Dept;
-    use lendhub_domain::pricing::PricingConfig;
+    use lendhub_domain::public::enquiry::Dept;
+    use lendhub_domain::public::pricing::PricingConfig;
     let pricing = match &config.public.pricing_file {
         Some(path) => {
             let invalid = |why: &dyn std::fmt::Display| {
@@ -778,14 +778,15 @@ async fn prune(
         let keys_before =
             lendhub_domain::clock::unix_ms(now - lendhub_domain::idempotency::RETENTION);
         let tokens_before = lendhub_domain::clock::unix_ms(now - time::Duration::hours(1));
-        let events_before = lendhub_domain::clock::unix_ms(now - lendhub_domain::events::RETENTION);
+        let events_before =
+            lendhub_domain::clock::unix_ms(now - lendhub_domain::sandbox::events::RETENTION);
         match store
             .prune(lendhub_store::Retention {
                 idempotency_before_ms: keys_before,
                 tokens_expired_before_ms: tokens_before,
                 events_before_ms: events_before,
                 journeys_before_ms: lendhub_domain::clock::unix_ms(
-                    now - lendhub_domain::journey::RETENTION,
+                    now - lendhub_domain::lending::journey::RETENTION,
                 ),
             })
             .await

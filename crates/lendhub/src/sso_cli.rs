@@ -139,7 +139,7 @@ pub async fn sso(command: SsoCommand, config: &Config) -> anyhow::Result<()> {
                     company_role: &company_role,
                 };
                 let sub = users::create(store.as_ref(), new, now).await?;
-                let email = lendhub_domain::identity::normalise_email(&email);
+                let email = lendhub_domain::identity::claims::normalise_email(&email);
                 println!("{}", json!({"sub": sub, "email": email}));
             }
             SsoCommand::Clients {
@@ -193,7 +193,7 @@ pub async fn sso(command: SsoCommand, config: &Config) -> anyhow::Result<()> {
             SsoCommand::Users {
                 command: UsersCommand::Disable { who },
             } => {
-                let email = lendhub_domain::identity::normalise_email(&who);
+                let email = lendhub_domain::identity::claims::normalise_email(&who);
                 let user = store
                     .sso_users()
                     .await?

@@ -5,7 +5,7 @@
 use anyhow::{Context, bail};
 use clap::Subcommand;
 use lendhub_domain::clock::Clock;
-use lendhub_domain::dashboard::Role;
+use lendhub_domain::partner::dashboard::Role;
 use lendhub_store::{StaffMember, StaffRecord, Store};
 use lendhub_system::SystemClock;
 use serde_json::{Value, json};

@@ -4,7 +4,7 @@
 use anyhow::{Context, bail};
 use clap::Subcommand;
 use lendhub_domain::clock::{Clock, from_unix_ms, parse_rfc3339_ms};
-use lendhub_domain::hub_ids::{IncidentId, IncidentUpdateId};
+use lendhub_domain::ids::{IncidentId, IncidentUpdateId};
 use lendhub_domain::status::{self, Kind};
 use lendhub_store::{IncidentRecord, IncidentUpdateRecord, StatusStore};
 use lendhub_system::{SystemClock, new_hub_id};

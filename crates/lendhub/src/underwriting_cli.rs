@@ -6,9 +6,9 @@
 use anyhow::bail;
 use clap::Subcommand;
 use lendhub_domain::clock::Clock;
-use lendhub_domain::decisioning::ReasonCode;
-use lendhub_domain::hub_ids::HubId;
-use lendhub_domain::lending::{Decision, UnderwritingAct};
+use lendhub_domain::ids::HubId;
+use lendhub_domain::lending::application::{Decision, UnderwritingAct};
+use lendhub_domain::sandbox::decisioning::ReasonCode;
 use lendhub_domain::tenant::{Tenant, TenantKind};
 use lendhub_hub::partner::rest::decisions::underwriting::{self, Ruling};
 use lendhub_store::Store;

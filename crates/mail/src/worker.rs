@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use lendhub_domain::clock::unix_ms;
-use lendhub_domain::enquiry::NOTIFICATION_RETRY;
+use lendhub_domain::public::enquiry::NOTIFICATION_RETRY;
 use lendhub_domain::retry::Backoff;
 use lendhub_jobs::{Attempt, Failure, Outcome, Queue, Timing};
 use lendhub_store::{ClaimedMail, JobQueue, JobStore, Lease, MailResult, StoreError};

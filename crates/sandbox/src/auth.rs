@@ -3,8 +3,8 @@
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
-use lendhub_domain::scope::{SandboxScope, Scope};
-use lendhub_domain::test_clock::ClientClock;
+use lendhub_domain::partner::scope::{SandboxScope, Scope};
+use lendhub_domain::sandbox::test_clock::ClientClock;
 use lendhub_http::access_log::CallerSlot;
 use lendhub_http::headers::bearer_token;
 use time::OffsetDateTime;

@@ -1,8 +1,8 @@
 //! Sandbox client administration, shared by the CLI and the first-start demo client.
 
-use lendhub_domain::credentials::{Environment, NewClientCredentials, hash_secret};
 use lendhub_domain::crypto::{DerivedKey, MasterKey};
-use lendhub_domain::scope::SandboxScopes;
+use lendhub_domain::partner::credentials::{Environment, NewClientCredentials, hash_secret};
+use lendhub_domain::partner::scope::SandboxScopes;
 use lendhub_store::{ClientRecord, ClientStatus, SandboxStore, StoreError};
 use lendhub_system::generate_client;
 

@@ -1,8 +1,8 @@
 //! The sandbox's events: the domain's envelope (`Publisher`), published as
 //! the sandbox (`livemode: false`, the sandbox's API version).
 
-use lendhub_domain::events::{Event, EventType, Publisher};
-use lendhub_domain::ids::{EventId, SandboxId};
+use lendhub_domain::sandbox::events::{Event, EventType, Publisher};
+use lendhub_domain::sandbox::ids::{EventId, SandboxId};
 use serde::Serialize;
 use time::OffsetDateTime;
 
@@ -36,7 +36,7 @@ pub struct EndpointEventRenderer;
 impl lendhub_webhooks::worker::EndpointEvents for EndpointEventRenderer {
     fn disabled(
         &self,
-        endpoint: &lendhub_domain::webhook::WebhookEndpoint,
+        endpoint: &lendhub_domain::webhooks::endpoint::WebhookEndpoint,
         at: OffsetDateTime,
     ) -> Result<Vec<lendhub_store::Write>, String> {
         let announced = event(

@@ -1,6 +1,6 @@
 //! Active clients, remembered between the store's epoch moves, so neither
 //! issuing a token nor a bearer check reads the store when warm. A token is
-//! sealed, not stored (`lendhub_domain::sandbox_token`): what a check must
+//! sealed, not stored (`lendhub_domain::sandbox::token`): what a check must
 //! still learn from the store is whether its client is active and where the
 //! client's test clock stands, and that is what is remembered here.
 //!

@@ -1,6 +1,6 @@
 //! The sandbox OpenAPI 3.1 document, generated from the routes.
 
-use lendhub_domain::events::EventType;
+use lendhub_domain::sandbox::events::EventType;
 use utoipa::openapi::security::{ClientCredentials, Flow, OAuth2, Scopes, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 

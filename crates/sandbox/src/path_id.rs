@@ -3,7 +3,7 @@
 
 use axum::extract::{FromRequestParts, Path};
 use axum::http::request::Parts;
-use lendhub_domain::ids::SandboxId;
+use lendhub_domain::sandbox::ids::SandboxId;
 
 use crate::error::SandboxError;
 

@@ -1,6 +1,6 @@
 //! Referred applications settle on their own: a simulated underwriter
 //! decides each one a fixed delay after its decision, on its owner's test
-//! clock (`lendhub_domain::application::Application::settle_referral`), and a
+//! clock (`lendhub_domain::sandbox::application::Application::settle_referral`), and a
 //! second `decision.completed` event reports it.
 //!
 //! What is due is read from the store (`applications.review_due_ms`), so
@@ -10,11 +10,11 @@
 //! exactly one commit wins and the others find it settled.
 
 use async_trait::async_trait;
-use lendhub_domain::application::Application;
 use lendhub_domain::clock::unix_ms;
-use lendhub_domain::events::EventType;
 use lendhub_domain::retry::{Attempted, Backoff};
-use lendhub_domain::test_clock::ClientClock;
+use lendhub_domain::sandbox::application::Application;
+use lendhub_domain::sandbox::events::EventType;
+use lendhub_domain::sandbox::test_clock::ClientClock;
 use lendhub_jobs::{Attempt, Failure, Outcome, Queue, Timing};
 use lendhub_store::{
     CommitError, DueReferral, EventWrite, Lease, SandboxWrite, StoreError, WriteSet,

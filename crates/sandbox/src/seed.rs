@@ -2,11 +2,11 @@
 //! benchmark's data generator fills a database with rows the service cannot
 //! tell from its own (the same records, rendered views and events).
 
-use lendhub_domain::application::Application;
-use lendhub_domain::decisioning::decide;
-use lendhub_domain::events::{Event, EventType};
-use lendhub_domain::ids::SandboxId;
 use lendhub_domain::money::Money;
+use lendhub_domain::sandbox::application::Application;
+use lendhub_domain::sandbox::decisioning::decide;
+use lendhub_domain::sandbox::events::{Event, EventType};
+use lendhub_domain::sandbox::ids::SandboxId;
 use lendhub_domain::tenant::Tenant;
 use lendhub_store::ApplicationRecord;
 use lendhub_system::NewRandom;

@@ -8,7 +8,7 @@ use lendhub_webhooks::sender::Sender;
 use tokio::sync::Notify;
 
 use crate::known_clients::KnownClients;
-use lendhub_domain::sandbox_token::TokenSeal;
+use lendhub_domain::sandbox::token::TokenSeal;
 use lendhub_domain::tenant::Tenant;
 use lendhub_http::event_pages::EventPages;
 use lendhub_http::rendered::Rendered;

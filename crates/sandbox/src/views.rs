@@ -1,11 +1,11 @@
 //! The JSON shapes the sandbox returns, with their OpenAPI schemas. Built
 //! from domain values; the domain itself knows nothing of HTTP.
 
-use lendhub_domain::application::Application;
-use lendhub_domain::decisioning::Reason;
 use lendhub_domain::loan::Offer;
-use lendhub_domain::payment::Payment;
-use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
+use lendhub_domain::sandbox::application::Application;
+use lendhub_domain::sandbox::decisioning::Reason;
+use lendhub_domain::sandbox::payment::Payment;
+use lendhub_domain::webhooks::endpoint::{EndpointStatus, WebhookEndpoint};
 use serde::Serialize;
 use time::OffsetDateTime;
 use time::format_description::well_known::Rfc3339;

@@ -5,8 +5,8 @@
 //! the database, so two instances can never both accept it.
 
 use async_trait::async_trait;
-use lendhub_domain::grants::{self, CodeBinding, RefreshStanding};
-pub use lendhub_domain::grants::{GrantRefusal, scope_within};
+use lendhub_domain::identity::grants::{self, CodeBinding, RefreshStanding};
+pub use lendhub_domain::identity::grants::{GrantRefusal, scope_within};
 
 use crate::error::StoreError;
 

@@ -1,9 +1,9 @@
 //! The operating system's randomness, drawn here and handed to the domain's
 //! pure constructors.
 
-use lendhub_domain::credentials::{self, AccessToken, Environment, NewClientCredentials};
 use lendhub_domain::crypto::MasterKey;
-use lendhub_domain::ids::SandboxId;
+use lendhub_domain::partner::credentials::{self, AccessToken, Environment, NewClientCredentials};
+use lendhub_domain::sandbox::ids::SandboxId;
 
 /// `N` random bytes from the operating system's generator.
 pub fn random_bytes<const N: usize>() -> [u8; N] {
@@ -36,7 +36,7 @@ pub fn generate_api_key(env: Environment, now_ms: i64) -> credentials::ApiKey {
 
 /// A new webhook signing secret (`whsec_…`).
 pub fn webhook_secret() -> String {
-    lendhub_domain::webhook::secret_text(random_bytes())
+    lendhub_domain::webhooks::endpoint::secret_text(random_bytes())
 }
 
 /// A sandbox id with fresh random bits.
@@ -51,7 +51,7 @@ impl<K> NewRandom for SandboxId<K> {
 }
 
 /// A hub id of kind `T` made at `unix_ms`, with fresh random bits.
-pub fn new_hub_id<T: lendhub_domain::hub_ids::HubId>(unix_ms: u64) -> T {
+pub fn new_hub_id<T: lendhub_domain::ids::HubId>(unix_ms: u64) -> T {
     T::generate(unix_ms, rand::random())
 }
 

@@ -6,8 +6,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use lendhub_domain::signature;
-use lendhub_domain::webhook::DELIVERY_TIMEOUT;
+use lendhub_domain::webhooks::endpoint::DELIVERY_TIMEOUT;
+use lendhub_domain::webhooks::signature;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
 use crate::policy::NetworkPolicy;

@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use lendhub_domain::clock::{from_unix_ms, unix_ms};
 use lendhub_domain::crypto::MasterKey;
 use lendhub_domain::retry::Backoff;
-use lendhub_domain::webhook::{
+use lendhub_domain::webhooks::endpoint::{
     DeliverySchedule, EndpointStatus, WebhookEndpoint, failure_disables,
 };
 use lendhub_jobs::{Attempt, Failure, Outcome, Queue, Timing};

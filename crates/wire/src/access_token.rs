@@ -4,7 +4,7 @@
 //! and with its own codes; this reads bytes and nothing else.
 
 use jsonwebtoken::{Algorithm, DecodingKey, Validation, decode, decode_header};
-use lendhub_domain::partner::{ACCESS_TOKEN_TYPE, AccessClaims};
+use lendhub_domain::partner::project::{ACCESS_TOKEN_TYPE, AccessClaims};
 
 /// Why a token is refused before anything about it is believed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

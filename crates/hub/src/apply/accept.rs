@@ -3,8 +3,8 @@ use axum::extract::rejection::FormRejection;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
-use lendhub_domain::hub_ids::HubId;
-use lendhub_domain::lending::{MAX_NAME, Status};
+use lendhub_domain::ids::HubId;
+use lendhub_domain::lending::application::{MAX_NAME, Status};
 use serde::Deserialize;
 
 use super::error::JourneyError;

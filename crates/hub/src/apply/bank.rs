@@ -3,8 +3,8 @@ use axum::extract::rejection::FormRejection;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
-use lendhub_domain::hub_ids::HubId;
-use lendhub_domain::journey::Step;
+use lendhub_domain::ids::HubId;
+use lendhub_domain::lending::journey::Step;
 use lendhub_store::WriteSet;
 use serde::Deserialize;
 

@@ -1,7 +1,7 @@
 use axum::extract::{Query, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
-use lendhub_domain::journey::NotTheApplicant;
+use lendhub_domain::lending::journey::NotTheApplicant;
 use lendhub_store::{CommitError, LendingWrite, WriteSet};
 use serde::Deserialize;
 

@@ -3,9 +3,9 @@ use axum::extract::rejection::FormRejection;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
-use lendhub_domain::hub_ids::HubId;
-use lendhub_domain::journey::{ROLES, Step};
-use lendhub_domain::kyc::Request;
+use lendhub_domain::ids::HubId;
+use lendhub_domain::lending::journey::{ROLES, Step};
+use lendhub_domain::lending::kyc::Request;
 use serde::Deserialize;
 
 use super::error::JourneyError;

@@ -1,7 +1,7 @@
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
-use lendhub_domain::lending::Status;
+use lendhub_domain::lending::application::Status;
 
 use super::error::JourneyError;
 use super::pages::{Done, render};

@@ -28,8 +28,8 @@ use axum::Router;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
-use lendhub_domain::journey::Step;
-use lendhub_domain::lending::{Application, Status};
+use lendhub_domain::lending::application::{Application, Status};
+use lendhub_domain::lending::journey::Step;
 
 use crate::partner::state::PartnerState;
 use session::Visit;

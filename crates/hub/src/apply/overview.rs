@@ -1,9 +1,9 @@
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
-use lendhub_domain::hub_ids::HubId;
-use lendhub_domain::journey::Step;
-use lendhub_domain::lending::{Decision, Status};
+use lendhub_domain::ids::HubId;
+use lendhub_domain::lending::application::{Decision, Status};
+use lendhub_domain::lending::journey::Step;
 
 use super::error::JourneyError;
 use super::pages::{self, Term, reason_text, render, render_sending_to};

@@ -103,8 +103,8 @@ pub struct Done<'a> {
 }
 
 /// What a reason code means to an applicant.
-pub fn reason_text(code: lendhub_domain::decisioning::ReasonCode) -> &'static str {
-    use lendhub_domain::decisioning::ReasonCode::*;
+pub fn reason_text(code: lendhub_domain::sandbox::decisioning::ReasonCode) -> &'static str {
+    use lendhub_domain::sandbox::decisioning::ReasonCode::*;
     match code {
         AffordabilityOk => "The connected account shows the repayments are affordable.",
         AffordabilityLow => "The connected account does not show enough room for the repayments.",

@@ -11,7 +11,7 @@ use base64::Engine;
 use jsonwebtoken::jwk::JwkSet;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use lendhub_domain::crypto::MasterKey;
-use lendhub_domain::journey::{Applicant, PendingSignIn};
+use lendhub_domain::lending::journey::{Applicant, PendingSignIn};
 use lendhub_domain::secret::Secret;
 use lendhub_system::random_token;
 use serde::Deserialize;
@@ -186,7 +186,7 @@ impl RelyingParty {
             .append_pair("nonce", &pending.nonce)
             .append_pair(
                 "code_challenge",
-                &lendhub_domain::pkce::s256(&pending.code_verifier),
+                &lendhub_domain::identity::pkce::s256(&pending.code_verifier),
             )
             .append_pair("code_challenge_method", "S256")
             .finish();

@@ -4,8 +4,8 @@
 //! that hash, so a form from another site or another browser fails).
 
 use axum::http::{HeaderMap, HeaderValue};
-use lendhub_domain::journey::Journey;
-use lendhub_domain::lending::{Application, Status};
+use lendhub_domain::lending::application::{Application, Status};
+use lendhub_domain::lending::journey::Journey;
 use lendhub_domain::tenant::Tenant;
 use lendhub_store::{CommitError, LendingWrite, WriteSet};
 use time::OffsetDateTime;

@@ -1,9 +1,9 @@
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
-use lendhub_domain::hub_ids::{ApplicationId, HubId};
-use lendhub_domain::journey::Journey;
-use lendhub_domain::lending::{Application, Status, handoff_token};
+use lendhub_domain::ids::{ApplicationId, HubId};
+use lendhub_domain::lending::application::{Application, Status, handoff_token};
+use lendhub_domain::lending::journey::Journey;
 use lendhub_store::{CommitError, LendingWrite, WriteSet};
 use lendhub_system::random_token;
 
@@ -100,7 +100,7 @@ async fn begin_sign_in(
     (rp, application): (&RelyingParty, &Application),
     write: LendingWrite,
     token: &str,
-    pending: &lendhub_domain::journey::PendingSignIn,
+    pending: &lendhub_domain::lending::journey::PendingSignIn,
 ) -> Result<Response, JourneyError> {
     let mut writes = WriteSet::default();
     writes.push(write);

@@ -5,7 +5,7 @@ use askama::Template;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::dashboard::{Action, Environment};
+use lendhub_domain::partner::dashboard::{Action, Environment};
 
 use super::forms::rfc3339;
 use super::pages::{Frame, ListQuery, forbidden, screen, unavailable};

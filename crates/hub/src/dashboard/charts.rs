@@ -4,7 +4,7 @@
 //! through. No script; each bar carries its numbers as a tooltip, and the
 //! figures are in a table beside the picture.
 
-use lendhub_domain::usage::{Metric, days_ending};
+use lendhub_domain::billing::usage::{Metric, days_ending};
 use lendhub_store::UsageCount;
 
 /// How many days the charts show.

@@ -4,8 +4,8 @@
 //! record that makes a resubmitted one-time form change nothing.
 
 use axum::response::Response;
-use lendhub_domain::dashboard::{Action, Environment};
-use lendhub_domain::hub_ids::AuditId;
+use lendhub_domain::ids::AuditId;
+use lendhub_domain::partner::dashboard::{Action, Environment};
 use lendhub_domain::tenant::Tenant;
 use lendhub_store::{AuditRecord, IdempotencyRecord};
 use lendhub_system::new_hub_id;

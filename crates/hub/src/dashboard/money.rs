@@ -7,11 +7,11 @@ use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::collection::{Payment, PaymentStatus};
-use lendhub_domain::dashboard::Environment;
-use lendhub_domain::hub_ids::{AccountId, HubId, PaymentId};
+use lendhub_domain::ids::{AccountId, HubId, PaymentId};
 use lendhub_domain::money::Money;
-use lendhub_domain::servicing::{Account, AccountStatus};
+use lendhub_domain::partner::dashboard::Environment;
+use lendhub_domain::servicing::account::{Account, AccountStatus};
+use lendhub_domain::servicing::collection::{Payment, PaymentStatus};
 use lendhub_store::{AccountPage, AccountQuery, PageQuery, PaymentPage, PaymentQuery};
 use serde::Deserialize;
 
@@ -214,7 +214,7 @@ pub async fn account(
     ) else {
         return unavailable();
     };
-    let Some(b) = lendhub_domain::ledger::balance(&a, &entries, now) else {
+    let Some(b) = lendhub_domain::servicing::ledger::balance(&a, &entries, now) else {
         tracing::error!(account = %a.id, "the balance overflows");
         return unavailable();
     };

@@ -7,8 +7,8 @@ use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
-use lendhub_domain::dashboard::Environment;
-use lendhub_domain::lending::{Application, Status};
+use lendhub_domain::lending::application::{Application, Status};
+use lendhub_domain::partner::dashboard::Environment;
 use lendhub_domain::tenant::Tenant;
 use lendhub_store::{ApplicationPage, ApplicationQuery, PageQuery};
 use serde::Deserialize;
@@ -39,10 +39,10 @@ impl Frame {
             role: staff.role.label(),
             owner: staff
                 .role
-                .may(lendhub_domain::dashboard::Action::ManageStaff),
+                .may(lendhub_domain::partner::dashboard::Action::ManageStaff),
             billing: staff
                 .role
-                .may(lendhub_domain::dashboard::Action::ReadBilling),
+                .may(lendhub_domain::partner::dashboard::Action::ReadBilling),
             env: env.as_str(),
             other_env: env.other().as_str(),
             csrf: staff.session.csrf.clone(),
@@ -137,7 +137,7 @@ struct OfferView {
     total: lendhub_domain::money::Money,
 }
 
-fn decision_view(d: &lendhub_domain::lending::Decision) -> DecisionView {
+fn decision_view(d: &lendhub_domain::lending::application::Decision) -> DecisionView {
     let at = |t: time::OffsetDateTime| super::forms::rfc3339(lendhub_domain::clock::unix_ms(t));
     DecisionView {
         id: d.id.to_string(),

@@ -8,7 +8,7 @@ use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
-use lendhub_domain::dashboard::{Environment, Role, SESSION_MS};
+use lendhub_domain::partner::dashboard::{Environment, Role, SESSION_MS};
 use lendhub_store::DashboardSessionRecord;
 use lendhub_system::random_token;
 use serde::Deserialize;

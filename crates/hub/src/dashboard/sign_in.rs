@@ -5,7 +5,7 @@
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
-use lendhub_domain::dashboard::SESSION_MS;
+use lendhub_domain::partner::dashboard::SESSION_MS;
 use lendhub_store::DashboardSessionRecord;
 use lendhub_system::random_token;
 use serde::Deserialize;
@@ -126,7 +126,7 @@ pub async fn callback(
 /// not to whoever typed it into an account.
 async fn accept_invitations(
     state: &PartnerState,
-    person: &lendhub_domain::journey::Applicant,
+    person: &lendhub_domain::lending::journey::Applicant,
 ) -> Result<(), ()> {
     use lendhub_store::{StaffRecord, StaffWrite, WriteSet};
     if !person.email_verified {
@@ -170,10 +170,8 @@ async fn accept_invitations(
                 at_ms: now,
             })
             .push(lendhub_store::AuditRecord {
-                id: lendhub_system::new_hub_id::<lendhub_domain::hub_ids::AuditId>(
-                    now.unsigned_abs(),
-                )
-                .to_string(),
+                id: lendhub_system::new_hub_id::<lendhub_domain::ids::AuditId>(now.unsigned_abs())
+                    .to_string(),
                 partner_client_id: invitation.partner_client_id,
                 user_id: person.subject.clone(),
                 email: email.clone(),

@@ -9,8 +9,8 @@ use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
-use lendhub_domain::dashboard::{Action, Environment, INVITATION_MS, Role};
-use lendhub_domain::hub_ids::InvitationId;
+use lendhub_domain::ids::InvitationId;
+use lendhub_domain::partner::dashboard::{Action, Environment, INVITATION_MS, Role};
 use lendhub_store::{
     CommitError, InvitationRecord, MailRecord, StaffMember, StaffRecord, StaffWrite, WriteSet,
 };
@@ -170,7 +170,7 @@ pub async fn invite(
         Err(why) => return forbidden(why),
     };
     let email = form.email.as_deref().unwrap_or("").trim().to_lowercase();
-    if !lendhub_domain::enquiry::is_email(&email) {
+    if !lendhub_domain::public::enquiry::is_email(&email) {
         return invalid("Give the e-mail address the person signs in to lendhub with.");
     }
     let Some(role) = form.role() else {

@@ -7,10 +7,10 @@ use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use lendhub_domain::dashboard::{Action, Environment};
-use lendhub_domain::hub_ids::{HubId, StatementId};
+use lendhub_domain::billing::statement::{Payer, Statement};
+use lendhub_domain::ids::{HubId, StatementId};
 use lendhub_domain::money::Money;
-use lendhub_domain::statement::{Payer, Statement};
+use lendhub_domain::partner::dashboard::{Action, Environment};
 use lendhub_store::{PageQuery, StatementPage, StatementQuery};
 use serde::Deserialize;
 

@@ -4,11 +4,11 @@
 
 use std::sync::Arc;
 
-use lendhub_domain::credentials::{
+use lendhub_domain::partner::credentials::{
     Environment, api_key_id, api_key_selector, parse_access_token, verifier_matches,
 };
-use lendhub_domain::partner::PartnerStatus;
-use lendhub_domain::scope::PartnerScopes;
+use lendhub_domain::partner::project::PartnerStatus;
+use lendhub_domain::partner::scope::PartnerScopes;
 use lendhub_store::{ApiKeyRecord, PartnerClientRecord, PartnerStore, StoreError};
 
 use super::error::PartnerError;
@@ -65,7 +65,7 @@ pub fn mint(
         Some(wanted) => {
             if let Some(extra) = wanted.iter().find(|s| !held.contains(*s)) {
                 return Err(KeyError::ScopeNotHeld(
-                    lendhub_domain::scope::Scope::as_str(extra).to_owned(),
+                    lendhub_domain::partner::scope::Scope::as_str(extra).to_owned(),
                 ));
             }
             wanted.clone()

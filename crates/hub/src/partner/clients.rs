@@ -3,10 +3,10 @@
 
 use std::sync::Arc;
 
-use lendhub_domain::credentials::{Environment, hash_secret, secret_matches};
 use lendhub_domain::crypto::{DerivedKey, MasterKey};
-use lendhub_domain::partner::{PartnerStatus, Tier};
-use lendhub_domain::scope::PartnerScopes;
+use lendhub_domain::partner::credentials::{Environment, hash_secret, secret_matches};
+use lendhub_domain::partner::project::{PartnerStatus, Tier};
+use lendhub_domain::partner::scope::PartnerScopes;
 use lendhub_domain::secret::Secret;
 use lendhub_http::oauth_form::ClientCredentials;
 use lendhub_store::{

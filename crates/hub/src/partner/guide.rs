@@ -7,8 +7,8 @@ use std::fmt::Write;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::IntoResponse;
-use lendhub_domain::partner::{ACCESS_TOKEN_TTL_SECONDS, Tier};
-use lendhub_domain::scope::{PartnerScope, Scope};
+use lendhub_domain::partner::project::{ACCESS_TOKEN_TTL_SECONDS, Tier};
+use lendhub_domain::partner::scope::{PartnerScope, Scope};
 
 use super::mcp::{PROTOCOL_VERSION, TOOLS};
 use crate::partner::state::PartnerState;

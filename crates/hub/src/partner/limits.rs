@@ -14,8 +14,8 @@ use std::sync::{Arc, LazyLock};
 use axum::extract::Request;
 use axum::http::HeaderValue;
 use axum::response::Response;
-use lendhub_domain::partner::{Tier, TierLimits};
-use lendhub_domain::ratelimit::{SubLimit, TokenBucket, Verdict, sub_limit};
+use lendhub_domain::partner::project::{Tier, TierLimits};
+use lendhub_domain::partner::ratelimit::{SubLimit, TokenBucket, Verdict, sub_limit};
 use lendhub_http::around::Hook;
 use parking_lot::Mutex;
 

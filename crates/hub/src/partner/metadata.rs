@@ -7,7 +7,7 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use lendhub_domain::scope::{PartnerScope, Scope};
+use lendhub_domain::partner::scope::{PartnerScope, Scope};
 use serde_json::{Value, json};
 
 use super::error::PartnerError;

@@ -2,7 +2,7 @@
 //! register from the CLI, and the check a money-moving request must pass.
 
 use axum::http::HeaderMap;
-use lendhub_domain::request_signature::{self, Header, SignatureError, Signed};
+use lendhub_domain::partner::request_signature::{self, Header, SignatureError, Signed};
 use lendhub_store::{PartnerStore, RequestKeyRecord, StoreError};
 
 use super::error::PartnerError;

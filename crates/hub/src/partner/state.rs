@@ -4,8 +4,8 @@
 use std::sync::Arc;
 
 use lendhub_domain::clock::Clock;
-use lendhub_domain::credentials::Environment;
 use lendhub_domain::crypto::MasterKey;
+use lendhub_domain::partner::credentials::Environment;
 use lendhub_domain::tenant::Tenant;
 use lendhub_http::idempotency::Idempotency;
 use lendhub_store::{
@@ -196,7 +196,7 @@ impl PartnerState {
         owner: &lendhub_domain::tenant::Tenant,
     ) -> Result<time::OffsetDateTime, lendhub_store::StoreError> {
         let offset = self.sandbox.clock_offset(owner).await?;
-        Ok(lendhub_domain::test_clock::ClientClock::new(offset).now(self.clock.now()))
+        Ok(lendhub_domain::sandbox::test_clock::ClientClock::new(offset).now(self.clock.now()))
     }
 
     /// Takes the whole store and keeps of it only the contexts the ring uses.

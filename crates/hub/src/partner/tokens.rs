@@ -5,9 +5,9 @@
 use std::sync::Arc;
 
 use jsonwebtoken::{Algorithm, DecodingKey, Header};
-use lendhub_domain::credentials::Environment;
-use lendhub_domain::partner::{ACCESS_TOKEN_TYPE, AccessClaims, PartnerStatus};
-use lendhub_domain::scope::PartnerScopes;
+use lendhub_domain::partner::credentials::Environment;
+use lendhub_domain::partner::project::{ACCESS_TOKEN_TYPE, AccessClaims, PartnerStatus};
+use lendhub_domain::partner::scope::PartnerScopes;
 use lendhub_wire::access_token;
 
 use super::error::PartnerError;

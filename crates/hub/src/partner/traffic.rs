@@ -9,8 +9,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
+use lendhub_domain::billing::usage::Metric;
 use lendhub_domain::tenant::Tenant;
-use lendhub_domain::usage::Metric;
 use lendhub_store::{DashboardStore, UsageCount};
 use parking_lot::Mutex;
 use time::Date;

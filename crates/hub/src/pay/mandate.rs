@@ -6,8 +6,8 @@ use askama::Template;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::hub_ids::{HubId, MandateId};
-use lendhub_domain::mandate::Mandate;
+use lendhub_domain::ids::{HubId, MandateId};
+use lendhub_domain::servicing::mandate::Mandate;
 
 use crate::html::render;
 use crate::partner::rest::payments::link_token;

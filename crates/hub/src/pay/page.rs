@@ -4,9 +4,9 @@ use axum::extract::rejection::FormRejection;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::collection::{FailureReason, Payment, PaymentStatus};
-use lendhub_domain::hub_ids::{HubId, PaymentId};
-use lendhub_domain::schedule::ScheduleStatus;
+use lendhub_domain::ids::{HubId, PaymentId};
+use lendhub_domain::servicing::collection::{FailureReason, Payment, PaymentStatus};
+use lendhub_domain::servicing::schedule::ScheduleStatus;
 use serde::Deserialize;
 
 use crate::html::{form_status, render};
@@ -187,7 +187,7 @@ fn status_page(state: &PartnerState, p: &Payment, now: time::OffsetDateTime) -> 
 }
 
 /// The mandate page's address, relative to the pay page's host.
-fn mandate_link(state: &PartnerState, id: &lendhub_domain::hub_ids::MandateId) -> String {
+fn mandate_link(state: &PartnerState, id: &lendhub_domain::ids::MandateId) -> String {
     format!("/pay/mandates/{id}.{}", link_token(state, id))
 }
 

@@ -5,8 +5,8 @@
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use lendhub_domain::pricing::{Frequency, PricingConfig, bps_percent};
-use lendhub_domain::quote::{self, Quote, parse_gbp};
+use lendhub_domain::public::pricing::{Frequency, PricingConfig, bps_percent};
+use lendhub_domain::public::quote::{self, Quote, parse_gbp};
 use lendhub_http::json::Json;
 use lendhub_http::{FieldIssue, Problem, list};
 use serde::Deserialize;

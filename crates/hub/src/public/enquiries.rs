@@ -8,9 +8,9 @@ use axum::body::Bytes;
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::Response;
-use lendhub_domain::enquiry::{self, Dept, Enquiry};
-use lendhub_domain::hub_ids::{EnquiryId, HubId};
-use lendhub_domain::ids::SandboxId;
+use lendhub_domain::ids::{EnquiryId, HubId};
+use lendhub_domain::public::enquiry::{self, Dept, Enquiry};
+use lendhub_domain::sandbox::ids::SandboxId;
 use lendhub_domain::tenant::Tenant;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_store::{EnquiryRecord, MailRecord, PublicWrite, WriteSet};
@@ -68,7 +68,7 @@ fn notification(id: &str, e: &Enquiry) -> (String, String) {
 
 /// Record an enquiry; the department is notified by email.
 /// An enquiry as the document describes it: the handler reads the body as
-/// JSON and applies `lendhub_domain::enquiry::validate`, which these bounds
+/// JSON and applies `lendhub_domain::public::enquiry::validate`, which these bounds
 /// restate (the derives give the document `additionalProperties: false`;
 /// nothing deserialises into these types).
 #[derive(serde::Deserialize, utoipa::ToSchema)]

@@ -4,8 +4,8 @@
 
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use lendhub_domain::enquiry::{EnquiryError, FIELDS_MAX_BYTES, FIELDS_MAX_KEYS};
-use lendhub_domain::quote::QuoteIssue;
+use lendhub_domain::public::enquiry::{EnquiryError, FIELDS_MAX_BYTES, FIELDS_MAX_KEYS};
+use lendhub_domain::public::quote::QuoteIssue;
 use lendhub_http::{FieldIssue, Problem};
 use lendhub_store::StoreError;
 

@@ -378,7 +378,7 @@ fn call(state: &PublicState, params: &Map<String, Value>) -> Result<String, RpcE
 }
 
 fn product_details(
-    pricing: &lendhub_domain::pricing::PricingConfig,
+    pricing: &lendhub_domain::public::pricing::PricingConfig,
     args: &Map<String, Value>,
 ) -> Result<Value, RpcError> {
     if let Some(k) = args.keys().find(|k| k.as_str() != "name") {
@@ -403,7 +403,7 @@ fn product_details(
 fn get_quote(
     state: &PublicState,
     args: &Map<String, Value>,
-) -> Result<lendhub_domain::quote::Quote, RpcError> {
+) -> Result<lendhub_domain::public::quote::Quote, RpcError> {
     if let Some(k) = args
         .keys()
         .find(|k| !matches!(k.as_str(), "amount" | "term" | "frequency"))
@@ -439,7 +439,7 @@ fn get_quote(
         .map_err(|_| RpcError(INTERNAL_ERROR, "internal_error".into(), None))
 }
 
-fn eligibility(pricing: &lendhub_domain::pricing::PricingConfig) -> Value {
+fn eligibility(pricing: &lendhub_domain::public::pricing::PricingConfig) -> Value {
     let b = &pricing.business_loan;
     json!({
         "who_can_borrow": "UK incorporated bodies corporate: private limited companies and LLPs, active at Companies House.",

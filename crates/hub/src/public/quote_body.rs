@@ -5,7 +5,7 @@
 //! as the constants they are, and only the values are encoded (strings
 //! through serde_json unless nothing in them needs escaping).
 
-use lendhub_domain::quote::{Instalment, Quote};
+use lendhub_domain::public::quote::{Instalment, Quote};
 
 /// A quote's JSON: an answer of six instalments is about 1.2 KB.
 pub fn render(q: &Quote) -> Vec<u8> {
@@ -96,8 +96,8 @@ fn string(out: &mut Vec<u8>, s: &str) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use lendhub_domain::pricing::{Frequency, PricingConfig};
-    use lendhub_domain::quote;
+    use lendhub_domain::public::pricing::{Frequency, PricingConfig};
+    use lendhub_domain::public::quote;
 
     fn pricing() -> PricingConfig {
         PricingConfig::parse(crate::public::DEFAULT_PRICING).unwrap()

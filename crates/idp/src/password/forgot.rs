@@ -12,7 +12,7 @@ use axum::body::Bytes;
 use axum::extract::{Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use lendhub_domain::identity::{PASSWORD_RESET_TTL_MS, normalise_email};
+use lendhub_domain::identity::claims::{PASSWORD_RESET_TTL_MS, normalise_email};
 use lendhub_http::oauth_form;
 use lendhub_store::PasswordResetRecord;
 use lendhub_system::random_token;

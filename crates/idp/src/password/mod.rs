@@ -10,7 +10,7 @@ pub mod reset;
 
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::Response;
-use lendhub_domain::ids::SandboxId;
+use lendhub_domain::sandbox::ids::SandboxId;
 use lendhub_store::{MailRecord, NewPassword, SsoUserRecord};
 use lendhub_system::{NewRandom, random_token};
 use sha2::{Digest, Sha256};

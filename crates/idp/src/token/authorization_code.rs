@@ -7,8 +7,8 @@
 use std::collections::HashMap;
 
 use axum::response::Response;
-use lendhub_domain::credentials::parse_access_token;
-use lendhub_domain::pkce::{s256, verifier_is_valid};
+use lendhub_domain::identity::pkce::{s256, verifier_is_valid};
+use lendhub_domain::partner::credentials::parse_access_token;
 use lendhub_store::{CodeRedemption, GrantRefusal, Redeemed, SsoClientRecord};
 use lendhub_system::random_token;
 

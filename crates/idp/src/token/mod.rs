@@ -11,7 +11,7 @@ use axum::body::Bytes;
 use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
-use lendhub_domain::identity::{ACCESS_TOKEN_TTL_S, REFRESH_TOKEN_TTL_S};
+use lendhub_domain::identity::claims::{ACCESS_TOKEN_TTL_S, REFRESH_TOKEN_TTL_S};
 use lendhub_http::access_log::CallerSlot;
 use lendhub_http::json::Json;
 use lendhub_http::oauth_form::{self, FormError};

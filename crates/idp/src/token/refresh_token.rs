@@ -6,8 +6,8 @@
 use std::collections::HashMap;
 
 use axum::response::Response;
-use lendhub_domain::credentials::parse_access_token;
-use lendhub_domain::identity::{IdentityScope, IdentityScopes};
+use lendhub_domain::identity::claims::{IdentityScope, IdentityScopes};
+use lendhub_domain::partner::credentials::parse_access_token;
 use lendhub_store::{GrantRefusal, RefreshRotation, Rotated, SsoClientRecord};
 
 use super::{mint, required, respond};

@@ -4,7 +4,7 @@
 //! and the other environment's are not found; sign-out and leaving the
 //! staff end the session.
 
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 
 use crate::rest_tier::{api_key, rest_app, rest_partner, rest_post};
@@ -302,7 +302,7 @@ async fn in_chromium_staff_sign_in_switch_to_test_and_sign_out() {
 #[tokio::test]
 async fn a_disabled_endpoint_is_re_enabled_by_a_developer_and_audited() {
     use lendhub_domain::tenant::Tenant;
-    use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
+    use lendhub_domain::webhooks::endpoint::{EndpointStatus, WebhookEndpoint};
     use lendhub_store::{EventWrite, WriteSet};
 
     let app = rest_app().await;

@@ -3,7 +3,7 @@
 //! (failures marked) from the stored counts, which match what was asked of
 //! the API and what the delivery worker attempted.
 
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
 
 use crate::dashboard::{failing_delivery, sign_in, staff};
 use crate::rest_tier::{api_key, rest_app, rest_get, rest_partner};

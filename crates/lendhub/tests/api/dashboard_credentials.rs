@@ -7,7 +7,7 @@
 //! partner's key or client is not found; owners read it all in the audit
 //! log.
 
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
 use serde_json::json;
 
 use crate::dashboard::{sign_in, staff};

@@ -3,7 +3,7 @@
 //! failed delivery and retries it, rolls an API key and downloads a
 //! statement — each checked in the page and then through the API.
 
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
 
 use crate::dashboard::{failing_delivery, staff};
 use crate::rest_accounts::fund;
@@ -17,7 +17,7 @@ const SCOPES: &str = "applications.read applications.write decisions.read accoun
 #[tokio::test]
 async fn in_chromium_an_owner_fixes_webhooks_rolls_a_key_and_downloads_a_statement() {
     use lendhub_domain::tenant::Tenant;
-    use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
+    use lendhub_domain::webhooks::endpoint::{EndpointStatus, WebhookEndpoint};
     use lendhub_store::{EventWrite, WriteSet};
 
     let app = rest_app().await;

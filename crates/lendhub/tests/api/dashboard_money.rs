@@ -5,7 +5,7 @@
 //! billing role) is refused the statements, and the other environment's or
 //! another partner's ids are not found.
 
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 
 use crate::dashboard::{sign_in, staff};

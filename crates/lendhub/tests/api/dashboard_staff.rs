@@ -4,7 +4,7 @@
 //! removed (their session ends), an invitation withdrawn; the last owner
 //! kept; other roles refused; every change audited.
 
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
 
 use crate::dashboard::{sign_in, staff};
 use crate::rest_tier::rest_partner;

@@ -65,7 +65,7 @@ async fn control_characters_and_overrides_are_refused_in_every_surface() {
     let (client, _) = rest_partner(
         &app,
         "applications.write applications.read",
-        lendhub_domain::partner::Tier::Platform,
+        lendhub_domain::partner::project::Tier::Platform,
     )
     .await;
     let key = api_key(&app, &client, "test", None)["key"]
@@ -225,7 +225,12 @@ async fn a_number_with_a_fraction_or_an_exponent_is_not_an_integer_anywhere() {
     let app = rest_app().await;
     let scopes = "applications.read applications.write decisions.read accounts.read \
                   accounts.manage payments.read payments.write";
-    let (client, _) = rest_partner(&app, scopes, lendhub_domain::partner::Tier::Platform).await;
+    let (client, _) = rest_partner(
+        &app,
+        scopes,
+        lendhub_domain::partner::project::Tier::Platform,
+    )
+    .await;
     let key = api_key(&app, &client, "test", None)["key"]
         .as_str()
         .unwrap()
@@ -329,7 +334,7 @@ async fn security_headers_sent_twice_are_refused() {
     let (client, _) = rest_partner(
         &app,
         "payments.read payments.write",
-        lendhub_domain::partner::Tier::Platform,
+        lendhub_domain::partner::project::Tier::Platform,
     )
     .await;
     let key = api_key(&app, &client, "test", None)["key"]

@@ -209,7 +209,10 @@ async fn a_confidential_client_signs_a_person_in_and_refreshes() {
     assert_ne!(claims["sub"], person.email.as_str());
     assert_eq!(claims["aud"], rp.client_id.as_str());
     assert_eq!(claims["nonce"], "nonce-456");
-    assert_eq!(claims["at_hash"], lendhub_domain::pkce::at_hash(access));
+    assert_eq!(
+        claims["at_hash"],
+        lendhub_domain::identity::pkce::at_hash(access)
+    );
     let iat = claims["iat"].as_i64().unwrap();
     assert_eq!(claims["exp"].as_i64().unwrap(), iat + 3600);
     assert!(claims["auth_time"].as_i64().unwrap() <= iat);

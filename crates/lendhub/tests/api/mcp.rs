@@ -4,8 +4,8 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use lendhub_domain::partner::Tier;
-use lendhub_domain::scope::PartnerScopes;
+use lendhub_domain::partner::project::Tier;
+use lendhub_domain::partner::scope::PartnerScopes;
 use serde_json::{Value, json};
 
 use crate::partner::{Partner, access_token, assert_hub_error, partner};
@@ -451,7 +451,7 @@ async fn forged_and_stale_tokens_are_refused_with_their_codes() {
     // Used first, so the instance remembers the partner as active.
     assert_eq!(ping(suspended.clone()).await.status, 200);
     let change = lendhub_store::PartnerClientChange::Status(
-        lendhub_domain::partner::PartnerStatus::Suspended,
+        lendhub_domain::partner::project::PartnerStatus::Suspended,
     );
     server
         .store

@@ -3,7 +3,7 @@
 //! then broken in a request the server refuses with the same rule's
 //! reason; and every operation names the 429 and 503 any answer may be.
 
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 
 use crate::partner::assert_hub_error;

@@ -4,8 +4,8 @@
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use lendhub_domain::partner::{PartnerStatus, Tier};
-use lendhub_domain::scope::PartnerScopes;
+use lendhub_domain::partner::project::{PartnerStatus, Tier};
+use lendhub_domain::partner::scope::PartnerScopes;
 use lendhub_store::PartnerClientChange;
 use serde_json::Value;
 
@@ -631,7 +631,7 @@ async fn the_agent_guide_matches_the_ring() {
         assert!(
             row.starts_with(&format!(
                 "| `{}`",
-                lendhub_domain::scope::Scope::as_str(tool.scope)
+                lendhub_domain::partner::scope::Scope::as_str(tool.scope)
             )),
             "{row}"
         );

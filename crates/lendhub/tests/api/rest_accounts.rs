@@ -2,7 +2,7 @@
 //! its balance derived from the ledger on the environment's clock, its
 //! schedule, its ledger a page at a time, and the list.
 
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 use time::Duration;
 

@@ -1,7 +1,7 @@
 //! The REST tier's applications (issue #15, first slice): create with the
 //! seed's rules and the company register, retrieve, list, withdraw, expire.
 
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 
 use crate::partner::assert_hub_error;

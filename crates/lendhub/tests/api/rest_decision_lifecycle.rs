@@ -3,7 +3,7 @@
 //! again under its 1 req/s sub-limit, and a declined company waits out its
 //! cooling-off before applying again.
 
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 use time::Duration;
 

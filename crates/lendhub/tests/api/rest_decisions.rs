@@ -2,7 +2,7 @@
 //! application submitted with consents, a connected test bank and identity
 //! checks is decided at once; the decision reads back verbatim.
 
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 
 use crate::partner::assert_hub_error;

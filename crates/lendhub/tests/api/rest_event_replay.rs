@@ -11,7 +11,7 @@
 //! Anything a replay queued therefore reaches its receiver before the later
 //! event does.
 
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 
 use crate::partner::assert_hub_error;

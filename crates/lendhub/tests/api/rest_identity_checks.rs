@@ -1,7 +1,7 @@
 //! Identity checks (issue #15): `POST /identity/checks` against the
 //! synthetic person register, the verification object and its events.
 
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 
 use crate::partner::assert_hub_error;

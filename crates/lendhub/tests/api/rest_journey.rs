@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 use time::Duration;
 

@@ -5,7 +5,7 @@
 //! named, only a person of the application's company may. Journeys of
 //! applications that ended without a loan are erased after 90 days.
 
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 use time::Duration;
 

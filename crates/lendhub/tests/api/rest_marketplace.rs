@@ -3,7 +3,7 @@
 //! signed with the app's own secret, and signals that the decision engine
 //! weighs while a decision is unresolved.
 
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 use time::Duration;
 

@@ -3,7 +3,7 @@
 //! `decisioning_explanation` of a REST-tier decision by application id or
 //! the partner's own reference, from the facts stored with it.
 
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 
 use crate::mcp::tool_names;

@@ -16,7 +16,12 @@ const TEST: &str = "/sandbox/v1";
 #[tokio::test]
 async fn an_overpayment_is_refused_up_front_and_a_racing_one_is_a_refundable_credit() {
     let app = rest_app().await;
-    let (client, _) = rest_partner(&app, SCOPES, lendhub_domain::partner::Tier::Platform).await;
+    let (client, _) = rest_partner(
+        &app,
+        SCOPES,
+        lendhub_domain::partner::project::Tier::Platform,
+    )
+    .await;
     let key = api_key(&app, &client, "test", None)["key"]
         .as_str()
         .unwrap()

@@ -420,7 +420,12 @@ pub async fn refund_payment(
 async fn a_paid_payment_is_refunded_in_full_by_a_signed_request() {
     use crate::rest_tier::{api_key, rest_partner};
     let app = rest_app().await;
-    let (client, _) = rest_partner(&app, SCOPES, lendhub_domain::partner::Tier::Platform).await;
+    let (client, _) = rest_partner(
+        &app,
+        SCOPES,
+        lendhub_domain::partner::project::Tier::Platform,
+    )
+    .await;
     let key = api_key(&app, &client, "test", None)["key"]
         .as_str()
         .unwrap()
@@ -659,8 +664,12 @@ async fn staff_forbear_end_forbearance_and_write_off_an_account() {
 #[tokio::test]
 async fn link_creation_is_limited_to_ten_a_second() {
     let app = rest_app().await;
-    let (key, account) =
-        crate::rest_accounts::funded_at(&app, SCOPES, lendhub_domain::partner::Tier::Launch).await;
+    let (key, account) = crate::rest_accounts::funded_at(
+        &app,
+        SCOPES,
+        lendhub_domain::partner::project::Tier::Launch,
+    )
+    .await;
     app.clock.freeze();
     let mut statuses = Vec::new();
     for n in 0..11 {

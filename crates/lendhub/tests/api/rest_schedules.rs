@@ -114,7 +114,12 @@ fn types(receiver: &Receiver) -> Vec<String> {
 #[tokio::test]
 async fn a_twelve_instalment_monthly_schedule_collects_to_settlement() {
     let app = rest_app().await;
-    let (client, _) = rest_partner(&app, SCOPES, lendhub_domain::partner::Tier::Platform).await;
+    let (client, _) = rest_partner(
+        &app,
+        SCOPES,
+        lendhub_domain::partner::project::Tier::Platform,
+    )
+    .await;
     let key = api_key(&app, &client, "test", None)["key"]
         .as_str()
         .unwrap()

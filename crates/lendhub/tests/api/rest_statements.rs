@@ -7,7 +7,7 @@
 //! the API, printed as an invoice, and closed again by the operator's CLI
 //! with the same result.
 
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 use time::Duration;
 
@@ -175,7 +175,7 @@ fn year_ahead() -> i32 {
 /// the tests also state them.
 fn invoice_date(period: &str) -> String {
     let days = lendhub_domain::working_days::WorkingDays::bundled();
-    lendhub_domain::statement::Period::parse(period)
+    lendhub_domain::billing::statement::Period::parse(period)
         .unwrap()
         .invoice_date(&days)
         .to_string()

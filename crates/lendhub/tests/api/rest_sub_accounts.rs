@@ -2,7 +2,7 @@
 //! partners, named in an application's `introduction_id`; the loan keeps
 //! the attribution and the partner lists accounts by it.
 
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 
 use crate::partner::assert_hub_error;

@@ -5,8 +5,8 @@
 
 use std::collections::BTreeSet;
 
-use lendhub_domain::events::EventType;
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
+use lendhub_domain::sandbox::events::EventType;
 use serde_json::{Value, json};
 use time::Duration;
 

@@ -1,7 +1,7 @@
 //! The REST tier's test environment helpers: its own test clock and events
 //! on demand, the same implementation the sandbox serves, over HTTP.
 
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 
 use crate::partner::assert_hub_error;

@@ -1,8 +1,8 @@
 //! The REST tier's foundation: the switch, its two environments, API keys
 //! made by the CLI, and the rate-limit bucket every answer spends.
 
-use lendhub_domain::partner::Tier;
-use lendhub_domain::scope::PartnerScopes;
+use lendhub_domain::partner::project::Tier;
+use lendhub_domain::partner::scope::PartnerScopes;
 use serde_json::Value;
 
 use crate::partner::assert_hub_error;

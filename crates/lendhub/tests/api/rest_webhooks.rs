@@ -1,7 +1,7 @@
 //! The REST tier's webhook endpoints and events, in both environments, and
 //! the credentials and scopes every REST call is checked against.
 
-use lendhub_domain::partner::Tier;
+use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 
 use crate::partner::assert_hub_error;

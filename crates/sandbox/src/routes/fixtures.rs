@@ -1,8 +1,8 @@
 use axum::Json;
-use lendhub_domain::decisioning::{Outcome, UNDERWRITING_DELAY, decide, review};
-use lendhub_domain::events::EventType;
-use lendhub_domain::fixtures::{DECISION_RULE, REFERRAL_RULE, RESERVED, VERSION};
-use lendhub_domain::payment::{BankAccount, REPAYMENT_TEST_AMOUNTS};
+use lendhub_domain::sandbox::decisioning::{Outcome, UNDERWRITING_DELAY, decide, review};
+use lendhub_domain::sandbox::events::EventType;
+use lendhub_domain::sandbox::fixtures::{DECISION_RULE, REFERRAL_RULE, RESERVED, VERSION};
+use lendhub_domain::sandbox::payment::{BankAccount, REPAYMENT_TEST_AMOUNTS};
 use serde::Serialize;
 use utoipa::ToSchema;
 

@@ -1,10 +1,10 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::application::ApplicationStatus;
-use lendhub_domain::events::EventType;
-use lendhub_domain::ids::{ApplicationId, SandboxId};
-use lendhub_domain::payment::{PaymentStatus, RepaymentRequest};
+use lendhub_domain::sandbox::application::ApplicationStatus;
+use lendhub_domain::sandbox::events::EventType;
+use lendhub_domain::sandbox::ids::{ApplicationId, SandboxId};
+use lendhub_domain::sandbox::payment::{PaymentStatus, RepaymentRequest};
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;

@@ -1,14 +1,14 @@
 //! `POST /oauth/token`: the client-credentials grant. Credentials by HTTP Basic
 //! or in the form body (not both); an opaque token, sealed and not stored
-//! (`lendhub_domain::sandbox_token`), so issuing one writes nothing.
+//! (`lendhub_domain::sandbox::token`), so issuing one writes nothing.
 
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use lendhub_domain::credentials::{Environment, secret_matches};
-use lendhub_domain::sandbox_token::TokenClaims;
-use lendhub_domain::scope::SandboxScopes;
+use lendhub_domain::partner::credentials::{Environment, secret_matches};
+use lendhub_domain::partner::scope::SandboxScopes;
+use lendhub_domain::sandbox::token::TokenClaims;
 use lendhub_http::oauth_form::{self, AuthMethod, FormError};
 use serde::Serialize;
 use utoipa::ToSchema;

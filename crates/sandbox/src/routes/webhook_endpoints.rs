@@ -1,9 +1,9 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::events::{ALL_EVENTS, EventType};
-use lendhub_domain::ids::EndpointId;
-use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
+use lendhub_domain::sandbox::events::{ALL_EVENTS, EventType};
+use lendhub_domain::sandbox::ids::EndpointId;
+use lendhub_domain::webhooks::endpoint::{EndpointStatus, WebhookEndpoint};
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::{JsonBody, OptionalJsonBody};

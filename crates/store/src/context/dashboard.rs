@@ -65,7 +65,7 @@ pub struct UsageCount {
     pub owner: String,
     /// `YYYY-MM-DD`
     pub day: String,
-    /// `lendhub_domain::usage::Metric::as_str`
+    /// `lendhub_domain::billing::usage::Metric::as_str`
     pub metric: String,
     pub count: i64,
 }

@@ -2,8 +2,8 @@
 //! surface appends to, read a page at a time.
 
 use async_trait::async_trait;
-use lendhub_domain::events::Event;
-use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
+use lendhub_domain::sandbox::events::Event;
+use lendhub_domain::webhooks::endpoint::{EndpointStatus, WebhookEndpoint};
 
 use crate::error::StoreError;
 use crate::paging::PageQuery;
@@ -54,7 +54,7 @@ pub enum EventWrite {
         max_per_owner: u32,
     },
     /// Also queues one delivery per endpoint of the owner that receives it
-    /// (`lendhub_domain::webhook::Subscription::receives`).
+    /// (`lendhub_domain::webhooks::endpoint::Subscription::receives`).
     InsertEvent(Event),
     /// Stores `endpoint` (its status changed) if the stored status is still
     /// `from`; otherwise `Conflict`. Disabling also ends the endpoint's

@@ -4,7 +4,7 @@
 //! worker loop (`lendhub-jobs`) serves them all.
 
 use async_trait::async_trait;
-use lendhub_domain::webhook::{Delivery, WebhookEndpoint};
+use lendhub_domain::webhooks::endpoint::{Delivery, WebhookEndpoint};
 
 use crate::error::StoreError;
 use crate::public::MailRecord;
@@ -80,7 +80,7 @@ impl DeliveryResult {
     /// The attempt as the dashboard's charts count it: the delivery, the
     /// day (on its owner's clock, as `at_ms` is) and whether it got through.
     pub fn counted(&self) -> (i64, String, &'static str) {
-        use lendhub_domain::usage::{Metric, day};
+        use lendhub_domain::billing::usage::{Metric, day};
         let (id, at_ms, metric) = match self {
             DeliveryResult::Delivered { id, at_ms, .. } => (*id, *at_ms, Metric::DeliveriesOk),
             DeliveryResult::Failed { id, at_ms, .. } => (*id, *at_ms, Metric::DeliveriesFailed),

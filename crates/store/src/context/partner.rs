@@ -2,8 +2,8 @@
 //! bearer check consults.
 
 use async_trait::async_trait;
-use lendhub_domain::credentials::Environment;
-use lendhub_domain::partner::{PartnerStatus, Tier};
+use lendhub_domain::partner::credentials::Environment;
+use lendhub_domain::partner::project::{PartnerStatus, Tier};
 
 use crate::error::StoreError;
 

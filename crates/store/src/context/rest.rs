@@ -5,18 +5,18 @@
 //! resource").
 
 use async_trait::async_trait;
-use lendhub_domain::collection::Payment;
-use lendhub_domain::introduction::Introduction;
-use lendhub_domain::journey::Journey;
-use lendhub_domain::kyc::Verification;
-use lendhub_domain::ledger::Entry;
-use lendhub_domain::lending::{Application, Decision, Status, UnderwritingAct};
-use lendhub_domain::mandate::Mandate;
+use lendhub_domain::billing::statement;
+use lendhub_domain::lending::application::{Application, Decision, Status, UnderwritingAct};
+use lendhub_domain::lending::introduction::Introduction;
+use lendhub_domain::lending::journey::Journey;
+use lendhub_domain::lending::kyc::Verification;
 use lendhub_domain::marketplace;
-use lendhub_domain::schedule::Schedule;
-use lendhub_domain::servicing::Account;
-use lendhub_domain::statement;
-use lendhub_domain::sub_account::SubAccount;
+use lendhub_domain::partner::sub_account::SubAccount;
+use lendhub_domain::servicing::account::Account;
+use lendhub_domain::servicing::collection::Payment;
+use lendhub_domain::servicing::ledger::Entry;
+use lendhub_domain::servicing::mandate::Mandate;
+use lendhub_domain::servicing::schedule::Schedule;
 use lendhub_domain::tenant::Tenant;
 
 use crate::error::StoreError;
@@ -283,7 +283,7 @@ pub enum LendingWrite {
     /// still in status `from`.
     UpdateAccount {
         account: Account,
-        from: lendhub_domain::servicing::AccountStatus,
+        from: lendhub_domain::servicing::account::AccountStatus,
     },
     InsertPayment(Payment),
     /// Succeeds only if the stored version is `payment.version - 1`;
@@ -317,12 +317,12 @@ pub(crate) fn act_from_columns(
     note: String,
     at_ms: i64,
 ) -> Result<UnderwritingAct, String> {
-    use lendhub_domain::hub_ids::{DecisionId, HubId};
+    use lendhub_domain::ids::{DecisionId, HubId};
     Ok(UnderwritingAct {
         decision_id: DecisionId::parse(&decision_id)
             .ok_or_else(|| format!("a malformed decision id {decision_id} in the log"))?,
         owner: Tenant::from_stored(owner),
-        act: lendhub_domain::lending::Act::parse(&act)
+        act: lendhub_domain::lending::application::Act::parse(&act)
             .ok_or_else(|| format!("an unknown act {act} in the log"))?,
         actor,
         note,

@@ -2,8 +2,8 @@
 //! and each client's test clock.
 
 use async_trait::async_trait;
-use lendhub_domain::application::Application;
-use lendhub_domain::payment::Payment;
+use lendhub_domain::sandbox::application::Application;
+use lendhub_domain::sandbox::payment::Payment;
 
 use crate::error::StoreError;
 use lendhub_domain::tenant::Tenant;

@@ -43,7 +43,7 @@ use super::errors;
 use super::writes::{self, Check, Param, Statements};
 use crate::error::{CommitError, StoreError};
 use crate::{EventWrite, Write, WriteSet};
-use lendhub_domain::events::Event;
+use lendhub_domain::sandbox::events::Event;
 use tokio_postgres::Statement;
 
 const MAX_BATCH: usize = 256;

@@ -1,7 +1,7 @@
 //! The job queues on PostgreSQL: webhook deliveries and mail, leased the same way.
 
 use deadpool_postgres::ClientWrapper as Client;
-use lendhub_domain::ids::PublishedId;
+use lendhub_domain::sandbox::ids::PublishedId;
 use tokio_postgres::types::ToSql;
 
 use super::errors::db;
@@ -10,7 +10,7 @@ use crate::error::StoreError;
 use crate::*;
 use lendhub_domain::clock::{from_unix_ms, unix_ms};
 use lendhub_domain::tenant::Tenant;
-use lendhub_domain::webhook::{Delivery, WebhookEndpoint};
+use lendhub_domain::webhooks::endpoint::{Delivery, WebhookEndpoint};
 
 /// Leases up to `limit` due deliveries to enabled endpoints, in one statement.
 /// `SKIP LOCKED` lets every instance's worker claim at once without waiting

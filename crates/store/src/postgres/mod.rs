@@ -27,8 +27,8 @@ use crate::error::{CommitError, StoreError};
 use crate::sql;
 use crate::*;
 use errors::{db, pool as pool_error};
-use lendhub_domain::application::Application;
-use lendhub_domain::events::Event;
+use lendhub_domain::sandbox::application::Application;
+use lendhub_domain::sandbox::events::Event;
 use lendhub_domain::tenant::Tenant;
 
 /// How to reach the database, and how long to wait for it.

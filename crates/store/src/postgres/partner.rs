@@ -7,8 +7,8 @@ use super::errors::{db, internal};
 use super::reads::get;
 use crate::error::StoreError;
 use crate::*;
-use lendhub_domain::credentials::Environment;
-use lendhub_domain::partner::{PartnerStatus, Tier};
+use lendhub_domain::partner::credentials::Environment;
+use lendhub_domain::partner::project::{PartnerStatus, Tier};
 
 const CLIENT_COLUMNS: &str = "client_id, name, secret_hash, scopes, tier, status, created_at_ms, sandbox_client_id, contact_email, white_label, previous_secret_hash, previous_secret_expires_at_ms";
 

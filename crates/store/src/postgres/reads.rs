@@ -1,13 +1,13 @@
 use deadpool_postgres::ClientWrapper as Client;
-use lendhub_domain::ids::PublishedId;
+use lendhub_domain::sandbox::ids::PublishedId;
 use tokio_postgres::Row;
 use tokio_postgres::types::ToSql;
 
 use super::errors::{db, internal};
 use crate::error::StoreError;
 use crate::*;
-use lendhub_domain::application::Application;
-use lendhub_domain::events::{Event, EventType};
+use lendhub_domain::sandbox::application::Application;
+use lendhub_domain::sandbox::events::{Event, EventType};
 use lendhub_domain::tenant::Tenant;
 
 pub(crate) fn from_json<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, StoreError> {

@@ -1,7 +1,7 @@
 //! The job queues on SQLite: webhook deliveries and mail, leased the same way.
 
 use async_trait::async_trait;
-use lendhub_domain::ids::PublishedId;
+use lendhub_domain::sandbox::ids::PublishedId;
 use rusqlite::{Connection, params};
 
 use super::{SqliteStore, rows, unavailable};
@@ -9,7 +9,7 @@ use crate::error::StoreError;
 use crate::*;
 use lendhub_domain::clock::from_unix_ms;
 use lendhub_domain::tenant::Tenant;
-use lendhub_domain::webhook::Delivery;
+use lendhub_domain::webhooks::endpoint::Delivery;
 
 /// Leases up to `limit` due deliveries to enabled endpoints. Due times are on
 /// the owner's clock, so each is compared with the service clock plus its
@@ -34,7 +34,7 @@ pub fn claim_deliveries(c: &Connection, q: &Lease) -> rusqlite::Result<Vec<Claim
         )?
         .query_map(params![q.due_before_ms, q.real_now_ms, q.limit], |r| {
             let endpoint: String = r.get(7)?;
-            let endpoint: lendhub_domain::webhook::WebhookEndpoint = rows::from_json(&endpoint)?;
+            let endpoint: lendhub_domain::webhooks::endpoint::WebhookEndpoint = rows::from_json(&endpoint)?;
             Ok(ClaimedDelivery {
                 delivery: Delivery {
                     id: r.get(0)?,

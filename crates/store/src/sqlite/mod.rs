@@ -40,8 +40,8 @@ use self::idempotency::{Looker, RecentKeys};
 use self::read_memo::ReadMemo;
 use crate::error::{CommitError, StoreError};
 use crate::*;
-use lendhub_domain::application::Application;
-use lendhub_domain::events::Event;
+use lendhub_domain::sandbox::application::Application;
+use lendhub_domain::sandbox::events::Event;
 use lendhub_domain::tenant::Tenant;
 
 pub use migrations::migrate;

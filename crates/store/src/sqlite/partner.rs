@@ -3,8 +3,8 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::*;
-use lendhub_domain::credentials::Environment;
-use lendhub_domain::partner::{PartnerStatus, Tier};
+use lendhub_domain::partner::credentials::Environment;
+use lendhub_domain::partner::project::{PartnerStatus, Tier};
 
 fn bad(what: &str) -> rusqlite::Error {
     rusqlite::Error::FromSqlConversionFailure(

@@ -6,8 +6,8 @@ use super::row_keys::{self, row_key};
 use super::{dialect, rows};
 use crate::sql;
 use crate::*;
-use lendhub_domain::application::Application;
-use lendhub_domain::events::Event;
+use lendhub_domain::sandbox::application::Application;
+use lendhub_domain::sandbox::events::Event;
 use lendhub_domain::tenant::Tenant;
 
 const CLIENT_COLUMNS: &str = "client_id, name, secret_hash, scopes, status, created_at_ms";

@@ -3,18 +3,18 @@
 use std::sync::LazyLock;
 
 use async_trait::async_trait;
-use lendhub_domain::collection::Payment;
-use lendhub_domain::journey::Journey;
-use lendhub_domain::kyc::Verification;
-use lendhub_domain::ledger::Entry;
-use lendhub_domain::lending::{Application, Decision, UnderwritingAct};
-use lendhub_domain::mandate::Mandate;
+use lendhub_domain::billing::statement::agreement::Agreement;
+use lendhub_domain::billing::statement::{Adjustment, Close, PayoutRecord, Statement};
+use lendhub_domain::lending::application::{Application, Decision, UnderwritingAct};
+use lendhub_domain::lending::journey::Journey;
+use lendhub_domain::lending::kyc::Verification;
 use lendhub_domain::marketplace::{App, Review, Signal};
-use lendhub_domain::schedule::Schedule;
-use lendhub_domain::servicing::Account;
-use lendhub_domain::statement::agreement::Agreement;
-use lendhub_domain::statement::{Adjustment, Close, PayoutRecord, Statement};
-use lendhub_domain::sub_account::SubAccount;
+use lendhub_domain::partner::sub_account::SubAccount;
+use lendhub_domain::servicing::account::Account;
+use lendhub_domain::servicing::collection::Payment;
+use lendhub_domain::servicing::ledger::Entry;
+use lendhub_domain::servicing::mandate::Mandate;
+use lendhub_domain::servicing::schedule::Schedule;
 use lendhub_domain::tenant::Tenant;
 use rusqlite::{Connection, OptionalExtension, params};
 

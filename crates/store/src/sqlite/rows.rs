@@ -1,10 +1,10 @@
 //! Row ⇄ domain conversions. Resources are stored as JSON documents beside the
 //! columns that are indexed or checked.
 
-use lendhub_domain::events::{Event, EventType};
-use lendhub_domain::ids::PublishedId;
+use lendhub_domain::sandbox::events::{Event, EventType};
+use lendhub_domain::sandbox::ids::PublishedId;
 use lendhub_domain::tenant::Tenant;
-use lendhub_domain::webhook::EndpointStatus;
+use lendhub_domain::webhooks::endpoint::EndpointStatus;
 use rusqlite::Row;
 use serde::de::DeserializeOwned;
 

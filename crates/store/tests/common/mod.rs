@@ -162,7 +162,7 @@ async fn fresh_postgres() -> String {
     tokio::spawn(connection);
     let name = format!(
         "conformance_{}",
-        lendhub_domain::ids::SandboxId::<lendhub_domain::ids::kind::Any>::new_random(0)
+        lendhub_domain::sandbox::ids::SandboxId::<lendhub_domain::sandbox::ids::kind::Any>::new_random(0)
             .as_str()
             .to_lowercase()
     );

@@ -2,9 +2,9 @@
 //! rewritten only while drafts, payouts only while pending, and the months
 //! waiting to close on their owner's clock, each moved on by one close.
 
-use lendhub_domain::hub_ids::HubId;
-use lendhub_domain::statement::agreement::Agreement;
-use lendhub_domain::statement::{self, Close, PayoutStatus, Period, Status, Terms};
+use lendhub_domain::billing::statement::agreement::Agreement;
+use lendhub_domain::billing::statement::{self, Close, PayoutStatus, Period, Status, Terms};
+use lendhub_domain::ids::HubId;
 use lendhub_domain::tenant::Tenant;
 use lendhub_domain::working_days::WorkingDays;
 use lendhub_store::*;
@@ -72,7 +72,7 @@ async fn a_finalized_statement_and_a_paid_payout_never_change() {
     let (store, _db) = store().await;
     let owner = partner("test");
     let account = open_account(store.as_ref(), &owner, 1_700_000_000_000).await;
-    let sub = lendhub_domain::hub_ids::SubAccountId::generate(1, 1);
+    let sub = lendhub_domain::ids::SubAccountId::generate(1, 1);
     let mut loan = loan_of(&account);
     loan.sub_account_id = Some(sub.clone());
     let period = Period::of(account.opened_at);
@@ -197,7 +197,7 @@ async fn a_finalized_statement_and_a_paid_payout_never_change() {
 }
 
 /// The domain's loan of an account, as the hub's close reads it.
-fn loan_of(a: &lendhub_domain::servicing::Account) -> statement::Loan {
+fn loan_of(a: &lendhub_domain::servicing::account::Account) -> statement::Loan {
     statement::Loan {
         account_id: a.id.clone(),
         company_number: a.company_number.clone(),

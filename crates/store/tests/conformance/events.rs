@@ -1,6 +1,6 @@
 //! The events context: newest-first pages with cursors and type filters, the log position.
 
-use lendhub_domain::events::EventType;
+use lendhub_domain::sandbox::events::EventType;
 use lendhub_store::*;
 
 use crate::support::*;
@@ -238,7 +238,7 @@ async fn concurrent_events_page_back_complete() {
     );
 }
 
-fn register(endpoint: &lendhub_domain::webhook::WebhookEndpoint, max: u32) -> WriteSet {
+fn register(endpoint: &lendhub_domain::webhooks::endpoint::WebhookEndpoint, max: u32) -> WriteSet {
     set(
         vec![Write::Events(EventWrite::InsertEndpoint {
             record: EndpointRecord {

@@ -1,6 +1,6 @@
 //! Several stores on one database act as one.
 
-use lendhub_domain::events::EventType;
+use lendhub_domain::sandbox::events::EventType;
 use lendhub_store::*;
 
 use crate::support::*;

@@ -1,7 +1,7 @@
 //! The job queues: leases, retries, owners' clocks, disabled endpoints.
 
-use lendhub_domain::events::EventType;
-use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
+use lendhub_domain::sandbox::events::EventType;
+use lendhub_domain::webhooks::endpoint::{EndpointStatus, WebhookEndpoint};
 use lendhub_store::*;
 
 use crate::support::*;
@@ -11,7 +11,7 @@ use lendhub_system::NewRandom;
 async fn the_outbox_leases_retries_and_finishes_deliveries() {
     let (store, _db) = store().await;
     let endpoint = WebhookEndpoint {
-        id: lendhub_domain::ids::EndpointId::new_random(0).into(),
+        id: lendhub_domain::sandbox::ids::EndpointId::new_random(0).into(),
         owner: tenant(OWNER),
         url: "https://example.com/h".into(),
         enabled_events: vec!["application.created".into()],

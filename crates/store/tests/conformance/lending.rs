@@ -1,14 +1,14 @@
 //! The lending context: the REST tier's applications, their pages and the
 //! expiry sweep.
 
-use lendhub_domain::hub_ids::{AccountId, ApplicationId, DecisionId, HubId};
-use lendhub_domain::lending::{
+use lendhub_domain::ids::{AccountId, ApplicationId, DecisionId, HubId};
+use lendhub_domain::lending::application::{
     self, Act, Applicant, Application, Request, Status, UnderwritingAct,
 };
-use lendhub_domain::register;
-use lendhub_domain::servicing::Account;
+use lendhub_domain::lending::register;
+use lendhub_domain::lending::underwriting::{Banking, CreditFile, Facts, Signals};
+use lendhub_domain::servicing::account::Account;
 use lendhub_domain::tenant::Tenant;
-use lendhub_domain::underwriting::{Banking, CreditFile, Facts, Signals};
 use lendhub_store::*;
 
 use crate::support::*;
@@ -18,7 +18,7 @@ fn partner(env: &str) -> Tenant {
 }
 
 fn new_application(owner: &Tenant, ms: i64, reference: Option<&str>) -> Application {
-    let checked = lending::check(Request {
+    let checked = application::check(Request {
         company_number: Some("00000401".into()),
         amount_pence: Some(1_000_000),
         term_months: Some(12),
@@ -201,8 +201,8 @@ async fn open_applications_fall_due_on_their_owners_clock() {
 
 #[tokio::test]
 async fn a_verification_is_stored_once_and_read_by_its_owner_only() {
-    use lendhub_domain::hub_ids::VerificationId;
-    use lendhub_domain::kyc::{self, Verification};
+    use lendhub_domain::ids::VerificationId;
+    use lendhub_domain::lending::kyc::{self, Verification};
     let (store, _db) = store().await;
     let test = partner("test");
     let checked = kyc::check(
@@ -255,7 +255,7 @@ async fn a_verification_is_stored_once_and_read_by_its_owner_only() {
 }
 
 /// A submitted application and its decision, as the engine leaves them.
-fn decided(owner: &Tenant, ms: i64, facts: Facts) -> (Application, lending::Decision) {
+fn decided(owner: &Tenant, ms: i64, facts: Facts) -> (Application, application::Decision) {
     let a = new_application(owner, ms, None);
     let (_, decided, decision) = a
         .submit(DecisionId::generate(ms as u64, ms as u128), facts, at(ms))
@@ -264,7 +264,11 @@ fn decided(owner: &Tenant, ms: i64, facts: Facts) -> (Application, lending::Deci
 }
 
 /// Stores `application` as created, then submitted and decided.
-async fn store_decided(store: &dyn Store, application: &Application, decision: &lending::Decision) {
+async fn store_decided(
+    store: &dyn Store,
+    application: &Application,
+    decision: &application::Decision,
+) {
     let created = Application {
         status: Status::Created,
         decision_id: None,
@@ -311,7 +315,7 @@ async fn a_decision_changes_only_beside_its_applications_next_version() {
     let (accepted_app, accepted) = application
         .accept(&decision, "Ada Lovelace".into(), at(6_000))
         .unwrap();
-    let change = |a: &Application, d: &lending::Decision| {
+    let change = |a: &Application, d: &application::Decision| {
         set(
             vec![
                 Write::Lending(LendingWrite::UpdateApplication(a.clone())),
@@ -392,7 +396,7 @@ async fn the_newest_declined_application_of_a_company_is_found_per_owner() {
     );
 }
 
-fn act(decision: &lending::Decision, kind: Act, ms: i64) -> UnderwritingAct {
+fn act(decision: &application::Decision, kind: Act, ms: i64) -> UnderwritingAct {
     UnderwritingAct {
         decision_id: decision.id.clone(),
         owner: decision.owner.clone(),
@@ -440,7 +444,7 @@ async fn the_underwriting_queue_and_its_append_only_log() {
     let (approved_app, approved) = application
         .resolve_referral(
             decision,
-            lendhub_domain::underwriting::approve_referral(&decision.facts),
+            lendhub_domain::lending::underwriting::approve_referral(&decision.facts),
             at(12_000),
         )
         .unwrap();
@@ -567,7 +571,7 @@ async fn a_funded_loan_opens_one_account_read_by_its_owner() {
 
 #[tokio::test]
 async fn a_handoff_link_starts_one_journey_which_changes_version_by_version() {
-    use lendhub_domain::journey::{Journey, PendingSignIn};
+    use lendhub_domain::lending::journey::{Journey, PendingSignIn};
     let (store, _db) = store().await;
     let owner = partner("test");
     let application = new_application(&owner, 30_000, Some("journey"));
@@ -670,9 +674,9 @@ async fn an_applications_version_is_probed_per_owner_and_moves_with_each_change(
 
 #[tokio::test]
 async fn the_ledger_is_appended_to_paged_newest_first_and_never_rewritten() {
-    use lendhub_domain::hub_ids::LedgerEntryId;
-    use lendhub_domain::ledger::{Entry, EntryKind};
+    use lendhub_domain::ids::LedgerEntryId;
     use lendhub_domain::money::Money;
+    use lendhub_domain::servicing::ledger::{Entry, EntryKind};
     let (store, db) = store().await;
     let owner = partner("test");
     let (application, decision) = decided(&owner, 50_000, facts(12));
@@ -821,9 +825,9 @@ async fn the_ledger_is_appended_to_paged_newest_first_and_never_rewritten() {
 
 #[tokio::test]
 async fn a_payment_moves_version_by_version_and_falls_due_on_its_owners_clock() {
-    use lendhub_domain::collection::Payment;
-    use lendhub_domain::hub_ids::PaymentId;
+    use lendhub_domain::ids::PaymentId;
     use lendhub_domain::money::Money;
+    use lendhub_domain::servicing::collection::Payment;
     let (store, _db) = store().await;
     let owner = partner("test");
     let payment = Payment::link(
@@ -870,7 +874,7 @@ async fn a_payment_moves_version_by_version_and_falls_due_on_its_owners_clock() 
         .unwrap();
     let stale = payment
         .failed(
-            lendhub_domain::collection::FailureReason::PayerCancelled,
+            lendhub_domain::servicing::collection::FailureReason::PayerCancelled,
             None,
         )
         .unwrap();
@@ -903,7 +907,7 @@ async fn a_payment_moves_version_by_version_and_falls_due_on_its_owners_clock() 
 
 #[tokio::test]
 async fn an_account_is_reviewed_from_the_status_it_was_read_in_and_falls_due_on_the_clock() {
-    use lendhub_domain::servicing::AccountStatus;
+    use lendhub_domain::servicing::account::AccountStatus;
     let (store, _db) = store().await;
     let owner = partner("test");
     let account = open_account(store.as_ref(), &owner, 70_000).await;
@@ -955,11 +959,11 @@ async fn an_account_is_reviewed_from_the_status_it_was_read_in_and_falls_due_on_
 
 #[tokio::test]
 async fn a_schedule_initiates_each_instalment_once_and_its_mandate_is_revoked_once() {
-    use lendhub_domain::collection::{Instalment, Payment};
-    use lendhub_domain::hub_ids::{MandateId, PaymentId, ScheduleId};
-    use lendhub_domain::mandate::Mandate;
+    use lendhub_domain::ids::{MandateId, PaymentId, ScheduleId};
     use lendhub_domain::money::Money;
-    use lendhub_domain::schedule::{Cadence, Schedule};
+    use lendhub_domain::servicing::collection::{Instalment, Payment};
+    use lendhub_domain::servicing::mandate::Mandate;
+    use lendhub_domain::servicing::schedule::{Cadence, Schedule};
     let (store, _db) = store().await;
     let owner = partner("test");
     let one = |w: LendingWrite| set(vec![Write::Lending(w)], None);
@@ -1119,7 +1123,7 @@ async fn open_account_via(
     store: &dyn Store,
     owner: &Tenant,
     ms: i64,
-    sub: Option<lendhub_domain::hub_ids::SubAccountId>,
+    sub: Option<lendhub_domain::ids::SubAccountId>,
 ) -> Account {
     let (application, decision) = decided(owner, ms, facts(12));
     store_decided(store, &application, &decision).await;
@@ -1228,8 +1232,8 @@ async fn a_companys_accounts_are_read_across_partners_in_one_environment() {
 
 #[tokio::test]
 async fn sub_accounts_are_owned_and_an_account_keeps_the_one_it_was_introduced_through() {
-    use lendhub_domain::hub_ids::SubAccountId;
-    use lendhub_domain::sub_account::SubAccount;
+    use lendhub_domain::ids::SubAccountId;
+    use lendhub_domain::partner::sub_account::SubAccount;
     let (store, _db) = store().await;
     let owner = partner("test");
     let subs: Vec<SubAccount> = (0..3)
@@ -1344,8 +1348,8 @@ async fn sub_accounts_are_owned_and_an_account_keeps_the_one_it_was_introduced_t
 
 #[tokio::test]
 async fn an_introduction_is_one_per_application_and_paged_by_sub_account() {
-    use lendhub_domain::hub_ids::{IntroductionId, SubAccountId};
-    use lendhub_domain::introduction::Introduction;
+    use lendhub_domain::ids::{IntroductionId, SubAccountId};
+    use lendhub_domain::lending::introduction::Introduction;
     let (store, _db) = store().await;
     let owner = partner("test");
     let subs = [

@@ -2,7 +2,7 @@
 //! and reviewed once over the version read, and an application's signals
 //! in the order they arrived.
 
-use lendhub_domain::hub_ids::{ApplicationId, HubId, MarketplaceAppId, SignalId};
+use lendhub_domain::ids::{ApplicationId, HubId, MarketplaceAppId, SignalId};
 use lendhub_domain::marketplace::{App, Category, Review, Signal, Verdict};
 use lendhub_domain::tenant::Tenant;
 use lendhub_store::*;

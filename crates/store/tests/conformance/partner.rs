@@ -18,7 +18,7 @@ fn signing_key(kid: &str, at: i64) -> SigningKeyRecord {
 /// Partner projects, the signing-key ring and revoked token ids.
 #[tokio::test]
 async fn partner_clients_signing_keys_and_revocations() {
-    use lendhub_domain::partner::{PartnerStatus, Tier};
+    use lendhub_domain::partner::project::{PartnerStatus, Tier};
     let db = Database::fresh().await;
     let (a, b) = (db.open().await, db.open().await);
     let mut epoch = b.partner_epoch().await.unwrap();
@@ -145,8 +145,8 @@ async fn partner_clients_signing_keys_and_revocations() {
 /// (never pushed later), and every change moves the partner epoch.
 #[tokio::test]
 async fn api_keys_are_found_listed_and_expired() {
-    use lendhub_domain::credentials::Environment;
-    use lendhub_domain::partner::Tier;
+    use lendhub_domain::partner::credentials::Environment;
+    use lendhub_domain::partner::project::Tier;
     let db = Database::fresh().await;
     let (a, b) = (db.open().await, db.open().await);
     a.insert_partner_client(PartnerClientRecord {
@@ -229,8 +229,8 @@ async fn api_keys_are_found_listed_and_expired() {
 /// short. Each moves the partner epoch; a failing set changes nothing.
 #[tokio::test]
 async fn access_changes_commit_in_a_unit_of_work() {
-    use lendhub_domain::credentials::Environment;
-    use lendhub_domain::partner::Tier;
+    use lendhub_domain::partner::credentials::Environment;
+    use lendhub_domain::partner::project::Tier;
     let db = Database::fresh().await;
     let (a, b) = (db.open().await, db.open().await);
     a.insert_partner_client(PartnerClientRecord {
@@ -339,7 +339,7 @@ async fn access_changes_commit_in_a_unit_of_work() {
 /// revoked client, changes nothing.
 #[tokio::test]
 async fn additional_oauth_clients_are_made_rolled_and_revoked() {
-    use lendhub_domain::partner::Tier;
+    use lendhub_domain::partner::project::Tier;
     let db = Database::fresh().await;
     let (a, b) = (db.open().await, db.open().await);
     for id in ["pk_live_o", "pk_live_p"] {

@@ -1,9 +1,9 @@
 //! The sandbox context: clients, referral reviews, resets, retention.
 
-use lendhub_domain::application::Application;
-use lendhub_domain::decisioning::decide;
-use lendhub_domain::events::EventType;
-use lendhub_domain::ids::SandboxId;
+use lendhub_domain::sandbox::application::Application;
+use lendhub_domain::sandbox::decisioning::decide;
+use lendhub_domain::sandbox::events::EventType;
+use lendhub_domain::sandbox::ids::SandboxId;
 use lendhub_store::*;
 
 use crate::support::*;
@@ -155,7 +155,7 @@ async fn a_reset_removes_one_owners_rows_only() {
         app.owner = tenant(owner);
         let funded = app
             .accept(
-                lendhub_domain::payment::BankAccount::BankSettle,
+                lendhub_domain::sandbox::payment::BankAccount::BankSettle,
                 SandboxId::new_random(1_000),
                 at(1_000),
             )
@@ -405,7 +405,7 @@ async fn applications_made_in_one_millisecond_are_each_found_by_their_id() {
         let other = store.rendered_application(&tenant(OTHER), id).await;
         assert!(other.unwrap().is_none(), "another owner's application");
     }
-    let unknown = SandboxId::<lendhub_domain::ids::kind::Any>::generate(7_000, 4);
+    let unknown = SandboxId::<lendhub_domain::sandbox::ids::kind::Any>::generate(7_000, 4);
     let missing = store.rendered_application(&owner, unknown.as_str()).await;
     assert!(missing.unwrap().is_none(), "an id never stored");
 }

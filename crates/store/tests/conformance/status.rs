@@ -1,7 +1,7 @@
 //! The status page's storage: day tallies that add across instances, the
 //! webhook lag, incidents and their updates.
 
-use lendhub_domain::events::EventType;
+use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::status::{DayTally, Health};
 use lendhub_store::*;
 

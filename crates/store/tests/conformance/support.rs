@@ -1,11 +1,11 @@
 //! What the cases share: a fresh store and records to put in it.
 
-use lendhub_domain::application::Application;
-use lendhub_domain::decisioning::decide;
-use lendhub_domain::events::{Event, EventType};
-use lendhub_domain::ids::SandboxId;
+use lendhub_domain::sandbox::application::Application;
+use lendhub_domain::sandbox::decisioning::decide;
+use lendhub_domain::sandbox::events::{Event, EventType};
+use lendhub_domain::sandbox::ids::SandboxId;
 use lendhub_domain::tenant::Tenant;
-use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
+use lendhub_domain::webhooks::endpoint::{EndpointStatus, WebhookEndpoint};
 use lendhub_store::*;
 use lendhub_system::NewRandom;
 use std::sync::Arc;
@@ -49,7 +49,7 @@ pub fn record(app: &Application) -> ApplicationRecord {
 }
 
 pub fn event(kind: EventType, now_ms: i64) -> Event {
-    let id: lendhub_domain::ids::EventId = SandboxId::new_random(now_ms as u64);
+    let id: lendhub_domain::sandbox::ids::EventId = SandboxId::new_random(now_ms as u64);
     Event {
         body: format!("{{\"id\":\"{id}\"}}"),
         id: id.into(),
@@ -112,7 +112,7 @@ pub fn endpoint_record() -> Write {
     Write::Events(EventWrite::InsertEndpoint {
         record: EndpointRecord {
             endpoint: WebhookEndpoint {
-                id: lendhub_domain::ids::EndpointId::new_random(0).into(),
+                id: lendhub_domain::sandbox::ids::EndpointId::new_random(0).into(),
                 owner: tenant(OWNER),
                 url: "https://example.com/h".into(),
                 enabled_events: vec!["*".into()],
@@ -150,7 +150,7 @@ pub fn set_clock(owner: &str, from: i64, to: i64) -> WriteSet {
 
 pub fn endpoint_of(owner: &str) -> WebhookEndpoint {
     WebhookEndpoint {
-        id: lendhub_domain::ids::EndpointId::new_random(0).into(),
+        id: lendhub_domain::sandbox::ids::EndpointId::new_random(0).into(),
         owner: tenant(owner),
         url: "https://example.com/h".into(),
         enabled_events: vec!["*".into()],
@@ -182,7 +182,7 @@ pub fn claim_at(service_now_ms: i64, real: i64) -> Lease {
 /// An active partner client as the operator's CLI makes it, with `id` as
 /// its name, secret hash `[9; 32]` and `scopes`.
 pub fn partner_client(id: &str, scopes: &str) -> PartnerClientRecord {
-    use lendhub_domain::partner::{PartnerStatus, Tier};
+    use lendhub_domain::partner::project::{PartnerStatus, Tier};
     PartnerClientRecord {
         client_id: id.into(),
         name: id.into(),

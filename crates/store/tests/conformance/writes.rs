@@ -1,6 +1,6 @@
 //! The unit of work: write sets commit whole or not at all; idempotency keys claim once per owner and expire on the owner's clock.
 
-use lendhub_domain::events::EventType;
+use lendhub_domain::sandbox::events::EventType;
 use lendhub_store::*;
 
 use crate::support::*;

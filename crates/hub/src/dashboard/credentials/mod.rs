@@ -18,9 +18,9 @@ use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
-use lendhub_domain::credentials::api_key_id;
-use lendhub_domain::dashboard::{Action, Environment};
-use lendhub_domain::scope::PartnerScopes;
+use lendhub_domain::partner::credentials::api_key_id;
+use lendhub_domain::partner::dashboard::{Action, Environment};
+use lendhub_domain::partner::scope::PartnerScopes;
 use lendhub_store::{ApiKeyRecord, CommitError, OAuthClientRecord, PartnerClientRecord, WriteSet};
 use serde::Deserialize;
 

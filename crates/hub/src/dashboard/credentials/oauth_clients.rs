@@ -31,7 +31,7 @@ pub async fn create_oauth_client(
         Ok(None) => held,
         Ok(Some(asked)) => {
             if let Some(extra) = asked.iter().find(|s| !held.contains(*s)) {
-                return bad_scopes(lendhub_domain::scope::Scope::as_str(extra));
+                return bad_scopes(lendhub_domain::partner::scope::Scope::as_str(extra));
             }
             asked
         }
@@ -41,14 +41,14 @@ pub async fn create_oauth_client(
         return forbidden(EXPIRED);
     };
     let credentials =
-        lendhub_system::generate_client(lendhub_domain::credentials::Environment::Live);
+        lendhub_system::generate_client(lendhub_domain::partner::credentials::Environment::Live);
     let at_ms = state.clock.now_ms();
     let made = OAuthClientRecord {
         client_id: credentials.client_id.clone(),
         partner_client_id: partner.client_id.clone(),
         name: name.to_owned(),
         scopes: scopes.render(),
-        secret_hash: lendhub_domain::credentials::hash_secret(
+        secret_hash: lendhub_domain::partner::credentials::hash_secret(
             state.secret_pepper.expose(),
             credentials.client_secret.expose(),
         )

@@ -9,7 +9,7 @@ pub async fn roll(
     Path(id): Path<String>,
     Form(form): Form<CredentialForm>,
 ) -> Response {
-    use lendhub_domain::scope::PartnerScopes;
+    use lendhub_domain::partner::scope::PartnerScopes;
     use lendhub_store::AccessWrite;
     let Target {
         env,

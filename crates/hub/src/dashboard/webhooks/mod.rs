@@ -16,8 +16,8 @@ use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
-use lendhub_domain::dashboard::{Action, Environment};
-use lendhub_domain::webhook::EndpointStatus;
+use lendhub_domain::partner::dashboard::{Action, Environment};
+use lendhub_domain::webhooks::endpoint::EndpointStatus;
 use lendhub_store::CommitError;
 
 use super::forms::{ActionForm, EXPIRED, Refused, audit_line, form_id, once};
@@ -98,7 +98,7 @@ fn admitted(staff: &Staff, form: &ActionForm) -> Result<Environment, &'static st
 struct Target {
     env: Environment,
     owner: lendhub_domain::tenant::Tenant,
-    endpoint: lendhub_domain::webhook::WebhookEndpoint,
+    endpoint: lendhub_domain::webhooks::endpoint::WebhookEndpoint,
     now: time::OffsetDateTime,
 }
 

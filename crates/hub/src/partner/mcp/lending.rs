@@ -2,11 +2,11 @@
 //! (issue #15): read-only, each behind the scope its REST route needs, in
 //! the live environment unless `environment` says `test`.
 
-use lendhub_domain::decisioning::ReasonCode;
-use lendhub_domain::hub_ids::{ApplicationId, DecisionId, HubId};
-use lendhub_domain::lending::{Application, Decision, Status};
+use lendhub_domain::ids::{ApplicationId, DecisionId, HubId};
+use lendhub_domain::lending::application::{Application, Decision, Status};
+use lendhub_domain::lending::underwriting::free_cash_pence;
+use lendhub_domain::sandbox::decisioning::ReasonCode;
 use lendhub_domain::tenant::Tenant;
-use lendhub_domain::underwriting::free_cash_pence;
 use lendhub_store::{ApplicationPage, ApplicationQuery, DecisionPage, DecisionQuery, PageQuery};
 use serde_json::{Map, Value, json};
 

@@ -2,9 +2,9 @@
 //! input and an output JSON Schema, answering `structuredContent` and the
 //! same JSON as text.
 
-use lendhub_domain::decisioning::ReasonCode;
-use lendhub_domain::hub_ids::HubId;
-use lendhub_domain::scope::{PartnerScope, PartnerScopes, Scope};
+use lendhub_domain::ids::HubId;
+use lendhub_domain::partner::scope::{PartnerScope, PartnerScopes, Scope};
+use lendhub_domain::sandbox::decisioning::ReasonCode;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::LazyLock;
@@ -135,7 +135,7 @@ pub const TOOLS: &[Tool] = &[
         scope: PartnerScope::ApplicationsRead,
         arguments: &["environment", "status", "reference", "limit"],
         input_schema: || {
-            let statuses: Vec<&str> = lendhub_domain::lending::Status::ALL
+            let statuses: Vec<&str> = lendhub_domain::lending::application::Status::ALL
                 .iter()
                 .map(|s| s.as_str())
                 .collect();

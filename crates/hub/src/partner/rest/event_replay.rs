@@ -5,9 +5,9 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::hub_ids::{EventId, HubId};
-use lendhub_domain::scope::PartnerScope;
-use lendhub_domain::webhook::EndpointStatus;
+use lendhub_domain::ids::{EventId, HubId};
+use lendhub_domain::partner::scope::PartnerScope;
+use lendhub_domain::webhooks::endpoint::EndpointStatus;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::OptionalJsonBody;
 use lendhub_store::{EventWrite, WriteSet};

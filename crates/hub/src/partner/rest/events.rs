@@ -7,10 +7,10 @@ use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use lendhub_domain::credentials::Environment;
-use lendhub_domain::events::{Event, EventType, HUB_API_VERSION, Publisher};
-use lendhub_domain::hub_ids::{self, HubId};
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::ids::{self, HubId};
+use lendhub_domain::partner::credentials::Environment;
+use lendhub_domain::partner::scope::PartnerScope;
+use lendhub_domain::sandbox::events::{Event, EventType, HUB_API_VERSION, Publisher};
 use lendhub_domain::tenant::{Tenant, TenantKind};
 use lendhub_http::{FieldIssue, list};
 use lendhub_store::{EventPage, EventQuery, EventWrite, PublicWrite, Write};
@@ -34,8 +34,7 @@ pub fn event(
         api_version: HUB_API_VERSION,
         livemode,
     };
-    let id: hub_ids::EventId =
-        lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
+    let id: ids::EventId = lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
     publisher.event(id, owner, kind, object, now)
 }
 
@@ -47,7 +46,7 @@ impl lendhub_webhooks::worker::EndpointEvents for EndpointEventRenderer {
     /// partner's contact address (if it has one) through the mail outbox.
     fn disabled(
         &self,
-        endpoint: &lendhub_domain::webhook::WebhookEndpoint,
+        endpoint: &lendhub_domain::webhooks::endpoint::WebhookEndpoint,
         at: OffsetDateTime,
     ) -> Result<Vec<Write>, String> {
         let TenantKind::Partner {
@@ -114,10 +113,7 @@ fn query(raw: Option<&str>) -> Result<EventQuery, PartnerError> {
         return Err(PartnerError::Validation(issues));
     }
     // A cursor that is not an event's id names nothing of this list.
-    if request
-        .cursors()
-        .any(|c| hub_ids::EventId::parse(c).is_none())
-    {
+    if request.cursors().any(|c| ids::EventId::parse(c).is_none()) {
         return Err(PartnerError::NotFound("event for the cursor"));
     }
     Ok(EventQuery {

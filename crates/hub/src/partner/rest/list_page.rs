@@ -4,7 +4,7 @@
 
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
-use lendhub_domain::credentials::Environment;
+use lendhub_domain::partner::credentials::Environment;
 use lendhub_http::list;
 use lendhub_store::{Page, PageQuery};
 use serde::Serialize;

@@ -15,7 +15,7 @@ pub use database::Site;
 
 use lendhub::config::Config;
 use lendhub::server::{Server, open_store, start};
-use lendhub_domain::scope::SandboxScopes;
+use lendhub_domain::partner::scope::SandboxScopes;
 use lendhub_system::ShiftedClock;
 use reqwest::StatusCode;
 use serde_json::{Value, json};

@@ -84,7 +84,7 @@ pub struct Pkce {
 pub fn pkce() -> Pkce {
     let verifier = lendhub_system::random_token(32);
     Pkce {
-        challenge: lendhub_domain::pkce::s256(&verifier),
+        challenge: lendhub_domain::identity::pkce::s256(&verifier),
         verifier,
     }
 }

@@ -1,8 +1,8 @@
 use axum::extract::State;
 use axum::response::Response;
-use lendhub_domain::events::Event;
-use lendhub_domain::events::{EventType, ObjectKind};
-use lendhub_domain::synthetic::{self, Sample};
+use lendhub_domain::sandbox::events::Event;
+use lendhub_domain::sandbox::events::{EventType, ObjectKind};
+use lendhub_domain::sandbox::synthetic::{self, Sample};
 use lendhub_http::idempotency::Idempotent;
 use lendhub_http::json::JsonBody;
 use lendhub_http::test_mode::{self, CreateTestEvent, Refused};

@@ -1,7 +1,7 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::test_clock::ClientClock;
+use lendhub_domain::sandbox::test_clock::ClientClock;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::OptionalJsonBody;
 use lendhub_store::{SandboxWrite, WriteSet};

@@ -3,7 +3,7 @@
 
 use deadpool_postgres::Transaction;
 use lendhub_domain::clock::unix_ms;
-use lendhub_domain::hub_ids::HubId;
+use lendhub_domain::ids::HubId;
 use tokio_postgres::Statement;
 
 use super::{Bound, JsonText, Needs, Param, Rank};
@@ -15,7 +15,7 @@ const LOCK_CLOSE: &str = "SELECT 1 FROM hub_billing_due
      WHERE owner = $1 AND period = $2 AND version = $3 FOR UPDATE";
 
 pub(crate) enum Check<'a> {
-    Close(&'a lendhub_domain::statement::Close),
+    Close(&'a lendhub_domain::billing::statement::Close),
 }
 
 impl Check<'_> {

@@ -12,8 +12,10 @@ use crate::postgres::errors::db;
 use crate::postgres::reads::get;
 use crate::*;
 use lendhub_domain::clock::unix_ms;
-use lendhub_domain::events::Event;
-use lendhub_domain::webhook::{EndpointStatus, Subscription, WebhookEndpoint, recipients};
+use lendhub_domain::sandbox::events::Event;
+use lendhub_domain::webhooks::endpoint::{
+    EndpointStatus, Subscription, WebhookEndpoint, recipients,
+};
 
 /// One row, locked until commit, if the endpoint still has the status the
 /// change was computed from.

@@ -2,13 +2,13 @@
 
 use deadpool_postgres::Transaction;
 use lendhub_domain::clock::unix_ms;
-use lendhub_domain::collection::Payment;
-use lendhub_domain::hub_ids::HubId;
-use lendhub_domain::journey::Journey;
-use lendhub_domain::lending::Application;
-use lendhub_domain::mandate::Mandate;
-use lendhub_domain::schedule::Schedule;
-use lendhub_domain::servicing::Account;
+use lendhub_domain::ids::HubId;
+use lendhub_domain::lending::application::Application;
+use lendhub_domain::lending::journey::Journey;
+use lendhub_domain::servicing::account::Account;
+use lendhub_domain::servicing::collection::Payment;
+use lendhub_domain::servicing::mandate::Mandate;
+use lendhub_domain::servicing::schedule::Schedule;
 use tokio_postgres::Statement;
 
 use super::{Bound, Needs, Param, Rank, json};
@@ -48,7 +48,10 @@ pub(crate) enum Check<'a> {
     /// The payment is still at the version the update follows.
     PaymentVersion(&'a Payment),
     /// The account is still in the status its review started from.
-    AccountStatus(&'a Account, lendhub_domain::servicing::AccountStatus),
+    AccountStatus(
+        &'a Account,
+        lendhub_domain::servicing::account::AccountStatus,
+    ),
     /// The schedule is still at the version the update follows.
     ScheduleVersion(&'a Schedule),
     /// The mandate is still at the version the update follows.

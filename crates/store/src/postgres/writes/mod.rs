@@ -43,7 +43,7 @@ use tokio_postgres::types::ToSql;
 use super::errors::db;
 use crate::error::StoreError;
 use crate::*;
-use lendhub_domain::events::Event;
+use lendhub_domain::sandbox::events::Event;
 
 pub(crate) use events::{Recipients, recipients_of};
 

@@ -6,8 +6,8 @@ use tokio_postgres::Statement;
 use super::{Bound, Needs, Param, Rank, json};
 use crate::error::StoreError;
 use crate::*;
-use lendhub_domain::application::Application;
 use lendhub_domain::clock::unix_ms;
+use lendhub_domain::sandbox::application::Application;
 
 /// One row, now locked until commit, if the application is still at the
 /// version the update was computed from.

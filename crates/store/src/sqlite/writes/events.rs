@@ -5,8 +5,8 @@ use rusqlite::{Connection, params};
 use super::super::{rows, unavailable};
 use crate::*;
 use lendhub_domain::clock::unix_ms;
-use lendhub_domain::events::Event;
-use lendhub_domain::webhook::{EndpointStatus, Subscription, recipients};
+use lendhub_domain::sandbox::events::Event;
+use lendhub_domain::webhooks::endpoint::{EndpointStatus, Subscription, recipients};
 
 /// One events-context row change; a failed condition is `Conflict`.
 pub fn apply(c: &Connection, write: &EventWrite) -> Result<(), CommitError> {

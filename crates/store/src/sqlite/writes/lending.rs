@@ -1,7 +1,7 @@
 //! The lending context's writes within a unit of work, on SQLite.
 
 use lendhub_domain::clock::unix_ms;
-use lendhub_domain::lending::Application;
+use lendhub_domain::lending::application::Application;
 use rusqlite::{Connection, params};
 
 use super::super::{row_keys, rows, unavailable};

@@ -8,13 +8,13 @@
 
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
-use lendhub_domain::credentials::{Environment, Presented, parse_access_token, presented};
-use lendhub_domain::hub_ids::{AccountId, HubId};
-use lendhub_domain::identity::{IdentityScope, IdentityScopes};
-use lendhub_domain::ledger::Entry;
-use lendhub_domain::partner::Tier;
-use lendhub_domain::scope::{PartnerScope, Scope};
-use lendhub_domain::servicing::{Account, borrower_key};
+use lendhub_domain::identity::claims::{IdentityScope, IdentityScopes};
+use lendhub_domain::ids::{AccountId, HubId};
+use lendhub_domain::partner::credentials::{Environment, Presented, parse_access_token, presented};
+use lendhub_domain::partner::project::Tier;
+use lendhub_domain::partner::scope::{PartnerScope, Scope};
+use lendhub_domain::servicing::account::{Account, borrower_key};
+use lendhub_domain::servicing::ledger::Entry;
 use lendhub_store::{AccountPage, AccountQuery};
 use time::OffsetDateTime;
 

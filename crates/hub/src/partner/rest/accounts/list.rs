@@ -2,8 +2,8 @@ use std::collections::HashMap;
 
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use lendhub_domain::hub_ids::{AccountId, HubId, SubAccountId};
-use lendhub_domain::servicing::AccountStatus;
+use lendhub_domain::ids::{AccountId, HubId, SubAccountId};
+use lendhub_domain::servicing::account::AccountStatus;
 use lendhub_http::{FieldIssue, list};
 use lendhub_store::{AccountPage, AccountQuery};
 

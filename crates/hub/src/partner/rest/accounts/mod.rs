@@ -1,6 +1,6 @@
 //! Servicing accounts (hub seed, Resources → Account; issue #16): opened
 //! when a loan is funded, with a balance derived on every read from the
-//! account's immutable ledger (`lendhub_domain::ledger`) on the caller's
+//! account's immutable ledger (`lendhub_domain::servicing::ledger`) on the caller's
 //! clock. One handler file per endpoint.
 
 pub mod balance;
@@ -11,9 +11,9 @@ pub mod review;
 pub mod staff;
 pub mod transactions;
 
-use lendhub_domain::hub_ids::HubId;
-use lendhub_domain::ledger::{self, Entry, Instalment};
-use lendhub_domain::servicing::Account;
+use lendhub_domain::ids::HubId;
+use lendhub_domain::servicing::account::Account;
+use lendhub_domain::servicing::ledger::{self, Entry, Instalment};
 use lendhub_domain::tenant::TenantKind;
 use serde::Serialize;
 use time::OffsetDateTime;

@@ -1,6 +1,6 @@
 use axum::Json;
 use axum::extract::{Path, State};
-use lendhub_domain::ledger;
+use lendhub_domain::servicing::ledger;
 
 use super::AccountView;
 use super::caller::AccountsCaller;

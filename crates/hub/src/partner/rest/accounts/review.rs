@@ -4,11 +4,11 @@
 //! collection clears it (in the commit that posts the collection). Each
 //! move emits `account.updated`, or `account.closed` when repaid in full.
 
-use lendhub_domain::events::EventType;
-use lendhub_domain::hub_ids::HubId;
-use lendhub_domain::ledger::{self, Entry};
+use lendhub_domain::ids::HubId;
 use lendhub_domain::money::Money;
-use lendhub_domain::servicing::{Account, Moved};
+use lendhub_domain::sandbox::events::EventType;
+use lendhub_domain::servicing::account::{Account, Moved};
+use lendhub_domain::servicing::ledger::{self, Entry};
 use lendhub_store::{CommitError, EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 

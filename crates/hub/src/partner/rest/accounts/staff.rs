@@ -5,9 +5,9 @@
 //! what, why, when) and committed conditional on the status it was read in.
 
 use lendhub_domain::clock::Clock;
-use lendhub_domain::events::EventType;
-use lendhub_domain::servicing::{Account, StaffAct};
-use lendhub_domain::test_clock::ClientClock;
+use lendhub_domain::sandbox::events::EventType;
+use lendhub_domain::sandbox::test_clock::ClientClock;
+use lendhub_domain::servicing::account::{Account, StaffAct};
 use lendhub_store::{CommitError, EventWrite, LendingWrite, Store, WriteSet};
 
 use super::AccountView;

@@ -1,7 +1,7 @@
 use axum::extract::{Path, RawQuery, State};
 use axum::response::Response;
-use lendhub_domain::hub_ids::{HubId, LedgerEntryId};
-use lendhub_domain::ledger::Entry;
+use lendhub_domain::ids::{HubId, LedgerEntryId};
+use lendhub_domain::servicing::ledger::Entry;
 use lendhub_http::list;
 use lendhub_store::LedgerPage;
 use serde::Serialize;

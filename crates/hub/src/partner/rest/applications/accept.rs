@@ -1,9 +1,9 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::events::EventType;
-use lendhub_domain::hub_ids::HubId;
-use lendhub_domain::lending::{Decision, MAX_NAME};
+use lendhub_domain::ids::HubId;
+use lendhub_domain::lending::application::{Decision, MAX_NAME};
+use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::tenant::TenantKind;
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
@@ -127,7 +127,7 @@ fn events(
     owner: &lendhub_domain::tenant::Tenant,
     d: &Decision,
     at: OffsetDateTime,
-) -> Result<[lendhub_domain::events::Event; 2], serde_json::Error> {
+) -> Result<[lendhub_domain::sandbox::events::Event; 2], serde_json::Error> {
     let view = DecisionView::new(d);
     let (offer, agreement) = accepted(owner, d, &view, at);
     Ok([
@@ -200,7 +200,7 @@ pub async fn accept(
 /// `agreement.signed`, as writes to commit together.
 pub(crate) fn sign(
     state: &PartnerState,
-    application: &lendhub_domain::lending::Application,
+    application: &lendhub_domain::lending::application::Application,
     decision: &Decision,
     signed_by: &str,
     now: OffsetDateTime,

@@ -3,11 +3,11 @@ use std::collections::BTreeMap;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::events::EventType;
-use lendhub_domain::hub_ids::{ApplicationId, HubId, SubAccountId};
-use lendhub_domain::introduction::Introduction;
-use lendhub_domain::lending::{self, Applicant, Application, Request};
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::ids::{ApplicationId, HubId, SubAccountId};
+use lendhub_domain::lending::application::{self, Applicant, Application, Request};
+use lendhub_domain::lending::introduction::Introduction;
+use lendhub_domain::partner::scope::PartnerScope;
+use lendhub_domain::sandbox::events::EventType;
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::JsonBody;
@@ -139,7 +139,7 @@ pub async fn create(
     state
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
-            let checked = lending::check(body.value.request()).map_err(|problems| {
+            let checked = application::check(body.value.request()).map_err(|problems| {
                 PartnerError::Validation(
                     problems
                         .into_iter()
@@ -178,7 +178,7 @@ pub async fn create(
                 .latest_declined(owner, &checked.company_number)
                 .await?
             {
-                let until = lending::cooling_off_until(declined.updated_at);
+                let until = application::cooling_off_until(declined.updated_at);
                 if now < until {
                     let until = until
                         .format(&time::format_description::well_known::Rfc3339)

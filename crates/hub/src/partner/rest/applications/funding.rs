@@ -8,12 +8,12 @@
 //! nothing changes and the next pass tries again (the rail's payment id is
 //! derived from the application, so a retry is the same payment).
 
-use lendhub_domain::events::EventType;
-use lendhub_domain::hub_ids::{AccountId, HubId};
-use lendhub_domain::ledger::Entry;
-use lendhub_domain::lending::Application;
-use lendhub_domain::servicing::Account;
-use lendhub_domain::statement::{Close, Period};
+use lendhub_domain::billing::statement::{Close, Period};
+use lendhub_domain::ids::{AccountId, HubId};
+use lendhub_domain::lending::application::Application;
+use lendhub_domain::sandbox::events::EventType;
+use lendhub_domain::servicing::account::Account;
+use lendhub_domain::servicing::ledger::Entry;
 use lendhub_store::{CommercialWrite, CommitError, EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 

@@ -1,8 +1,8 @@
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use lendhub_domain::hub_ids::{ApplicationId, HubId};
-use lendhub_domain::lending::Status;
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::ids::{ApplicationId, HubId};
+use lendhub_domain::lending::application::Status;
+use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::{FieldIssue, list};
 use lendhub_store::{ApplicationPage, ApplicationQuery};
 

@@ -13,8 +13,8 @@ pub mod withdraw;
 
 use std::collections::BTreeMap;
 
-use lendhub_domain::hub_ids::{ApplicationId, HubId};
-use lendhub_domain::lending::{Application, Status, handoff_token};
+use lendhub_domain::ids::{ApplicationId, HubId};
+use lendhub_domain::lending::application::{Application, Status, handoff_token};
 use lendhub_domain::tenant::Tenant;
 use serde::Serialize;
 use time::OffsetDateTime;

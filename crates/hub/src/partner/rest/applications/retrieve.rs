@@ -1,9 +1,9 @@
 use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::response::Response;
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::partner::scope::PartnerScope;
 
-use lendhub_domain::hub_ids::{ApplicationId, HubId};
+use lendhub_domain::ids::{ApplicationId, HubId};
 
 use super::{ApplicationView, find};
 use crate::partner::error::PartnerError;

@@ -1,12 +1,12 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::events::EventType;
-use lendhub_domain::hub_ids::{DecisionId, HubId, VerificationId};
-use lendhub_domain::kyc;
-use lendhub_domain::lending::{Application, CannotSubmit};
+use lendhub_domain::ids::{DecisionId, HubId, VerificationId};
+use lendhub_domain::lending::application::{Application, CannotSubmit};
+use lendhub_domain::lending::kyc;
+use lendhub_domain::lending::underwriting::{Banking, Facts};
 use lendhub_domain::marketplace;
-use lendhub_domain::underwriting::{Banking, Facts};
+use lendhub_domain::sandbox::events::EventType;
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::JsonBody;
@@ -56,8 +56,8 @@ pub struct SubmitApplication {
 
 fn refused(e: CannotSubmit) -> PartnerError {
     PartnerError::Conflict(match e.0 {
-        lendhub_domain::lending::Status::Expired => "the application has expired",
-        lendhub_domain::lending::Status::Withdrawn => "the application was withdrawn",
+        lendhub_domain::lending::application::Status::Expired => "the application has expired",
+        lendhub_domain::lending::application::Status::Withdrawn => "the application was withdrawn",
         _ => "the application was already submitted",
     })
 }

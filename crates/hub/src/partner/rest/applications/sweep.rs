@@ -8,11 +8,11 @@
 
 use async_trait::async_trait;
 use lendhub_domain::clock::unix_ms;
-use lendhub_domain::events::EventType;
-use lendhub_domain::hub_ids::HubId;
-use lendhub_domain::lending::{Application, Status};
+use lendhub_domain::ids::HubId;
+use lendhub_domain::lending::application::{Application, Status};
 use lendhub_domain::retry::{Attempted, Backoff};
-use lendhub_domain::test_clock::ClientClock;
+use lendhub_domain::sandbox::events::EventType;
+use lendhub_domain::sandbox::test_clock::ClientClock;
 use lendhub_jobs::{Attempt, Failure, Outcome, Queue, Timing};
 use lendhub_store::{
     CommitError, DueAccount, DueApplication, DueClose, DuePayment, DueSchedule, EventWrite, Lease,
@@ -98,11 +98,11 @@ pub async fn review(
 /// month, or a finalized one, leaves nothing to do.
 async fn close_month(
     state: &PartnerState,
-    due: &lendhub_domain::statement::Close,
+    due: &lendhub_domain::billing::statement::Close,
     now: OffsetDateTime,
 ) -> Result<bool, String> {
     use crate::partner::rest::statements::close::{CloseError, Closed, Ledgers, close};
-    let Some(period) = lendhub_domain::statement::Period::parse(&due.period) else {
+    let Some(period) = lendhub_domain::billing::statement::Period::parse(&due.period) else {
         return Err(format!("a close of an unreadable period {}", due.period));
     };
     let books = Ledgers {

@@ -1,9 +1,9 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::events::EventType;
-use lendhub_domain::lending::{CannotWithdraw, MAX_REASON, Status};
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::lending::application::{CannotWithdraw, MAX_REASON, Status};
+use lendhub_domain::partner::scope::PartnerScope;
+use lendhub_domain::sandbox::events::EventType;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::OptionalJsonBody;
 use lendhub_store::{EventWrite, LendingWrite, WriteSet};

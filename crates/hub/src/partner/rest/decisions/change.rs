@@ -1,11 +1,11 @@
 //! What every change to a decision shares: finding it with its application,
 //! and saying why a change was refused.
 
-use lendhub_domain::hub_ids::{DecisionId, HubId};
-use lendhub_domain::lending::{Application, CannotChange, Decision, Status};
-use lendhub_domain::register::RegisteredEntity;
+use lendhub_domain::ids::{DecisionId, HubId};
+use lendhub_domain::lending::application::{Application, CannotChange, Decision, Status};
+use lendhub_domain::lending::register::RegisteredEntity;
+use lendhub_domain::lending::underwriting::CreditFile;
 use lendhub_domain::tenant::Tenant;
-use lendhub_domain::underwriting::CreditFile;
 
 use crate::partner::error::PartnerError;
 use crate::partner::rest::applications::find;

@@ -8,8 +8,8 @@ pub mod refresh;
 pub mod retrieve;
 pub mod underwriting;
 
-use lendhub_domain::lending::Decision;
-use lendhub_domain::underwriting::reason_value;
+use lendhub_domain::lending::application::Decision;
+use lendhub_domain::lending::underwriting::reason_value;
 use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;

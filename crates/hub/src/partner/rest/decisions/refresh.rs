@@ -1,10 +1,10 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::events::EventType;
+use lendhub_domain::lending::underwriting::Facts;
 use lendhub_domain::marketplace;
-use lendhub_domain::scope::PartnerScope;
-use lendhub_domain::underwriting::Facts;
+use lendhub_domain::partner::scope::PartnerScope;
+use lendhub_domain::sandbox::events::EventType;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_store::{EventWrite, LendingWrite, WriteSet};
 

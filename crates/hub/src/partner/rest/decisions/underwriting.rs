@@ -4,12 +4,14 @@
 //! the owner's audited release of a locked decision. Every act is appended
 //! to the underwriting log in the same commit as the change it made.
 
-use lendhub_domain::decisioning::ReasonCode;
-use lendhub_domain::events::EventType;
-use lendhub_domain::hub_ids::{DecisionId, HubId};
-use lendhub_domain::lending::{Act, Application, CannotChange, Decision, UnderwritingAct};
+use lendhub_domain::ids::{DecisionId, HubId};
+use lendhub_domain::lending::application::{
+    Act, Application, CannotChange, Decision, UnderwritingAct,
+};
+use lendhub_domain::lending::underwriting::{approve_referral, decline_referral, simulated_review};
 use lendhub_domain::marketplace;
-use lendhub_domain::underwriting::{approve_referral, decline_referral, simulated_review};
+use lendhub_domain::sandbox::decisioning::ReasonCode;
+use lendhub_domain::sandbox::events::EventType;
 use lendhub_store::{
     CommercialStore, CommitError, EventWrite, LendingStore, LendingWrite, StoreError, UnitOfWork,
     WriteSet,
@@ -173,7 +175,7 @@ pub async fn settle_found(
         Ruling::Simulated => simulated_review(&decision.facts),
     };
     let kind = match verdict.outcome {
-        lendhub_domain::decisioning::Outcome::Approved => Act::Approve,
+        lendhub_domain::sandbox::decisioning::Outcome::Approved => Act::Approve,
         _ => Act::Decline,
     };
     let (application, settled) = application

@@ -1,10 +1,10 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::events::EventType;
-use lendhub_domain::hub_ids::{HubId, VerificationId};
-use lendhub_domain::kyc::{self, Request, Status, Verification};
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::ids::{HubId, VerificationId};
+use lendhub_domain::lending::kyc::{self, Request, Status, Verification};
+use lendhub_domain::partner::scope::PartnerScope;
+use lendhub_domain::sandbox::events::EventType;
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::JsonBody;

@@ -5,7 +5,7 @@
 pub mod create;
 pub mod retrieve;
 
-use lendhub_domain::kyc::{Findings, Verification};
+use lendhub_domain::lending::kyc::{Findings, Verification};
 use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;

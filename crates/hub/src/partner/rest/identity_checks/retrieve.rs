@@ -1,7 +1,7 @@
 use axum::Json;
 use axum::extract::{Path, State};
-use lendhub_domain::hub_ids::{HubId, VerificationId};
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::ids::{HubId, VerificationId};
+use lendhub_domain::partner::scope::PartnerScope;
 
 use super::VerificationView;
 use crate::partner::error::PartnerError;

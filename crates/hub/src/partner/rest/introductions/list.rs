@@ -2,8 +2,8 @@ use std::collections::HashMap;
 
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use lendhub_domain::hub_ids::{HubId, IntroductionId, SubAccountId};
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::ids::{HubId, IntroductionId, SubAccountId};
+use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::{FieldIssue, list};
 use lendhub_store::{IntroductionPage, IntroductionQuery};
 

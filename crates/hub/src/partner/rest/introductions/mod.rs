@@ -5,8 +5,8 @@
 
 pub mod list;
 
-use lendhub_domain::introduction::{Introduction, Stage};
-use lendhub_domain::lending::Application;
+use lendhub_domain::lending::application::Application;
+use lendhub_domain::lending::introduction::{Introduction, Stage};
 use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;

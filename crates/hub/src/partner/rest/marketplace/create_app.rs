@@ -1,9 +1,9 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::hub_ids::MarketplaceAppId;
+use lendhub_domain::ids::MarketplaceAppId;
 use lendhub_domain::marketplace::{App, Category, MAX_NAME, MAX_REDIRECT_URIS, Review};
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;

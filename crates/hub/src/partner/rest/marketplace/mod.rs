@@ -11,7 +11,7 @@ pub mod publish_signal;
 pub mod retrieve_app;
 pub mod subscribe;
 
-use lendhub_domain::hub_ids::{HubId, MarketplaceAppId};
+use lendhub_domain::ids::{HubId, MarketplaceAppId};
 use lendhub_domain::marketplace::{App, Review, Signal, Subscription};
 use lendhub_domain::tenant::{Tenant, TenantKind};
 use serde::Serialize;

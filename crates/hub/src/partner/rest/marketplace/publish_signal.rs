@@ -1,12 +1,12 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::hub_ids::{HubId, SignalId};
-use lendhub_domain::lending::Application;
+use lendhub_domain::ids::{HubId, SignalId};
+use lendhub_domain::lending::application::Application;
 use lendhub_domain::marketplace::{
     Category, MAX_EVIDENCE_BYTES, Signal, Verdict, counts_now, score_thousandths,
 };
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;

@@ -1,10 +1,10 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::collection::{MAX_DESCRIPTION, MAX_REFERENCE, Payment};
-use lendhub_domain::events::EventType;
-use lendhub_domain::hub_ids::PaymentId;
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::ids::PaymentId;
+use lendhub_domain::partner::scope::PartnerScope;
+use lendhub_domain::sandbox::events::EventType;
+use lendhub_domain::servicing::collection::{MAX_DESCRIPTION, MAX_REFERENCE, Payment};
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;

@@ -1,15 +1,15 @@
 //! The request fields payment links and schedules share, read the same way
 //! with the same reasons.
 
-use lendhub_domain::collection::MAX_AMOUNT_PENCE;
-use lendhub_domain::hub_ids::{AccountId, HubId};
+use lendhub_domain::ids::{AccountId, HubId};
 use lendhub_domain::money::Money;
+use lendhub_domain::servicing::collection::MAX_AMOUNT_PENCE;
 use lendhub_http::FieldIssue;
 use serde_json::Value;
 
 use crate::partner::error::PartnerError;
 use crate::partner::state::PartnerState;
-use lendhub_domain::servicing::{Account, AccountStatus};
+use lendhub_domain::servicing::account::{Account, AccountStatus};
 use lendhub_domain::tenant::Tenant;
 
 /// `account_id`: required, an `acc_…` id.
@@ -96,9 +96,10 @@ pub async fn refuse_overpayment(
         .servicing
         .ledger(&account.owner, account.id.as_str())
         .await?;
-    let balance = lendhub_domain::ledger::balance(account, &entries, now).ok_or_else(|| {
-        PartnerError::Internal(format!("the balance of {} overflows", account.id))
-    })?;
+    let balance =
+        lendhub_domain::servicing::ledger::balance(account, &entries, now).ok_or_else(|| {
+            PartnerError::Internal(format!("the balance of {} overflows", account.id))
+        })?;
     if amount > balance.payoff {
         return Err(PartnerError::Conflict(
             "amount_pence is more than the account's payoff_pence: a link may collect at most what settles the account",

@@ -1,8 +1,8 @@
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use lendhub_domain::collection::PaymentStatus;
-use lendhub_domain::hub_ids::{AccountId, HubId, PaymentId};
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::ids::{AccountId, HubId, PaymentId};
+use lendhub_domain::partner::scope::PartnerScope;
+use lendhub_domain::servicing::collection::PaymentStatus;
 use lendhub_http::{FieldIssue, list};
 use lendhub_store::{PaymentPage, PaymentQuery};
 

@@ -3,8 +3,8 @@
 //! and revoked by them there (or by the test helper). The seed shows no
 //! mandate fields beyond the id; docs/decisions.md records these.
 
-use lendhub_domain::events::EventType;
-use lendhub_domain::mandate::Mandate;
+use lendhub_domain::sandbox::events::EventType;
+use lendhub_domain::servicing::mandate::Mandate;
 use lendhub_store::{CommitError, EventWrite, LendingWrite, WriteSet};
 use serde::Serialize;
 use time::OffsetDateTime;

@@ -15,8 +15,8 @@ pub mod retrieve;
 pub mod schedules;
 pub mod sweep;
 
-use lendhub_domain::collection::{Payment, PaymentStatus};
-use lendhub_domain::hub_ids::{HubId, PaymentId};
+use lendhub_domain::ids::{HubId, PaymentId};
+use lendhub_domain::servicing::collection::{Payment, PaymentStatus};
 use lendhub_domain::tenant::{Tenant, TenantKind};
 use serde::Serialize;
 use time::OffsetDateTime;

@@ -4,10 +4,10 @@
 //! settlement, the ledger's collection) or nothing: `Ok(false)` when
 //! another instance or request moved the payment first.
 
-use lendhub_domain::collection::{FailureReason, Payment};
-use lendhub_domain::events::EventType;
-use lendhub_domain::hub_ids::HubId;
-use lendhub_domain::ledger::{Entry, EntryKind};
+use lendhub_domain::ids::HubId;
+use lendhub_domain::sandbox::events::EventType;
+use lendhub_domain::servicing::collection::{FailureReason, Payment};
+use lendhub_domain::servicing::ledger::{Entry, EntryKind};
 use lendhub_store::{CommitError, EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 

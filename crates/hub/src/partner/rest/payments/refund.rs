@@ -1,10 +1,10 @@
 use axum::extract::{OriginalUri, Path, State};
 use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::Response;
-use lendhub_domain::events::EventType;
-use lendhub_domain::hub_ids::HubId;
-use lendhub_domain::ledger::{Entry, EntryKind};
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::ids::HubId;
+use lendhub_domain::partner::scope::PartnerScope;
+use lendhub_domain::sandbox::events::EventType;
+use lendhub_domain::servicing::ledger::{Entry, EntryKind};
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;

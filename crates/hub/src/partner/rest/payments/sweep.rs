@@ -4,7 +4,7 @@
 //! They ride the application sweep's queue (`applications::sweep`), so one
 //! worker, woken when a clock moves, handles everything due.
 
-use lendhub_domain::collection::PaymentStatus;
+use lendhub_domain::servicing::collection::PaymentStatus;
 use lendhub_store::DuePayment;
 use time::OffsetDateTime;
 

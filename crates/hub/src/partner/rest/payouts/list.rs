@@ -1,7 +1,7 @@
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use lendhub_domain::hub_ids::{HubId, PayoutId, SubAccountId};
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::ids::{HubId, PayoutId, SubAccountId};
+use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::{FieldIssue, list};
 use lendhub_store::{PayoutPage, PayoutQuery};
 

@@ -5,7 +5,7 @@
 
 pub mod list;
 
-use lendhub_domain::statement::PayoutRecord;
+use lendhub_domain::billing::statement::PayoutRecord;
 use lendhub_domain::tenant::TenantKind;
 use serde::Serialize;
 use time::OffsetDateTime;

@@ -1,15 +1,15 @@
 //! Agreeing a partner's terms from a month on (`lendhub billing terms
 //! set`): refused without the notice a price rise needs
-//! (`lendhub_domain::statement::agreement`), and announced in writing to
+//! (`lendhub_domain::billing::statement::agreement`), and announced in writing to
 //! the partner's contact address in the same commit as the agreement, so
 //! neither exists without the other.
 
+use lendhub_domain::billing::economics::FeeTier;
+use lendhub_domain::billing::statement::agreement::{self, Agreement, TooSoon};
+use lendhub_domain::billing::statement::{Period, STRATEGIC_MIN_BPS, Terms};
 use lendhub_domain::clock::unix_ms;
-use lendhub_domain::economics::FeeTier;
 use lendhub_domain::money::Money;
-use lendhub_domain::quote::gbp;
-use lendhub_domain::statement::agreement::{self, Agreement, TooSoon};
-use lendhub_domain::statement::{Period, STRATEGIC_MIN_BPS, Terms};
+use lendhub_domain::public::quote::gbp;
 use lendhub_store::{
     CommercialStore, CommercialWrite, CommitError, PublicWrite, StoreError, UnitOfWork, WriteSet,
 };

@@ -1,14 +1,14 @@
 //! Closing a month: the statement computed from the owner's stored facts
-//! (`lendhub_domain::statement::close`), written with its events and
+//! (`lendhub_domain::billing::statement::close`), written with its events and
 //! payouts in one commit. Run by the sweep when a month is due on its
 //! owner's clock, and by the operator's `lendhub billing close`.
 
-use lendhub_domain::events::EventType;
-use lendhub_domain::hub_ids::HubId;
-use lendhub_domain::servicing::Account;
-use lendhub_domain::statement::{
+use lendhub_domain::billing::statement::{
     self, Close, Loan, PayoutRecord, PayoutStatus, Period, Statement, Status, Terms, agreement,
 };
+use lendhub_domain::ids::HubId;
+use lendhub_domain::sandbox::events::EventType;
+use lendhub_domain::servicing::account::Account;
 use lendhub_domain::tenant::{Tenant, TenantKind};
 use lendhub_domain::working_days::WorkingDays;
 use lendhub_store::{
@@ -111,7 +111,7 @@ pub async fn compute(
         .map(loan)
         .collect();
     let subs = books.commercial.owner_sub_accounts(owner).await?;
-    let share = |id: &lendhub_domain::hub_ids::SubAccountId| {
+    let share = |id: &lendhub_domain::ids::SubAccountId| {
         subs.iter()
             .find(|s| &s.id == id)
             .map_or(0, |s| s.revenue_share_bps)

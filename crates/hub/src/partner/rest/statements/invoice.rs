@@ -2,8 +2,8 @@ use askama::Template;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
+use lendhub_domain::billing::statement::{Payer, Statement, Status};
 use lendhub_domain::money::Money;
-use lendhub_domain::statement::{Payer, Statement, Status};
 use lendhub_domain::tenant::TenantKind;
 
 use super::retrieve::find;

@@ -1,8 +1,8 @@
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use lendhub_domain::hub_ids::{HubId, StatementId};
-use lendhub_domain::scope::PartnerScope;
-use lendhub_domain::statement::Period;
+use lendhub_domain::billing::statement::Period;
+use lendhub_domain::ids::{HubId, StatementId};
+use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::{FieldIssue, list};
 use lendhub_store::{StatementPage, StatementQuery};
 

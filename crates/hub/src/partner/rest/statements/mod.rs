@@ -11,7 +11,7 @@ pub mod invoice;
 pub mod list;
 pub mod retrieve;
 
-use lendhub_domain::statement::{Payer, Payout, Statement};
+use lendhub_domain::billing::statement::{Payer, Payout, Statement};
 use lendhub_domain::tenant::TenantKind;
 use serde::Serialize;
 use time::Date;

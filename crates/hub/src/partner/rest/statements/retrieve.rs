@@ -1,8 +1,8 @@
 use axum::Json;
 use axum::extract::{Path, State};
-use lendhub_domain::hub_ids::{HubId, StatementId};
-use lendhub_domain::scope::PartnerScope;
-use lendhub_domain::statement::Statement;
+use lendhub_domain::billing::statement::Statement;
+use lendhub_domain::ids::{HubId, StatementId};
+use lendhub_domain::partner::scope::PartnerScope;
 
 use super::StatementView;
 use crate::partner::error::PartnerError;

@@ -1,9 +1,9 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::hub_ids::SubAccountId;
-use lendhub_domain::scope::PartnerScope;
-use lendhub_domain::sub_account::{MASTER_SHARE_BPS, MAX_NAME, SubAccount};
+use lendhub_domain::ids::SubAccountId;
+use lendhub_domain::partner::scope::PartnerScope;
+use lendhub_domain::partner::sub_account::{MASTER_SHARE_BPS, MAX_NAME, SubAccount};
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;

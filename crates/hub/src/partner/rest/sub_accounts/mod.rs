@@ -8,7 +8,7 @@ pub mod create;
 pub mod list;
 pub mod retrieve;
 
-use lendhub_domain::sub_account::SubAccount;
+use lendhub_domain::partner::sub_account::SubAccount;
 use lendhub_domain::tenant::TenantKind;
 use serde::Serialize;
 use time::OffsetDateTime;

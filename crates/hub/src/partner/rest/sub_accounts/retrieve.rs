@@ -1,7 +1,7 @@
 use axum::Json;
 use axum::extract::{Path, State};
-use lendhub_domain::hub_ids::{HubId, SubAccountId};
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::ids::{HubId, SubAccountId};
+use lendhub_domain::partner::scope::PartnerScope;
 
 use super::SubAccountView;
 use crate::partner::error::PartnerError;

@@ -1,7 +1,7 @@
 use axum::extract::State;
 use axum::response::Response;
-use lendhub_domain::events::{Event, EventType};
-use lendhub_domain::synthetic;
+use lendhub_domain::sandbox::events::{Event, EventType};
+use lendhub_domain::sandbox::synthetic;
 use lendhub_domain::tenant::Tenant;
 use lendhub_http::idempotency::MaybeIdempotent;
 use lendhub_http::json::JsonBody;

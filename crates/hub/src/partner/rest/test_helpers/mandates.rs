@@ -1,7 +1,7 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::hub_ids::{HubId, MandateId};
+use lendhub_domain::ids::{HubId, MandateId};
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_store::WriteSet;
 

@@ -5,22 +5,22 @@
 //! it is made in memory: nothing is looked up or stored, and every id is
 //! fresh, naming nothing a caller could read back.
 
-use lendhub_domain::collection::{FailureReason, NotNow, Payment};
-use lendhub_domain::events::{ALL_EVENTS, EventType};
-use lendhub_domain::hub_ids::{AccountId, HubId, PaymentId, SubAccountId, WebhookEndpointId};
-use lendhub_domain::kyc::{self, Verification};
-use lendhub_domain::ledger::{self, Entry, EntryKind};
-use lendhub_domain::lending::{self, Application, Decision, Request};
-use lendhub_domain::mandate::Mandate;
+use lendhub_domain::billing::statement::{self, PayoutRecord, Period, Statement, Terms};
+use lendhub_domain::ids::{AccountId, HubId, PaymentId, SubAccountId, WebhookEndpointId};
+use lendhub_domain::lending::application::{self, Application, Decision, Request};
+use lendhub_domain::lending::kyc::{self, Verification};
+use lendhub_domain::lending::register::{self, RegisteredEntity};
+use lendhub_domain::lending::underwriting::{CreditFile, Facts, Signals};
 use lendhub_domain::money::Money;
-use lendhub_domain::register::{self, RegisteredEntity};
-use lendhub_domain::schedule::{Cadence, Schedule};
-use lendhub_domain::servicing::{Account, Moved};
-use lendhub_domain::statement::{self, PayoutRecord, Period, Statement, Terms};
-use lendhub_domain::sub_account::MASTER_SHARE_BPS;
+use lendhub_domain::partner::sub_account::MASTER_SHARE_BPS;
+use lendhub_domain::sandbox::events::{ALL_EVENTS, EventType};
+use lendhub_domain::servicing::account::{Account, Moved};
+use lendhub_domain::servicing::collection::{FailureReason, NotNow, Payment};
+use lendhub_domain::servicing::ledger::{self, Entry, EntryKind};
+use lendhub_domain::servicing::mandate::Mandate;
+use lendhub_domain::servicing::schedule::{Cadence, Schedule};
 use lendhub_domain::tenant::{Tenant, TenantKind};
-use lendhub_domain::underwriting::{CreditFile, Facts, Signals};
-use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
+use lendhub_domain::webhooks::endpoint::{EndpointStatus, WebhookEndpoint};
 use serde::Serialize;
 use serde_json::Value;
 use time::OffsetDateTime;
@@ -273,7 +273,7 @@ fn applied(
     now: OffsetDateTime,
     ids: &mut Ids,
 ) -> Result<Application, String> {
-    let checked = lending::check(Request {
+    let checked = application::check(Request {
         company_number: Some(COMPANY.to_owned()),
         amount_pence: Some(AMOUNT_PENCE),
         term_months: Some(TERM_MONTHS),
@@ -300,7 +300,7 @@ fn applied(
 /// An application its applicant never finished: created its whole open
 /// period ago, expired now (as the sweep expires it).
 fn expired(owner: &Tenant, now: OffsetDateTime, ids: &mut Ids) -> Result<Application, String> {
-    applied(owner, &company()?, now - lending::OPEN_FOR, ids)?
+    applied(owner, &company()?, now - application::OPEN_FOR, ids)?
         .expire(now)
         .ok_or_else(|| "an application past its expiry that does not expire".to_owned())
 }

@@ -3,7 +3,7 @@ use std::collections::BTreeMap;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::JsonBody;
 use lendhub_store::WriteSet;

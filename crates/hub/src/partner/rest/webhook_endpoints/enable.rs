@@ -1,10 +1,10 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::events::EventType;
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::partner::scope::PartnerScope;
+use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::tenant::Tenant;
-use lendhub_domain::webhook::{EndpointStatus, WebhookEndpoint};
+use lendhub_domain::webhooks::endpoint::{EndpointStatus, WebhookEndpoint};
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::OptionalJsonBody;
 use lendhub_store::{EventWrite, WriteSet};

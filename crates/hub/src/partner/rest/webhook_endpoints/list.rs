@@ -1,6 +1,6 @@
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::list;
 
 use super::WebhookEndpointView;

@@ -20,10 +20,10 @@ pub use update::*;
 
 use std::collections::BTreeMap;
 
-use lendhub_domain::events::{ALL_EVENTS, EventType, HUB_API_VERSION, HUB_API_VERSIONS};
-use lendhub_domain::hub_ids::{HubId, WebhookEndpointId};
+use lendhub_domain::ids::{HubId, WebhookEndpointId};
+use lendhub_domain::sandbox::events::{ALL_EVENTS, EventType, HUB_API_VERSION, HUB_API_VERSIONS};
 use lendhub_domain::tenant::Tenant;
-use lendhub_domain::webhook::WebhookEndpoint;
+use lendhub_domain::webhooks::endpoint::WebhookEndpoint;
 use lendhub_http::FieldIssue;
 use lendhub_store::EndpointRecord;
 use lendhub_webhooks::policy::UrlRejection;
@@ -209,7 +209,7 @@ pub(crate) fn new_endpoint(
         url,
         enabled_events,
         description,
-        status: lendhub_domain::webhook::EndpointStatus::Enabled,
+        status: lendhub_domain::webhooks::endpoint::EndpointStatus::Enabled,
         created_at: now,
         api_version,
         metadata,

@@ -1,6 +1,6 @@
 use axum::Json;
 use axum::extract::{Path, State};
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::partner::scope::PartnerScope;
 
 use super::{WebhookEndpointView, find};
 use crate::partner::error::PartnerError;

@@ -1,7 +1,7 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::OptionalJsonBody;
 use lendhub_store::{EventWrite, WriteSet};

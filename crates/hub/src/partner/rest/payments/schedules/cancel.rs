@@ -1,9 +1,9 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::hub_ids::HubId;
-use lendhub_domain::schedule::NotCancellable;
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::ids::HubId;
+use lendhub_domain::partner::scope::PartnerScope;
+use lendhub_domain::servicing::schedule::NotCancellable;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_store::{LendingWrite, WriteSet};
 

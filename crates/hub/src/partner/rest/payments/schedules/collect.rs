@@ -11,11 +11,11 @@
 //! and always under its own id, so a bank sees one instruction for it even
 //! if two instances' sweeps both ask.
 
-use lendhub_domain::collection::{Instalment, Payment};
-use lendhub_domain::events::EventType;
-use lendhub_domain::hub_ids::{HubId, PaymentId};
-use lendhub_domain::schedule::Schedule;
-use lendhub_domain::servicing::AccountStatus;
+use lendhub_domain::ids::{HubId, PaymentId};
+use lendhub_domain::sandbox::events::EventType;
+use lendhub_domain::servicing::account::AccountStatus;
+use lendhub_domain::servicing::collection::{Instalment, Payment};
+use lendhub_domain::servicing::schedule::Schedule;
 use lendhub_store::{CommitError, EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
@@ -49,7 +49,7 @@ pub async fn collect(
                 .ledger(owner, account.id.as_str())
                 .await
                 .map_err(|e| e.to_string())?;
-            lendhub_domain::ledger::balance(&account, &entries, now).map(|b| b.payoff)
+            lendhub_domain::servicing::ledger::balance(&account, &entries, now).map(|b| b.payoff)
         }
     };
     let Some(amount) = payoff.and_then(|p| schedule.instalment_amount(n, p)) else {

@@ -1,9 +1,9 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::hub_ids::{HubId, MandateId, ScheduleId};
-use lendhub_domain::schedule::{Cadence, MAX_COUNT, Schedule};
-use lendhub_domain::scope::PartnerScope;
+use lendhub_domain::ids::{HubId, MandateId, ScheduleId};
+use lendhub_domain::partner::scope::PartnerScope;
+use lendhub_domain::servicing::schedule::{Cadence, MAX_COUNT, Schedule};
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;

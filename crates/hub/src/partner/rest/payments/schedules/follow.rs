@@ -4,11 +4,11 @@
 //! failing ends it. These writes travel in the commit that moves the
 //! child, so the two never disagree.
 
-use lendhub_domain::collection::{Payment, PaymentStatus};
-use lendhub_domain::events::EventType;
-use lendhub_domain::hub_ids::{HubId, MandateId};
-use lendhub_domain::mandate::Mandate;
-use lendhub_domain::schedule::ScheduleStatus;
+use lendhub_domain::ids::{HubId, MandateId};
+use lendhub_domain::sandbox::events::EventType;
+use lendhub_domain::servicing::collection::{Payment, PaymentStatus};
+use lendhub_domain::servicing::mandate::Mandate;
+use lendhub_domain::servicing::schedule::ScheduleStatus;
 use lendhub_store::{EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 

@@ -11,9 +11,9 @@ pub mod create;
 pub mod follow;
 pub mod retrieve;
 
-use lendhub_domain::collection::{Payment, PaymentStatus};
-use lendhub_domain::hub_ids::{HubId, ScheduleId};
-use lendhub_domain::schedule::Schedule;
+use lendhub_domain::ids::{HubId, ScheduleId};
+use lendhub_domain::servicing::collection::{Payment, PaymentStatus};
+use lendhub_domain::servicing::schedule::Schedule;
 use lendhub_domain::tenant::{Tenant, TenantKind};
 use serde::Serialize;
 use time::OffsetDateTime;

@@ -1,0 +1,11 @@
+//! The hub's REST tier up to the loan (hub seed, Resources → Application,
+//! Decision): the application and its states, underwriting, the hosted
+//! journey, identity checks of a person, the company register and
+//! introductions.
+
+pub mod application;
+pub mod introduction;
+pub mod journey;
+pub mod kyc;
+pub mod register;
+pub mod underwriting;

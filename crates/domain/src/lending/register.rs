@@ -1,0 +1,251 @@
+//! The company register: what a company number resolves to, and whether
+//! that entity may borrow (hub seed, Overview: UK incorporated bodies
+//! corporate — limited companies and LLPs; sole traders, partnerships and
+//! dissolved entities are ineligible).
+//!
+//! A real register (Companies House) is reached through an adapter outside
+//! the domain; [`synthetic`] is the built-in, deterministic one whose
+//! magic numbers `docs/simulators.md` lists.
+
+use serde::Serialize;
+
+/// What kind of entity a number belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EntityKind {
+    PrivateLimitedCompany,
+    LimitedLiabilityPartnership,
+    SoleTrader,
+    Partnership,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Jurisdiction {
+    EnglandWales,
+    Scotland,
+    NorthernIreland,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RegisterStatus {
+    Active,
+    Dissolved,
+}
+
+/// An entity as the register describes it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct RegisteredEntity {
+    pub company_number: String,
+    pub name: String,
+    pub kind: EntityKind,
+    pub jurisdiction: Jurisdiction,
+    pub status: RegisterStatus,
+}
+
+/// Why an entity may not borrow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Ineligible {
+    #[error("sole traders cannot borrow: the service lends to limited companies and LLPs")]
+    SoleTrader,
+    #[error("partnerships cannot borrow: the service lends to limited companies and LLPs")]
+    Partnership,
+    #[error("the company is dissolved")]
+    Dissolved,
+}
+
+impl RegisteredEntity {
+    /// `Ok` for an active limited company or LLP.
+    pub fn eligibility(&self) -> Result<(), Ineligible> {
+        match (self.kind, self.status) {
+            (EntityKind::SoleTrader, _) => Err(Ineligible::SoleTrader),
+            (EntityKind::Partnership, _) => Err(Ineligible::Partnership),
+            (_, RegisterStatus::Dissolved) => Err(Ineligible::Dissolved),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A company number as the seed writes it: 8 characters, upper-case letters
+/// or digits, which "may start with letters" — a two-letter register prefix
+/// (`SC`, `NI`, `OC`, …) and six digits, or eight digits.
+pub fn well_formed(number: &str) -> bool {
+    let b = number.as_bytes();
+    b.len() == 8
+        && b[2..].iter().all(u8::is_ascii_digit)
+        && (b[..2].iter().all(u8::is_ascii_digit) || b[..2].iter().all(u8::is_ascii_uppercase))
+}
+
+/// The built-in register's magic numbers (`docs/simulators.md`), each with
+/// the entity it resolves to.
+pub const MAGIC: [(&str, &str, EntityKind, Jurisdiction, RegisterStatus); 7] = {
+    use EntityKind::*;
+    use Jurisdiction::*;
+    use RegisterStatus::*;
+    [
+        (
+            "00000405",
+            "Sole Trader Example",
+            SoleTrader,
+            EnglandWales,
+            Active,
+        ),
+        (
+            "00000408",
+            "Closed Doors Ltd",
+            PrivateLimitedCompany,
+            EnglandWales,
+            Dissolved,
+        ),
+        (
+            "00000409",
+            "Smith & Jones (a partnership)",
+            Partnership,
+            EnglandWales,
+            Active,
+        ),
+        (
+            "00000410",
+            "Jo Bloggs Plumbing (sole trader)",
+            SoleTrader,
+            EnglandWales,
+            Active,
+        ),
+        (
+            "OC000401",
+            "Healthy Partners LLP",
+            LimitedLiabilityPartnership,
+            EnglandWales,
+            Active,
+        ),
+        (
+            "SC000401",
+            "Highland Widgets Ltd",
+            PrivateLimitedCompany,
+            Scotland,
+            Active,
+        ),
+        (
+            "NI000401",
+            "Lough Trading Ltd",
+            PrivateLimitedCompany,
+            NorthernIreland,
+            Active,
+        ),
+    ]
+};
+
+/// The number the built-in register has no entity for.
+pub const NOT_ON_REGISTER: &str = "00000000";
+
+/// What the built-in register says of `number` (already well formed):
+/// a magic number's entity; otherwise a company whose kind and
+/// jurisdiction follow its prefix (eight digits or `SC`/`NI`: a private
+/// limited company; `OC`/`SO`/`NC`: an LLP). `None` for numbers it has no
+/// entity for: [`NOT_ON_REGISTER`] and prefixes of bodies the service does
+/// not serve (`FC` overseas companies, `IP`/`RS` societies, …).
+pub fn synthetic(number: &str) -> Option<RegisteredEntity> {
+    if number == NOT_ON_REGISTER {
+        return None;
+    }
+    if let Some((_, name, kind, jurisdiction, status)) = MAGIC.iter().find(|m| m.0 == number) {
+        return Some(RegisteredEntity {
+            company_number: number.to_owned(),
+            name: (*name).to_owned(),
+            kind: *kind,
+            jurisdiction: *jurisdiction,
+            status: *status,
+        });
+    }
+    use EntityKind::*;
+    use Jurisdiction::*;
+    let (kind, jurisdiction) = match &number[..2] {
+        "SC" => (PrivateLimitedCompany, Scotland),
+        "NI" => (PrivateLimitedCompany, NorthernIreland),
+        "OC" => (LimitedLiabilityPartnership, EnglandWales),
+        "SO" => (LimitedLiabilityPartnership, Scotland),
+        "NC" => (LimitedLiabilityPartnership, NorthernIreland),
+        prefix if prefix.bytes().all(|b| b.is_ascii_digit()) => {
+            (PrivateLimitedCompany, EnglandWales)
+        }
+        _ => return None,
+    };
+    let name = match kind {
+        LimitedLiabilityPartnership => format!("Synthetic Partners {number} LLP"),
+        _ => crate::sandbox::fixtures::company_name(number),
+    };
+    Some(RegisteredEntity {
+        company_number: number.to_owned(),
+        name,
+        kind,
+        jurisdiction,
+        status: RegisterStatus::Active,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_are_eight_characters_that_may_start_with_two_letters() {
+        for ok in ["00000401", "SC123456", "NI000401", "OC000401"] {
+            assert!(well_formed(ok), "{ok}");
+        }
+        for bad in [
+            "0000040",
+            "000004011",
+            "sc123456",
+            "S1234567",
+            "SC12345X",
+            "1A234567",
+            "",
+        ] {
+            assert!(!well_formed(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn the_magic_numbers_resolve_as_documented() {
+        let eligibility = |n: &str| synthetic(n).map(|e| e.eligibility());
+        assert_eq!(eligibility("00000401"), Some(Ok(())));
+        assert_eq!(eligibility("OC000401"), Some(Ok(())));
+        assert_eq!(
+            synthetic("OC000401").map(|e| e.kind),
+            Some(EntityKind::LimitedLiabilityPartnership)
+        );
+        assert_eq!(
+            synthetic("SC000401").map(|e| e.jurisdiction),
+            Some(Jurisdiction::Scotland)
+        );
+        assert_eq!(
+            synthetic("NI000401").map(|e| e.jurisdiction),
+            Some(Jurisdiction::NorthernIreland)
+        );
+        assert_eq!(eligibility("00000405"), Some(Err(Ineligible::SoleTrader)));
+        assert_eq!(eligibility("00000408"), Some(Err(Ineligible::Dissolved)));
+        assert_eq!(eligibility("00000409"), Some(Err(Ineligible::Partnership)));
+        assert_eq!(eligibility("00000410"), Some(Err(Ineligible::SoleTrader)));
+        assert_eq!(synthetic(NOT_ON_REGISTER), None);
+        assert_eq!(
+            synthetic("FC000001"),
+            None,
+            "overseas companies are not served"
+        );
+        assert_eq!(
+            synthetic("12345678").map(|e| e.name),
+            Some("Synthetic Company 12345678 Ltd".to_owned())
+        );
+    }
+
+    #[test]
+    fn every_magic_number_is_well_formed_and_the_sandboxs_ineligible_one_agrees() {
+        for (number, ..) in MAGIC {
+            assert!(well_formed(number), "{number}");
+        }
+        let sandbox = crate::sandbox::fixtures::reserved("00000405").map(|c| c.profile.eligible);
+        assert_eq!(sandbox, Some(false));
+        assert!(synthetic("00000405").is_some_and(|e| e.eligibility().is_err()));
+    }
+}

@@ -1,0 +1,421 @@
+//! Collections from a borrower by open-banking payment initiation, settling
+//! by Faster Payments (hub seed, Resources → Payment; States → Payment;
+//! issue #16): a payment link's payment and its state machine.
+//! `docs/state-machines.md` draws it.
+
+use serde::{Deserialize, Serialize};
+use time::{Date, Duration, OffsetDateTime};
+
+use crate::ids::{AccountId, MandateId, PaymentId, ScheduleId};
+use crate::money::Money;
+use crate::tenant::Tenant;
+
+/// The seed's bound on a payment's reference (Faster Payments carries 18).
+pub const MAX_REFERENCE: usize = 18;
+pub const MAX_DESCRIPTION: usize = 500;
+/// The most one payment may collect, in pence: £500,000, twice the largest
+/// loan the tier makes (`lending::MAX_AMOUNT_PENCE`), so a whole payoff with any
+/// interest fits in one payment and no sum of payments a ledger can hold
+/// comes near `i64`'s range (docs/decisions.md, "Payment amounts").
+pub const MAX_AMOUNT_PENCE: i64 = 2 * crate::lending::application::MAX_AMOUNT_PENCE;
+/// A link's life when the partner names none (the seed: 7 days).
+pub const LINK_OPEN_FOR: Duration = Duration::days(7);
+/// How long an authorised payment takes to settle on the clock (Faster
+/// Payments settles within seconds; a minute keeps `processing` visible).
+pub const SETTLES_AFTER: Duration = Duration::minutes(1);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PaymentStatus {
+    Pending,
+    Processing,
+    Paid,
+    Failed,
+    Refunded,
+}
+
+impl PaymentStatus {
+    pub const ALL: [PaymentStatus; 5] = [
+        PaymentStatus::Pending,
+        PaymentStatus::Processing,
+        PaymentStatus::Paid,
+        PaymentStatus::Failed,
+        PaymentStatus::Refunded,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PaymentStatus::Pending => "pending",
+            PaymentStatus::Processing => "processing",
+            PaymentStatus::Paid => "paid",
+            PaymentStatus::Failed => "failed",
+            PaymentStatus::Refunded => "refunded",
+        }
+    }
+
+    pub fn parse(raw: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == raw)
+    }
+
+    /// A status as a filter names it: the payments API's names, or the
+    /// partner catalogue page's (`provisioned` is `pending`, `settled` is
+    /// `paid`; docs/decisions.md, "Payment statuses").
+    pub fn parse_filter(raw: &str) -> Option<Self> {
+        match raw {
+            "provisioned" => Some(PaymentStatus::Pending),
+            "settled" => Some(PaymentStatus::Paid),
+            other => Self::parse(other),
+        }
+    }
+}
+
+/// Why a payment failed (the seed's list).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FailureReason {
+    InsufficientFunds,
+    PayerCancelled,
+    MandateRevoked,
+    LinkExpired,
+    /// No money moved: the partner may safely send a new link.
+    BankUnavailable,
+}
+
+impl FailureReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FailureReason::InsufficientFunds => "insufficient_funds",
+            FailureReason::PayerCancelled => "payer_cancelled",
+            FailureReason::MandateRevoked => "mandate_revoked",
+            FailureReason::LinkExpired => "link_expired",
+            FailureReason::BankUnavailable => "bank_unavailable",
+        }
+    }
+}
+
+/// A payment link's payment.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Payment {
+    pub id: PaymentId,
+    pub owner: Tenant,
+    pub account_id: AccountId,
+    pub status: PaymentStatus,
+    pub amount: Money,
+    pub reference: Option<String>,
+    pub description: Option<String>,
+    pub redirect_url: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub expires_at: OffsetDateTime,
+    #[serde(with = "time::serde::rfc3339")]
+    pub created_at: OffsetDateTime,
+    /// The payer's bank, once they authorised.
+    pub payer_bank: Option<String>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub authorised_at: Option<OffsetDateTime>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    pub settled_at: Option<OffsetDateTime>,
+    pub failure_reason: Option<FailureReason>,
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub refunded_at: Option<OffsetDateTime>,
+    /// Why the partner refunded it, as they said.
+    #[serde(default)]
+    pub refund_reason: Option<String>,
+    /// The schedule whose instalment this is, and its number (from 1).
+    #[serde(default)]
+    pub schedule: Option<Instalment>,
+    /// The standing authority it was collected under, if any.
+    #[serde(default)]
+    pub mandate_id: Option<MandateId>,
+    /// Bumped by every change; a change commits only over the version it read.
+    pub version: i64,
+}
+
+/// Which instalment of which schedule a payment collects.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Instalment {
+    pub schedule_id: ScheduleId,
+    /// From 1.
+    pub number: u32,
+    pub due_on: Date,
+}
+
+/// The state a change needs and the payment is not in.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the payment is {0:?}")]
+pub struct NotNow(pub PaymentStatus);
+
+impl Payment {
+    #[allow(clippy::too_many_arguments)]
+    pub fn link(
+        id: PaymentId,
+        owner: Tenant,
+        account_id: AccountId,
+        amount: Money,
+        reference: Option<String>,
+        description: Option<String>,
+        redirect_url: Option<String>,
+        expires_at: Option<OffsetDateTime>,
+        now: OffsetDateTime,
+    ) -> Self {
+        Self {
+            id,
+            owner,
+            account_id,
+            status: PaymentStatus::Pending,
+            amount,
+            reference,
+            description,
+            redirect_url,
+            expires_at: expires_at.unwrap_or(now + LINK_OPEN_FOR),
+            created_at: now,
+            payer_bank: None,
+            authorised_at: None,
+            settled_at: None,
+            failure_reason: None,
+            refunded_at: None,
+            refund_reason: None,
+            schedule: None,
+            mandate_id: None,
+            version: 1,
+        }
+    }
+
+    /// A schedule's instalment, pending: a link for the payer until a
+    /// mandate exists; under one, due for initiation at once (the payment
+    /// sweep asks the payer's bank). It stays open for `LINK_OPEN_FOR` from
+    /// its due date.
+    pub fn instalment(
+        id: PaymentId,
+        schedule: &crate::servicing::schedule::Schedule,
+        instalment: Instalment,
+        amount: Money,
+        now: OffsetDateTime,
+    ) -> Self {
+        let expires_at = instalment.due_on.midnight().assume_utc() + LINK_OPEN_FOR;
+        Self {
+            schedule: Some(instalment),
+            mandate_id: schedule.mandate_id.clone(),
+            ..Self::link(
+                id,
+                schedule.owner.clone(),
+                schedule.account_id.clone(),
+                amount,
+                None,
+                None,
+                None,
+                Some(expires_at.max(now + SETTLES_AFTER)),
+                now,
+            )
+        }
+    }
+
+    fn next(&self) -> Self {
+        Self {
+            version: self.version + 1,
+            ..self.clone()
+        }
+    }
+
+    /// When the payment sweep next needs it: a scheduled instalment under
+    /// a mandate at once (its initiation), a pending link's expiry, a
+    /// processing payment's settlement.
+    pub fn due_at(&self) -> Option<OffsetDateTime> {
+        match self.status {
+            PaymentStatus::Pending if self.mandate_id.is_some() => Some(self.created_at),
+            PaymentStatus::Pending => Some(self.expires_at),
+            PaymentStatus::Processing => self.authorised_at.map(|t| t + SETTLES_AFTER),
+            _ => None,
+        }
+    }
+
+    /// The payer authorised at `bank`, which accepted it (submitted to
+    /// Faster Payments): processing.
+    pub fn authorised(&self, bank: &str, now: OffsetDateTime) -> Result<Self, NotNow> {
+        self.open(now)?;
+        Ok(Self {
+            status: PaymentStatus::Processing,
+            payer_bank: Some(bank.to_owned()),
+            authorised_at: Some(now),
+            ..self.next()
+        })
+    }
+
+    /// The payer's bank refused, the payer cancelled, or the link lapsed.
+    pub fn failed(&self, reason: FailureReason, bank: Option<&str>) -> Result<Self, NotNow> {
+        if !matches!(
+            self.status,
+            PaymentStatus::Pending | PaymentStatus::Processing
+        ) {
+            return Err(NotNow(self.status));
+        }
+        Ok(Self {
+            status: PaymentStatus::Failed,
+            failure_reason: Some(reason),
+            payer_bank: bank.map(str::to_owned).or_else(|| self.payer_bank.clone()),
+            ..self.next()
+        })
+    }
+
+    /// Funds settled: paid.
+    pub fn settled(&self, now: OffsetDateTime) -> Result<Self, NotNow> {
+        if self.status != PaymentStatus::Processing {
+            return Err(NotNow(self.status));
+        }
+        Ok(Self {
+            status: PaymentStatus::Paid,
+            settled_at: Some(now),
+            ..self.next()
+        })
+    }
+
+    /// Handed back in full (the seed: full refunds only): refunded. Only a
+    /// paid payment can be.
+    pub fn refunded(&self, reason: Option<String>, now: OffsetDateTime) -> Result<Self, NotNow> {
+        if self.status != PaymentStatus::Paid {
+            return Err(NotNow(self.status));
+        }
+        Ok(Self {
+            status: PaymentStatus::Refunded,
+            refunded_at: Some(now),
+            refund_reason: reason,
+            ..self.next()
+        })
+    }
+
+    /// A pending link past its expiry: failed, `link_expired`.
+    pub fn expire(&self, now: OffsetDateTime) -> Option<Self> {
+        (self.status == PaymentStatus::Pending && now >= self.expires_at)
+            .then(|| self.failed(FailureReason::LinkExpired, None).ok())
+            .flatten()
+    }
+
+    /// Whether the payer authorises it on the pay page: a link, not an
+    /// instalment collected under a mandate.
+    pub fn is_link(&self) -> bool {
+        self.mandate_id.is_none()
+    }
+
+    /// Pending and not yet expired: it may still be authorised.
+    pub fn open(&self, now: OffsetDateTime) -> Result<(), NotNow> {
+        if self.status != PaymentStatus::Pending || now >= self.expires_at {
+            return Err(NotNow(self.status));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ids::HubId;
+    use time::macros::datetime;
+
+    fn link() -> Payment {
+        Payment::link(
+            PaymentId::generate(1, 1),
+            Tenant::from_stored("partner:p:test".into()),
+            AccountId::generate(1, 2),
+            Money::pence(46_589),
+            Some("INV-0001".into()),
+            None,
+            None,
+            None,
+            datetime!(2026-11-26 10:00 UTC),
+        )
+    }
+
+    #[test]
+    fn a_link_is_paid_through_processing_and_settlement() {
+        let p = link();
+        assert_eq!(p.expires_at, p.created_at + LINK_OPEN_FOR);
+        assert_eq!(p.due_at(), Some(p.expires_at));
+        let now = p.created_at + Duration::hours(1);
+        let processing = p.authorised("test_payer_ok", now).expect("pending");
+        assert_eq!(processing.status, PaymentStatus::Processing);
+        assert_eq!(processing.due_at(), Some(now + SETTLES_AFTER));
+        assert!(processing.authorised("again", now).is_err());
+        let paid = processing.settled(now + SETTLES_AFTER).expect("processing");
+        assert_eq!(paid.status, PaymentStatus::Paid);
+        assert_eq!(paid.due_at(), None);
+        assert_eq!(paid.version, 3);
+        assert!(
+            paid.failed(FailureReason::PayerCancelled, None).is_err(),
+            "terminal"
+        );
+        let refunded = paid.refunded(Some("paid twice".into()), now).expect("paid");
+        assert_eq!(refunded.status, PaymentStatus::Refunded);
+        assert!(refunded.refunded(None, now).is_err(), "once");
+        assert!(p.refunded(None, now).is_err(), "only a paid payment");
+    }
+
+    #[test]
+    fn a_link_fails_with_its_reason_or_lapses() {
+        let p = link();
+        let failed = p
+            .failed(
+                FailureReason::InsufficientFunds,
+                Some("test_payer_insufficient"),
+            )
+            .expect("pending");
+        assert_eq!(
+            failed.failure_reason,
+            Some(FailureReason::InsufficientFunds)
+        );
+        assert!(failed.authorised("x", p.created_at).is_err());
+        assert_eq!(p.expire(p.expires_at - Duration::seconds(1)), None);
+        let lapsed = p.expire(p.expires_at).expect("due");
+        assert_eq!(lapsed.failure_reason, Some(FailureReason::LinkExpired));
+        assert!(p.authorised("x", p.expires_at).is_err(), "too late to pay");
+    }
+
+    proptest::proptest! {
+        /// Whatever happens in whatever order, as time goes on: the status
+        /// only moves along pending → processing → paid → refunded (or to
+        /// failed from pending or processing), each accepted change bumps
+        /// the version once, the
+        /// amount never changes, and a paid or refunded payment went through
+        /// processing with its settlement after its authorisation.
+        #[test]
+        fn any_order_of_events_keeps_the_state_machine(
+            events in proptest::collection::vec((0u8..5, 0i64..3_000), 0..12),
+        ) {
+            let rank = |s: PaymentStatus| match s {
+                PaymentStatus::Pending => 0,
+                PaymentStatus::Processing => 1,
+                PaymentStatus::Paid => 2,
+                PaymentStatus::Refunded => 3,
+                PaymentStatus::Failed => 9,
+            };
+            let mut p = link();
+            // The clock only moves forward between events.
+            let mut now = p.created_at;
+            for (event, minutes) in events {
+                now += Duration::minutes(minutes);
+                let next = match event {
+                    0 => p.authorised("test_bank_strong", now).ok(),
+                    1 => p.settled(now).ok(),
+                    2 => p.failed(FailureReason::InsufficientFunds, None).ok(),
+                    3 => p.refunded(None, now).ok(),
+                    _ => p.expire(now),
+                };
+                let Some(next) = next else { continue };
+                let (from, to) = (p.status, next.status);
+                let allowed = to == PaymentStatus::Failed
+                    && matches!(from, PaymentStatus::Pending | PaymentStatus::Processing)
+                    || rank(to) == rank(from) + 1 && rank(to) < 9;
+                proptest::prop_assert!(allowed, "{:?} -> {:?}", from, to);
+                proptest::prop_assert_eq!(next.version, p.version + 1);
+                proptest::prop_assert_eq!(next.amount, p.amount);
+                p = next;
+            }
+            if matches!(p.status, PaymentStatus::Paid | PaymentStatus::Refunded) {
+                let (authorised, settled) = (p.authorised_at.unwrap(), p.settled_at.unwrap());
+                proptest::prop_assert!(authorised < p.expires_at && settled >= authorised);
+            }
+            if p.status == PaymentStatus::Failed {
+                proptest::prop_assert!(p.failure_reason.is_some());
+                proptest::prop_assert_eq!(p.due_at(), None);
+            }
+        }
+    }
+}

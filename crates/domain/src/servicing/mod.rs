@@ -1,0 +1,10 @@
+//! A funded loan (hub seed, Resources → Account, Ledger entry, Payment and
+//! schedule): the account, its ledger and how the ledger reviews it, and
+//! the collections, schedules and mandates that repay it.
+
+pub mod account;
+pub mod collection;
+pub mod ledger;
+pub mod mandate;
+mod review;
+pub mod schedule;

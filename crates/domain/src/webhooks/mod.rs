@@ -1,0 +1,5 @@
+//! Webhook endpoints, their delivery retry schedule, and the signature every
+//! delivery carries.
+
+pub mod endpoint;
+pub mod signature;
