@@ -15,6 +15,7 @@ pub mod partner;
 mod pay;
 pub mod public;
 mod ratelimit_headers;
+pub mod relying_party;
 pub mod shared_limits;
 mod state;
 
@@ -26,11 +27,14 @@ pub use state::{HubState, PartnerSettings, PartnerState, PublicState, Urls};
 /// The hub's routes: the partner ring with the authorization-server
 /// metadata, and the public ring.
 pub fn router(state: HubState) -> axum::Router {
-    let public = public::router(&state.public).with_state(state.public);
+    let public_document = serde_json::to_value(public_openapi()).unwrap_or_default();
+    let public = public::router(&state.public, public_document).with_state(state.public);
     let journey = apply::router(state.partner.clone());
     let pay = pay::router(state.partner.clone());
     let dashboard = dashboard::router(state.partner.clone());
+    let document = partner::rest::openapi_doc::Document(openapi::partner_document());
     partner::router(state.partner)
+        .layer(axum::Extension(document))
         .merge(public)
         .merge(journey)
         .merge(pay)

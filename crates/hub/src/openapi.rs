@@ -56,6 +56,16 @@ impl Modify for Security {
 /// (`partner::rest::webhook_endpoints::check_metadata`).
 const METADATA_BOUNDS: (usize, usize, usize) = (20, 40, 500);
 
+/// The partner ring's document rendered once, as `GET /openapi.json` serves it.
+pub(crate) fn partner_document() -> &'static str {
+    static DOCUMENT: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        openapi()
+            .to_pretty_json()
+            .unwrap_or_else(|e| unreachable!("the generated document serialises: {e}"))
+    });
+    DOCUMENT.as_str()
+}
+
 pub fn openapi() -> OpenApi {
     let mut rest = crate::partner::rest::api().into_openapi();
     // The REST tier is served in both environments; the rest of the ring

@@ -364,13 +364,13 @@ async fn register_journey(
     core: &Core,
     sso_url: &str,
     hub_url: &str,
-) -> Option<lendhub_hub::apply::rp::RelyingParty> {
+) -> Option<lendhub_hub::relying_party::RelyingParty> {
     let apply_url = lendhub_hub::Urls::new(hub_url).apply().to_owned();
-    let rp = lendhub_hub::apply::rp::RelyingParty::new(sso_url, &apply_url, &core.master_key);
+    let rp = lendhub_hub::relying_party::RelyingParty::new(sso_url, &apply_url, &core.master_key);
     register_own(
         core,
         rp,
-        lendhub_hub::apply::rp::CLIENT_NAME,
+        lendhub_hub::relying_party::JOURNEY_CLIENT_NAME,
         "the hosted application journey",
     )
     .await
@@ -381,12 +381,13 @@ async fn register_dashboard(
     core: &Core,
     sso_url: &str,
     hub_url: &str,
-) -> Option<lendhub_hub::apply::rp::RelyingParty> {
-    let rp = lendhub_hub::apply::rp::RelyingParty::dashboard(sso_url, hub_url, &core.master_key);
+) -> Option<lendhub_hub::relying_party::RelyingParty> {
+    let rp =
+        lendhub_hub::relying_party::RelyingParty::dashboard(sso_url, hub_url, &core.master_key);
     register_own(
         core,
         rp,
-        lendhub_hub::dashboard::CLIENT_NAME,
+        lendhub_hub::relying_party::DASHBOARD_CLIENT_NAME,
         "the partner dashboard",
     )
     .await
@@ -396,10 +397,10 @@ async fn register_dashboard(
 /// at its identity provider; `None`, logged, when that cannot be done.
 async fn register_own(
     core: &Core,
-    rp: Result<lendhub_hub::apply::rp::RelyingParty, String>,
+    rp: Result<lendhub_hub::relying_party::RelyingParty, String>,
     name: &'static str,
     what: &str,
-) -> Option<lendhub_hub::apply::rp::RelyingParty> {
+) -> Option<lendhub_hub::relying_party::RelyingParty> {
     let rp = rp
         .map_err(|e| tracing::warn!(error = %e, "{what} is off"))
         .ok()?;

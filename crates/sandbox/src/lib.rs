@@ -18,7 +18,7 @@ mod views;
 
 pub use error::{SandboxError, render as render_problem};
 pub use event_log::EndpointEventRenderer;
-pub use openapi::openapi;
+pub use routes::openapi;
 pub use routes::router;
 pub use state::SandboxState;
 

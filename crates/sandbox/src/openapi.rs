@@ -40,8 +40,3 @@ pub(crate) fn finish(mut spec: utoipa::openapi::OpenApi) -> utoipa::openapi::Ope
     lendhub_http::openapi::name_event_types(&mut spec, &EventType::SANDBOX);
     spec
 }
-
-/// The complete document, as served at `GET /openapi.json`.
-pub fn openapi() -> utoipa::openapi::OpenApi {
-    finish(crate::routes::api().into_openapi())
-}

@@ -20,7 +20,6 @@ mod finish;
 mod overview;
 mod pages;
 mod resume;
-pub mod rp;
 mod session;
 mod start;
 

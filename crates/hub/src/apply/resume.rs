@@ -4,10 +4,10 @@ use lendhub_store::{CommitError, LendingWrite, WriteSet};
 use lendhub_system::random_token;
 
 use super::error::JourneyError;
-use super::rp::RelyingParty;
 use super::see_other_with_cookie;
 use super::session::{self, closed, now_for};
 use crate::partner::state::PartnerState;
+use crate::relying_party::RelyingParty;
 
 /// `GET {apply_url}/{id}/resume`: a returning applicant (another browser,
 /// a lapsed session, a referral settled later) signs in again; only the

@@ -8,10 +8,10 @@ use lendhub_store::{CommitError, LendingWrite, WriteSet};
 use lendhub_system::random_token;
 
 use super::error::JourneyError;
-use super::rp::RelyingParty;
 use super::session::{self, closed, now_for};
 use super::{see_other_with_cookie, to_overview};
 use crate::partner::state::PartnerState;
+use crate::relying_party::RelyingParty;
 
 /// `GET {apply_url}/start/{id}.{token}`: the handoff link. Its first use
 /// starts the application's journey in this browser and sends it to sign

@@ -8,7 +8,8 @@ use axum::response::Response;
 use lendhub_domain::partner::dashboard::{Action, Environment};
 
 use super::forms::rfc3339;
-use super::pages::{Frame, ListQuery, forbidden, screen, unavailable};
+use super::pages::{Frame, ListQuery, screen};
+use super::refusals::{forbidden, unavailable};
 use super::session::Staff;
 use crate::partner::state::PartnerState;
 

@@ -12,7 +12,7 @@ use lendhub_system::new_hub_id;
 use serde::Deserialize;
 use sha2::Digest;
 
-use super::pages::{forbidden, not_found, unavailable};
+use super::refusals::{forbidden, not_found, unavailable};
 use super::session::Staff;
 
 pub(super) const EXPIRED: &str = "This form has expired. Go back, reload the page and try again.";

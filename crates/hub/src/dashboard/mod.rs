@@ -10,6 +10,7 @@ mod forms;
 mod money;
 mod pages;
 mod partners;
+mod refusals;
 pub mod session;
 mod sign_in;
 mod staff;
@@ -20,11 +21,6 @@ use axum::Router;
 use axum::routing::{get, post};
 
 use crate::partner::state::PartnerState;
-
-/// The dashboard's fixed client id at the identity provider, registered at
-/// every start-up with this hub's callback address.
-pub const CLIENT_ID: &str = "rp_lendhub_dashboard";
-pub const CLIENT_NAME: &str = "lendhub partner dashboard";
 
 pub fn router(state: PartnerState) -> Router {
     Router::new()

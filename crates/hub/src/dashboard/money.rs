@@ -16,7 +16,8 @@ use lendhub_store::{AccountPage, AccountQuery, PageQuery, PaymentPage, PaymentQu
 use serde::Deserialize;
 
 use super::forms::rfc3339;
-use super::pages::{Frame, not_found, screen, tenant, unavailable};
+use super::pages::{Frame, screen, tenant};
+use super::refusals::{not_found, unavailable};
 use super::session::Staff;
 use crate::partner::state::PartnerState;
 

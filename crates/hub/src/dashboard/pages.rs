@@ -13,8 +13,9 @@ use lendhub_domain::tenant::Tenant;
 use lendhub_store::{ApplicationPage, ApplicationQuery, PageQuery};
 use serde::Deserialize;
 
+use super::refusals::{forbidden, not_found, problem, unavailable};
 use super::session::{self, COOKIE, Staff};
-use crate::html::{render, render_sending_to};
+use crate::html::render_sending_to;
 use crate::partner::state::PartnerState;
 
 /// The header every screen carries.
@@ -165,14 +166,6 @@ fn decision_view(d: &lendhub_domain::lending::application::Decision) -> Decision
     }
 }
 
-#[derive(Template)]
-#[template(path = "dashboard/problem.html")]
-struct Problem<'a> {
-    title: &'a str,
-    message: &'a str,
-    sign_in: bool,
-}
-
 /// A signed-in screen: its sign-out form ends by sending the browser to the
 /// identity provider, so the page's `form-action` allows that origin.
 pub(super) fn screen(
@@ -186,44 +179,6 @@ pub(super) fn screen(
         .as_ref()
         .map(|rp| rp.issuer.as_str());
     render_sending_to(status, template, provider)
-}
-
-pub fn problem(status: StatusCode, title: &str, message: &str, sign_in: bool) -> Response {
-    render(
-        status,
-        &Problem {
-            title,
-            message,
-            sign_in,
-        },
-    )
-}
-
-pub(super) fn forbidden(message: &str) -> Response {
-    problem(StatusCode::FORBIDDEN, "Not allowed", message, false)
-}
-
-pub fn unavailable() -> Response {
-    let mut r = problem(
-        StatusCode::SERVICE_UNAVAILABLE,
-        "The dashboard is not available just now",
-        "Try again in a minute. The status page says whether something is wrong on our side.",
-        false,
-    );
-    r.headers_mut().insert(
-        header::RETRY_AFTER,
-        axum::http::HeaderValue::from_static("5"),
-    );
-    r
-}
-
-pub(super) fn not_found() -> Response {
-    problem(
-        StatusCode::NOT_FOUND,
-        "Not found",
-        "There is nothing with this id in this environment of your partner account.",
-        false,
-    )
 }
 
 async fn page(
@@ -401,7 +356,7 @@ pub async fn sign_out(
         Some(rp) => Redirect::to(&format!(
             "{}/end-session?client_id={}",
             rp.issuer,
-            super::CLIENT_ID
+            crate::relying_party::DASHBOARD_CLIENT_ID
         ))
         .into_response(),
         None => problem(

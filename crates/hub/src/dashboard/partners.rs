@@ -14,7 +14,8 @@ use lendhub_system::random_token;
 use serde::Deserialize;
 
 use super::forms::EXPIRED;
-use super::pages::{Frame, ListQuery, forbidden, not_found, screen, unavailable};
+use super::pages::{Frame, ListQuery, screen};
+use super::refusals::{forbidden, not_found, unavailable};
 use super::session::{self, Staff};
 use crate::partner::state::PartnerState;
 

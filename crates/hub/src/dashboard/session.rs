@@ -99,7 +99,7 @@ impl IntoResponse for NotSignedIn {
     fn into_response(self) -> Response {
         match self {
             NotSignedIn::SignIn => Redirect::to("/dashboard/sign-in").into_response(),
-            NotSignedIn::Unavailable => super::pages::unavailable(),
+            NotSignedIn::Unavailable => super::refusals::unavailable(),
         }
     }
 }

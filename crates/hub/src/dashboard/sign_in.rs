@@ -10,15 +10,15 @@ use lendhub_store::DashboardSessionRecord;
 use lendhub_system::random_token;
 use serde::Deserialize;
 
-use super::pages;
+use super::refusals;
 use super::session::{self, SIGN_IN_COOKIE};
-use crate::apply::rp::RelyingParty;
 use crate::partner::state::PartnerState;
+use crate::relying_party::RelyingParty;
 
 /// `GET /dashboard/sign-in`: off to the identity provider.
 pub async fn start(State(state): State<PartnerState>) -> Response {
     let Some(rp) = state.settings.dashboard.as_ref() else {
-        return pages::unavailable();
+        return refusals::unavailable();
     };
     let pending = RelyingParty::begin_plain();
     let mut response = Redirect::to(&rp.authorize_url(&pending)).into_response();
@@ -42,7 +42,7 @@ pub async fn callback(
     Query(answer): Query<Callback>,
 ) -> Response {
     let Some(rp) = state.settings.dashboard.as_ref() else {
-        return pages::unavailable();
+        return refusals::unavailable();
     };
     let pending = session::pending(&state, &headers);
     let (Some(pending), Some(code), Some(returned)) = (pending, answer.code, answer.state) else {
@@ -51,11 +51,11 @@ pub async fn callback(
         } else {
             "This sign-in link is not this browser's, or it has expired."
         };
-        return pages::problem(StatusCode::BAD_REQUEST, "Sign-in did not finish", why, true);
+        return refusals::problem(StatusCode::BAD_REQUEST, "Sign-in did not finish", why, true);
     };
     use subtle::ConstantTimeEq;
     if !bool::from(returned.as_bytes().ct_eq(pending.state.as_bytes())) {
-        return pages::problem(
+        return refusals::problem(
             StatusCode::BAD_REQUEST,
             "Sign-in did not finish",
             "This sign-in link is not this browser's, or it has expired.",
@@ -66,7 +66,7 @@ pub async fn callback(
         Ok(p) => p,
         Err(e) => {
             tracing::warn!(error = %e, "a dashboard sign-in failed at the identity provider");
-            return pages::problem(
+            return refusals::problem(
                 StatusCode::BAD_GATEWAY,
                 "Sign-in did not finish",
                 "The identity provider did not confirm who you are. Try again.",
@@ -75,16 +75,16 @@ pub async fn callback(
         }
     };
     if accept_invitations(&state, &person).await.is_err() {
-        return pages::unavailable();
+        return refusals::unavailable();
     }
     let memberships = match state.dashboard.staff_of_user(&person.subject).await {
         Ok(m) => m,
-        Err(_) => return pages::unavailable(),
+        Err(_) => return refusals::unavailable(),
     };
     // The first partner by name; a person on several staffs switches at
     // /dashboard/partners (linked from the header).
     let Some(member) = memberships.into_iter().next() else {
-        return pages::problem(
+        return refusals::problem(
             StatusCode::FORBIDDEN,
             "No dashboard for this account",
             "You are signed in, but no partner has added you to its staff. Ask an owner of your partner account to invite this e-mail address.",
@@ -107,7 +107,7 @@ pub async fn callback(
         .await
         .is_err()
     {
-        return pages::unavailable();
+        return refusals::unavailable();
     }
     let mut response = Redirect::to("/dashboard").into_response();
     let headers = response.headers_mut();

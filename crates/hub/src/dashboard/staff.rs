@@ -17,7 +17,8 @@ use lendhub_store::{
 use serde::Deserialize;
 
 use super::forms::{ActionForm, EXPIRED, admitted, audit_line, form_id, once, rfc3339};
-use super::pages::{Frame, ListQuery, forbidden, not_found, problem, screen, tenant, unavailable};
+use super::pages::{Frame, ListQuery, screen, tenant};
+use super::refusals::{forbidden, not_found, problem, unavailable};
 use super::session::Staff;
 use crate::partner::state::PartnerState;
 

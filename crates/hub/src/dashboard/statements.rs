@@ -14,7 +14,8 @@ use lendhub_domain::partner::dashboard::{Action, Environment};
 use lendhub_store::{PageQuery, StatementPage, StatementQuery};
 use serde::Deserialize;
 
-use super::pages::{Frame, forbidden, not_found, screen, tenant, unavailable};
+use super::pages::{Frame, screen, tenant};
+use super::refusals::{forbidden, not_found, unavailable};
 use super::session::Staff;
 use crate::partner::state::PartnerState;
 

@@ -3,23 +3,18 @@
 
 use std::sync::Arc;
 
-use lendhub_domain::crypto::{DerivedKey, MasterKey};
+use lendhub_domain::crypto::MasterKey;
 use lendhub_domain::partner::credentials::{Environment, hash_secret, secret_matches};
 use lendhub_domain::partner::project::{PartnerStatus, Tier};
 use lendhub_domain::partner::scope::PartnerScopes;
 use lendhub_domain::secret::Secret;
 use lendhub_http::oauth_form::ClientCredentials;
-use lendhub_store::{
-    OAuthClientRecord, PartnerClientChange, PartnerClientRecord, PartnerStore, StoreError,
-};
+use lendhub_store::{PartnerClientChange, PartnerClientRecord, PartnerStore, StoreError};
 use lendhub_system::generate_client;
 
 use super::error::PartnerError;
+pub use super::secrets::pepper;
 use crate::partner::state::PartnerState;
-
-pub fn pepper(master_key: &MasterKey) -> DerivedKey {
-    master_key.derive("partner-client-secret")
-}
 
 pub struct Created {
     pub client_id: String,
@@ -59,25 +54,6 @@ pub async fn create(
         client_id: creds.client_id,
         client_secret: creds.client_secret,
     })
-}
-
-/// The partner as its additional OAuth client `oauth` sees it: the
-/// partner's tenant, tier and status, with the client's secrets and its
-/// scopes capped by the partner's (an operator may have narrowed those
-/// since the client was made).
-pub fn acting_for(partner: PartnerClientRecord, oauth: OAuthClientRecord) -> PartnerClientRecord {
-    let held = PartnerScopes::parse(&partner.scopes).unwrap_or_default();
-    let scopes = PartnerScopes::parse(&oauth.scopes)
-        .unwrap_or_default()
-        .intersection(&held);
-    PartnerClientRecord {
-        secret_hash: oauth.secret_hash,
-        previous_secret_hash: oauth.previous_secret_hash,
-        previous_secret_expires_at_ms: oauth.previous_secret_expires_at_ms,
-        scopes: scopes.render(),
-        acting_client_id: Some(oauth.client_id),
-        ..partner
-    }
 }
 
 /// A new client secret and its keyed hash: the only copy of the secret in

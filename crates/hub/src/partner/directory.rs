@@ -16,8 +16,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use lendhub_domain::partner::scope::PartnerScopes;
 use lendhub_store::epoch_cache::{self, EpochCache};
-use lendhub_store::{ApiKeyRecord, PartnerClientRecord, PartnerStore, StoreError};
+use lendhub_store::{
+    ApiKeyRecord, OAuthClientRecord, PartnerClientRecord, PartnerStore, StoreError,
+};
 
 /// How stale another instance's or the CLI's change can look here: the
 /// bound documented for suspensions, secret rotations and revocations.
@@ -57,7 +60,7 @@ async fn acting(
         return Ok(None);
     }
     let partner = store.partner_client(&oauth.partner_client_id).await?;
-    Ok(partner.map(|p| Arc::new(super::clients::acting_for(p, oauth))))
+    Ok(partner.map(|p| Arc::new(acting_for(p, oauth))))
 }
 
 impl Directory {
@@ -149,5 +152,24 @@ impl Directory {
             stop,
         )
         .await;
+    }
+}
+
+/// The partner as its additional OAuth client `oauth` sees it: the
+/// partner's tenant, tier and status, with the client's secrets and its
+/// scopes capped by the partner's (an operator may have narrowed those
+/// since the client was made).
+pub fn acting_for(partner: PartnerClientRecord, oauth: OAuthClientRecord) -> PartnerClientRecord {
+    let held = PartnerScopes::parse(&partner.scopes).unwrap_or_default();
+    let scopes = PartnerScopes::parse(&oauth.scopes)
+        .unwrap_or_default()
+        .intersection(&held);
+    PartnerClientRecord {
+        secret_hash: oauth.secret_hash,
+        previous_secret_hash: oauth.previous_secret_hash,
+        previous_secret_expires_at_ms: oauth.previous_secret_expires_at_ms,
+        scopes: scopes.render(),
+        acting_client_id: Some(oauth.client_id),
+        ..partner
     }
 }

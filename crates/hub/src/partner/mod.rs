@@ -13,10 +13,12 @@ mod metadata;
 pub mod people;
 pub mod request_keys;
 pub mod rest;
+mod secrets;
 pub mod state;
 mod token;
 pub mod tokens;
 pub mod traffic;
+mod verifications;
 
 use axum::Router;
 use axum::extract::Request;

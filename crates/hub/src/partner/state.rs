@@ -124,7 +124,7 @@ pub struct Partner {
     /// Signs payment links (`{pay_url}/{id}.{token}`).
     pub pay_link_key: lendhub_domain::crypto::DerivedKey,
     /// The hosted journey's registration at the identity provider.
-    pub journey_rp: Option<crate::apply::rp::RelyingParty>,
+    pub journey_rp: Option<crate::relying_party::RelyingParty>,
     /// Keys the hosted journey's form tokens (CSRF).
     pub journey_csrf_key: lendhub_domain::crypto::DerivedKey,
     /// Signs applications' handoff links (`lending::handoff_token`).
@@ -150,7 +150,7 @@ pub struct Partner {
     pub limiter: Arc<super::limits::RateLimiter>,
     /// REST-tier requests counted for the dashboard's charts.
     pub traffic: Arc<super::traffic::Traffic>,
-    pub verifications: Arc<super::tokens::Verifications>,
+    pub verifications: Arc<super::verifications::Verifications>,
     /// Partner clients and revocations, remembered between store changes.
     pub directory: Arc<super::directory::Directory>,
 }
@@ -168,10 +168,10 @@ pub struct PartnerSettings {
     /// The hosted journey's registration at the identity provider; without
     /// one (no provider, or one that refused the hub's callback address) the
     /// journey answers that applications are not open.
-    pub journey: Option<crate::apply::rp::RelyingParty>,
+    pub journey: Option<crate::relying_party::RelyingParty>,
     /// The partner dashboard's registration at the identity provider;
     /// without one the dashboard answers that it is not available.
-    pub dashboard: Option<crate::apply::rp::RelyingParty>,
+    pub dashboard: Option<crate::relying_party::RelyingParty>,
     /// Proxies whose `X-Forwarded-For` is believed when a REST-tier call
     /// without credentials is bucketed by address (the public ring's setting).
     pub trusted_proxies: Vec<ipnet::IpNet>,
@@ -214,7 +214,7 @@ impl PartnerState {
             settings.shared_limits.clone(),
         ));
         Self(Arc::new(Partner {
-            secret_pepper: super::clients::pepper(&master_key),
+            secret_pepper: super::secrets::pepper(&master_key),
             partners: store.clone(),
             key_store: store.clone(),
             sandbox: store.clone(),

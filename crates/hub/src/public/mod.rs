@@ -148,10 +148,9 @@ fn writes() -> Mount {
 }
 
 /// The ring's routes at their full paths, to merge into the hub's router.
-pub fn router(state: &PublicState) -> Router<PublicState> {
-    // The document is rendered once; like the sandbox's, it is served beside
-    // the routes it describes rather than listed in itself.
-    let document = serde_json::to_value(crate::openapi::public_openapi()).unwrap_or_default();
+/// `document` is the ring's OpenAPI document: like the sandbox's, it is
+/// served beside the routes it describes rather than listed in itself.
+pub fn router(state: &PublicState, document: serde_json::Value) -> Router<PublicState> {
     let reads = reads().served.route(
         &format!("{PREFIX}/openapi.json"),
         axum::routing::get(move || async move { axum::Json(document) }),

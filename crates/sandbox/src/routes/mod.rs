@@ -39,6 +39,11 @@ pub(crate) fn api() -> OpenApiRouter<SandboxState> {
         .routes(routes!(test_helpers::reset::reset))
 }
 
+/// The complete document, as served at `GET /openapi.json`.
+pub fn openapi() -> utoipa::openapi::OpenApi {
+    crate::openapi::finish(api().into_openapi())
+}
+
 /// The sandbox's routes with their state; layers are added by the server.
 pub fn router(state: SandboxState) -> Router {
     let (router, spec) = api().split_for_parts();

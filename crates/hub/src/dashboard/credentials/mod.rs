@@ -25,7 +25,8 @@ use lendhub_store::{ApiKeyRecord, CommitError, OAuthClientRecord, PartnerClientR
 use serde::Deserialize;
 
 use super::forms::{ActionForm, EXPIRED, Refused, admitted, audit_line, form_id, once, rfc3339};
-use super::pages::{Frame, ListQuery, forbidden, screen, tenant, unavailable};
+use super::pages::{Frame, ListQuery, screen, tenant};
+use super::refusals::{forbidden, unavailable};
 use super::session::Staff;
 use crate::partner::state::PartnerState;
 
@@ -318,7 +319,7 @@ fn back(env: Environment) -> Response {
 }
 
 fn used_already() -> Response {
-    crate::dashboard::pages::problem(
+    crate::dashboard::refusals::problem(
         StatusCode::CONFLICT,
         "This form was already used",
         "It was carried out, and anything new was shown, when it was first submitted. If you did not keep it, roll again from the credentials page.",
@@ -339,7 +340,7 @@ fn scopes_asked(form: &CredentialForm) -> Result<Option<PartnerScopes>, &str> {
 }
 
 fn bad_scopes(raw: &str) -> Response {
-    crate::dashboard::pages::problem(
+    crate::dashboard::refusals::problem(
         StatusCode::UNPROCESSABLE_ENTITY,
         "Those scopes cannot be given to a credential",
         &format!(

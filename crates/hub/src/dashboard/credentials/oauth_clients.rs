@@ -128,7 +128,7 @@ fn named(name: &str) -> bool {
 }
 
 fn bad_name() -> Response {
-    crate::dashboard::pages::problem(
+    crate::dashboard::refusals::problem(
         StatusCode::UNPROCESSABLE_ENTITY,
         "Give the client a name",
         "A name of 1 to 64 characters, without control characters, says who holds the client (a deployment, a vendor), on this page and in the audit log.",

@@ -29,7 +29,7 @@ pub async fn roll(
     };
     let at_ms = state.clock.now_ms();
     if !old.active_at(at_ms) {
-        return super::super::pages::not_found();
+        return super::super::refusals::not_found();
     }
     let scopes = PartnerScopes::parse(&old.scopes).unwrap_or_default();
     let Ok(created) =

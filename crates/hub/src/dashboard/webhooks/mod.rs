@@ -21,7 +21,8 @@ use lendhub_domain::webhooks::endpoint::EndpointStatus;
 use lendhub_store::CommitError;
 
 use super::forms::{ActionForm, EXPIRED, Refused, audit_line, form_id, once};
-use super::pages::{Frame, ListQuery, forbidden, not_found, screen, tenant, unavailable};
+use super::pages::{Frame, ListQuery, screen, tenant};
+use super::refusals::{forbidden, not_found, unavailable};
 use super::session::Staff;
 use crate::partner::rest::webhook_endpoints::enable::enabling;
 use crate::partner::state::PartnerState;

@@ -26,7 +26,7 @@ pub async fn replay(
         Err(_) => return unavailable(),
     }
     if endpoint.status == EndpointStatus::Disabled {
-        return crate::dashboard::pages::problem(
+        return crate::dashboard::refusals::problem(
             StatusCode::CONFLICT,
             "This endpoint is disabled",
             "Re-enable it on the webhooks page first; then replay the event.",

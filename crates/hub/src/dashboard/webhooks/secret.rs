@@ -69,7 +69,7 @@ pub async fn roll_secret(
                     .unwrap_or_default(),
             },
         ),
-        Err(CommitError::IdempotencyKeyTaken) => crate::dashboard::pages::problem(
+        Err(CommitError::IdempotencyKeyTaken) => crate::dashboard::refusals::problem(
             StatusCode::CONFLICT,
             "This form was already used",
             "The secret was rolled and shown when it was first submitted. If you did not keep it, roll it again from the webhooks page.",

@@ -10,8 +10,7 @@ use lendhub_domain::tenant::Tenant;
 use lendhub_store::{ApplicationPage, ApplicationQuery, DecisionPage, DecisionQuery, PageQuery};
 use serde_json::{Map, Value, json};
 
-use super::invalid_params;
-use super::tools::{failure, result};
+use super::reply::{failure, invalid_params, result};
 use crate::partner::error::PartnerError;
 use crate::partner::rest::applications::ApplicationView;
 use crate::partner::rest::decisions::DecisionView;

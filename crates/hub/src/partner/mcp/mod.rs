@@ -6,6 +6,7 @@
 //! not JSON-RPC error objects.
 
 mod lending;
+mod reply;
 mod tools;
 
 use axum::Json;
@@ -24,10 +25,6 @@ use crate::partner::state::PartnerState;
 pub use tools::TOOLS;
 
 pub use lendhub_wire::mcp::PROTOCOL_VERSION;
-
-fn invalid_params(field: &str, reason: &str) -> PartnerError {
-    PartnerError::McpInvalidParams(vec![lendhub_http::FieldIssue::new(field, reason)])
-}
 
 /// Call a read-only partner tool (JSON-RPC 2.0; `initialize`,
 /// `notifications/initialized`, `ping`, `tools/list`, `tools/call`).
@@ -88,7 +85,7 @@ fn refusal(malformed: Malformed) -> PartnerError {
         Malformed::NotJsonRpc2 { .. } => PartnerError::invalid("jsonrpc", "must_be_2.0"),
         Malformed::MethodMissing { .. } => PartnerError::invalid("method", "required"),
         Malformed::MethodNotAString { .. } => PartnerError::invalid("method", "invalid_type"),
-        Malformed::ParamsNotAnObject { .. } => invalid_params("params", "must_be_object"),
+        Malformed::ParamsNotAnObject { .. } => reply::invalid_params("params", "must_be_object"),
     }
 }
 

@@ -12,8 +12,8 @@ use std::sync::LazyLock;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value, json};
 
-use super::invalid_params;
 use super::lending;
+use super::reply::{failure, invalid_params, result};
 use crate::partner::error::PartnerError;
 use crate::partner::state::PartnerState;
 use crate::partner::tokens::Verified;
@@ -280,24 +280,6 @@ fn bit(scope: PartnerScope) -> usize {
 pub fn list(scopes: &PartnerScopes) -> &'static RawValue {
     let mask = scopes.iter().map(bit).fold(0, |m, b| m | b);
     &LISTS[mask]
-}
-
-pub(super) fn result(structured: Value) -> Value {
-    json!({
-        "content": [{ "type": "text", "text": structured.to_string() }],
-        "structuredContent": structured,
-        "isError": false,
-    })
-}
-
-/// A tool that ran but could not answer. The MCP specification gives such
-/// results text content only: `structuredContent` must match the tool's
-/// `outputSchema`, which describes answers, not failures.
-pub(super) fn failure(message: &str) -> Value {
-    json!({
-        "content": [{ "type": "text", "text": message }],
-        "isError": true,
-    })
 }
 
 pub async fn call(

@@ -16,7 +16,7 @@ pub mod identity_checks;
 pub mod introductions;
 mod list_page;
 pub mod marketplace;
-mod openapi_doc;
+pub mod openapi_doc;
 pub mod payments;
 pub mod payouts;
 mod schemas;

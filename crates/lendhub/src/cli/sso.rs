@@ -111,7 +111,7 @@ pub enum KeysCommand {
 // One arm per subcommand, each a few lines: split, it would only move the
 // match somewhere else.
 pub async fn sso(command: SsoCommand, config: &Config) -> anyhow::Result<()> {
-    let store = crate::cli::open_existing_store(config).await?;
+    let store = super::database::open_existing_store(config).await?;
     let now = SystemClock.now_ms();
     let result = async {
         match command {

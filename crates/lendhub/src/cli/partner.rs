@@ -37,7 +37,7 @@ pub enum PartnerCommand {
     /// Who may use the partner's dashboard, and in which role.
     Staff {
         #[command(subcommand)]
-        command: crate::staff_cli::StaffCommand,
+        command: super::staff::StaffCommand,
     },
 }
 
@@ -166,9 +166,9 @@ pub async fn partner(command: PartnerCommand, config: &Config) -> anyhow::Result
         PartnerCommand::RequestKeys { command } => {
             return request_keys_command(command, config).await;
         }
-        PartnerCommand::Staff { command } => return crate::staff_cli::staff(command, config).await,
+        PartnerCommand::Staff { command } => return super::staff::staff(command, config).await,
     };
-    let store = crate::cli::open_existing_store(config).await?;
+    let store = super::database::open_existing_store(config).await?;
     let now = SystemClock.now_ms();
     let result = match command {
         PartnerClientsCommand::Create {
@@ -275,7 +275,7 @@ pub async fn partner(command: PartnerCommand, config: &Config) -> anyhow::Result
 }
 
 async fn api_keys_command(command: ApiKeysCommand, config: &Config) -> anyhow::Result<()> {
-    let store = crate::cli::open_existing_store(config).await?;
+    let store = super::database::open_existing_store(config).await?;
     let now = SystemClock.now_ms();
     let shown = |c: &api_keys::Created| {
         json!({"id": c.id, "key": c.key, "client_id": c.record.client_id,
@@ -331,7 +331,7 @@ async fn api_keys_command(command: ApiKeysCommand, config: &Config) -> anyhow::R
 }
 
 async fn request_keys_command(command: RequestKeysCommand, config: &Config) -> anyhow::Result<()> {
-    let store = crate::cli::open_existing_store(config).await?;
+    let store = super::database::open_existing_store(config).await?;
     let now = SystemClock.now_ms();
     let shown = |k: &lendhub_store::RequestKeyRecord| {
         json!({"key_id": k.key_id, "client_id": k.client_id, "created_at_ms": k.created_at_ms,
@@ -378,7 +378,7 @@ fn checked_email(raw: &str) -> anyhow::Result<String> {
 
 pub async fn keys(command: KeysCommand, config: &Config) -> anyhow::Result<()> {
     let KeysCommand::Rotate = command;
-    let store = crate::cli::open_existing_store(config).await?;
+    let store = super::database::open_existing_store(config).await?;
     let key = crate::keys::load_checked(config, store.as_ref(), IfMissing::Refuse).await?;
     let now = SystemClock.now_ms();
     // A fresh database gets its first key, then the rotation proper.

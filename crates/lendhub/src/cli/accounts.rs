@@ -46,7 +46,7 @@ pub enum AccountsCommand {
 }
 
 pub async fn accounts(command: AccountsCommand, config: &Config) -> anyhow::Result<()> {
-    let store = crate::cli::open_existing_store(config).await?;
+    let store = super::database::open_existing_store(config).await?;
     let (act, id, by, note) = match &command {
         AccountsCommand::Forbear {
             account_id,

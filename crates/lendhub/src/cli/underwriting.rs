@@ -70,7 +70,7 @@ pub enum UnderwritingCommand {
 }
 
 pub async fn underwriting(command: UnderwritingCommand, config: &Config) -> anyhow::Result<()> {
-    let store = crate::cli::open_existing_store(config).await?;
+    let store = super::database::open_existing_store(config).await?;
     let result = run(command, store.as_ref()).await;
     store.close().await;
     result

@@ -61,7 +61,7 @@ pub enum StatusCommand {
 }
 
 pub async fn status(command: StatusCommand, config: &Config) -> anyhow::Result<()> {
-    let store = crate::cli::open_existing_store(config).await?;
+    let store = super::database::open_existing_store(config).await?;
     let result = run(command, store.as_ref(), &SystemClock).await;
     store.close().await;
     result

@@ -12,8 +12,8 @@ use lendhub_store::Store;
 use lendhub_system::SystemClock;
 use serde_json::{Value, json};
 
+use super::underwriting::whose;
 use crate::config::Config;
-use crate::underwriting_cli::whose;
 
 #[derive(Subcommand, Debug)]
 pub enum MarketplaceCommand {
@@ -53,7 +53,7 @@ pub enum AppsCommand {
 }
 
 pub async fn marketplace(command: MarketplaceCommand, config: &Config) -> anyhow::Result<()> {
-    let store = crate::cli::open_existing_store(config).await?;
+    let store = super::database::open_existing_store(config).await?;
     let result = run(command, store.as_ref()).await;
     store.close().await;
     result

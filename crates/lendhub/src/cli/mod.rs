@@ -3,6 +3,17 @@
 //! Administration talks to the database directly, so it works while the
 //! server runs.
 
+mod accounts;
+mod billing;
+mod cms;
+mod database;
+mod marketplace;
+mod partner;
+mod sso;
+mod staff;
+mod status;
+mod underwriting;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -10,7 +21,7 @@ use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 use lendhub_domain::clock::Clock;
 use lendhub_domain::partner::scope::SandboxScopes;
-use lendhub_store::{ClientStatus, Store};
+use lendhub_store::ClientStatus;
 use lendhub_system::SystemClock;
 use serde_json::json;
 use tokio::signal::unix::{SignalKind, signal};
@@ -68,47 +79,47 @@ pub enum Command {
     /// Administer partners on the live partner ring.
     Partner {
         #[command(subcommand)]
-        command: crate::partner_cli::PartnerCommand,
+        command: partner::PartnerCommand,
     },
     /// Token-signing keys.
     Keys {
         #[command(subcommand)]
-        command: crate::partner_cli::KeysCommand,
+        command: partner::KeysCommand,
     },
     /// Content pages of the public ring.
     Cms {
         #[command(subcommand)]
-        command: crate::cms_cli::CmsCommand,
+        command: cms::CmsCommand,
     },
     /// Administer the identity provider: its users, clients and keys.
     Sso {
         #[command(subcommand)]
-        command: crate::sso_cli::SsoCommand,
+        command: sso::SsoCommand,
     },
     /// Act on servicing accounts: hardship arrangements and write-offs.
     Accounts {
         #[command(subcommand)]
-        command: crate::accounts_cli::AccountsCommand,
+        command: accounts::AccountsCommand,
     },
     /// Settle referred decisions of the REST tier; release a locked one.
     Underwriting {
         #[command(subcommand)]
-        command: crate::underwriting_cli::UnderwritingCommand,
+        command: underwriting::UnderwritingCommand,
     },
     /// Review the marketplace's app listings.
     Marketplace {
         #[command(subcommand)]
-        command: crate::marketplace_cli::MarketplaceCommand,
+        command: marketplace::MarketplaceCommand,
     },
     /// Partners' commercial terms, and closing a month's statements.
     Billing {
         #[command(subcommand)]
-        command: crate::billing_cli::BillingCommand,
+        command: billing::BillingCommand,
     },
     /// The status page's incidents and maintenance windows.
     Status {
         #[command(subcommand)]
-        command: crate::status_cli::StatusCommand,
+        command: status::StatusCommand,
     },
 }
 
@@ -153,24 +164,20 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Sandbox {
             command: SandboxCommand::Clients { command },
         } => clients(command, &config).await,
-        Command::Partner { command } => crate::partner_cli::partner(command, &config).await,
-        Command::Keys { command } => crate::partner_cli::keys(command, &config).await,
-        Command::Cms { command } => crate::cms_cli::cms(command, &config).await,
-        Command::Status { command } => crate::status_cli::status(command, &config).await,
-        Command::Sso { command } => crate::sso_cli::sso(command, &config).await,
-        Command::Accounts { command } => crate::accounts_cli::accounts(command, &config).await,
-        Command::Underwriting { command } => {
-            crate::underwriting_cli::underwriting(command, &config).await
-        }
-        Command::Marketplace { command } => {
-            crate::marketplace_cli::marketplace(command, &config).await
-        }
-        Command::Billing { command } => crate::billing_cli::billing(command, &config).await,
+        Command::Partner { command } => partner::partner(command, &config).await,
+        Command::Keys { command } => partner::keys(command, &config).await,
+        Command::Cms { command } => cms::cms(command, &config).await,
+        Command::Status { command } => status::status(command, &config).await,
+        Command::Sso { command } => sso::sso(command, &config).await,
+        Command::Accounts { command } => accounts::accounts(command, &config).await,
+        Command::Underwriting { command } => underwriting::underwriting(command, &config).await,
+        Command::Marketplace { command } => marketplace::marketplace(command, &config).await,
+        Command::Billing { command } => billing::billing(command, &config).await,
     }
 }
 
 async fn clients(command: ClientsCommand, config: &Config) -> anyhow::Result<()> {
-    let store = open_existing_store(config).await?;
+    let store = database::open_existing_store(config).await?;
     let now = SystemClock.now_ms();
     let result = match command {
         ClientsCommand::Create { name, scopes } => {
@@ -213,31 +220,6 @@ async fn clients(command: ClientsCommand, config: &Config) -> anyhow::Result<()>
     };
     store.close().await;
     result
-}
-
-/// The database an administrative command works on: the server's, found
-/// with the same configuration `serve` reads. It must exist already, so a
-/// command run from the wrong directory fails instead of quietly creating a
-/// database the server never sees; it is named on stderr (stdout stays JSON).
-pub(crate) async fn open_existing_store(config: &Config) -> anyhow::Result<Arc<dyn Store>> {
-    let exists = match &config.database.url {
-        Some(_) => {
-            let options = crate::server::pg_options(config);
-            lendhub_store::postgres::is_initialised(&options)
-                .await
-                .with_context(|| format!("opening {}", config.database_label()))?
-        }
-        None => config.database_path().exists(),
-    };
-    let database = config.database_description();
-    if !exists {
-        bail!(
-            "no lendhub database at {database}. Run this where `lendhub serve` runs, or pass the \
-             server's --data-dir DIR (or --database-url URL); `lendhub migrate` creates a new database"
-        );
-    }
-    eprintln!("lendhub: using the database at {database}");
-    crate::server::open_store(config).await
 }
 
 async fn serve(config: Config) -> anyhow::Result<()> {

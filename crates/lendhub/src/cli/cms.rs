@@ -40,7 +40,7 @@ fn valid_key(key: &str) -> bool {
 }
 
 pub async fn cms(command: CmsCommand, config: &Config) -> anyhow::Result<()> {
-    let store = crate::cli::open_existing_store(config).await?;
+    let store = super::database::open_existing_store(config).await?;
     let result = run(command, store.as_ref()).await;
     store.close().await;
     result

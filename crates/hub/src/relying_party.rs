@@ -1,4 +1,5 @@
-//! The journey as a relying party of lendhub's own identity provider
+//! lendhub's own surfaces (the hosted journey, the partner dashboard) as
+//! relying parties of lendhub's own identity provider
 //! (OpenID Connect, authorization code with PKCE S256; hub seed,
 //! Authentication → Identity provider). It talks to the provider over HTTP
 //! as any other relying party does: the browser to `/authorize`, this
@@ -18,14 +19,18 @@ use serde::Deserialize;
 
 /// The journey's fixed client id at the provider, registered (or brought up
 /// to date) at every start-up with the hub's current callback address.
-pub const CLIENT_ID: &str = "rp_lendhub_apply";
-pub const CLIENT_NAME: &str = "lendhub business loan application";
+pub const JOURNEY_CLIENT_ID: &str = "rp_lendhub_apply";
+pub const JOURNEY_CLIENT_NAME: &str = "lendhub business loan application";
+/// The dashboard's fixed client id at the provider, registered at every
+/// start-up with this hub's callback address.
+pub const DASHBOARD_CLIENT_ID: &str = "rp_lendhub_dashboard";
+pub const DASHBOARD_CLIENT_NAME: &str = "lendhub partner dashboard";
 /// What the journey asks for: who the applicant is, their e-mail and the
 /// company they act for. The e-mail (or, when the partner named nobody, the
 /// company) binds the journey to the person the application is for
 /// (`Applicant::may_apply`); the director check then ties them to the
 /// company on the register.
-pub const SCOPE: &str = "openid profile email business";
+pub const JOURNEY_SCOPE: &str = "openid profile email business";
 
 /// A registration of lendhub's own at its provider (the journey's, the
 /// dashboard's) and where the provider is.
@@ -100,7 +105,7 @@ impl RelyingParty {
     /// the caller registers it at the provider (`lendhub_idp::clients::register_own`).
     pub fn new(issuer: &str, apply_url: &str, master_key: &MasterKey) -> Result<Self, String> {
         Self::own(
-            (CLIENT_ID, SCOPE),
+            (JOURNEY_CLIENT_ID, JOURNEY_SCOPE),
             issuer,
             &format!("{apply_url}/callback"),
             ("apply-rp-client-secret", master_key),
@@ -110,7 +115,7 @@ impl RelyingParty {
     /// The partner dashboard's registration, for a hub at `hub_url`.
     pub fn dashboard(issuer: &str, hub_url: &str, master_key: &MasterKey) -> Result<Self, String> {
         Self::own(
-            (crate::dashboard::CLIENT_ID, "openid email"),
+            (DASHBOARD_CLIENT_ID, "openid email"),
             issuer,
             &format!("{}/dashboard/callback", hub_url.trim_end_matches('/')),
             ("dashboard-rp-client-secret", master_key),

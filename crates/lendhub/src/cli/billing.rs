@@ -17,8 +17,8 @@ use lendhub_store::Store;
 use lendhub_system::SystemClock;
 use serde_json::json;
 
+use super::underwriting::whose;
 use crate::config::Config;
-use crate::underwriting_cli::whose;
 
 #[derive(Subcommand, Debug)]
 pub enum BillingCommand {
@@ -98,7 +98,7 @@ pub enum TermsCommand {
 
 pub async fn billing(command: BillingCommand, config: &Config) -> anyhow::Result<()> {
     let days = config.rest_tier.working_days()?;
-    let store = crate::cli::open_existing_store(config).await?;
+    let store = super::database::open_existing_store(config).await?;
     let result = run(command, store.as_ref(), &days).await;
     store.close().await;
     result

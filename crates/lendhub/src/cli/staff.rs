@@ -46,7 +46,7 @@ fn view(m: &StaffMember) -> Value {
 }
 
 pub async fn staff(command: StaffCommand, config: &Config) -> anyhow::Result<()> {
-    let store = crate::cli::open_existing_store(config).await?;
+    let store = super::database::open_existing_store(config).await?;
     let result = run(command, store.as_ref()).await;
     store.close().await;
     result
