@@ -8,6 +8,7 @@ pub mod apply;
 pub mod counterparties;
 pub mod dashboard;
 mod envelope;
+pub mod flows;
 mod html;
 pub mod keys;
 mod openapi;
@@ -18,6 +19,7 @@ mod ratelimit_headers;
 pub mod relying_party;
 pub mod shared_limits;
 mod state;
+mod views;
 
 pub use envelope::{IdHeaders as HubIdHeaders, render as render_problem};
 pub use keys::{KeyRing, PARTNER_KEYS};

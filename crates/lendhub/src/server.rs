@@ -305,7 +305,7 @@ async fn hub(
     );
     let expiry_wake = state.partner.expiry_wake.clone();
     let expiries = core.worker(
-        lendhub_hub::partner::rest::applications::sweep::Sweep {
+        lendhub_hub::flows::sweep::Sweep {
             state: state.partner.clone(),
         },
         expiry_wake.clone(),
@@ -492,7 +492,7 @@ fn sandbox_workers(
             mail_wake,
             endpoint_events: Arc::new(lendhub_webhooks::worker::BySurface {
                 sandbox: Arc::new(lendhub_sandbox::EndpointEventRenderer),
-                hub: Arc::new(lendhub_hub::partner::rest::events::EndpointEventRenderer),
+                hub: Arc::new(lendhub_hub::flows::endpoint_disabled::EndpointEventRenderer),
             }),
         },
         outbox_wake,

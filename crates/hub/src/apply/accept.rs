@@ -11,7 +11,7 @@ use super::error::JourneyError;
 use super::overview::outcome;
 use super::session::Visit;
 use super::{page, to_overview};
-use crate::partner::rest::applications::accept::sign;
+use crate::flows::sign::sign;
 use crate::partner::state::PartnerState;
 
 #[derive(Deserialize, Default)]
@@ -58,7 +58,7 @@ pub async fn accept(
     }
     .ok_or_else(|| JourneyError::Internal(format!("approved application {id} has no decision")))?;
     let (_, writes) = sign(&state, a, &decision, signed_by, visit.now)
-        .map_err(|e| JourneyError::from_partner(&id, e))?;
+        .map_err(|e| JourneyError::from_flow(&id, e))?;
     let next = visit.journey.touched(visit.now);
     visit.commit(&state, next, writes).await?;
     Ok(Redirect::to(&page(&id, "finish")).into_response())

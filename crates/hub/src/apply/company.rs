@@ -12,8 +12,8 @@ use super::error::JourneyError;
 use super::pages::{self, render};
 use super::session::{Visit, form_token};
 use super::{head, page, step, to_overview};
-use crate::partner::error::PartnerError;
-use crate::partner::rest::identity_checks::create::check_person;
+use crate::flows::FlowError;
+use crate::flows::check_person::check_person;
 use crate::partner::state::PartnerState;
 
 /// The roles as the page offers them.
@@ -117,14 +117,14 @@ pub async fn submit(
     let owner = visit.journey.owner.clone();
     let (verification_id, writes) = match check_person(&state, &owner, &request, visit.now).await {
         Ok((verification_id, _, writes)) => (verification_id, writes),
-        Err(PartnerError::Validation(issues)) => {
+        Err(FlowError::Validation(issues)) => {
             let errors = issues
                 .iter()
                 .map(|i| field_message(&i.field, &i.reason))
                 .collect();
             return Ok(form(&state, &visit, &input, errors));
         }
-        Err(e) => return Err(JourneyError::from_partner(&id, e)),
+        Err(e) => return Err(JourneyError::from_flow(&id, e)),
     };
     let next = visit
         .journey

@@ -11,7 +11,7 @@ use super::error::JourneyError;
 use super::pages::{self, render};
 use super::session::{Visit, form_token};
 use super::{head, page, step, to_overview};
-use crate::partner::rest::applications::submit::decide;
+use crate::flows::decide::decide;
 use crate::partner::state::PartnerState;
 
 #[derive(Deserialize, Default)]
@@ -120,7 +120,7 @@ pub async fn submit(
         visit.now,
     )
     .await
-    .map_err(|e| JourneyError::from_partner(&id, e))?;
+    .map_err(|e| JourneyError::from_flow(&id, e))?;
     let next = visit.journey.submitted(visit.now);
     visit.commit(&state, next, writes).await?;
     Ok(to_overview(&id))

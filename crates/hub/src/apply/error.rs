@@ -6,7 +6,7 @@ use axum::response::{IntoResponse, Response};
 use lendhub_store::StoreError;
 
 use super::pages::{Problem, render};
-use crate::partner::error::PartnerError;
+use crate::flows::FlowError;
 
 #[derive(Debug)]
 pub enum JourneyError {
@@ -69,19 +69,19 @@ impl From<StoreError> for JourneyError {
 }
 
 impl JourneyError {
-    /// A partner-ring failure of a shared step, for the application's pages.
-    pub fn from_partner(application_id: &str, e: PartnerError) -> Self {
+    /// A shared step's failure, for the application's pages.
+    pub fn from_flow(application_id: &str, e: FlowError) -> Self {
         match e {
-            PartnerError::Unavailable(why) => JourneyError::Unavailable(why),
-            PartnerError::Conflict(why) => JourneyError::Conflict {
+            FlowError::Unavailable(why) => JourneyError::Unavailable(why),
+            FlowError::Conflict(why) => JourneyError::Conflict {
                 application_id: application_id.to_owned(),
                 why: why.to_owned(),
             },
-            PartnerError::DecisionLocked => JourneyError::Conflict {
+            FlowError::DecisionLocked => JourneyError::Conflict {
                 application_id: application_id.to_owned(),
                 why: "the offer was already accepted and signed".to_owned(),
             },
-            other => JourneyError::Internal(format!("{other:?}")),
+            other => JourneyError::Internal(other.to_string()),
         }
     }
 }

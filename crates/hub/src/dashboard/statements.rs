@@ -157,7 +157,7 @@ pub async fn invoice(
     let env = Environment::from_query(q.env.as_deref());
     match own(&state, &staff, env, &id).await {
         Ok(s) => attachment(
-            crate::partner::rest::statements::invoice::page(&s),
+            crate::views::invoice::page(&s),
             &format!("lendhub-{}-{}.html", s.period, s.id),
         ),
         Err(r) => r,

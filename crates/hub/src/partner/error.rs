@@ -327,6 +327,20 @@ impl lendhub_http::idempotency::Refusals for PartnerError {
     }
 }
 
+impl From<crate::flows::FlowError> for PartnerError {
+    fn from(e: crate::flows::FlowError) -> Self {
+        use crate::flows::FlowError;
+        match e {
+            FlowError::NotFound(what) => PartnerError::NotFound(what),
+            FlowError::Conflict(why) => PartnerError::Conflict(why),
+            FlowError::DecisionLocked => PartnerError::DecisionLocked,
+            FlowError::Validation(issues) => PartnerError::Validation(issues),
+            FlowError::Unavailable(why) => PartnerError::Unavailable(why),
+            FlowError::Internal(why) => PartnerError::Internal(why),
+        }
+    }
+}
+
 impl From<StoreError> for PartnerError {
     fn from(e: StoreError) -> Self {
         match e {

@@ -9,9 +9,9 @@ use axum::response::Response;
 use lendhub_domain::ids::{HubId, MandateId};
 use lendhub_domain::servicing::mandate::Mandate;
 
+use crate::flows::mandates::revoke as revoke_mandate;
+use crate::flows::pay_links::link_token;
 use crate::html::render;
-use crate::partner::rest::payments::link_token;
-use crate::partner::rest::payments::mandates::revoke as revoke_mandate;
 use crate::partner::state::PartnerState;
 
 #[derive(Template)]

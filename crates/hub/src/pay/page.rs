@@ -9,8 +9,9 @@ use lendhub_domain::servicing::collection::{FailureReason, Payment, PaymentStatu
 use lendhub_domain::servicing::schedule::ScheduleStatus;
 use serde::Deserialize;
 
+use crate::flows::pay_links::link_token;
+use crate::flows::payments;
 use crate::html::{form_status, render};
-use crate::partner::rest::payments::{link_token, moves};
 use crate::partner::state::PartnerState;
 
 #[derive(Template)]
@@ -285,7 +286,7 @@ pub async fn pay(
     if !state.pisp.banks().iter().any(|(id, _)| *id == bank) {
         return pay_page(&state, &p, &link, Some("Choose your bank.")).await;
     }
-    match moves::authorise(&state, &p, &bank, now).await {
+    match payments::authorise(&state, &p, &bank, now).await {
         Ok(Some(next)) => status_page(&state, &next, now),
         // Moved meanwhile (another tab, the link lapsing): show how it stands.
         Ok(None) => match payment(&state, &link).await {

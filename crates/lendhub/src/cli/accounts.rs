@@ -6,7 +6,7 @@
 use clap::Subcommand;
 use lendhub_domain::ids::HubId;
 use lendhub_domain::servicing::account::StaffAct;
-use lendhub_hub::partner::rest::accounts::staff;
+use lendhub_hub::flows::staff_acts;
 use lendhub_system::SystemClock;
 use serde_json::json;
 
@@ -64,7 +64,7 @@ pub async fn accounts(command: AccountsCommand, config: &Config) -> anyhow::Resu
             note,
         } => (StaffAct::WriteOff, account_id, by, note),
     };
-    let result = staff::act(store.as_ref(), &SystemClock, id, act, by, note).await;
+    let result = staff_acts::act(store.as_ref(), &SystemClock, id, act, by, note).await;
     store.close().await;
     let account = result?;
     println!(

@@ -10,7 +10,7 @@ use lendhub_domain::ids::HubId;
 use lendhub_domain::lending::application::{Decision, UnderwritingAct};
 use lendhub_domain::sandbox::decisioning::ReasonCode;
 use lendhub_domain::tenant::{Tenant, TenantKind};
-use lendhub_hub::partner::rest::decisions::underwriting::{self, Ruling};
+use lendhub_hub::flows::underwrite::{self, Ruling};
 use lendhub_store::Store;
 use lendhub_system::SystemClock;
 use serde_json::{Value, json};
@@ -112,14 +112,14 @@ fn logged(a: &UnderwritingAct) -> Value {
 
 async fn run(command: UnderwritingCommand, store: &dyn Store) -> anyhow::Result<()> {
     let now = SystemClock.now();
-    let books = underwriting::Books {
+    let books = underwrite::Books {
         lending: store,
         commercial: store,
         units: store,
     };
     match command {
         UnderwritingCommand::Queue { limit } => {
-            for r in underwriting::queue(store, limit).await? {
+            for r in underwrite::queue(store, limit).await? {
                 let mut line = shown(&r.decision);
                 line["company_number"] = json!(r.application.company_number);
                 line["company_name"] = json!(r.application.company_name);
@@ -132,7 +132,7 @@ async fn run(command: UnderwritingCommand, store: &dyn Store) -> anyhow::Result<
             underwriter,
             note,
         } => {
-            let d = underwriting::settle(
+            let d = underwrite::settle(
                 &books,
                 &decision_id,
                 Ruling::Approve,
@@ -154,8 +154,8 @@ async fn run(command: UnderwritingCommand, store: &dyn Store) -> anyhow::Result<
                 bail!("unknown reason {reason}; one of {}", codes.join(", "));
             };
             let ruling = Ruling::Decline(code);
-            let d = underwriting::settle(&books, &decision_id, ruling, &underwriter, &note, now)
-                .await?;
+            let d =
+                underwrite::settle(&books, &decision_id, ruling, &underwriter, &note, now).await?;
             println!("{}", shown(&d));
         }
         UnderwritingCommand::Release {
@@ -169,7 +169,7 @@ async fn run(command: UnderwritingCommand, store: &dyn Store) -> anyhow::Result<
                     "releasing a signed decision is the lender's owner's act: confirm with --sudo (it is logged)"
                 );
             }
-            let d = underwriting::release(store, store, &decision_id, &owner, &reason, now).await?;
+            let d = underwrite::release(store, store, &decision_id, &owner, &reason, now).await?;
             println!("{}", shown(&d));
         }
         UnderwritingCommand::Log { decision } => {

@@ -24,7 +24,7 @@ use super::forms::{ActionForm, EXPIRED, Refused, audit_line, form_id, once};
 use super::pages::{Frame, ListQuery, screen, tenant};
 use super::refusals::{forbidden, not_found, unavailable};
 use super::session::Staff;
-use crate::partner::rest::webhook_endpoints::enable::enabling;
+use crate::flows::enable_endpoint::enabling;
 use crate::partner::state::PartnerState;
 
 pub use deliveries::deliveries;

@@ -12,10 +12,10 @@ use serde_json::{Map, Value, json};
 
 use super::reply::{failure, invalid_params, result};
 use crate::partner::error::PartnerError;
-use crate::partner::rest::applications::ApplicationView;
-use crate::partner::rest::decisions::DecisionView;
 use crate::partner::state::PartnerState;
 use crate::partner::tokens::Verified;
+use crate::views::application::ApplicationView;
+use crate::views::decision::DecisionView;
 
 pub const MAX_LIMIT: u32 = 100;
 const DEFAULT_LIMIT: u32 = 10;

@@ -10,82 +10,13 @@ use axum::response::{IntoResponse, Response};
 use lendhub_domain::ids::{self, HubId};
 use lendhub_domain::partner::credentials::Environment;
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_domain::sandbox::events::{Event, EventType, HUB_API_VERSION, Publisher};
-use lendhub_domain::tenant::{Tenant, TenantKind};
+use lendhub_domain::sandbox::events::EventType;
 use lendhub_http::{FieldIssue, list};
-use lendhub_store::{EventPage, EventQuery, EventWrite, PublicWrite, Write};
-use serde::Serialize;
-use time::OffsetDateTime;
+use lendhub_store::{EventPage, EventQuery};
 
 use super::caller::RestCaller;
 use crate::partner::error::PartnerError;
 use crate::partner::state::PartnerState;
-
-/// A new event of the REST tier about `object`, owned by `owner`; `livemode`
-/// is the owner's environment.
-pub fn event(
-    owner: &Tenant,
-    kind: EventType,
-    object: &impl Serialize,
-    now: OffsetDateTime,
-) -> Result<Event, serde_json::Error> {
-    let livemode = matches!(owner.kind(), TenantKind::Partner { livemode: true, .. });
-    let publisher = Publisher {
-        api_version: HUB_API_VERSION,
-        livemode,
-    };
-    let id: ids::EventId = lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
-    publisher.event(id, owner, kind, object, now)
-}
-
-/// Renders a hub endpoint's disabling, for the delivery engine.
-pub struct EndpointEventRenderer;
-
-impl lendhub_webhooks::worker::EndpointEvents for EndpointEventRenderer {
-    /// The `webhook_endpoint.disabled` event, and an e-mail to the
-    /// partner's contact address (if it has one) through the mail outbox.
-    fn disabled(
-        &self,
-        endpoint: &lendhub_domain::webhooks::endpoint::WebhookEndpoint,
-        at: OffsetDateTime,
-    ) -> Result<Vec<Write>, String> {
-        let TenantKind::Partner {
-            client_id,
-            livemode,
-            ..
-        } = endpoint.owner.kind()
-        else {
-            return Err(format!("{} is not a partner", endpoint.owner));
-        };
-        let view = super::webhook_endpoints::WebhookEndpointView::new(endpoint, livemode, None);
-        let announced = event(
-            &endpoint.owner,
-            EventType::WebhookEndpointDisabled,
-            &view,
-            at,
-        )
-        .map_err(|e| e.to_string())?;
-        let environment = if livemode { "live" } else { "test" };
-        let notice = PublicWrite::MailPartner {
-            id: format!("mail_{}", announced.id),
-            client_id: client_id.to_owned(),
-            subject: format!("Webhook endpoint {} disabled", endpoint.id),
-            body: format!(
-                "Every delivery to your webhook endpoint {id} ({url}, {environment} environment) \
-                 has failed for 72 hours, so lendhub has disabled it and stopped delivering to it.\n\n\
-                 Fix the receiver, then enable the endpoint again:\n  POST /webhook_endpoints/{id}/enable\n\
-                 Events from the last 30 days can be replayed with POST /events/{{id}}/replay.\n",
-                id = endpoint.id,
-                url = endpoint.url,
-            ),
-            due_ms: lendhub_domain::clock::unix_ms(at),
-        };
-        Ok(vec![
-            EventWrite::InsertEvent(announced).into(),
-            notice.into(),
-        ])
-    }
-}
 
 /// Where a list of the tier lives, as its envelope's `url` says.
 pub fn list_url(env: Environment, path: &str) -> String {

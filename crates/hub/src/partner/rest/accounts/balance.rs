@@ -4,10 +4,10 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use super::BalanceView;
 use super::caller::AccountsCaller;
 use crate::partner::error::PartnerError;
 use crate::partner::state::PartnerState;
+use crate::views::account::BalanceView;
 
 /// An account's balance at a moment.
 #[derive(Serialize, ToSchema)]

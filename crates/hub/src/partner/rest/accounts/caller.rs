@@ -81,7 +81,10 @@ impl AccountsCaller {
     }
 
     /// An account's view as this caller may see it.
-    pub fn shown(&self, view: super::AccountView) -> super::AccountView {
+    pub fn shown(
+        &self,
+        view: crate::views::account::AccountView,
+    ) -> crate::views::account::AccountView {
         match self {
             AccountsCaller::Partner(_) => view,
             AccountsCaller::Person { .. } => view.for_borrower(),

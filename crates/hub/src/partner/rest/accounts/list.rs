@@ -7,11 +7,11 @@ use lendhub_domain::servicing::account::AccountStatus;
 use lendhub_http::{FieldIssue, list};
 use lendhub_store::{AccountPage, AccountQuery};
 
-use super::AccountView;
 use super::caller::AccountsCaller;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::list_page::respond;
 use crate::partner::state::PartnerState;
+use crate::views::account::AccountView;
 
 /// Your servicing accounts in this environment, newest first, each with its
 /// balance now. With a person's identity-provider token (`accounts.read`),

@@ -2,10 +2,10 @@ use axum::Json;
 use axum::extract::{Path, State};
 use lendhub_domain::servicing::ledger;
 
-use super::AccountView;
 use super::caller::AccountsCaller;
 use crate::partner::error::PartnerError;
 use crate::partner::state::PartnerState;
+use crate::views::account::AccountView;
 
 /// An account of yours with its balance now and its repayment schedule.
 /// With a person's identity-provider token (`accounts.read`), an account

@@ -1,54 +1,14 @@
 use axum::extract::{Path, RawQuery, State};
 use axum::response::Response;
 use lendhub_domain::ids::{HubId, LedgerEntryId};
-use lendhub_domain::servicing::ledger::Entry;
 use lendhub_http::list;
 use lendhub_store::LedgerPage;
-use serde::Serialize;
-use time::OffsetDateTime;
-use utoipa::ToSchema;
 
 use super::caller::AccountsCaller;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::list_page::respond;
 use crate::partner::state::PartnerState;
-
-/// One ledger entry (hub seed, Resources → Ledger entry).
-#[derive(Serialize, ToSchema)]
-pub struct EntryView {
-    #[schema(example = "txn_01KQ3V1Y2C8WZ3R5T6Y7X819D0")]
-    id: String,
-    #[schema(example = "ledger_entry")]
-    object: &'static str,
-    account_id: String,
-    /// collection, drawdown, refund or adjustment.
-    #[serde(rename = "type")]
-    kind: &'static str,
-    /// Signed as the borrower sees it: drawdowns and refunds negative,
-    /// collections positive.
-    amount_pence: i64,
-    /// The payment a collection or refund moved money by.
-    payment_id: Option<String>,
-    description: Option<String>,
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    posted_at: OffsetDateTime,
-}
-
-impl EntryView {
-    pub fn new(e: &Entry) -> Self {
-        Self {
-            id: e.id.to_string(),
-            object: "ledger_entry",
-            account_id: e.account_id.to_string(),
-            kind: e.kind.as_str(),
-            amount_pence: e.amount.as_pence(),
-            payment_id: e.payment_id.clone(),
-            description: e.note.clone(),
-            posted_at: e.posted_at,
-        }
-    }
-}
+use crate::views::account::EntryView;
 
 /// An account's ledger, newest first, a page at a time. Entries are never
 /// changed or removed; corrections are adjustment entries. With a person's

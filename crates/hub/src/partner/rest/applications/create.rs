@@ -15,11 +15,11 @@ use lendhub_store::{CommercialWrite, EventWrite, LendingWrite, MailRecord, Write
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::ApplicationView;
+use crate::flows::events::event;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
-use crate::partner::rest::events::event;
 use crate::partner::state::PartnerState;
+use crate::views::application::ApplicationView;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

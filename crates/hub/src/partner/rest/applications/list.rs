@@ -6,11 +6,11 @@ use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::{FieldIssue, list};
 use lendhub_store::{ApplicationPage, ApplicationQuery};
 
-use super::ApplicationView;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::list_page::respond;
 use crate::partner::state::PartnerState;
+use crate::views::application::ApplicationView;
 
 /// The seed's default page size on this list (Limits: 25 on applications).
 pub const DEFAULT_LIMIT: u32 = 25;

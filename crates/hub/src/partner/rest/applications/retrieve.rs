@@ -5,12 +5,13 @@ use lendhub_domain::partner::scope::PartnerScope;
 
 use lendhub_domain::ids::{ApplicationId, HubId};
 
-use super::{ApplicationView, find};
+use crate::flows::lending::find;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
-use crate::partner::rest::decisions::DecisionView;
 use crate::partner::rest::events::json_response;
 use crate::partner::state::PartnerState;
+use crate::views::application::ApplicationView;
+use crate::views::decision::DecisionView;
 
 /// An application of yours, in this environment.
 #[utoipa::path(get, operation_id = "getApplication", path = "/applications/{id}", tag = "applications",

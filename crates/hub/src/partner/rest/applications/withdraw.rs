@@ -10,11 +10,12 @@ use lendhub_store::{EventWrite, LendingWrite, WriteSet};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::{ApplicationView, find};
+use crate::flows::events::event;
+use crate::flows::lending::find;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
-use crate::partner::rest::events::event;
 use crate::partner::state::PartnerState;
+use crate::views::application::ApplicationView;
 
 #[derive(Deserialize, ToSchema, Default)]
 #[serde(deny_unknown_fields)]

@@ -3,11 +3,11 @@ use axum::extract::{Path, State};
 use lendhub_domain::ids::HubId;
 use lendhub_domain::partner::scope::PartnerScope;
 
-use super::DecisionView;
+use crate::flows::lending::find;
 use crate::partner::error::PartnerError;
-use crate::partner::rest::applications::find;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
+use crate::views::decision::DecisionView;
 
 /// The decision on an application: 404 `not_found` until the engine has
 /// resolved it.

@@ -5,11 +5,11 @@ use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::{FieldIssue, list};
 use lendhub_store::{DecisionPage, DecisionQuery};
 
-use super::DecisionView;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::list_page::respond;
 use crate::partner::state::PartnerState;
+use crate::views::decision::DecisionView;
 
 /// Your decisions in this environment, newest first.
 #[utoipa::path(get, operation_id = "listDecisions", path = "/decisions", tag = "decisions",

@@ -8,12 +8,12 @@ use lendhub_domain::sandbox::events::EventType;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_store::{EventWrite, LendingWrite, WriteSet};
 
-use super::DecisionView;
-use super::change::{company_and_credit, find_decision, refused};
+use crate::flows::events::event;
+use crate::flows::lending::{company_and_credit, find_decision, refused};
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
-use crate::partner::rest::events::event;
 use crate::partner::state::PartnerState;
+use crate::views::decision::DecisionView;
 
 /// Run the model again on an approved or referred application
 /// (`decision.completed`). The register and the credit file are read anew;

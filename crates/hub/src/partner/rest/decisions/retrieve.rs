@@ -3,10 +3,10 @@ use axum::extract::{Path, State};
 use lendhub_domain::ids::{DecisionId, HubId};
 use lendhub_domain::partner::scope::PartnerScope;
 
-use super::DecisionView;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
+use crate::views::decision::DecisionView;
 
 /// A decision of yours, in this environment.
 #[utoipa::path(get, operation_id = "getDecision", path = "/decisions/{id}", tag = "decisions",

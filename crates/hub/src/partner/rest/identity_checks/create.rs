@@ -1,23 +1,18 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::ids::{HubId, VerificationId};
-use lendhub_domain::lending::kyc::{self, Request, Status, Verification};
+use lendhub_domain::lending::kyc::Request;
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_domain::sandbox::events::EventType;
-use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::JsonBody;
-use lendhub_store::{EventWrite, LendingWrite, WriteSet};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::VerificationView;
+use crate::flows::check_person::check_person;
 use crate::partner::error::PartnerError;
-use crate::partner::rest::applications::find;
 use crate::partner::rest::caller::RestCaller;
-use crate::partner::rest::events::event;
 use crate::partner::state::PartnerState;
+use crate::views::verification::VerificationView;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -94,51 +89,4 @@ pub async fn create(
             Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
         })
         .await
-}
-
-/// An identity check however the person's details were collected (this
-/// call, or the hosted journey's company page): the verification and its
-/// event, as writes to commit together.
-pub(crate) async fn check_person(
-    state: &PartnerState,
-    owner: &lendhub_domain::tenant::Tenant,
-    request: &Request,
-    now: time::OffsetDateTime,
-) -> Result<(VerificationId, VerificationView, WriteSet), PartnerError> {
-    let mut checked = kyc::check(request, now.date()).map_err(|problems| {
-        PartnerError::Validation(
-            problems
-                .into_iter()
-                .map(|p| FieldIssue::new(p.field, p.reason))
-                .collect(),
-        )
-    })?;
-    let application = match &checked.application_id {
-        Some(id) => Some(find(state, owner, id.as_str()).await?),
-        None => None,
-    };
-    if checked.company_number.is_none() {
-        checked.company_number = application.as_ref().map(|a| a.company_number.clone());
-    }
-    let findings = state
-        .people
-        .check(&checked.person, checked.company_number.as_deref())
-        .await
-        .map_err(|e| PartnerError::Unavailable(e.to_string()))?;
-    let id: VerificationId = lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
-    let reference = application.and_then(|a| a.reference);
-    let verification = Verification::new(id, owner.clone(), checked, reference, findings, now);
-    let view = VerificationView::new(&verification);
-    let kind = match verification.status {
-        Status::Verified => EventType::IdentityVerified,
-        Status::ReviewRequired => EventType::IdentityReviewRequired,
-    };
-    let announced =
-        event(owner, kind, &view, now).map_err(|e| PartnerError::Internal(e.to_string()))?;
-    let id = verification.id.clone();
-    let mut writes = WriteSet::default();
-    writes
-        .push(LendingWrite::InsertVerification(verification))
-        .push(EventWrite::InsertEvent(announced));
-    Ok((id, view, writes))
 }

@@ -3,10 +3,10 @@ use axum::extract::{Path, State};
 use lendhub_domain::ids::{HubId, VerificationId};
 use lendhub_domain::partner::scope::PartnerScope;
 
-use super::VerificationView;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
+use crate::views::verification::VerificationView;
 
 /// An identity check of yours, in this environment.
 #[utoipa::path(get, operation_id = "getIdentityCheck", path = "/identity/checks/{id}", tag = "identity",

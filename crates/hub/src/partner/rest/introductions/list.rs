@@ -7,11 +7,11 @@ use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::{FieldIssue, list};
 use lendhub_store::{IntroductionPage, IntroductionQuery};
 
-use super::IntroductionView;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::list_page::respond;
 use crate::partner::state::PartnerState;
+use crate::views::introduction::IntroductionView;
 
 /// The applications your sub-accounts introduced in this environment
 /// (beta), newest first, each at the stage its application has reached.

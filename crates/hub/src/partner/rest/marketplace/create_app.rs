@@ -11,12 +11,12 @@ use lendhub_store::{CommercialWrite, WriteSet};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::AppView;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::fields;
 use crate::partner::rest::webhook_endpoints::check_url;
 use crate::partner::state::PartnerState;
+use crate::views::marketplace::AppView;
 
 const MAX_URI: usize = 2048;
 

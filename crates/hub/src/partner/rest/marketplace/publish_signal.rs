@@ -15,12 +15,13 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::{SignalView, approved_app};
+use super::approved_app;
+use crate::flows::lending::find;
 use crate::partner::error::PartnerError;
-use crate::partner::rest::applications::find;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::fields;
 use crate::partner::state::PartnerState;
+use crate::views::marketplace::SignalView;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

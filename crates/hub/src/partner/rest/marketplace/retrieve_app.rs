@@ -3,10 +3,10 @@ use axum::extract::{Path, State};
 use lendhub_domain::ids::{HubId, MarketplaceAppId};
 use lendhub_domain::partner::scope::PartnerScope;
 
-use super::AppView;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
+use crate::views::marketplace::AppView;
 
 /// A marketplace app listing of yours, with its review state.
 #[utoipa::path(get, operation_id = "getMarketplaceApp", path = "/marketplace/apps/{id}", tag = "marketplace",

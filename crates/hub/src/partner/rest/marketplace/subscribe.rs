@@ -13,11 +13,12 @@ use lendhub_store::{CommercialWrite, WriteSet};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::{SubscriptionView, approved_app};
+use super::approved_app;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::webhook_endpoints::{MAX_ENDPOINTS, check_events, new_endpoint};
 use crate::partner::state::PartnerState;
+use crate::views::marketplace::SubscriptionView;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

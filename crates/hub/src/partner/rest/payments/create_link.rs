@@ -13,11 +13,12 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::{PaymentView, fields};
+use super::fields;
+use crate::flows::events::event;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
-use crate::partner::rest::events::event;
 use crate::partner::state::PartnerState;
+use crate::views::payment::PaymentView;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

@@ -6,11 +6,11 @@ use lendhub_domain::servicing::collection::PaymentStatus;
 use lendhub_http::{FieldIssue, list};
 use lendhub_store::{PaymentPage, PaymentQuery};
 
-use super::PaymentView;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::list_page::respond;
 use crate::partner::state::PartnerState;
+use crate::views::payment::PaymentView;
 
 /// Your payments in this environment, newest first.
 #[utoipa::path(get, operation_id = "listPayments", path = "/payments", tag = "payments",

@@ -12,12 +12,13 @@ use lendhub_store::{EventWrite, LendingWrite};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::{PaymentView, find};
+use super::find;
+use crate::flows::events::event;
 use crate::partner::error::PartnerError;
 use crate::partner::request_keys::{SignedRequest, check};
 use crate::partner::rest::caller::RestCaller;
-use crate::partner::rest::events::event;
 use crate::partner::state::PartnerState;
+use crate::views::payment::PaymentView;
 
 /// Why a refund's reason may be this long.
 const MAX_REASON: usize = 500;
@@ -115,9 +116,7 @@ pub async fn refund(
             // refunded payment settled reopens (`account.updated`).
             let mut entries = state.servicing.ledger(owner, account.id.as_str()).await?;
             entries.push(entry.clone());
-            let mut writes =
-                crate::partner::rest::accounts::review::writes(&account, &entries, now)
-                    .map_err(PartnerError::Internal)?;
+            let mut writes = crate::flows::review_account::writes(&account, &entries, now)?;
             writes
                 .push(LendingWrite::UpdatePayment(refunded))
                 .push(LendingWrite::PostEntry(entry))

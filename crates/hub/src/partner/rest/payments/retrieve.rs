@@ -2,10 +2,11 @@ use axum::Json;
 use axum::extract::{Path, State};
 use lendhub_domain::partner::scope::PartnerScope;
 
-use super::{PaymentView, find};
+use super::find;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
+use crate::views::payment::PaymentView;
 
 /// A payment of yours, in this environment.
 #[utoipa::path(get, operation_id = "getPayment", path = "/payments/{id}", tag = "payments",

@@ -5,11 +5,11 @@ use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::{FieldIssue, list};
 use lendhub_store::{PayoutPage, PayoutQuery};
 
-use super::PayoutView;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::list_page::respond;
 use crate::partner::state::PartnerState;
+use crate::views::payout::PayoutView;
 
 /// Payouts to your sub-accounts in this environment (beta), newest first.
 #[utoipa::path(get, operation_id = "listPayouts", path = "/payouts", tag = "sub-accounts",

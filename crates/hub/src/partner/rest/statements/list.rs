@@ -6,11 +6,11 @@ use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::{FieldIssue, list};
 use lendhub_store::{StatementPage, StatementQuery};
 
-use super::StatementView;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::list_page::respond;
 use crate::partner::state::PartnerState;
+use crate::views::statement::StatementView;
 
 /// Your statements in this environment, newest month first: drafts once a
 /// month has ended, finalized on its invoice date.

@@ -4,10 +4,10 @@ use lendhub_domain::billing::statement::Statement;
 use lendhub_domain::ids::{HubId, StatementId};
 use lendhub_domain::partner::scope::PartnerScope;
 
-use super::StatementView;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
+use crate::views::statement::StatementView;
 
 /// The caller's statement `id`, or 404.
 pub(super) async fn find(

@@ -12,11 +12,11 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::SubAccountView;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::fields;
 use crate::partner::state::PartnerState;
+use crate::views::sub_account::SubAccountView;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

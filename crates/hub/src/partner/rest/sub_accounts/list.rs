@@ -5,11 +5,11 @@ use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::list;
 use lendhub_store::SubAccountPage;
 
-use super::SubAccountView;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::list_page::respond;
 use crate::partner::state::PartnerState;
+use crate::views::sub_account::SubAccountView;
 
 /// Your sub-accounts in this environment (beta), newest first.
 #[utoipa::path(get, operation_id = "listSubAccounts", path = "/sub-accounts", tag = "sub-accounts",

@@ -3,10 +3,10 @@ use axum::extract::{Path, State};
 use lendhub_domain::ids::{HubId, SubAccountId};
 use lendhub_domain::partner::scope::PartnerScope;
 
-use super::SubAccountView;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
+use crate::views::sub_account::SubAccountView;
 
 /// A sub-account of yours (beta).
 #[utoipa::path(get, operation_id = "getSubAccount", path = "/sub-accounts/{id}", tag = "sub-accounts",

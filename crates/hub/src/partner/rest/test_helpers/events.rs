@@ -10,9 +10,9 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use super::{specimens, test_only};
+use crate::flows::events::event;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
-use crate::partner::rest::events::event;
 use crate::partner::state::PartnerState;
 
 /// The test environment as a source of events on demand: the tier's whole

@@ -6,10 +6,11 @@ use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_store::WriteSet;
 
 use super::test_only;
+use crate::flows::mandates::revoked_writes;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
-use crate::partner::rest::payments::mandates::{MandateView, revoked_writes};
 use crate::partner::state::PartnerState;
+use crate::views::mandate::MandateView;
 
 /// Act as the payer revoking a mandate at their bank (as they can on the
 /// pay page): `mandate.revoked`, and the schedule's next collection fails

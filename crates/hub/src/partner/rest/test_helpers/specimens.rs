@@ -26,18 +26,19 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use crate::counterparties::TEST_BANKS;
-use crate::partner::rest::accounts::AccountView;
-use crate::partner::rest::applications::ApplicationView;
-use crate::partner::rest::applications::accept::accepted_objects;
-use crate::partner::rest::decisions::DecisionView;
-use crate::partner::rest::identity_checks::VerificationView;
-use crate::partner::rest::payments::PaymentView;
-use crate::partner::rest::payments::mandates::MandateView;
-use crate::partner::rest::payments::schedules::ScheduleView;
-use crate::partner::rest::payouts::PayoutView;
-use crate::partner::rest::statements::{StatementView, close};
-use crate::partner::rest::webhook_endpoints::WebhookEndpointView;
+use crate::flows::close_month;
+use crate::flows::sign::accepted_objects;
 use crate::partner::state::PartnerState;
+use crate::views::account::AccountView;
+use crate::views::application::ApplicationView;
+use crate::views::decision::DecisionView;
+use crate::views::mandate::MandateView;
+use crate::views::payment::PaymentView;
+use crate::views::payout::PayoutView;
+use crate::views::schedule::ScheduleView;
+use crate::views::statement::StatementView;
+use crate::views::verification::VerificationView;
+use crate::views::webhook_endpoint::WebhookEndpointView;
 
 /// The register's sample company, which the engine approves for the amount.
 const COMPANY: &str = "00000401";
@@ -477,7 +478,7 @@ fn month(
     now: OffsetDateTime,
     ids: &mut Ids,
 ) -> Result<Statement, String> {
-    let mut loan = close::loan(account);
+    let mut loan = close_month::loan(account);
     if matches!(terms, Terms::RevenueShare { .. }) {
         loan.sub_account_id = Some(ids.next());
     }

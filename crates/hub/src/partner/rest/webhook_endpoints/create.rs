@@ -11,12 +11,13 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::{
-    MAX_ENDPOINTS, WebhookEndpointView, check_api_version, check_description, check_events,
-    check_metadata, check_url, new_endpoint,
+    MAX_ENDPOINTS, check_api_version, check_description, check_events, check_metadata, check_url,
+    new_endpoint,
 };
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
+use crate::views::webhook_endpoint::WebhookEndpointView;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]

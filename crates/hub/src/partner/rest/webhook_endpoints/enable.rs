@@ -2,21 +2,17 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_domain::sandbox::events::EventType;
-use lendhub_domain::tenant::Tenant;
-use lendhub_domain::webhooks::endpoint::{EndpointStatus, WebhookEndpoint};
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::OptionalJsonBody;
-use lendhub_store::{EventWrite, WriteSet};
 use serde::Deserialize;
-use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use super::{WebhookEndpointView, find};
+use super::find;
+use crate::flows::enable_endpoint::enabling;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
-use crate::partner::rest::events::event;
 use crate::partner::state::PartnerState;
+use crate::views::webhook_endpoint::WebhookEndpointView;
 
 /// The enable request takes no members; an empty body is fine.
 #[derive(Deserialize, ToSchema)]
@@ -50,33 +46,4 @@ pub async fn enable(
             Ok(Prepared::json(StatusCode::OK, &view, writes)?)
         })
         .await
-}
-
-/// The writes that enable `current` again (its status, and
-/// `webhook_endpoint.enabled`), and the endpoint as it then reads. None for
-/// an endpoint that is not disabled: enabling is idempotent.
-pub(crate) fn enabling(
-    owner: &Tenant,
-    current: &WebhookEndpoint,
-    livemode: bool,
-    now: OffsetDateTime,
-) -> Result<(WebhookEndpointView, WriteSet), PartnerError> {
-    let mut writes = WriteSet::default();
-    if current.status != EndpointStatus::Disabled {
-        return Ok((WebhookEndpointView::new(current, livemode, None), writes));
-    }
-    let enabled = WebhookEndpoint {
-        status: EndpointStatus::Enabled,
-        ..current.clone()
-    };
-    let view = WebhookEndpointView::new(&enabled, livemode, None);
-    let announced = event(owner, EventType::WebhookEndpointEnabled, &view, now)
-        .map_err(|e| PartnerError::Internal(e.to_string()))?;
-    writes
-        .push(EventWrite::SetEndpointStatus {
-            endpoint: enabled,
-            from: EndpointStatus::Disabled,
-        })
-        .push(EventWrite::InsertEvent(announced));
-    Ok((view, writes))
 }

@@ -3,11 +3,11 @@ use axum::response::Response;
 use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::list;
 
-use super::WebhookEndpointView;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::list_page::respond;
 use crate::partner::state::PartnerState;
+use crate::views::webhook_endpoint::WebhookEndpointView;
 
 /// List your webhook endpoints, newest first.
 #[utoipa::path(get, operation_id = "listWebhookEndpoints", path = "/webhook_endpoints", tag = "webhooks",

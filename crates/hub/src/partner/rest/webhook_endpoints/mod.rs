@@ -21,15 +21,13 @@ pub use update::*;
 use std::collections::BTreeMap;
 
 use lendhub_domain::ids::{HubId, WebhookEndpointId};
-use lendhub_domain::sandbox::events::{ALL_EVENTS, EventType, HUB_API_VERSION, HUB_API_VERSIONS};
+use lendhub_domain::sandbox::events::{ALL_EVENTS, EventType, HUB_API_VERSIONS};
 use lendhub_domain::tenant::Tenant;
 use lendhub_domain::webhooks::endpoint::WebhookEndpoint;
 use lendhub_http::FieldIssue;
 use lendhub_store::EndpointRecord;
 use lendhub_webhooks::policy::UrlRejection;
-use serde::Serialize;
 use time::OffsetDateTime;
-use utoipa::ToSchema;
 
 use crate::partner::error::PartnerError;
 use crate::partner::state::PartnerState;
@@ -41,66 +39,6 @@ const MAX_DESCRIPTION: usize = 500;
 const MAX_METADATA: usize = 20;
 const MAX_METADATA_KEY: usize = 40;
 const MAX_METADATA_VALUE: usize = 500;
-
-/// A webhook endpoint as the tier shows it; `secret` only when it is new.
-#[derive(Serialize, ToSchema)]
-pub struct WebhookEndpointView {
-    #[schema(example = "whe_01JD3M5T7YV0000000000000000")]
-    id: String,
-    #[schema(example = "webhook_endpoint")]
-    object: &'static str,
-    url: String,
-    enabled_events: Vec<String>,
-    /// `enabled` or `disabled`.
-    status: &'static str,
-    /// The payload version its events follow.
-    api_version: String,
-    description: Option<String>,
-    metadata: BTreeMap<String, String>,
-    livemode: bool,
-    #[serde(with = "time::serde::rfc3339")]
-    #[schema(value_type = String, format = DateTime)]
-    created_at: OffsetDateTime,
-    /// `whsec_…`: shown once, when the endpoint is made or its secret rotated.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    secret: Option<String>,
-    /// After a rotation: until when deliveries also carry a signature by
-    /// the secret it replaced.
-    #[serde(
-        skip_serializing_if = "Option::is_none",
-        with = "time::serde::rfc3339::option"
-    )]
-    #[schema(value_type = Option<String>, format = DateTime)]
-    previous_secret_expires_at: Option<OffsetDateTime>,
-}
-
-impl WebhookEndpointView {
-    pub fn new(e: &WebhookEndpoint, livemode: bool, secret: Option<String>) -> Self {
-        Self {
-            id: e.id.to_string(),
-            object: "webhook_endpoint",
-            url: e.url.clone(),
-            enabled_events: e.enabled_events.clone(),
-            status: e.status.as_str(),
-            api_version: e
-                .api_version
-                .clone()
-                .unwrap_or_else(|| HUB_API_VERSION.to_owned()),
-            description: e.description.clone(),
-            metadata: e.metadata.clone(),
-            livemode,
-            created_at: e.created_at,
-            secret,
-            previous_secret_expires_at: None,
-        }
-    }
-
-    /// After a rotation: the old secret signs too until `until`.
-    pub fn replacing_until(mut self, until: OffsetDateTime) -> Self {
-        self.previous_secret_expires_at = Some(until);
-        self
-    }
-}
 
 /// The caller's endpoint `raw_id`, or 404.
 pub(crate) async fn find(

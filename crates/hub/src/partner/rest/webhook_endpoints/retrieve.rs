@@ -2,10 +2,11 @@ use axum::Json;
 use axum::extract::{Path, State};
 use lendhub_domain::partner::scope::PartnerScope;
 
-use super::{WebhookEndpointView, find};
+use super::find;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
+use crate::views::webhook_endpoint::WebhookEndpointView;
 
 /// Retrieve one of your webhook endpoints (never its secret).
 #[utoipa::path(get, operation_id = "getWebhookEndpoint", path = "/webhook_endpoints/{id}", tag = "webhooks",

@@ -11,10 +11,11 @@ use serde::Deserialize;
 use time::{Duration, OffsetDateTime};
 use utoipa::ToSchema;
 
-use super::{WebhookEndpointView, find};
+use super::find;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
+use crate::views::webhook_endpoint::WebhookEndpointView;
 
 const DEFAULT_OVERLAP_S: i64 = 86_400;
 const MAX_OVERLAP_S: i64 = 7 * 86_400;

@@ -12,14 +12,12 @@ use lendhub_store::{EventWrite, WriteSet};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::{
-    WebhookEndpointView, check_api_version, check_description, check_events, check_metadata,
-    check_url, find,
-};
+use super::{check_api_version, check_description, check_events, check_metadata, check_url, find};
+use crate::flows::events::event;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
-use crate::partner::rest::events::event;
 use crate::partner::state::PartnerState;
+use crate::views::webhook_endpoint::WebhookEndpointView;
 
 /// What to change; members left out stay as they are.
 #[derive(Deserialize, ToSchema)]

@@ -7,10 +7,11 @@ use lendhub_domain::servicing::schedule::NotCancellable;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_store::{LendingWrite, WriteSet};
 
-use super::{ScheduleView, find};
+use super::find;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
+use crate::views::schedule::ScheduleView;
 
 /// Cancel an open-ended schedule, or a fixed one whose mandate the payer
 /// revoked: tombstoned (`cancelled`, still readable), no further

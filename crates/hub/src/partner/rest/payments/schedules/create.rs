@@ -15,11 +15,11 @@ use time::format_description::BorrowedFormatItem;
 use time::macros::format_description;
 use utoipa::ToSchema;
 
-use super::ScheduleView;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::payments::fields;
 use crate::partner::state::PartnerState;
+use crate::views::schedule::ScheduleView;
 
 /// RFC 3339's full-date, and nothing else ISO 8601 allows (week or
 /// ordinal dates).

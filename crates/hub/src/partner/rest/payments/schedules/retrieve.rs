@@ -2,10 +2,11 @@ use axum::Json;
 use axum::extract::{Path, State};
 use lendhub_domain::partner::scope::PartnerScope;
 
-use super::{ScheduleView, find};
+use super::find;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
+use crate::views::schedule::ScheduleView;
 
 /// A payment schedule of yours: its status, what remains, the next
 /// collection and the due dates to come.

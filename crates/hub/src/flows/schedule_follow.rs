@@ -12,9 +12,10 @@ use lendhub_domain::servicing::schedule::ScheduleStatus;
 use lendhub_store::{EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
-use super::ScheduleView;
-use crate::partner::rest::events::event;
+use super::FlowError;
+use crate::flows::events::event;
 use crate::partner::state::PartnerState;
+use crate::views::schedule::ScheduleView;
 
 /// The schedule's writes that follow its child's move to `next` (which
 /// gains the mandate it establishes); none for a payment of no schedule.
@@ -22,7 +23,7 @@ pub async fn follow(
     state: &PartnerState,
     next: &mut Payment,
     now: OffsetDateTime,
-) -> Result<WriteSet, String> {
+) -> Result<WriteSet, FlowError> {
     let mut writes = WriteSet::default();
     let Some(instalment) = next.schedule.clone() else {
         return Ok(writes);
@@ -30,10 +31,12 @@ pub async fn follow(
     let Some(schedule) = state
         .servicing
         .schedule(&next.owner, instalment.schedule_id.as_str())
-        .await
-        .map_err(|e| e.to_string())?
+        .await?
     else {
-        return Err(format!("payment {} names no schedule", next.id));
+        return Err(FlowError::Internal(format!(
+            "payment {} names no schedule",
+            next.id
+        )));
     };
     let last = schedule.is_final(instalment.number.saturating_sub(1));
     match next.status {
@@ -65,8 +68,7 @@ pub async fn follow(
         PaymentStatus::Paid if last => {
             if let Some(completed) = schedule.completed(now) {
                 let view = ScheduleView::new(&completed, Some(next));
-                let announced = event(&next.owner, EventType::ScheduleCompleted, &view, now)
-                    .map_err(|e| e.to_string())?;
+                let announced = event(&next.owner, EventType::ScheduleCompleted, &view, now)?;
                 writes
                     .push(LendingWrite::UpdateSchedule(completed))
                     .push(EventWrite::InsertEvent(announced));

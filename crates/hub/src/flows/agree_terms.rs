@@ -10,6 +10,7 @@ use lendhub_domain::billing::statement::{Period, STRATEGIC_MIN_BPS, Terms};
 use lendhub_domain::clock::unix_ms;
 use lendhub_domain::money::Money;
 use lendhub_domain::public::quote::gbp;
+
 use lendhub_store::{
     CommercialStore, CommercialWrite, CommitError, PublicWrite, StoreError, UnitOfWork, WriteSet,
 };

@@ -10,8 +10,8 @@ use lendhub_domain::sandbox::test_clock::ClientClock;
 use lendhub_domain::servicing::account::{Account, StaffAct};
 use lendhub_store::{CommitError, EventWrite, LendingWrite, Store, WriteSet};
 
-use super::AccountView;
-use crate::partner::rest::events::event;
+use crate::flows::events::event;
+use crate::views::account::AccountView;
 
 #[derive(Debug, thiserror::Error)]
 pub enum StaffError {

@@ -17,11 +17,12 @@ use lendhub_domain::servicing::ledger::Entry;
 use lendhub_store::{CommercialWrite, CommitError, EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
-use super::ApplicationView;
+use super::FlowError;
 use crate::counterparties::Disbursed;
-use crate::partner::rest::accounts::AccountView;
-use crate::partner::rest::events::event;
+use crate::flows::events::event;
 use crate::partner::state::PartnerState;
+use crate::views::account::AccountView;
+use crate::views::application::ApplicationView;
 
 /// A Faster Payments reference is at most 18 characters: the random end of
 /// the application's id.
@@ -36,15 +37,14 @@ pub async fn disburse(
     state: &PartnerState,
     application: &Application,
     now: OffsetDateTime,
-) -> Result<bool, String> {
+) -> Result<bool, FlowError> {
     let (Some(decision_id), Some(_)) = (&application.decision_id, application.accepted_at) else {
         return Ok(false);
     };
     let Some(decision) = state
         .lending
         .hub_decision(&application.owner, decision_id.as_str())
-        .await
-        .map_err(|e| e.to_string())?
+        .await?
     else {
         return Ok(false);
     };
@@ -56,8 +56,8 @@ pub async fn disburse(
         .rail
         .pay(bank, offer.amount_pence, payment_reference(application))
         .await
-        .map_err(|e| e.to_string())?;
-    let render = |e: serde_json::Error| e.to_string();
+        .map_err(|e| FlowError::Unavailable(e.to_string()))?;
+    let render = FlowError::from;
     let mut writes = WriteSet::default();
     match paid {
         Disbursed::Settled { payment_id } => {
@@ -66,18 +66,20 @@ pub async fn disburse(
             let Ok(funded) = application.fund(id.clone(), now) else {
                 return Ok(false);
             };
-            let account = Account::open(id, &funded, &decision, bank, payment_id, now)
-                .ok_or("a signed decision without an offer")?;
+            let account =
+                Account::open(id, &funded, &decision, bank, payment_id, now).ok_or_else(|| {
+                    FlowError::Internal("a signed decision without an offer".to_owned())
+                })?;
             let owner = &funded.owner;
             let drawdown = Entry::drawdown(
                 lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64),
                 &account,
                 now,
             )
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| FlowError::Internal(format!("{e:?}")))?;
             let application_view = ApplicationView::new(&funded, state);
             let account_view = AccountView::new(&account, std::slice::from_ref(&drawdown), now)
-                .map_err(|e| format!("{e:?}"))?;
+                .map_err(|e| FlowError::Internal(format!("{e:?}")))?;
             writes
                 .push(LendingWrite::UpdateApplication(funded.clone()))
                 // Its month is closed once it ends on the owner's clock.
@@ -115,6 +117,6 @@ pub async fn disburse(
     match state.units.commit(writes).await {
         Ok(()) => Ok(true),
         Err(CommitError::Conflict) => Ok(false),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(e.into()),
     }
 }

@@ -19,9 +19,10 @@ use lendhub_domain::servicing::schedule::Schedule;
 use lendhub_store::{CommitError, EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
-use crate::partner::rest::events::event;
-use crate::partner::rest::payments::PaymentView;
+use super::FlowError;
+use crate::flows::events::event;
 use crate::partner::state::PartnerState;
+use crate::views::payment::PaymentView;
 
 /// Initiates `schedule`'s next instalment at `now` (its due date), or ends
 /// the schedule when there is nothing left to collect. `Ok(false)` if
@@ -30,7 +31,7 @@ pub async fn collect(
     state: &PartnerState,
     schedule: &Schedule,
     now: OffsetDateTime,
-) -> Result<bool, String> {
+) -> Result<bool, FlowError> {
     let Some((n, due_on)) = schedule.next_instalment() else {
         return Ok(false);
     };
@@ -38,17 +39,12 @@ pub async fn collect(
     let account = state
         .lending
         .hub_account(owner, schedule.account_id.as_str())
-        .await
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("schedule {} names no account", schedule.id))?;
+        .await?
+        .ok_or_else(|| FlowError::Internal(format!("schedule {} names no account", schedule.id)))?;
     let payoff = match account.status {
         AccountStatus::Settled | AccountStatus::Closed => None,
         _ => {
-            let entries = state
-                .servicing
-                .ledger(owner, account.id.as_str())
-                .await
-                .map_err(|e| e.to_string())?;
+            let entries = state.servicing.ledger(owner, account.id.as_str()).await?;
             lendhub_domain::servicing::ledger::balance(&account, &entries, now).map(|b| b.payoff)
         }
     };
@@ -74,8 +70,7 @@ pub async fn collect(
         EventType::PaymentCreated,
         &PaymentView::new(&child, state),
         now,
-    )
-    .map_err(|e| e.to_string())?;
+    )?;
     let mut writes = WriteSet::default();
     writes
         .push(LendingWrite::UpdateSchedule(schedule.initiated(&child.id)))
@@ -84,13 +79,13 @@ pub async fn collect(
     commit(state, writes).await
 }
 
-async fn commit(state: &PartnerState, writes: WriteSet) -> Result<bool, String> {
+async fn commit(state: &PartnerState, writes: WriteSet) -> Result<bool, FlowError> {
     match state.units.commit(writes).await {
         Ok(()) => {
             state.outbox_wake.notify_one();
             Ok(true)
         }
         Err(CommitError::Conflict) => Ok(false),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(e.into()),
     }
 }

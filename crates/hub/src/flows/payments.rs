@@ -11,11 +11,12 @@ use lendhub_domain::servicing::ledger::{Entry, EntryKind};
 use lendhub_store::{CommitError, EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
-use super::PaymentView;
-use super::schedules::follow::follow;
+use super::FlowError;
 use crate::counterparties::Initiated;
-use crate::partner::rest::events::event;
+use crate::flows::events::event;
+use crate::flows::schedule_follow::follow;
 use crate::partner::state::PartnerState;
+use crate::views::payment::PaymentView;
 
 /// Commits `next` with its event, `writes`, and what its schedule does in
 /// step (`schedules::follow`): the payment as committed, or `None` if
@@ -26,7 +27,7 @@ async fn commit(
     writes: WriteSet,
     kind: EventType,
     now: OffsetDateTime,
-) -> Result<Option<Payment>, String> {
+) -> Result<Option<Payment>, FlowError> {
     commit_announcing(state, next, writes, &[kind], now).await
 }
 
@@ -37,12 +38,12 @@ async fn commit_announcing(
     mut writes: WriteSet,
     kinds: &[EventType],
     now: OffsetDateTime,
-) -> Result<Option<Payment>, String> {
+) -> Result<Option<Payment>, FlowError> {
     let schedule = follow(state, &mut next, now).await?;
     let view = PaymentView::new(&next, state);
     writes.push(LendingWrite::UpdatePayment(next.clone()));
     for kind in kinds {
-        let announced = event(&next.owner, *kind, &view, now).map_err(|e| e.to_string())?;
+        let announced = event(&next.owner, *kind, &view, now)?;
         writes.push(EventWrite::InsertEvent(announced));
     }
     writes.writes.extend(schedule.writes);
@@ -52,7 +53,7 @@ async fn commit_announcing(
             Ok(Some(next))
         }
         Err(CommitError::Conflict) => Ok(None),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -65,7 +66,7 @@ pub async fn authorise(
     payment: &Payment,
     bank: &str,
     now: OffsetDateTime,
-) -> Result<Option<Payment>, String> {
+) -> Result<Option<Payment>, FlowError> {
     if payment.open(now).is_err() {
         return Ok(None);
     }
@@ -89,16 +90,15 @@ pub async fn collect_under_mandate(
     state: &PartnerState,
     payment: &Payment,
     now: OffsetDateTime,
-) -> Result<bool, String> {
+) -> Result<bool, FlowError> {
     let Some(mandate_id) = &payment.mandate_id else {
         return Ok(false);
     };
     let mandate = state
         .servicing
         .mandate(&payment.owner, mandate_id.as_str())
-        .await
-        .map_err(|e| e.to_string())?
-        .ok_or_else(|| format!("payment {} names no mandate", payment.id))?;
+        .await?
+        .ok_or_else(|| FlowError::Internal(format!("payment {} names no mandate", payment.id)))?;
     let bank = mandate.payer_bank.as_str();
     let initiated = if mandate.is_active() {
         state
@@ -128,17 +128,19 @@ pub async fn settle(
     state: &PartnerState,
     payment: &Payment,
     now: OffsetDateTime,
-) -> Result<bool, String> {
+) -> Result<bool, FlowError> {
     let Ok(paid) = payment.settled(now) else {
         return Ok(false);
     };
     let Some(account) = state
         .lending
         .hub_account(&payment.owner, payment.account_id.as_str())
-        .await
-        .map_err(|e| e.to_string())?
+        .await?
     else {
-        return Err(format!("payment {} names no account", payment.id));
+        return Err(FlowError::Internal(format!(
+            "payment {} names no account",
+            payment.id
+        )));
     };
     let collection = Entry::new(
         lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64),
@@ -149,16 +151,14 @@ pub async fn settle(
         payment.reference.clone(),
         now,
     )
-    .map_err(|e| e.to_string())?;
+    .map_err(|e| FlowError::Internal(format!("{e:?}")))?;
     // The account moves with the money: out of arrears, or settled.
     let mut entries = state
         .servicing
         .ledger(&account.owner, account.id.as_str())
-        .await
-        .map_err(|e| e.to_string())?;
+        .await?;
     entries.push(collection.clone());
-    let mut writes =
-        crate::partner::rest::accounts::review::writes_for_collection(&account, &entries, now)?;
+    let mut writes = crate::flows::review_account::writes_for_collection(&account, &entries, now)?;
     writes.push(LendingWrite::PostEntry(collection));
     // The seed names the moment twice (`payment.paid` in the payments API,
     // `payment.settled` in the event catalogue): both are sent, in one
@@ -177,10 +177,9 @@ pub async fn settle(
     if let Some(fresh) = state
         .lending
         .hub_account(&payment.owner, payment.account_id.as_str())
-        .await
-        .map_err(|e| e.to_string())?
+        .await?
     {
-        crate::partner::rest::accounts::review::review(state, &fresh, now).await?;
+        crate::flows::review_account::review(state, &fresh, now).await?;
     }
     Ok(true)
 }
@@ -190,7 +189,7 @@ pub async fn expire(
     state: &PartnerState,
     payment: &Payment,
     now: OffsetDateTime,
-) -> Result<bool, String> {
+) -> Result<bool, FlowError> {
     let Some(lapsed) = payment.expire(now) else {
         return Ok(false);
     };

@@ -16,9 +16,9 @@ use lendhub_store::{
 };
 use time::OffsetDateTime;
 
-use super::StatementView;
-use crate::partner::rest::events::event;
-use crate::partner::rest::payouts::PayoutView;
+use crate::flows::events::event;
+use crate::views::payout::PayoutView;
+use crate::views::statement::StatementView;
 
 /// What closing a month did.
 #[derive(Debug)]

@@ -5,6 +5,7 @@
 //! to the underwriting log in the same commit as the change it made.
 
 use lendhub_domain::ids::{DecisionId, HubId};
+
 use lendhub_domain::lending::application::{
     Act, Application, CannotChange, Decision, UnderwritingAct,
 };
@@ -18,8 +19,8 @@ use lendhub_store::{
 };
 use time::OffsetDateTime;
 
-use super::DecisionView;
-use crate::partner::rest::events::event;
+use crate::flows::events::event;
+use crate::views::decision::DecisionView;
 
 /// What an underwriter rules on a referral.
 #[derive(Clone, Copy, Debug)]

@@ -14,15 +14,18 @@ use lendhub_domain::retry::{Attempted, Backoff};
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::sandbox::test_clock::ClientClock;
 use lendhub_jobs::{Attempt, Failure, Outcome, Queue, Timing};
+
+use super::FlowError;
+
 use lendhub_store::{
     CommitError, DueAccount, DueApplication, DueClose, DuePayment, DueSchedule, EventWrite, Lease,
     LendingWrite, StoreError, WriteSet,
 };
 use time::OffsetDateTime;
 
-use super::ApplicationView;
-use crate::partner::rest::events::event;
+use crate::flows::events::event;
 use crate::partner::state::PartnerState;
+use crate::views::application::ApplicationView;
 
 /// Expires `application` at `now`, with its event, over the version read;
 /// `Ok(false)` if it is no longer open (withdrawn meanwhile, or expired by
@@ -31,13 +34,12 @@ pub async fn expire(
     state: &PartnerState,
     application: &Application,
     now: OffsetDateTime,
-) -> Result<bool, String> {
+) -> Result<bool, FlowError> {
     let Some(closed) = application.expire(now) else {
         return Ok(false);
     };
     let view = ApplicationView::new(&closed, state);
-    let announced = event(&closed.owner, EventType::ApplicationExpired, &view, now)
-        .map_err(|e| e.to_string())?;
+    let announced = event(&closed.owner, EventType::ApplicationExpired, &view, now)?;
     let mut writes = WriteSet::default();
     writes
         .push(LendingWrite::UpdateApplication(closed))
@@ -45,7 +47,7 @@ pub async fn expire(
     match state.units.commit(writes).await {
         Ok(()) => Ok(true),
         Err(CommitError::Conflict) => Ok(false),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(e.into()),
     }
 }
 
@@ -55,8 +57,8 @@ pub async fn review(
     state: &PartnerState,
     application: &Application,
     now: OffsetDateTime,
-) -> Result<bool, String> {
-    use crate::partner::rest::decisions::underwriting::{
+) -> Result<bool, FlowError> {
+    use crate::flows::underwrite::{
         Books, Ruling, SIMULATED_UNDERWRITER, UnderwritingError, settle_found,
     };
     let Some(id) = &application.decision_id else {
@@ -65,8 +67,7 @@ pub async fn review(
     let Some(decision) = state
         .lending
         .hub_decision(&application.owner, id.as_str())
-        .await
-        .map_err(|e| e.to_string())?
+        .await?
     else {
         return Ok(false);
     };
@@ -89,7 +90,7 @@ pub async fn review(
     match settled {
         Ok(_) => Ok(true),
         Err(UnderwritingError::Conflict | UnderwritingError::Refused(_)) => Ok(false),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(FlowError::Internal(e.to_string())),
     }
 }
 
@@ -100,10 +101,13 @@ async fn close_month(
     state: &PartnerState,
     due: &lendhub_domain::billing::statement::Close,
     now: OffsetDateTime,
-) -> Result<bool, String> {
-    use crate::partner::rest::statements::close::{CloseError, Closed, Ledgers, close};
+) -> Result<bool, FlowError> {
+    use crate::flows::close_month::{CloseError, Closed, Ledgers, close};
     let Some(period) = lendhub_domain::billing::statement::Period::parse(&due.period) else {
-        return Err(format!("a close of an unreadable period {}", due.period));
+        return Err(FlowError::Internal(format!(
+            "a close of an unreadable period {}",
+            due.period
+        )));
     };
     let books = Ledgers {
         commercial: state.commercial.as_ref(),
@@ -116,7 +120,7 @@ async fn close_month(
             Ok(true)
         }
         Ok(_) | Err(CloseError::Conflict) => Ok(true),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(FlowError::Internal(e.to_string())),
     }
 }
 
@@ -244,9 +248,7 @@ impl Queue for Sweep {
     async fn attempt(&self, due: &Due) -> Attempt {
         let now = ClientClock::new(due.clock_offset_ms()).now(self.state.clock.now());
         let done = match due {
-            Due::Payment(p) => {
-                crate::partner::rest::payments::sweep::run(&self.state, p, now).await
-            }
+            Due::Payment(p) => crate::flows::payment_sweep::run(&self.state, p, now).await,
             Due::Schedule(s) => {
                 // Initiated on its due date (or at creation, for one due
                 // today), not when this pass ran.
@@ -254,23 +256,18 @@ impl Queue for Sweep {
                     .schedule
                     .due_at()
                     .map_or(now, |t| t.max(s.schedule.created_at).min(now));
-                crate::partner::rest::payments::schedules::collect::collect(
-                    &self.state,
-                    &s.schedule,
-                    at,
-                )
-                .await
+                crate::flows::schedule_collect::collect(&self.state, &s.schedule, at).await
             }
             Due::Account(a) => {
                 // Dated when the instalment fell due, not when this pass ran.
                 let at = a.account.next_review.map_or(now, |t| t.min(now));
-                crate::partner::rest::accounts::review::review(&self.state, &a.account, at).await
+                crate::flows::review_account::review(&self.state, &a.account, at).await
             }
             Due::Close(d) => close_month(&self.state, &d.close, now).await,
             Due::Application(due) => match due.application.status {
                 Status::InReview => review(&self.state, &due.application, now).await,
                 Status::Approved => {
-                    super::funding::disburse(&self.state, &due.application, now).await
+                    crate::flows::fund::disburse(&self.state, &due.application, now).await
                 }
                 _ => expire(&self.state, &due.application, now).await,
             },
@@ -278,7 +275,7 @@ impl Queue for Sweep {
         match done {
             Ok(_) => Attempt::Done { status: None },
             Err(error) => Attempt::Failed(Failure {
-                error,
+                error: error.to_string(),
                 status: None,
             }),
         }

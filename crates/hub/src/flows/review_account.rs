@@ -12,9 +12,10 @@ use lendhub_domain::servicing::ledger::{self, Entry};
 use lendhub_store::{CommitError, EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
-use super::AccountView;
-use crate::partner::rest::events::event;
+use super::FlowError;
+use crate::flows::events::event;
 use crate::partner::state::PartnerState;
+use crate::views::account::AccountView;
 
 /// The writes that bring `account` in step with `entries` (its whole
 /// ledger, including any entry about to be posted) at `now`; none if
@@ -23,7 +24,7 @@ pub fn writes(
     account: &Account,
     entries: &[Entry],
     now: OffsetDateTime,
-) -> Result<WriteSet, String> {
+) -> Result<WriteSet, FlowError> {
     reviewed(account, entries, now, false)
 }
 
@@ -35,9 +36,9 @@ pub fn writes_for_collection(
     account: &Account,
     entries: &[Entry],
     now: OffsetDateTime,
-) -> Result<WriteSet, String> {
+) -> Result<WriteSet, FlowError> {
     let credit = ledger::balance(account, entries, now)
-        .ok_or_else(|| format!("the balance of {} overflows", account.id))?
+        .ok_or_else(|| FlowError::Internal(format!("the balance of {} overflows", account.id)))?
         .credit;
     reviewed(account, entries, now, credit > Money::ZERO)
 }
@@ -47,10 +48,13 @@ fn reviewed(
     entries: &[Entry],
     now: OffsetDateTime,
     announce: bool,
-) -> Result<WriteSet, String> {
+) -> Result<WriteSet, FlowError> {
     let mut writes = WriteSet::default();
     let Some((next, moved)) = account.reviewed(entries, now) else {
-        return Err(format!("the balance of {} overflows", account.id));
+        return Err(FlowError::Internal(format!(
+            "the balance of {} overflows",
+            account.id
+        )));
     };
     let kind = match moved {
         Some(Moved::Updated) => Some(EventType::AccountUpdated),
@@ -59,8 +63,9 @@ fn reviewed(
         None => None,
     };
     if let Some(kind) = kind {
-        let view = AccountView::new(&next, entries, now).map_err(|e| format!("{e:?}"))?;
-        let announced = event(&next.owner, kind, &view, now).map_err(|e| e.to_string())?;
+        let view = AccountView::new(&next, entries, now)
+            .map_err(|e| FlowError::Internal(format!("{e:?}")))?;
+        let announced = event(&next.owner, kind, &view, now)?;
         writes.push(EventWrite::InsertEvent(announced));
     }
     if next.status != account.status || next.next_review != account.next_review {
@@ -78,12 +83,11 @@ pub async fn review(
     state: &PartnerState,
     account: &Account,
     now: OffsetDateTime,
-) -> Result<bool, String> {
+) -> Result<bool, FlowError> {
     let entries = state
         .servicing
         .ledger(&account.owner, account.id.as_str())
-        .await
-        .map_err(|e| e.to_string())?;
+        .await?;
     let writes = writes(account, &entries, now)?;
     if writes.writes.is_empty() {
         return Ok(false);
@@ -91,6 +95,6 @@ pub async fn review(
     match state.units.commit(writes).await {
         Ok(()) => Ok(true),
         Err(CommitError::Conflict) => Ok(false),
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(e.into()),
     }
 }

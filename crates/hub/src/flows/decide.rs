@@ -1,0 +1,80 @@
+//! Submitting an application to the engine, however the applicant's
+//! answers were collected (the REST tier's submit, the hosted journey).
+
+use lendhub_domain::ids::{DecisionId, HubId};
+use lendhub_domain::lending::application::{Application, CannotSubmit};
+use lendhub_domain::lending::kyc;
+use lendhub_domain::lending::underwriting::{Banking, Facts};
+use lendhub_domain::marketplace;
+use lendhub_domain::sandbox::events::EventType;
+use lendhub_store::{EventWrite, LendingWrite, WriteSet};
+use time::OffsetDateTime;
+
+use crate::flows::error::FlowError;
+use crate::flows::events::event;
+use crate::flows::lending::company_and_credit;
+use crate::partner::state::PartnerState;
+use crate::views::application::ApplicationView;
+use crate::views::decision::DecisionView;
+
+fn refused(e: CannotSubmit) -> FlowError {
+    FlowError::Conflict(match e.0 {
+        lendhub_domain::lending::application::Status::Expired => "the application has expired",
+        lendhub_domain::lending::application::Status::Withdrawn => "the application was withdrawn",
+        _ => "the application was already submitted",
+    })
+}
+
+/// Submission however the applicant's answers were collected (this call, or
+/// the hosted journey's last step): `application.submitted`, the engine's
+/// decision and `decision.completed`, as writes to commit together.
+pub(crate) async fn decide(
+    state: &PartnerState,
+    application: &Application,
+    (payout_bank, banking): (&str, Option<Banking>),
+    identity: Option<kyc::Status>,
+    now: OffsetDateTime,
+) -> Result<(ApplicationView, WriteSet), FlowError> {
+    let owner = &application.owner;
+    let (company, credit) = company_and_credit(state, application).await?;
+    // Signals commit over the application's version, as this submission
+    // does: none can arrive between this read and the decision unweighed.
+    let signals = state
+        .commercial
+        .signals(owner, application.id.as_str())
+        .await?;
+    let facts = Facts::new(
+        &company,
+        application.amount.as_pence(),
+        application.term_months,
+        credit,
+        banking,
+        identity,
+        marketplace::weigh(&signals),
+    );
+    let decision_id: DecisionId =
+        lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
+    let (submitted, mut decided, decision) = application
+        .submit(decision_id, facts, now)
+        .map_err(refused)?;
+    decided.payout_bank = Some(payout_bank.to_owned());
+    let render = |e: serde_json::Error| FlowError::Internal(e.to_string());
+    let submitted_event = event(
+        owner,
+        EventType::ApplicationSubmitted,
+        &ApplicationView::new(&submitted, state),
+        now,
+    )
+    .map_err(render)?;
+    let decision_view = DecisionView::new(&decision);
+    let decided_event =
+        event(owner, EventType::DecisionCompleted, &decision_view, now).map_err(render)?;
+    let view = ApplicationView::new(&decided, state).with_decision(DecisionView::new(&decision));
+    let mut writes = WriteSet::default();
+    writes
+        .push(LendingWrite::UpdateApplication(decided))
+        .push(LendingWrite::InsertDecision(decision))
+        .push(EventWrite::InsertEvent(submitted_event))
+        .push(EventWrite::InsertEvent(decided_event));
+    Ok((view, writes))
+}

@@ -1,0 +1,94 @@
+//! Finding an application or a decision for its owner, what the engine
+//! reads afresh about a company, and why a change to a decision is refused.
+
+use lendhub_domain::ids::{ApplicationId, DecisionId, HubId};
+use lendhub_domain::lending::application::{Application, CannotChange, Decision, Status};
+use lendhub_domain::lending::register::RegisteredEntity;
+use lendhub_domain::lending::underwriting::CreditFile;
+use lendhub_domain::tenant::Tenant;
+
+use crate::flows::error::FlowError;
+use crate::partner::state::PartnerState;
+
+/// The caller's application `raw_id`, or 404.
+pub(crate) async fn find(
+    state: &PartnerState,
+    owner: &Tenant,
+    raw_id: &str,
+) -> Result<Application, FlowError> {
+    let missing = FlowError::NotFound("application");
+    if ApplicationId::parse(raw_id).is_none() {
+        return Err(missing);
+    }
+    state
+        .lending
+        .hub_application(owner, raw_id)
+        .await?
+        .ok_or(missing)
+}
+
+/// The caller's decision `id` and the application it decides.
+pub async fn find_decision(
+    state: &PartnerState,
+    owner: &Tenant,
+    id: &str,
+) -> Result<(Application, Decision), FlowError> {
+    let missing = FlowError::NotFound("decision");
+    if DecisionId::parse(id).is_none() {
+        return Err(missing);
+    }
+    let decision = state
+        .lending
+        .hub_decision(owner, id)
+        .await?
+        .ok_or(missing)?;
+    let application = find(state, owner, decision.application_id.as_str()).await?;
+    Ok((application, decision))
+}
+
+/// What the engine reads afresh about the application's company: its
+/// register entry (it must still be there) and its credit file.
+pub async fn company_and_credit(
+    state: &PartnerState,
+    application: &Application,
+) -> Result<(RegisteredEntity, CreditFile), FlowError> {
+    let unavailable = |e: &dyn std::fmt::Display| FlowError::Unavailable(e.to_string());
+    let company = state
+        .register
+        .lookup(&application.company_number)
+        .await
+        .map_err(|e| unavailable(&e))?
+        .ok_or(FlowError::Conflict(
+            "the company is no longer on the register",
+        ))?;
+    let credit = state
+        .bureau
+        .credit_file(&application.company_number)
+        .await
+        .map_err(|e| unavailable(&e))?;
+    Ok((company, credit))
+}
+
+/// The answer to a refused change: 423 for a locked decision, 409 for the
+/// rest, each saying what to do.
+pub fn refused(e: CannotChange) -> FlowError {
+    match e {
+        CannotChange::Locked => FlowError::DecisionLocked,
+        CannotChange::OfferExpired => {
+            FlowError::Conflict("the offer has expired; refresh the decision for a new one")
+        }
+        CannotChange::NotLocked => FlowError::Conflict("the decision is not locked"),
+        CannotChange::Closed(status) => FlowError::Conflict(match status {
+            Status::Declined => {
+                "the decision declined the application, which is final; the company may apply again after the cooling-off period"
+            }
+            Status::Funded => "the loan is funded",
+            Status::Withdrawn => "the application was withdrawn",
+            Status::Expired => "the application has expired",
+            Status::Created | Status::Submitted => "the application has not been decided yet",
+            Status::Approved | Status::InReview => {
+                "the application is not at the step this change needs"
+            }
+        }),
+    }
+}

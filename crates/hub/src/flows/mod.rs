@@ -1,0 +1,30 @@
+//! The steps more than one surface takes: the REST tier, the hosted journey,
+//! the pay page, the dashboard, MCP and the operator's CLI all call these,
+//! never each other's handlers. A flow reads and decides; it returns the
+//! writes for its caller to commit with the rest of the request, and a
+//! [`FlowError`] each surface words in its own envelope. Nothing here knows
+//! HTTP.
+
+pub mod agree_terms;
+pub mod check_person;
+pub mod close_month;
+pub mod decide;
+pub mod enable_endpoint;
+pub mod endpoint_disabled;
+mod error;
+pub mod events;
+pub mod fund;
+pub mod lending;
+pub mod mandates;
+pub mod pay_links;
+pub mod payment_sweep;
+pub mod payments;
+pub mod review_account;
+pub mod schedule_collect;
+pub mod schedule_follow;
+pub mod sign;
+pub mod staff_acts;
+pub mod sweep;
+pub mod underwrite;
+
+pub use error::FlowError;

@@ -1,0 +1,19 @@
+//! The objects the API answers with, which are also the payloads of the
+//! events announcing them: one file per resource. Every surface renders
+//! through these (REST, MCP, the hosted pages, webhooks), so an object reads
+//! the same wherever it is seen.
+
+pub mod account;
+pub mod application;
+pub mod decision;
+pub mod introduction;
+pub mod invoice;
+pub mod mandate;
+pub mod marketplace;
+pub mod payment;
+pub mod payout;
+pub mod schedule;
+pub mod statement;
+pub mod sub_account;
+pub mod verification;
+pub mod webhook_endpoint;

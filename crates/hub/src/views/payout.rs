@@ -1,0 +1,47 @@
+//! A payout of a partner's revenue share, as the API shows it.
+
+use lendhub_domain::billing::statement::PayoutRecord;
+use lendhub_domain::tenant::TenantKind;
+use serde::Serialize;
+use time::OffsetDateTime;
+use utoipa::ToSchema;
+
+/// A payout to a sub-account.
+#[derive(Serialize, ToSchema)]
+pub struct PayoutView {
+    #[schema(example = "po_01KQ3V1Y2C8WZ3R5T6Y7X8V9W0")]
+    id: String,
+    #[schema(example = "payout")]
+    object: &'static str,
+    sub_account_id: String,
+    /// The month it is for, `YYYY-MM`.
+    #[schema(example = "2026-11")]
+    period: String,
+    /// `pending` (its statement is a draft), `paid`, or `void` (its month
+    /// was drafted again without it: never paid).
+    status: &'static str,
+    /// Its share of the net margin of the loans it introduced.
+    gross_pence: i64,
+    /// The introduced loans funded in the month that earned it.
+    introductions: u32,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    paid_at: Option<OffsetDateTime>,
+    livemode: bool,
+}
+
+impl PayoutView {
+    pub fn new(p: &PayoutRecord) -> Self {
+        Self {
+            id: p.id.to_string(),
+            object: "payout",
+            sub_account_id: p.sub_account_id.to_string(),
+            period: p.period.clone(),
+            status: p.status.as_str(),
+            gross_pence: p.gross_pence,
+            introductions: p.introductions,
+            paid_at: p.paid_at,
+            livemode: matches!(p.owner.kind(), TenantKind::Partner { livemode: true, .. }),
+        }
+    }
+}
