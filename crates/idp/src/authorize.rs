@@ -76,7 +76,11 @@ async fn validate(state: &IdpState, query: Option<&str>) -> Result<Valid, IdpErr
     // 1. Who is asking, and where the answer may go: a page if either is wrong.
     let client_id = get("client_id").filter(|_| !is_repeated("client_id"));
     let client = match client_id {
-        Some(id) => state.store.sso_client(id).await.map_err(PageError::from)?,
+        Some(id) => state
+            .directory
+            .sso_client(id)
+            .await
+            .map_err(PageError::from)?,
         None => None,
     };
     let client = client.ok_or(PageError::UnknownClient)?;
@@ -320,7 +324,7 @@ async fn respond(
         expires_at_ms: now + TICKET_TTL_MS,
     };
     state
-        .store
+        .sign_ins
         .insert_ticket(ticket.clone())
         .await
         .map_err(PageError::from)?;

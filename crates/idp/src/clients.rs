@@ -6,7 +6,7 @@ use axum::http::HeaderMap;
 use lendhub_domain::crypto::{DerivedKey, MasterKey};
 use lendhub_domain::partner::credentials::{hash_secret, secret_matches};
 use lendhub_http::oauth_form;
-use lendhub_store::{IdentityStore, SsoClientRecord, StoreError};
+use lendhub_store::{IdentityDirectory, SsoClientRecord, StoreError};
 use lendhub_system::random_token;
 
 use crate::error::TokenError;
@@ -69,7 +69,7 @@ impl std::fmt::Display for CreateError {
 impl std::error::Error for CreateError {}
 
 pub async fn create(
-    store: &dyn IdentityStore,
+    store: &dyn IdentityDirectory,
     master_key: &MasterKey,
     new: NewClient<'_>,
     now_ms: i64,
@@ -115,7 +115,7 @@ pub async fn create(
 /// registration: its redirect URI follows the hub's address, and its secret
 /// is derived from the master key by the client, so nothing is printed.
 pub async fn register_own(
-    store: &dyn IdentityStore,
+    store: &dyn IdentityDirectory,
     master_key: &MasterKey,
     client: OwnClient<'_>,
     now_ms: i64,
@@ -147,7 +147,7 @@ pub struct OwnClient<'a> {
 /// `client_id` alone (`none`). With Basic, a `client_id` in the form must
 /// name the same client; a secret in both places is refused.
 pub async fn authenticate(
-    store: &dyn IdentityStore,
+    store: &dyn IdentityDirectory,
     pepper: &[u8; 32],
     headers: &HeaderMap,
     form: &mut std::collections::HashMap<&'static str, String>,

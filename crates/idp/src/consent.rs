@@ -40,15 +40,16 @@ pub async fn show(
             &[("ticket", ticket.ticket_id.clone())],
         ));
     };
-    let user = state
-        .store
-        .sso_user(user_id)
-        .await?
-        .ok_or_else(|| PageError::TicketExpired {
-            restart: Some(restart_url(&ticket)),
-        })?;
+    let user =
+        state
+            .directory
+            .sso_user(user_id)
+            .await?
+            .ok_or_else(|| PageError::TicketExpired {
+                restart: Some(restart_url(&ticket)),
+            })?;
     let client = state
-        .store
+        .directory
         .sso_client(&ticket.client_id)
         .await?
         .ok_or(PageError::UnknownClient)?;
@@ -96,7 +97,7 @@ pub async fn submit(
         return Ok(complete(&state, authorization, Some(&ticket), Some(consent)).await?);
     }
     if !state
-        .store
+        .sign_ins
         .cancel_ticket(&ticket.ticket_id)
         .await
         .map_err(PageError::from)?

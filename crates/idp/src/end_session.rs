@@ -67,7 +67,7 @@ async fn check(state: &IdpState, p: &HashMap<&'static str, String>) -> Result<Ch
                 ));
             };
             let client = state
-                .store
+                .directory
                 .sso_client(client_id)
                 .await?
                 .ok_or(PageError::InvalidLogout("unknown client"))?;
@@ -96,7 +96,7 @@ async fn sign_out(
         cookies::get(headers, cookies::SESSION).and_then(parse_access_token)
     {
         state
-            .store
+            .sign_ins
             .end_session(&selector, state.clock.now_ms())
             .await?;
         state.grants.forget();

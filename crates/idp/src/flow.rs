@@ -51,7 +51,7 @@ pub async fn live_ticket(
     let Some(ticket_id) = ticket_id.filter(|t| !t.is_empty() && t.len() <= 64) else {
         return Err(expired(None));
     };
-    let Some(ticket) = state.store.ticket(ticket_id).await? else {
+    let Some(ticket) = state.sign_ins.ticket(ticket_id).await? else {
         return Err(expired(None));
     };
     if state.clock.now_ms() >= ticket.expires_at_ms {
@@ -98,7 +98,7 @@ pub async fn consented(
     client_id: &str,
     scopes: &str,
 ) -> Result<bool, PageError> {
-    let given = state.store.consent(user_id, client_id).await?;
+    let given = state.sign_ins.consent(user_id, client_id).await?;
     Ok(given.is_some_and(|c| lendhub_store::scope_within(scopes, &c.scope)))
 }
 
@@ -111,7 +111,7 @@ pub async fn widened_consent(
     scopes: &str,
 ) -> Result<ConsentRecord, PageError> {
     let before = state
-        .store
+        .sign_ins
         .consent(user_id, client_id)
         .await?
         .map(|c| c.scope)
@@ -180,7 +180,7 @@ pub async fn complete(
         expires_at_ms: now + CODE_TTL_MS,
     };
     let issued = state
-        .store
+        .sign_ins
         .issue_code(CodeIssue {
             code: record,
             ticket_id: ticket.map(|t| t.ticket_id.clone()),

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use lendhub_domain::partner::credentials::{parse_access_token, verifier_matches};
 use lendhub_store::epoch_cache::{self, EpochCache};
-use lendhub_store::{AccessGrant, IdentityStore, StoreError};
+use lendhub_store::{AccessGrant, SignInStore, StoreError};
 
 pub const SYNC_INTERVAL: Duration = Duration::from_millis(100);
 /// About 10 MB of grants at most; the memory starts again past it.
@@ -40,7 +40,7 @@ impl Grants {
     /// The grant of the access token with this selector, if any.
     pub async fn get(
         &self,
-        store: &dyn IdentityStore,
+        store: &dyn SignInStore,
         selector: &[u8],
     ) -> Result<Option<Arc<AccessGrant>>, StoreError> {
         self.0
@@ -56,7 +56,7 @@ impl Grants {
     /// (a person reading their own company's accounts) both ask this.
     pub async fn verify(
         &self,
-        store: &dyn IdentityStore,
+        store: &dyn SignInStore,
         token: &str,
         now_ms: i64,
     ) -> Result<Arc<AccessGrant>, Refused> {
@@ -82,11 +82,7 @@ impl Grants {
     }
 
     /// Polls the epoch every [`SYNC_INTERVAL`] until `stop` resolves.
-    pub async fn run(
-        self: Arc<Self>,
-        store: Arc<dyn IdentityStore>,
-        stop: impl Future<Output = ()>,
-    ) {
+    pub async fn run(self: Arc<Self>, store: Arc<dyn SignInStore>, stop: impl Future<Output = ()>) {
         let observe = |epoch| {
             self.0.observe(epoch);
         };

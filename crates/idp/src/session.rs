@@ -39,7 +39,7 @@ pub async fn current(
     else {
         return Ok(None);
     };
-    let Some(session) = state.store.session(&selector).await? else {
+    let Some(session) = state.sign_ins.session(&selector).await? else {
         return Ok(None);
     };
     let live = bool::from(verifier_hash.ct_eq(session.verifier_hash.as_slice()))

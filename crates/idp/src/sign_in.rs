@@ -34,7 +34,7 @@ pub struct TicketQuery {
 
 async fn client_name(state: &IdpState, client_id: &str) -> Result<String, PageError> {
     Ok(state
-        .store
+        .directory
         .sso_client(client_id)
         .await?
         .ok_or(PageError::UnknownClient)?
@@ -71,7 +71,7 @@ async fn check_password(
     password: String,
 ) -> Result<Option<lendhub_store::SsoUserRecord>, PageError> {
     let user = state
-        .store
+        .directory
         .sso_user_by_email(&normalise_email(email))
         .await?;
     let hash = match &user {
@@ -175,7 +175,7 @@ pub async fn submit(
     let now = state.clock.now_ms();
     let (cookie, record) = session::open(&user.user_id, now);
     let selector = record.selector.clone();
-    if !state.store.sign_in(&ticket.ticket_id, record).await? {
+    if !state.sign_ins.sign_in(&ticket.ticket_id, record).await? {
         return Err(PageError::TicketExpired {
             restart: Some(restart_url(&ticket)),
         });

@@ -2,7 +2,7 @@ use std::sync::Arc;
 
 use lendhub_domain::clock::Clock;
 use lendhub_domain::crypto::MasterKey;
-use lendhub_store::{IdentityStore, KeyStore, Store};
+use lendhub_store::{IdentityDirectory, KeyStore, SignInStore, Store};
 
 use crate::keys::KeyRing;
 
@@ -44,7 +44,10 @@ impl std::ops::Deref for IdpState {
 }
 
 pub struct Idp {
-    pub store: Arc<dyn IdentityStore>,
+    /// People and relying parties.
+    pub directory: Arc<dyn IdentityDirectory>,
+    /// Sign-ins, sessions, codes and token families.
+    pub sign_ins: Arc<dyn SignInStore>,
     /// The ID-token signing keys the key ring reads.
     pub key_store: Arc<dyn KeyStore>,
     pub clock: Arc<dyn Clock>,
@@ -80,7 +83,8 @@ impl IdpState {
             secret_pepper: crate::clients::pepper(master_key),
             csrf_key: master_key.derive("sso-csrf"),
             key_store: store.clone(),
-            store,
+            directory: store.clone(),
+            sign_ins: store,
             clock,
             keys,
             urls,

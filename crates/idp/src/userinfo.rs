@@ -59,7 +59,7 @@ async fn claims_for(state: &IdpState, token: &str) -> Result<Response, BearerErr
     use crate::grants::Refused;
     let grant = state
         .grants
-        .verify(state.store.as_ref(), token, state.clock.now_ms())
+        .verify(state.sign_ins.as_ref(), token, state.clock.now_ms())
         .await
         .map_err(|refused| match refused {
             Refused::Invalid => BearerError::InvalidToken("the access token is not valid"),

@@ -9,7 +9,7 @@
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
 use lendhub_domain::identity::claims::normalise_email;
-use lendhub_store::{IdentityStore, SsoUserRecord, StoreError};
+use lendhub_store::{IdentityDirectory, SsoUserRecord, StoreError};
 use lendhub_system::{random_bytes, random_token};
 
 pub const ARGON2_MEMORY_KIB: u32 = 19_456;
@@ -105,7 +105,7 @@ fn plausible_email(email: &str) -> bool {
 
 /// Creates the user; returns its `sub`.
 pub async fn create(
-    store: &dyn IdentityStore,
+    store: &dyn IdentityDirectory,
     new: NewUser<'_>,
     now_ms: i64,
 ) -> Result<String, CreateError> {

@@ -8,11 +8,11 @@ use async_trait::async_trait;
 use lendhub_domain::clock::Clock;
 use lendhub_hub::partner::people::{Person, PersonToken, PersonTokens};
 use lendhub_idp::grants::{Grants, Refused};
-use lendhub_store::{IdentityStore, StoreError};
+use lendhub_store::{SignInStore, StoreError};
 
 pub struct IdpPeople {
     pub grants: Arc<Grants>,
-    pub store: Arc<dyn IdentityStore>,
+    pub store: Arc<dyn SignInStore>,
     pub clock: Arc<dyn Clock>,
 }
 

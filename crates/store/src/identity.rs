@@ -285,8 +285,10 @@ pub struct CodeIssue {
     pub consent: Option<ConsentRecord>,
 }
 
+/// The identity provider's directory: people and relying parties, what the
+/// operator does to them, and password resets.
 #[async_trait]
-pub trait IdentityStore: Send + Sync {
+pub trait IdentityDirectory: Send + Sync {
     /// `false` if the email is already taken.
     async fn insert_sso_user(&self, user: SsoUserRecord) -> Result<bool, StoreError>;
     async fn sso_user(&self, user_id: &str) -> Result<Option<SsoUserRecord>, StoreError>;
@@ -296,46 +298,6 @@ pub trait IdentityStore: Send + Sync {
     /// Registers a client, or replaces the registration of the same id.
     async fn put_sso_client(&self, client: SsoClientRecord) -> Result<(), StoreError>;
     async fn sso_client(&self, client_id: &str) -> Result<Option<SsoClientRecord>, StoreError>;
-
-    async fn insert_ticket(&self, ticket: TicketRecord) -> Result<(), StoreError>;
-    async fn ticket(&self, ticket_id: &str) -> Result<Option<TicketRecord>, StoreError>;
-    /// Opens `session` and records on the ticket who signed in, in one
-    /// transaction; `false` (and nothing written) if the ticket is gone.
-    async fn sign_in(&self, ticket_id: &str, session: SessionRecord) -> Result<bool, StoreError>;
-    /// Deletes the ticket; `false` if it was already gone (used or cancelled).
-    async fn cancel_ticket(&self, ticket_id: &str) -> Result<bool, StoreError>;
-
-    async fn session(&self, selector: &[u8]) -> Result<Option<SessionRecord>, StoreError>;
-    /// Ends the session and revokes every token family issued under it.
-    async fn end_session(&self, selector: &[u8], now_ms: i64) -> Result<(), StoreError>;
-
-    async fn consent(
-        &self,
-        user_id: &str,
-        client_id: &str,
-    ) -> Result<Option<ConsentRecord>, StoreError>;
-
-    /// Stores `code`, in one transaction with spending `ticket_id` (when the
-    /// code completes a sign-in transaction) and recording `consent`. `false`
-    /// (and nothing written) if the ticket was already spent.
-    async fn issue_code(&self, issue: CodeIssue) -> Result<bool, StoreError>;
-
-    /// Spends the code whatever else is wrong with the request (a code is
-    /// good for one presentation), then, if [`judge_code`] finds nothing,
-    /// starts its token family with `tokens`. Presenting a spent code revokes
-    /// the family its first presentation started.
-    async fn redeem_code(&self, redemption: CodeRedemption) -> Result<Redeemed, StoreError>;
-
-    /// Spends the refresh token and issues the family's next tokens. A token
-    /// presented by another client, or asking for more scope, changes
-    /// nothing; a token already spent revokes its whole family.
-    async fn rotate_refresh(&self, rotation: RefreshRotation) -> Result<Rotated, StoreError>;
-
-    async fn sso_access(&self, selector: &[u8]) -> Result<Option<AccessGrant>, StoreError>;
-    /// A counter that moves whenever a token family is revoked or a person's
-    /// record changes: instances poll it to know when remembered grants are
-    /// out of date.
-    async fn sso_epoch(&self) -> Result<i64, StoreError>;
 
     /// Every person, oldest first, disabled ones included.
     async fn sso_users(&self) -> Result<Vec<SsoUserListing>, StoreError>;
@@ -387,6 +349,51 @@ pub trait IdentityStore: Send + Sync {
         change: NewPassword,
         keep_session: &[u8],
     ) -> Result<bool, StoreError>;
+}
+
+/// The identity provider's sign-ins: transactions, browser sessions,
+/// consent, codes and token families.
+#[async_trait]
+pub trait SignInStore: Send + Sync {
+    async fn insert_ticket(&self, ticket: TicketRecord) -> Result<(), StoreError>;
+    async fn ticket(&self, ticket_id: &str) -> Result<Option<TicketRecord>, StoreError>;
+    /// Opens `session` and records on the ticket who signed in, in one
+    /// transaction; `false` (and nothing written) if the ticket is gone.
+    async fn sign_in(&self, ticket_id: &str, session: SessionRecord) -> Result<bool, StoreError>;
+    /// Deletes the ticket; `false` if it was already gone (used or cancelled).
+    async fn cancel_ticket(&self, ticket_id: &str) -> Result<bool, StoreError>;
+
+    async fn session(&self, selector: &[u8]) -> Result<Option<SessionRecord>, StoreError>;
+    /// Ends the session and revokes every token family issued under it.
+    async fn end_session(&self, selector: &[u8], now_ms: i64) -> Result<(), StoreError>;
+
+    async fn consent(
+        &self,
+        user_id: &str,
+        client_id: &str,
+    ) -> Result<Option<ConsentRecord>, StoreError>;
+
+    /// Stores `code`, in one transaction with spending `ticket_id` (when the
+    /// code completes a sign-in transaction) and recording `consent`. `false`
+    /// (and nothing written) if the ticket was already spent.
+    async fn issue_code(&self, issue: CodeIssue) -> Result<bool, StoreError>;
+
+    /// Spends the code whatever else is wrong with the request (a code is
+    /// good for one presentation), then, if [`judge_code`] finds nothing,
+    /// starts its token family with `tokens`. Presenting a spent code revokes
+    /// the family its first presentation started.
+    async fn redeem_code(&self, redemption: CodeRedemption) -> Result<Redeemed, StoreError>;
+
+    /// Spends the refresh token and issues the family's next tokens. A token
+    /// presented by another client, or asking for more scope, changes
+    /// nothing; a token already spent revokes its whole family.
+    async fn rotate_refresh(&self, rotation: RefreshRotation) -> Result<Rotated, StoreError>;
+
+    async fn sso_access(&self, selector: &[u8]) -> Result<Option<AccessGrant>, StoreError>;
+    /// A counter that moves whenever a token family is revoked or a person's
+    /// record changes: instances poll it to know when remembered grants are
+    /// out of date.
+    async fn sso_epoch(&self) -> Result<i64, StoreError>;
 
     /// Deletes tickets, codes, sessions and tokens that ended before
     /// `before_ms`, and families with nothing left in them.

@@ -42,7 +42,8 @@ pub trait Store:
     + JobStore
     + PartnerStore
     + KeyStore
-    + IdentityStore
+    + IdentityDirectory
+    + SignInStore
     + PublicStore
     + LendingStore
     + ServicingStore
@@ -61,7 +62,8 @@ impl<T> Store for T where
         + JobStore
         + PartnerStore
         + KeyStore
-        + IdentityStore
+        + IdentityDirectory
+        + SignInStore
         + PublicStore
         + LendingStore
         + ServicingStore

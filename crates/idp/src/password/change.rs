@@ -34,7 +34,7 @@ async fn signed_in(
         .await?
         .ok_or(PageError::NotSignedIn)?;
     let user = state
-        .store
+        .directory
         .sso_user(&session.user_id)
         .await?
         .ok_or(PageError::NotSignedIn)?;
@@ -119,7 +119,7 @@ pub async fn submit(
     }
     let change = new_password(&state, &user, password).await?;
     if !state
-        .store
+        .directory
         .change_password(change, &session.selector)
         .await?
     {

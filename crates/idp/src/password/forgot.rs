@@ -117,7 +117,7 @@ pub async fn submit(
         return Ok(wait.stamp(page));
     }
 
-    let user = state.store.sso_user_by_email(&normalised).await?;
+    let user = state.directory.sso_user_by_email(&normalised).await?;
     let (token, user_id) = match &user {
         Some(u) => (Some(random_token(32)), Some(u.user_id.clone())),
         None => (None, None),
@@ -146,7 +146,10 @@ pub async fn submit(
             now_ms,
         )
     });
-    state.store.request_password_reset(reset, link_mail).await?;
+    state
+        .directory
+        .request_password_reset(reset, link_mail)
+        .await?;
     let sign_in = ticket.map(|t| format!("/sign-in?ticket={t}"));
     Ok(render(
         StatusCode::OK,

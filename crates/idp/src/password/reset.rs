@@ -32,14 +32,14 @@ async fn live(state: &IdpState, token: &str) -> Result<SsoUserRecord, PageError>
     if token.is_empty() || token.len() > 64 {
         return Err(PageError::ResetLinkDead);
     }
-    let reset = state.store.password_reset(&token_hash(token)).await?;
+    let reset = state.directory.password_reset(&token_hash(token)).await?;
     let now_ms = state.clock.now_ms();
     let user_id = reset
         .filter(|r| r.used_at_ms.is_none() && now_ms < r.expires_at_ms)
         .and_then(|r| r.user_id)
         .ok_or(PageError::ResetLinkDead)?;
     state
-        .store
+        .directory
         .sso_user(&user_id)
         .await?
         .ok_or(PageError::ResetLinkDead)
@@ -102,7 +102,7 @@ pub async fn submit(
     }
     let change = new_password(&state, &user, password).await?;
     if !state
-        .store
+        .directory
         .reset_password(&token_hash(&token), change)
         .await?
     {

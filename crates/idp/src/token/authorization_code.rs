@@ -46,7 +46,7 @@ pub async fn grant(
         family_id: random_token(16),
         tokens: minted.stored.clone(),
     };
-    let code = match state.store.redeem_code(redemption).await? {
+    let code = match state.sign_ins.redeem_code(redemption).await? {
         Redeemed::Issued(code) => code,
         Redeemed::Refused(refusal) => {
             // A replay revoked a family: this instance forgets its grants now.

@@ -119,7 +119,7 @@ pub async fn token(
         }
     })?;
     let client = clients::authenticate(
-        state.store.as_ref(),
+        state.directory.as_ref(),
         state.secret_pepper.expose(),
         &headers,
         &mut form,

@@ -51,7 +51,7 @@ pub async fn grant(
         now_ms: now,
         tokens: minted.stored.clone(),
     };
-    let family = match state.store.rotate_refresh(rotation).await? {
+    let family = match state.sign_ins.rotate_refresh(rotation).await? {
         Rotated::Issued(family) => family,
         Rotated::Refused(GrantRefusal::ScopeExceeded) => {
             return Err(TokenError::InvalidScope(

@@ -270,7 +270,7 @@ async fn rotate(tx: &Transaction<'_>, r: &RefreshRotation) -> Result<Option<Rota
 }
 
 #[async_trait]
-impl IdentityStore for PgStore {
+impl IdentityDirectory for PgStore {
     async fn insert_sso_user(&self, u: SsoUserRecord) -> Result<bool, StoreError> {
         let c = self.conn().await?;
         let sql = format!(
@@ -362,6 +362,166 @@ impl IdentityStore for PgStore {
         }))
     }
 
+    async fn sso_users(&self) -> Result<Vec<SsoUserListing>, StoreError> {
+        let c = self.conn().await?;
+        let rows = c
+            .query(crate::sql::identity::SSO_USERS_LIST, &[])
+            .await
+            .map_err(db)?;
+        rows.iter()
+            .map(|r| {
+                Ok(SsoUserListing {
+                    user_id: r.try_get(0).map_err(db)?,
+                    email: r.try_get(1).map_err(db)?,
+                    given_name: r.try_get(2).map_err(db)?,
+                    family_name: r.try_get(3).map_err(db)?,
+                    company_number: r.try_get(4).map_err(db)?,
+                    company_name: r.try_get(5).map_err(db)?,
+                    company_role: r.try_get(6).map_err(db)?,
+                    created_at_ms: r.try_get(7).map_err(db)?,
+                    disabled_at_ms: r.try_get(8).map_err(db)?,
+                })
+            })
+            .collect()
+    }
+
+    async fn sso_clients(&self) -> Result<Vec<SsoClientListing>, StoreError> {
+        let c = self.conn().await?;
+        let rows = c
+            .query(crate::sql::identity::SSO_CLIENTS_LIST, &[])
+            .await
+            .map_err(db)?;
+        rows.iter()
+            .map(|r| {
+                let uris: String = r.try_get(3).map_err(db)?;
+                Ok(SsoClientListing {
+                    client_id: r.try_get(0).map_err(db)?,
+                    name: r.try_get(1).map_err(db)?,
+                    confidential: r.try_get(2).map_err(db)?,
+                    redirect_uris: serde_json::from_str(&uris).map_err(internal)?,
+                    created_at_ms: r.try_get(4).map_err(db)?,
+                    disabled_at_ms: r.try_get(5).map_err(db)?,
+                })
+            })
+            .collect()
+    }
+
+    async fn disable_sso_user(&self, user_id: &str, now_ms: i64) -> Result<bool, StoreError> {
+        use crate::sql::identity::*;
+        self.disable(
+            DISABLE_USER,
+            &[END_USER_SESSIONS, REVOKE_USER_FAMILIES, SPEND_USER_CODES],
+            user_id,
+            now_ms,
+        )
+        .await
+    }
+
+    async fn disable_sso_client(&self, client_id: &str, now_ms: i64) -> Result<bool, StoreError> {
+        use crate::sql::identity::*;
+        self.disable(
+            DISABLE_CLIENT,
+            &[REVOKE_CLIENT_FAMILIES, SPEND_CLIENT_CODES],
+            client_id,
+            now_ms,
+        )
+        .await
+    }
+
+    async fn request_password_reset(
+        &self,
+        r: PasswordResetRecord,
+        mail: Option<MailRecord>,
+    ) -> Result<(), StoreError> {
+        let mut c = self.conn().await?;
+        let tx = c.transaction().await.map_err(db)?;
+        execute(
+            &tx,
+            crate::sql::identity::PASSWORD_RESET_INSERT,
+            &[
+                &r.reset_id,
+                &r.token_hash,
+                &r.user_id,
+                &r.created_at_ms,
+                &r.expires_at_ms,
+            ],
+        )
+        .await?;
+        if let Some(mail) = mail {
+            queue_mail(&tx, &mail).await?;
+        }
+        tx.commit().await.map_err(db)
+    }
+
+    async fn password_reset(
+        &self,
+        token_hash: &[u8],
+    ) -> Result<Option<PasswordResetRecord>, StoreError> {
+        let c = self.conn().await?;
+        let statement = c
+            .prepare_cached(crate::sql::identity::PASSWORD_RESET_SELECT)
+            .await
+            .map_err(db)?;
+        let Some(r) = c.query_opt(&statement, &[&token_hash]).await.map_err(db)? else {
+            return Ok(None);
+        };
+        Ok(Some(PasswordResetRecord {
+            reset_id: get(&r, 0)?,
+            token_hash: get(&r, 1)?,
+            user_id: get(&r, 2)?,
+            created_at_ms: get(&r, 3)?,
+            expires_at_ms: get(&r, 4)?,
+            used_at_ms: get(&r, 5)?,
+        }))
+    }
+
+    async fn reset_password(
+        &self,
+        token_hash: &[u8],
+        change: NewPassword,
+    ) -> Result<bool, StoreError> {
+        use crate::sql::identity::*;
+        let mut c = self.conn().await?;
+        let tx = c.transaction().await.map_err(db)?;
+        let spent = execute(
+            &tx,
+            SPEND_PASSWORD_RESET,
+            &[&token_hash, &change.now_ms, &change.user_id],
+        )
+        .await?
+            > 0;
+        // Dropped without a commit, the transaction writes nothing.
+        if !spent || !set_password(&tx, &change).await? {
+            return Ok(false);
+        }
+        for sql in [END_USER_SESSIONS, REVOKE_USER_FAMILIES, SPEND_USER_CODES] {
+            execute(&tx, sql, &[&change.user_id, &change.now_ms]).await?;
+        }
+        tx.commit().await.map_err(db)?;
+        Ok(true)
+    }
+
+    async fn change_password(
+        &self,
+        change: NewPassword,
+        keep_session: &[u8],
+    ) -> Result<bool, StoreError> {
+        use crate::sql::identity::*;
+        let mut c = self.conn().await?;
+        let tx = c.transaction().await.map_err(db)?;
+        if !set_password(&tx, &change).await? {
+            return Ok(false);
+        }
+        for sql in [END_OTHER_SESSIONS, REVOKE_OTHER_FAMILIES] {
+            execute(&tx, sql, &[&change.user_id, &change.now_ms, &keep_session]).await?;
+        }
+        tx.commit().await.map_err(db)?;
+        Ok(true)
+    }
+}
+
+#[async_trait]
+impl SignInStore for PgStore {
     async fn insert_ticket(&self, t: TicketRecord) -> Result<(), StoreError> {
         let c = self.conn().await?;
         let sql = format!(
@@ -588,72 +748,6 @@ impl IdentityStore for PgStore {
         super::partner::epoch(&*self.conn().await?, crate::sql::identity::SSO_EPOCH).await
     }
 
-    async fn sso_users(&self) -> Result<Vec<SsoUserListing>, StoreError> {
-        let c = self.conn().await?;
-        let rows = c
-            .query(crate::sql::identity::SSO_USERS_LIST, &[])
-            .await
-            .map_err(db)?;
-        rows.iter()
-            .map(|r| {
-                Ok(SsoUserListing {
-                    user_id: r.try_get(0).map_err(db)?,
-                    email: r.try_get(1).map_err(db)?,
-                    given_name: r.try_get(2).map_err(db)?,
-                    family_name: r.try_get(3).map_err(db)?,
-                    company_number: r.try_get(4).map_err(db)?,
-                    company_name: r.try_get(5).map_err(db)?,
-                    company_role: r.try_get(6).map_err(db)?,
-                    created_at_ms: r.try_get(7).map_err(db)?,
-                    disabled_at_ms: r.try_get(8).map_err(db)?,
-                })
-            })
-            .collect()
-    }
-
-    async fn sso_clients(&self) -> Result<Vec<SsoClientListing>, StoreError> {
-        let c = self.conn().await?;
-        let rows = c
-            .query(crate::sql::identity::SSO_CLIENTS_LIST, &[])
-            .await
-            .map_err(db)?;
-        rows.iter()
-            .map(|r| {
-                let uris: String = r.try_get(3).map_err(db)?;
-                Ok(SsoClientListing {
-                    client_id: r.try_get(0).map_err(db)?,
-                    name: r.try_get(1).map_err(db)?,
-                    confidential: r.try_get(2).map_err(db)?,
-                    redirect_uris: serde_json::from_str(&uris).map_err(internal)?,
-                    created_at_ms: r.try_get(4).map_err(db)?,
-                    disabled_at_ms: r.try_get(5).map_err(db)?,
-                })
-            })
-            .collect()
-    }
-
-    async fn disable_sso_user(&self, user_id: &str, now_ms: i64) -> Result<bool, StoreError> {
-        use crate::sql::identity::*;
-        self.disable(
-            DISABLE_USER,
-            &[END_USER_SESSIONS, REVOKE_USER_FAMILIES, SPEND_USER_CODES],
-            user_id,
-            now_ms,
-        )
-        .await
-    }
-
-    async fn disable_sso_client(&self, client_id: &str, now_ms: i64) -> Result<bool, StoreError> {
-        use crate::sql::identity::*;
-        self.disable(
-            DISABLE_CLIENT,
-            &[REVOKE_CLIENT_FAMILIES, SPEND_CLIENT_CODES],
-            client_id,
-            now_ms,
-        )
-        .await
-    }
-
     async fn sso_access(&self, selector: &[u8]) -> Result<Option<AccessGrant>, StoreError> {
         let c = self.conn().await?;
         let statement = c.prepare_cached(ACCESS_SQL).await.map_err(db)?;
@@ -668,97 +762,6 @@ impl IdentityStore for PgStore {
             family_revoked: get(&r, 4)?,
             user: user_row(&r, 5)?,
         }))
-    }
-
-    async fn request_password_reset(
-        &self,
-        r: PasswordResetRecord,
-        mail: Option<MailRecord>,
-    ) -> Result<(), StoreError> {
-        let mut c = self.conn().await?;
-        let tx = c.transaction().await.map_err(db)?;
-        execute(
-            &tx,
-            crate::sql::identity::PASSWORD_RESET_INSERT,
-            &[
-                &r.reset_id,
-                &r.token_hash,
-                &r.user_id,
-                &r.created_at_ms,
-                &r.expires_at_ms,
-            ],
-        )
-        .await?;
-        if let Some(mail) = mail {
-            queue_mail(&tx, &mail).await?;
-        }
-        tx.commit().await.map_err(db)
-    }
-
-    async fn password_reset(
-        &self,
-        token_hash: &[u8],
-    ) -> Result<Option<PasswordResetRecord>, StoreError> {
-        let c = self.conn().await?;
-        let statement = c
-            .prepare_cached(crate::sql::identity::PASSWORD_RESET_SELECT)
-            .await
-            .map_err(db)?;
-        let Some(r) = c.query_opt(&statement, &[&token_hash]).await.map_err(db)? else {
-            return Ok(None);
-        };
-        Ok(Some(PasswordResetRecord {
-            reset_id: get(&r, 0)?,
-            token_hash: get(&r, 1)?,
-            user_id: get(&r, 2)?,
-            created_at_ms: get(&r, 3)?,
-            expires_at_ms: get(&r, 4)?,
-            used_at_ms: get(&r, 5)?,
-        }))
-    }
-
-    async fn reset_password(
-        &self,
-        token_hash: &[u8],
-        change: NewPassword,
-    ) -> Result<bool, StoreError> {
-        use crate::sql::identity::*;
-        let mut c = self.conn().await?;
-        let tx = c.transaction().await.map_err(db)?;
-        let spent = execute(
-            &tx,
-            SPEND_PASSWORD_RESET,
-            &[&token_hash, &change.now_ms, &change.user_id],
-        )
-        .await?
-            > 0;
-        // Dropped without a commit, the transaction writes nothing.
-        if !spent || !set_password(&tx, &change).await? {
-            return Ok(false);
-        }
-        for sql in [END_USER_SESSIONS, REVOKE_USER_FAMILIES, SPEND_USER_CODES] {
-            execute(&tx, sql, &[&change.user_id, &change.now_ms]).await?;
-        }
-        tx.commit().await.map_err(db)?;
-        Ok(true)
-    }
-
-    async fn change_password(
-        &self,
-        change: NewPassword,
-        keep_session: &[u8],
-    ) -> Result<bool, StoreError> {
-        use crate::sql::identity::*;
-        let mut c = self.conn().await?;
-        let tx = c.transaction().await.map_err(db)?;
-        if !set_password(&tx, &change).await? {
-            return Ok(false);
-        }
-        for sql in [END_OTHER_SESSIONS, REVOKE_OTHER_FAMILIES] {
-            execute(&tx, sql, &[&change.user_id, &change.now_ms, &keep_session]).await?;
-        }
-        tx.commit().await.map_err(db)?;
-        Ok(true)
     }
 
     async fn prune_identity(&self, before_ms: i64) -> Result<u64, StoreError> {

@@ -298,7 +298,7 @@ impl SqliteStore {
 }
 
 #[async_trait]
-impl IdentityStore for SqliteStore {
+impl IdentityDirectory for SqliteStore {
     async fn insert_sso_user(&self, u: SsoUserRecord) -> Result<bool, StoreError> {
         self
             .write(move |c| {
@@ -383,6 +383,167 @@ impl IdentityStore for SqliteStore {
         })
     }
 
+    async fn sso_users(&self) -> Result<Vec<SsoUserListing>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(crate::sql::identity::SSO_USERS_LIST))?
+                .query_map([], |r| {
+                    Ok(SsoUserListing {
+                        user_id: r.get(0)?,
+                        email: r.get(1)?,
+                        given_name: r.get(2)?,
+                        family_name: r.get(3)?,
+                        company_number: r.get(4)?,
+                        company_name: r.get(5)?,
+                        company_role: r.get(6)?,
+                        created_at_ms: r.get(7)?,
+                        disabled_at_ms: r.get(8)?,
+                    })
+                })?
+                .collect()
+        })
+    }
+
+    async fn sso_clients(&self) -> Result<Vec<SsoClientListing>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(crate::sql::identity::SSO_CLIENTS_LIST))?
+                .query_map([], |r| {
+                    Ok(SsoClientListing {
+                        client_id: r.get(0)?,
+                        name: r.get(1)?,
+                        confidential: r.get(2)?,
+                        redirect_uris: from_json(&r.get::<_, String>(3)?)?,
+                        created_at_ms: r.get(4)?,
+                        disabled_at_ms: r.get(5)?,
+                    })
+                })?
+                .collect()
+        })
+    }
+
+    async fn disable_sso_user(&self, user_id: &str, now_ms: i64) -> Result<bool, StoreError> {
+        use crate::sql::identity::*;
+        let user_id = user_id.to_owned();
+        // The writer runs this in its transaction: all of it, or none.
+        self.write(move |c| {
+            let disabled = c.execute(shared!(DISABLE_USER), params![user_id, now_ms])? > 0;
+            if disabled {
+                for sql in [END_USER_SESSIONS, REVOKE_USER_FAMILIES, SPEND_USER_CODES] {
+                    c.execute(&crate::sqlite::dialect(sql), params![user_id, now_ms])?;
+                }
+            }
+            Ok(disabled)
+        })
+        .await
+    }
+
+    async fn disable_sso_client(&self, client_id: &str, now_ms: i64) -> Result<bool, StoreError> {
+        use crate::sql::identity::*;
+        let client_id = client_id.to_owned();
+        // The writer runs this in its transaction: all of it, or none.
+        self.write(move |c| {
+            let disabled = c.execute(shared!(DISABLE_CLIENT), params![client_id, now_ms])? > 0;
+            if disabled {
+                for sql in [REVOKE_CLIENT_FAMILIES, SPEND_CLIENT_CODES] {
+                    c.execute(&crate::sqlite::dialect(sql), params![client_id, now_ms])?;
+                }
+            }
+            Ok(disabled)
+        })
+        .await
+    }
+
+    async fn request_password_reset(
+        &self,
+        r: PasswordResetRecord,
+        mail: Option<MailRecord>,
+    ) -> Result<(), StoreError> {
+        use crate::sql::identity::*;
+        self.write(move |c| {
+            c.prepare_cached(shared!(PASSWORD_RESET_INSERT))?
+                .execute(params![
+                    r.reset_id,
+                    r.token_hash,
+                    r.user_id,
+                    r.created_at_ms,
+                    r.expires_at_ms
+                ])?;
+            if let Some(mail) = &mail {
+                queue_mail(c, mail)?;
+            }
+            Ok(())
+        })
+        .await
+    }
+
+    async fn password_reset(
+        &self,
+        token_hash: &[u8],
+    ) -> Result<Option<PasswordResetRecord>, StoreError> {
+        self.read(|c| {
+            c.prepare_cached(shared!(crate::sql::identity::PASSWORD_RESET_SELECT))?
+                .query_row([token_hash], |r| {
+                    Ok(PasswordResetRecord {
+                        reset_id: r.get(0)?,
+                        token_hash: r.get(1)?,
+                        user_id: r.get(2)?,
+                        created_at_ms: r.get(3)?,
+                        expires_at_ms: r.get(4)?,
+                        used_at_ms: r.get(5)?,
+                    })
+                })
+                .optional()
+        })
+    }
+
+    async fn reset_password(
+        &self,
+        token_hash: &[u8],
+        change: NewPassword,
+    ) -> Result<bool, StoreError> {
+        use crate::sql::identity::*;
+        let token_hash = token_hash.to_vec();
+        // The writer runs this in its transaction: all of it, or none.
+        self.write(move |c| {
+            let spent = c
+                .prepare_cached(shared!(SPEND_PASSWORD_RESET))?
+                .execute(params![token_hash, change.now_ms, change.user_id])?
+                > 0;
+            if !spent || !set_password(c, &change)? {
+                return Ok(false);
+            }
+            for sql in [END_USER_SESSIONS, REVOKE_USER_FAMILIES, SPEND_USER_CODES] {
+                c.execute(&dialect(sql), params![change.user_id, change.now_ms])?;
+            }
+            Ok(true)
+        })
+        .await
+    }
+
+    async fn change_password(
+        &self,
+        change: NewPassword,
+        keep_session: &[u8],
+    ) -> Result<bool, StoreError> {
+        use crate::sql::identity::*;
+        let keep_session = keep_session.to_vec();
+        self.write(move |c| {
+            if !set_password(c, &change)? {
+                return Ok(false);
+            }
+            for sql in [END_OTHER_SESSIONS, REVOKE_OTHER_FAMILIES] {
+                c.execute(
+                    &dialect(sql),
+                    params![change.user_id, change.now_ms, keep_session],
+                )?;
+            }
+            Ok(true)
+        })
+        .await
+    }
+}
+
+#[async_trait]
+impl SignInStore for SqliteStore {
     async fn insert_ticket(&self, t: TicketRecord) -> Result<(), StoreError> {
         self.write(move |c| {
             c.prepare_cached(&format!(
@@ -537,75 +698,6 @@ impl IdentityStore for SqliteStore {
         })
     }
 
-    async fn sso_users(&self) -> Result<Vec<SsoUserListing>, StoreError> {
-        self.read(|c| {
-            c.prepare_cached(shared!(crate::sql::identity::SSO_USERS_LIST))?
-                .query_map([], |r| {
-                    Ok(SsoUserListing {
-                        user_id: r.get(0)?,
-                        email: r.get(1)?,
-                        given_name: r.get(2)?,
-                        family_name: r.get(3)?,
-                        company_number: r.get(4)?,
-                        company_name: r.get(5)?,
-                        company_role: r.get(6)?,
-                        created_at_ms: r.get(7)?,
-                        disabled_at_ms: r.get(8)?,
-                    })
-                })?
-                .collect()
-        })
-    }
-
-    async fn sso_clients(&self) -> Result<Vec<SsoClientListing>, StoreError> {
-        self.read(|c| {
-            c.prepare_cached(shared!(crate::sql::identity::SSO_CLIENTS_LIST))?
-                .query_map([], |r| {
-                    Ok(SsoClientListing {
-                        client_id: r.get(0)?,
-                        name: r.get(1)?,
-                        confidential: r.get(2)?,
-                        redirect_uris: from_json(&r.get::<_, String>(3)?)?,
-                        created_at_ms: r.get(4)?,
-                        disabled_at_ms: r.get(5)?,
-                    })
-                })?
-                .collect()
-        })
-    }
-
-    async fn disable_sso_user(&self, user_id: &str, now_ms: i64) -> Result<bool, StoreError> {
-        use crate::sql::identity::*;
-        let user_id = user_id.to_owned();
-        // The writer runs this in its transaction: all of it, or none.
-        self.write(move |c| {
-            let disabled = c.execute(shared!(DISABLE_USER), params![user_id, now_ms])? > 0;
-            if disabled {
-                for sql in [END_USER_SESSIONS, REVOKE_USER_FAMILIES, SPEND_USER_CODES] {
-                    c.execute(&crate::sqlite::dialect(sql), params![user_id, now_ms])?;
-                }
-            }
-            Ok(disabled)
-        })
-        .await
-    }
-
-    async fn disable_sso_client(&self, client_id: &str, now_ms: i64) -> Result<bool, StoreError> {
-        use crate::sql::identity::*;
-        let client_id = client_id.to_owned();
-        // The writer runs this in its transaction: all of it, or none.
-        self.write(move |c| {
-            let disabled = c.execute(shared!(DISABLE_CLIENT), params![client_id, now_ms])? > 0;
-            if disabled {
-                for sql in [REVOKE_CLIENT_FAMILIES, SPEND_CLIENT_CODES] {
-                    c.execute(&crate::sqlite::dialect(sql), params![client_id, now_ms])?;
-                }
-            }
-            Ok(disabled)
-        })
-        .await
-    }
-
     async fn sso_access(&self, selector: &[u8]) -> Result<Option<AccessGrant>, StoreError> {
         self.read(|c| {
             c.prepare_cached(&ACCESS_SQL)?
@@ -621,95 +713,6 @@ impl IdentityStore for SqliteStore {
                 })
                 .optional()
         })
-    }
-
-    async fn request_password_reset(
-        &self,
-        r: PasswordResetRecord,
-        mail: Option<MailRecord>,
-    ) -> Result<(), StoreError> {
-        use crate::sql::identity::*;
-        self.write(move |c| {
-            c.prepare_cached(shared!(PASSWORD_RESET_INSERT))?
-                .execute(params![
-                    r.reset_id,
-                    r.token_hash,
-                    r.user_id,
-                    r.created_at_ms,
-                    r.expires_at_ms
-                ])?;
-            if let Some(mail) = &mail {
-                queue_mail(c, mail)?;
-            }
-            Ok(())
-        })
-        .await
-    }
-
-    async fn password_reset(
-        &self,
-        token_hash: &[u8],
-    ) -> Result<Option<PasswordResetRecord>, StoreError> {
-        self.read(|c| {
-            c.prepare_cached(shared!(crate::sql::identity::PASSWORD_RESET_SELECT))?
-                .query_row([token_hash], |r| {
-                    Ok(PasswordResetRecord {
-                        reset_id: r.get(0)?,
-                        token_hash: r.get(1)?,
-                        user_id: r.get(2)?,
-                        created_at_ms: r.get(3)?,
-                        expires_at_ms: r.get(4)?,
-                        used_at_ms: r.get(5)?,
-                    })
-                })
-                .optional()
-        })
-    }
-
-    async fn reset_password(
-        &self,
-        token_hash: &[u8],
-        change: NewPassword,
-    ) -> Result<bool, StoreError> {
-        use crate::sql::identity::*;
-        let token_hash = token_hash.to_vec();
-        // The writer runs this in its transaction: all of it, or none.
-        self.write(move |c| {
-            let spent = c
-                .prepare_cached(shared!(SPEND_PASSWORD_RESET))?
-                .execute(params![token_hash, change.now_ms, change.user_id])?
-                > 0;
-            if !spent || !set_password(c, &change)? {
-                return Ok(false);
-            }
-            for sql in [END_USER_SESSIONS, REVOKE_USER_FAMILIES, SPEND_USER_CODES] {
-                c.execute(&dialect(sql), params![change.user_id, change.now_ms])?;
-            }
-            Ok(true)
-        })
-        .await
-    }
-
-    async fn change_password(
-        &self,
-        change: NewPassword,
-        keep_session: &[u8],
-    ) -> Result<bool, StoreError> {
-        use crate::sql::identity::*;
-        let keep_session = keep_session.to_vec();
-        self.write(move |c| {
-            if !set_password(c, &change)? {
-                return Ok(false);
-            }
-            for sql in [END_OTHER_SESSIONS, REVOKE_OTHER_FAMILIES] {
-                c.execute(
-                    &dialect(sql),
-                    params![change.user_id, change.now_ms, keep_session],
-                )?;
-            }
-            Ok(true)
-        })
-        .await
     }
 
     async fn prune_identity(&self, before_ms: i64) -> Result<u64, StoreError> {
