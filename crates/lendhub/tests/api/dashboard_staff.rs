@@ -9,7 +9,6 @@ use lendhub_domain::partner::project::Tier;
 use crate::dashboard::{sign_in, staff};
 use crate::rest_tier::rest_partner;
 use crate::support::oidc::{self, Browser, Page, Person};
-use crate::support::smtp::free_port;
 use crate::support::{App, eventually};
 
 /// A person the operator created without a verified address.
@@ -51,7 +50,7 @@ async fn post(hub: &Browser, page: &Page, action: &str, extra: &[(&str, &str)]) 
 
 #[tokio::test]
 async fn an_owner_invites_changes_and_removes_staff() {
-    let (app, smtp) = crate::rest_tier::rest_app_mailing(free_port()).await;
+    let (app, smtp) = crate::rest_tier::rest_app_mailing().await;
     let (client, _) = rest_partner(&app, "applications.read", Tier::Build).await;
     let owner = oidc::person(&app).await;
     staff(&app, &client, &owner, "owner");

@@ -41,8 +41,8 @@ fn mailing_app_config(site: &Site, port: u16) -> lendhub::config::Config {
 #[tokio::test]
 async fn an_enquiry_is_stored_and_its_department_notified_by_smtp() {
     let site = Site::new().await;
-    let port = free_port();
-    let smtp = SmtpServer::start(port, site.path().join("maildir"));
+    let smtp = SmtpServer::start(site.path().join("maildir"));
+    let port = smtp.port;
     let app = App::spawn_with(mailing_app_config(&site, port), site).await;
 
     let r = enquire(&app, &good()).await;
@@ -123,7 +123,7 @@ async fn an_smtp_outage_loses_nothing() {
         "the first attempt failed and a retry is scheduled"
     );
 
-    let smtp = SmtpServer::start(port, maildir);
+    let smtp = SmtpServer::start_on(port, maildir);
     // The retry is 30 s after the failure on the service clock.
     app.advance(time::Duration::seconds(31));
     eventually("the notification after the outage", || {
@@ -291,8 +291,8 @@ async fn browsers_may_post_enquiries_only_from_configured_origins() {
 #[tokio::test]
 async fn a_retried_enquiry_with_its_key_is_recorded_and_mailed_once() {
     let site = Site::new().await;
-    let port = free_port();
-    let smtp = SmtpServer::start(port, site.path().join("maildir"));
+    let smtp = SmtpServer::start(site.path().join("maildir"));
+    let port = smtp.port;
     let app = App::spawn_with(mailing_app_config(&site, port), site).await;
     let send = |body: Value, key: &'static str| {
         let app = &app;

@@ -6,7 +6,7 @@
 use reqwest::StatusCode;
 
 use crate::support::oidc::*;
-use crate::support::smtp::{SmtpServer, free_port};
+use crate::support::smtp::SmtpServer;
 use crate::support::{App, Site, eventually, test_config};
 
 const NEW_PASSWORD: &str = "a much longer passphrase";
@@ -91,8 +91,8 @@ async fn tokens(app: &App, b: &Browser, rp: &Rp, person: &Person) -> (String, St
 #[tokio::test]
 async fn a_forgotten_password_is_reset_by_a_single_use_link_sent_by_mail() {
     let site = Site::new().await;
-    let port = free_port();
-    let smtp = SmtpServer::start(port, site.path().join("maildir"));
+    let smtp = SmtpServer::start(site.path().join("maildir"));
+    let port = smtp.port;
     let app = App::spawn_with(mailing(&site, port), site).await;
     let person = person(&app).await;
     let rp = rp(&app, false).await;
@@ -249,8 +249,8 @@ async fn a_forgotten_password_is_reset_by_a_single_use_link_sent_by_mail() {
 #[tokio::test]
 async fn a_reset_link_lapses_after_thirty_minutes_and_requests_are_throttled() {
     let site = Site::new().await;
-    let port = free_port();
-    let smtp = SmtpServer::start(port, site.path().join("maildir"));
+    let smtp = SmtpServer::start(site.path().join("maildir"));
+    let port = smtp.port;
     let app = App::spawn_with(mailing(&site, port), site).await;
     app.clock.freeze();
     let person = person(&app).await;
@@ -285,8 +285,8 @@ async fn a_reset_link_lapses_after_thirty_minutes_and_requests_are_throttled() {
 #[tokio::test]
 async fn a_signed_in_person_changes_their_password_and_other_sessions_end() {
     let site = Site::new().await;
-    let port = free_port();
-    let smtp = SmtpServer::start(port, site.path().join("maildir"));
+    let smtp = SmtpServer::start(site.path().join("maildir"));
+    let port = smtp.port;
     let app = App::spawn_with(mailing(&site, port), site).await;
     let person = person(&app).await;
     let rp = rp(&app, false).await;

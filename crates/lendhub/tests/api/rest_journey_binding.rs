@@ -10,7 +10,6 @@ use serde_json::{Value, json};
 use time::Duration;
 
 use crate::rest_tier::{api_key, rest_app_mailing, rest_get, rest_partner, rest_post};
-use crate::support::smtp::free_port;
 use crate::support::{App, eventually};
 
 const SCOPES: &str = "applications.read applications.write decisions.read";
@@ -60,7 +59,7 @@ async fn sign_in(start: &str, email: &str) -> Value {
 
 #[tokio::test]
 async fn the_named_applicant_is_mailed_the_link_and_only_they_may_carry_on() {
-    let (app, smtp) = rest_app_mailing(free_port()).await;
+    let (app, smtp) = rest_app_mailing().await;
     let key = test_key(&app).await;
     person(&app, ADA, "00000401").await;
     // Eve is a director of the very company, but not the person named.
@@ -126,7 +125,7 @@ async fn the_named_applicant_is_mailed_the_link_and_only_they_may_carry_on() {
 
 #[tokio::test]
 async fn with_nobody_named_only_a_person_of_the_company_may_carry_on() {
-    let (app, smtp) = rest_app_mailing(free_port()).await;
+    let (app, smtp) = rest_app_mailing().await;
     let key = test_key(&app).await;
     person(&app, ADA, "00000401").await;
     person(&app, EVE, "00000402").await;

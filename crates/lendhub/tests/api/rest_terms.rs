@@ -12,7 +12,6 @@ use crate::rest_statements::{clock_to, funded, partner, statement_of};
 use crate::rest_tier::rest_app_mailing;
 use crate::support::eventually;
 use crate::support::process::{cli, cli_refused};
-use crate::support::smtp::free_port;
 
 /// The first day of the month after `day`'s.
 fn next_month(day: Date) -> Date {
@@ -29,7 +28,7 @@ fn month_of(day: Date) -> String {
 
 #[tokio::test]
 async fn a_change_of_terms_rates_only_the_months_from_it_and_a_rise_needs_sixty_days_notice() {
-    let (app, smtp) = rest_app_mailing(free_port()).await;
+    let (app, smtp) = rest_app_mailing().await;
     let (client, key) = partner(&app).await;
     cli(
         &app._site,

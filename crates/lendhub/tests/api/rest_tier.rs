@@ -18,9 +18,10 @@ pub async fn rest_app() -> App {
 }
 
 /// The REST tier on, with mail sent through a real SMTP server on `port`.
-pub async fn rest_app_mailing(port: u16) -> (App, crate::support::smtp::SmtpServer) {
+pub async fn rest_app_mailing() -> (App, crate::support::smtp::SmtpServer) {
     let site = Site::new().await;
-    let smtp = crate::support::smtp::SmtpServer::start(port, site.path().join("maildir"));
+    let smtp = crate::support::smtp::SmtpServer::start(site.path().join("maildir"));
+    let port = smtp.port;
     let mut config = test_config(&site);
     config.rest_tier.enabled = true;
     config.smtp.host = Some("127.0.0.1".into());

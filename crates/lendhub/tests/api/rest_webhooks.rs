@@ -651,10 +651,10 @@ async fn endpoint_events_are_listed_and_delivered_signed_through_a_secret_rotati
 /// and enabling it resumes delivery.
 #[tokio::test]
 async fn seventy_two_hours_of_failures_disable_a_hub_endpoint_and_mail_the_partner() {
-    use crate::support::smtp::{SmtpServer, free_port};
+    use crate::support::smtp::SmtpServer;
     let site = Site::new().await;
-    let port = free_port();
-    let smtp = SmtpServer::start(port, site.path().join("maildir"));
+    let smtp = SmtpServer::start(site.path().join("maildir"));
+    let port = smtp.port;
     let mut config = test_config(&site);
     config.rest_tier.enabled = true;
     config.smtp.host = Some("127.0.0.1".into());

@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 pub struct SmtpServer {
     child: Child,
     maildir: PathBuf,
+    /// Where it listens, for the service's configuration.
+    pub port: u16,
 }
 
 impl Drop for SmtpServer {
@@ -16,6 +18,16 @@ impl Drop for SmtpServer {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Whether what answers on `port` greets with SMTP's `220`.
+fn greets_as_smtp(port: u16) -> bool {
+    let Ok(mut stream) = TcpStream::connect(("127.0.0.1", port)) else {
+        return false;
+    };
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));
+    let mut greeting = [0u8; 3];
+    std::io::Read::read_exact(&mut stream, &mut greeting).is_ok() && &greeting == b"220"
 }
 
 /// A free loopback port (nothing listens on it yet).
@@ -28,26 +40,61 @@ pub fn free_port() -> u16 {
 }
 
 impl SmtpServer {
-    /// Starts aiosmtpd on `port`, writing into `maildir`; returns once it accepts.
-    pub fn start(port: u16, maildir: PathBuf) -> SmtpServer {
+    /// Starts aiosmtpd on a free port, writing into `maildir`; returns once
+    /// it greets. A port found free can be taken by another test's server
+    /// before aiosmtpd binds it; then aiosmtpd exits, and another port is tried.
+    pub fn start(maildir: PathBuf) -> SmtpServer {
+        for _ in 0..10 {
+            if let Some(server) = SmtpServer::try_start(free_port(), &maildir) {
+                return server;
+            }
+        }
+        panic!("aiosmtpd could not bind a free port ten times");
+    }
+
+    /// Starts aiosmtpd on `port`, which the service was configured with
+    /// before the server existed (the outage test).
+    pub fn start_on(port: u16, maildir: PathBuf) -> SmtpServer {
+        SmtpServer::try_start(port, &maildir)
+            .unwrap_or_else(|| panic!("aiosmtpd could not bind port {port}"))
+    }
+
+    /// `None` when aiosmtpd could not bind `port`: something else answers
+    /// there, which must never be mistaken for the mail server.
+    fn try_start(port: u16, maildir: &std::path::Path) -> Option<SmtpServer> {
         let python = std::env::var("TEST_PYTHON").unwrap_or_else(|_| "python3".into());
-        let child = Command::new(python)
+        let mut child = Command::new(python)
             .args(["-m", "aiosmtpd", "-n", "-l", &format!("127.0.0.1:{port}")])
             .args(["-c", "aiosmtpd.handlers.Mailbox"])
-            .arg(&maildir)
+            .arg(maildir)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("aiosmtpd (pip install aiosmtpd in the test virtualenv; scripts/test.sh does)");
         let started = Instant::now();
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        loop {
+            if child.try_wait().ok().flatten().is_some() {
+                return None;
+            }
+            if greets_as_smtp(port) {
+                // The greeting could still come from a server that beat
+                // aiosmtpd to the port; aiosmtpd has exited by then.
+                std::thread::sleep(Duration::from_millis(50));
+                if child.try_wait().ok().flatten().is_some() {
+                    return None;
+                }
+                return Some(SmtpServer {
+                    child,
+                    maildir: maildir.to_path_buf(),
+                    port,
+                });
+            }
             assert!(
                 started.elapsed() < Duration::from_secs(20),
                 "aiosmtpd did not start"
             );
             std::thread::sleep(Duration::from_millis(50));
         }
-        SmtpServer { child, maildir }
     }
 
     /// Every message's text, with quoted-printable soft breaks and `=3D`
