@@ -11,10 +11,12 @@
 mod context;
 pub mod epoch_cache;
 mod error;
+pub mod exec;
 mod identity;
 pub mod plans;
 pub mod postgres;
 mod public;
+mod queries;
 mod sql;
 pub mod sqlite;
 

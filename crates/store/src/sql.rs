@@ -885,9 +885,18 @@ pub mod status {
          SET status = $2, updated_at_ms = $3,
              resolved_at_ms = CASE WHEN $4 THEN $3 ELSE resolved_at_ms END
          WHERE id = $1 AND status = $5";
-    pub const INCIDENT_COLUMNS: &str =
-        "id, kind, name, status, impact, components, scheduled_for_ms,
-         scheduled_until_ms, created_at_ms, updated_at_ms, resolved_at_ms";
+    pub const INCIDENT: &str = "SELECT id, kind, name, status, impact, components,
+         scheduled_for_ms, scheduled_until_ms, created_at_ms, updated_at_ms, resolved_at_ms
+         FROM status_incidents WHERE id = $1";
+    /// Those still open and those updated since `$1`, newest first.
+    pub const RECENT_INCIDENTS: &str = "SELECT id, kind, name, status, impact, components,
+         scheduled_for_ms, scheduled_until_ms, created_at_ms, updated_at_ms, resolved_at_ms
+         FROM status_incidents WHERE resolved_at_ms IS NULL
+         UNION
+         SELECT id, kind, name, status, impact, components,
+         scheduled_for_ms, scheduled_until_ms, created_at_ms, updated_at_ms, resolved_at_ms
+         FROM status_incidents WHERE updated_at_ms >= $1
+         ORDER BY created_at_ms DESC, id DESC LIMIT $2";
     pub const UPDATES_OF: &str = "SELECT id, incident_id, status, body, created_at_ms
          FROM status_incident_updates WHERE incident_id = $1 ORDER BY created_at_ms, id";
 }

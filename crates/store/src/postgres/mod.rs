@@ -7,6 +7,7 @@
 mod batch;
 mod dashboard;
 mod errors;
+mod exec;
 mod identity;
 mod jobs;
 mod migrations;
@@ -14,7 +15,6 @@ mod partner;
 mod public;
 mod reads;
 mod rest;
-mod status;
 mod writes;
 
 use std::time::Duration;

@@ -12,6 +12,7 @@ macro_rules! shared {
 
 mod checkpointer;
 mod dashboard;
+mod exec;
 pub mod idempotency;
 mod identity;
 mod jobs;
@@ -23,7 +24,6 @@ mod reads;
 mod rest;
 pub(crate) mod row_keys;
 mod rows;
-mod status;
 mod writer;
 mod writes;
 
@@ -216,9 +216,13 @@ impl SqliteStore {
     /// Reads run inline on a pooled connection: they are indexed lookups taking
     /// microseconds, cheaper than a hop to a blocking thread.
     fn read<T>(&self, f: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> Result<T, StoreError> {
+        f(&self.reader()).map_err(unavailable)
+    }
+
+    /// The next reader of the pool, in turn.
+    fn reader(&self) -> parking_lot::MutexGuard<'_, Connection> {
         let i = self.next_reader.fetch_add(1, Ordering::Relaxed) % self.readers.len();
-        let conn = self.readers[i].lock();
-        f(&conn).map_err(unavailable)
+        self.readers[i].lock()
     }
 
     /// `f`'s answer as `memo` remembers it under `key`, read and remembered
