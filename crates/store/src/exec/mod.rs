@@ -10,10 +10,12 @@
 //! [`Value`]s, and each record's mapper from a row is written once beside
 //! the context that reads it (`crate::queries`).
 
+mod memo;
 mod value;
 
 use std::future::Future;
 
+pub use memo::{Memos, ReadMemo, remembered};
 pub use value::{FromValue, Param, Row, Value, from_json, to_json};
 
 use crate::error::StoreError;
@@ -69,6 +71,12 @@ pub trait Backend: Send + Sync + 'static {
     /// Runs `plan`'s statements in one transaction, in order, and answers
     /// once it has committed: each statement's rows and count of changes.
     fn write(&self, plan: Plan) -> impl Future<Output = Result<Vec<Done>, StoreError>> + Send;
+
+    /// What this backend may answer from memory; `None` (PostgreSQL, where
+    /// another instance may have written) reads every time.
+    fn memos(&self) -> Option<&Memos> {
+        None
+    }
 
     /// The statements this backend spells its own way.
     const DIALECT: &'static Dialect;
@@ -156,6 +164,30 @@ pub async fn run_plan<E: Exec>(tx: &mut E, plan: &Plan) -> Result<Vec<Done>, Sto
         });
     }
     Ok(done)
+}
+
+impl Dialect {
+    /// A read of one row by `id`: on SQLite `keyed` (from
+    /// `sqlite::row_keys`), with the key `id` carries as `$1` before
+    /// `params`; elsewhere `plain` with `params` alone.
+    pub fn by_row_key<'a>(
+        &self,
+        keyed: &'static str,
+        plain: &'static str,
+        params: &[Param<'a>],
+    ) -> (&'static str, Vec<Param<'a>>) {
+        if !self.row_keyed {
+            return (plain, params.to_vec());
+        }
+        let key = match params.first() {
+            Some(Param::Text(id)) => crate::sqlite::row_keys::row_key(id),
+            _ => None,
+        };
+        let mut keyed_params = Vec::with_capacity(params.len() + 1);
+        keyed_params.push(Param::from(key));
+        keyed_params.extend_from_slice(params);
+        (keyed, keyed_params)
+    }
 }
 
 /// The few statements whose SQL differs between the backends.

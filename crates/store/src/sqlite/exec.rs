@@ -9,7 +9,7 @@ use rusqlite::types::ValueRef;
 
 use super::{SqliteStore, unavailable};
 use crate::error::StoreError;
-use crate::exec::{Backend, Dialect, Done, Exec, Param, Plan, Row, Value};
+use crate::exec::{Backend, Dialect, Done, Exec, Memos, Param, Plan, Row, Value};
 
 /// A reader taken from the pool for one context call.
 pub struct Reader<'a>(MutexGuard<'a, Connection>);
@@ -129,6 +129,10 @@ impl Backend for SqliteStore {
 
     async fn write(&self, plan: Plan) -> Result<Vec<Done>, StoreError> {
         self.writer.run(move |c| run_plan(c, &plan)).await
+    }
+
+    fn memos(&self) -> Option<&Memos> {
+        self.remember_reads.then_some(&self.memos)
     }
 
     const DIALECT: &'static Dialect = &Dialect { row_keyed: true };

@@ -19,7 +19,6 @@ mod jobs;
 mod migrations;
 mod partner;
 mod public;
-mod read_memo;
 mod reads;
 mod rest;
 pub(crate) mod row_keys;
@@ -37,8 +36,8 @@ use rusqlite::{Connection, OpenFlags};
 
 use self::checkpointer::Checkpointer;
 use self::idempotency::{Looker, RecentKeys};
-use self::read_memo::ReadMemo;
 use crate::error::{CommitError, StoreError};
+use crate::exec::{Memos, ReadMemo};
 use crate::*;
 use lendhub_domain::sandbox::application::Application;
 use lendhub_domain::sandbox::events::Event;
@@ -52,11 +51,7 @@ pub struct SqliteStore {
     writer: writer::Writer,
     readers: Vec<Mutex<Connection>>,
     next_reader: AtomicUsize,
-    log_positions: ReadMemo<Option<LogPosition>>,
-    /// Applications' versions (`LendingStore::application_version`).
-    pub(crate) application_versions: ReadMemo<Option<i64>>,
-    /// The sandbox's applications' versions (`SandboxStore::sandbox_application_version`).
-    sandbox_application_versions: ReadMemo<Option<i64>>,
+    memos: Memos,
     /// Whether the memos above answer (`read_caches.enabled`); off, every
     /// probe reads the file.
     remember_reads: bool,
@@ -181,9 +176,7 @@ impl SqliteStore {
             writer: writer::Writer::start(conn, commits.clone(), recent_keys.clone()),
             readers,
             next_reader: AtomicUsize::new(0),
-            log_positions: ReadMemo::new(commits.clone()),
-            application_versions: ReadMemo::new(commits.clone()),
-            sandbox_application_versions: ReadMemo::new(commits),
+            memos: Memos::new(commits),
             remember_reads: true,
             recent_keys,
             _checkpointer: checkpointer,
@@ -347,7 +340,7 @@ impl SandboxStore for SqliteStore {
         id: &str,
     ) -> Result<Option<i64>, StoreError> {
         let key = format!("{}\u{0}{id}", owner.as_str());
-        self.read_remembered(&self.sandbox_application_versions, &key, |c| {
+        self.read_remembered(&self.memos.sandbox_application_versions, &key, |c| {
             reads::sandbox_application_version(c, owner, id)
         })
     }
@@ -377,7 +370,7 @@ impl EventStore for SqliteStore {
     }
 
     async fn event_log_position(&self, owner: &Tenant) -> Result<Option<LogPosition>, StoreError> {
-        self.read_remembered(&self.log_positions, owner.as_str(), |c| {
+        self.read_remembered(&self.memos.log_positions, owner.as_str(), |c| {
             reads::event_log_position(c, owner)
         })
     }

@@ -257,7 +257,7 @@ impl LendingStore for SqliteStore {
         id: &str,
     ) -> Result<Option<i64>, StoreError> {
         let key = format!("{}\u{0}{id}", owner.as_str());
-        self.read_remembered(&self.application_versions, &key, |c| {
+        self.read_remembered(&self.memos.application_versions, &key, |c| {
             c.prepare_cached(shared!(row_keys::lending::APPLICATION_VERSION))?
                 .query_row(params![row_key(id), id, owner.as_str()], |r| {
                     r.get::<_, i64>(0)

@@ -22,7 +22,7 @@ pub const FRESH_FOR: Duration = Duration::from_millis(100);
 /// Beyond this many keys the memory starts again and refills from use.
 const CAPACITY: usize = 10_000;
 
-pub(crate) struct ReadMemo<V> {
+pub struct ReadMemo<V> {
     commits: Arc<AtomicU64>,
     seen: Mutex<HashMap<String, Seen<V>>>,
 }
@@ -36,7 +36,7 @@ struct Seen<V> {
 
 /// Where a lookup missed: the commit count to remember the read with, taken
 /// before the read so that a commit racing it is caught next time.
-pub(crate) struct Miss(u64);
+pub struct Miss(u64);
 
 impl<V: Copy> ReadMemo<V> {
     pub fn new(commits: Arc<AtomicU64>) -> Self {
@@ -68,4 +68,53 @@ impl<V: Copy> ReadMemo<V> {
             },
         );
     }
+}
+
+/// The answers SQLite's one writer lets a process remember.
+pub struct Memos {
+    /// Each owner's event-log position (`EventStore::event_log_position`).
+    pub log_positions: ReadMemo<Option<crate::LogPosition>>,
+    /// Applications' versions (`LendingStore::application_version`).
+    pub application_versions: ReadMemo<Option<i64>>,
+    /// The sandbox's applications' versions
+    /// (`SandboxStore::sandbox_application_version`).
+    pub sandbox_application_versions: ReadMemo<Option<i64>>,
+}
+
+impl Memos {
+    /// Memos trusted while `commits` (counted by the one writer) stands still.
+    pub fn new(commits: Arc<AtomicU64>) -> Self {
+        Self {
+            log_positions: ReadMemo::new(commits.clone()),
+            application_versions: ReadMemo::new(commits.clone()),
+            sandbox_application_versions: ReadMemo::new(commits),
+        }
+    }
+}
+
+/// `read`'s answer as `memo` of `backend`'s memos remembers it under `key`,
+/// read and remembered if none is still fresh; always read on a backend
+/// that remembers nothing.
+pub async fn remembered<B, T, F>(
+    backend: &B,
+    memo: fn(&Memos) -> &ReadMemo<T>,
+    key: &str,
+    read: F,
+) -> Result<T, crate::StoreError>
+where
+    B: super::Backend,
+    T: Copy,
+    F: std::future::Future<Output = Result<T, crate::StoreError>>,
+{
+    let Some(memos) = backend.memos() else {
+        return read.await;
+    };
+    let memo = memo(memos);
+    let miss = match memo.get(key) {
+        Ok(answer) => return Ok(answer),
+        Err(miss) => miss,
+    };
+    let answer = read.await?;
+    memo.put(miss, key, answer);
+    Ok(answer)
 }
