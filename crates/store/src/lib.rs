@@ -1,5 +1,6 @@
-//! The storage interface, one narrow trait per context, and one
-//! implementation of each per backend.
+//! The storage interface, one narrow trait per context, each implemented
+//! once (`queries/`) over a dialect-neutral executor (`exec/`) that the
+//! SQLite and PostgreSQL backends run.
 //!
 //! A consumer holds the narrowest trait it needs (`Arc<dyn SandboxStore>`,
 //! `Arc<dyn JobStore>`, …); only the server, which wires the surfaces
@@ -16,7 +17,7 @@ mod identity;
 pub mod plans;
 pub mod postgres;
 mod public;
-mod queries;
+pub(crate) mod queries;
 mod sql;
 pub mod sqlite;
 

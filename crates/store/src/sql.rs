@@ -511,19 +511,6 @@ impl Keyset {
 pub static APPLICATIONS: Keyset = Keyset::new("hub_applications", &["status", "reference"], || {
     APPLICATIONS.build()
 });
-/// Every keyset, for backends that prepare their statements once.
-pub static KEYSETS: [&Keyset; 10] = [
-    &APPLICATIONS,
-    &STATEMENTS,
-    &PAYOUTS,
-    &INTRODUCTIONS,
-    &SUB_ACCOUNTS,
-    &DECISIONS,
-    &ACCOUNTS,
-    &COMPANY_ACCOUNTS,
-    &LEDGER_ENTRIES,
-    &PAYMENTS,
-];
 /// Payments: by account and by status.
 pub static PAYMENTS: Keyset = Keyset::new("hub_payments", &["account_id", "status"], || {
     PAYMENTS.build()
@@ -557,6 +544,70 @@ pub static DECISIONS: Keyset = Keyset::new("hub_decisions", &["outcome"], || DEC
 
 /// The identity context's statements both backends run as written.
 pub mod identity {
+    use std::sync::LazyLock;
+
+    /// A person by id; by e-mail only while not disabled.
+    pub static SSO_USER: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT {} FROM sso_users WHERE user_id = $1",
+            super::USER_COLUMNS
+        )
+    });
+    pub static SSO_USER_BY_EMAIL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "SELECT {} FROM sso_users WHERE email = $1 AND disabled_at_ms IS NULL",
+            super::USER_COLUMNS
+        )
+    });
+    /// Changes no row if the e-mail is taken.
+    pub static INSERT_USER: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "INSERT INTO sso_users ({}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+             ON CONFLICT (email) DO NOTHING",
+            super::USER_COLUMNS
+        )
+    });
+    macro_rules! ticket_columns {
+        () => {
+            "ticket_id, client_id, redirect_uri, scope, state, nonce, code_challenge, \
+             prompt, max_age, login_hint, browser_hash, user_id, auth_time_ms, session_selector, \
+             created_at_ms, expires_at_ms"
+        };
+    }
+    pub const INSERT_TICKET: &str = concat!(
+        "INSERT INTO sso_tickets (",
+        ticket_columns!(),
+        ") VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)"
+    );
+    pub const TICKET: &str = concat!(
+        "SELECT ",
+        ticket_columns!(),
+        " FROM sso_tickets WHERE ticket_id = $1"
+    );
+    /// A code, then whether it is spent (`used_at_ms`) and the family its
+    /// redemption started.
+    pub const CODE: &str =
+        "SELECT selector, verifier_hash, client_id, redirect_uri, code_challenge, user_id,
+             scope, nonce, auth_time_ms, session_selector, created_at_ms, expires_at_ms,
+             used_at_ms, family_id
+         FROM sso_codes WHERE selector = $1";
+    /// Spends a code at `$3` if it is still unspent, naming the family its
+    /// redemption starts (`$4`, null when refused): no row if another
+    /// presentation spent it first.
+    pub const SPEND_CODE: &str = "UPDATE sso_codes SET used_at_ms = $3, family_id = $4
+         WHERE selector = $1 AND verifier_hash = $2 AND used_at_ms IS NULL";
+    /// A refresh token (verifier hash, spent, expiry), then its family.
+    pub const REFRESH_TOKEN: &str = "SELECT r.verifier_hash, r.used_at_ms, r.expires_at_ms,
+             f.family_id, f.client_id, f.user_id, f.scope, f.auth_time_ms, f.session_selector,
+             f.created_at_ms, f.revoked_at_ms
+         FROM sso_refresh_tokens r JOIN sso_families f ON f.family_id = r.family_id
+         WHERE r.selector = $1";
+    /// Spends a refresh token at `$3` if it is still unspent and its family
+    /// still live: no row if either changed since it was judged.
+    pub const SPEND_REFRESH_TOKEN: &str = "UPDATE sso_refresh_tokens SET used_at_ms = $3
+         WHERE selector = $1 AND verifier_hash = $2 AND used_at_ms IS NULL
+           AND EXISTS (SELECT 1 FROM sso_families f
+                       WHERE f.family_id = sso_refresh_tokens.family_id AND f.revoked_at_ms IS NULL)";
     pub const SSO_FAMILIES_INSERT: &str = "INSERT INTO sso_families (family_id, client_id, user_id, scope, auth_time_ms, session_selector, created_at_ms)
          VALUES ($1, $2, $3, $4, $5, $6, $7)";
     pub const SSO_ACCESS_TOKENS_INSERT: &str = "INSERT INTO sso_access_tokens (selector, verifier_hash, family_id, scope, created_at_ms, expires_at_ms)
@@ -582,6 +633,10 @@ pub mod identity {
         "DELETE FROM sso_access_tokens WHERE expires_at_ms < $1";
     pub const SSO_REFRESH_TOKENS_DELETE_BY_EXPIRES_AT_MS: &str =
         "DELETE FROM sso_refresh_tokens WHERE expires_at_ms < $1";
+    /// Families created before `$1` with no token left in them.
+    pub const SSO_FAMILIES_DELETE_EMPTY: &str = "DELETE FROM sso_families WHERE created_at_ms < $1
+           AND NOT EXISTS (SELECT 1 FROM sso_refresh_tokens r WHERE r.family_id = sso_families.family_id)
+           AND NOT EXISTS (SELECT 1 FROM sso_access_tokens a WHERE a.family_id = sso_families.family_id)";
     /// Replaces a client of the same id: how the hosted journey keeps its
     /// own registration in step with the hub's address.
     pub const SSO_CLIENTS_PUT: &str = "INSERT INTO sso_clients (client_id, name, secret_hash, redirect_uris, post_logout_redirect_uris, created_at_ms)
@@ -599,25 +654,68 @@ pub mod identity {
     pub const SSO_CLIENTS_LIST: &str =
         "SELECT client_id, name, secret_hash IS NOT NULL, redirect_uris,
                  created_at_ms, disabled_at_ms FROM sso_clients ORDER BY created_at_ms, client_id";
-    /// Disabling a person: then, in the same transaction, every way back in
-    /// closes (`DISABLE_REST`, by user).
+    /// Disabling a person or a client: in the same transaction, every way
+    /// back in closes.
     pub const DISABLE_USER: &str = "UPDATE sso_users SET disabled_at_ms = $2, updated_at_ms = $2
                  WHERE user_id = $1 AND disabled_at_ms IS NULL";
     pub const DISABLE_CLIENT: &str = "UPDATE sso_clients SET disabled_at_ms = $2
                  WHERE client_id = $1 AND disabled_at_ms IS NULL";
+    /// What a write that changes a person (`$1`) only if they are not
+    /// disabled (`DISABLE_USER`, `SET_PASSWORD`) does along with it, when
+    /// it is a statement that may change no row: it carries the same
+    /// condition and runs first, since a plan can skip a statement only on
+    /// the one before it changing nothing.
+    macro_rules! if_enabled_user {
+        () => {
+            "
+           AND EXISTS (SELECT 1 FROM sso_users u WHERE u.user_id = $1 AND u.disabled_at_ms IS NULL)"
+        };
+    }
+    /// Likewise for a client (`$1`, `DISABLE_CLIENT`).
+    macro_rules! if_enabled_client {
+        () => {
+            "
+           AND EXISTS (SELECT 1 FROM sso_clients k WHERE k.client_id = $1 AND k.disabled_at_ms IS NULL)"
+        };
+    }
+    /// Likewise for a password reset: `$3` a live link of `$1`'s at `$2`,
+    /// and `$1` not disabled.
+    macro_rules! if_link_live {
+        () => {
+            "
+           AND EXISTS (SELECT 1 FROM sso_password_resets p JOIN sso_users u ON u.user_id = p.user_id
+                       WHERE p.token_hash = $3 AND p.user_id = $1 AND p.used_at_ms IS NULL
+                         AND p.expires_at_ms > $2 AND u.disabled_at_ms IS NULL)"
+        };
+    }
     /// Sessions ended, token families revoked, unspent codes spent, of one
-    /// person (`{who}` = `user_id`) or one client (`client_id`; a client
-    /// has no sessions of its own).
-    pub const END_USER_SESSIONS: &str =
-        "UPDATE sso_sessions SET ended_at_ms = $2 WHERE user_id = $1 AND ended_at_ms IS NULL";
+    /// person (`user_id`) or one client (`client_id`; a client has no
+    /// sessions of its own).
+    macro_rules! end_user_sessions {
+        () => {
+            "UPDATE sso_sessions SET ended_at_ms = $2 WHERE user_id = $1 AND ended_at_ms IS NULL"
+        };
+    }
+    macro_rules! spend_user_codes {
+        () => {
+            "UPDATE sso_codes SET used_at_ms = $2 WHERE user_id = $1 AND used_at_ms IS NULL"
+        };
+    }
+    pub const END_USER_SESSIONS: &str = end_user_sessions!();
+    pub const END_USER_SESSIONS_IF_ENABLED: &str =
+        concat!(end_user_sessions!(), if_enabled_user!());
+    pub const END_USER_SESSIONS_IF_LINK_LIVE: &str = concat!(end_user_sessions!(), if_link_live!());
     pub const REVOKE_USER_FAMILIES: &str =
         "UPDATE sso_families SET revoked_at_ms = $2 WHERE user_id = $1 AND revoked_at_ms IS NULL";
-    pub const SPEND_USER_CODES: &str =
-        "UPDATE sso_codes SET used_at_ms = $2 WHERE user_id = $1 AND used_at_ms IS NULL";
+    pub const SPEND_USER_CODES: &str = spend_user_codes!();
+    pub const SPEND_USER_CODES_IF_ENABLED: &str = concat!(spend_user_codes!(), if_enabled_user!());
+    pub const SPEND_USER_CODES_IF_LINK_LIVE: &str = concat!(spend_user_codes!(), if_link_live!());
     pub const REVOKE_CLIENT_FAMILIES: &str =
         "UPDATE sso_families SET revoked_at_ms = $2 WHERE client_id = $1 AND revoked_at_ms IS NULL";
-    pub const SPEND_CLIENT_CODES: &str =
-        "UPDATE sso_codes SET used_at_ms = $2 WHERE client_id = $1 AND used_at_ms IS NULL";
+    pub const SPEND_CLIENT_CODES_IF_ENABLED: &str = concat!(
+        "UPDATE sso_codes SET used_at_ms = $2 WHERE client_id = $1 AND used_at_ms IS NULL",
+        if_enabled_client!()
+    );
     pub const SIGN_IN_TICKET: &str =
         "UPDATE sso_tickets SET user_id = $2, auth_time_ms = $3, session_selector = $4
              WHERE ticket_id = $1";
@@ -639,17 +737,31 @@ pub mod identity {
     pub const PASSWORD_RESET_SELECT: &str =
         "SELECT reset_id, token_hash, user_id, created_at_ms, expires_at_ms, used_at_ms
                  FROM sso_password_resets WHERE token_hash = $1";
-    /// Spends a live link of `$3`'s; no row if it is used, expired or another's.
-    pub const SPEND_PASSWORD_RESET: &str = "UPDATE sso_password_resets SET used_at_ms = $2
-             WHERE token_hash = $1 AND user_id = $3 AND used_at_ms IS NULL AND expires_at_ms > $2";
-    pub const SPEND_USER_RESETS: &str = "UPDATE sso_password_resets SET used_at_ms = $2
-             WHERE user_id = $1 AND used_at_ms IS NULL";
+    macro_rules! spend_user_resets {
+        () => {
+            "UPDATE sso_password_resets SET used_at_ms = $2
+             WHERE user_id = $1 AND used_at_ms IS NULL"
+        };
+    }
+    pub const SPEND_USER_RESETS: &str = spend_user_resets!();
+    pub const SPEND_USER_RESETS_IF_ENABLED: &str =
+        concat!(spend_user_resets!(), if_enabled_user!());
+    /// Spends every link of `$1`'s, `$3` with them, if `$3` is a live link
+    /// of theirs and they are not disabled; no row if not.
+    pub const SPEND_USER_RESETS_IF_LINK_LIVE: &str = concat!(spend_user_resets!(), if_link_live!());
     pub const SET_PASSWORD: &str = "UPDATE sso_users SET password_hash = $2, updated_at_ms = $3
              WHERE user_id = $1 AND disabled_at_ms IS NULL";
     /// A password change keeps the session it was made in (`$3`) and the
     /// token families issued under it; every other one ends.
-    pub const END_OTHER_SESSIONS: &str = "UPDATE sso_sessions SET ended_at_ms = $2
-             WHERE user_id = $1 AND ended_at_ms IS NULL AND selector <> $3";
+    macro_rules! end_other_sessions {
+        () => {
+            "UPDATE sso_sessions SET ended_at_ms = $2
+             WHERE user_id = $1 AND ended_at_ms IS NULL AND selector <> $3"
+        };
+    }
+    pub const END_OTHER_SESSIONS: &str = end_other_sessions!();
+    pub const END_OTHER_SESSIONS_IF_ENABLED: &str =
+        concat!(end_other_sessions!(), if_enabled_user!());
     pub const REVOKE_OTHER_FAMILIES: &str = "UPDATE sso_families SET revoked_at_ms = $2
              WHERE user_id = $1 AND revoked_at_ms IS NULL
                AND (session_selector IS NULL OR session_selector <> $3)";
@@ -658,6 +770,10 @@ pub mod identity {
     /// A mail to one person, due at once.
     pub const MAIL_PERSON: &str = "INSERT INTO mail_outbox (id, enquiry_id, recipient, subject, body, state, first_due_ms, due_ms)
              VALUES ($1, NULL, $2, $3, $4, 'pending', $5, $5)";
+    /// `MAIL_PERSON` if the person `$6` is not disabled: one row, or none.
+    pub const MAIL_PERSON_IF_ENABLED: &str = "INSERT INTO mail_outbox (id, enquiry_id, recipient, subject, body, state, first_due_ms, due_ms)
+             SELECT $1, NULL, $2, $3, $4, 'pending', $5, $5
+             WHERE EXISTS (SELECT 1 FROM sso_users u WHERE u.user_id = $6 AND u.disabled_at_ms IS NULL)";
 }
 
 /// The jobs context's statements both backends run as written.
@@ -704,6 +820,35 @@ pub mod migrations {
 
 /// The partner context's statements both backends run as written.
 pub mod partner {
+    macro_rules! client_columns {
+        () => {
+            "client_id, name, secret_hash, scopes, tier, status, created_at_ms, sandbox_client_id, \
+             contact_email, white_label, previous_secret_hash, previous_secret_expires_at_ms"
+        };
+    }
+    pub const PARTNER_CLIENT: &str = concat!(
+        "SELECT ",
+        client_columns!(),
+        " FROM partner_clients WHERE client_id = $1"
+    );
+    pub const PARTNER_CLIENTS: &str = concat!(
+        "SELECT ",
+        client_columns!(),
+        " FROM partner_clients ORDER BY created_at_ms, client_id"
+    );
+    /// One row always: the client's columns (NULL when unknown), then
+    /// whether the token `$2` is revoked.
+    pub const PARTNER_CLIENT_AND_REVOCATION: &str = concat!(
+        "SELECT ",
+        client_columns!(),
+        ", EXISTS (SELECT 1 FROM revoked_tokens WHERE jti = $2)
+         FROM (SELECT 1) AS one LEFT JOIN partner_clients ON client_id = $1"
+    );
+    /// Where `PARTNER_CLIENT_AND_REVOCATION`'s flag is.
+    pub const REVOCATION_COLUMN: usize = 12;
+    pub const REVOKE_JWT: &str =
+        "INSERT INTO revoked_tokens (jti, client_id, expires_at_ms, revoked_at_ms)
+         VALUES ($1, $2, $3, $4) ON CONFLICT (jti) DO NOTHING";
     pub const PARTNER_CLIENTS_INSERT: &str = "INSERT INTO partner_clients (client_id, name, secret_hash, scopes, tier, status, created_at_ms, updated_at_ms, sandbox_client_id, contact_email)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8, $9)";
     pub const PARTNER_CLIENTS_SET_CONTACT_BY_CLIENT_ID: &str =
@@ -748,6 +893,14 @@ pub mod partner {
         "DELETE FROM signing_keys WHERE purpose = $1 AND state = 'previous'";
     pub const DEMOTE_CURRENT_KEY: &str =
         "UPDATE signing_keys SET state = 'previous' WHERE purpose = $1 AND state = 'current'";
+    pub const INSERT_CURRENT_KEY: &str =
+        "INSERT INTO signing_keys (kid, purpose, state, sealed_private, public_key, created_at_ms)
+         VALUES ($1, $2, 'current', $3, $4, $5)";
+    /// The partial unique index allows one current key per purpose: the
+    /// first of instances starting together wins.
+    pub const ENSURE_CURRENT_KEY: &str =
+        "INSERT INTO signing_keys (kid, purpose, state, sealed_private, public_key, created_at_ms)
+         VALUES ($1, $2, 'current', $3, $4, $5) ON CONFLICT DO NOTHING";
     pub const PARTNER_EPOCH: &str = "SELECT n FROM partner_epoch WHERE id = 1";
     pub const API_KEYS_INSERT: &str = "INSERT INTO partner_api_keys (selector, verifier_hash, client_id, environment, scopes, created_at_ms, expires_at_ms)
          VALUES ($1, $2, $3, $4, $5, $6, $7)";
@@ -772,6 +925,17 @@ pub mod partner {
 
 /// The public context's statements both backends run as written.
 pub mod public {
+    pub const INSERT_ENQUIRY: &str =
+        "INSERT INTO enquiries (id, form, dept, fields, status, created_at_ms)
+         VALUES ($1, $2, $3, $4, $5, $6)";
+    /// The enquiry's notification, due at once.
+    pub const QUEUE_ENQUIRY_MAIL: &str = "INSERT INTO mail_outbox
+         (id, enquiry_id, recipient, subject, body, state, first_due_ms, due_ms)
+         VALUES ($1, $2, $3, $4, $5, 'pending', $6, $6)";
+    pub const CMS_PAGE: &str =
+        "SELECT key, title, body, published, version, updated_at_ms FROM cms_pages WHERE key = $1";
+    pub const CMS_PAGES: &str =
+        "SELECT key, title, body, published, version, updated_at_ms FROM cms_pages ORDER BY key";
     pub const ENQUIRIES_SELECT_BY_ID: &str =
         "SELECT id, form, dept, fields, status, created_at_ms FROM enquiries WHERE id = $1";
     pub const MAIL_OUTBOX_SELECT_BY_ENQUIRY_ID: &str =
@@ -804,6 +968,32 @@ pub mod sandbox {
     pub const REVOKE_SANDBOX_CLIENT: &str =
         "UPDATE sandbox_clients SET status = 'revoked', revoked_at_ms = $2
                  WHERE client_id = $1 AND status = 'active'";
+    pub const SANDBOX_CLIENT: &str =
+        "SELECT client_id, name, secret_hash, scopes, status, created_at_ms
+         FROM sandbox_clients WHERE client_id = $1";
+    pub const SANDBOX_CLIENTS: &str =
+        "SELECT client_id, name, secret_hash, scopes, status, created_at_ms
+         FROM sandbox_clients ORDER BY created_at_ms, client_id";
+    /// Referred applications due on their owners' clocks, as (body, clock
+    /// offset): `$1` the service clock's now, `$2` the page size, `$3` the
+    /// owner where there is one.
+    macro_rules! due_referrals {
+        ($mine:literal) => {
+            concat!(
+                "SELECT a.body, coalesce(c.clock_offset_ms, 0) FROM applications a
+         LEFT JOIN test_clocks c ON c.owner = a.owner
+         WHERE a.review_due_ms IS NOT NULL
+           AND a.review_due_ms - coalesce(c.clock_offset_ms, 0) <= $1 ",
+                $mine,
+                "
+           AND a.review_due_ms <= $1 + (SELECT coalesce(max(clock_offset_ms), 0) FROM test_clocks) -- offsets are never negative: this bound lets the due-time index narrow the scan
+         ORDER BY a.review_due_ms - coalesce(c.clock_offset_ms, 0), a.id
+         LIMIT $2"
+            )
+        };
+    }
+    pub const DUE_REFERRALS: &str = due_referrals!("");
+    pub const DUE_REFERRALS_OF_OWNER: &str = due_referrals!("AND a.owner = $3");
     pub const APPLICATIONS_INSERT: &str = "INSERT INTO applications (id, owner, status, version, created_at_ms, body, rendered, review_due_ms)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
     pub const PAYMENTS_INSERT: &str =

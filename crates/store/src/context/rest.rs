@@ -1,8 +1,8 @@
-//! Homes for the hub's REST tier (issues #14–#17). Each is empty until its
-//! resources land; a resource adds its methods and records here, its SQL to
-//! each backend's module of the same name, and its cases to the conformance
-//! suite's module of the same name (`docs/architecture.md`, "Adding a REST
-//! resource").
+//! The hub's REST tier's three contexts (issues #14–#17): lending,
+//! servicing and commercial. A resource adds its methods and records here,
+//! their implementation to `queries/rest.rs` (once, for both backends), its
+//! SQL to `sql.rs`, and its cases to the conformance suite's module of the
+//! same name (`docs/architecture.md`, "Recipe: a new REST resource").
 
 use async_trait::async_trait;
 use lendhub_domain::billing::statement;

@@ -5,16 +5,11 @@
 //! between requests that another instance would need to see.
 
 mod batch;
-mod dashboard;
 mod errors;
 mod exec;
-mod identity;
 mod jobs;
 mod migrations;
-mod partner;
-mod public;
 mod reads;
-mod rest;
 mod writes;
 
 use std::time::Duration;
@@ -27,8 +22,6 @@ use crate::error::{CommitError, StoreError};
 use crate::sql;
 use crate::*;
 use errors::{db, pool as pool_error};
-use lendhub_domain::sandbox::application::Application;
-use lendhub_domain::sandbox::events::Event;
 use lendhub_domain::tenant::Tenant;
 
 /// How to reach the database, and how long to wait for it.
@@ -226,137 +219,6 @@ impl Maintenance for PgStore {
 }
 
 #[async_trait]
-impl KeyStore for PgStore {
-    async fn bind_setting(&self, name: &str, value: &[u8]) -> Result<Vec<u8>, StoreError> {
-        let c = self.conn().await?;
-        c.execute(crate::sql::sandbox::SETTINGS_INSERT, &[&name, &value])
-            .await
-            .map_err(db)?;
-        reads::setting(&c, name)
-            .await?
-            .ok_or_else(|| StoreError::Internal(format!("setting {name} vanished")))
-    }
-
-    async fn signing_keys(&self, purpose: &str) -> Result<Vec<SigningKeyRecord>, StoreError> {
-        partner::signing_keys(&*self.conn().await?, purpose).await
-    }
-
-    async fn ensure_signing_key(&self, key: SigningKeyRecord) -> Result<(), StoreError> {
-        partner::ensure_key(&*self.conn().await?, &key).await
-    }
-
-    async fn rotate_signing_key(&self, key: SigningKeyRecord) -> Result<(), StoreError> {
-        let mut conn = self.conn().await?;
-        partner::rotate_key(&mut conn, &key).await
-    }
-}
-
-#[async_trait]
-impl SandboxStore for PgStore {
-    async fn insert_client(&self, client: ClientRecord) -> Result<(), StoreError> {
-        let c = self.conn().await?;
-        c.execute(
-            crate::sql::sandbox::SANDBOX_CLIENTS_INSERT,
-            &[
-                &client.client_id,
-                &client.name,
-                &client.secret_hash,
-                &client.scopes,
-                &client.created_at_ms,
-            ],
-        )
-        .await
-        .map_err(db)?;
-        Ok(())
-    }
-
-    async fn client(&self, client_id: &str) -> Result<Option<ClientRecord>, StoreError> {
-        reads::client(&*self.conn().await?, client_id).await
-    }
-
-    async fn list_clients(&self) -> Result<Vec<ClientRecord>, StoreError> {
-        reads::clients(&*self.conn().await?).await
-    }
-
-    async fn revoke_client(&self, client_id: &str, now_ms: i64) -> Result<bool, StoreError> {
-        let changed = self
-            .conn()
-            .await?
-            .execute(
-                crate::sql::sandbox::REVOKE_SANDBOX_CLIENT,
-                &[&client_id, &now_ms],
-            )
-            .await
-            .map_err(db)?;
-        Ok(changed > 0)
-    }
-
-    async fn sandbox_epoch(&self) -> Result<i64, StoreError> {
-        partner::epoch(&*self.conn().await?, sql::sandbox::SANDBOX_EPOCH).await
-    }
-
-    async fn clock_offset(&self, owner: &Tenant) -> Result<i64, StoreError> {
-        reads::clock_offset(&*self.conn().await?, owner).await
-    }
-
-    async fn application(
-        &self,
-        owner: &Tenant,
-        id: &str,
-    ) -> Result<Option<Application>, StoreError> {
-        reads::application(&*self.conn().await?, owner, id).await
-    }
-
-    async fn rendered_application(
-        &self,
-        owner: &Tenant,
-        id: &str,
-    ) -> Result<Option<RenderedApplication>, StoreError> {
-        reads::rendered_application(&*self.conn().await?, owner, id).await
-    }
-
-    async fn sandbox_application_version(
-        &self,
-        owner: &Tenant,
-        id: &str,
-    ) -> Result<Option<i64>, StoreError> {
-        reads::sandbox_application_version(&*self.conn().await?, owner, id).await
-    }
-
-    async fn due_referrals(
-        &self,
-        owner: Option<&Tenant>,
-        service_now_ms: i64,
-        limit: u32,
-    ) -> Result<Vec<DueReferral>, StoreError> {
-        reads::due_referrals(&*self.conn().await?, owner, service_now_ms, limit).await
-    }
-}
-
-#[async_trait]
-impl EventStore for PgStore {
-    async fn event(&self, owner: &Tenant, id: &str) -> Result<Option<Event>, StoreError> {
-        reads::event(&*self.conn().await?, owner, id).await
-    }
-
-    async fn list_events(
-        &self,
-        owner: &Tenant,
-        query: &EventQuery,
-    ) -> Result<EventPage, StoreError> {
-        reads::list_events(&*self.conn().await?, owner, query).await
-    }
-
-    async fn event_log_position(&self, owner: &Tenant) -> Result<Option<LogPosition>, StoreError> {
-        reads::event_log_position(&*self.conn().await?, owner).await
-    }
-
-    async fn endpoints(&self, owner: &Tenant) -> Result<Vec<EndpointRecord>, StoreError> {
-        reads::endpoints(&*self.conn().await?, owner).await
-    }
-}
-
-#[async_trait]
 impl UnitOfWork for PgStore {
     async fn idempotency(
         &self,
@@ -428,97 +290,5 @@ impl JobStore for PgStore {
                 })
             })
             .collect()
-    }
-}
-
-#[async_trait]
-impl PartnerStore for PgStore {
-    async fn insert_partner_client(&self, client: PartnerClientRecord) -> Result<(), StoreError> {
-        partner::insert_client(&*self.conn().await?, &client).await
-    }
-
-    async fn partner_client(
-        &self,
-        client_id: &str,
-    ) -> Result<Option<PartnerClientRecord>, StoreError> {
-        partner::client(&*self.conn().await?, client_id).await
-    }
-
-    async fn list_partner_clients(&self) -> Result<Vec<PartnerClientRecord>, StoreError> {
-        partner::clients(&*self.conn().await?).await
-    }
-
-    async fn update_partner_client(
-        &self,
-        client_id: &str,
-        change: PartnerClientChange,
-        now_ms: i64,
-    ) -> Result<bool, StoreError> {
-        partner::update_client(&*self.conn().await?, client_id, &change, now_ms).await
-    }
-
-    async fn revoke_jwt(&self, token: RevokedToken) -> Result<(), StoreError> {
-        partner::revoke_jwt(&*self.conn().await?, &token).await
-    }
-
-    async fn partner_client_and_revocation(
-        &self,
-        client_id: &str,
-        jti: &str,
-    ) -> Result<(Option<PartnerClientRecord>, bool), StoreError> {
-        partner::client_and_revocation(&*self.conn().await?, client_id, jti).await
-    }
-
-    async fn partner_epoch(&self) -> Result<i64, StoreError> {
-        partner::epoch(&*self.conn().await?, sql::partner::PARTNER_EPOCH).await
-    }
-
-    async fn insert_api_key(&self, key: ApiKeyRecord) -> Result<(), StoreError> {
-        partner::insert_api_key(&*self.conn().await?, &key).await
-    }
-
-    async fn api_key(&self, selector: &[u8]) -> Result<Option<ApiKeyRecord>, StoreError> {
-        partner::api_key(&*self.conn().await?, selector).await
-    }
-
-    async fn oauth_client(&self, client_id: &str) -> Result<Option<OAuthClientRecord>, StoreError> {
-        partner::oauth_client(&*self.conn().await?, client_id).await
-    }
-
-    async fn list_oauth_clients(
-        &self,
-        partner_client_id: &str,
-    ) -> Result<Vec<OAuthClientRecord>, StoreError> {
-        partner::oauth_clients(&*self.conn().await?, partner_client_id).await
-    }
-
-    async fn list_api_keys(&self, client_id: &str) -> Result<Vec<ApiKeyRecord>, StoreError> {
-        partner::api_keys(&*self.conn().await?, client_id).await
-    }
-
-    async fn expire_api_key(
-        &self,
-        selector: &[u8],
-        expires_at_ms: i64,
-    ) -> Result<bool, StoreError> {
-        partner::expire_api_key(&*self.conn().await?, selector, expires_at_ms).await
-    }
-    async fn insert_request_key(&self, key: RequestKeyRecord) -> Result<(), StoreError> {
-        partner::insert_request_key(&*self.conn().await?, &key).await
-    }
-
-    async fn request_key(&self, key_id: &str) -> Result<Option<RequestKeyRecord>, StoreError> {
-        partner::request_key(&*self.conn().await?, key_id).await
-    }
-
-    async fn list_request_keys(
-        &self,
-        client_id: &str,
-    ) -> Result<Vec<RequestKeyRecord>, StoreError> {
-        partner::request_keys(&*self.conn().await?, client_id).await
-    }
-
-    async fn revoke_request_key(&self, key_id: &str, at_ms: i64) -> Result<bool, StoreError> {
-        partner::revoke_request_key(&*self.conn().await?, key_id, at_ms).await
     }
 }

@@ -1,4 +1,12 @@
 //! Each context's statements, row mappers and store trait, written once
 //! over the executor (`crate::exec`) for every backend.
 
+mod dashboard;
+mod events;
+mod identity;
+mod keys;
+mod partner;
+pub(crate) mod public;
+mod rest;
+mod sandbox;
 mod status;

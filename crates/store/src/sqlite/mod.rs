@@ -11,16 +11,11 @@ macro_rules! shared {
 }
 
 mod checkpointer;
-mod dashboard;
-mod exec;
+pub(crate) mod exec;
 pub mod idempotency;
-mod identity;
 mod jobs;
 mod migrations;
 mod partner;
-mod public;
-mod reads;
-mod rest;
 pub(crate) mod row_keys;
 mod rows;
 mod writer;
@@ -37,10 +32,8 @@ use rusqlite::{Connection, OpenFlags};
 use self::checkpointer::Checkpointer;
 use self::idempotency::{Looker, RecentKeys};
 use crate::error::{CommitError, StoreError};
-use crate::exec::{Memos, ReadMemo};
+use crate::exec::Memos;
 use crate::*;
-use lendhub_domain::sandbox::application::Application;
-use lendhub_domain::sandbox::events::Event;
 use lendhub_domain::tenant::Tenant;
 
 pub use migrations::migrate;
@@ -217,26 +210,6 @@ impl SqliteStore {
         let i = self.next_reader.fetch_add(1, Ordering::Relaxed) % self.readers.len();
         self.readers[i].lock()
     }
-
-    /// `f`'s answer as `memo` remembers it under `key`, read and remembered
-    /// if the memo has none still fresh.
-    fn read_remembered<T: Copy>(
-        &self,
-        memo: &ReadMemo<T>,
-        key: &str,
-        f: impl FnOnce(&Connection) -> rusqlite::Result<T>,
-    ) -> Result<T, StoreError> {
-        if !self.remember_reads {
-            return self.read(f);
-        }
-        let miss = match memo.get(key) {
-            Ok(answer) => return Ok(answer),
-            Err(miss) => miss,
-        };
-        let answer = self.read(f)?;
-        memo.put(miss, key, answer);
-        Ok(answer)
-    }
 }
 
 #[async_trait]
@@ -255,128 +228,6 @@ impl Maintenance for SqliteStore {
 
     async fn close(&self) {
         self.writer.shutdown().await;
-    }
-}
-
-#[async_trait]
-impl KeyStore for SqliteStore {
-    async fn bind_setting(&self, name: &str, value: &[u8]) -> Result<Vec<u8>, StoreError> {
-        let (name, value) = (name.to_owned(), value.to_vec());
-        self.writer
-            .run(move |c| writes::bind_setting(c, &name, &value).map_err(unavailable))
-            .await
-    }
-
-    async fn signing_keys(&self, purpose: &str) -> Result<Vec<SigningKeyRecord>, StoreError> {
-        self.read(|c| partner::signing_keys(c, purpose))
-    }
-
-    async fn ensure_signing_key(&self, key: SigningKeyRecord) -> Result<(), StoreError> {
-        self.writer
-            .run(move |c| partner::ensure_key(c, &key).map_err(unavailable))
-            .await
-    }
-
-    async fn rotate_signing_key(&self, key: SigningKeyRecord) -> Result<(), StoreError> {
-        self.writer
-            .run(move |c| partner::rotate_key(c, &key).map_err(unavailable))
-            .await
-    }
-}
-
-#[async_trait]
-impl SandboxStore for SqliteStore {
-    async fn insert_client(&self, client: ClientRecord) -> Result<(), StoreError> {
-        self.writer
-            .run(move |c| writes::insert_client(c, &client).map_err(unavailable))
-            .await
-    }
-
-    async fn client(&self, client_id: &str) -> Result<Option<ClientRecord>, StoreError> {
-        self.read(|c| reads::client(c, client_id))
-    }
-
-    async fn list_clients(&self) -> Result<Vec<ClientRecord>, StoreError> {
-        self.read(reads::clients)
-    }
-
-    async fn revoke_client(&self, client_id: &str, now_ms: i64) -> Result<bool, StoreError> {
-        let id = client_id.to_owned();
-        self.writer
-            .run(move |c| writes::revoke_client(c, &id, now_ms).map_err(unavailable))
-            .await
-    }
-
-    async fn sandbox_epoch(&self) -> Result<i64, StoreError> {
-        self.read(|c| {
-            c.prepare_cached(shared!(crate::sql::sandbox::SANDBOX_EPOCH))?
-                .query_row([], |r| r.get(0))
-        })
-    }
-
-    async fn clock_offset(&self, owner: &Tenant) -> Result<i64, StoreError> {
-        self.read(|c| reads::clock_offset(c, owner))
-    }
-
-    async fn application(
-        &self,
-        owner: &Tenant,
-        id: &str,
-    ) -> Result<Option<Application>, StoreError> {
-        self.read(|c| reads::application(c, owner, id))
-    }
-
-    async fn rendered_application(
-        &self,
-        owner: &Tenant,
-        id: &str,
-    ) -> Result<Option<RenderedApplication>, StoreError> {
-        self.read(|c| reads::rendered_application(c, owner, id))
-    }
-
-    async fn sandbox_application_version(
-        &self,
-        owner: &Tenant,
-        id: &str,
-    ) -> Result<Option<i64>, StoreError> {
-        let key = format!("{}\u{0}{id}", owner.as_str());
-        self.read_remembered(&self.memos.sandbox_application_versions, &key, |c| {
-            reads::sandbox_application_version(c, owner, id)
-        })
-    }
-
-    async fn due_referrals(
-        &self,
-        owner: Option<&Tenant>,
-        service_now_ms: i64,
-        limit: u32,
-    ) -> Result<Vec<DueReferral>, StoreError> {
-        self.read(|c| reads::due_referrals(c, owner, service_now_ms, limit))
-    }
-}
-
-#[async_trait]
-impl EventStore for SqliteStore {
-    async fn event(&self, owner: &Tenant, id: &str) -> Result<Option<Event>, StoreError> {
-        self.read(|c| reads::event(c, owner, id))
-    }
-
-    async fn list_events(
-        &self,
-        owner: &Tenant,
-        query: &EventQuery,
-    ) -> Result<EventPage, StoreError> {
-        self.read(|c| reads::list_events(c, owner, query))
-    }
-
-    async fn event_log_position(&self, owner: &Tenant) -> Result<Option<LogPosition>, StoreError> {
-        self.read_remembered(&self.memos.log_positions, owner.as_str(), |c| {
-            reads::event_log_position(c, owner)
-        })
-    }
-
-    async fn endpoints(&self, owner: &Tenant) -> Result<Vec<EndpointRecord>, StoreError> {
-        self.read(|c| reads::endpoints(c, owner))
     }
 }
 
@@ -402,115 +253,6 @@ impl UnitOfWork for SqliteStore {
             self.merge_recent_keys();
         }
         Ok(())
-    }
-}
-
-#[async_trait]
-impl PartnerStore for SqliteStore {
-    async fn insert_partner_client(&self, client: PartnerClientRecord) -> Result<(), StoreError> {
-        self.writer
-            .run(move |c| partner::insert_client(c, &client).map_err(unavailable))
-            .await
-    }
-
-    async fn partner_client(
-        &self,
-        client_id: &str,
-    ) -> Result<Option<PartnerClientRecord>, StoreError> {
-        self.read(|c| partner::client(c, client_id))
-    }
-
-    async fn list_partner_clients(&self) -> Result<Vec<PartnerClientRecord>, StoreError> {
-        self.read(partner::clients)
-    }
-
-    async fn update_partner_client(
-        &self,
-        client_id: &str,
-        change: PartnerClientChange,
-        now_ms: i64,
-    ) -> Result<bool, StoreError> {
-        let id = client_id.to_owned();
-        self.writer
-            .run(move |c| partner::update_client(c, &id, &change, now_ms).map_err(unavailable))
-            .await
-    }
-
-    async fn revoke_jwt(&self, token: RevokedToken) -> Result<(), StoreError> {
-        self.writer
-            .run(move |c| partner::revoke_jwt(c, &token).map_err(unavailable))
-            .await
-    }
-
-    async fn partner_client_and_revocation(
-        &self,
-        client_id: &str,
-        jti: &str,
-    ) -> Result<(Option<PartnerClientRecord>, bool), StoreError> {
-        self.read(|c| partner::client_and_revocation(c, client_id, jti))
-    }
-
-    async fn partner_epoch(&self) -> Result<i64, StoreError> {
-        self.read(partner::epoch)
-    }
-
-    async fn insert_api_key(&self, key: ApiKeyRecord) -> Result<(), StoreError> {
-        self.writer
-            .run(move |c| partner::insert_api_key(c, &key).map_err(unavailable))
-            .await
-    }
-
-    async fn api_key(&self, selector: &[u8]) -> Result<Option<ApiKeyRecord>, StoreError> {
-        self.read(|c| partner::api_key(c, selector))
-    }
-
-    async fn oauth_client(&self, client_id: &str) -> Result<Option<OAuthClientRecord>, StoreError> {
-        self.read(|c| partner::oauth_client(c, client_id))
-    }
-
-    async fn list_oauth_clients(
-        &self,
-        partner_client_id: &str,
-    ) -> Result<Vec<OAuthClientRecord>, StoreError> {
-        self.read(|c| partner::oauth_clients(c, partner_client_id))
-    }
-
-    async fn list_api_keys(&self, client_id: &str) -> Result<Vec<ApiKeyRecord>, StoreError> {
-        self.read(|c| partner::api_keys(c, client_id))
-    }
-
-    async fn expire_api_key(
-        &self,
-        selector: &[u8],
-        expires_at_ms: i64,
-    ) -> Result<bool, StoreError> {
-        let selector = selector.to_vec();
-        self.writer
-            .run(move |c| partner::expire_api_key(c, &selector, expires_at_ms).map_err(unavailable))
-            .await
-    }
-    async fn insert_request_key(&self, key: RequestKeyRecord) -> Result<(), StoreError> {
-        self.writer
-            .run(move |c| partner::insert_request_key(c, &key).map_err(unavailable))
-            .await
-    }
-
-    async fn request_key(&self, key_id: &str) -> Result<Option<RequestKeyRecord>, StoreError> {
-        self.read(|c| partner::request_key(c, key_id))
-    }
-
-    async fn list_request_keys(
-        &self,
-        client_id: &str,
-    ) -> Result<Vec<RequestKeyRecord>, StoreError> {
-        self.read(|c| partner::request_keys(c, client_id))
-    }
-
-    async fn revoke_request_key(&self, key_id: &str, at_ms: i64) -> Result<bool, StoreError> {
-        let key_id = key_id.to_owned();
-        self.writer
-            .run(move |c| partner::revoke_request_key(c, &key_id, at_ms).map_err(unavailable))
-            .await
     }
 }
 

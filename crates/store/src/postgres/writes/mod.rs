@@ -63,6 +63,14 @@ const CLAIM_KEY: &str =
          status = EXCLUDED.status, body = EXCLUDED.body, created_at_ms = EXCLUDED.created_at_ms
      WHERE idempotency_keys.created_at_ms <= EXCLUDED.created_at_ms - $7";
 
+/// The enquiry and its notification in one statement (in a pipelined
+/// batch, one round trip fewer than `sql::public`'s two).
+const INSERT_ENQUIRY: &str = "WITH enquiry AS (
+         INSERT INTO enquiries (id, form, dept, fields, status, created_at_ms)
+         VALUES ($1, $2, $3, $4, $5, $6) RETURNING id)
+     INSERT INTO mail_outbox (id, enquiry_id, recipient, subject, body, state, first_due_ms, due_ms)
+     SELECT $7, id, $8, $9, $10, 'pending', $11, $11 FROM enquiry";
+
 /// Gives back a key claimed by a job that then failed another check.
 const RELEASE_KEY: &str = "DELETE FROM idempotency_keys WHERE owner = $1 AND key = $2";
 
@@ -160,10 +168,7 @@ impl Statements {
         Ok(Self {
             claim_key: tx.prepare_cached(CLAIM_KEY).await.map_err(db)?,
             release_key: tx.prepare_cached(RELEASE_KEY).await.map_err(db)?,
-            insert_enquiry: tx
-                .prepare_cached(super::public::INSERT_ENQUIRY)
-                .await
-                .map_err(db)?,
+            insert_enquiry: tx.prepare_cached(INSERT_ENQUIRY).await.map_err(db)?,
             mail_partner: tx
                 .prepare_cached(crate::sql::events::MAIL_PARTNER)
                 .await

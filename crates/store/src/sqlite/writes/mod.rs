@@ -1,10 +1,11 @@
 //! Writes on SQLite: the unit of work (each context's variants in a module
-//! of its own) and the few direct writes of administrative commands.
+//! of its own) and retention's prune.
 
 mod commercial;
 mod events;
 mod lending;
 mod sandbox;
+mod staff;
 
 use rusqlite::{Connection, params};
 
@@ -13,40 +14,6 @@ use super::{dialect, unavailable};
 use crate::error::CommitError;
 use crate::sql;
 use crate::*;
-
-pub fn insert_client(c: &Connection, client: &ClientRecord) -> rusqlite::Result<()> {
-    c.execute(
-        shared!(crate::sql::sandbox::SANDBOX_CLIENTS_INSERT),
-        params![
-            client.client_id,
-            client.name,
-            client.secret_hash,
-            client.scopes,
-            client.created_at_ms
-        ],
-    )?;
-    Ok(())
-}
-
-pub fn bind_setting(c: &Connection, name: &str, value: &[u8]) -> rusqlite::Result<Vec<u8>> {
-    c.execute(
-        shared!(crate::sql::sandbox::SETTINGS_INSERT),
-        params![name, value],
-    )?;
-    c.query_row(
-        shared!(crate::sql::sandbox::SETTINGS_SELECT_BY_NAME),
-        [name],
-        |r| r.get(0),
-    )
-}
-
-pub fn revoke_client(c: &Connection, client_id: &str, now_ms: i64) -> rusqlite::Result<bool> {
-    let changed = c.execute(
-        shared!(crate::sql::sandbox::REVOKE_SANDBOX_CLIENT),
-        params![client_id, now_ms],
-    )?;
-    Ok(changed > 0)
-}
 
 pub fn prune(c: &Connection, r: &Retention) -> rusqlite::Result<u64> {
     let (idempotency_before_ms, tokens_expired_before_ms) =
@@ -83,8 +50,7 @@ pub fn apply(c: &Connection, recent: &RecentKeys, set: &WriteSet) -> Result<(), 
             Write::Access(w) => {
                 super::partner::apply_access(c, w).map_err(|e| CommitError::from(unavailable(e)))?
             }
-            Write::Staff(w) => super::dashboard::apply_staff(c, w)
-                .map_err(|e| CommitError::from(unavailable(e)))?,
+            Write::Staff(w) => staff::apply(c, w).map_err(|e| CommitError::from(unavailable(e)))?,
             Write::Audit(a) => {
                 c.prepare_cached(shared!(crate::sql::dashboard::INSERT_AUDIT))
                     .and_then(|mut s| {
@@ -102,8 +68,15 @@ pub fn apply(c: &Connection, recent: &RecentKeys, set: &WriteSet) -> Result<(), 
                     .map_err(|e| CommitError::from(unavailable(e)))?;
             }
             Write::Public(PublicWrite::InsertEnquiry { enquiry, mail }) => {
-                super::public::insert_enquiry(c, enquiry, mail)
-                    .map_err(|e| CommitError::from(unavailable(e)))?
+                let [enquiry, mail] = crate::queries::public::enquiry_values(enquiry, mail);
+                for (sql, values) in [
+                    (sql::public::INSERT_ENQUIRY, enquiry),
+                    (sql::public::QUEUE_ENQUIRY_MAIL, mail),
+                ] {
+                    let params: Vec<_> = values.iter().map(crate::exec::Param::from).collect();
+                    super::exec::execute(c, sql, &params)
+                        .map_err(|e| CommitError::from(unavailable(e)))?;
+                }
             }
             Write::Public(PublicWrite::MailPartner {
                 id,

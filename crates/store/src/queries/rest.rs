@@ -1,0 +1,636 @@
+//! The REST tier's contexts (`crate::context::rest`): applications and
+//! decisions, servicing, and the marketplace and partner economics. Every
+//! read is a JSON body (column 0) by the statements of `crate::sql`; lists
+//! page through a `sql::Keyset`.
+
+use async_trait::async_trait;
+use lendhub_domain::billing::statement::agreement::Agreement;
+use lendhub_domain::billing::statement::{Adjustment, Close, PayoutRecord, Statement};
+use lendhub_domain::lending::application::{Application, Decision, UnderwritingAct};
+use lendhub_domain::lending::journey::Journey;
+use lendhub_domain::lending::kyc::Verification;
+use lendhub_domain::marketplace::{App, Review, Signal};
+use lendhub_domain::partner::sub_account::SubAccount;
+use lendhub_domain::servicing::account::Account;
+use lendhub_domain::servicing::collection::Payment;
+use lendhub_domain::servicing::ledger::Entry;
+use lendhub_domain::servicing::mandate::Mandate;
+use lendhub_domain::servicing::schedule::Schedule;
+use lendhub_domain::tenant::Tenant;
+use serde::de::DeserializeOwned;
+
+use crate::context::rest::*;
+use crate::error::StoreError;
+use crate::exec::{self, Backend, Exec, Param, Row, to_json};
+use crate::paging::{Page, PageQuery};
+use crate::sql::{self, Keyset, PageShape};
+use crate::sqlite::row_keys;
+use crate::{params, values};
+
+/// Every row `statement` finds with `params`.
+async fn rows<B: Backend>(
+    b: &B,
+    statement: &'static str,
+    params: &[Param<'_>],
+) -> Result<Vec<Row>, StoreError> {
+    let mut c = b.connection().await?;
+    c.query(statement, params).await
+}
+
+/// The JSON bodies of the rows `statement` finds with `params`.
+async fn bodies<B: Backend, T: DeserializeOwned>(
+    b: &B,
+    statement: &'static str,
+    params: &[Param<'_>],
+) -> Result<Vec<T>, StoreError> {
+    rows(b, statement, params)
+        .await?
+        .iter()
+        .map(|r| r.json(0))
+        .collect()
+}
+
+/// The JSON body of the one row `statement` finds with `params`, if any.
+async fn body<B: Backend, T: DeserializeOwned>(
+    b: &B,
+    statement: &'static str,
+    params: &[Param<'_>],
+) -> Result<Option<T>, StoreError> {
+    let mut c = b.connection().await?;
+    c.query_opt(statement, params)
+        .await?
+        .map(|r| r.json(0))
+        .transpose()
+}
+
+/// Records due on their owners' clocks by `now_ms` (`sql::lending::DUE_*`
+/// and its kin: a body, then the owner's clock offset), soonest first.
+async fn due<B: Backend, T: DeserializeOwned, D: From<(T, i64)>>(
+    b: &B,
+    statement: &'static str,
+    now_ms: i64,
+    limit: u32,
+) -> Result<Vec<D>, StoreError> {
+    rows(b, statement, &params![now_ms, limit])
+        .await?
+        .iter()
+        .map(|r| Ok(D::from((r.json(0)?, r.get(1)?))))
+        .collect()
+}
+
+/// One newest-first page of `keyset` for `owner` (`None` if the anchor,
+/// looked up by `exists`, is not the owner's): `limit + 1` rows in index
+/// order from the anchor.
+async fn page<B: Backend, T: DeserializeOwned>(
+    b: &B,
+    keyset: &'static Keyset,
+    exists: &'static str,
+    owner: &str,
+    q: &PageQuery,
+    filters: &[Option<&str>],
+    floor: Option<&str>,
+) -> Result<Option<Page<T>>, StoreError> {
+    let mut c = b.connection().await?;
+    let (anchor, newer) = q.anchor();
+    if let Some(id) = anchor
+        && c.query_opt(exists, &params![id, owner]).await?.is_none()
+    {
+        return Ok(None);
+    }
+    let given: Vec<bool> = filters.iter().map(Option::is_some).collect();
+    let shape = PageShape::new(newer, anchor.is_some(), floor.is_some(), &given);
+    let mut bound = vec![Param::from(owner), Param::from(anchor)];
+    bound.extend(filters.iter().map(|f| Param::from(*f)));
+    bound.extend([Param::from(floor), Param::from(q.fetch())]);
+    let fetched = c
+        .query(keyset.sql(shape), &bound)
+        .await?
+        .iter()
+        .map(|r| r.json(0))
+        .collect::<Result<Vec<T>, _>>()?;
+    Ok(Some(q.page(fetched)))
+}
+
+/// An underwriting-log row.
+fn act(r: &Row) -> Result<UnderwritingAct, StoreError> {
+    act_from_columns(
+        r.get(0)?,
+        r.get(1)?,
+        r.get(2)?,
+        r.get(3)?,
+        r.get(4)?,
+        r.get(5)?,
+    )
+    .map_err(StoreError::Internal)
+}
+
+#[async_trait]
+impl<B: Backend> LendingStore for B {
+    async fn hub_application(
+        &self,
+        owner: &Tenant,
+        id: &str,
+    ) -> Result<Option<Application>, StoreError> {
+        let (keyed, plain) = (row_keys::lending::APPLICATION, sql::lending::APPLICATION);
+        let (statement, params) = B::DIALECT.by_row_key(keyed, plain, &params![id, owner]);
+        body(self, statement, &params).await
+    }
+
+    async fn hub_applications(
+        &self,
+        owner: &Tenant,
+        q: &ApplicationQuery,
+    ) -> Result<ApplicationPage, StoreError> {
+        let filters = [q.status.map(|s| s.as_str()), q.reference.as_deref()];
+        let exists = sql::lending::APPLICATION_EXISTS;
+        let floor = q.after_id.as_deref();
+        let page = page(
+            self,
+            &sql::APPLICATIONS,
+            exists,
+            owner.as_str(),
+            &q.page,
+            &filters,
+            floor,
+        );
+        Ok(page
+            .await?
+            .map_or(ApplicationPage::UnknownCursor, ApplicationPage::Page))
+    }
+
+    async fn verification(
+        &self,
+        owner: &Tenant,
+        id: &str,
+    ) -> Result<Option<Verification>, StoreError> {
+        body(self, sql::lending::VERIFICATION, &params![id, owner]).await
+    }
+
+    async fn hub_decision(&self, owner: &Tenant, id: &str) -> Result<Option<Decision>, StoreError> {
+        body(self, sql::lending::DECISION, &params![id, owner]).await
+    }
+
+    async fn hub_account(&self, owner: &Tenant, id: &str) -> Result<Option<Account>, StoreError> {
+        body(self, sql::lending::ACCOUNT, &params![id, owner]).await
+    }
+
+    async fn application_version(
+        &self,
+        owner: &Tenant,
+        id: &str,
+    ) -> Result<Option<i64>, StoreError> {
+        let key = format!("{}\u{0}{id}", owner.as_str());
+        exec::remembered(self, |m| &m.application_versions, &key, async {
+            let (keyed, plain) = (
+                row_keys::lending::APPLICATION_VERSION,
+                sql::lending::APPLICATION_VERSION,
+            );
+            let (statement, params) = B::DIALECT.by_row_key(keyed, plain, &params![id, owner]);
+            let mut c = self.connection().await?;
+            c.query_opt(statement, &params)
+                .await?
+                .map(|r| r.get::<i64>(0))
+                .transpose()
+        })
+        .await
+    }
+
+    async fn application_any_owner(&self, id: &str) -> Result<Option<Application>, StoreError> {
+        let (keyed, plain) = (
+            row_keys::lending::APPLICATION_ANY_OWNER,
+            sql::lending::APPLICATION_ANY_OWNER,
+        );
+        let (statement, params) = B::DIALECT.by_row_key(keyed, plain, &params![id]);
+        body(self, statement, &params).await
+    }
+
+    async fn journey(&self, application_id: &str) -> Result<Option<Journey>, StoreError> {
+        body(self, sql::lending::JOURNEY, &params![application_id]).await
+    }
+
+    async fn decision_any_owner(&self, id: &str) -> Result<Option<Decision>, StoreError> {
+        body(self, sql::lending::DECISION_ANY_OWNER, &params![id]).await
+    }
+
+    async fn in_review(&self, limit: u32) -> Result<Vec<Application>, StoreError> {
+        bodies(self, sql::lending::IN_REVIEW, &params![limit]).await
+    }
+
+    async fn underwriting_log(
+        &self,
+        decision_id: Option<&str>,
+    ) -> Result<Vec<UnderwritingAct>, StoreError> {
+        let found = match decision_id {
+            Some(id) => rows(self, sql::lending::ACTS_OF_DECISION, &params![id]).await?,
+            None => rows(self, sql::lending::ACTS, &[]).await?,
+        };
+        found.iter().map(act).collect()
+    }
+
+    async fn latest_declined(
+        &self,
+        owner: &Tenant,
+        company_number: &str,
+    ) -> Result<Option<Application>, StoreError> {
+        let params = params![owner, company_number];
+        body(self, sql::lending::LATEST_DECLINED, &params).await
+    }
+
+    async fn hub_decisions(
+        &self,
+        owner: &Tenant,
+        q: &DecisionQuery,
+    ) -> Result<DecisionPage, StoreError> {
+        let exists = sql::lending::DECISION_EXISTS;
+        let floor = q.after_id.as_deref();
+        let filters = [q.outcome];
+        let page = page(
+            self,
+            &sql::DECISIONS,
+            exists,
+            owner.as_str(),
+            &q.page,
+            &filters,
+            floor,
+        );
+        Ok(page
+            .await?
+            .map_or(DecisionPage::UnknownCursor, DecisionPage::Page))
+    }
+
+    async fn due_applications(
+        &self,
+        service_now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<DueApplication>, StoreError> {
+        due(self, sql::lending::DUE_APPLICATIONS, service_now_ms, limit).await
+    }
+}
+
+#[async_trait]
+impl<B: Backend> ServicingStore for B {
+    async fn hub_accounts(
+        &self,
+        owner: &Tenant,
+        q: &AccountQuery,
+    ) -> Result<AccountPage, StoreError> {
+        let exists = sql::lending::ACCOUNT_EXISTS;
+        let filters = [q.status, q.sub_account_id.as_deref()];
+        let page = page(
+            self,
+            &sql::ACCOUNTS,
+            exists,
+            owner.as_str(),
+            &q.page,
+            &filters,
+            None,
+        );
+        Ok(page
+            .await?
+            .map_or(AccountPage::UnknownCursor, AccountPage::Page))
+    }
+
+    async fn ledger_page(
+        &self,
+        owner: &Tenant,
+        account_id: &str,
+        q: &PageQuery,
+    ) -> Result<LedgerPage, StoreError> {
+        let exists = sql::lending::ENTRY_EXISTS;
+        let filters = [Some(account_id)];
+        let page = page(
+            self,
+            &sql::LEDGER_ENTRIES,
+            exists,
+            owner.as_str(),
+            q,
+            &filters,
+            None,
+        );
+        Ok(page
+            .await?
+            .map_or(LedgerPage::UnknownCursor, LedgerPage::Page))
+    }
+
+    async fn payment(&self, owner: &Tenant, id: &str) -> Result<Option<Payment>, StoreError> {
+        body(self, sql::lending::PAYMENT, &params![id, owner]).await
+    }
+
+    async fn payment_any_owner(&self, id: &str) -> Result<Option<Payment>, StoreError> {
+        body(self, sql::lending::PAYMENT_ANY_OWNER, &params![id]).await
+    }
+
+    async fn hub_payments(
+        &self,
+        owner: &Tenant,
+        q: &PaymentQuery,
+    ) -> Result<PaymentPage, StoreError> {
+        let exists = sql::lending::PAYMENT_EXISTS;
+        let filters = [q.account_id.as_deref(), q.status];
+        let page = page(
+            self,
+            &sql::PAYMENTS,
+            exists,
+            owner.as_str(),
+            &q.page,
+            &filters,
+            None,
+        );
+        Ok(page
+            .await?
+            .map_or(PaymentPage::UnknownCursor, PaymentPage::Page))
+    }
+
+    async fn due_payments(
+        &self,
+        service_now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<DuePayment>, StoreError> {
+        due(self, sql::lending::DUE_PAYMENTS, service_now_ms, limit).await
+    }
+
+    async fn account_any_owner(&self, id: &str) -> Result<Option<Account>, StoreError> {
+        body(self, sql::lending::ACCOUNT_ANY_OWNER, &params![id]).await
+    }
+
+    async fn due_accounts(
+        &self,
+        service_now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<DueAccount>, StoreError> {
+        due(self, sql::lending::DUE_ACCOUNTS, service_now_ms, limit).await
+    }
+
+    async fn ledger_entry(&self, owner: &Tenant, id: &str) -> Result<Option<Entry>, StoreError> {
+        body(self, sql::lending::ENTRY, &params![id, owner]).await
+    }
+
+    async fn ledger(&self, owner: &Tenant, account_id: &str) -> Result<Vec<Entry>, StoreError> {
+        bodies(self, sql::lending::LEDGER, &params![owner, account_id]).await
+    }
+
+    async fn company_accounts(
+        &self,
+        borrower: &str,
+        q: &AccountQuery,
+    ) -> Result<AccountPage, StoreError> {
+        let exists = sql::lending::COMPANY_ACCOUNT_EXISTS;
+        let filters = [q.status];
+        let page = page(
+            self,
+            &sql::COMPANY_ACCOUNTS,
+            exists,
+            borrower,
+            &q.page,
+            &filters,
+            None,
+        );
+        Ok(page
+            .await?
+            .map_or(AccountPage::UnknownCursor, AccountPage::Page))
+    }
+
+    async fn company_account(
+        &self,
+        borrower: &str,
+        id: &str,
+    ) -> Result<Option<Account>, StoreError> {
+        body(self, sql::lending::COMPANY_ACCOUNT, &params![id, borrower]).await
+    }
+
+    async fn schedule(&self, owner: &Tenant, id: &str) -> Result<Option<Schedule>, StoreError> {
+        body(self, sql::lending::SCHEDULE, &params![id, owner]).await
+    }
+
+    async fn account_schedules(
+        &self,
+        owner: &Tenant,
+        account_id: &str,
+    ) -> Result<Vec<Schedule>, StoreError> {
+        let params = params![owner, account_id];
+        bodies(self, sql::lending::ACCOUNT_SCHEDULES, &params).await
+    }
+
+    async fn due_schedules(
+        &self,
+        service_now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<DueSchedule>, StoreError> {
+        due(self, sql::lending::DUE_SCHEDULES, service_now_ms, limit).await
+    }
+
+    async fn mandate(&self, owner: &Tenant, id: &str) -> Result<Option<Mandate>, StoreError> {
+        body(self, sql::lending::MANDATE, &params![id, owner]).await
+    }
+
+    async fn mandate_any_owner(&self, id: &str) -> Result<Option<Mandate>, StoreError> {
+        body(self, sql::lending::MANDATE_ANY_OWNER, &params![id]).await
+    }
+}
+
+#[async_trait]
+impl<B: Backend> CommercialStore for B {
+    async fn sub_account(
+        &self,
+        owner: &Tenant,
+        id: &str,
+    ) -> Result<Option<SubAccount>, StoreError> {
+        body(self, sql::commercial::SUB_ACCOUNT, &params![id, owner]).await
+    }
+
+    async fn sub_accounts(
+        &self,
+        owner: &Tenant,
+        q: &PageQuery,
+    ) -> Result<SubAccountPage, StoreError> {
+        let exists = sql::commercial::SUB_ACCOUNT_EXISTS;
+        let page = page(
+            self,
+            &sql::SUB_ACCOUNTS,
+            exists,
+            owner.as_str(),
+            q,
+            &[],
+            None,
+        );
+        Ok(page.await?.into())
+    }
+
+    async fn introductions(
+        &self,
+        owner: &Tenant,
+        q: &IntroductionQuery,
+    ) -> Result<IntroductionPage, StoreError> {
+        let exists = sql::commercial::INTRODUCTION_EXISTS;
+        let filters = [q.sub_account_id.as_deref()];
+        let page = page(
+            self,
+            &sql::INTRODUCTIONS,
+            exists,
+            owner.as_str(),
+            &q.page,
+            &filters,
+            None,
+        );
+        Ok(page.await?.into())
+    }
+
+    async fn marketplace_app(&self, owner: &Tenant, id: &str) -> Result<Option<App>, StoreError> {
+        body(self, sql::commercial::APP, &params![id, owner]).await
+    }
+
+    async fn marketplace_app_any_owner(&self, id: &str) -> Result<Option<App>, StoreError> {
+        body(self, sql::commercial::APP_ANY_OWNER, &params![id]).await
+    }
+
+    async fn marketplace_apps_in_review(
+        &self,
+        review: Review,
+        limit: u32,
+    ) -> Result<Vec<App>, StoreError> {
+        let params = params![review.as_str(), limit];
+        bodies(self, sql::commercial::APPS_IN_REVIEW, &params).await
+    }
+
+    async fn review_marketplace_app(&self, app: &App) -> Result<bool, StoreError> {
+        let plan = vec![exec::Statement::change(
+            sql::commercial::REVIEW_APP,
+            values![
+                app.id.to_string(),
+                app.review.as_str(),
+                app.version,
+                to_json(app)?,
+                app.version - 1
+            ],
+        )];
+        let done = self.write(plan).await?;
+        Ok(done.first().is_some_and(|d| d.changed == 1))
+    }
+
+    async fn signals(
+        &self,
+        owner: &Tenant,
+        application_id: &str,
+    ) -> Result<Vec<Signal>, StoreError> {
+        let params = params![owner, application_id, MAX_SIGNALS];
+        bodies(self, sql::commercial::SIGNALS, &params).await
+    }
+
+    async fn partner_agreements(&self, client_id: &str) -> Result<Vec<Agreement>, StoreError> {
+        bodies(
+            self,
+            sql::commercial::PARTNER_AGREEMENTS,
+            &params![client_id],
+        )
+        .await
+    }
+
+    async fn owner_accounts(&self, owner: &Tenant) -> Result<Vec<Account>, StoreError> {
+        bodies(self, sql::commercial::OWNER_ACCOUNTS, &params![owner]).await
+    }
+
+    async fn owner_sub_accounts(&self, owner: &Tenant) -> Result<Vec<SubAccount>, StoreError> {
+        bodies(self, sql::commercial::OWNER_SUB_ACCOUNTS, &params![owner]).await
+    }
+
+    async fn billing_owners(&self, from_ms: i64, to_ms: i64) -> Result<Vec<Tenant>, StoreError> {
+        rows(
+            self,
+            sql::commercial::BILLING_OWNERS,
+            &params![from_ms, to_ms],
+        )
+        .await?
+        .iter()
+        .map(|r| Ok(Tenant::from_stored(r.get(0)?)))
+        .collect()
+    }
+
+    async fn statement(&self, owner: &Tenant, id: &str) -> Result<Option<Statement>, StoreError> {
+        body(self, sql::commercial::STATEMENT, &params![id, owner]).await
+    }
+
+    async fn statement_for(
+        &self,
+        owner: &Tenant,
+        period: &str,
+    ) -> Result<Option<Statement>, StoreError> {
+        body(
+            self,
+            sql::commercial::STATEMENT_FOR,
+            &params![owner, period],
+        )
+        .await
+    }
+
+    async fn statements(
+        &self,
+        owner: &Tenant,
+        q: &StatementQuery,
+    ) -> Result<StatementPage, StoreError> {
+        let exists = sql::commercial::STATEMENT_EXISTS;
+        let filters = [q.period.as_deref()];
+        let page = page(
+            self,
+            &sql::STATEMENTS,
+            exists,
+            owner.as_str(),
+            &q.page,
+            &filters,
+            None,
+        );
+        Ok(page.await?.into())
+    }
+
+    async fn payouts(&self, owner: &Tenant, q: &PayoutQuery) -> Result<PayoutPage, StoreError> {
+        let exists = sql::commercial::PAYOUT_EXISTS;
+        let filters = [q.sub_account_id.as_deref()];
+        let page = page(
+            self,
+            &sql::PAYOUTS,
+            exists,
+            owner.as_str(),
+            &q.page,
+            &filters,
+            None,
+        );
+        Ok(page.await?.into())
+    }
+
+    async fn period_payouts(
+        &self,
+        owner: &Tenant,
+        period: &str,
+    ) -> Result<Vec<PayoutRecord>, StoreError> {
+        bodies(
+            self,
+            sql::commercial::PERIOD_PAYOUTS,
+            &params![owner, period],
+        )
+        .await
+    }
+
+    async fn adjustments(
+        &self,
+        owner: &Tenant,
+        period: &str,
+    ) -> Result<Vec<Adjustment>, StoreError> {
+        bodies(self, sql::commercial::ADJUSTMENTS, &params![owner, period]).await
+    }
+
+    async fn waiting_close(
+        &self,
+        owner: &Tenant,
+        period: &str,
+    ) -> Result<Option<Close>, StoreError> {
+        body(
+            self,
+            sql::commercial::WAITING_CLOSE,
+            &params![owner, period],
+        )
+        .await
+    }
+
+    async fn due_closes(&self, now_ms: i64, limit: u32) -> Result<Vec<DueClose>, StoreError> {
+        due(self, sql::commercial::DUE_CLOSES, now_ms, limit).await
+    }
+}
