@@ -26,6 +26,9 @@ DELIVERIES=${BENCH_DELIVERIES:-30000}
 OUT=${BENCH_OUT:-$ROOT/docs/benchmarks.md}
 TARGET_DIR=${CARGO_TARGET_DIR:-$ROOT/target}
 LENDHUB=${LENDHUB_BIN:-$TARGET_DIR/release/lendhub}
+# The server reads every LENDHUB_* variable as configuration, and refuses
+# one it does not know.
+unset LENDHUB_BIN
 BENCH=$TARGET_DIR/release/lendhub-bench
 BARE=$TARGET_DIR/release/lendhub-bare
 FSYNC=$TARGET_DIR/release/lendhub-fsync

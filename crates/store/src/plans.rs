@@ -203,6 +203,20 @@ pub fn request_path_queries() -> Vec<Query> {
             sql::identity::REVOKE_USER_FAMILIES,
         ),
         ("a person's unspent codes", sql::identity::SPEND_USER_CODES),
+        // The writes that carry their deciding condition (`sql::identity`):
+        // the condition's subquery is an indexed lookup too.
+        (
+            "a person's open sessions, if they are enabled",
+            sql::identity::END_USER_SESSIONS_IF_ENABLED,
+        ),
+        (
+            "a person's unspent codes, if they are enabled",
+            sql::identity::SPEND_USER_CODES_IF_ENABLED,
+        ),
+        (
+            "a person's unused reset links, if they are enabled",
+            sql::identity::SPEND_USER_RESETS_IF_ENABLED,
+        ),
     ] {
         queries.push(query(name, sql, vec![Value::Text("usr_1"), Value::Int(1)]));
     }
@@ -215,6 +229,22 @@ pub fn request_path_queries() -> Vec<Query> {
             "a person's other token families",
             sql::identity::REVOKE_OTHER_FAMILIES,
         ),
+        (
+            "a person's other sessions, if they are enabled",
+            sql::identity::END_OTHER_SESSIONS_IF_ENABLED,
+        ),
+        (
+            "a person's open sessions, if a reset link is live",
+            sql::identity::END_USER_SESSIONS_IF_LINK_LIVE,
+        ),
+        (
+            "a person's unspent codes, if a reset link is live",
+            sql::identity::SPEND_USER_CODES_IF_LINK_LIVE,
+        ),
+        (
+            "a person's reset links, if one is live",
+            sql::identity::SPEND_USER_RESETS_IF_LINK_LIVE,
+        ),
     ] {
         queries.push(query(
             name,
@@ -222,6 +252,16 @@ pub fn request_path_queries() -> Vec<Query> {
             vec![Value::Text("usr_1"), Value::Int(1), SELECTOR],
         ));
     }
+    queries.push(query(
+        "a code spent once",
+        sql::identity::SPEND_CODE,
+        vec![SELECTOR, SELECTOR, Value::Int(1), Value::Null],
+    ));
+    queries.push(query(
+        "a refresh token spent once",
+        sql::identity::SPEND_REFRESH_TOKEN,
+        vec![SELECTOR, SELECTOR, Value::Int(1)],
+    ));
     queries.push(query(
         "hub decision by id",
         sql::lending::DECISION,
