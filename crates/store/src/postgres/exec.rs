@@ -119,31 +119,13 @@ async fn execute<C: GenericClient>(
     c.execute(&statement, &refs).await.map_err(db)
 }
 
+/// A pooled connection ([`Conn`]) or a transaction on one.
+pub struct On<C>(C);
+
 /// A pooled connection.
-pub struct Conn(deadpool_postgres::Client);
+pub type Conn = On<deadpool_postgres::Client>;
 
-impl Exec for Conn {
-    async fn query<'s>(
-        &'s mut self,
-        sql: &'static str,
-        params: &'s [Param<'s>],
-    ) -> Result<Vec<Row>, StoreError> {
-        query(&self.0, sql, params).await
-    }
-
-    async fn execute<'s>(
-        &'s mut self,
-        sql: &'static str,
-        params: &'s [Param<'s>],
-    ) -> Result<u64, StoreError> {
-        execute(&self.0, sql, params).await
-    }
-}
-
-/// A transaction on a pooled connection.
-struct Tx<'a>(deadpool_postgres::Transaction<'a>);
-
-impl Exec for Tx<'_> {
+impl<C: GenericClient + Send + Sync> Exec for On<C> {
     async fn query<'s>(
         &'s mut self,
         sql: &'static str,
@@ -165,12 +147,12 @@ impl Backend for PgStore {
     type Conn<'a> = Conn;
 
     async fn connection(&self) -> Result<Conn, StoreError> {
-        self.pool.get().await.map(Conn).map_err(pool)
+        self.pool.get().await.map(On).map_err(pool)
     }
 
     async fn write(&self, plan: Plan) -> Result<Vec<Done>, StoreError> {
         let mut client = self.pool.get().await.map_err(pool)?;
-        let mut tx = Tx(client.transaction().await.map_err(db)?);
+        let mut tx = On(client.transaction().await.map_err(db)?);
         let done = crate::exec::run_plan(&mut tx, &plan).await?;
         tx.0.commit().await.map_err(db)?;
         Ok(done)
