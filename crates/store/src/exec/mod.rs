@@ -72,6 +72,46 @@ pub trait Backend: Send + Sync + 'static {
     /// once it has committed: each statement's rows and count of changes.
     fn write(&self, plan: Plan) -> impl Future<Output = Result<Vec<Done>, StoreError>> + Send;
 
+    /// Every row `sql` finds with `params`, each mapped by `map`.
+    fn all<'a, T, F>(
+        &'a self,
+        sql: &'static str,
+        params: &'a [Param<'a>],
+        map: F,
+    ) -> impl Future<Output = Result<Vec<T>, StoreError>> + Send + 'a
+    where
+        Self: Sized,
+        T: 'a,
+        F: Fn(&Row) -> Result<T, StoreError> + Send + 'a,
+    {
+        async move {
+            let mut c = self.connection().await?;
+            c.query(sql, params).await?.iter().map(map).collect()
+        }
+    }
+
+    /// The first row `sql` finds with `params`, mapped by `map`.
+    fn one<'a, T, F>(
+        &'a self,
+        sql: &'static str,
+        params: &'a [Param<'a>],
+        map: F,
+    ) -> impl Future<Output = Result<Option<T>, StoreError>> + Send + 'a
+    where
+        Self: Sized,
+        T: 'a,
+        F: Fn(&Row) -> Result<T, StoreError> + Send + 'a,
+    {
+        async move {
+            let mut c = self.connection().await?;
+            c.query_opt(sql, params)
+                .await?
+                .as_ref()
+                .map(map)
+                .transpose()
+        }
+    }
+
     /// What this backend may answer from memory; `None` (PostgreSQL, where
     /// another instance may have written) reads every time.
     fn memos(&self) -> Option<&Memos> {

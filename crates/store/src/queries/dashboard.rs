@@ -80,17 +80,6 @@ fn session(r: &Row) -> Result<(DashboardSessionRecord, StaffMember), StoreError>
     Ok((session, member))
 }
 
-/// Every row `sql` finds with `params`, mapped.
-async fn all<B: Backend, T>(
-    backend: &B,
-    sql: &'static str,
-    params: &[crate::exec::Param<'_>],
-    map: fn(&Row) -> Result<T, StoreError>,
-) -> Result<Vec<T>, StoreError> {
-    let mut c = backend.connection().await?;
-    c.query(sql, params).await?.iter().map(map).collect()
-}
-
 #[async_trait]
 impl<B: Backend> DashboardStore for B {
     async fn add_usage(&self, counts: Vec<UsageCount>) -> Result<(), StoreError> {
@@ -114,7 +103,8 @@ impl<B: Backend> DashboardStore for B {
         owner: &str,
         since_day: &str,
     ) -> Result<Vec<UsageCount>, StoreError> {
-        all(self, sql::USAGE_SINCE, &params![owner, since_day], usage).await
+        self.all(sql::USAGE_SINCE, &params![owner, since_day], usage)
+            .await
     }
 
     async fn open_invitations_of_partner(
@@ -123,7 +113,8 @@ impl<B: Backend> DashboardStore for B {
         now_ms: i64,
     ) -> Result<Vec<InvitationRecord>, StoreError> {
         let params = params![partner_client_id, now_ms];
-        all(self, sql::OPEN_INVITATIONS_OF_PARTNER, &params, invitation).await
+        self.all(sql::OPEN_INVITATIONS_OF_PARTNER, &params, invitation)
+            .await
     }
 
     async fn open_invitations_for_email(
@@ -132,7 +123,8 @@ impl<B: Backend> DashboardStore for B {
         now_ms: i64,
     ) -> Result<Vec<InvitationRecord>, StoreError> {
         let params = params![email, now_ms];
-        all(self, sql::OPEN_INVITATIONS_FOR_EMAIL, &params, invitation).await
+        self.all(sql::OPEN_INVITATIONS_FOR_EMAIL, &params, invitation)
+            .await
     }
 
     async fn put_staff(&self, s: StaffRecord) -> Result<(), StoreError> {
@@ -161,20 +153,16 @@ impl<B: Backend> DashboardStore for B {
     }
 
     async fn staff_of_user(&self, user_id: &str) -> Result<Vec<StaffMember>, StoreError> {
-        all(self, sql::STAFF_OF_USER, &params![user_id], member).await
+        self.all(sql::STAFF_OF_USER, &params![user_id], member)
+            .await
     }
 
     async fn staff_of_partner(
         &self,
         partner_client_id: &str,
     ) -> Result<Vec<StaffMember>, StoreError> {
-        all(
-            self,
-            sql::STAFF_OF_PARTNER,
-            &params![partner_client_id],
-            member,
-        )
-        .await
+        self.all(sql::STAFF_OF_PARTNER, &params![partner_client_id], member)
+            .await
     }
 
     async fn create_dashboard_session(&self, s: DashboardSessionRecord) -> Result<(), StoreError> {
@@ -219,6 +207,6 @@ impl<B: Backend> DashboardStore for B {
         limit: u32,
     ) -> Result<Vec<AuditRecord>, StoreError> {
         let params = params![partner_client_id, limit];
-        all(self, sql::AUDIT_LOG, &params, audit).await
+        self.all(sql::AUDIT_LOG, &params, audit).await
     }
 }

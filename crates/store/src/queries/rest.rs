@@ -27,27 +27,13 @@ use crate::sql::{self, Keyset, PageShape};
 use crate::sqlite::row_keys;
 use crate::{params, values};
 
-/// Every row `statement` finds with `params`.
-async fn rows<B: Backend>(
-    b: &B,
-    statement: &'static str,
-    params: &[Param<'_>],
-) -> Result<Vec<Row>, StoreError> {
-    let mut c = b.connection().await?;
-    c.query(statement, params).await
-}
-
 /// The JSON bodies of the rows `statement` finds with `params`.
 async fn bodies<B: Backend, T: DeserializeOwned>(
     b: &B,
     statement: &'static str,
     params: &[Param<'_>],
 ) -> Result<Vec<T>, StoreError> {
-    rows(b, statement, params)
-        .await?
-        .iter()
-        .map(|r| r.json(0))
-        .collect()
+    b.all(statement, params, |r| r.json(0)).await
 }
 
 /// The JSON body of the one row `statement` finds with `params`, if any.
@@ -56,11 +42,7 @@ async fn body<B: Backend, T: DeserializeOwned>(
     statement: &'static str,
     params: &[Param<'_>],
 ) -> Result<Option<T>, StoreError> {
-    let mut c = b.connection().await?;
-    c.query_opt(statement, params)
-        .await?
-        .map(|r| r.json(0))
-        .transpose()
+    b.one(statement, params, |r| r.json(0)).await
 }
 
 /// Records due on their owners' clocks by `now_ms` (`sql::lending::DUE_*`
@@ -71,11 +53,10 @@ async fn due<B: Backend, T: DeserializeOwned, D: From<(T, i64)>>(
     now_ms: i64,
     limit: u32,
 ) -> Result<Vec<D>, StoreError> {
-    rows(b, statement, &params![now_ms, limit])
-        .await?
-        .iter()
-        .map(|r| Ok(D::from((r.json(0)?, r.get(1)?))))
-        .collect()
+    b.all(statement, &params![now_ms, limit], |r| {
+        Ok(D::from((r.json(0)?, r.get(1)?)))
+    })
+    .await
 }
 
 /// One newest-first page of `keyset` for `owner` (`None` if the anchor,
@@ -220,11 +201,13 @@ impl<B: Backend> LendingStore for B {
         &self,
         decision_id: Option<&str>,
     ) -> Result<Vec<UnderwritingAct>, StoreError> {
-        let found = match decision_id {
-            Some(id) => rows(self, sql::lending::ACTS_OF_DECISION, &params![id]).await?,
-            None => rows(self, sql::lending::ACTS, &[]).await?,
-        };
-        found.iter().map(act).collect()
+        match decision_id {
+            Some(id) => {
+                self.all(sql::lending::ACTS_OF_DECISION, &params![id], act)
+                    .await
+            }
+            None => self.all(sql::lending::ACTS, &[], act).await,
+        }
     }
 
     async fn latest_declined(
@@ -534,15 +517,11 @@ impl<B: Backend> CommercialStore for B {
     }
 
     async fn billing_owners(&self, from_ms: i64, to_ms: i64) -> Result<Vec<Tenant>, StoreError> {
-        rows(
-            self,
-            sql::commercial::BILLING_OWNERS,
-            &params![from_ms, to_ms],
-        )
-        .await?
-        .iter()
-        .map(|r| Ok(Tenant::from_stored(r.get(0)?)))
-        .collect()
+        let params = params![from_ms, to_ms];
+        self.all(sql::commercial::BILLING_OWNERS, &params, |r| {
+            Ok(Tenant::from_stored(r.get(0)?))
+        })
+        .await
     }
 
     async fn statement(&self, owner: &Tenant, id: &str) -> Result<Option<Statement>, StoreError> {
