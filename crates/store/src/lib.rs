@@ -20,6 +20,7 @@ mod public;
 pub(crate) mod queries;
 mod sql;
 pub mod sqlite;
+mod unit;
 
 pub use context::dashboard::*;
 pub use context::events::*;

@@ -198,9 +198,6 @@ pub mod lending {
     pub const COMPANY_ACCOUNT_EXISTS: &str =
         "SELECT 1 FROM hub_accounts WHERE id = $1 AND borrower = $2";
     /// Conditional on the status the change was computed from (`$5`).
-    pub const UPDATE_ACCOUNT: &str =
-        "UPDATE hub_accounts SET status = $3, body = $4, due_at_ms = $6
-         WHERE id = $1 AND owner = $2 AND status = $5";
     /// Accounts due for a look on their owner's clock, as `DUE_APPLICATIONS`.
     pub const DUE_ACCOUNTS: &str = due_on_owners_clock!("hub_accounts");
     pub const ACCOUNT: &str = "SELECT body FROM hub_accounts WHERE id = $1 AND owner = $2";
@@ -1026,10 +1023,6 @@ pub mod events {
     pub const ROTATE_ENDPOINT_SECRET: &str = "UPDATE webhook_endpoints
      SET previous_sealed_secret = sealed_secret, previous_secret_expires_at_ms = $4, sealed_secret = $3
      WHERE id = $1 AND owner = $2";
-    /// Disables an endpoint still enabled and failing since at most `$3`.
-    pub const DISABLE_FAILING_ENDPOINT: &str =
-        "UPDATE webhook_endpoints SET status = 'disabled', body = $4, failing_since_ms = NULL
-     WHERE id = $1 AND owner = $2 AND status = 'enabled' AND failing_since_ms <= $3";
     pub const END_DELIVERIES_OF_ENDPOINT: &str = "UPDATE deliveries
      SET state = 'failed', last_error = 'endpoint disabled', lease_until_ms = NULL
      WHERE endpoint_id = $1 AND state = 'pending'";

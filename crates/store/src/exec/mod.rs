@@ -236,4 +236,58 @@ pub struct Dialect {
     /// (`sqlite::row_keys`): statements marked `row_keyed` there take that
     /// key as `$1` and the usual parameters after it.
     pub row_keyed: bool,
+    /// Whether a unit of work's checks lock the rows they read until
+    /// commit: on PostgreSQL, where other transactions write at the same
+    /// time; not on SQLite, whose one writer runs one unit at a time.
+    pub locks_rows: bool,
+}
+
+impl Dialect {
+    /// A check's statement, locking what it reads where rows need locking.
+    pub fn lock(&self, lock: &Lock) -> &'static str {
+        if self.locks_rows {
+            lock.locking
+        } else {
+            lock.plain
+        }
+    }
+
+    /// An insert of a row a ULID names: on SQLite `keyed`, with the key
+    /// the id (`values[0]`) carries as `$1` before `values`; elsewhere
+    /// `plain` with `values` alone.
+    pub fn keyed_insert(
+        &self,
+        keyed: &'static str,
+        plain: &'static str,
+        mut values: Vec<Value>,
+    ) -> (&'static str, Vec<Value>) {
+        if !self.row_keyed {
+            return (plain, values);
+        }
+        let key = match values.first() {
+            Some(Value::Text(id)) => crate::sqlite::row_keys::row_key(id),
+            _ => None,
+        };
+        values.insert(0, Value::from(key));
+        (keyed, values)
+    }
+}
+
+/// A check's read of the row a write's condition is on, written once: as
+/// it is, and with the lock PostgreSQL takes on what it finds ([`lock!`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Lock {
+    pub plain: &'static str,
+    pub locking: &'static str,
+}
+
+/// `lock!("SELECT 1 FROM t WHERE …")`: the read, and the read `FOR UPDATE`.
+#[macro_export]
+macro_rules! lock {
+    ($sql:literal) => {
+        $crate::exec::Lock {
+            plain: $sql,
+            locking: concat!($sql, " FOR UPDATE"),
+        }
+    };
 }

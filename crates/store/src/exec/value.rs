@@ -1,13 +1,15 @@
 //! What crosses the executor: parameters borrowed from the caller, and rows
 //! of owned values read back. Both backends map their own types onto these
-//! five, so a statement and its row mapper are written once.
+//! five (and a list of strings, which a parameter may be), so a statement
+//! and its row mapper are written once.
 
 use serde::de::DeserializeOwned;
 
 use crate::error::StoreError;
 
 /// A statement's parameter. `Bool` is an integer 0/1 on SQLite; `Text`
-/// binds to PostgreSQL's `TEXT`, `JSON` and `JSONB` alike.
+/// binds to PostgreSQL's `TEXT`, `JSON` and `JSONB` alike; `Texts` is a
+/// `TEXT[]` on PostgreSQL and a JSON array on SQLite.
 #[derive(Clone, Copy, Debug)]
 pub enum Param<'a> {
     Null,
@@ -15,6 +17,7 @@ pub enum Param<'a> {
     Text(&'a str),
     Bytes(&'a [u8]),
     Bool(bool),
+    Texts(&'a [String]),
 }
 
 impl From<i64> for Param<'_> {
@@ -115,6 +118,8 @@ pub enum Value {
     Text(String),
     Bytes(Vec<u8>),
     Bool(bool),
+    /// Only ever a parameter (see [`Param::Texts`]), never read back.
+    Texts(Vec<String>),
 }
 
 impl<'a> From<&'a Value> for Param<'a> {
@@ -125,6 +130,7 @@ impl<'a> From<&'a Value> for Param<'a> {
             Value::Text(t) => Param::Text(t),
             Value::Bytes(b) => Param::Bytes(b),
             Value::Bool(b) => Param::Bool(*b),
+            Value::Texts(t) => Param::Texts(t),
         }
     }
 }
@@ -151,6 +157,12 @@ impl From<String> for Value {
 impl From<&str> for Value {
     fn from(v: &str) -> Self {
         Value::Text(v.to_owned())
+    }
+}
+
+impl From<Vec<String>> for Value {
+    fn from(v: Vec<String>) -> Self {
+        Value::Texts(v)
     }
 }
 

@@ -9,7 +9,7 @@
 //! 3. the events of the jobs that passed: their owners' subscriptions are
 //!    read and the domain picks each event's recipients, then one statement
 //!    numbers the events in each owner's sequence and queues their
-//!    deliveries (`writes::events`), so the per-owner lock keeping events in
+//!    deliveries (`events`), so the per-owner lock keeping events in
 //!    commit order is held only from there to the commit;
 //! 4. `COMMIT`, one WAL flush for the whole batch.
 //!
@@ -29,6 +29,7 @@
 //! callers are answered 503, and they retry with the same Idempotency-Key,
 //! which replays the batch's outcome if its `COMMIT` did get through.
 
+use std::collections::HashSet;
 use std::future::{Future, poll_fn};
 use std::pin::Pin;
 use std::sync::Arc;
@@ -39,12 +40,13 @@ use deadpool_postgres::{Pool, Transaction};
 use futures_util::future::{MaybeDone, maybe_done};
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
-use super::errors;
-use super::writes::{self, Check, Param, Statements};
+use super::exec::Bound;
+use super::{PgStore, errors, events};
 use crate::error::{CommitError, StoreError};
-use crate::{EventWrite, Write, WriteSet};
+use crate::exec::{Backend, Param, Value};
+use crate::unit::{self, Unit};
+use crate::{EventWrite, IdempotencyRecord, Write, WriteSet};
 use lendhub_domain::sandbox::events::Event;
-use tokio_postgres::Statement;
 
 const MAX_BATCH: usize = 256;
 const IN_FLIGHT: usize = 2;
@@ -181,8 +183,91 @@ pub(crate) async fn commit_alone(pool: &Pool, set: WriteSet) -> Result<(), Commi
 
 type Step<'t> = Pin<Box<dyn Future<Output = Result<u64, tokio_postgres::Error>> + Send + 't>>;
 
-fn step<'t>(tx: &'t Transaction<'_>, (statement, params): (Statement, Vec<Param<'t>>)) -> Step<'t> {
-    Box::pin(async move { tx.execute_raw(&statement, params).await })
+/// One row if the key is now ours (new, or replacing a record that expired
+/// on the owner's clock); none if another request holds it. A key another
+/// transaction has inserted but not committed makes this wait for that
+/// transaction, so the answer is always final.
+const CLAIM_KEY: &str =
+    "INSERT INTO idempotency_keys (owner, key, fingerprint, status, body, created_at_ms)
+     VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (owner, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
+         status = EXCLUDED.status, body = EXCLUDED.body, created_at_ms = EXCLUDED.created_at_ms
+     WHERE idempotency_keys.created_at_ms <= EXCLUDED.created_at_ms - $7";
+
+/// Gives back a key claimed by a job that then failed another check.
+const RELEASE_KEY: &str = "DELETE FROM idempotency_keys WHERE owner = $1 AND key = $2";
+
+/// A job's gate, passed before any job writes: its key, then its writes'
+/// checks (`crate::unit`).
+enum Gate<'a> {
+    Key(&'a IdempotencyRecord, Vec<Value>),
+    Check(&'a unit::Check),
+}
+
+impl Gate<'_> {
+    /// Its place in the lock order (`crate::unit`): keys first.
+    fn rank(&self) -> (u8, &str, &str) {
+        match self {
+            Gate::Key(r, _) => (0, r.owner.as_str(), &r.key),
+            Gate::Check(c) => (c.rank.0, &c.rank.1, &c.rank.2),
+        }
+    }
+
+    fn statement(&self) -> (&'static str, &[Value]) {
+        match self {
+            Gate::Key(_, values) => (CLAIM_KEY, values),
+            Gate::Check(c) => (c.test.sql, &c.test.params),
+        }
+    }
+}
+
+fn claim(r: &IdempotencyRecord) -> Vec<Value> {
+    vec![
+        Value::from(r.owner.as_str()),
+        Value::from(r.key.as_str()),
+        Value::Bytes(r.fingerprint.to_vec()),
+        Value::Int(i64::from(r.status)),
+        Value::Bytes(r.body.clone()),
+        Value::Int(r.created_at_ms),
+        Value::Int(lendhub_domain::idempotency::RETENTION.whole_milliseconds() as i64),
+    ]
+}
+
+/// The gates of a batch's jobs, each with its job's index, in lock order.
+/// A second conditional change of one row within a batch (an application's
+/// version, a clock, an endpoint's status) cannot follow the first (both
+/// were computed from the same state): its job is returned as failed.
+fn gates<'a>(sets: &[&'a WriteSet], units: &'a [Unit]) -> (Vec<(usize, Gate<'a>)>, Vec<usize>) {
+    let mut gates = Vec::new();
+    let mut repeated = Vec::new();
+    let mut updated = HashSet::new();
+    for (job, (set, unit)) in sets.iter().zip(units).enumerate() {
+        if let Some(record) = &set.idempotency {
+            gates.push((job, Gate::Key(record, claim(record))));
+        }
+        for check in &unit.checks {
+            match &check.row {
+                Some(row) if !updated.insert(row) => repeated.push(job),
+                _ => gates.push((job, Gate::Check(check))),
+            }
+        }
+    }
+    gates.sort_by(|(_, a), (_, b)| a.rank().cmp(&b.rank()));
+    (gates, repeated)
+}
+
+/// Prepares `sql` (from the connection's cache after its first use) and
+/// binds `values`; the statement is sent when the step is first polled.
+async fn step<'t>(
+    tx: &'t Transaction<'_>,
+    sql: &'static str,
+    values: &'t [Value],
+) -> Result<Step<'t>, StoreError> {
+    let statement = tx.prepare_cached(sql).await.map_err(errors::db)?;
+    Ok(Box::pin(async move {
+        let bound = values.iter().map(|v| Bound(Param::from(v)));
+        tx.execute_raw(&statement, bound).await
+    }))
 }
 
 /// Runs the batch and commits; `Err` means nothing of it is stored, and every
@@ -191,49 +276,63 @@ async fn run_batch(
     tx: Transaction<'_>,
     sets: &[&WriteSet],
 ) -> Result<Vec<Result<(), CommitError>>, StoreError> {
-    let statements = Statements::prepare(&tx).await?;
-
-    let (checks, repeated) = writes::checks(sets);
+    let units = sets
+        .iter()
+        .map(|set| unit::plan(set, <PgStore as Backend>::DIALECT))
+        .collect::<Result<Vec<_>, _>>()?;
+    let (gates, repeated) = gates(sets, &units);
     let mut outcomes: Vec<Result<(), CommitError>> = sets.iter().map(|_| Ok(())).collect();
     for job in repeated {
         outcomes[job] = Err(CommitError::Conflict);
     }
-    let steps = checks
-        .iter()
-        .map(|(_, check)| step(&tx, statements.check(check)))
-        .collect();
+    let mut steps = Vec::with_capacity(gates.len());
+    for (_, gate) in &gates {
+        let (sql, values) = gate.statement();
+        steps.push(step(&tx, sql, values).await?);
+    }
     let mut claimed = vec![false; sets.len()];
-    let mut passed_checks = Vec::new();
-    for ((job, check), rows) in checks.iter().zip(in_order(steps).await) {
-        let passed = rows.map_err(errors::db)? == 1;
-        if passed {
-            passed_checks.push((*job, check));
+    let mut passed = Vec::new();
+    for ((job, gate), rows) in gates.iter().zip(in_order(steps).await) {
+        let passes = rows.map_err(errors::db)? == 1;
+        if passes {
+            passed.push((*job, gate));
         }
-        match (check, passed) {
-            (Check::Key(_), true) => claimed[*job] = true,
+        match (gate, passes) {
+            (Gate::Key(..), true) => claimed[*job] = true,
             // A taken key is the answer whatever else failed: the caller replays.
-            (Check::Key(_), false) => outcomes[*job] = Err(CommitError::IdempotencyKeyTaken),
+            (Gate::Key(..), false) => outcomes[*job] = Err(CommitError::IdempotencyKeyTaken),
             (_, false) if outcomes[*job].is_ok() => outcomes[*job] = Err(CommitError::Conflict),
             _ => {}
         }
     }
 
+    // A failed job gives back what its passed gates took; the others write.
+    let release_keys: Vec<[Value; 2]> = sets
+        .iter()
+        .map(|set| match &set.idempotency {
+            Some(r) => [Value::from(r.owner.as_str()), Value::from(r.key.as_str())],
+            None => [Value::Null, Value::Null],
+        })
+        .collect();
     let mut steps = Vec::new();
-    // A failed job gives back what its passed checks took.
-    for (job, check) in passed_checks {
-        if outcomes[job].is_err()
-            && let Some(release) = statements.release(check)
-        {
-            steps.push(step(&tx, release));
-        }
-    }
-    for ((set, outcome), claimed) in sets.iter().zip(&outcomes).zip(claimed) {
-        match (outcome, &set.idempotency) {
-            (Ok(()), _) => steps.extend(statements.writes(set)?.into_iter().map(|s| step(&tx, s))),
-            (Err(_), Some(record)) if claimed => {
-                steps.push(step(&tx, statements.release_key(record)))
+    for (job, gate) in passed {
+        match gate {
+            Gate::Check(check) if outcomes[job].is_err() => {
+                if let Some(release) = &check.release {
+                    steps.push(step(&tx, release.sql, &release.params).await?);
+                }
+            }
+            Gate::Key(..) if outcomes[job].is_err() => {
+                steps.push(step(&tx, RELEASE_KEY, &release_keys[job]).await?);
             }
             _ => {}
+        }
+    }
+    for (unit, outcome) in units.iter().zip(&outcomes) {
+        if outcome.is_ok() {
+            for s in &unit.steps {
+                steps.push(step(&tx, s.sql, &s.params).await?);
+            }
         }
     }
     let events: Vec<&Event> = sets
@@ -252,17 +351,14 @@ async fn run_batch(
         if events.is_empty() {
             Ok(Vec::new())
         } else {
-            statements.subscriptions(&tx, &events).await
+            events::subscriptions(&tx, &events).await
         }
     };
     let (results, subscriptions) = futures_util::join!(in_order(steps), subscriptions);
     for result in results {
         result.map_err(errors::db)?;
     }
-    let recipients = writes::recipients_of(&subscriptions.map_err(errors::db)?, &events)?;
-    if let Some(insert) = statements.events(&events, recipients) {
-        step(&tx, insert).await.map_err(errors::db)?;
-    }
+    events::insert(&tx, &events, &subscriptions.map_err(errors::db)?).await?;
     tx.commit().await.map_err(errors::db)?;
     Ok(outcomes)
 }

@@ -17,7 +17,7 @@ type Failure = Box<dyn Error + Sync + Send>;
 
 /// A parameter as the statement declares it.
 #[derive(Debug)]
-struct Bound<'a>(Param<'a>);
+pub(crate) struct Bound<'a>(pub(crate) Param<'a>);
 
 impl ToSql for Bound<'_> {
     fn to_sql(&self, ty: &Type, out: &mut BytesMut) -> Result<IsNull, Failure> {
@@ -42,6 +42,7 @@ impl ToSql for Bound<'_> {
                 Ok(IsNull::No)
             }
             (Param::Bytes(v), &Type::BYTEA) => v.to_sql(ty, out),
+            (Param::Texts(v), &Type::TEXT_ARRAY) => <&[String] as ToSql>::to_sql(&v, ty, out),
             (param, ty) => Err(format!("cannot bind {param:?} as {ty}").into()),
         }
     }
@@ -158,5 +159,8 @@ impl Backend for PgStore {
         Ok(done)
     }
 
-    const DIALECT: &'static Dialect = &Dialect { row_keyed: false };
+    const DIALECT: &'static Dialect = &Dialect {
+        row_keyed: false,
+        locks_rows: true,
+    };
 }

@@ -6,11 +6,11 @@
 
 mod batch;
 mod errors;
+mod events;
 mod exec;
 mod jobs;
 mod migrations;
 mod reads;
-mod writes;
 
 use std::time::Duration;
 

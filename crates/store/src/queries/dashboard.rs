@@ -5,7 +5,7 @@ use async_trait::async_trait;
 
 use crate::context::dashboard::*;
 use crate::error::StoreError;
-use crate::exec::{Backend, Exec, Row, Statement};
+use crate::exec::{Backend, Row, Statement};
 use crate::sql::dashboard as sql;
 use crate::{params, values};
 
@@ -185,12 +185,8 @@ impl<B: Backend> DashboardStore for B {
         token_hash: &[u8],
         now_ms: i64,
     ) -> Result<Option<(DashboardSessionRecord, StaffMember)>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query_opt(sql::SESSION, &params![token_hash, now_ms])
-            .await?
-            .as_ref()
-            .map(session)
-            .transpose()
+        self.one(sql::SESSION, &params![token_hash, now_ms], session)
+            .await
     }
 
     async fn end_dashboard_session(&self, token_hash: &[u8], at_ms: i64) -> Result<(), StoreError> {

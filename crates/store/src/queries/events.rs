@@ -35,12 +35,7 @@ fn endpoint(r: &Row) -> Result<EndpointRecord, StoreError> {
 #[async_trait]
 impl<B: Backend> EventStore for B {
     async fn event(&self, owner: &Tenant, id: &str) -> Result<Option<Event>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query_opt(sandbox::EVENT, &params![id, owner])
-            .await?
-            .as_ref()
-            .map(event)
-            .transpose()
+        self.one(sandbox::EVENT, &params![id, owner], event).await
     }
 
     /// Newest first; `starting_after` pages toward older events,
@@ -109,11 +104,7 @@ impl<B: Backend> EventStore for B {
     }
 
     async fn endpoints(&self, owner: &Tenant) -> Result<Vec<EndpointRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query(sandbox::ENDPOINTS_OF_OWNER, &params![owner])
-            .await?
-            .iter()
-            .map(endpoint)
-            .collect()
+        self.all(sandbox::ENDPOINTS_OF_OWNER, &params![owner], endpoint)
+            .await
     }
 }

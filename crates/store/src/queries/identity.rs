@@ -172,7 +172,8 @@ fn access_grant(r: &Row) -> Result<AccessGrant, StoreError> {
     })
 }
 
-fn queue_mail(mail: &MailRecord) -> Statement {
+/// A person's mail, queued in the outbox.
+pub(crate) fn queue_mail(mail: &MailRecord) -> Statement {
     Statement::change(
         sql::MAIL_PERSON,
         values![
@@ -366,21 +367,13 @@ impl<B: Backend> IdentityDirectory for B {
     }
 
     async fn sso_user(&self, user_id: &str) -> Result<Option<SsoUserRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query_opt(sql::SSO_USER.as_str(), &params![user_id])
-            .await?
-            .as_ref()
-            .map(user)
-            .transpose()
+        self.one(sql::SSO_USER.as_str(), &params![user_id], user)
+            .await
     }
 
     async fn sso_user_by_email(&self, email: &str) -> Result<Option<SsoUserRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query_opt(sql::SSO_USER_BY_EMAIL.as_str(), &params![email])
-            .await?
-            .as_ref()
-            .map(user)
-            .transpose()
+        self.one(sql::SSO_USER_BY_EMAIL.as_str(), &params![email], user)
+            .await
     }
 
     async fn put_sso_client(&self, k: SsoClientRecord) -> Result<(), StoreError> {
@@ -399,30 +392,20 @@ impl<B: Backend> IdentityDirectory for B {
     }
 
     async fn sso_client(&self, client_id: &str) -> Result<Option<SsoClientRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query_opt(sql::SSO_CLIENTS_SELECT_BY_CLIENT_ID, &params![client_id])
-            .await?
-            .as_ref()
-            .map(client)
-            .transpose()
+        self.one(
+            sql::SSO_CLIENTS_SELECT_BY_CLIENT_ID,
+            &params![client_id],
+            client,
+        )
+        .await
     }
 
     async fn sso_users(&self) -> Result<Vec<SsoUserListing>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query(sql::SSO_USERS_LIST, &[])
-            .await?
-            .iter()
-            .map(user_listing)
-            .collect()
+        self.all(sql::SSO_USERS_LIST, &[], user_listing).await
     }
 
     async fn sso_clients(&self) -> Result<Vec<SsoClientListing>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query(sql::SSO_CLIENTS_LIST, &[])
-            .await?
-            .iter()
-            .map(client_listing)
-            .collect()
+        self.all(sql::SSO_CLIENTS_LIST, &[], client_listing).await
     }
 
     async fn disable_sso_user(&self, user_id: &str, now_ms: i64) -> Result<bool, StoreError> {
@@ -475,12 +458,12 @@ impl<B: Backend> IdentityDirectory for B {
         &self,
         token_hash: &[u8],
     ) -> Result<Option<PasswordResetRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query_opt(sql::PASSWORD_RESET_SELECT, &params![token_hash])
-            .await?
-            .as_ref()
-            .map(password_reset)
-            .transpose()
+        self.one(
+            sql::PASSWORD_RESET_SELECT,
+            &params![token_hash],
+            password_reset,
+        )
+        .await
     }
 
     async fn reset_password(
@@ -581,12 +564,7 @@ impl<B: Backend> SignInStore for B {
     }
 
     async fn ticket(&self, ticket_id: &str) -> Result<Option<TicketRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query_opt(sql::TICKET, &params![ticket_id])
-            .await?
-            .as_ref()
-            .map(ticket)
-            .transpose()
+        self.one(sql::TICKET, &params![ticket_id], ticket).await
     }
 
     async fn sign_in(&self, ticket_id: &str, s: SessionRecord) -> Result<bool, StoreError> {
@@ -626,12 +604,12 @@ impl<B: Backend> SignInStore for B {
     }
 
     async fn session(&self, selector: &[u8]) -> Result<Option<SessionRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query_opt(sql::SSO_SESSIONS_SELECT_BY_SELECTOR, &params![selector])
-            .await?
-            .as_ref()
-            .map(session)
-            .transpose()
+        self.one(
+            sql::SSO_SESSIONS_SELECT_BY_SELECTOR,
+            &params![selector],
+            session,
+        )
+        .await
     }
 
     async fn end_session(&self, selector: &[u8], now_ms: i64) -> Result<(), StoreError> {
@@ -650,15 +628,12 @@ impl<B: Backend> SignInStore for B {
         user_id: &str,
         client_id: &str,
     ) -> Result<Option<ConsentRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query_opt(
+        self.one(
             sql::SSO_CONSENTS_SELECT_BY_USER_ID,
             &params![user_id, client_id],
+            consent,
         )
-        .await?
-        .as_ref()
-        .map(consent)
-        .transpose()
+        .await
     }
 
     async fn issue_code(&self, issue: CodeIssue) -> Result<bool, StoreError> {
@@ -731,12 +706,8 @@ impl<B: Backend> SignInStore for B {
     }
 
     async fn sso_access(&self, selector: &[u8]) -> Result<Option<AccessGrant>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query_opt(crate::sql::ACCESS, &params![selector])
-            .await?
-            .as_ref()
-            .map(access_grant)
-            .transpose()
+        self.one(crate::sql::ACCESS, &params![selector], access_grant)
+            .await
     }
 
     async fn sso_epoch(&self) -> Result<i64, StoreError> {

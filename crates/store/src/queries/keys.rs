@@ -4,7 +4,7 @@ use async_trait::async_trait;
 
 use crate::context::keys::*;
 use crate::error::StoreError;
-use crate::exec::{Backend, Exec, Row, Statement};
+use crate::exec::{Backend, Row, Statement};
 use crate::sql::{partner, sandbox};
 use crate::{params, values};
 
@@ -50,12 +50,12 @@ impl<B: Backend> KeyStore for B {
     }
 
     async fn signing_keys(&self, purpose: &str) -> Result<Vec<SigningKeyRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query(partner::SIGNING_KEYS_SELECT_BY_PURPOSE, &params![purpose])
-            .await?
-            .iter()
-            .map(signing_key)
-            .collect()
+        self.all(
+            partner::SIGNING_KEYS_SELECT_BY_PURPOSE,
+            &params![purpose],
+            signing_key,
+        )
+        .await
     }
 
     async fn ensure_signing_key(&self, key: SigningKeyRecord) -> Result<(), StoreError> {

@@ -3,7 +3,7 @@
 
 mod dashboard;
 mod events;
-mod identity;
+pub(crate) mod identity;
 mod keys;
 mod partner;
 pub(crate) mod public;

@@ -133,21 +133,12 @@ impl<B: Backend> PartnerStore for B {
         &self,
         client_id: &str,
     ) -> Result<Option<PartnerClientRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query_opt(sql::PARTNER_CLIENT, &params![client_id])
-            .await?
-            .as_ref()
-            .map(client)
-            .transpose()
+        self.one(sql::PARTNER_CLIENT, &params![client_id], client)
+            .await
     }
 
     async fn list_partner_clients(&self) -> Result<Vec<PartnerClientRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query(sql::PARTNER_CLIENTS, &[])
-            .await?
-            .iter()
-            .map(client)
-            .collect()
+        self.all(sql::PARTNER_CLIENTS, &[], client).await
     }
 
     async fn update_partner_client(
@@ -211,45 +202,38 @@ impl<B: Backend> PartnerStore for B {
     }
 
     async fn api_key(&self, selector: &[u8]) -> Result<Option<ApiKeyRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query_opt(sql::API_KEYS_SELECT_BY_SELECTOR, &params![selector])
-            .await?
-            .as_ref()
-            .map(api_key)
-            .transpose()
+        self.one(
+            sql::API_KEYS_SELECT_BY_SELECTOR,
+            &params![selector],
+            api_key,
+        )
+        .await
     }
 
     async fn oauth_client(&self, client_id: &str) -> Result<Option<OAuthClientRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query_opt(sql::OAUTH_CLIENTS_SELECT_BY_ID, &params![client_id])
-            .await?
-            .as_ref()
-            .map(oauth_client)
-            .transpose()
+        self.one(
+            sql::OAUTH_CLIENTS_SELECT_BY_ID,
+            &params![client_id],
+            oauth_client,
+        )
+        .await
     }
 
     async fn list_oauth_clients(
         &self,
         partner_client_id: &str,
     ) -> Result<Vec<OAuthClientRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query(
+        self.all(
             sql::OAUTH_CLIENTS_SELECT_BY_PARTNER,
             &params![partner_client_id],
+            oauth_client,
         )
-        .await?
-        .iter()
-        .map(oauth_client)
-        .collect()
+        .await
     }
 
     async fn list_api_keys(&self, client_id: &str) -> Result<Vec<ApiKeyRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query(sql::API_KEYS_SELECT_BY_CLIENT, &params![client_id])
-            .await?
-            .iter()
-            .map(api_key)
-            .collect()
+        self.all(sql::API_KEYS_SELECT_BY_CLIENT, &params![client_id], api_key)
+            .await
     }
 
     /// Brought forward, or already ending no later: `true` either way while
@@ -279,24 +263,24 @@ impl<B: Backend> PartnerStore for B {
     }
 
     async fn request_key(&self, key_id: &str) -> Result<Option<RequestKeyRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query_opt(sql::REQUEST_KEYS_SELECT_BY_ID, &params![key_id])
-            .await?
-            .as_ref()
-            .map(request_key)
-            .transpose()
+        self.one(
+            sql::REQUEST_KEYS_SELECT_BY_ID,
+            &params![key_id],
+            request_key,
+        )
+        .await
     }
 
     async fn list_request_keys(
         &self,
         client_id: &str,
     ) -> Result<Vec<RequestKeyRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query(sql::REQUEST_KEYS_SELECT_BY_CLIENT, &params![client_id])
-            .await?
-            .iter()
-            .map(request_key)
-            .collect()
+        self.all(
+            sql::REQUEST_KEYS_SELECT_BY_CLIENT,
+            &params![client_id],
+            request_key,
+        )
+        .await
     }
 
     async fn revoke_request_key(&self, key_id: &str, at_ms: i64) -> Result<bool, StoreError> {

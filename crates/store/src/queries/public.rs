@@ -70,12 +70,8 @@ impl<B: Backend> PublicStore for B {
     }
 
     async fn enquiry(&self, id: &str) -> Result<Option<EnquiryRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query_opt(sql::ENQUIRIES_SELECT_BY_ID, &params![id])
-            .await?
-            .as_ref()
-            .map(enquiry)
-            .transpose()
+        self.one(sql::ENQUIRIES_SELECT_BY_ID, &params![id], enquiry)
+            .await
     }
 
     async fn mail_status(&self, enquiry_id: &str) -> Result<Option<MailStatus>, StoreError> {
@@ -105,20 +101,10 @@ impl<B: Backend> PublicStore for B {
     }
 
     async fn cms_page(&self, key: &str) -> Result<Option<CmsPageRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query_opt(sql::CMS_PAGE, &params![key])
-            .await?
-            .as_ref()
-            .map(page)
-            .transpose()
+        self.one(sql::CMS_PAGE, &params![key], page).await
     }
 
     async fn list_cms_pages(&self) -> Result<Vec<CmsPageRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query(sql::CMS_PAGES, &[])
-            .await?
-            .iter()
-            .map(page)
-            .collect()
+        self.all(sql::CMS_PAGES, &[], page).await
     }
 }

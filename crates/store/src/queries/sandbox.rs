@@ -64,21 +64,12 @@ impl<B: Backend> SandboxStore for B {
     }
 
     async fn client(&self, client_id: &str) -> Result<Option<ClientRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query_opt(sql::SANDBOX_CLIENT, &params![client_id])
-            .await?
-            .as_ref()
-            .map(client)
-            .transpose()
+        self.one(sql::SANDBOX_CLIENT, &params![client_id], client)
+            .await
     }
 
     async fn list_clients(&self) -> Result<Vec<ClientRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query(sql::SANDBOX_CLIENTS, &[])
-            .await?
-            .iter()
-            .map(client)
-            .collect()
+        self.all(sql::SANDBOX_CLIENTS, &[], client).await
     }
 
     async fn revoke_client(&self, client_id: &str, now_ms: i64) -> Result<bool, StoreError> {

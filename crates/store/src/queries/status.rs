@@ -99,12 +99,7 @@ impl<B: Backend> StatusStore for B {
     }
 
     async fn status_days(&self, since_day: &str) -> Result<Vec<DayRecord>, StoreError> {
-        let mut c = self.connection().await?;
-        c.query(sql::DAYS_SINCE, &params![since_day])
-            .await?
-            .iter()
-            .map(day)
-            .collect()
+        self.all(sql::DAYS_SINCE, &params![since_day], day).await
     }
 
     async fn delivery_lag_ms(&self, now_ms: i64) -> Result<Option<i64>, StoreError> {

@@ -31,6 +31,11 @@ fn bind(statement: &mut rusqlite::Statement<'_>, params: &[Param<'_>]) -> rusqli
             Param::Text(v) => statement.raw_bind_parameter(i, v)?,
             Param::Bytes(v) => statement.raw_bind_parameter(i, v)?,
             Param::Bool(v) => statement.raw_bind_parameter(i, i64::from(v))?,
+            Param::Texts(v) => statement.raw_bind_parameter(
+                i,
+                serde_json::to_string(v)
+                    .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?,
+            )?,
         }
     }
     Ok(())
@@ -135,5 +140,8 @@ impl Backend for SqliteStore {
         self.remember_reads.then_some(&self.memos)
     }
 
-    const DIALECT: &'static Dialect = &Dialect { row_keyed: true };
+    const DIALECT: &'static Dialect = &Dialect {
+        row_keyed: true,
+        locks_rows: false,
+    };
 }

@@ -15,11 +15,10 @@ pub(crate) mod exec;
 pub mod idempotency;
 mod jobs;
 mod migrations;
-mod partner;
 pub(crate) mod row_keys;
 mod rows;
+mod unit;
 mod writer;
-mod writes;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -222,7 +221,7 @@ impl Maintenance for SqliteStore {
 
     async fn prune(&self, retention: Retention) -> Result<u64, StoreError> {
         self.writer
-            .run(move |c| writes::prune(c, &retention).map_err(unavailable))
+            .run(move |c| unit::prune(c, &retention).map_err(unavailable))
             .await
     }
 
@@ -246,8 +245,10 @@ impl UnitOfWork for SqliteStore {
 
     async fn commit(&self, set: WriteSet) -> Result<(), CommitError> {
         let recent = self.recent_keys.clone();
+        // Planned here, so the writer thread only runs statements.
+        let planned = crate::unit::plan(&set, <Self as crate::exec::Backend>::DIALECT)?;
         self.writer
-            .run(move |c| writes::apply(c, &recent, &set))
+            .run(move |c| unit::apply(c, &recent, &set, &planned))
             .await?;
         if self.recent_keys.merge_due() {
             self.merge_recent_keys();
