@@ -3,6 +3,7 @@
 
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use lendhub_domain::problem::{Bound, Problem as FieldProblem};
 use lendhub_http::oauth_form::FormError;
 use lendhub_http::{FieldIssue, Problem};
 use lendhub_store::StoreError;
@@ -293,6 +294,31 @@ impl IntoResponse for PartnerError {
     }
 }
 
+/// The one place a domain check's problems become the envelope's `detail`:
+/// a bound in the field's unit is a number, a moment is RFC 3339.
+fn field_issues(problems: Vec<FieldProblem>) -> Result<Vec<FieldIssue>, String> {
+    problems
+        .into_iter()
+        .map(|p| {
+            let issue = FieldIssue::new(p.field, p.reason);
+            Ok(match p.bound {
+                None => issue,
+                Some(Bound::Int(n)) => issue.with_bound(n),
+                Some(Bound::Moment(at)) => issue.with_bound(
+                    at.format(&time::format_description::well_known::Rfc3339)
+                        .map_err(|e| e.to_string())?,
+                ),
+            })
+        })
+        .collect()
+}
+
+impl From<Vec<FieldProblem>> for PartnerError {
+    fn from(problems: Vec<FieldProblem>) -> Self {
+        field_issues(problems).map_or_else(PartnerError::Internal, PartnerError::Validation)
+    }
+}
+
 impl From<Problem> for PartnerError {
     fn from(p: Problem) -> Self {
         PartnerError::Shared(p)
@@ -334,7 +360,7 @@ impl From<crate::flows::FlowError> for PartnerError {
             FlowError::NotFound(what) => PartnerError::NotFound(what),
             FlowError::Conflict(why) => PartnerError::Conflict(why),
             FlowError::DecisionLocked => PartnerError::DecisionLocked,
-            FlowError::Validation(issues) => PartnerError::Validation(issues),
+            FlowError::Validation(problems) => problems.into(),
             FlowError::Unavailable(why) => PartnerError::Unavailable(why),
             FlowError::Internal(why) => PartnerError::Internal(why),
         }
