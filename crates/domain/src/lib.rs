@@ -10,6 +10,7 @@ pub mod clock;
 pub mod crypto;
 pub mod idempotency;
 pub mod ids;
+pub mod list_filter;
 pub mod loan;
 pub mod metadata;
 pub mod money;
