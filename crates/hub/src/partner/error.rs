@@ -4,6 +4,7 @@
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use lendhub_domain::problem::{Bound, Problem as FieldProblem};
+use lendhub_domain::webhooks::endpoint_request::Refusal;
 use lendhub_http::oauth_form::FormError;
 use lendhub_http::{FieldIssue, Problem};
 use lendhub_store::StoreError;
@@ -271,6 +272,15 @@ impl PartnerError {
         PartnerError::Validation(vec![FieldIssue::new(field, reason)])
     }
 
+    /// A webhook URL the network policy refuses, as `field` gave it.
+    pub fn url_rejected(problem: FieldProblem) -> Self {
+        match field_issues(vec![problem]).map(|mut issues| issues.pop()) {
+            Ok(Some(issue)) => PartnerError::WebhookUrlInvalid(issue),
+            Ok(None) => PartnerError::Internal("a URL refused without a reason".to_owned()),
+            Err(e) => PartnerError::Internal(e),
+        }
+    }
+
     /// A form that could not be read, for the endpoints that take one.
     pub fn from_form(e: FormError, has_content_type: bool) -> Self {
         match e {
@@ -316,6 +326,18 @@ fn field_issues(problems: Vec<FieldProblem>) -> Result<Vec<FieldIssue>, String> 
 impl From<Vec<FieldProblem>> for PartnerError {
     fn from(problems: Vec<FieldProblem>) -> Self {
         field_issues(problems).map_or_else(PartnerError::Internal, PartnerError::Validation)
+    }
+}
+
+/// Most of a webhook request's rules answer `validation_failed`; an event
+/// type that does not exist has its own code.
+impl From<Refusal> for PartnerError {
+    fn from(r: Refusal) -> Self {
+        match r {
+            Refusal::Invalid(problems) => problems.into(),
+            Refusal::UnknownEvents(problems) => field_issues(problems)
+                .map_or_else(PartnerError::Internal, PartnerError::WebhookEventUnknown),
+        }
     }
 }
 
