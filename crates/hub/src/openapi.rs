@@ -53,7 +53,7 @@ impl Modify for Security {
 }
 
 /// Webhook endpoints' metadata: pairs, name and value lengths
-/// (`partner::rest::webhook_endpoints::check_metadata`).
+/// (`lendhub_domain::metadata::check`).
 const METADATA_BOUNDS: (usize, usize, usize) = (20, 40, 500);
 
 /// The partner ring's document rendered once, as `GET /openapi.json` serves it.

@@ -4,4 +4,5 @@
 
 pub mod economics;
 pub mod statement;
+pub mod statement_list;
 pub mod usage;

@@ -10,6 +10,8 @@ use time::{Duration, OffsetDateTime};
 use crate::ids::{AccountId, ApplicationId, DecisionId};
 use crate::lending::register::{self, RegisteredEntity};
 use crate::money::Money;
+pub use crate::problem::Problem;
+use crate::problem::Problems;
 use crate::tenant::Tenant;
 
 /// The seed's bounds on the amount asked for (Limits: 100000 to 25000000).
@@ -20,10 +22,7 @@ pub const MAX_TERM_MONTHS: i64 = 60;
 /// How long an application stays open for the applicant (the seed does not
 /// say; docs/decisions.md).
 pub const OPEN_FOR: Duration = Duration::days(14);
-/// Metadata: the seed's 20 pairs; lendhub's key and value lengths.
-pub const MAX_METADATA: usize = 20;
-pub const MAX_METADATA_KEY: usize = 40;
-pub const MAX_METADATA_VALUE: usize = 500;
+pub use crate::metadata::{MAX_METADATA, MAX_METADATA_KEY, MAX_METADATA_VALUE};
 pub const MAX_REFERENCE: usize = 100;
 pub const MAX_EMAIL: usize = 254;
 pub const MAX_NAME: usize = 100;
@@ -129,29 +128,6 @@ pub struct Request {
     pub metadata: BTreeMap<String, String>,
 }
 
-/// A field the request got wrong, and how (the envelope's `detail`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Problem {
-    pub field: String,
-    pub reason: &'static str,
-    pub bound: Option<i64>,
-}
-
-fn problem(field: impl Into<String>, reason: &'static str) -> Problem {
-    Problem {
-        field: field.into(),
-        reason,
-        bound: None,
-    }
-}
-
-fn bounded(field: &str, reason: &'static str, bound: i64) -> Problem {
-    Problem {
-        bound: Some(bound),
-        ..problem(field, reason)
-    }
-}
-
 /// A request whose rules hold, but whose company is not yet looked up.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Checked {
@@ -167,111 +143,84 @@ pub struct Checked {
     pub metadata: BTreeMap<String, String>,
 }
 
-fn too_long(value: &Option<String>, max: usize) -> bool {
-    value.as_ref().is_some_and(|v| v.chars().count() > max)
-}
-
-/// A required integer within `min..=max`, inclusive as the seed's bounds are.
-fn required_within(
-    problems: &mut Vec<Problem>,
-    field: &'static str,
-    value: Option<i64>,
-    min: i64,
-    max: i64,
-) {
-    match value {
-        None => problems.push(problem(field, "required")),
-        Some(v) if v < min => problems.push(bounded(field, "min_value", min)),
-        Some(v) if v > max => problems.push(bounded(field, "max_value", max)),
-        Some(_) => {}
-    }
-}
-
 /// Every rule of the seed's create table that needs no lookup; all the
 /// problems at once.
 pub fn check(request: Request) -> Result<Checked, Vec<Problem>> {
-    let mut problems = Vec::new();
-    match request.company_number.as_deref() {
-        None => problems.push(problem("business.company_number", "required")),
-        Some(n) if !register::well_formed(n) => {
-            problems.push(problem("business.company_number", "pattern"))
-        }
-        Some(_) => {}
-    }
-    required_within(
-        &mut problems,
+    let mut problems = Problems::new();
+    let company_number = problems.required_parsed(
+        "business.company_number",
+        request.company_number.as_deref(),
+        "pattern",
+        |n| register::well_formed(n).then_some(()),
+    );
+    let amount = problems.within(
         "amount_pence",
         request.amount_pence,
         MIN_AMOUNT_PENCE,
         MAX_AMOUNT_PENCE,
     );
-    required_within(
-        &mut problems,
+    let term = problems.within(
         "term_months",
         request.term_months,
         MIN_TERM_MONTHS,
         MAX_TERM_MONTHS,
     );
-    let purpose = match request.purpose.as_deref() {
-        None => None,
-        Some(raw) => {
-            let parsed = Purpose::parse(raw);
-            if parsed.is_none() {
-                problems.push(problem("purpose", "one_of"));
-            }
-            parsed
-        }
-    };
+    let purpose = problems.parsed(
+        "purpose",
+        request.purpose.as_deref(),
+        "one_of",
+        Purpose::parse,
+    );
     match (&request.applicant.email, &request.redirect_uri) {
-        (None, None) => problems.push(problem("applicant.email", "required_without_redirect_uri")),
-        (Some(e), _) if !plausible_email(e) => problems.push(problem("applicant.email", "format")),
+        (None, None) => problems.push("applicant.email", "required_without_redirect_uri"),
+        (Some(e), _) if !plausible_email(e) => problems.push("applicant.email", "format"),
         _ => {}
     }
-    if too_long(&request.applicant.first_name, MAX_NAME) {
-        problems.push(bounded(
-            "applicant.first_name",
-            "max_length",
-            MAX_NAME as i64,
-        ));
-    }
+    problems.max_length(
+        "applicant.first_name",
+        request.applicant.first_name.as_deref(),
+        MAX_NAME,
+    );
     if let Some(uri) = &request.redirect_uri
         && !redirect_allowed(uri)
     {
-        problems.push(problem("redirect_uri", "https_required"));
+        problems.push("redirect_uri", "https_required");
     }
-    if too_long(&request.reference, MAX_REFERENCE) {
-        problems.push(bounded("reference", "max_length", MAX_REFERENCE as i64));
-    }
-    if request
-        .introduction_id
+    problems.max_length("reference", request.reference.as_deref(), MAX_REFERENCE);
+    problems.parsed(
+        "introduction_id",
+        request.introduction_id.as_deref(),
+        "pattern",
+        crate::ids::SubAccountId::parse,
+    );
+    if problems.max_length(
+        "partner_ref",
+        request.partner_ref.as_deref(),
+        MAX_PARTNER_REF,
+    ) && request
+        .partner_ref
         .as_deref()
-        .is_some_and(|id| crate::ids::SubAccountId::parse(id).is_none())
+        .is_some_and(|r| !partner_ref_allowed(r))
     {
-        problems.push(problem("introduction_id", "pattern"));
-    }
-    if let Some(r) = &request.partner_ref {
-        if r.chars().count() > MAX_PARTNER_REF {
-            problems.push(bounded("partner_ref", "max_length", MAX_PARTNER_REF as i64));
-        } else if !partner_ref_allowed(r) {
-            problems.push(problem("partner_ref", "pattern"));
-        }
+        problems.push("partner_ref", "pattern");
     }
     problems.extend(check_metadata(&request.metadata));
-    if !problems.is_empty() {
-        return Err(problems);
-    }
-    Ok(Checked {
-        company_number: request.company_number.unwrap_or_default(),
-        amount: Money::pence(request.amount_pence.unwrap_or_default()),
-        term_months: request.term_months.unwrap_or_default() as u32,
-        purpose,
-        applicant: request.applicant,
-        redirect_uri: request.redirect_uri,
-        reference: request.reference,
-        introduction_id: request.introduction_id,
-        partner_ref: request.partner_ref,
-        metadata: request.metadata,
-    })
+    let checked = company_number
+        .zip(amount)
+        .zip(term)
+        .map(|(((), amount), term)| Checked {
+            company_number: request.company_number.unwrap_or_default(),
+            amount: Money::pence(amount),
+            term_months: term as u32,
+            purpose,
+            applicant: request.applicant,
+            redirect_uri: request.redirect_uri,
+            reference: request.reference,
+            introduction_id: request.introduction_id,
+            partner_ref: request.partner_ref,
+            metadata: request.metadata,
+        });
+    problems.finish(checked)
 }
 
 use crate::ids::HubId;
@@ -306,19 +255,7 @@ fn plausible_email(e: &str) -> bool {
 
 /// The seed's 20 string pairs, with lendhub's key and value lengths.
 pub fn check_metadata(m: &BTreeMap<String, String>) -> Vec<Problem> {
-    let mut problems = Vec::new();
-    if m.len() > MAX_METADATA {
-        problems.push(bounded("metadata", "max_pairs", MAX_METADATA as i64));
-    }
-    for (k, v) in m {
-        if k.is_empty() || k.chars().count() > MAX_METADATA_KEY {
-            problems.push(problem(format!("metadata.{k}"), "key_length"));
-        }
-        if v.chars().count() > MAX_METADATA_VALUE {
-            problems.push(problem(format!("metadata.{k}"), "max_length"));
-        }
-    }
-    problems
+    crate::metadata::check(m)
 }
 
 /// An application of the REST tier.
@@ -470,6 +407,27 @@ pub const COOLING_OFF: Duration = Duration::days(30);
 /// Until when a company declined at `declined_at` may not apply again.
 pub fn cooling_off_until(declined_at: OffsetDateTime) -> OffsetDateTime {
     declined_at + COOLING_OFF
+}
+
+/// A company this partner saw declined at `declined_at` waits out the
+/// cooling-off (`cooling_off`, bound by the moment it may apply again).
+pub fn check_cooling_off(
+    declined_at: OffsetDateTime,
+    now: OffsetDateTime,
+) -> Result<(), Vec<Problem>> {
+    let until = cooling_off_until(declined_at);
+    if now < until {
+        return Problem::until("business.company_number", "cooling_off", until).alone();
+    }
+    Ok(())
+}
+
+/// A withdrawal's reason, kept on the application: at most `MAX_REASON`
+/// characters (`max_length`, with the bound).
+pub fn check_withdraw_reason(reason: Option<&str>) -> Result<(), Vec<Problem>> {
+    let mut problems = Problems::new();
+    problems.max_length("reason", reason, MAX_REASON);
+    problems.finish(Some(()))
 }
 
 /// Why a decision, or the application it decides, cannot change as asked.
@@ -1031,6 +989,34 @@ mod tests {
             Err(CannotChange::Closed(Status::Declined))
         );
         assert_eq!(cooling_off_until(NOW), NOW + Duration::days(30));
+    }
+
+    #[test]
+    fn a_declined_company_waits_out_the_cooling_off() {
+        let until = NOW + COOLING_OFF;
+        assert_eq!(
+            check_cooling_off(NOW, until - Duration::milliseconds(1)),
+            Err(vec![Problem::until(
+                "business.company_number",
+                "cooling_off",
+                until
+            )])
+        );
+        assert_eq!(check_cooling_off(NOW, until), Ok(()));
+    }
+
+    #[test]
+    fn a_withdrawal_reason_is_bounded() {
+        assert_eq!(check_withdraw_reason(None), Ok(()));
+        assert_eq!(check_withdraw_reason(Some(&"r".repeat(MAX_REASON))), Ok(()));
+        assert_eq!(
+            check_withdraw_reason(Some(&"r".repeat(MAX_REASON + 1))),
+            Err(vec![Problem::bounded(
+                "reason",
+                "max_length",
+                MAX_REASON as i64
+            )])
+        );
     }
 
     #[test]

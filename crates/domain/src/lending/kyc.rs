@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 use time::{Date, OffsetDateTime};
 
 use crate::ids::{ApplicationId, VerificationId};
+pub use crate::problem::Problem;
+use crate::problem::Problems;
 use crate::tenant::Tenant;
 
 pub const MAX_NAME: usize = 100;
@@ -109,13 +111,6 @@ pub struct Request {
     pub application_id: Option<String>,
 }
 
-/// A field the request got wrong.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Problem {
-    pub field: &'static str,
-    pub reason: &'static str,
-}
-
 /// A request whose rules hold.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Checked {
@@ -124,16 +119,12 @@ pub struct Checked {
     pub application_id: Option<ApplicationId>,
 }
 
-fn name(value: Option<&str>, field: &'static str, problems: &mut Vec<Problem>) -> String {
+/// A person's name: trimmed, not blank (`required`), at most `MAX_NAME`
+/// characters (`max_length`, without a bound: this answer never gave one).
+fn name(value: Option<&str>, field: &'static str, problems: &mut Problems) -> String {
     match value.map(str::trim) {
-        None | Some("") => problems.push(Problem {
-            field,
-            reason: "required",
-        }),
-        Some(v) if v.chars().count() > MAX_NAME => problems.push(Problem {
-            field,
-            reason: "max_length",
-        }),
+        None | Some("") => problems.push(field, "required"),
+        Some(v) if v.chars().count() > MAX_NAME => problems.push(field, "max_length"),
         Some(v) => return v.to_owned(),
     }
     String::new()
@@ -141,7 +132,7 @@ fn name(value: Option<&str>, field: &'static str, problems: &mut Vec<Problem>) -
 
 /// Every rule at once; `today` decides the minimum age.
 pub fn check(request: &Request, today: Date) -> Result<Checked, Vec<Problem>> {
-    let mut problems = Vec::new();
+    let mut problems = Problems::new();
     let first_name = name(
         request.first_name.as_deref(),
         "person.first_name",
@@ -153,78 +144,49 @@ pub fn check(request: &Request, today: Date) -> Result<Checked, Vec<Problem>> {
         &mut problems,
     );
     let format = time::macros::format_description!("[year]-[month]-[day]");
-    let date_of_birth = match request.date_of_birth.as_deref() {
-        None => {
-            problems.push(Problem {
-                field: "person.date_of_birth",
-                reason: "required",
-            });
+    let born = problems.required_parsed(
+        "person.date_of_birth",
+        request.date_of_birth.as_deref(),
+        "format",
+        |raw| Date::parse(raw, format).ok(),
+    );
+    let date_of_birth = match born {
+        Some(born) if age_on(born, today) < MIN_AGE_YEARS => {
+            problems.push("person.date_of_birth", "too_young");
             None
         }
-        Some(raw) => match Date::parse(raw, format) {
-            Err(_) => {
-                problems.push(Problem {
-                    field: "person.date_of_birth",
-                    reason: "format",
-                });
-                None
-            }
-            Ok(born) if age_on(born, today) < MIN_AGE_YEARS => {
-                problems.push(Problem {
-                    field: "person.date_of_birth",
-                    reason: "too_young",
-                });
-                None
-            }
-            Ok(born) => Some(born),
-        },
+        born => born,
     };
-    if request
-        .company_number
-        .as_deref()
-        .is_some_and(|n| !crate::lending::register::well_formed(n))
-    {
-        problems.push(Problem {
-            field: "company_number",
-            reason: "pattern",
-        });
-    }
-    let application_id = match request.application_id.as_deref() {
-        None => None,
-        Some(raw) => {
-            let parsed = <ApplicationId as crate::ids::HubId>::parse(raw);
-            if parsed.is_none() {
-                problems.push(Problem {
-                    field: "application_id",
-                    reason: "pattern",
-                });
-            }
-            parsed
-        }
-    };
+    problems.parsed(
+        "company_number",
+        request.company_number.as_deref(),
+        "pattern",
+        |n| crate::lending::register::well_formed(n).then_some(()),
+    );
+    let application_id = problems.parsed(
+        "application_id",
+        request.application_id.as_deref(),
+        "pattern",
+        <ApplicationId as crate::ids::HubId>::parse,
+    );
     if request
         .postcode
         .as_ref()
         .is_some_and(|p| p.chars().count() > 10)
     {
-        problems.push(Problem {
-            field: "person.postcode",
-            reason: "max_length",
-        });
+        problems.push("person.postcode", "max_length");
     }
-    match date_of_birth {
-        Some(date_of_birth) if problems.is_empty() => Ok(Checked {
-            person: Person {
-                first_name,
-                last_name,
-                date_of_birth,
-                postcode: request.postcode.clone(),
-            },
-            company_number: request.company_number.clone(),
-            application_id,
-        }),
-        _ => Err(problems),
-    }
+    let checked = date_of_birth.map(|date_of_birth| Checked {
+        person: Person {
+            first_name,
+            last_name,
+            date_of_birth,
+            postcode: request.postcode.clone(),
+        },
+        company_number: request.company_number.clone(),
+        application_id,
+    });
+    problems.finish(checked)
 }
 
 /// Whole years from `born` to `today`.
@@ -365,10 +327,10 @@ mod tests {
             application_id: Some("dec_01KQ000000000000000000000A".into()),
             postcode: Some("SW1A 1AA EXTRA".into()),
         };
-        let fields: Vec<(&str, &str)> = check(&bad, TODAY)
-            .unwrap_err()
-            .into_iter()
-            .map(|p| (p.field, p.reason))
+        let problems = check(&bad, TODAY).unwrap_err();
+        let fields: Vec<(&str, &str)> = problems
+            .iter()
+            .map(|p| (p.field.as_str(), p.reason))
             .collect();
         assert_eq!(
             fields,

@@ -7,5 +7,7 @@ pub mod application;
 pub mod introduction;
 pub mod journey;
 pub mod kyc;
+pub mod list_filters;
 pub mod register;
 pub mod underwriting;
+pub mod white_label;

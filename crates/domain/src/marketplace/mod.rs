@@ -5,6 +5,10 @@
 //! is unresolved. The allowed values and their effects are this module's
 //! and docs/decisions.md's; the seed leaves them open.
 
+pub mod app_request;
+pub mod signal_request;
+pub mod subscription_request;
+
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 

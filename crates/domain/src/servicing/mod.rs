@@ -5,6 +5,11 @@
 pub mod account;
 pub mod collection;
 pub mod ledger;
+pub mod link_request;
+pub mod list_filters;
 pub mod mandate;
+pub mod refund_request;
+pub mod request_fields;
 mod review;
 pub mod schedule;
+pub mod schedule_request;

@@ -2,4 +2,6 @@
 //! delivery carries.
 
 pub mod endpoint;
+pub mod endpoint_request;
+pub mod event_list;
 pub mod signature;

@@ -120,7 +120,7 @@ pub async fn submit(
         Err(FlowError::Validation(issues)) => {
             let errors = issues
                 .iter()
-                .map(|i| field_message(&i.field, &i.reason))
+                .map(|i| field_message(&i.field, i.reason))
                 .collect();
             return Ok(form(&state, &visit, &input, errors));
         }

@@ -5,7 +5,6 @@ use lendhub_domain::ids::{HubId, VerificationId};
 use lendhub_domain::lending::kyc;
 use lendhub_domain::lending::kyc::{Request, Status, Verification};
 use lendhub_domain::sandbox::events::EventType;
-use lendhub_http::FieldIssue;
 use lendhub_store::{EventWrite, LendingWrite, WriteSet};
 
 use crate::flows::error::FlowError;
@@ -23,14 +22,7 @@ pub(crate) async fn check_person(
     request: &Request,
     now: time::OffsetDateTime,
 ) -> Result<(VerificationId, VerificationView, WriteSet), FlowError> {
-    let mut checked = kyc::check(request, now.date()).map_err(|problems| {
-        FlowError::Validation(
-            problems
-                .into_iter()
-                .map(|p| FieldIssue::new(p.field, p.reason))
-                .collect(),
-        )
-    })?;
+    let mut checked = kyc::check(request, now.date()).map_err(FlowError::Validation)?;
     let application = match &checked.application_id {
         Some(id) => Some(find(state, owner, id.as_str()).await?),
         None => None,

@@ -1,7 +1,7 @@
 //! Why a flow could not go on, in terms each surface words for itself: the
 //! REST tier as its error envelope, the hosted pages as a page.
 
-use lendhub_http::FieldIssue;
+use lendhub_domain::problem::Problem;
 use lendhub_store::{CommitError, StoreError};
 
 #[derive(Debug, thiserror::Error)]
@@ -17,7 +17,7 @@ pub enum FlowError {
     DecisionLocked,
     /// The input breaks the domain's rules, field by field.
     #[error("{} field(s) refused", .0.len())]
-    Validation(Vec<FieldIssue>),
+    Validation(Vec<Problem>),
     /// A counterparty or the database could not be reached; retry.
     #[error("unavailable: {0}")]
     Unavailable(String),

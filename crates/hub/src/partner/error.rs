@@ -3,6 +3,8 @@
 
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use lendhub_domain::problem::{Bound, Problem as FieldProblem};
+use lendhub_domain::webhooks::endpoint_request::Refusal;
 use lendhub_http::oauth_form::FormError;
 use lendhub_http::{FieldIssue, Problem};
 use lendhub_store::StoreError;
@@ -270,6 +272,15 @@ impl PartnerError {
         PartnerError::Validation(vec![FieldIssue::new(field, reason)])
     }
 
+    /// A webhook URL the network policy refuses, as `field` gave it.
+    pub fn url_rejected(problem: FieldProblem) -> Self {
+        match field_issues(vec![problem]).map(|mut issues| issues.pop()) {
+            Ok(Some(issue)) => PartnerError::WebhookUrlInvalid(issue),
+            Ok(None) => PartnerError::Internal("a URL refused without a reason".to_owned()),
+            Err(e) => PartnerError::Internal(e),
+        }
+    }
+
     /// A form that could not be read, for the endpoints that take one.
     pub fn from_form(e: FormError, has_content_type: bool) -> Self {
         match e {
@@ -290,6 +301,43 @@ impl PartnerError {
 impl IntoResponse for PartnerError {
     fn into_response(self) -> Response {
         self.problem().into_response()
+    }
+}
+
+/// The one place a domain check's problems become the envelope's `detail`:
+/// a bound in the field's unit is a number, a moment is RFC 3339.
+fn field_issues(problems: Vec<FieldProblem>) -> Result<Vec<FieldIssue>, String> {
+    problems
+        .into_iter()
+        .map(|p| {
+            let issue = FieldIssue::new(p.field, p.reason);
+            Ok(match p.bound {
+                None => issue,
+                Some(Bound::Int(n)) => issue.with_bound(n),
+                Some(Bound::Moment(at)) => issue.with_bound(
+                    at.format(&time::format_description::well_known::Rfc3339)
+                        .map_err(|e| e.to_string())?,
+                ),
+            })
+        })
+        .collect()
+}
+
+impl From<Vec<FieldProblem>> for PartnerError {
+    fn from(problems: Vec<FieldProblem>) -> Self {
+        field_issues(problems).map_or_else(PartnerError::Internal, PartnerError::Validation)
+    }
+}
+
+/// Most of a webhook request's rules answer `validation_failed`; an event
+/// type that does not exist has its own code.
+impl From<Refusal> for PartnerError {
+    fn from(r: Refusal) -> Self {
+        match r {
+            Refusal::Invalid(problems) => problems.into(),
+            Refusal::UnknownEvents(problems) => field_issues(problems)
+                .map_or_else(PartnerError::Internal, PartnerError::WebhookEventUnknown),
+        }
     }
 }
 
@@ -334,7 +382,7 @@ impl From<crate::flows::FlowError> for PartnerError {
             FlowError::NotFound(what) => PartnerError::NotFound(what),
             FlowError::Conflict(why) => PartnerError::Conflict(why),
             FlowError::DecisionLocked => PartnerError::DecisionLocked,
-            FlowError::Validation(issues) => PartnerError::Validation(issues),
+            FlowError::Validation(problems) => problems.into(),
             FlowError::Unavailable(why) => PartnerError::Unavailable(why),
             FlowError::Internal(why) => PartnerError::Internal(why),
         }

@@ -4,6 +4,7 @@
 
 use lendhub_domain::ids::{ApplicationId, DecisionId, HubId};
 use lendhub_domain::lending::application::{Application, Decision, Status};
+use lendhub_domain::lending::list_filters;
 use lendhub_domain::lending::underwriting::free_cash_pence;
 use lendhub_domain::sandbox::decisioning::ReasonCode;
 use lendhub_domain::tenant::Tenant;
@@ -154,9 +155,7 @@ pub async fn list_decisions(
     let outcome = match text(args, "outcome")? {
         None => None,
         Some(o) => Some(
-            ["approved", "referred", "declined"]
-                .into_iter()
-                .find(|known| *known == o)
+            list_filters::outcome(o)
                 .ok_or_else(|| invalid_params("arguments.outcome", "one_of"))?,
         ),
     };

@@ -10,8 +10,8 @@ use axum::response::{IntoResponse, Response};
 use lendhub_domain::ids::{self, HubId};
 use lendhub_domain::partner::credentials::Environment;
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_domain::sandbox::events::EventType;
-use lendhub_http::{FieldIssue, list};
+use lendhub_domain::webhooks::event_list;
+use lendhub_http::list;
 use lendhub_store::{EventPage, EventQuery};
 
 use super::caller::RestCaller;
@@ -30,26 +30,14 @@ pub fn list_url(env: Environment, path: &str) -> String {
 fn query(raw: Option<&str>) -> Result<EventQuery, PartnerError> {
     let request = list::parse(raw, list::DEFAULT_LIMIT, &["type", "created_after"])
         .map_err(PartnerError::Validation)?;
-    let mut issues = Vec::new();
-    if let Some(t) = request.filter("type")
-        && EventType::parse(t).is_none()
-    {
-        issues.push(FieldIssue::new("type", "unknown_event_type"));
-    }
-    let created_after_ms = request.created_after_ms().unwrap_or_else(|issue| {
-        issues.push(issue);
-        None
-    });
-    if !issues.is_empty() {
-        return Err(PartnerError::Validation(issues));
-    }
+    let filters = event_list::check(request.filter("type"), request.filter("created_after"))?;
     // A cursor that is not an event's id names nothing of this list.
     if request.cursors().any(|c| ids::EventId::parse(c).is_none()) {
         return Err(PartnerError::NotFound("event for the cursor"));
     }
     Ok(EventQuery {
-        event_type: request.filter("type").map(str::to_owned),
-        created_after_ms,
+        event_type: filters.event_type,
+        created_after_ms: filters.created_after_ms,
         page: request.page,
     })
 }

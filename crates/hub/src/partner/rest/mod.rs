@@ -11,7 +11,6 @@ pub(crate) mod caller;
 pub mod decisions;
 mod event_replay;
 pub mod events;
-mod fields;
 pub mod identity_checks;
 pub mod introductions;
 mod list_page;

@@ -2,9 +2,9 @@ use std::collections::HashMap;
 
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use lendhub_domain::ids::{AccountId, HubId, SubAccountId};
-use lendhub_domain::servicing::account::AccountStatus;
-use lendhub_http::{FieldIssue, list};
+use lendhub_domain::ids::{AccountId, HubId};
+use lendhub_domain::servicing::list_filters;
+use lendhub_http::list;
 use lendhub_store::{AccountPage, AccountQuery};
 
 use super::caller::AccountsCaller;
@@ -38,41 +38,19 @@ pub async fn list(
         &["status", "sub_account_id"],
     )
     .map_err(PartnerError::Validation)?;
-    let mut issues = Vec::new();
-    let status = request.filter("status").and_then(|raw| {
-        let known = AccountStatus::ALL
-            .into_iter()
-            .map(AccountStatus::as_str)
-            .find(|s| *s == raw);
-        if known.is_none() {
-            issues.push(FieldIssue::new("status", "one_of"));
-        }
-        known
-    });
-    let sub_account_id = match request.filter("sub_account_id") {
-        None => None,
-        Some(raw) if SubAccountId::parse(raw).is_none() => {
-            issues.push(FieldIssue::new("sub_account_id", "pattern"));
-            None
-        }
-        // A person reads their company's loans, whoever introduced them.
-        Some(_) if matches!(caller, AccountsCaller::Person { .. }) => {
-            issues.push(FieldIssue::new("sub_account_id", "partners_only"));
-            None
-        }
-        Some(raw) => Some(raw.to_owned()),
-    };
-    if !issues.is_empty() {
-        return Err(PartnerError::Validation(issues));
-    }
+    let filters = list_filters::accounts(
+        request.filter("status"),
+        request.filter("sub_account_id"),
+        matches!(caller, AccountsCaller::Person { .. }),
+    )?;
     let cursor_missing = PartnerError::NotFound("account for the cursor");
     if request.cursors().any(|c| AccountId::parse(c).is_none()) {
         return Err(cursor_missing);
     }
     let query = AccountQuery {
         page: request.page.clone(),
-        status,
-        sub_account_id,
+        status: filters.status,
+        sub_account_id: filters.sub_account_id,
     };
     let page = match caller.accounts(&state, &query).await? {
         AccountPage::Page(page) => page,

@@ -2,8 +2,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::ids::HubId;
-use lendhub_domain::lending::application::MAX_NAME;
-use lendhub_http::FieldIssue;
+use lendhub_domain::lending::white_label::{Acceptance, check_acceptance};
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::JsonBody;
 use serde::Deserialize;
@@ -59,19 +58,10 @@ pub async fn accept(
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
             let input = &body.value;
-            let mut issues = Vec::new();
-            let signed_by = input.signed_by.as_deref().map(str::trim).unwrap_or("");
-            if signed_by.is_empty() {
-                issues.push(FieldIssue::new("signed_by", "required"));
-            } else if signed_by.chars().count() > MAX_NAME {
-                issues.push(FieldIssue::new("signed_by", "max_length").with_bound(MAX_NAME as i64));
-            }
-            if input.accept_terms != Some(true) {
-                issues.push(FieldIssue::new("accept_terms", "consent_required"));
-            }
-            if !issues.is_empty() {
-                return Err(PartnerError::Validation(issues));
-            }
+            let signed_by = check_acceptance(&Acceptance {
+                signed_by: input.signed_by.clone(),
+                accept_terms: input.accept_terms,
+            })?;
             let application = find(&state, owner, &id).await?;
             let decision = match &application.decision_id {
                 Some(d) => state.lending.hub_decision(owner, d.as_str()).await?,
@@ -80,7 +70,7 @@ pub async fn accept(
             .ok_or(PartnerError::Conflict(
                 "the application has not been decided yet",
             ))?;
-            let (view, writes) = sign(&state, &application, &decision, signed_by, now)?;
+            let (view, writes) = sign(&state, &application, &decision, &signed_by, now)?;
             Ok(Prepared::json(StatusCode::OK, &view, writes)?)
         })
         .await

@@ -8,7 +8,6 @@ use lendhub_domain::lending::application::{self, Applicant, Application, Request
 use lendhub_domain::lending::introduction::Introduction;
 use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_domain::sandbox::events::EventType;
-use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::JsonBody;
 use lendhub_store::{CommercialWrite, EventWrite, LendingWrite, MailRecord, WriteSet};
@@ -139,20 +138,7 @@ pub async fn create(
     state
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
-            let checked = application::check(body.value.request()).map_err(|problems| {
-                PartnerError::Validation(
-                    problems
-                        .into_iter()
-                        .map(|p| {
-                            let issue = FieldIssue::new(p.field, p.reason);
-                            match p.bound {
-                                Some(b) => issue.with_bound(b),
-                                None => issue,
-                            }
-                        })
-                        .collect(),
-                )
-            })?;
+            let checked = application::check(body.value.request())?;
             // The distribution partner the deal is attributed to.
             if let Some(sub) = &checked.introduction_id
                 && state.commercial.sub_account(owner, sub).await?.is_none()
@@ -178,15 +164,7 @@ pub async fn create(
                 .latest_declined(owner, &checked.company_number)
                 .await?
             {
-                let until = application::cooling_off_until(declined.updated_at);
-                if now < until {
-                    let until = until
-                        .format(&time::format_description::well_known::Rfc3339)
-                        .map_err(|e| PartnerError::Internal(e.to_string()))?;
-                    return Err(PartnerError::Validation(vec![
-                        FieldIssue::new("business.company_number", "cooling_off").with_bound(until),
-                    ]));
-                }
+                application::check_cooling_off(declined.updated_at, now)?;
             }
             let id: ApplicationId =
                 lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);

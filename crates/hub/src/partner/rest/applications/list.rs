@@ -1,9 +1,9 @@
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
 use lendhub_domain::ids::{ApplicationId, HubId};
-use lendhub_domain::lending::application::Status;
+use lendhub_domain::lending::list_filters;
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_http::{FieldIssue, list};
+use lendhub_http::list;
 use lendhub_store::{ApplicationPage, ApplicationQuery};
 
 use crate::partner::error::PartnerError;
@@ -40,31 +40,20 @@ pub async fn list(
         &["status", "reference", "created_after"],
     )
     .map_err(PartnerError::Validation)?;
-    let mut issues = Vec::new();
-    let status = request.filter("status").and_then(|raw| {
-        let parsed = Status::parse(raw);
-        if parsed.is_none() {
-            issues.push(FieldIssue::new("status", "one_of"));
-        }
-        parsed
-    });
-    let created_after_ms = request.created_after_ms().unwrap_or_else(|issue| {
-        issues.push(issue);
-        None
-    });
-    if !issues.is_empty() {
-        return Err(PartnerError::Validation(issues));
-    }
+    let filters =
+        list_filters::applications(request.filter("status"), request.filter("created_after"))?;
     let cursor_missing = PartnerError::NotFound("application for the cursor");
     if request.cursors().any(|c| ApplicationId::parse(c).is_none()) {
         return Err(cursor_missing);
     }
     // Ids sort by creation time: "created after t" is "id from the first
     // id of the next millisecond".
-    let after_id = created_after_ms.map(|ms| ApplicationId::floor_after(ms).to_string());
+    let after_id = filters
+        .created_after_ms
+        .map(|ms| ApplicationId::floor_after(ms).to_string());
     let query = ApplicationQuery {
         page: request.page.clone(),
-        status,
+        status: filters.status,
         reference: request.filter("reference").map(str::to_owned),
         after_id,
     };

@@ -3,7 +3,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::ids::{HubId, VerificationId};
 use lendhub_domain::lending::kyc;
-use lendhub_http::FieldIssue;
+use lendhub_domain::lending::white_label::{Submission, check_submission};
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::JsonBody;
 use serde::Deserialize;
@@ -47,6 +47,18 @@ pub struct SubmitApplication {
     identity_check_ids: Vec<String>,
 }
 
+impl SubmitApplication {
+    fn submission(&self) -> Submission {
+        let consents = self.consents.as_ref();
+        Submission {
+            credit_search: consents.and_then(|c| c.credit_search),
+            open_banking: consents.and_then(|c| c.open_banking),
+            terms: consents.and_then(|c| c.terms),
+            bank: self.bank.clone(),
+        }
+    }
+}
+
 /// White-label journeys: submit an application with the applicant's
 /// consents, connected bank and directors' identity checks, as the hosted
 /// journey does at its end (`application.submitted`). The engine decides at
@@ -79,41 +91,17 @@ pub async fn submit(
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
             let input = &body.value;
-            let consents = input.consents.as_ref();
-            let mut issues = Vec::new();
-            for (field, given) in [
-                (
-                    "consents.credit_search",
-                    consents.and_then(|c| c.credit_search),
-                ),
-                (
-                    "consents.open_banking",
-                    consents.and_then(|c| c.open_banking),
-                ),
-                ("consents.terms", consents.and_then(|c| c.terms)),
-            ] {
-                if given != Some(true) {
-                    issues.push(FieldIssue::new(field, "consent_required"));
-                }
-            }
+            // The bank is looked up first: whether it is known is one of
+            // the rules, reported with the consents.
             let bank = match input.bank.as_deref() {
-                None => {
-                    issues.push(FieldIssue::new("bank", "required"));
-                    None
-                }
+                None => None,
                 Some(b) => state
                     .banks
                     .summary(b)
                     .await
-                    .map_err(|e| PartnerError::Unavailable(e.to_string()))?
-                    .or_else(|| {
-                        issues.push(FieldIssue::new("bank", "unknown_bank"));
-                        None
-                    }),
+                    .map_err(|e| PartnerError::Unavailable(e.to_string()))?,
             };
-            if !issues.is_empty() {
-                return Err(PartnerError::Validation(issues));
-            }
+            check_submission(&input.submission(), bank.is_some())?;
             let application = find(&state, owner, &id).await?;
             let mut identity = None;
             for check_id in &input.identity_check_ids {

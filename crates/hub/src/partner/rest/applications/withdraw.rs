@@ -1,7 +1,7 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::lending::application::{CannotWithdraw, MAX_REASON, Status};
+use lendhub_domain::lending::application::{CannotWithdraw, Status, check_withdraw_reason};
 use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
@@ -59,15 +59,7 @@ pub async fn withdraw(
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
             let reason = body.value.reason.clone();
-            if reason
-                .as_ref()
-                .is_some_and(|r| r.chars().count() > MAX_REASON)
-            {
-                return Err(PartnerError::Validation(vec![
-                    lendhub_http::FieldIssue::new("reason", "max_length")
-                        .with_bound(MAX_REASON as i64),
-                ]));
-            }
+            check_withdraw_reason(reason.as_deref())?;
             let current = find(&state, owner, &id).await?;
             let mut writes = WriteSet::default();
             let shown = match current.withdraw(reason, now).map_err(refused)? {

@@ -1,8 +1,9 @@
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
 use lendhub_domain::ids::{DecisionId, HubId};
+use lendhub_domain::lending::list_filters;
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_http::{FieldIssue, list};
+use lendhub_http::list;
 use lendhub_store::{DecisionPage, DecisionQuery};
 
 use crate::partner::error::PartnerError;
@@ -35,36 +36,20 @@ pub async fn list(
         &["outcome", "decided_after"],
     )
     .map_err(PartnerError::Validation)?;
-    let mut issues = Vec::new();
-    let outcome = request.filter("outcome").and_then(|raw| {
-        let known = ["approved", "referred", "declined"]
-            .into_iter()
-            .find(|o| *o == raw);
-        if known.is_none() {
-            issues.push(FieldIssue::new("outcome", "one_of"));
-        }
-        known
-    });
-    let decided_after_ms = match request.filter("decided_after") {
-        None => None,
-        Some(raw) => lendhub_domain::clock::parse_rfc3339_ms(raw).or_else(|| {
-            issues.push(FieldIssue::new("decided_after", "rfc3339"));
-            None
-        }),
-    };
-    if !issues.is_empty() {
-        return Err(PartnerError::Validation(issues));
-    }
+    let filters =
+        list_filters::decisions(request.filter("outcome"), request.filter("decided_after"))?;
     let cursor_missing = PartnerError::NotFound("decision for the cursor");
     if request.cursors().any(|c| DecisionId::parse(c).is_none()) {
         return Err(cursor_missing);
     }
     // Ids sort by the moment of decision: "after t" is "from the first id
     // of the next millisecond".
-    let after_id = decided_after_ms.map(|ms| DecisionId::floor_after(ms).to_string());
+    let after_id = filters
+        .decided_after_ms
+        .map(|ms| DecisionId::floor_after(ms).to_string());
     let query = DecisionQuery {
         page: request.page.clone(),
-        outcome,
+        outcome: filters.outcome,
         after_id,
     };
     let page = match state

@@ -2,9 +2,9 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::ids::MarketplaceAppId;
-use lendhub_domain::marketplace::{App, Category, MAX_NAME, MAX_REDIRECT_URIS, Review};
+use lendhub_domain::marketplace::app_request::{self, AppRequest};
+use lendhub_domain::marketplace::{App, MAX_REDIRECT_URIS, Review};
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
 use lendhub_store::{CommercialWrite, WriteSet};
@@ -13,12 +13,9 @@ use utoipa::ToSchema;
 
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
-use crate::partner::rest::fields;
 use crate::partner::rest::webhook_endpoints::check_url;
 use crate::partner::state::PartnerState;
 use crate::views::marketplace::AppView;
-
-const MAX_URI: usize = 2048;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -44,19 +41,13 @@ fn redirect_uris_schema() -> utoipa::openapi::schema::Array {
     crate::partner::rest::schemas::redirect_uris(MAX_REDIRECT_URIS)
 }
 
-fn redirect_uri_issue(raw: &str) -> Option<&'static str> {
-    if raw.len() > MAX_URI {
-        return Some("max_length");
-    }
-    let Ok(uri) = url::Url::parse(raw) else {
-        return Some("uri");
-    };
-    let loopback = matches!(uri.host_str(), Some("localhost" | "127.0.0.1" | "[::1]"));
-    match uri.scheme() {
-        _ if uri.fragment().is_some() => Some("fragment_not_allowed"),
-        "https" => None,
-        "http" if loopback => None,
-        _ => Some("https_required"),
+impl CreateApp {
+    fn request(&self) -> AppRequest {
+        AppRequest {
+            name: self.name.clone(),
+            category: self.category.clone(),
+            redirect_uris: self.redirect_uris.clone(),
+        }
     }
 }
 
@@ -87,48 +78,19 @@ pub async fn create_app(
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
             let input = &body.value;
-            let mut issues = Vec::new();
-            let name = fields::name("name", input.name.as_deref(), MAX_NAME, &mut issues);
-            let category = fields::one_of(
-                "category",
-                input.category.as_deref(),
-                Category::parse,
-                &mut issues,
-            );
-            if input.redirect_uris.len() > MAX_REDIRECT_URIS {
-                issues.push(
-                    FieldIssue::new("redirect_uris", "max_items")
-                        .with_bound(MAX_REDIRECT_URIS as i64),
-                );
-            }
-            for (i, uri) in input.redirect_uris.iter().enumerate() {
-                if let Some(reason) = redirect_uri_issue(uri) {
-                    issues.push(FieldIssue::new(format!("redirect_uris[{i}]"), reason));
-                }
-            }
-            let (Some(name), Some(category), true) = (name, category, issues.is_empty()) else {
-                return Err(PartnerError::Validation(issues));
-            };
+            let checked = app_request::check(&input.request())?;
             let webhook_url = match input.webhook_url.as_deref() {
                 None => None,
-                Some(raw) => Some(check_url(&state, raw).await.map_err(|e| match e {
-                    PartnerError::WebhookUrlInvalid(issue) => PartnerError::WebhookUrlInvalid(
-                        FieldIssue::new("webhook_url", issue.reason),
-                    ),
-                    PartnerError::Validation(_) => {
-                        PartnerError::invalid("webhook_url", "max_length")
-                    }
-                    e => e,
-                })?),
+                Some(raw) => Some(check_url(&state, "webhook_url", raw).await?),
             };
             let id: MarketplaceAppId =
                 lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
             let app = App {
                 id,
                 owner: owner.clone(),
-                name: name.to_owned(),
-                category,
-                redirect_uris: input.redirect_uris.clone(),
+                name: checked.name,
+                category: checked.category,
+                redirect_uris: checked.redirect_uris,
                 webhook_url,
                 review: Review::PendingReview,
                 review_note: None,
@@ -142,24 +104,4 @@ pub async fn create_app(
             Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
         })
         .await
-}
-
-#[cfg(test)]
-mod tests {
-    use super::redirect_uri_issue;
-
-    #[test]
-    fn redirect_uris_are_absolute_https_without_fragments() {
-        assert_eq!(redirect_uri_issue("https://v.example/return"), None);
-        assert_eq!(redirect_uri_issue("http://localhost:8080/cb"), None);
-        assert_eq!(
-            redirect_uri_issue("http://v.example/return"),
-            Some("https_required")
-        );
-        assert_eq!(
-            redirect_uri_issue("https://v.example/r#x"),
-            Some("fragment_not_allowed")
-        );
-        assert_eq!(redirect_uri_issue("/relative"), Some("uri"));
-    }
 }

@@ -3,11 +3,9 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::ids::{HubId, SignalId};
 use lendhub_domain::lending::application::Application;
-use lendhub_domain::marketplace::{
-    Category, MAX_EVIDENCE_BYTES, Signal, Verdict, counts_now, score_thousandths,
-};
+use lendhub_domain::marketplace::signal_request::{self, SignalRequest};
+use lendhub_domain::marketplace::{Signal, counts_now};
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
 use lendhub_store::{CommercialWrite, LendingWrite, MAX_SIGNALS, WriteSet};
@@ -19,7 +17,6 @@ use super::approved_app;
 use crate::flows::lending::find;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
-use crate::partner::rest::fields;
 use crate::partner::state::PartnerState;
 use crate::views::marketplace::SignalView;
 
@@ -48,6 +45,18 @@ pub struct PublishSignal {
     /// `mkt_…`: the approved app of yours that made the check, if one did.
     #[schema(example = "mkt_01KQ3V1Y2C8WZ3R5T6Y7X8V9W0")]
     app_id: Option<String>,
+}
+
+impl PublishSignal {
+    fn request(&self) -> SignalRequest {
+        SignalRequest {
+            application_id: self.application_id.clone(),
+            kind: self.kind.clone(),
+            score: self.score.clone(),
+            verdict: self.verdict.clone(),
+            evidence: self.evidence.clone(),
+        }
+    }
 }
 
 /// Publish a marketplace signal about an application. It counts
@@ -79,81 +88,19 @@ pub async fn publish_signal(
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
             let input = &body.value;
-            let mut issues = Vec::new();
-            if input.application_id.is_none() {
-                issues.push(FieldIssue::new("application_id", "required"));
-            }
-            let kind = fields::one_of("kind", input.kind.as_deref(), Category::parse, &mut issues);
-            let score = match &input.score {
-                None | Some(Value::Null) => {
-                    issues.push(FieldIssue::new("score", "required"));
-                    None
-                }
-                Some(v) => match v.as_f64() {
-                    None => {
-                        issues.push(FieldIssue::new("score", "number"));
-                        None
-                    }
-                    Some(n) => score_thousandths(n).or_else(|| {
-                        let bound = if n < 0.0 {
-                            ("min_value", 0)
-                        } else {
-                            ("max_value", 1)
-                        };
-                        issues.push(FieldIssue::new("score", bound.0).with_bound(bound.1));
-                        None
-                    }),
-                },
-            };
-            let verdict = fields::one_of(
-                "verdict",
-                input.verdict.as_deref(),
-                Verdict::parse,
-                &mut issues,
-            );
-            let evidence = match &input.evidence {
-                None | Some(Value::Null) => {
-                    issues.push(FieldIssue::new("evidence", "required"));
-                    None
-                }
-                Some(v @ Value::Object(_)) if v.to_string().len() > MAX_EVIDENCE_BYTES => {
-                    issues.push(
-                        FieldIssue::new("evidence", "max_length")
-                            .with_bound(MAX_EVIDENCE_BYTES as i64),
-                    );
-                    None
-                }
-                Some(v @ Value::Object(_)) => Some(v.clone()),
-                Some(_) => {
-                    issues.push(FieldIssue::new("evidence", "object"));
-                    None
-                }
-            };
-            let (Some(application_id), Some(kind), Some(score), Some(verdict), Some(evidence)) =
-                (&input.application_id, kind, score, verdict, evidence)
-            else {
-                return Err(PartnerError::Validation(issues));
-            };
-            if !issues.is_empty() {
-                return Err(PartnerError::Validation(issues));
-            }
+            let checked = signal_request::check(&input.request())?;
             let app_id = match &input.app_id {
                 None => None,
                 Some(raw) => Some(approved_app(&state, owner, raw).await?.id),
             };
-            let application = find(&state, owner, application_id).await?;
+            let application = find(&state, owner, &checked.application_id).await?;
             let earlier = state
                 .commercial
                 .signals(owner, application.id.as_str())
                 .await?;
             // Accepted ones commit over the application's version, so
             // they are counted here one at a time.
-            if earlier.len() >= MAX_SIGNALS as usize {
-                return Err(PartnerError::Validation(vec![
-                    FieldIssue::new("application_id", "signal_limit")
-                        .with_bound(i64::from(MAX_SIGNALS)),
-                ]));
-            }
+            signal_request::room_for_one_more(earlier.len(), MAX_SIGNALS)?;
             let accepted = counts_now(application.status);
             let signal = Signal {
                 id: lendhub_system::new_hub_id::<SignalId>(
@@ -162,10 +109,10 @@ pub async fn publish_signal(
                 owner: owner.clone(),
                 application_id: application.id.clone(),
                 app_id,
-                kind,
-                score,
-                verdict,
-                evidence,
+                kind: checked.kind,
+                score: checked.score,
+                verdict: checked.verdict,
+                evidence: checked.evidence,
                 accepted,
                 created_at: now,
             };

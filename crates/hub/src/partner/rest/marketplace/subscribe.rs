@@ -5,8 +5,8 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::ids::MarketplaceSubscriptionId;
 use lendhub_domain::marketplace::Subscription;
+use lendhub_domain::marketplace::subscription_request::{self, SubscriptionRequest};
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
 use lendhub_store::{CommercialWrite, WriteSet};
@@ -16,7 +16,7 @@ use utoipa::ToSchema;
 use super::approved_app;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
-use crate::partner::rest::webhook_endpoints::{MAX_ENDPOINTS, check_events, new_endpoint};
+use crate::partner::rest::webhook_endpoints::{MAX_ENDPOINTS, new_endpoint};
 use crate::partner::state::PartnerState;
 use crate::views::marketplace::SubscriptionView;
 
@@ -34,6 +34,15 @@ pub struct Subscribe {
     /// application.funded, account.updated, decision.completed, payment.*.
     #[schema(required = true, min_items = 1, example = json!(["application.submitted", "decision.completed"]))]
     enabled_events: Option<Vec<String>>,
+}
+
+impl Subscribe {
+    fn request(&self) -> SubscriptionRequest {
+        SubscriptionRequest {
+            app_id: self.app_id.clone(),
+            enabled_events: self.enabled_events.clone(),
+        }
+    }
 }
 
 /// Subscribe an approved app to your events. Deliveries go to the app's
@@ -63,21 +72,8 @@ pub async fn subscribe(
     state
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
-            let input = &body.value;
-            let mut issues = Vec::new();
-            if input.app_id.is_none() {
-                issues.push(FieldIssue::new("app_id", "required"));
-            }
-            if input.enabled_events.is_none() {
-                issues.push(FieldIssue::new("enabled_events", "required"));
-            }
-            let (Some(app_id), Some(events), true) =
-                (&input.app_id, &input.enabled_events, issues.is_empty())
-            else {
-                return Err(PartnerError::Validation(issues));
-            };
-            check_events(events)?;
-            let app = approved_app(&state, owner, app_id).await?;
+            let (app_id, events) = subscription_request::check(&body.value.request())?;
+            let app = approved_app(&state, owner, &app_id).await?;
             let Some(url) = app.webhook_url.clone() else {
                 return Err(PartnerError::invalid("app_id", "webhook_url_required"));
             };

@@ -4,8 +4,8 @@ use axum::response::Response;
 use lendhub_domain::ids::PaymentId;
 use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_domain::sandbox::events::EventType;
-use lendhub_domain::servicing::collection::{MAX_DESCRIPTION, MAX_REFERENCE, Payment};
-use lendhub_http::FieldIssue;
+use lendhub_domain::servicing::collection::Payment;
+use lendhub_domain::servicing::link_request::{self, LinkRequest};
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
 use lendhub_store::{EventWrite, LendingWrite, WriteSet};
@@ -13,7 +13,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::fields;
+use super::collectable;
 use crate::flows::events::event;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
@@ -48,6 +48,19 @@ pub struct CreatePaymentLink {
     expires_at: Option<String>,
 }
 
+impl CreatePaymentLink {
+    fn request(&self) -> LinkRequest {
+        LinkRequest {
+            account_id: self.account_id.clone(),
+            amount_pence: self.amount_pence.clone(),
+            reference: self.reference.clone(),
+            description: self.description.clone(),
+            redirect_url: self.redirect_url.clone(),
+            expires_at: self.expires_at.clone(),
+        }
+    }
+}
+
 /// A hosted payment link for a repayment of one of your accounts: 201 with
 /// its `url` on the pay page and `payment.created`. The payer pays it by
 /// open banking; `payment.processing`, then `payment.paid` (a collection on
@@ -76,68 +89,20 @@ pub async fn create_link(
     state
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
-            let input = &body.value;
-            let mut issues = Vec::new();
-            let account_id = fields::account_id(input.account_id.as_deref(), &mut issues);
-            let amount = fields::amount(input.amount_pence.as_ref(), &mut issues);
-            let reference = input.reference.clone().filter(|r| !r.is_empty());
-            if reference
-                .as_ref()
-                .is_some_and(|r| r.chars().count() > MAX_REFERENCE)
-            {
-                issues.push(
-                    FieldIssue::new("reference", "max_length").with_bound(MAX_REFERENCE as i64),
-                );
-            }
-            if input
-                .description
-                .as_ref()
-                .is_some_and(|d| d.chars().count() > MAX_DESCRIPTION)
-            {
-                issues.push(
-                    FieldIssue::new("description", "max_length").with_bound(MAX_DESCRIPTION as i64),
-                );
-            }
-            if let Some(url) = &input.redirect_url
-                && !url::Url::parse(url).is_ok_and(|u| u.scheme() == "https")
-            {
-                issues.push(FieldIssue::new("redirect_url", "https_required"));
-            }
-            let expires_at = match input.expires_at.as_deref() {
-                None => None,
-                Some(raw) => match lendhub_domain::clock::parse_rfc3339_ms(raw) {
-                    Some(ms) if ms > lendhub_domain::clock::unix_ms(now) => {
-                        Some(lendhub_domain::clock::from_unix_ms(ms))
-                    }
-                    Some(_) => {
-                        issues.push(FieldIssue::new("expires_at", "in_the_past"));
-                        None
-                    }
-                    None => {
-                        issues.push(FieldIssue::new("expires_at", "rfc3339"));
-                        None
-                    }
-                },
-            };
-            let (Some(account_id), Some(amount)) = (account_id, amount) else {
-                return Err(PartnerError::Validation(issues));
-            };
-            if !issues.is_empty() {
-                return Err(PartnerError::Validation(issues));
-            }
-            let account = fields::account(&state, owner, &account_id).await?;
-            fields::refuse_overpayment(&state, &account, amount, now).await?;
+            let link = link_request::check(&body.value.request(), now)?;
+            let account = collectable::account(&state, owner, &link.account_id).await?;
+            collectable::refuse_overpayment(&state, &account, link.amount, now).await?;
             let id: PaymentId =
                 lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
             let payment = Payment::link(
                 id,
                 owner.clone(),
-                account_id,
-                amount,
-                reference,
-                input.description.clone(),
-                input.redirect_url.clone(),
-                expires_at,
+                link.account_id,
+                link.amount,
+                link.reference,
+                link.description,
+                link.redirect_url,
+                link.expires_at,
                 now,
             );
             let view = PaymentView::new(&payment, &state);

@@ -1,9 +1,9 @@
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use lendhub_domain::ids::{AccountId, HubId, PaymentId};
+use lendhub_domain::ids::{HubId, PaymentId};
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_domain::servicing::collection::PaymentStatus;
-use lendhub_http::{FieldIssue, list};
+use lendhub_domain::servicing::list_filters;
+use lendhub_http::list;
 use lendhub_store::{PaymentPage, PaymentQuery};
 
 use crate::partner::error::PartnerError;
@@ -36,32 +36,15 @@ pub async fn list(
         &["account_id", "status"],
     )
     .map_err(PartnerError::Validation)?;
-    let mut issues = Vec::new();
-    let status = request.filter("status").and_then(|raw| {
-        let known = PaymentStatus::parse_filter(raw).map(PaymentStatus::as_str);
-        if known.is_none() {
-            issues.push(FieldIssue::new("status", "one_of"));
-        }
-        known
-    });
-    let account_id = request.filter("account_id").map(str::to_owned);
-    if account_id
-        .as_deref()
-        .is_some_and(|a| AccountId::parse(a).is_none())
-    {
-        issues.push(FieldIssue::new("account_id", "pattern"));
-    }
-    if !issues.is_empty() {
-        return Err(PartnerError::Validation(issues));
-    }
+    let filters = list_filters::payments(request.filter("status"), request.filter("account_id"))?;
     let cursor_missing = PartnerError::NotFound("payment for the cursor");
     if request.cursors().any(|c| PaymentId::parse(c).is_none()) {
         return Err(cursor_missing);
     }
     let query = PaymentQuery {
         page: request.page.clone(),
-        account_id,
-        status,
+        account_id: filters.account_id,
+        status: filters.status,
     };
     let page = match state
         .servicing

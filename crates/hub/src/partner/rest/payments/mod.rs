@@ -5,8 +5,8 @@
 //! collection to the account's ledger. One handler file per endpoint;
 //! `moves.rs` holds the state changes the pay page and the sweep share.
 
+pub mod collectable;
 pub mod create_link;
-pub mod fields;
 pub mod list;
 pub mod refund;
 pub mod retrieve;

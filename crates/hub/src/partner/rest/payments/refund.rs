@@ -5,7 +5,7 @@ use lendhub_domain::ids::HubId;
 use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::servicing::ledger::{Entry, EntryKind};
-use lendhub_http::FieldIssue;
+use lendhub_domain::servicing::refund_request;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
 use lendhub_store::{EventWrite, LendingWrite};
@@ -19,9 +19,6 @@ use crate::partner::request_keys::{SignedRequest, check};
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
 use crate::views::payment::PaymentView;
-
-/// Why a refund's reason may be this long.
-const MAX_REASON: usize = 500;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -78,15 +75,7 @@ pub async fn refund(
     state
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
-            let reason = body.value.reason.clone().filter(|r| !r.trim().is_empty());
-            if reason
-                .as_ref()
-                .is_some_and(|r| r.chars().count() > MAX_REASON)
-            {
-                return Err(PartnerError::Validation(vec![
-                    FieldIssue::new("reason", "max_length").with_bound(MAX_REASON as i64),
-                ]));
-            }
+            let reason = refund_request::check(body.value.reason.as_deref())?;
             let payment = find(&state, owner, &id).await?;
             let refunded = payment
                 .refunded(reason.clone(), now)

@@ -1,8 +1,9 @@
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use lendhub_domain::ids::{HubId, PayoutId, SubAccountId};
+use lendhub_domain::ids::{HubId, PayoutId};
+use lendhub_domain::list_filter;
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_http::{FieldIssue, list};
+use lendhub_http::list;
 use lendhub_store::{PayoutPage, PayoutQuery};
 
 use crate::partner::error::PartnerError;
@@ -30,16 +31,7 @@ pub async fn list(
     caller.require(PartnerScope::BillingRead)?;
     let request = list::parse(raw.as_deref(), list::DEFAULT_LIMIT, &["sub_account_id"])
         .map_err(PartnerError::Validation)?;
-    let sub_account_id = request.filter("sub_account_id").map(str::to_owned);
-    if sub_account_id
-        .as_deref()
-        .is_some_and(|s| SubAccountId::parse(s).is_none())
-    {
-        return Err(PartnerError::Validation(vec![FieldIssue::new(
-            "sub_account_id",
-            "pattern",
-        )]));
-    }
+    let sub_account_id = list_filter::by_sub_account(request.filter("sub_account_id"))?;
     let cursor_missing = PartnerError::NotFound("payout for the cursor");
     if request.cursors().any(|c| PayoutId::parse(c).is_none()) {
         return Err(cursor_missing);

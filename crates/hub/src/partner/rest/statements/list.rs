@@ -1,9 +1,9 @@
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use lendhub_domain::billing::statement::Period;
+use lendhub_domain::billing::statement_list;
 use lendhub_domain::ids::{HubId, StatementId};
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_http::{FieldIssue, list};
+use lendhub_http::list;
 use lendhub_store::{StatementPage, StatementQuery};
 
 use crate::partner::error::PartnerError;
@@ -32,16 +32,7 @@ pub async fn list(
     caller.require(PartnerScope::BillingRead)?;
     let request = list::parse(raw.as_deref(), list::DEFAULT_LIMIT, &["period"])
         .map_err(PartnerError::Validation)?;
-    let period = match request.filter("period") {
-        None => None,
-        Some(raw) => Some(
-            Period::parse(raw)
-                .ok_or_else(|| {
-                    PartnerError::Validation(vec![FieldIssue::new("period", "pattern")])
-                })?
-                .to_string(),
-        ),
-    };
+    let period = statement_list::check(request.filter("period"))?;
     let cursor_missing = PartnerError::NotFound("statement for the cursor");
     if request.cursors().any(|c| StatementId::parse(c).is_none()) {
         return Err(cursor_missing);

@@ -3,8 +3,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::ids::SubAccountId;
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_domain::partner::sub_account::{MASTER_SHARE_BPS, MAX_NAME, SubAccount};
-use lendhub_http::FieldIssue;
+use lendhub_domain::partner::sub_account::{self, SubAccount};
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
 use lendhub_store::{CommercialWrite, WriteSet};
@@ -14,7 +13,6 @@ use utoipa::ToSchema;
 
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
-use crate::partner::rest::fields;
 use crate::partner::state::PartnerState;
 use crate::views::sub_account::SubAccountView;
 
@@ -54,42 +52,17 @@ pub async fn create(
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
             let input = &body.value;
-            let mut issues = Vec::new();
-            let name = fields::name("name", input.name.as_deref(), MAX_NAME, &mut issues);
-            let share = match &input.revenue_share_bps {
-                None | Some(Value::Null) => Some(MASTER_SHARE_BPS),
-                Some(v) => match v.as_i64() {
-                    Some(n) if n < 0 => {
-                        issues
-                            .push(FieldIssue::new("revenue_share_bps", "min_value").with_bound(0));
-                        None
-                    }
-                    // Paid out of the partner's own share: never more.
-                    Some(n) if n > i64::from(MASTER_SHARE_BPS) => {
-                        issues.push(
-                            FieldIssue::new("revenue_share_bps", "max_value")
-                                .with_bound(i64::from(MASTER_SHARE_BPS)),
-                        );
-                        None
-                    }
-                    Some(n) => u32::try_from(n).ok(),
-                    None => {
-                        issues.push(FieldIssue::new("revenue_share_bps", "integer"));
-                        None
-                    }
-                },
-            };
-            let (Some(name), Some(revenue_share_bps), true) = (name, share, issues.is_empty())
-            else {
-                return Err(PartnerError::Validation(issues));
-            };
+            let checked = sub_account::check(&sub_account::Request {
+                name: input.name.clone(),
+                revenue_share_bps: input.revenue_share_bps.clone(),
+            })?;
             let id: SubAccountId =
                 lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
             let sub = SubAccount {
                 id,
                 owner: owner.clone(),
-                name: name.to_owned(),
-                revenue_share_bps,
+                name: checked.name,
+                revenue_share_bps: checked.revenue_share_bps,
                 created_at: now,
             };
             let view = SubAccountView::new(&sub);

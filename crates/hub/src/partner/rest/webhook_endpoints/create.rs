@@ -10,10 +10,9 @@ use lendhub_store::WriteSet;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::{
-    MAX_ENDPOINTS, check_api_version, check_description, check_events, check_metadata, check_url,
-    new_endpoint,
-};
+use lendhub_domain::webhooks::endpoint_request::{Registration, Settings, check_registration};
+
+use super::{MAX_ENDPOINTS, check_url, new_endpoint};
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
@@ -42,6 +41,20 @@ pub struct CreateWebhookEndpoint {
     metadata: BTreeMap<String, String>,
 }
 
+impl CreateWebhookEndpoint {
+    fn registration(&self) -> Registration {
+        Registration {
+            url: self.url.clone(),
+            enabled_events: self.enabled_events.clone(),
+            settings: Settings {
+                description: self.description.clone(),
+                api_version: self.api_version.clone(),
+                metadata: Some(self.metadata.clone()),
+            },
+        }
+    }
+}
+
 /// Register a webhook endpoint. Its signing secret is in this answer only.
 #[utoipa::path(post, operation_id = "createWebhookEndpoint", path = "/webhook_endpoints", tag = "webhooks",
     security(("oauth2" = ["webhooks.manage"]), ("api_key" = [])),
@@ -65,24 +78,13 @@ pub async fn create(
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
             let input = &body.value;
-            let raw_url = input
-                .url
-                .as_deref()
-                .ok_or_else(|| PartnerError::invalid("url", "required"))?;
-            let events = input
-                .enabled_events
-                .clone()
-                .ok_or_else(|| PartnerError::invalid("enabled_events", "required"))?;
-            check_events(&events)?;
-            check_description(input.description.as_deref())?;
-            check_api_version(input.api_version.as_deref())?;
-            check_metadata(&input.metadata)?;
-            let url = check_url(&state, raw_url).await?;
+            let checked = check_registration(&input.registration())?;
+            let url = check_url(&state, "url", &checked.url).await?;
             let (endpoint, secret, insert) = new_endpoint(
                 &state,
                 owner,
                 url,
-                events,
+                checked.enabled_events,
                 (
                     input.description.clone(),
                     input.api_version.clone(),

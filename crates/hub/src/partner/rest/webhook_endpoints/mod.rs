@@ -21,10 +21,10 @@ pub use update::*;
 use std::collections::BTreeMap;
 
 use lendhub_domain::ids::{HubId, WebhookEndpointId};
-use lendhub_domain::sandbox::events::{ALL_EVENTS, EventType, HUB_API_VERSIONS};
+use lendhub_domain::problem::Problem;
 use lendhub_domain::tenant::Tenant;
 use lendhub_domain::webhooks::endpoint::WebhookEndpoint;
-use lendhub_http::FieldIssue;
+use lendhub_domain::webhooks::endpoint_request::check_url_length;
 use lendhub_store::EndpointRecord;
 use lendhub_webhooks::policy::UrlRejection;
 use time::OffsetDateTime;
@@ -34,11 +34,6 @@ use crate::partner::state::PartnerState;
 
 /// Per environment of a partner (the seed does not say; docs/decisions.md).
 pub const MAX_ENDPOINTS: u32 = 16;
-const MAX_URL: usize = 2048;
-const MAX_DESCRIPTION: usize = 500;
-const MAX_METADATA: usize = 20;
-const MAX_METADATA_KEY: usize = 40;
-const MAX_METADATA_VALUE: usize = 500;
 
 /// The caller's endpoint `raw_id`, or 404.
 pub(crate) async fn find(
@@ -57,70 +52,6 @@ pub(crate) async fn find(
         .into_iter()
         .find(|r| r.endpoint.id.as_str() == raw_id)
         .ok_or(missing)
-}
-
-fn invalid(field: &str, reason: &str) -> PartnerError {
-    PartnerError::invalid(field, reason)
-}
-
-/// `enabled_events`: at least one, each a type of the tier, or `*` alone.
-pub(crate) fn check_events(events: &[String]) -> Result<(), PartnerError> {
-    if events.is_empty() {
-        return Err(invalid("enabled_events", "min_items"));
-    }
-    if events.iter().any(|e| e == ALL_EVENTS) && events.len() > 1 {
-        return Err(invalid("enabled_events", "wildcard_alone"));
-    }
-    let unknown: Vec<FieldIssue> = events
-        .iter()
-        .enumerate()
-        .filter(|(_, e)| e.as_str() != ALL_EVENTS && EventType::parse(e).is_none())
-        .map(|(i, _)| FieldIssue::new(format!("enabled_events[{i}]"), "unknown_event_type"))
-        .collect();
-    if unknown.is_empty() {
-        Ok(())
-    } else {
-        Err(PartnerError::WebhookEventUnknown(unknown))
-    }
-}
-
-pub(crate) fn check_description(d: Option<&str>) -> Result<(), PartnerError> {
-    match d {
-        Some(d) if d.chars().count() > MAX_DESCRIPTION => Err(invalid("description", "max_length")),
-        _ => Ok(()),
-    }
-}
-
-pub(crate) fn check_api_version(v: Option<&str>) -> Result<(), PartnerError> {
-    match v {
-        Some(v) if !HUB_API_VERSIONS.contains(&v) => Err(invalid("api_version", "unknown_version")),
-        _ => Ok(()),
-    }
-}
-
-/// Up to 20 string pairs; keys up to 40 characters, values up to 500.
-pub(crate) fn check_metadata(m: &BTreeMap<String, String>) -> Result<(), PartnerError> {
-    let mut issues = Vec::new();
-    if m.len() > MAX_METADATA {
-        issues.push(FieldIssue::new("metadata", "max_pairs").with_bound(MAX_METADATA));
-    }
-    for (k, v) in m {
-        if k.is_empty() || k.chars().count() > MAX_METADATA_KEY {
-            issues.push(FieldIssue::new(format!("metadata.{k}"), "key_length"));
-        }
-        if v.chars().count() > MAX_METADATA_VALUE {
-            issues.push(FieldIssue::new(format!("metadata.{k}"), "max_length"));
-        }
-    }
-    if issues.is_empty() {
-        Ok(())
-    } else {
-        Err(PartnerError::Validation(issues))
-    }
-}
-
-fn url_rejected(r: &UrlRejection) -> PartnerError {
-    PartnerError::WebhookUrlInvalid(FieldIssue::new("url", r.reason()))
 }
 
 /// A new, enabled endpoint of `owner` with a fresh signing secret: the
@@ -166,17 +97,18 @@ pub(crate) fn new_endpoint(
     (endpoint, secret, write)
 }
 
-/// The URL, checked against the network policy as written and, for a
-/// hostname, as it resolves now (it is checked again at every delivery).
-pub(crate) async fn check_url(state: &PartnerState, raw: &str) -> Result<String, PartnerError> {
-    if raw.len() > MAX_URL {
-        return Err(invalid("url", "max_length"));
-    }
+/// The URL under `field`, checked for length, then against the network
+/// policy as written and, for a hostname, as it resolves now (it is checked
+/// again at every delivery).
+pub(crate) async fn check_url(
+    state: &PartnerState,
+    field: &str,
+    raw: &str,
+) -> Result<String, PartnerError> {
+    check_url_length(field, raw)?;
+    let rejected = |r: UrlRejection| PartnerError::url_rejected(Problem::new(field, r.reason()));
     let policy = state.sender.policy();
-    let url = policy.check_url(raw).map_err(|r| url_rejected(&r))?;
-    policy
-        .check_resolved(&url)
-        .await
-        .map_err(|r| url_rejected(&r))?;
+    let url = policy.check_url(raw).map_err(rejected)?;
+    policy.check_resolved(&url).await.map_err(rejected)?;
     Ok(url.to_string())
 }

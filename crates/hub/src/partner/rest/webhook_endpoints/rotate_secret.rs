@@ -2,6 +2,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::partner::scope::PartnerScope;
+use lendhub_domain::webhooks::endpoint_request::check_overlap;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::OptionalJsonBody;
 use lendhub_store::{EventWrite, WriteSet};
@@ -16,9 +17,6 @@ use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
 use crate::views::webhook_endpoint::WebhookEndpointView;
-
-const DEFAULT_OVERLAP_S: i64 = 86_400;
-const MAX_OVERLAP_S: i64 = 7 * 86_400;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -51,13 +49,7 @@ pub async fn rotate_secret(
     state
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
-            let overlap = body.value.overlap_seconds.unwrap_or(DEFAULT_OVERLAP_S);
-            if !(0..=MAX_OVERLAP_S).contains(&overlap) {
-                return Err(PartnerError::Validation(vec![
-                    lendhub_http::FieldIssue::new("overlap_seconds", "range")
-                        .with_bound(MAX_OVERLAP_S),
-                ]));
-            }
+            let overlap = check_overlap(body.value.overlap_seconds)?;
             let current = find(&state, owner, &id).await?.endpoint;
             let secret = webhook_secret();
             // Deliveries are signed in real time (receivers check the

@@ -12,7 +12,9 @@ use lendhub_store::{EventWrite, WriteSet};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::{check_api_version, check_description, check_events, check_metadata, check_url, find};
+use lendhub_domain::webhooks::endpoint_request::{Settings, check_change};
+
+use super::{check_url, find};
 use crate::flows::events::event;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
@@ -36,6 +38,16 @@ pub struct UpdateWebhookEndpoint {
     /// `true` pauses deliveries (emits `webhook_endpoint.disabled`);
     /// `false` is the same as `POST …/enable`.
     disabled: Option<bool>,
+}
+
+impl UpdateWebhookEndpoint {
+    fn settings(&self) -> Settings {
+        Settings {
+            description: self.description.clone(),
+            api_version: self.api_version.clone(),
+            metadata: self.metadata.clone(),
+        }
+    }
 }
 
 /// Change a webhook endpoint's URL, events, description, API version or
@@ -63,17 +75,10 @@ pub async fn update(
         .run_maybe(write.guarded(&key, &body.raw), || async {
             let input = &body.value;
             let url = match &input.url {
-                Some(raw) => check_url(&state, raw).await?,
+                Some(raw) => check_url(&state, "url", raw).await?,
                 None => current.url.clone(),
             };
-            if let Some(events) = &input.enabled_events {
-                check_events(events)?;
-            }
-            check_description(input.description.as_deref())?;
-            check_api_version(input.api_version.as_deref())?;
-            if let Some(m) = &input.metadata {
-                check_metadata(m)?;
-            }
+            check_change(input.enabled_events.as_deref(), &input.settings())?;
             let changed = WebhookEndpoint {
                 url,
                 enabled_events: input

@@ -1,29 +1,22 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::ids::{HubId, MandateId, ScheduleId};
+use lendhub_domain::ids::{HubId, ScheduleId};
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_domain::servicing::schedule::{Cadence, MAX_COUNT, Schedule};
-use lendhub_http::FieldIssue;
+use lendhub_domain::servicing::schedule::Schedule;
+use lendhub_domain::servicing::schedule_request::{self, ScheduleRequest};
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
 use lendhub_store::{LendingWrite, WriteSet};
 use serde::Deserialize;
 use serde_json::Value;
-use time::Date;
-use time::format_description::BorrowedFormatItem;
-use time::macros::format_description;
 use utoipa::ToSchema;
 
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
-use crate::partner::rest::payments::fields;
+use crate::partner::rest::payments::collectable;
 use crate::partner::state::PartnerState;
 use crate::views::schedule::ScheduleView;
-
-/// RFC 3339's full-date, and nothing else ISO 8601 allows (week or
-/// ordinal dates).
-const CALENDAR_DATE: &[BorrowedFormatItem<'_>] = format_description!("[year]-[month]-[day]");
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -52,6 +45,19 @@ pub struct CreateSchedule {
     /// payer's first authorisation establishes one.
     #[schema(pattern = "^mnd_[0-7][0-9A-HJKMNP-TV-Z]{25}$")]
     mandate_id: Option<String>,
+}
+
+impl CreateSchedule {
+    fn request(&self) -> ScheduleRequest {
+        ScheduleRequest {
+            account_id: self.account_id.clone(),
+            amount_pence: self.amount_pence.clone(),
+            cadence: self.cadence.clone(),
+            start_date: self.start_date.clone(),
+            count: self.count.clone(),
+            mandate_id: self.mandate_id.clone(),
+        }
+    }
 }
 
 /// Collect from one of your accounts weekly or monthly: 201 with the
@@ -84,81 +90,15 @@ pub async fn create(
     state
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
-            let input = &body.value;
-            let mut issues = Vec::new();
-            let account_id = fields::account_id(input.account_id.as_deref(), &mut issues);
-            let amount = fields::amount(input.amount_pence.as_ref(), &mut issues);
-            let cadence = match input.cadence.as_deref() {
-                None => {
-                    issues.push(FieldIssue::new("cadence", "required"));
-                    None
-                }
-                Some(raw) => Cadence::parse(raw).or_else(|| {
-                    issues.push(FieldIssue::new("cadence", "one_of"));
-                    None
-                }),
-            };
-            let start_date = match input.start_date.as_deref() {
-                None => {
-                    issues.push(FieldIssue::new("start_date", "required"));
-                    None
-                }
-                Some(raw) => match Date::parse(raw, CALENDAR_DATE) {
-                    Ok(d) if d >= now.date() => Some(d),
-                    Ok(_) => {
-                        issues.push(FieldIssue::new("start_date", "in_the_past"));
-                        None
-                    }
-                    _ => {
-                        issues.push(FieldIssue::new("start_date", "date"));
-                        None
-                    }
-                },
-            };
-            let count = match &input.count {
-                None | Some(Value::Null) => None,
-                Some(v) => match v.as_i64() {
-                    Some(n) if n < 1 => {
-                        issues.push(FieldIssue::new("count", "min_value").with_bound(1));
-                        None
-                    }
-                    Some(n) if n > i64::from(MAX_COUNT) => {
-                        issues.push(
-                            FieldIssue::new("count", "max_value").with_bound(i64::from(MAX_COUNT)),
-                        );
-                        None
-                    }
-                    Some(n) => u32::try_from(n).ok(),
-                    None => {
-                        issues.push(FieldIssue::new("count", "integer"));
-                        None
-                    }
-                },
-            };
-            let mandate_id = match input.mandate_id.as_deref() {
-                None => None,
-                Some(raw) => MandateId::parse(raw).or_else(|| {
-                    issues.push(FieldIssue::new("mandate_id", "pattern"));
-                    None
-                }),
-            };
-            let (Some(account_id), Some(amount), Some(cadence), Some(start_date), true) = (
-                account_id,
-                amount,
-                cadence,
-                start_date,
-                issues.is_empty(),
-            ) else {
-                return Err(PartnerError::Validation(issues));
-            };
-            let account = fields::account(&state, owner, &account_id).await?;
-            fields::refuse_finished(&account)?;
-            if let Some(id) = &mandate_id {
+            let checked = schedule_request::check(&body.value.request(), now.date())?;
+            let account = collectable::account(&state, owner, &checked.account_id).await?;
+            collectable::refuse_finished(&account)?;
+            if let Some(id) = &checked.mandate_id {
                 let mandate = state
                     .servicing
                     .mandate(owner, id.as_str())
                     .await?
-                    .filter(|m| m.account_id == account_id)
+                    .filter(|m| m.account_id == checked.account_id)
                     .ok_or(PartnerError::NotFound("mandate"))?;
                 if !mandate.is_active() {
                     return Err(PartnerError::Conflict(
@@ -171,7 +111,14 @@ pub async fn create(
             let schedule = Schedule {
                 reference: account.reference.clone(),
                 ..Schedule::new(
-                    id, owner.clone(), account_id, cadence, amount, start_date, count, mandate_id,
+                    id,
+                    owner.clone(),
+                    checked.account_id,
+                    checked.cadence,
+                    checked.amount,
+                    checked.start_date,
+                    checked.count,
+                    checked.mandate_id,
                     now,
                 )
             };
