@@ -6,8 +6,8 @@
 //! `Arc<dyn JobStore>`, …); only the server, which wires the surfaces
 //! together, holds the whole [`Store`]. Records and write variants live with
 //! their context (`context/`); nothing backend-specific crosses this line.
-//! `docs/architecture.md` has the map, and the PostgreSQL lock order per
-//! context is in `postgres/writes/mod.rs`.
+//! `docs/architecture.md` has the map. A request's unit of work is planned
+//! once (`unit/`), and the lock order per context is in `unit/mod.rs`.
 
 mod context;
 pub mod epoch_cache;
