@@ -2,6 +2,8 @@
 //! each, with the built-in deterministic simulator as the default adapter
 //! (`docs/simulators.md` lists their magic values).
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use lendhub_domain::lending::kyc::{self, Findings, Person};
 use lendhub_domain::lending::register::{self, RegisteredEntity};
@@ -300,6 +302,31 @@ impl PaymentInitiation for SyntheticPaymentInitiation {
             None => Initiated::Refused(
                 lendhub_domain::servicing::collection::FailureReason::BankUnavailable,
             ),
+        }
+    }
+}
+
+/// The counterparties the hub speaks to, as the server configured them.
+pub struct Counterparties {
+    pub register: Arc<dyn CompanyRegister>,
+    pub people: Arc<dyn PersonRegister>,
+    pub banks: Arc<dyn OpenBanking>,
+    pub bureau: Arc<dyn CreditBureau>,
+    pub rail: Arc<dyn FasterPayments>,
+    pub pisp: Arc<dyn PaymentInitiation>,
+}
+
+impl Counterparties {
+    /// The in-process synthetic counterparties, each answering from the
+    /// documented magic values.
+    pub fn synthetic() -> Self {
+        Self {
+            register: Arc::new(SyntheticRegister),
+            people: Arc::new(SyntheticPeople),
+            banks: Arc::new(SyntheticBanks),
+            bureau: Arc::new(SyntheticBureau),
+            rail: Arc::new(SyntheticFasterPayments),
+            pisp: Arc::new(SyntheticPaymentInitiation),
         }
     }
 }

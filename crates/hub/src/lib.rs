@@ -11,6 +11,7 @@ mod envelope;
 pub mod flows;
 mod html;
 pub mod keys;
+mod links;
 mod openapi;
 pub mod partner;
 mod pay;
@@ -29,11 +30,12 @@ pub use state::{HubState, PartnerSettings, PartnerState, PublicState, Urls};
 /// The hub's routes: the partner ring with the authorization-server
 /// metadata, and the public ring.
 pub fn router(state: HubState) -> axum::Router {
+    use axum::extract::FromRef;
     let public_document = serde_json::to_value(public_openapi()).unwrap_or_default();
     let public = public::router(&state.public, public_document).with_state(state.public);
-    let journey = apply::router(state.partner.clone());
-    let pay = pay::router(state.partner.clone());
-    let dashboard = dashboard::router(state.partner.clone());
+    let journey = apply::router(FromRef::from_ref(&state.partner));
+    let pay = pay::router(FromRef::from_ref(&state.partner));
+    let dashboard = dashboard::router(FromRef::from_ref(&state.partner));
     let document = partner::rest::openapi_doc::Document(openapi::partner_document());
     partner::router(state.partner)
         .layer(axum::Extension(document))

@@ -281,6 +281,7 @@ async fn hub(
             lendhub_hub::Urls::new(&url),
             settings,
             webhooks,
+            lendhub_hub::counterparties::Counterparties::synthetic(),
         ),
         public: lendhub_hub::PublicState::new(
             core.store.clone(),
@@ -306,7 +307,7 @@ async fn hub(
     let expiry_wake = state.partner.expiry_wake.clone();
     let expiries = core.worker(
         lendhub_hub::flows::sweep::Sweep {
-            state: state.partner.clone(),
+            flows: state.partner.flows.clone(),
         },
         expiry_wake.clone(),
         core.jobs.clone(),

@@ -10,9 +10,9 @@ use serde::Deserialize;
 use super::error::JourneyError;
 use super::overview::outcome;
 use super::session::Visit;
+use super::state::JourneyState;
 use super::{page, to_overview};
 use crate::flows::sign::sign;
-use crate::partner::state::PartnerState;
 
 #[derive(Deserialize, Default)]
 pub struct AcceptForm {
@@ -27,7 +27,7 @@ pub struct AcceptForm {
 /// by typing their name (`offer.accepted`, `agreement.signed`; the decision
 /// locks and the disbursement falls due), then goes back to the partner.
 pub async fn accept(
-    State(state): State<PartnerState>,
+    State(state): State<JourneyState>,
     headers: HeaderMap,
     Path(id): Path<String>,
     input: Result<Form<AcceptForm>, FormRejection>,
@@ -57,7 +57,7 @@ pub async fn accept(
         None => None,
     }
     .ok_or_else(|| JourneyError::Internal(format!("approved application {id} has no decision")))?;
-    let (_, writes) = sign(&state, a, &decision, signed_by, visit.now)
+    let (_, writes) = sign(&state.flows, a, &decision, signed_by, visit.now)
         .map_err(|e| JourneyError::from_flow(&id, e))?;
     let next = visit.journey.touched(visit.now);
     visit.commit(&state, next, writes).await?;

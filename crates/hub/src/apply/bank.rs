@@ -11,8 +11,8 @@ use serde::Deserialize;
 use super::error::JourneyError;
 use super::pages::{self, render};
 use super::session::{Visit, form_token};
+use super::state::JourneyState;
 use super::{head, page, step, to_overview};
-use crate::partner::state::PartnerState;
 
 #[derive(Deserialize, Default)]
 pub struct BankForm {
@@ -23,7 +23,7 @@ pub struct BankForm {
 
 /// `GET {apply_url}/{id}/bank`: the banks open banking can connect.
 pub async fn show(
-    State(state): State<PartnerState>,
+    State(state): State<JourneyState>,
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Response, JourneyError> {
@@ -35,7 +35,7 @@ pub async fn show(
 }
 
 async fn form(
-    state: &PartnerState,
+    state: &JourneyState,
     visit: &Visit,
     errors: Vec<String>,
 ) -> Result<Response, JourneyError> {
@@ -57,7 +57,7 @@ async fn form(
 /// simulated open-banking consent); its account is read at submission, and
 /// the loan is paid into it.
 pub async fn submit(
-    State(state): State<PartnerState>,
+    State(state): State<JourneyState>,
     headers: HeaderMap,
     Path(id): Path<String>,
     input: Result<Form<BankForm>, FormRejection>,

@@ -7,8 +7,8 @@ use serde::Deserialize;
 
 use super::error::JourneyError;
 use super::session::{self, now_for};
+use super::state::JourneyState;
 use super::to_overview;
-use crate::partner::state::PartnerState;
 
 #[derive(Deserialize)]
 pub struct CallbackQuery {
@@ -23,14 +23,11 @@ pub struct CallbackQuery {
 /// the one this browser's journey is waiting for; the code is exchanged
 /// with the PKCE verifier and the ID token verified (`rp`).
 pub async fn callback(
-    State(state): State<PartnerState>,
+    State(state): State<JourneyState>,
     headers: HeaderMap,
     Query(q): Query<CallbackQuery>,
 ) -> Result<Response, JourneyError> {
-    let rp = state
-        .journey_rp
-        .as_ref()
-        .ok_or(JourneyError::NotAvailable)?;
+    let rp = state.rp.as_ref().ok_or(JourneyError::NotAvailable)?;
     let returned = q.state.as_deref().ok_or(JourneyError::LinkInvalid)?;
     let (id, _) = returned.split_once('.').ok_or(JourneyError::LinkInvalid)?;
     let journey = state
@@ -95,7 +92,7 @@ pub async fn callback(
     ) {
         let mut writes = WriteSet::default();
         writes.push(LendingWrite::UpdateJourney(journey.sign_in_refused()));
-        return match state.units.commit(writes).await {
+        return match state.flows.commit(writes).await {
             Ok(()) | Err(CommitError::Conflict) => Err(JourneyError::NotTheApplicant {
                 signed_in_as: applicant.email,
                 other_company: why == NotTheApplicant::OtherCompany,
@@ -111,7 +108,7 @@ pub async fn callback(
         })?;
     let mut writes = WriteSet::default();
     writes.push(LendingWrite::UpdateJourney(next));
-    match state.units.commit(writes).await {
+    match state.flows.commit(writes).await {
         Ok(()) => Ok(to_overview(id)),
         Err(CommitError::Conflict) => Err(not_yours()),
         Err(e) => Err(JourneyError::Unavailable(e.to_string())),

@@ -11,10 +11,10 @@ use serde::Deserialize;
 use super::error::JourneyError;
 use super::pages::{self, render};
 use super::session::{Visit, form_token};
+use super::state::JourneyState;
 use super::{head, page, step, to_overview};
 use crate::flows::FlowError;
 use crate::flows::check_person::check_person;
-use crate::partner::state::PartnerState;
 
 /// The roles as the page offers them.
 const ROLE_LABELS: [(&str, &str); 3] = [
@@ -36,7 +36,7 @@ pub struct CompanyForm {
 
 /// `GET {apply_url}/{id}/company`.
 pub async fn show(
-    State(state): State<PartnerState>,
+    State(state): State<JourneyState>,
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Response, JourneyError> {
@@ -47,7 +47,7 @@ pub async fn show(
     Ok(form(&state, &visit, &CompanyForm::default(), Vec::new()))
 }
 
-fn form(state: &PartnerState, visit: &Visit, input: &CompanyForm, errors: Vec<String>) -> Response {
+fn form(state: &JourneyState, visit: &Visit, input: &CompanyForm, errors: Vec<String>) -> Response {
     let (name, email) = visit.journey.applicant.as_ref().map_or_else(
         || (String::new(), ""),
         |a| {
@@ -79,7 +79,7 @@ fn form(state: &PartnerState, visit: &Visit, input: &CompanyForm, errors: Vec<St
 /// signed-in person against the company (`POST /identity/checks`'s code:
 /// `identity.verified` or `identity.review_required`).
 pub async fn submit(
-    State(state): State<PartnerState>,
+    State(state): State<JourneyState>,
     headers: HeaderMap,
     Path(id): Path<String>,
     input: Result<Form<CompanyForm>, FormRejection>,
@@ -115,17 +115,18 @@ pub async fn submit(
         application_id: Some(id.clone()),
     };
     let owner = visit.journey.owner.clone();
-    let (verification_id, writes) = match check_person(&state, &owner, &request, visit.now).await {
-        Ok((verification_id, _, writes)) => (verification_id, writes),
-        Err(FlowError::Validation(issues)) => {
-            let errors = issues
-                .iter()
-                .map(|i| field_message(&i.field, i.reason))
-                .collect();
-            return Ok(form(&state, &visit, &input, errors));
-        }
-        Err(e) => return Err(JourneyError::from_flow(&id, e)),
-    };
+    let (verification_id, writes) =
+        match check_person(&state.flows, &owner, &request, visit.now).await {
+            Ok((verification_id, _, writes)) => (verification_id, writes),
+            Err(FlowError::Validation(issues)) => {
+                let errors = issues
+                    .iter()
+                    .map(|i| field_message(&i.field, i.reason))
+                    .collect();
+                return Ok(form(&state, &visit, &input, errors));
+            }
+            Err(e) => return Err(JourneyError::from_flow(&id, e)),
+        };
     let next = visit
         .journey
         .company_confirmed(role, verification_id, visit.now);

@@ -10,9 +10,9 @@ use serde::Deserialize;
 use super::error::JourneyError;
 use super::pages::{self, render};
 use super::session::{Visit, form_token};
+use super::state::JourneyState;
 use super::{head, page, step, to_overview};
 use crate::flows::decide::decide;
-use crate::partner::state::PartnerState;
 
 #[derive(Deserialize, Default)]
 pub struct ConsentsForm {
@@ -25,7 +25,7 @@ pub struct ConsentsForm {
 
 /// `GET {apply_url}/{id}/consents`.
 pub async fn show(
-    State(state): State<PartnerState>,
+    State(state): State<JourneyState>,
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Response, JourneyError> {
@@ -37,7 +37,7 @@ pub async fn show(
 }
 
 async fn form(
-    state: &PartnerState,
+    state: &JourneyState,
     visit: &Visit,
     errors: Vec<String>,
 ) -> Result<Response, JourneyError> {
@@ -65,7 +65,7 @@ async fn form(
 /// (`decision.completed`) by the white-label submission's code, with the
 /// journey's director check and connected bank.
 pub async fn submit(
-    State(state): State<PartnerState>,
+    State(state): State<JourneyState>,
     headers: HeaderMap,
     Path(id): Path<String>,
     input: Result<Form<ConsentsForm>, FormRejection>,
@@ -113,7 +113,7 @@ pub async fn submit(
         .await?
         .map(|v| v.status);
     let (_, writes) = decide(
-        &state,
+        &state.flows,
         &visit.application,
         (bank, banking),
         identity,

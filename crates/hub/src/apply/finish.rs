@@ -6,14 +6,14 @@ use lendhub_domain::lending::application::Status;
 use super::error::JourneyError;
 use super::pages::{Done, render};
 use super::session::Visit;
+use super::state::JourneyState;
 use super::{head, to_overview};
-use crate::partner::state::PartnerState;
 
 /// `GET {apply_url}/{id}/finish`: back to the partner, at `redirect_uri`
 /// with `application_id` appended (hub seed, Partner-facing flows), or a
 /// closing page when the partner gave none.
 pub async fn finish(
-    State(state): State<PartnerState>,
+    State(state): State<JourneyState>,
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Response, JourneyError> {

@@ -22,6 +22,7 @@ mod pages;
 mod resume;
 mod session;
 mod start;
+pub(crate) mod state;
 
 use axum::Router;
 use axum::http::{HeaderValue, header};
@@ -30,14 +31,14 @@ use axum::routing::get;
 use lendhub_domain::lending::application::{Application, Status};
 use lendhub_domain::lending::journey::Step;
 
-use crate::partner::state::PartnerState;
 use session::Visit;
+use state::JourneyState;
 
 /// Where the journey is served on the hub (`{apply_url}` is
 /// `{base_url}/apply`).
 pub const PREFIX: &str = "/apply";
 
-pub fn router(state: PartnerState) -> Router {
+pub fn router(state: JourneyState) -> Router {
     Router::new()
         .route("/apply/start/{link}", get(start::start))
         .route("/apply/callback", get(callback::callback))
@@ -98,7 +99,7 @@ fn head(a: &Application) -> pages::Header<'_> {
 }
 
 /// The banks an applicant may connect, as (id, name).
-async fn institutions(state: &PartnerState) -> Result<Vec<(String, String)>, error::JourneyError> {
+async fn institutions(state: &JourneyState) -> Result<Vec<(String, String)>, error::JourneyError> {
     state
         .banks
         .institutions()
@@ -107,6 +108,6 @@ async fn institutions(state: &PartnerState) -> Result<Vec<(String, String)>, err
 }
 
 /// Whether the journey's cookie needs `Secure`.
-fn secure(state: &PartnerState) -> bool {
-    state.urls.apply().starts_with("https://")
+fn secure(state: &JourneyState) -> bool {
+    state.links.urls.apply().starts_with("https://")
 }

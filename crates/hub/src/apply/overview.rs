@@ -8,13 +8,13 @@ use lendhub_domain::lending::journey::Step;
 use super::error::JourneyError;
 use super::pages::{self, Term, reason_text, render, render_sending_to};
 use super::session::{Visit, form_token};
+use super::state::JourneyState;
 use super::{head, page, step};
-use crate::partner::state::PartnerState;
 
 /// `GET {apply_url}/{id}`: the page of the step the applicant is at, or,
 /// once submitted, the decision: the offer to sign, a referral, a decline.
 pub async fn show(
-    State(state): State<PartnerState>,
+    State(state): State<JourneyState>,
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Result<Response, JourneyError> {
@@ -31,7 +31,7 @@ pub async fn show(
 
 /// The decision's page; `signed_by` and `errors` refill the offer's form.
 pub async fn outcome(
-    state: &PartnerState,
+    state: &JourneyState,
     visit: &Visit,
     signed_by: &str,
     errors: Vec<String>,

@@ -6,7 +6,7 @@ use lendhub_system::random_token;
 use super::error::JourneyError;
 use super::see_other_with_cookie;
 use super::session::{self, closed, now_for};
-use crate::partner::state::PartnerState;
+use super::state::JourneyState;
 use crate::relying_party::RelyingParty;
 
 /// `GET {apply_url}/{id}/resume`: a returning applicant (another browser,
@@ -14,10 +14,10 @@ use crate::relying_party::RelyingParty;
 /// person who signed in first gets the journey (`Journey::signed_in`), and
 /// whoever is signed in stays so until then.
 pub async fn resume(
-    State(state): State<PartnerState>,
+    State(state): State<JourneyState>,
     Path(id): Path<String>,
 ) -> Result<Response, JourneyError> {
-    let rp = match (&state.journey_rp, state.settings.rest_tier_enabled) {
+    let rp = match (&state.rp, state.open) {
         (Some(rp), true) => rp,
         _ => return Err(JourneyError::NotAvailable),
     };
@@ -39,7 +39,7 @@ pub async fn resume(
         .ok_or(JourneyError::SignInElsewhere)?;
     let mut writes = WriteSet::default();
     writes.push(LendingWrite::UpdateJourney(resumed));
-    match state.units.commit(writes).await {
+    match state.flows.commit(writes).await {
         Ok(()) => {}
         Err(CommitError::Conflict) => {
             return Err(JourneyError::Conflict {

@@ -11,7 +11,7 @@ use lendhub_store::{CommitError, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
 use super::error::JourneyError;
-use crate::partner::state::PartnerState;
+use super::state::JourneyState;
 
 pub const COOKIE: &str = "lendhub_apply";
 
@@ -32,9 +32,9 @@ pub fn cookie(token: &str, secure: bool) -> Option<HeaderValue> {
 }
 
 /// The token of the journey's forms.
-pub fn form_token(state: &PartnerState, journey: &Journey) -> String {
+pub fn form_token(state: &JourneyState, journey: &Journey) -> String {
     use hmac::{Hmac, Mac};
-    let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(state.journey_csrf_key.expose())
+    let mut mac = <Hmac<sha2::Sha256> as Mac>::new_from_slice(state.csrf_key.expose())
         .unwrap_or_else(|_| unreachable!("HMAC takes keys of any length"));
     mac.update(
         journey
@@ -47,8 +47,8 @@ pub fn form_token(state: &PartnerState, journey: &Journey) -> String {
 }
 
 /// Now on the application owner's clock (moved by the test clock in test).
-pub async fn now_for(state: &PartnerState, owner: &Tenant) -> Result<OffsetDateTime, JourneyError> {
-    Ok(state.now_for(owner).await?)
+pub async fn now_for(state: &JourneyState, owner: &Tenant) -> Result<OffsetDateTime, JourneyError> {
+    Ok(state.flows.now_for(owner).await?)
 }
 
 /// A page request of the journey of one application, from the browser that
@@ -63,11 +63,11 @@ impl Visit {
     /// The journey of `application_id` if this browser holds it; an
     /// application that can no longer be completed is a closed page.
     pub async fn load(
-        state: &PartnerState,
+        state: &JourneyState,
         headers: &HeaderMap,
         application_id: &str,
     ) -> Result<Self, JourneyError> {
-        if !state.settings.rest_tier_enabled {
+        if !state.open {
             return Err(JourneyError::NotAvailable);
         }
         let journey = state
@@ -98,7 +98,7 @@ impl Visit {
     }
 
     /// Checks a posted form's token.
-    pub fn check_form(&self, state: &PartnerState, presented: &str) -> Result<(), JourneyError> {
+    pub fn check_form(&self, state: &JourneyState, presented: &str) -> Result<(), JourneyError> {
         use subtle::ConstantTimeEq;
         let expected = form_token(state, &self.journey);
         if bool::from(expected.as_bytes().ct_eq(presented.as_bytes())) {
@@ -114,16 +114,13 @@ impl Visit {
     /// is woken for the events among them.
     pub async fn commit(
         &self,
-        state: &PartnerState,
+        state: &JourneyState,
         next: Journey,
         mut writes: WriteSet,
     ) -> Result<(), JourneyError> {
         writes.push(LendingWrite::UpdateJourney(next));
-        match state.units.commit(writes).await {
-            Ok(()) => {
-                state.outbox_wake.notify_one();
-                Ok(())
-            }
+        match state.flows.commit(writes).await {
+            Ok(()) => Ok(()),
             Err(CommitError::Conflict) => Err(JourneyError::Conflict {
                 application_id: self.application.id.to_string(),
                 why: "it changed in another window meanwhile".into(),

@@ -1,16 +1,16 @@
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
-use lendhub_domain::ids::{ApplicationId, HubId};
-use lendhub_domain::lending::application::{Application, Status, handoff_token};
+use lendhub_domain::ids::HubId;
+use lendhub_domain::lending::application::{Application, Status};
 use lendhub_domain::lending::journey::Journey;
 use lendhub_store::{CommitError, LendingWrite, WriteSet};
 use lendhub_system::random_token;
 
 use super::error::JourneyError;
 use super::session::{self, closed, now_for};
+use super::state::JourneyState;
 use super::{see_other_with_cookie, to_overview};
-use crate::partner::state::PartnerState;
 use crate::relying_party::RelyingParty;
 
 /// `GET {apply_url}/start/{id}.{token}`: the handoff link. Its first use
@@ -18,23 +18,19 @@ use crate::relying_party::RelyingParty;
 /// in; any later use from another browser is refused (single use), while
 /// the browser that holds the journey simply continues.
 pub async fn start(
-    State(state): State<PartnerState>,
+    State(state): State<JourneyState>,
     headers: HeaderMap,
     Path(link): Path<String>,
 ) -> Result<Response, JourneyError> {
-    let rp = match (&state.journey_rp, state.settings.rest_tier_enabled) {
+    let rp = match (&state.rp, state.open) {
         (Some(rp), true) => rp,
         _ => return Err(JourneyError::NotAvailable),
     };
-    let (id, mac) = link.split_once('.').ok_or(JourneyError::LinkInvalid)?;
-    let application_id = ApplicationId::parse(id).ok_or(JourneyError::LinkInvalid)?;
-    let expected = handoff_token(state.handoff_key.expose(), &application_id);
-    if !bool::from(subtle::ConstantTimeEq::ct_eq(
-        expected.as_bytes(),
-        mac.as_bytes(),
-    )) {
-        return Err(JourneyError::LinkInvalid);
-    }
+    let application_id = state
+        .links
+        .open_handoff(&link)
+        .ok_or(JourneyError::LinkInvalid)?;
+    let id = application_id.as_str();
     let application = state
         .lending
         .application_any_owner(id)
@@ -96,7 +92,7 @@ pub async fn start(
 /// Commits the journey's sign-in under way and sends the browser to the
 /// provider with its session cookie; a lost race is the link used.
 async fn begin_sign_in(
-    state: &PartnerState,
+    state: &JourneyState,
     (rp, application): (&RelyingParty, &Application),
     write: LendingWrite,
     token: &str,
@@ -106,7 +102,7 @@ async fn begin_sign_in(
     writes.push(write);
     // The sign-in form starts with the e-mail the partner named.
     let login_hint = application.applicant.email.as_deref();
-    match state.units.commit(writes).await {
+    match state.flows.commit(writes).await {
         Ok(()) => Ok(see_other_with_cookie(
             &rp.authorize_url_hinting(pending, login_hint),
             session::cookie(token, super::secure(state)),

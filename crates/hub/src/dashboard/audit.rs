@@ -11,7 +11,7 @@ use super::forms::rfc3339;
 use super::pages::{Frame, ListQuery, screen};
 use super::refusals::{forbidden, unavailable};
 use super::session::Staff;
-use crate::partner::state::PartnerState;
+use crate::dashboard::state::DashboardState;
 
 struct AuditRow {
     at: String,
@@ -30,7 +30,7 @@ struct Audit {
 
 /// `GET /dashboard/audit`: owners only.
 pub async fn audit(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Query(q): Query<ListQuery>,
 ) -> Response {

@@ -14,15 +14,16 @@ mod refusals;
 pub mod session;
 mod sign_in;
 mod staff;
+pub(crate) mod state;
 mod statements;
 mod webhooks;
 
 use axum::Router;
 use axum::routing::{get, post};
 
-use crate::partner::state::PartnerState;
+use state::DashboardState;
 
-pub fn router(state: PartnerState) -> Router {
+pub fn router(state: DashboardState) -> Router {
     Router::new()
         .route("/dashboard", get(pages::home))
         .route("/dashboard/sign-in", get(sign_in::start))

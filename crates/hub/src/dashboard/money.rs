@@ -19,7 +19,7 @@ use super::forms::rfc3339;
 use super::pages::{Frame, screen, tenant};
 use super::refusals::{not_found, unavailable};
 use super::session::Staff;
-use crate::partner::state::PartnerState;
+use crate::dashboard::state::DashboardState;
 
 const PAGE: u32 = 25;
 
@@ -76,7 +76,7 @@ struct Accounts {
 
 /// `GET /dashboard/accounts`
 pub async fn accounts(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Query(q): Query<MoneyQuery>,
 ) -> Response {
@@ -187,7 +187,7 @@ struct AccountView {
 /// `GET /dashboard/accounts/{id}`: the balance today, the whole ledger
 /// (oldest first, as it was posted), the schedules and the latest payments.
 pub async fn account(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Path(id): Path<String>,
     Query(q): Query<MoneyQuery>,
@@ -211,7 +211,7 @@ pub async fn account(
         state.servicing.ledger(&owner, &id).await,
         state.servicing.account_schedules(&owner, &id).await,
         state.servicing.hub_payments(&owner, &payments).await,
-        state.now_for(&owner).await,
+        state.flows.now_for(&owner).await,
     ) else {
         return unavailable();
     };
@@ -277,7 +277,7 @@ struct Payments {
 
 /// `GET /dashboard/payments`
 pub async fn payments(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Query(q): Query<MoneyQuery>,
 ) -> Response {

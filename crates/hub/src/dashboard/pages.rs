@@ -15,8 +15,8 @@ use serde::Deserialize;
 
 use super::refusals::{forbidden, not_found, problem, unavailable};
 use super::session::{self, COOKIE, Staff};
+use crate::dashboard::state::DashboardState;
 use crate::html::render_sending_to;
-use crate::partner::state::PartnerState;
 
 /// The header every screen carries.
 pub(super) struct Frame {
@@ -169,20 +169,16 @@ fn decision_view(d: &lendhub_domain::lending::application::Decision) -> Decision
 /// A signed-in screen: its sign-out form ends by sending the browser to the
 /// identity provider, so the page's `form-action` allows that origin.
 pub(super) fn screen(
-    state: &PartnerState,
+    state: &DashboardState,
     status: StatusCode,
     template: &impl Template,
 ) -> Response {
-    let provider = state
-        .settings
-        .dashboard
-        .as_ref()
-        .map(|rp| rp.issuer.as_str());
+    let provider = state.rp.as_ref().map(|rp| rp.issuer.as_str());
     render_sending_to(status, template, provider)
 }
 
 async fn page(
-    state: &PartnerState,
+    state: &DashboardState,
     owner: &Tenant,
     status: Option<Status>,
     reference: Option<String>,
@@ -215,13 +211,13 @@ async fn page(
 /// `GET /dashboard`: the latest applications, and the last 30 days of
 /// requests and webhook deliveries (days on the environment's clock).
 pub async fn home(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Query(q): Query<ListQuery>,
 ) -> Response {
     let env = Environment::from_query(q.env.as_deref());
     let owner = tenant(&staff, env);
-    let Ok(now) = state.now_for(&owner).await else {
+    let Ok(now) = state.flows.now_for(&owner).await else {
         return unavailable();
     };
     // This instance's latest counts first, so the page is current for
@@ -254,7 +250,7 @@ pub async fn home(
 
 /// `GET /dashboard/applications`
 pub async fn applications(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Query(q): Query<ListQuery>,
 ) -> Response {
@@ -291,7 +287,7 @@ pub async fn applications(
 /// `GET /dashboard/applications/{id}`: only this partner's, in this
 /// environment; anything else is 404.
 pub async fn application(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Path(id): Path<String>,
     Query(q): Query<ListQuery>,
@@ -334,7 +330,7 @@ pub struct SignOut {
 
 /// `POST /dashboard/sign-out`
 pub async fn sign_out(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Form(form): Form<SignOut>,
 ) -> Response {
@@ -352,7 +348,7 @@ pub async fn sign_out(
     // Then at the identity provider too (RP-initiated logout, which asks the
     // person to confirm): otherwise its session would sign them straight
     // back in.
-    let mut response = match state.settings.dashboard.as_ref() {
+    let mut response = match state.rp.as_ref() {
         Some(rp) => Redirect::to(&format!(
             "{}/end-session?client_id={}",
             rp.issuer,

@@ -17,7 +17,7 @@ use super::forms::EXPIRED;
 use super::pages::{Frame, ListQuery, screen};
 use super::refusals::{forbidden, not_found, unavailable};
 use super::session::{self, Staff};
-use crate::partner::state::PartnerState;
+use crate::dashboard::state::DashboardState;
 
 struct Choice {
     client_id: String,
@@ -35,7 +35,7 @@ struct Partners {
 
 /// `GET /dashboard/partners`
 pub async fn list(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Query(q): Query<ListQuery>,
 ) -> Response {
@@ -73,7 +73,7 @@ pub struct SwitchForm {
 /// `POST /dashboard/partners/{client_id}/switch`: only to a partner whose
 /// staff the person is (another is not found).
 pub async fn switch(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Path(client_id): Path<String>,
     Form(form): Form<SwitchForm>,

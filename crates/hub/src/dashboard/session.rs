@@ -17,7 +17,7 @@ use lendhub_store::{DashboardSessionRecord, StaffMember};
 use lendhub_system::Seal;
 use sha2::{Digest, Sha256};
 
-use crate::partner::state::PartnerState;
+use crate::dashboard::state::DashboardState;
 
 pub const COOKIE: &str = "lendhub_dash";
 pub const SIGN_IN_COOKIE: &str = "lendhub_dash_signin";
@@ -29,8 +29,8 @@ pub fn hash(token: &str) -> Vec<u8> {
     Sha256::digest(token.as_bytes()).to_vec()
 }
 
-fn secure(state: &PartnerState) -> &'static str {
-    if state.urls.base.starts_with("https://") {
+fn secure(state: &DashboardState) -> &'static str {
+    if state.links.urls.base.starts_with("https://") {
         "; Secure"
     } else {
         ""
@@ -38,7 +38,7 @@ fn secure(state: &PartnerState) -> &'static str {
 }
 
 /// `Set-Cookie` for a session token (a browser-session cookie).
-pub fn session_cookie(state: &PartnerState, token: &str) -> Option<HeaderValue> {
+pub fn session_cookie(state: &DashboardState, token: &str) -> Option<HeaderValue> {
     HeaderValue::from_str(&format!(
         "{COOKIE}={token}; Path=/dashboard; HttpOnly; SameSite=Lax{}",
         secure(state)
@@ -47,7 +47,7 @@ pub fn session_cookie(state: &PartnerState, token: &str) -> Option<HeaderValue> 
 }
 
 /// `Set-Cookie` that removes `name`.
-pub fn cleared(state: &PartnerState, name: &str) -> Option<HeaderValue> {
+pub fn cleared(state: &DashboardState, name: &str) -> Option<HeaderValue> {
     HeaderValue::from_str(&format!(
         "{name}=; Path=/dashboard; HttpOnly; SameSite=Lax; Max-Age=0{}",
         secure(state)
@@ -56,7 +56,7 @@ pub fn cleared(state: &PartnerState, name: &str) -> Option<HeaderValue> {
 }
 
 /// The pending sign-in, sealed, as a cookie.
-pub fn sign_in_cookie(state: &PartnerState, pending: &PendingSignIn) -> Option<HeaderValue> {
+pub fn sign_in_cookie(state: &DashboardState, pending: &PendingSignIn) -> Option<HeaderValue> {
     let plain = serde_json::to_vec(pending).ok()?;
     let sealed = URL_SAFE_NO_PAD.encode(state.master_key.seal(SEAL_PURPOSE, &plain));
     HeaderValue::from_str(&format!(
@@ -67,7 +67,7 @@ pub fn sign_in_cookie(state: &PartnerState, pending: &PendingSignIn) -> Option<H
 }
 
 /// The pending sign-in this browser started, if its cookie opens.
-pub fn pending(state: &PartnerState, headers: &HeaderMap) -> Option<PendingSignIn> {
+pub fn pending(state: &DashboardState, headers: &HeaderMap) -> Option<PendingSignIn> {
     let sealed = URL_SAFE_NO_PAD
         .decode(lendhub_http::headers::cookie(headers, SIGN_IN_COOKIE)?)
         .ok()?;
@@ -104,12 +104,12 @@ impl IntoResponse for NotSignedIn {
     }
 }
 
-impl FromRequestParts<PartnerState> for Staff {
+impl FromRequestParts<DashboardState> for Staff {
     type Rejection = NotSignedIn;
 
     async fn from_request_parts(
         parts: &mut Parts,
-        state: &PartnerState,
+        state: &DashboardState,
     ) -> Result<Self, Self::Rejection> {
         let token =
             lendhub_http::headers::cookie(&parts.headers, COOKIE).ok_or(NotSignedIn::SignIn)?;

@@ -12,12 +12,12 @@ use serde::Deserialize;
 
 use super::refusals;
 use super::session::{self, SIGN_IN_COOKIE};
-use crate::partner::state::PartnerState;
+use crate::dashboard::state::DashboardState;
 use crate::relying_party::RelyingParty;
 
 /// `GET /dashboard/sign-in`: off to the identity provider.
-pub async fn start(State(state): State<PartnerState>) -> Response {
-    let Some(rp) = state.settings.dashboard.as_ref() else {
+pub async fn start(State(state): State<DashboardState>) -> Response {
+    let Some(rp) = state.rp.as_ref() else {
         return refusals::unavailable();
     };
     let pending = RelyingParty::begin_plain();
@@ -37,11 +37,11 @@ pub struct Callback {
 
 /// `GET /dashboard/callback`: the code back from the provider.
 pub async fn callback(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     headers: HeaderMap,
     Query(answer): Query<Callback>,
 ) -> Response {
-    let Some(rp) = state.settings.dashboard.as_ref() else {
+    let Some(rp) = state.rp.as_ref() else {
         return refusals::unavailable();
     };
     let pending = session::pending(&state, &headers);
@@ -125,7 +125,7 @@ pub async fn callback(
 /// verified address accepts one: the invitation was sent to the address,
 /// not to whoever typed it into an account.
 async fn accept_invitations(
-    state: &PartnerState,
+    state: &DashboardState,
     person: &lendhub_domain::lending::journey::Applicant,
 ) -> Result<(), ()> {
     use lendhub_store::{StaffRecord, StaffWrite, WriteSet};
@@ -180,7 +180,7 @@ async fn accept_invitations(
                 environment: "live".into(),
                 at_ms: now,
             });
-        state.units.commit(writes).await.map_err(drop)?;
+        state.flows.commit(writes).await.map_err(drop)?;
     }
     Ok(())
 }

@@ -20,7 +20,7 @@ use super::forms::{ActionForm, EXPIRED, admitted, audit_line, form_id, once, rfc
 use super::pages::{Frame, ListQuery, screen, tenant};
 use super::refusals::{forbidden, not_found, problem, unavailable};
 use super::session::Staff;
-use crate::partner::state::PartnerState;
+use crate::dashboard::state::DashboardState;
 
 const NOT_YOURS: &str = "Only owners manage the staff. Ask an owner of your partner account.";
 
@@ -55,7 +55,7 @@ fn role_of(raw: &str) -> Role {
 
 /// `GET /dashboard/staff`
 pub async fn list(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Query(q): Query<ListQuery>,
 ) -> Response {
@@ -136,8 +136,8 @@ fn owner_form(staff: &Staff, form: &StaffForm) -> Result<Environment, &'static s
 }
 
 /// Commits a staff change and goes back to the staff page.
-async fn committed(state: &PartnerState, writes: WriteSet, env: Environment) -> Response {
-    match state.units.commit(writes).await {
+async fn committed(state: &DashboardState, writes: WriteSet, env: Environment) -> Response {
+    match state.flows.commit(writes).await {
         Ok(()) => back(env),
         Err(_) => unavailable(),
     }
@@ -161,7 +161,7 @@ fn invalid(message: &str) -> Response {
 /// line. Whether the address has a lendhub sign-in is neither checked nor
 /// shown: the invitation waits for whoever proves the address.
 pub async fn invite(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Form(form): Form<StaffForm>,
 ) -> Response {
@@ -194,7 +194,7 @@ pub async fn invite(
     let now = state.clock.now_ms();
     let expires = now.saturating_add(INVITATION_MS);
     let id = lendhub_system::new_hub_id::<InvitationId>(now.unsigned_abs()).to_string();
-    let Ok(owner_clock) = state.now_for(&tenant(&staff, env)).await else {
+    let Ok(owner_clock) = state.flows.now_for(&tenant(&staff, env)).await else {
         return unavailable();
     };
     let Some(record) = once(&action, &tenant(&staff, env), &email, owner_clock) else {
@@ -222,7 +222,7 @@ pub async fn invite(
             now,
         ));
     writes.idempotency = Some(record);
-    match state.units.commit(writes).await {
+    match state.flows.commit(writes).await {
         // The mail worker's next poll (a second) sends it.
         Ok(()) => back(env),
         // The same form again: the invitation was made the first time.
@@ -232,7 +232,7 @@ pub async fn invite(
 }
 
 fn invitation_mail(
-    state: &PartnerState,
+    state: &DashboardState,
     staff: &Staff,
     id: &str,
     email: &str,
@@ -253,7 +253,7 @@ fn invitation_mail(
              e-mail: nothing happens unless you sign in.\n",
             inviter = staff.member.email,
             role = role.label(),
-            base = state.urls.base,
+            base = state.links.urls.base,
             until = rfc3339(expires_ms),
         ),
         due_ms: state.clock.now_ms(),
@@ -262,7 +262,7 @@ fn invitation_mail(
 
 /// The caller's partner's member `user_id`, and how many owners it has.
 async fn member(
-    state: &PartnerState,
+    state: &DashboardState,
     staff: &Staff,
     user_id: &str,
 ) -> Result<(StaffMember, usize), Response> {
@@ -296,7 +296,7 @@ fn last_owner() -> Response {
 /// `POST /dashboard/staff/{user_id}/role`: idempotent (the same role again
 /// changes nothing and is not audited).
 pub async fn change_role(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Path(user_id): Path<String>,
     Form(form): Form<StaffForm>,
@@ -340,7 +340,7 @@ pub async fn change_role(
 /// dashboard sessions end at once. Idempotent: someone already gone is not
 /// found.
 pub async fn remove(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Path(user_id): Path<String>,
     Form(form): Form<StaffForm>,
@@ -371,7 +371,7 @@ pub async fn remove(
 /// `POST /dashboard/staff/invitations/{id}/withdraw`: the invitation can no
 /// longer be accepted. Idempotent.
 pub async fn withdraw(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Path(id): Path<String>,
     Form(form): Form<StaffForm>,

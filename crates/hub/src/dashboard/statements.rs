@@ -17,7 +17,7 @@ use serde::Deserialize;
 use super::pages::{Frame, screen, tenant};
 use super::refusals::{forbidden, not_found, unavailable};
 use super::session::Staff;
-use crate::partner::state::PartnerState;
+use crate::dashboard::state::DashboardState;
 
 const NOT_YOURS: &str =
     "Statements and invoices are for the owner and finance roles. Ask an owner for access.";
@@ -72,7 +72,7 @@ pub struct StatementsQuery {
 
 /// `GET /dashboard/statements`
 pub async fn list(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Query(q): Query<StatementsQuery>,
 ) -> Response {
@@ -118,7 +118,7 @@ pub struct EnvQuery {
 
 /// The caller's statement `id` in the environment asked for.
 async fn own(
-    state: &PartnerState,
+    state: &DashboardState,
     staff: &Staff,
     env: Environment,
     id: &str,
@@ -149,7 +149,7 @@ fn attachment(mut response: Response, name: &str) -> Response {
 /// `GET /dashboard/statements/{id}/invoice`: the printable invoice, as a
 /// file (the API's `GET /statements/{id}/invoice`, the same page).
 pub async fn invoice(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Path(id): Path<String>,
     Query(q): Query<EnvQuery>,
@@ -168,7 +168,7 @@ pub async fn invoice(
 /// payouts and adjustments, and the total, one row each; pence as integers
 /// beside pounds, so a spreadsheet sums them exactly.
 pub async fn csv(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Path(id): Path<String>,
     Query(q): Query<EnvQuery>,

@@ -7,30 +7,30 @@ use lendhub_domain::lending::kyc::{Request, Status, Verification};
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_store::{EventWrite, LendingWrite, WriteSet};
 
+use crate::flows::Context;
 use crate::flows::error::FlowError;
 use crate::flows::events::event;
 use crate::flows::lending::find;
-use crate::partner::state::PartnerState;
 use crate::views::verification::VerificationView;
 
 /// An identity check however the person's details were collected (this
 /// call, or the hosted journey's company page): the verification and its
 /// event, as writes to commit together.
 pub(crate) async fn check_person(
-    state: &PartnerState,
+    cx: &Context,
     owner: &lendhub_domain::tenant::Tenant,
     request: &Request,
     now: time::OffsetDateTime,
 ) -> Result<(VerificationId, VerificationView, WriteSet), FlowError> {
     let mut checked = kyc::check(request, now.date()).map_err(FlowError::Validation)?;
     let application = match &checked.application_id {
-        Some(id) => Some(find(state, owner, id.as_str()).await?),
+        Some(id) => Some(find(cx, owner, id.as_str()).await?),
         None => None,
     };
     if checked.company_number.is_none() {
         checked.company_number = application.as_ref().map(|a| a.company_number.clone());
     }
-    let findings = state
+    let findings = cx
         .people
         .check(&checked.person, checked.company_number.as_deref())
         .await

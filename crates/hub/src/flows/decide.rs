@@ -10,10 +10,10 @@ use lendhub_domain::sandbox::events::EventType;
 use lendhub_store::{EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
+use crate::flows::Context;
 use crate::flows::error::FlowError;
 use crate::flows::events::event;
 use crate::flows::lending::company_and_credit;
-use crate::partner::state::PartnerState;
 use crate::views::application::ApplicationView;
 use crate::views::decision::DecisionView;
 
@@ -29,17 +29,17 @@ fn refused(e: CannotSubmit) -> FlowError {
 /// the hosted journey's last step): `application.submitted`, the engine's
 /// decision and `decision.completed`, as writes to commit together.
 pub(crate) async fn decide(
-    state: &PartnerState,
+    cx: &Context,
     application: &Application,
     (payout_bank, banking): (&str, Option<Banking>),
     identity: Option<kyc::Status>,
     now: OffsetDateTime,
 ) -> Result<(ApplicationView, WriteSet), FlowError> {
     let owner = &application.owner;
-    let (company, credit) = company_and_credit(state, application).await?;
+    let (company, credit) = company_and_credit(cx, application).await?;
     // Signals commit over the application's version, as this submission
     // does: none can arrive between this read and the decision unweighed.
-    let signals = state
+    let signals = cx
         .commercial
         .signals(owner, application.id.as_str())
         .await?;
@@ -62,14 +62,15 @@ pub(crate) async fn decide(
     let submitted_event = event(
         owner,
         EventType::ApplicationSubmitted,
-        &ApplicationView::new(&submitted, state),
+        &ApplicationView::new(&submitted, &cx.links),
         now,
     )
     .map_err(render)?;
     let decision_view = DecisionView::new(&decision);
     let decided_event =
         event(owner, EventType::DecisionCompleted, &decision_view, now).map_err(render)?;
-    let view = ApplicationView::new(&decided, state).with_decision(DecisionView::new(&decision));
+    let view =
+        ApplicationView::new(&decided, &cx.links).with_decision(DecisionView::new(&decision));
     let mut writes = WriteSet::default();
     writes
         .push(LendingWrite::UpdateApplication(decided))

@@ -19,8 +19,8 @@ use time::OffsetDateTime;
 
 use super::FlowError;
 use crate::counterparties::Disbursed;
+use crate::flows::Context;
 use crate::flows::events::event;
-use crate::partner::state::PartnerState;
 use crate::views::account::AccountView;
 use crate::views::application::ApplicationView;
 
@@ -34,14 +34,14 @@ fn payment_reference(a: &Application) -> &str {
 /// Pays out `application`'s signed offer at `now`; `Ok(false)` if it is no
 /// longer waiting for its money (withdrawn, funded or released meanwhile).
 pub async fn disburse(
-    state: &PartnerState,
+    cx: &Context,
     application: &Application,
     now: OffsetDateTime,
 ) -> Result<bool, FlowError> {
     let (Some(decision_id), Some(_)) = (&application.decision_id, application.accepted_at) else {
         return Ok(false);
     };
-    let Some(decision) = state
+    let Some(decision) = cx
         .lending
         .hub_decision(&application.owner, decision_id.as_str())
         .await?
@@ -52,7 +52,7 @@ pub async fn disburse(
         return Ok(false);
     };
     let bank = application.payout_bank.as_deref().unwrap_or("");
-    let paid = state
+    let paid = cx
         .rail
         .pay(bank, offer.amount_pence, payment_reference(application))
         .await
@@ -77,7 +77,7 @@ pub async fn disburse(
                 now,
             )
             .map_err(|e| FlowError::Internal(format!("{e:?}")))?;
-            let application_view = ApplicationView::new(&funded, state);
+            let application_view = ApplicationView::new(&funded, &cx.links);
             let account_view = AccountView::new(&account, std::slice::from_ref(&drawdown), now)
                 .map_err(|e| FlowError::Internal(format!("{e:?}")))?;
             writes
@@ -114,7 +114,7 @@ pub async fn disburse(
                 .push(LendingWrite::UpdateDecision(released));
         }
     }
-    match state.units.commit(writes).await {
+    match cx.units.commit(writes).await {
         Ok(()) => Ok(true),
         Err(CommitError::Conflict) => Ok(false),
         Err(e) => Err(e.into()),

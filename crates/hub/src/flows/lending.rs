@@ -7,12 +7,12 @@ use lendhub_domain::lending::register::RegisteredEntity;
 use lendhub_domain::lending::underwriting::CreditFile;
 use lendhub_domain::tenant::Tenant;
 
+use crate::flows::Context;
 use crate::flows::error::FlowError;
-use crate::partner::state::PartnerState;
 
 /// The caller's application `raw_id`, or 404.
 pub(crate) async fn find(
-    state: &PartnerState,
+    cx: &Context,
     owner: &Tenant,
     raw_id: &str,
 ) -> Result<Application, FlowError> {
@@ -20,8 +20,7 @@ pub(crate) async fn find(
     if ApplicationId::parse(raw_id).is_none() {
         return Err(missing);
     }
-    state
-        .lending
+    cx.lending
         .hub_application(owner, raw_id)
         .await?
         .ok_or(missing)
@@ -29,7 +28,7 @@ pub(crate) async fn find(
 
 /// The caller's decision `id` and the application it decides.
 pub async fn find_decision(
-    state: &PartnerState,
+    cx: &Context,
     owner: &Tenant,
     id: &str,
 ) -> Result<(Application, Decision), FlowError> {
@@ -37,23 +36,19 @@ pub async fn find_decision(
     if DecisionId::parse(id).is_none() {
         return Err(missing);
     }
-    let decision = state
-        .lending
-        .hub_decision(owner, id)
-        .await?
-        .ok_or(missing)?;
-    let application = find(state, owner, decision.application_id.as_str()).await?;
+    let decision = cx.lending.hub_decision(owner, id).await?.ok_or(missing)?;
+    let application = find(cx, owner, decision.application_id.as_str()).await?;
     Ok((application, decision))
 }
 
 /// What the engine reads afresh about the application's company: its
 /// register entry (it must still be there) and its credit file.
 pub async fn company_and_credit(
-    state: &PartnerState,
+    cx: &Context,
     application: &Application,
 ) -> Result<(RegisteredEntity, CreditFile), FlowError> {
     let unavailable = |e: &dyn std::fmt::Display| FlowError::Unavailable(e.to_string());
-    let company = state
+    let company = cx
         .register
         .lookup(&application.company_number)
         .await
@@ -61,7 +56,7 @@ pub async fn company_and_credit(
         .ok_or(FlowError::Conflict(
             "the company is no longer on the register",
         ))?;
-    let credit = state
+    let credit = cx
         .bureau
         .credit_file(&application.company_number)
         .await

@@ -9,21 +9,21 @@ use lendhub_store::{CommitError, EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
 use super::FlowError;
+use crate::flows::Context;
 use crate::flows::events::event;
-use crate::partner::state::PartnerState;
 use crate::views::mandate::MandateView;
 
 /// The revoked mandate and the writes that record it with
 /// `mandate.revoked`; `None` if it already was.
 pub fn revoked_writes(
-    state: &PartnerState,
+    cx: &Context,
     mandate: &Mandate,
     now: OffsetDateTime,
 ) -> Result<Option<(Mandate, WriteSet)>, serde_json::Error> {
     let Some(revoked) = mandate.revoked(now) else {
         return Ok(None);
     };
-    let view = MandateView::new(&revoked, state);
+    let view = MandateView::new(&revoked, &cx.links);
     let announced = event(&revoked.owner, EventType::MandateRevoked, &view, now)?;
     let mut writes = WriteSet::default();
     writes
@@ -36,18 +36,15 @@ pub fn revoked_writes(
 /// it fail with `mandate_revoked`. The mandate as it now stands; `None` if
 /// another request moved it first.
 pub async fn revoke(
-    state: &PartnerState,
+    cx: &Context,
     mandate: &Mandate,
     now: OffsetDateTime,
 ) -> Result<Option<Mandate>, FlowError> {
-    let Some((revoked, writes)) = revoked_writes(state, mandate, now)? else {
+    let Some((revoked, writes)) = revoked_writes(cx, mandate, now)? else {
         return Ok(Some(mandate.clone()));
     };
-    match state.units.commit(writes).await {
-        Ok(()) => {
-            state.outbox_wake.notify_one();
-            Ok(Some(revoked))
-        }
+    match cx.commit(writes).await {
+        Ok(()) => Ok(Some(revoked)),
         Err(CommitError::Conflict) => Ok(None),
         Err(e) => Err(e.into()),
     }

@@ -8,6 +8,7 @@
 pub mod agree_terms;
 pub mod check_person;
 pub mod close_month;
+mod context;
 pub mod decide;
 pub mod enable_endpoint;
 pub mod endpoint_disabled;
@@ -16,7 +17,6 @@ pub mod events;
 pub mod fund;
 pub mod lending;
 pub mod mandates;
-pub mod pay_links;
 pub mod payment_sweep;
 pub mod payments;
 pub mod review_account;
@@ -27,4 +27,5 @@ pub mod staff_acts;
 pub mod sweep;
 pub mod underwrite;
 
+pub use context::{Context, Parts, Stores};
 pub use error::FlowError;

@@ -9,24 +9,20 @@ use lendhub_store::DuePayment;
 use time::OffsetDateTime;
 
 use super::FlowError;
+use crate::flows::Context;
 use crate::flows::payments;
-use crate::partner::state::PartnerState;
 
-pub async fn run(
-    state: &PartnerState,
-    due: &DuePayment,
-    now: OffsetDateTime,
-) -> Result<bool, FlowError> {
+pub async fn run(cx: &Context, due: &DuePayment, now: OffsetDateTime) -> Result<bool, FlowError> {
     // Dated when it fell due, not when this pass ran: after a long clock
     // advance a payment settles a minute after authorisation, not days
     // later with interest accrued meanwhile.
     let now = due.payment.due_at().map_or(now, |at| at.min(now));
     match due.payment.status {
         PaymentStatus::Pending if !due.payment.is_link() => {
-            payments::collect_under_mandate(state, &due.payment, now).await
+            payments::collect_under_mandate(cx, &due.payment, now).await
         }
-        PaymentStatus::Processing => payments::settle(state, &due.payment, now).await,
-        PaymentStatus::Pending => payments::expire(state, &due.payment, now).await,
+        PaymentStatus::Processing => payments::settle(cx, &due.payment, now).await,
+        PaymentStatus::Pending => payments::expire(cx, &due.payment, now).await,
         _ => Ok(false),
     }
 }

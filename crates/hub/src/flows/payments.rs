@@ -13,45 +13,42 @@ use time::OffsetDateTime;
 
 use super::FlowError;
 use crate::counterparties::Initiated;
+use crate::flows::Context;
 use crate::flows::events::event;
 use crate::flows::schedule_follow::follow;
-use crate::partner::state::PartnerState;
 use crate::views::payment::PaymentView;
 
 /// Commits `next` with its event, `writes`, and what its schedule does in
 /// step (`schedules::follow`): the payment as committed, or `None` if
 /// another instance or request moved it (or its schedule) first.
 async fn commit(
-    state: &PartnerState,
+    cx: &Context,
     next: Payment,
     writes: WriteSet,
     kind: EventType,
     now: OffsetDateTime,
 ) -> Result<Option<Payment>, FlowError> {
-    commit_announcing(state, next, writes, &[kind], now).await
+    commit_announcing(cx, next, writes, &[kind], now).await
 }
 
 /// `commit`, announcing the payment under each of `kinds`.
 async fn commit_announcing(
-    state: &PartnerState,
+    cx: &Context,
     mut next: Payment,
     mut writes: WriteSet,
     kinds: &[EventType],
     now: OffsetDateTime,
 ) -> Result<Option<Payment>, FlowError> {
-    let schedule = follow(state, &mut next, now).await?;
-    let view = PaymentView::new(&next, state);
+    let schedule = follow(cx, &mut next, now).await?;
+    let view = PaymentView::new(&next, &cx.links);
     writes.push(LendingWrite::UpdatePayment(next.clone()));
     for kind in kinds {
         let announced = event(&next.owner, *kind, &view, now)?;
         writes.push(EventWrite::InsertEvent(announced));
     }
     writes.writes.extend(schedule.writes);
-    match state.units.commit(writes).await {
-        Ok(()) => {
-            state.outbox_wake.notify_one();
-            Ok(Some(next))
-        }
+    match cx.commit(writes).await {
+        Ok(()) => Ok(Some(next)),
         Err(CommitError::Conflict) => Ok(None),
         Err(e) => Err(e.into()),
     }
@@ -62,7 +59,7 @@ async fn commit_announcing(
 /// The payment as it now stands; `None` if it could not be moved (no
 /// longer open, or moved concurrently).
 pub async fn authorise(
-    state: &PartnerState,
+    cx: &Context,
     payment: &Payment,
     bank: &str,
     now: OffsetDateTime,
@@ -71,7 +68,7 @@ pub async fn authorise(
         return Ok(None);
     }
     let reference = payment.reference.as_deref().unwrap_or(payment.id.as_str());
-    let (next, kind) = match state.pisp.initiate(bank, payment.amount, reference).await {
+    let (next, kind) = match cx.pisp.initiate(bank, payment.amount, reference).await {
         Initiated::Submitted => (payment.authorised(bank, now), EventType::PaymentProcessing),
         Initiated::Refused(reason) => {
             (payment.failed(reason, Some(bank)), EventType::PaymentFailed)
@@ -80,29 +77,28 @@ pub async fn authorise(
     let Ok(next) = next else {
         return Ok(None);
     };
-    commit(state, next, WriteSet::default(), kind, now).await
+    commit(cx, next, WriteSet::default(), kind, now).await
 }
 
 /// A schedule's instalment under a mandate: the payer's bank is asked
 /// under the payment's own id (`payment.processing` or `payment.failed`);
 /// under a revoked mandate it fails with `mandate_revoked` without asking.
 pub async fn collect_under_mandate(
-    state: &PartnerState,
+    cx: &Context,
     payment: &Payment,
     now: OffsetDateTime,
 ) -> Result<bool, FlowError> {
     let Some(mandate_id) = &payment.mandate_id else {
         return Ok(false);
     };
-    let mandate = state
+    let mandate = cx
         .servicing
         .mandate(&payment.owner, mandate_id.as_str())
         .await?
         .ok_or_else(|| FlowError::Internal(format!("payment {} names no mandate", payment.id)))?;
     let bank = mandate.payer_bank.as_str();
     let initiated = if mandate.is_active() {
-        state
-            .pisp
+        cx.pisp
             .initiate(bank, payment.amount, payment.id.as_str())
             .await
     } else {
@@ -117,7 +113,7 @@ pub async fn collect_under_mandate(
     let Ok(next) = next else {
         return Ok(false);
     };
-    Ok(commit(state, next, WriteSet::default(), kind, now)
+    Ok(commit(cx, next, WriteSet::default(), kind, now)
         .await?
         .is_some())
 }
@@ -125,14 +121,14 @@ pub async fn collect_under_mandate(
 /// Funds settled: paid (`payment.paid`), and the collection posted to the
 /// account's ledger in the same commit.
 pub async fn settle(
-    state: &PartnerState,
+    cx: &Context,
     payment: &Payment,
     now: OffsetDateTime,
 ) -> Result<bool, FlowError> {
     let Ok(paid) = payment.settled(now) else {
         return Ok(false);
     };
-    let Some(account) = state
+    let Some(account) = cx
         .lending
         .hub_account(&payment.owner, payment.account_id.as_str())
         .await?
@@ -153,7 +149,7 @@ pub async fn settle(
     )
     .map_err(|e| FlowError::Internal(format!("{e:?}")))?;
     // The account moves with the money: out of arrears, or settled.
-    let mut entries = state
+    let mut entries = cx
         .servicing
         .ledger(&account.owner, account.id.as_str())
         .await?;
@@ -164,7 +160,7 @@ pub async fn settle(
     // `payment.settled` in the event catalogue): both are sent, in one
     // commit, with the same payment, so a subscription to either hears it.
     let kinds = [EventType::PaymentPaid, EventType::PaymentSettled];
-    if commit_announcing(state, paid, writes, &kinds, now)
+    if commit_announcing(cx, paid, writes, &kinds, now)
         .await?
         .is_none()
     {
@@ -174,19 +170,19 @@ pub async fn settle(
     // by a ledger without the other's collection; whichever commits last
     // sees both here, so the account ends as its whole ledger says
     // (settled, say) rather than as either half did.
-    if let Some(fresh) = state
+    if let Some(fresh) = cx
         .lending
         .hub_account(&payment.owner, payment.account_id.as_str())
         .await?
     {
-        crate::flows::review_account::review(state, &fresh, now).await?;
+        crate::flows::review_account::review(cx, &fresh, now).await?;
     }
     Ok(true)
 }
 
 /// A link nobody paid before `expires_at`: failed, `link_expired`.
 pub async fn expire(
-    state: &PartnerState,
+    cx: &Context,
     payment: &Payment,
     now: OffsetDateTime,
 ) -> Result<bool, FlowError> {
@@ -195,7 +191,7 @@ pub async fn expire(
     };
     debug_assert_eq!(lapsed.failure_reason, Some(FailureReason::LinkExpired));
     Ok(commit(
-        state,
+        cx,
         lapsed,
         WriteSet::default(),
         EventType::PaymentFailed,

@@ -13,8 +13,8 @@ use lendhub_store::{CommitError, EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
 use super::FlowError;
+use crate::flows::Context;
 use crate::flows::events::event;
-use crate::partner::state::PartnerState;
 use crate::views::account::AccountView;
 
 /// The writes that bring `account` in step with `entries` (its whole
@@ -80,11 +80,11 @@ fn reviewed(
 /// The clock's look at an account (the sweep): `Ok(false)` if nothing
 /// changed or another instance moved it first.
 pub async fn review(
-    state: &PartnerState,
+    cx: &Context,
     account: &Account,
     now: OffsetDateTime,
 ) -> Result<bool, FlowError> {
-    let entries = state
+    let entries = cx
         .servicing
         .ledger(&account.owner, account.id.as_str())
         .await?;
@@ -92,7 +92,7 @@ pub async fn review(
     if writes.writes.is_empty() {
         return Ok(false);
     }
-    match state.units.commit(writes).await {
+    match cx.units.commit(writes).await {
         Ok(()) => Ok(true),
         Err(CommitError::Conflict) => Ok(false),
         Err(e) => Err(e.into()),

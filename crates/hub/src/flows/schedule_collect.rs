@@ -20,15 +20,15 @@ use lendhub_store::{CommitError, EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
 use super::FlowError;
+use crate::flows::Context;
 use crate::flows::events::event;
-use crate::partner::state::PartnerState;
 use crate::views::payment::PaymentView;
 
 /// Initiates `schedule`'s next instalment at `now` (its due date), or ends
 /// the schedule when there is nothing left to collect. `Ok(false)` if
 /// nothing was due or another instance moved the schedule first.
 pub async fn collect(
-    state: &PartnerState,
+    cx: &Context,
     schedule: &Schedule,
     now: OffsetDateTime,
 ) -> Result<bool, FlowError> {
@@ -36,7 +36,7 @@ pub async fn collect(
         return Ok(false);
     };
     let owner = &schedule.owner;
-    let account = state
+    let account = cx
         .lending
         .hub_account(owner, schedule.account_id.as_str())
         .await?
@@ -44,7 +44,7 @@ pub async fn collect(
     let payoff = match account.status {
         AccountStatus::Settled | AccountStatus::Closed => None,
         _ => {
-            let entries = state.servicing.ledger(owner, account.id.as_str()).await?;
+            let entries = cx.servicing.ledger(owner, account.id.as_str()).await?;
             lendhub_domain::servicing::ledger::balance(&account, &entries, now).map(|b| b.payoff)
         }
     };
@@ -55,7 +55,7 @@ pub async fn collect(
         };
         let mut writes = WriteSet::default();
         writes.push(LendingWrite::UpdateSchedule(ended));
-        return commit(state, writes).await;
+        return commit(cx, writes).await;
     };
 
     let id: PaymentId = lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
@@ -68,7 +68,7 @@ pub async fn collect(
     let created = event(
         owner,
         EventType::PaymentCreated,
-        &PaymentView::new(&child, state),
+        &PaymentView::new(&child, &cx.links),
         now,
     )?;
     let mut writes = WriteSet::default();
@@ -76,15 +76,12 @@ pub async fn collect(
         .push(LendingWrite::UpdateSchedule(schedule.initiated(&child.id)))
         .push(LendingWrite::InsertPayment(child))
         .push(EventWrite::InsertEvent(created));
-    commit(state, writes).await
+    commit(cx, writes).await
 }
 
-async fn commit(state: &PartnerState, writes: WriteSet) -> Result<bool, FlowError> {
-    match state.units.commit(writes).await {
-        Ok(()) => {
-            state.outbox_wake.notify_one();
-            Ok(true)
-        }
+async fn commit(cx: &Context, writes: WriteSet) -> Result<bool, FlowError> {
+    match cx.commit(writes).await {
+        Ok(()) => Ok(true),
         Err(CommitError::Conflict) => Ok(false),
         Err(e) => Err(e.into()),
     }

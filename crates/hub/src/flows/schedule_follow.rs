@@ -13,14 +13,14 @@ use lendhub_store::{EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
 use super::FlowError;
+use crate::flows::Context;
 use crate::flows::events::event;
-use crate::partner::state::PartnerState;
 use crate::views::schedule::ScheduleView;
 
 /// The schedule's writes that follow its child's move to `next` (which
 /// gains the mandate it establishes); none for a payment of no schedule.
 pub async fn follow(
-    state: &PartnerState,
+    cx: &Context,
     next: &mut Payment,
     now: OffsetDateTime,
 ) -> Result<WriteSet, FlowError> {
@@ -28,7 +28,7 @@ pub async fn follow(
     let Some(instalment) = next.schedule.clone() else {
         return Ok(writes);
     };
-    let Some(schedule) = state
+    let Some(schedule) = cx
         .servicing
         .schedule(&next.owner, instalment.schedule_id.as_str())
         .await?

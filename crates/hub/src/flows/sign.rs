@@ -9,10 +9,10 @@ use lendhub_store::{EventWrite, LendingWrite, WriteSet};
 use serde::Serialize;
 use time::OffsetDateTime;
 
+use crate::flows::Context;
 use crate::flows::error::FlowError;
 use crate::flows::events::event;
 use crate::flows::lending::refused;
-use crate::partner::state::PartnerState;
 use crate::views::application::ApplicationView;
 use crate::views::decision::{DecisionView, OfferView};
 
@@ -124,7 +124,7 @@ fn events(
 /// page): the application and its locked decision with `offer.accepted` and
 /// `agreement.signed`, as writes to commit together.
 pub(crate) fn sign(
-    state: &PartnerState,
+    cx: &Context,
     application: &lendhub_domain::lending::application::Application,
     decision: &Decision,
     signed_by: &str,
@@ -137,7 +137,7 @@ pub(crate) fn sign(
     let [accepted, signed] =
         events(owner, &decision, now).map_err(|e| FlowError::Internal(e.to_string()))?;
     let view =
-        ApplicationView::new(&application, state).with_decision(DecisionView::new(&decision));
+        ApplicationView::new(&application, &cx.links).with_decision(DecisionView::new(&decision));
     let mut writes = WriteSet::default();
     writes
         .push(LendingWrite::UpdateApplication(application))

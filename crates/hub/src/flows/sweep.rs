@@ -23,28 +23,28 @@ use lendhub_store::{
 };
 use time::OffsetDateTime;
 
+use crate::flows::Context;
 use crate::flows::events::event;
-use crate::partner::state::PartnerState;
 use crate::views::application::ApplicationView;
 
 /// Expires `application` at `now`, with its event, over the version read;
 /// `Ok(false)` if it is no longer open (withdrawn meanwhile, or expired by
 /// another instance).
 pub async fn expire(
-    state: &PartnerState,
+    cx: &Context,
     application: &Application,
     now: OffsetDateTime,
 ) -> Result<bool, FlowError> {
     let Some(closed) = application.expire(now) else {
         return Ok(false);
     };
-    let view = ApplicationView::new(&closed, state);
+    let view = ApplicationView::new(&closed, &cx.links);
     let announced = event(&closed.owner, EventType::ApplicationExpired, &view, now)?;
     let mut writes = WriteSet::default();
     writes
         .push(LendingWrite::UpdateApplication(closed))
         .push(EventWrite::InsertEvent(announced));
-    match state.units.commit(writes).await {
+    match cx.units.commit(writes).await {
         Ok(()) => Ok(true),
         Err(CommitError::Conflict) => Ok(false),
         Err(e) => Err(e.into()),
@@ -54,7 +54,7 @@ pub async fn expire(
 /// The simulated underwriter settles a test referral at `now`, logged like
 /// a person's act; `Ok(false)` if it is no longer in review.
 pub async fn review(
-    state: &PartnerState,
+    cx: &Context,
     application: &Application,
     now: OffsetDateTime,
 ) -> Result<bool, FlowError> {
@@ -64,7 +64,7 @@ pub async fn review(
     let Some(id) = &application.decision_id else {
         return Ok(false);
     };
-    let Some(decision) = state
+    let Some(decision) = cx
         .lending
         .hub_decision(&application.owner, id.as_str())
         .await?
@@ -73,9 +73,9 @@ pub async fn review(
     };
     let note = "settled on the test clock a day after the referral (docs/simulators.md)";
     let books = Books {
-        lending: state.lending.as_ref(),
-        commercial: state.commercial.as_ref(),
-        units: state.units.as_ref(),
+        lending: cx.lending.as_ref(),
+        commercial: cx.commercial.as_ref(),
+        units: cx.units.as_ref(),
     };
     let settled = settle_found(
         &books,
@@ -98,7 +98,7 @@ pub async fn review(
 /// finalized on its invoice date. Another instance's close of the same
 /// month, or a finalized one, leaves nothing to do.
 async fn close_month(
-    state: &PartnerState,
+    cx: &Context,
     due: &lendhub_domain::billing::statement::Close,
     now: OffsetDateTime,
 ) -> Result<bool, FlowError> {
@@ -110,9 +110,9 @@ async fn close_month(
         )));
     };
     let books = Ledgers {
-        commercial: state.commercial.as_ref(),
-        units: state.units.as_ref(),
-        days: &state.settings.working_days,
+        commercial: cx.commercial.as_ref(),
+        units: cx.units.as_ref(),
+        days: &cx.working_days,
     };
     match close(&books, &due.owner, period, now, Some(due)).await {
         Ok(Closed::Differs { finalized, .. }) => {
@@ -129,7 +129,7 @@ async fn close_month(
 /// instances exactly one commit wins; one that fails stays due and the next
 /// pass takes it again.
 pub struct Sweep {
-    pub state: PartnerState,
+    pub flows: Context,
 }
 
 struct NextPass;
@@ -171,27 +171,27 @@ impl Queue for Sweep {
 
     async fn claim(&self, lease: &Lease) -> Result<Vec<Due>, StoreError> {
         let applications = self
-            .state
+            .flows
             .lending
             .due_applications(lease.due_before_ms, lease.limit)
             .await?;
         let payments = self
-            .state
+            .flows
             .servicing
             .due_payments(lease.due_before_ms, lease.limit)
             .await?;
         let accounts = self
-            .state
+            .flows
             .servicing
             .due_accounts(lease.due_before_ms, lease.limit)
             .await?;
         let schedules = self
-            .state
+            .flows
             .servicing
             .due_schedules(lease.due_before_ms, lease.limit)
             .await?;
         let closes = self
-            .state
+            .flows
             .commercial
             .due_closes(lease.due_before_ms, lease.limit)
             .await?;
@@ -246,9 +246,9 @@ impl Queue for Sweep {
     }
 
     async fn attempt(&self, due: &Due) -> Attempt {
-        let now = ClientClock::new(due.clock_offset_ms()).now(self.state.clock.now());
+        let now = ClientClock::new(due.clock_offset_ms()).now(self.flows.clock.now());
         let done = match due {
-            Due::Payment(p) => crate::flows::payment_sweep::run(&self.state, p, now).await,
+            Due::Payment(p) => crate::flows::payment_sweep::run(&self.flows, p, now).await,
             Due::Schedule(s) => {
                 // Initiated on its due date (or at creation, for one due
                 // today), not when this pass ran.
@@ -256,20 +256,20 @@ impl Queue for Sweep {
                     .schedule
                     .due_at()
                     .map_or(now, |t| t.max(s.schedule.created_at).min(now));
-                crate::flows::schedule_collect::collect(&self.state, &s.schedule, at).await
+                crate::flows::schedule_collect::collect(&self.flows, &s.schedule, at).await
             }
             Due::Account(a) => {
                 // Dated when the instalment fell due, not when this pass ran.
                 let at = a.account.next_review.map_or(now, |t| t.min(now));
-                crate::flows::review_account::review(&self.state, &a.account, at).await
+                crate::flows::review_account::review(&self.flows, &a.account, at).await
             }
-            Due::Close(d) => close_month(&self.state, &d.close, now).await,
+            Due::Close(d) => close_month(&self.flows, &d.close, now).await,
             Due::Application(due) => match due.application.status {
-                Status::InReview => review(&self.state, &due.application, now).await,
+                Status::InReview => review(&self.flows, &due.application, now).await,
                 Status::Approved => {
-                    crate::flows::fund::disburse(&self.state, &due.application, now).await
+                    crate::flows::fund::disburse(&self.flows, &due.application, now).await
                 }
-                _ => expire(&self.state, &due.application, now).await,
+                _ => expire(&self.flows, &due.application, now).await,
             },
         };
         match done {
@@ -287,7 +287,7 @@ impl Queue for Sweep {
 
     async fn record(&self, due: Due, outcome: Outcome, _now: OffsetDateTime) {
         match (outcome, due) {
-            (Outcome::Done { .. }, _) => self.state.outbox_wake.notify_one(),
+            (Outcome::Done { .. }, _) => self.flows.outbox_wake.notify_one(),
             (Outcome::Retry { failure, .. } | Outcome::GiveUp { failure }, Due::Application(d)) => {
                 tracing::warn!(application = %d.application.id, error = %failure.error,
                     "could not expire or settle an application; the next pass retries it")

@@ -124,6 +124,6 @@ pub fn render(base: &str) -> String {
 pub async fn auth_md(State(state): State<PartnerState>) -> impl IntoResponse {
     (
         [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
-        render(&state.urls.base),
+        render(&state.links.urls.base),
     )
 }

@@ -18,14 +18,17 @@ fn scopes() -> Vec<&'static str> {
 }
 
 pub fn protected_resource_url(state: &PartnerState) -> String {
-    format!("{}/.well-known/oauth-protected-resource", state.urls.base)
+    format!(
+        "{}/.well-known/oauth-protected-resource",
+        state.links.urls.base
+    )
 }
 
 pub async fn authorization_server(State(state): State<PartnerState>) -> Json<Value> {
-    let partner = state.urls.partner();
+    let partner = state.links.urls.partner();
     let auth_methods = ["client_secret_basic", "client_secret_post"];
     Json(json!({
-        "issuer": state.urls.issuer(),
+        "issuer": state.links.urls.issuer(),
         "token_endpoint": format!("{partner}/oauth/token"),
         "jwks_uri": format!("{partner}/oauth/jwks"),
         "introspection_endpoint": format!("{partner}/oauth/introspect"),
@@ -42,10 +45,10 @@ pub async fn authorization_server(State(state): State<PartnerState>) -> Json<Val
 }
 
 pub async fn protected_resource(State(state): State<PartnerState>) -> Json<Value> {
-    let partner = state.urls.partner();
+    let partner = state.links.urls.partner();
     Json(json!({
         "resource": partner,
-        "authorization_servers": [state.urls.issuer()],
+        "authorization_servers": [state.links.urls.issuer()],
         "jwks_uri": format!("{partner}/oauth/jwks"),
         "scopes_supported": scopes(),
         "bearer_methods_supported": ["header"],

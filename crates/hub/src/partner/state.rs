@@ -5,7 +5,6 @@ use std::sync::Arc;
 
 use lendhub_domain::clock::Clock;
 use lendhub_domain::crypto::MasterKey;
-use lendhub_domain::partner::credentials::Environment;
 use lendhub_domain::tenant::Tenant;
 use lendhub_http::idempotency::Idempotency;
 use lendhub_store::{
@@ -16,60 +15,13 @@ use tokio::sync::Notify;
 
 use super::error::PartnerError;
 
+use super::mcp::state::{Mcp, McpState};
+use crate::counterparties::Counterparties;
+use crate::flows::{Context, Stores};
 use crate::keys::KeyRing;
-
-/// Where the hub is reached; tokens name these as issuer and audience.
-#[derive(Clone, Debug)]
-pub struct Urls {
-    /// The hub's public base URL, e.g. `https://hub.lendhub.example`: the issuer.
-    pub base: String,
-    partner: String,
-    sandbox: String,
-    apply: String,
-    pay: String,
-}
-
-impl Urls {
-    pub fn new(base: &str) -> Self {
-        let base = base.trim_end_matches('/').to_owned();
-        Self {
-            partner: format!("{base}/partner/v1"),
-            sandbox: format!("{base}/sandbox/v1"),
-            apply: format!("{base}/apply"),
-            pay: format!("{base}/pay"),
-            base,
-        }
-    }
-
-    pub fn issuer(&self) -> &str {
-        &self.base
-    }
-
-    /// The partner ring: the audience of partner access tokens and the
-    /// protected resource of RFC 9728.
-    pub fn partner(&self) -> &str {
-        &self.partner
-    }
-
-    /// `{apply_url}`: where the hosted application journey runs.
-    pub fn apply(&self) -> &str {
-        &self.apply
-    }
-
-    /// `{pay_url}`: where payers pay payment links.
-    pub fn pay(&self) -> &str {
-        &self.pay
-    }
-
-    /// Where the REST tier serves an environment: the partner ring for live,
-    /// `/sandbox/v1` for test. Also the audience of that environment's tokens.
-    pub fn environment(&self, env: Environment) -> &str {
-        match env {
-            Environment::Live => &self.partner,
-            Environment::Test => &self.sandbox,
-        }
-    }
-}
+use crate::links::Links;
+pub use crate::links::Urls;
+use axum::extract::FromRef;
 
 /// What every partner-ring handler shares; cloned per request, so one `Arc`.
 #[derive(Clone)]
@@ -109,26 +61,18 @@ pub struct Partner {
     pub units: Arc<dyn UnitOfWork>,
     /// Wakes the expiry sweep: after a test clock moves, expiries may be due.
     pub expiry_wake: Arc<Notify>,
+    /// The steps the REST tier shares with the hosted pages, MCP and the CLI.
+    pub flows: Context,
     /// Where company numbers are looked up.
     pub register: Arc<dyn crate::counterparties::CompanyRegister>,
-    /// Where people are checked (identity, sanctions, PEP, directorship).
-    pub people: Arc<dyn crate::counterparties::PersonRegister>,
     /// Where connected business accounts are read.
     pub banks: Arc<dyn crate::counterparties::OpenBanking>,
-    /// Where companies' credit files are read.
-    pub bureau: Arc<dyn crate::counterparties::CreditBureau>,
-    /// Where signed loans are paid out.
-    pub rail: Arc<dyn crate::counterparties::FasterPayments>,
-    /// Where payers authorise collections.
+    /// Where payers authorise collections (the pay page lists its banks).
     pub pisp: Arc<dyn crate::counterparties::PaymentInitiation>,
-    /// Signs payment links (`{pay_url}/{id}.{token}`).
-    pub pay_link_key: lendhub_domain::crypto::DerivedKey,
-    /// The hosted journey's registration at the identity provider.
-    pub journey_rp: Option<crate::relying_party::RelyingParty>,
-    /// Keys the hosted journey's form tokens (CSRF).
-    pub journey_csrf_key: lendhub_domain::crypto::DerivedKey,
-    /// Signs applications' handoff links (`lending::handoff_token`).
-    pub handoff_key: lendhub_domain::crypto::DerivedKey,
+    /// The hub's addresses and the links that carry their own credential.
+    pub links: Links,
+    /// What the MCP tier's handlers hold.
+    mcp: McpState,
     /// The REST tier's writes, each at most once per Idempotency-Key.
     pub idempotency: Idempotency<PartnerError>,
     /// Checks webhook URLs; replays deliver through it.
@@ -145,7 +89,6 @@ pub struct Partner {
     /// Peppers partner client-secret hashes.
     pub secret_pepper: lendhub_domain::crypto::DerivedKey,
     pub keys: Arc<KeyRing>,
-    pub urls: Urls,
     pub settings: PartnerSettings,
     pub limiter: Arc<super::limits::RateLimiter>,
     /// REST-tier requests counted for the dashboard's charts.
@@ -188,18 +131,16 @@ pub struct PartnerSettings {
 }
 
 impl PartnerState {
-    /// Now on `owner`'s clock: the service clock, moved by the owner's test
-    /// clock in the test environment. For work outside a partner's request
-    /// (the hosted pages, operator acts), which has no `RestCaller`.
+    /// Now on `owner`'s clock (`flows::Context::now_for`).
     pub async fn now_for(
         &self,
         owner: &lendhub_domain::tenant::Tenant,
     ) -> Result<time::OffsetDateTime, lendhub_store::StoreError> {
-        let offset = self.sandbox.clock_offset(owner).await?;
-        Ok(lendhub_domain::sandbox::test_clock::ClientClock::new(offset).now(self.clock.now()))
+        self.flows.now_for(owner).await
     }
 
     /// Takes the whole store and keeps of it only the contexts the ring uses.
+    #[allow(clippy::too_many_arguments)]
     pub fn new(
         store: Arc<dyn Store>,
         clock: Arc<dyn Clock>,
@@ -208,11 +149,36 @@ impl PartnerState {
         urls: Urls,
         settings: PartnerSettings,
         webhooks: (Sender, Arc<Notify>),
+        counterparties: Counterparties,
     ) -> Self {
         let (sender, outbox_wake) = webhooks;
         let limiter = Arc::new(super::limits::RateLimiter::new(
             settings.shared_limits.clone(),
         ));
+        let links = Links::new(urls, &master_key);
+        let flows = Context::new(
+            Stores {
+                lending: store.clone(),
+                servicing: store.clone(),
+                commercial: store.clone(),
+                test_clocks: store.clone(),
+                units: store.clone(),
+                outbox_wake: outbox_wake.clone(),
+            },
+            &counterparties,
+            links.clone(),
+            clock.clone(),
+            settings.working_days.clone(),
+        );
+        let mcp = McpState::new(Mcp {
+            lending: store.clone(),
+            sandbox: store.clone(),
+            health: store.clone(),
+            limiter: limiter.clone(),
+            origins: settings.mcp_origins.clone(),
+            links: links.clone(),
+            clock: clock.clone(),
+        });
         Self(Arc::new(Partner {
             secret_pepper: super::secrets::pepper(&master_key),
             partners: store.clone(),
@@ -226,16 +192,12 @@ impl PartnerState {
             jobs: store.clone(),
             units: store.clone(),
             expiry_wake: Arc::default(),
-            register: Arc::new(crate::counterparties::SyntheticRegister),
-            people: Arc::new(crate::counterparties::SyntheticPeople),
-            banks: Arc::new(crate::counterparties::SyntheticBanks),
-            bureau: Arc::new(crate::counterparties::SyntheticBureau),
-            rail: Arc::new(crate::counterparties::SyntheticFasterPayments),
-            pisp: Arc::new(crate::counterparties::SyntheticPaymentInitiation),
-            pay_link_key: master_key.derive("pay-link"),
-            journey_rp: settings.journey.clone(),
-            journey_csrf_key: master_key.derive("apply-csrf"),
-            handoff_key: master_key.derive("handoff-link"),
+            flows,
+            mcp,
+            register: counterparties.register,
+            banks: counterparties.banks,
+            pisp: counterparties.pisp,
+            links,
             idempotency: Idempotency::new(store.clone(), master_key.clone(), outbox_wake.clone()),
             sender,
             outbox_wake,
@@ -249,12 +211,17 @@ impl PartnerState {
             clock,
             master_key,
             keys,
-            urls,
             settings,
             limiter,
             traffic: Arc::default(),
             verifications: Arc::default(),
             directory: Arc::default(),
         }))
+    }
+}
+
+impl FromRef<PartnerState> for McpState {
+    fn from_ref(ring: &PartnerState) -> Self {
+        ring.mcp.clone()
     }
 }

@@ -154,7 +154,7 @@ pub async fn token(
         None => Environment::Live,
         Some(r) => [Environment::Live, Environment::Test]
             .into_iter()
-            .find(|env| r.trim_end_matches('/') == state.urls.environment(*env))
+            .find(|env| r.trim_end_matches('/') == state.links.urls.environment(*env))
             .ok_or_else(|| PartnerError::invalid("resource", "unknown_resource"))?,
     };
     // The token names the OAuth client that asked for it, so that revoking

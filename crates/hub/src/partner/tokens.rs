@@ -25,8 +25,8 @@ pub async fn issue(
     let now_s = state.clock.now_ms().div_euclid(1000);
     let jti = lendhub_system::random_token(16);
     let claims = AccessClaims::new(
-        state.urls.issuer(),
-        state.urls.environment(env),
+        state.links.urls.issuer(),
+        state.links.urls.environment(env),
         client_id,
         scope,
         now_s,
@@ -105,14 +105,14 @@ pub async fn authentic(state: &PartnerState, token: &str) -> Result<Claims, Part
         ));
     };
     let claims = signed_claims(token, &key)?;
-    if claims.iss != state.urls.issuer() {
+    if claims.iss != state.links.urls.issuer() {
         return Err(PartnerError::Unauthenticated(
             "the access token was issued by another issuer",
         ));
     }
     if ![Environment::Live, Environment::Test]
         .iter()
-        .any(|env| claims.aud == state.urls.environment(*env))
+        .any(|env| claims.aud == state.links.urls.environment(*env))
     {
         return Err(PartnerError::AudienceMismatch);
     }
@@ -147,7 +147,7 @@ pub async fn verify_for(
     env: Environment,
 ) -> Result<Verified, PartnerError> {
     let claims = authentic(state, token).await?;
-    if claims.aud != state.urls.environment(env) {
+    if claims.aud != state.links.urls.environment(env) {
         return Err(PartnerError::AudienceMismatch);
     }
     within_lifetime(state, &claims)?;

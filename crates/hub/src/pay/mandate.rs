@@ -9,10 +9,9 @@ use axum::response::Response;
 use lendhub_domain::ids::{HubId, MandateId};
 use lendhub_domain::servicing::mandate::Mandate;
 
+use super::state::PayState;
 use crate::flows::mandates::revoke as revoke_mandate;
-use crate::flows::pay_links::link_token;
 use crate::html::render;
-use crate::partner::state::PartnerState;
 
 #[derive(Template)]
 #[template(path = "pay/mandate.html")]
@@ -53,17 +52,8 @@ fn unavailable(e: impl std::fmt::Display) -> Response {
 }
 
 /// The mandate `link` names, if the link is genuine.
-async fn load(state: &PartnerState, link: &str) -> Result<Mandate, Response> {
-    let genuine = link.split_once('.').and_then(|(id, mac)| {
-        let id = MandateId::parse(id)?;
-        let expected = link_token(state, &id);
-        bool::from(subtle::ConstantTimeEq::ct_eq(
-            expected.as_bytes(),
-            mac.as_bytes(),
-        ))
-        .then_some(id)
-    });
-    let Some(id) = genuine else {
+async fn load(state: &PayState, link: &str) -> Result<Mandate, Response> {
+    let Some(id) = state.links.open_pay_link::<MandateId>(link) else {
         return Err(not_found());
     };
     state
@@ -89,7 +79,7 @@ fn page(m: &Mandate, link: &str) -> Response {
 }
 
 /// `GET {pay_url}/mandates/{link}`.
-pub async fn show(State(state): State<PartnerState>, Path(link): Path<String>) -> Response {
+pub async fn show(State(state): State<PayState>, Path(link): Path<String>) -> Response {
     match load(&state, &link).await {
         Ok(m) => page(&m, &link),
         Err(r) => r,
@@ -98,16 +88,16 @@ pub async fn show(State(state): State<PartnerState>, Path(link): Path<String>) -
 
 /// `POST {pay_url}/mandates/{link}`: the payer withdraws it
 /// (`mandate.revoked`). Again: it stays withdrawn.
-pub async fn revoke(State(state): State<PartnerState>, Path(link): Path<String>) -> Response {
+pub async fn revoke(State(state): State<PayState>, Path(link): Path<String>) -> Response {
     let m = match load(&state, &link).await {
         Ok(m) => m,
         Err(r) => return r,
     };
-    let now = match state.now_for(&m.owner).await {
+    let now = match state.flows.now_for(&m.owner).await {
         Ok(now) => now,
         Err(e) => return unavailable(e),
     };
-    match revoke_mandate(&state, &m, now).await {
+    match revoke_mandate(&state.flows, &m, now).await {
         Ok(Some(revoked)) => page(&revoked, &link),
         // Moved meanwhile (revoked in another tab): show how it stands.
         Ok(None) => match load(&state, &link).await {

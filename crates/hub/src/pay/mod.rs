@@ -6,13 +6,14 @@
 
 mod mandate;
 mod page;
+pub(crate) mod state;
 
 use axum::Router;
 use axum::routing::get;
 
-use crate::partner::state::PartnerState;
+use state::PayState;
 
-pub fn router(state: PartnerState) -> Router {
+pub fn router(state: PayState) -> Router {
     Router::new()
         .route("/pay/{link}", get(page::show).post(page::pay))
         .route(

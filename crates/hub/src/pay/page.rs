@@ -9,10 +9,9 @@ use lendhub_domain::servicing::collection::{FailureReason, Payment, PaymentStatu
 use lendhub_domain::servicing::schedule::ScheduleStatus;
 use serde::Deserialize;
 
-use crate::flows::pay_links::link_token;
+use super::state::PayState;
 use crate::flows::payments;
 use crate::html::{form_status, render};
-use crate::partner::state::PartnerState;
 
 #[derive(Template)]
 #[template(path = "pay/pay.html")]
@@ -81,35 +80,29 @@ fn unavailable() -> Response {
 }
 
 /// The payment `link` names, if the link is genuine.
-async fn payment(state: &PartnerState, link: &str) -> Result<Option<Payment>, Response> {
-    let Some((id, mac)) = link.split_once('.') else {
+async fn payment(state: &PayState, link: &str) -> Result<Option<Payment>, Response> {
+    let Some(id) = state.links.open_pay_link::<PaymentId>(link) else {
         return Ok(None);
     };
-    let Some(payment_id) = PaymentId::parse(id) else {
-        return Ok(None);
-    };
-    let expected = link_token(state, &payment_id);
-    if !bool::from(subtle::ConstantTimeEq::ct_eq(
-        expected.as_bytes(),
-        mac.as_bytes(),
-    )) {
-        return Ok(None);
-    }
-    state.servicing.payment_any_owner(id).await.map_err(|e| {
-        tracing::warn!(error = %e, "pay page unavailable");
-        unavailable()
-    })
+    state
+        .servicing
+        .payment_any_owner(id.as_str())
+        .await
+        .map_err(|e| {
+            tracing::warn!(error = %e, "pay page unavailable");
+            unavailable()
+        })
 }
 
-async fn now_for(state: &PartnerState, p: &Payment) -> Result<time::OffsetDateTime, Response> {
-    state.now_for(&p.owner).await.map_err(|e| {
+async fn now_for(state: &PayState, p: &Payment) -> Result<time::OffsetDateTime, Response> {
+    state.flows.now_for(&p.owner).await.map_err(|e| {
         tracing::warn!(error = %e, "pay page unavailable");
         unavailable()
     })
 }
 
 /// How a payment that can no longer be paid reads to its payer.
-fn status_page(state: &PartnerState, p: &Payment, now: time::OffsetDateTime) -> Response {
+fn status_page(state: &PayState, p: &Payment, now: time::OffsetDateTime) -> Response {
     let (status, title, message) = match (p.status, p.failure_reason) {
         (PaymentStatus::Pending, _) if !p.is_link() => (
             "collecting",
@@ -188,13 +181,13 @@ fn status_page(state: &PartnerState, p: &Payment, now: time::OffsetDateTime) -> 
 }
 
 /// The mandate page's address, relative to the pay page's host.
-fn mandate_link(state: &PartnerState, id: &lendhub_domain::ids::MandateId) -> String {
-    format!("/pay/mandates/{id}.{}", link_token(state, id))
+fn mandate_link(state: &PayState, id: &lendhub_domain::ids::MandateId) -> String {
+    format!("/pay/mandates/{id}.{}", state.links.pay_token(id))
 }
 
 /// For a schedule's instalment paid before a mandate exists: what the
 /// payer's authorisation also agrees to.
-async fn mandate_terms(state: &PartnerState, p: &Payment) -> Result<Option<String>, Response> {
+async fn mandate_terms(state: &PayState, p: &Payment) -> Result<Option<String>, Response> {
     let (Some(instalment), None) = (&p.schedule, &p.mandate_id) else {
         return Ok(None);
     };
@@ -223,7 +216,7 @@ async fn mandate_terms(state: &PartnerState, p: &Payment) -> Result<Option<Strin
         }))
 }
 
-async fn pay_page(state: &PartnerState, p: &Payment, link: &str, error: Option<&str>) -> Response {
+async fn pay_page(state: &PayState, p: &Payment, link: &str, error: Option<&str>) -> Response {
     let action = format!("/pay/{link}");
     let mandate_terms = match mandate_terms(state, p).await {
         Ok(terms) => terms,
@@ -246,17 +239,14 @@ async fn pay_page(state: &PartnerState, p: &Payment, link: &str, error: Option<&
 
 /// The payment `link` names and now on its owner's clock, or the page that
 /// says why not.
-async fn load(
-    state: &PartnerState,
-    link: &str,
-) -> Result<(Payment, time::OffsetDateTime), Response> {
+async fn load(state: &PayState, link: &str) -> Result<(Payment, time::OffsetDateTime), Response> {
     let p = payment(state, link).await?.ok_or_else(not_found)?;
     let now = now_for(state, &p).await?;
     Ok((p, now))
 }
 
 /// `GET {pay_url}/{link}`: the payment and the banks, or how it stands.
-pub async fn show(State(state): State<PartnerState>, Path(link): Path<String>) -> Response {
+pub async fn show(State(state): State<PayState>, Path(link): Path<String>) -> Response {
     let (p, now) = match load(&state, &link).await {
         Ok(loaded) => loaded,
         Err(page) => return page,
@@ -270,7 +260,7 @@ pub async fn show(State(state): State<PartnerState>, Path(link): Path<String>) -
 
 /// `POST {pay_url}/{link}`: the payer authorises at the chosen bank.
 pub async fn pay(
-    State(state): State<PartnerState>,
+    State(state): State<PayState>,
     Path(link): Path<String>,
     form: Result<Form<PayForm>, FormRejection>,
 ) -> Response {
@@ -286,7 +276,7 @@ pub async fn pay(
     if !state.pisp.banks().iter().any(|(id, _)| *id == bank) {
         return pay_page(&state, &p, &link, Some("Choose your bank.")).await;
     }
-    match payments::authorise(&state, &p, &bank, now).await {
+    match payments::authorise(&state.flows, &p, &bank, now).await {
         Ok(Some(next)) => status_page(&state, &next, now),
         // Moved meanwhile (another tab, the link lapsing): show how it stands.
         Ok(None) => match payment(&state, &link).await {

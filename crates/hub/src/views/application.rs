@@ -2,12 +2,12 @@
 
 use std::collections::BTreeMap;
 
-use lendhub_domain::lending::application::{Application, Status, handoff_token};
+use lendhub_domain::lending::application::{Application, Status};
 use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use crate::partner::state::PartnerState;
+use crate::links::Links;
 use crate::views::decision::DecisionView;
 
 #[derive(Serialize, ToSchema)]
@@ -71,15 +71,8 @@ pub struct ApplicationView {
 }
 
 impl ApplicationView {
-    pub fn new(a: &Application, state: &PartnerState) -> Self {
-        let handoff_url = (a.status == Status::Created).then(|| {
-            format!(
-                "{}/start/{}.{}",
-                state.urls.apply(),
-                a.id,
-                handoff_token(state.handoff_key.expose(), &a.id)
-            )
-        });
+    pub fn new(a: &Application, links: &Links) -> Self {
+        let handoff_url = (a.status == Status::Created).then(|| links.handoff_url(&a.id));
         Self {
             id: a.id.to_string(),
             object: "application",

@@ -5,8 +5,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use crate::flows::pay_links::mandate_url;
-use crate::partner::state::PartnerState;
+use crate::links::Links;
 
 /// A mandate, as `mandate.revoked` and the test helper show it.
 #[derive(Serialize, ToSchema)]
@@ -33,7 +32,7 @@ pub struct MandateView {
 }
 
 impl MandateView {
-    pub fn new(m: &Mandate, state: &PartnerState) -> Self {
+    pub fn new(m: &Mandate, links: &Links) -> Self {
         Self {
             id: m.id.to_string(),
             object: "mandate",
@@ -41,7 +40,7 @@ impl MandateView {
             status: m.status.as_str(),
             payer_bank: m.payer_bank.clone(),
             established_by: m.established_by.to_string(),
-            url: mandate_url(state, m),
+            url: links.mandate_url(m),
             created_at: m.created_at,
             revoked_at: m.revoked_at,
         }

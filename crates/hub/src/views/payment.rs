@@ -6,8 +6,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use crate::flows::pay_links::link_url;
-use crate::partner::state::PartnerState;
+use crate::links::Links;
 
 /// A payment, as every answer and event shows it.
 #[derive(Serialize, ToSchema)]
@@ -61,7 +60,7 @@ pub struct PaymentView {
 }
 
 impl PaymentView {
-    pub fn new(p: &Payment, state: &PartnerState) -> Self {
+    pub fn new(p: &Payment, links: &Links) -> Self {
         Self {
             id: p.id.to_string(),
             object: "payment",
@@ -72,7 +71,7 @@ impl PaymentView {
             reference: p.reference.clone(),
             description: p.description.clone(),
             url: (p.status == PaymentStatus::Pending && p.is_link())
-                .then(|| link_url(state, &p.id)),
+                .then(|| links.payment_url(&p.id)),
             redirect_url: p.redirect_url.clone(),
             expires_at: p.expires_at,
             payer_bank: p.payer_bank.clone(),

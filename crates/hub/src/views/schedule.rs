@@ -8,8 +8,7 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use crate::partner::error::PartnerError;
-use crate::partner::state::PartnerState;
+use lendhub_store::{ServicingStore, StoreError};
 
 /// The collection a schedule makes next.
 #[derive(Serialize, ToSchema)]
@@ -130,9 +129,9 @@ impl ScheduleView {
     }
 
     /// The view with its newest child read from the store.
-    pub async fn load(state: &PartnerState, s: &Schedule) -> Result<Self, PartnerError> {
+    pub async fn load(servicing: &dyn ServicingStore, s: &Schedule) -> Result<Self, StoreError> {
         let last = match &s.last_payment_id {
-            Some(id) => state.servicing.payment(&s.owner, id.as_str()).await?,
+            Some(id) => servicing.payment(&s.owner, id.as_str()).await?,
             None => None,
         };
         Ok(Self::new(s, last.as_ref()))

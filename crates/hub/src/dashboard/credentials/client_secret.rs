@@ -5,7 +5,7 @@ use super::*;
 /// environments), shown once; the old one keeps working for the overlap
 /// chosen.
 pub async fn roll_client_secret(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Form(form): Form<CredentialForm>,
 ) -> Response {
@@ -16,7 +16,7 @@ pub async fn roll_client_secret(
 /// `POST /dashboard/credentials/clients/{id}/roll-secret`: the same for
 /// one of the partner's additional OAuth clients (or its own, by its id).
 pub async fn roll_oauth_client_secret(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Path(id): Path<String>,
     Form(form): Form<CredentialForm>,
@@ -28,7 +28,7 @@ pub async fn roll_oauth_client_secret(
 /// roll replaced stops working now. Idempotent: with none in its overlap,
 /// nothing changes and nothing is audited.
 pub async fn end_previous_secret(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Form(form): Form<CredentialForm>,
 ) -> Response {
@@ -38,7 +38,7 @@ pub async fn end_previous_secret(
 
 /// `POST /dashboard/credentials/clients/{id}/end-previous-secret`
 pub async fn end_previous_oauth_client_secret(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Path(id): Path<String>,
     Form(form): Form<CredentialForm>,
@@ -47,7 +47,7 @@ pub async fn end_previous_oauth_client_secret(
 }
 
 async fn roll_secret(
-    state: &PartnerState,
+    state: &DashboardState,
     staff: &Staff,
     form: &CredentialForm,
     client_id: &str,
@@ -107,7 +107,7 @@ async fn roll_secret(
 }
 
 async fn end_previous(
-    state: &PartnerState,
+    state: &DashboardState,
     staff: &Staff,
     form: &CredentialForm,
     client_id: &str,

@@ -6,7 +6,7 @@ use super::*;
 /// form's id is recorded in the same commit, so a resubmitted form makes no
 /// second key.
 pub async fn create(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Form(form): Form<CredentialForm>,
 ) -> Response {

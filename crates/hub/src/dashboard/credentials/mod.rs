@@ -28,7 +28,7 @@ use super::forms::{ActionForm, EXPIRED, Refused, admitted, audit_line, form_id, 
 use super::pages::{Frame, ListQuery, screen, tenant};
 use super::refusals::{forbidden, unavailable};
 use super::session::Staff;
-use crate::partner::state::PartnerState;
+use crate::dashboard::state::DashboardState;
 
 pub use client_secret::{
     end_previous_oauth_client_secret, end_previous_secret, roll_client_secret,
@@ -114,7 +114,7 @@ struct Credentials {
 
 /// `GET /dashboard/credentials`
 pub async fn list(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Query(q): Query<ListQuery>,
 ) -> Response {
@@ -216,7 +216,7 @@ struct Target {
 }
 
 async fn target(
-    state: &PartnerState,
+    state: &DashboardState,
     staff: &Staff,
     form: &CredentialForm,
 ) -> Result<Target, Refused> {
@@ -228,7 +228,7 @@ async fn target(
             .partners
             .partner_client(&staff.session.partner_client_id)
             .await,
-        state.now_for(&tenant(staff, env)).await,
+        state.flows.now_for(&tenant(staff, env)).await,
     ) else {
         return Err(Refused::Unavailable);
     };
@@ -243,7 +243,7 @@ async fn target(
 /// One of the partner's keys of the environment on screen, by its id;
 /// another partner's, another environment's or no key is 404.
 async fn own_key(
-    state: &PartnerState,
+    state: &DashboardState,
     staff: &Staff,
     env: Environment,
     id: &str,
@@ -265,7 +265,7 @@ async fn own_key(
 /// its additional clients that is not revoked; another partner's, a
 /// revoked one or none is 404.
 async fn own_client(
-    state: &PartnerState,
+    state: &DashboardState,
     partner: &PartnerClientRecord,
     client_id: &str,
 ) -> Result<Option<OAuthClientRecord>, Refused> {
@@ -283,8 +283,8 @@ async fn own_client(
 
 /// Commits a credential change; this instance forgets what it remembered
 /// of partners, so the change holds here from the next request.
-async fn commit(state: &PartnerState, writes: WriteSet) -> Result<(), CommitError> {
-    state.units.commit(writes).await?;
+async fn commit(state: &DashboardState, writes: WriteSet) -> Result<(), CommitError> {
+    state.flows.commit(writes).await?;
     state.directory.forget();
     Ok(())
 }
@@ -293,7 +293,7 @@ async fn commit(state: &PartnerState, writes: WriteSet) -> Result<(), CommitErro
 /// record, and shows the credential on the answer; a form used already
 /// makes nothing and shows nothing.
 async fn make_once(
-    state: &PartnerState,
+    state: &DashboardState,
     mut writes: WriteSet,
     record: lendhub_store::IdempotencyRecord,
     shown: ShownOnce,
@@ -307,7 +307,7 @@ async fn make_once(
 }
 
 /// Commits a change that makes nothing to show, and goes back to the list.
-async fn change(state: &PartnerState, writes: WriteSet, env: Environment) -> Response {
+async fn change(state: &DashboardState, writes: WriteSet, env: Environment) -> Response {
     match commit(state, writes).await {
         Ok(()) => back(env),
         Err(_) => unavailable(),

@@ -10,7 +10,7 @@ const NAME_MAX: usize = 64;
 /// recorded in the same commit, so a resubmitted form makes no second
 /// client.
 pub async fn create_oauth_client(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Form(form): Form<CredentialForm>,
 ) -> Response {
@@ -87,7 +87,7 @@ pub async fn create_oauth_client(
 /// directory's sync interval on other instances). Idempotent: a client
 /// already revoked is left as it is, and nothing is audited.
 pub async fn revoke_oauth_client(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Path(id): Path<String>,
     Form(form): Form<CredentialForm>,

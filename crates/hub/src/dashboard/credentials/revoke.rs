@@ -4,7 +4,7 @@ use super::*;
 /// working now (an overlap still running is cut short). Idempotent: a key
 /// already ended is left as it is, and nothing is audited.
 pub async fn revoke(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Path(id): Path<String>,
     Form(form): Form<CredentialForm>,

@@ -4,7 +4,7 @@ use super::*;
 /// key's environment and scopes, shown once; the old key keeps working for
 /// the overlap chosen, so a deployment switches without a failed request.
 pub async fn roll(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Path(id): Path<String>,
     Form(form): Form<CredentialForm>,

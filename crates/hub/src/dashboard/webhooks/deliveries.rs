@@ -30,7 +30,7 @@ struct Deliveries {
 /// `GET /dashboard/webhooks/{id}/deliveries`: the endpoint's 100 latest
 /// deliveries, each with its latest attempt.
 pub async fn deliveries(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Path(id): Path<String>,
     Query(q): Query<ListQuery>,

@@ -3,7 +3,7 @@ use super::*;
 /// `POST /dashboard/webhooks/{id}/enable`: idempotent (an endpoint that is
 /// not disabled is left as it is, and nothing is audited).
 pub async fn enable(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Path(id): Path<String>,
     Form(form): Form<ActionForm>,
@@ -31,11 +31,8 @@ pub async fn enable(
         env,
         state.clock.now_ms(),
     ));
-    match state.units.commit(writes).await {
-        Ok(()) => {
-            state.outbox_wake.notify_one();
-            back
-        }
+    match state.flows.commit(writes).await {
+        Ok(()) => back,
         // Enabled by someone else meanwhile: what they see is what we wanted.
         Err(CommitError::Conflict) => back,
         Err(_) => unavailable(),

@@ -24,8 +24,8 @@ use super::forms::{ActionForm, EXPIRED, Refused, audit_line, form_id, once};
 use super::pages::{Frame, ListQuery, screen, tenant};
 use super::refusals::{forbidden, not_found, unavailable};
 use super::session::Staff;
+use crate::dashboard::state::DashboardState;
 use crate::flows::enable_endpoint::enabling;
-use crate::partner::state::PartnerState;
 
 pub use deliveries::deliveries;
 pub use enable::enable;
@@ -54,7 +54,7 @@ struct Webhooks {
 
 /// `GET /dashboard/webhooks`
 pub async fn list(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Query(q): Query<ListQuery>,
 ) -> Response {
@@ -104,7 +104,7 @@ struct Target {
 }
 
 async fn target(
-    state: &PartnerState,
+    state: &DashboardState,
     staff: &Staff,
     form: &ActionForm,
     id: &str,
@@ -113,7 +113,7 @@ async fn target(
     let owner = tenant(staff, env);
     let (Ok(records), Ok(now)) = (
         state.events.endpoints(&owner).await,
-        state.now_for(&owner).await,
+        state.flows.now_for(&owner).await,
     ) else {
         return Err(Refused::Unavailable);
     };

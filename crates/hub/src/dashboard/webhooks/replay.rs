@@ -5,7 +5,7 @@ use super::*;
 /// `endpoint_id` does (a new delivery, signed afresh). The form's id is
 /// recorded as an idempotency key, so a resubmitted form queues nothing.
 pub async fn replay(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Path((id, event_id)): Path<(String, String)>,
     Form(form): Form<ActionForm>,
@@ -58,11 +58,8 @@ pub async fn replay(
         env.as_str()
     ))
     .into_response();
-    match state.units.commit(writes).await {
-        Ok(()) => {
-            state.outbox_wake.notify_one();
-            back
-        }
+    match state.flows.commit(writes).await {
+        Ok(()) => back,
         // The same form again: it was queued the first time.
         Err(CommitError::IdempotencyKeyTaken) => back,
         Err(_) => unavailable(),

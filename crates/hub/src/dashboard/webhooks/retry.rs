@@ -5,7 +5,7 @@ use super::*;
 /// Idempotent: a delivery that is not failed (already retried) is left as it
 /// is, and nothing is audited.
 pub async fn retry(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Path((id, delivery)): Path<(String, i64)>,
     Form(form): Form<ActionForm>,
@@ -18,7 +18,7 @@ pub async fn retry(
     let owner = tenant(&staff, env);
     let (Ok(rows), Ok(now)) = (
         state.jobs.endpoint_deliveries(&owner, &id, 1_000).await,
-        state.now_for(&owner).await,
+        state.flows.now_for(&owner).await,
     ) else {
         return unavailable();
     };
@@ -49,11 +49,8 @@ pub async fn retry(
             env,
             at_ms,
         ));
-    match state.units.commit(writes).await {
-        Ok(()) => {
-            state.outbox_wake.notify_one();
-            back
-        }
+    match state.flows.commit(writes).await {
+        Ok(()) => back,
         Err(_) => unavailable(),
     }
 }

@@ -18,7 +18,7 @@ const OVERLAP: time::Duration = time::Duration::days(1);
 /// idempotency key in the same commit, so a second submission of the same
 /// form rolls nothing (and cannot show the secret again).
 pub async fn roll_secret(
-    State(state): State<PartnerState>,
+    State(state): State<DashboardState>,
     staff: Staff,
     Path(id): Path<String>,
     Form(form): Form<ActionForm>,
@@ -56,7 +56,7 @@ pub async fn roll_secret(
         return forbidden(EXPIRED);
     };
     writes.idempotency = Some(record);
-    match state.units.commit(writes).await {
+    match state.flows.commit(writes).await {
         Ok(()) => screen(
             &state,
             StatusCode::OK,

@@ -12,8 +12,8 @@ use lendhub_store::{ApplicationPage, ApplicationQuery, DecisionPage, DecisionQue
 use serde_json::{Map, Value, json};
 
 use super::reply::{failure, invalid_params, result};
+use super::state::McpState;
 use crate::partner::error::PartnerError;
-use crate::partner::state::PartnerState;
 use crate::partner::tokens::Verified;
 use crate::views::application::ApplicationView;
 use crate::views::decision::DecisionView;
@@ -68,8 +68,8 @@ fn to_value(view: &impl serde::Serialize) -> Result<Value, PartnerError> {
     serde_json::to_value(view).map_err(|e| PartnerError::Internal(e.to_string()))
 }
 
-async fn view(state: &PartnerState, a: &Application) -> Result<Value, PartnerError> {
-    let mut v = ApplicationView::new(a, state);
+async fn view(state: &McpState, a: &Application) -> Result<Value, PartnerError> {
+    let mut v = ApplicationView::new(a, &state.links);
     if let Some(id) = &a.decision_id
         && let Some(d) = state.lending.hub_decision(&a.owner, id.as_str()).await?
     {
@@ -79,7 +79,7 @@ async fn view(state: &PartnerState, a: &Application) -> Result<Value, PartnerErr
 }
 
 pub async fn list_applications(
-    state: &PartnerState,
+    state: &McpState,
     caller: &Verified,
     args: &Map<String, Value>,
 ) -> Result<Value, PartnerError> {
@@ -134,7 +134,7 @@ fn found(kind: &str, object: Option<Value>) -> Value {
 }
 
 pub async fn get_application(
-    state: &PartnerState,
+    state: &McpState,
     caller: &Verified,
     args: &Map<String, Value>,
 ) -> Result<Value, PartnerError> {
@@ -147,7 +147,7 @@ pub async fn get_application(
 }
 
 pub async fn list_decisions(
-    state: &PartnerState,
+    state: &McpState,
     caller: &Verified,
     args: &Map<String, Value>,
 ) -> Result<Value, PartnerError> {
@@ -176,7 +176,7 @@ pub async fn list_decisions(
 }
 
 pub async fn get_decision(
-    state: &PartnerState,
+    state: &McpState,
     caller: &Verified,
     args: &Map<String, Value>,
 ) -> Result<Value, PartnerError> {
@@ -191,7 +191,7 @@ pub async fn get_decision(
 /// The caller's REST-tier application named by `reference` (an `app_` id,
 /// or the partner's own `reference`, newest first), live before test.
 pub async fn find(
-    state: &PartnerState,
+    state: &McpState,
     caller: &Verified,
     reference: &str,
 ) -> Result<Option<Application>, PartnerError> {

@@ -7,6 +7,7 @@
 
 mod lending;
 mod reply;
+pub(super) mod state;
 mod tools;
 
 use axum::Json;
@@ -20,7 +21,7 @@ use lendhub_wire::mcp::{ContentTypeRefused, Malformed, Message, check_content_ty
 
 use super::auth::Caller;
 use super::error::PartnerError;
-use crate::partner::state::PartnerState;
+use state::McpState;
 
 pub use tools::TOOLS;
 
@@ -38,7 +39,7 @@ pub use lendhub_wire::mcp::PROTOCOL_VERSION;
         (status = 404, description = "mcp_method_not_found or mcp_tool_not_found"),
         (status = 422, description = "validation_failed (no method) or mcp_invalid_params")))]
 pub async fn mcp(
-    State(state): State<PartnerState>,
+    State(state): State<McpState>,
     Caller(caller): Caller,
     headers: HeaderMap,
     body: Bytes,
@@ -46,7 +47,7 @@ pub async fn mcp(
     if let Some(origin) = headers.get(header::ORIGIN) {
         let allowed = origin
             .to_str()
-            .is_ok_and(|o| state.settings.mcp_origins.iter().any(|a| a == o));
+            .is_ok_and(|o| state.origins.iter().any(|a| a == o));
         if !allowed {
             return Err(PartnerError::OriginNotAllowed);
         }

@@ -14,15 +14,15 @@ use serde_json::{Map, Value, json};
 
 use super::lending;
 use super::reply::{failure, invalid_params, result};
+use super::state::McpState;
 use crate::partner::error::PartnerError;
-use crate::partner::state::PartnerState;
 use crate::partner::tokens::Verified;
 use lendhub_domain::tenant::Tenant;
 
 /// A tool's handler: the whole `tools/call` result (content, structured
 /// content, `isError`) for validated arguments.
 type Run = for<'a> fn(
-    &'a PartnerState,
+    &'a McpState,
     &'a Verified,
     &'a Map<String, Value>,
 ) -> Pin<Box<dyn Future<Output = Result<Value, PartnerError>> + Send + 'a>>;
@@ -283,7 +283,7 @@ pub fn list(scopes: &PartnerScopes) -> &'static RawValue {
 }
 
 pub async fn call(
-    state: &PartnerState,
+    state: &McpState,
     caller: &Verified,
     params: &Map<String, Value>,
 ) -> Result<Value, PartnerError> {
@@ -339,7 +339,7 @@ fn explanation(code: ReasonCode) -> &'static str {
 }
 
 async fn explain(
-    state: &PartnerState,
+    state: &McpState,
     caller: &Verified,
     arguments: &Map<String, Value>,
 ) -> Result<Value, PartnerError> {
@@ -412,7 +412,7 @@ async fn explain(
     })))
 }
 
-async fn status(state: &PartnerState, caller: &Verified) -> Value {
+async fn status(state: &McpState, caller: &Verified) -> Value {
     let database = if state.health.ping().await.is_ok() {
         "ok"
     } else {
@@ -431,7 +431,7 @@ async fn status(state: &PartnerState, caller: &Verified) -> Value {
     })
 }
 
-fn profile_of(state: &PartnerState, caller: &Verified) -> Value {
+fn profile_of(state: &McpState, caller: &Verified) -> Value {
     let c = &caller.client;
     let limits = c.tier.limits();
     let usage = state
@@ -450,7 +450,7 @@ fn profile_of(state: &PartnerState, caller: &Verified) -> Value {
     })
 }
 
-async fn clients(state: &PartnerState, caller: &Verified) -> Result<Value, PartnerError> {
+async fn clients(state: &McpState, caller: &Verified) -> Result<Value, PartnerError> {
     let c = &caller.client;
     let mut clients = vec![json!({
         "client_id": c.client_id, "environment": "live", "name": c.name,

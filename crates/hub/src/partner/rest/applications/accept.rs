@@ -62,7 +62,7 @@ pub async fn accept(
                 signed_by: input.signed_by.clone(),
                 accept_terms: input.accept_terms,
             })?;
-            let application = find(&state, owner, &id).await?;
+            let application = find(&state.flows, owner, &id).await?;
             let decision = match &application.decision_id {
                 Some(d) => state.lending.hub_decision(owner, d.as_str()).await?,
                 None => None,
@@ -70,7 +70,7 @@ pub async fn accept(
             .ok_or(PartnerError::Conflict(
                 "the application has not been decided yet",
             ))?;
-            let (view, writes) = sign(&state, &application, &decision, &signed_by, now)?;
+            let (view, writes) = sign(&state.flows, &application, &decision, &signed_by, now)?;
             Ok(Prepared::json(StatusCode::OK, &view, writes)?)
         })
         .await

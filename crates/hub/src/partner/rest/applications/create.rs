@@ -176,7 +176,7 @@ pub async fn create(
                 &company,
                 now,
             );
-            let view = ApplicationView::new(&application, &state);
+            let view = ApplicationView::new(&application, &state.links);
             let created = event(owner, EventType::ApplicationCreated, &view, now)
                 .map_err(|e| PartnerError::Internal(e.to_string()))?;
             let mut writes = WriteSet::default();

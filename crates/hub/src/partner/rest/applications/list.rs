@@ -71,6 +71,6 @@ pub async fn list(
         &request.page,
         &page,
         |a| a.id.to_string(),
-        |a| ApplicationView::new(a, &state),
+        |a| ApplicationView::new(a, &state.links),
     )
 }

@@ -40,8 +40,8 @@ pub async fn retrieve(
         return Ok(json_response(body));
     }
     let (owner, id) = &key;
-    let application = find(&state, owner, id).await?;
-    let mut view = ApplicationView::new(&application, &state);
+    let application = find(&state.flows, owner, id).await?;
+    let mut view = ApplicationView::new(&application, &state.links);
     if let Some(decision_id) = &application.decision_id
         && let Some(decision) = state
             .lending

@@ -102,7 +102,7 @@ pub async fn submit(
                     .map_err(|e| PartnerError::Unavailable(e.to_string()))?,
             };
             check_submission(&input.submission(), bank.is_some())?;
-            let application = find(&state, owner, &id).await?;
+            let application = find(&state.flows, owner, &id).await?;
             let mut identity = None;
             for check_id in &input.identity_check_ids {
                 let missing = PartnerError::NotFound("identity check");
@@ -121,7 +121,7 @@ pub async fn submit(
             }
             let payout = input.bank.as_deref().unwrap_or_default();
             let (view, writes) =
-                decide(&state, &application, (payout, bank), identity, now).await?;
+                decide(&state.flows, &application, (payout, bank), identity, now).await?;
             Ok(Prepared::json(StatusCode::OK, &view, writes)?)
         })
         .await

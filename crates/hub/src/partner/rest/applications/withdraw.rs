@@ -60,12 +60,12 @@ pub async fn withdraw(
         .run_maybe(write.guarded(&key, &body.raw), || async {
             let reason = body.value.reason.clone();
             check_withdraw_reason(reason.as_deref())?;
-            let current = find(&state, owner, &id).await?;
+            let current = find(&state.flows, owner, &id).await?;
             let mut writes = WriteSet::default();
             let shown = match current.withdraw(reason, now).map_err(refused)? {
                 None => current,
                 Some(withdrawn) => {
-                    let view = ApplicationView::new(&withdrawn, &state);
+                    let view = ApplicationView::new(&withdrawn, &state.links);
                     let announced = event(owner, EventType::ApplicationWithdrawn, &view, now)
                         .map_err(|e| PartnerError::Internal(e.to_string()))?;
                     writes
@@ -76,7 +76,7 @@ pub async fn withdraw(
             };
             Ok(Prepared::json(
                 StatusCode::OK,
-                &ApplicationView::new(&shown, &state),
+                &ApplicationView::new(&shown, &state.links),
                 writes,
             )?)
         })

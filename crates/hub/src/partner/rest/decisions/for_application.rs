@@ -24,7 +24,7 @@ pub async fn for_application(
 ) -> Result<Json<DecisionView>, PartnerError> {
     caller.require(PartnerScope::DecisionsRead)?;
     let owner = caller.tenant();
-    let application = find(&state, &owner, &id).await?;
+    let application = find(&state.flows, &owner, &id).await?;
     let undecided = PartnerError::NotFound("decision (the application is not decided yet)");
     let decision_id = application.decision_id.ok_or(undecided)?;
     let decision = state

@@ -45,11 +45,11 @@ pub async fn refresh(
     state
         .idempotency
         .run_maybe(write.guarded(&key, b""), || async {
-            let (application, decision) = find_decision(&state, owner, &id).await?;
+            let (application, decision) = find_decision(&state.flows, owner, &id).await?;
             if decision.locked() {
                 return Err(PartnerError::DecisionLocked);
             }
-            let (company, credit) = company_and_credit(&state, &application).await?;
+            let (company, credit) = company_and_credit(&state.flows, &application).await?;
             let kept = &decision.facts;
             // Every accepted signal arrived while the decision was
             // unresolved; a referral's may be newer than its decision.

@@ -85,7 +85,7 @@ pub async fn create(
                 company_number: input.company_number.clone(),
                 application_id: input.application_id.clone(),
             };
-            let (_, view, writes) = check_person(&state, owner, &request, now).await?;
+            let (_, view, writes) = check_person(&state.flows, owner, &request, now).await?;
             Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
         })
         .await

@@ -93,7 +93,7 @@ pub async fn publish_signal(
                 None => None,
                 Some(raw) => Some(approved_app(&state, owner, raw).await?.id),
             };
-            let application = find(&state, owner, &checked.application_id).await?;
+            let application = find(&state.flows, owner, &checked.application_id).await?;
             let earlier = state
                 .commercial
                 .signals(owner, application.id.as_str())

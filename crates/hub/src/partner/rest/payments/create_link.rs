@@ -105,7 +105,7 @@ pub async fn create_link(
                 link.expires_at,
                 now,
             );
-            let view = PaymentView::new(&payment, &state);
+            let view = PaymentView::new(&payment, &state.links);
             let created = event(owner, EventType::PaymentCreated, &view, now)
                 .map_err(|e| PartnerError::Internal(e.to_string()))?;
             let mut writes = WriteSet::default();

@@ -60,6 +60,6 @@ pub async fn list(
         &request.page,
         &page,
         |p| p.id.to_string(),
-        |p| PaymentView::new(p, &state),
+        |p| PaymentView::new(p, &state.links),
     )
 }

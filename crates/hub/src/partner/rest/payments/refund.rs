@@ -98,7 +98,7 @@ pub async fn refund(
                 now,
             )
             .map_err(|e| PartnerError::Internal(e.to_string()))?;
-            let view = PaymentView::new(&refunded, &state);
+            let view = PaymentView::new(&refunded, &state.links);
             let announced = event(owner, EventType::PaymentRefunded, &view, now)
                 .map_err(|e| PartnerError::Internal(e.to_string()))?;
             // Owed again once the money goes back: a settled account the

@@ -22,5 +22,5 @@ pub async fn retrieve(
 ) -> Result<Json<PaymentView>, PartnerError> {
     caller.require(PartnerScope::PaymentsRead)?;
     let payment = find(&state, &caller.tenant(), &id).await?;
-    Ok(Json(PaymentView::new(&payment, &state)))
+    Ok(Json(PaymentView::new(&payment, &state.links)))
 }

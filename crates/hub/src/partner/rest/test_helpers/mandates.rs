@@ -42,14 +42,14 @@ pub async fn revoke(
             }
             let mandate = state.servicing.mandate(owner, &id).await?.ok_or(missing)?;
             let mut writes = WriteSet::default();
-            let view = match revoked_writes(&state, &mandate, now)
+            let view = match revoked_writes(&state.flows, &mandate, now)
                 .map_err(|e| PartnerError::Internal(e.to_string()))?
             {
                 Some((revoked, revocation)) => {
                     writes = revocation;
-                    MandateView::new(&revoked, &state)
+                    MandateView::new(&revoked, &state.links)
                 }
-                None => MandateView::new(&mandate, &state),
+                None => MandateView::new(&mandate, &state.links),
             };
             Ok(Prepared::json(StatusCode::OK, &view, writes)?)
         })

@@ -70,7 +70,7 @@ pub(super) fn object(
     use EventType::*;
     let ids = &mut Ids::new(now, random);
     let loan = Loan::funded(owner, now, ids)?;
-    let application = |a: &Application| json(&ApplicationView::new(a, state));
+    let application = |a: &Application| json(&ApplicationView::new(a, &state.links));
     match t {
         ApplicationCreated => application(&loan.created),
         ApplicationSubmitted => application(&loan.submitted),
@@ -117,14 +117,14 @@ pub(super) fn object(
         PaymentCreated | PaymentProcessing | PaymentPaid | PaymentSettled | PaymentFailed
         | PaymentRefunded => json(&PaymentView::new(
             &payment(t, &loan.account, now, ids)?,
-            state,
+            &state.links,
         )),
         MandateRevoked => {
             let (_, mandate) = collecting(&loan.account, now, ids)?;
             let revoked = mandate
                 .revoked(now)
                 .ok_or("a new mandate that cannot be revoked")?;
-            json(&MandateView::new(&revoked, state))
+            json(&MandateView::new(&revoked, &state.links))
         }
         ScheduleCompleted => {
             let (schedule, _) = collecting(&loan.account, now, ids)?;

@@ -48,11 +48,11 @@ pub async fn cancel(
             let mut writes = WriteSet::default();
             let view = match schedule.cancelled(revoked, now) {
                 Ok(Some(cancelled)) => {
-                    let view = ScheduleView::load(&state, &cancelled).await?;
+                    let view = ScheduleView::load(state.servicing.as_ref(), &cancelled).await?;
                     writes.push(LendingWrite::UpdateSchedule(cancelled));
                     view
                 }
-                Ok(None) => ScheduleView::load(&state, &schedule).await?,
+                Ok(None) => ScheduleView::load(state.servicing.as_ref(), &schedule).await?,
                 Err(NotCancellable::Fixed) => {
                     return Err(PartnerError::Conflict(
                         "a fixed schedule runs to its final instalment unless the payer revokes its mandate",

@@ -23,5 +23,7 @@ pub async fn retrieve(
 ) -> Result<Json<ScheduleView>, PartnerError> {
     caller.require(PartnerScope::PaymentsRead)?;
     let schedule = find(&state, &caller.tenant(), &id).await?;
-    Ok(Json(ScheduleView::load(&state, &schedule).await?))
+    Ok(Json(
+        ScheduleView::load(state.servicing.as_ref(), &schedule).await?,
+    ))
 }

@@ -1,0 +1,31 @@
+//! What the hosted journey holds: the applications and journeys it moves,
+//! the banks an applicant may connect, its registration at the identity
+//! provider, its links and form key, and the flows each step runs.
+
+use std::sync::Arc;
+
+use lendhub_domain::crypto::DerivedKey;
+use lendhub_store::LendingStore;
+
+use crate::counterparties::OpenBanking;
+use crate::flows::Context;
+use crate::links::Links;
+use crate::relying_party::RelyingParty;
+
+#[derive(Clone)]
+pub struct JourneyState {
+    /// Applications, their journeys, decisions and identity checks.
+    pub lending: Arc<dyn LendingStore>,
+    /// The banks an applicant may connect.
+    pub banks: Arc<dyn OpenBanking>,
+    /// The journey's registration at the identity provider; without one
+    /// (no provider, or one that refused the hub's callback address) the
+    /// journey answers that applications are not open.
+    pub rp: Option<RelyingParty>,
+    /// Whether the REST tier, and with it the journey, is switched on.
+    pub open: bool,
+    /// Keys the journey's form tokens (CSRF).
+    pub csrf_key: DerivedKey,
+    pub links: Links,
+    pub flows: Context,
+}

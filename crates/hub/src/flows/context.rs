@@ -1,0 +1,114 @@
+//! What the flows reach: the stores, the counterparties and the links they
+//! read and commit through. A surface holds a [`Context`] to call flows;
+//! its fields are the flows' own, so holding one reaches no store or
+//! counterparty outside a flow.
+
+use std::sync::Arc;
+
+use lendhub_domain::clock::Clock;
+use lendhub_domain::sandbox::test_clock::ClientClock;
+use lendhub_domain::tenant::Tenant;
+use lendhub_domain::working_days::WorkingDays;
+use lendhub_store::{
+    CommercialStore, CommitError, LendingStore, SandboxStore, ServicingStore, StoreError,
+    UnitOfWork, WriteSet,
+};
+use time::OffsetDateTime;
+use tokio::sync::Notify;
+
+use crate::counterparties::{
+    CompanyRegister, Counterparties, CreditBureau, FasterPayments, PaymentInitiation,
+    PersonRegister,
+};
+use crate::links::Links;
+
+/// The flows' dependencies; cloned per request, so one `Arc`.
+#[derive(Clone)]
+pub struct Context(Arc<Parts>);
+
+impl std::ops::Deref for Context {
+    type Target = Parts;
+
+    fn deref(&self) -> &Parts {
+        &self.0
+    }
+}
+
+/// A [`Context`]'s parts, which the server composes once.
+pub struct Parts {
+    pub(in crate::flows) lending: Arc<dyn LendingStore>,
+    pub(in crate::flows) servicing: Arc<dyn ServicingStore>,
+    pub(in crate::flows) commercial: Arc<dyn CommercialStore>,
+    /// Where owners' test clocks are kept.
+    pub(in crate::flows) test_clocks: Arc<dyn SandboxStore>,
+    pub(in crate::flows) units: Arc<dyn UnitOfWork>,
+    /// Wakes the delivery worker when a commit holds events.
+    pub(in crate::flows) outbox_wake: Arc<Notify>,
+    pub(in crate::flows) register: Arc<dyn CompanyRegister>,
+    pub(in crate::flows) people: Arc<dyn PersonRegister>,
+    pub(in crate::flows) bureau: Arc<dyn CreditBureau>,
+    pub(in crate::flows) rail: Arc<dyn FasterPayments>,
+    pub(in crate::flows) pisp: Arc<dyn PaymentInitiation>,
+    pub(in crate::flows) links: Links,
+    pub(in crate::flows) clock: Arc<dyn Clock>,
+    /// England and Wales working days: statements are invoiced on the 2nd
+    /// of the month after.
+    pub(in crate::flows) working_days: Arc<WorkingDays>,
+}
+
+/// The stores a [`Context`] is made of.
+pub struct Stores {
+    pub lending: Arc<dyn LendingStore>,
+    pub servicing: Arc<dyn ServicingStore>,
+    pub commercial: Arc<dyn CommercialStore>,
+    pub test_clocks: Arc<dyn SandboxStore>,
+    pub units: Arc<dyn UnitOfWork>,
+    pub outbox_wake: Arc<Notify>,
+}
+
+impl Context {
+    pub fn new(
+        stores: Stores,
+        counterparties: &Counterparties,
+        links: Links,
+        clock: Arc<dyn Clock>,
+        working_days: Arc<WorkingDays>,
+    ) -> Self {
+        Self(Arc::new(Parts {
+            lending: stores.lending,
+            servicing: stores.servicing,
+            commercial: stores.commercial,
+            test_clocks: stores.test_clocks,
+            units: stores.units,
+            outbox_wake: stores.outbox_wake,
+            register: counterparties.register.clone(),
+            people: counterparties.people.clone(),
+            bureau: counterparties.bureau.clone(),
+            rail: counterparties.rail.clone(),
+            pisp: counterparties.pisp.clone(),
+            links,
+            clock,
+            working_days,
+        }))
+    }
+
+    /// Now on `owner`'s clock: the service clock, moved by the owner's test
+    /// clock in the test environment. For work outside a partner's request
+    /// (the hosted pages, operator acts, the sweep), which has no caller.
+    pub async fn now_for(&self, owner: &Tenant) -> Result<OffsetDateTime, StoreError> {
+        let offset = self.test_clocks.clock_offset(owner).await?;
+        Ok(ClientClock::new(offset).now(self.clock.now()))
+    }
+
+    /// Commits `writes` as one unit and wakes the delivery worker for the
+    /// events among them.
+    pub async fn commit(&self, writes: WriteSet) -> Result<(), CommitError> {
+        self.units.commit(writes).await?;
+        self.outbox_wake.notify_one();
+        Ok(())
+    }
+
+    pub fn links(&self) -> &Links {
+        &self.links
+    }
+}
