@@ -2,12 +2,18 @@
 //! each, with the built-in deterministic simulator as the default adapter
 //! (`docs/simulators.md` lists their magic values).
 
+mod companies_house;
+
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use lendhub_domain::lending::kyc::{self, Findings, Person};
-use lendhub_domain::lending::register::{self, RegisteredEntity};
+use lendhub_domain::lending::register::RegisteredEntity;
 use lendhub_domain::lending::underwriting::{Banking, CreditFile};
+use lendhub_domain::partner::credentials::Environment;
+use lendhub_domain::tenant::{Tenant, TenantKind};
+
+pub use companies_house::CompaniesHouse;
 
 /// The register could not be asked (a real adapter's outage): the request
 /// answers 503 and may be retried.
@@ -15,21 +21,12 @@ use lendhub_domain::lending::underwriting::{Banking, CreditFile};
 #[error("the company register is unavailable: {0}")]
 pub struct RegisterUnavailable(pub String);
 
-/// The company register (Companies House in production).
+/// The company register: Companies House (`CompaniesHouse`), the real one
+/// or the model register (`lendhub_models::register`).
 #[async_trait]
 pub trait CompanyRegister: Send + Sync {
     /// The entity a well-formed number resolves to; `None` if none.
     async fn lookup(&self, number: &str) -> Result<Option<RegisteredEntity>, RegisterUnavailable>;
-}
-
-/// The built-in register: `lendhub_domain::lending::register::synthetic`.
-pub struct SyntheticRegister;
-
-#[async_trait]
-impl CompanyRegister for SyntheticRegister {
-    async fn lookup(&self, number: &str) -> Result<Option<RegisteredEntity>, RegisterUnavailable> {
-        Ok(register::synthetic(number))
-    }
 }
 
 /// The person register (KYC/AML: identity, sanctions and PEP lists, and the
@@ -306,9 +303,34 @@ impl PaymentInitiation for SyntheticPaymentInitiation {
     }
 }
 
+/// One for each environment: a live partner's requests reach the live
+/// one; test partners and sandbox clients the test one.
+#[derive(Clone)]
+pub struct PerEnvironment<T> {
+    pub live: T,
+    pub test: T,
+}
+
+impl<T> PerEnvironment<T> {
+    pub fn get(&self, env: Environment) -> &T {
+        match env {
+            Environment::Live => &self.live,
+            Environment::Test => &self.test,
+        }
+    }
+
+    /// The one that serves `owner`'s environment.
+    pub fn for_owner(&self, owner: &Tenant) -> &T {
+        match owner.kind() {
+            TenantKind::Partner { livemode: true, .. } => &self.live,
+            _ => &self.test,
+        }
+    }
+}
+
 /// The counterparties the hub speaks to, as the server configured them.
 pub struct Counterparties {
-    pub register: Arc<dyn CompanyRegister>,
+    pub register: PerEnvironment<Arc<dyn CompanyRegister>>,
     pub people: Arc<dyn PersonRegister>,
     pub banks: Arc<dyn OpenBanking>,
     pub bureau: Arc<dyn CreditBureau>,
@@ -317,11 +339,13 @@ pub struct Counterparties {
 }
 
 impl Counterparties {
-    /// The in-process synthetic counterparties, each answering from the
-    /// documented magic values.
-    pub fn synthetic() -> Self {
+    /// Each environment's company register, as configured; the other
+    /// counterparties are still the in-process simulators, each answering
+    /// from the documented magic values, until issue #46 moves them onto
+    /// their protocols.
+    pub fn new(register: PerEnvironment<Arc<dyn CompanyRegister>>) -> Self {
         Self {
-            register: Arc::new(SyntheticRegister),
+            register,
             people: Arc::new(SyntheticPeople),
             banks: Arc::new(SyntheticBanks),
             bureau: Arc::new(SyntheticBureau),

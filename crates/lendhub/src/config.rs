@@ -359,6 +359,44 @@ pub struct Config {
     pub connections: Connections,
     pub secrets: Secrets,
     pub log: Log,
+    pub counterparties: Counterparties,
+}
+
+/// Who the hub reaches beyond its database, for each environment: a real
+/// service's URL and credentials, or (unset) the embedded model server
+/// speaking the same protocol (docs/counterparties.md).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Counterparties {
+    pub live: EnvironmentCounterparties,
+    pub test: EnvironmentCounterparties,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct EnvironmentCounterparties {
+    pub company_register: CompanyRegister,
+}
+
+/// The Companies House Public Data API
+/// (`https://api.company-information.service.gov.uk`) and its key.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct CompanyRegister {
+    pub url: Option<String>,
+    pub api_key: Option<Secret<String>>,
+    /// Each request gives up after this and the request answers 503.
+    pub timeout_ms: u64,
+}
+
+impl Default for CompanyRegister {
+    fn default() -> Self {
+        Self {
+            url: None,
+            api_key: None,
+            timeout_ms: 5_000,
+        }
+    }
 }
 
 impl Default for Config {
@@ -398,6 +436,7 @@ impl Default for Config {
             log: Log {
                 level: "info".into(),
             },
+            counterparties: Counterparties::default(),
         }
     }
 }
@@ -443,8 +482,9 @@ impl Config {
                 Env::prefixed("LENDHUB_")
                     .split("__")
                     // LENDHUB_CONFIG names the file; LENDHUB_LOG is the log
-                    // filter; LENDHUB_DATABASE_URL is handled below.
-                    .ignore(&["config", "log", "database_url"]),
+                    // filter; LENDHUB_DATABASE_URL is handled below;
+                    // LENDHUB_MODEL_API_KEY is `lendhub simulate`'s.
+                    .ignore(&["config", "log", "database_url", "model_api_key"]),
             )
             // The conventional spelling, beside LENDHUB_DATABASE__URL.
             .merge(

@@ -4,6 +4,7 @@
 
 pub mod cli;
 pub mod config;
+mod counterparties;
 pub mod keys;
 mod listener;
 mod log_writer;

@@ -281,7 +281,10 @@ async fn hub(
             lendhub_hub::Urls::new(&url),
             settings,
             webhooks,
-            lendhub_hub::counterparties::Counterparties::synthetic(),
+            lendhub_hub::counterparties::Counterparties::new(
+                crate::counterparties::company_registers(&config.counterparties, &core.clock)
+                    .await?,
+            ),
         ),
         public: lendhub_hub::PublicState::new(
             core.store.clone(),

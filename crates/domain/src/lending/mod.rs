@@ -4,6 +4,7 @@
 //! introductions.
 
 pub mod application;
+pub mod companies_house;
 pub mod introduction;
 pub mod journey;
 pub mod kyc;

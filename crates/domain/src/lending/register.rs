@@ -5,7 +5,8 @@
 //!
 //! A real register (Companies House) is reached through an adapter outside
 //! the domain; [`synthetic`] is the built-in, deterministic one whose
-//! magic numbers `docs/simulators.md` lists.
+//! magic numbers `docs/simulators.md` lists; [`companies_house`] reads
+//! and writes the register's own shapes.
 
 use serde::Serialize;
 
@@ -14,9 +15,18 @@ use serde::Serialize;
 #[serde(rename_all = "snake_case")]
 pub enum EntityKind {
     PrivateLimitedCompany,
+    PublicLimitedCompany,
     LimitedLiabilityPartnership,
+    /// Another UK-incorporated body corporate on the register: an unlimited
+    /// company, a company limited by guarantee, a European public company,
+    /// a charitable incorporated organisation.
+    OtherBodyCorporate,
     SoleTrader,
     Partnership,
+    /// On the register but not a body the service lends to: overseas
+    /// companies and their UK establishments, societies, investment
+    /// companies, royal charters, unregistered companies.
+    NotServed,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -25,13 +35,22 @@ pub enum Jurisdiction {
     EnglandWales,
     Scotland,
     NorthernIreland,
+    /// Registered outside the United Kingdom's three registers.
+    Elsewhere,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum RegisterStatus {
     Active,
+    /// Active, but the register has a proposal to strike it off.
+    StrikeOffProposed,
     Dissolved,
+    /// In liquidation, administration, receivership, a voluntary
+    /// arrangement or other insolvency proceedings.
+    Insolvent,
+    /// Converted or closed, or removed from the register.
+    Closed,
 }
 
 /// An entity as the register describes it.
@@ -51,18 +70,32 @@ pub enum Ineligible {
     SoleTrader,
     #[error("partnerships cannot borrow: the service lends to limited companies and LLPs")]
     Partnership,
+    #[error("the service lends to UK limited companies, LLPs and other UK bodies corporate")]
+    NotServed,
     #[error("the company is dissolved")]
     Dissolved,
+    #[error("the company is in insolvency proceedings")]
+    Insolvent,
+    #[error("the company is closed or removed from the register")]
+    Closed,
+    #[error("the register has a proposal to strike the company off")]
+    StrikeOffProposed,
 }
 
 impl RegisteredEntity {
-    /// `Ok` for an active limited company or LLP.
+    /// `Ok` for an active UK limited company, LLP or other body corporate.
     pub fn eligibility(&self) -> Result<(), Ineligible> {
-        match (self.kind, self.status) {
-            (EntityKind::SoleTrader, _) => Err(Ineligible::SoleTrader),
-            (EntityKind::Partnership, _) => Err(Ineligible::Partnership),
-            (_, RegisterStatus::Dissolved) => Err(Ineligible::Dissolved),
-            _ => Ok(()),
+        match (self.kind, self.jurisdiction, self.status) {
+            (EntityKind::SoleTrader, ..) => Err(Ineligible::SoleTrader),
+            (EntityKind::Partnership, ..) => Err(Ineligible::Partnership),
+            (EntityKind::NotServed, ..) | (_, Jurisdiction::Elsewhere, _) => {
+                Err(Ineligible::NotServed)
+            }
+            (.., RegisterStatus::Dissolved) => Err(Ineligible::Dissolved),
+            (.., RegisterStatus::Insolvent) => Err(Ineligible::Insolvent),
+            (.., RegisterStatus::Closed) => Err(Ineligible::Closed),
+            (.., RegisterStatus::StrikeOffProposed) => Err(Ineligible::StrikeOffProposed),
+            (.., RegisterStatus::Active) => Ok(()),
         }
     }
 }

@@ -18,7 +18,7 @@ use tokio::sync::Notify;
 
 use crate::counterparties::{
     CompanyRegister, Counterparties, CreditBureau, FasterPayments, PaymentInitiation,
-    PersonRegister,
+    PerEnvironment, PersonRegister,
 };
 use crate::links::Links;
 
@@ -44,7 +44,7 @@ pub struct Parts {
     pub(in crate::flows) units: Arc<dyn UnitOfWork>,
     /// Wakes the delivery worker when a commit holds events.
     pub(in crate::flows) outbox_wake: Arc<Notify>,
-    pub(in crate::flows) register: Arc<dyn CompanyRegister>,
+    pub(in crate::flows) register: PerEnvironment<Arc<dyn CompanyRegister>>,
     pub(in crate::flows) people: Arc<dyn PersonRegister>,
     pub(in crate::flows) bureau: Arc<dyn CreditBureau>,
     pub(in crate::flows) rail: Arc<dyn FasterPayments>,

@@ -50,6 +50,7 @@ pub async fn company_and_credit(
     let unavailable = |e: &dyn std::fmt::Display| FlowError::Unavailable(e.to_string());
     let company = cx
         .register
+        .for_owner(&application.owner)
         .lookup(&application.company_number)
         .await
         .map_err(|e| unavailable(&e))?

@@ -64,7 +64,8 @@ pub struct Partner {
     /// The steps the REST tier shares with the hosted pages, MCP and the CLI.
     pub flows: Context,
     /// Where company numbers are looked up.
-    pub register: Arc<dyn crate::counterparties::CompanyRegister>,
+    pub register:
+        crate::counterparties::PerEnvironment<Arc<dyn crate::counterparties::CompanyRegister>>,
     /// Where connected business accounts are read.
     pub banks: Arc<dyn crate::counterparties::OpenBanking>,
     /// Where payers authorise collections (the pay page lists its banks).

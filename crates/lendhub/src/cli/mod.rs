@@ -9,6 +9,7 @@ mod cms;
 mod database;
 mod marketplace;
 mod partner;
+mod simulate;
 mod sso;
 mod staff;
 mod status;
@@ -121,6 +122,11 @@ pub enum Command {
         #[command(subcommand)]
         command: status::StatusCommand,
     },
+    /// Run a model server of a counterparty on its own.
+    Simulate {
+        #[command(subcommand)]
+        command: simulate::SimulateCommand,
+    },
 }
 
 #[derive(Subcommand, Debug)]
@@ -173,6 +179,7 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Underwriting { command } => underwriting::underwriting(command, &config).await,
         Command::Marketplace { command } => marketplace::marketplace(command, &config).await,
         Command::Billing { command } => billing::billing(command, &config).await,
+        Command::Simulate { command } => simulate::simulate(command).await,
     }
 }
 

@@ -7,6 +7,7 @@ mod support;
 mod applications;
 mod auth;
 mod cli;
+mod company_register;
 mod connections;
 mod crash;
 mod dashboard;

@@ -150,6 +150,7 @@ pub async fn create(
             }
             let company = state
                 .register
+                .for_owner(owner)
                 .lookup(&checked.company_number)
                 .await
                 .map_err(|e| PartnerError::Unavailable(e.to_string()))?

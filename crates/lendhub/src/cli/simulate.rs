@@ -1,0 +1,48 @@
+//! `lendhub simulate <kind>`: one model server on its own, speaking its
+//! counterparty's protocol (`lendhub_models`), for a lendhub configured to
+//! reach it as it would the real service, or for tests that run the live
+//! environment against separate processes.
+
+use std::net::SocketAddr;
+
+use anyhow::Context;
+use clap::Subcommand;
+use tokio::signal::unix::{SignalKind, signal};
+
+#[derive(Subcommand, Debug)]
+pub enum SimulateCommand {
+    /// The Companies House Public Data API (`GET /company/{number}`).
+    Register {
+        /// Where to listen; port 0 picks a free one.
+        #[arg(long, default_value = "127.0.0.1:9101")]
+        addr: SocketAddr,
+        /// The API key callers present as HTTP basic user name; read from
+        /// LENDHUB_MODEL_API_KEY when not given.
+        #[arg(long, env = "LENDHUB_MODEL_API_KEY", hide_env_values = true)]
+        api_key: String,
+    },
+}
+
+pub async fn simulate(command: SimulateCommand) -> anyhow::Result<()> {
+    let mut terminate =
+        signal(SignalKind::terminate()).context("installing the SIGTERM handler")?;
+    let mut interrupt = signal(SignalKind::interrupt()).context("installing the SIGINT handler")?;
+    match command {
+        SimulateCommand::Register { addr, api_key } => {
+            if api_key.is_empty() {
+                anyhow::bail!("--api-key must not be empty");
+            }
+            let router = lendhub_models::register::router(&api_key);
+            let bound = lendhub_models::spawn(addr, router)
+                .await
+                .with_context(|| format!("listening on {addr}"))?;
+            // The first line says where: a test or script reads it.
+            println!("model company register listening on http://{bound}");
+        }
+    }
+    tokio::select! {
+        _ = terminate.recv() => {}
+        _ = interrupt.recv() => {}
+    }
+    Ok(())
+}

@@ -1,0 +1,24 @@
+//! Model servers of the counterparties lendhub speaks to, each speaking the
+//! counterparty's published protocol over HTTP, so the adapters that talk
+//! to the real services are the ones that talk to these (issue #46). `serve`
+//! embeds them where an environment names no real service;
+//! `lendhub simulate <kind>` runs one on its own. Each answers from the
+//! documented magic values (`docs/simulators.md`) and takes injected
+//! failures through an admin endpoint under `/_model/`.
+
+pub mod register;
+
+use std::net::SocketAddr;
+
+/// Serves `router` on `addr` (port 0: any free port) until the process
+/// ends; the address it listens on.
+pub async fn spawn(addr: SocketAddr, router: axum::Router) -> std::io::Result<SocketAddr> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    let bound = listener.local_addr()?;
+    tokio::spawn(async move {
+        if let Err(e) = axum::serve(listener, router).await {
+            tracing::error!(error = %e, "a model server stopped");
+        }
+    });
+    Ok(bound)
+}
