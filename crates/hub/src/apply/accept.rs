@@ -3,7 +3,6 @@ use axum::extract::rejection::FormRejection;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Redirect, Response};
-use lendhub_domain::ids::HubId;
 use lendhub_domain::lending::application::{MAX_NAME, Status};
 use serde::Deserialize;
 
@@ -53,7 +52,7 @@ pub async fn accept(
     }
     let a = &visit.application;
     let decision = match &a.decision_id {
-        Some(d) => state.lending.hub_decision(&a.owner, d.as_str()).await?,
+        Some(d) => state.lending.hub_decision(&a.owner, d).await?,
         None => None,
     }
     .ok_or_else(|| JourneyError::Internal(format!("approved application {id} has no decision")))?;

@@ -1,6 +1,7 @@
 use axum::extract::{Query, State};
 use axum::http::HeaderMap;
 use axum::response::Response;
+use lendhub_domain::ids::{ApplicationId, HubId};
 use lendhub_domain::lending::journey::NotTheApplicant;
 use lendhub_store::{CommitError, LendingWrite, WriteSet};
 use serde::Deserialize;
@@ -30,9 +31,10 @@ pub async fn callback(
     let rp = state.rp.as_ref().ok_or(JourneyError::NotAvailable)?;
     let returned = q.state.as_deref().ok_or(JourneyError::LinkInvalid)?;
     let (id, _) = returned.split_once('.').ok_or(JourneyError::LinkInvalid)?;
+    let application_id = ApplicationId::parse(id).ok_or(JourneyError::NoJourney)?;
     let journey = state
         .lending
-        .journey(id)
+        .journey(&application_id)
         .await?
         .ok_or(JourneyError::NoJourney)?;
     let now = now_for(&state, &journey.owner).await?;
@@ -83,7 +85,7 @@ pub async fn callback(
     // leaves the link free for them (`Journey::sign_in_refused`).
     let application = state
         .lending
-        .application_any_owner(id)
+        .application_any_owner(&application_id)
         .await?
         .ok_or(JourneyError::NoJourney)?;
     if let Err(why) = applicant.may_apply(

@@ -109,7 +109,7 @@ pub async fn submit(
     let owner = &visit.journey.owner;
     let identity = state
         .lending
-        .verification(owner, check.as_str())
+        .verification(owner, check)
         .await?
         .map(|v| v.status);
     let (_, writes) = decide(

@@ -39,7 +39,7 @@ pub async fn outcome(
     let a = &visit.application;
     let id = a.id.as_str();
     let decision = match &a.decision_id {
-        Some(d) => state.lending.hub_decision(&a.owner, d.as_str()).await?,
+        Some(d) => state.lending.hub_decision(&a.owner, d).await?,
         None => None,
     };
     let finish = page(id, "finish");

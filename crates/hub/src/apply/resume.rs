@@ -1,5 +1,6 @@
 use axum::extract::{Path, State};
 use axum::response::Response;
+use lendhub_domain::ids::{ApplicationId, HubId};
 use lendhub_store::{CommitError, LendingWrite, WriteSet};
 use lendhub_system::random_token;
 
@@ -21,13 +22,17 @@ pub async fn resume(
         (Some(rp), true) => rp,
         _ => return Err(JourneyError::NotAvailable),
     };
+    let application_id = ApplicationId::parse(&id).ok_or(JourneyError::NoJourney)?;
     let journey = state
         .lending
-        .journey(&id)
+        .journey(&application_id)
         .await?
         .ok_or(JourneyError::NoJourney)?;
     let now = now_for(&state, &journey.owner).await?;
-    if let Some(application) = state.lending.hub_application(&journey.owner, &id).await?
+    if let Some(application) = state
+        .lending
+        .hub_application(&journey.owner, &application_id)
+        .await?
         && let Some(why) = closed(&application, now)
     {
         return Err(JourneyError::Closed(why));

@@ -4,6 +4,7 @@
 //! that hash, so a form from another site or another browser fails).
 
 use axum::http::{HeaderMap, HeaderValue};
+use lendhub_domain::ids::{ApplicationId, HubId};
 use lendhub_domain::lending::application::{Application, Status};
 use lendhub_domain::lending::journey::Journey;
 use lendhub_domain::tenant::Tenant;
@@ -70,9 +71,10 @@ impl Visit {
         if !state.open {
             return Err(JourneyError::NotAvailable);
         }
+        let id = ApplicationId::parse(application_id).ok_or(JourneyError::NoJourney)?;
         let journey = state
             .lending
-            .journey(application_id)
+            .journey(&id)
             .await?
             .ok_or(JourneyError::NoJourney)?;
         let now = now_for(state, &journey.owner).await?;
@@ -84,7 +86,7 @@ impl Visit {
         }
         let application = state
             .lending
-            .hub_application(&journey.owner, application_id)
+            .hub_application(&journey.owner, &id)
             .await?
             .ok_or(JourneyError::NoJourney)?;
         if let Some(why) = closed(&application, now) {

@@ -33,14 +33,14 @@ pub async fn start(
     let id = application_id.as_str();
     let application = state
         .lending
-        .application_any_owner(id)
+        .application_any_owner(&application_id)
         .await?
         .ok_or(JourneyError::LinkInvalid)?;
     let now = now_for(&state, &application.owner).await?;
     if let Some(why) = closed(&application, now) {
         return Err(JourneyError::Closed(why));
     }
-    if let Some(journey) = state.lending.journey(id).await? {
+    if let Some(journey) = state.lending.journey(&application_id).await? {
         let token = session::token(&headers);
         if token.is_some_and(|t| journey.held_by(t, now)) {
             return Ok(to_overview(id));

@@ -194,9 +194,9 @@ pub async fn account(
 ) -> Response {
     let env = Environment::from_query(q.env.as_deref());
     let owner = tenant(&staff, env);
-    if AccountId::parse(&id).is_none() {
+    let Some(id) = AccountId::parse(&id) else {
         return not_found();
-    }
+    };
     let a = match state.lending.hub_account(&owner, &id).await {
         Ok(Some(a)) => a,
         Ok(None) => return not_found(),
@@ -204,7 +204,7 @@ pub async fn account(
     };
     let payments = PaymentQuery {
         page: page(PAGE, None),
-        account_id: Some(id.clone()),
+        account_id: Some(id.to_string()),
         status: None,
     };
     let (Ok(entries), Ok(schedules), Ok(PaymentPage::Page(payments)), Ok(now)) = (

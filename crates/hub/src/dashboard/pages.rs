@@ -7,6 +7,7 @@ use axum::Form;
 use axum::extract::{Path, Query, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
+use lendhub_domain::ids::{ApplicationId, HubId};
 use lendhub_domain::lending::application::{Application, Status};
 use lendhub_domain::partner::dashboard::Environment;
 use lendhub_domain::tenant::Tenant;
@@ -294,6 +295,9 @@ pub async fn application(
 ) -> Response {
     let env = Environment::from_query(q.env.as_deref());
     let owner = tenant(&staff, env);
+    let Some(id) = ApplicationId::parse(&id) else {
+        return not_found();
+    };
     let a = match state.lending.hub_application(&owner, &id).await {
         Ok(Some(a)) => a,
         Ok(None) => return not_found(),
@@ -301,7 +305,7 @@ pub async fn application(
     };
     let decision = match &a.decision_id {
         None => None,
-        Some(d) => match state.lending.hub_decision(&owner, &d.to_string()).await {
+        Some(d) => match state.lending.hub_decision(&owner, d).await {
             Ok(found) => found.as_ref().map(decision_view),
             Err(_) => return unavailable(),
         },

@@ -126,10 +126,10 @@ async fn own(
     if !staff.role.may(Action::ReadBilling) {
         return Err(forbidden(NOT_YOURS));
     }
-    if StatementId::parse(id).is_none() {
+    let Some(id) = StatementId::parse(id) else {
         return Err(not_found());
-    }
-    match state.commercial.statement(&tenant(staff, env), id).await {
+    };
+    match state.commercial.statement(&tenant(staff, env), &id).await {
         Ok(Some(s)) => Ok(s),
         Ok(None) => Err(not_found()),
         Err(_) => Err(unavailable()),

@@ -1,7 +1,7 @@
 //! Submitting an application to the engine, however the applicant's
 //! answers were collected (the REST tier's submit, the hosted journey).
 
-use lendhub_domain::ids::{DecisionId, HubId};
+use lendhub_domain::ids::DecisionId;
 use lendhub_domain::lending::application::{Application, CannotSubmit};
 use lendhub_domain::lending::kyc;
 use lendhub_domain::lending::underwriting::{Banking, Facts};
@@ -39,10 +39,7 @@ pub(crate) async fn decide(
     let (company, credit) = company_and_credit(cx, application).await?;
     // Signals commit over the application's version, as this submission
     // does: none can arrive between this read and the decision unweighed.
-    let signals = cx
-        .commercial
-        .signals(owner, application.id.as_str())
-        .await?;
+    let signals = cx.commercial.signals(owner, &application.id).await?;
     let facts = Facts::new(
         &company,
         application.amount.as_pence(),

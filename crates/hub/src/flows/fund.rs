@@ -43,7 +43,7 @@ pub async fn disburse(
     };
     let Some(decision) = cx
         .lending
-        .hub_decision(&application.owner, decision_id.as_str())
+        .hub_decision(&application.owner, decision_id)
         .await?
     else {
         return Ok(false);

@@ -16,14 +16,20 @@ pub(crate) async fn find(
     owner: &Tenant,
     raw_id: &str,
 ) -> Result<Application, FlowError> {
-    let missing = FlowError::NotFound("application");
-    if ApplicationId::parse(raw_id).is_none() {
-        return Err(missing);
-    }
+    let id = ApplicationId::parse(raw_id).ok_or(FlowError::NotFound("application"))?;
+    find_by_id(cx, owner, &id).await
+}
+
+/// The caller's application `id`, or 404.
+pub(crate) async fn find_by_id(
+    cx: &Context,
+    owner: &Tenant,
+    id: &ApplicationId,
+) -> Result<Application, FlowError> {
     cx.lending
-        .hub_application(owner, raw_id)
+        .hub_application(owner, id)
         .await?
-        .ok_or(missing)
+        .ok_or(FlowError::NotFound("application"))
 }
 
 /// The caller's decision `id` and the application it decides.
@@ -33,11 +39,11 @@ pub async fn find_decision(
     id: &str,
 ) -> Result<(Application, Decision), FlowError> {
     let missing = FlowError::NotFound("decision");
-    if DecisionId::parse(id).is_none() {
+    let Some(id) = DecisionId::parse(id) else {
         return Err(missing);
-    }
-    let decision = cx.lending.hub_decision(owner, id).await?.ok_or(missing)?;
-    let application = find(cx, owner, decision.application_id.as_str()).await?;
+    };
+    let decision = cx.lending.hub_decision(owner, &id).await?.ok_or(missing)?;
+    let application = find_by_id(cx, owner, &decision.application_id).await?;
     Ok((application, decision))
 }
 

@@ -93,7 +93,7 @@ pub async fn collect_under_mandate(
     };
     let mandate = cx
         .servicing
-        .mandate(&payment.owner, mandate_id.as_str())
+        .mandate(&payment.owner, mandate_id)
         .await?
         .ok_or_else(|| FlowError::Internal(format!("payment {} names no mandate", payment.id)))?;
     let bank = mandate.payer_bank.as_str();
@@ -130,7 +130,7 @@ pub async fn settle(
     };
     let Some(account) = cx
         .lending
-        .hub_account(&payment.owner, payment.account_id.as_str())
+        .hub_account(&payment.owner, &payment.account_id)
         .await?
     else {
         return Err(FlowError::Internal(format!(
@@ -149,10 +149,7 @@ pub async fn settle(
     )
     .map_err(|e| FlowError::Internal(format!("{e:?}")))?;
     // The account moves with the money: out of arrears, or settled.
-    let mut entries = cx
-        .servicing
-        .ledger(&account.owner, account.id.as_str())
-        .await?;
+    let mut entries = cx.servicing.ledger(&account.owner, &account.id).await?;
     entries.push(collection.clone());
     let mut writes = crate::flows::review_account::writes_for_collection(&account, &entries, now)?;
     writes.push(LendingWrite::PostEntry(collection));
@@ -172,7 +169,7 @@ pub async fn settle(
     // (settled, say) rather than as either half did.
     if let Some(fresh) = cx
         .lending
-        .hub_account(&payment.owner, payment.account_id.as_str())
+        .hub_account(&payment.owner, &payment.account_id)
         .await?
     {
         crate::flows::review_account::review(cx, &fresh, now).await?;

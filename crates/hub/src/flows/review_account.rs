@@ -4,7 +4,6 @@
 //! collection clears it (in the commit that posts the collection). Each
 //! move emits `account.updated`, or `account.closed` when repaid in full.
 
-use lendhub_domain::ids::HubId;
 use lendhub_domain::money::Money;
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::servicing::account::{Account, Moved};
@@ -84,10 +83,7 @@ pub async fn review(
     account: &Account,
     now: OffsetDateTime,
 ) -> Result<bool, FlowError> {
-    let entries = cx
-        .servicing
-        .ledger(&account.owner, account.id.as_str())
-        .await?;
+    let entries = cx.servicing.ledger(&account.owner, &account.id).await?;
     let writes = writes(account, &entries, now)?;
     if writes.writes.is_empty() {
         return Ok(false);

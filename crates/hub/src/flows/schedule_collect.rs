@@ -11,7 +11,7 @@
 //! and always under its own id, so a bank sees one instruction for it even
 //! if two instances' sweeps both ask.
 
-use lendhub_domain::ids::{HubId, PaymentId};
+use lendhub_domain::ids::PaymentId;
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::servicing::account::AccountStatus;
 use lendhub_domain::servicing::collection::{Instalment, Payment};
@@ -38,13 +38,13 @@ pub async fn collect(
     let owner = &schedule.owner;
     let account = cx
         .lending
-        .hub_account(owner, schedule.account_id.as_str())
+        .hub_account(owner, &schedule.account_id)
         .await?
         .ok_or_else(|| FlowError::Internal(format!("schedule {} names no account", schedule.id)))?;
     let payoff = match account.status {
         AccountStatus::Settled | AccountStatus::Closed => None,
         _ => {
-            let entries = cx.servicing.ledger(owner, account.id.as_str()).await?;
+            let entries = cx.servicing.ledger(owner, &account.id).await?;
             lendhub_domain::servicing::ledger::balance(&account, &entries, now).map(|b| b.payoff)
         }
     };

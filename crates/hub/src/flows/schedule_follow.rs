@@ -4,7 +4,7 @@
 //! failing ends it. These writes travel in the commit that moves the
 //! child, so the two never disagree.
 
-use lendhub_domain::ids::{HubId, MandateId};
+use lendhub_domain::ids::MandateId;
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::servicing::collection::{Payment, PaymentStatus};
 use lendhub_domain::servicing::mandate::Mandate;
@@ -30,7 +30,7 @@ pub async fn follow(
     };
     let Some(schedule) = cx
         .servicing
-        .schedule(&next.owner, instalment.schedule_id.as_str())
+        .schedule(&next.owner, &instalment.schedule_id)
         .await?
     else {
         return Err(FlowError::Internal(format!(

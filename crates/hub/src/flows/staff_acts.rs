@@ -5,6 +5,7 @@
 //! what, why, when) and committed conditional on the status it was read in.
 
 use lendhub_domain::clock::Clock;
+use lendhub_domain::ids::{AccountId, HubId};
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::sandbox::test_clock::ClientClock;
 use lendhub_domain::servicing::account::{Account, StaffAct};
@@ -35,17 +36,22 @@ pub async fn act(
     note: &str,
 ) -> Result<Account, StaffError> {
     let failed = |e: lendhub_store::StoreError| StaffError::Store(e.to_string());
+    let missing = || StaffError::NotFound(id.to_owned());
+    let account_id = AccountId::parse(id).ok_or_else(missing)?;
     let account = store
-        .account_any_owner(id)
+        .account_any_owner(&account_id)
         .await
         .map_err(failed)?
-        .ok_or_else(|| StaffError::NotFound(id.to_owned()))?;
+        .ok_or_else(missing)?;
     let now = ClientClock::new(store.clock_offset(&account.owner).await.map_err(failed)?)
         .now(clock.now());
     let acted = account
         .staff_act(act, by, note, now)
         .map_err(|e| StaffError::NotApplicable(e.to_string()))?;
-    let entries = store.ledger(&account.owner, id).await.map_err(failed)?;
+    let entries = store
+        .ledger(&account.owner, &account.id)
+        .await
+        .map_err(failed)?;
     // Ending forbearance hands the account back to its ledger.
     let (next, kind) = match act {
         StaffAct::Forbear => (acted, EventType::AccountUpdated),

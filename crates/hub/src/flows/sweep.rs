@@ -64,11 +64,7 @@ pub async fn review(
     let Some(id) = &application.decision_id else {
         return Ok(false);
     };
-    let Some(decision) = cx
-        .lending
-        .hub_decision(&application.owner, id.as_str())
-        .await?
-    else {
+    let Some(decision) = cx.lending.hub_decision(&application.owner, id).await? else {
         return Ok(false);
     };
     let note = "settled on the test clock a day after the referral (docs/simulators.md)";

@@ -65,7 +65,7 @@ pub async fn queue(store: &dyn LendingStore, limit: u32) -> Result<Vec<Referral>
         let Some(id) = &application.decision_id else {
             continue;
         };
-        if let Some(decision) = store.hub_decision(&application.owner, id.as_str()).await? {
+        if let Some(decision) = store.hub_decision(&application.owner, id).await? {
             out.push(Referral {
                 application,
                 decision,
@@ -80,12 +80,12 @@ async fn find(
     id: &str,
 ) -> Result<(Application, Decision), UnderwritingError> {
     let missing = || UnderwritingError::NotFound(id.to_owned());
-    if DecisionId::parse(id).is_none() {
+    let Some(id) = DecisionId::parse(id) else {
         return Err(missing());
-    }
-    let decision = store.decision_any_owner(id).await?.ok_or_else(missing)?;
+    };
+    let decision = store.decision_any_owner(&id).await?.ok_or_else(missing)?;
     let application = store
-        .hub_application(&decision.owner, decision.application_id.as_str())
+        .hub_application(&decision.owner, &decision.application_id)
         .await?
         .ok_or_else(missing)?;
     Ok((application, decision))
@@ -165,7 +165,7 @@ pub async fn settle_found(
 ) -> Result<Decision, UnderwritingError> {
     let signals = books
         .commercial
-        .signals(&application.owner, application.id.as_str())
+        .signals(&application.owner, &application.id)
         .await?;
     let mut decision = decision.clone();
     decision.facts.signals = marketplace::weigh(&signals);

@@ -6,7 +6,7 @@ use askama::Template;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::ids::{HubId, MandateId};
+use lendhub_domain::ids::MandateId;
 use lendhub_domain::servicing::mandate::Mandate;
 
 use super::state::PayState;
@@ -58,7 +58,7 @@ async fn load(state: &PayState, link: &str) -> Result<Mandate, Response> {
     };
     state
         .servicing
-        .mandate_any_owner(id.as_str())
+        .mandate_any_owner(&id)
         .await
         .map_err(unavailable)?
         .ok_or_else(not_found)

@@ -84,14 +84,10 @@ async fn payment(state: &PayState, link: &str) -> Result<Option<Payment>, Respon
     let Some(id) = state.links.open_pay_link::<PaymentId>(link) else {
         return Ok(None);
     };
-    state
-        .servicing
-        .payment_any_owner(id.as_str())
-        .await
-        .map_err(|e| {
-            tracing::warn!(error = %e, "pay page unavailable");
-            unavailable()
-        })
+    state.servicing.payment_any_owner(&id).await.map_err(|e| {
+        tracing::warn!(error = %e, "pay page unavailable");
+        unavailable()
+    })
 }
 
 async fn now_for(state: &PayState, p: &Payment) -> Result<time::OffsetDateTime, Response> {
@@ -193,7 +189,7 @@ async fn mandate_terms(state: &PayState, p: &Payment) -> Result<Option<String>, 
     };
     let schedule = state
         .servicing
-        .schedule(&p.owner, instalment.schedule_id.as_str())
+        .schedule(&p.owner, &instalment.schedule_id)
         .await
         .map_err(|e| {
             tracing::warn!(error = %e, "pay page unavailable");

@@ -1,6 +1,5 @@
 //! A payment schedule and its upcoming collections, as the API shows it.
 
-use lendhub_domain::ids::HubId;
 use lendhub_domain::servicing::collection::{Payment, PaymentStatus};
 use lendhub_domain::servicing::schedule::Schedule;
 use lendhub_domain::tenant::TenantKind;
@@ -131,7 +130,7 @@ impl ScheduleView {
     /// The view with its newest child read from the store.
     pub async fn load(servicing: &dyn ServicingStore, s: &Schedule) -> Result<Self, StoreError> {
         let last = match &s.last_payment_id {
-            Some(id) => servicing.payment(&s.owner, id.as_str()).await?,
+            Some(id) => servicing.payment(&s.owner, id).await?,
             None => None,
         };
         Ok(Self::new(s, last.as_ref()))

@@ -86,9 +86,9 @@ async fn run(command: MarketplaceCommand, store: &dyn Store) -> anyhow::Result<(
         bail!("a review needs a note (--note) or a reason (--reason)");
     }
     let missing = || anyhow::anyhow!("no marketplace app {app_id}");
-    if MarketplaceAppId::parse(&app_id).is_none() {
+    let Some(app_id) = MarketplaceAppId::parse(&app_id) else {
         return Err(missing());
-    }
+    };
     let app = store
         .marketplace_app_any_owner(&app_id)
         .await?

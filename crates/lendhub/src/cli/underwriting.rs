@@ -6,7 +6,7 @@
 use anyhow::bail;
 use clap::Subcommand;
 use lendhub_domain::clock::Clock;
-use lendhub_domain::ids::HubId;
+use lendhub_domain::ids::{DecisionId, HubId};
 use lendhub_domain::lending::application::{Decision, UnderwritingAct};
 use lendhub_domain::sandbox::decisioning::ReasonCode;
 use lendhub_domain::tenant::{Tenant, TenantKind};
@@ -173,7 +173,13 @@ async fn run(command: UnderwritingCommand, store: &dyn Store) -> anyhow::Result<
             println!("{}", shown(&d));
         }
         UnderwritingCommand::Log { decision } => {
-            for a in store.underwriting_log(decision.as_deref()).await? {
+            let acts = match decision.as_deref().map(DecisionId::parse) {
+                None => store.underwriting_log(None).await?,
+                Some(Some(id)) => store.underwriting_log(Some(&id)).await?,
+                // No decision has an id of another shape: its log is empty.
+                Some(None) => Vec::new(),
+            };
+            for a in acts {
                 println!("{}", logged(&a));
             }
         }

@@ -5,6 +5,7 @@
 //! named, only a person of the application's company may. Journeys of
 //! applications that ended without a loan are erased after 90 days.
 
+use lendhub_domain::ids::{ApplicationId, HubId};
 use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 use time::Duration;
@@ -116,7 +117,7 @@ async fn the_named_applicant_is_mailed_the_link_and_only_they_may_carry_on() {
     let journey = app
         .server()
         .store
-        .journey(created.body["id"].as_str().unwrap())
+        .journey(&ApplicationId::parse(created.body["id"].as_str().unwrap()).unwrap())
         .await
         .unwrap()
         .unwrap();
@@ -195,6 +196,7 @@ async fn a_journey_of_an_application_that_ended_without_a_loan_is_erased_after_9
     let store = app.server().store.clone();
     let has_journey = |id: String| {
         let store = store.clone();
+        let id = ApplicationId::parse(&id).unwrap();
         async move { store.journey(&id).await.unwrap().is_some() }
     };
 

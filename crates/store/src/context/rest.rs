@@ -6,6 +6,10 @@
 
 use async_trait::async_trait;
 use lendhub_domain::billing::statement;
+use lendhub_domain::ids::{
+    AccountId, ApplicationId, DecisionId, LedgerEntryId, MandateId, MarketplaceAppId, PaymentId,
+    ScheduleId, StatementId, SubAccountId, VerificationId,
+};
 use lendhub_domain::lending::application::{Application, Decision, Status, UnderwritingAct};
 use lendhub_domain::lending::introduction::Introduction;
 use lendhub_domain::lending::journey::Journey;
@@ -317,7 +321,7 @@ pub(crate) fn act_from_columns(
     note: String,
     at_ms: i64,
 ) -> Result<UnderwritingAct, String> {
-    use lendhub_domain::ids::{DecisionId, HubId};
+    use lendhub_domain::ids::HubId;
     Ok(UnderwritingAct {
         decision_id: DecisionId::parse(&decision_id)
             .ok_or_else(|| format!("a malformed decision id {decision_id} in the log"))?,
@@ -336,7 +340,7 @@ pub trait LendingStore: Send + Sync {
     async fn hub_application(
         &self,
         owner: &Tenant,
-        id: &str,
+        id: &ApplicationId,
     ) -> Result<Option<Application>, StoreError>;
 
     async fn hub_applications(
@@ -348,13 +352,21 @@ pub trait LendingStore: Send + Sync {
     async fn verification(
         &self,
         owner: &Tenant,
-        id: &str,
+        id: &VerificationId,
     ) -> Result<Option<Verification>, StoreError>;
 
-    async fn hub_decision(&self, owner: &Tenant, id: &str) -> Result<Option<Decision>, StoreError>;
+    async fn hub_decision(
+        &self,
+        owner: &Tenant,
+        id: &DecisionId,
+    ) -> Result<Option<Decision>, StoreError>;
 
     /// A servicing account of the owner's.
-    async fn hub_account(&self, owner: &Tenant, id: &str) -> Result<Option<Account>, StoreError>;
+    async fn hub_account(
+        &self,
+        owner: &Tenant,
+        id: &AccountId,
+    ) -> Result<Option<Account>, StoreError>;
 
     /// The version of an application of the owner's: a probe cheaper than
     /// reading it, for callers that keep it rendered. Its version moves
@@ -363,18 +375,21 @@ pub trait LendingStore: Send + Sync {
     async fn application_version(
         &self,
         owner: &Tenant,
-        id: &str,
+        id: &ApplicationId,
     ) -> Result<Option<i64>, StoreError>;
 
     /// Any partner's application: the hosted journey's, whose link names
     /// only the application.
-    async fn application_any_owner(&self, id: &str) -> Result<Option<Application>, StoreError>;
+    async fn application_any_owner(
+        &self,
+        id: &ApplicationId,
+    ) -> Result<Option<Application>, StoreError>;
 
     /// The hosted journey of an application, if its link was ever used.
-    async fn journey(&self, application_id: &str) -> Result<Option<Journey>, StoreError>;
+    async fn journey(&self, application_id: &ApplicationId) -> Result<Option<Journey>, StoreError>;
 
     /// Any partner's decision: the operator's view.
-    async fn decision_any_owner(&self, id: &str) -> Result<Option<Decision>, StoreError>;
+    async fn decision_any_owner(&self, id: &DecisionId) -> Result<Option<Decision>, StoreError>;
 
     /// The underwriting queue: applications `in_review`, oldest first.
     async fn in_review(&self, limit: u32) -> Result<Vec<Application>, StoreError>;
@@ -382,7 +397,7 @@ pub trait LendingStore: Send + Sync {
     /// The underwriting log, oldest first; of one decision if named.
     async fn underwriting_log(
         &self,
-        decision_id: Option<&str>,
+        decision_id: Option<&DecisionId>,
     ) -> Result<Vec<UnderwritingAct>, StoreError>;
 
     /// The owner's newest declined application for `company_number`, whose
@@ -423,15 +438,15 @@ pub trait ServicingStore: Send + Sync {
     async fn ledger_page(
         &self,
         owner: &Tenant,
-        account_id: &str,
+        account_id: &AccountId,
         page: &PageQuery,
     ) -> Result<LedgerPage, StoreError>;
 
-    async fn payment(&self, owner: &Tenant, id: &str) -> Result<Option<Payment>, StoreError>;
+    async fn payment(&self, owner: &Tenant, id: &PaymentId) -> Result<Option<Payment>, StoreError>;
 
     /// Any partner's payment: the hosted pay page's, whose link names only
     /// the payment.
-    async fn payment_any_owner(&self, id: &str) -> Result<Option<Payment>, StoreError>;
+    async fn payment_any_owner(&self, id: &PaymentId) -> Result<Option<Payment>, StoreError>;
 
     async fn hub_payments(
         &self,
@@ -448,7 +463,7 @@ pub trait ServicingStore: Send + Sync {
     ) -> Result<Vec<DuePayment>, StoreError>;
 
     /// Any partner's account: the operator's view.
-    async fn account_any_owner(&self, id: &str) -> Result<Option<Account>, StoreError>;
+    async fn account_any_owner(&self, id: &AccountId) -> Result<Option<Account>, StoreError>;
 
     /// Accounts whose `next_review` has passed on their owner's clock.
     async fn due_accounts(
@@ -458,10 +473,18 @@ pub trait ServicingStore: Send + Sync {
     ) -> Result<Vec<DueAccount>, StoreError>;
 
     /// One ledger entry of the owner's.
-    async fn ledger_entry(&self, owner: &Tenant, id: &str) -> Result<Option<Entry>, StoreError>;
+    async fn ledger_entry(
+        &self,
+        owner: &Tenant,
+        id: &LedgerEntryId,
+    ) -> Result<Option<Entry>, StoreError>;
 
     /// One account's whole ledger, in posting order.
-    async fn ledger(&self, owner: &Tenant, account_id: &str) -> Result<Vec<Entry>, StoreError>;
+    async fn ledger(
+        &self,
+        owner: &Tenant,
+        account_id: &AccountId,
+    ) -> Result<Vec<Entry>, StoreError>;
 
     /// A borrowing company's accounts in one environment, whoever
     /// introduced them (`Account::borrower`): a person's own.
@@ -475,16 +498,20 @@ pub trait ServicingStore: Send + Sync {
     async fn company_account(
         &self,
         borrower: &str,
-        id: &str,
+        id: &AccountId,
     ) -> Result<Option<Account>, StoreError>;
 
-    async fn schedule(&self, owner: &Tenant, id: &str) -> Result<Option<Schedule>, StoreError>;
+    async fn schedule(
+        &self,
+        owner: &Tenant,
+        id: &ScheduleId,
+    ) -> Result<Option<Schedule>, StoreError>;
 
     /// One account's payment schedules, newest first.
     async fn account_schedules(
         &self,
         owner: &Tenant,
-        account_id: &str,
+        account_id: &AccountId,
     ) -> Result<Vec<Schedule>, StoreError>;
 
     /// Schedules whose next instalment is due on their owner's clock.
@@ -494,17 +521,20 @@ pub trait ServicingStore: Send + Sync {
         limit: u32,
     ) -> Result<Vec<DueSchedule>, StoreError>;
 
-    async fn mandate(&self, owner: &Tenant, id: &str) -> Result<Option<Mandate>, StoreError>;
+    async fn mandate(&self, owner: &Tenant, id: &MandateId) -> Result<Option<Mandate>, StoreError>;
 
     /// Any partner's mandate: the pay page's, whose link names only it.
-    async fn mandate_any_owner(&self, id: &str) -> Result<Option<Mandate>, StoreError>;
+    async fn mandate_any_owner(&self, id: &MandateId) -> Result<Option<Mandate>, StoreError>;
 }
 
 /// The marketplace and partner economics (issue #17).
 #[async_trait]
 pub trait CommercialStore: Send + Sync {
-    async fn sub_account(&self, owner: &Tenant, id: &str)
-    -> Result<Option<SubAccount>, StoreError>;
+    async fn sub_account(
+        &self,
+        owner: &Tenant,
+        id: &SubAccountId,
+    ) -> Result<Option<SubAccount>, StoreError>;
 
     /// A page of an owner's sub-accounts, newest first.
     async fn sub_accounts(
@@ -522,13 +552,13 @@ pub trait CommercialStore: Send + Sync {
     async fn marketplace_app(
         &self,
         owner: &Tenant,
-        id: &str,
+        id: &MarketplaceAppId,
     ) -> Result<Option<marketplace::App>, StoreError>;
 
     /// Any owner's app: the operator's review.
     async fn marketplace_app_any_owner(
         &self,
-        id: &str,
+        id: &MarketplaceAppId,
     ) -> Result<Option<marketplace::App>, StoreError>;
 
     /// Apps in one review state, oldest first: the operator's queue.
@@ -547,7 +577,7 @@ pub trait CommercialStore: Send + Sync {
     async fn signals(
         &self,
         owner: &Tenant,
-        application_id: &str,
+        application_id: &ApplicationId,
     ) -> Result<Vec<marketplace::Signal>, StoreError>;
     /// A partner's agreements, oldest first (`CommercialWrite::AgreeTerms`).
     async fn partner_agreements(
@@ -567,7 +597,7 @@ pub trait CommercialStore: Send + Sync {
     async fn statement(
         &self,
         owner: &Tenant,
-        id: &str,
+        id: &StatementId,
     ) -> Result<Option<statement::Statement>, StoreError>;
 
     async fn statement_for(

@@ -6,6 +6,10 @@
 use async_trait::async_trait;
 use lendhub_domain::billing::statement::agreement::Agreement;
 use lendhub_domain::billing::statement::{Adjustment, Close, PayoutRecord, Statement};
+use lendhub_domain::ids::{
+    AccountId, ApplicationId, DecisionId, HubId, LedgerEntryId, MandateId, MarketplaceAppId,
+    PaymentId, ScheduleId, StatementId, SubAccountId, VerificationId,
+};
 use lendhub_domain::lending::application::{Application, Decision, UnderwritingAct};
 use lendhub_domain::lending::journey::Journey;
 use lendhub_domain::lending::kyc::Verification;
@@ -110,10 +114,10 @@ impl<B: Backend> LendingStore for B {
     async fn hub_application(
         &self,
         owner: &Tenant,
-        id: &str,
+        id: &ApplicationId,
     ) -> Result<Option<Application>, StoreError> {
         let (keyed, plain) = (row_keys::lending::APPLICATION, sql::lending::APPLICATION);
-        let (statement, params) = B::DIALECT.by_row_key(keyed, plain, &params![id, owner]);
+        let (statement, params) = B::DIALECT.by_row_key(keyed, plain, &params![id.as_str(), owner]);
         body(self, statement, &params).await
     }
 
@@ -142,23 +146,36 @@ impl<B: Backend> LendingStore for B {
     async fn verification(
         &self,
         owner: &Tenant,
-        id: &str,
+        id: &VerificationId,
     ) -> Result<Option<Verification>, StoreError> {
-        body(self, sql::lending::VERIFICATION, &params![id, owner]).await
+        body(
+            self,
+            sql::lending::VERIFICATION,
+            &params![id.as_str(), owner],
+        )
+        .await
     }
 
-    async fn hub_decision(&self, owner: &Tenant, id: &str) -> Result<Option<Decision>, StoreError> {
-        body(self, sql::lending::DECISION, &params![id, owner]).await
+    async fn hub_decision(
+        &self,
+        owner: &Tenant,
+        id: &DecisionId,
+    ) -> Result<Option<Decision>, StoreError> {
+        body(self, sql::lending::DECISION, &params![id.as_str(), owner]).await
     }
 
-    async fn hub_account(&self, owner: &Tenant, id: &str) -> Result<Option<Account>, StoreError> {
-        body(self, sql::lending::ACCOUNT, &params![id, owner]).await
+    async fn hub_account(
+        &self,
+        owner: &Tenant,
+        id: &AccountId,
+    ) -> Result<Option<Account>, StoreError> {
+        body(self, sql::lending::ACCOUNT, &params![id.as_str(), owner]).await
     }
 
     async fn application_version(
         &self,
         owner: &Tenant,
-        id: &str,
+        id: &ApplicationId,
     ) -> Result<Option<i64>, StoreError> {
         let key = format!("{}\u{0}{id}", owner.as_str());
         exec::remembered(self, |m| &m.application_versions, &key, async {
@@ -166,7 +183,8 @@ impl<B: Backend> LendingStore for B {
                 row_keys::lending::APPLICATION_VERSION,
                 sql::lending::APPLICATION_VERSION,
             );
-            let (statement, params) = B::DIALECT.by_row_key(keyed, plain, &params![id, owner]);
+            let (statement, params) =
+                B::DIALECT.by_row_key(keyed, plain, &params![id.as_str(), owner]);
             let mut c = self.connection().await?;
             c.query_opt(statement, &params)
                 .await?
@@ -176,21 +194,30 @@ impl<B: Backend> LendingStore for B {
         .await
     }
 
-    async fn application_any_owner(&self, id: &str) -> Result<Option<Application>, StoreError> {
+    async fn application_any_owner(
+        &self,
+        id: &ApplicationId,
+    ) -> Result<Option<Application>, StoreError> {
         let (keyed, plain) = (
             row_keys::lending::APPLICATION_ANY_OWNER,
             sql::lending::APPLICATION_ANY_OWNER,
         );
-        let (statement, params) = B::DIALECT.by_row_key(keyed, plain, &params![id]);
+        let (statement, params) = B::DIALECT.by_row_key(keyed, plain, &params![id.as_str()]);
         body(self, statement, &params).await
     }
 
-    async fn journey(&self, application_id: &str) -> Result<Option<Journey>, StoreError> {
-        body(self, sql::lending::JOURNEY, &params![application_id]).await
+    async fn journey(&self, application_id: &ApplicationId) -> Result<Option<Journey>, StoreError> {
+        let params = params![application_id.as_str()];
+        body(self, sql::lending::JOURNEY, &params).await
     }
 
-    async fn decision_any_owner(&self, id: &str) -> Result<Option<Decision>, StoreError> {
-        body(self, sql::lending::DECISION_ANY_OWNER, &params![id]).await
+    async fn decision_any_owner(&self, id: &DecisionId) -> Result<Option<Decision>, StoreError> {
+        body(
+            self,
+            sql::lending::DECISION_ANY_OWNER,
+            &params![id.as_str()],
+        )
+        .await
     }
 
     async fn in_review(&self, limit: u32) -> Result<Vec<Application>, StoreError> {
@@ -199,11 +226,11 @@ impl<B: Backend> LendingStore for B {
 
     async fn underwriting_log(
         &self,
-        decision_id: Option<&str>,
+        decision_id: Option<&DecisionId>,
     ) -> Result<Vec<UnderwritingAct>, StoreError> {
         match decision_id {
             Some(id) => {
-                self.all(sql::lending::ACTS_OF_DECISION, &params![id], act)
+                self.all(sql::lending::ACTS_OF_DECISION, &params![id.as_str()], act)
                     .await
             }
             None => self.all(sql::lending::ACTS, &[], act).await,
@@ -276,11 +303,11 @@ impl<B: Backend> ServicingStore for B {
     async fn ledger_page(
         &self,
         owner: &Tenant,
-        account_id: &str,
+        account_id: &AccountId,
         q: &PageQuery,
     ) -> Result<LedgerPage, StoreError> {
         let exists = sql::lending::ENTRY_EXISTS;
-        let filters = [Some(account_id)];
+        let filters = [Some(account_id.as_str())];
         let page = page(
             self,
             &sql::LEDGER_ENTRIES,
@@ -295,12 +322,12 @@ impl<B: Backend> ServicingStore for B {
             .map_or(LedgerPage::UnknownCursor, LedgerPage::Page))
     }
 
-    async fn payment(&self, owner: &Tenant, id: &str) -> Result<Option<Payment>, StoreError> {
-        body(self, sql::lending::PAYMENT, &params![id, owner]).await
+    async fn payment(&self, owner: &Tenant, id: &PaymentId) -> Result<Option<Payment>, StoreError> {
+        body(self, sql::lending::PAYMENT, &params![id.as_str(), owner]).await
     }
 
-    async fn payment_any_owner(&self, id: &str) -> Result<Option<Payment>, StoreError> {
-        body(self, sql::lending::PAYMENT_ANY_OWNER, &params![id]).await
+    async fn payment_any_owner(&self, id: &PaymentId) -> Result<Option<Payment>, StoreError> {
+        body(self, sql::lending::PAYMENT_ANY_OWNER, &params![id.as_str()]).await
     }
 
     async fn hub_payments(
@@ -332,8 +359,8 @@ impl<B: Backend> ServicingStore for B {
         due(self, sql::lending::DUE_PAYMENTS, service_now_ms, limit).await
     }
 
-    async fn account_any_owner(&self, id: &str) -> Result<Option<Account>, StoreError> {
-        body(self, sql::lending::ACCOUNT_ANY_OWNER, &params![id]).await
+    async fn account_any_owner(&self, id: &AccountId) -> Result<Option<Account>, StoreError> {
+        body(self, sql::lending::ACCOUNT_ANY_OWNER, &params![id.as_str()]).await
     }
 
     async fn due_accounts(
@@ -344,12 +371,21 @@ impl<B: Backend> ServicingStore for B {
         due(self, sql::lending::DUE_ACCOUNTS, service_now_ms, limit).await
     }
 
-    async fn ledger_entry(&self, owner: &Tenant, id: &str) -> Result<Option<Entry>, StoreError> {
-        body(self, sql::lending::ENTRY, &params![id, owner]).await
+    async fn ledger_entry(
+        &self,
+        owner: &Tenant,
+        id: &LedgerEntryId,
+    ) -> Result<Option<Entry>, StoreError> {
+        body(self, sql::lending::ENTRY, &params![id.as_str(), owner]).await
     }
 
-    async fn ledger(&self, owner: &Tenant, account_id: &str) -> Result<Vec<Entry>, StoreError> {
-        bodies(self, sql::lending::LEDGER, &params![owner, account_id]).await
+    async fn ledger(
+        &self,
+        owner: &Tenant,
+        account_id: &AccountId,
+    ) -> Result<Vec<Entry>, StoreError> {
+        let params = params![owner, account_id.as_str()];
+        bodies(self, sql::lending::LEDGER, &params).await
     }
 
     async fn company_accounts(
@@ -376,21 +412,26 @@ impl<B: Backend> ServicingStore for B {
     async fn company_account(
         &self,
         borrower: &str,
-        id: &str,
+        id: &AccountId,
     ) -> Result<Option<Account>, StoreError> {
-        body(self, sql::lending::COMPANY_ACCOUNT, &params![id, borrower]).await
+        let params = params![id.as_str(), borrower];
+        body(self, sql::lending::COMPANY_ACCOUNT, &params).await
     }
 
-    async fn schedule(&self, owner: &Tenant, id: &str) -> Result<Option<Schedule>, StoreError> {
-        body(self, sql::lending::SCHEDULE, &params![id, owner]).await
+    async fn schedule(
+        &self,
+        owner: &Tenant,
+        id: &ScheduleId,
+    ) -> Result<Option<Schedule>, StoreError> {
+        body(self, sql::lending::SCHEDULE, &params![id.as_str(), owner]).await
     }
 
     async fn account_schedules(
         &self,
         owner: &Tenant,
-        account_id: &str,
+        account_id: &AccountId,
     ) -> Result<Vec<Schedule>, StoreError> {
-        let params = params![owner, account_id];
+        let params = params![owner, account_id.as_str()];
         bodies(self, sql::lending::ACCOUNT_SCHEDULES, &params).await
     }
 
@@ -402,12 +443,12 @@ impl<B: Backend> ServicingStore for B {
         due(self, sql::lending::DUE_SCHEDULES, service_now_ms, limit).await
     }
 
-    async fn mandate(&self, owner: &Tenant, id: &str) -> Result<Option<Mandate>, StoreError> {
-        body(self, sql::lending::MANDATE, &params![id, owner]).await
+    async fn mandate(&self, owner: &Tenant, id: &MandateId) -> Result<Option<Mandate>, StoreError> {
+        body(self, sql::lending::MANDATE, &params![id.as_str(), owner]).await
     }
 
-    async fn mandate_any_owner(&self, id: &str) -> Result<Option<Mandate>, StoreError> {
-        body(self, sql::lending::MANDATE_ANY_OWNER, &params![id]).await
+    async fn mandate_any_owner(&self, id: &MandateId) -> Result<Option<Mandate>, StoreError> {
+        body(self, sql::lending::MANDATE_ANY_OWNER, &params![id.as_str()]).await
     }
 }
 
@@ -416,9 +457,14 @@ impl<B: Backend> CommercialStore for B {
     async fn sub_account(
         &self,
         owner: &Tenant,
-        id: &str,
+        id: &SubAccountId,
     ) -> Result<Option<SubAccount>, StoreError> {
-        body(self, sql::commercial::SUB_ACCOUNT, &params![id, owner]).await
+        body(
+            self,
+            sql::commercial::SUB_ACCOUNT,
+            &params![id.as_str(), owner],
+        )
+        .await
     }
 
     async fn sub_accounts(
@@ -458,12 +504,19 @@ impl<B: Backend> CommercialStore for B {
         Ok(page.await?.into())
     }
 
-    async fn marketplace_app(&self, owner: &Tenant, id: &str) -> Result<Option<App>, StoreError> {
-        body(self, sql::commercial::APP, &params![id, owner]).await
+    async fn marketplace_app(
+        &self,
+        owner: &Tenant,
+        id: &MarketplaceAppId,
+    ) -> Result<Option<App>, StoreError> {
+        body(self, sql::commercial::APP, &params![id.as_str(), owner]).await
     }
 
-    async fn marketplace_app_any_owner(&self, id: &str) -> Result<Option<App>, StoreError> {
-        body(self, sql::commercial::APP_ANY_OWNER, &params![id]).await
+    async fn marketplace_app_any_owner(
+        &self,
+        id: &MarketplaceAppId,
+    ) -> Result<Option<App>, StoreError> {
+        body(self, sql::commercial::APP_ANY_OWNER, &params![id.as_str()]).await
     }
 
     async fn marketplace_apps_in_review(
@@ -493,9 +546,9 @@ impl<B: Backend> CommercialStore for B {
     async fn signals(
         &self,
         owner: &Tenant,
-        application_id: &str,
+        application_id: &ApplicationId,
     ) -> Result<Vec<Signal>, StoreError> {
-        let params = params![owner, application_id, MAX_SIGNALS];
+        let params = params![owner, application_id.as_str(), MAX_SIGNALS];
         bodies(self, sql::commercial::SIGNALS, &params).await
     }
 
@@ -524,8 +577,17 @@ impl<B: Backend> CommercialStore for B {
         .await
     }
 
-    async fn statement(&self, owner: &Tenant, id: &str) -> Result<Option<Statement>, StoreError> {
-        body(self, sql::commercial::STATEMENT, &params![id, owner]).await
+    async fn statement(
+        &self,
+        owner: &Tenant,
+        id: &StatementId,
+    ) -> Result<Option<Statement>, StoreError> {
+        body(
+            self,
+            sql::commercial::STATEMENT,
+            &params![id.as_str(), owner],
+        )
+        .await
     }
 
     async fn statement_for(

@@ -103,14 +103,11 @@ async fn a_finalized_statement_and_a_paid_payout_never_change() {
         Some(draft.clone())
     );
     assert_eq!(
-        store.statement(&owner, draft.id.as_str()).await.unwrap(),
+        store.statement(&owner, &draft.id).await.unwrap(),
         Some(draft.clone())
     );
     assert_eq!(
-        store
-            .statement(&partner("live"), draft.id.as_str())
-            .await
-            .unwrap(),
+        store.statement(&partner("live"), &draft.id).await.unwrap(),
         None
     );
 

@@ -129,7 +129,7 @@ async fn applications_are_owned_paged_newest_first_and_filtered() {
 
     // A withdrawal commits over the version it read, once.
     let first = store
-        .hub_application(&test, &made[0])
+        .hub_application(&test, &ApplicationId::parse(&made[0]).unwrap())
         .await
         .unwrap()
         .unwrap();
@@ -158,7 +158,7 @@ async fn applications_are_owned_paged_newest_first_and_filtered() {
     );
     assert!(
         store
-            .hub_application(&partner("live"), &made[0])
+            .hub_application(&partner("live"), &ApplicationId::parse(&made[0]).unwrap())
             .await
             .unwrap()
             .is_none(),
@@ -232,14 +232,11 @@ async fn a_verification_is_stored_once_and_read_by_its_owner_only() {
         .await
         .unwrap();
     assert_eq!(
-        store.verification(&test, v.id.as_str()).await.unwrap(),
+        store.verification(&test, &v.id).await.unwrap(),
         Some(v.clone())
     );
     assert_eq!(
-        store
-            .verification(&partner("live"), v.id.as_str())
-            .await
-            .unwrap(),
+        store.verification(&partner("live"), &v.id).await.unwrap(),
         None
     );
     assert!(
@@ -329,7 +326,7 @@ async fn a_decision_changes_only_beside_its_applications_next_version() {
         .await
         .unwrap();
     let stored = store
-        .hub_decision(&owner, decision.id.as_str())
+        .hub_decision(&owner, &decision.id)
         .await
         .unwrap()
         .unwrap();
@@ -347,7 +344,7 @@ async fn a_decision_changes_only_beside_its_applications_next_version() {
     ));
     assert_eq!(
         store
-            .hub_decision(&owner, decision.id.as_str())
+            .hub_decision(&owner, &decision.id)
             .await
             .unwrap()
             .unwrap(),
@@ -433,7 +430,7 @@ async fn the_underwriting_queue_and_its_append_only_log() {
     let (_, live_decision) = &referred[1];
     assert_eq!(
         store
-            .decision_any_owner(live_decision.id.as_str())
+            .decision_any_owner(&live_decision.id)
             .await
             .unwrap()
             .as_ref(),
@@ -485,7 +482,7 @@ async fn the_underwriting_queue_and_its_append_only_log() {
     );
     assert_eq!(
         store
-            .underwriting_log(Some(live_decision.id.as_str()))
+            .underwriting_log(Some(&live_decision.id))
             .await
             .unwrap(),
         [act(live_decision, Act::Decline, 13_000)]
@@ -543,16 +540,12 @@ async fn a_funded_loan_opens_one_account_read_by_its_owner() {
         .unwrap();
     store.commit(open(&funded, &account)).await.unwrap();
     assert_eq!(
-        store
-            .hub_account(&owner, id.as_str())
-            .await
-            .unwrap()
-            .as_ref(),
+        store.hub_account(&owner, &id).await.unwrap().as_ref(),
         Some(&account)
     );
     assert!(
         store
-            .hub_account(&partner("live"), id.as_str())
+            .hub_account(&partner("live"), &id)
             .await
             .unwrap()
             .is_none()
@@ -577,13 +570,10 @@ async fn a_handoff_link_starts_one_journey_which_changes_version_by_version() {
     let application = new_application(&owner, 30_000, Some("journey"));
     insert(store.as_ref(), &application).await;
     assert_eq!(
-        store
-            .application_any_owner(application.id.as_str())
-            .await
-            .unwrap(),
+        store.application_any_owner(&application.id).await.unwrap(),
         Some(application.clone())
     );
-    assert_eq!(store.journey(application.id.as_str()).await.unwrap(), None);
+    assert_eq!(store.journey(&application.id).await.unwrap(), None);
     let pending = PendingSignIn {
         state: "state".into(),
         nonce: "nonce".into(),
@@ -611,7 +601,7 @@ async fn a_handoff_link_starts_one_journey_which_changes_version_by_version() {
             .await,
         Err(CommitError::Conflict)
     ));
-    let stored = store.journey(application.id.as_str()).await.unwrap();
+    let stored = store.journey(&application.id).await.unwrap();
     assert_eq!(stored.as_ref(), Some(&first));
     let next = first.bank_connected("test_bank_strong", at(32_000));
     store
@@ -626,10 +616,7 @@ async fn a_handoff_link_starts_one_journey_which_changes_version_by_version() {
             .await,
         Err(CommitError::Conflict)
     ));
-    assert_eq!(
-        store.journey(application.id.as_str()).await.unwrap(),
-        Some(next)
-    );
+    assert_eq!(store.journey(&application.id).await.unwrap(), Some(next));
 }
 
 #[tokio::test]
@@ -637,7 +624,7 @@ async fn an_applications_version_is_probed_per_owner_and_moves_with_each_change(
     let (store, _db) = store().await;
     let owner = partner("test");
     let application = new_application(&owner, 40_000, None);
-    let id = application.id.to_string();
+    let id = application.id.clone();
     assert_eq!(store.application_version(&owner, &id).await.unwrap(), None);
     insert(store.as_ref(), &application).await;
     assert_eq!(
@@ -734,12 +721,12 @@ async fn the_ledger_is_appended_to_paged_newest_first_and_never_rewritten() {
     );
     store.commit(set(writes, None)).await.unwrap();
 
-    let all = store.ledger(&owner, id.as_str()).await.unwrap();
+    let all = store.ledger(&owner, &id).await.unwrap();
     assert_eq!(all.len(), 5);
     assert_eq!(all[0], drawdown, "in posting order");
     assert!(
         store
-            .ledger(&partner("live"), id.as_str())
+            .ledger(&partner("live"), &id)
             .await
             .unwrap()
             .is_empty()
@@ -749,7 +736,7 @@ async fn the_ledger_is_appended_to_paged_newest_first_and_never_rewritten() {
         let id = id.clone();
         let owner = owner.clone();
         async move {
-            match store.ledger_page(&owner, id.as_str(), &q).await.unwrap() {
+            match store.ledger_page(&owner, &id, &q).await.unwrap() {
                 LedgerPage::Page(p) => p,
                 LedgerPage::UnknownCursor => panic!("unknown cursor"),
             }
@@ -780,7 +767,7 @@ async fn the_ledger_is_appended_to_paged_newest_first_and_never_rewritten() {
     match store
         .ledger_page(
             &owner,
-            id.as_str(),
+            &id,
             &PageQuery {
                 limit: 10,
                 starting_after: Some(LedgerEntryId::generate(1, 1).to_string()),
@@ -820,7 +807,7 @@ async fn the_ledger_is_appended_to_paged_newest_first_and_never_rewritten() {
         let refused = db.execute_raw(sql).await.unwrap_err();
         assert!(refused.contains("append-only"), "{sql}: {refused}");
     }
-    assert_eq!(store.ledger(&owner, id.as_str()).await.unwrap().len(), 5);
+    assert_eq!(store.ledger(&owner, &id).await.unwrap().len(), 5);
 }
 
 #[tokio::test]
@@ -846,7 +833,7 @@ async fn a_payment_moves_version_by_version_and_falls_due_on_its_owners_clock() 
         .commit(one(LendingWrite::InsertPayment(payment.clone())))
         .await
         .unwrap();
-    let id = payment.id.to_string();
+    let id = payment.id.clone();
     assert_eq!(
         store.payment(&owner, &id).await.unwrap(),
         Some(payment.clone())
@@ -947,10 +934,7 @@ async fn an_account_is_reviewed_from_the_status_it_was_read_in_and_falls_due_on_
             .await,
         Err(CommitError::Conflict)
     ));
-    assert_eq!(
-        store.hub_account(&owner, id.as_str()).await.unwrap(),
-        Some(late)
-    );
+    assert_eq!(store.hub_account(&owner, &id).await.unwrap(), Some(late));
     assert!(
         store.due_accounts(review_ms, 10).await.unwrap().is_empty(),
         "no review due in arrears"
@@ -983,13 +967,13 @@ async fn a_schedule_initiates_each_instalment_once_and_its_mandate_is_revoked_on
         .commit(one(LendingWrite::InsertSchedule(schedule.clone())))
         .await
         .unwrap();
-    let id = schedule.id.to_string();
+    let id = schedule.id.clone();
     assert_eq!(
         store.schedule(&owner, &id).await.unwrap(),
         Some(schedule.clone())
     );
     assert_eq!(store.schedule(&partner("live"), &id).await.unwrap(), None);
-    let account = schedule.account_id.to_string();
+    let account = schedule.account_id.clone();
     assert_eq!(
         store.account_schedules(&owner, &account).await.unwrap(),
         std::slice::from_ref(&schedule),
@@ -1045,13 +1029,10 @@ async fn a_schedule_initiates_each_instalment_once_and_its_mandate_is_revoked_on
         Err(CommitError::Conflict)
     ));
     assert_eq!(
-        store.payment(&owner, first.id.as_str()).await.unwrap(),
+        store.payment(&owner, &first.id).await.unwrap(),
         Some(first.clone())
     );
-    assert_eq!(
-        store.payment(&owner, second.id.as_str()).await.unwrap(),
-        None
-    );
+    assert_eq!(store.payment(&owner, &second.id).await.unwrap(), None);
     // The database holds to one payment per instalment on its own too.
     let beside = Schedule {
         id: schedule.id.clone(),
@@ -1089,7 +1070,7 @@ async fn a_schedule_initiates_each_instalment_once_and_its_mandate_is_revoked_on
         .commit(one(LendingWrite::InsertMandate(mandate.clone())))
         .await
         .unwrap();
-    let mid = mandate.id.to_string();
+    let mid = mandate.id.clone();
     assert_eq!(
         store.mandate(&owner, &mid).await.unwrap(),
         Some(mandate.clone())
@@ -1215,14 +1196,14 @@ async fn a_companys_accounts_are_read_across_partners_in_one_environment() {
     );
     assert_eq!(
         store
-            .company_account("00000401/test", first.id.as_str())
+            .company_account("00000401/test", &first.id)
             .await
             .unwrap(),
         Some(first.clone())
     );
     assert_eq!(
         store
-            .company_account("00000401/test", elsewhere.id.as_str())
+            .company_account("00000401/test", &elsewhere.id)
             .await
             .unwrap(),
         None,
@@ -1256,7 +1237,7 @@ async fn sub_accounts_are_owned_and_an_account_keeps_the_one_it_was_introduced_t
             .await
             .unwrap();
     }
-    let id = subs[1].id.to_string();
+    let id = subs[1].id.clone();
     assert_eq!(
         store.sub_account(&owner, &id).await.unwrap(),
         Some(subs[1].clone())
@@ -1282,7 +1263,7 @@ async fn sub_accounts_are_owned_and_an_account_keeps_the_one_it_was_introduced_t
         SubAccountPage::UnknownCursor => panic!("no cursor given"),
     }
     match store
-        .sub_accounts(&owner, &page(Some(id.clone())))
+        .sub_accounts(&owner, &page(Some(id.to_string())))
         .await
         .unwrap()
     {
@@ -1291,7 +1272,7 @@ async fn sub_accounts_are_owned_and_an_account_keeps_the_one_it_was_introduced_t
     }
     assert!(matches!(
         store
-            .sub_accounts(&partner("live"), &page(Some(id)))
+            .sub_accounts(&partner("live"), &page(Some(id.to_string())))
             .await
             .unwrap(),
         SubAccountPage::UnknownCursor
@@ -1337,7 +1318,7 @@ async fn sub_accounts_are_owned_and_an_account_keeps_the_one_it_was_introduced_t
     );
     assert_eq!(
         store
-            .hub_account(&owner, via.id.as_str())
+            .hub_account(&owner, &via.id)
             .await
             .unwrap()
             .unwrap()
@@ -1459,7 +1440,7 @@ async fn applications_made_in_one_millisecond_are_each_found_by_their_id() {
         .unwrap();
     let now = [apps[0].clone(), withdrawn, apps[2].clone()];
     for app in &now {
-        let id = app.id.to_string();
+        let id = app.id.clone();
         assert_eq!(
             store.hub_application(&owner, &id).await.unwrap().as_ref(),
             Some(app)
@@ -1475,7 +1456,7 @@ async fn applications_made_in_one_millisecond_are_each_found_by_their_id() {
         let elsewhere = store.hub_application(&partner("live"), &id).await.unwrap();
         assert!(elsewhere.is_none(), "another owner's application");
     }
-    let unknown = ApplicationId::generate(45_000, 4).to_string();
+    let unknown = ApplicationId::generate(45_000, 4);
     assert!(
         store
             .application_any_owner(&unknown)

@@ -44,7 +44,7 @@ async fn apps_are_owned_queued_for_review_and_reviewed_once() {
     for a in &apps {
         put(store.as_ref(), CommercialWrite::InsertApp(a.clone())).await;
     }
-    let id = apps[1].id.to_string();
+    let id = apps[1].id.clone();
     assert_eq!(
         store.marketplace_app(&owner, &id).await.unwrap(),
         Some(apps[1].clone())
@@ -119,15 +119,12 @@ async fn an_applications_signals_are_read_in_the_order_they_arrived() {
         put(store.as_ref(), CommercialWrite::InsertSignal(s.clone())).await;
     }
     assert_eq!(
-        store
-            .signals(&owner, &application.to_string())
-            .await
-            .unwrap(),
+        store.signals(&owner, &application).await.unwrap(),
         vec![signals[0].clone(), signals[2].clone()]
     );
     assert!(
         store
-            .signals(&partner("live"), &application.to_string())
+            .signals(&partner("live"), &application)
             .await
             .unwrap()
             .is_empty(),

@@ -71,7 +71,7 @@ fn to_value(view: &impl serde::Serialize) -> Result<Value, PartnerError> {
 async fn view(state: &McpState, a: &Application) -> Result<Value, PartnerError> {
     let mut v = ApplicationView::new(a, &state.links);
     if let Some(id) = &a.decision_id
-        && let Some(d) = state.lending.hub_decision(&a.owner, id.as_str()).await?
+        && let Some(d) = state.lending.hub_decision(&a.owner, id).await?
     {
         v = v.with_decision(DecisionView::new(&d));
     }
@@ -107,16 +107,13 @@ pub async fn list_applications(
 }
 
 /// The caller's environment and the `id` argument, if well formed.
-fn owner_and_id<'a>(
+fn owner_and_id<I: HubId>(
     caller: &Verified,
-    args: &'a Map<String, Value>,
-    well_formed: fn(&str) -> bool,
-) -> Result<(Tenant, &'a str), PartnerError> {
+    args: &Map<String, Value>,
+) -> Result<(Tenant, I), PartnerError> {
     let owner = owner(caller, args)?;
     let id = required(args, "id")?;
-    if !well_formed(id) {
-        return Err(invalid_params("arguments.id", "pattern"));
-    }
+    let id = I::parse(id).ok_or_else(|| invalid_params("arguments.id", "pattern"))?;
     Ok((owner, id))
 }
 
@@ -138,8 +135,8 @@ pub async fn get_application(
     caller: &Verified,
     args: &Map<String, Value>,
 ) -> Result<Value, PartnerError> {
-    let (owner, id) = owner_and_id(caller, args, |id| ApplicationId::parse(id).is_some())?;
-    let object = match state.lending.hub_application(&owner, id).await? {
+    let (owner, id) = owner_and_id::<ApplicationId>(caller, args)?;
+    let object = match state.lending.hub_application(&owner, &id).await? {
         Some(a) => Some(view(state, &a).await?),
         None => None,
     };
@@ -180,8 +177,8 @@ pub async fn get_decision(
     caller: &Verified,
     args: &Map<String, Value>,
 ) -> Result<Value, PartnerError> {
-    let (owner, id) = owner_and_id(caller, args, |id| DecisionId::parse(id).is_some())?;
-    let object = match state.lending.hub_decision(&owner, id).await? {
+    let (owner, id) = owner_and_id::<DecisionId>(caller, args)?;
+    let object = match state.lending.hub_decision(&owner, &id).await? {
         Some(d) => Some(to_value(&DecisionView::new(&d))?),
         None => None,
     };
@@ -197,8 +194,8 @@ pub async fn find(
 ) -> Result<Option<Application>, PartnerError> {
     for livemode in [true, false] {
         let owner = Tenant::partner(&caller.client.client_id, livemode, None);
-        if ApplicationId::parse(reference).is_some() {
-            if let Some(a) = state.lending.hub_application(&owner, reference).await? {
+        if let Some(id) = ApplicationId::parse(reference) {
+            if let Some(a) = state.lending.hub_application(&owner, &id).await? {
                 return Ok(Some(a));
             }
             continue;

@@ -351,7 +351,7 @@ async fn explain(
     };
     if let Some(a) = lending::find(state, caller, reference).await? {
         let decision = match &a.decision_id {
-            Some(id) => state.lending.hub_decision(&a.owner, id.as_str()).await?,
+            Some(id) => state.lending.hub_decision(&a.owner, id).await?,
             None => None,
         };
         return Ok(match decision {

@@ -44,13 +44,13 @@ impl AccountsCaller {
     /// One account the caller may read; 404 otherwise.
     pub async fn find(&self, state: &PartnerState, raw_id: &str) -> Result<Account, PartnerError> {
         let missing = PartnerError::NotFound("account");
-        if AccountId::parse(raw_id).is_none() {
+        let Some(id) = AccountId::parse(raw_id) else {
             return Err(missing);
-        }
+        };
         match self {
-            AccountsCaller::Partner(c) => state.lending.hub_account(&c.tenant(), raw_id).await?,
+            AccountsCaller::Partner(c) => state.lending.hub_account(&c.tenant(), &id).await?,
             AccountsCaller::Person { borrower, .. } => {
-                state.servicing.company_account(borrower, raw_id).await?
+                state.servicing.company_account(borrower, &id).await?
             }
         }
         .ok_or(missing)
@@ -63,7 +63,7 @@ impl AccountsCaller {
         raw_id: &str,
     ) -> Result<(Account, Vec<Entry>), PartnerError> {
         let account = self.find(state, raw_id).await?;
-        let entries = state.servicing.ledger(&account.owner, raw_id).await?;
+        let entries = state.servicing.ledger(&account.owner, &account.id).await?;
         Ok((account, entries))
     }
 

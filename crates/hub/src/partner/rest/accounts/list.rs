@@ -59,10 +59,7 @@ pub async fn list(
     let mut views = HashMap::with_capacity(page.items.len());
     for account in &page.items {
         let now = caller.now_for(&state, account).await?;
-        let entries = state
-            .servicing
-            .ledger(&account.owner, account.id.as_str())
-            .await?;
+        let entries = state.servicing.ledger(&account.owner, &account.id).await?;
         views.insert(
             account.id.to_string(),
             caller.shown(AccountView::new(account, &entries, now)?),

@@ -33,20 +33,25 @@ pub async fn transactions(
     let request =
         list::parse(raw.as_deref(), list::DEFAULT_LIMIT, &[]).map_err(PartnerError::Validation)?;
     let cursor_missing = PartnerError::NotFound("ledger entry for the cursor");
-    if request.cursors().any(|c| LedgerEntryId::parse(c).is_none()) {
+    let Some(cursors) = request
+        .cursors()
+        .map(LedgerEntryId::parse)
+        .collect::<Option<Vec<_>>>()
+    else {
         return Err(cursor_missing);
-    }
-    let owner = caller.find(&state, &id).await?.owner;
+    };
+    let account = caller.find(&state, &id).await?;
+    let owner = &account.owner;
     // A cursor must be an entry of this account, not merely of yours.
-    for cursor in request.cursors() {
-        let entry = state.servicing.ledger_entry(&owner, cursor).await?;
-        if entry.is_none_or(|e| e.account_id.as_str() != id) {
+    for cursor in &cursors {
+        let entry = state.servicing.ledger_entry(owner, cursor).await?;
+        if entry.is_none_or(|e| e.account_id != account.id) {
             return Err(cursor_missing);
         }
     }
     let page = match state
         .servicing
-        .ledger_page(&owner, &id, &request.page)
+        .ledger_page(owner, &account.id, &request.page)
         .await?
     {
         LedgerPage::Page(page) => page,

@@ -1,7 +1,6 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::ids::HubId;
 use lendhub_domain::lending::white_label::{Acceptance, check_acceptance};
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::JsonBody;
@@ -64,7 +63,7 @@ pub async fn accept(
             })?;
             let application = find(&state.flows, owner, &id).await?;
             let decision = match &application.decision_id {
-                Some(d) => state.lending.hub_decision(owner, d.as_str()).await?,
+                Some(d) => state.lending.hub_decision(owner, d).await?,
                 None => None,
             }
             .ok_or(PartnerError::Conflict(

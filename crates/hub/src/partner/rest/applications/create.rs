@@ -140,13 +140,17 @@ pub async fn create(
         .run_maybe(write.guarded(&key, &body.raw), || async {
             let checked = application::check(body.value.request())?;
             // The distribution partner the deal is attributed to.
-            if let Some(sub) = &checked.introduction_id
-                && state.commercial.sub_account(owner, sub).await?.is_none()
-            {
-                return Err(PartnerError::invalid(
-                    "introduction_id",
-                    "unknown_sub_account",
-                ));
+            if let Some(sub) = &checked.introduction_id {
+                let known = match SubAccountId::parse(sub) {
+                    Some(id) => state.commercial.sub_account(owner, &id).await?.is_some(),
+                    None => false,
+                };
+                if !known {
+                    return Err(PartnerError::invalid(
+                        "introduction_id",
+                        "unknown_sub_account",
+                    ));
+                }
             }
             let company = state
                 .register

@@ -32,9 +32,9 @@ pub async fn retrieve(
     // costs a probe instead of two reads and a render. With nothing kept,
     // the record's read brings its version: no probe.
     let key = (owner, id);
-    if ApplicationId::parse(&key.1).is_some()
+    if let Some(app_id) = ApplicationId::parse(&key.1)
         && state.application_pages.holds(&key)
-        && let Some(version) = state.lending.application_version(&key.0, &key.1).await?
+        && let Some(version) = state.lending.application_version(&key.0, &app_id).await?
         && let Some(body) = state.application_pages.get(&key, &version)
     {
         return Ok(json_response(body));
@@ -43,10 +43,7 @@ pub async fn retrieve(
     let application = find(&state.flows, owner, id).await?;
     let mut view = ApplicationView::new(&application, &state.links);
     if let Some(decision_id) = &application.decision_id
-        && let Some(decision) = state
-            .lending
-            .hub_decision(owner, decision_id.as_str())
-            .await?
+        && let Some(decision) = state.lending.hub_decision(owner, decision_id).await?
     {
         view = view.with_decision(DecisionView::new(&decision));
     }

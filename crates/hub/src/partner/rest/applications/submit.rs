@@ -106,12 +106,12 @@ pub async fn submit(
             let mut identity = None;
             for check_id in &input.identity_check_ids {
                 let missing = PartnerError::NotFound("identity check");
-                if VerificationId::parse(check_id).is_none() {
+                let Some(check_id) = VerificationId::parse(check_id) else {
                     return Err(missing);
-                }
+                };
                 let v = state
                     .lending
-                    .verification(owner, check_id)
+                    .verification(owner, &check_id)
                     .await?
                     .ok_or(missing)?;
                 // The worst check decides.

@@ -1,6 +1,5 @@
 use axum::Json;
 use axum::extract::{Path, State};
-use lendhub_domain::ids::HubId;
 use lendhub_domain::partner::scope::PartnerScope;
 
 use crate::flows::lending::find;
@@ -29,7 +28,7 @@ pub async fn for_application(
     let decision_id = application.decision_id.ok_or(undecided)?;
     let decision = state
         .lending
-        .hub_decision(&owner, decision_id.as_str())
+        .hub_decision(&owner, &decision_id)
         .await?
         .ok_or(PartnerError::NotFound("decision"))?;
     Ok(Json(DecisionView::new(&decision)))

@@ -53,10 +53,7 @@ pub async fn refresh(
             let kept = &decision.facts;
             // Every accepted signal arrived while the decision was
             // unresolved; a referral's may be newer than its decision.
-            let signals = state
-                .commercial
-                .signals(owner, &application.id.to_string())
-                .await?;
+            let signals = state.commercial.signals(owner, &application.id).await?;
             let facts = Facts::new(
                 &company,
                 application.amount.as_pence(),

@@ -21,9 +21,9 @@ pub async fn retrieve(
 ) -> Result<Json<DecisionView>, PartnerError> {
     caller.require(PartnerScope::DecisionsRead)?;
     let missing = PartnerError::NotFound("decision");
-    if DecisionId::parse(&id).is_none() {
+    let Some(id) = DecisionId::parse(&id) else {
         return Err(missing);
-    }
+    };
     let decision = state
         .lending
         .hub_decision(&caller.tenant(), &id)

@@ -21,9 +21,9 @@ pub async fn retrieve(
 ) -> Result<Json<VerificationView>, PartnerError> {
     caller.require(PartnerScope::IdentityRead)?;
     let missing = PartnerError::NotFound("identity check");
-    if VerificationId::parse(&id).is_none() {
+    let Some(id) = VerificationId::parse(&id) else {
         return Err(missing);
-    }
+    };
     let verification = state
         .lending
         .verification(&caller.tenant(), &id)

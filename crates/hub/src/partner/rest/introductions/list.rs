@@ -55,7 +55,7 @@ pub async fn list(
     for i in &page.items {
         let application = state
             .lending
-            .hub_application(&owner, i.application_id.as_str())
+            .hub_application(&owner, &i.application_id)
             .await?
             .ok_or_else(|| {
                 PartnerError::Internal(format!("introduction {} names no application", i.id))

@@ -26,12 +26,12 @@ pub(crate) async fn approved_app(
     raw_id: &str,
 ) -> Result<App, PartnerError> {
     let missing = PartnerError::NotFound("marketplace app");
-    if MarketplaceAppId::parse(raw_id).is_none() {
+    let Some(id) = MarketplaceAppId::parse(raw_id) else {
         return Err(missing);
-    }
+    };
     let app = state
         .commercial
-        .marketplace_app(owner, raw_id)
+        .marketplace_app(owner, &id)
         .await?
         .ok_or(missing)?;
     if app.review != Review::Approved {

@@ -1,7 +1,7 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::ids::{HubId, SignalId};
+use lendhub_domain::ids::SignalId;
 use lendhub_domain::lending::application::Application;
 use lendhub_domain::marketplace::signal_request::{self, SignalRequest};
 use lendhub_domain::marketplace::{Signal, counts_now};
@@ -94,10 +94,7 @@ pub async fn publish_signal(
                 Some(raw) => Some(approved_app(&state, owner, raw).await?.id),
             };
             let application = find(&state.flows, owner, &checked.application_id).await?;
-            let earlier = state
-                .commercial
-                .signals(owner, application.id.as_str())
-                .await?;
+            let earlier = state.commercial.signals(owner, &application.id).await?;
             // Accepted ones commit over the application's version, so
             // they are counted here one at a time.
             signal_request::room_for_one_more(earlier.len(), MAX_SIGNALS)?;

@@ -22,9 +22,9 @@ pub async fn retrieve_app(
 ) -> Result<Json<AppView>, PartnerError> {
     caller.require(PartnerScope::MarketplaceRead)?;
     let missing = PartnerError::NotFound("marketplace app");
-    if MarketplaceAppId::parse(&id).is_none() {
+    let Some(id) = MarketplaceAppId::parse(&id) else {
         return Err(missing);
-    }
+    };
     let app = state
         .commercial
         .marketplace_app(&caller.tenant(), &id)

@@ -3,7 +3,7 @@
 //! `servicing::schedule_request`): that it is the caller's, still owes, and
 //! owes at least what a link would collect.
 
-use lendhub_domain::ids::{AccountId, HubId};
+use lendhub_domain::ids::AccountId;
 use lendhub_domain::money::Money;
 
 use crate::partner::error::PartnerError;
@@ -19,7 +19,7 @@ pub async fn account(
 ) -> Result<Account, PartnerError> {
     state
         .lending
-        .hub_account(owner, id.as_str())
+        .hub_account(owner, id)
         .await?
         .ok_or(PartnerError::NotFound("account"))
 }
@@ -49,10 +49,7 @@ pub async fn refuse_overpayment(
     now: time::OffsetDateTime,
 ) -> Result<(), PartnerError> {
     refuse_finished(account)?;
-    let entries = state
-        .servicing
-        .ledger(&account.owner, account.id.as_str())
-        .await?;
+    let entries = state.servicing.ledger(&account.owner, &account.id).await?;
     let balance =
         lendhub_domain::servicing::ledger::balance(account, &entries, now).ok_or_else(|| {
             PartnerError::Internal(format!("the balance of {} overflows", account.id))

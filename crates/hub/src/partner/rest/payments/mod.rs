@@ -26,8 +26,8 @@ pub(crate) async fn find(
     raw_id: &str,
 ) -> Result<Payment, PartnerError> {
     let missing = PartnerError::NotFound("payment");
-    if PaymentId::parse(raw_id).is_none() {
+    let Some(id) = PaymentId::parse(raw_id) else {
         return Err(missing);
-    }
-    state.servicing.payment(owner, raw_id).await?.ok_or(missing)
+    };
+    state.servicing.payment(owner, &id).await?.ok_or(missing)
 }

@@ -1,7 +1,6 @@
 use axum::extract::{OriginalUri, Path, State};
 use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::Response;
-use lendhub_domain::ids::HubId;
 use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::servicing::ledger::{Entry, EntryKind};
@@ -82,7 +81,7 @@ pub async fn refund(
                 .map_err(|_| PartnerError::Conflict("only a paid payment can be refunded"))?;
             let account = state
                 .lending
-                .hub_account(owner, payment.account_id.as_str())
+                .hub_account(owner, &payment.account_id)
                 .await?
                 .ok_or_else(|| PartnerError::Internal(format!("payment {id} names no account")))?;
             let entry = Entry::new(
@@ -103,7 +102,7 @@ pub async fn refund(
                 .map_err(|e| PartnerError::Internal(e.to_string()))?;
             // Owed again once the money goes back: a settled account the
             // refunded payment settled reopens (`account.updated`).
-            let mut entries = state.servicing.ledger(owner, account.id.as_str()).await?;
+            let mut entries = state.servicing.ledger(owner, &account.id).await?;
             entries.push(entry.clone());
             let mut writes = crate::flows::review_account::writes(&account, &entries, now)?;
             writes

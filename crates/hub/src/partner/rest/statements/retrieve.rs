@@ -17,12 +17,12 @@ pub(super) async fn find(
 ) -> Result<Statement, PartnerError> {
     caller.require(PartnerScope::BillingRead)?;
     let missing = PartnerError::NotFound("statement");
-    if StatementId::parse(id).is_none() {
+    let Some(id) = StatementId::parse(id) else {
         return Err(missing);
-    }
+    };
     state
         .commercial
-        .statement(&caller.tenant(), id)
+        .statement(&caller.tenant(), &id)
         .await?
         .ok_or(missing)
 }

@@ -22,9 +22,9 @@ pub async fn retrieve(
 ) -> Result<Json<SubAccountView>, PartnerError> {
     caller.require(PartnerScope::AccountsRead)?;
     let missing = PartnerError::NotFound("sub-account");
-    if SubAccountId::parse(&id).is_none() {
+    let Some(id) = SubAccountId::parse(&id) else {
         return Err(missing);
-    }
+    };
     let sub = state
         .commercial
         .sub_account(&caller.tenant(), &id)

@@ -37,9 +37,9 @@ pub async fn revoke(
         .idempotency
         .run_maybe(write.guarded(&key, b""), || async {
             let missing = PartnerError::NotFound("mandate");
-            if MandateId::parse(&id).is_none() {
+            let Some(id) = MandateId::parse(&id) else {
                 return Err(missing);
-            }
+            };
             let mandate = state.servicing.mandate(owner, &id).await?.ok_or(missing)?;
             let mut writes = WriteSet::default();
             let view = match revoked_writes(&state.flows, &mandate, now)

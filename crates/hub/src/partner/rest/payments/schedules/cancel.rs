@@ -1,7 +1,6 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::ids::HubId;
 use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_domain::servicing::schedule::NotCancellable;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
@@ -40,7 +39,7 @@ pub async fn cancel(
             let revoked = match &schedule.mandate_id {
                 Some(m) => state
                     .servicing
-                    .mandate(owner, m.as_str())
+                    .mandate(owner, m)
                     .await?
                     .is_some_and(|m| !m.is_active()),
                 None => false,

@@ -1,7 +1,7 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::ids::{HubId, ScheduleId};
+use lendhub_domain::ids::ScheduleId;
 use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_domain::servicing::schedule::Schedule;
 use lendhub_domain::servicing::schedule_request::{self, ScheduleRequest};
@@ -96,7 +96,7 @@ pub async fn create(
             if let Some(id) = &checked.mandate_id {
                 let mandate = state
                     .servicing
-                    .mandate(owner, id.as_str())
+                    .mandate(owner, id)
                     .await?
                     .filter(|m| m.account_id == checked.account_id)
                     .ok_or(PartnerError::NotFound("mandate"))?;

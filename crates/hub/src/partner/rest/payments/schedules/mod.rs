@@ -23,12 +23,8 @@ pub(crate) async fn find(
     raw_id: &str,
 ) -> Result<Schedule, PartnerError> {
     let missing = PartnerError::NotFound("payment schedule");
-    if ScheduleId::parse(raw_id).is_none() {
+    let Some(id) = ScheduleId::parse(raw_id) else {
         return Err(missing);
-    }
-    state
-        .servicing
-        .schedule(owner, raw_id)
-        .await?
-        .ok_or(missing)
+    };
+    state.servicing.schedule(owner, &id).await?.ok_or(missing)
 }
