@@ -3,13 +3,15 @@
 
 use axum::extract::{FromRequestParts, Path};
 use axum::http::request::Parts;
-use lendhub_domain::sandbox::ids::SandboxId;
+use lendhub_domain::sandbox::ids::{SandboxId, kind};
 
 use crate::error::SandboxError;
 
-pub struct PathId(pub SandboxId);
+/// The path's id, of the kind the route names (`PathId<kind::Event>`), or
+/// of no kind in particular.
+pub struct PathId<K = kind::Any>(pub SandboxId<K>);
 
-impl<S: Send + Sync> FromRequestParts<S> for PathId {
+impl<S: Send + Sync, K> FromRequestParts<S> for PathId<K> {
     type Rejection = SandboxError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, SandboxError> {

@@ -4,7 +4,9 @@
 //! and the other environment's are not found; sign-out and leaving the
 //! staff end the session.
 
+use lendhub_domain::ids::{HubId, WebhookEndpointId};
 use lendhub_domain::partner::project::Tier;
+use lendhub_domain::sandbox::ids::PublishedId;
 use serde_json::{Value, json};
 
 use crate::rest_tier::{api_key, rest_app, rest_partner, rest_post};
@@ -45,6 +47,11 @@ pub(crate) async fn partner_with_applications(app: &App) -> (String, String, Str
     let live = create("/partner/v1", key("live"), "DASH-LIVE").await;
     let test = create("/sandbox/v1", key("test"), "DASH-TEST").await;
     (client, live, test)
+}
+
+/// A webhook endpoint's id as the REST tier published it (`whe_…`).
+fn published_endpoint(id: &str) -> PublishedId {
+    PublishedId::from(WebhookEndpointId::parse(id).unwrap())
 }
 
 pub(crate) fn staff(app: &App, client: &str, person: &Person, role: &str) -> Value {
@@ -507,7 +514,7 @@ async fn a_failed_delivery_is_found_retried_and_delivered() {
         let (store, owner, id) = (store.clone(), owner.clone(), id.clone());
         async move {
             store
-                .endpoint_deliveries(&owner, &id, 10)
+                .endpoint_deliveries(&owner, &published_endpoint(&id), 10)
                 .await
                 .unwrap()
                 .into_iter()
@@ -608,7 +615,7 @@ async fn a_failed_delivery_is_found_retried_and_delivered() {
         let (owner, id) = (owner.clone(), id.clone());
         async move {
             store
-                .endpoint_deliveries(&owner, &id, 10)
+                .endpoint_deliveries(&owner, &published_endpoint(&id), 10)
                 .await
                 .unwrap()
                 .len()
@@ -688,7 +695,7 @@ pub(crate) async fn failing_delivery(
         let (store, owner, id) = (store.clone(), owner.clone(), id.clone());
         async move {
             store
-                .endpoint_deliveries(&owner, &id, 10)
+                .endpoint_deliveries(&owner, &published_endpoint(&id), 10)
                 .await
                 .unwrap()
                 .into_iter()

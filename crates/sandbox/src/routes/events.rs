@@ -3,7 +3,7 @@ use axum::extract::{RawQuery, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use lendhub_domain::sandbox::events::EventType;
-use lendhub_domain::sandbox::ids::EventId;
+use lendhub_domain::sandbox::ids::{EventId, PublishedId, kind};
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::OptionalJsonBody;
@@ -166,17 +166,18 @@ struct ReplayDelivery {
 pub async fn replay(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
-    PathId(id): PathId,
+    PathId(id): PathId<kind::Event>,
     idempotent: Idempotent,
     body: OptionalJsonBody<ReplayRequest>,
 ) -> Result<Response, SandboxError> {
+    let id = PublishedId::from(id);
     let guarded = idempotent.by(&caller.tenant, &body.raw, caller.now(&state));
     state
         .idempotency
         .run(guarded, || async {
             let event = state
                 .events
-                .event(&caller.tenant, id.as_str())
+                .event(&caller.tenant, &id)
                 .await?
                 .ok_or(SandboxError::NotFound("event"))?;
             let wanted = body.value.endpoint_id.as_deref();

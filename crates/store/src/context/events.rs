@@ -3,6 +3,7 @@
 
 use async_trait::async_trait;
 use lendhub_domain::sandbox::events::Event;
+use lendhub_domain::sandbox::ids::PublishedId;
 use lendhub_domain::webhooks::endpoint::{EndpointStatus, WebhookEndpoint};
 
 use crate::error::StoreError;
@@ -105,7 +106,7 @@ pub enum EventWrite {
 
 #[async_trait]
 pub trait EventStore: Send + Sync {
-    async fn event(&self, owner: &Tenant, id: &str) -> Result<Option<Event>, StoreError>;
+    async fn event(&self, owner: &Tenant, id: &PublishedId) -> Result<Option<Event>, StoreError>;
     async fn list_events(
         &self,
         owner: &Tenant,

@@ -4,6 +4,7 @@
 //! worker loop (`lendhub-jobs`) serves them all.
 
 use async_trait::async_trait;
+use lendhub_domain::sandbox::ids::PublishedId;
 use lendhub_domain::webhooks::endpoint::{Delivery, WebhookEndpoint};
 
 use crate::error::StoreError;
@@ -171,7 +172,7 @@ pub trait JobStore: Send + Sync {
     async fn endpoint_deliveries(
         &self,
         owner: &lendhub_domain::tenant::Tenant,
-        endpoint_id: &str,
+        endpoint_id: &PublishedId,
         limit: u32,
     ) -> Result<Vec<DeliveryView>, StoreError>;
 }

@@ -22,6 +22,7 @@ use crate::error::{CommitError, StoreError};
 use crate::sql;
 use crate::*;
 use errors::{db, pool as pool_error};
+use lendhub_domain::sandbox::ids::PublishedId;
 use lendhub_domain::tenant::Tenant;
 
 /// How to reach the database, and how long to wait for it.
@@ -261,14 +262,14 @@ impl JobStore for PgStore {
     async fn endpoint_deliveries(
         &self,
         owner: &lendhub_domain::tenant::Tenant,
-        endpoint_id: &str,
+        endpoint_id: &PublishedId,
         limit: u32,
     ) -> Result<Vec<DeliveryView>, StoreError> {
         let c = self.conn().await?;
         let rows = c
             .query(
                 crate::sql::jobs::ENDPOINT_DELIVERIES,
-                &[&endpoint_id, &owner.as_str(), &i64::from(limit)],
+                &[&endpoint_id.as_str(), &owner.as_str(), &i64::from(limit)],
             )
             .await
             .map_err(errors::db)?;

@@ -34,8 +34,9 @@ fn endpoint(r: &Row) -> Result<EndpointRecord, StoreError> {
 
 #[async_trait]
 impl<B: Backend> EventStore for B {
-    async fn event(&self, owner: &Tenant, id: &str) -> Result<Option<Event>, StoreError> {
-        self.one(sandbox::EVENT, &params![id, owner], event).await
+    async fn event(&self, owner: &Tenant, id: &PublishedId) -> Result<Option<Event>, StoreError> {
+        self.one(sandbox::EVENT, &params![id.as_str(), owner], event)
+            .await
     }
 
     /// Newest first; `starting_after` pages toward older events,

@@ -236,12 +236,12 @@ impl JobStore for SqliteStore {
     async fn endpoint_deliveries(
         &self,
         owner: &Tenant,
-        endpoint_id: &str,
+        endpoint_id: &PublishedId,
         limit: u32,
     ) -> Result<Vec<DeliveryView>, StoreError> {
         self.read(|c| {
             c.prepare_cached(shared!(crate::sql::jobs::ENDPOINT_DELIVERIES))?
-                .query_map(params![endpoint_id, owner.as_str(), limit], |r| {
+                .query_map(params![endpoint_id.as_str(), owner.as_str(), limit], |r| {
                     Ok(DeliveryView {
                         id: r.get(0)?,
                         event_id: r.get(1)?,

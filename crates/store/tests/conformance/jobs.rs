@@ -429,7 +429,7 @@ async fn a_failed_delivery_is_listed_and_made_due_again() {
         .await
         .unwrap();
     let listed = |store: std::sync::Arc<dyn Store>| {
-        let id = endpoint.id.to_string();
+        let id = endpoint.id.clone();
         async move {
             store
                 .endpoint_deliveries(&tenant(OWNER), &id, 10)
@@ -449,7 +449,7 @@ async fn a_failed_delivery_is_listed_and_made_due_again() {
     );
     assert!(
         store
-            .endpoint_deliveries(&tenant(OTHER), endpoint.id.as_str(), 10)
+            .endpoint_deliveries(&tenant(OTHER), &endpoint.id, 10)
             .await
             .unwrap()
             .is_empty(),

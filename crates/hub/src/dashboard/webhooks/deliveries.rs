@@ -47,7 +47,11 @@ pub async fn deliveries(
     else {
         return not_found();
     };
-    let Ok(rows) = state.jobs.endpoint_deliveries(&owner, &id, 100).await else {
+    let Ok(rows) = state
+        .jobs
+        .endpoint_deliveries(&owner, &endpoint.id, 100)
+        .await
+    else {
         return unavailable();
     };
     screen(

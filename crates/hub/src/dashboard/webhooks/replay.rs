@@ -10,6 +10,8 @@ pub async fn replay(
     Path((id, event_id)): Path<(String, String)>,
     Form(form): Form<ActionForm>,
 ) -> Response {
+    use lendhub_domain::ids::{EventId, HubId};
+    use lendhub_domain::sandbox::ids::PublishedId;
     use lendhub_store::{EventWrite, WriteSet};
     let Target {
         env,
@@ -20,7 +22,10 @@ pub async fn replay(
         Ok(t) => t,
         Err(refused) => return refused.page(),
     };
-    match state.events.event(&owner, &event_id).await {
+    let Some(published) = EventId::parse(&event_id).map(PublishedId::from) else {
+        return not_found();
+    };
+    match state.events.event(&owner, &published).await {
         Ok(Some(_)) => {}
         Ok(None) => return not_found(),
         Err(_) => return unavailable(),

@@ -10,14 +10,22 @@ pub async fn retry(
     Path((id, delivery)): Path<(String, i64)>,
     Form(form): Form<ActionForm>,
 ) -> Response {
+    use lendhub_domain::ids::{HubId, WebhookEndpointId};
+    use lendhub_domain::sandbox::ids::PublishedId;
     use lendhub_store::{EventWrite, WriteSet};
     let env = match admitted(&staff, &form) {
         Ok(env) => env,
         Err(why) => return forbidden(why),
     };
     let owner = tenant(&staff, env);
+    let Some(endpoint) = WebhookEndpointId::parse(&id).map(PublishedId::from) else {
+        return not_found();
+    };
     let (Ok(rows), Ok(now)) = (
-        state.jobs.endpoint_deliveries(&owner, &id, 1_000).await,
+        state
+            .jobs
+            .endpoint_deliveries(&owner, &endpoint, 1_000)
+            .await,
         state.flows.now_for(&owner).await,
     ) else {
         return unavailable();

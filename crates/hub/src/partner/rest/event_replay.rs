@@ -7,6 +7,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::ids::{EventId, HubId};
 use lendhub_domain::partner::scope::PartnerScope;
+use lendhub_domain::sandbox::ids::PublishedId;
 use lendhub_domain::webhooks::endpoint::EndpointStatus;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::OptionalJsonBody;
@@ -58,12 +59,12 @@ pub async fn replay(
     state
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
-            if EventId::parse(&id).is_none() {
+            let Some(event_id) = EventId::parse(&id) else {
                 return Err(PartnerError::NotFound("event"));
-            }
+            };
             let event = state
                 .events
-                .event(owner, &id)
+                .event(owner, &PublishedId::from(event_id))
                 .await?
                 .ok_or(PartnerError::NotFound("event"))?;
             let endpoints = state.events.endpoints(owner).await?;
