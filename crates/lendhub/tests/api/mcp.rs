@@ -584,7 +584,10 @@ async fn an_explanation_gives_the_facts_stored_with_the_decision() {
     // the explanation must follow the record, not today's fixtures.
     let mut stored = server
         .store
-        .application(&lendhub_domain::tenant::Tenant::sandbox_client(&owner), id)
+        .application(
+            &lendhub_domain::tenant::Tenant::sandbox_client(&owner),
+            &lendhub_domain::sandbox::ids::ApplicationId::parse(id).unwrap(),
+        )
         .await
         .unwrap()
         .unwrap();

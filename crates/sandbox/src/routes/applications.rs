@@ -5,7 +5,7 @@ use axum::response::Response;
 use lendhub_domain::sandbox::application::Application;
 use lendhub_domain::sandbox::decisioning::decide;
 use lendhub_domain::sandbox::events::EventType;
-use lendhub_domain::sandbox::ids::{ApplicationId, SandboxId};
+use lendhub_domain::sandbox::ids::{ApplicationId, SandboxId, kind};
 use lendhub_domain::sandbox::payment::{BankAccount, PaymentStatus};
 use lendhub_http::FieldIssue;
 use lendhub_http::idempotency::{Idempotent, Prepared};
@@ -140,13 +140,11 @@ pub async fn create(
 pub(crate) async fn load(
     state: &SandboxState,
     owner: &Tenant,
-    raw_id: &str,
+    id: &ApplicationId,
 ) -> Result<Application, SandboxError> {
-    let id: ApplicationId =
-        SandboxId::parse(raw_id).ok_or(SandboxError::NotFound("application"))?;
     state
         .sandbox
-        .application(owner, id.as_str())
+        .application(owner, id)
         .await?
         .ok_or(SandboxError::NotFound("application"))
 }
@@ -159,7 +157,7 @@ pub(crate) async fn load(
 pub async fn get(
     State(state): State<SandboxState>,
     Reader(caller): Reader,
-    PathId(id): PathId,
+    PathId(id): PathId<kind::Application>,
 ) -> Result<Response, SandboxError> {
     // Served as rendered at the last write: no decode, no re-encode. Polled
     // far more often than it changes, so kept at its version as well, and a
@@ -170,7 +168,7 @@ pub async fn get(
     if state.application_pages.holds(&key)
         && let Some(version) = state
             .sandbox
-            .sandbox_application_version(&key.0, &key.1)
+            .sandbox_application_version(&key.0, &id)
             .await?
         && let Some(body) = state.application_pages.get(&key, &version)
     {
@@ -178,7 +176,7 @@ pub async fn get(
     }
     let rendered = state
         .sandbox
-        .rendered_application(&key.0, &key.1)
+        .rendered_application(&key.0, &id)
         .await?
         .ok_or(SandboxError::NotFound("application"))?;
     let body = Bytes::from(rendered.body);
@@ -210,7 +208,7 @@ pub struct AcceptApplication {
 pub async fn accept(
     State(state): State<SandboxState>,
     Writer(caller): Writer,
-    PathId(id): PathId,
+    PathId(id): PathId<kind::Application>,
     idempotent: Idempotent,
     body: JsonBody<AcceptApplication>,
 ) -> Result<Response, SandboxError> {
@@ -229,7 +227,7 @@ pub async fn accept(
                     SandboxError::Validation(vec![FieldIssue::new("bank_account", "one_of")])
                 })?,
             };
-            let app = load(&state, &caller.tenant, id.as_str()).await?;
+            let app = load(&state, &caller.tenant, &id).await?;
             let now = caller.now(&state);
             let payment_id = SandboxId::new_random(lendhub_domain::clock::unix_ms(now) as u64);
             let next = app

@@ -32,22 +32,28 @@ pub struct CreateRepayment {
     amount_pence: Option<i64>,
 }
 
-fn validate(body: &CreateRepayment) -> Result<(String, i64), SandboxError> {
+fn validate(body: &CreateRepayment) -> Result<(ApplicationId, i64), SandboxError> {
     let mut issues = Vec::new();
-    match body.application_id.as_deref() {
-        None => issues.push(FieldIssue::new("application_id", "required")),
-        Some(id) if ApplicationId::parse(id).is_none() => {
-            issues.push(FieldIssue::new("application_id", "pattern"))
+    let application_id = match body.application_id.as_deref() {
+        None => {
+            issues.push(FieldIssue::new("application_id", "required"));
+            None
         }
-        Some(_) => {}
-    }
+        Some(id) => {
+            let parsed = ApplicationId::parse(id);
+            if parsed.is_none() {
+                issues.push(FieldIssue::new("application_id", "pattern"));
+            }
+            parsed
+        }
+    };
     match body.amount_pence {
         None => issues.push(FieldIssue::new("amount_pence", "required")),
         Some(a) if a < 1 => issues.push(FieldIssue::new("amount_pence", "min_value")),
         Some(_) => {}
     }
-    match (&body.application_id, body.amount_pence) {
-        (Some(id), Some(a)) if issues.is_empty() => Ok((id.clone(), a)),
+    match (application_id, body.amount_pence) {
+        (Some(id), Some(a)) if issues.is_empty() => Ok((id, a)),
         _ => Err(SandboxError::Validation(issues)),
     }
 }

@@ -3,6 +3,7 @@
 
 use async_trait::async_trait;
 use lendhub_domain::sandbox::application::Application;
+use lendhub_domain::sandbox::ids::ApplicationId;
 use lendhub_domain::sandbox::payment::Payment;
 
 use crate::error::StoreError;
@@ -92,14 +93,14 @@ pub trait SandboxStore: Send + Sync {
     async fn application(
         &self,
         owner: &Tenant,
-        id: &str,
+        id: &ApplicationId,
     ) -> Result<Option<Application>, StoreError>;
     /// The stored JSON representation of an application, as last written,
     /// with the version it was written at.
     async fn rendered_application(
         &self,
         owner: &Tenant,
-        id: &str,
+        id: &ApplicationId,
     ) -> Result<Option<RenderedApplication>, StoreError>;
     /// The application's version, without reading the rest of it, for
     /// callers that keep it rendered: every change to an application moves
@@ -107,7 +108,7 @@ pub trait SandboxStore: Send + Sync {
     async fn sandbox_application_version(
         &self,
         owner: &Tenant,
-        id: &str,
+        id: &ApplicationId,
     ) -> Result<Option<i64>, StoreError>;
 
     /// Referred applications whose review is due on their owner's clock

@@ -2,6 +2,7 @@
 
 use async_trait::async_trait;
 use lendhub_domain::sandbox::application::Application;
+use lendhub_domain::sandbox::ids::ApplicationId;
 use lendhub_domain::tenant::Tenant;
 
 use crate::context::sandbox::*;
@@ -40,9 +41,9 @@ async fn application_row<B: Backend>(
     keyed: &'static str,
     plain: &'static str,
     owner: &Tenant,
-    id: &str,
+    id: &ApplicationId,
 ) -> Result<Option<Row>, StoreError> {
-    let (sql, params) = B::DIALECT.by_row_key(keyed, plain, &params![id, owner]);
+    let (sql, params) = B::DIALECT.by_row_key(keyed, plain, &params![id.as_str(), owner]);
     let mut c = backend.connection().await?;
     c.query_opt(sql, &params).await
 }
@@ -97,7 +98,7 @@ impl<B: Backend> SandboxStore for B {
     async fn application(
         &self,
         owner: &Tenant,
-        id: &str,
+        id: &ApplicationId,
     ) -> Result<Option<Application>, StoreError> {
         application_row(
             self,
@@ -114,7 +115,7 @@ impl<B: Backend> SandboxStore for B {
     async fn rendered_application(
         &self,
         owner: &Tenant,
-        id: &str,
+        id: &ApplicationId,
     ) -> Result<Option<RenderedApplication>, StoreError> {
         application_row(
             self,
@@ -136,7 +137,7 @@ impl<B: Backend> SandboxStore for B {
     async fn sandbox_application_version(
         &self,
         owner: &Tenant,
-        id: &str,
+        id: &ApplicationId,
     ) -> Result<Option<i64>, StoreError> {
         let key = format!("{}\u{0}{id}", owner.as_str());
         exec::remembered(self, |m| &m.sandbox_application_versions, &key, async {

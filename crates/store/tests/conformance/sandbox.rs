@@ -200,7 +200,7 @@ async fn a_reset_removes_one_owners_rows_only() {
 
     assert!(
         store
-            .application(&tenant(OWNER), apps[0].id.as_str())
+            .application(&tenant(OWNER), &apps[0].id)
             .await
             .unwrap()
             .is_none()
@@ -246,7 +246,7 @@ async fn a_reset_removes_one_owners_rows_only() {
 
     assert!(
         store
-            .application(&tenant(OTHER), apps[1].id.as_str())
+            .application(&tenant(OTHER), &apps[1].id)
             .await
             .unwrap()
             .is_some()
@@ -395,7 +395,7 @@ async fn applications_made_in_one_millisecond_are_each_found_by_their_id() {
     }
     let owner = tenant(OWNER);
     for app in &apps {
-        let id = app.id.as_str();
+        let id = &app.id;
         let rendered = store.rendered_application(&owner, id).await.unwrap();
         assert_eq!(rendered.map(|r| r.body), Some(record(app).rendered));
         let stored = store.application(&owner, id).await.unwrap();
@@ -405,7 +405,7 @@ async fn applications_made_in_one_millisecond_are_each_found_by_their_id() {
         let other = store.rendered_application(&tenant(OTHER), id).await;
         assert!(other.unwrap().is_none(), "another owner's application");
     }
-    let unknown = SandboxId::<lendhub_domain::sandbox::ids::kind::Any>::generate(7_000, 4);
-    let missing = store.rendered_application(&owner, unknown.as_str()).await;
+    let unknown = SandboxId::<lendhub_domain::sandbox::ids::kind::Application>::generate(7_000, 4);
+    let missing = store.rendered_application(&owner, &unknown).await;
     assert!(missing.unwrap().is_none(), "an id never stored");
 }

@@ -38,7 +38,7 @@ async fn a_taken_idempotency_key_fails_the_whole_write_set() {
     assert!(matches!(err, Err(CommitError::IdempotencyKeyTaken)));
     assert!(
         store
-            .application(&tenant(OWNER), second.id.as_str())
+            .application(&tenant(OWNER), &second.id)
             .await
             .unwrap()
             .is_none()
@@ -146,7 +146,7 @@ async fn a_stale_version_fails_the_whole_write_set() {
     // Probed once before the update, so that a remembered answer would show.
     assert_eq!(
         store
-            .sandbox_application_version(&tenant(OWNER), app.id.as_str())
+            .sandbox_application_version(&tenant(OWNER), &app.id)
             .await
             .unwrap(),
         Some(1)
@@ -179,7 +179,7 @@ async fn a_stale_version_fails_the_whole_write_set() {
     assert_eq!(event_count(store.as_ref()).await, 0);
     assert_eq!(
         store
-            .application(&tenant(OWNER), app.id.as_str())
+            .application(&tenant(OWNER), &app.id)
             .await
             .unwrap()
             .unwrap()
@@ -188,7 +188,7 @@ async fn a_stale_version_fails_the_whole_write_set() {
     );
     assert_eq!(
         store
-            .rendered_application(&tenant(OWNER), app.id.as_str())
+            .rendered_application(&tenant(OWNER), &app.id)
             .await
             .unwrap()
             .unwrap(),
@@ -199,7 +199,7 @@ async fn a_stale_version_fails_the_whole_write_set() {
     );
     assert_eq!(
         store
-            .sandbox_application_version(&tenant(OWNER), app.id.as_str())
+            .sandbox_application_version(&tenant(OWNER), &app.id)
             .await
             .unwrap(),
         Some(2),
@@ -207,7 +207,7 @@ async fn a_stale_version_fails_the_whole_write_set() {
     );
     assert_eq!(
         store
-            .sandbox_application_version(&tenant("pk_test_other"), app.id.as_str())
+            .sandbox_application_version(&tenant("pk_test_other"), &app.id)
             .await
             .unwrap(),
         None,
@@ -215,7 +215,7 @@ async fn a_stale_version_fails_the_whole_write_set() {
     );
     assert!(
         store
-            .application(&tenant("pk_test_other"), app.id.as_str())
+            .application(&tenant("pk_test_other"), &app.id)
             .await
             .unwrap()
             .is_none(),
@@ -279,10 +279,7 @@ async fn concurrent_write_sets_fail_alone() {
     let mut landed = 0;
     for task in tasks {
         let (n, app, result) = task.await.unwrap();
-        let stored = store
-            .application(&tenant(OWNER), app.id.as_str())
-            .await
-            .unwrap();
+        let stored = store.application(&tenant(OWNER), &app.id).await.unwrap();
         match n % 10 {
             3 => assert!(
                 matches!(result, Err(CommitError::IdempotencyKeyTaken)),

@@ -5,6 +5,7 @@
 use lendhub_domain::ids::HubId;
 use lendhub_domain::partner::scope::{PartnerScope, PartnerScopes, Scope};
 use lendhub_domain::sandbox::decisioning::ReasonCode;
+use lendhub_domain::sandbox::ids::ApplicationId as SandboxApplicationId;
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::LazyLock;
@@ -374,7 +375,12 @@ async fn explain(
         ));
     };
     let tenant = Tenant::sandbox_client(owner);
-    let Some(app) = state.sandbox.application(&tenant, reference).await? else {
+    let app = match SandboxApplicationId::parse(reference) {
+        Some(id) => state.sandbox.application(&tenant, &id).await?,
+        // Not in the sandbox's alphabet: no application of its has it.
+        None => None,
+    };
+    let Some(app) = app else {
         return Ok(failure(&format!(
             "not_found: no application {reference} belongs to this project's sandbox client {owner}"
         )));
