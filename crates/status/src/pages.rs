@@ -6,6 +6,7 @@ use askama::Template;
 use axum::extract::{Path, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use lendhub_domain::ids::{HubId, IncidentId};
 use lendhub_domain::status::{self, Component, Kind};
 use lendhub_store::IncidentRecord;
 
@@ -281,8 +282,11 @@ pub async fn incident(State(state): State<StatusState>, Path(id): Path<String>) 
     let settings = state.settings();
     let found = match s.incidents.iter().find(|i| i.id == id) {
         Some(i) => Ok(Some(i.clone())),
-        None if id.len() <= 64 => state.inner.store.incident(&id).await,
-        None => Ok(None),
+        None => match IncidentId::parse(&id) {
+            Some(id) => state.inner.store.incident(&id).await,
+            // Not an incident's id: nothing to look up.
+            None => Ok(None),
+        },
     };
     match found {
         Ok(Some(i)) => html(

@@ -4,7 +4,7 @@
 use anyhow::{Context, bail};
 use clap::Subcommand;
 use lendhub_domain::clock::{Clock, from_unix_ms, parse_rfc3339_ms};
-use lendhub_domain::ids::{IncidentId, IncidentUpdateId};
+use lendhub_domain::ids::{HubId, IncidentId, IncidentUpdateId};
 use lendhub_domain::status::{self, Kind};
 use lendhub_store::{IncidentRecord, IncidentUpdateRecord, StatusStore};
 use lendhub_system::{SystemClock, new_hub_id};
@@ -181,7 +181,11 @@ async fn run(
             status: next,
             message,
         } => {
-            let Some(incident) = store.incident(&id).await? else {
+            let found = match IncidentId::parse(&id) {
+                Some(parsed) => store.incident(&parsed).await?.map(|i| (parsed, i)),
+                None => None,
+            };
+            let Some((parsed, incident)) = found else {
                 bail!("no incident or maintenance window {id}");
             };
             let kind = Kind::parse(&incident.kind).context("a stored incident of no known kind")?;
@@ -200,7 +204,7 @@ async fn run(
                 bail!("{id} was updated by someone else meanwhile; look again and retry");
             }
             let updated = store
-                .incident(&id)
+                .incident(&parsed)
                 .await?
                 .context("the incident just updated")?;
             view(&updated)

@@ -2,6 +2,7 @@
 //! incidents and maintenance windows operators write.
 
 use async_trait::async_trait;
+use lendhub_domain::ids::IncidentId;
 use lendhub_domain::status::DayTally;
 
 use crate::error::StoreError;
@@ -70,7 +71,7 @@ pub trait StatusStore: Send + Sync {
         expected_status: &str,
         resolved: bool,
     ) -> Result<bool, StoreError>;
-    async fn incident(&self, id: &str) -> Result<Option<IncidentRecord>, StoreError>;
+    async fn incident(&self, id: &IncidentId) -> Result<Option<IncidentRecord>, StoreError>;
     /// Those still open and those updated at or after `since_ms`, newest
     /// first, at most `limit`, each with its updates.
     async fn recent_incidents(

@@ -1,6 +1,7 @@
 //! The status page's tables.
 
 use async_trait::async_trait;
+use lendhub_domain::ids::{HubId, IncidentId};
 use lendhub_domain::status::DayTally;
 
 use crate::context::status::*;
@@ -152,9 +153,9 @@ impl<B: Backend> StatusStore for B {
         Ok(done.first().is_some_and(|d| d.changed == 1))
     }
 
-    async fn incident(&self, id: &str) -> Result<Option<IncidentRecord>, StoreError> {
+    async fn incident(&self, id: &IncidentId) -> Result<Option<IncidentRecord>, StoreError> {
         let mut c = self.connection().await?;
-        match c.query_opt(sql::INCIDENT, &params![id]).await? {
+        match c.query_opt(sql::INCIDENT, &params![id.as_str()]).await? {
             Some(r) => Ok(Some(with_updates(&mut c, incident(&r)?).await?)),
             None => Ok(None),
         }

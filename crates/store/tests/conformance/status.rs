@@ -1,6 +1,7 @@
 //! The status page's storage: day tallies that add across instances, the
 //! webhook lag, incidents and their updates.
 
+use lendhub_domain::ids::{HubId, IncidentId};
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::status::{DayTally, Health};
 use lendhub_store::*;
@@ -98,9 +99,14 @@ async fn the_delivery_lag_is_the_oldest_due_deliverys_wait() {
     );
 }
 
-fn incident(id: &str, kind: &str, at_ms: i64) -> IncidentRecord {
+/// The test's `n`th incident id, made as `lendhub status` makes them.
+fn inc(n: u128) -> IncidentId {
+    IncidentId::generate(1_000, n)
+}
+
+fn incident(id: &IncidentId, kind: &str, at_ms: i64) -> IncidentRecord {
     IncidentRecord {
-        id: id.into(),
+        id: id.to_string(),
         kind: kind.into(),
         name: format!("{kind} {id}"),
         status: if kind == "incident" {
@@ -118,7 +124,7 @@ fn incident(id: &str, kind: &str, at_ms: i64) -> IncidentRecord {
         resolved_at_ms: None,
         updates: vec![IncidentUpdateRecord {
             id: format!("{id}_u1"),
-            incident_id: id.into(),
+            incident_id: id.to_string(),
             status: if kind == "incident" {
                 "investigating"
             } else {
@@ -135,33 +141,33 @@ fn incident(id: &str, kind: &str, at_ms: i64) -> IncidentRecord {
 async fn incidents_move_only_from_the_status_their_writer_saw() {
     let (store, _db) = store().await;
     store
-        .create_incident(incident("inc_1", "incident", 1_000))
+        .create_incident(incident(&inc(1), "incident", 1_000))
         .await
         .unwrap();
     store
-        .create_incident(incident("inc_2", "maintenance", 2_000))
+        .create_incident(incident(&inc(2), "maintenance", 2_000))
         .await
         .unwrap();
     store
-        .create_incident(incident("inc_3", "incident", 3_000))
+        .create_incident(incident(&inc(3), "incident", 3_000))
         .await
         .unwrap();
     assert!(
         store
-            .create_incident(incident("inc_1", "incident", 4_000))
+            .create_incident(incident(&inc(1), "incident", 4_000))
             .await
             .is_err(),
         "an id is stored once"
     );
     assert_eq!(
-        store.incident("inc_2").await.unwrap(),
-        Some(incident("inc_2", "maintenance", 2_000))
+        store.incident(&inc(2)).await.unwrap(),
+        Some(incident(&inc(2), "maintenance", 2_000))
     );
-    assert_eq!(store.incident("inc_9").await.unwrap(), None);
+    assert_eq!(store.incident(&inc(9)).await.unwrap(), None);
 
     let update = |n: u32, status: &str, at_ms| IncidentUpdateRecord {
-        id: format!("inc_1_u{n}"),
-        incident_id: "inc_1".into(),
+        id: format!("{}_u{n}", inc(1)),
+        incident_id: inc(1).to_string(),
         status: status.into(),
         body: format!("update {n}"),
         created_at_ms: at_ms,
@@ -185,7 +191,7 @@ async fn incidents_move_only_from_the_status_their_writer_saw() {
             .await
             .unwrap()
     );
-    let one = store.incident("inc_1").await.unwrap().unwrap();
+    let one = store.incident(&inc(1)).await.unwrap().unwrap();
     assert_eq!(one.status, "resolved");
     assert_eq!(one.updated_at_ms, 6_000);
     assert_eq!(one.resolved_at_ms, Some(6_000));
@@ -197,13 +203,16 @@ async fn incidents_move_only_from_the_status_their_writer_saw() {
     let ids = |list: Vec<IncidentRecord>| list.into_iter().map(|i| i.id).collect::<Vec<_>>();
     assert_eq!(
         ids(store.recent_incidents(0, 10).await.unwrap()),
-        ["inc_3", "inc_2", "inc_1"]
+        [inc(3), inc(2), inc(1)].map(|i| i.to_string())
     );
     assert_eq!(
         ids(store.recent_incidents(6_001, 10).await.unwrap()),
-        ["inc_3", "inc_2"]
+        [inc(3), inc(2)].map(|i| i.to_string())
     );
-    assert_eq!(ids(store.recent_incidents(0, 1).await.unwrap()), ["inc_3"]);
+    assert_eq!(
+        ids(store.recent_incidents(0, 1).await.unwrap()),
+        [inc(3).to_string()]
+    );
     let recent = store.recent_incidents(0, 10).await.unwrap();
     assert_eq!(recent[2].updates.len(), 3, "each with its updates");
 }
