@@ -6,12 +6,20 @@ decision; an approved offer is accepted and signed. The partner's
 `redirect_uri` (https://partner.example/…) is answered by Playwright itself,
 which records where the journey sent the browser.
 
-Environment: START_URL, EMAIL, PASSWORD, and for a first visit DOB and BANK;
-SIGN=yes accepts an approved offer. Prints one JSON object; exits 3 when
+Environment: START_URL, EMAIL, PASSWORD, and for a first visit DOB and
+ACCOUNT (the model bank's test account to share: strong, low, thin or
+closed); SIGN=yes accepts an approved offer. The bank step goes to the
+model bank's consent page and back through lendhub's open-banking
+callback. With MODEL_BANK (its base URL) and MODEL_BANK_CLIENT
+("id:secret") the bank is first made unavailable (its admin endpoint) and
+the page's message recorded; with DECLINE_FIRST=yes the payer first
+declines at the bank and the message lendhub shows is recorded. Prints one JSON object; exits 3 when
 Playwright is missing."""
+import base64
 import json
 import os
 import sys
+import urllib.request
 
 try:
     from playwright.sync_api import sync_playwright
@@ -50,6 +58,19 @@ def main():
     print(json.dumps(out))
 
 
+def bank_admin(method, path, body=None):
+    """The model bank's admin endpoint, with the client's credentials."""
+    credentials = base64.b64encode(os.environ["MODEL_BANK_CLIENT"].encode()).decode()
+    request = urllib.request.Request(
+        os.environ["MODEL_BANK"] + path,
+        method=method,
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Authorization": "Basic " + credentials, "Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request) as answer:
+        assert answer.status == 204, answer.status
+
+
 def walk(page, out, landed):
     def title():
         out["pages"].append(page.locator("h1").first.inner_text())
@@ -78,8 +99,29 @@ def walk(page, out, landed):
         page.check("#role-director")
         page.click("#confirm-company")
         title()
-        page.check("#bank-" + os.environ["BANK"])
+        bank = os.environ.get("BANK", "model_bank")
+        if os.environ.get("MODEL_BANK"):
+            bank_admin("PUT", "/_model/outage", {"status": 503})
+            page.check("#bank-" + bank)
+            page.click("#connect-bank")
+            out["bank_down"] = page.locator(".error-summary").inner_text()
+            bank_admin("DELETE", "/_model/outage")
+        if os.environ.get("DECLINE_FIRST") == "yes":
+            page.check("#bank-" + bank)
+            page.click("#connect-bank")
+            page.wait_for_selector("#bank-decline")
+            page.click("#bank-decline")
+            page.wait_for_selector("#connect-bank")
+            out["bank_declined"] = page.locator(".error-summary").inner_text()
+        page.check("#bank-" + bank)
         page.click("#connect-bank")
+        # The bank's own consent page, then back to lendhub.
+        page.wait_for_selector("#bank-approve")
+        title()
+        out["bank_url"] = page.url.split("?")[0]
+        page.check("#account-" + os.environ["ACCOUNT"])
+        page.click("#bank-approve")
+        page.wait_for_selector("#submit-application")
         title()
         page.check("#credit_search")
         page.check("#open_banking")

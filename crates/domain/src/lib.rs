@@ -27,6 +27,7 @@ pub mod billing;
 pub mod identity;
 pub mod lending;
 pub mod marketplace;
+pub mod open_banking;
 pub mod partner;
 pub mod public;
 pub mod sandbox;

@@ -2,7 +2,9 @@
 //! each, with the built-in deterministic simulator as the default adapter
 //! (`docs/simulators.md` lists their magic values).
 
+mod account_information;
 mod companies_house;
+mod open_banking;
 
 use std::sync::Arc;
 
@@ -13,7 +15,9 @@ use lendhub_domain::lending::underwriting::{Banking, CreditFile};
 use lendhub_domain::partner::credentials::Environment;
 use lendhub_domain::tenant::{Tenant, TenantKind};
 
+pub use account_information::OpenBankingAis;
 pub use companies_house::CompaniesHouse;
+pub use open_banking::BankConnection;
 
 /// The register could not be asked (a real adapter's outage): the request
 /// answers 503 and may be retried.
@@ -76,6 +80,70 @@ pub trait OpenBanking: Send + Sync {
 
     /// The banks an applicant may connect, as (id, name shown to them).
     async fn institutions(&self) -> Result<Vec<(String, String)>, BankUnavailable>;
+}
+
+/// Where the payer authorises lendhub to read their account: the bank's
+/// consent, and the page to send them to.
+#[derive(Clone, Debug)]
+pub struct AccessRequest {
+    pub consent_id: String,
+    pub authorise_url: String,
+}
+
+/// The account the payer shared, as lendhub reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConnectedAccount {
+    pub consent_id: String,
+    /// The sort code and account number (14 digits): where a loan is paid.
+    pub payout: String,
+    pub name: Option<String>,
+    pub balance_pence: Option<i64>,
+    pub banking: Banking,
+}
+
+/// Why the shared account could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum ReadRefused {
+    /// The consent does not hold: the code was spent or expired, or the
+    /// payer revoked the consent or it expired at the bank.
+    #[error("the bank no longer honours the consent")]
+    Consent,
+    /// The payer shared no open sterling account lendhub could pay into.
+    #[error("no account lendhub can read and pay into was shared")]
+    NoUsableAccount,
+    #[error(transparent)]
+    Unavailable(#[from] BankUnavailable),
+}
+
+/// Open-banking account information (AIS): the payer authorises lendhub
+/// at their bank, and lendhub reads the account they shared
+/// ([`OpenBankingAis`], against a real bank or the model bank).
+#[async_trait]
+pub trait AccountInformation: Send + Sync {
+    /// The banks a payer may connect, as (id, name shown to them).
+    fn banks(&self) -> Vec<(String, String)>;
+
+    /// The origins of the banks' authorisation pages (those it could
+    /// discover): a page whose form sends the payer there must allow them.
+    async fn authorisation_origins(&self) -> Vec<String>;
+
+    /// Asks `bank` for an account-access consent; the payer authorises it
+    /// at the URL returned, which sends them back with `state`.
+    async fn request_access(
+        &self,
+        bank: &str,
+        state: &str,
+        nonce: &str,
+    ) -> Result<AccessRequest, BankUnavailable>;
+
+    /// Exchanges the authorization `code` the payer came back with and
+    /// reads the account they shared.
+    async fn read_account(
+        &self,
+        bank: &str,
+        code: &str,
+        nonce: &str,
+    ) -> Result<ConnectedAccount, ReadRefused>;
 }
 
 /// The built-in test banks (`docs/simulators.md`).
@@ -154,7 +222,8 @@ pub trait FasterPayments: Send + Sync {
 }
 
 /// The built-in rail: settles at once to every test bank but
-/// `test_bank_closed`, which rejects with `account_closed`. The payment id
+/// `test_bank_closed` and the model bank's closed account
+/// (`test_accounts::CLOSED`), which reject with `account_closed`. The payment id
 /// is derived from the reference, so a retried disbursement of one
 /// application is the same payment.
 pub struct SyntheticFasterPayments;
@@ -167,7 +236,9 @@ impl FasterPayments for SyntheticFasterPayments {
         _amount: lendhub_domain::money::Money,
         reference: &str,
     ) -> Result<Disbursed, RailUnavailable> {
-        if to_bank == "test_bank_closed" {
+        if to_bank == "test_bank_closed"
+            || to_bank == lendhub_domain::open_banking::test_accounts::CLOSED
+        {
             return Ok(Disbursed::Rejected {
                 reason: "account_closed".into(),
             });
@@ -331,6 +402,8 @@ impl<T> PerEnvironment<T> {
 /// The counterparties the hub speaks to, as the server configured them.
 pub struct Counterparties {
     pub register: PerEnvironment<Arc<dyn CompanyRegister>>,
+    /// The banks an applicant connects in the hosted journey.
+    pub accounts: PerEnvironment<Arc<dyn AccountInformation>>,
     pub people: Arc<dyn PersonRegister>,
     pub banks: Arc<dyn OpenBanking>,
     pub bureau: Arc<dyn CreditBureau>,
@@ -339,13 +412,17 @@ pub struct Counterparties {
 }
 
 impl Counterparties {
-    /// Each environment's company register, as configured; the other
+    /// Each environment's company register and banks, as configured; the other
     /// counterparties are still the in-process simulators, each answering
     /// from the documented magic values, until issue #46 moves them onto
     /// their protocols.
-    pub fn new(register: PerEnvironment<Arc<dyn CompanyRegister>>) -> Self {
+    pub fn new(
+        register: PerEnvironment<Arc<dyn CompanyRegister>>,
+        accounts: PerEnvironment<Arc<dyn AccountInformation>>,
+    ) -> Self {
         Self {
             register,
+            accounts,
             people: Arc::new(SyntheticPeople),
             banks: Arc::new(SyntheticBanks),
             bureau: Arc::new(SyntheticBureau),

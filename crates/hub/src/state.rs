@@ -36,7 +36,7 @@ impl FromRef<PartnerState> for JourneyState {
     fn from_ref(ring: &PartnerState) -> Self {
         Self {
             lending: ring.lending.clone(),
-            banks: ring.banks.clone(),
+            accounts: ring.accounts.clone(),
             rp: ring.settings.journey.clone(),
             open: ring.settings.rest_tier_enabled,
             csrf_key: ring.master_key.derive("apply-csrf"),

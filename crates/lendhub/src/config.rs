@@ -376,6 +376,41 @@ pub struct Counterparties {
 #[serde(deny_unknown_fields, default)]
 pub struct EnvironmentCounterparties {
     pub company_register: CompanyRegister,
+    pub open_banking: OpenBanking,
+}
+
+/// The banks lendhub reads accounts at and collects through, over the UK
+/// Open Banking Read/Write API; none: the embedded model bank.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct OpenBanking {
+    pub banks: std::collections::BTreeMap<String, Bank>,
+    /// Each request to a bank gives up after this.
+    pub timeout_ms: u64,
+}
+
+impl Default for OpenBanking {
+    fn default() -> Self {
+        Self {
+            banks: std::collections::BTreeMap::new(),
+            timeout_ms: 10_000,
+        }
+    }
+}
+
+/// One bank (`[counterparties.<env>.open_banking.banks.<bank_id>]`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bank {
+    /// Shown on the journey's and the pay page's bank choice.
+    pub name: String,
+    /// The bank's `/.well-known/openid-configuration`.
+    pub discovery_url: String,
+    /// e.g. `https://bank.example/open-banking/v3.1` (`aisp/`, `pisp/` below it).
+    pub api_base_url: String,
+    pub client_id: String,
+    /// `client_secret_basic`.
+    pub client_secret: Secret<String>,
 }
 
 /// The Companies House Public Data API
@@ -483,8 +518,15 @@ impl Config {
                     .split("__")
                     // LENDHUB_CONFIG names the file; LENDHUB_LOG is the log
                     // filter; LENDHUB_DATABASE_URL is handled below;
-                    // LENDHUB_MODEL_API_KEY is `lendhub simulate`'s.
-                    .ignore(&["config", "log", "database_url", "model_api_key"]),
+                    // LENDHUB_MODEL_API_KEY and LENDHUB_MODEL_CLIENT_SECRET
+                    // are `lendhub simulate`'s.
+                    .ignore(&[
+                        "config",
+                        "log",
+                        "database_url",
+                        "model_api_key",
+                        "model_client_secret",
+                    ]),
             )
             // The conventional spelling, beside LENDHUB_DATABASE__URL.
             .merge(

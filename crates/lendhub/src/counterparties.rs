@@ -9,7 +9,10 @@ use std::time::Duration;
 
 use lendhub_domain::clock::Clock;
 use lendhub_domain::secret::Secret;
-use lendhub_hub::counterparties::{CompaniesHouse, CompanyRegister, PerEnvironment};
+use lendhub_hub::counterparties::{
+    AccountInformation, BankConnection, CompaniesHouse, CompanyRegister, OpenBankingAis,
+    PerEnvironment,
+};
 
 use crate::config::{self, Invalid};
 
@@ -72,4 +75,100 @@ async fn start_model_register() -> anyhow::Result<Model> {
     let addr = lendhub_models::spawn(SocketAddr::from(([127, 0, 0, 1], 0)), router).await?;
     tracing::info!(%addr, "the model company register is listening");
     Ok((format!("http://{addr}"), Secret::from(key)))
+}
+
+/// Each environment's banks for account information; the model bank is
+/// started once, for whichever environments name no bank. `redirect_uri`
+/// is lendhub's at every bank.
+pub async fn account_information(
+    config: &config::Counterparties,
+    redirect_uri: &str,
+    clock: &Arc<dyn Clock>,
+) -> anyhow::Result<PerEnvironment<Arc<dyn AccountInformation>>> {
+    let mut model = None;
+    let live = banks(
+        "live",
+        &config.live.open_banking,
+        redirect_uri,
+        clock,
+        &mut model,
+    )
+    .await?;
+    let test = banks(
+        "test",
+        &config.test.open_banking,
+        redirect_uri,
+        clock,
+        &mut model,
+    )
+    .await?;
+    Ok(PerEnvironment { live, test })
+}
+
+async fn banks(
+    env: &str,
+    c: &config::OpenBanking,
+    redirect_uri: &str,
+    clock: &Arc<dyn Clock>,
+    model: &mut Option<BankConnection>,
+) -> anyhow::Result<Arc<dyn AccountInformation>> {
+    let banks = if c.banks.is_empty() {
+        tracing::warn!(
+            environment = env,
+            "open banking: the embedded model bank, not a real bank"
+        );
+        let bank = match model {
+            Some(running) => running.clone(),
+            None => model.insert(start_model_bank(redirect_uri).await?).clone(),
+        };
+        vec![bank]
+    } else {
+        c.banks
+            .iter()
+            .map(|(id, b)| {
+                tracing::info!(environment = env, bank = %id, name = %b.name, "open banking: a configured bank");
+                BankConnection {
+                    id: id.clone(),
+                    name: b.name.clone(),
+                    discovery_url: b.discovery_url.clone(),
+                    api_base_url: b.api_base_url.clone(),
+                    client_id: b.client_id.clone(),
+                    client_secret: b.client_secret.clone(),
+                }
+            })
+            .collect()
+    };
+    let timeout = Duration::from_millis(c.timeout_ms);
+    Ok(Arc::new(OpenBankingAis::new(
+        banks,
+        redirect_uri.to_owned(),
+        timeout,
+        clock.clone(),
+    )?))
+}
+
+/// The model bank's id and name on the bank choice.
+pub const MODEL_BANK: (&str, &str) = ("model_bank", "Model Bank (test)");
+
+async fn start_model_bank(redirect_uri: &str) -> anyhow::Result<BankConnection> {
+    let registration = lendhub_models::bank::Registration {
+        client_id: "lendhub".to_owned(),
+        client_secret: lendhub_system::random_token(24),
+        redirect_uris: vec![redirect_uri.to_owned()],
+    };
+    let secret = Secret::from(registration.client_secret.clone());
+    let addr = lendhub_models::spawn_at(SocketAddr::from(([127, 0, 0, 1], 0)), |base| {
+        lendhub_models::bank::router(base, registration)
+    })
+    .await?;
+    tracing::info!(%addr, "the model bank is listening");
+    let base = format!("http://{addr}");
+    Ok(BankConnection {
+        id: MODEL_BANK.0.to_owned(),
+        name: MODEL_BANK.1.to_owned(),
+        discovery_url: format!("{base}/.well-known/openid-configuration"),
+        api_base_url: format!("{base}/open-banking/v3.1"),
+        client_id: "lendhub".to_owned(),
+        client_secret: secret,
+    })
 }

@@ -284,6 +284,12 @@ async fn hub(
             lendhub_hub::counterparties::Counterparties::new(
                 crate::counterparties::company_registers(&config.counterparties, &core.clock)
                     .await?,
+                crate::counterparties::account_information(
+                    &config.counterparties,
+                    &format!("{}/open-banking/callback", url.trim_end_matches('/')),
+                    &core.clock,
+                )
+                .await?,
             ),
         ),
         public: lendhub_hub::PublicState::new(

@@ -6,6 +6,7 @@
 //! documented magic values (`docs/simulators.md`) and takes injected
 //! failures through an admin endpoint under `/_model/`.
 
+pub mod bank;
 pub mod register;
 
 use std::net::SocketAddr;
@@ -13,8 +14,19 @@ use std::net::SocketAddr;
 /// Serves `router` on `addr` (port 0: any free port) until the process
 /// ends; the address it listens on.
 pub async fn spawn(addr: SocketAddr, router: axum::Router) -> std::io::Result<SocketAddr> {
+    spawn_at(addr, |_| router).await
+}
+
+/// `spawn`, for a server that must know its own base URL
+/// (`http://{address}`) to build its routes: its discovery document and
+/// links name it.
+pub async fn spawn_at(
+    addr: SocketAddr,
+    router: impl FnOnce(&str) -> axum::Router,
+) -> std::io::Result<SocketAddr> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
+    let router = router(&format!("http://{bound}"));
     tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, router).await {
             tracing::error!(error = %e, "a model server stopped");

@@ -14,6 +14,7 @@ use sha2::{Digest, Sha256};
 use time::{Duration, OffsetDateTime};
 
 use crate::ids::{ApplicationId, VerificationId};
+use crate::lending::underwriting::Banking;
 use crate::tenant::Tenant;
 
 /// How long a browser session of the journey lasts after the applicant's
@@ -134,11 +135,43 @@ pub struct Journey {
     pub role: Option<String>,
     /// The director check made at the company step.
     pub verification_id: Option<VerificationId>,
+    /// Where the loan is paid: the shared account's sort code and account
+    /// number.
     pub bank: Option<String>,
+    /// The authorisation under way at the applicant's bank, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bank_authorisation: Option<BankAuthorisation>,
+    /// The account the applicant shared, as read when they came back.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_account: Option<SharedAccount>,
     /// Set once the application was submitted from this journey.
     pub submitted: bool,
     /// Bumped by every change; a change commits only over the version it read.
     pub version: i64,
+}
+
+/// The applicant was sent to their bank to authorise lendhub to read an
+/// account: the callback must bring back the state whose hash is kept,
+/// and the bank's ID token the nonce.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BankAuthorisation {
+    pub bank: String,
+    pub state_hash: String,
+    pub nonce: String,
+    #[serde(with = "time::serde::rfc3339")]
+    pub started_at: OffsetDateTime,
+}
+
+/// How long an applicant has to authorise at their bank.
+pub const BANK_AUTHORISATION_LIFE: Duration = Duration::minutes(15);
+
+/// The account the applicant shared through open banking.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedAccount {
+    pub bank: String,
+    pub name: Option<String>,
+    pub balance_pence: Option<i64>,
+    pub banking: Banking,
 }
 
 /// SHA-256 (hex) of a session token: what a journey stores of it.
@@ -171,6 +204,8 @@ impl Journey {
             role: None,
             verification_id: None,
             bank: None,
+            bank_authorisation: None,
+            shared_account: None,
             submitted: false,
             version: 1,
         }
@@ -300,9 +335,53 @@ impl Journey {
         }
     }
 
-    pub fn bank_connected(&self, bank: &str, now: OffsetDateTime) -> Self {
+    /// The applicant was sent to their bank with `state` (its hash kept).
+    pub fn bank_authorising(
+        &self,
+        bank: &str,
+        state: &str,
+        nonce: &str,
+        now: OffsetDateTime,
+    ) -> Self {
         Self {
-            bank: Some(bank.to_owned()),
+            bank_authorisation: Some(BankAuthorisation {
+                bank: bank.to_owned(),
+                state_hash: session_hash(state),
+                nonce: nonce.to_owned(),
+                started_at: now,
+            }),
+            ..self.changed(now)
+        }
+    }
+
+    /// The authorisation the callback's `state` answers, while it may.
+    pub fn authorising(&self, state: &str, now: OffsetDateTime) -> Option<&BankAuthorisation> {
+        self.bank_authorisation
+            .as_ref()
+            .filter(|a| same_hash(state, &a.state_hash))
+            .filter(|a| now < a.started_at + BANK_AUTHORISATION_LIFE)
+    }
+
+    /// The applicant shared `account`, paid into at `payout`.
+    pub fn bank_connected(
+        &self,
+        payout: &str,
+        account: SharedAccount,
+        now: OffsetDateTime,
+    ) -> Self {
+        Self {
+            bank: Some(payout.to_owned()),
+            bank_authorisation: None,
+            shared_account: Some(account),
+            ..self.changed(now)
+        }
+    }
+
+    /// The authorisation ended without an account (declined at the bank,
+    /// or the consent did not hold): the applicant chooses again.
+    pub fn bank_not_connected(&self, now: OffsetDateTime) -> Self {
+        Self {
+            bank_authorisation: None,
             ..self.changed(now)
         }
     }
@@ -413,11 +492,33 @@ mod tests {
         assert_eq!(j.sign_in, None);
         let j = j.company_confirmed("director", VerificationId::generate(3, 4), now);
         assert_eq!(j.next_step(), Step::Bank);
-        let j = j.bank_connected("test_bank_strong", now);
+        let j = j.bank_authorising("model_bank", "st4te", "n0nce", now);
+        assert_eq!(j.next_step(), Step::Bank);
+        assert!(j.authorising("other", now).is_none());
+        assert!(
+            j.authorising("st4te", now + BANK_AUTHORISATION_LIFE)
+                .is_none()
+        );
+        assert_eq!(
+            j.authorising("st4te", now).map(|a| a.nonce.as_str()),
+            Some("n0nce")
+        );
+        let shared = SharedAccount {
+            bank: "model_bank".into(),
+            name: None,
+            balance_pence: None,
+            banking: Banking {
+                months: 12,
+                average_monthly_inflow_pence: 1,
+                average_monthly_outflow_pence: 1,
+            },
+        };
+        let j = j.bank_connected("04000410000001", shared, now);
+        assert_eq!(j.bank_authorisation, None);
         assert_eq!(j.next_step(), Step::Consents);
         let j = j.submitted(now);
         assert_eq!(j.next_step(), Step::Outcome);
-        assert_eq!(j.version, 5);
+        assert_eq!(j.version, 6);
     }
 
     #[test]

@@ -118,6 +118,52 @@ pub fn gbp(pence: i64) -> String {
     }
 }
 
+/// Reads a Business Loan quote's inputs as given (`amount` in GBP, `term`
+/// in days, `frequency` defaulting to the product's); every problem is
+/// reported at once.
+pub fn read_business_loan(
+    loan: &BusinessLoan,
+    amount: Option<&str>,
+    term: Option<&str>,
+    frequency: Option<&str>,
+) -> Result<(i64, i64, Frequency), Vec<QuoteIssue>> {
+    let mut issues = Vec::new();
+    let mut refuse = |field, reason| issues.push(QuoteIssue::new(field, reason));
+    let amount = match amount.map(str::trim) {
+        None | Some("") => Err(("amount", "required")),
+        Some(a) => parse_gbp(a).map_err(|reason| ("amount", reason)),
+    }
+    .map_err(|(field, reason)| refuse(field, reason))
+    .ok();
+    let term = match term.map(str::trim) {
+        None | Some("") => Err("required"),
+        Some(t) => match t.parse::<i64>() {
+            Ok(days) if t.bytes().all(|b| b.is_ascii_digit()) => Ok(days),
+            _ => Err("invalid_integer"),
+        },
+    }
+    .map_err(|reason| refuse("term", reason))
+    .ok();
+    let frequency = match frequency.map(str::trim) {
+        None | Some("") => Ok(loan.default_frequency),
+        Some(f) => Frequency::parse(f).ok_or("invalid"),
+    }
+    .map_err(|reason| refuse("frequency", reason))
+    .ok();
+    // Bounds are checked for whatever parsed, so one answer names every
+    // problem; placeholders stand in (and are not reported) for the rest.
+    issues.extend(check_business_loan(
+        loan,
+        amount.unwrap_or(loan.principal_min_pence),
+        term.unwrap_or(i64::from(loan.term_min_days)),
+        frequency.unwrap_or(loan.default_frequency),
+    ));
+    match (amount, term, frequency) {
+        (Some(a), Some(t), Some(f)) if issues.is_empty() => Ok((a, t, f)),
+        _ => Err(issues),
+    }
+}
+
 /// Checks the Business Loan bounds; every broken one is reported.
 pub fn check_business_loan(
     loan: &BusinessLoan,
@@ -442,6 +488,37 @@ mod tests {
             assert_eq!(parse_gbp(bad), Err("invalid_amount"), "{bad:?}");
         }
         assert_eq!(parse_gbp("1.005"), Err("too_many_decimals"));
+    }
+
+    #[test]
+    fn quote_inputs_report_every_problem_at_once() {
+        let loan = &config().business_loan;
+        let problems = |a, t, f| {
+            read_business_loan(loan, a, t, f)
+                .err()
+                .unwrap_or_default()
+                .into_iter()
+                .map(|i| (i.field, i.reason))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            problems(None, Some("3x"), Some("hourly")),
+            [
+                ("amount", "required"),
+                ("term", "invalid_integer"),
+                ("frequency", "invalid")
+            ]
+        );
+        let min_term = loan.term_min_days.to_string();
+        let read = read_business_loan(loan, Some(" 250 "), Some(&min_term), None);
+        assert_eq!(
+            read,
+            Ok((
+                25_000,
+                i64::from(loan.term_min_days),
+                loan.default_frequency
+            ))
+        );
     }
 
     #[test]

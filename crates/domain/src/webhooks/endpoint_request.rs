@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 use crate::problem::Problem;
 use crate::sandbox::events::{ALL_EVENTS, EventType, HUB_API_VERSIONS};
+use crate::webhooks::endpoint::{EndpointStatus, WebhookEndpoint};
 
 pub const MAX_URL: usize = 2048;
 pub const MAX_DESCRIPTION: usize = 500;
@@ -131,13 +132,51 @@ pub fn check_registration(r: &Registration) -> Result<CheckedRegistration, Refus
     })
 }
 
-/// A change's members other than its URL (whose network check comes
-/// first): the events if given, then the settings.
-pub fn check_change(enabled_events: Option<&[String]>, settings: &Settings) -> Result<(), Refusal> {
-    if let Some(events) = enabled_events {
-        check_events(events)?;
+/// `POST /webhook_endpoints/{id}` as received: members left out stay as
+/// they are.
+#[derive(Clone, Debug, Default)]
+pub struct Change {
+    pub url: Option<String>,
+    pub enabled_events: Option<Vec<String>>,
+    pub settings: Settings,
+    /// `true` pauses deliveries, `false` resumes them.
+    pub disabled: Option<bool>,
+}
+
+impl Change {
+    /// A change's members other than its URL (whose network check comes
+    /// first): the events if given, then the settings.
+    pub fn check(&self) -> Result<(), Refusal> {
+        if let Some(events) = &self.enabled_events {
+            check_events(events)?;
+        }
+        check_settings(&self.settings)
     }
-    check_settings(settings)
+
+    /// `current` with this change made; `url` is the change's URL as the
+    /// network policy accepted it.
+    pub fn apply(self, current: &WebhookEndpoint, url: Option<String>) -> WebhookEndpoint {
+        let Settings {
+            description,
+            api_version,
+            metadata,
+        } = self.settings;
+        WebhookEndpoint {
+            url: url.unwrap_or_else(|| current.url.clone()),
+            enabled_events: self
+                .enabled_events
+                .unwrap_or_else(|| current.enabled_events.clone()),
+            description: description.or_else(|| current.description.clone()),
+            api_version: api_version.or_else(|| current.api_version.clone()),
+            metadata: metadata.unwrap_or_else(|| current.metadata.clone()),
+            status: match self.disabled {
+                Some(true) => EndpointStatus::Disabled,
+                Some(false) => EndpointStatus::Enabled,
+                None => current.status,
+            },
+            ..current.clone()
+        }
+    }
 }
 
 /// `overlap_seconds`: 0 to `MAX_OVERLAP_S` (`range`, with the bound),
@@ -255,16 +294,63 @@ mod tests {
 
     #[test]
     fn a_change_checks_only_what_it_names() {
-        assert_eq!(check_change(None, &Settings::default()), Ok(()));
+        assert_eq!(Change::default().check(), Ok(()));
+        let no_events = Change {
+            enabled_events: Some(vec![]),
+            ..Change::default()
+        };
         assert_eq!(
-            check_change(Some(&[]), &Settings::default()),
+            no_events.check(),
             Err(invalid("enabled_events", "min_items"))
         );
-        let versioned = Settings {
-            api_version: HUB_API_VERSIONS.first().map(|v| (*v).to_owned()),
-            ..Settings::default()
+        let versioned = Change {
+            settings: Settings {
+                api_version: HUB_API_VERSIONS.first().map(|v| (*v).to_owned()),
+                ..Settings::default()
+            },
+            ..Change::default()
         };
-        assert_eq!(check_change(None, &versioned), Ok(()));
+        assert_eq!(versioned.check(), Ok(()));
+    }
+
+    fn endpoint() -> WebhookEndpoint {
+        WebhookEndpoint {
+            id: crate::sandbox::ids::PublishedId::from_stored("whe_1".into()),
+            owner: crate::tenant::Tenant::sandbox_client("cli_1"),
+            url: "https://old.example/hook".into(),
+            enabled_events: vec!["application.created".into()],
+            description: Some("kept".into()),
+            status: EndpointStatus::Enabled,
+            created_at: time::OffsetDateTime::UNIX_EPOCH,
+            api_version: None,
+            metadata: BTreeMap::from([("k".into(), "v".into())]),
+        }
+    }
+
+    #[test]
+    fn a_change_keeps_what_it_leaves_out() {
+        let current = endpoint();
+        assert_eq!(Change::default().apply(&current, None), current);
+        let changed = Change {
+            enabled_events: Some(vec!["decision.made".into()]),
+            settings: Settings {
+                metadata: Some(BTreeMap::new()),
+                ..Settings::default()
+            },
+            disabled: Some(true),
+            ..Change::default()
+        }
+        .apply(&current, Some("https://new.example/hook".into()));
+        assert_eq!(
+            changed,
+            WebhookEndpoint {
+                url: "https://new.example/hook".into(),
+                enabled_events: vec!["decision.made".into()],
+                metadata: BTreeMap::new(),
+                status: EndpointStatus::Disabled,
+                ..current
+            }
+        );
     }
 
     #[test]

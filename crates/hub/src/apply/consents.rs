@@ -41,12 +41,16 @@ async fn form(
     visit: &Visit,
     errors: Vec<String>,
 ) -> Result<Response, JourneyError> {
-    let bank = visit.journey.bank.as_deref().unwrap_or_default();
-    let bank_name = super::institutions(state)
-        .await?
+    let shared = visit.journey.shared_account.as_ref();
+    let bank = shared.map_or("", |a| a.bank.as_str());
+    let bank_name = super::institutions(state, visit)
         .into_iter()
         .find_map(|(id, name)| (id == bank).then_some(name))
         .unwrap_or_else(|| bank.to_owned());
+    let bank_name = match shared.and_then(|a| a.name.as_deref()) {
+        Some(account) => format!("{bank_name}: {account}"),
+        None => bank_name,
+    };
     let status = pages::form_status(&errors);
     Ok(render(
         status,
@@ -98,14 +102,11 @@ pub async fn submit(
     if !errors.is_empty() {
         return form(&state, &visit, errors).await;
     }
-    let (Some(bank), Some(check)) = (&visit.journey.bank, &visit.journey.verification_id) else {
+    let journey = &visit.journey;
+    let (Some(bank), Some(check)) = (&journey.bank, &journey.verification_id) else {
         return Ok(to_overview(&id));
     };
-    let banking = state
-        .banks
-        .summary(bank)
-        .await
-        .map_err(|e| JourneyError::Unavailable(e.to_string()))?;
+    let banking = journey.shared_account.as_ref().map(|a| a.banking);
     let owner = &visit.journey.owner;
     let identity = state
         .lending

@@ -49,6 +49,8 @@ pub fn router(state: JourneyState) -> Router {
             get(company::show).post(company::submit),
         )
         .route("/apply/{id}/bank", get(bank::show).post(bank::submit))
+        .route("/apply/{id}/bank/return", get(bank::returned))
+        .route("/open-banking/callback", get(bank::callback))
         .route(
             "/apply/{id}/consents",
             get(consents::show).post(consents::submit),
@@ -98,13 +100,10 @@ fn head(a: &Application) -> pages::Header<'_> {
     }
 }
 
-/// The banks an applicant may connect, as (id, name).
-async fn institutions(state: &JourneyState) -> Result<Vec<(String, String)>, error::JourneyError> {
-    state
-        .banks
-        .institutions()
-        .await
-        .map_err(|e| error::JourneyError::Unavailable(e.to_string()))
+/// The banks the applicant may connect, as (id, name): their
+/// environment's.
+fn institutions(state: &JourneyState, visit: &Visit) -> Vec<(String, String)> {
+    state.accounts.for_owner(&visit.journey.owner).banks()
 }
 
 /// Whether the journey's cookie needs `Secure`.

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use lendhub_domain::crypto::DerivedKey;
 use lendhub_store::LendingStore;
 
-use crate::counterparties::OpenBanking;
+use crate::counterparties::{AccountInformation, PerEnvironment};
 use crate::flows::Context;
 use crate::links::Links;
 use crate::relying_party::RelyingParty;
@@ -16,8 +16,8 @@ use crate::relying_party::RelyingParty;
 pub struct JourneyState {
     /// Applications, their journeys, decisions and identity checks.
     pub lending: Arc<dyn LendingStore>,
-    /// The banks an applicant may connect.
-    pub banks: Arc<dyn OpenBanking>,
+    /// Each environment's banks, where an applicant connects their account.
+    pub accounts: PerEnvironment<Arc<dyn AccountInformation>>,
     /// The journey's registration at the identity provider; without one
     /// (no provider, or one that refused the hub's callback address) the
     /// journey answers that applications are not open.

@@ -48,6 +48,12 @@ impl From<CommitError> for FlowError {
     }
 }
 
+impl From<Vec<Problem>> for FlowError {
+    fn from(problems: Vec<Problem>) -> Self {
+        FlowError::Validation(problems)
+    }
+}
+
 /// An object that would not render as JSON: a defect, never the caller's.
 impl From<serde_json::Error> for FlowError {
     fn from(e: serde_json::Error) -> Self {

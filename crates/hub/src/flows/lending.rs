@@ -1,10 +1,11 @@
-//! Finding an application or a decision for its owner, what the engine
+//! Finding an application, a decision or a payment for its owner, what the engine
 //! reads afresh about a company, and why a change to a decision is refused.
 
-use lendhub_domain::ids::{ApplicationId, DecisionId, HubId};
+use lendhub_domain::ids::{ApplicationId, DecisionId, HubId, PaymentId};
 use lendhub_domain::lending::application::{Application, CannotChange, Decision, Status};
 use lendhub_domain::lending::register::RegisteredEntity;
 use lendhub_domain::lending::underwriting::CreditFile;
+use lendhub_domain::servicing::collection::Payment;
 use lendhub_domain::tenant::Tenant;
 
 use crate::flows::Context;
@@ -45,6 +46,19 @@ pub async fn find_decision(
     let decision = cx.lending.hub_decision(owner, &id).await?.ok_or(missing)?;
     let application = find_by_id(cx, owner, &decision.application_id).await?;
     Ok((application, decision))
+}
+
+/// The caller's payment `raw_id`, or 404.
+pub async fn find_payment(
+    cx: &Context,
+    owner: &Tenant,
+    raw_id: &str,
+) -> Result<Payment, FlowError> {
+    let missing = FlowError::NotFound("payment");
+    let Some(id) = PaymentId::parse(raw_id) else {
+        return Err(missing);
+    };
+    cx.servicing.payment(owner, &id).await?.ok_or(missing)
 }
 
 /// What the engine reads afresh about the application's company: its

@@ -6,19 +6,21 @@
 //! HTTP.
 
 pub mod agree_terms;
+pub mod change_endpoint;
 pub mod check_person;
 pub mod close_month;
 mod context;
 pub mod decide;
-pub mod enable_endpoint;
 pub mod endpoint_disabled;
 mod error;
 pub mod events;
 pub mod fund;
 pub mod lending;
 pub mod mandates;
+pub mod open_application;
 pub mod payment_sweep;
 pub mod payments;
+pub mod refund;
 pub mod review_account;
 pub mod schedule_collect;
 pub mod schedule_follow;

@@ -66,8 +66,11 @@ pub struct Partner {
     /// Where company numbers are looked up.
     pub register:
         crate::counterparties::PerEnvironment<Arc<dyn crate::counterparties::CompanyRegister>>,
-    /// Where connected business accounts are read.
+    /// The test banks a white-label submission names.
     pub banks: Arc<dyn crate::counterparties::OpenBanking>,
+    /// Where an applicant on the hosted journey connects their account.
+    pub accounts:
+        crate::counterparties::PerEnvironment<Arc<dyn crate::counterparties::AccountInformation>>,
     /// Where payers authorise collections (the pay page lists its banks).
     pub pisp: Arc<dyn crate::counterparties::PaymentInitiation>,
     /// The hub's addresses and the links that carry their own credential.
@@ -197,6 +200,7 @@ impl PartnerState {
             mcp,
             register: counterparties.register,
             banks: counterparties.banks,
+            accounts: counterparties.accounts,
             pisp: counterparties.pisp,
             links,
             idempotency: Idempotency::new(store.clone(), master_key.clone(), outbox_wake.clone()),

@@ -6,7 +6,7 @@ use axum::extract::{RawQuery, State};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use lendhub_domain::public::pricing::{Frequency, PricingConfig, bps_percent};
-use lendhub_domain::public::quote::{self, Quote, parse_gbp};
+use lendhub_domain::public::quote::{self, Quote};
 use lendhub_http::json::Json;
 use lendhub_http::{FieldIssue, Problem, list};
 use serde::Deserialize;
@@ -284,57 +284,8 @@ pub fn read_onetime(
     term: Option<&str>,
     frequency: Option<&str>,
 ) -> Result<(i64, i64, Frequency), Vec<FieldIssue>> {
-    let mut issues = Vec::new();
-    let amount = match amount.map(str::trim) {
-        None | Some("") => {
-            issues.push(FieldIssue::new("amount", "required"));
-            None
-        }
-        Some(a) => match parse_gbp(a) {
-            Ok(p) => Some(p),
-            Err(reason) => {
-                issues.push(FieldIssue::new("amount", reason));
-                None
-            }
-        },
-    };
-    let term = match term.map(str::trim) {
-        None | Some("") => {
-            issues.push(FieldIssue::new("term", "required"));
-            None
-        }
-        Some(t) => match t.parse::<i64>() {
-            Ok(days) if t.bytes().all(|b| b.is_ascii_digit()) => Some(days),
-            _ => {
-                issues.push(FieldIssue::new("term", "invalid_integer"));
-                None
-            }
-        },
-    };
-    let frequency = match frequency.map(str::trim) {
-        None | Some("") => Some(c.business_loan.default_frequency),
-        Some(f) => match Frequency::parse(f) {
-            Some(f) => Some(f),
-            None => {
-                issues.push(FieldIssue::new("frequency", "invalid"));
-                None
-            }
-        },
-    };
-    // Bounds are checked for whatever parsed, so one answer names every
-    // problem; placeholders stand in (and are not reported) for the rest.
-    let loan = &c.business_loan;
-    let bounds = quote::check_business_loan(
-        loan,
-        amount.unwrap_or(loan.principal_min_pence),
-        term.unwrap_or(i64::from(loan.term_min_days)),
-        frequency.unwrap_or(loan.default_frequency),
-    );
-    issues.extend(bounds.into_iter().map(quote_issue));
-    match (amount, term, frequency) {
-        (Some(a), Some(t), Some(f)) if issues.is_empty() => Ok((a, t, f)),
-        _ => Err(issues),
-    }
+    quote::read_business_loan(&c.business_loan, amount, term, frequency)
+        .map_err(|issues| issues.into_iter().map(quote_issue).collect())
 }
 
 /// Today by the service clock: the quote's start date.

@@ -21,6 +21,24 @@ pub enum SimulateCommand {
         #[arg(long, env = "LENDHUB_MODEL_API_KEY", hide_env_values = true)]
         api_key: String,
     },
+    /// A bank over the UK Open Banking Read/Write API (account information)
+    /// and its OpenID Connect flows, with its own consent page.
+    Bank {
+        /// Where to listen; port 0 picks a free one.
+        #[arg(long, default_value = "127.0.0.1:9102")]
+        addr: SocketAddr,
+        /// The one client registered with the bank.
+        #[arg(long, default_value = "lendhub")]
+        client_id: String,
+        /// Its secret (`client_secret_basic`); read from
+        /// LENDHUB_MODEL_CLIENT_SECRET when not given.
+        #[arg(long, env = "LENDHUB_MODEL_CLIENT_SECRET", hide_env_values = true)]
+        client_secret: String,
+        /// Where the consent page may send the payer back: lendhub's
+        /// `{hub public_url}/open-banking/callback`. Repeat for more.
+        #[arg(long, required = true)]
+        redirect_uri: Vec<String>,
+    },
 }
 
 pub async fn simulate(command: SimulateCommand) -> anyhow::Result<()> {
@@ -38,6 +56,27 @@ pub async fn simulate(command: SimulateCommand) -> anyhow::Result<()> {
                 .with_context(|| format!("listening on {addr}"))?;
             // The first line says where: a test or script reads it.
             println!("model company register listening on http://{bound}");
+        }
+        SimulateCommand::Bank {
+            addr,
+            client_id,
+            client_secret,
+            redirect_uri,
+        } => {
+            if client_secret.is_empty() {
+                anyhow::bail!("--client-secret must not be empty");
+            }
+            let registration = lendhub_models::bank::Registration {
+                client_id,
+                client_secret,
+                redirect_uris: redirect_uri,
+            };
+            let bound = lendhub_models::spawn_at(addr, |base| {
+                lendhub_models::bank::router(base, registration)
+            })
+            .await
+            .with_context(|| format!("listening on {addr}"))?;
+            println!("model bank listening on http://{bound}");
         }
     }
     tokio::select! {

@@ -28,6 +28,7 @@ mod identity_clients;
 mod identity_passwords;
 mod instances;
 mod mcp;
+mod open_banking;
 mod openapi_contract;
 mod outage;
 mod partitions;

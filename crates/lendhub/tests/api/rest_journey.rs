@@ -72,8 +72,9 @@ async fn application(app: &App, key: &str, reference: &str) -> (String, String) 
 }
 
 /// The browser from `start` to the partner; `first` visits fill in the
-/// company, bank and consents.
-async fn browse(start: &str, bank: &str, sign: bool) -> Value {
+/// company, share the model bank's test `account` at the bank, and give
+/// the consents.
+async fn browse(start: &str, account: &str, sign: bool) -> Value {
     crate::support::python_json(
         "apply_browser.py",
         vec![
@@ -81,7 +82,7 @@ async fn browse(start: &str, bank: &str, sign: bool) -> Value {
             ("EMAIL", EMAIL.to_owned()),
             ("PASSWORD", PASSWORD.to_owned()),
             ("DOB", "1985-04-12".to_owned()),
-            ("BANK", bank.to_owned()),
+            ("ACCOUNT", account.to_owned()),
             ("SIGN", if sign { "yes" } else { "no" }.to_owned()),
         ],
     )
@@ -126,7 +127,7 @@ async fn the_hosted_journey_in_chromium_approves_refers_and_declines() {
     let (declined, declined_link) = application(&app, &key, "HJ-DECLINED").await;
 
     // Approved: the offer as stored, signed, back to the partner.
-    let r = browse(&approved_link, "test_bank_strong", true).await;
+    let r = browse(&approved_link, "strong", true).await;
     assert_eq!(r["applicant"], "Ada Lovelace", "{r}");
     assert!(
         r["company_error"]
@@ -142,9 +143,15 @@ async fn the_hosted_journey_in_chromium_approves_refers_and_declines() {
             "Allow lendhub business loan application to use your lendhub account?",
             "Your company and your role",
             "Connect the company's bank account",
+            "Model Bank",
             "Before we decide",
             "Your offer"
         ])
+    );
+    // The bank step went to the bank, over the standard's redirect.
+    assert!(
+        r["bank_url"].as_str().unwrap().ends_with("/authorize"),
+        "{r}"
     );
     let stored = rest_get(&app, &format!("{TEST}/applications/{approved}"), Some(&key)).await;
     let offer = &stored.body["decision"]["offer"];
@@ -165,7 +172,7 @@ async fn the_hosted_journey_in_chromium_approves_refers_and_declines() {
 
     // Referred: told so, back to the partner; the underwriter approves; the
     // applicant returns in a new browser, signs in again, and signs.
-    let r = browse(&referred_link, "test_bank_thin", false).await;
+    let r = browse(&referred_link, "thin", false).await;
     assert_eq!(r["outcome"], "referred", "{r}");
     returned_to_partner(&r, &referred);
     let decision = rest_get(&app, &format!("{TEST}/applications/{referred}"), Some(&key))
@@ -214,7 +221,7 @@ async fn the_hosted_journey_in_chromium_approves_refers_and_declines() {
     returned_to_partner(&r, &referred);
 
     // Declined: the reasons in plain words, back to the partner.
-    let r = browse(&declined_link, "test_bank_low", false).await;
+    let r = browse(&declined_link, "low", false).await;
     assert_eq!(r["outcome"], "declined", "{r}");
     let reasons = r["reasons"].as_array().unwrap();
     assert!(

@@ -603,13 +603,24 @@ async fn a_handoff_link_starts_one_journey_which_changes_version_by_version() {
     ));
     let stored = store.journey(&application.id).await.unwrap();
     assert_eq!(stored.as_ref(), Some(&first));
-    let next = first.bank_connected("test_bank_strong", at(32_000));
+    // The shared account round-trips with the journey.
+    let shared = |bank: &str| lendhub_domain::lending::journey::SharedAccount {
+        bank: bank.to_owned(),
+        name: Some("Trading account".to_owned()),
+        balance_pence: Some(-1_50),
+        banking: lendhub_domain::lending::underwriting::Banking {
+            months: 12,
+            average_monthly_inflow_pence: 8_000_000,
+            average_monthly_outflow_pence: 5_000_000,
+        },
+    };
+    let next = first.bank_connected("04000410000001", shared("model_bank"), at(32_000));
     store
         .commit(commit_one(LendingWrite::UpdateJourney(next.clone())))
         .await
         .unwrap();
     // A change computed from the old version loses.
-    let stale = first.bank_connected("test_bank_low", at(32_000));
+    let stale = first.bank_connected("04000410000002", shared("other_bank"), at(32_000));
     assert!(matches!(
         store
             .commit(commit_one(LendingWrite::UpdateJourney(stale)))

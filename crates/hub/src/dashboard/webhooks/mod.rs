@@ -25,7 +25,7 @@ use super::pages::{Frame, ListQuery, screen, tenant};
 use super::refusals::{forbidden, not_found, unavailable};
 use super::session::Staff;
 use crate::dashboard::state::DashboardState;
-use crate::flows::enable_endpoint::enabling;
+use crate::flows::change_endpoint::enabling;
 
 pub use deliveries::deliveries;
 pub use enable::enable;

@@ -3,18 +3,14 @@ use std::collections::BTreeMap;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::ids::{ApplicationId, HubId, SubAccountId};
-use lendhub_domain::lending::application::{self, Applicant, Application, Request};
-use lendhub_domain::lending::introduction::Introduction;
+use lendhub_domain::lending::application::{Applicant, Request};
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_domain::sandbox::events::EventType;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::JsonBody;
-use lendhub_store::{CommercialWrite, EventWrite, LendingWrite, MailRecord, WriteSet};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use crate::flows::events::event;
+use crate::flows::open_application::{Opener, open};
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
@@ -134,130 +130,16 @@ pub async fn create(
     body: JsonBody<CreateApplication>,
 ) -> Result<Response, PartnerError> {
     let write = caller.begin_write(&state, PartnerScope::ApplicationsWrite)?;
-    let (owner, now) = (&write.owner, write.now);
+    let by = Opener {
+        owner: &write.owner,
+        client_id: &caller.client.client_id,
+        client_name: &caller.client.name,
+    };
     state
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
-            let checked = application::check(body.value.request())?;
-            // The distribution partner the deal is attributed to.
-            if let Some(sub) = &checked.introduction_id {
-                let known = match SubAccountId::parse(sub) {
-                    Some(id) => state.commercial.sub_account(owner, &id).await?.is_some(),
-                    None => false,
-                };
-                if !known {
-                    return Err(PartnerError::invalid(
-                        "introduction_id",
-                        "unknown_sub_account",
-                    ));
-                }
-            }
-            let company = state
-                .register
-                .for_owner(owner)
-                .lookup(&checked.company_number)
-                .await
-                .map_err(|e| PartnerError::Unavailable(e.to_string()))?
-                .ok_or_else(|| PartnerError::invalid("business.company_number", "not_found"))?;
-            // The seed: "rejected at application creation with validation_failed".
-            company
-                .eligibility()
-                .map_err(|_| PartnerError::invalid("business.company_number", "not_eligible"))?;
-            // A company this partner saw declined waits out the cooling-off.
-            if let Some(declined) = state
-                .lending
-                .latest_declined(owner, &checked.company_number)
-                .await?
-            {
-                application::check_cooling_off(declined.updated_at, now)?;
-            }
-            let id: ApplicationId =
-                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
-            let application = Application::new(
-                id,
-                owner.clone(),
-                &caller.client.client_id,
-                checked,
-                &company,
-                now,
-            );
-            let view = ApplicationView::new(&application, &state.links);
-            let created = event(owner, EventType::ApplicationCreated, &view, now)
-                .map_err(|e| PartnerError::Internal(e.to_string()))?;
-            let mut writes = WriteSet::default();
-            if let Some(sub_account_id) = application
-                .introduction_id
-                .as_deref()
-                .and_then(SubAccountId::parse)
-            {
-                writes.push(CommercialWrite::InsertIntroduction(Introduction {
-                    id: lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64),
-                    owner: owner.clone(),
-                    sub_account_id,
-                    application_id: application.id.clone(),
-                    introduced_at: now,
-                }));
-            }
-            // With nowhere to return the applicant to, the partner may not
-            // send them the link itself: lendhub does, in this commit.
-            if let Some(mail) = handoff_mail(&state, &caller.client.name, &application, &view) {
-                writes.push(LendingWrite::MailApplicant(mail));
-            }
-            writes
-                .push(LendingWrite::InsertApplication(application))
-                .push(EventWrite::InsertEvent(created));
+            let (view, writes) = open(&state.flows, &by, body.value.request(), write.now).await?;
             Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
         })
         .await
-}
-
-/// The e-mail that carries the handoff link to the applicant the partner
-/// named, when the application has no `redirect_uri` (issue #44 item 19):
-/// greeted by the `first_name` given, sent at once on the service clock.
-fn handoff_mail(
-    state: &PartnerState,
-    partner: &str,
-    application: &Application,
-    view: &ApplicationView,
-) -> Option<MailRecord> {
-    if application.redirect_uri.is_some() {
-        return None;
-    }
-    let recipient = application.applicant.email.as_deref()?;
-    let link = view.handoff_url.as_deref()?;
-    let greeting = match application.applicant.first_name.as_deref() {
-        Some(name) if !name.trim().is_empty() => format!("Dear {}", name.trim()),
-        _ => "Hello".to_owned(),
-    };
-    let live = matches!(
-        application.owner.kind(),
-        lendhub_domain::tenant::TenantKind::Partner { livemode: true, .. }
-    );
-    let test = if live { "" } else { "[TEST] " };
-    Some(MailRecord {
-        id: format!("mail_{}", application.id),
-        enquiry_id: None,
-        recipient: recipient.to_owned(),
-        subject: format!(
-            "{test}Your business loan application for {}",
-            application.company_name
-        ),
-        body: format!(
-            "{greeting},\n\n{partner} has started an application for a business loan of \
-             {amount} over {term} months for {company} ({number}), and named you as the \
-             person to complete it.\n\nTo continue, open this link and sign in with this \
-             e-mail address ({recipient}):\n\n{link}\n\nThe link works once and the \
-             application stays open until {until}. If you did not expect this e-mail, \
-             ignore it: nothing happens unless you open the link.\n",
-            amount = application.amount,
-            term = application.term_months,
-            company = application.company_name,
-            number = application.company_number,
-            until = application
-                .expires_at
-                .format(&time::format_description::well_known::Rfc3339)
-                .unwrap_or_default(),
-        ),
-        due_ms: state.clock.now_ms(),
-    })
 }

@@ -2,8 +2,9 @@
 //! → Payment; issue #16): a partner asks for a link, the payer pays it on
 //! the hosted pay page (`crate::pay`) by open-banking payment initiation,
 //! and the payment settles by Faster Payments on the clock, posting a
-//! collection to the account's ledger. One handler file per endpoint;
-//! `moves.rs` holds the state changes the pay page and the sweep share.
+//! collection to the account's ledger. One handler file per endpoint; the
+//! state changes the pay page and the sweep share are flows
+//! (`crate::flows::payments`).
 
 pub mod collectable;
 pub mod create_link;
@@ -12,10 +13,10 @@ pub mod refund;
 pub mod retrieve;
 pub mod schedules;
 
-use lendhub_domain::ids::{HubId, PaymentId};
 use lendhub_domain::servicing::collection::Payment;
 use lendhub_domain::tenant::Tenant;
 
+use crate::flows::lending::find_payment;
 use crate::partner::error::PartnerError;
 use crate::partner::state::PartnerState;
 
@@ -25,9 +26,5 @@ pub(crate) async fn find(
     owner: &Tenant,
     raw_id: &str,
 ) -> Result<Payment, PartnerError> {
-    let missing = PartnerError::NotFound("payment");
-    let Some(id) = PaymentId::parse(raw_id) else {
-        return Err(missing);
-    };
-    state.servicing.payment(owner, &id).await?.ok_or(missing)
+    Ok(find_payment(&state.flows, owner, raw_id).await?)
 }

@@ -2,17 +2,12 @@ use axum::extract::{OriginalUri, Path, State};
 use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::Response;
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_domain::sandbox::events::EventType;
-use lendhub_domain::servicing::ledger::{Entry, EntryKind};
-use lendhub_domain::servicing::refund_request;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
-use lendhub_store::{EventWrite, LendingWrite};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::find;
-use crate::flows::events::event;
+use crate::flows::refund;
 use crate::partner::error::PartnerError;
 use crate::partner::request_keys::{SignedRequest, check};
 use crate::partner::rest::caller::RestCaller;
@@ -69,46 +64,13 @@ pub async fn refund(
         },
     )
     .await?;
-    let (owner, now) = (&write.owner, write.now);
     let key = Some(key);
     state
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
-            let reason = refund_request::check(body.value.reason.as_deref())?;
-            let payment = find(&state, owner, &id).await?;
-            let refunded = payment
-                .refunded(reason.clone(), now)
-                .map_err(|_| PartnerError::Conflict("only a paid payment can be refunded"))?;
-            let account = state
-                .lending
-                .hub_account(owner, &payment.account_id)
-                .await?
-                .ok_or_else(|| PartnerError::Internal(format!("payment {id} names no account")))?;
-            let entry = Entry::new(
-                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64),
-                &account,
-                EntryKind::Refund,
-                payment
-                    .amount
-                    .checked_neg()
-                    .ok_or_else(|| PartnerError::Internal("an amount out of range".into()))?,
-                Some(payment.id.to_string()),
-                reason,
-                now,
-            )
-            .map_err(|e| PartnerError::Internal(e.to_string()))?;
-            let view = PaymentView::new(&refunded, &state.links);
-            let announced = event(owner, EventType::PaymentRefunded, &view, now)
-                .map_err(|e| PartnerError::Internal(e.to_string()))?;
-            // Owed again once the money goes back: a settled account the
-            // refunded payment settled reopens (`account.updated`).
-            let mut entries = state.servicing.ledger(owner, &account.id).await?;
-            entries.push(entry.clone());
-            let mut writes = crate::flows::review_account::writes(&account, &entries, now)?;
-            writes
-                .push(LendingWrite::UpdatePayment(refunded))
-                .push(LendingWrite::PostEntry(entry))
-                .push(EventWrite::InsertEvent(announced));
+            let reason = body.value.reason.as_deref();
+            let (view, writes) =
+                refund::refund(&state.flows, &write.owner, &id, reason, write.now).await?;
             Ok(Prepared::json(StatusCode::OK, &view, writes)?)
         })
         .await

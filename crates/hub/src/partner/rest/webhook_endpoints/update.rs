@@ -4,18 +4,15 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_domain::sandbox::events::EventType;
-use lendhub_domain::webhooks::endpoint::{EndpointStatus, WebhookEndpoint};
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::JsonBody;
-use lendhub_store::{EventWrite, WriteSet};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use lendhub_domain::webhooks::endpoint_request::{Settings, check_change};
+use lendhub_domain::webhooks::endpoint_request::{Change, Settings};
 
 use super::{check_url, find};
-use crate::flows::events::event;
+use crate::flows::change_endpoint::changing;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
@@ -41,11 +38,16 @@ pub struct UpdateWebhookEndpoint {
 }
 
 impl UpdateWebhookEndpoint {
-    fn settings(&self) -> Settings {
-        Settings {
-            description: self.description.clone(),
-            api_version: self.api_version.clone(),
-            metadata: self.metadata.clone(),
+    fn change(&self) -> Change {
+        Change {
+            url: self.url.clone(),
+            enabled_events: self.enabled_events.clone(),
+            settings: Settings {
+                description: self.description.clone(),
+                api_version: self.api_version.clone(),
+                metadata: self.metadata.clone(),
+            },
+            disabled: self.disabled,
         }
     }
 }
@@ -68,65 +70,24 @@ pub async fn update(
     body: JsonBody<UpdateWebhookEndpoint>,
 ) -> Result<Response, PartnerError> {
     let write = caller.begin_write(&state, PartnerScope::WebhooksManage)?;
-    let (owner, now) = (&write.owner, write.now);
-    let current = find(&state, owner, &id).await?.endpoint;
+    let current = find(&state, &write.owner, &id).await?.endpoint;
     state
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
-            let input = &body.value;
-            let url = match &input.url {
-                Some(raw) => check_url(&state, "url", raw).await?,
-                None => current.url.clone(),
+            let change = body.value.change();
+            let url = match &change.url {
+                Some(raw) => Some(check_url(&state, "url", raw).await?),
+                None => None,
             };
-            check_change(input.enabled_events.as_deref(), &input.settings())?;
-            let changed = WebhookEndpoint {
-                url,
-                enabled_events: input
-                    .enabled_events
-                    .clone()
-                    .unwrap_or_else(|| current.enabled_events.clone()),
-                description: input
-                    .description
-                    .clone()
-                    .or_else(|| current.description.clone()),
-                api_version: input
-                    .api_version
-                    .clone()
-                    .or_else(|| current.api_version.clone()),
-                metadata: input
-                    .metadata
-                    .clone()
-                    .unwrap_or_else(|| current.metadata.clone()),
-                ..current.clone()
-            };
-            let mut writes = WriteSet::default();
-            let wanted = match input.disabled {
-                Some(true) => EndpointStatus::Disabled,
-                Some(false) => EndpointStatus::Enabled,
-                None => current.status,
-            };
-            let changed = WebhookEndpoint {
-                status: wanted,
-                ..changed
-            };
-            let view = WebhookEndpointView::new(&changed, caller.livemode(), None);
-            if wanted != current.status {
-                let kind = match wanted {
-                    EndpointStatus::Disabled => EventType::WebhookEndpointDisabled,
-                    EndpointStatus::Enabled => EventType::WebhookEndpointEnabled,
-                };
-                let announced = event(owner, kind, &view, now)
-                    .map_err(|e| PartnerError::Internal(e.to_string()))?;
-                // One write stores the settings with the status.
-                writes
-                    .push(EventWrite::SetEndpointStatus {
-                        endpoint: changed,
-                        from: current.status,
-                    })
-                    .push(EventWrite::InsertEvent(announced));
-            } else {
-                writes.push(EventWrite::UpdateEndpoint(changed));
-            }
+            change.check()?;
+            let changed = change.apply(&current, url);
+            let (view, writes) = changing(
+                &write.owner,
+                &current,
+                changed,
+                caller.livemode(),
+                write.now,
+            )?;
             Ok(Prepared::json(StatusCode::OK, &view, writes)?)
         })
         .await

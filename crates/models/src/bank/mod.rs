@@ -1,0 +1,268 @@
+//! The model bank: an account servicing payment service provider (ASPSP)
+//! speaking the UK Open Banking Read/Write API v3.1.11 and its security
+//! profile's OpenID Connect flows, so the adapter that talks to a real bank
+//! is the one that talks to this one (issue #46).
+//!
+//! - `GET /.well-known/openid-configuration`: discovery.
+//! - `POST /token`: client credentials (`client_secret_basic`) for the
+//!   bank's own resources, and the authorization code the payer's consent
+//!   yields, with an ID token carrying `openbanking_intent_id`.
+//! - `GET /authorize`: the consent page, where a test payer chooses one of
+//!   the test accounts (`lendhub_domain::open_banking::test_accounts`) and
+//!   approves or declines; the answer goes to the registered redirect URI.
+//! - `/open-banking/v3.1/aisp/…`: account-access consents, and the
+//!   accounts, balances and transactions (paged by `Links.Next`) of the
+//!   account the payer shared.
+//!
+//! Failures, injected through the admin endpoints (the client's
+//! credentials, as HTTP basic):
+//! - `PUT /_model/outage` `{"status": 503}`: every resource and the token
+//!   endpoint answer that, until `DELETE /_model/outage`;
+//! - `PUT /_model/delay` `{"ms": 2000}`: every answer that much later,
+//!   until `DELETE /_model/delay`;
+//! - `POST /_model/consents/{id}/revoke`: the payer revokes a consent at
+//!   their bank;
+//! - declining on the consent page: the redirect carries
+//!   `error=access_denied`.
+//!
+//! `GET /_model/exchanges` lists the JSON the bank received and sent per
+//! operation, which tests check against the standard's OpenAPI documents.
+
+mod ais;
+mod authorise;
+mod ledger;
+mod oidc;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post, put};
+use axum::{Json, Router};
+use parking_lot::Mutex;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use time::OffsetDateTime;
+
+/// Where the standard's resources are served, below the bank's base URL.
+pub const AISP: &str = "/open-banking/v3.1/aisp";
+
+/// Who may use the bank: the one client registered with it.
+#[derive(Clone, Debug)]
+pub struct Registration {
+    pub client_id: String,
+    pub client_secret: String,
+    /// The redirect URIs registered for the client; the consent page sends
+    /// the payer to no other.
+    pub redirect_uris: Vec<String>,
+}
+
+#[derive(Clone)]
+struct Bank {
+    /// The bank's base URL, as its discovery document and links name it.
+    base: Arc<str>,
+    registration: Arc<Registration>,
+    books: Arc<Mutex<Books>>,
+}
+
+/// What the bank keeps: consents, the consent pages under way, codes and
+/// tokens issued, injected failures, and the exchanges seen.
+#[derive(Default)]
+struct Books {
+    consents: HashMap<String, Consent>,
+    pages: HashMap<String, authorise::Page>,
+    codes: HashMap<String, oidc::Code>,
+    tokens: HashMap<String, oidc::Grant>,
+    outage: Option<StatusCode>,
+    delay: Option<Duration>,
+    exchanges: Vec<Exchange>,
+}
+
+/// An account-access consent and, once authorised, the account shared.
+#[derive(Clone, Debug)]
+struct Consent {
+    data: lendhub_domain::open_banking::ais::Consent,
+    account: Option<&'static str>,
+}
+
+/// One operation's JSON, as received and as answered.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Exchange {
+    /// The standard's path template and method: `POST /account-access-consents`.
+    pub operation: String,
+    pub request: Option<Value>,
+    /// The request's headers the standard names (`x-fapi-*`,
+    /// `x-idempotency-key`, whether `Authorization` was sent).
+    pub headers: HashMap<String, String>,
+    pub status: u16,
+    pub response: Option<Value>,
+}
+
+/// How many exchanges the bank remembers.
+const EXCHANGES_KEPT: usize = 2_000;
+
+/// The bank's routes, for `registration`, serving at `base`.
+pub fn router(base: &str, registration: Registration) -> Router {
+    let bank = Bank {
+        base: base.trim_end_matches('/').into(),
+        registration: Arc::new(registration),
+        books: Arc::default(),
+    };
+    let admin = Router::new()
+        .route("/_model/outage", put(set_outage).delete(end_outage))
+        .route("/_model/delay", put(set_delay).delete(end_delay))
+        .route("/_model/exchanges", get(exchanges))
+        .route("/_model/consents/{id}/revoke", post(revoke))
+        .layer(axum::middleware::from_fn_with_state(
+            bank.clone(),
+            oidc::client_only,
+        ));
+    let resources =
+        ais::routes().layer(axum::middleware::from_fn_with_state(bank.clone(), injected));
+    Router::new()
+        .route("/.well-known/openid-configuration", get(oidc::discovery))
+        .route("/authorize", get(authorise::show).post(authorise::answer))
+        .merge(resources)
+        .merge(admin)
+        .with_state(bank)
+}
+
+/// The standard's error document (`OBErrorResponse1`).
+fn ob_error(status: StatusCode, code: &str, message: &str) -> Response {
+    let body = json!({
+        "Code": status.as_u16().to_string(),
+        "Message": message,
+        "Errors": [{ "ErrorCode": code, "Message": message }],
+    });
+    (status, Json(body)).into_response()
+}
+
+/// Outages and delays, before any resource answers.
+async fn injected(
+    State(bank): State<Bank>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let (outage, delay) = {
+        let books = bank.books.lock();
+        (books.outage, books.delay)
+    };
+    if let Some(delay) = delay {
+        tokio::time::sleep(delay).await;
+    }
+    if let Some(status) = outage {
+        return ob_error(status, "UK.OBIE.UnexpectedError", "the bank is unavailable");
+    }
+    next.run(request).await
+}
+
+impl Bank {
+    fn now() -> OffsetDateTime {
+        OffsetDateTime::now_utc()
+    }
+
+    /// Records an exchange and returns its answer, echoing the request's
+    /// `x-fapi-interaction-id` (or a new one) as the standard asks.
+    fn answer(
+        &self,
+        operation: &str,
+        headers: &HeaderMap,
+        request: Option<Value>,
+        status: StatusCode,
+        response: Value,
+    ) -> Response {
+        let named: HashMap<String, String> = headers
+            .iter()
+            .filter(|(n, _)| n.as_str().starts_with("x-fapi-") || n.as_str() == "x-idempotency-key")
+            .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+            .chain(
+                headers
+                    .contains_key(header::AUTHORIZATION)
+                    .then(|| ("authorization".to_owned(), "present".to_owned())),
+            )
+            .collect();
+        let interaction = named
+            .get("x-fapi-interaction-id")
+            .cloned()
+            .unwrap_or_else(|| lendhub_system::random_token(16));
+        {
+            let mut books = self.books.lock();
+            if books.exchanges.len() >= EXCHANGES_KEPT {
+                books.exchanges.remove(0);
+            }
+            books.exchanges.push(Exchange {
+                operation: operation.to_owned(),
+                request,
+                headers: named,
+                status: status.as_u16(),
+                response: Some(response.clone()),
+            });
+        }
+        let mut answer = (status, Json(response)).into_response();
+        if let Ok(value) = HeaderValue::from_str(&interaction) {
+            answer.headers_mut().insert("x-fapi-interaction-id", value);
+        }
+        answer
+    }
+}
+
+#[derive(Deserialize)]
+struct Outage {
+    status: u16,
+}
+
+async fn set_outage(State(bank): State<Bank>, Json(outage): Json<Outage>) -> Response {
+    match StatusCode::from_u16(outage.status) {
+        Ok(status) if status.is_client_error() || status.is_server_error() => {
+            bank.books.lock().outage = Some(status);
+            StatusCode::NO_CONTENT.into_response()
+        }
+        _ => ob_error(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "UK.OBIE.Field.Invalid",
+            "status must be 4xx or 5xx",
+        ),
+    }
+}
+
+async fn end_outage(State(bank): State<Bank>) -> Response {
+    bank.books.lock().outage = None;
+    StatusCode::NO_CONTENT.into_response()
+}
+
+#[derive(Deserialize)]
+struct Delay {
+    ms: u64,
+}
+
+async fn set_delay(State(bank): State<Bank>, Json(delay): Json<Delay>) -> Response {
+    bank.books.lock().delay = Some(Duration::from_millis(delay.ms.min(60_000)));
+    StatusCode::NO_CONTENT.into_response()
+}
+
+async fn end_delay(State(bank): State<Bank>) -> Response {
+    bank.books.lock().delay = None;
+    StatusCode::NO_CONTENT.into_response()
+}
+
+async fn exchanges(State(bank): State<Bank>) -> Json<Vec<Exchange>> {
+    Json(bank.books.lock().exchanges.clone())
+}
+
+/// The payer revokes the consent at their bank: its tokens stop working.
+async fn revoke(State(bank): State<Bank>, Path(id): Path<String>) -> Response {
+    let mut books = bank.books.lock();
+    let Some(consent) = books.consents.get_mut(&id) else {
+        return ob_error(
+            StatusCode::NOT_FOUND,
+            "UK.OBIE.Resource.NotFound",
+            "no such consent",
+        );
+    };
+    consent.data.status = "Revoked".to_owned();
+    consent.data.status_updated = Bank::now();
+    StatusCode::NO_CONTENT.into_response()
+}
