@@ -292,17 +292,17 @@ mod tests {
     #[test]
     fn the_cash_flow_averages_the_months_booked() {
         let flow = cash_flow(&[
-            t(datetime!(2026-01-03 10:00 UTC), true, 3_000_00),
-            t(datetime!(2026-01-20 10:00 UTC), false, 1_000_00),
-            t(datetime!(2026-02-03 10:00 UTC), true, 5_000_00),
-            t(datetime!(2026-02-28 23:59 UTC), false, 3_000_00),
+            t(datetime!(2026-01-03 10:00 UTC), true, 300_000),
+            t(datetime!(2026-01-20 10:00 UTC), false, 100_000),
+            t(datetime!(2026-02-03 10:00 UTC), true, 500_000),
+            t(datetime!(2026-02-28 23:59 UTC), false, 300_000),
         ]);
         assert_eq!(
             flow,
             Ok(Banking {
                 months: 2,
-                average_monthly_inflow_pence: 4_000_00,
-                average_monthly_outflow_pence: 2_000_00,
+                average_monthly_inflow_pence: 400_000,
+                average_monthly_outflow_pence: 200_000,
             })
         );
     }
@@ -320,7 +320,7 @@ mod tests {
                 t(at, true, u64::from(m) * 100)
             })
             .collect();
-        let mut pending = t(datetime!(2026-02-06 00:00 UTC), true, 1_000_000_00);
+        let mut pending = t(datetime!(2026-02-06 00:00 UTC), true, 100_000_000);
         pending.status = "Pending".into();
         all.push(pending);
         let flow = cash_flow(&all).ok();

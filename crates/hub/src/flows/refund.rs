@@ -1,7 +1,6 @@
 //! Refunding a paid payment: the payment refunded, the money owed again on
 //! the ledger, and the account reopened if the payment had settled it.
 
-use lendhub_domain::ids::HubId;
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::servicing::ledger::{Entry, EntryKind};
 use lendhub_domain::servicing::refund_request;

@@ -40,24 +40,31 @@ pub(super) fn routes() -> Router<Bank> {
         .route("/token", post(super::oidc::token))
 }
 
-fn unauthorised() -> Response {
-    ob_error(
-        StatusCode::UNAUTHORIZED,
-        "UK.OBIE.Header.Invalid",
-        "a valid bearer token is required",
-    )
+/// Why a request may not have what it asks: the standard's error, answered.
+struct Refused(StatusCode, &'static str, &'static str);
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        ob_error(self.0, self.1, self.2)
+    }
 }
 
+const UNAUTHORISED: Refused = Refused(
+    StatusCode::UNAUTHORIZED,
+    "UK.OBIE.Header.Invalid",
+    "a valid bearer token is required",
+);
+
 /// The client's own token, for the consent resources.
-fn client(bank: &Bank, headers: &HeaderMap) -> Result<(), Response> {
+fn client(bank: &Bank, headers: &HeaderMap) -> Result<(), Refused> {
     match bearer(bank, headers) {
         Some(Grant::Client { scope, .. }) if scope.split(' ').any(|s| s == "accounts") => Ok(()),
-        Some(_) => Err(ob_error(
+        Some(_) => Err(Refused(
             StatusCode::FORBIDDEN,
             "UK.OBIE.Resource.InvalidScope",
             "the token does not allow this",
         )),
-        None => Err(unauthorised()),
+        None => Err(UNAUTHORISED),
     }
 }
 
@@ -74,7 +81,7 @@ async fn create_consent(State(bank): State<Bank>, headers: HeaderMap, body: Byte
     let operation = "POST /account-access-consents";
     let received: Option<Value> = serde_json::from_slice(&body).ok();
     if let Err(refused) = client(&bank, &headers) {
-        return refused;
+        return refused.into_response();
     }
     let request = received
         .clone()
@@ -119,7 +126,7 @@ async fn read_consent(
     Path(id): Path<String>,
 ) -> Response {
     if let Err(refused) = client(&bank, &headers) {
-        return refused;
+        return refused.into_response();
     }
     let Some(consent) = bank.books.lock().consents.get(&id).cloned() else {
         return ob_error(
@@ -144,7 +151,7 @@ async fn delete_consent(
     Path(id): Path<String>,
 ) -> Response {
     if let Err(refused) = client(&bank, &headers) {
-        return refused;
+        return refused.into_response();
     }
     match bank.books.lock().consents.remove(&id) {
         Some(_) => StatusCode::NO_CONTENT.into_response(),
@@ -157,17 +164,17 @@ async fn delete_consent(
 }
 
 /// The account the payer's token may read, while its consent holds.
-fn shared(bank: &Bank, headers: &HeaderMap) -> Result<&'static TestAccount, Response> {
+fn shared(bank: &Bank, headers: &HeaderMap) -> Result<&'static TestAccount, Refused> {
     let Some(Grant::Consent { consent_id, .. }) = bearer(bank, headers) else {
-        return Err(unauthorised());
+        return Err(UNAUTHORISED);
     };
     let consent = bank.books.lock().consents.get(&consent_id).cloned();
     let Some(consent) = consent else {
-        return Err(unauthorised());
+        return Err(UNAUTHORISED);
     };
     let expired = consent.data.expiration.is_some_and(|at| at <= Bank::now());
     if consent.data.status != "Authorised" || expired {
-        return Err(ob_error(
+        return Err(Refused(
             StatusCode::FORBIDDEN,
             "UK.OBIE.Resource.InvalidConsentStatus",
             "the consent is not authorised, or has expired or been revoked",
@@ -176,7 +183,7 @@ fn shared(bank: &Bank, headers: &HeaderMap) -> Result<&'static TestAccount, Resp
     consent
         .account
         .and_then(test_accounts::find)
-        .ok_or_else(unauthorised)
+        .ok_or(UNAUTHORISED)
 }
 
 fn not_found() -> Response {
@@ -202,7 +209,7 @@ fn document<D: serde::Serialize>(data: D, this: String, next: Option<String>, pa
 async fn accounts(State(bank): State<Bank>, headers: HeaderMap) -> Response {
     let account = match shared(&bank, &headers) {
         Ok(a) => a,
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     let data = Accounts {
         account: vec![ledger::account(account)],
@@ -219,7 +226,7 @@ async fn balances(
     let account = match shared(&bank, &headers) {
         Ok(a) if a.key == id => a,
         Ok(_) => return not_found(),
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     let data = Balances {
         balance: vec![ledger::balance(account, Bank::now())],
@@ -249,7 +256,7 @@ async fn transactions(
     let account = match shared(&bank, &headers) {
         Ok(a) if a.key == id => a,
         Ok(_) => return not_found(),
-        Err(refused) => return refused,
+        Err(refused) => return refused.into_response(),
     };
     let all = ledger::transactions(account, Bank::now());
     let pages = all.len().div_ceil(PAGE).max(1);

@@ -90,7 +90,7 @@ pub(super) fn transactions(a: &TestAccount, now: OffsetDateTime) -> Vec<Transact
             });
         }
     }
-    all.sort_by(|x, y| y.booked.cmp(&x.booked));
+    all.sort_by_key(|t| std::cmp::Reverse(t.booked));
     all
 }
 

@@ -607,7 +607,7 @@ async fn a_handoff_link_starts_one_journey_which_changes_version_by_version() {
     let shared = |bank: &str| lendhub_domain::lending::journey::SharedAccount {
         bank: bank.to_owned(),
         name: Some("Trading account".to_owned()),
-        balance_pence: Some(-1_50),
+        balance_pence: Some(-150),
         banking: lendhub_domain::lending::underwriting::Banking {
             months: 12,
             average_monthly_inflow_pence: 8_000_000,
