@@ -7,6 +7,8 @@
 //! failures through an admin endpoint under `/_model/`.
 
 pub mod bank;
+mod credentials;
+mod injected;
 pub mod register;
 
 use std::net::SocketAddr;

@@ -17,18 +17,18 @@
 //! The admin endpoints take the same credentials.
 
 use std::sync::Arc;
-use std::time::Duration;
 
-use axum::extract::{Path, State};
+use axum::extract::{FromRef, Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, put};
+use axum::routing::get;
 use axum::{Json, Router};
 use lendhub_domain::lending::companies_house::CompanyProfile;
 use lendhub_domain::lending::register::{synthetic, well_formed};
-use parking_lot::Mutex;
-use serde::Deserialize;
 use serde_json::json;
+
+use crate::credentials;
+use crate::injected::Injected;
 
 /// Number answering 429 (rate limited).
 pub const RATE_LIMITED: &str = "00000429";
@@ -38,25 +38,24 @@ pub const UNAVAILABLE: &str = "00000503";
 #[derive(Clone)]
 struct Model {
     api_key: Arc<str>,
-    injected: Arc<Mutex<Injected>>,
+    injected: Injected,
 }
 
-#[derive(Default)]
-struct Injected {
-    outage: Option<StatusCode>,
-    delay: Option<Duration>,
+impl FromRef<Model> for Injected {
+    fn from_ref(model: &Model) -> Self {
+        model.injected.clone()
+    }
 }
 
 /// The register's routes, accepting `api_key`.
 pub fn router(api_key: &str) -> Router {
     let model = Model {
         api_key: api_key.into(),
-        injected: Arc::default(),
+        injected: Injected::default(),
     };
     Router::new()
         .route("/company/{number}", get(company))
-        .route("/_model/outage", put(set_outage).delete(end_outage))
-        .route("/_model/delay", put(set_delay).delete(end_delay))
+        .merge(Injected::routes())
         .layer(axum::middleware::from_fn_with_state(
             model.clone(),
             authenticate,
@@ -74,28 +73,8 @@ fn error(status: StatusCode, code: &str) -> Response {
 }
 
 fn authorised(model: &Model, headers: &HeaderMap) -> bool {
-    use base64::Engine;
-    let Some(encoded) = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Basic "))
-    else {
-        return false;
-    };
-    let Ok(decoded) = base64::engine::general_purpose::STANDARD.decode(encoded.trim()) else {
-        return false;
-    };
-    let Some((user, _password)) = std::str::from_utf8(&decoded)
-        .ok()
-        .and_then(|s| s.split_once(':'))
-    else {
-        return false;
-    };
-    !user.is_empty()
-        && bool::from(subtle::ConstantTimeEq::ct_eq(
-            user.as_bytes(),
-            model.api_key.as_bytes(),
-        ))
+    credentials::basic(headers)
+        .is_some_and(|(user, _)| !user.is_empty() && credentials::same(&user, &model.api_key))
 }
 
 /// Every route, the admin ones too, takes the register's credentials.
@@ -121,14 +100,7 @@ fn unauthorised() -> Response {
 }
 
 async fn company(State(model): State<Model>, Path(number): Path<String>) -> Response {
-    let (outage, delay) = {
-        let injected = model.injected.lock();
-        (injected.outage, injected.delay)
-    };
-    if let Some(delay) = delay {
-        tokio::time::sleep(delay).await;
-    }
-    if let Some(status) = outage {
+    if let Some(status) = model.injected.apply().await {
         return error(status, "service-unavailable");
     }
     match number.as_str() {
@@ -146,42 +118,4 @@ async fn company(State(model): State<Model>, Path(number): Path<String>) -> Resp
         Some(entity) => Json(CompanyProfile::of(&entity)).into_response(),
         None => error(StatusCode::NOT_FOUND, "company-profile-not-found"),
     }
-}
-
-#[derive(Deserialize)]
-struct Outage {
-    status: u16,
-}
-
-async fn set_outage(State(model): State<Model>, Json(outage): Json<Outage>) -> Response {
-    match StatusCode::from_u16(outage.status) {
-        Ok(status) if status.is_client_error() || status.is_server_error() => {
-            model.injected.lock().outage = Some(status);
-            StatusCode::NO_CONTENT.into_response()
-        }
-        _ => error(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "status-must-be-4xx-or-5xx",
-        ),
-    }
-}
-
-async fn end_outage(State(model): State<Model>) -> Response {
-    model.injected.lock().outage = None;
-    StatusCode::NO_CONTENT.into_response()
-}
-
-#[derive(Deserialize)]
-struct Delay {
-    ms: u64,
-}
-
-async fn set_delay(State(model): State<Model>, Json(delay): Json<Delay>) -> Response {
-    model.injected.lock().delay = Some(Duration::from_millis(delay.ms.min(60_000)));
-    StatusCode::NO_CONTENT.into_response()
-}
-
-async fn end_delay(State(model): State<Model>) -> Response {
-    model.injected.lock().delay = None;
-    StatusCode::NO_CONTENT.into_response()
 }

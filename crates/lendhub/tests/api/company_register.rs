@@ -5,52 +5,33 @@
 //! register's failures, which never lose an application or answer 5xx for
 //! a company that is not there.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-
 use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 
 use crate::partner::assert_hub_error;
 use crate::rest_tier::{api_key, rest_partner, rest_post as post};
+use crate::support::process::Simulator;
 use crate::support::*;
 
-/// `lendhub simulate register` as a child process, killed on drop.
+/// `lendhub simulate register`, its own process.
 struct ModelRegister {
-    child: Child,
+    // Runs as long as this lives.
+    _process: Simulator,
     url: String,
     api_key: String,
-}
-
-impl Drop for ModelRegister {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 impl ModelRegister {
     fn launch() -> Self {
         let api_key = "model-register-key".to_owned();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_lendhub"))
-            .args(["simulate", "register", "--addr", "127.0.0.1:0"])
-            .env("LENDHUB_MODEL_API_KEY", &api_key)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .trim()
-            .strip_prefix("model company register listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line: {line}"))
-            .to_owned();
+        let process = Simulator::launch(
+            &["register", "--addr", "127.0.0.1:0"],
+            ("LENDHUB_MODEL_API_KEY", &api_key),
+            "model company register listening on",
+        );
         Self {
-            child,
-            url,
+            url: process.url.clone(),
+            _process: process,
             api_key,
         }
     }

@@ -7,37 +7,28 @@
 //! body both sides exchanged checked against the standard's OpenAPI
 //! documents.
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
-
 use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 
 use crate::rest_tier::{api_key, rest_get, rest_partner, rest_post as post};
+use crate::support::process::Simulator;
 use crate::support::*;
 
 const EMAIL: &str = "ada@healthy-widgets.example";
 const PASSWORD: &str = "a long password";
 const CLIENT: (&str, &str) = ("lendhub-live", "model-bank-secret");
 
-/// `lendhub simulate bank` as a child process, killed on drop.
+/// `lendhub simulate bank`, its own process.
 struct ModelBank {
-    child: Child,
+    // Runs as long as this lives.
+    _process: Simulator,
     url: String,
-}
-
-impl Drop for ModelBank {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 impl ModelBank {
     fn launch(redirect_uri: &str) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_lendhub"))
-            .args([
-                "simulate",
+        let process = Simulator::launch(
+            &[
                 "bank",
                 "--addr",
                 "127.0.0.1:0",
@@ -45,22 +36,14 @@ impl ModelBank {
                 CLIENT.0,
                 "--redirect-uri",
                 redirect_uri,
-            ])
-            .env("LENDHUB_MODEL_CLIENT_SECRET", CLIENT.1)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap();
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap())
-            .read_line(&mut line)
-            .unwrap();
-        let url = line
-            .trim()
-            .strip_prefix("model bank listening on ")
-            .unwrap_or_else(|| panic!("unexpected first line: {line}"))
-            .to_owned();
-        Self { child, url }
+            ],
+            ("LENDHUB_MODEL_CLIENT_SECRET", CLIENT.1),
+            "model bank listening on",
+        );
+        Self {
+            url: process.url.clone(),
+            _process: process,
+        }
     }
 
     async fn exchanges(&self) -> Value {

@@ -35,17 +35,18 @@ mod oidc;
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
 
-use axum::extract::{Path, State};
+use axum::extract::{FromRef, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post, put};
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use time::OffsetDateTime;
+
+use crate::injected::Injected;
 
 /// Where the standard's resources are served, below the bank's base URL.
 pub const AISP: &str = "/open-banking/v3.1/aisp";
@@ -66,18 +67,23 @@ struct Bank {
     base: Arc<str>,
     registration: Arc<Registration>,
     books: Arc<Mutex<Books>>,
+    injected: Injected,
+}
+
+impl FromRef<Bank> for Injected {
+    fn from_ref(bank: &Bank) -> Self {
+        bank.injected.clone()
+    }
 }
 
 /// What the bank keeps: consents, the consent pages under way, codes and
-/// tokens issued, injected failures, and the exchanges seen.
+/// tokens issued, and the exchanges seen.
 #[derive(Default)]
 struct Books {
     consents: HashMap<String, Consent>,
     pages: HashMap<String, authorise::Page>,
     codes: HashMap<String, oidc::Code>,
     tokens: HashMap<String, oidc::Grant>,
-    outage: Option<StatusCode>,
-    delay: Option<Duration>,
     exchanges: Vec<Exchange>,
 }
 
@@ -110,10 +116,9 @@ pub fn router(base: &str, registration: Registration) -> Router {
         base: base.trim_end_matches('/').into(),
         registration: Arc::new(registration),
         books: Arc::default(),
+        injected: Injected::default(),
     };
-    let admin = Router::new()
-        .route("/_model/outage", put(set_outage).delete(end_outage))
-        .route("/_model/delay", put(set_delay).delete(end_delay))
+    let admin = Injected::routes()
         .route("/_model/exchanges", get(exchanges))
         .route("/_model/consents/{id}/revoke", post(revoke))
         .layer(axum::middleware::from_fn_with_state(
@@ -146,14 +151,7 @@ async fn injected(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
-    let (outage, delay) = {
-        let books = bank.books.lock();
-        (books.outage, books.delay)
-    };
-    if let Some(delay) = delay {
-        tokio::time::sleep(delay).await;
-    }
-    if let Some(status) = outage {
+    if let Some(status) = bank.injected.apply().await {
         return ob_error(status, "UK.OBIE.UnexpectedError", "the bank is unavailable");
     }
     next.run(request).await
@@ -207,45 +205,6 @@ impl Bank {
         }
         answer
     }
-}
-
-#[derive(Deserialize)]
-struct Outage {
-    status: u16,
-}
-
-async fn set_outage(State(bank): State<Bank>, Json(outage): Json<Outage>) -> Response {
-    match StatusCode::from_u16(outage.status) {
-        Ok(status) if status.is_client_error() || status.is_server_error() => {
-            bank.books.lock().outage = Some(status);
-            StatusCode::NO_CONTENT.into_response()
-        }
-        _ => ob_error(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            "UK.OBIE.Field.Invalid",
-            "status must be 4xx or 5xx",
-        ),
-    }
-}
-
-async fn end_outage(State(bank): State<Bank>) -> Response {
-    bank.books.lock().outage = None;
-    StatusCode::NO_CONTENT.into_response()
-}
-
-#[derive(Deserialize)]
-struct Delay {
-    ms: u64,
-}
-
-async fn set_delay(State(bank): State<Bank>, Json(delay): Json<Delay>) -> Response {
-    bank.books.lock().delay = Some(Duration::from_millis(delay.ms.min(60_000)));
-    StatusCode::NO_CONTENT.into_response()
-}
-
-async fn end_delay(State(bank): State<Bank>) -> Response {
-    bank.books.lock().delay = None;
-    StatusCode::NO_CONTENT.into_response()
 }
 
 async fn exchanges(State(bank): State<Bank>) -> Json<Vec<Exchange>> {

@@ -15,13 +15,13 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use base64::Engine;
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use time::OffsetDateTime;
 
 use super::Bank;
+use crate::credentials;
 
 /// How long a token and a code live.
 const TOKEN_LIFE: Duration = Duration::from_secs(3600);
@@ -73,25 +73,11 @@ pub(super) async fn discovery(State(bank): State<Bank>) -> Json<serde_json::Valu
 
 /// The client, if `headers` carry its credentials as HTTP basic.
 pub(super) fn is_client(bank: &Bank, headers: &HeaderMap) -> bool {
-    let Some(encoded) = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Basic "))
-    else {
-        return false;
-    };
-    let Ok(decoded) = base64::engine::general_purpose::STANDARD.decode(encoded.trim()) else {
-        return false;
-    };
-    let Some((id, secret)) = std::str::from_utf8(&decoded)
-        .ok()
-        .and_then(|s| s.split_once(':'))
-    else {
-        return false;
-    };
-    let same =
-        |a: &str, b: &str| bool::from(subtle::ConstantTimeEq::ct_eq(a.as_bytes(), b.as_bytes()));
-    same(id, &bank.registration.client_id) & same(secret, &bank.registration.client_secret)
+    let registration = &bank.registration;
+    credentials::basic(headers).is_some_and(|(id, secret)| {
+        credentials::same(&id, &registration.client_id)
+            & credentials::same(&secret, &registration.client_secret)
+    })
 }
 
 /// The admin endpoints take the client's credentials.

@@ -240,3 +240,41 @@ pub fn cli_refused(site: &Site, args: &[&str]) -> String {
     );
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
+
+/// `lendhub simulate <args>` as a child process, killed on drop, with
+/// `env`; its URL, read from the first line it prints (`{banner} {url}`).
+pub struct Simulator {
+    child: Child,
+    pub url: String,
+}
+
+impl Simulator {
+    pub fn launch(args: &[&str], env: (&str, &str), banner: &str) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_lendhub"))
+            .arg("simulate")
+            .args(args)
+            .env(env.0, env.1)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let url = line
+            .trim()
+            .strip_prefix(banner)
+            .unwrap_or_else(|| panic!("unexpected first line: {line}"))
+            .trim()
+            .to_owned();
+        Self { child, url }
+    }
+}
+
+impl Drop for Simulator {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
