@@ -399,8 +399,31 @@ impl<T> PerEnvironment<T> {
     }
 }
 
+/// The kinds of counterparty an environment reaches through stand-ins.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StandIns {
+    /// Served by lendhub's model servers over the real protocol, because
+    /// the environment configures no real service (`company register`,
+    /// `bank`).
+    pub models: Vec<&'static str>,
+    /// Still answered in process, with no protocol yet (issue #46).
+    pub in_process: Vec<&'static str>,
+}
+
+/// The kinds still simulated in process in every environment.
+const IN_PROCESS: [&str; 4] = [
+    "identity checks",
+    "credit bureau",
+    "payment initiation",
+    "payout rail",
+];
+
 /// The counterparties the hub speaks to, as the server configured them.
 pub struct Counterparties {
+    /// What each environment reaches that is not the real service: the
+    /// kinds served by lendhub's model servers, and those still simulated
+    /// in process. The dashboard shows them.
+    pub stand_ins: PerEnvironment<StandIns>,
     pub register: PerEnvironment<Arc<dyn CompanyRegister>>,
     /// The banks an applicant connects in the hosted journey.
     pub accounts: PerEnvironment<Arc<dyn AccountInformation>>,
@@ -419,8 +442,17 @@ impl Counterparties {
     pub fn new(
         register: PerEnvironment<Arc<dyn CompanyRegister>>,
         accounts: PerEnvironment<Arc<dyn AccountInformation>>,
+        models: PerEnvironment<Vec<&'static str>>,
     ) -> Self {
+        let stand_ins = |models: Vec<&'static str>| StandIns {
+            models,
+            in_process: IN_PROCESS.to_vec(),
+        };
         Self {
+            stand_ins: PerEnvironment {
+                live: stand_ins(models.live),
+                test: stand_ins(models.test),
+            },
             register,
             accounts,
             people: Arc::new(SyntheticPeople),

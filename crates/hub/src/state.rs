@@ -64,6 +64,7 @@ impl FromRef<PartnerState> for DashboardState {
             links: ring.links.clone(),
             clock: ring.clock.clone(),
             flows: ring.flows.clone(),
+            stand_ins: ring.stand_ins.clone(),
         }
     }
 }

@@ -172,3 +172,46 @@ async fn start_model_bank(redirect_uri: &str) -> anyhow::Result<BankConnection> 
         client_secret: secret,
     })
 }
+
+/// The kinds each environment reaches on a model server, because it names
+/// no real service for them.
+pub fn model_servers(config: &config::Counterparties) -> PerEnvironment<Vec<&'static str>> {
+    let of = |c: &config::EnvironmentCounterparties| {
+        let mut kinds = Vec::new();
+        if c.company_register.url.is_none() {
+            kinds.push("company register");
+        }
+        if c.open_banking.banks.is_empty() {
+            kinds.push("bank");
+        }
+        kinds
+    };
+    PerEnvironment {
+        live: of(&config.live),
+        test: of(&config.test),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_environment_runs_on_model_servers_for_what_it_does_not_configure() {
+        let mut config = config::Counterparties::default();
+        config.live.company_register.url = Some("https://register.example".into());
+        config.live.open_banking.banks.insert(
+            "acme".into(),
+            config::Bank {
+                name: "Acme Bank".into(),
+                discovery_url: "https://acme.example/.well-known/openid-configuration".into(),
+                api_base_url: "https://acme.example/open-banking/v3.1".into(),
+                client_id: "c".into(),
+                client_secret: Secret::from("s".to_owned()),
+            },
+        );
+        let models = model_servers(&config);
+        assert!(models.live.is_empty());
+        assert_eq!(models.test, ["company register", "bank"]);
+    }
+}

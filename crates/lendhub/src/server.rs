@@ -290,6 +290,7 @@ async fn hub(
                     &core.clock,
                 )
                 .await?,
+                crate::counterparties::model_servers(&config.counterparties),
             ),
         ),
         public: lendhub_hub::PublicState::new(

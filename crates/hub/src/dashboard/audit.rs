@@ -49,7 +49,7 @@ pub async fn audit(
         &state,
         StatusCode::OK,
         &Audit {
-            f: Frame::of(&staff, env),
+            f: Frame::of(&state, &staff, env),
             lines: lines
                 .into_iter()
                 .map(|l| AuditRow {

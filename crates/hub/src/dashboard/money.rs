@@ -102,7 +102,7 @@ pub async fn accounts(
             &state,
             StatusCode::OK,
             &Accounts {
-                f: Frame::of(&staff, env),
+                f: Frame::of(&state, &staff, env),
                 next: p
                     .has_more
                     .then(|| p.items.last().map(|a| a.id.to_string()))
@@ -223,7 +223,7 @@ pub async fn account(
         &state,
         StatusCode::OK,
         &AccountView {
-            f: Frame::of(&staff, env),
+            f: Frame::of(&state, &staff, env),
             reference: a.reference.clone().unwrap_or_default(),
             partner_ref: a.partner_ref.clone().unwrap_or_default(),
             application: a.application_id.to_string(),
@@ -304,7 +304,7 @@ pub async fn payments(
             &state,
             StatusCode::OK,
             &Payments {
-                f: Frame::of(&staff, env),
+                f: Frame::of(&state, &staff, env),
                 next: p
                     .has_more
                     .then(|| p.items.last().map(|a| a.id.to_string()))

@@ -31,11 +31,18 @@ pub(super) struct Frame {
     pub(super) env: &'static str,
     pub(super) other_env: &'static str,
     pub(super) csrf: String,
+    /// Served by model servers in this environment, comma-separated.
+    pub(super) models: String,
+    /// Simulated in process in this environment, comma-separated.
+    pub(super) in_process: String,
 }
 
 impl Frame {
-    pub(super) fn of(staff: &Staff, env: Environment) -> Self {
+    pub(super) fn of(state: &DashboardState, staff: &Staff, env: Environment) -> Self {
+        let stand_ins = state.stand_ins.get(env.credentials());
         Frame {
+            models: stand_ins.models.join(", "),
+            in_process: stand_ins.in_process.join(", "),
             partner: staff.member.partner_name.clone(),
             email: staff.member.email.clone(),
             role: staff.role.label(),
@@ -239,7 +246,7 @@ pub async fn home(
             &state,
             StatusCode::OK,
             &Home {
-                f: Frame::of(&staff, env),
+                f: Frame::of(&state, &staff, env),
                 recent: found.map(|(rows, _)| rows).unwrap_or_default(),
                 figures: super::charts::figures(&panels),
                 panels,
@@ -269,7 +276,7 @@ pub async fn applications(
             &state,
             StatusCode::OK,
             &Applications {
-                f: Frame::of(&staff, env),
+                f: Frame::of(&state, &staff, env),
                 rows,
                 statuses: Status::ALL
                     .iter()
@@ -314,7 +321,7 @@ pub async fn application(
         &state,
         StatusCode::OK,
         &ApplicationPageView {
-            f: Frame::of(&staff, env),
+            f: Frame::of(&state, &staff, env),
             term_months: a.term_months,
             reference: a.reference.clone().unwrap_or_default(),
             account: a.account_id.as_ref().map(ToString::to_string),

@@ -47,7 +47,7 @@ pub async fn list(
         &state,
         StatusCode::OK,
         &Partners {
-            f: Frame::of(&staff, env),
+            f: Frame::of(&state, &staff, env),
             choices: memberships
                 .into_iter()
                 .map(|m| Choice {

@@ -78,7 +78,7 @@ pub async fn list(
         &state,
         StatusCode::OK,
         &StaffPage {
-            f: Frame::of(&staff, env),
+            f: Frame::of(&state, &staff, env),
             members: members
                 .iter()
                 .map(|m| MemberRow {

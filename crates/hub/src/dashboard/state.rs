@@ -2,7 +2,7 @@
 //! partner records it manages, the reads behind its pages, its registration
 //! at the identity provider, the key that seals its sessions, and the flows
 //! its forms run. No counterparty: the dashboard moves no money and checks
-//! no one.
+//! no one; it only says which environment reaches stand-ins.
 
 use std::sync::Arc;
 
@@ -13,6 +13,7 @@ use lendhub_store::{
     ServicingStore,
 };
 
+use crate::counterparties::{PerEnvironment, StandIns};
 use crate::flows::Context;
 use crate::links::Links;
 use crate::partner::directory::Directory;
@@ -46,4 +47,6 @@ pub struct DashboardState {
     pub links: Links,
     pub clock: Arc<dyn Clock>,
     pub flows: Context,
+    /// What each environment reaches through stand-ins, shown on every page.
+    pub stand_ins: PerEnvironment<StandIns>,
 }

@@ -98,7 +98,7 @@ pub async fn list(
             &state,
             StatusCode::OK,
             &Statements {
-                f: Frame::of(&staff, env),
+                f: Frame::of(&state, &staff, env),
                 next: p
                     .has_more
                     .then(|| p.items.last().map(|s| s.id.to_string()))

@@ -66,6 +66,9 @@ pub struct Partner {
     /// Where company numbers are looked up.
     pub register:
         crate::counterparties::PerEnvironment<Arc<dyn crate::counterparties::CompanyRegister>>,
+    /// What each environment reaches through stand-ins, not the real
+    /// services.
+    pub stand_ins: crate::counterparties::PerEnvironment<crate::counterparties::StandIns>,
     /// The test banks a white-label submission names.
     pub banks: Arc<dyn crate::counterparties::OpenBanking>,
     /// Where an applicant on the hosted journey connects their account.
@@ -199,6 +202,7 @@ impl PartnerState {
             flows,
             mcp,
             register: counterparties.register,
+            stand_ins: counterparties.stand_ins,
             banks: counterparties.banks,
             accounts: counterparties.accounts,
             pisp: counterparties.pisp,

@@ -143,6 +143,20 @@ async fn staff_see_their_own_partner_one_environment_at_a_time() {
     assert!(test_home.body.contains("data-env=\"test\""));
     assert!(test_home.body.contains(&test) && !test_home.body.contains(&live));
     assert!(test_home.body.contains("Test environment"));
+    // Every page says what the environment reaches instead of the real
+    // services: nothing is configured here, so both run on model servers.
+    for page in [&home, &test_home] {
+        assert!(
+            page.body.contains(
+                "<span id=\"model-servers\">Model servers: company register, bank.</span>"
+            ),
+            "{}",
+            page.body
+        );
+        assert!(page.body.contains(
+            "Simulated in process: identity checks, credit bureau, payment initiation, payout rail."
+        ));
+    }
 
     let list = hub
         .get("/dashboard/applications?env=live&status=created")

@@ -97,7 +97,7 @@ async fn roll_secret(
         ),
     };
     let shown = ShownOnce {
-        f: Frame::of(staff, env),
+        f: Frame::of(state, staff, env),
         heading: format!("New client secret for {client_id}"),
         what: "client secret",
         value: secret.into_exposed(),

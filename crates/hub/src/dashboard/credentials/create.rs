@@ -55,7 +55,7 @@ pub async fn create(
         created.record.scopes
     );
     let shown = ShownOnce {
-        f: Frame::of(&staff, env),
+        f: Frame::of(&state, &staff, env),
         heading: format!("New API key {}", created.id),
         what: "API key",
         value: created.key.into_exposed(),

@@ -143,7 +143,7 @@ pub async fn list(
         &state,
         StatusCode::OK,
         &Credentials {
-            f: Frame::of(&staff, env),
+            f: Frame::of(&state, &staff, env),
             previous_until: client
                 .previous_secret_at(now_ms)
                 .and(client.previous_secret_expires_at_ms)

@@ -73,7 +73,7 @@ pub async fn create_oauth_client(
             at_ms,
         ));
     let shown = ShownOnce {
-        f: Frame::of(&staff, env),
+        f: Frame::of(&state, &staff, env),
         heading: format!("New OAuth client {}", credentials.client_id),
         what: "client secret",
         value: credentials.client_secret.into_exposed(),

@@ -66,7 +66,7 @@ pub async fn roll(
         )
     };
     let shown = ShownOnce {
-        f: Frame::of(&staff, env),
+        f: Frame::of(&state, &staff, env),
         heading: format!("New API key {}, replacing {id}", created.id),
         what: "API key",
         value: created.key.into_exposed(),

@@ -58,7 +58,7 @@ pub async fn deliveries(
         &state,
         StatusCode::OK,
         &Deliveries {
-            f: Frame::of(&staff, env),
+            f: Frame::of(&state, &staff, env),
             endpoint: id,
             url: endpoint.url.clone(),
             status: endpoint.status.as_str(),

@@ -68,7 +68,7 @@ pub async fn list(
         &state,
         StatusCode::OK,
         &Webhooks {
-            f: Frame::of(&staff, env),
+            f: Frame::of(&state, &staff, env),
             endpoints: endpoints
                 .iter()
                 .map(|e| EndpointRow {

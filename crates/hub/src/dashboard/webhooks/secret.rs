@@ -61,7 +61,7 @@ pub async fn roll_secret(
             &state,
             StatusCode::OK,
             &SecretShown {
-                f: Frame::of(&staff, env),
+                f: Frame::of(&state, &staff, env),
                 endpoint: id,
                 secret,
                 previous_until: until
