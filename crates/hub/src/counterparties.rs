@@ -70,16 +70,15 @@ impl PersonRegister for SyntheticPeople {
 #[error("the bank is unavailable: {0}")]
 pub struct BankUnavailable(pub String);
 
-/// Open-banking account information: what a connected business account
-/// shows (an AISP in production).
+/// The test banks a white-label submission names (`bank`), answered in
+/// process: what each one's account shows. The hosted journey reads a real
+/// account instead ([`AccountInformation`]); a white-label partner's own
+/// bank connection is still to come (issue #46).
 #[async_trait]
 pub trait OpenBanking: Send + Sync {
-    /// The summary of the account the applicant connected at `bank`; `None`
-    /// for a bank it does not know.
+    /// What the test bank `bank`'s account shows; `None` for a bank it does
+    /// not know.
     async fn summary(&self, bank: &str) -> Result<Option<Banking>, BankUnavailable>;
-
-    /// The banks an applicant may connect, as (id, name shown to them).
-    async fn institutions(&self) -> Result<Vec<(String, String)>, BankUnavailable>;
 }
 
 /// Where the payer authorises lendhub to read their account: the bank's
@@ -148,14 +147,6 @@ pub trait AccountInformation: Send + Sync {
 
 /// The built-in test banks (`docs/simulators.md`).
 pub struct SyntheticBanks;
-
-/// The test banks as the hosted journey lists them.
-pub const TEST_BANK_NAMES: [(&str, &str); 4] = [
-    ("test_bank_strong", "Test Bank – strong affordability"),
-    ("test_bank_low", "Test Bank – low affordability"),
-    ("test_bank_thin", "Test Bank – two months of history"),
-    ("test_bank_closed", "Test Bank – account since closed"),
-];
 
 /// The test banks and what their accounts show.
 pub const TEST_BANKS: [(&str, Banking); 4] = [
@@ -256,13 +247,6 @@ impl OpenBanking for SyntheticBanks {
             .iter()
             .find(|(name, _)| *name == bank)
             .map(|(_, b)| *b))
-    }
-
-    async fn institutions(&self) -> Result<Vec<(String, String)>, BankUnavailable> {
-        Ok(TEST_BANK_NAMES
-            .iter()
-            .map(|(id, name)| ((*id).to_owned(), (*name).to_owned()))
-            .collect())
     }
 }
 

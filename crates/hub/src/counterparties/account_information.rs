@@ -14,7 +14,11 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 
-use super::open_banking::{Bank, BankConnection, Banks, consent_refused, read, resource};
+use reqwest::StatusCode;
+
+use super::open_banking::{
+    Bank, BankConnection, Banks, TokenAnswer, consent_refused, read, resource,
+};
 use super::{AccessRequest, AccountInformation, BankUnavailable, ConnectedAccount, ReadRefused};
 
 /// How long lendhub asks to read: it reads once, when the payer returns.
@@ -187,20 +191,23 @@ impl AccountInformation for OpenBankingAis {
         nonce: &str,
     ) -> Result<ConnectedAccount, ReadRefused> {
         let bank = self.bank(bank_id)?;
-        let answer = self
-            .banks
-            .token(
-                bank,
-                &[
-                    ("grant_type", "authorization_code"),
-                    ("code", code),
-                    ("redirect_uri", &self.banks.redirect_uri),
-                ],
+        let form = [
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("redirect_uri", self.banks.redirect_uri.as_str()),
+        ];
+        let exchanged = self.banks.ask_token(bank, &form).await?;
+        // A code the bank will not exchange (spent, expired: 400 or 401)
+        // is the payer's consent not holding; anything else is the bank.
+        if let Ok(r) = &exchanged
+            && matches!(
+                r.status(),
+                StatusCode::BAD_REQUEST | StatusCode::UNAUTHORIZED
             )
-            .await
-            // A code the bank will not exchange (spent, expired) is the
-            // payer's consent not holding, not the bank being down.
-            .map_err(|_| ReadRefused::Consent)?;
+        {
+            return Err(ReadRefused::Consent);
+        }
+        let answer: TokenAnswer = read(&bank.connection, "a token", exchanged).await?;
         let discovery = self.banks.discovery(bank).await?;
         let c = &bank.connection;
         let mut validation = Validation::new(Algorithm::HS256);

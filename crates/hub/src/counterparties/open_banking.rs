@@ -119,16 +119,26 @@ impl Banks {
         bank: &Bank,
         form: &[(&str, &str)],
     ) -> Result<TokenAnswer, BankUnavailable> {
+        let answer = self.ask_token(bank, form).await?;
+        read(&bank.connection, "a token", answer).await
+    }
+
+    /// The token endpoint's answer to `form`, as it came: a caller that
+    /// tells a refused grant from an outage reads the status first.
+    pub async fn ask_token(
+        &self,
+        bank: &Bank,
+        form: &[(&str, &str)],
+    ) -> Result<Result<Response, reqwest::Error>, BankUnavailable> {
         let discovery = self.discovery(bank).await?;
         let c = &bank.connection;
-        let answer = self
+        Ok(self
             .http
             .post(&discovery.token_endpoint)
             .basic_auth(&c.client_id, Some(c.client_secret.expose()))
             .form(form)
             .send()
-            .await;
-        read(c, "a token", answer).await
+            .await)
     }
 
     /// The client's own token for `scope` (`accounts`, `payments`).
