@@ -19,6 +19,19 @@ pub use account_information::OpenBankingAis;
 pub use companies_house::CompaniesHouse;
 pub use open_banking::BankConnection;
 
+/// The HTTP client an adapter reaches its counterparty with: each request
+/// (connecting, and answering) bounded by `timeout`, lendhub named as the
+/// user agent, and no redirect followed: a counterparty's API answers where
+/// it is asked, and a redirect elsewhere is not a server-to-server answer.
+fn http_client(timeout: std::time::Duration) -> Result<reqwest::Client, reqwest::Error> {
+    reqwest::Client::builder()
+        .timeout(timeout)
+        .connect_timeout(timeout)
+        .user_agent(concat!("lendhub/", env!("CARGO_PKG_VERSION")))
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+}
+
 /// The register could not be asked (a real adapter's outage): the request
 /// answers 503 and may be retried.
 #[derive(Debug, thiserror::Error)]

@@ -69,11 +69,7 @@ impl CompaniesHouse {
         timeout: Duration,
         clock: Arc<dyn Clock>,
     ) -> Result<Self, reqwest::Error> {
-        let http = reqwest::Client::builder()
-            .timeout(timeout)
-            .connect_timeout(timeout)
-            .user_agent(concat!("lendhub/", env!("CARGO_PKG_VERSION")))
-            .build()?;
+        let http = super::http_client(timeout)?;
         let now_ms = clock.now_ms();
         Ok(Self {
             base: base.trim_end_matches('/').to_owned(),

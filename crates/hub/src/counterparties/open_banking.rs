@@ -77,13 +77,7 @@ impl Banks {
         timeout: Duration,
         clock: Arc<dyn Clock>,
     ) -> Result<Self, reqwest::Error> {
-        let http = reqwest::Client::builder()
-            .timeout(timeout)
-            .connect_timeout(timeout)
-            .user_agent(concat!("lendhub/", env!("CARGO_PKG_VERSION")))
-            // A bank's redirect is never followed by a server-to-server call.
-            .redirect(reqwest::redirect::Policy::none())
-            .build()?;
+        let http = super::http_client(timeout)?;
         Ok(Self {
             banks: banks
                 .into_iter()
