@@ -10,12 +10,11 @@
 use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 
+use crate::rest_journey::{EMAIL, PASSWORD, applicant};
 use crate::rest_tier::{api_key, rest_get, rest_partner, rest_post as post};
 use crate::support::process::Simulator;
 use crate::support::*;
 
-const EMAIL: &str = "ada@healthy-widgets.example";
-const PASSWORD: &str = "a long password";
 const CLIENT: (&str, &str) = ("lendhub-live", "model-bank-secret");
 
 /// `lendhub simulate bank`, its own process.
@@ -90,22 +89,7 @@ async fn the_live_journey_reads_the_account_at_a_bank_in_its_own_process() {
         },
     );
     let app = App::spawn_with(config, site).await;
-    lendhub_idp::users::create(
-        app.server().store.as_ref(),
-        lendhub_idp::users::NewUser {
-            email: EMAIL,
-            password: PASSWORD,
-            given_name: "Ada",
-            family_name: "Lovelace",
-            email_verified: true,
-            company_number: "00000401",
-            company_name: "Healthy Widgets Ltd",
-            company_role: "director",
-        },
-        0,
-    )
-    .await
-    .unwrap();
+    applicant(&app).await;
     let (client, _) =
         rest_partner(&app, "applications.read applications.write", Tier::Platform).await;
     let live = api_key(&app, &client, "live", None)["key"]

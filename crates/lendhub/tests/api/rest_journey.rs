@@ -20,8 +20,8 @@ use crate::rest_tier::rest_post as post;
 const SCOPES: &str =
     "applications.read applications.write decisions.read events.read webhooks.manage";
 const TEST: &str = "/sandbox/v1";
-const EMAIL: &str = "ada@healthy-widgets.example";
-const PASSWORD: &str = "a long password";
+pub(crate) const EMAIL: &str = "ada@healthy-widgets.example";
+pub(crate) const PASSWORD: &str = "a long password";
 
 async fn test_key(app: &App) -> String {
     let (client, _) = rest_partner(app, SCOPES, Tier::Platform).await;
@@ -32,7 +32,7 @@ async fn test_key(app: &App) -> String {
 }
 
 /// The applicant's account at lendhub's identity provider.
-async fn applicant(app: &App) {
+pub(crate) async fn applicant(app: &App) {
     let server = app.server();
     lendhub_idp::users::create(
         server.store.as_ref(),
