@@ -6,12 +6,13 @@
 use std::sync::Arc;
 
 use lendhub_domain::clock::Clock;
+use lendhub_domain::crypto::MasterKey;
 use lendhub_domain::sandbox::test_clock::ClientClock;
 use lendhub_domain::tenant::Tenant;
 use lendhub_domain::working_days::WorkingDays;
 use lendhub_store::{
-    CommercialStore, CommitError, LendingStore, SandboxStore, ServicingStore, StoreError,
-    UnitOfWork, WriteSet,
+    CommercialStore, CommitError, EventStore, LendingStore, SandboxStore, ServicingStore,
+    StoreError, UnitOfWork, WriteSet,
 };
 use time::OffsetDateTime;
 use tokio::sync::Notify;
@@ -39,6 +40,10 @@ pub struct Parts {
     pub(in crate::flows) lending: Arc<dyn LendingStore>,
     pub(in crate::flows) servicing: Arc<dyn ServicingStore>,
     pub(in crate::flows) commercial: Arc<dyn CommercialStore>,
+    /// Events and the webhook endpoints they are delivered to.
+    pub(in crate::flows) events: Arc<dyn EventStore>,
+    /// Seals the webhook signing secrets a flow creates.
+    pub(in crate::flows) master_key: MasterKey,
     /// Where owners' test clocks are kept.
     pub(in crate::flows) test_clocks: Arc<dyn SandboxStore>,
     pub(in crate::flows) units: Arc<dyn UnitOfWork>,
@@ -61,6 +66,7 @@ pub struct Stores {
     pub lending: Arc<dyn LendingStore>,
     pub servicing: Arc<dyn ServicingStore>,
     pub commercial: Arc<dyn CommercialStore>,
+    pub events: Arc<dyn EventStore>,
     pub test_clocks: Arc<dyn SandboxStore>,
     pub units: Arc<dyn UnitOfWork>,
     pub outbox_wake: Arc<Notify>,
@@ -69,6 +75,7 @@ pub struct Stores {
 impl Context {
     pub fn new(
         stores: Stores,
+        master_key: MasterKey,
         counterparties: &Counterparties,
         links: Links,
         clock: Arc<dyn Clock>,
@@ -78,6 +85,8 @@ impl Context {
             lending: stores.lending,
             servicing: stores.servicing,
             commercial: stores.commercial,
+            events: stores.events,
+            master_key,
             test_clocks: stores.test_clocks,
             units: stores.units,
             outbox_wake: stores.outbox_wake,

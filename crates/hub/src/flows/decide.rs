@@ -1,12 +1,13 @@
 //! Submitting an application to the engine, however the applicant's
 //! answers were collected (the REST tier's submit, the hosted journey).
 
-use lendhub_domain::ids::DecisionId;
+use lendhub_domain::ids::{DecisionId, HubId, VerificationId};
 use lendhub_domain::lending::application::{Application, CannotSubmit};
 use lendhub_domain::lending::kyc;
 use lendhub_domain::lending::underwriting::{Banking, Facts};
 use lendhub_domain::marketplace;
 use lendhub_domain::sandbox::events::EventType;
+use lendhub_domain::tenant::Tenant;
 use lendhub_store::{EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
@@ -23,6 +24,29 @@ fn refused(e: CannotSubmit) -> FlowError {
         lendhub_domain::lending::application::Status::Withdrawn => "the application was withdrawn",
         _ => "the application was already submitted",
     })
+}
+
+/// What the identity checks `ids` of `owner`'s say together: the worst of
+/// them decides. A check that is not `owner`'s is 404.
+pub async fn identity_of(
+    cx: &Context,
+    owner: &Tenant,
+    ids: &[String],
+) -> Result<Option<kyc::Status>, FlowError> {
+    let mut identity = None;
+    for raw in ids {
+        let missing = FlowError::NotFound("identity check");
+        let id = VerificationId::parse(raw).ok_or(missing)?;
+        let v = cx
+            .lending
+            .verification(owner, &id)
+            .await?
+            .ok_or(FlowError::NotFound("identity check"))?;
+        if identity != Some(kyc::Status::ReviewRequired) {
+            identity = Some(v.status);
+        }
+    }
+    Ok(identity)
 }
 
 /// Submission however the applicant's answers were collected (this call, or

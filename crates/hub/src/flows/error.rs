@@ -12,6 +12,10 @@ pub enum FlowError {
     /// The object is not in a state that allows this step.
     #[error("{0}")]
     Conflict(&'static str),
+    /// A marketplace app not (or not yet) approved by the lender, in its
+    /// review state.
+    #[error("the marketplace app is {0}")]
+    AppNotApproved(&'static str),
     /// The decision's offer was accepted and signed: it cannot change.
     #[error("the offer was already accepted and signed")]
     DecisionLocked,

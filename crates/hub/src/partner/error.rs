@@ -382,6 +382,7 @@ impl From<crate::flows::FlowError> for PartnerError {
             FlowError::NotFound(what) => PartnerError::NotFound(what),
             FlowError::Conflict(why) => PartnerError::Conflict(why),
             FlowError::DecisionLocked => PartnerError::DecisionLocked,
+            FlowError::AppNotApproved(review) => PartnerError::AppNotApproved(review),
             FlowError::Validation(problems) => problems.into(),
             FlowError::Unavailable(why) => PartnerError::Unavailable(why),
             FlowError::Internal(why) => PartnerError::Internal(why),

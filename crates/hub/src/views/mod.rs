@@ -6,6 +6,7 @@
 pub mod account;
 pub mod application;
 pub mod decision;
+pub mod event_replay;
 pub mod introduction;
 pub mod invoice;
 pub mod mandate;

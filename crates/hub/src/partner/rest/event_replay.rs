@@ -5,19 +5,17 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::ids::{EventId, HubId};
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_domain::sandbox::ids::PublishedId;
-use lendhub_domain::webhooks::endpoint::EndpointStatus;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::OptionalJsonBody;
-use lendhub_store::{EventWrite, WriteSet};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 use utoipa::ToSchema;
 
 use super::caller::RestCaller;
+use crate::flows::event_replay::replay as replay_event;
 use crate::partner::error::PartnerError;
 use crate::partner::state::PartnerState;
+use crate::views::event_replay::EventReplay;
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -25,15 +23,6 @@ pub struct ReplayEvent {
     /// Only this endpoint (`whe_…`, enabled); otherwise every enabled
     /// endpoint that receives the event's type.
     endpoint_id: Option<String>,
-}
-
-#[derive(Serialize, ToSchema)]
-pub struct EventReplay {
-    #[schema(example = "event_replay")]
-    object: &'static str,
-    event_id: String,
-    /// The endpoints a delivery was queued for.
-    endpoint_ids: Vec<String>,
 }
 
 /// Deliver a past event again (events are kept 30 days). Deliveries are
@@ -55,50 +44,12 @@ pub async fn replay(
     body: OptionalJsonBody<ReplayEvent>,
 ) -> Result<Response, PartnerError> {
     let write = caller.begin_write(&state, PartnerScope::WebhooksManage)?;
-    let (owner, now) = (&write.owner, write.now);
     state
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
-            let Some(event_id) = EventId::parse(&id) else {
-                return Err(PartnerError::NotFound("event"));
-            };
-            let event = state
-                .events
-                .event(owner, &PublishedId::from(event_id))
-                .await?
-                .ok_or(PartnerError::NotFound("event"))?;
-            let endpoints = state.events.endpoints(owner).await?;
-            let targets: Vec<String> = match body.value.endpoint_id.as_deref() {
-                Some(wanted) => {
-                    let endpoint = endpoints
-                        .iter()
-                        .find(|r| r.endpoint.id.as_str() == wanted)
-                        .ok_or(PartnerError::NotFound("webhook endpoint"))?;
-                    if endpoint.endpoint.status == EndpointStatus::Disabled {
-                        return Err(PartnerError::Conflict(
-                            "the endpoint is disabled; enable it first",
-                        ));
-                    }
-                    vec![wanted.to_owned()]
-                }
-                None => endpoints
-                    .iter()
-                    .filter(|r| r.endpoint.receives(event.event_type.as_str()))
-                    .map(|r| r.endpoint.id.to_string())
-                    .collect(),
-            };
-            let view = EventReplay {
-                object: "event_replay",
-                event_id: id.clone(),
-                endpoint_ids: targets.clone(),
-            };
-            let mut writes = WriteSet::default();
-            writes.push(EventWrite::QueueDeliveries {
-                event_id: id.clone(),
-                owner: owner.clone(),
-                endpoint_ids: targets,
-                at_ms: lendhub_domain::clock::unix_ms(now),
-            });
+            let only = body.value.endpoint_id.as_deref();
+            let (view, writes) =
+                replay_event(&state.flows, &write.owner, &id, only, write.now).await?;
             Ok(Prepared::json(StatusCode::ACCEPTED, &view, writes)?)
         })
         .await

@@ -1,11 +1,9 @@
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use lendhub_domain::ids::{ApplicationId, HubId};
-use lendhub_domain::lending::list_filters;
 use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::list;
-use lendhub_store::{ApplicationPage, ApplicationQuery};
 
+use crate::flows::lists;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::list_page::respond;
@@ -34,37 +32,10 @@ pub async fn list(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, PartnerError> {
     caller.require(PartnerScope::ApplicationsRead)?;
-    let request = list::parse(
-        raw.as_deref(),
-        DEFAULT_LIMIT,
-        &["status", "reference", "created_after"],
-    )
-    .map_err(PartnerError::Validation)?;
-    let filters =
-        list_filters::applications(request.filter("status"), request.filter("created_after"))?;
-    let cursor_missing = PartnerError::NotFound("application for the cursor");
-    if request.cursors().any(|c| ApplicationId::parse(c).is_none()) {
-        return Err(cursor_missing);
-    }
-    // Ids sort by creation time: "created after t" is "id from the first
-    // id of the next millisecond".
-    let after_id = filters
-        .created_after_ms
-        .map(|ms| ApplicationId::floor_after(ms).to_string());
-    let query = ApplicationQuery {
-        page: request.page.clone(),
-        status: filters.status,
-        reference: request.filter("reference").map(str::to_owned),
-        after_id,
-    };
-    let page = match state
-        .lending
-        .hub_applications(&caller.tenant(), &query)
-        .await?
-    {
-        ApplicationPage::Page(page) => page,
-        ApplicationPage::UnknownCursor => return Err(cursor_missing),
-    };
+    let filters = &["status", "reference", "created_after"];
+    let request =
+        list::parse(raw.as_deref(), DEFAULT_LIMIT, filters).map_err(PartnerError::Validation)?;
+    let page = lists::applications(&state.flows, &caller.tenant(), &request).await?;
     respond(
         caller.env,
         "/applications",

@@ -1,15 +1,13 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::ids::{HubId, VerificationId};
-use lendhub_domain::lending::kyc;
 use lendhub_domain::lending::white_label::{Submission, check_submission};
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::JsonBody;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use crate::flows::decide::decide;
+use crate::flows::decide::{decide, identity_of};
 use crate::flows::lending::find;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
@@ -103,22 +101,7 @@ pub async fn submit(
             };
             check_submission(&input.submission(), bank.is_some())?;
             let application = find(&state.flows, owner, &id).await?;
-            let mut identity = None;
-            for check_id in &input.identity_check_ids {
-                let missing = PartnerError::NotFound("identity check");
-                let Some(check_id) = VerificationId::parse(check_id) else {
-                    return Err(missing);
-                };
-                let v = state
-                    .lending
-                    .verification(owner, &check_id)
-                    .await?
-                    .ok_or(missing)?;
-                // The worst check decides.
-                if identity != Some(kyc::Status::ReviewRequired) {
-                    identity = Some(v.status);
-                }
-            }
+            let identity = identity_of(&state.flows, owner, &input.identity_check_ids).await?;
             let payout = input.bank.as_deref().unwrap_or_default();
             let (view, writes) =
                 decide(&state.flows, &application, (payout, bank), identity, now).await?;

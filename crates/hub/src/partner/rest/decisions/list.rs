@@ -1,11 +1,9 @@
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use lendhub_domain::ids::{DecisionId, HubId};
-use lendhub_domain::lending::list_filters;
 use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::list;
-use lendhub_store::{DecisionPage, DecisionQuery};
 
+use crate::flows::lists;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::list_page::respond;
@@ -30,36 +28,10 @@ pub async fn list(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, PartnerError> {
     caller.require(PartnerScope::DecisionsRead)?;
-    let request = list::parse(
-        raw.as_deref(),
-        list::DEFAULT_LIMIT,
-        &["outcome", "decided_after"],
-    )
-    .map_err(PartnerError::Validation)?;
-    let filters =
-        list_filters::decisions(request.filter("outcome"), request.filter("decided_after"))?;
-    let cursor_missing = PartnerError::NotFound("decision for the cursor");
-    if request.cursors().any(|c| DecisionId::parse(c).is_none()) {
-        return Err(cursor_missing);
-    }
-    // Ids sort by the moment of decision: "after t" is "from the first id
-    // of the next millisecond".
-    let after_id = filters
-        .decided_after_ms
-        .map(|ms| DecisionId::floor_after(ms).to_string());
-    let query = DecisionQuery {
-        page: request.page.clone(),
-        outcome: filters.outcome,
-        after_id,
-    };
-    let page = match state
-        .lending
-        .hub_decisions(&caller.tenant(), &query)
-        .await?
-    {
-        DecisionPage::Page(page) => page,
-        DecisionPage::UnknownCursor => return Err(cursor_missing),
-    };
+    let filters = &["outcome", "decided_after"];
+    let request = list::parse(raw.as_deref(), list::DEFAULT_LIMIT, filters)
+        .map_err(PartnerError::Validation)?;
+    let page = lists::decisions(&state.flows, &caller.tenant(), &request).await?;
     respond(
         caller.env,
         "/decisions",

@@ -1,15 +1,10 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::lending::underwriting::Facts;
-use lendhub_domain::marketplace;
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_domain::sandbox::events::EventType;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
-use lendhub_store::{EventWrite, LendingWrite, WriteSet};
 
-use crate::flows::events::event;
-use crate::flows::lending::{company_and_credit, find_decision, refused};
+use crate::flows::redecide::refresh as redecide;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
@@ -41,39 +36,10 @@ pub async fn refresh(
     MaybeIdempotent(key): MaybeIdempotent,
 ) -> Result<Response, PartnerError> {
     let write = caller.begin_write(&state, PartnerScope::ApplicationsWrite)?;
-    let (owner, now) = (&write.owner, write.now);
     state
         .idempotency
         .run_maybe(write.guarded(&key, b""), || async {
-            let (application, decision) = find_decision(&state.flows, owner, &id).await?;
-            if decision.locked() {
-                return Err(PartnerError::DecisionLocked);
-            }
-            let (company, credit) = company_and_credit(&state.flows, &application).await?;
-            let kept = &decision.facts;
-            // Every accepted signal arrived while the decision was
-            // unresolved; a referral's may be newer than its decision.
-            let signals = state.commercial.signals(owner, &application.id).await?;
-            let facts = Facts::new(
-                &company,
-                application.amount.as_pence(),
-                application.term_months,
-                credit,
-                kept.banking,
-                kept.identity,
-                marketplace::weigh(&signals),
-            );
-            let (decided, redecided) = application
-                .redecide(&decision, facts, now)
-                .map_err(refused)?;
-            let view = DecisionView::new(&redecided);
-            let completed = event(owner, EventType::DecisionCompleted, &view, now)
-                .map_err(|e| PartnerError::Internal(e.to_string()))?;
-            let mut writes = WriteSet::default();
-            writes
-                .push(LendingWrite::UpdateApplication(decided))
-                .push(LendingWrite::UpdateDecision(redecided))
-                .push(EventWrite::InsertEvent(completed));
+            let (view, writes) = redecide(&state.flows, &write.owner, &id, write.now).await?;
             Ok(Prepared::json(StatusCode::OK, &view, writes)?)
         })
         .await

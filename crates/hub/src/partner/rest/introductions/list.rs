@@ -1,13 +1,9 @@
-use std::collections::HashMap;
-
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use lendhub_domain::ids::{HubId, IntroductionId};
-use lendhub_domain::list_filter;
 use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::list;
-use lendhub_store::{IntroductionPage, IntroductionQuery};
 
+use crate::flows::lists;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::list_page::respond;
@@ -34,40 +30,13 @@ pub async fn list(
     caller.require(PartnerScope::ApplicationsRead)?;
     let request = list::parse(raw.as_deref(), list::DEFAULT_LIMIT, &["sub_account_id"])
         .map_err(PartnerError::Validation)?;
-    let sub_account_id = list_filter::by_sub_account(request.filter("sub_account_id"))?;
-    let cursor_missing = PartnerError::NotFound("introduction for the cursor");
-    if request
-        .cursors()
-        .any(|c| IntroductionId::parse(c).is_none())
-    {
-        return Err(cursor_missing);
-    }
-    let owner = caller.tenant();
-    let query = IntroductionQuery {
-        page: request.page.clone(),
-        sub_account_id,
-    };
-    let page = match state.commercial.introductions(&owner, &query).await? {
-        IntroductionPage::Page(page) => page,
-        IntroductionPage::UnknownCursor => return Err(cursor_missing),
-    };
-    let mut views = HashMap::with_capacity(page.items.len());
-    for i in &page.items {
-        let application = state
-            .lending
-            .hub_application(&owner, &i.application_id)
-            .await?
-            .ok_or_else(|| {
-                PartnerError::Internal(format!("introduction {} names no application", i.id))
-            })?;
-        views.insert(i.id.to_string(), IntroductionView::new(i, &application));
-    }
+    let page = lists::introductions(&state.flows, &caller.tenant(), &request).await?;
     respond(
         caller.env,
         "/introductions",
         &request.page,
         &page,
-        |i| i.id.to_string(),
-        |i| views.get(i.id.as_str()),
+        |(i, _)| i.id.to_string(),
+        |(i, a)| IntroductionView::new(i, a),
     )
 }

@@ -1,16 +1,15 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::ids::MarketplaceAppId;
+use lendhub_domain::marketplace::MAX_REDIRECT_URIS;
 use lendhub_domain::marketplace::app_request::{self, AppRequest};
-use lendhub_domain::marketplace::{App, MAX_REDIRECT_URIS, Review};
 use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
-use lendhub_store::{CommercialWrite, WriteSet};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
+use crate::flows::marketplace::new_app;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::webhook_endpoints::check_url;
@@ -72,35 +71,16 @@ pub async fn create_app(
     body: JsonBody<CreateApp>,
 ) -> Result<Response, PartnerError> {
     let write = caller.begin_write(&state, PartnerScope::MarketplaceWrite)?;
-    let (owner, now) = (&write.owner, write.now);
     let key = Some(key);
     state
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
-            let input = &body.value;
-            let checked = app_request::check(&input.request())?;
-            let webhook_url = match input.webhook_url.as_deref() {
+            let checked = app_request::check(&body.value.request())?;
+            let webhook_url = match body.value.webhook_url.as_deref() {
                 None => None,
                 Some(raw) => Some(check_url(&state, "webhook_url", raw).await?),
             };
-            let id: MarketplaceAppId =
-                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
-            let app = App {
-                id,
-                owner: owner.clone(),
-                name: checked.name,
-                category: checked.category,
-                redirect_uris: checked.redirect_uris,
-                webhook_url,
-                review: Review::PendingReview,
-                review_note: None,
-                reviewed_at: None,
-                created_at: now,
-                version: 1,
-            };
-            let view = AppView::new(&app);
-            let mut writes = WriteSet::default();
-            writes.push(CommercialWrite::InsertApp(app));
+            let (view, writes) = new_app(&write.owner, checked, webhook_url, write.now);
             Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
         })
         .await

@@ -10,32 +10,3 @@ pub mod create_app;
 pub mod publish_signal;
 pub mod retrieve_app;
 pub mod subscribe;
-
-use lendhub_domain::ids::{HubId, MarketplaceAppId};
-use lendhub_domain::marketplace::{App, Review};
-use lendhub_domain::tenant::Tenant;
-
-use crate::partner::error::PartnerError;
-use crate::partner::state::PartnerState;
-
-/// The caller's app `raw_id` (404 otherwise), which must be approved
-/// (409 `marketplace_app_not_approved`) to subscribe or publish.
-pub(crate) async fn approved_app(
-    state: &PartnerState,
-    owner: &Tenant,
-    raw_id: &str,
-) -> Result<App, PartnerError> {
-    let missing = PartnerError::NotFound("marketplace app");
-    let Some(id) = MarketplaceAppId::parse(raw_id) else {
-        return Err(missing);
-    };
-    let app = state
-        .commercial
-        .marketplace_app(owner, &id)
-        .await?
-        .ok_or(missing)?;
-    if app.review != Review::Approved {
-        return Err(PartnerError::AppNotApproved(app.review.as_str()));
-    }
-    Ok(app)
-}

@@ -1,20 +1,15 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::ids::SignalId;
-use lendhub_domain::lending::application::Application;
 use lendhub_domain::marketplace::signal_request::{self, SignalRequest};
-use lendhub_domain::marketplace::{Signal, counts_now};
 use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
-use lendhub_store::{CommercialWrite, LendingWrite, MAX_SIGNALS, WriteSet};
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::approved_app;
-use crate::flows::lending::find;
+use crate::flows::marketplace::publish_signal as publish;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
@@ -82,49 +77,14 @@ pub async fn publish_signal(
     body: JsonBody<PublishSignal>,
 ) -> Result<Response, PartnerError> {
     let write = caller.begin_write(&state, PartnerScope::MarketplaceWrite)?;
-    let (owner, now) = (&write.owner, write.now);
     let key = Some(key);
     state
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
-            let input = &body.value;
-            let checked = signal_request::check(&input.request())?;
-            let app_id = match &input.app_id {
-                None => None,
-                Some(raw) => Some(approved_app(&state, owner, raw).await?.id),
-            };
-            let application = find(&state.flows, owner, &checked.application_id).await?;
-            let earlier = state.commercial.signals(owner, &application.id).await?;
-            // Accepted ones commit over the application's version, so
-            // they are counted here one at a time.
-            signal_request::room_for_one_more(earlier.len(), MAX_SIGNALS)?;
-            let accepted = counts_now(application.status);
-            let signal = Signal {
-                id: lendhub_system::new_hub_id::<SignalId>(
-                    lendhub_domain::clock::unix_ms(now) as u64
-                ),
-                owner: owner.clone(),
-                application_id: application.id.clone(),
-                app_id,
-                kind: checked.kind,
-                score: checked.score,
-                verdict: checked.verdict,
-                evidence: checked.evidence,
-                accepted,
-                created_at: now,
-            };
-            let view = SignalView::new(&signal);
-            let mut writes = WriteSet::default();
-            writes.push(CommercialWrite::InsertSignal(signal));
-            if accepted {
-                // Over the application's version, as its decision commits:
-                // a signal either lands before the decision reads them, or
-                // finds the application moved on and is tried again.
-                writes.push(LendingWrite::UpdateApplication(Application {
-                    version: application.version + 1,
-                    ..application
-                }));
-            }
+            let checked = signal_request::check(&body.value.request())?;
+            let app_id = body.value.app_id.as_deref();
+            let (view, writes) =
+                publish(&state.flows, &write.owner, checked, app_id, write.now).await?;
             Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
         })
         .await

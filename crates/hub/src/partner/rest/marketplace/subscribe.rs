@@ -1,22 +1,17 @@
-use std::collections::BTreeMap;
-
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::ids::MarketplaceSubscriptionId;
-use lendhub_domain::marketplace::Subscription;
 use lendhub_domain::marketplace::subscription_request::{self, SubscriptionRequest};
 use lendhub_domain::partner::scope::PartnerScope;
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
-use lendhub_store::{CommercialWrite, WriteSet};
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use super::approved_app;
+use crate::flows::marketplace::subscribe as subscribe_app;
+use crate::flows::webhook_endpoints::MAX_ENDPOINTS;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
-use crate::partner::rest::webhook_endpoints::{MAX_ENDPOINTS, new_endpoint};
 use crate::partner::state::PartnerState;
 use crate::views::marketplace::SubscriptionView;
 
@@ -67,49 +62,13 @@ pub async fn subscribe(
     body: JsonBody<Subscribe>,
 ) -> Result<Response, PartnerError> {
     let write = caller.begin_write(&state, PartnerScope::MarketplaceWrite)?;
-    let (owner, now) = (&write.owner, write.now);
     let key = Some(key);
     state
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
-            let (app_id, events) = subscription_request::check(&body.value.request())?;
-            let app = approved_app(&state, owner, &app_id).await?;
-            let Some(url) = app.webhook_url.clone() else {
-                return Err(PartnerError::invalid("app_id", "webhook_url_required"));
-            };
-            let subscription_id: MarketplaceSubscriptionId =
-                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
-            let (endpoint, secret, insert) = new_endpoint(
-                &state,
-                owner,
-                url.clone(),
-                events.clone(),
-                (
-                    Some(format!("Marketplace app {} ({})", app.name, app.id)),
-                    None,
-                    BTreeMap::from([
-                        ("marketplace_app_id".to_owned(), app.id.to_string()),
-                        (
-                            "marketplace_subscription_id".to_owned(),
-                            subscription_id.to_string(),
-                        ),
-                    ]),
-                ),
-                now,
-            );
-            let subscription = Subscription {
-                id: subscription_id,
-                owner: owner.clone(),
-                app_id: app.id.clone(),
-                endpoint_id: endpoint.id.as_str().to_owned(),
-                enabled_events: events.clone(),
-                created_at: now,
-            };
-            let view = SubscriptionView::new(&subscription, &url, secret);
-            let mut writes = WriteSet::default();
-            writes
-                .push(insert)
-                .push(CommercialWrite::InsertSubscription(subscription));
+            let request = subscription_request::check(&body.value.request())?;
+            let (view, writes) =
+                subscribe_app(&state.flows, &write.owner, request, write.now).await?;
             Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
         })
         .await

@@ -1,20 +1,15 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::ids::PaymentId;
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_domain::sandbox::events::EventType;
-use lendhub_domain::servicing::collection::Payment;
 use lendhub_domain::servicing::link_request::{self, LinkRequest};
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
-use lendhub_store::{EventWrite, LendingWrite, WriteSet};
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use super::collectable;
-use crate::flows::events::event;
+use crate::flows::payment_links;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
@@ -84,34 +79,13 @@ pub async fn create_link(
     body: JsonBody<CreatePaymentLink>,
 ) -> Result<Response, PartnerError> {
     let write = caller.begin_write(&state, PartnerScope::PaymentsWrite)?;
-    let (owner, now) = (&write.owner, write.now);
     let key = Some(key);
     state
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
-            let link = link_request::check(&body.value.request(), now)?;
-            let account = collectable::account(&state, owner, &link.account_id).await?;
-            collectable::refuse_overpayment(&state, &account, link.amount, now).await?;
-            let id: PaymentId =
-                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
-            let payment = Payment::link(
-                id,
-                owner.clone(),
-                link.account_id,
-                link.amount,
-                link.reference,
-                link.description,
-                link.redirect_url,
-                link.expires_at,
-                now,
-            );
-            let view = PaymentView::new(&payment, &state.links);
-            let created = event(owner, EventType::PaymentCreated, &view, now)
-                .map_err(|e| PartnerError::Internal(e.to_string()))?;
-            let mut writes = WriteSet::default();
-            writes
-                .push(LendingWrite::InsertPayment(payment))
-                .push(EventWrite::InsertEvent(created));
+            let link = link_request::check(&body.value.request(), write.now)?;
+            let (view, writes) =
+                payment_links::create(&state.flows, &write.owner, link, write.now).await?;
             Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
         })
         .await

@@ -1,11 +1,9 @@
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use lendhub_domain::ids::{HubId, PaymentId};
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_domain::servicing::list_filters;
 use lendhub_http::list;
-use lendhub_store::{PaymentPage, PaymentQuery};
 
+use crate::flows::lists;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::rest::list_page::respond;
@@ -30,30 +28,10 @@ pub async fn list(
     RawQuery(raw): RawQuery,
 ) -> Result<Response, PartnerError> {
     caller.require(PartnerScope::PaymentsRead)?;
-    let request = list::parse(
-        raw.as_deref(),
-        list::DEFAULT_LIMIT,
-        &["account_id", "status"],
-    )
-    .map_err(PartnerError::Validation)?;
-    let filters = list_filters::payments(request.filter("status"), request.filter("account_id"))?;
-    let cursor_missing = PartnerError::NotFound("payment for the cursor");
-    if request.cursors().any(|c| PaymentId::parse(c).is_none()) {
-        return Err(cursor_missing);
-    }
-    let query = PaymentQuery {
-        page: request.page.clone(),
-        account_id: filters.account_id,
-        status: filters.status,
-    };
-    let page = match state
-        .servicing
-        .hub_payments(&caller.tenant(), &query)
-        .await?
-    {
-        PaymentPage::Page(page) => page,
-        PaymentPage::UnknownCursor => return Err(cursor_missing),
-    };
+    let filters = &["account_id", "status"];
+    let request = list::parse(raw.as_deref(), list::DEFAULT_LIMIT, filters)
+        .map_err(PartnerError::Validation)?;
+    let page = lists::payments(&state.flows, &caller.tenant(), &request).await?;
     respond(
         caller.env,
         "/payments",

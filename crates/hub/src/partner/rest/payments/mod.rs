@@ -6,7 +6,6 @@
 //! state changes the pay page and the sweep share are flows
 //! (`crate::flows::payments`).
 
-pub mod collectable;
 pub mod create_link;
 pub mod list;
 pub mod refund;

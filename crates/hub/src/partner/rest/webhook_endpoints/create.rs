@@ -12,7 +12,8 @@ use utoipa::ToSchema;
 
 use lendhub_domain::webhooks::endpoint_request::{Registration, Settings, check_registration};
 
-use super::{MAX_ENDPOINTS, check_url, new_endpoint};
+use super::{MAX_ENDPOINTS, check_url};
+use crate::flows::webhook_endpoints::{Draft, new_endpoint};
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
@@ -80,18 +81,14 @@ pub async fn create(
             let input = &body.value;
             let checked = check_registration(&input.registration())?;
             let url = check_url(&state, "url", &checked.url).await?;
-            let (endpoint, secret, insert) = new_endpoint(
-                &state,
-                owner,
+            let draft = Draft {
                 url,
-                checked.enabled_events,
-                (
-                    input.description.clone(),
-                    input.api_version.clone(),
-                    input.metadata.clone(),
-                ),
-                now,
-            );
+                enabled_events: checked.enabled_events,
+                description: input.description.clone(),
+                api_version: input.api_version.clone(),
+                metadata: input.metadata.clone(),
+            };
+            let (endpoint, secret, insert) = new_endpoint(&state.flows, owner, draft, now);
             let view = WebhookEndpointView::new(&endpoint, caller.livemode(), Some(secret));
             let mut writes = WriteSet::default();
             // The limit is enforced by the commit, which takes a slot.

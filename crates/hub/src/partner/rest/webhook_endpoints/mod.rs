@@ -18,22 +18,17 @@ pub use retrieve::*;
 pub use rotate_secret::*;
 pub use update::*;
 
-use std::collections::BTreeMap;
-
 use lendhub_domain::ids::{HubId, WebhookEndpointId};
 use lendhub_domain::problem::Problem;
 use lendhub_domain::tenant::Tenant;
-use lendhub_domain::webhooks::endpoint::WebhookEndpoint;
 use lendhub_domain::webhooks::endpoint_request::check_url_length;
 use lendhub_store::EndpointRecord;
 use lendhub_webhooks::policy::UrlRejection;
-use time::OffsetDateTime;
 
 use crate::partner::error::PartnerError;
 use crate::partner::state::PartnerState;
 
-/// Per environment of a partner (the seed does not say; docs/decisions.md).
-pub const MAX_ENDPOINTS: u32 = 16;
+pub use crate::flows::webhook_endpoints::MAX_ENDPOINTS;
 
 /// The caller's endpoint `raw_id`, or 404.
 pub(crate) async fn find(
@@ -52,49 +47,6 @@ pub(crate) async fn find(
         .into_iter()
         .find(|r| r.endpoint.id.as_str() == raw_id)
         .ok_or(missing)
-}
-
-/// A new, enabled endpoint of `owner` with a fresh signing secret: the
-/// endpoint, the secret in plaintext (shown once, in the answer), and its
-/// write (the secret sealed; the commit takes one of the owner's slots).
-pub(crate) fn new_endpoint(
-    state: &PartnerState,
-    owner: &Tenant,
-    url: String,
-    enabled_events: Vec<String>,
-    (description, api_version, metadata): (
-        Option<String>,
-        Option<String>,
-        BTreeMap<String, String>,
-    ),
-    now: OffsetDateTime,
-) -> (WebhookEndpoint, String, lendhub_store::EventWrite) {
-    use lendhub_system::Seal;
-    let id: WebhookEndpointId =
-        lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
-    let endpoint = WebhookEndpoint {
-        id: id.into(),
-        owner: owner.clone(),
-        url,
-        enabled_events,
-        description,
-        status: lendhub_domain::webhooks::endpoint::EndpointStatus::Enabled,
-        created_at: now,
-        api_version,
-        metadata,
-    };
-    let secret = lendhub_system::webhook_secret();
-    let sealed_secret = state
-        .master_key
-        .seal(lendhub_webhooks::SECRET_PURPOSE, secret.as_bytes());
-    let write = lendhub_store::EventWrite::InsertEndpoint {
-        record: EndpointRecord {
-            endpoint: endpoint.clone(),
-            sealed_secret,
-        },
-        max_per_owner: MAX_ENDPOINTS,
-    };
-    (endpoint, secret, write)
 }
 
 /// The URL under `field`, checked for length, then against the network

@@ -2,11 +2,9 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_domain::servicing::schedule::NotCancellable;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
-use lendhub_store::{LendingWrite, WriteSet};
 
-use super::find;
+use crate::flows::schedules::cancel as cancel_schedule;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
@@ -31,38 +29,11 @@ pub async fn cancel(
     MaybeIdempotent(key): MaybeIdempotent,
 ) -> Result<Response, PartnerError> {
     let write = caller.begin_write(&state, PartnerScope::PaymentsWrite)?;
-    let (owner, now) = (&write.owner, write.now);
     state
         .idempotency
         .run_maybe(write.guarded(&key, b""), || async {
-            let schedule = find(&state, owner, &id).await?;
-            let revoked = match &schedule.mandate_id {
-                Some(m) => state
-                    .servicing
-                    .mandate(owner, m)
-                    .await?
-                    .is_some_and(|m| !m.is_active()),
-                None => false,
-            };
-            let mut writes = WriteSet::default();
-            let view = match schedule.cancelled(revoked, now) {
-                Ok(Some(cancelled)) => {
-                    let view = ScheduleView::load(state.servicing.as_ref(), &cancelled).await?;
-                    writes.push(LendingWrite::UpdateSchedule(cancelled));
-                    view
-                }
-                Ok(None) => ScheduleView::load(state.servicing.as_ref(), &schedule).await?,
-                Err(NotCancellable::Fixed) => {
-                    return Err(PartnerError::Conflict(
-                        "a fixed schedule runs to its final instalment unless the payer revokes its mandate",
-                    ));
-                }
-                Err(NotCancellable::Finished(_)) => {
-                    return Err(PartnerError::Conflict(
-                        "the schedule has already completed or ended",
-                    ));
-                }
-            };
+            let (view, writes) =
+                cancel_schedule(&state.flows, &write.owner, &id, write.now).await?;
             Ok(Prepared::json(StatusCode::OK, &view, writes)?)
         })
         .await

@@ -1,20 +1,17 @@
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use lendhub_domain::ids::ScheduleId;
 use lendhub_domain::partner::scope::PartnerScope;
-use lendhub_domain::servicing::schedule::Schedule;
 use lendhub_domain::servicing::schedule_request::{self, ScheduleRequest};
 use lendhub_http::idempotency::{Idempotent, Prepared};
 use lendhub_http::json::JsonBody;
-use lendhub_store::{LendingWrite, WriteSet};
 use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use crate::flows::schedules::create as create_schedule;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
-use crate::partner::rest::payments::collectable;
 use crate::partner::state::PartnerState;
 use crate::views::schedule::ScheduleView;
 
@@ -85,46 +82,13 @@ pub async fn create(
     body: JsonBody<CreateSchedule>,
 ) -> Result<Response, PartnerError> {
     let write = caller.begin_write(&state, PartnerScope::PaymentsWrite)?;
-    let (owner, now) = (&write.owner, write.now);
     let key = Some(key);
     state
         .idempotency
         .run_maybe(write.guarded(&key, &body.raw), || async {
-            let checked = schedule_request::check(&body.value.request(), now.date())?;
-            let account = collectable::account(&state, owner, &checked.account_id).await?;
-            collectable::refuse_finished(&account)?;
-            if let Some(id) = &checked.mandate_id {
-                let mandate = state
-                    .servicing
-                    .mandate(owner, id)
-                    .await?
-                    .filter(|m| m.account_id == checked.account_id)
-                    .ok_or(PartnerError::NotFound("mandate"))?;
-                if !mandate.is_active() {
-                    return Err(PartnerError::Conflict(
-                        "the payer revoked this mandate; omit mandate_id to have the first collection establish a new one",
-                    ));
-                }
-            }
-            let id: ScheduleId =
-                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
-            let schedule = Schedule {
-                reference: account.reference.clone(),
-                ..Schedule::new(
-                    id,
-                    owner.clone(),
-                    checked.account_id,
-                    checked.cadence,
-                    checked.amount,
-                    checked.start_date,
-                    checked.count,
-                    checked.mandate_id,
-                    now,
-                )
-            };
-            let view = ScheduleView::new(&schedule, None);
-            let mut writes = WriteSet::default();
-            writes.push(LendingWrite::InsertSchedule(schedule));
+            let checked = schedule_request::check(&body.value.request(), write.now.date())?;
+            let (view, writes) =
+                create_schedule(&state.flows, &write.owner, checked, write.now).await?;
             Ok(Prepared::json(StatusCode::CREATED, &view, writes)?)
         })
         .await

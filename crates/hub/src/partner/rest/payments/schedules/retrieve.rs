@@ -2,7 +2,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use lendhub_domain::partner::scope::PartnerScope;
 
-use super::find;
+use crate::flows::schedules::{find, view};
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
@@ -22,8 +22,6 @@ pub async fn retrieve(
     Path(id): Path<String>,
 ) -> Result<Json<ScheduleView>, PartnerError> {
     caller.require(PartnerScope::PaymentsRead)?;
-    let schedule = find(&state, &caller.tenant(), &id).await?;
-    Ok(Json(
-        ScheduleView::load(state.servicing.as_ref(), &schedule).await?,
-    ))
+    let schedule = find(&state.flows, &caller.tenant(), &id).await?;
+    Ok(Json(view(&state.flows, &schedule).await?))
 }

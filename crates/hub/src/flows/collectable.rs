@@ -6,32 +6,28 @@
 use lendhub_domain::ids::AccountId;
 use lendhub_domain::money::Money;
 
-use crate::partner::error::PartnerError;
-use crate::partner::state::PartnerState;
 use lendhub_domain::servicing::account::{Account, AccountStatus};
 use lendhub_domain::tenant::Tenant;
 
+use crate::flows::Context;
+use crate::flows::error::FlowError;
+
 /// The caller's account a payment collects for; 404 for another's.
-pub async fn account(
-    state: &PartnerState,
-    owner: &Tenant,
-    id: &AccountId,
-) -> Result<Account, PartnerError> {
-    state
-        .lending
+pub async fn account(cx: &Context, owner: &Tenant, id: &AccountId) -> Result<Account, FlowError> {
+    cx.lending
         .hub_account(owner, id)
         .await?
-        .ok_or(PartnerError::NotFound("account"))
+        .ok_or(FlowError::NotFound("account"))
 }
 
 /// A settled or closed account owes nothing: no link or schedule collects
 /// for it (409).
-pub fn refuse_finished(account: &Account) -> Result<(), PartnerError> {
+pub fn refuse_finished(account: &Account) -> Result<(), FlowError> {
     if matches!(
         account.status,
         AccountStatus::Settled | AccountStatus::Closed
     ) {
-        return Err(PartnerError::Conflict(
+        return Err(FlowError::Conflict(
             "the account is settled or closed: there is nothing to collect",
         ));
     }
@@ -43,19 +39,17 @@ pub fn refuse_finished(account: &Account) -> Result<(), PartnerError> {
 /// and takes no link (409), nor does an amount above the payoff: the money
 /// would have nowhere to go but a credit (docs/decisions.md, "Overpayment").
 pub async fn refuse_overpayment(
-    state: &PartnerState,
+    cx: &Context,
     account: &Account,
     amount: Money,
     now: time::OffsetDateTime,
-) -> Result<(), PartnerError> {
+) -> Result<(), FlowError> {
     refuse_finished(account)?;
-    let entries = state.servicing.ledger(&account.owner, &account.id).await?;
-    let balance =
-        lendhub_domain::servicing::ledger::balance(account, &entries, now).ok_or_else(|| {
-            PartnerError::Internal(format!("the balance of {} overflows", account.id))
-        })?;
+    let entries = cx.servicing.ledger(&account.owner, &account.id).await?;
+    let balance = lendhub_domain::servicing::ledger::balance(account, &entries, now)
+        .ok_or_else(|| FlowError::Internal(format!("the balance of {} overflows", account.id)))?;
     if amount > balance.payoff {
-        return Err(PartnerError::Conflict(
+        return Err(FlowError::Conflict(
             "amount_pence is more than the account's payoff_pence: a link may collect at most what settles the account",
         ));
     }
