@@ -45,6 +45,17 @@ impl Default for WorkingDays {
     }
 }
 
+/// A holiday list that is not GOV.UK's `bank-holidays.json`.
+#[derive(Debug, thiserror::Error)]
+pub enum HolidaysError {
+    #[error("not GOV.UK's bank-holidays.json: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("{0:?} is not a date (YYYY-MM-DD)")]
+    Date(String),
+    #[error("the list has no England and Wales holidays")]
+    Empty,
+}
+
 impl WorkingDays {
     /// GOV.UK's list as bundled with this build.
     pub fn bundled() -> Self {
@@ -53,19 +64,19 @@ impl WorkingDays {
     }
 
     /// GOV.UK's `bank-holidays.json` (its England and Wales division).
-    pub fn from_govuk_json(json: &str) -> Result<Self, String> {
-        let parsed: GovUk = serde_json::from_str(json).map_err(|e| e.to_string())?;
+    pub fn from_govuk_json(json: &str) -> Result<Self, HolidaysError> {
+        let parsed: GovUk = serde_json::from_str(json)?;
         let format = time::macros::format_description!("[year]-[month]-[day]");
         let listed = parsed
             .england_and_wales
             .events
             .iter()
-            .map(|h| Date::parse(&h.date, &format).map_err(|e| format!("{}: {e}", h.date)))
-            .collect::<Result<BTreeSet<Date>, String>>()?;
+            .map(|h| Date::parse(&h.date, &format).map_err(|_| HolidaysError::Date(h.date.clone())))
+            .collect::<Result<BTreeSet<Date>, _>>()?;
         let listed_through = listed
             .last()
             .map(|d| d.year())
-            .ok_or("the list has no England and Wales holidays")?;
+            .ok_or(HolidaysError::Empty)?;
         Ok(Self {
             listed,
             listed_through,

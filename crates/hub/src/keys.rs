@@ -10,7 +10,7 @@ use aws_lc_rs::signature::Ed25519KeyPair;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::DecodingKey;
-use lendhub_keyring::{Algorithm, NewKey};
+use lendhub_keyring::{Algorithm, Malformed, NewKey};
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
@@ -56,18 +56,19 @@ impl Algorithm for PartnerKeys {
     }
 
     /// The stored half is the 32-byte seed (RFC 8032 §5.1.5's private key).
-    fn signer(private: &[u8]) -> Result<Ed25519KeyPair, String> {
+    fn signer(private: &[u8]) -> Result<Ed25519KeyPair, Malformed> {
         Ed25519KeyPair::from_seed_unchecked(private)
-            .map_err(|_| "a stored Ed25519 seed has the wrong length".to_owned())
+            .map_err(|_| Malformed("a stored Ed25519 seed has the wrong length"))
     }
 
     fn sign(key: &Ed25519KeyPair, message: &[u8]) -> Vec<u8> {
         key.sign(message).as_ref().to_vec()
     }
 
-    fn verifier(public: &[u8]) -> Result<(DecodingKey, Value), String> {
+    fn verifier(public: &[u8]) -> Result<(DecodingKey, Value), Malformed> {
         let x = URL_SAFE_NO_PAD.encode(public);
-        let key = DecodingKey::from_ed_components(&x).map_err(|e| e.to_string())?;
+        let key = DecodingKey::from_ed_components(&x)
+            .map_err(|_| Malformed("a stored Ed25519 public key is not one"))?;
         let jwk = json!({"kty": "OKP", "crv": "Ed25519", "x": x, "alg": "EdDSA", "use": "sig"});
         Ok((key, jwk))
     }

@@ -100,10 +100,15 @@ impl std::fmt::Debug for RelyingParty {
     }
 }
 
+/// The relying party's HTTP client could not be built (no TLS backend).
+#[derive(Debug, thiserror::Error)]
+#[error("the relying party's HTTP client: {0}")]
+pub struct ClientError(#[from] reqwest::Error);
+
 impl RelyingParty {
     /// The journey's registration for a hub whose journey is at `apply_url`;
     /// the caller registers it at the provider (`lendhub_idp::clients::register_own`).
-    pub fn new(issuer: &str, apply_url: &str, master_key: &MasterKey) -> Result<Self, String> {
+    pub fn new(issuer: &str, apply_url: &str, master_key: &MasterKey) -> Result<Self, ClientError> {
         Self::own(
             (JOURNEY_CLIENT_ID, JOURNEY_SCOPE),
             issuer,
@@ -113,7 +118,11 @@ impl RelyingParty {
     }
 
     /// The partner dashboard's registration, for a hub at `hub_url`.
-    pub fn dashboard(issuer: &str, hub_url: &str, master_key: &MasterKey) -> Result<Self, String> {
+    pub fn dashboard(
+        issuer: &str,
+        hub_url: &str,
+        master_key: &MasterKey,
+    ) -> Result<Self, ClientError> {
         Self::own(
             (DASHBOARD_CLIENT_ID, "openid email"),
             issuer,
@@ -127,13 +136,12 @@ impl RelyingParty {
         issuer: &str,
         redirect_uri: &str,
         (purpose, master_key): (&str, &MasterKey),
-    ) -> Result<Self, String> {
+    ) -> Result<Self, ClientError> {
         let secret = master_key.derive(purpose).into_exposed();
         let http = reqwest::Client::builder()
             .timeout(Duration::from_secs(10))
             .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|e| e.to_string())?;
+            .build()?;
         Ok(Self {
             client_id,
             scope,

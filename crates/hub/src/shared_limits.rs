@@ -106,17 +106,21 @@ pub struct Sub<'a> {
     pub per_second: u32,
 }
 
+/// `limits.shared_url` names no server the client can use.
+#[derive(Debug, thiserror::Error)]
+#[error("limits.shared_url: {0}")]
+pub struct UrlError(#[from] redis::RedisError);
+
 impl SharedLimits {
     /// Connects lazily: an instance starts whether or not the server is up.
-    pub fn new(url: &str) -> Result<Self, String> {
-        let client = redis::Client::open(url).map_err(|e| format!("limits.shared_url: {e}"))?;
+    pub fn new(url: &str) -> Result<Self, UrlError> {
+        let client = redis::Client::open(url)?;
         let config = ConnectionManagerConfig::new()
             .set_response_timeout(Some(RESPONSE_TIMEOUT))
             .set_connection_timeout(Some(RESPONSE_TIMEOUT))
             .set_number_of_retries(1)
             .set_max_delay(Duration::from_secs(1));
-        let connection = ConnectionManager::new_lazy_with_config(client, config)
-            .map_err(|e| format!("limits.shared_url: {e}"))?;
+        let connection = ConnectionManager::new_lazy_with_config(client, config)?;
         Ok(Self {
             connection,
             admit: Script::new(ADMIT),

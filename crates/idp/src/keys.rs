@@ -8,7 +8,7 @@
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use jsonwebtoken::DecodingKey;
-use lendhub_keyring::{Algorithm, NewKey};
+use lendhub_keyring::{Algorithm, Malformed, NewKey};
 use p256::SecretKey;
 use p256::elliptic_curve::sec1::ToEncodedPoint;
 use ring::rand::SystemRandom;
@@ -82,8 +82,8 @@ impl Algorithm for SsoKeys {
         }
     }
 
-    fn signer(private: &[u8]) -> Result<EcdsaKeyPair, String> {
-        let secret = SecretKey::from_slice(private).map_err(|_| "not a P-256 scalar".to_owned())?;
+    fn signer(private: &[u8]) -> Result<EcdsaKeyPair, Malformed> {
+        let secret = SecretKey::from_slice(private).map_err(|_| Malformed("not a P-256 scalar"))?;
         let public = secret.public_key().to_encoded_point(false);
         EcdsaKeyPair::from_private_key_and_public_key(
             &ECDSA_P256_SHA256_FIXED_SIGNING,
@@ -91,7 +91,7 @@ impl Algorithm for SsoKeys {
             public.as_bytes(),
             &SystemRandom::new(),
         )
-        .map_err(|e| format!("a P-256 key pair: {e}"))
+        .map_err(|_| Malformed("not a P-256 key pair"))
     }
 
     fn sign(key: &EcdsaKeyPair, message: &[u8]) -> Vec<u8> {
@@ -101,8 +101,8 @@ impl Algorithm for SsoKeys {
             .unwrap_or_default()
     }
 
-    fn verifier(public: &[u8]) -> Result<(DecodingKey, Value), String> {
-        let (x, y) = coordinates(public).ok_or_else(|| "a malformed P-256 point".to_owned())?;
+    fn verifier(public: &[u8]) -> Result<(DecodingKey, Value), Malformed> {
+        let (x, y) = coordinates(public).ok_or(Malformed("a malformed P-256 point"))?;
         // jsonwebtoken takes the SEC1 point itself for an EC verifying key.
         let jwk =
             json!({"kty": "EC", "crv": "P-256", "x": x, "y": y, "alg": "ES256", "use": "sig"});

@@ -51,12 +51,18 @@ pub trait Algorithm: Send + Sync + 'static {
     type SigningKey: Send + Sync + 'static;
     fn generate() -> NewKey;
     /// The signing key from the opened private half.
-    fn signer(private: &[u8]) -> Result<Self::SigningKey, String>;
+    fn signer(private: &[u8]) -> Result<Self::SigningKey, Malformed>;
     /// The JWS signature of `message` (for ECDSA, `r || s`).
     fn sign(key: &Self::SigningKey, message: &[u8]) -> Vec<u8>;
     /// The verifying key and the public JWK (without `kid`) of a public half.
-    fn verifier(public: &[u8]) -> Result<(DecodingKey, Value), String>;
+    fn verifier(public: &[u8]) -> Result<(DecodingKey, Value), Malformed>;
 }
+
+/// A stored half that is not a key of the ring's algorithm: the record is
+/// corrupt, or of another algorithm. Says what was wrong with it.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Malformed(pub &'static str);
 
 fn seal_purpose(purpose: &str) -> String {
     format!("signing-key/{purpose}")

@@ -254,13 +254,12 @@ async fn hub(
         None => None,
         Some(url) => Some(Arc::new(
             lendhub_hub::shared_limits::SharedLimits::new(url.expose())
-                .map_err(crate::config::Invalid::named)?,
+                .map_err(|e| crate::config::Invalid::named(e.to_string()))?,
         )),
     };
     let mut public_settings = public_settings(config)?;
     public_settings.shared_limits = shared_limits.clone();
-    let public = lendhub_hub::public::PublicRing::new(public_settings, mail_wake)
-        .map_err(|e| anyhow::anyhow!(e))?;
+    let public = lendhub_hub::public::PublicRing::new(public_settings, mail_wake)?;
     let settings = lendhub_hub::PartnerSettings {
         rest_tier_enabled: config.rest_tier.enabled,
         shared_limits,
@@ -408,7 +407,7 @@ async fn register_dashboard(
 /// at its identity provider; `None`, logged, when that cannot be done.
 async fn register_own(
     core: &Core,
-    rp: Result<lendhub_hub::relying_party::RelyingParty, String>,
+    rp: Result<lendhub_hub::relying_party::RelyingParty, lendhub_hub::relying_party::ClientError>,
     name: &'static str,
     what: &str,
 ) -> Option<lendhub_hub::relying_party::RelyingParty> {
@@ -529,7 +528,9 @@ fn mail_worker(
     wake: Arc<Notify>,
     stop: &CancellationToken,
 ) -> anyhow::Result<Option<JoinHandle<()>>> {
-    let Some(mailer) = lendhub_mail::Mailer::new(&config.smtp).map_err(Invalid::named)? else {
+    let Some(mailer) =
+        lendhub_mail::Mailer::new(&config.smtp).map_err(|e| Invalid::named(e.to_string()))?
+    else {
         tracing::warn!(
             "smtp.host is not set: enquiry notifications are kept in the outbox until it is"
         );

@@ -49,6 +49,38 @@ impl Default for SmtpSettings {
 /// An SMTP conversation may not hang a worker.
 const TIMEOUT: Duration = Duration::from_secs(20);
 
+/// `smtp.*` settings that cannot work.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("smtp.from {from:?}: {error}")]
+    From {
+        from: String,
+        error: lettre::address::AddressError,
+    },
+    #[error("smtp.host {host}: {error}")]
+    Host {
+        host: String,
+        error: lettre::transport::smtp::Error,
+    },
+    #[error("smtp.username and smtp.password go together")]
+    HalfCredentials,
+}
+
+/// Why a message was not handed to the server; the text is kept on the
+/// mail's retry record.
+#[derive(Debug, thiserror::Error)]
+pub enum SendError {
+    #[error("recipient {to:?}: {error}")]
+    Recipient {
+        to: String,
+        error: lettre::address::AddressError,
+    },
+    #[error("building the message: {0}")]
+    Message(#[from] lettre::error::Error),
+    #[error("{0}")]
+    Transport(#[from] lettre::transport::smtp::Error),
+}
+
 #[derive(Clone)]
 pub struct Mailer {
     transport: AsyncSmtpTransport<Tokio1Executor>,
@@ -57,20 +89,24 @@ pub struct Mailer {
 
 impl Mailer {
     /// `None` when no host is configured; an error for settings that cannot work.
-    pub fn new(settings: &SmtpSettings) -> Result<Option<Self>, String> {
+    pub fn new(settings: &SmtpSettings) -> Result<Option<Self>, SettingsError> {
         let Some(host) = settings.host.as_deref() else {
             return Ok(None);
         };
-        let from: Mailbox = settings
-            .from
-            .parse()
-            .map_err(|e| format!("smtp.from {:?}: {e}", settings.from))?;
+        let from: Mailbox = settings.from.parse().map_err(|error| SettingsError::From {
+            from: settings.from.clone(),
+            error,
+        })?;
+        let bad_host = |error| SettingsError::Host {
+            host: host.to_owned(),
+            error,
+        };
         let builder = match settings.tls {
             TlsMode::None => AsyncSmtpTransport::<Tokio1Executor>::builder_dangerous(host),
-            TlsMode::Starttls => AsyncSmtpTransport::<Tokio1Executor>::starttls_relay(host)
-                .map_err(|e| format!("smtp.host {host}: {e}"))?,
-            TlsMode::Tls => AsyncSmtpTransport::<Tokio1Executor>::relay(host)
-                .map_err(|e| format!("smtp.host {host}: {e}"))?,
+            TlsMode::Starttls => {
+                AsyncSmtpTransport::<Tokio1Executor>::starttls_relay(host).map_err(bad_host)?
+            }
+            TlsMode::Tls => AsyncSmtpTransport::<Tokio1Executor>::relay(host).map_err(bad_host)?,
         };
         let mut builder = builder.port(settings.port).timeout(Some(TIMEOUT));
         match (&settings.username, &settings.password) {
@@ -79,7 +115,7 @@ impl Mailer {
                     builder.credentials(Credentials::new(user.clone(), password.expose().clone()));
             }
             (None, None) => {}
-            _ => return Err("smtp.username and smtp.password go together".into()),
+            _ => return Err(SettingsError::HalfCredentials),
         }
         Ok(Some(Self {
             transport: builder.build(),
@@ -88,19 +124,21 @@ impl Mailer {
     }
 
     /// Sends one plain-text message; the error says what the server or network did.
-    pub async fn send(&self, to: &str, subject: &str, body: &str) -> Result<(), String> {
-        let to: Mailbox = to.parse().map_err(|e| format!("recipient {to:?}: {e}"))?;
+    pub async fn send(&self, to: &str, subject: &str, body: &str) -> Result<(), SendError> {
+        let to: Mailbox = to.parse().map_err(|error| SendError::Recipient {
+            to: to.to_owned(),
+            error,
+        })?;
         let message = Message::builder()
             .from(self.from.clone())
             .to(to)
             .subject(subject)
             .header(ContentType::TEXT_PLAIN)
-            .body(body.to_owned())
-            .map_err(|e| format!("building the message: {e}"))?;
+            .body(body.to_owned())?;
         self.transport
             .send(message)
             .await
             .map(|_| ())
-            .map_err(|e| e.to_string())
+            .map_err(SendError::from)
     }
 }

@@ -67,7 +67,7 @@ impl Queue for Notifications {
             Err(error) => {
                 metrics::counter!(NOTIFICATIONS, "outcome" => FAILED).increment(1);
                 Attempt::Failed(Failure {
-                    error,
+                    error: error.to_string(),
                     status: None,
                 })
             }

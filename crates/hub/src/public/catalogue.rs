@@ -28,6 +28,16 @@ pub struct Rendered {
 /// A fixed list answered in the one list envelope and paged by the one
 /// pager (`lendhub_http::list`), each item rendered once; its first page
 /// (what nearly every caller asks for) is rendered once too.
+/// The catalogue could not be rendered at start-up: a defect in the bundled
+/// data or the configured pricing, never a request's.
+#[derive(Debug, thiserror::Error)]
+pub enum CatalogueError {
+    #[error("billers data: {0}")]
+    Billers(serde_json::Error),
+    #[error("rendering the catalogue: {0}")]
+    Render(#[from] serde_json::Error),
+}
+
 struct CatalogueList {
     url: &'static str,
     /// (the key a cursor names, the item's JSON)
@@ -36,14 +46,12 @@ struct CatalogueList {
 }
 
 impl CatalogueList {
-    fn new(url: &'static str, items: Vec<Value>, key: &str) -> Result<Self, String> {
+    fn new(url: &'static str, items: Vec<Value>, key: &str) -> Result<Self, CatalogueError> {
         let items = items
             .iter()
             .map(|item| {
                 let k = item[key].as_str().unwrap_or_default().to_owned();
-                serde_json::to_string(item)
-                    .map(|json| (k, json))
-                    .map_err(|e| e.to_string())
+                serde_json::to_string(item).map(|json| (k, json))
             })
             .collect::<Result<Vec<_>, _>>()?;
         let mut list = Self {
@@ -51,20 +59,22 @@ impl CatalogueList {
             items,
             first_page: String::new(),
         };
-        list.first_page = list.page(&lendhub_store::PageQuery {
-            limit: list::DEFAULT_LIMIT,
-            ..Default::default()
-        })?;
+        // The first page has no cursor to miss.
+        list.first_page = list
+            .page(&lendhub_store::PageQuery {
+                limit: list::DEFAULT_LIMIT,
+                ..Default::default()
+            })
+            .unwrap_or_default();
         Ok(list)
     }
 
-    fn page(&self, query: &lendhub_store::PageQuery) -> Result<String, String> {
-        let page = query
-            .slice(&self.items, |(k, _)| k.as_str())
-            .ok_or("no such cursor")?;
+    /// The page `query` asks for; `None` when its cursor names no item.
+    fn page(&self, query: &lendhub_store::PageQuery) -> Option<String> {
+        let page = query.slice(&self.items, |(k, _)| k.as_str())?;
         let first = page.items.first().map(|(k, _)| k.as_str());
         let last = page.items.last().map(|(k, _)| k.as_str());
-        Ok(list::envelope(
+        Some(list::envelope(
             self.url,
             page.items.iter().map(|(_, json)| json.as_str()),
             page.has_more,
@@ -79,9 +89,11 @@ impl CatalogueList {
         }
         let request =
             list::parse(raw, list::DEFAULT_LIMIT, &[]).map_err(PublicError::Validation)?;
-        let body = self.page(&request.page).map_err(|_| {
-            PublicError::ResourceNotFound("no item of this list has the cursor's id")
-        })?;
+        let body = self
+            .page(&request.page)
+            .ok_or(PublicError::ResourceNotFound(
+                "no item of this list has the cursor's id",
+            ))?;
         Ok(cached(&body))
     }
 }
@@ -99,9 +111,9 @@ struct Biller {
 }
 
 impl Rendered {
-    pub fn new(pricing: &PricingConfig, billers: &str) -> Result<Self, String> {
+    pub fn new(pricing: &PricingConfig, billers: &str) -> Result<Self, CatalogueError> {
         let billers: Vec<Biller> =
-            serde_json::from_str(billers).map_err(|e| format!("billers data: {e}"))?;
+            serde_json::from_str(billers).map_err(CatalogueError::Billers)?;
         let billers: Vec<Value> = billers
             .into_iter()
             .map(|b| {
@@ -110,7 +122,7 @@ impl Rendered {
             })
             .collect();
         Ok(Self {
-            pricing: serde_json::to_string(pricing).map_err(|e| e.to_string())?,
+            pricing: serde_json::to_string(pricing)?,
             products: CatalogueList::new("/public/v1/products", product_list(pricing), "id")?,
             loyalty: CatalogueList::new("/public/v1/loyalty/tiers", loyalty_list(pricing), "name")?,
             billers: CatalogueList::new("/public/v1/slice/billers", billers, "id")?,

@@ -3,7 +3,7 @@
 //! shapes. Every figure it shows — products, quotes, loyalty, the MCP tools —
 //! is computed from one pricing configuration.
 
-mod catalogue;
+pub mod catalogue;
 mod cms;
 mod enquiries;
 pub mod error;
@@ -79,13 +79,21 @@ pub struct PublicRing {
     policy_header: HeaderValue,
 }
 
+/// The public ring cannot start with these settings.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Catalogue(#[from] catalogue::CatalogueError),
+    #[error("the public rate limit's policy header: {0}")]
+    PolicyHeader(#[from] axum::http::header::InvalidHeaderValue),
+}
+
 impl PublicRing {
-    pub fn new(settings: PublicSettings, mail_wake: Arc<Notify>) -> Result<Self, String> {
+    pub fn new(settings: PublicSettings, mail_wake: Arc<Notify>) -> Result<Self, StartError> {
         let rendered = catalogue::Rendered::new(&settings.pricing, BILLERS)?;
         let window_s = (settings.window.window_ms / 1000).max(1);
         let policy_header =
-            HeaderValue::from_str(&format!("{};w={window_s}", settings.window.requests))
-                .map_err(|e| e.to_string())?;
+            HeaderValue::from_str(&format!("{};w={window_s}", settings.window.requests))?;
         Ok(Self {
             policy_header,
             limiter: FixedWindow::new(settings.window, settings.shared_limits.clone()),
