@@ -4,7 +4,9 @@
 
 mod account_information;
 mod companies_house;
+mod message_signing;
 mod open_banking;
+mod payment_initiation;
 
 use std::sync::Arc;
 
@@ -16,8 +18,10 @@ use lendhub_domain::partner::credentials::Environment;
 use lendhub_domain::tenant::{Tenant, TenantKind};
 
 pub use account_information::OpenBankingAis;
-pub use companies_house::CompaniesHouse;
+pub use companies_house::{CompaniesHouse, Quota};
+pub use message_signing::MessageSigner;
 pub use open_banking::BankConnection;
+pub use payment_initiation::OpenBankingPis;
 
 /// The HTTP client an adapter reaches its counterparty with: each request
 /// (connecting, and answering) bounded by `timeout`, lendhub named as the
@@ -292,6 +296,80 @@ pub enum Initiated {
     Submitted,
     /// Refused: the payment fails with this reason.
     Refused(lendhub_domain::servicing::collection::FailureReason),
+}
+
+/// The lender's account that open-banking payments are made to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CollectionAccount {
+    /// As the payer's bank shows the payee (Confirmation of Payee).
+    pub name: String,
+    /// Six-digit sort code then eight-digit account number.
+    pub sort_code_account_number: String,
+}
+
+/// One payment a payer makes from their bank to the lender.
+#[derive(Clone, Debug)]
+pub struct PaymentOrder<'a> {
+    /// Unique per payment: its instruction and end-to-end identification
+    /// at the bank, and its idempotency key there.
+    pub id: &'a str,
+    pub amount: lendhub_domain::money::Money,
+    /// What the payer's statement shows (18 characters at most are sent).
+    pub reference: &'a str,
+}
+
+/// A payment the payer's bank accepted, and how far it has gone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BankPayment {
+    pub domestic_payment_id: String,
+    pub progress: lendhub_domain::open_banking::pis::Progress,
+}
+
+/// Why an authorised payment was not submitted.
+#[derive(Debug, thiserror::Error)]
+pub enum SubmitRefused {
+    /// The code was spent or expired, named another consent, or the
+    /// consent no longer holds: the payer must authorise again.
+    #[error("the bank no longer honours the payment consent")]
+    Consent,
+    #[error(transparent)]
+    Unavailable(#[from] BankUnavailable),
+}
+
+/// Open-banking payment initiation (PIS): the payer authorises a payment
+/// to the lender at their bank, lendhub submits it and follows it until the
+/// bank settles or rejects it ([`OpenBankingPis`], against a real bank or
+/// the model bank).
+#[async_trait]
+pub trait BankPayments: Send + Sync {
+    /// The banks a payer may pay from, as (id, name shown to them).
+    fn banks(&self) -> Vec<(String, String)>;
+
+    /// A payment consent for `order` at `bank`, and where to send the payer
+    /// to authorise it; the bank sends them back with `state`.
+    async fn request_payment(
+        &self,
+        bank: &str,
+        order: &PaymentOrder,
+        state_and_nonce: (&str, &str),
+    ) -> Result<AccessRequest, BankUnavailable>;
+
+    /// The payment submitted under `consent_id`, which the payer authorised
+    /// (their `code`, checked against `nonce`).
+    async fn submit_payment(
+        &self,
+        bank: &str,
+        order: &PaymentOrder,
+        consent_id: &str,
+        code_and_nonce: (&str, &str),
+    ) -> Result<BankPayment, SubmitRefused>;
+
+    /// Where a submitted payment stands now.
+    async fn payment_status(
+        &self,
+        bank: &str,
+        domestic_payment_id: &str,
+    ) -> Result<BankPayment, BankUnavailable>;
 }
 
 /// Open-banking payment initiation (a PISP in production): the payer picks

@@ -11,7 +11,7 @@ use lendhub_domain::clock::Clock;
 use lendhub_domain::secret::Secret;
 use lendhub_hub::counterparties::{
     AccountInformation, BankConnection, CompaniesHouse, CompanyRegister, OpenBankingAis,
-    PerEnvironment,
+    PerEnvironment, Quota,
 };
 
 use crate::config::{self, Invalid};
@@ -37,10 +37,10 @@ async fn company_register(
     clock: &Arc<dyn Clock>,
     model: &mut Option<Model>,
 ) -> anyhow::Result<Arc<dyn CompanyRegister>> {
-    let (url, key) = match (&c.url, &c.api_key) {
+    let (url, key, quota) = match (&c.url, &c.api_key) {
         (Some(url), Some(key)) => {
             tracing::info!(environment = env, url = %url, "company register: Companies House");
-            (url.clone(), key.clone())
+            (url.clone(), key.clone(), Some(Quota::PUBLISHED))
         }
         (Some(_), None) => {
             return Err(Invalid::new(
@@ -54,10 +54,12 @@ async fn company_register(
                 environment = env,
                 "company register: the embedded model register, not Companies House"
             );
-            match model {
+            let (url, key) = match model {
                 Some(running) => running.clone(),
                 None => model.insert(start_model_register().await?).clone(),
-            }
+            };
+            // The model has no quota of Companies House's to protect.
+            (url, key, None)
         }
     };
     let timeout = Duration::from_millis(c.timeout_ms);
@@ -66,6 +68,7 @@ async fn company_register(
         key,
         timeout,
         clock.clone(),
+        quota,
     )?))
 }
 
@@ -151,11 +154,11 @@ async fn banks(
 pub const MODEL_BANK: (&str, &str) = ("model_bank", "Model Bank (test)");
 
 async fn start_model_bank(redirect_uri: &str) -> anyhow::Result<BankConnection> {
-    let registration = lendhub_models::bank::Registration {
-        client_id: "lendhub".to_owned(),
-        client_secret: lendhub_system::random_token(24),
-        redirect_uris: vec![redirect_uri.to_owned()],
-    };
+    let registration = lendhub_models::bank::Registration::lendhub(
+        "lendhub".to_owned(),
+        lendhub_system::random_token(24),
+        vec![redirect_uri.to_owned()],
+    );
     let secret = Secret::from(registration.client_secret.clone());
     let addr = lendhub_models::spawn_at(SocketAddr::from(([127, 0, 0, 1], 0)), |base| {
         lendhub_models::bank::router(base, registration)

@@ -9,6 +9,7 @@
 pub mod bank;
 mod credentials;
 mod injected;
+pub mod keys;
 pub mod register;
 
 use std::net::SocketAddr;

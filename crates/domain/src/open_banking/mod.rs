@@ -6,4 +6,6 @@
 
 pub mod ais;
 pub mod amount;
+pub mod jws;
+pub mod pis;
 pub mod test_accounts;

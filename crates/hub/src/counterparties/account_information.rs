@@ -6,25 +6,18 @@
 //! every page of them, read into the cash flow the decision engine reads.
 
 use async_trait::async_trait;
-use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use lendhub_domain::open_banking::ais::{
     self, Accounts, Balances, ConsentRequest, Document, Transactions,
 };
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
-use serde_json::json;
-
-use reqwest::StatusCode;
 
 use super::open_banking::{
-    Bank, BankConnection, Banks, TokenAnswer, consent_refused, read, resource,
+    Bank, BankConnection, Banks, CodeRefused, consent_refused, read, resource,
 };
 use super::{AccessRequest, AccountInformation, BankUnavailable, ConnectedAccount, ReadRefused};
 
 /// How long lendhub asks to read: it reads once, when the payer returns.
 const CONSENT_LIFE: time::Duration = time::Duration::hours(1);
-/// How long the request object is good for.
-const REQUEST_LIFE: time::Duration = time::Duration::minutes(10);
 /// Pages of transactions read at most (a year is a handful).
 const MAX_PAGES: usize = 40;
 
@@ -78,27 +71,6 @@ impl OpenBankingAis {
     }
 }
 
-#[derive(Serialize)]
-struct RequestObject<'a> {
-    iss: &'a str,
-    aud: &'a str,
-    iat: i64,
-    exp: i64,
-    response_type: &'static str,
-    client_id: &'a str,
-    redirect_uri: &'a str,
-    scope: &'static str,
-    state: &'a str,
-    nonce: &'a str,
-    claims: serde_json::Value,
-}
-
-#[derive(Deserialize)]
-struct IdToken {
-    nonce: Option<String>,
-    openbanking_intent_id: String,
-}
-
 #[async_trait]
 impl AccountInformation for OpenBankingAis {
     fn banks(&self) -> Vec<(String, String)> {
@@ -143,44 +115,13 @@ impl AccountInformation for OpenBankingAis {
         let consent: Document<ais::Consent> =
             read(&bank.connection, "an account-access consent", asked).await?;
         let consent_id = consent.data.consent_id;
-        let discovery = self.banks.discovery(bank).await?;
-        let c = &bank.connection;
-        let claims = RequestObject {
-            iss: &c.client_id,
-            aud: &discovery.issuer,
-            iat: now.unix_timestamp(),
-            exp: (now + REQUEST_LIFE).unix_timestamp(),
-            response_type: "code",
-            client_id: &c.client_id,
-            redirect_uri: &self.banks.redirect_uri,
-            scope: "openid accounts",
-            state,
-            nonce,
-            claims: json!({ "id_token": {
-                "openbanking_intent_id": { "value": consent_id, "essential": true },
-                "acr": { "essential": true, "values": ["urn:openbanking:psd2:sca"] },
-            }}),
-        };
-        let key = EncodingKey::from_secret(c.client_secret.expose().as_bytes());
-        let request = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &key)
-            .map_err(|e| BankUnavailable(format!("the request object would not sign: {e}")))?;
-        let mut url = url::Url::parse(&discovery.authorization_endpoint).map_err(|e| {
-            BankUnavailable(format!(
-                "{}'s authorization endpoint is no URL: {e}",
-                c.name
-            ))
-        })?;
-        url.query_pairs_mut()
-            .append_pair("response_type", "code")
-            .append_pair("client_id", &c.client_id)
-            .append_pair("redirect_uri", &self.banks.redirect_uri)
-            .append_pair("scope", "openid accounts")
-            .append_pair("state", state)
-            .append_pair("nonce", nonce)
-            .append_pair("request", &request);
+        let authorise_url = self
+            .banks
+            .authorise_url(bank, &consent_id, "openid accounts", (state, nonce))
+            .await?;
         Ok(AccessRequest {
             consent_id,
-            authorise_url: url.into(),
+            authorise_url,
         })
     }
 
@@ -191,37 +132,12 @@ impl AccountInformation for OpenBankingAis {
         nonce: &str,
     ) -> Result<ConnectedAccount, ReadRefused> {
         let bank = self.bank(bank_id)?;
-        let form = [
-            ("grant_type", "authorization_code"),
-            ("code", code),
-            ("redirect_uri", self.banks.redirect_uri.as_str()),
-        ];
-        let exchanged = self.banks.ask_token(bank, &form).await?;
-        // A code the bank will not exchange (spent, expired: 400 or 401)
-        // is the payer's consent not holding; anything else is the bank.
-        if let Ok(r) = &exchanged
-            && matches!(
-                r.status(),
-                StatusCode::BAD_REQUEST | StatusCode::UNAUTHORIZED
-            )
-        {
-            return Err(ReadRefused::Consent);
-        }
-        let answer: TokenAnswer = read(&bank.connection, "a token", exchanged).await?;
-        let discovery = self.banks.discovery(bank).await?;
+        let (token, consent_id) = match self.banks.exchange_code(bank, code, nonce).await {
+            Ok(exchanged) => exchanged,
+            Err(CodeRefused::Consent) => return Err(ReadRefused::Consent),
+            Err(CodeRefused::Unavailable(e)) => return Err(e.into()),
+        };
         let c = &bank.connection;
-        let mut validation = Validation::new(Algorithm::HS256);
-        validation.set_audience(&[c.client_id.as_str()]);
-        validation.set_issuer(&[discovery.issuer.as_str()]);
-        let key = DecodingKey::from_secret(c.client_secret.expose().as_bytes());
-        let id_token = answer
-            .id_token
-            .as_deref()
-            .and_then(|t| jsonwebtoken::decode::<IdToken>(t, &key, &validation).ok())
-            .filter(|t| t.claims.nonce.as_deref() == Some(nonce))
-            .ok_or(ReadRefused::Consent)?;
-        let consent_id = id_token.claims.openbanking_intent_id;
-        let token = answer.access_token;
         let accounts: Document<Accounts> = self
             .get(bank, &Self::ais(bank, "/accounts"), &token, "accounts")
             .await?;

@@ -6,8 +6,9 @@
 //!
 //! The register allows 600 requests per 5 minutes per key: a client-side
 //! bucket of that size, refilled at that rate on the service clock, keeps
-//! lendhub under it, and profiles are kept for a minute so a burst of
-//! applications for one company asks once.
+//! lendhub under it ([`Quota::PUBLISHED`]), and profiles are kept for a
+//! minute so a burst of applications for one company asks once. The model
+//! register has no quota to protect: `serve` reaches it with none.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -23,9 +24,20 @@ use reqwest::StatusCode;
 
 use super::{CompanyRegister, RegisterUnavailable};
 
-/// The register's published limit: requests per window, and the window.
-const LIMIT: u32 = 600;
-const WINDOW_MS: i64 = 5 * 60 * 1000;
+/// How many requests a key may make per window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Quota {
+    pub requests: u32,
+    pub window_ms: i64,
+}
+
+impl Quota {
+    /// Companies House's: 600 requests per 5 minutes.
+    pub const PUBLISHED: Quota = Quota {
+        requests: 600,
+        window_ms: 5 * 60 * 1000,
+    };
+}
 /// How long a profile (or "no such company") is kept.
 const KEEP_MS: i64 = 60 * 1000;
 /// Profiles kept at most; the oldest half goes when full.
@@ -36,20 +48,23 @@ pub struct CompaniesHouse {
     api_key: Secret<String>,
     http: reqwest::Client,
     clock: Arc<dyn Clock>,
-    bucket: Mutex<Bucket>,
+    /// `None`: a register with no quota (the model).
+    bucket: Option<Mutex<Bucket>>,
     kept: Mutex<HashMap<String, (i64, Option<RegisteredEntity>)>>,
 }
 
 /// Requests left in the window, refilled continuously.
 struct Bucket {
+    quota: Quota,
     tokens: f64,
     at_ms: i64,
 }
 
 impl Bucket {
     fn take(&mut self, now_ms: i64) -> bool {
-        let refill = (now_ms - self.at_ms).max(0) as f64 * f64::from(LIMIT) / WINDOW_MS as f64;
-        self.tokens = (self.tokens + refill).min(f64::from(LIMIT));
+        let limit = f64::from(self.quota.requests);
+        let refill = (now_ms - self.at_ms).max(0) as f64 * limit / self.quota.window_ms as f64;
+        self.tokens = (self.tokens + refill).min(limit);
         self.at_ms = now_ms;
         if self.tokens >= 1.0 {
             self.tokens -= 1.0;
@@ -62,12 +77,14 @@ impl Bucket {
 
 impl CompaniesHouse {
     /// `base` is the API's root (`https://api.company-information.service.gov.uk`
-    /// in production); `timeout` bounds each request.
+    /// in production); `timeout` bounds each request; `quota` is the key's
+    /// (`Quota::PUBLISHED` for Companies House).
     pub fn new(
         base: &str,
         api_key: Secret<String>,
         timeout: Duration,
         clock: Arc<dyn Clock>,
+        quota: Option<Quota>,
     ) -> Result<Self, reqwest::Error> {
         let http = super::http_client(timeout)?;
         let now_ms = clock.now_ms();
@@ -76,9 +93,12 @@ impl CompaniesHouse {
             api_key,
             http,
             clock,
-            bucket: Mutex::new(Bucket {
-                tokens: f64::from(LIMIT),
-                at_ms: now_ms,
+            bucket: quota.map(|quota| {
+                Mutex::new(Bucket {
+                    quota,
+                    tokens: f64::from(quota.requests),
+                    at_ms: now_ms,
+                })
             }),
             kept: Mutex::default(),
         })
@@ -133,7 +153,9 @@ impl CompanyRegister for CompaniesHouse {
         if let Some(kept) = self.kept(number, now_ms) {
             return Ok(kept);
         }
-        if !self.bucket.lock().take(now_ms) {
+        if let Some(bucket) = &self.bucket
+            && !bucket.lock().take(now_ms)
+        {
             return Err(RegisterUnavailable(
                 "lendhub's share of the Companies House rate limit is spent for now".into(),
             ));
@@ -150,19 +172,21 @@ mod tests {
 
     #[test]
     fn the_bucket_allows_the_registers_limit_and_refills_at_its_rate() {
+        let quota = Quota::PUBLISHED;
         let mut bucket = Bucket {
-            tokens: f64::from(LIMIT),
+            quota,
+            tokens: f64::from(quota.requests),
             at_ms: 0,
         };
         assert_eq!(
-            (0..LIMIT).filter(|_| bucket.take(0)).count(),
-            LIMIT as usize
+            (0..quota.requests).filter(|_| bucket.take(0)).count(),
+            quota.requests as usize
         );
         assert!(!bucket.take(0), "the 601st request in the window waits");
         // One request's worth every 500 ms.
         assert!(!bucket.take(499));
         assert!(bucket.take(500));
         assert!(!bucket.take(500));
-        assert!(bucket.take(WINDOW_MS * 2), "a full window refills it");
+        assert!(bucket.take(quota.window_ms * 2), "a full window refills it");
     }
 }

@@ -1,22 +1,27 @@
 //! The banks lendhub connects to over the UK Open Banking Read/Write API
 //! (v3.1.11) and its security profile's OpenID Connect flows: each bank's
 //! discovery document, its token endpoint (`client_secret_basic`), and the
-//! headers every resource request carries. The account information
-//! service ([`AccountInformation`](super::AccountInformation)) is built on
-//! this; payment initiation will be too.
+//! headers every resource request carries, and the payer's authorisation
+//! (a signed request object naming the consent; the code exchanged, its ID
+//! token checked). Account information
+//! ([`AccountInformation`](super::AccountInformation)) and payment
+//! initiation ([`BankPayments`](super::BankPayments)) are built on this.
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
 use lendhub_domain::clock::Clock;
 use lendhub_domain::secret::Secret;
 use parking_lot::Mutex;
 use reqwest::{RequestBuilder, Response, StatusCode};
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
 use time::OffsetDateTime;
 
 use super::BankUnavailable;
+use super::message_signing::BankKeys;
 
 /// One bank as configured (`counterparties.<env>.open_banking.banks.<id>`).
 #[derive(Clone, Debug)]
@@ -38,6 +43,9 @@ pub(super) struct Discovery {
     pub issuer: String,
     pub authorization_endpoint: String,
     pub token_endpoint: String,
+    /// The keys the bank signs its answers with.
+    #[serde(default)]
+    pub jwks_uri: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -54,6 +62,7 @@ pub(super) struct TokenAnswer {
 pub(super) struct Bank {
     pub connection: BankConnection,
     discovered: tokio::sync::OnceCell<Discovery>,
+    keys: tokio::sync::OnceCell<BankKeys>,
     client_token: Mutex<Option<(String, OffsetDateTime)>>,
 }
 
@@ -84,6 +93,7 @@ impl Banks {
                 .map(|connection| Bank {
                     connection,
                     discovered: tokio::sync::OnceCell::new(),
+                    keys: tokio::sync::OnceCell::new(),
                     client_token: Mutex::new(None),
                 })
                 .collect(),
@@ -104,6 +114,71 @@ impl Banks {
                 read(&bank.connection, "its discovery document", answer).await
             })
             .await
+    }
+
+    /// The bank's signing keys, read once from its `jwks_uri`.
+    async fn keys<'a>(&self, bank: &'a Bank) -> Result<&'a BankKeys, BankUnavailable> {
+        bank.keys
+            .get_or_try_init(|| async {
+                let discovery = self.discovery(bank).await?;
+                let c = &bank.connection;
+                let unavailable =
+                    |why: String| BankUnavailable(format!("{} ({}): {why}", c.name, c.id));
+                let uri = discovery.jwks_uri.as_deref().ok_or_else(|| {
+                    unavailable("its discovery document names no jwks_uri".to_owned())
+                })?;
+                let answer = self
+                    .http
+                    .get(uri)
+                    .send()
+                    .await
+                    .map_err(|e| unavailable(format!("did not answer for its JWKS: {e}")))?;
+                if !answer.status().is_success() {
+                    return Err(unavailable(format!(
+                        "answered {} for its JWKS",
+                        answer.status()
+                    )));
+                }
+                let body = answer
+                    .bytes()
+                    .await
+                    .map_err(|e| unavailable(format!("sent no JWKS: {e}")))?;
+                BankKeys::parse(&body).map_err(|e| unavailable(e.0))
+            })
+            .await
+    }
+
+    /// `read`, for an answer the bank signs (`x-jws-signature`): refused as
+    /// the bank unavailable unless the signature is the bank's over the
+    /// body as it came.
+    pub async fn read_signed<T: DeserializeOwned>(
+        &self,
+        bank: &Bank,
+        what: &str,
+        answer: Result<Response, reqwest::Error>,
+    ) -> Result<T, BankUnavailable> {
+        let c = &bank.connection;
+        let unavailable = |why: String| BankUnavailable(format!("{} ({}): {why}", c.name, c.id));
+        let response =
+            answer.map_err(|e| unavailable(format!("did not answer for {what}: {e}")))?;
+        let status = response.status();
+        if !status.is_success() {
+            return Err(unavailable(format!("answered {status} for {what}")));
+        }
+        let signature = response
+            .headers()
+            .get("x-jws-signature")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let body = response
+            .bytes()
+            .await
+            .map_err(|e| unavailable(format!("sent no {what}: {e}")))?;
+        let keys = self.keys(bank).await?;
+        if !signature.is_some_and(|s| keys.verify(&s, &body)) {
+            return Err(unavailable(format!("{what} is not signed with its key")));
+        }
+        serde_json::from_slice(&body).map_err(|e| unavailable(format!("answered no {what}: {e}")))
     }
 
     /// The token endpoint's answer to `form`, the client authenticating
@@ -157,6 +232,137 @@ impl Banks {
             ));
         }
         Ok(answer.access_token)
+    }
+}
+
+/// How long the request object is good for.
+const REQUEST_LIFE: time::Duration = time::Duration::minutes(10);
+
+#[derive(Serialize)]
+struct RequestObject<'a> {
+    iss: &'a str,
+    aud: &'a str,
+    iat: i64,
+    exp: i64,
+    response_type: &'static str,
+    client_id: &'a str,
+    redirect_uri: &'a str,
+    scope: &'a str,
+    state: &'a str,
+    nonce: &'a str,
+    claims: serde_json::Value,
+}
+
+#[derive(Deserialize)]
+struct IdToken {
+    nonce: Option<String>,
+    openbanking_intent_id: String,
+}
+
+/// Why the payer's authorisation code gave no token.
+pub(super) enum CodeRefused {
+    /// Spent, expired, or its ID token does not match the request: the
+    /// payer's consent does not hold.
+    Consent,
+    Unavailable(BankUnavailable),
+}
+
+impl From<BankUnavailable> for CodeRefused {
+    fn from(e: BankUnavailable) -> Self {
+        CodeRefused::Unavailable(e)
+    }
+}
+
+impl Banks {
+    /// Where to send the payer to authorise `consent_id` for `scope`
+    /// (`openid accounts`, `openid payments`): the bank's authorization
+    /// endpoint with a request object signed with the client's secret
+    /// (HS256), carrying `state` and `nonce`.
+    pub async fn authorise_url(
+        &self,
+        bank: &Bank,
+        consent_id: &str,
+        scope: &str,
+        (state, nonce): (&str, &str),
+    ) -> Result<String, BankUnavailable> {
+        let discovery = self.discovery(bank).await?;
+        let c = &bank.connection;
+        let now = self.clock.now();
+        let claims = RequestObject {
+            iss: &c.client_id,
+            aud: &discovery.issuer,
+            iat: now.unix_timestamp(),
+            exp: (now + REQUEST_LIFE).unix_timestamp(),
+            response_type: "code",
+            client_id: &c.client_id,
+            redirect_uri: &self.redirect_uri,
+            scope,
+            state,
+            nonce,
+            claims: json!({ "id_token": {
+                "openbanking_intent_id": { "value": consent_id, "essential": true },
+                "acr": { "essential": true, "values": ["urn:openbanking:psd2:sca"] },
+            }}),
+        };
+        let key = EncodingKey::from_secret(c.client_secret.expose().as_bytes());
+        let request = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &key)
+            .map_err(|e| BankUnavailable(format!("the request object would not sign: {e}")))?;
+        let mut url = url::Url::parse(&discovery.authorization_endpoint).map_err(|e| {
+            BankUnavailable(format!(
+                "{}'s authorization endpoint is no URL: {e}",
+                c.name
+            ))
+        })?;
+        url.query_pairs_mut()
+            .append_pair("response_type", "code")
+            .append_pair("client_id", &c.client_id)
+            .append_pair("redirect_uri", &self.redirect_uri)
+            .append_pair("scope", scope)
+            .append_pair("state", state)
+            .append_pair("nonce", nonce)
+            .append_pair("request", &request);
+        Ok(url.into())
+    }
+
+    /// The payer's token for the consent they authorised, from `code`, and
+    /// the consent its ID token names (`openbanking_intent_id`), once the
+    /// ID token is the bank's, for this client, with `nonce`.
+    pub async fn exchange_code(
+        &self,
+        bank: &Bank,
+        code: &str,
+        nonce: &str,
+    ) -> Result<(String, String), CodeRefused> {
+        let form = [
+            ("grant_type", "authorization_code"),
+            ("code", code),
+            ("redirect_uri", self.redirect_uri.as_str()),
+        ];
+        let exchanged = self.ask_token(bank, &form).await?;
+        // A code the bank will not exchange (spent, expired: 400 or 401)
+        // is the payer's consent not holding; anything else is the bank.
+        if let Ok(r) = &exchanged
+            && matches!(
+                r.status(),
+                StatusCode::BAD_REQUEST | StatusCode::UNAUTHORIZED
+            )
+        {
+            return Err(CodeRefused::Consent);
+        }
+        let answer: TokenAnswer = read(&bank.connection, "a token", exchanged).await?;
+        let discovery = self.discovery(bank).await?;
+        let c = &bank.connection;
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.set_audience(&[c.client_id.as_str()]);
+        validation.set_issuer(&[discovery.issuer.as_str()]);
+        let key = DecodingKey::from_secret(c.client_secret.expose().as_bytes());
+        let id_token = answer
+            .id_token
+            .as_deref()
+            .and_then(|t| jsonwebtoken::decode::<IdToken>(t, &key, &validation).ok())
+            .filter(|t| t.claims.nonce.as_deref() == Some(nonce))
+            .ok_or(CodeRefused::Consent)?;
+        Ok((answer.access_token, id_token.claims.openbanking_intent_id))
     }
 }
 

@@ -66,11 +66,8 @@ pub async fn simulate(command: SimulateCommand) -> anyhow::Result<()> {
             if client_secret.is_empty() {
                 anyhow::bail!("--client-secret must not be empty");
             }
-            let registration = lendhub_models::bank::Registration {
-                client_id,
-                client_secret,
-                redirect_uris: redirect_uri,
-            };
+            let registration =
+                lendhub_models::bank::Registration::lendhub(client_id, client_secret, redirect_uri);
             let bound = lendhub_models::spawn_at(addr, |base| {
                 lendhub_models::bank::router(base, registration)
             })

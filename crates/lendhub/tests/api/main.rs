@@ -29,6 +29,7 @@ mod identity_passwords;
 mod instances;
 mod mcp;
 mod open_banking;
+mod open_banking_payments;
 mod openapi_contract;
 mod outage;
 mod partitions;

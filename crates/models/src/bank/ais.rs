@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::oidc::{Grant, bearer};
-use super::{AISP, Bank, Consent, ledger, ob_error};
+use super::{AISP, Bank, Consent, Refused, ledger, ob_error};
 
 /// Transactions per page.
 const PAGE: usize = 50;
@@ -38,15 +38,6 @@ pub(super) fn routes() -> Router<Bank> {
             get(transactions),
         )
         .route("/token", post(super::oidc::token))
-}
-
-/// Why a request may not have what it asks: the standard's error, answered.
-struct Refused(StatusCode, &'static str, &'static str);
-
-impl IntoResponse for Refused {
-    fn into_response(self) -> Response {
-        ob_error(self.0, self.1, self.2)
-    }
 }
 
 const UNAUTHORISED: Refused = Refused(

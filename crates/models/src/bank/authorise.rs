@@ -11,6 +11,7 @@ use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use lendhub_domain::open_banking::pis::ConsentStatus;
 use lendhub_domain::open_banking::test_accounts::{self, TEST_ACCOUNTS};
 use serde::Deserialize;
 use time::OffsetDateTime;
@@ -105,10 +106,28 @@ pub(super) async fn show(
         return refuse("The redirect URI is not registered for the client.");
     }
     let consent_id = request.claims.id_token.openbanking_intent_id.value;
-    let permissions = {
+    let asks: Vec<String> = {
         let books = bank.books.lock();
-        match books.consents.get(&consent_id) {
-            Some(c) if c.data.status == "AwaitingAuthorisation" => c.data.permissions.clone(),
+        match (
+            books.consents.get(&consent_id),
+            books.payment_consents.get(&consent_id),
+        ) {
+            (Some(c), _) if c.data.status == "AwaitingAuthorisation" => c.data.permissions.clone(),
+            (_, Some(p)) if p.data.status == ConsentStatus::AwaitingAuthorisation => {
+                let i = &p.data.initiation;
+                let reference = i
+                    .remittance_information
+                    .as_ref()
+                    .and_then(|r| r.reference.as_deref())
+                    .unwrap_or("none");
+                vec![format!(
+                    "pay {} {} to {} (sort code and account {}), reference {reference}",
+                    i.instructed_amount.currency,
+                    i.instructed_amount.amount,
+                    i.creditor_account.name.as_deref().unwrap_or("the payee"),
+                    i.creditor_account.identification,
+                )]
+            }
             _ => {
                 return refuse(
                     "The consent does not exist or is no longer awaiting authorisation.",
@@ -142,7 +161,7 @@ pub(super) async fn show(
             )
         })
         .collect();
-    let asks: String = permissions
+    let asks: String = asks
         .iter()
         .map(|p| format!("<li>{}</li>", escape(p)))
         .collect();
@@ -153,7 +172,7 @@ pub(super) async fn show(
          <p><strong>{client}</strong> asks to:</p><ul>{asks}</ul>\
          <form method=\"post\" action=\"/authorize\">\
          <input type=\"hidden\" name=\"page\" value=\"{page}\">\
-         <fieldset><legend>Account to share</legend>{accounts}</fieldset>\
+         <fieldset><legend>Account</legend>{accounts}</fieldset>\
          <button type=\"submit\" id=\"bank-approve\" name=\"decision\" value=\"approve\">Approve</button> \
          <button type=\"submit\" id=\"bank-decline\" name=\"decision\" value=\"decline\">Decline</button>\
          </form></body></html>",
@@ -187,12 +206,22 @@ pub(super) async fn answer(State(bank): State<Bank>, Form(answer): Form<Answer>)
     };
     {
         let mut books = bank.books.lock();
-        let Some(consent) = books.consents.get_mut(&page.consent_id) else {
+        let now = Bank::now();
+        if let Some(consent) = books.consents.get_mut(&page.consent_id) {
+            consent.data.status = if approved { "Authorised" } else { "Rejected" }.to_owned();
+            consent.data.status_updated = now;
+            consent.account = account.map(|a| a.key);
+        } else if let Some(consent) = books.payment_consents.get_mut(&page.consent_id) {
+            consent.data.status = if approved {
+                ConsentStatus::Authorised
+            } else {
+                ConsentStatus::Rejected
+            };
+            consent.data.status_updated = now;
+            consent.account = account.map(|a| a.key);
+        } else {
             return refuse("The consent no longer exists.");
-        };
-        consent.data.status = if approved { "Authorised" } else { "Rejected" }.to_owned();
-        consent.data.status_updated = Bank::now();
-        consent.account = account.map(|a| a.key);
+        }
     }
     {
         let mut pairs = to.query_pairs_mut();

@@ -13,6 +13,9 @@
 //! - `/open-banking/v3.1/aisp/…`: account-access consents, and the
 //!   accounts, balances and transactions (paged by `Links.Next`) of the
 //!   account the payer shared.
+//! - `/open-banking/v3.1/pisp/…`: domestic payment consents, and the
+//!   domestic payment made under one the payer authorised; what becomes of
+//!   it depends on the account the payer paid from (`pis.rs`).
 //!
 //! Failures, injected through the admin endpoints (the client's
 //! credentials, as HTTP basic):
@@ -22,6 +25,8 @@
 //!   until `DELETE /_model/delay`;
 //! - `POST /_model/consents/{id}/revoke`: the payer revokes a consent at
 //!   their bank;
+//! - `POST /_model/payments/{id}/hold`: a payment stays where it is, until
+//!   `DELETE /_model/payments/{id}/hold`;
 //! - declining on the consent page: the redirect carries
 //!   `error=access_denied`.
 //!
@@ -32,6 +37,8 @@ mod ais;
 mod authorise;
 mod ledger;
 mod oidc;
+mod pis;
+mod signatures;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -50,6 +57,7 @@ use crate::injected::Injected;
 
 /// Where the standard's resources are served, below the bank's base URL.
 pub const AISP: &str = "/open-banking/v3.1/aisp";
+pub const PISP: &str = "/open-banking/v3.1/pisp";
 
 /// Who may use the bank: the one client registered with it.
 #[derive(Clone, Debug)]
@@ -59,6 +67,22 @@ pub struct Registration {
     /// The redirect URIs registered for the client; the consent page sends
     /// the payer to no other.
     pub redirect_uris: Vec<String>,
+    /// The public half (PEM) of the key the client signs its payment
+    /// requests with (`x-jws-signature`).
+    pub signing_key_pem: String,
+}
+
+impl Registration {
+    /// The client lendhub is when it reaches the model bank: it signs with
+    /// the model key (`crate::keys`).
+    pub fn lendhub(client_id: String, client_secret: String, redirect_uris: Vec<String>) -> Self {
+        Self {
+            client_id,
+            client_secret,
+            redirect_uris,
+            signing_key_pem: crate::keys::LENDHUB_SIGNING_PUBLIC_PEM.to_owned(),
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -84,6 +108,10 @@ struct Books {
     pages: HashMap<String, authorise::Page>,
     codes: HashMap<String, oidc::Code>,
     tokens: HashMap<String, oidc::Grant>,
+    payment_consents: HashMap<String, pis::PaymentConsent>,
+    payments: HashMap<String, pis::Submitted>,
+    /// POSTs answered, by operation and idempotency key.
+    idempotent: HashMap<String, pis::Answered>,
     exchanges: Vec<Exchange>,
 }
 
@@ -121,18 +149,30 @@ pub fn router(base: &str, registration: Registration) -> Router {
     let admin = Injected::routes()
         .route("/_model/exchanges", get(exchanges))
         .route("/_model/consents/{id}/revoke", post(revoke))
+        .merge(pis::admin())
         .layer(axum::middleware::from_fn_with_state(
             bank.clone(),
             oidc::client_only,
         ));
-    let resources =
-        ais::routes().layer(axum::middleware::from_fn_with_state(bank.clone(), injected));
+    let resources = ais::routes()
+        .merge(pis::routes())
+        .layer(axum::middleware::from_fn_with_state(bank.clone(), injected));
     Router::new()
         .route("/.well-known/openid-configuration", get(oidc::discovery))
+        .route("/jwks", get(signatures::jwks))
         .route("/authorize", get(authorise::show).post(authorise::answer))
         .merge(resources)
         .merge(admin)
         .with_state(bank)
+}
+
+/// Why a request may not have what it asks: the standard's error, answered.
+struct Refused(StatusCode, &'static str, &'static str);
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        ob_error(self.0, self.1, self.2)
+    }
 }
 
 /// The standard's error document (`OBErrorResponse1`).
@@ -172,9 +212,37 @@ impl Bank {
         status: StatusCode,
         response: Value,
     ) -> Response {
+        self.respond(operation, headers, request, status, response, false)
+    }
+
+    /// `answer`, signed with the bank's key (`x-jws-signature`), as the
+    /// payment resources are.
+    fn answer_signed(
+        &self,
+        operation: &str,
+        headers: &HeaderMap,
+        request: Option<Value>,
+        status: StatusCode,
+        response: Value,
+    ) -> Response {
+        self.respond(operation, headers, request, status, response, true)
+    }
+
+    fn respond(
+        &self,
+        operation: &str,
+        headers: &HeaderMap,
+        request: Option<Value>,
+        status: StatusCode,
+        response: Value,
+        signed: bool,
+    ) -> Response {
         let named: HashMap<String, String> = headers
             .iter()
-            .filter(|(n, _)| n.as_str().starts_with("x-fapi-") || n.as_str() == "x-idempotency-key")
+            .filter(|(n, _)| {
+                n.as_str().starts_with("x-fapi-")
+                    || ["x-idempotency-key", "x-jws-signature"].contains(&n.as_str())
+            })
             .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
             .chain(
                 headers
@@ -199,7 +267,11 @@ impl Bank {
                 response: Some(response.clone()),
             });
         }
-        let mut answer = (status, Json(response)).into_response();
+        let mut answer = if signed {
+            signatures::signed(status, &response)
+        } else {
+            (status, Json(response)).into_response()
+        };
         if let Ok(value) = HeaderValue::from_str(&interaction) {
             answer.headers_mut().insert("x-fapi-interaction-id", value);
         }

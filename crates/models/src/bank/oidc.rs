@@ -58,6 +58,7 @@ pub(super) async fn discovery(State(bank): State<Bank>) -> Json<serde_json::Valu
         "issuer": base.as_ref(),
         "authorization_endpoint": format!("{base}/authorize"),
         "token_endpoint": format!("{base}/token"),
+        "jwks_uri": format!("{base}/jwks"),
         "response_types_supported": ["code"],
         "response_modes_supported": ["query"],
         "grant_types_supported": ["client_credentials", "authorization_code"],
@@ -198,12 +199,22 @@ pub(super) async fn token(
                     expires,
                 },
             );
+            let scope = if bank
+                .books
+                .lock()
+                .payment_consents
+                .contains_key(&code.consent_id)
+            {
+                "openid payments"
+            } else {
+                "openid accounts"
+            };
             Json(json!({
                 "access_token": access_token,
                 "token_type": "Bearer",
                 "expires_in": TOKEN_LIFE.as_secs(),
                 "id_token": id_token,
-                "scope": "openid accounts",
+                "scope": scope,
             }))
             .into_response()
         }

@@ -1,0 +1,237 @@
+//! Payment initiation over the standard's Payment Initiation API, domestic
+//! single payments: a payment consent made with the client's token, the
+//! payer's authorisation at their bank, the code exchanged for the payer's
+//! token, the payment submitted under the consent, and its status read
+//! with the client's token until the bank settles or rejects it.
+//!
+//! Both POSTs carry `x-idempotency-key`: the consent's is derived from the
+//! order and the attempt, the payment's is the order's id, so a request
+//! repeated after a lost answer makes one payment at the bank.
+
+use async_trait::async_trait;
+use lendhub_domain::open_banking::ais::{Document, Identification, SORT_CODE_ACCOUNT_NUMBER};
+use lendhub_domain::open_banking::amount::Amount;
+use lendhub_domain::open_banking::pis::{
+    self, ConsentRequest, ConsentRequestData, Initiation, PaymentRequest, PaymentRequestData,
+    RemittanceInformation, Risk,
+};
+
+use super::message_signing::MessageSigner;
+use super::open_banking::{Bank, BankConnection, Banks, CodeRefused, resource};
+use super::{
+    AccessRequest, BankPayment, BankPayments, BankUnavailable, CollectionAccount, PaymentOrder,
+    SubmitRefused,
+};
+
+pub struct OpenBankingPis {
+    banks: Banks,
+    /// Signs each payment request (`x-jws-signature`).
+    signer: MessageSigner,
+    /// Where every payment goes: the lender's collection account.
+    creditor: CollectionAccount,
+}
+
+impl OpenBankingPis {
+    /// `banks`, each reached within `timeout`, paying into `creditor`;
+    /// `redirect_uri` is lendhub's at every bank.
+    pub fn new(
+        banks: Vec<BankConnection>,
+        creditor: CollectionAccount,
+        signer: MessageSigner,
+        redirect_uri: String,
+        timeout: std::time::Duration,
+        clock: std::sync::Arc<dyn lendhub_domain::clock::Clock>,
+    ) -> Result<Self, reqwest::Error> {
+        Ok(Self {
+            banks: Banks::new(banks, redirect_uri, timeout, clock)?,
+            signer,
+            creditor,
+        })
+    }
+
+    fn bank(&self, id: &str) -> Result<&Bank, BankUnavailable> {
+        self.banks
+            .bank(id)
+            .ok_or_else(|| BankUnavailable(format!("no bank {id} is configured")))
+    }
+
+    fn pis(bank: &Bank, path: &str) -> String {
+        format!(
+            "{}/pisp{path}",
+            bank.connection.api_base_url.trim_end_matches('/')
+        )
+    }
+
+    /// The instruction for `order`, the same for its consent and its
+    /// payment (the bank refuses a payment whose instruction differs).
+    fn initiation(&self, order: &PaymentOrder) -> Result<Initiation, BankUnavailable> {
+        let amount = Amount::of(order.amount)
+            .ok_or_else(|| BankUnavailable(format!("{} is no amount to pay", order.amount)))?;
+        let id: String = order.id.chars().take(pis::MAX_IDENTIFICATION).collect();
+        let reference: String = order.reference.chars().take(pis::MAX_REFERENCE).collect();
+        Ok(Initiation {
+            instruction_identification: id.clone(),
+            end_to_end_identification: id,
+            local_instrument: Some("UK.OBIE.FPS".to_owned()),
+            instructed_amount: amount,
+            creditor_account: Identification {
+                scheme_name: SORT_CODE_ACCOUNT_NUMBER.to_owned(),
+                identification: self.creditor.sort_code_account_number.clone(),
+                name: Some(self.creditor.name.clone()),
+            },
+            remittance_information: Some(RemittanceInformation {
+                reference: Some(reference),
+                unstructured: None,
+            }),
+        })
+    }
+
+    /// `request` POSTed to `url` with `token`, its body signed, under
+    /// `idempotency_key`.
+    fn post_signed(
+        &self,
+        url: String,
+        token: &str,
+        idempotency_key: String,
+        request: &impl serde::Serialize,
+    ) -> Result<reqwest::RequestBuilder, BankUnavailable> {
+        let body = serde_json::to_vec(request)
+            .map_err(|e| BankUnavailable(format!("the request would not serialise: {e}")))?;
+        let signature = self
+            .signer
+            .sign(&body, self.banks.clock.now().unix_timestamp())?;
+        Ok(resource(self.banks.http.post(url), token)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header("x-idempotency-key", idempotency_key)
+            .header("x-jws-signature", signature)
+            .body(body))
+    }
+
+    fn progressed(payment: pis::Payment) -> BankPayment {
+        BankPayment {
+            progress: payment.status.progress(),
+            domestic_payment_id: payment.domestic_payment_id,
+        }
+    }
+}
+
+#[async_trait]
+impl BankPayments for OpenBankingPis {
+    fn banks(&self) -> Vec<(String, String)> {
+        self.banks
+            .banks
+            .iter()
+            .map(|b| (b.connection.id.clone(), b.connection.name.clone()))
+            .collect()
+    }
+
+    async fn request_payment(
+        &self,
+        bank_id: &str,
+        order: &PaymentOrder,
+        (state, nonce): (&str, &str),
+    ) -> Result<AccessRequest, BankUnavailable> {
+        let bank = self.bank(bank_id)?;
+        let token = self.banks.client_token(bank, "payments").await?;
+        let request = ConsentRequest {
+            data: ConsentRequestData {
+                initiation: self.initiation(order)?,
+            },
+            risk: Risk::repayment(),
+        };
+        // One consent per attempt: the state is new each time the payer
+        // starts at their bank.
+        let asked = self
+            .post_signed(
+                Self::pis(bank, "/domestic-payment-consents"),
+                &token,
+                idempotency_key(state.as_bytes()),
+                &request,
+            )?
+            .send()
+            .await;
+        let consent: Document<pis::Consent> = self
+            .banks
+            .read_signed(bank, "a payment consent", asked)
+            .await?;
+        let consent_id = consent.data.consent_id;
+        let authorise_url = self
+            .banks
+            .authorise_url(bank, &consent_id, "openid payments", (state, nonce))
+            .await?;
+        Ok(AccessRequest {
+            consent_id,
+            authorise_url,
+        })
+    }
+
+    async fn submit_payment(
+        &self,
+        bank_id: &str,
+        order: &PaymentOrder,
+        consent_id: &str,
+        (code, nonce): (&str, &str),
+    ) -> Result<BankPayment, SubmitRefused> {
+        let bank = self.bank(bank_id)?;
+        let (token, authorised) = match self.banks.exchange_code(bank, code, nonce).await {
+            Ok(exchanged) => exchanged,
+            Err(CodeRefused::Consent) => return Err(SubmitRefused::Consent),
+            Err(CodeRefused::Unavailable(e)) => return Err(e.into()),
+        };
+        // The code must be for the consent this order asked for.
+        if authorised != consent_id {
+            return Err(SubmitRefused::Consent);
+        }
+        let request = PaymentRequest {
+            data: PaymentRequestData {
+                consent_id: consent_id.to_owned(),
+                initiation: self.initiation(order)?,
+            },
+            risk: Risk::repayment(),
+        };
+        let submitted = self
+            .post_signed(
+                Self::pis(bank, "/domestic-payments"),
+                &token,
+                idempotency_key(order.id.as_bytes()),
+                &request,
+            )?
+            .send()
+            .await;
+        if let Ok(r) = &submitted
+            && super::open_banking::consent_refused(r.status())
+        {
+            return Err(SubmitRefused::Consent);
+        }
+        let payment: Document<pis::Payment> = self
+            .banks
+            .read_signed(bank, "a domestic payment", submitted)
+            .await?;
+        Ok(Self::progressed(payment.data))
+    }
+
+    async fn payment_status(
+        &self,
+        bank_id: &str,
+        domestic_payment_id: &str,
+    ) -> Result<BankPayment, BankUnavailable> {
+        let bank = self.bank(bank_id)?;
+        let token = self.banks.client_token(bank, "payments").await?;
+        let url = Self::pis(bank, &format!("/domestic-payments/{domestic_payment_id}"));
+        let answer = resource(self.banks.http.get(url), &token).send().await;
+        let payment: Document<pis::Payment> = self
+            .banks
+            .read_signed(bank, "a domestic payment", answer)
+            .await?;
+        Ok(Self::progressed(payment.data))
+    }
+}
+
+/// A key for `seed` within the standard's 40 characters: the first 40 hex
+/// digits of its SHA-256.
+fn idempotency_key(seed: &[u8]) -> String {
+    use sha2::Digest;
+    let mut key = hex::encode(sha2::Sha256::digest(seed));
+    key.truncate(40);
+    key
+}

@@ -1,0 +1,383 @@
+//! Payment initiation over UK Open Banking (issue #46 item 3), the adapter
+//! against the model bank over HTTP: a payment consent, the payer's
+//! approval on the bank's consent page, the payment submitted under it and
+//! followed to settlement or rejection; every POST signed (`x-jws-signature`)
+//! and idempotent (`x-idempotency-key`), every payment answer's signature
+//! checked; and every JSON body both sides exchanged checked against the
+//! standard's OpenAPI document.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use lendhub_domain::money::Money;
+use lendhub_domain::open_banking::pis::Progress;
+use lendhub_domain::servicing::collection::FailureReason;
+use lendhub_hub::counterparties::{
+    BankConnection, BankPayments, CollectionAccount, MessageSigner, OpenBankingPis, PaymentOrder,
+    SubmitRefused,
+};
+use lendhub_models::bank::Registration;
+use lendhub_models::keys;
+use serde_json::{Value, json};
+
+use crate::support::*;
+
+const CLIENT: (&str, &str) = ("lendhub", "model-bank-secret");
+const REDIRECT: &str = "http://lendhub.test/open-banking/callback";
+
+struct Bank {
+    url: String,
+    pis: OpenBankingPis,
+    http: reqwest::Client,
+}
+
+impl Bank {
+    async fn start() -> Self {
+        let registration = Registration::lendhub(
+            CLIENT.0.to_owned(),
+            CLIENT.1.to_owned(),
+            vec![REDIRECT.to_owned()],
+        );
+        let addr = lendhub_models::spawn_at(SocketAddr::from(([127, 0, 0, 1], 0)), |base| {
+            lendhub_models::bank::router(base, registration)
+        })
+        .await
+        .unwrap();
+        let url = format!("http://{addr}");
+        let connection = BankConnection {
+            id: "model_bank".to_owned(),
+            name: "Model Bank".to_owned(),
+            discovery_url: format!("{url}/.well-known/openid-configuration"),
+            api_base_url: format!("{url}/open-banking/v3.1"),
+            client_id: CLIENT.0.to_owned(),
+            client_secret: CLIENT.1.to_owned().into(),
+        };
+        let signer = MessageSigner::from_pem(
+            keys::LENDHUB_SIGNING_PEM,
+            keys::LENDHUB_SIGNING_KID,
+            keys::LENDHUB_SIGNING_ISS,
+        )
+        .unwrap();
+        let pis = OpenBankingPis::new(
+            vec![connection],
+            CollectionAccount {
+                name: "Lendhub Collections Ltd".to_owned(),
+                sort_code_account_number: "60161331926819".to_owned(),
+            },
+            signer,
+            REDIRECT.to_owned(),
+            Duration::from_secs(10),
+            Arc::new(lendhub_system::SystemClock),
+        )
+        .unwrap();
+        let http = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .unwrap();
+        Self { url, pis, http }
+    }
+
+    /// The payer, on the bank's consent page, answers with `decision`
+    /// paying from the test account `account`: the code the bank sends
+    /// back (or its error), and the state it echoes.
+    async fn payer_answers(
+        &self,
+        authorise_url: &str,
+        account: &str,
+        decision: &str,
+    ) -> (Value, String) {
+        let page = self.http.get(authorise_url).send().await.unwrap();
+        assert_eq!(page.status(), 200);
+        let html = page.text().await.unwrap();
+        assert!(html.contains("pay GBP"), "{html}");
+        let token = html
+            .split("name=\"page\" value=\"")
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .unwrap()
+            .to_owned();
+        let answer = self
+            .http
+            .post(format!("{}/authorize", self.url))
+            .form(&[
+                ("page", token.as_str()),
+                ("decision", decision),
+                ("account", account),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert!(answer.status().is_redirection(), "{}", answer.status());
+        let location = answer.headers()["location"].to_str().unwrap().to_owned();
+        assert!(location.starts_with(REDIRECT), "{location}");
+        let back = url::Url::parse(&location).unwrap();
+        let pairs: serde_json::Map<String, Value> = back
+            .query_pairs()
+            .map(|(k, v)| (k.into_owned(), Value::String(v.into_owned())))
+            .collect();
+        let state = pairs["state"].as_str().unwrap().to_owned();
+        (Value::Object(pairs), state)
+    }
+
+    async fn admin(&self, method: reqwest::Method, path: &str) -> u16 {
+        self.http
+            .request(method, format!("{}{path}", self.url))
+            .basic_auth(CLIENT.0, Some(CLIENT.1))
+            .send()
+            .await
+            .unwrap()
+            .status()
+            .as_u16()
+    }
+
+    async fn exchanges(&self) -> Value {
+        self.http
+            .get(format!("{}/_model/exchanges", self.url))
+            .basic_auth(CLIENT.0, Some(CLIENT.1))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
+    /// A payment from `account`, authorised by the payer and submitted.
+    async fn paid_from(&self, id: &str, account: &str) -> lendhub_hub::counterparties::BankPayment {
+        let order = order(id);
+        let state = format!("{id}.state");
+        let asked = self
+            .pis
+            .request_payment("model_bank", &order, (&state, "nonce-1"))
+            .await
+            .unwrap();
+        let (back, echoed) = self
+            .payer_answers(&asked.authorise_url, account, "approve")
+            .await;
+        assert_eq!(echoed, state);
+        let code = back["code"].as_str().unwrap();
+        self.pis
+            .submit_payment("model_bank", &order, &asked.consent_id, (code, "nonce-1"))
+            .await
+            .unwrap()
+    }
+}
+
+fn order(id: &str) -> PaymentOrder<'_> {
+    PaymentOrder {
+        id,
+        amount: Money::pence(12_345),
+        reference: "LH-7Q2X-INSTALMENT-3",
+    }
+}
+
+#[tokio::test]
+async fn a_payment_the_payer_authorises_is_submitted_and_followed_to_settlement() {
+    let bank = Bank::start().await;
+    let id = "pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9W0";
+    let submitted = bank.paid_from(id, "strong").await;
+    assert_eq!(submitted.progress, Progress::InProgress);
+    let read = bank
+        .pis
+        .payment_status("model_bank", &submitted.domestic_payment_id)
+        .await
+        .unwrap();
+    assert_eq!(read.progress, Progress::Settled);
+    assert_eq!(read.domestic_payment_id, submitted.domestic_payment_id);
+
+    // The code is spent: submitting again is the consent not holding, and
+    // the bank made one payment.
+    let exchanges = bank.exchanges().await;
+    let code_reused = {
+        let asked = bank
+            .pis
+            .request_payment("model_bank", &order(id), ("again", "nonce-2"))
+            .await
+            .unwrap();
+        bank.pis
+            .submit_payment(
+                "model_bank",
+                &order(id),
+                &asked.consent_id,
+                ("spent-code", "nonce-2"),
+            )
+            .await
+    };
+    assert!(
+        matches!(code_reused, Err(SubmitRefused::Consent)),
+        "{code_reused:?}"
+    );
+    let payments = exchanges
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["operation"] == "POST /domestic-payments")
+        .count();
+    assert_eq!(payments, 1);
+
+    // Every POST was signed and carried an idempotency key; every request an
+    // interaction id and a token.
+    for x in exchanges.as_array().unwrap() {
+        assert!(x["headers"]["x-fapi-interaction-id"].is_string(), "{x}");
+        assert_eq!(x["headers"]["authorization"], "present", "{x}");
+        if x["operation"].as_str().unwrap().starts_with("POST") {
+            assert!(x["headers"]["x-idempotency-key"].is_string(), "{x}");
+            assert!(x["headers"]["x-jws-signature"].is_string(), "{x}");
+        }
+    }
+
+    // What both sides exchanged is what the standard describes.
+    let site = Site::new().await;
+    let file = site.path().join("exchanges.json");
+    std::fs::write(&file, exchanges.to_string()).unwrap();
+    let spec = format!(
+        "{}/../models/spec/open-banking-v3.1.11r5/payment-initiation-openapi.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let checked = python_json(
+        "open_banking_conformance.py",
+        vec![("EXCHANGES", file.display().to_string()), ("SPECS", spec)],
+    )
+    .await;
+    assert_eq!(checked["problems"], json!([]), "{checked}");
+    assert_eq!(
+        checked["operations"],
+        json!([
+            "GET /domestic-payments/{DomesticPaymentId}",
+            "POST /domestic-payment-consents",
+            "POST /domestic-payments"
+        ]),
+        "{checked}"
+    );
+}
+
+#[tokio::test]
+async fn a_payment_the_bank_rejects_after_authorisation_fails_for_insufficient_funds() {
+    let bank = Bank::start().await;
+    // From the low account: accepted, then rejected when next read.
+    let low = bank
+        .paid_from("pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9W1", "low")
+        .await;
+    assert_eq!(low.progress, Progress::InProgress);
+    let read = bank
+        .pis
+        .payment_status("model_bank", &low.domestic_payment_id)
+        .await
+        .unwrap();
+    assert_eq!(
+        read.progress,
+        Progress::Failed(FailureReason::InsufficientFunds)
+    );
+    // From a closed account: rejected at once.
+    let closed = bank
+        .paid_from("pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9W2", "closed")
+        .await;
+    assert_eq!(
+        closed.progress,
+        Progress::Failed(FailureReason::InsufficientFunds)
+    );
+}
+
+#[tokio::test]
+async fn a_payment_the_bank_holds_stays_in_progress_until_it_moves() {
+    let bank = Bank::start().await;
+    let held = bank
+        .paid_from("pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9W3", "strong")
+        .await;
+    let path = format!("/_model/payments/{}/hold", held.domestic_payment_id);
+    assert_eq!(bank.admin(reqwest::Method::POST, &path).await, 204);
+    for _ in 0..3 {
+        let read = bank
+            .pis
+            .payment_status("model_bank", &held.domestic_payment_id)
+            .await
+            .unwrap();
+        assert_eq!(read.progress, Progress::InProgress);
+    }
+    assert_eq!(bank.admin(reqwest::Method::DELETE, &path).await, 204);
+    let read = bank
+        .pis
+        .payment_status("model_bank", &held.domestic_payment_id)
+        .await
+        .unwrap();
+    assert_eq!(read.progress, Progress::Settled);
+}
+
+#[tokio::test]
+async fn the_bank_refuses_an_unsigned_or_forged_payment_request_and_a_declined_consent() {
+    let bank = Bank::start().await;
+    let token: Value = bank
+        .http
+        .post(format!("{}/token", bank.url))
+        .basic_auth(CLIENT.0, Some(CLIENT.1))
+        .form(&[("grant_type", "client_credentials"), ("scope", "payments")])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = token["access_token"].as_str().unwrap();
+    let body = json!({"Data": {"Initiation": {
+        "InstructionIdentification": "x", "EndToEndIdentification": "x",
+        "InstructedAmount": {"Amount": "1.00", "Currency": "GBP"},
+        "CreditorAccount": {"SchemeName": "UK.OBIE.SortCodeAccountNumber", "Identification": "60161331926819", "Name": "L"}}},
+        "Risk": {}});
+    let consents = format!(
+        "{}/open-banking/v3.1/pisp/domestic-payment-consents",
+        bank.url
+    );
+    let unsigned = bank
+        .http
+        .post(&consents)
+        .bearer_auth(token)
+        .header("x-idempotency-key", "k1")
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unsigned.status(), 400);
+    let error: Value = unsigned.json().await.unwrap();
+    assert_eq!(
+        error["Errors"][0]["ErrorCode"], "UK.OBIE.Signature.Missing",
+        "{error}"
+    );
+    // A signature over another body does not verify.
+    let header = lendhub_domain::open_banking::jws::Protected::ps256("k", "i", 1).encoded();
+    let forged = bank
+        .http
+        .post(&consents)
+        .bearer_auth(token)
+        .header("x-idempotency-key", "k2")
+        .header(
+            "x-jws-signature",
+            lendhub_domain::open_banking::jws::detached(&header, "AAAA"),
+        )
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), 400);
+    let error: Value = forged.json().await.unwrap();
+    assert_eq!(
+        error["Errors"][0]["ErrorCode"], "UK.OBIE.Signature.Invalid",
+        "{error}"
+    );
+
+    // The payer declines: no code comes back, only the error.
+    let asked = bank
+        .pis
+        .request_payment(
+            "model_bank",
+            &order("pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9W4"),
+            ("s", "n"),
+        )
+        .await
+        .unwrap();
+    let (back, _) = bank
+        .payer_answers(&asked.authorise_url, "strong", "decline")
+        .await;
+    assert_eq!(back["error"], "access_denied", "{back}");
+    assert!(back.get("code").is_none(), "{back}");
+}
