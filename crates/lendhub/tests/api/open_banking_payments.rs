@@ -145,6 +145,15 @@ impl Bank {
 
     /// A payment from `account`, authorised by the payer and submitted.
     async fn paid_from(&self, id: &str, account: &str) -> lendhub_hub::counterparties::BankPayment {
+        self.authorised_and_submitted(id, account).await.0
+    }
+
+    /// `paid_from`, with the consent and the code it was submitted under.
+    async fn authorised_and_submitted(
+        &self,
+        id: &str,
+        account: &str,
+    ) -> (lendhub_hub::counterparties::BankPayment, String, String) {
         let order = order(id);
         let state = format!("{id}.state");
         let asked = self
@@ -157,10 +166,12 @@ impl Bank {
             .await;
         assert_eq!(echoed, state);
         let code = back["code"].as_str().unwrap();
-        self.pis
+        let submitted = self
+            .pis
             .submit_payment("model_bank", &order, &asked.consent_id, (code, "nonce-1"))
             .await
-            .unwrap()
+            .unwrap();
+        (submitted, asked.consent_id, code.to_owned())
     }
 }
 
@@ -176,7 +187,7 @@ fn order(id: &str) -> PaymentOrder<'_> {
 async fn a_payment_the_payer_authorises_is_submitted_and_followed_to_settlement() {
     let bank = Bank::start().await;
     let id = "pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9W0";
-    let submitted = bank.paid_from(id, "strong").await;
+    let (submitted, consent_id, code) = bank.authorised_and_submitted(id, "strong").await;
     assert_eq!(submitted.progress, Progress::InProgress);
     let read = bank
         .pis
@@ -186,28 +197,17 @@ async fn a_payment_the_payer_authorises_is_submitted_and_followed_to_settlement(
     assert_eq!(read.progress, Progress::Settled);
     assert_eq!(read.domestic_payment_id, submitted.domestic_payment_id);
 
-    // The code is spent: submitting again is the consent not holding, and
-    // the bank made one payment.
-    let exchanges = bank.exchanges().await;
-    let code_reused = {
-        let asked = bank
-            .pis
-            .request_payment("model_bank", &order(id), ("again", "nonce-2"))
-            .await
-            .unwrap();
-        bank.pis
-            .submit_payment(
-                "model_bank",
-                &order(id),
-                &asked.consent_id,
-                ("spent-code", "nonce-2"),
-            )
-            .await
-    };
+    // The code is spent: submitting again with it (as after a lost answer)
+    // is the consent not holding, and the bank made one payment.
+    let code_reused = bank
+        .pis
+        .submit_payment("model_bank", &order(id), &consent_id, (&code, "nonce-1"))
+        .await;
     assert!(
         matches!(code_reused, Err(SubmitRefused::Consent)),
         "{code_reused:?}"
     );
+    let exchanges = bank.exchanges().await;
     let payments = exchanges
         .as_array()
         .unwrap()
