@@ -45,7 +45,7 @@ impl MessageSigner {
     }
 
     /// The detached signature of `body`, signed at `iat` (Unix seconds).
-    pub(super) fn sign(&self, body: &[u8], iat: i64) -> Result<String, BankUnavailable> {
+    pub fn sign(&self, body: &[u8], iat: i64) -> Result<String, BankUnavailable> {
         let header = Protected::ps256(&self.kid, &self.iss, iat).encoded();
         let signature = jsonwebtoken::crypto::sign(
             &jws::signing_input(&header, body),

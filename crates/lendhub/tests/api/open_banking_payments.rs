@@ -381,3 +381,67 @@ async fn the_bank_refuses_an_unsigned_or_forged_payment_request_and_a_declined_c
     assert_eq!(back["error"], "access_denied", "{back}");
     assert!(back.get("code").is_none(), "{back}");
 }
+
+#[tokio::test]
+async fn the_bank_answers_a_repeated_idempotency_key_once_and_refuses_it_for_another_body() {
+    let bank = Bank::start().await;
+    let token: Value = bank
+        .http
+        .post(format!("{}/token", bank.url))
+        .basic_auth(CLIENT.0, Some(CLIENT.1))
+        .form(&[("grant_type", "client_credentials"), ("scope", "payments")])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let token = token["access_token"].as_str().unwrap().to_owned();
+    let signer = MessageSigner::from_pem(
+        keys::LENDHUB_SIGNING_PEM,
+        keys::LENDHUB_SIGNING_KID,
+        keys::LENDHUB_SIGNING_ISS,
+    )
+    .unwrap();
+    let consent = |amount: &str| {
+        json!({"Data": {"Initiation": {
+            "InstructionIdentification": "pay_1", "EndToEndIdentification": "pay_1",
+            "InstructedAmount": {"Amount": amount, "Currency": "GBP"},
+            "CreditorAccount": {"SchemeName": "UK.OBIE.SortCodeAccountNumber", "Identification": "60161331926819", "Name": "L"}}},
+            "Risk": {}})
+        .to_string()
+    };
+    let post = |body: String| {
+        let signature = signer.sign(body.as_bytes(), 1_764_000_000).unwrap();
+        bank.http
+            .post(format!(
+                "{}/open-banking/v3.1/pisp/domestic-payment-consents",
+                bank.url
+            ))
+            .bearer_auth(&token)
+            .header("content-type", "application/json")
+            .header("x-idempotency-key", "the-same-key")
+            .header("x-jws-signature", signature)
+            .body(body)
+            .send()
+    };
+    let first = post(consent("10.00")).await.unwrap();
+    assert_eq!(first.status(), 201);
+    assert!(first.headers().contains_key("x-jws-signature"));
+    let first: Value = first.json().await.unwrap();
+    let again = post(consent("10.00")).await.unwrap();
+    assert_eq!(again.status(), 201);
+    assert!(again.headers().contains_key("x-jws-signature"));
+    let again: Value = again.json().await.unwrap();
+    assert_eq!(again["Data"]["ConsentId"], first["Data"]["ConsentId"]);
+    let other = post(consent("20.00")).await.unwrap();
+    assert_eq!(other.status(), 400);
+    let exchanges = bank.exchanges().await;
+    let made = exchanges
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["operation"] == "POST /domestic-payment-consents" && x["status"] == 201)
+        .count();
+    assert_eq!(made, 1, "one consent made for one key");
+}
