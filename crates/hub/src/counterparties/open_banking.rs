@@ -58,12 +58,13 @@ pub(super) struct TokenAnswer {
 }
 
 /// A bank and what lendhub learnt of it: its endpoints, found once, and
-/// its client-credentials token, reused until shortly before it expires.
+/// its client-credentials tokens, one per scope, each reused until shortly
+/// before it expires.
 pub(super) struct Bank {
     pub connection: BankConnection,
     discovered: tokio::sync::OnceCell<Discovery>,
     keys: tokio::sync::OnceCell<BankKeys>,
-    client_token: Mutex<Option<(String, OffsetDateTime)>>,
+    client_tokens: Mutex<std::collections::HashMap<String, (String, OffsetDateTime)>>,
 }
 
 /// The banks of one environment and how they are reached.
@@ -94,7 +95,7 @@ impl Banks {
                     connection,
                     discovered: tokio::sync::OnceCell::new(),
                     keys: tokio::sync::OnceCell::new(),
-                    client_token: Mutex::new(None),
+                    client_tokens: Mutex::default(),
                 })
                 .collect(),
             http,
@@ -213,7 +214,7 @@ impl Banks {
     /// The client's own token for `scope` (`accounts`, `payments`).
     pub async fn client_token(&self, bank: &Bank, scope: &str) -> Result<String, BankUnavailable> {
         let now = self.clock.now();
-        if let Some((token, until)) = bank.client_token.lock().clone()
+        if let Some((token, until)) = bank.client_tokens.lock().get(scope).cloned()
             && now < until
         {
             return Ok(token);
@@ -226,10 +227,13 @@ impl Banks {
             .await?;
         let life = answer.expires_in.unwrap_or(0) - RENEW_BEFORE_S;
         if life > 0 {
-            *bank.client_token.lock() = Some((
-                answer.access_token.clone(),
-                now + time::Duration::seconds(life),
-            ));
+            bank.client_tokens.lock().insert(
+                scope.to_owned(),
+                (
+                    answer.access_token.clone(),
+                    now + time::Duration::seconds(life),
+                ),
+            );
         }
         Ok(answer.access_token)
     }

@@ -131,6 +131,22 @@ impl Bank {
             .as_u16()
     }
 
+    /// The client's own token at the bank, scope `payments`.
+    async fn client_token(&self) -> String {
+        let answer: Value = self
+            .http
+            .post(format!("{}/token", self.url))
+            .basic_auth(CLIENT.0, Some(CLIENT.1))
+            .form(&[("grant_type", "client_credentials"), ("scope", "payments")])
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        answer["access_token"].as_str().unwrap().to_owned()
+    }
+
     async fn exchanges(&self) -> Value {
         self.http
             .get(format!("{}/_model/exchanges", self.url))
@@ -307,18 +323,7 @@ async fn a_payment_the_bank_holds_stays_in_progress_until_it_moves() {
 #[tokio::test]
 async fn the_bank_refuses_an_unsigned_or_forged_payment_request_and_a_declined_consent() {
     let bank = Bank::start().await;
-    let token: Value = bank
-        .http
-        .post(format!("{}/token", bank.url))
-        .basic_auth(CLIENT.0, Some(CLIENT.1))
-        .form(&[("grant_type", "client_credentials"), ("scope", "payments")])
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let token = token["access_token"].as_str().unwrap();
+    let token = &bank.client_token().await;
     let body = json!({"Data": {"Initiation": {
         "InstructionIdentification": "x", "EndToEndIdentification": "x",
         "InstructedAmount": {"Amount": "1.00", "Currency": "GBP"},
@@ -385,18 +390,7 @@ async fn the_bank_refuses_an_unsigned_or_forged_payment_request_and_a_declined_c
 #[tokio::test]
 async fn the_bank_answers_a_repeated_idempotency_key_once_and_refuses_it_for_another_body() {
     let bank = Bank::start().await;
-    let token: Value = bank
-        .http
-        .post(format!("{}/token", bank.url))
-        .basic_auth(CLIENT.0, Some(CLIENT.1))
-        .form(&[("grant_type", "client_credentials"), ("scope", "payments")])
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let token = token["access_token"].as_str().unwrap().to_owned();
+    let token = bank.client_token().await;
     let signer = MessageSigner::from_pem(
         keys::LENDHUB_SIGNING_PEM,
         keys::LENDHUB_SIGNING_KID,
