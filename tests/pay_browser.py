@@ -1,12 +1,14 @@
 """Headless Chromium (Debian's package, driven by Playwright, JavaScript
-off) on the hosted pay page: for each payment link, choose the given test
-bank and authorise; report the page's status and failure reason, and where
-its Continue link leads. The partner's redirect (https://partner.example/…)
-is answered by Playwright itself.
+off) on the hosted pay page: for each payment link, choose the model bank,
+and on its consent page approve paying from the given test account (or,
+for "decline", decline); back on lendhub, report the page's status and
+failure reason, the bank page's address, and where the page's Continue link
+leads. The partner's redirect (https://partner.example/…) is answered by
+Playwright itself.
 
-Environment: LINKS, a JSON object {bank: pay page url}. Prints one JSON
-object {bank: {status, reason, amount, landed}}; exits 3 when Playwright is
-missing."""
+Environment: LINKS, a JSON object {account: pay page url}; BANK, the bank's
+id on the pay page. Prints one JSON object {account: {status, reason,
+amount, bank_url, landed}}; exits 3 when Playwright is missing."""
 import json
 import os
 import sys
@@ -33,10 +35,11 @@ def answering(landed):
 
 def main():
     links = json.loads(os.environ["LINKS"])
+    bank = os.environ.get("BANK", "model_bank")
     out = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        for bank, url in links.items():
+        for account, url in links.items():
             context = browser.new_context(java_script_enabled=False)
             page = context.new_page()
             landed = []
@@ -46,6 +49,13 @@ def main():
             if page.locator("#pay").count():
                 page.check("#bank-" + bank)
                 page.click("#pay")
+                page.wait_for_selector("#bank-approve")
+                result["bank_url"] = page.url.split("?")[0]
+                if account == "decline":
+                    page.click("#bank-decline")
+                else:
+                    page.check("#account-" + account)
+                    page.click("#bank-approve")
                 page.wait_for_selector("#status")
             heading = page.locator("#status")
             result["status"] = heading.get_attribute("data-status")
@@ -54,7 +64,7 @@ def main():
                 page.click("#continue")
                 page.wait_for_url(PARTNER + "**")
             result["landed"] = landed
-            out[bank] = result
+            out[account] = result
             context.close()
         browser.close()
     print(json.dumps(out))

@@ -231,7 +231,7 @@ async fn schedules(store: &dyn Store, owner: &Tenant, args: &SeedServicingArgs) 
             MandateId::generate(ms, random),
             owner.clone(),
             account.id.clone(),
-            "test_payer_ok",
+            "model_bank",
             PaymentId::generate(ms, random),
             at,
         );

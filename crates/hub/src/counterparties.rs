@@ -289,7 +289,8 @@ impl CreditBureau for SyntheticBureau {
     }
 }
 
-/// What the payer's bank answered to a payment initiation.
+/// What the payer's bank answered to an instalment collected under a
+/// mandate.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Initiated {
     /// Authorised and submitted to Faster Payments: settlement follows.
@@ -345,6 +346,10 @@ pub trait BankPayments: Send + Sync {
     /// The banks a payer may pay from, as (id, name shown to them).
     fn banks(&self) -> Vec<(String, String)>;
 
+    /// The origins of the banks' authorisation pages: the pay page's form
+    /// sends the payer there.
+    async fn authorisation_origins(&self) -> Vec<String>;
+
     /// A payment consent for `order` at `bank`, and where to send the payer
     /// to authorise it; the bank sends them back with `state`.
     async fn request_payment(
@@ -372,14 +377,11 @@ pub trait BankPayments: Send + Sync {
     ) -> Result<BankPayment, BankUnavailable>;
 }
 
-/// Open-banking payment initiation (a PISP in production): the payer picks
-/// their bank and authorises a payment to the lender's collection account.
+/// Collecting a schedule's instalment under the payer's standing
+/// authority (a mandate), without asking the payer each time.
 #[async_trait]
-pub trait PaymentInitiation: Send + Sync {
-    /// The banks a payer may pay from, as (id, name shown to them).
-    fn banks(&self) -> Vec<(&'static str, &'static str)>;
-
-    async fn initiate(
+pub trait MandateCollections: Send + Sync {
+    async fn collect(
         &self,
         bank: &str,
         amount: lendhub_domain::money::Money,
@@ -387,65 +389,21 @@ pub trait PaymentInitiation: Send + Sync {
     ) -> Initiated;
 }
 
-/// The built-in payer banks (`docs/simulators.md`): one that pays, and one
-/// for each way a payment fails.
-pub struct SyntheticPaymentInitiation;
-
-/// The test payer banks and what each answers.
-pub const TEST_PAYER_BANKS: [(
-    &str,
-    &str,
-    Option<lendhub_domain::servicing::collection::FailureReason>,
-); 5] = {
-    use lendhub_domain::servicing::collection::FailureReason::*;
-    [
-        ("test_payer_ok", "Test Bank – pays", None),
-        (
-            "test_payer_insufficient",
-            "Test Bank – not enough money",
-            Some(InsufficientFunds),
-        ),
-        (
-            "test_payer_cancels",
-            "Test Bank – payer cancels",
-            Some(PayerCancelled),
-        ),
-        (
-            "test_payer_revoked",
-            "Test Bank – mandate revoked",
-            Some(MandateRevoked),
-        ),
-        (
-            "test_payer_unavailable",
-            "Test Bank – unavailable",
-            Some(BankUnavailable),
-        ),
-    ]
-};
+/// Instalments under an active mandate are accepted in process, and settle
+/// on the clock (`collection::SETTLES_AFTER`): the one collection path not
+/// yet at a bank. Issue #46 item 4 replaces it with the standard's
+/// variable recurring payments, settled by the bank.
+pub struct InProcessMandates;
 
 #[async_trait]
-impl PaymentInitiation for SyntheticPaymentInitiation {
-    fn banks(&self) -> Vec<(&'static str, &'static str)> {
-        TEST_PAYER_BANKS
-            .iter()
-            .map(|(id, name, _)| (*id, *name))
-            .collect()
-    }
-
-    async fn initiate(
+impl MandateCollections for InProcessMandates {
+    async fn collect(
         &self,
-        bank: &str,
+        _bank: &str,
         _amount: lendhub_domain::money::Money,
         _reference: &str,
     ) -> Initiated {
-        match TEST_PAYER_BANKS.iter().find(|(id, _, _)| *id == bank) {
-            Some((_, _, None)) => Initiated::Submitted,
-            Some((_, _, Some(reason))) => Initiated::Refused(*reason),
-            // Not a bank this initiator knows: it cannot be reached.
-            None => Initiated::Refused(
-                lendhub_domain::servicing::collection::FailureReason::BankUnavailable,
-            ),
-        }
+        Initiated::Submitted
     }
 }
 
@@ -489,9 +447,17 @@ pub struct StandIns {
 const IN_PROCESS: [&str; 4] = [
     "identity checks",
     "credit bureau",
-    "payment initiation",
+    "mandate collections",
     "payout rail",
 ];
+
+/// Each environment's banks, over the same connections: read on the hosted
+/// journey (account information), paid at on the pay page (payment
+/// initiation).
+pub struct BankAdapters {
+    pub accounts: PerEnvironment<Arc<dyn AccountInformation>>,
+    pub payments: PerEnvironment<Arc<dyn BankPayments>>,
+}
 
 /// The counterparties the hub speaks to, as the server configured them.
 pub struct Counterparties {
@@ -502,11 +468,13 @@ pub struct Counterparties {
     pub register: PerEnvironment<Arc<dyn CompanyRegister>>,
     /// The banks an applicant connects in the hosted journey.
     pub accounts: PerEnvironment<Arc<dyn AccountInformation>>,
+    /// The banks a payer pays a payment link from.
+    pub payments: PerEnvironment<Arc<dyn BankPayments>>,
     pub people: Arc<dyn PersonRegister>,
     pub banks: Arc<dyn OpenBanking>,
     pub bureau: Arc<dyn CreditBureau>,
     pub rail: Arc<dyn FasterPayments>,
-    pub pisp: Arc<dyn PaymentInitiation>,
+    pub mandates: Arc<dyn MandateCollections>,
 }
 
 impl Counterparties {
@@ -516,7 +484,7 @@ impl Counterparties {
     /// their protocols.
     pub fn new(
         register: PerEnvironment<Arc<dyn CompanyRegister>>,
-        accounts: PerEnvironment<Arc<dyn AccountInformation>>,
+        BankAdapters { accounts, payments }: BankAdapters,
         models: PerEnvironment<Vec<&'static str>>,
     ) -> Self {
         let stand_ins = |models: Vec<&'static str>| StandIns {
@@ -530,11 +498,12 @@ impl Counterparties {
             },
             register,
             accounts,
+            payments,
             people: Arc::new(SyntheticPeople),
             banks: Arc::new(SyntheticBanks),
             bureau: Arc::new(SyntheticBureau),
             rail: Arc::new(SyntheticFasterPayments),
-            pisp: Arc::new(SyntheticPaymentInitiation),
+            mandates: Arc::new(InProcessMandates),
         }
     }
 }

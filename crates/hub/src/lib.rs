@@ -5,6 +5,7 @@
 //! request and correlation ids are the hub's own.
 
 pub mod apply;
+mod bank_callback;
 pub mod counterparties;
 pub mod dashboard;
 mod envelope;
@@ -43,4 +44,8 @@ pub fn router(state: HubState) -> axum::Router {
         .merge(journey)
         .merge(pay)
         .merge(dashboard)
+        .route(
+            "/open-banking/callback",
+            axum::routing::get(bank_callback::callback),
+        )
 }

@@ -25,7 +25,7 @@ impl FromRef<PartnerState> for PayState {
     fn from_ref(ring: &PartnerState) -> Self {
         Self {
             servicing: ring.servicing.clone(),
-            pisp: ring.pisp.clone(),
+            payments: ring.payments.clone(),
             links: ring.links.clone(),
             flows: ring.flows.clone(),
         }

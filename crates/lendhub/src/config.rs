@@ -387,6 +387,11 @@ pub struct OpenBanking {
     pub banks: std::collections::BTreeMap<String, Bank>,
     /// Each request to a bank gives up after this.
     pub timeout_ms: u64,
+    /// How lendhub signs its payment requests (`x-jws-signature`): needed
+    /// as soon as a bank is configured.
+    pub message_signing: Option<MessageSigning>,
+    /// Where payers' payments go: needed as soon as a bank is configured.
+    pub collection_account: Option<CollectionAccount>,
 }
 
 impl Default for OpenBanking {
@@ -394,8 +399,37 @@ impl Default for OpenBanking {
         Self {
             banks: std::collections::BTreeMap::new(),
             timeout_ms: 10_000,
+            message_signing: None,
+            collection_account: None,
         }
     }
+}
+
+/// The key lendhub signs payment requests with, as its Open Banking
+/// Directory registration names it
+/// (`[counterparties.<env>.open_banking.message_signing]`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MessageSigning {
+    /// The RSA private key, PEM (PKCS#8 or PKCS#1), signing with PS256.
+    pub key_file: PathBuf,
+    /// The key's id in the directory's JWKS for lendhub.
+    pub kid: String,
+    /// `http://openbanking.org.uk/iss`: `{org id}/{software statement id}`.
+    pub issuer: String,
+}
+
+/// The lender's account payers pay into
+/// (`[counterparties.<env>.open_banking.collection_account]`).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CollectionAccount {
+    /// As the payer's bank shows the payee (Confirmation of Payee).
+    pub name: String,
+    /// Six digits.
+    pub sort_code: String,
+    /// Eight digits.
+    pub account_number: String,
 }
 
 /// One bank (`[counterparties.<env>.open_banking.banks.<bank_id>]`).

@@ -10,8 +10,9 @@ use std::time::Duration;
 use lendhub_domain::clock::Clock;
 use lendhub_domain::secret::Secret;
 use lendhub_hub::counterparties::{
-    AccountInformation, BankConnection, CompaniesHouse, CompanyRegister, OpenBankingAis,
-    PerEnvironment, Quota,
+    AccountInformation, BankAdapters, BankConnection, BankPayments, CollectionAccount,
+    CompaniesHouse, CompanyRegister, MessageSigner, OpenBankingAis, OpenBankingPis, PerEnvironment,
+    Quota,
 };
 
 use crate::config::{self, Invalid};
@@ -80,16 +81,17 @@ async fn start_model_register() -> anyhow::Result<Model> {
     Ok((format!("http://{addr}"), Secret::from(key)))
 }
 
-/// Each environment's banks for account information; the model bank is
+/// Each environment's banks: for account information on the hosted
+/// journey and payment initiation on the pay page. The model bank is
 /// started once, for whichever environments name no bank. `redirect_uri`
 /// is lendhub's at every bank.
-pub async fn account_information(
+pub async fn open_banking(
     config: &config::Counterparties,
     redirect_uri: &str,
     clock: &Arc<dyn Clock>,
-) -> anyhow::Result<PerEnvironment<Arc<dyn AccountInformation>>> {
+) -> anyhow::Result<BankAdapters> {
     let mut model = None;
-    let live = banks(
+    let (live_accounts, live_payments) = banks(
         "live",
         &config.live.open_banking,
         redirect_uri,
@@ -97,7 +99,7 @@ pub async fn account_information(
         &mut model,
     )
     .await?;
-    let test = banks(
+    let (test_accounts, test_payments) = banks(
         "test",
         &config.test.open_banking,
         redirect_uri,
@@ -105,8 +107,20 @@ pub async fn account_information(
         &mut model,
     )
     .await?;
-    Ok(PerEnvironment { live, test })
+    Ok(BankAdapters {
+        accounts: PerEnvironment {
+            live: live_accounts,
+            test: test_accounts,
+        },
+        payments: PerEnvironment {
+            live: live_payments,
+            test: test_payments,
+        },
+    })
 }
+
+/// One environment's banks, read and paid through.
+type Banked = (Arc<dyn AccountInformation>, Arc<dyn BankPayments>);
 
 async fn banks(
     env: &str,
@@ -114,8 +128,8 @@ async fn banks(
     redirect_uri: &str,
     clock: &Arc<dyn Clock>,
     model: &mut Option<BankConnection>,
-) -> anyhow::Result<Arc<dyn AccountInformation>> {
-    let banks = if c.banks.is_empty() {
+) -> anyhow::Result<Banked> {
+    let (banks, signer, collection) = if c.banks.is_empty() {
         tracing::warn!(
             environment = env,
             "open banking: the embedded model bank, not a real bank"
@@ -124,9 +138,10 @@ async fn banks(
             Some(running) => running.clone(),
             None => model.insert(start_model_bank(redirect_uri).await?).clone(),
         };
-        vec![bank]
+        (vec![bank], model_signer()?, model_collection_account())
     } else {
-        c.banks
+        let banks = c
+            .banks
             .iter()
             .map(|(id, b)| {
                 tracing::info!(environment = env, bank = %id, name = %b.name, "open banking: a configured bank");
@@ -139,15 +154,96 @@ async fn banks(
                     client_secret: b.client_secret.clone(),
                 }
             })
-            .collect()
+            .collect();
+        (banks, signer(env, c)?, collection_account(env, c)?)
     };
     let timeout = Duration::from_millis(c.timeout_ms);
-    Ok(Arc::new(OpenBankingAis::new(
-        banks,
+    let accounts = OpenBankingAis::new(
+        banks.clone(),
         redirect_uri.to_owned(),
         timeout,
         clock.clone(),
-    )?))
+    )?;
+    let payments = OpenBankingPis::new(
+        banks,
+        collection,
+        signer,
+        redirect_uri.to_owned(),
+        timeout,
+        clock.clone(),
+    )?;
+    Ok((Arc::new(accounts), Arc::new(payments)))
+}
+
+/// The key lendhub signs payment requests to a real bank with.
+fn signer(env: &str, c: &config::OpenBanking) -> anyhow::Result<MessageSigner> {
+    let key = format!("counterparties.{env}.open_banking.message_signing");
+    let Some(signing) = &c.message_signing else {
+        return Err(Invalid::new(
+            &key,
+            "a bank is configured: payment requests must be signed",
+        )
+        .into());
+    };
+    let pem = std::fs::read_to_string(&signing.key_file).map_err(|e| {
+        Invalid::new(
+            &format!("{key}.key_file"),
+            format!("{}: {e}", signing.key_file.display()),
+        )
+    })?;
+    MessageSigner::from_pem(&pem, signing.kid.clone(), signing.issuer.clone()).map_err(|e| {
+        Invalid::new(
+            &format!("{key}.key_file"),
+            format!("not an RSA private key in PEM: {e}"),
+        )
+        .into()
+    })
+}
+
+fn collection_account(env: &str, c: &config::OpenBanking) -> anyhow::Result<CollectionAccount> {
+    let key = format!("counterparties.{env}.open_banking.collection_account");
+    let Some(account) = &c.collection_account else {
+        return Err(Invalid::new(
+            &key,
+            "a bank is configured: payments need an account to go to",
+        )
+        .into());
+    };
+    let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(&account.sort_code, 6) {
+        return Err(Invalid::new(&format!("{key}.sort_code"), "six digits").into());
+    }
+    if !digits(&account.account_number, 8) {
+        return Err(Invalid::new(&format!("{key}.account_number"), "eight digits").into());
+    }
+    if account.name.trim().is_empty() {
+        return Err(
+            Invalid::new(&format!("{key}.name"), "the payee's name, as banks show it").into(),
+        );
+    }
+    Ok(CollectionAccount {
+        name: account.name.clone(),
+        sort_code_account_number: format!("{}{}", account.sort_code, account.account_number),
+    })
+}
+
+/// The model bank verifies requests signed with the model key
+/// (`crates/models/keys`), which is public: never for a real bank.
+fn model_signer() -> anyhow::Result<MessageSigner> {
+    use lendhub_models::keys;
+    Ok(MessageSigner::from_pem(
+        keys::LENDHUB_SIGNING_PEM,
+        keys::LENDHUB_SIGNING_KID,
+        keys::LENDHUB_SIGNING_ISS,
+    )?)
+}
+
+/// The account payments to the model bank are made out to.
+fn model_collection_account() -> CollectionAccount {
+    CollectionAccount {
+        name: "Lendhub Collections (model)".to_owned(),
+        sort_code_account_number: "60161331926819".to_owned(),
+    }
 }
 
 /// The model bank's id and name on the bank choice.
@@ -216,5 +312,39 @@ mod tests {
         let models = model_servers(&config);
         assert!(models.live.is_empty());
         assert_eq!(models.test, ["company register", "bank"]);
+    }
+
+    #[test]
+    fn a_real_bank_needs_a_signing_key_and_a_collection_account() {
+        let mut ob = config::OpenBanking::default();
+        let refused = signer("live", &ob).err().map(|e| e.to_string());
+        assert!(
+            refused
+                .is_some_and(|e| e.starts_with("counterparties.live.open_banking.message_signing")),
+        );
+        ob.message_signing = Some(config::MessageSigning {
+            key_file: "/nonexistent/key.pem".into(),
+            kid: "k".into(),
+            issuer: "i".into(),
+        });
+        let refused = signer("live", &ob).err().map(|e| e.to_string());
+        assert!(refused.is_some_and(|e| e.contains("message_signing.key_file")));
+        let refused = collection_account("live", &ob).err().map(|e| e.to_string());
+        assert!(refused.is_some_and(|e| e.contains("collection_account")));
+        ob.collection_account = Some(config::CollectionAccount {
+            name: "Lender Ltd".into(),
+            sort_code: "60-16-13".into(),
+            account_number: "31926819".into(),
+        });
+        let refused = collection_account("live", &ob).err().map(|e| e.to_string());
+        assert!(refused.is_some_and(|e| e.contains("collection_account.sort_code")));
+        if let Some(account) = &mut ob.collection_account {
+            account.sort_code = "601613".into();
+        }
+        let account = collection_account("live", &ob).ok();
+        assert_eq!(
+            account.map(|a| a.sort_code_account_number),
+            Some("60161331926819".to_owned())
+        );
     }
 }

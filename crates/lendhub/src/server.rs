@@ -283,7 +283,7 @@ async fn hub(
             lendhub_hub::counterparties::Counterparties::new(
                 crate::counterparties::company_registers(&config.counterparties, &core.clock)
                     .await?,
-                crate::counterparties::account_information(
+                crate::counterparties::open_banking(
                     &config.counterparties,
                     &format!("{}/open-banking/callback", url.trim_end_matches('/')),
                     &core.clock,

@@ -22,28 +22,39 @@ pub struct Injected(Arc<Mutex<Faults>>);
 struct Faults {
     outage: Option<StatusCode>,
     delay: Option<Duration>,
+    /// Requests answered with the outage's status since it began, so a
+    /// test can tell a client asked while the server was down.
+    refused: u64,
 }
 
 impl Injected {
     /// Waits out an injected delay; then the injected outage's status, if
     /// one is on.
     pub async fn apply(&self) -> Option<StatusCode> {
-        let Faults { outage, delay } = *self.0.lock();
+        let delay = self.0.lock().delay;
         if let Some(delay) = delay {
             tokio::time::sleep(delay).await;
         }
-        outage
+        let mut faults = self.0.lock();
+        if faults.outage.is_some() {
+            faults.refused += 1;
+        }
+        faults.outage
     }
 
-    /// `PUT`/`DELETE /_model/outage` (`{"status": 503}`, any 4xx or 5xx)
-    /// and `/_model/delay` (`{"ms": 2000}`, at most a minute).
+    /// `PUT`/`DELETE /_model/outage` (`{"status": 503}`, any 4xx or 5xx;
+    /// `GET` answers it with how many requests it has refused) and
+    /// `/_model/delay` (`{"ms": 2000}`, at most a minute).
     pub fn routes<S>() -> Router<S>
     where
         S: Clone + Send + Sync + 'static,
         Injected: FromRef<S>,
     {
         Router::new()
-            .route("/_model/outage", put(set_outage).delete(end_outage))
+            .route(
+                "/_model/outage",
+                put(set_outage).delete(end_outage).get(show_outage),
+            )
             .route("/_model/delay", put(set_delay).delete(end_delay))
     }
 }
@@ -56,7 +67,9 @@ struct Outage {
 async fn set_outage(State(injected): State<Injected>, Json(outage): Json<Outage>) -> Response {
     match StatusCode::from_u16(outage.status) {
         Ok(status) if status.is_client_error() || status.is_server_error() => {
-            injected.0.lock().outage = Some(status);
+            let mut faults = injected.0.lock();
+            faults.outage = Some(status);
+            faults.refused = 0;
             StatusCode::NO_CONTENT.into_response()
         }
         _ => (
@@ -65,6 +78,15 @@ async fn set_outage(State(injected): State<Injected>, Json(outage): Json<Outage>
         )
             .into_response(),
     }
+}
+
+async fn show_outage(State(injected): State<Injected>) -> Response {
+    let faults = *injected.0.lock();
+    Json(json!({
+        "status": faults.outage.map(|s| s.as_u16()),
+        "refused": faults.refused,
+    }))
+    .into_response()
 }
 
 async fn end_outage(State(injected): State<Injected>) -> Response {

@@ -401,7 +401,7 @@ impl Journey {
 }
 
 /// Whether `token` hashes to `hash`, in constant time.
-fn same_hash(token: &str, hash: &str) -> bool {
+pub fn same_hash(token: &str, hash: &str) -> bool {
     use subtle::ConstantTimeEq;
     session_hash(token).as_bytes().ct_eq(hash.as_bytes()).into()
 }

@@ -92,7 +92,7 @@ mod tests {
             MandateId::generate(1, 1),
             Tenant::from_stored("partner:p:test".into()),
             AccountId::generate(1, 2),
-            "test_payer_ok",
+            "model_bank",
             PaymentId::generate(1, 3),
             now,
         );

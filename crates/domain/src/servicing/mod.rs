@@ -3,6 +3,7 @@
 //! the collections, schedules and mandates that repay it.
 
 pub mod account;
+pub mod bank_payment;
 pub mod collection;
 pub mod ledger;
 pub mod link_request;

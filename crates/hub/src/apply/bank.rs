@@ -120,25 +120,6 @@ pub struct BankAnswer {
     error: Option<String>,
 }
 
-/// `GET /open-banking/callback`: lendhub's redirect URI at every bank. The
-/// state names the application; the journey's own page takes the answer,
-/// where the applicant's session is.
-pub async fn callback(Query(answer): Query<BankAnswer>, uri: axum::http::Uri) -> Response {
-    let id = answer
-        .state
-        .as_deref()
-        .and_then(|s| s.split_once('.'))
-        .map(|(id, _)| id)
-        .filter(|id| lendhub_domain::ids::ApplicationId::parse(id).is_some());
-    match id {
-        Some(id) => {
-            let query = uri.query().unwrap_or_default();
-            Redirect::to(&format!("{}?{query}", page(id, "bank/return"))).into_response()
-        }
-        None => JourneyError::NoJourney.into_response(),
-    }
-}
-
 /// `GET {apply_url}/{id}/bank/return`: the account the applicant shared is
 /// read and the journey moves to the consents; otherwise the bank choice
 /// again, saying why.

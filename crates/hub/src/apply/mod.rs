@@ -50,7 +50,6 @@ pub fn router(state: JourneyState) -> Router {
         )
         .route("/apply/{id}/bank", get(bank::show).post(bank::submit))
         .route("/apply/{id}/bank/return", get(bank::returned))
-        .route("/open-banking/callback", get(bank::callback))
         .route(
             "/apply/{id}/consents",
             get(consents::show).post(consents::submit),

@@ -74,24 +74,11 @@ impl OpenBankingAis {
 #[async_trait]
 impl AccountInformation for OpenBankingAis {
     fn banks(&self) -> Vec<(String, String)> {
-        self.banks
-            .banks
-            .iter()
-            .map(|b| (b.connection.id.clone(), b.connection.name.clone()))
-            .collect()
+        self.banks.names()
     }
 
     async fn authorisation_origins(&self) -> Vec<String> {
-        let mut origins = Vec::new();
-        for bank in &self.banks.banks {
-            let Ok(discovery) = self.banks.discovery(bank).await else {
-                continue;
-            };
-            if let Ok(url) = url::Url::parse(&discovery.authorization_endpoint) {
-                origins.push(url.origin().ascii_serialization());
-            }
-        }
-        origins
+        self.banks.authorisation_origins().await
     }
 
     async fn request_access(

@@ -108,6 +108,29 @@ impl Banks {
         self.banks.iter().find(|b| b.connection.id == id)
     }
 
+    /// Each bank as (id, name shown to payers).
+    pub fn names(&self) -> Vec<(String, String)> {
+        self.banks
+            .iter()
+            .map(|b| (b.connection.id.clone(), b.connection.name.clone()))
+            .collect()
+    }
+
+    /// The origins of the banks' authorisation pages, for those it could
+    /// discover: a page whose form sends the payer there must allow them.
+    pub async fn authorisation_origins(&self) -> Vec<String> {
+        let mut origins = Vec::new();
+        for bank in &self.banks {
+            let Ok(discovery) = self.discovery(bank).await else {
+                continue;
+            };
+            if let Ok(url) = url::Url::parse(&discovery.authorization_endpoint) {
+                origins.push(url.origin().ascii_serialization());
+            }
+        }
+        origins
+    }
+
     pub async fn discovery<'a>(&self, bank: &'a Bank) -> Result<&'a Discovery, BankUnavailable> {
         bank.discovered
             .get_or_try_init(|| async {

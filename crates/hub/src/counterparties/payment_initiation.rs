@@ -118,11 +118,11 @@ impl OpenBankingPis {
 #[async_trait]
 impl BankPayments for OpenBankingPis {
     fn banks(&self) -> Vec<(String, String)> {
-        self.banks
-            .banks
-            .iter()
-            .map(|b| (b.connection.id.clone(), b.connection.name.clone()))
-            .collect()
+        self.banks.names()
+    }
+
+    async fn authorisation_origins(&self) -> Vec<String> {
+        self.banks.authorisation_origins().await
     }
 
     async fn request_payment(

@@ -18,8 +18,8 @@ use time::OffsetDateTime;
 use tokio::sync::Notify;
 
 use crate::counterparties::{
-    CompanyRegister, Counterparties, CreditBureau, FasterPayments, PaymentInitiation,
-    PerEnvironment, PersonRegister,
+    BankPayments, CompanyRegister, Counterparties, CreditBureau, FasterPayments,
+    MandateCollections, PerEnvironment, PersonRegister,
 };
 use crate::links::Links;
 
@@ -53,7 +53,9 @@ pub struct Parts {
     pub(in crate::flows) people: Arc<dyn PersonRegister>,
     pub(in crate::flows) bureau: Arc<dyn CreditBureau>,
     pub(in crate::flows) rail: Arc<dyn FasterPayments>,
-    pub(in crate::flows) pisp: Arc<dyn PaymentInitiation>,
+    /// The payer's banks a payment link is paid at.
+    pub(in crate::flows) payments: PerEnvironment<Arc<dyn BankPayments>>,
+    pub(in crate::flows) mandates: Arc<dyn MandateCollections>,
     pub(in crate::flows) links: Links,
     pub(in crate::flows) clock: Arc<dyn Clock>,
     /// England and Wales working days: statements are invoiced on the 2nd
@@ -94,7 +96,8 @@ impl Context {
             people: counterparties.people.clone(),
             bureau: counterparties.bureau.clone(),
             rail: counterparties.rail.clone(),
-            pisp: counterparties.pisp.clone(),
+            payments: counterparties.payments.clone(),
+            mandates: counterparties.mandates.clone(),
             links,
             clock,
             working_days,

@@ -22,6 +22,7 @@ pub mod lists;
 pub mod mandates;
 pub mod marketplace;
 pub mod open_application;
+pub mod pay_at_bank;
 pub mod payment_links;
 pub mod payment_sweep;
 pub mod payments;

@@ -1,6 +1,7 @@
 //! Payments due on their owner's clock (`Payment::due_at`): a scheduled
-//! instalment under a mandate is initiated at once; a processing payment
-//! settles a minute after authorisation; a pending link expires.
+//! instalment under a mandate is initiated at once; the payer's bank is
+//! asked how a payment it accepted stands (an instalment collected in
+//! process settles a minute after initiation); a pending link expires.
 //! They ride the application sweep's queue (`applications::sweep`), so one
 //! worker, woken when a clock moves, handles everything due.
 
@@ -20,6 +21,9 @@ pub async fn run(cx: &Context, due: &DuePayment, now: OffsetDateTime) -> Result<
     match due.payment.status {
         PaymentStatus::Pending if !due.payment.is_link() => {
             payments::collect_under_mandate(cx, &due.payment, now).await
+        }
+        PaymentStatus::Processing if due.payment.bank_payment_id.is_some() => {
+            payments::ask_bank(cx, &due.payment, now).await
         }
         PaymentStatus::Processing => payments::settle(cx, &due.payment, now).await,
         PaymentStatus::Pending => payments::expire(cx, &due.payment, now).await,

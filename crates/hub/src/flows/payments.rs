@@ -1,6 +1,7 @@
-//! A payment's state changes outside a partner's request: the payer's
-//! authorisation on the pay page, a scheduled instalment's initiation
-//! under its mandate, settlement and a link's expiry on the clock. Each commits the payment's next version with its event (and, on
+//! A payment's state changes outside a partner's request: a scheduled
+//! instalment's initiation under its mandate, what the payer's bank says of
+//! a payment it accepted, settlement, and a link's expiry on the clock
+//! (the pay page's steps are `pay_at_bank`). Each commits the payment's next version with its event (and, on
 //! settlement, the ledger's collection) or nothing: `Ok(false)` when
 //! another instance or request moved the payment first.
 
@@ -17,11 +18,12 @@ use crate::flows::Context;
 use crate::flows::events::event;
 use crate::flows::schedule_follow::follow;
 use crate::views::payment::PaymentView;
+use lendhub_domain::open_banking::pis::Progress;
 
 /// Commits `next` with its event, `writes`, and what its schedule does in
 /// step (`schedules::follow`): the payment as committed, or `None` if
 /// another instance or request moved it (or its schedule) first.
-async fn commit(
+pub(super) async fn commit(
     cx: &Context,
     next: Payment,
     writes: WriteSet,
@@ -54,32 +56,6 @@ async fn commit_announcing(
     }
 }
 
-/// The payer chose `bank` and authorised: the bank's answer makes the
-/// payment processing (`payment.processing`) or failed (`payment.failed`).
-/// The payment as it now stands; `None` if it could not be moved (no
-/// longer open, or moved concurrently).
-pub async fn authorise(
-    cx: &Context,
-    payment: &Payment,
-    bank: &str,
-    now: OffsetDateTime,
-) -> Result<Option<Payment>, FlowError> {
-    if payment.open(now).is_err() {
-        return Ok(None);
-    }
-    let reference = payment.reference.as_deref().unwrap_or(payment.id.as_str());
-    let (next, kind) = match cx.pisp.initiate(bank, payment.amount, reference).await {
-        Initiated::Submitted => (payment.authorised(bank, now), EventType::PaymentProcessing),
-        Initiated::Refused(reason) => {
-            (payment.failed(reason, Some(bank)), EventType::PaymentFailed)
-        }
-    };
-    let Ok(next) = next else {
-        return Ok(None);
-    };
-    commit(cx, next, WriteSet::default(), kind, now).await
-}
-
 /// A schedule's instalment under a mandate: the payer's bank is asked
 /// under the payment's own id (`payment.processing` or `payment.failed`);
 /// under a revoked mandate it fails with `mandate_revoked` without asking.
@@ -98,8 +74,8 @@ pub async fn collect_under_mandate(
         .ok_or_else(|| FlowError::Internal(format!("payment {} names no mandate", payment.id)))?;
     let bank = mandate.payer_bank.as_str();
     let initiated = if mandate.is_active() {
-        cx.pisp
-            .initiate(bank, payment.amount, payment.id.as_str())
+        cx.mandates
+            .collect(bank, payment.amount, payment.id.as_str())
             .await
     } else {
         Initiated::Refused(FailureReason::MandateRevoked)
@@ -175,6 +151,53 @@ pub async fn settle(
         crate::flows::review_account::review(cx, &fresh, now).await?;
     }
     Ok(true)
+}
+
+/// A payment the payer's bank accepted: asked how it stands, it is paid
+/// when the bank settled it, failed when the bank rejected it, and
+/// otherwise asked about again later (as when the bank cannot be reached).
+pub async fn ask_bank(
+    cx: &Context,
+    payment: &Payment,
+    now: OffsetDateTime,
+) -> Result<bool, FlowError> {
+    let (Some(bank), Some(bank_payment_id)) = (&payment.payer_bank, &payment.bank_payment_id)
+    else {
+        return Ok(false);
+    };
+    let bank_payments = cx.payments.for_owner(&payment.owner);
+    let progress = match bank_payments.payment_status(bank, bank_payment_id).await {
+        Ok(read) => read.progress,
+        Err(e) => {
+            tracing::warn!(payment = %payment.id, bank, error = %e, "the bank could not say how a payment stands");
+            Progress::InProgress
+        }
+    };
+    match progress {
+        Progress::Settled => settle(cx, payment, now).await,
+        Progress::Failed(reason) => {
+            let Ok(failed) = payment.failed(reason, None) else {
+                return Ok(false);
+            };
+            Ok(commit(
+                cx,
+                failed,
+                WriteSet::default(),
+                EventType::PaymentFailed,
+                now,
+            )
+            .await?
+            .is_some())
+        }
+        Progress::InProgress => {
+            let Ok(asked) = payment.still_in_progress(now) else {
+                return Ok(false);
+            };
+            Ok(commit_announcing(cx, asked, WriteSet::default(), &[], now)
+                .await?
+                .is_some())
+        }
+    }
 }
 
 /// A link nobody paid before `expires_at`: failed, `link_expired`.

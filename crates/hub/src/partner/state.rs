@@ -75,7 +75,8 @@ pub struct Partner {
     pub accounts:
         crate::counterparties::PerEnvironment<Arc<dyn crate::counterparties::AccountInformation>>,
     /// Where payers authorise collections (the pay page lists its banks).
-    pub pisp: Arc<dyn crate::counterparties::PaymentInitiation>,
+    pub payments:
+        crate::counterparties::PerEnvironment<Arc<dyn crate::counterparties::BankPayments>>,
     /// The hub's addresses and the links that carry their own credential.
     pub links: Links,
     /// What the MCP tier's handlers hold.
@@ -207,7 +208,7 @@ impl PartnerState {
             stand_ins: counterparties.stand_ins,
             banks: counterparties.banks,
             accounts: counterparties.accounts,
-            pisp: counterparties.pisp,
+            payments: counterparties.payments,
             links,
             idempotency: Idempotency::new(store.clone(), master_key.clone(), outbox_wake.clone()),
             sender,

@@ -13,8 +13,12 @@ use axum::routing::get;
 
 use state::PayState;
 
+/// Where the payer lands back from their bank (`bank_callback` sends them).
+pub const RETURN: &str = "/pay/return";
+
 pub fn router(state: PayState) -> Router {
     Router::new()
+        .route(RETURN, get(page::returned))
         .route("/pay/{link}", get(page::show).post(page::pay))
         .route(
             "/pay/mandates/{link}",

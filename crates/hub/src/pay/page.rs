@@ -1,17 +1,17 @@
 use askama::Template;
 use axum::Form;
 use axum::extract::rejection::FormRejection;
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
-use axum::response::Response;
+use axum::response::{IntoResponse, Redirect, Response};
 use lendhub_domain::ids::{HubId, PaymentId};
 use lendhub_domain::servicing::collection::{FailureReason, Payment, PaymentStatus};
 use lendhub_domain::servicing::schedule::ScheduleStatus;
 use serde::Deserialize;
 
 use super::state::PayState;
-use crate::flows::payments;
-use crate::html::{form_status, render};
+use crate::flows::pay_at_bank::{self, BankAnswer, Requested, Returned};
+use crate::html::{form_status, render, render_sending_to};
 
 #[derive(Template)]
 #[template(path = "pay/pay.html")]
@@ -21,7 +21,7 @@ struct PayPage<'a> {
     description: Option<&'a str>,
     expires: String,
     action: &'a str,
-    banks: Vec<(&'static str, &'static str)>,
+    banks: Vec<(String, String)>,
     error: Option<&'a str>,
     /// What authorising also sets up, for a schedule's first collection.
     mandate_terms: Option<String>,
@@ -218,7 +218,11 @@ async fn pay_page(state: &PayState, p: &Payment, link: &str, error: Option<&str>
         Ok(terms) => terms,
         Err(page) => return page,
     };
-    render(
+    let banks = state.payments.for_owner(&p.owner);
+    // The form ends at a bank's authorisation page: CSP's `form-action`
+    // must allow it.
+    let origins = banks.authorisation_origins().await.join(" ");
+    render_sending_to(
         form_status(error.as_slice()),
         &PayPage {
             amount: p.amount.to_string(),
@@ -226,10 +230,11 @@ async fn pay_page(state: &PayState, p: &Payment, link: &str, error: Option<&str>
             description: p.description.as_deref(),
             expires: p.expires_at.date().to_string(),
             action: &action,
-            banks: state.pisp.banks(),
+            banks: banks.banks(),
             error,
             mandate_terms,
         },
+        (!origins.is_empty()).then_some(origins.as_str()),
     )
 }
 
@@ -254,7 +259,8 @@ pub async fn show(State(state): State<PayState>, Path(link): Path<String>) -> Re
     }
 }
 
-/// `POST {pay_url}/{link}`: the payer authorises at the chosen bank.
+/// `POST {pay_url}/{link}`: the payer chose their bank; they are sent
+/// there to authorise the payment.
 pub async fn pay(
     State(state): State<PayState>,
     Path(link): Path<String>,
@@ -269,19 +275,76 @@ pub async fn pay(
     }
     let Form(form) = form.unwrap_or_default();
     let bank = form.bank.unwrap_or_default();
-    if !state.pisp.banks().iter().any(|(id, _)| *id == bank) {
+    let banks = state.payments.for_owner(&p.owner).banks();
+    let Some((_, name)) = banks.iter().find(|(id, _)| *id == bank) else {
         return pay_page(&state, &p, &link, Some("Choose your bank.")).await;
-    }
-    match payments::authorise(&state.flows, &p, &bank, now).await {
-        Ok(Some(next)) => status_page(&state, &next, now),
-        // Moved meanwhile (another tab, the link lapsing): show how it stands.
-        Ok(None) => match payment(&state, &link).await {
-            Ok(Some(current)) => status_page(&state, &current, now),
-            Ok(None) => not_found(),
-            Err(r) => r,
-        },
+    };
+    match pay_at_bank::request(&state.flows, &p, &bank, now).await {
+        Ok(Requested::AtBank(url)) => Redirect::to(&url).into_response(),
+        Ok(Requested::Unreachable) => {
+            let why = format!(
+                "We could not reach {name} just now. No money has moved: try again in a moment, or choose another bank."
+            );
+            pay_page(&state, &p, &link, Some(&why)).await
+        }
+        Ok(Requested::Moved) => current(&state, &link, now).await,
         Err(e) => {
-            tracing::warn!(payment = %p.id, error = %e, "could not record an authorisation");
+            tracing::warn!(payment = %p.id, error = %e, "could not record a payment consent");
+            unavailable()
+        }
+    }
+}
+
+/// How the payment `link` names stands now.
+async fn current(state: &PayState, link: &str, now: time::OffsetDateTime) -> Response {
+    match payment(state, link).await {
+        Ok(Some(current)) => status_page(state, &current, now),
+        Ok(None) => not_found(),
+        Err(r) => r,
+    }
+}
+
+/// What the payer's bank sent them back with, through lendhub's callback.
+#[derive(Deserialize)]
+pub struct Returning {
+    state: Option<String>,
+    code: Option<String>,
+    error: Option<String>,
+}
+
+/// `GET {pay_url}/return`: the payer is back from their bank. The state is
+/// the credential: it names the payment and holds the secret only this
+/// authorisation knows.
+pub async fn returned(State(state): State<PayState>, Query(back): Query<Returning>) -> Response {
+    let handed = back.state.unwrap_or_default();
+    let Some(id) = pay_at_bank::payment_named(&handed) else {
+        return not_found();
+    };
+    let p = match state.servicing.payment_any_owner(&id).await {
+        Ok(Some(p)) => p,
+        Ok(None) => return not_found(),
+        Err(e) => {
+            tracing::warn!(error = %e, "pay page unavailable");
+            return unavailable();
+        }
+    };
+    let now = match now_for(&state, &p).await {
+        Ok(now) => now,
+        Err(page) => return page,
+    };
+    let answer = BankAnswer {
+        code: back.code,
+        error: back.error,
+    };
+    let link = format!("{id}.{}", state.links.pay_token(&id));
+    match pay_at_bank::returned(&state.flows, &p, &handed, &answer, now).await {
+        Ok(Returned::Now(current)) => status_page(&state, &current, now),
+        Ok(Returned::Ended) => {
+            let why = "That authorisation at your bank has ended. Choose your bank to pay again.";
+            pay_page(&state, &p, &link, Some(why)).await
+        }
+        Err(e) => {
+            tracing::warn!(payment = %p.id, error = %e, "could not record the bank's answer");
             unavailable()
         }
     }

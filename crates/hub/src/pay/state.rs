@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use lendhub_store::ServicingStore;
 
-use crate::counterparties::PaymentInitiation;
+use crate::counterparties::{BankPayments, PerEnvironment};
 use crate::flows::Context;
 use crate::links::Links;
 
@@ -13,8 +13,8 @@ use crate::links::Links;
 pub struct PayState {
     /// Payments, their schedules and mandates, read by link.
     pub servicing: Arc<dyn ServicingStore>,
-    /// The banks a payer may authorise at.
-    pub pisp: Arc<dyn PaymentInitiation>,
+    /// Each environment's banks a payer may authorise at.
+    pub payments: PerEnvironment<Arc<dyn BankPayments>>,
     pub links: Links,
     pub flows: Context,
 }

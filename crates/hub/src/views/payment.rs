@@ -31,7 +31,7 @@ pub struct PaymentView {
     #[schema(value_type = String, format = DateTime)]
     expires_at: OffsetDateTime,
     /// The payer's bank, once the payer chose it (or the mandate's).
-    #[schema(example = "test_payer_ok")]
+    #[schema(example = "model_bank")]
     payer_bank: Option<String>,
     /// When the payer's bank accepted the payment and submitted it to
     /// Faster Payments (`processing`).

@@ -154,7 +154,7 @@ async fn staff_see_their_own_partner_one_environment_at_a_time() {
             page.body
         );
         assert!(page.body.contains(
-            "Simulated in process: identity checks, credit bureau, payment initiation, payout rail."
+            "Simulated in process: identity checks, credit bureau, mandate collections, payout rail."
         ));
     }
 

@@ -68,8 +68,9 @@ fn free_port() -> u16 {
         .port()
 }
 
-#[tokio::test]
-async fn the_live_journey_reads_the_account_at_a_bank_in_its_own_process() {
+/// A model bank in its own process, and the REST tier's configuration of
+/// a hub on the port the bank sends payers back to.
+async fn beside_a_bank() -> (ModelBank, lendhub::config::Config, Site) {
     let port = free_port();
     let hub = format!("http://127.0.0.1:{port}");
     let bank = ModelBank::launch(&format!("{hub}/open-banking/callback"));
@@ -78,6 +79,12 @@ async fn the_live_journey_reads_the_account_at_a_bank_in_its_own_process() {
     config.rest_tier.enabled = true;
     config.hub.addr = format!("127.0.0.1:{port}").parse().unwrap();
     config.hub.public_url = Some(hub.parse().unwrap());
+    (bank, config, site)
+}
+
+#[tokio::test]
+async fn the_live_journey_reads_the_account_at_a_bank_in_its_own_process() {
+    let (bank, mut config, site) = beside_a_bank().await;
     config.counterparties.live.open_banking.banks.insert(
         "acme_bank".into(),
         lendhub::config::Bank {
@@ -88,6 +95,7 @@ async fn the_live_journey_reads_the_account_at_a_bank_in_its_own_process() {
             client_secret: CLIENT.1.to_owned().into(),
         },
     );
+    paying(&mut config.counterparties.live.open_banking);
     let app = App::spawn_with(config, site).await;
     applicant(&app).await;
     let (client, _) =
@@ -150,17 +158,8 @@ async fn the_live_journey_reads_the_account_at_a_bank_in_its_own_process() {
 
     // Everything exchanged, both ways, is what the standard describes.
     let exchanges = bank.exchanges().await;
-    let file = app._site.path().join("exchanges.json");
-    std::fs::write(&file, exchanges.to_string()).unwrap();
-    let spec = format!(
-        "{}/../models/spec/open-banking-v3.1.11r5/account-info-openapi.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let checked = python_json(
-        "open_banking_conformance.py",
-        vec![("EXCHANGES", file.display().to_string()), ("SPECS", spec)],
-    )
-    .await;
+    let checked =
+        open_banking_conformance(app._site.path(), &exchanges, "account-info-openapi.json").await;
     assert_eq!(checked["problems"], json!([]), "{checked}");
     assert_eq!(
         checked["operations"],
@@ -185,4 +184,276 @@ async fn the_live_journey_reads_the_account_at_a_bank_in_its_own_process() {
         assert!(x["headers"]["x-fapi-interaction-id"].is_string(), "{x}");
         assert_eq!(x["headers"]["authorization"], "present", "{x}");
     }
+}
+
+/// The model bank's admin endpoints, with the client's credentials.
+async fn model_admin(bank: &ModelBank, method: reqwest::Method, path: &str, body: Option<Value>) {
+    let mut request = reqwest::Client::new()
+        .request(method, format!("{}{path}", bank.url))
+        .basic_auth(CLIENT.0, Some(CLIENT.1));
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let status = request.send().await.unwrap().status();
+    assert!(status.is_success(), "{path}: {status}");
+}
+
+/// `counterparties.test.open_banking` naming `bank` as `acme_bank`, with
+/// the model signing key and a collection account.
+fn pay_at(config: &mut lendhub::config::Config, bank: &ModelBank) {
+    let ob = &mut config.counterparties.test.open_banking;
+    paying(ob);
+    ob.banks.insert(
+        "acme_bank".into(),
+        lendhub::config::Bank {
+            name: "Acme Bank".into(),
+            discovery_url: format!("{}/.well-known/openid-configuration", bank.url),
+            api_base_url: format!("{}/open-banking/v3.1", bank.url),
+            client_id: CLIENT.0.into(),
+            client_secret: CLIENT.1.to_owned().into(),
+        },
+    );
+}
+
+/// What an environment with a real bank needs for payments: the key its
+/// requests are signed with (the model key, which the model bank trusts)
+/// and the account payments go to.
+fn paying(ob: &mut lendhub::config::OpenBanking) {
+    ob.message_signing = Some(lendhub::config::MessageSigning {
+        key_file: format!(
+            "{}/../models/keys/lendhub-signing.pem",
+            env!("CARGO_MANIFEST_DIR")
+        )
+        .into(),
+        kid: lendhub_models::keys::LENDHUB_SIGNING_KID.into(),
+        issuer: lendhub_models::keys::LENDHUB_SIGNING_ISS.into(),
+    });
+    ob.collection_account = Some(lendhub::config::CollectionAccount {
+        name: "Lendhub Collections Ltd".into(),
+        sort_code: "601613".into(),
+        account_number: "31926819".into(),
+    });
+}
+
+/// A client that stops at each redirect, so the test holds the callback.
+fn stepping() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+/// The payer chooses Acme Bank for `url` and approves paying from
+/// `account` on its page: lendhub's callback address, with the code and
+/// state, which the bank sends them back to.
+async fn authorised_at_acme(app: &App, url: &str, account: &str) -> String {
+    let http = stepping();
+    let chosen = http
+        .post(url)
+        .form(&[("bank", "acme_bank")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(chosen.status(), 303, "{}", chosen.text().await.unwrap());
+    let at_bank = chosen.headers()["location"].to_str().unwrap().to_owned();
+    let consent = http.get(&at_bank).send().await.unwrap();
+    let page = consent.text().await.unwrap();
+    let token = consent_form_token(&page);
+    let bank = url::Url::parse(&at_bank)
+        .unwrap()
+        .origin()
+        .ascii_serialization();
+    let back = http
+        .post(format!("{bank}/authorize"))
+        .form(&[
+            ("page", token.as_str()),
+            ("decision", "approve"),
+            ("account", account),
+        ])
+        .send()
+        .await
+        .unwrap();
+    let callback = back.headers()["location"].to_str().unwrap().to_owned();
+    assert!(
+        callback.starts_with(&format!("{}/open-banking/callback?", app.hub)),
+        "{callback}"
+    );
+    callback
+}
+
+/// The page a followed GET of `url` ends at: (status, HTML).
+async fn landing(app: &App, url: &str) -> (u16, String) {
+    let r = app.http.get(url).send().await.unwrap();
+    (r.status().as_u16(), r.text().await.unwrap())
+}
+
+#[tokio::test]
+async fn the_pay_page_pays_at_a_bank_in_its_own_process_through_each_failure() {
+    use crate::rest_accounts::funded_with;
+    use crate::rest_payments::{SCOPES, link, payment};
+    let (bank, mut config, site) = beside_a_bank().await;
+    pay_at(&mut config, &bank);
+    let app = App::spawn_with(config, site).await;
+    let (key, account) = funded_with(&app, SCOPES).await;
+    let new_link = |n: usize| {
+        let (app, key, account) = (&app, &key, &account);
+        async move {
+            let r = link(
+                app,
+                key,
+                &format!("acme-link-{n}"),
+                json!({"account_id": account, "amount_pence": 2_500, "reference": format!("ACME-{n}")}),
+            )
+            .await;
+            assert_eq!(r.status, 201, "{}", r.body);
+            (
+                r.body["id"].as_str().unwrap().to_owned(),
+                r.body["url"].as_str().unwrap().to_owned(),
+            )
+        }
+    };
+
+    // The bank is offered, and the page's form may send the payer there.
+    let (id, url) = new_link(1).await;
+    let page = app.http.get(&url).send().await.unwrap();
+    let csp = page.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        csp.contains(&format!("form-action 'self' {}", bank.url)),
+        "{csp}"
+    );
+    assert!(page.text().await.unwrap().contains("Acme Bank"));
+
+    // Authorised; the callback comes twice (a reload, a replayed
+    // redirect): one payment at the bank, one `payment.processing`.
+    let callback = authorised_at_acme(&app, &url, "strong").await;
+    let (status, first) = landing(&app, &callback).await;
+    assert_eq!(status, 200, "{first}");
+    assert!(first.contains("data-status=\"processing\""), "{first}");
+    let (status, again) = landing(&app, &callback).await;
+    assert_eq!(status, 200, "{again}");
+    assert!(again.contains("data-status=\"processing\""), "{again}");
+    let submitted = |exchanges: &Value| {
+        exchanges
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|x| x["operation"] == "POST /domestic-payments")
+            .count()
+    };
+    assert_eq!(submitted(&bank.exchanges().await), 1);
+    assert_eq!(payment(&app, &key, &id).await["payer_bank"], "acme_bank");
+
+    // The bank down when next asked: still processing, asked again later;
+    // back up, it says the payment settled, and only then is it paid.
+    model_admin(
+        &bank,
+        reqwest::Method::PUT,
+        "/_model/outage",
+        Some(json!({"status": 503})),
+    )
+    .await;
+    app.advance(time::Duration::minutes(1));
+    eventually_async("the bank is asked while down", || async {
+        refused(&bank).await > 0
+    })
+    .await;
+    assert_eq!(payment(&app, &key, &id).await["status"], "processing");
+    model_admin(&bank, reqwest::Method::DELETE, "/_model/outage", None).await;
+    app.advance(time::Duration::minutes(5));
+    eventually_async("the payment settles", || async {
+        payment(&app, &key, &id).await["status"] == "paid"
+    })
+    .await;
+
+    // The bank down when asked for a consent: the choice again, saying so,
+    // and the payment still open.
+    let (down_id, down_url) = new_link(2).await;
+    model_admin(
+        &bank,
+        reqwest::Method::PUT,
+        "/_model/outage",
+        Some(json!({"status": 503})),
+    )
+    .await;
+    let r = stepping()
+        .post(&down_url)
+        .form(&[("bank", "acme_bank")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 422);
+    let text = r.text().await.unwrap();
+    assert!(text.contains("could not reach Acme Bank"), "{text}");
+    assert_eq!(payment(&app, &key, &down_id).await["status"], "pending");
+    model_admin(&bank, reqwest::Method::DELETE, "/_model/outage", None).await;
+
+    // Authorised, then the bank down when the payment is submitted:
+    // failed, bank_unavailable, and the page says so.
+    let callback = authorised_at_acme(&app, &down_url, "strong").await;
+    model_admin(
+        &bank,
+        reqwest::Method::PUT,
+        "/_model/outage",
+        Some(json!({"status": 503})),
+    )
+    .await;
+    let (_, page) = landing(&app, &callback).await;
+    assert!(page.contains("data-reason=\"bank_unavailable\""), "{page}");
+    model_admin(&bank, reqwest::Method::DELETE, "/_model/outage", None).await;
+    let failed = payment(&app, &key, &down_id).await;
+    assert_eq!(failed["failure_reason"], "bank_unavailable", "{failed}");
+
+    // A state nobody issued: a clear page, nothing changed.
+    let (status, page) = landing(
+        &app,
+        &format!(
+            "{}/open-banking/callback?code=x&state={down_id}.forged",
+            app.hub
+        ),
+    )
+    .await;
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains("data-reason=\"bank_unavailable\""),
+        "shows how it stands"
+    );
+    let (status, _) = landing(
+        &app,
+        &format!("{}/open-banking/callback?state=nothing", app.hub),
+    )
+    .await;
+    assert_eq!(status, 404);
+
+    // Everything lendhub and the bank exchanged is what the standard says.
+    let exchanges = bank.exchanges().await;
+    let checked = open_banking_conformance(
+        app._site.path(),
+        &exchanges,
+        "payment-initiation-openapi.json",
+    )
+    .await;
+    assert_eq!(checked["problems"], json!([]), "{checked}");
+    for x in exchanges.as_array().unwrap() {
+        if x["operation"].as_str().unwrap().starts_with("POST") {
+            assert!(x["headers"]["x-jws-signature"].is_string(), "{x}");
+            assert!(x["headers"]["x-idempotency-key"].is_string(), "{x}");
+        }
+    }
+}
+
+/// How many requests the bank refused in its outage so far.
+async fn refused(bank: &ModelBank) -> u64 {
+    let outage: Value = reqwest::Client::new()
+        .get(format!("{}/_model/outage", bank.url))
+        .basic_auth(CLIENT.0, Some(CLIENT.1))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    outage["refused"].as_u64().unwrap()
 }

@@ -91,12 +91,7 @@ impl Bank {
         assert_eq!(page.status(), 200);
         let html = page.text().await.unwrap();
         assert!(html.contains("pay GBP"), "{html}");
-        let token = html
-            .split("name=\"page\" value=\"")
-            .nth(1)
-            .and_then(|rest| rest.split('"').next())
-            .unwrap()
-            .to_owned();
+        let token = consent_form_token(&html);
         let answer = self
             .http
             .post(format!("{}/authorize", self.url))
@@ -245,17 +240,8 @@ async fn a_payment_the_payer_authorises_is_submitted_and_followed_to_settlement(
 
     // What both sides exchanged is what the standard describes.
     let site = Site::new().await;
-    let file = site.path().join("exchanges.json");
-    std::fs::write(&file, exchanges.to_string()).unwrap();
-    let spec = format!(
-        "{}/../models/spec/open-banking-v3.1.11r5/payment-initiation-openapi.json",
-        env!("CARGO_MANIFEST_DIR")
-    );
-    let checked = python_json(
-        "open_banking_conformance.py",
-        vec![("EXCHANGES", file.display().to_string()), ("SPECS", spec)],
-    )
-    .await;
+    let checked =
+        open_banking_conformance(site.path(), &exchanges, "payment-initiation-openapi.json").await;
     assert_eq!(checked["problems"], json!([]), "{checked}");
     assert_eq!(
         checked["operations"],

@@ -85,7 +85,7 @@ async fn an_overpayment_is_refused_up_front_and_a_racing_one_is_a_refundable_cre
         )
         .await;
         assert_eq!(r.status, 201, "{}", r.body);
-        pay_page(&app, r.body["url"].as_str().unwrap(), Some("test_payer_ok")).await;
+        pay_page(&app, r.body["url"].as_str().unwrap(), Some("strong")).await;
         paid.push(r.body["id"].as_str().unwrap().to_owned());
     }
     app.advance(Duration::minutes(2));

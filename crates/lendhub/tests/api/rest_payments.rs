@@ -1,6 +1,7 @@
 //! Payment links (issue #16): created by the partner, paid on the hosted pay
-//! page by a simulated open-banking bank, settled on the clock into the
-//! account's ledger; each failure reason and a lapsed link.
+//! page at the embedded model bank over open-banking payment initiation
+//! (issue #46), settled into the account's ledger when the bank says so;
+//! each failure reason and a lapsed link.
 
 use serde_json::{Value, json};
 use time::Duration;
@@ -31,18 +32,66 @@ pub async fn link(app: &App, key: &str, idempotency_key: &str, body: Value) -> R
     .await
 }
 
-/// The pay page: (status, text) of a GET, or of a POST choosing `bank`.
-pub async fn pay_page(app: &App, url: &str, bank: Option<&str>) -> (u16, String) {
-    let r = match bank {
-        None => app.http.get(url).send().await.unwrap(),
-        Some(b) => app
-            .http
-            .post(url)
-            .form(&[("bank", b)])
-            .send()
-            .await
-            .unwrap(),
+/// The embedded model bank, the one bank a test environment offers.
+pub const MODEL_BANK: &str = "model_bank";
+
+/// The pay page: (status, text) of a GET; or, with `payer`, of paying at
+/// the model bank: the payer chooses it, and on its consent page approves
+/// paying from the test account `payer` names (`strong`, `low`, `closed`,
+/// `docs/simulators.md`) or, with `decline`, declines; the bank sends them
+/// back through lendhub's callback to the page that says how it went.
+pub async fn pay_page(app: &App, url: &str, payer: Option<&str>) -> (u16, String) {
+    let Some(payer) = payer else {
+        return html(app.http.get(url).send().await.unwrap()).await;
     };
+    let chosen = app
+        .http
+        .post(url)
+        .form(&[("bank", MODEL_BANK)])
+        .send()
+        .await
+        .unwrap();
+    if chosen.url().as_str().starts_with(&app.hub) {
+        // Not sent to the bank: the page says why (paid, lapsed, …).
+        return html(chosen).await;
+    }
+    let (page, landed) = answer_at_bank(&app.http, chosen, payer).await;
+    assert!(landed.starts_with(&app.hub), "back at {landed}");
+    page
+}
+
+/// On the model bank's consent page `consent` (a followed answer), the
+/// payer approves paying from `account`, or declines with `decline`: the
+/// page lendhub shows when they are back, and where that is.
+pub async fn answer_at_bank(
+    http: &reqwest::Client,
+    consent: reqwest::Response,
+    account: &str,
+) -> ((u16, String), String) {
+    assert_eq!(consent.status(), 200, "{}", consent.url());
+    let bank = consent.url().origin().ascii_serialization();
+    let page = consent.text().await.unwrap();
+    let token = consent_form_token(&page);
+    let decision = if account == "decline" {
+        "decline"
+    } else {
+        "approve"
+    };
+    let back = http
+        .post(format!("{bank}/authorize"))
+        .form(&[
+            ("page", token.as_str()),
+            ("decision", decision),
+            ("account", account),
+        ])
+        .send()
+        .await
+        .unwrap();
+    let landed = back.url().to_string();
+    (html(back).await, landed)
+}
+
+async fn html(r: reqwest::Response) -> (u16, String) {
     let status = r.status().as_u16();
     assert!(
         r.headers()["content-type"]
@@ -157,13 +206,17 @@ async fn a_payment_link_is_paid_on_the_pay_page_and_settles_into_the_ledger() {
         page.contains("£465.89") && page.contains("INV-0001"),
         "{page}"
     );
-    assert!(page.contains("test_payer_ok"), "{page}");
+    assert!(
+        page.contains(&format!("value=\"{MODEL_BANK}\"")) && page.contains("Model Bank"),
+        "{page}"
+    );
     let (status, page) = pay_page(&app, &format!("{}x", &url[..url.len() - 1]), None).await;
     assert_eq!(status, 404);
     assert!(page.contains("does not work"), "{page}");
 
-    // Authorised: processing, then paid a minute later on the clock.
-    let (status, page) = pay_page(&app, &url, Some("test_payer_ok")).await;
+    // Authorised at the bank: processing, then paid when the bank, asked
+    // on the clock, says it settled.
+    let (status, page) = pay_page(&app, &url, Some("strong")).await;
     assert_eq!(status, 200);
     assert!(page.contains("data-status=\"processing\""), "{page}");
     assert!(
@@ -172,9 +225,9 @@ async fn a_payment_link_is_paid_on_the_pay_page_and_settles_into_the_ledger() {
     );
     let processing = payment(&app, &key, &id).await;
     assert_eq!(processing["status"], "processing");
-    assert_eq!(processing["payer_bank"], "test_payer_ok");
+    assert_eq!(processing["payer_bank"], MODEL_BANK);
     assert!(processing["authorised_at"].is_string(), "{processing}");
-    let (_, page) = pay_page(&app, &url, Some("test_payer_ok")).await;
+    let (_, page) = pay_page(&app, &url, Some("strong")).await;
     assert!(
         page.contains("data-status=\"processing\""),
         "paying twice changes nothing"
@@ -244,12 +297,13 @@ async fn a_payment_link_is_paid_on_the_pay_page_and_settles_into_the_ledger() {
             .all(|p| p["status"] == "paid")
     );
 
-    // Each failing bank, with its reason and a page that says so.
-    for (n, (bank, reason)) in [
-        ("test_payer_insufficient", "insufficient_funds"),
-        ("test_payer_cancels", "payer_cancelled"),
-        ("test_payer_revoked", "mandate_revoked"),
-        ("test_payer_unavailable", "bank_unavailable"),
+    // Each way the payer's bank fails it, with its reason and a page that
+    // says so: declined at the bank, an account the bank rejects at once,
+    // and one it accepts and then rejects when next asked.
+    for (n, (payer, reason)) in [
+        ("decline", "payer_cancelled"),
+        ("closed", "insufficient_funds"),
+        ("low", "insufficient_funds"),
     ]
     .into_iter()
     .enumerate()
@@ -263,12 +317,24 @@ async fn a_payment_link_is_paid_on_the_pay_page_and_settles_into_the_ledger() {
         .await;
         assert_eq!(r.status, 201, "{}", r.body);
         let url = r.body["url"].as_str().unwrap();
-        let (_, page) = pay_page(&app, url, Some(bank)).await;
-        assert!(
-            page.contains(&format!("data-reason=\"{reason}\"")),
-            "{bank}: {page}"
-        );
-        let failed = payment(&app, &key, r.body["id"].as_str().unwrap()).await;
+        let id = r.body["id"].as_str().unwrap();
+        let (_, page) = pay_page(&app, url, Some(payer)).await;
+        if payer == "low" {
+            assert!(page.contains("data-status=\"processing\""), "{page}");
+            app.advance(Duration::minutes(1));
+            eventually_async("the bank rejects it", || async {
+                payment(&app, &key, id).await["status"] == "failed"
+            })
+            .await;
+            let (_, later) = pay_page(&app, url, None).await;
+            assert!(later.contains("not enough money"), "{later}");
+        } else {
+            assert!(
+                page.contains(&format!("data-reason=\"{reason}\"")),
+                "{payer}: {page}"
+            );
+        }
+        let failed = payment(&app, &key, id).await;
         assert_eq!(failed["status"], "failed");
         assert_eq!(failed["failure_reason"], reason);
     }
@@ -288,7 +354,7 @@ async fn a_payment_link_is_paid_on_the_pay_page_and_settles_into_the_ledger() {
     let lapsing = r.body["id"].as_str().unwrap().to_owned();
     let url = r.body["url"].as_str().unwrap().to_owned();
     app.advance(Duration::days(2));
-    let (_, page) = pay_page(&app, &url, Some("test_payer_ok")).await;
+    let (_, page) = pay_page(&app, &url, Some("strong")).await;
     assert!(page.contains("expired"), "{page}");
     eventually_async("the link lapses", || async {
         payment(&app, &key, &lapsing).await["status"] == "failed"
@@ -304,7 +370,7 @@ async fn a_payment_link_is_paid_on_the_pay_page_and_settles_into_the_ledger() {
         Some(&key),
     )
     .await;
-    assert_eq!(l.body["data"].as_array().unwrap().len(), 5, "{}", l.body);
+    assert_eq!(l.body["data"].as_array().unwrap().len(), 4, "{}", l.body);
     let l = rest_get(&app, &format!("{TEST}/payments?status=paid"), Some(&key)).await;
     assert_eq!(l.body["data"][0]["id"], id.as_str());
     assert_hub_error(
@@ -321,16 +387,7 @@ async fn the_pay_page_in_chromium_pays_and_fails_with_each_reason() {
     let app = rest_app().await;
     let (key, account) = funded_with(&app, SCOPES).await;
     let mut links = serde_json::Map::new();
-    for (n, bank) in [
-        "test_payer_ok",
-        "test_payer_insufficient",
-        "test_payer_cancels",
-        "test_payer_revoked",
-        "test_payer_unavailable",
-    ]
-    .into_iter()
-    .enumerate()
-    {
+    for (n, payer) in ["strong", "closed", "decline"].into_iter().enumerate() {
         let r = link(
             &app,
             &key,
@@ -340,15 +397,20 @@ async fn the_pay_page_in_chromium_pays_and_fails_with_each_reason() {
         )
         .await;
         assert_eq!(r.status, 201, "{}", r.body);
-        links.insert(bank.to_owned(), r.body["url"].clone());
+        links.insert(payer.to_owned(), r.body["url"].clone());
     }
     let r = crate::support::python_json(
         "pay_browser.py",
         vec![("LINKS", Value::Object(links).to_string())],
     )
     .await;
-    let ok = &r["test_payer_ok"];
+    let ok = &r["strong"];
     assert_eq!(ok["amount"], "£123.45", "{r}");
+    // Through the bank's own page and back.
+    assert!(
+        ok["bank_url"].as_str().unwrap().ends_with("/authorize"),
+        "{r}"
+    );
     assert_eq!(ok["status"], "processing", "{r}");
     assert!(
         ok["landed"][0]
@@ -357,14 +419,12 @@ async fn the_pay_page_in_chromium_pays_and_fails_with_each_reason() {
             .starts_with("https://partner.example/back?payment_id=pay_"),
         "{r}"
     );
-    for (bank, reason) in [
-        ("test_payer_insufficient", "insufficient_funds"),
-        ("test_payer_cancels", "payer_cancelled"),
-        ("test_payer_revoked", "mandate_revoked"),
-        ("test_payer_unavailable", "bank_unavailable"),
+    for (payer, reason) in [
+        ("closed", "insufficient_funds"),
+        ("decline", "payer_cancelled"),
     ] {
-        assert_eq!(r[bank]["status"], "failed", "{bank}: {r}");
-        assert_eq!(r[bank]["reason"], reason, "{bank}: {r}");
+        assert_eq!(r[payer]["status"], "failed", "{payer}: {r}");
+        assert_eq!(r[payer]["reason"], reason, "{payer}: {r}");
     }
 }
 
@@ -449,12 +509,7 @@ async fn a_paid_payment_is_refunded_in_full_by_a_signed_request() {
     )
     .await;
     let pending_id = pending.body["id"].as_str().unwrap().to_owned();
-    pay_page(
-        &app,
-        paid.body["url"].as_str().unwrap(),
-        Some("test_payer_ok"),
-    )
-    .await;
+    pay_page(&app, paid.body["url"].as_str().unwrap(), Some("strong")).await;
     app.advance(Duration::minutes(2));
     eventually_async("the payment settles", || async {
         payment(&app, &key, &id).await["status"] == "paid"
@@ -549,7 +604,7 @@ async fn an_account_falls_into_arrears_is_cured_by_a_payment_and_settles_when_pa
             )
             .await;
             assert_eq!(r.status, 201, "{}", r.body);
-            pay_page(app, r.body["url"].as_str().unwrap(), Some("test_payer_ok")).await;
+            pay_page(app, r.body["url"].as_str().unwrap(), Some("strong")).await;
             app.advance(Duration::minutes(2));
             let id = r.body["id"].as_str().unwrap().to_owned();
             eventually_async("the payment settles", || async {

@@ -85,17 +85,12 @@ async fn payments_of(app: &App, key: &str, account: &str) -> Vec<Value> {
     all
 }
 
-/// The pay page's answer to the payer choosing `bank` on `url`.
-async fn pay(app: &App, url: &str, bank: &str) -> String {
-    let r = app
-        .http
-        .post(url)
-        .form(&[("bank", bank)])
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    r.text().await.unwrap()
+/// The pay page's answer once the payer paid `url` at the model bank from
+/// its test account `account`.
+async fn pay(app: &App, url: &str, account: &str) -> String {
+    let (status, page) = crate::rest_payments::pay_page(app, url, Some(account)).await;
+    assert_eq!(status, 200);
+    page
 }
 
 fn types(receiver: &Receiver) -> Vec<String> {
@@ -192,7 +187,7 @@ async fn a_twelve_instalment_monthly_schedule_collects_to_settlement() {
         .unwrap();
     assert!(page.contains("id=\"mandate-terms\""), "{page}");
     assert!(page.contains("monthly, 12 payments in all"), "{page}");
-    let answered = pay(&app, &url, "test_payer_ok").await;
+    let answered = pay(&app, &url, "strong").await;
     assert!(
         answered.contains("data-status=\"processing\""),
         "{answered}"
@@ -317,7 +312,7 @@ async fn a_revoked_mandate_fails_the_next_collection_into_arrears_and_a_link_cur
 
     advance_to(&app, &key, start, 1).await;
     let first = eventually_value(&app, &key, &account, 1).await;
-    pay(&app, first["url"].as_str().unwrap(), "test_payer_ok").await;
+    pay(&app, first["url"].as_str().unwrap(), "strong").await;
     let mandate = get(&app, &key, &format!("/payments/schedules/{id}")).await["mandate_id"]
         .as_str()
         .unwrap()
@@ -431,7 +426,7 @@ async fn a_revoked_mandate_fails_the_next_collection_into_arrears_and_a_link_cur
     )
     .await;
     assert_eq!(link.status, 201, "{}", link.body);
-    pay(&app, link.body["url"].as_str().unwrap(), "test_payer_ok").await;
+    pay(&app, link.body["url"].as_str().unwrap(), "strong").await;
     app.advance(Duration::minutes(2));
     eventually_async("the arrears are cleared", || async {
         get(&app, &key, &format!("/accounts/{account}")).await["status"] == "performing"
@@ -667,7 +662,7 @@ async fn two_instances_initiate_each_instalment_once() {
     advance_to(&app, &key, start, 1).await;
     second.expiry_wake.notify_one();
     let first = eventually_value(&app, &key, &account, 1).await;
-    pay(&app, first["url"].as_str().unwrap(), "test_payer_ok").await;
+    pay(&app, first["url"].as_str().unwrap(), "strong").await;
     for n in 1..12u32 {
         let due = start + Duration::weeks(i64::from(n));
         advance_to(&app, &key, due, 1).await;

@@ -83,7 +83,7 @@ async fn a_test_event_carries_the_members_a_real_event_of_its_type_carries() {
     assert_eq!(created.status, 201, "{}", created.body);
     let paid_id = created.body["id"].as_str().unwrap().to_owned();
     let url = created.body["url"].as_str().unwrap().to_owned();
-    let (status, _) = pay_page(&app, &url, Some("test_payer_ok")).await;
+    let (status, _) = pay_page(&app, &url, Some("strong")).await;
     assert_eq!(status, 200);
     app.advance(Duration::minutes(2));
     eventually_async("the payment settles", || async {

@@ -865,7 +865,7 @@ async fn a_payment_moves_version_by_version_and_falls_due_on_its_owners_clock() 
     let due = store.due_payments(60_000 + 3_600_000, 10).await.unwrap();
     assert_eq!(due.len(), 1);
     assert_eq!(due[0].payment, payment);
-    let processing = payment.authorised("test_payer_ok", at(61_000)).unwrap();
+    let processing = payment.authorised("model_bank", at(61_000)).unwrap();
     store
         .commit(one(LendingWrite::UpdatePayment(processing.clone())))
         .await
@@ -1073,7 +1073,7 @@ async fn a_schedule_initiates_each_instalment_once_and_its_mandate_is_revoked_on
         MandateId::generate(92_000, 92_000),
         owner.clone(),
         schedule.account_id.clone(),
-        "test_payer_ok",
+        "model_bank",
         first.id.clone(),
         at(92_000),
     );

@@ -368,3 +368,34 @@ pub async fn python_json(script: &str, env: Vec<(&'static str, String)>) -> Valu
     );
     serde_json::from_slice(&out.stdout).unwrap()
 }
+
+/// The standard's verdict on what a model bank exchanged (`exchanges`, as
+/// `GET /_model/exchanges` lists them) against its OpenAPI document `spec`
+/// (a file under `crates/models/spec/open-banking-v3.1.11r5/`):
+/// `{problems, operations}` from `tests/open_banking_conformance.py`.
+pub async fn open_banking_conformance(
+    dir: &std::path::Path,
+    exchanges: &Value,
+    spec: &str,
+) -> Value {
+    let file = dir.join("exchanges.json");
+    std::fs::write(&file, exchanges.to_string()).unwrap();
+    let spec = format!(
+        "{}/../models/spec/open-banking-v3.1.11r5/{spec}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    python_json(
+        "open_banking_conformance.py",
+        vec![("EXCHANGES", file.display().to_string()), ("SPECS", spec)],
+    )
+    .await
+}
+
+/// The one-time token of a model bank's consent form, in its page.
+pub fn consent_form_token(page: &str) -> String {
+    page.split("name=\"page\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("no consent form: {page}"))
+        .to_owned()
+}

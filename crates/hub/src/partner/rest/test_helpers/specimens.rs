@@ -47,9 +47,8 @@ const TERM_MONTHS: i64 = 24;
 const REFERENCE: &str = "TEST-EVENT";
 /// The test bank whose account the engine finds affordable.
 const PAYOUT_BANK: &str = "test_bank_strong";
-/// The test payer banks that pay, and that refuse for want of funds.
-const PAYER_BANK: &str = "test_payer_ok";
-const REFUSING_PAYER_BANK: &str = "test_payer_insufficient";
+/// The embedded model bank, where test payers pay payment links.
+const PAYER_BANK: &str = "model_bank";
 const PAYMENT_PENCE: i64 = 50_000;
 const DIRECTOR_FIRST_NAME: &str = "Ada";
 /// A last name the built-in person register clears, and one it finds is
@@ -413,7 +412,7 @@ fn payment(
     match t {
         EventType::PaymentCreated => return Ok(link),
         EventType::PaymentFailed => {
-            return moved(link.failed(FailureReason::InsufficientFunds, Some(REFUSING_PAYER_BANK)));
+            return moved(link.failed(FailureReason::InsufficientFunds, Some(PAYER_BANK)));
         }
         _ => {}
     }

@@ -1,0 +1,206 @@
+//! A payment link paid at the payer's bank over open-banking payment
+//! initiation: the payer picks their bank, lendhub asks it for a payment
+//! consent and sends them there; their bank sends them back to lendhub's
+//! callback, lendhub submits the payment under the consent they
+//! authorised, and the payment is processing until the bank says it
+//! settled (`payments::ask_bank` asks).
+
+use lendhub_domain::ids::HubId;
+use lendhub_domain::open_banking::pis::Progress;
+use lendhub_domain::sandbox::events::EventType;
+use lendhub_domain::servicing::bank_payment::PayerAuthorisation;
+use lendhub_domain::servicing::collection::{FailureReason, Payment};
+use lendhub_store::WriteSet;
+use time::OffsetDateTime;
+
+use super::FlowError;
+use super::payments::{commit, settle};
+use crate::counterparties::{BankPayments, PaymentOrder, SubmitRefused};
+use crate::flows::Context;
+
+/// Where the payer goes next after choosing a bank.
+#[derive(Debug)]
+pub enum Requested {
+    /// To their bank's authorisation page.
+    AtBank(String),
+    /// The bank could not be asked: nothing changed, they may try again.
+    Unreachable,
+    /// The payment is no longer open (paid in another tab, lapsed).
+    Moved,
+}
+
+/// What the payer's bank sent them back with.
+#[derive(Debug, Default)]
+pub struct BankAnswer {
+    pub code: Option<String>,
+    pub error: Option<String>,
+}
+
+/// How the payer's return left the payment.
+#[derive(Debug)]
+pub enum Returned {
+    /// As it now stands: processing, paid or failed, or already moved by
+    /// an earlier return.
+    Now(Box<Payment>),
+    /// The authorisation the state named is not (or no longer) the
+    /// payment's: the payer chooses their bank again.
+    Ended,
+}
+
+/// The order a payment makes at the payer's bank: its id is the
+/// instruction's, its reference the partner's or else the id.
+fn order(payment: &Payment) -> PaymentOrder<'_> {
+    PaymentOrder {
+        id: payment.id.as_str(),
+        amount: payment.amount,
+        reference: payment.reference.as_deref().unwrap_or(payment.id.as_str()),
+    }
+}
+
+fn bank_of<'a>(cx: &'a Context, payment: &Payment) -> &'a dyn BankPayments {
+    cx.payments.for_owner(&payment.owner).as_ref()
+}
+
+/// The payer chose `bank`: a payment consent there, and the authorisation
+/// recorded on the payment so the callback can find it. `state` is
+/// `{payment id}.{secret}`; only the secret's hash is kept.
+pub async fn request(
+    cx: &Context,
+    payment: &Payment,
+    bank: &str,
+    now: OffsetDateTime,
+) -> Result<Requested, FlowError> {
+    if payment.open(now).is_err() || !payment.is_link() {
+        return Ok(Requested::Moved);
+    }
+    let state = format!("{}.{}", payment.id, lendhub_system::random_token(24));
+    let nonce = lendhub_system::random_token(16);
+    let asked = bank_of(cx, payment)
+        .request_payment(bank, &order(payment), (&state, &nonce))
+        .await;
+    let access = match asked {
+        Ok(access) => access,
+        Err(e) => {
+            tracing::warn!(payment = %payment.id, bank, error = %e, "no payment consent");
+            return Ok(Requested::Unreachable);
+        }
+    };
+    let authorisation = PayerAuthorisation::new(bank, &access.consent_id, &state, &nonce, now);
+    let Ok(next) = payment.authorising(authorisation, now) else {
+        return Ok(Requested::Moved);
+    };
+    let mut writes = WriteSet::default();
+    writes.push(lendhub_store::LendingWrite::UpdatePayment(next));
+    match cx.commit(writes).await {
+        Ok(()) => Ok(Requested::AtBank(access.authorise_url)),
+        Err(lendhub_store::CommitError::Conflict) => Ok(Requested::Moved),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The payment a callback's `state` names, if it names one.
+pub fn payment_named(state: &str) -> Option<lendhub_domain::ids::PaymentId> {
+    let (id, _) = state.split_once('.')?;
+    lendhub_domain::ids::PaymentId::parse(id)
+}
+
+/// The payer came back from their bank with `answer` to the authorisation
+/// `state` names: the payment submitted under the consent they authorised
+/// (`payment.processing`, or `payment.paid` at once if the bank settled
+/// it), or failed (`payment.failed`: they declined, the bank rejected it,
+/// or the bank could not be reached to submit it). A second return for the
+/// same authorisation changes nothing.
+pub async fn returned(
+    cx: &Context,
+    payment: &Payment,
+    state: &str,
+    answer: &BankAnswer,
+    now: OffsetDateTime,
+) -> Result<Returned, FlowError> {
+    if payment.open(now).is_err() {
+        return Ok(Returned::Now(Box::new(payment.clone())));
+    }
+    let Some(authorisation) = payment.authorised_by(state, now).cloned() else {
+        return Ok(Returned::Ended);
+    };
+    let bank = authorisation.bank.as_str();
+    let code = match (&answer.code, &answer.error) {
+        (Some(code), None) => code,
+        // Declined at the bank (`access_denied`) or any other refusal.
+        _ => return fail(cx, payment, FailureReason::PayerCancelled, bank, now).await,
+    };
+    let submitted = bank_of(cx, payment)
+        .submit_payment(
+            bank,
+            &order(payment),
+            &authorisation.consent_id,
+            (code, &authorisation.nonce),
+        )
+        .await;
+    match submitted {
+        Ok(accepted) => {
+            let Ok(processing) = payment.submitted(&accepted.domestic_payment_id, now) else {
+                return current(cx, payment).await;
+            };
+            match accepted.progress {
+                Progress::Failed(reason) => fail(cx, payment, reason, bank, now).await,
+                progress => {
+                    let Some(processing) = commit(
+                        cx,
+                        processing,
+                        WriteSet::default(),
+                        EventType::PaymentProcessing,
+                        now,
+                    )
+                    .await?
+                    else {
+                        return current(cx, payment).await;
+                    };
+                    if progress == Progress::Settled {
+                        settle(cx, &processing, now).await?;
+                    }
+                    current(cx, payment).await
+                }
+            }
+        }
+        // The code was spent or the consent no longer holds: an earlier
+        // return may have submitted it meanwhile.
+        Err(SubmitRefused::Consent) => match current(cx, payment).await? {
+            Returned::Now(p) if p.version == payment.version => Ok(Returned::Ended),
+            moved => Ok(moved),
+        },
+        Err(SubmitRefused::Unavailable(e)) => {
+            tracing::warn!(payment = %payment.id, bank, error = %e, "an authorised payment was not submitted");
+            fail(cx, payment, FailureReason::BankUnavailable, bank, now).await
+        }
+    }
+}
+
+async fn fail(
+    cx: &Context,
+    payment: &Payment,
+    reason: FailureReason,
+    bank: &str,
+    now: OffsetDateTime,
+) -> Result<Returned, FlowError> {
+    if let Ok(failed) = payment.failed(reason, Some(bank)) {
+        commit(
+            cx,
+            failed,
+            WriteSet::default(),
+            EventType::PaymentFailed,
+            now,
+        )
+        .await?;
+    }
+    current(cx, payment).await
+}
+
+/// The payment as stored now.
+async fn current(cx: &Context, payment: &Payment) -> Result<Returned, FlowError> {
+    cx.servicing
+        .payment_any_owner(&payment.id)
+        .await?
+        .map(|p| Returned::Now(Box::new(p)))
+        .ok_or(FlowError::NotFound("payment"))
+}
