@@ -49,10 +49,15 @@ impl PayerAuthorisation {
         }
     }
 
-    /// Whether the callback's `state` answers this authorisation, while it
-    /// may (compared in constant time).
-    pub fn answered_by(&self, state: &str, now: OffsetDateTime) -> bool {
-        same_hash(state, &self.state_hash) && now < self.started_at + PAYER_AUTHORISATION_LIFE
+    /// Whether the callback's `state` is this authorisation's (compared
+    /// in constant time), however long ago.
+    pub fn answered_by(&self, state: &str) -> bool {
+        same_hash(state, &self.state_hash)
+    }
+
+    /// Whether the payer may still come back with it.
+    pub fn is_live(&self, now: OffsetDateTime) -> bool {
+        now < self.started_at + PAYER_AUTHORISATION_LIFE
     }
 }
 
@@ -72,9 +77,9 @@ mod tests {
     fn an_authorisation_answers_its_own_state_for_a_while() {
         let now = datetime!(2026-11-30 10:00 UTC);
         let a = PayerAuthorisation::new("model_bank", "pdc-1", "st4te", "n0nce", now);
-        assert!(a.answered_by("st4te", now));
-        assert!(!a.answered_by("other", now));
-        assert!(!a.answered_by("st4te", now + PAYER_AUTHORISATION_LIFE));
+        assert!(a.answered_by("st4te") && a.is_live(now));
+        assert!(!a.answered_by("other"));
+        assert!(!a.is_live(now + PAYER_AUTHORISATION_LIFE));
         assert_ne!(a.state_hash, "st4te", "only its hash is kept");
     }
 

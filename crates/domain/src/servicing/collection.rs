@@ -264,11 +264,11 @@ impl Payment {
         })
     }
 
-    /// The authorisation the callback's `state` answers, while it may.
-    pub fn authorised_by(&self, state: &str, now: OffsetDateTime) -> Option<&PayerAuthorisation> {
-        self.authorisation
-            .as_ref()
-            .filter(|a| a.answered_by(state, now))
+    /// The authorisation the callback's `state` answers: the payment's
+    /// latest, kept after the payer came back so a second return with the
+    /// same state can be told from a forged one.
+    pub fn authorised_by(&self, state: &str) -> Option<&PayerAuthorisation> {
+        self.authorisation.as_ref().filter(|a| a.answered_by(state))
     }
 
     /// The payer authorised at their bank, which accepted the payment as
@@ -279,7 +279,6 @@ impl Payment {
         };
         let processing = self.authorised(&authorisation.bank, now)?;
         Ok(Self {
-            authorisation: None,
             bank_payment_id: Some(bank_payment_id.to_owned()),
             checked_at: Some(now),
             ..processing
@@ -448,13 +447,13 @@ mod tests {
             .expect("open");
         assert_eq!(sent.status, PaymentStatus::Pending);
         assert_eq!(sent.due_at(), Some(p.expires_at));
-        assert!(sent.authorised_by("st4te", now).is_some());
-        assert!(sent.authorised_by("forged", now).is_none());
+        assert!(sent.authorised_by("st4te").is_some());
+        assert!(sent.authorised_by("forged").is_none());
         let processing = sent.submitted("dp-1", now).expect("authorising");
         assert_eq!(processing.status, PaymentStatus::Processing);
         assert_eq!(processing.payer_bank.as_deref(), Some("model_bank"));
         assert_eq!(processing.bank_payment_id.as_deref(), Some("dp-1"));
-        assert_eq!(processing.authorisation, None);
+        assert!(processing.authorised_by("st4te").is_some(), "kept");
         // No timer settles it: the sweep only asks the bank, more rarely
         // each time.
         assert_eq!(processing.due_at(), Some(now + FIRST_CHECK_AFTER));

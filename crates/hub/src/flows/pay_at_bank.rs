@@ -42,9 +42,11 @@ pub enum Returned {
     /// As it now stands: processing, paid or failed, or already moved by
     /// an earlier return.
     Now(Box<Payment>),
-    /// The authorisation the state named is not (or no longer) the
-    /// payment's: the payer chooses their bank again.
+    /// The authorisation the state named has lapsed, or the bank no
+    /// longer honours it: the payer chooses their bank again.
     Ended,
+    /// The state is not one this payment issued: nothing is shown of it.
+    Unknown,
 }
 
 /// The order a payment makes at the payer's bank: its id is the
@@ -117,12 +119,16 @@ pub async fn returned(
     answer: &BankAnswer,
     now: OffsetDateTime,
 ) -> Result<Returned, FlowError> {
+    // Only the holder of the state sees anything of the payment.
+    let Some(authorisation) = payment.authorised_by(state).cloned() else {
+        return Ok(Returned::Unknown);
+    };
     if payment.open(now).is_err() {
         return Ok(Returned::Now(Box::new(payment.clone())));
     }
-    let Some(authorisation) = payment.authorised_by(state, now).cloned() else {
+    if !authorisation.is_live(now) {
         return Ok(Returned::Ended);
-    };
+    }
     let bank = authorisation.bank.as_str();
     let code = match (&answer.code, &answer.error) {
         (Some(code), None) => code,

@@ -339,6 +339,7 @@ pub async fn returned(State(state): State<PayState>, Query(back): Query<Returnin
     let link = format!("{id}.{}", state.links.pay_token(&id));
     match pay_at_bank::returned(&state.flows, &p, &handed, &answer, now).await {
         Ok(Returned::Now(current)) => status_page(&state, &current, now),
+        Ok(Returned::Unknown) => not_found(),
         Ok(Returned::Ended) => {
             let why = "That authorisation at your bank has ended. Choose your bank to pay again.";
             pay_page(&state, &p, &link, Some(why)).await

@@ -406,7 +406,8 @@ async fn the_pay_page_pays_at_a_bank_in_its_own_process_through_each_failure() {
     let failed = payment(&app, &key, &down_id).await;
     assert_eq!(failed["failure_reason"], "bank_unavailable", "{failed}");
 
-    // A state nobody issued: a clear page, nothing changed.
+    // A state nobody issued, naming a real payment: nothing shown of it,
+    // nothing changed.
     let (status, page) = landing(
         &app,
         &format!(
@@ -415,11 +416,22 @@ async fn the_pay_page_pays_at_a_bank_in_its_own_process_through_each_failure() {
         ),
     )
     .await;
-    assert_eq!(status, 200, "{page}");
-    assert!(
-        page.contains("data-reason=\"bank_unavailable\""),
-        "shows how it stands"
-    );
+    assert_eq!(status, 404, "{page}");
+    assert!(!page.contains("bank_unavailable"), "{page}");
+    // Nor for an open payment: its pay page (whose address is the link's
+    // credential) is not given away.
+    let (open_id, _) = new_link(3).await;
+    let (status, page) = landing(
+        &app,
+        &format!(
+            "{}/open-banking/callback?error=access_denied&state={open_id}.forged",
+            app.hub
+        ),
+    )
+    .await;
+    assert_eq!(status, 404, "{page}");
+    assert!(!page.contains("/pay/pay_"), "{page}");
+    assert_eq!(payment(&app, &key, &open_id).await["status"], "pending");
     let (status, _) = landing(
         &app,
         &format!("{}/open-banking/callback?state=nothing", app.hub),
