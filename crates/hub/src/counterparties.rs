@@ -7,6 +7,8 @@ mod companies_house;
 mod message_signing;
 mod open_banking;
 mod payment_initiation;
+mod payments_api;
+mod recurring_payments;
 
 use std::sync::Arc;
 
@@ -22,6 +24,7 @@ pub use companies_house::{CompaniesHouse, Quota};
 pub use message_signing::MessageSigner;
 pub use open_banking::BankConnection;
 pub use payment_initiation::OpenBankingPis;
+pub use recurring_payments::OpenBankingVrp;
 
 /// The HTTP client an adapter reaches its counterparty with: each request
 /// (connecting, and answering) bounded by `timeout`, lendhub named as the
@@ -375,6 +378,93 @@ pub trait BankPayments: Send + Sync {
         bank: &str,
         domestic_payment_id: &str,
     ) -> Result<BankPayment, BankUnavailable>;
+}
+
+/// What a payer's mandate lets the lender take, as their bank's VRP
+/// consent states it.
+#[derive(Clone, Debug)]
+pub struct MandateTerms<'a> {
+    pub most_per_payment: lendhub_domain::money::Money,
+    pub most_per_period: lendhub_domain::money::Money,
+    pub period: lendhub_domain::open_banking::vrp::PeriodType,
+    /// What the payer's statement shows for every payment under it.
+    pub reference: &'a str,
+}
+
+/// The payer's tokens for a mandate's consent: an access token and the
+/// refresh token that renews it. Secrets: stored sealed, never printed.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+pub struct PayerTokens {
+    pub access_token: lendhub_domain::secret::Secret<String>,
+    pub refresh_token: Option<lendhub_domain::secret::Secret<String>>,
+    #[serde(with = "time::serde::rfc3339")]
+    pub access_expires_at: time::OffsetDateTime,
+}
+
+/// A mandate as its bank knows it: the consent, the reference every
+/// payment under it repeats, and the payer's tokens.
+#[derive(Clone, Debug)]
+pub struct MandateAtBank {
+    pub consent_id: String,
+    pub reference: String,
+    pub tokens: PayerTokens,
+}
+
+/// Why an instalment was not paid under a mandate.
+#[derive(Debug, thiserror::Error)]
+pub enum CollectRefused {
+    /// The payer revoked the consent at their bank, or it lapsed.
+    #[error("the bank no longer honours the mandate")]
+    Revoked,
+    /// Over what the consent lets one payment or one period take.
+    #[error("the payment is outside the mandate's limits")]
+    OverLimits,
+    #[error(transparent)]
+    Unavailable(#[from] BankUnavailable),
+}
+
+/// Mandates over open-banking variable recurring payments (VRP): the
+/// payer authorises a standing consent at their bank once, and each
+/// instalment is then paid under it without them ([`OpenBankingVrp`]).
+#[async_trait]
+pub trait BankMandates: Send + Sync {
+    /// A VRP consent for `terms` at `bank`, and where to send the payer to
+    /// authorise it; the bank sends them back with `state`.
+    async fn request_mandate(
+        &self,
+        bank: &str,
+        terms: &MandateTerms,
+        state_and_nonce: (&str, &str),
+    ) -> Result<AccessRequest, BankUnavailable>;
+
+    /// The payer's tokens for `consent_id`, which they authorised (their
+    /// `code`, checked against `nonce`).
+    async fn authorise_mandate(
+        &self,
+        bank: &str,
+        consent_id: &str,
+        code_and_nonce: (&str, &str),
+    ) -> Result<PayerTokens, SubmitRefused>;
+
+    /// `order` paid under `mandate`: the bank's payment, and the payer's
+    /// tokens if they had to be renewed (the caller keeps them).
+    async fn collect(
+        &self,
+        bank: &str,
+        mandate: &MandateAtBank,
+        order: &PaymentOrder,
+    ) -> Result<(BankPayment, Option<PayerTokens>), CollectRefused>;
+
+    /// Where a payment made under a mandate stands now.
+    async fn collection_status(
+        &self,
+        bank: &str,
+        domestic_vrp_id: &str,
+    ) -> Result<BankPayment, BankUnavailable>;
+
+    /// Ends the consent at the bank (the payer withdrew the mandate with
+    /// lendhub); one already gone is ended.
+    async fn end_mandate(&self, bank: &str, consent_id: &str) -> Result<(), BankUnavailable>;
 }
 
 /// Collecting a schedule's instalment under the payer's standing

@@ -9,3 +9,4 @@ pub mod amount;
 pub mod jws;
 pub mod pis;
 pub mod test_accounts;
+pub mod vrp;

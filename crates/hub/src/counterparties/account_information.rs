@@ -120,7 +120,7 @@ impl AccountInformation for OpenBankingAis {
     ) -> Result<ConnectedAccount, ReadRefused> {
         let bank = self.bank(bank_id)?;
         let (token, consent_id) = match self.banks.exchange_code(bank, code, nonce).await {
-            Ok(exchanged) => exchanged,
+            Ok(exchanged) => (exchanged.tokens.access_token, exchanged.consent_id),
             Err(CodeRefused::Consent) => return Err(ReadRefused::Consent),
             Err(CodeRefused::Unavailable(e)) => return Err(e.into()),
         };

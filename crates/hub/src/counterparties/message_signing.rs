@@ -13,6 +13,7 @@ use super::BankUnavailable;
 
 /// The key lendhub signs its payment requests with: the one registered for
 /// its software statement in the banks' directory.
+#[derive(Clone)]
 pub struct MessageSigner {
     key: EncodingKey,
     kid: String,

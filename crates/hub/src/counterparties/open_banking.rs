@@ -55,6 +55,16 @@ pub(super) struct TokenAnswer {
     pub expires_in: Option<i64>,
     #[serde(default)]
     pub id_token: Option<String>,
+    /// Issued with a consent that outlives the payer's visit (VRP).
+    #[serde(default)]
+    pub refresh_token: Option<String>,
+}
+
+/// What the payer's authorization code was exchanged for: their tokens,
+/// and the consent the ID token says they authorised.
+pub(super) struct Exchanged {
+    pub tokens: TokenAnswer,
+    pub consent_id: String,
 }
 
 /// A bank and what lendhub learnt of it: its endpoints, found once, and
@@ -359,7 +369,7 @@ impl Banks {
         bank: &Bank,
         code: &str,
         nonce: &str,
-    ) -> Result<(String, String), CodeRefused> {
+    ) -> Result<Exchanged, CodeRefused> {
         let form = [
             ("grant_type", "authorization_code"),
             ("code", code),
@@ -389,7 +399,29 @@ impl Banks {
             .and_then(|t| jsonwebtoken::decode::<IdToken>(t, &key, &validation).ok())
             .filter(|t| t.claims.nonce.as_deref() == Some(nonce))
             .ok_or(CodeRefused::Consent)?;
-        Ok((answer.access_token, id_token.claims.openbanking_intent_id))
+        Ok(Exchanged {
+            consent_id: id_token.claims.openbanking_intent_id,
+            tokens: answer,
+        })
+    }
+
+    /// New tokens for a consent from its refresh token (`form` carries the
+    /// grant); a refusal (400, 401) is the consent not holding.
+    pub async fn refresh(
+        &self,
+        bank: &Bank,
+        form: &[(&str, &str)],
+    ) -> Result<TokenAnswer, CodeRefused> {
+        let renewed = self.ask_token(bank, form).await?;
+        if let Ok(r) = &renewed
+            && matches!(
+                r.status(),
+                StatusCode::BAD_REQUEST | StatusCode::UNAUTHORIZED
+            )
+        {
+            return Err(CodeRefused::Consent);
+        }
+        Ok(read(&bank.connection, "a token", renewed).await?)
     }
 }
 

@@ -9,7 +9,7 @@
 //! repeated after a lost answer makes one payment at the bank.
 
 use async_trait::async_trait;
-use lendhub_domain::open_banking::ais::{Document, Identification, SORT_CODE_ACCOUNT_NUMBER};
+use lendhub_domain::open_banking::ais::Document;
 use lendhub_domain::open_banking::amount::Amount;
 use lendhub_domain::open_banking::pis::{
     self, ConsentRequest, ConsentRequestData, Initiation, PaymentRequest, PaymentRequestData,
@@ -17,18 +17,15 @@ use lendhub_domain::open_banking::pis::{
 };
 
 use super::message_signing::MessageSigner;
-use super::open_banking::{Bank, BankConnection, Banks, CodeRefused, resource};
+use super::open_banking::{BankConnection, CodeRefused, resource};
+use super::payments_api::{PaymentsApi, idempotency_key};
 use super::{
     AccessRequest, BankPayment, BankPayments, BankUnavailable, CollectionAccount, PaymentOrder,
     SubmitRefused,
 };
 
 pub struct OpenBankingPis {
-    banks: Banks,
-    /// Signs each payment request (`x-jws-signature`).
-    signer: MessageSigner,
-    /// Where every payment goes: the lender's collection account.
-    creditor: CollectionAccount,
+    api: PaymentsApi,
 }
 
 impl OpenBankingPis {
@@ -43,23 +40,8 @@ impl OpenBankingPis {
         clock: std::sync::Arc<dyn lendhub_domain::clock::Clock>,
     ) -> Result<Self, reqwest::Error> {
         Ok(Self {
-            banks: Banks::new(banks, redirect_uri, timeout, clock)?,
-            signer,
-            creditor,
+            api: PaymentsApi::new(banks, creditor, signer, redirect_uri, timeout, clock)?,
         })
-    }
-
-    fn bank(&self, id: &str) -> Result<&Bank, BankUnavailable> {
-        self.banks
-            .bank(id)
-            .ok_or_else(|| BankUnavailable(format!("no bank {id} is configured")))
-    }
-
-    fn pis(bank: &Bank, path: &str) -> String {
-        format!(
-            "{}/pisp{path}",
-            bank.connection.api_base_url.trim_end_matches('/')
-        )
     }
 
     /// The instruction for `order`, the same for its consent and its
@@ -74,37 +56,12 @@ impl OpenBankingPis {
             end_to_end_identification: id,
             local_instrument: Some("UK.OBIE.FPS".to_owned()),
             instructed_amount: amount,
-            creditor_account: Identification {
-                scheme_name: SORT_CODE_ACCOUNT_NUMBER.to_owned(),
-                identification: self.creditor.sort_code_account_number.clone(),
-                name: Some(self.creditor.name.clone()),
-            },
+            creditor_account: self.api.creditor_account(),
             remittance_information: Some(RemittanceInformation {
                 reference: Some(reference),
                 unstructured: None,
             }),
         })
-    }
-
-    /// `request` POSTed to `url` with `token`, its body signed, under
-    /// `idempotency_key`.
-    fn post_signed(
-        &self,
-        url: String,
-        token: &str,
-        idempotency_key: String,
-        request: &impl serde::Serialize,
-    ) -> Result<reqwest::RequestBuilder, BankUnavailable> {
-        let body = serde_json::to_vec(request)
-            .map_err(|e| BankUnavailable(format!("the request would not serialise: {e}")))?;
-        let signature = self
-            .signer
-            .sign(&body, self.banks.clock.now().unix_timestamp())?;
-        Ok(resource(self.banks.http.post(url), token)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .header("x-idempotency-key", idempotency_key)
-            .header("x-jws-signature", signature)
-            .body(body))
     }
 
     fn progressed(payment: pis::Payment) -> BankPayment {
@@ -118,11 +75,11 @@ impl OpenBankingPis {
 #[async_trait]
 impl BankPayments for OpenBankingPis {
     fn banks(&self) -> Vec<(String, String)> {
-        self.banks.names()
+        self.api.banks.names()
     }
 
     async fn authorisation_origins(&self) -> Vec<String> {
-        self.banks.authorisation_origins().await
+        self.api.banks.authorisation_origins().await
     }
 
     async fn request_payment(
@@ -131,8 +88,8 @@ impl BankPayments for OpenBankingPis {
         order: &PaymentOrder,
         (state, nonce): (&str, &str),
     ) -> Result<AccessRequest, BankUnavailable> {
-        let bank = self.bank(bank_id)?;
-        let token = self.banks.client_token(bank, "payments").await?;
+        let bank = self.api.bank(bank_id)?;
+        let token = self.api.banks.client_token(bank, "payments").await?;
         let request = ConsentRequest {
             data: ConsentRequestData {
                 initiation: self.initiation(order)?,
@@ -142,8 +99,9 @@ impl BankPayments for OpenBankingPis {
         // One consent per attempt: the state is new each time the payer
         // starts at their bank.
         let asked = self
+            .api
             .post_signed(
-                Self::pis(bank, "/domestic-payment-consents"),
+                PaymentsApi::url(bank, "/domestic-payment-consents"),
                 &token,
                 idempotency_key(state.as_bytes()),
                 &request,
@@ -151,11 +109,13 @@ impl BankPayments for OpenBankingPis {
             .send()
             .await;
         let consent: Document<pis::Consent> = self
+            .api
             .banks
             .read_signed(bank, "a payment consent", asked)
             .await?;
         let consent_id = consent.data.consent_id;
         let authorise_url = self
+            .api
             .banks
             .authorise_url(bank, &consent_id, "openid payments", (state, nonce))
             .await?;
@@ -172,9 +132,9 @@ impl BankPayments for OpenBankingPis {
         consent_id: &str,
         (code, nonce): (&str, &str),
     ) -> Result<BankPayment, SubmitRefused> {
-        let bank = self.bank(bank_id)?;
-        let (token, authorised) = match self.banks.exchange_code(bank, code, nonce).await {
-            Ok(exchanged) => exchanged,
+        let bank = self.api.bank(bank_id)?;
+        let (token, authorised) = match self.api.banks.exchange_code(bank, code, nonce).await {
+            Ok(exchanged) => (exchanged.tokens.access_token, exchanged.consent_id),
             Err(CodeRefused::Consent) => return Err(SubmitRefused::Consent),
             Err(CodeRefused::Unavailable(e)) => return Err(e.into()),
         };
@@ -190,8 +150,9 @@ impl BankPayments for OpenBankingPis {
             risk: Risk::repayment(),
         };
         let submitted = self
+            .api
             .post_signed(
-                Self::pis(bank, "/domestic-payments"),
+                PaymentsApi::url(bank, "/domestic-payments"),
                 &token,
                 idempotency_key(order.id.as_bytes()),
                 &request,
@@ -204,6 +165,7 @@ impl BankPayments for OpenBankingPis {
             return Err(SubmitRefused::Consent);
         }
         let payment: Document<pis::Payment> = self
+            .api
             .banks
             .read_signed(bank, "a domestic payment", submitted)
             .await?;
@@ -215,23 +177,15 @@ impl BankPayments for OpenBankingPis {
         bank_id: &str,
         domestic_payment_id: &str,
     ) -> Result<BankPayment, BankUnavailable> {
-        let bank = self.bank(bank_id)?;
-        let token = self.banks.client_token(bank, "payments").await?;
-        let url = Self::pis(bank, &format!("/domestic-payments/{domestic_payment_id}"));
-        let answer = resource(self.banks.http.get(url), &token).send().await;
+        let bank = self.api.bank(bank_id)?;
+        let token = self.api.banks.client_token(bank, "payments").await?;
+        let url = PaymentsApi::url(bank, &format!("/domestic-payments/{domestic_payment_id}"));
+        let answer = resource(self.api.banks.http.get(url), &token).send().await;
         let payment: Document<pis::Payment> = self
+            .api
             .banks
             .read_signed(bank, "a domestic payment", answer)
             .await?;
         Ok(Self::progressed(payment.data))
     }
-}
-
-/// A key for `seed` within the standard's 40 characters: the first 40 hex
-/// digits of its SHA-256.
-fn idempotency_key(seed: &[u8]) -> String {
-    use sha2::Digest;
-    let mut key = hex::encode(sha2::Sha256::digest(seed));
-    key.truncate(40);
-    key
 }

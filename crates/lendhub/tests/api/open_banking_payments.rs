@@ -12,13 +12,15 @@ use std::time::Duration;
 
 use lendhub_domain::money::Money;
 use lendhub_domain::open_banking::pis::Progress;
+use lendhub_domain::open_banking::vrp::PeriodType;
 use lendhub_domain::servicing::collection::FailureReason;
 use lendhub_hub::counterparties::{
-    BankConnection, BankPayments, CollectionAccount, MessageSigner, OpenBankingPis, PaymentOrder,
-    SubmitRefused,
+    BankConnection, BankMandates, BankPayments, CollectRefused, CollectionAccount, MandateAtBank,
+    MandateTerms, MessageSigner, OpenBankingPis, OpenBankingVrp, PaymentOrder, SubmitRefused,
 };
 use lendhub_models::bank::Registration;
 use lendhub_models::keys;
+use lendhub_system::ShiftedClock;
 use serde_json::{Value, json};
 
 use crate::support::*;
@@ -29,6 +31,9 @@ const REDIRECT: &str = "http://lendhub.test/open-banking/callback";
 struct Bank {
     url: String,
     pis: OpenBankingPis,
+    vrp: OpenBankingVrp,
+    /// Both the bank's and the adapters' time.
+    clock: Arc<ShiftedClock>,
     http: reqwest::Client,
 }
 
@@ -39,8 +44,10 @@ impl Bank {
             CLIENT.1.to_owned(),
             vec![REDIRECT.to_owned()],
         );
+        let clock = ShiftedClock::new();
+        let bank_clock = clock.clone();
         let addr = lendhub_models::spawn_at(SocketAddr::from(([127, 0, 0, 1], 0)), |base| {
-            lendhub_models::bank::router(base, registration)
+            lendhub_models::bank::router_on(base, registration, bank_clock)
         })
         .await
         .unwrap();
@@ -59,23 +66,39 @@ impl Bank {
             keys::LENDHUB_SIGNING_ISS,
         )
         .unwrap();
+        let creditor = CollectionAccount {
+            name: "Lendhub Collections Ltd".to_owned(),
+            sort_code_account_number: "60161331926819".to_owned(),
+        };
         let pis = OpenBankingPis::new(
+            vec![connection.clone()],
+            creditor.clone(),
+            signer.clone(),
+            REDIRECT.to_owned(),
+            Duration::from_secs(10),
+            clock.clone(),
+        )
+        .unwrap();
+        let vrp = OpenBankingVrp::new(
             vec![connection],
-            CollectionAccount {
-                name: "Lendhub Collections Ltd".to_owned(),
-                sort_code_account_number: "60161331926819".to_owned(),
-            },
+            creditor,
             signer,
             REDIRECT.to_owned(),
             Duration::from_secs(10),
-            Arc::new(lendhub_system::SystemClock),
+            clock.clone(),
         )
         .unwrap();
         let http = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .unwrap();
-        Self { url, pis, http }
+        Self {
+            url,
+            pis,
+            vrp,
+            clock,
+            http,
+        }
     }
 
     /// The payer, on the bank's consent page, answers with `decision`
@@ -90,7 +113,7 @@ impl Bank {
         let page = self.http.get(authorise_url).send().await.unwrap();
         assert_eq!(page.status(), 200);
         let html = page.text().await.unwrap();
-        assert!(html.contains("pay GBP"), "{html}");
+        assert!(html.contains("Model Bank"), "{html}");
         let token = consent_form_token(&html);
         let answer = self
             .http
@@ -424,4 +447,251 @@ async fn the_bank_answers_a_repeated_idempotency_key_once_and_refuses_it_for_ano
         .filter(|x| x["operation"] == "POST /domestic-payment-consents" && x["status"] == 201)
         .count();
     assert_eq!(made, 1, "one consent made for one key");
+}
+
+const MANDATE_REFERENCE: &str = "LH-MANDATE-7Q2X";
+
+/// £100 a payment, £150 a month from the consent's day.
+fn terms() -> MandateTerms<'static> {
+    MandateTerms {
+        most_per_payment: Money::pence(10_000),
+        most_per_period: Money::pence(15_000),
+        period: PeriodType::Month,
+        reference: MANDATE_REFERENCE,
+    }
+}
+
+fn instalment(id: &str, pence: i64) -> PaymentOrder<'_> {
+    PaymentOrder {
+        id,
+        amount: Money::pence(pence),
+        reference: "LH-7Q2X-INST",
+    }
+}
+
+impl Bank {
+    /// A mandate the payer authorised at the bank, paying from `account`.
+    async fn mandate(&self, account: &str) -> MandateAtBank {
+        // A new state each time: the consent's idempotency key is its.
+        let state = format!("mnd.{}", lendhub_system::random_token(8));
+        let asked = self
+            .vrp
+            .request_mandate("model_bank", &terms(), (&state, "nonce-m"))
+            .await
+            .unwrap();
+        let page = self.http.get(&asked.authorise_url).send().await.unwrap();
+        let html = page.text().await.unwrap();
+        assert!(
+            html.contains("without asking you each time") && html.contains("GBP 100.00 a payment"),
+            "{html}"
+        );
+        let (back, _) = self
+            .payer_answers(&asked.authorise_url, account, "approve")
+            .await;
+        let code = back["code"].as_str().unwrap();
+        let tokens = self
+            .vrp
+            .authorise_mandate("model_bank", &asked.consent_id, (code, "nonce-m"))
+            .await
+            .unwrap();
+        assert!(
+            tokens.refresh_token.is_some(),
+            "a VRP consent's token renews"
+        );
+        MandateAtBank {
+            consent_id: asked.consent_id,
+            reference: MANDATE_REFERENCE.to_owned(),
+            tokens,
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_mandate_pays_each_instalment_within_its_limits_renewing_the_payers_token() {
+    let bank = Bank::start().await;
+    let mut mandate = bank.mandate("strong").await;
+    let (first, renewed) = bank
+        .vrp
+        .collect(
+            "model_bank",
+            &mandate,
+            &instalment("pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9M1", 10_000),
+        )
+        .await
+        .unwrap();
+    assert!(renewed.is_none(), "the first token is still good");
+    assert_eq!(first.progress, Progress::InProgress);
+    let read = bank
+        .vrp
+        .collection_status("model_bank", &first.domestic_payment_id)
+        .await
+        .unwrap();
+    assert_eq!(read.progress, Progress::Settled);
+
+    // The bank holds lendhub to the consent: £60 more this month is past
+    // its £150; £120 is past the £100 a payment.
+    for (id, pence) in [
+        ("pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9M2", 6_000),
+        ("pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9M3", 12_000),
+    ] {
+        let refused = bank
+            .vrp
+            .collect("model_bank", &mandate, &instalment(id, pence))
+            .await;
+        assert!(
+            matches!(refused, Err(CollectRefused::OverLimits)),
+            "{refused:?}"
+        );
+    }
+
+    // A month on, the payer's token has lapsed: renewed with the refresh
+    // token, and the next instalment is paid.
+    bank.clock.advance(time::Duration::days(31));
+    let (next, renewed) = bank
+        .vrp
+        .collect(
+            "model_bank",
+            &mandate,
+            &instalment("pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9M4", 10_000),
+        )
+        .await
+        .unwrap();
+    let renewed = renewed.expect("the lapsed token was renewed");
+    assert_ne!(
+        renewed.access_token.expose(),
+        mandate.tokens.access_token.expose()
+    );
+    mandate.tokens = renewed;
+    // Asked again after a lost answer: the same payment, not a second.
+    let (again, _) = bank
+        .vrp
+        .collect(
+            "model_bank",
+            &mandate,
+            &instalment("pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9M4", 10_000),
+        )
+        .await
+        .unwrap();
+    assert_eq!(again.domestic_payment_id, next.domestic_payment_id);
+
+    let exchanges = bank.exchanges().await;
+    let made = exchanges
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["operation"] == "POST /domestic-vrps" && x["status"] == 201)
+        .count();
+    // The repeat was answered with the first answer: two payments made.
+    assert_eq!(made, 2);
+    for x in exchanges.as_array().unwrap() {
+        assert!(x["headers"]["x-fapi-interaction-id"].is_string(), "{x}");
+        if x["operation"].as_str().unwrap().starts_with("POST") {
+            assert!(x["headers"]["x-idempotency-key"].is_string(), "{x}");
+            assert!(x["headers"]["x-jws-signature"].is_string(), "{x}");
+        }
+    }
+    let site = Site::new().await;
+    let checked = open_banking_conformance(site.path(), &exchanges, "vrp-openapi.json").await;
+    assert_eq!(checked["problems"], json!([]), "{checked}");
+    assert_eq!(
+        checked["operations"],
+        json!([
+            "GET /domestic-vrps/{DomesticVRPId}",
+            "POST /domestic-vrp-consents",
+            "POST /domestic-vrps"
+        ]),
+        "{checked}"
+    );
+}
+
+#[tokio::test]
+async fn a_mandate_revoked_at_the_bank_or_ended_by_lendhub_takes_nothing_more() {
+    let bank = Bank::start().await;
+    // The payer revokes at their bank: the next instalment is refused, and
+    // so is renewing the token.
+    let revoked = bank.mandate("strong").await;
+    let path = format!("/_model/consents/{}/revoke", revoked.consent_id);
+    assert_eq!(bank.admin(reqwest::Method::POST, &path).await, 204);
+    let refused = bank
+        .vrp
+        .collect(
+            "model_bank",
+            &revoked,
+            &instalment("pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9R1", 5_000),
+        )
+        .await;
+    assert!(
+        matches!(refused, Err(CollectRefused::Revoked)),
+        "{refused:?}"
+    );
+    bank.clock.advance(time::Duration::hours(2));
+    let refused = bank
+        .vrp
+        .collect(
+            "model_bank",
+            &revoked,
+            &instalment("pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9R2", 5_000),
+        )
+        .await;
+    assert!(
+        matches!(refused, Err(CollectRefused::Revoked)),
+        "{refused:?}"
+    );
+
+    // lendhub ends one (the payer withdrew it with lendhub): the same, and
+    // ending it again is no error.
+    let ended = bank.mandate("strong").await;
+    bank.vrp
+        .end_mandate("model_bank", &ended.consent_id)
+        .await
+        .unwrap();
+    let refused = bank
+        .vrp
+        .collect(
+            "model_bank",
+            &ended,
+            &instalment("pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9R3", 5_000),
+        )
+        .await;
+    assert!(
+        matches!(refused, Err(CollectRefused::Revoked)),
+        "{refused:?}"
+    );
+    bank.vrp
+        .end_mandate("model_bank", &ended.consent_id)
+        .await
+        .unwrap();
+
+    // From an account without the money: accepted, then rejected.
+    let low = bank.mandate("low").await;
+    let (paid, _) = bank
+        .vrp
+        .collect(
+            "model_bank",
+            &low,
+            &instalment("pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9R4", 5_000),
+        )
+        .await
+        .unwrap();
+    let read = bank
+        .vrp
+        .collection_status("model_bank", &paid.domestic_payment_id)
+        .await
+        .unwrap();
+    assert_eq!(
+        read.progress,
+        Progress::Failed(FailureReason::InsufficientFunds)
+    );
+
+    let exchanges = bank.exchanges().await;
+    let site = Site::new().await;
+    let checked = open_banking_conformance(site.path(), &exchanges, "vrp-openapi.json").await;
+    assert_eq!(checked["problems"], json!([]), "{checked}");
+    assert!(
+        checked["operations"]
+            .as_array()
+            .unwrap()
+            .contains(&json!("DELETE /domestic-vrp-consents/{ConsentId}")),
+        "{checked}"
+    );
 }

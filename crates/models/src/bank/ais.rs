@@ -91,7 +91,7 @@ async fn create_consent(State(bank): State<Bank>, headers: HeaderMap, body: Byte
             answer,
         );
     };
-    let now = Bank::now();
+    let now = bank.now();
     let data = ConsentData {
         consent_id: format!("aac-{}", lendhub_system::random_token(12)),
         status: "AwaitingAuthorisation".to_owned(),
@@ -163,7 +163,7 @@ fn shared(bank: &Bank, headers: &HeaderMap) -> Result<&'static TestAccount, Refu
     let Some(consent) = consent else {
         return Err(UNAUTHORISED);
     };
-    let expired = consent.data.expiration.is_some_and(|at| at <= Bank::now());
+    let expired = consent.data.expiration.is_some_and(|at| at <= bank.now());
     if consent.data.status != "Authorised" || expired {
         return Err(Refused(
             StatusCode::FORBIDDEN,
@@ -220,7 +220,7 @@ async fn balances(
         Err(refused) => return refused.into_response(),
     };
     let data = Balances {
-        balance: vec![ledger::balance(account, Bank::now())],
+        balance: vec![ledger::balance(account, bank.now())],
     };
     let this = format!("{}{AISP}/accounts/{id}/balances", bank.base);
     let body = document(data, this, None, 1);
@@ -249,7 +249,7 @@ async fn transactions(
         Ok(_) => return not_found(),
         Err(refused) => return refused.into_response(),
     };
-    let all = ledger::transactions(account, Bank::now());
+    let all = ledger::transactions(account, bank.now());
     let pages = all.len().div_ceil(PAGE).max(1);
     let page = paging.page.unwrap_or(1).clamp(1, pages);
     let at = |p: usize| format!("{}{AISP}/accounts/{id}/transactions?page={p}", bank.base);

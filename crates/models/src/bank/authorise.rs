@@ -16,7 +16,9 @@ use lendhub_domain::open_banking::test_accounts::{self, TEST_ACCOUNTS};
 use serde::Deserialize;
 use time::OffsetDateTime;
 
-use super::{Bank, oidc};
+use lendhub_domain::open_banking::vrp::ConsentStatus as VrpStatus;
+
+use super::{Bank, oidc, vrp};
 
 /// How long a consent page may stay open.
 const PAGE_LIFE: Duration = Duration::from_secs(15 * 60);
@@ -108,10 +110,14 @@ pub(super) async fn show(
     let consent_id = request.claims.id_token.openbanking_intent_id.value;
     let asks: Vec<String> = {
         let books = bank.books.lock();
+        let mandate = books.vrp_consents.get(&consent_id);
         match (
             books.consents.get(&consent_id),
             books.payment_consents.get(&consent_id),
         ) {
+            _ if mandate.is_some_and(|m| m.data.status == VrpStatus::AwaitingAuthorisation) => {
+                mandate.map(vrp::asks).unwrap_or_default()
+            }
             (Some(c), _) if c.data.status == "AwaitingAuthorisation" => c.data.permissions.clone(),
             (_, Some(p)) if p.data.status == ConsentStatus::AwaitingAuthorisation => {
                 let i = &p.data.initiation;
@@ -143,7 +149,7 @@ pub(super) async fn show(
             redirect_uri: request.redirect_uri,
             state: request.state,
             nonce: request.nonce,
-            expires: Bank::now() + PAGE_LIFE,
+            expires: bank.now() + PAGE_LIFE,
         },
     );
     let accounts: String = TEST_ACCOUNTS
@@ -193,7 +199,7 @@ pub(super) async fn answer(State(bank): State<Bank>, Form(answer): Form<Answer>)
     let Some(page) = bank.books.lock().pages.remove(&answer.page) else {
         return refuse("This page has already been answered.");
     };
-    if Bank::now() >= page.expires {
+    if bank.now() >= page.expires {
         return refuse("This page has expired; start again from the service you came from.");
     }
     let approved = answer.decision == "approve";
@@ -206,9 +212,17 @@ pub(super) async fn answer(State(bank): State<Bank>, Form(answer): Form<Answer>)
     };
     {
         let mut books = bank.books.lock();
-        let now = Bank::now();
+        let now = bank.now();
         if let Some(consent) = books.consents.get_mut(&page.consent_id) {
             consent.data.status = if approved { "Authorised" } else { "Rejected" }.to_owned();
+            consent.data.status_updated = now;
+            consent.account = account.map(|a| a.key);
+        } else if let Some(consent) = books.vrp_consents.get_mut(&page.consent_id) {
+            consent.data.status = if approved {
+                VrpStatus::Authorised
+            } else {
+                VrpStatus::Rejected
+            };
             consent.data.status_updated = now;
             consent.account = account.map(|a| a.key);
         } else if let Some(consent) = books.payment_consents.get_mut(&page.consent_id) {

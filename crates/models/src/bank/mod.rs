@@ -39,6 +39,7 @@ mod ledger;
 mod oidc;
 mod pis;
 mod signatures;
+mod vrp;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -52,6 +53,8 @@ use parking_lot::Mutex;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use time::OffsetDateTime;
+
+use lendhub_domain::clock::Clock;
 
 use crate::injected::Injected;
 
@@ -92,6 +95,8 @@ struct Bank {
     registration: Arc<Registration>,
     books: Arc<Mutex<Books>>,
     injected: Injected,
+    /// Its time: a VRP consent's periods, and when tokens and pages lapse.
+    clock: Arc<dyn Clock>,
 }
 
 impl FromRef<Bank> for Injected {
@@ -110,6 +115,10 @@ struct Books {
     tokens: HashMap<String, oidc::Grant>,
     payment_consents: HashMap<String, pis::PaymentConsent>,
     payments: HashMap<String, pis::Submitted>,
+    vrp_consents: HashMap<String, vrp::VrpConsent>,
+    vrps: HashMap<String, vrp::SubmittedVrp>,
+    /// Refresh tokens issued with a VRP consent's first token, by token.
+    refresh_tokens: HashMap<String, String>,
     /// POSTs answered, by operation and idempotency key.
     idempotent: HashMap<String, pis::Answered>,
     exchanges: Vec<Exchange>,
@@ -138,13 +147,21 @@ pub struct Exchange {
 /// How many exchanges the bank remembers.
 const EXCHANGES_KEPT: usize = 2_000;
 
-/// The bank's routes, for `registration`, serving at `base`.
+/// The bank's routes, for `registration`, serving at `base`, on the
+/// system's clock.
 pub fn router(base: &str, registration: Registration) -> Router {
+    router_on(base, registration, Arc::new(lendhub_system::SystemClock))
+}
+
+/// `router`, reading `clock`: embedded in lendhub, the bank shares the
+/// server's clock, so a test that moves it moves the bank's periods too.
+pub fn router_on(base: &str, registration: Registration, clock: Arc<dyn Clock>) -> Router {
     let bank = Bank {
         base: base.trim_end_matches('/').into(),
         registration: Arc::new(registration),
         books: Arc::default(),
         injected: Injected::default(),
+        clock,
     };
     let admin = Injected::routes()
         .route("/_model/exchanges", get(exchanges))
@@ -156,6 +173,7 @@ pub fn router(base: &str, registration: Registration) -> Router {
         ));
     let resources = ais::routes()
         .merge(pis::routes())
+        .merge(vrp::routes())
         .layer(axum::middleware::from_fn_with_state(bank.clone(), injected));
     Router::new()
         .route("/.well-known/openid-configuration", get(oidc::discovery))
@@ -198,8 +216,13 @@ async fn injected(
 }
 
 impl Bank {
-    fn now() -> OffsetDateTime {
-        OffsetDateTime::now_utc()
+    fn now(&self) -> OffsetDateTime {
+        self.clock.now()
+    }
+
+    /// Records an exchange that carries no JSON either way (a `DELETE`).
+    fn record(&self, operation: &str, headers: &HeaderMap, status: StatusCode) {
+        self.respond(operation, headers, None, status, Value::Null, false);
     }
 
     /// Records an exchange and returns its answer, echoing the request's
@@ -264,7 +287,7 @@ impl Bank {
                 request,
                 headers: named,
                 status: status.as_u16(),
-                response: Some(response.clone()),
+                response: (!response.is_null()).then(|| response.clone()),
             });
         }
         let mut answer = if signed {
@@ -283,17 +306,23 @@ async fn exchanges(State(bank): State<Bank>) -> Json<Vec<Exchange>> {
     Json(bank.books.lock().exchanges.clone())
 }
 
-/// The payer revokes the consent at their bank: its tokens stop working.
+/// The payer revokes the consent at their bank (account access, or a VRP
+/// consent): its tokens stop working, and no payment is made under it.
 async fn revoke(State(bank): State<Bank>, Path(id): Path<String>) -> Response {
+    let now = bank.now();
     let mut books = bank.books.lock();
-    let Some(consent) = books.consents.get_mut(&id) else {
+    if let Some(consent) = books.consents.get_mut(&id) {
+        consent.data.status = "Revoked".to_owned();
+        consent.data.status_updated = now;
+    } else if let Some(consent) = books.vrp_consents.get_mut(&id) {
+        consent.revoked = true;
+        consent.data.status_updated = now;
+    } else {
         return ob_error(
             StatusCode::NOT_FOUND,
             "UK.OBIE.Resource.NotFound",
             "no such consent",
         );
-    };
-    consent.data.status = "Revoked".to_owned();
-    consent.data.status_updated = Bank::now();
+    }
     StatusCode::NO_CONTENT.into_response()
 }

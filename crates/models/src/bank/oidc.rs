@@ -61,7 +61,7 @@ pub(super) async fn discovery(State(bank): State<Bank>) -> Json<serde_json::Valu
         "jwks_uri": format!("{base}/jwks"),
         "response_types_supported": ["code"],
         "response_modes_supported": ["query"],
-        "grant_types_supported": ["client_credentials", "authorization_code"],
+        "grant_types_supported": ["client_credentials", "authorization_code", "refresh_token"],
         "scopes_supported": ["openid", "accounts", "payments"],
         "token_endpoint_auth_methods_supported": ["client_secret_basic"],
         "request_object_signing_alg_values_supported": ["HS256"],
@@ -105,7 +105,7 @@ pub(super) fn bearer(bank: &Bank, headers: &HeaderMap) -> Option<Grant> {
     let expires = match &grant {
         Grant::Client { expires, .. } | Grant::Consent { expires, .. } => *expires,
     };
-    (Bank::now() < expires).then_some(grant)
+    (bank.now() < expires).then_some(grant)
 }
 
 fn oauth_error(status: StatusCode, code: &str) -> Response {
@@ -118,6 +118,7 @@ pub(super) struct TokenRequest {
     scope: Option<String>,
     code: Option<String>,
     redirect_uri: Option<String>,
+    refresh_token: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -140,7 +141,7 @@ pub(super) async fn token(
     if !is_client(&bank, &headers) {
         return oauth_error(StatusCode::UNAUTHORIZED, "invalid_client");
     }
-    let now = Bank::now();
+    let now = bank.now();
     let expires = now + TOKEN_LIFE;
     let access_token = lendhub_system::random_token(32);
     match request.grant_type.as_str() {
@@ -199,22 +200,59 @@ pub(super) async fn token(
                     expires,
                 },
             );
-            let scope = if bank
-                .books
-                .lock()
-                .payment_consents
-                .contains_key(&code.consent_id)
-            {
-                "openid payments"
-            } else {
-                "openid accounts"
+            let (scope, refresh_token) = {
+                let mut books = bank.books.lock();
+                if books.vrp_consents.contains_key(&code.consent_id) {
+                    // A VRP consent outlives the payer's session: its
+                    // payments are made later with renewed tokens.
+                    let refresh = lendhub_system::random_token(32);
+                    books
+                        .refresh_tokens
+                        .insert(refresh.clone(), code.consent_id.clone());
+                    ("openid payments", Some(refresh))
+                } else if books.payment_consents.contains_key(&code.consent_id) {
+                    ("openid payments", None)
+                } else {
+                    ("openid accounts", None)
+                }
             };
-            Json(json!({
+            let mut answer = json!({
                 "access_token": access_token,
                 "token_type": "Bearer",
                 "expires_in": TOKEN_LIFE.as_secs(),
                 "id_token": id_token,
                 "scope": scope,
+            });
+            if let Some(refresh) = refresh_token {
+                answer["refresh_token"] = json!(refresh);
+            }
+            Json(answer).into_response()
+        }
+        "refresh_token" => {
+            let consent_id = {
+                let books = bank.books.lock();
+                request
+                    .refresh_token
+                    .as_deref()
+                    .and_then(|t| books.refresh_tokens.get(t))
+                    .filter(|id| books.vrp_consents.get(*id).is_some_and(|c| !c.revoked))
+                    .cloned()
+            };
+            let Some(consent_id) = consent_id else {
+                return oauth_error(StatusCode::BAD_REQUEST, "invalid_grant");
+            };
+            bank.books.lock().tokens.insert(
+                access_token.clone(),
+                Grant::Consent {
+                    consent_id,
+                    expires,
+                },
+            );
+            Json(json!({
+                "access_token": access_token,
+                "token_type": "Bearer",
+                "expires_in": TOKEN_LIFE.as_secs(),
+                "scope": "openid payments",
             }))
             .into_response()
         }
@@ -236,7 +274,7 @@ pub(super) fn issue_code(
             consent_id: consent_id.to_owned(),
             redirect_uri: redirect_uri.to_owned(),
             nonce,
-            expires: Bank::now() + CODE_LIFE,
+            expires: bank.now() + CODE_LIFE,
         },
     );
     code

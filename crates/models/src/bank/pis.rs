@@ -75,11 +75,11 @@ pub(super) fn admin() -> Router<Bank> {
     Router::new().route("/_model/payments/{id}/hold", post(hold).delete(release))
 }
 
-fn refused(status: StatusCode, code: &str, message: &str) -> Response {
+pub(super) fn refused(status: StatusCode, code: &str, message: &str) -> Response {
     ob_error(status, code, message)
 }
 
-fn unauthorised() -> Response {
+pub(super) fn unauthorised() -> Response {
     refused(
         StatusCode::UNAUTHORIZED,
         "UK.OBIE.Header.Invalid",
@@ -87,12 +87,12 @@ fn unauthorised() -> Response {
     )
 }
 
-fn bad_request(message: &str) -> Response {
+pub(super) fn bad_request(message: &str) -> Response {
     refused(StatusCode::BAD_REQUEST, "UK.OBIE.Field.Invalid", message)
 }
 
 /// The client's own token with the `payments` scope.
-fn client(bank: &Bank, headers: &HeaderMap) -> Result<(), Refused> {
+pub(super) fn client(bank: &Bank, headers: &HeaderMap) -> Result<(), Refused> {
     match bearer(bank, headers) {
         Some(Grant::Client { scope, .. }) if scope.split(' ').any(|s| s == "payments") => Ok(()),
         Some(_) => Err(Refused(
@@ -108,7 +108,7 @@ fn client(bank: &Bank, headers: &HeaderMap) -> Result<(), Refused> {
     }
 }
 
-fn idempotency_key(headers: &HeaderMap) -> Option<String> {
+pub(super) fn idempotency_key(headers: &HeaderMap) -> Option<String> {
     headers
         .get("x-idempotency-key")
         .and_then(|v| v.to_str().ok())
@@ -135,7 +135,12 @@ fn payment_document(bank: &Bank, data: &PaymentData) -> Value {
 
 /// The answer already given under `key` to `operation`: again for the
 /// same body, 400 for another.
-fn replayed(bank: &Bank, operation: &str, key: &str, received: &Option<Value>) -> Option<Response> {
+pub(super) fn replayed(
+    bank: &Bank,
+    operation: &str,
+    key: &str,
+    received: &Option<Value>,
+) -> Option<Response> {
     let earlier = bank
         .books
         .lock()
@@ -149,7 +154,7 @@ fn replayed(bank: &Bank, operation: &str, key: &str, received: &Option<Value>) -
     })
 }
 
-fn remember(
+pub(super) fn remember(
     bank: &Bank,
     operation: &str,
     key: &str,
@@ -167,21 +172,66 @@ fn remember(
     );
 }
 
+/// A signed, idempotent POST past its checks: its body as JSON and its
+/// idempotency key; or the answer to give instead (no key, a bad
+/// signature, or the first answer under the key again).
+pub(super) fn signed_once(
+    bank: &Bank,
+    operation: &str,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<(Option<Value>, String), Box<Response>> {
+    let received: Option<Value> = serde_json::from_slice(body).ok();
+    let Some(key) = idempotency_key(headers) else {
+        return Err(Box::new(bad_request("x-idempotency-key is required")));
+    };
+    if let Err(refused) = signatures::check(bank, headers, body) {
+        return Err(Box::new(refused.into_response()));
+    }
+    if let Some(again) = replayed(bank, operation, &key, &received) {
+        return Err(Box::new(again));
+    }
+    Ok((received, key))
+}
+
+/// A resource made: its answer kept under the idempotency key, then
+/// given, signed.
+pub(super) fn created(
+    bank: &Bank,
+    operation: &str,
+    headers: &HeaderMap,
+    (received, key): (Option<Value>, &str),
+    document: Value,
+) -> Response {
+    remember(
+        bank,
+        operation,
+        key,
+        received.clone(),
+        StatusCode::CREATED,
+        &document,
+    );
+    bank.answer_signed(operation, headers, received, StatusCode::CREATED, document)
+}
+
+/// No such consent or payment.
+pub(super) fn not_found(what: &str) -> Response {
+    refused(
+        StatusCode::NOT_FOUND,
+        "UK.OBIE.Resource.NotFound",
+        &format!("no such {what}"),
+    )
+}
+
 async fn create_consent(State(bank): State<Bank>, headers: HeaderMap, body: Bytes) -> Response {
     let operation = "POST /domestic-payment-consents";
-    let received: Option<Value> = serde_json::from_slice(&body).ok();
     if let Err(refused) = client(&bank, &headers) {
         return refused.into_response();
     }
-    let Some(key) = idempotency_key(&headers) else {
-        return bad_request("x-idempotency-key is required");
+    let (received, key) = match signed_once(&bank, operation, &headers, &body) {
+        Ok(admitted) => admitted,
+        Err(answer) => return *answer,
     };
-    if let Err(refused) = signatures::check(&bank, &headers, &body) {
-        return refused.into_response();
-    }
-    if let Some(again) = replayed(&bank, operation, &key, &received) {
-        return again;
-    }
     let request = received
         .clone()
         .and_then(|v| serde_json::from_value::<ConsentRequest>(v).ok());
@@ -205,7 +255,7 @@ async fn create_consent(State(bank): State<Bank>, headers: HeaderMap, body: Byte
             answer,
         );
     };
-    let now = Bank::now();
+    let now = bank.now();
     let data = ConsentData {
         consent_id: format!("pdc-{}", lendhub_system::random_token(12)),
         status: ConsentStatus::AwaitingAuthorisation,
@@ -221,15 +271,7 @@ async fn create_consent(State(bank): State<Bank>, headers: HeaderMap, body: Byte
             account: None,
         },
     );
-    remember(
-        &bank,
-        operation,
-        &key,
-        received.clone(),
-        StatusCode::CREATED,
-        &document,
-    );
-    bank.answer_signed(operation, &headers, received, StatusCode::CREATED, document)
+    created(&bank, operation, &headers, (received, &key), document)
 }
 
 async fn read_consent(
@@ -241,11 +283,7 @@ async fn read_consent(
         return refused.into_response();
     }
     let Some(consent) = bank.books.lock().payment_consents.get(&id).cloned() else {
-        return refused(
-            StatusCode::NOT_FOUND,
-            "UK.OBIE.Resource.NotFound",
-            "no such consent",
-        );
+        return not_found("consent");
     };
     let document = consent_document(&bank, &consent.data);
     bank.answer_signed(
@@ -258,7 +296,7 @@ async fn read_consent(
 }
 
 /// Where a new payment from `account` stands.
-fn first_status(account: &str) -> PaymentStatus {
+pub(super) fn first_status(account: &str) -> PaymentStatus {
     match account {
         "closed" => PaymentStatus::Rejected,
         "low" => PaymentStatus::Pending,
@@ -267,7 +305,7 @@ fn first_status(account: &str) -> PaymentStatus {
 }
 
 /// Where a payment from `account` goes when it is next read.
-fn next_status(account: &str, now: PaymentStatus) -> PaymentStatus {
+pub(super) fn next_status(account: &str, now: PaymentStatus) -> PaymentStatus {
     match (account, now) {
         ("low", PaymentStatus::Pending) => PaymentStatus::Rejected,
         (_, PaymentStatus::AcceptedSettlementInProcess) => {
@@ -279,26 +317,20 @@ fn next_status(account: &str, now: PaymentStatus) -> PaymentStatus {
 
 async fn create_payment(State(bank): State<Bank>, headers: HeaderMap, body: Bytes) -> Response {
     let operation = "POST /domestic-payments";
-    let received: Option<Value> = serde_json::from_slice(&body).ok();
     let Some(Grant::Consent { consent_id, .. }) = bearer(&bank, &headers) else {
         return unauthorised();
     };
-    let Some(key) = idempotency_key(&headers) else {
-        return bad_request("x-idempotency-key is required");
+    let (received, key) = match signed_once(&bank, operation, &headers, &body) {
+        Ok(admitted) => admitted,
+        Err(answer) => return *answer,
     };
-    if let Err(refused) = signatures::check(&bank, &headers, &body) {
-        return refused.into_response();
-    }
-    if let Some(again) = replayed(&bank, operation, &key, &received) {
-        return again;
-    }
     let Some(request) = received
         .clone()
         .and_then(|v| serde_json::from_value::<PaymentRequest>(v).ok())
     else {
         return bad_request("the payment is not an OBWriteDomestic2");
     };
-    let now = Bank::now();
+    let now = bank.now();
     let data = {
         let mut books = bank.books.lock();
         let Some(consent) = books.payment_consents.get_mut(&consent_id) else {
@@ -339,15 +371,7 @@ async fn create_payment(State(bank): State<Bank>, headers: HeaderMap, body: Byte
         data
     };
     let document = payment_document(&bank, &data);
-    remember(
-        &bank,
-        operation,
-        &key,
-        received.clone(),
-        StatusCode::CREATED,
-        &document,
-    );
-    bank.answer_signed(operation, &headers, received, StatusCode::CREATED, document)
+    created(&bank, operation, &headers, (received, &key), document)
 }
 
 /// `GET /domestic-payments/{id}`: the client's token (as the standard
@@ -363,16 +387,12 @@ async fn read_payment(
     let data = {
         let mut books = bank.books.lock();
         let Some(payment) = books.payments.get_mut(&id) else {
-            return refused(
-                StatusCode::NOT_FOUND,
-                "UK.OBIE.Resource.NotFound",
-                "no such payment",
-            );
+            return not_found("payment");
         };
         let next = next_status(payment.account, payment.data.status);
         if !payment.held && next != payment.data.status {
             payment.data.status = next;
-            payment.data.status_updated = Bank::now();
+            payment.data.status_updated = bank.now();
         }
         payment.data.clone()
     };
@@ -400,10 +420,6 @@ fn set_held(bank: &Bank, id: &str, held: bool) -> Response {
             payment.held = held;
             StatusCode::NO_CONTENT.into_response()
         }
-        None => refused(
-            StatusCode::NOT_FOUND,
-            "UK.OBIE.Resource.NotFound",
-            "no such payment",
-        ),
+        None => not_found("payment"),
     }
 }

@@ -1,0 +1,283 @@
+//! Mandates over the standard's Variable Recurring Payments API (domestic
+//! VRP): a consent with control parameters made with the client's token,
+//! the payer's authorisation at their bank, the code exchanged for the
+//! payer's token (and its refresh token), and each instalment then paid
+//! under the consent without the payer, its status read with the client's
+//! token until the bank settles or rejects it.
+//!
+//! Every POST is signed (`x-jws-signature`) and carries an
+//! `x-idempotency-key`: the consent's derived from the authorisation's
+//! state, each payment's from the instalment's id, so an instalment asked
+//! for twice after a lost answer is one payment at the bank.
+
+use async_trait::async_trait;
+use lendhub_domain::open_banking::ais::Document;
+use lendhub_domain::open_banking::amount::Amount;
+use lendhub_domain::open_banking::pis::{self, RemittanceInformation, Risk};
+use lendhub_domain::open_banking::vrp::{
+    self, ConsentRequest, ConsentRequestData, ControlParameters, Initiation, Instruction,
+    PaymentRequest, PaymentRequestData, PeriodAlignment, PeriodicLimit, SCA_NOT_REQUIRED,
+    VRP_TYPE_OTHER,
+};
+use reqwest::StatusCode;
+
+use super::message_signing::MessageSigner;
+use super::open_banking::{Bank, BankConnection, CodeRefused, TokenAnswer, resource};
+use super::payments_api::{PaymentsApi, idempotency_key};
+use super::{
+    AccessRequest, BankMandates, BankPayment, BankUnavailable, CollectRefused, CollectionAccount,
+    MandateAtBank, MandateTerms, PayerTokens, PaymentOrder, SubmitRefused,
+};
+
+pub struct OpenBankingVrp {
+    api: PaymentsApi,
+}
+
+impl OpenBankingVrp {
+    /// `banks`, each reached within `timeout`, collecting into `creditor`;
+    /// `redirect_uri` is lendhub's at every bank.
+    pub fn new(
+        banks: Vec<BankConnection>,
+        creditor: CollectionAccount,
+        signer: MessageSigner,
+        redirect_uri: String,
+        timeout: std::time::Duration,
+        clock: std::sync::Arc<dyn lendhub_domain::clock::Clock>,
+    ) -> Result<Self, reqwest::Error> {
+        Ok(Self {
+            api: PaymentsApi::new(banks, creditor, signer, redirect_uri, timeout, clock)?,
+        })
+    }
+
+    /// Who is paid, under the mandate's reference: the same on the consent
+    /// and on every payment (the bank refuses one whose initiation differs).
+    fn initiation(&self, reference: &str) -> Initiation {
+        Initiation {
+            creditor_account: self.api.creditor_account(),
+            remittance_information: Some(RemittanceInformation {
+                reference: Some(reference.chars().take(pis::MAX_REFERENCE).collect()),
+                unstructured: None,
+            }),
+        }
+    }
+
+    fn amount(money: lendhub_domain::money::Money) -> Result<Amount, BankUnavailable> {
+        Amount::of(money).ok_or_else(|| BankUnavailable(format!("{money} is no amount to pay")))
+    }
+
+    fn tokens(&self, issued: TokenAnswer) -> PayerTokens {
+        PayerTokens {
+            access_expires_at: self.api.banks.clock.now()
+                + time::Duration::seconds(issued.expires_in.unwrap_or(0)),
+            access_token: issued.access_token.into(),
+            refresh_token: issued.refresh_token.map(Into::into),
+        }
+    }
+
+    /// The payer's token for `mandate`, renewed with its refresh token
+    /// when it has lapsed (or is about to): the renewed tokens too, which
+    /// the caller keeps.
+    async fn payer_token(
+        &self,
+        bank: &Bank,
+        mandate: &MandateAtBank,
+    ) -> Result<(String, Option<PayerTokens>), CollectRefused> {
+        let tokens = &mandate.tokens;
+        let soon = self.api.banks.clock.now() + time::Duration::seconds(60);
+        if soon < tokens.access_expires_at {
+            return Ok((tokens.access_token.expose().clone(), None));
+        }
+        let Some(refresh) = &tokens.refresh_token else {
+            return Err(CollectRefused::Revoked);
+        };
+        let form = [
+            ("grant_type", "refresh_token"),
+            ("refresh_token", refresh.expose().as_str()),
+        ];
+        let renewed = match self.api.banks.refresh(bank, &form).await {
+            Ok(renewed) => renewed,
+            Err(CodeRefused::Consent) => return Err(CollectRefused::Revoked),
+            Err(CodeRefused::Unavailable(e)) => return Err(CollectRefused::Unavailable(e)),
+        };
+        let mut renewed = self.tokens(renewed);
+        // A bank may keep the refresh token it issued first.
+        if renewed.refresh_token.is_none() {
+            renewed.refresh_token = tokens.refresh_token.clone();
+        }
+        Ok((renewed.access_token.expose().clone(), Some(renewed)))
+    }
+
+    fn progressed(payment: vrp::Payment) -> BankPayment {
+        BankPayment {
+            progress: payment.status.progress(),
+            domestic_payment_id: payment.domestic_vrp_id,
+        }
+    }
+}
+
+#[async_trait]
+impl BankMandates for OpenBankingVrp {
+    async fn request_mandate(
+        &self,
+        bank_id: &str,
+        terms: &MandateTerms,
+        (state, nonce): (&str, &str),
+    ) -> Result<AccessRequest, BankUnavailable> {
+        let bank = self.api.bank(bank_id)?;
+        let token = self.api.banks.client_token(bank, "payments").await?;
+        let request = ConsentRequest {
+            data: ConsentRequestData {
+                control_parameters: ControlParameters {
+                    valid_from: None,
+                    valid_to: None,
+                    maximum_individual_amount: Self::amount(terms.most_per_payment)?,
+                    periodic_limits: vec![PeriodicLimit {
+                        period_type: terms.period,
+                        period_alignment: PeriodAlignment::Consent,
+                        amount: Self::amount(terms.most_per_period)?,
+                    }],
+                    vrp_type: vec![VRP_TYPE_OTHER.to_owned()],
+                    psu_authentication_methods: vec![SCA_NOT_REQUIRED.to_owned()],
+                },
+                initiation: self.initiation(terms.reference),
+            },
+            risk: Risk::repayment(),
+        };
+        let asked = self
+            .api
+            .post_signed(
+                PaymentsApi::url(bank, "/domestic-vrp-consents"),
+                &token,
+                idempotency_key(state.as_bytes()),
+                &request,
+            )?
+            .send()
+            .await;
+        let consent: Document<vrp::Consent> = self
+            .api
+            .banks
+            .read_signed(bank, "a VRP consent", asked)
+            .await?;
+        let consent_id = consent.data.consent_id;
+        let authorise_url = self
+            .api
+            .banks
+            .authorise_url(bank, &consent_id, "openid payments", (state, nonce))
+            .await?;
+        Ok(AccessRequest {
+            consent_id,
+            authorise_url,
+        })
+    }
+
+    async fn authorise_mandate(
+        &self,
+        bank_id: &str,
+        consent_id: &str,
+        (code, nonce): (&str, &str),
+    ) -> Result<PayerTokens, SubmitRefused> {
+        let bank = self.api.bank(bank_id)?;
+        let exchanged = match self.api.banks.exchange_code(bank, code, nonce).await {
+            Ok(exchanged) => exchanged,
+            Err(CodeRefused::Consent) => return Err(SubmitRefused::Consent),
+            Err(CodeRefused::Unavailable(e)) => return Err(e.into()),
+        };
+        if exchanged.consent_id != consent_id {
+            return Err(SubmitRefused::Consent);
+        }
+        Ok(self.tokens(exchanged.tokens))
+    }
+
+    async fn collect(
+        &self,
+        bank_id: &str,
+        mandate: &MandateAtBank,
+        order: &PaymentOrder,
+    ) -> Result<(BankPayment, Option<PayerTokens>), CollectRefused> {
+        let bank = self.api.bank(bank_id)?;
+        let (token, renewed) = self.payer_token(bank, mandate).await?;
+        let id: String = order.id.chars().take(pis::MAX_IDENTIFICATION).collect();
+        let request = PaymentRequest {
+            data: PaymentRequestData {
+                consent_id: mandate.consent_id.clone(),
+                psu_authentication_method: SCA_NOT_REQUIRED.to_owned(),
+                vrp_type: VRP_TYPE_OTHER.to_owned(),
+                initiation: self.initiation(&mandate.reference),
+                instruction: Instruction {
+                    instruction_identification: id.clone(),
+                    end_to_end_identification: id,
+                    remittance_information: Some(RemittanceInformation {
+                        reference: Some(order.reference.chars().take(pis::MAX_REFERENCE).collect()),
+                        unstructured: None,
+                    }),
+                    local_instrument: Some("UK.OBIE.FPS".to_owned()),
+                    instructed_amount: Self::amount(order.amount)?,
+                    creditor_account: self.api.creditor_account(),
+                },
+            },
+            risk: Risk::repayment(),
+        };
+        let sent = self
+            .api
+            .post_signed(
+                PaymentsApi::url(bank, "/domestic-vrps"),
+                &token,
+                idempotency_key(order.id.as_bytes()),
+                &request,
+            )?
+            .send()
+            .await;
+        if let Ok(answer) = &sent {
+            match answer.status() {
+                StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
+                    return Err(CollectRefused::Revoked);
+                }
+                StatusCode::BAD_REQUEST => return Err(CollectRefused::OverLimits),
+                _ => {}
+            }
+        }
+        let payment: Document<vrp::Payment> = self
+            .api
+            .banks
+            .read_signed(bank, "a domestic VRP", sent)
+            .await?;
+        Ok((Self::progressed(payment.data), renewed))
+    }
+
+    async fn collection_status(
+        &self,
+        bank_id: &str,
+        domestic_vrp_id: &str,
+    ) -> Result<BankPayment, BankUnavailable> {
+        let bank = self.api.bank(bank_id)?;
+        let token = self.api.banks.client_token(bank, "payments").await?;
+        let url = PaymentsApi::url(bank, &format!("/domestic-vrps/{domestic_vrp_id}"));
+        let answer = resource(self.api.banks.http.get(url), &token).send().await;
+        let payment: Document<vrp::Payment> = self
+            .api
+            .banks
+            .read_signed(bank, "a domestic VRP", answer)
+            .await?;
+        Ok(Self::progressed(payment.data))
+    }
+
+    async fn end_mandate(&self, bank_id: &str, consent_id: &str) -> Result<(), BankUnavailable> {
+        let bank = self.api.bank(bank_id)?;
+        let token = self.api.banks.client_token(bank, "payments").await?;
+        let url = PaymentsApi::url(bank, &format!("/domestic-vrp-consents/{consent_id}"));
+        let answer = resource(self.api.banks.http.delete(url), &token)
+            .send()
+            .await
+            .map_err(|e| {
+                BankUnavailable(format!("{} did not answer: {e}", bank.connection.name))
+            })?;
+        // Already gone at the bank is as good as ended.
+        match answer.status() {
+            s if s.is_success() || s == StatusCode::NOT_FOUND => Ok(()),
+            s => Err(BankUnavailable(format!(
+                "{} answered {s} to ending a VRP consent",
+                bank.connection.name
+            ))),
+        }
+    }
+}
