@@ -292,16 +292,6 @@ impl CreditBureau for SyntheticBureau {
     }
 }
 
-/// What the payer's bank answered to an instalment collected under a
-/// mandate.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Initiated {
-    /// Authorised and submitted to Faster Payments: settlement follows.
-    Submitted,
-    /// Refused: the payment fails with this reason.
-    Refused(lendhub_domain::servicing::collection::FailureReason),
-}
-
 /// The lender's account that open-banking payments are made to.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CollectionAccount {
@@ -467,36 +457,6 @@ pub trait BankMandates: Send + Sync {
     async fn end_mandate(&self, bank: &str, consent_id: &str) -> Result<(), BankUnavailable>;
 }
 
-/// Collecting a schedule's instalment under the payer's standing
-/// authority (a mandate), without asking the payer each time.
-#[async_trait]
-pub trait MandateCollections: Send + Sync {
-    async fn collect(
-        &self,
-        bank: &str,
-        amount: lendhub_domain::money::Money,
-        reference: &str,
-    ) -> Initiated;
-}
-
-/// Instalments under an active mandate are accepted in process, and settle
-/// on the clock (`collection::SETTLES_AFTER`): the one collection path not
-/// yet at a bank. Issue #46 item 4 replaces it with the standard's
-/// variable recurring payments, settled by the bank.
-pub struct InProcessMandates;
-
-#[async_trait]
-impl MandateCollections for InProcessMandates {
-    async fn collect(
-        &self,
-        _bank: &str,
-        _amount: lendhub_domain::money::Money,
-        _reference: &str,
-    ) -> Initiated {
-        Initiated::Submitted
-    }
-}
-
 /// One for each environment: a live partner's requests reach the live
 /// one; test partners and sandbox clients the test one.
 #[derive(Clone)]
@@ -534,12 +494,7 @@ pub struct StandIns {
 }
 
 /// The kinds still simulated in process in every environment.
-const IN_PROCESS: [&str; 4] = [
-    "identity checks",
-    "credit bureau",
-    "mandate collections",
-    "payout rail",
-];
+const IN_PROCESS: [&str; 3] = ["identity checks", "credit bureau", "payout rail"];
 
 /// Each environment's banks, over the same connections: read on the hosted
 /// journey (account information), paid at on the pay page (payment
@@ -547,6 +502,7 @@ const IN_PROCESS: [&str; 4] = [
 pub struct BankAdapters {
     pub accounts: PerEnvironment<Arc<dyn AccountInformation>>,
     pub payments: PerEnvironment<Arc<dyn BankPayments>>,
+    pub mandates: PerEnvironment<Arc<dyn BankMandates>>,
 }
 
 /// The counterparties the hub speaks to, as the server configured them.
@@ -564,7 +520,8 @@ pub struct Counterparties {
     pub banks: Arc<dyn OpenBanking>,
     pub bureau: Arc<dyn CreditBureau>,
     pub rail: Arc<dyn FasterPayments>,
-    pub mandates: Arc<dyn MandateCollections>,
+    /// The payers' banks schedules' instalments are taken from.
+    pub mandates: PerEnvironment<Arc<dyn BankMandates>>,
 }
 
 impl Counterparties {
@@ -574,7 +531,11 @@ impl Counterparties {
     /// their protocols.
     pub fn new(
         register: PerEnvironment<Arc<dyn CompanyRegister>>,
-        BankAdapters { accounts, payments }: BankAdapters,
+        BankAdapters {
+            accounts,
+            payments,
+            mandates,
+        }: BankAdapters,
         models: PerEnvironment<Vec<&'static str>>,
     ) -> Self {
         let stand_ins = |models: Vec<&'static str>| StandIns {
@@ -593,7 +554,7 @@ impl Counterparties {
             banks: Arc::new(SyntheticBanks),
             bureau: Arc::new(SyntheticBureau),
             rail: Arc::new(SyntheticFasterPayments),
-            mandates: Arc::new(InProcessMandates),
+            mandates,
         }
     }
 }

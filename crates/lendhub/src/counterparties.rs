@@ -10,9 +10,9 @@ use std::time::Duration;
 use lendhub_domain::clock::Clock;
 use lendhub_domain::secret::Secret;
 use lendhub_hub::counterparties::{
-    AccountInformation, BankAdapters, BankConnection, BankPayments, CollectionAccount,
-    CompaniesHouse, CompanyRegister, MessageSigner, OpenBankingAis, OpenBankingPis, PerEnvironment,
-    Quota,
+    AccountInformation, BankAdapters, BankConnection, BankMandates, BankPayments,
+    CollectionAccount, CompaniesHouse, CompanyRegister, MessageSigner, OpenBankingAis,
+    OpenBankingPis, OpenBankingVrp, PerEnvironment, Quota,
 };
 
 use crate::config::{self, Invalid};
@@ -91,7 +91,7 @@ pub async fn open_banking(
     clock: &Arc<dyn Clock>,
 ) -> anyhow::Result<BankAdapters> {
     let mut model = None;
-    let (live_accounts, live_payments) = banks(
+    let (live_accounts, live_payments, live_mandates) = banks(
         "live",
         &config.live.open_banking,
         redirect_uri,
@@ -99,7 +99,7 @@ pub async fn open_banking(
         &mut model,
     )
     .await?;
-    let (test_accounts, test_payments) = banks(
+    let (test_accounts, test_payments, test_mandates) = banks(
         "test",
         &config.test.open_banking,
         redirect_uri,
@@ -116,11 +116,19 @@ pub async fn open_banking(
             live: live_payments,
             test: test_payments,
         },
+        mandates: PerEnvironment {
+            live: live_mandates,
+            test: test_mandates,
+        },
     })
 }
 
-/// One environment's banks, read and paid through.
-type Banked = (Arc<dyn AccountInformation>, Arc<dyn BankPayments>);
+/// One environment's banks: read, paid at, and holding mandates.
+type Banked = (
+    Arc<dyn AccountInformation>,
+    Arc<dyn BankPayments>,
+    Arc<dyn BankMandates>,
+);
 
 async fn banks(
     env: &str,
@@ -136,7 +144,9 @@ async fn banks(
         );
         let bank = match model {
             Some(running) => running.clone(),
-            None => model.insert(start_model_bank(redirect_uri).await?).clone(),
+            None => model
+                .insert(start_model_bank(redirect_uri, clock).await?)
+                .clone(),
         };
         (vec![bank], model_signer()?, model_collection_account())
     } else {
@@ -165,6 +175,14 @@ async fn banks(
         clock.clone(),
     )?;
     let payments = OpenBankingPis::new(
+        banks.clone(),
+        collection.clone(),
+        signer.clone(),
+        redirect_uri.to_owned(),
+        timeout,
+        clock.clone(),
+    )?;
+    let mandates = OpenBankingVrp::new(
         banks,
         collection,
         signer,
@@ -172,7 +190,7 @@ async fn banks(
         timeout,
         clock.clone(),
     )?;
-    Ok((Arc::new(accounts), Arc::new(payments)))
+    Ok((Arc::new(accounts), Arc::new(payments), Arc::new(mandates)))
 }
 
 /// The key lendhub signs payment requests to a real bank with.
@@ -249,7 +267,12 @@ fn model_collection_account() -> CollectionAccount {
 /// The model bank's id and name on the bank choice.
 pub const MODEL_BANK: (&str, &str) = ("model_bank", "Model Bank (test)");
 
-async fn start_model_bank(redirect_uri: &str) -> anyhow::Result<BankConnection> {
+/// The model bank, on the server's clock: a test that moves the clock
+/// moves the bank's VRP periods and token lifetimes with it.
+async fn start_model_bank(
+    redirect_uri: &str,
+    clock: &Arc<dyn Clock>,
+) -> anyhow::Result<BankConnection> {
     let registration = lendhub_models::bank::Registration::lendhub(
         "lendhub".to_owned(),
         lendhub_system::random_token(24),
@@ -257,7 +280,7 @@ async fn start_model_bank(redirect_uri: &str) -> anyhow::Result<BankConnection> 
     );
     let secret = Secret::from(registration.client_secret.clone());
     let addr = lendhub_models::spawn_at(SocketAddr::from(([127, 0, 0, 1], 0)), |base| {
-        lendhub_models::bank::router(base, registration)
+        lendhub_models::bank::router_on(base, registration, clock.clone())
     })
     .await?;
     tracing::info!(%addr, "the model bank is listening");

@@ -20,6 +20,10 @@ pub struct PayerAuthorisation {
     pub nonce: String,
     #[serde(with = "time::serde::rfc3339")]
     pub started_at: OffsetDateTime,
+    /// A VRP consent for the payment's schedule (its mandate), not a
+    /// single payment's consent.
+    #[serde(default)]
+    pub for_mandate: bool,
 }
 
 /// How long a payer has to authorise at their bank.
@@ -46,6 +50,15 @@ impl PayerAuthorisation {
             state_hash: session_hash(state),
             nonce: nonce.to_owned(),
             started_at: now,
+            for_mandate: false,
+        }
+    }
+
+    /// The same, for a mandate's VRP consent.
+    pub fn for_mandate(self) -> Self {
+        Self {
+            for_mandate: true,
+            ..self
         }
     }
 

@@ -21,11 +21,8 @@ pub const MAX_DESCRIPTION: usize = 500;
 pub const MAX_AMOUNT_PENCE: i64 = 2 * crate::lending::application::MAX_AMOUNT_PENCE;
 /// A link's life when the partner names none (the seed: 7 days).
 pub const LINK_OPEN_FOR: Duration = Duration::days(7);
-/// How long an instalment collected under a mandate takes to settle on the
-/// clock. Such collections are still answered in process (issue #46 item
-/// 4 moves them onto variable recurring payments, settled by the bank); a
-/// link paid at a bank settles only when the bank says so.
-pub const SETTLES_AFTER: Duration = Duration::minutes(1);
+/// The least time an instalment created after its last day stays open.
+pub const INSTALMENT_OPEN_AT_LEAST: Duration = Duration::minutes(1);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -218,7 +215,7 @@ impl Payment {
                 None,
                 None,
                 None,
-                Some(expires_at.max(now + SETTLES_AFTER)),
+                Some(expires_at.max(now + INSTALMENT_OPEN_AT_LEAST)),
                 now,
             )
         }
@@ -232,22 +229,60 @@ impl Payment {
     }
 
     /// When the payment sweep next needs it: a scheduled instalment under
-    /// a mandate at once (its initiation), a pending link's expiry, the
-    /// next question to the bank about a payment it accepted (or, collected
-    /// in process under a mandate, its settlement).
+    /// a mandate at once (its collection at the payer's bank; again later
+    /// if the bank could not be reached), a pending link's expiry, the next
+    /// question to the bank about a payment it accepted. No timer settles
+    /// a payment: only the bank's answer does.
     pub fn due_at(&self) -> Option<OffsetDateTime> {
         match self.status {
-            PaymentStatus::Pending if self.mandate_id.is_some() => Some(self.created_at),
+            PaymentStatus::Pending if self.mandate_id.is_some() => Some(
+                self.checked_at
+                    .map_or(self.created_at, |c| next_check(self.created_at, c)),
+            ),
             PaymentStatus::Pending => Some(self.expires_at),
             PaymentStatus::Processing => match (self.authorised_at, self.checked_at) {
-                (Some(submitted), Some(checked)) if self.bank_payment_id.is_some() => {
-                    Some(next_check(submitted, checked))
-                }
-                (Some(authorised), _) => Some(authorised + SETTLES_AFTER),
+                (Some(submitted), Some(checked)) => Some(next_check(submitted, checked)),
+                (Some(submitted), None) => Some(next_check(submitted, submitted)),
                 _ => None,
             },
             _ => None,
         }
+    }
+
+    /// An instalment the payer's bank accepted under its mandate, as
+    /// `bank_payment_id`: processing until the bank says it settled.
+    pub fn collected(
+        &self,
+        bank: &str,
+        bank_payment_id: &str,
+        now: OffsetDateTime,
+    ) -> Result<Self, NotNow> {
+        let processing = self.authorised(bank, now)?;
+        Ok(Self {
+            bank_payment_id: Some(bank_payment_id.to_owned()),
+            checked_at: Some(now),
+            ..processing
+        })
+    }
+
+    /// The instalment taken under `mandate` from now on, not paid as a link.
+    pub fn under_mandate(&self, mandate: &MandateId) -> Self {
+        Self {
+            mandate_id: Some(mandate.clone()),
+            ..self.next()
+        }
+    }
+
+    /// An instalment whose bank could not be reached: asked again later.
+    pub fn retry_later(&self, now: OffsetDateTime) -> Result<Self, NotNow> {
+        self.open(now)?;
+        if self.mandate_id.is_none() {
+            return Err(NotNow(self.status));
+        }
+        Ok(Self {
+            checked_at: Some(now),
+            ..self.next()
+        })
     }
 
     /// The payer was sent to `authorisation.bank` to authorise a payment
@@ -400,9 +435,14 @@ mod tests {
         let now = p.created_at + Duration::hours(1);
         let processing = p.authorised("model_bank", now).expect("pending");
         assert_eq!(processing.status, PaymentStatus::Processing);
-        assert_eq!(processing.due_at(), Some(now + SETTLES_AFTER));
+        assert_eq!(
+            processing.due_at(),
+            Some(now + crate::servicing::bank_payment::FIRST_CHECK_AFTER)
+        );
         assert!(processing.authorised("again", now).is_err());
-        let paid = processing.settled(now + SETTLES_AFTER).expect("processing");
+        let paid = processing
+            .settled(now + Duration::minutes(1))
+            .expect("processing");
         assert_eq!(paid.status, PaymentStatus::Paid);
         assert_eq!(paid.due_at(), None);
         assert_eq!(paid.version, 3);

@@ -1,7 +1,9 @@
-//! A payer's standing authority for a schedule's collections (a variable
-//! recurring payment consent at their bank; hub seed: `mnd_…`, "the first
-//! collection establishes one"; issue #16). Revoked by the payer at any
-//! time; a collection under a revoked mandate fails with `mandate_revoked`.
+//! A payer's standing authority for a schedule's collections: a variable
+//! recurring payment (VRP) consent at their bank, which they authorise on
+//! the pay page with the schedule's first instalment (hub seed: `mnd_…`,
+//! "the first collection establishes one"; issue #16). Revoked by the payer
+//! at any time, with lendhub or at their bank; a collection under a revoked
+//! mandate fails with `mandate_revoked`.
 
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -39,6 +41,17 @@ pub struct Mandate {
     pub created_at: OffsetDateTime,
     #[serde(with = "time::serde::rfc3339::option")]
     pub revoked_at: Option<OffsetDateTime>,
+    /// The payer's bank's VRP consent the mandate is.
+    #[serde(default)]
+    pub consent_id: Option<String>,
+    /// What every payment under it shows on the payer's statement (the
+    /// consent's, which each payment repeats).
+    #[serde(default)]
+    pub reference: Option<String>,
+    /// The payer's tokens for the consent, sealed with the master key
+    /// (base64): the bank's credential to take the instalments.
+    #[serde(default)]
+    pub sealed_tokens: Option<String>,
     pub version: i64,
 }
 
@@ -60,7 +73,30 @@ impl Mandate {
             established_by,
             created_at: now,
             revoked_at: None,
+            consent_id: None,
+            reference: None,
+            sealed_tokens: None,
             version: 1,
+        }
+    }
+
+    /// As the payer's bank holds it: its VRP consent, the reference its
+    /// payments repeat, and the payer's tokens, sealed.
+    pub fn at_bank(self, consent_id: &str, reference: &str, sealed_tokens: String) -> Self {
+        Self {
+            consent_id: Some(consent_id.to_owned()),
+            reference: Some(reference.to_owned()),
+            sealed_tokens: Some(sealed_tokens),
+            ..self
+        }
+    }
+
+    /// The payer's tokens renewed by the bank.
+    pub fn with_tokens(&self, sealed_tokens: String) -> Self {
+        Self {
+            sealed_tokens: Some(sealed_tokens),
+            version: self.version + 1,
+            ..self.clone()
         }
     }
 

@@ -18,8 +18,8 @@ use time::OffsetDateTime;
 use tokio::sync::Notify;
 
 use crate::counterparties::{
-    BankPayments, CompanyRegister, Counterparties, CreditBureau, FasterPayments,
-    MandateCollections, PerEnvironment, PersonRegister,
+    BankMandates, BankPayments, CompanyRegister, Counterparties, CreditBureau, FasterPayments,
+    PerEnvironment, PersonRegister,
 };
 use crate::links::Links;
 
@@ -55,7 +55,8 @@ pub struct Parts {
     pub(in crate::flows) rail: Arc<dyn FasterPayments>,
     /// The payer's banks a payment link is paid at.
     pub(in crate::flows) payments: PerEnvironment<Arc<dyn BankPayments>>,
-    pub(in crate::flows) mandates: Arc<dyn MandateCollections>,
+    /// The payers' banks a schedule's mandate is held at.
+    pub(in crate::flows) mandates: PerEnvironment<Arc<dyn BankMandates>>,
     pub(in crate::flows) links: Links,
     pub(in crate::flows) clock: Arc<dyn Clock>,
     /// England and Wales working days: statements are invoiced on the 2nd

@@ -43,6 +43,7 @@ pub async fn revoke(
     let Some((revoked, writes)) = revoked_writes(cx, mandate, now)? else {
         return Ok(Some(mandate.clone()));
     };
+    crate::flows::mandate_at_bank::end_at_bank(cx, mandate).await;
     match cx.commit(writes).await {
         Ok(()) => Ok(Some(revoked)),
         Err(CommitError::Conflict) => Ok(None),

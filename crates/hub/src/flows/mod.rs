@@ -19,6 +19,7 @@ pub mod events;
 pub mod fund;
 pub mod lending;
 pub mod lists;
+pub mod mandate_at_bank;
 pub mod mandates;
 pub mod marketplace;
 pub mod open_application;

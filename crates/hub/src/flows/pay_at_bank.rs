@@ -14,6 +14,7 @@ use lendhub_store::WriteSet;
 use time::OffsetDateTime;
 
 use super::FlowError;
+use super::mandate_at_bank;
 use super::payments::{commit, settle};
 use crate::counterparties::{BankPayments, PaymentOrder, SubmitRefused};
 use crate::flows::Context;
@@ -77,9 +78,21 @@ pub async fn request(
     }
     let state = format!("{}.{}", payment.id, lendhub_system::random_token(24));
     let nonce = lendhub_system::random_token(16);
-    let asked = bank_of(cx, payment)
-        .request_payment(bank, &order(payment), (&state, &nonce))
-        .await;
+    // A schedule's first instalment sets up its mandate: the payer
+    // authorises a VRP consent, and the instalment is its first payment.
+    let wanting = mandate_at_bank::schedule_wanting_mandate(cx, payment).await?;
+    let asked = match &wanting {
+        Some(schedule) => {
+            let terms = mandate_at_bank::terms(schedule);
+            let banks = cx.mandates.for_owner(&payment.owner);
+            banks.request_mandate(bank, &terms, (&state, &nonce)).await
+        }
+        None => {
+            bank_of(cx, payment)
+                .request_payment(bank, &order(payment), (&state, &nonce))
+                .await
+        }
+    };
     let access = match asked {
         Ok(access) => access,
         Err(e) => {
@@ -87,7 +100,10 @@ pub async fn request(
             return Ok(Requested::Unreachable);
         }
     };
-    let authorisation = PayerAuthorisation::new(bank, &access.consent_id, &state, &nonce, now);
+    let mut authorisation = PayerAuthorisation::new(bank, &access.consent_id, &state, &nonce, now);
+    if wanting.is_some() {
+        authorisation = authorisation.for_mandate();
+    }
     let Ok(next) = payment.authorising(authorisation, now) else {
         return Ok(Requested::Moved);
     };
@@ -135,6 +151,9 @@ pub async fn returned(
         // Declined at the bank (`access_denied`) or any other refusal.
         _ => return fail(cx, payment, FailureReason::PayerCancelled, bank, now).await,
     };
+    if authorisation.for_mandate {
+        return mandate_authorised(cx, payment, &authorisation, code, now).await;
+    }
     let submitted = bank_of(cx, payment)
         .submit_payment(
             bank,
@@ -180,6 +199,53 @@ pub async fn returned(
             fail(cx, payment, FailureReason::BankUnavailable, bank, now).await
         }
     }
+}
+
+/// The payer authorised the schedule's mandate: established, and the
+/// instalment taken under it at once.
+async fn mandate_authorised(
+    cx: &Context,
+    payment: &Payment,
+    authorisation: &PayerAuthorisation,
+    code: &str,
+    now: OffsetDateTime,
+) -> Result<Returned, FlowError> {
+    let bank = authorisation.bank.as_str();
+    let banks = cx.mandates.for_owner(&payment.owner);
+    let authorised = banks
+        .authorise_mandate(
+            bank,
+            &authorisation.consent_id,
+            (code, &authorisation.nonce),
+        )
+        .await;
+    let tokens = match authorised {
+        Ok(tokens) => tokens,
+        Err(SubmitRefused::Consent) => {
+            return match current(cx, payment).await? {
+                Returned::Now(p) if p.version == payment.version => Ok(Returned::Ended),
+                moved => Ok(moved),
+            };
+        }
+        Err(SubmitRefused::Unavailable(e)) => {
+            tracing::warn!(payment = %payment.id, bank, error = %e, "an authorised mandate was not confirmed");
+            return fail(cx, payment, FailureReason::BankUnavailable, bank, now).await;
+        }
+    };
+    // Still wanted: a mandate set up meanwhile (another tab) is kept, and
+    // this consent ended at the bank.
+    match mandate_at_bank::schedule_wanting_mandate(cx, payment).await? {
+        Some(schedule) => {
+            mandate_at_bank::establish(cx, payment, &schedule, authorisation, &tokens, now).await?;
+        }
+        None => {
+            let banks = cx.mandates.for_owner(&payment.owner);
+            if let Err(e) = banks.end_mandate(bank, &authorisation.consent_id).await {
+                tracing::warn!(payment = %payment.id, error = %e, "an unwanted VRP consent was not ended");
+            }
+        }
+    }
+    current(cx, payment).await
 }
 
 async fn fail(

@@ -5,7 +5,6 @@
 //! settlement, the ledger's collection) or nothing: `Ok(false)` when
 //! another instance or request moved the payment first.
 
-use lendhub_domain::ids::HubId;
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::servicing::collection::{FailureReason, Payment};
 use lendhub_domain::servicing::ledger::{Entry, EntryKind};
@@ -13,7 +12,6 @@ use lendhub_store::{CommitError, EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
 use super::FlowError;
-use crate::counterparties::Initiated;
 use crate::flows::Context;
 use crate::flows::events::event;
 use crate::flows::schedule_follow::follow;
@@ -34,7 +32,7 @@ pub(super) async fn commit(
 }
 
 /// `commit`, announcing the payment under each of `kinds`.
-async fn commit_announcing(
+pub(super) async fn commit_announcing(
     cx: &Context,
     mut next: Payment,
     mut writes: WriteSet,
@@ -56,9 +54,8 @@ async fn commit_announcing(
     }
 }
 
-/// A schedule's instalment under a mandate: the payer's bank is asked
-/// under the payment's own id (`payment.processing` or `payment.failed`);
-/// under a revoked mandate it fails with `mandate_revoked` without asking.
+/// A schedule's instalment under its mandate, taken at the payer's bank
+/// (`mandate_at_bank::collect`).
 pub async fn collect_under_mandate(
     cx: &Context,
     payment: &Payment,
@@ -72,26 +69,7 @@ pub async fn collect_under_mandate(
         .mandate(&payment.owner, mandate_id)
         .await?
         .ok_or_else(|| FlowError::Internal(format!("payment {} names no mandate", payment.id)))?;
-    let bank = mandate.payer_bank.as_str();
-    let initiated = if mandate.is_active() {
-        cx.mandates
-            .collect(bank, payment.amount, payment.id.as_str())
-            .await
-    } else {
-        Initiated::Refused(FailureReason::MandateRevoked)
-    };
-    let (next, kind) = match initiated {
-        Initiated::Submitted => (payment.authorised(bank, now), EventType::PaymentProcessing),
-        Initiated::Refused(reason) => {
-            (payment.failed(reason, Some(bank)), EventType::PaymentFailed)
-        }
-    };
-    let Ok(next) = next else {
-        return Ok(false);
-    };
-    Ok(commit(cx, next, WriteSet::default(), kind, now)
-        .await?
-        .is_some())
+    crate::flows::mandate_at_bank::collect(cx, payment, &mandate, now).await
 }
 
 /// Funds settled: paid (`payment.paid`), and the collection posted to the
@@ -165,8 +143,16 @@ pub async fn ask_bank(
     else {
         return Ok(false);
     };
-    let bank_payments = cx.payments.for_owner(&payment.owner);
-    let progress = match bank_payments.payment_status(bank, bank_payment_id).await {
+    // An instalment was paid under its mandate (VRP), a link as a single
+    // payment: each API answers for its own.
+    let read = if payment.mandate_id.is_some() {
+        let banks = cx.mandates.for_owner(&payment.owner);
+        banks.collection_status(bank, bank_payment_id).await
+    } else {
+        let banks = cx.payments.for_owner(&payment.owner);
+        banks.payment_status(bank, bank_payment_id).await
+    };
+    let progress = match read {
         Ok(read) => read.progress,
         Err(e) => {
             tracing::warn!(payment = %payment.id, bank, error = %e, "the bank could not say how a payment stands");

@@ -153,9 +153,10 @@ async fn staff_see_their_own_partner_one_environment_at_a_time() {
             "{}",
             page.body
         );
-        assert!(page.body.contains(
-            "Simulated in process: identity checks, credit bureau, mandate collections, payout rail."
-        ));
+        assert!(
+            page.body
+                .contains("Simulated in process: identity checks, credit bureau, payout rail.")
+        );
     }
 
     let list = hub

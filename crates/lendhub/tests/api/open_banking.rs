@@ -60,7 +60,7 @@ impl ModelBank {
 
 /// A loopback port free now, for a hub whose public URL the bank must know
 /// before the hub starts.
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -218,7 +218,7 @@ fn pay_at(config: &mut lendhub::config::Config, bank: &ModelBank) {
 /// What an environment with a real bank needs for payments: the key its
 /// requests are signed with (the model key, which the model bank trusts)
 /// and the account payments go to.
-fn paying(ob: &mut lendhub::config::OpenBanking) {
+pub(crate) fn paying(ob: &mut lendhub::config::OpenBanking) {
     ob.message_signing = Some(lendhub::config::MessageSigning {
         key_file: format!(
             "{}/../models/keys/lendhub-signing.pem",

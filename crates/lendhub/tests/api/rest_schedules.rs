@@ -5,6 +5,9 @@
 
 use std::collections::HashSet;
 
+use std::sync::Arc;
+
+use lendhub_system::ShiftedClock;
 use serde_json::{Value, json};
 use time::{Date, Duration, OffsetDateTime};
 
@@ -64,12 +67,13 @@ fn date(v: &Value) -> Date {
     .unwrap()
 }
 
-/// Moves the clock to `hours` past the start of `day`.
-async fn advance_to(app: &App, key: &str, day: Date, hours: i64) {
+/// Moves the clock to `hours` past the start of `day`; how far it moved.
+async fn advance_to(app: &App, key: &str, day: Date, hours: i64) -> Duration {
     let target = day.midnight().assume_utc() + Duration::hours(hours);
     let by = target - now(app, key).await;
     assert!(by > Duration::ZERO, "the clock only moves forward");
     app.advance(by);
+    by
 }
 
 /// The account's payments, oldest first.
@@ -637,12 +641,127 @@ async fn schedules_keep_their_rules() {
 
 /// Two instances on one PostgreSQL database, both woken at every due date:
 /// each instalment is initiated once, whichever instance's scheduler won.
-#[tokio::test]
-async fn two_instances_initiate_each_instalment_once() {
-    let site = Site::postgres().await;
+/// The model bank's client credentials in these tests.
+const BANK_CLIENT: (&str, &str) = ("lendhub", "shared-bank-secret");
+
+/// An app whose test environment reaches a model bank the test holds (its
+/// address, and the clock it reads, which the test moves with the app's):
+/// as a deployment's instances reach one bank, and so a test can act as
+/// the payer at their bank.
+async fn beside_a_model_bank(site: Site) -> (App, String, Arc<ShiftedClock>) {
+    let port = crate::open_banking::free_port();
+    let hub = format!("http://127.0.0.1:{port}");
+    let bank_clock = ShiftedClock::new();
+    let registration = lendhub_models::bank::Registration::lendhub(
+        BANK_CLIENT.0.to_owned(),
+        BANK_CLIENT.1.to_owned(),
+        vec![format!("{hub}/open-banking/callback")],
+    );
+    let clock = bank_clock.clone();
+    let bank = lendhub_models::spawn_at(std::net::SocketAddr::from(([127, 0, 0, 1], 0)), |base| {
+        lendhub_models::bank::router_on(base, registration, clock)
+    })
+    .await
+    .unwrap();
+    let bank = format!("http://{bank}");
     let mut config = crate::support::test_config(&site);
     config.rest_tier.enabled = true;
-    let app = App::spawn_with(config, site).await;
+    config.hub.addr = format!("127.0.0.1:{port}").parse().unwrap();
+    config.hub.public_url = Some(hub.parse().unwrap());
+    let ob = &mut config.counterparties.test.open_banking;
+    crate::open_banking::paying(ob);
+    ob.banks.insert(
+        crate::rest_payments::MODEL_BANK.into(),
+        lendhub::config::Bank {
+            name: "Model Bank (shared)".into(),
+            discovery_url: format!("{bank}/.well-known/openid-configuration"),
+            api_base_url: format!("{bank}/open-banking/v3.1"),
+            client_id: BANK_CLIENT.0.into(),
+            client_secret: BANK_CLIENT.1.to_owned().into(),
+        },
+    );
+    (App::spawn_with(config, site).await, bank, bank_clock)
+}
+
+/// The VRP consents the bank was asked for, newest last.
+async fn vrp_consents(bank: &str) -> Vec<String> {
+    let exchanges: Value = reqwest::Client::new()
+        .get(format!("{bank}/_model/exchanges"))
+        .basic_auth(BANK_CLIENT.0, Some(BANK_CLIENT.1))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    exchanges
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["operation"] == "POST /domestic-vrp-consents")
+        .map(|x| {
+            x["response"]["Data"]["ConsentId"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_mandate_revoked_at_the_payers_bank_fails_the_next_instalment_and_is_revoked() {
+    let (app, bank, bank_clock) = beside_a_model_bank(Site::new().await).await;
+    let (key, account) = funded_with(&app, SCOPES).await;
+    let a = get(&app, &key, &format!("/accounts/{account}")).await;
+    let start = date(&a["schedule"][0]["due_date"]);
+    let created = post_keyed(
+        &app,
+        &key,
+        "/payments/schedules",
+        "revoked-at-bank",
+        json!({"account_id": account, "amount_pence": 10_000, "cadence": "weekly",
+               "start_date": start.to_string(), "count": 3}),
+    )
+    .await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    bank_clock.advance(advance_to(&app, &key, start, 1).await);
+    let first = eventually_value(&app, &key, &account, 1).await;
+    // Paying the first instalment authorises the mandate: a VRP consent at
+    // the bank, and the instalment its first payment.
+    let page = pay(&app, first["url"].as_str().unwrap(), "strong").await;
+    assert!(page.contains("data-status=\"processing\""), "{page}");
+    let consents = vrp_consents(&bank).await;
+    assert_eq!(consents.len(), 1, "{consents:?}");
+    let paid = payments_of(&app, &key, &account).await[0].clone();
+    let mandate = paid["mandate_id"].as_str().unwrap().to_owned();
+
+    // The payer revokes it at their bank, between instalments.
+    let revoked = reqwest::Client::new()
+        .post(format!("{bank}/_model/consents/{}/revoke", consents[0]))
+        .basic_auth(BANK_CLIENT.0, Some(BANK_CLIENT.1))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(revoked.status(), 204);
+    let second_due = start + Duration::weeks(1);
+    bank_clock.advance(advance_to(&app, &key, second_due, 1).await);
+    eventually_async("the next instalment fails", || async {
+        let all = payments_of(&app, &key, &account).await;
+        all.len() == 2 && all[1]["status"] == "failed"
+    })
+    .await;
+    let second = payments_of(&app, &key, &account).await[1].clone();
+    assert_eq!(second["failure_reason"], "mandate_revoked", "{second}");
+    let events = get(&app, &key, "/events?type=mandate.revoked").await;
+    let revoked = events["data"].as_array().unwrap();
+    assert_eq!(revoked.len(), 1, "{events}");
+    assert_eq!(revoked[0]["data"]["object"]["id"], mandate.as_str());
+    assert_eq!(revoked[0]["data"]["object"]["status"], "revoked");
+}
+
+#[tokio::test]
+async fn two_instances_initiate_each_instalment_once() {
+    let (app, _bank, bank_clock) = beside_a_model_bank(Site::postgres().await).await;
     let second = app.another_instance().await;
     let (key, account) = funded_with(&app, SCOPES).await;
     let a = get(&app, &key, &format!("/accounts/{account}")).await;
@@ -659,13 +778,13 @@ async fn two_instances_initiate_each_instalment_once() {
     .await;
     assert_eq!(created.status, 201, "{}", created.body);
     let id = created.body["id"].as_str().unwrap().to_owned();
-    advance_to(&app, &key, start, 1).await;
+    bank_clock.advance(advance_to(&app, &key, start, 1).await);
     second.expiry_wake.notify_one();
     let first = eventually_value(&app, &key, &account, 1).await;
     pay(&app, first["url"].as_str().unwrap(), "strong").await;
     for n in 1..12u32 {
         let due = start + Duration::weeks(i64::from(n));
-        advance_to(&app, &key, due, 1).await;
+        bank_clock.advance(advance_to(&app, &key, due, 1).await);
         second.expiry_wake.notify_one();
         eventually_value(&app, &key, &account, n as usize + 1).await;
     }
@@ -676,6 +795,7 @@ async fn two_instances_initiate_each_instalment_once() {
     .await;
     // A moment more for a straggler to show itself.
     app.advance(Duration::hours(1));
+    bank_clock.advance(Duration::hours(1));
     second.expiry_wake.notify_one();
     tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     let all = payments_of(&app, &key, &account).await;

@@ -104,8 +104,13 @@ impl App {
 
     /// Another instance on the same database and clock: a second process
     /// behind the same balancer, in miniature (PostgreSQL sites).
+    /// A second instance of the app over its database and clock, on a
+    /// port of its own (its public URL stays the first's, as behind a load
+    /// balancer).
     pub async fn another_instance(&self) -> Server {
-        boot(&self.config, self.clock.clone()).await
+        let mut config = self.config.clone();
+        config.hub.addr = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+        boot(&config, self.clock.clone()).await
     }
 
     pub fn advance(&self, by: time::Duration) {
