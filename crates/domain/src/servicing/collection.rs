@@ -240,11 +240,11 @@ impl Payment {
                     .map_or(self.created_at, |c| next_check(self.created_at, c)),
             ),
             PaymentStatus::Pending => Some(self.expires_at),
-            PaymentStatus::Processing => match (self.authorised_at, self.checked_at) {
-                (Some(submitted), Some(checked)) => Some(next_check(submitted, checked)),
-                (Some(submitted), None) => Some(next_check(submitted, submitted)),
-                _ => None,
-            },
+            // Only a bank's payment is asked about; nothing else settles.
+            PaymentStatus::Processing if self.bank_payment_id.is_some() => {
+                let submitted = self.authorised_at?;
+                Some(next_check(submitted, self.checked_at.unwrap_or(submitted)))
+            }
             _ => None,
         }
     }

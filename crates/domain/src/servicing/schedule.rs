@@ -208,6 +208,16 @@ impl Schedule {
         })
     }
 
+    /// The most any one instalment may take: the amount, or a final one
+    /// sweeping up to a tenth more (`instalment_amount`). A mandate's
+    /// consent allows this much a payment.
+    pub fn largest_instalment(&self) -> Money {
+        self.amount
+            .ratio(SWEEP_TOLERANCE_TENTHS, 10, crate::money::Rounding::Down)
+            .and_then(|more| self.amount.checked_add(more))
+            .unwrap_or(self.amount)
+    }
+
     /// Instalment `n` was initiated as `payment`.
     pub fn initiated(&self, payment: &PaymentId) -> Self {
         Self {
@@ -279,6 +289,21 @@ mod tests {
             None,
             datetime!(2026-11-26 10:00 UTC),
         )
+    }
+
+    #[test]
+    fn no_instalment_takes_more_than_the_largest_a_mandate_allows() {
+        let m = schedule(Cadence::Monthly, Some(3));
+        assert_eq!(m.largest_instalment(), Money::pence(11_000));
+        // The final one sweeps up a payoff a little over the amount, and
+        // still fits.
+        for payoff in [5_000, 10_000, 10_999, 11_000, 50_000] {
+            let taken = m.instalment_amount(2, Money::pence(payoff));
+            assert!(
+                taken.is_some_and(|t| t <= m.largest_instalment()),
+                "{payoff}"
+            );
+        }
     }
 
     #[test]

@@ -406,21 +406,28 @@ impl Banks {
     }
 
     /// New tokens for a consent from its refresh token (`form` carries the
-    /// grant); a refusal (400, 401) is the consent not holding.
+    /// grant). Only `invalid_grant` is the consent not holding; the client
+    /// refused (`invalid_client`: a rotated secret, say) is the bank
+    /// unavailable to lendhub, not every payer's mandate ending.
     pub async fn refresh(
         &self,
         bank: &Bank,
         form: &[(&str, &str)],
     ) -> Result<TokenAnswer, CodeRefused> {
         let renewed = self.ask_token(bank, form).await?;
-        if let Ok(r) = &renewed
-            && matches!(
-                r.status(),
-                StatusCode::BAD_REQUEST | StatusCode::UNAUTHORIZED
-            )
-        {
-            return Err(CodeRefused::Consent);
-        }
+        let renewed = match renewed {
+            Ok(r) if r.status() == StatusCode::BAD_REQUEST => {
+                let error: serde_json::Value = r.json().await.unwrap_or_default();
+                if error["error"] == "invalid_grant" {
+                    return Err(CodeRefused::Consent);
+                }
+                return Err(CodeRefused::Unavailable(BankUnavailable(format!(
+                    "{} refused to renew a token: {error}",
+                    bank.connection.name
+                ))));
+            }
+            other => other,
+        };
         Ok(read(&bank.connection, "a token", renewed).await?)
     }
 }

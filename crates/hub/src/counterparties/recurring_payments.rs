@@ -227,15 +227,12 @@ impl BankMandates for OpenBankingVrp {
             )?
             .send()
             .await;
-        if let Ok(answer) = &sent {
-            match answer.status() {
-                StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN => {
-                    return Err(CollectRefused::Revoked);
-                }
-                StatusCode::BAD_REQUEST => return Err(CollectRefused::OverLimits),
-                _ => {}
+        let sent = match sent {
+            Ok(answer) if answer.status().is_client_error() => {
+                return Err(refusal(&bank.connection.name, answer).await);
             }
-        }
+            other => other,
+        };
         let payment: Document<vrp::Payment> = self
             .api
             .banks
@@ -280,4 +277,32 @@ impl BankMandates for OpenBankingVrp {
             ))),
         }
     }
+}
+
+/// What a 4xx to a VRP payment means, by the standard's error code: the
+/// consent's limits (`UK.OBIE.Rules.FailsControlParameters`); the consent
+/// no longer authorised (403, or the payer's token refused, 401); anything
+/// else is lendhub's request or the bank, not the payer, and is tried
+/// again later.
+async fn refusal(bank: &str, answer: reqwest::Response) -> CollectRefused {
+    let status = answer.status();
+    let body: serde_json::Value = answer.json().await.unwrap_or_default();
+    let codes: Vec<&str> = body["Errors"]
+        .as_array()
+        .map(|errors| {
+            errors
+                .iter()
+                .filter_map(|e| e["ErrorCode"].as_str())
+                .collect()
+        })
+        .unwrap_or_default();
+    if codes.contains(&"UK.OBIE.Rules.FailsControlParameters") {
+        return CollectRefused::OverLimits;
+    }
+    if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
+        return CollectRefused::Revoked;
+    }
+    CollectRefused::Unavailable(BankUnavailable(format!(
+        "{bank} refused a VRP payment with {status} {codes:?}"
+    )))
 }

@@ -29,15 +29,15 @@ use crate::flows::mandates::revoked_writes;
 /// The master key's purpose for a mandate's tokens.
 const TOKENS_PURPOSE: &str = "mandate-tokens";
 
-/// What a schedule's mandate lets the lender take: its instalment, at
-/// most twice in a period of its cadence (a late instalment and the next
-/// may fall in one), under the schedule's reference or else its id.
+/// What a schedule's mandate lets the lender take: its largest
+/// instalment (a final one may sweep up a little more), at most twice in a
+/// period of its cadence (a late instalment and the next may fall in one),
+/// under the schedule's reference or else its id.
 pub fn terms(schedule: &Schedule) -> MandateTerms<'_> {
+    let most = schedule.largest_instalment();
     MandateTerms {
-        most_per_payment: schedule.amount,
-        most_per_period: lendhub_domain::money::Money::pence(
-            schedule.amount.as_pence().saturating_mul(2),
-        ),
+        most_per_payment: most,
+        most_per_period: lendhub_domain::money::Money::pence(most.as_pence().saturating_mul(2)),
         period: match schedule.cadence {
             Cadence::Weekly => PeriodType::Week,
             Cadence::Monthly => PeriodType::Month,
@@ -136,6 +136,19 @@ pub async fn collect(
     mandate: &Mandate,
     now: OffsetDateTime,
 ) -> Result<bool, FlowError> {
+    // Past its last day unpaid: it lapses rather than being taken late
+    // (nor asked about for ever while its bank is down).
+    if let Some(lapsed) = payment.expire(now) {
+        return Ok(commit(
+            cx,
+            lapsed,
+            WriteSet::default(),
+            EventType::PaymentFailed,
+            now,
+        )
+        .await?
+        .is_some());
+    }
     let bank = mandate.payer_bank.as_str();
     let fail = |reason: FailureReason, writes: WriteSet| async move {
         let Ok(failed) = payment.failed(reason, Some(bank)) else {

@@ -1,7 +1,7 @@
 //! Payments due on their owner's clock (`Payment::due_at`): a scheduled
-//! instalment under a mandate is initiated at once; the payer's bank is
-//! asked how a payment it accepted stands (an instalment collected in
-//! process settles a minute after initiation); a pending link expires.
+//! instalment under a mandate is taken at the payer's bank at once (again
+//! later if the bank could not be reached); the bank is asked how a
+//! payment it accepted stands; a pending link expires.
 //! They ride the application sweep's queue (`applications::sweep`), so one
 //! worker, woken when a clock moves, handles everything due.
 
@@ -15,17 +15,14 @@ use crate::flows::payments;
 
 pub async fn run(cx: &Context, due: &DuePayment, now: OffsetDateTime) -> Result<bool, FlowError> {
     // Dated when it fell due, not when this pass ran: after a long clock
-    // advance a payment settles a minute after authorisation, not days
+    // advance a payment settles when the bank was due to be asked, not days
     // later with interest accrued meanwhile.
     let now = due.payment.due_at().map_or(now, |at| at.min(now));
     match due.payment.status {
         PaymentStatus::Pending if !due.payment.is_link() => {
             payments::collect_under_mandate(cx, &due.payment, now).await
         }
-        PaymentStatus::Processing if due.payment.bank_payment_id.is_some() => {
-            payments::ask_bank(cx, &due.payment, now).await
-        }
-        PaymentStatus::Processing => payments::settle(cx, &due.payment, now).await,
+        PaymentStatus::Processing => payments::ask_bank(cx, &due.payment, now).await,
         PaymentStatus::Pending => payments::expire(cx, &due.payment, now).await,
         _ => Ok(false),
     }

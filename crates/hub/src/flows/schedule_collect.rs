@@ -2,7 +2,7 @@
 //! date on the owner's clock) and becomes a child payment, `pending`
 //! (`payment.created`). With no mandate yet it is a link for the payer (the
 //! event carries its `url`); under a mandate the payment sweep initiates it
-//! at the payer's bank at once (`payments::moves::collect_under_mandate`).
+//! at the payer's bank at once (`payments::collect_under_mandate`).
 //!
 //! Exactly once across instances: the child is inserted in the commit that
 //! moves the schedule past it, over the version read, so of two instances

@@ -788,6 +788,10 @@ async fn two_instances_initiate_each_instalment_once() {
         second.expiry_wake.notify_one();
         eventually_value(&app, &key, &account, n as usize + 1).await;
     }
+    // The bank is asked about the last a moment later.
+    app.advance(Duration::minutes(1));
+    bank_clock.advance(Duration::minutes(1));
+    second.expiry_wake.notify_one();
     eventually_async("every instalment settles", || async {
         let all = payments_of(&app, &key, &account).await;
         all.len() == 12 && all.iter().all(|p| p["status"] == "paid")

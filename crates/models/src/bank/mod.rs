@@ -16,15 +16,20 @@
 //! - `/open-banking/v3.1/pisp/…`: domestic payment consents, and the
 //!   domestic payment made under one the payer authorised; what becomes of
 //!   it depends on the account the payer paid from (`pis.rs`).
+//! - `/open-banking/v3.1/pisp/domestic-vrp-consents`, `…/domestic-vrps`:
+//!   variable recurring payment consents with control parameters, and the
+//!   payments the client makes under one without the payer (`vrp.rs`);
+//!   the token endpoint renews their tokens (`refresh_token`).
 //!
 //! Failures, injected through the admin endpoints (the client's
 //! credentials, as HTTP basic):
 //! - `PUT /_model/outage` `{"status": 503}`: every resource and the token
-//!   endpoint answer that, until `DELETE /_model/outage`;
+//!   endpoint answer that, until `DELETE /_model/outage` (`GET` says how
+//!   many requests it refused);
 //! - `PUT /_model/delay` `{"ms": 2000}`: every answer that much later,
 //!   until `DELETE /_model/delay`;
-//! - `POST /_model/consents/{id}/revoke`: the payer revokes a consent at
-//!   their bank;
+//! - `POST /_model/consents/{id}/revoke`: the payer revokes a consent
+//!   (account access or VRP) at their bank;
 //! - `POST /_model/payments/{id}/hold`: a payment stays where it is, until
 //!   `DELETE /_model/payments/{id}/hold`;
 //! - declining on the consent page: the redirect carries

@@ -41,6 +41,8 @@ pub async fn revoke(
                 return Err(missing);
             };
             let mandate = state.servicing.mandate(owner, &id).await?.ok_or(missing)?;
+            // As at the payer's bank: the consent ends there too.
+            crate::flows::mandate_at_bank::end_at_bank(&state.flows, &mandate).await;
             let mut writes = WriteSet::default();
             let view = match revoked_writes(&state.flows, &mandate, now)
                 .map_err(|e| PartnerError::Internal(e.to_string()))?
