@@ -310,6 +310,9 @@ pub struct PaymentOrder<'a> {
     pub amount: lendhub_domain::money::Money,
     /// What the payer's statement shows (18 characters at most are sent).
     pub reference: &'a str,
+    /// An instalment's due date, on its owner's clock (sent with a VRP
+    /// payment as supplementary data).
+    pub due_on: Option<time::Date>,
 }
 
 /// A payment the payer's bank accepted, and how far it has gone.

@@ -182,6 +182,22 @@ pub struct Instruction {
     pub instructed_amount: Amount,
     #[serde(rename = "CreditorAccount")]
     pub creditor_account: Identification,
+    /// The standard's room for what its fields do not carry: lendhub
+    /// states the instalment's due date (`DueDate`), which the model bank
+    /// counts the consent's periods by, so an owner's test clock moves the
+    /// bank's periods with lendhub's dates. A real bank ignores it.
+    #[serde(
+        rename = "SupplementaryData",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub supplementary_data: Option<SupplementaryData>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SupplementaryData {
+    #[serde(rename = "DueDate", default, skip_serializing_if = "Option::is_none")]
+    pub due_date: Option<time::Date>,
 }
 
 /// `OBDomesticVRPResponse`'s `Data`.

@@ -437,7 +437,8 @@ mod tests {
         assert_eq!(processing.status, PaymentStatus::Processing);
         assert_eq!(
             processing.due_at(),
-            Some(now + crate::servicing::bank_payment::FIRST_CHECK_AFTER)
+            None,
+            "no bank's payment to ask about: nothing settles it on a clock"
         );
         assert!(processing.authorised("again", now).is_err());
         let paid = processing

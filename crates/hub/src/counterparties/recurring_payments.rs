@@ -17,7 +17,7 @@ use lendhub_domain::open_banking::pis::{self, RemittanceInformation, Risk};
 use lendhub_domain::open_banking::vrp::{
     self, ConsentRequest, ConsentRequestData, ControlParameters, Initiation, Instruction,
     PaymentRequest, PaymentRequestData, PeriodAlignment, PeriodicLimit, SCA_NOT_REQUIRED,
-    VRP_TYPE_OTHER,
+    SupplementaryData, VRP_TYPE_OTHER,
 };
 use reqwest::StatusCode;
 
@@ -213,6 +213,9 @@ impl BankMandates for OpenBankingVrp {
                     local_instrument: Some("UK.OBIE.FPS".to_owned()),
                     instructed_amount: Self::amount(order.amount)?,
                     creditor_account: self.api.creditor_account(),
+                    supplementary_data: order.due_on.map(|due_date| SupplementaryData {
+                        due_date: Some(due_date),
+                    }),
                 },
             },
             risk: Risk::repayment(),

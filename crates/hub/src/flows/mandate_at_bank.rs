@@ -171,6 +171,7 @@ pub async fn collect(
         id: payment.id.as_str(),
         amount: payment.amount,
         reference,
+        due_on: payment.schedule.as_ref().map(|i| i.due_on),
     };
     let taken = cx
         .mandates

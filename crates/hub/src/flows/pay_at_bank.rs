@@ -57,6 +57,7 @@ fn order(payment: &Payment) -> PaymentOrder<'_> {
         id: payment.id.as_str(),
         amount: payment.amount,
         reference: payment.reference.as_deref().unwrap_or(payment.id.as_str()),
+        due_on: None,
     }
 }
 

@@ -214,6 +214,7 @@ fn order(id: &str) -> PaymentOrder<'_> {
         id,
         amount: Money::pence(12_345),
         reference: "LH-7Q2X-INSTALMENT-3",
+        due_on: None,
     }
 }
 
@@ -466,6 +467,7 @@ fn instalment(id: &str, pence: i64) -> PaymentOrder<'_> {
         id,
         amount: Money::pence(pence),
         reference: "LH-7Q2X-INST",
+        due_on: None,
     }
 }
 

@@ -50,6 +50,9 @@ pub(super) struct VrpConsent {
 pub(super) struct SubmittedVrp {
     pub data: PaymentData,
     pub account: &'static str,
+    /// When it counts against the consent's periods: the due date the
+    /// client stated (`SupplementaryData.DueDate`), else when it was made.
+    pub counts_at: OffsetDateTime,
 }
 
 pub(super) fn routes() -> Router<Bank> {
@@ -313,6 +316,15 @@ async fn create_payment(State(bank): State<Bank>, headers: HeaderMap, body: Byte
         return bad_request("Data.Instruction.InstructedAmount is not a positive amount in GBP");
     };
     let now = bank.now();
+    // A client moving its own test clock states the instalment's date: the
+    // periods follow it (never before the consent).
+    let counts_at = request
+        .data
+        .instruction
+        .supplementary_data
+        .as_ref()
+        .and_then(|s| s.due_date)
+        .map_or(now, |d| d.midnight().assume_utc());
     let data = {
         let mut books = bank.books.lock();
         let Some(consent) = books.vrp_consents.get(&consent_id).cloned() else {
@@ -337,13 +349,15 @@ async fn create_payment(State(bank): State<Bank>, headers: HeaderMap, body: Byte
         if !limits.allows_payment(pence) {
             return fails_controls("the payment is over the consent's MaximumIndividualAmount");
         }
+        let counts_at = counts_at.max(consent.data.created);
         for limit in &limits.periodic_limits {
-            let since = period_start(limit, consent.data.created, now);
+            let since = period_start(limit, consent.data.created, counts_at);
             let taken: i64 = books
                 .vrps
                 .values()
                 .filter(|p| p.data.consent_id == consent_id)
-                .filter(|p| p.data.status != PaymentStatus::Rejected && p.data.created >= since)
+                .filter(|p| p.data.status != PaymentStatus::Rejected)
+                .filter(|p| p.counts_at >= since && p.counts_at <= counts_at)
                 .filter_map(|p| p.data.instruction.instructed_amount.pence())
                 .sum();
             if limit.amount.pence().is_none_or(|most| taken + pence > most) {
@@ -364,6 +378,7 @@ async fn create_payment(State(bank): State<Bank>, headers: HeaderMap, body: Byte
             SubmittedVrp {
                 data: data.clone(),
                 account,
+                counts_at,
             },
         );
         data
