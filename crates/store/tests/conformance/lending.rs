@@ -865,7 +865,9 @@ async fn a_payment_moves_version_by_version_and_falls_due_on_its_owners_clock() 
     let due = store.due_payments(60_000 + 3_600_000, 10).await.unwrap();
     assert_eq!(due.len(), 1);
     assert_eq!(due[0].payment, payment);
-    let processing = payment.authorised("model_bank", at(61_000)).unwrap();
+    let processing = payment
+        .collected("model_bank", "dvrp-1", at(61_000))
+        .unwrap();
     store
         .commit(one(LendingWrite::UpdatePayment(processing.clone())))
         .await
@@ -880,8 +882,15 @@ async fn a_payment_moves_version_by_version_and_falls_due_on_its_owners_clock() 
         store.commit(one(LendingWrite::UpdatePayment(stale))).await,
         Err(CommitError::Conflict)
     ));
-    // Now due at its settlement, a minute after authorisation.
-    let due = store.due_payments(61_000 + 60_000, 10).await.unwrap();
+    // Now due when the bank is first asked how it stands.
+    assert!(
+        store
+            .due_payments(61_000 + 9_999, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let due = store.due_payments(61_000 + 10_000, 10).await.unwrap();
     assert_eq!(due[0].payment, processing);
     match store
         .hub_payments(
