@@ -89,7 +89,6 @@ impl BankPayments for OpenBankingPis {
         (state, nonce): (&str, &str),
     ) -> Result<AccessRequest, BankUnavailable> {
         let bank = self.api.bank(bank_id)?;
-        let token = self.api.banks.client_token(bank, "payments").await?;
         let request = ConsentRequest {
             data: ConsentRequestData {
                 initiation: self.initiation(order)?,
@@ -98,31 +97,14 @@ impl BankPayments for OpenBankingPis {
         };
         // One consent per attempt: the state is new each time the payer
         // starts at their bank.
-        let asked = self
-            .api
-            .post_signed(
-                PaymentsApi::url(bank, "/domestic-payment-consents"),
-                &token,
-                idempotency_key(state.as_bytes()),
+        self.api
+            .ask_consent(
+                bank,
+                ("/domestic-payment-consents", "a payment consent"),
                 &request,
-            )?
-            .send()
-            .await;
-        let consent: Document<pis::Consent> = self
-            .api
-            .banks
-            .read_signed(bank, "a payment consent", asked)
-            .await?;
-        let consent_id = consent.data.consent_id;
-        let authorise_url = self
-            .api
-            .banks
-            .authorise_url(bank, &consent_id, "openid payments", (state, nonce))
-            .await?;
-        Ok(AccessRequest {
-            consent_id,
-            authorise_url,
-        })
+                (state, nonce),
+            )
+            .await
     }
 
     async fn submit_payment(

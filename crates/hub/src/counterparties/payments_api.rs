@@ -4,11 +4,11 @@
 //! signs every payment request, and the lender's account every payment
 //! goes to.
 
-use lendhub_domain::open_banking::ais::{Identification, SORT_CODE_ACCOUNT_NUMBER};
+use lendhub_domain::open_banking::ais::{Document, Identification, SORT_CODE_ACCOUNT_NUMBER};
 
 use super::message_signing::MessageSigner;
 use super::open_banking::{Bank, BankConnection, Banks, resource};
-use super::{BankUnavailable, CollectionAccount};
+use super::{AccessRequest, BankUnavailable, CollectionAccount};
 
 pub(super) struct PaymentsApi {
     pub banks: Banks,
@@ -79,6 +79,47 @@ impl PaymentsApi {
             .header("x-jws-signature", signature)
             .body(body))
     }
+}
+
+impl PaymentsApi {
+    /// A consent (`request`, POSTed to `path` under the client's token,
+    /// keyed by the authorisation's `state`) and where to send the payer
+    /// to authorise it: what single payments and VRP ask alike.
+    pub async fn ask_consent(
+        &self,
+        bank: &Bank,
+        (path, what): (&str, &str),
+        request: &impl serde::Serialize,
+        (state, nonce): (&str, &str),
+    ) -> Result<AccessRequest, BankUnavailable> {
+        let token = self.banks.client_token(bank, "payments").await?;
+        let asked = self
+            .post_signed(
+                Self::url(bank, path),
+                &token,
+                idempotency_key(state.as_bytes()),
+                request,
+            )?
+            .send()
+            .await;
+        let consent: Document<Consent> = self.banks.read_signed(bank, what, asked).await?;
+        let consent_id = consent.data.consent_id;
+        let authorise_url = self
+            .banks
+            .authorise_url(bank, &consent_id, "openid payments", (state, nonce))
+            .await?;
+        Ok(AccessRequest {
+            consent_id,
+            authorise_url,
+        })
+    }
+}
+
+/// What lendhub reads of any consent the bank made: its id.
+#[derive(serde::Deserialize)]
+struct Consent {
+    #[serde(rename = "ConsentId")]
+    consent_id: String,
 }
 
 /// A key for `seed` within the standard's 40 characters: the first 40 hex

@@ -124,7 +124,6 @@ impl BankMandates for OpenBankingVrp {
         (state, nonce): (&str, &str),
     ) -> Result<AccessRequest, BankUnavailable> {
         let bank = self.api.bank(bank_id)?;
-        let token = self.api.banks.client_token(bank, "payments").await?;
         let request = ConsentRequest {
             data: ConsentRequestData {
                 control_parameters: ControlParameters {
@@ -143,31 +142,16 @@ impl BankMandates for OpenBankingVrp {
             },
             risk: Risk::repayment(),
         };
-        let asked = self
-            .api
-            .post_signed(
-                PaymentsApi::url(bank, "/domestic-vrp-consents"),
-                &token,
-                idempotency_key(state.as_bytes()),
+        // One consent per attempt: the state is new each time the payer
+        // starts at their bank.
+        self.api
+            .ask_consent(
+                bank,
+                ("/domestic-vrp-consents", "a VRP consent"),
                 &request,
-            )?
-            .send()
-            .await;
-        let consent: Document<vrp::Consent> = self
-            .api
-            .banks
-            .read_signed(bank, "a VRP consent", asked)
-            .await?;
-        let consent_id = consent.data.consent_id;
-        let authorise_url = self
-            .api
-            .banks
-            .authorise_url(bank, &consent_id, "openid payments", (state, nonce))
-            .await?;
-        Ok(AccessRequest {
-            consent_id,
-            authorise_url,
-        })
+                (state, nonce),
+            )
+            .await
     }
 
     async fn authorise_mandate(
