@@ -414,6 +414,18 @@ pub enum CollectRefused {
     OverLimits,
     #[error(transparent)]
     Unavailable(#[from] BankUnavailable),
+    /// The bank renewed the payer's tokens and they could not be kept, so
+    /// they were not used either.
+    #[error("the payer's renewed tokens could not be kept: {0}")]
+    Unkept(String),
+}
+
+/// Keeps the payer's tokens the moment their bank renews them, before they
+/// are used: a bank may rotate the refresh token, so a renewal lost (to a
+/// crash, or a write that lost a race) would be the mandate lost.
+#[async_trait]
+pub trait KeepTokens: Send + Sync {
+    async fn keep(&self, renewed: &PayerTokens) -> Result<(), String>;
 }
 
 /// Mandates over open-banking variable recurring payments (VRP): the
@@ -439,14 +451,17 @@ pub trait BankMandates: Send + Sync {
         code_and_nonce: (&str, &str),
     ) -> Result<PayerTokens, SubmitRefused>;
 
-    /// `order` paid under `mandate`: the bank's payment, and the payer's
-    /// tokens if they had to be renewed (the caller keeps them).
+    /// `order` paid under `mandate`: the bank's payment. The payer's
+    /// tokens are renewed when they have lapsed or the bank no longer takes
+    /// them, each renewal handed to `keep` before it is used. `Revoked`
+    /// only when the bank says the consent no longer stands.
     async fn collect(
         &self,
         bank: &str,
         mandate: &MandateAtBank,
         order: &PaymentOrder,
-    ) -> Result<(BankPayment, Option<PayerTokens>), CollectRefused>;
+        keep: &dyn KeepTokens,
+    ) -> Result<BankPayment, CollectRefused>;
 
     /// Where a payment made under a mandate stands now.
     async fn collection_status(

@@ -9,6 +9,12 @@
 //! `x-idempotency-key`: the consent's derived from the authorisation's
 //! state, each payment's from the instalment's id, so an instalment asked
 //! for twice after a lost answer is one payment at the bank.
+//!
+//! Renewed tokens are kept before they are used (the bank may rotate the
+//! refresh token), and a refused token is a revoked mandate only when the
+//! bank's consent says so: instances racing to renew one mandate's tokens,
+//! or clocks that disagree about a token's life, leave an instalment for a
+//! later pass rather than ending a payer's mandate.
 
 use async_trait::async_trait;
 use lendhub_domain::open_banking::ais::Document;
@@ -26,7 +32,7 @@ use super::open_banking::{Bank, BankConnection, CodeRefused, TokenAnswer, resour
 use super::payments_api::{PaymentsApi, idempotency_key};
 use super::{
     AccessRequest, BankMandates, BankPayment, BankUnavailable, CollectRefused, CollectionAccount,
-    MandateAtBank, MandateTerms, PayerTokens, PaymentOrder, SubmitRefused,
+    KeepTokens, MandateAtBank, MandateTerms, PayerTokens, PaymentOrder, SubmitRefused,
 };
 
 pub struct OpenBankingVrp {
@@ -74,21 +80,20 @@ impl OpenBankingVrp {
         }
     }
 
-    /// The payer's token for `mandate`, renewed with its refresh token
-    /// when it has lapsed (or is about to): the renewed tokens too, which
-    /// the caller keeps.
-    async fn payer_token(
+    /// The payer's tokens renewed with their refresh token, kept before
+    /// they are returned. A refresh token the bank refuses is a revoked
+    /// mandate only if the bank says the consent no longer stands:
+    /// otherwise another instance renewed it first (the bank rotates it)
+    /// and holds the new tokens, so this instalment waits for a later pass.
+    async fn renew(
         &self,
         bank: &Bank,
         mandate: &MandateAtBank,
-    ) -> Result<(String, Option<PayerTokens>), CollectRefused> {
-        let tokens = &mandate.tokens;
-        let soon = self.api.banks.clock.now() + time::Duration::seconds(60);
-        if soon < tokens.access_expires_at {
-            return Ok((tokens.access_token.expose().clone(), None));
-        }
+        tokens: &PayerTokens,
+        keep: &dyn KeepTokens,
+    ) -> Result<PayerTokens, CollectRefused> {
         let Some(refresh) = &tokens.refresh_token else {
-            return Err(CollectRefused::Revoked);
+            return Err(self.unless_standing(bank, mandate).await);
         };
         let form = [
             ("grant_type", "refresh_token"),
@@ -96,7 +101,7 @@ impl OpenBankingVrp {
         ];
         let renewed = match self.api.banks.refresh(bank, &form).await {
             Ok(renewed) => renewed,
-            Err(CodeRefused::Consent) => return Err(CollectRefused::Revoked),
+            Err(CodeRefused::Consent) => return Err(self.unless_standing(bank, mandate).await),
             Err(CodeRefused::Unavailable(e)) => return Err(CollectRefused::Unavailable(e)),
         };
         let mut renewed = self.tokens(renewed);
@@ -104,7 +109,43 @@ impl OpenBankingVrp {
         if renewed.refresh_token.is_none() {
             renewed.refresh_token = tokens.refresh_token.clone();
         }
-        Ok((renewed.access_token.expose().clone(), Some(renewed)))
+        keep.keep(&renewed).await.map_err(CollectRefused::Unkept)?;
+        Ok(renewed)
+    }
+
+    /// `Revoked` if the bank says `mandate`'s consent no longer stands
+    /// (not authorised, or unknown); if it still stands, lendhub's tokens
+    /// were refused for another reason and the payment is tried later.
+    async fn unless_standing(&self, bank: &Bank, mandate: &MandateAtBank) -> CollectRefused {
+        let standing = async {
+            let token = self.api.banks.client_token(bank, "payments").await?;
+            let url = PaymentsApi::url(
+                bank,
+                &format!("/domestic-vrp-consents/{}", mandate.consent_id),
+            );
+            let answer = resource(self.api.banks.http.get(url), &token).send().await;
+            if let Ok(answer) = &answer
+                && answer.status() == StatusCode::NOT_FOUND
+            {
+                return Ok(None);
+            }
+            let consent: Document<vrp::Consent> = self
+                .api
+                .banks
+                .read_signed(bank, "a VRP consent", answer)
+                .await?;
+            Ok::<_, BankUnavailable>(Some(consent.data.status))
+        };
+        match standing.await {
+            Ok(Some(vrp::ConsentStatus::Authorised)) => {
+                CollectRefused::Unavailable(BankUnavailable(format!(
+                    "{} refused the payer's token under a consent it still holds authorised",
+                    bank.connection.name
+                )))
+            }
+            Ok(_) => CollectRefused::Revoked,
+            Err(e) => CollectRefused::Unavailable(e),
+        }
     }
 
     fn progressed(payment: vrp::Payment) -> BankPayment {
@@ -177,9 +218,16 @@ impl BankMandates for OpenBankingVrp {
         bank_id: &str,
         mandate: &MandateAtBank,
         order: &PaymentOrder,
-    ) -> Result<(BankPayment, Option<PayerTokens>), CollectRefused> {
+        keep: &dyn KeepTokens,
+    ) -> Result<BankPayment, CollectRefused> {
         let bank = self.api.bank(bank_id)?;
-        let (token, renewed) = self.payer_token(bank, mandate).await?;
+        let mut tokens = mandate.tokens.clone();
+        let soon = self.api.banks.clock.now() + time::Duration::seconds(60);
+        let mut renewed = false;
+        if tokens.access_expires_at <= soon {
+            tokens = self.renew(bank, mandate, &tokens, keep).await?;
+            renewed = true;
+        }
         let id: String = order.id.chars().take(pis::MAX_IDENTIFICATION).collect();
         let request = PaymentRequest {
             data: PaymentRequestData {
@@ -204,28 +252,37 @@ impl BankMandates for OpenBankingVrp {
             },
             risk: Risk::repayment(),
         };
-        let sent = self
-            .api
-            .post_signed(
-                PaymentsApi::url(bank, "/domestic-vrps"),
-                &token,
-                idempotency_key(order.id.as_bytes()),
-                &request,
-            )?
-            .send()
-            .await;
-        let sent = match sent {
-            Ok(answer) if answer.status().is_client_error() => {
-                return Err(refusal(&bank.connection.name, answer).await);
-            }
-            other => other,
-        };
-        let payment: Document<vrp::Payment> = self
-            .api
-            .banks
-            .read_signed(bank, "a domestic VRP", sent)
-            .await?;
-        Ok((Self::progressed(payment.data), renewed))
+        loop {
+            let sent = self
+                .api
+                .post_signed(
+                    PaymentsApi::url(bank, "/domestic-vrps"),
+                    tokens.access_token.expose(),
+                    idempotency_key(order.id.as_bytes()),
+                    &request,
+                )?
+                .send()
+                .await;
+            let sent = match sent {
+                // A token the bank no longer takes (its clock ahead of
+                // lendhub's, or revoked on its side) is renewed once.
+                Ok(answer) if answer.status() == StatusCode::UNAUTHORIZED && !renewed => {
+                    tokens = self.renew(bank, mandate, &tokens, keep).await?;
+                    renewed = true;
+                    continue;
+                }
+                Ok(answer) if answer.status().is_client_error() => {
+                    return Err(self.refusal(bank, mandate, answer).await);
+                }
+                other => other,
+            };
+            let payment: Document<vrp::Payment> = self
+                .api
+                .banks
+                .read_signed(bank, "a domestic VRP", sent)
+                .await?;
+            return Ok(Self::progressed(payment.data));
+        }
     }
 
     async fn collection_status(
@@ -266,30 +323,39 @@ impl BankMandates for OpenBankingVrp {
     }
 }
 
-/// What a 4xx to a VRP payment means, by the standard's error code: the
-/// consent's limits (`UK.OBIE.Rules.FailsControlParameters`); the consent
-/// no longer authorised (403, or the payer's token refused, 401); anything
-/// else is lendhub's request or the bank, not the payer, and is tried
-/// again later.
-async fn refusal(bank: &str, answer: reqwest::Response) -> CollectRefused {
-    let status = answer.status();
-    let body: serde_json::Value = answer.json().await.unwrap_or_default();
-    let codes: Vec<&str> = body["Errors"]
-        .as_array()
-        .map(|errors| {
-            errors
-                .iter()
-                .filter_map(|e| e["ErrorCode"].as_str())
-                .collect()
-        })
-        .unwrap_or_default();
-    if codes.contains(&"UK.OBIE.Rules.FailsControlParameters") {
-        return CollectRefused::OverLimits;
+impl OpenBankingVrp {
+    /// What a 4xx to a VRP payment means, by the standard's error code: the
+    /// consent's limits (`UK.OBIE.Rules.FailsControlParameters`); the
+    /// consent no longer authorised (403, or the payer's renewed token
+    /// refused, 401), when the bank's consent says so; anything else is
+    /// lendhub's request or the bank, not the payer, and is tried again
+    /// later.
+    async fn refusal(
+        &self,
+        bank: &Bank,
+        mandate: &MandateAtBank,
+        answer: reqwest::Response,
+    ) -> CollectRefused {
+        let status = answer.status();
+        let body: serde_json::Value = answer.json().await.unwrap_or_default();
+        let codes: Vec<&str> = body["Errors"]
+            .as_array()
+            .map(|errors| {
+                errors
+                    .iter()
+                    .filter_map(|e| e["ErrorCode"].as_str())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if codes.contains(&"UK.OBIE.Rules.FailsControlParameters") {
+            return CollectRefused::OverLimits;
+        }
+        if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
+            return self.unless_standing(bank, mandate).await;
+        }
+        CollectRefused::Unavailable(BankUnavailable(format!(
+            "{} refused a VRP payment with {status} {codes:?}",
+            bank.connection.name
+        )))
     }
-    if matches!(status, StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN) {
-        return CollectRefused::Revoked;
-    }
-    CollectRefused::Unavailable(BankUnavailable(format!(
-        "{bank} refused a VRP payment with {status} {codes:?}"
-    )))
 }

@@ -21,7 +21,7 @@ use time::OffsetDateTime;
 use super::FlowError;
 use super::payments::{commit, commit_announcing, settle};
 use crate::counterparties::{
-    CollectRefused, MandateAtBank, MandateTerms, PayerTokens, PaymentOrder,
+    CollectRefused, KeepTokens, MandateAtBank, MandateTerms, PayerTokens, PaymentOrder,
 };
 use crate::flows::Context;
 use crate::flows::mandates::revoked_writes;
@@ -173,27 +173,33 @@ pub async fn collect(
         reference,
         due_on: payment.schedule.as_ref().map(|i| i.due_on),
     };
+    let tokens = MandateTokens {
+        cx,
+        mandate: std::sync::Mutex::new(mandate.clone()),
+    };
     let taken = cx
         .mandates
         .for_owner(&payment.owner)
-        .collect(bank, &held, &order)
+        .collect(bank, &held, &order, &tokens)
         .await;
+    // As it stands after any renewal of its tokens.
+    let mandate = tokens.current();
     match taken {
-        Ok((accepted, renewed)) => {
-            let mut writes = WriteSet::default();
-            if let Some(renewed) = renewed {
-                writes.push(LendingWrite::UpdateMandate(
-                    mandate.with_tokens(seal(cx, &renewed)?),
-                ));
-            }
+        Ok(accepted) => {
             if let Progress::Failed(reason) = accepted.progress {
-                return fail(reason, writes).await;
+                return fail(reason, WriteSet::default()).await;
             }
             let Ok(processing) = payment.collected(bank, &accepted.domestic_payment_id, now) else {
                 return Ok(false);
             };
-            let Some(processing) =
-                commit(cx, processing, writes, EventType::PaymentProcessing, now).await?
+            let Some(processing) = commit(
+                cx,
+                processing,
+                WriteSet::default(),
+                EventType::PaymentProcessing,
+                now,
+            )
+            .await?
             else {
                 return Ok(false);
             };
@@ -203,7 +209,7 @@ pub async fn collect(
             Ok(true)
         }
         Err(CollectRefused::Revoked) => {
-            let writes = revoked_writes(cx, mandate, now)?
+            let writes = revoked_writes(cx, &mandate, now)?
                 .map(|(_, w)| w)
                 .unwrap_or_default();
             fail(FailureReason::MandateRevoked, writes).await
@@ -222,6 +228,60 @@ pub async fn collect(
                 .await?
                 .is_some())
         }
+        // Nothing was sent under tokens not kept; the next pass tries again.
+        Err(CollectRefused::Unkept(e)) => Err(FlowError::Internal(e)),
+    }
+}
+
+/// A mandate's renewed tokens, kept in a commit of their own the moment
+/// the bank issues them.
+struct MandateTokens<'a> {
+    cx: &'a Context,
+    mandate: std::sync::Mutex<Mandate>,
+}
+
+impl MandateTokens<'_> {
+    fn current(&self) -> Mandate {
+        self.mandate
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+}
+
+#[async_trait::async_trait]
+impl KeepTokens for MandateTokens<'_> {
+    async fn keep(&self, renewed: &PayerTokens) -> Result<(), String> {
+        let sealed = seal(self.cx, renewed).map_err(|e| e.to_string())?;
+        let mut current = self.current();
+        // Another instance may have written the mandate since it was read
+        // (a bank that does not rotate renews for both): over the newest,
+        // while it is active.
+        for _ in 0..3 {
+            let kept = current.with_tokens(sealed.clone());
+            let mut writes = WriteSet::default();
+            writes.push(LendingWrite::UpdateMandate(kept.clone()));
+            match self.cx.commit(writes).await {
+                Ok(()) => {
+                    *self
+                        .mandate
+                        .lock()
+                        .unwrap_or_else(std::sync::PoisonError::into_inner) = kept;
+                    return Ok(());
+                }
+                Err(CommitError::Conflict) => {}
+                Err(e) => return Err(e.to_string()),
+            }
+            current = self
+                .cx
+                .servicing
+                .mandate(&current.owner, &current.id)
+                .await
+                .map_err(|e| e.to_string())?
+                .filter(Mandate::is_active)
+                .ok_or("the mandate ended while its tokens were renewed")?;
+        }
+        Err("the mandate kept changing while its tokens were renewed".to_owned())
     }
 }
 

@@ -15,8 +15,9 @@ use lendhub_domain::open_banking::pis::Progress;
 use lendhub_domain::open_banking::vrp::PeriodType;
 use lendhub_domain::servicing::collection::FailureReason;
 use lendhub_hub::counterparties::{
-    BankConnection, BankMandates, BankPayments, CollectRefused, CollectionAccount, MandateAtBank,
-    MandateTerms, MessageSigner, OpenBankingPis, OpenBankingVrp, PaymentOrder, SubmitRefused,
+    BankConnection, BankMandates, BankPayments, CollectRefused, CollectionAccount, KeepTokens,
+    MandateAtBank, MandateTerms, MessageSigner, OpenBankingPis, OpenBankingVrp, PayerTokens,
+    PaymentOrder, SubmitRefused,
 };
 use lendhub_models::bank::Registration;
 use lendhub_models::keys;
@@ -471,6 +472,25 @@ fn instalment(id: &str, pence: i64) -> PaymentOrder<'_> {
     }
 }
 
+/// What the adapter renewed, kept as lendhub's store keeps a mandate's
+/// tokens.
+#[derive(Default)]
+struct Kept(std::sync::Mutex<Vec<PayerTokens>>);
+
+#[async_trait::async_trait]
+impl KeepTokens for Kept {
+    async fn keep(&self, renewed: &PayerTokens) -> Result<(), String> {
+        self.0.lock().unwrap().push(renewed.clone());
+        Ok(())
+    }
+}
+
+impl Kept {
+    fn renewals(&self) -> Vec<PayerTokens> {
+        self.0.lock().unwrap().clone()
+    }
+}
+
 impl Bank {
     /// A mandate the payer authorised at the bank, paying from `account`.
     async fn mandate(&self, account: &str) -> MandateAtBank {
@@ -512,16 +532,18 @@ impl Bank {
 async fn a_mandate_pays_each_instalment_within_its_limits_renewing_the_payers_token() {
     let bank = Bank::start().await;
     let mut mandate = bank.mandate("strong").await;
-    let (first, renewed) = bank
+    let kept = Kept::default();
+    let first = bank
         .vrp
         .collect(
             "model_bank",
             &mandate,
             &instalment("pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9M1", 10_000),
+            &kept,
         )
         .await
         .unwrap();
-    assert!(renewed.is_none(), "the first token is still good");
+    assert!(kept.renewals().is_empty(), "the first token is still good");
     assert_eq!(first.progress, Progress::InProgress);
     let read = bank
         .vrp
@@ -538,7 +560,7 @@ async fn a_mandate_pays_each_instalment_within_its_limits_renewing_the_payers_to
     ] {
         let refused = bank
             .vrp
-            .collect("model_bank", &mandate, &instalment(id, pence))
+            .collect("model_bank", &mandate, &instalment(id, pence), &kept)
             .await;
         assert!(
             matches!(refused, Err(CollectRefused::OverLimits)),
@@ -547,34 +569,69 @@ async fn a_mandate_pays_each_instalment_within_its_limits_renewing_the_payers_to
     }
 
     // A month on, the payer's token has lapsed: renewed with the refresh
-    // token, and the next instalment is paid.
+    // token (which the bank rotates), kept, and the next instalment paid.
     bank.clock.advance(time::Duration::days(31));
-    let (next, renewed) = bank
+    let next = bank
         .vrp
         .collect(
             "model_bank",
             &mandate,
             &instalment("pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9M4", 10_000),
+            &kept,
         )
         .await
         .unwrap();
-    let renewed = renewed.expect("the lapsed token was renewed");
+    let renewals = kept.renewals();
+    assert_eq!(renewals.len(), 1, "the lapsed token was renewed once");
+    let renewed = renewals[0].clone();
     assert_ne!(
         renewed.access_token.expose(),
         mandate.tokens.access_token.expose()
     );
-    mandate.tokens = renewed;
+    assert_ne!(
+        renewed.refresh_token.as_ref().unwrap().expose(),
+        mandate.tokens.refresh_token.as_ref().unwrap().expose(),
+        "the bank rotates the refresh token"
+    );
+
+    // Another instance still holding the spent tokens is refused a
+    // renewal; the consent stands, so that is no revoked mandate, only an
+    // instalment for a later pass.
+    let stale = bank
+        .vrp
+        .collect(
+            "model_bank",
+            &mandate,
+            &instalment("pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9M5", 1_000),
+            &Kept::default(),
+        )
+        .await;
+    assert!(
+        matches!(stale, Err(CollectRefused::Unavailable(_))),
+        "{stale:?}"
+    );
+
+    // An access token the bank no longer takes, though lendhub thought it
+    // good for hours (the bank's clock ahead, or a token it withdrew): it
+    // is renewed once, and the payment made with the new one.
+    mandate.tokens = PayerTokens {
+        access_token: "withdrawn-by-the-bank".to_owned().into(),
+        ..renewed
+    };
+    let after_refusal = Kept::default();
     // Asked again after a lost answer: the same payment, not a second.
-    let (again, _) = bank
+    let again = bank
         .vrp
         .collect(
             "model_bank",
             &mandate,
             &instalment("pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9M4", 10_000),
+            &after_refusal,
         )
         .await
         .unwrap();
     assert_eq!(again.domestic_payment_id, next.domestic_payment_id);
+    assert_eq!(after_refusal.renewals().len(), 1, "renewed after the 401");
 
     let exchanges = bank.exchanges().await;
     let made = exchanges
@@ -598,6 +655,7 @@ async fn a_mandate_pays_each_instalment_within_its_limits_renewing_the_payers_to
     assert_eq!(
         checked["operations"],
         json!([
+            "GET /domestic-vrp-consents/{ConsentId}",
             "GET /domestic-vrps/{DomesticVRPId}",
             "POST /domestic-vrp-consents",
             "POST /domestic-vrps"
@@ -620,6 +678,7 @@ async fn a_mandate_revoked_at_the_bank_or_ended_by_lendhub_takes_nothing_more() 
             "model_bank",
             &revoked,
             &instalment("pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9R1", 5_000),
+            &Kept::default(),
         )
         .await;
     assert!(
@@ -633,6 +692,7 @@ async fn a_mandate_revoked_at_the_bank_or_ended_by_lendhub_takes_nothing_more() 
             "model_bank",
             &revoked,
             &instalment("pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9R2", 5_000),
+            &Kept::default(),
         )
         .await;
     assert!(
@@ -653,6 +713,7 @@ async fn a_mandate_revoked_at_the_bank_or_ended_by_lendhub_takes_nothing_more() 
             "model_bank",
             &ended,
             &instalment("pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9R3", 5_000),
+            &Kept::default(),
         )
         .await;
     assert!(
@@ -666,12 +727,13 @@ async fn a_mandate_revoked_at_the_bank_or_ended_by_lendhub_takes_nothing_more() 
 
     // From an account without the money: accepted, then rejected.
     let low = bank.mandate("low").await;
-    let (paid, _) = bank
+    let paid = bank
         .vrp
         .collect(
             "model_bank",
             &low,
             &instalment("pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9R4", 5_000),
+            &Kept::default(),
         )
         .await
         .unwrap();

@@ -19,7 +19,8 @@
 //! - `/open-banking/v3.1/pisp/domestic-vrp-consents`, `…/domestic-vrps`:
 //!   variable recurring payment consents with control parameters, and the
 //!   payments the client makes under one without the payer (`vrp.rs`);
-//!   the token endpoint renews their tokens (`refresh_token`).
+//!   the token endpoint renews their tokens (`refresh_token`), rotating
+//!   the refresh token each time (the spent one is refused).
 //!
 //! Failures, injected through the admin endpoints (the client's
 //! credentials, as HTTP basic):

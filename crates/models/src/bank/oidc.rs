@@ -229,29 +229,42 @@ pub(super) async fn token(
             Json(answer).into_response()
         }
         "refresh_token" => {
-            let consent_id = {
-                let books = bank.books.lock();
-                request
+            // The bank rotates refresh tokens (RFC 9700 §4.14.2): each is
+            // good once, and the renewal carries the next. A client that
+            // loses the renewal has lost the mandate's tokens.
+            let refresh = lendhub_system::random_token(32);
+            let renewed = {
+                let mut books = bank.books.lock();
+                let consent_id = request
                     .refresh_token
                     .as_deref()
                     .and_then(|t| books.refresh_tokens.get(t))
                     .filter(|id| books.vrp_consents.get(*id).is_some_and(|c| !c.revoked))
-                    .cloned()
+                    .cloned();
+                consent_id.inspect(|consent_id| {
+                    if let Some(spent) = &request.refresh_token {
+                        books.refresh_tokens.remove(spent);
+                    }
+                    books
+                        .refresh_tokens
+                        .insert(refresh.clone(), consent_id.clone());
+                    books.tokens.insert(
+                        access_token.clone(),
+                        Grant::Consent {
+                            consent_id: consent_id.clone(),
+                            expires,
+                        },
+                    );
+                })
             };
-            let Some(consent_id) = consent_id else {
+            if renewed.is_none() {
                 return oauth_error(StatusCode::BAD_REQUEST, "invalid_grant");
-            };
-            bank.books.lock().tokens.insert(
-                access_token.clone(),
-                Grant::Consent {
-                    consent_id,
-                    expires,
-                },
-            );
+            }
             Json(json!({
                 "access_token": access_token,
                 "token_type": "Bearer",
                 "expires_in": TOKEN_LIFE.as_secs(),
+                "refresh_token": refresh,
                 "scope": "openid payments",
             }))
             .into_response()
