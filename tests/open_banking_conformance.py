@@ -2,7 +2,9 @@
 Banking Read/Write API's official OpenAPI documents (vendored under
 crates/models/spec/): each request body against the operation's request
 schema, each response body against the schema of the status answered, and
-the header parameters the operation requires.
+the header parameters the operation requires. A request whose body is a
+JWT (the Event Notification API) is recorded as its claims and checked
+against the document's OBEventNotification1.
 
 Environment: EXCHANGES (a JSON file: the model bank's `/_model/exchanges`)
 and SPECS (paths of OpenAPI documents, separated by ':'). Prints one JSON
@@ -69,7 +71,12 @@ def main():
                     problems.append(f"{name}: required header {p['name']} missing")
         checks = []
         if x.get("request") is not None:
-            schema = json_schema(op.get("requestBody", {}).get("content"))
+            content = op.get("requestBody", {}).get("content") or {}
+            if "application/jwt" in content:
+                # A signed token: its claims are the notification.
+                schema = deref(spec["components"]["schemas"]["OBEventNotification1"], spec)
+            else:
+                schema = json_schema(content)
             checks.append(("request", schema, x["request"]))
         answer = op.get("responses", {}).get(str(x["status"]))
         if answer is None:

@@ -320,6 +320,22 @@ pub struct PaymentOrder<'a> {
 pub struct BankPayment {
     pub domestic_payment_id: String,
     pub progress: lendhub_domain::open_banking::pis::Progress,
+    /// Its `InstructionIdentification`: lendhub's payment id.
+    pub instruction_id: String,
+}
+
+/// Why a bank's event notification was not taken.
+#[derive(Debug, thiserror::Error)]
+pub enum NotificationRefused {
+    /// No bank of that id in this environment.
+    #[error("no such bank")]
+    UnknownBank,
+    /// Not signed by the bank for lendhub, or not the standard's token.
+    #[error("not the bank's notification: {0}")]
+    Invalid(String),
+    /// The bank's keys could not be read to check it.
+    #[error(transparent)]
+    Unavailable(#[from] BankUnavailable),
 }
 
 /// Why an authorised payment was not submitted.
@@ -371,6 +387,14 @@ pub trait BankPayments: Send + Sync {
         bank: &str,
         domestic_payment_id: &str,
     ) -> Result<BankPayment, BankUnavailable>;
+
+    /// The event notification `token` `bank` posted, checked as the
+    /// standard says (the bank's signature, issuer and audience).
+    async fn notification(
+        &self,
+        bank: &str,
+        token: &str,
+    ) -> Result<lendhub_domain::open_banking::events::Notification, NotificationRefused>;
 }
 
 /// What a payer's mandate lets the lender take, as their bank's VRP
@@ -493,9 +517,15 @@ impl<T> PerEnvironment<T> {
 
     /// The one that serves `owner`'s environment.
     pub fn for_owner(&self, owner: &Tenant) -> &T {
+        self.get(Self::environment_of(owner))
+    }
+
+    /// The environment `owner` lives in: live partners in live, test
+    /// partners and sandbox clients in test.
+    pub fn environment_of(owner: &Tenant) -> Environment {
         match owner.kind() {
-            TenantKind::Partner { livemode: true, .. } => &self.live,
-            _ => &self.test,
+            TenantKind::Partner { livemode: true, .. } => Environment::Live,
+            _ => Environment::Test,
         }
     }
 }

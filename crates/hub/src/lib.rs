@@ -6,6 +6,7 @@
 
 pub mod apply;
 mod bank_callback;
+pub mod bank_events;
 pub mod counterparties;
 pub mod dashboard;
 mod envelope;
@@ -37,6 +38,7 @@ pub fn router(state: HubState) -> axum::Router {
     let journey = apply::router(FromRef::from_ref(&state.partner));
     let pay = pay::router(FromRef::from_ref(&state.partner));
     let dashboard = dashboard::router(FromRef::from_ref(&state.partner));
+    let bank_events = bank_events::router(state.partner.flows.clone());
     let document = partner::rest::openapi_doc::Document(openapi::partner_document());
     partner::router(state.partner)
         .layer(axum::Extension(document))
@@ -44,6 +46,7 @@ pub fn router(state: HubState) -> axum::Router {
         .merge(journey)
         .merge(pay)
         .merge(dashboard)
+        .merge(bank_events)
         .route(
             "/open-banking/callback",
             axum::routing::get(bank_callback::callback),

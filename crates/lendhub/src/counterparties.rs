@@ -83,18 +83,22 @@ async fn start_model_register() -> anyhow::Result<Model> {
 
 /// Each environment's banks: for account information on the hosted
 /// journey and payment initiation on the pay page. The model bank is
-/// started once, for whichever environments name no bank. `redirect_uri`
-/// is lendhub's at every bank.
+/// started once, for whichever environments name no bank. lendhub's
+/// redirect URI at every bank, and where each posts its notifications,
+/// are below `hub_url`.
 pub async fn open_banking(
     config: &config::Counterparties,
-    redirect_uri: &str,
+    hub_url: &str,
     clock: &Arc<dyn Clock>,
 ) -> anyhow::Result<BankAdapters> {
+    let hub_url = hub_url.trim_end_matches('/');
+    let redirect_uri = &format!("{hub_url}/open-banking/callback");
+    let model_events = format!("{hub_url}{}", lendhub_hub::bank_events::path(MODEL_BANK.0));
     let mut model = None;
     let (live_accounts, live_payments, live_mandates) = banks(
         "live",
         &config.live.open_banking,
-        redirect_uri,
+        (redirect_uri, &model_events),
         clock,
         &mut model,
     )
@@ -102,7 +106,7 @@ pub async fn open_banking(
     let (test_accounts, test_payments, test_mandates) = banks(
         "test",
         &config.test.open_banking,
-        redirect_uri,
+        (redirect_uri, &model_events),
         clock,
         &mut model,
     )
@@ -133,7 +137,7 @@ type Banked = (
 async fn banks(
     env: &str,
     c: &config::OpenBanking,
-    redirect_uri: &str,
+    (redirect_uri, model_events): (&str, &str),
     clock: &Arc<dyn Clock>,
     model: &mut Option<BankConnection>,
 ) -> anyhow::Result<Banked> {
@@ -145,7 +149,7 @@ async fn banks(
         let bank = match model {
             Some(running) => running.clone(),
             None => model
-                .insert(start_model_bank(redirect_uri, clock).await?)
+                .insert(start_model_bank(redirect_uri, model_events, clock).await?)
                 .clone(),
         };
         (vec![bank], model_signer()?, model_collection_account())
@@ -271,13 +275,15 @@ pub const MODEL_BANK: (&str, &str) = ("model_bank", "Model Bank (test)");
 /// moves the bank's VRP periods and token lifetimes with it.
 async fn start_model_bank(
     redirect_uri: &str,
+    events_url: &str,
     clock: &Arc<dyn Clock>,
 ) -> anyhow::Result<BankConnection> {
     let registration = lendhub_models::bank::Registration::lendhub(
         "lendhub".to_owned(),
         lendhub_system::random_token(24),
         vec![redirect_uri.to_owned()],
-    );
+    )
+    .notifying(events_url.to_owned());
     let secret = Secret::from(registration.client_secret.clone());
     let addr = lendhub_models::spawn_at(SocketAddr::from(([127, 0, 0, 1], 0)), |base| {
         lendhub_models::bank::router_on(base, registration, clock.clone())

@@ -283,12 +283,8 @@ async fn hub(
             lendhub_hub::counterparties::Counterparties::new(
                 crate::counterparties::company_registers(&config.counterparties, &core.clock)
                     .await?,
-                crate::counterparties::open_banking(
-                    &config.counterparties,
-                    &format!("{}/open-banking/callback", url.trim_end_matches('/')),
-                    &core.clock,
-                )
-                .await?,
+                crate::counterparties::open_banking(&config.counterparties, &url, &core.clock)
+                    .await?,
                 crate::counterparties::model_servers(&config.counterparties),
             ),
         ),

@@ -10,5 +10,5 @@ mod random;
 pub use clock::{ShiftedClock, SystemClock};
 pub use random::{
     GenerateKey, NewRandom, Seal, generate_access_token, generate_api_key, generate_client,
-    new_hub_id, random_bytes, random_token, webhook_secret,
+    new_hub_id, random_bytes, random_token, random_uuid, webhook_secret,
 };

@@ -19,6 +19,23 @@ pub fn random_token(bytes: usize) -> String {
     credentials::token_text(&buf)
 }
 
+/// A random (version 4) UUID, as RFC 4122 writes it: the Open Banking
+/// standard's interaction ids.
+pub fn random_uuid() -> String {
+    let mut b: [u8; 16] = random_bytes();
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
+    )
+}
+
 /// A new client's id and secret; the secret exists in clear only in the result.
 pub fn generate_client(env: Environment) -> NewClientCredentials {
     credentials::client_credentials(env, random_bytes(), random_bytes())

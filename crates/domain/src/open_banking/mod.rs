@@ -6,6 +6,7 @@
 
 pub mod ais;
 pub mod amount;
+pub mod events;
 pub mod jws;
 pub mod pis;
 pub mod test_accounts;

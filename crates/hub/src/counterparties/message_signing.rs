@@ -94,6 +94,11 @@ impl BankKeys {
         Ok(Self(keys))
     }
 
+    /// The key named `kid`, if the bank publishes one.
+    pub fn key(&self, kid: &str) -> Option<&DecodingKey> {
+        self.0.get(kid)
+    }
+
     /// Whether `signature` is the bank's over `body`.
     pub fn verify(&self, signature: &str, body: &[u8]) -> bool {
         let Ok((protected, input, sig)) = jws::parse(signature, body) else {

@@ -20,8 +20,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use time::OffsetDateTime;
 
-use super::BankUnavailable;
 use super::message_signing::BankKeys;
+use super::{BankUnavailable, NotificationRefused};
+use lendhub_domain::open_banking::events::Notification;
 
 /// One bank as configured (`counterparties.<env>.open_banking.banks.<id>`).
 #[derive(Clone, Debug)]
@@ -213,6 +214,38 @@ impl Banks {
             return Err(unavailable(format!("{what} is not signed with its key")));
         }
         serde_json::from_slice(&body).map_err(|e| unavailable(format!("answered no {what}: {e}")))
+    }
+
+    /// The event notification `token` (a Security Event Token,
+    /// `application/jwt`) if `bank` signed it (PS256, a key of its JWKS)
+    /// for lendhub: issued by the bank's `issuer`, to lendhub's
+    /// `client_id`. It carries no expiry: what it says is only that a
+    /// resource changed, which lendhub reads from the bank anyway, so an
+    /// old or repeated one does no harm.
+    pub async fn notification(
+        &self,
+        bank: &Bank,
+        token: &str,
+    ) -> Result<Notification, NotificationRefused> {
+        let refused = |why: &str| NotificationRefused::Invalid(why.to_owned());
+        let header = jsonwebtoken::decode_header(token).map_err(|_| refused("not a JWS"))?;
+        if header.alg != Algorithm::PS256 {
+            return Err(refused("not signed PS256"));
+        }
+        let kid = header.kid.ok_or_else(|| refused("no kid"))?;
+        let keys = self.keys(bank).await?;
+        let key = keys
+            .key(&kid)
+            .ok_or_else(|| refused("signed with a key the bank does not publish"))?;
+        let discovery = self.discovery(bank).await?;
+        let mut validation = Validation::new(Algorithm::PS256);
+        validation.required_spec_claims = ["iss", "aud", "sub"].map(str::to_owned).into();
+        validation.validate_exp = false;
+        validation.set_issuer(&[&discovery.issuer]);
+        validation.set_audience(&[&bank.connection.client_id]);
+        jsonwebtoken::decode::<Notification>(token, key, &validation)
+            .map(|data| data.claims)
+            .map_err(|e| NotificationRefused::Invalid(e.to_string()))
     }
 
     /// The token endpoint's answer to `form`, the client authenticating
@@ -438,24 +471,8 @@ impl Banks {
 pub(super) fn resource(request: RequestBuilder, token: &str) -> RequestBuilder {
     request
         .bearer_auth(token)
-        .header("x-fapi-interaction-id", interaction_id())
+        .header("x-fapi-interaction-id", lendhub_system::random_uuid())
         .header(reqwest::header::ACCEPT, "application/json")
-}
-
-/// A random (version 4) UUID.
-fn interaction_id() -> String {
-    let mut b: [u8; 16] = lendhub_system::random_bytes();
-    b[6] = (b[6] & 0x0f) | 0x40;
-    b[8] = (b[8] & 0x3f) | 0x80;
-    let h = hex::encode(b);
-    format!(
-        "{}-{}-{}-{}-{}",
-        &h[..8],
-        &h[8..12],
-        &h[12..16],
-        &h[16..20],
-        &h[20..]
-    )
 }
 
 /// What a bank answered, as `T`: a network failure, a 429, a 5xx or an

@@ -11,6 +11,7 @@
 use async_trait::async_trait;
 use lendhub_domain::open_banking::ais::Document;
 use lendhub_domain::open_banking::amount::Amount;
+use lendhub_domain::open_banking::events::Notification;
 use lendhub_domain::open_banking::pis::{
     self, ConsentRequest, ConsentRequestData, Initiation, PaymentRequest, PaymentRequestData,
     RemittanceInformation, Risk,
@@ -20,8 +21,8 @@ use super::message_signing::MessageSigner;
 use super::open_banking::{BankConnection, CodeRefused, resource};
 use super::payments_api::{PaymentsApi, idempotency_key};
 use super::{
-    AccessRequest, BankPayment, BankPayments, BankUnavailable, CollectionAccount, PaymentOrder,
-    SubmitRefused,
+    AccessRequest, BankPayment, BankPayments, BankUnavailable, CollectionAccount,
+    NotificationRefused, PaymentOrder, SubmitRefused,
 };
 
 pub struct OpenBankingPis {
@@ -68,6 +69,7 @@ impl OpenBankingPis {
         BankPayment {
             progress: payment.status.progress(),
             domestic_payment_id: payment.domestic_payment_id,
+            instruction_id: payment.initiation.instruction_identification,
         }
     }
 }
@@ -169,5 +171,18 @@ impl BankPayments for OpenBankingPis {
             .read_signed(bank, "a domestic payment", answer)
             .await?;
         Ok(Self::progressed(payment.data))
+    }
+
+    async fn notification(
+        &self,
+        bank_id: &str,
+        token: &str,
+    ) -> Result<Notification, NotificationRefused> {
+        let bank = self
+            .api
+            .banks
+            .bank(bank_id)
+            .ok_or(NotificationRefused::UnknownBank)?;
+        self.api.banks.notification(bank, token).await
     }
 }

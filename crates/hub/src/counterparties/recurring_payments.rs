@@ -152,6 +152,7 @@ impl OpenBankingVrp {
         BankPayment {
             progress: payment.status.progress(),
             domestic_payment_id: payment.domestic_vrp_id,
+            instruction_id: payment.instruction.instruction_identification,
         }
     }
 }

@@ -6,6 +6,7 @@
 //! HTTP.
 
 pub mod agree_terms;
+pub mod bank_notification;
 pub mod change_endpoint;
 pub mod check_person;
 pub mod close_month;

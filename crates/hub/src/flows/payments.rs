@@ -159,6 +159,18 @@ pub async fn ask_bank(
             Progress::InProgress
         }
     };
+    heard_from_bank(cx, payment, progress, now).await
+}
+
+/// What `payment`'s bank said of it (asked, or in its notification): paid
+/// when settled, failed when rejected, and otherwise asked again later.
+/// `Ok(false)` if it had already moved.
+pub async fn heard_from_bank(
+    cx: &Context,
+    payment: &Payment,
+    progress: Progress,
+    now: OffsetDateTime,
+) -> Result<bool, FlowError> {
     match progress {
         Progress::Settled => settle(cx, payment, now).await,
         Progress::Failed(reason) => {

@@ -38,6 +38,11 @@ pub enum SimulateCommand {
         /// `{hub public_url}/open-banking/callback`. Repeat for more.
         #[arg(long, required = true)]
         redirect_uri: Vec<String>,
+        /// Where the bank posts its event notifications for the client:
+        /// lendhub's `{hub public_url}/open-banking/events/<bank_id>`, with
+        /// the id lendhub's configuration gives this bank. None, none sent.
+        #[arg(long)]
+        event_notification_url: Option<String>,
     },
 }
 
@@ -62,12 +67,14 @@ pub async fn simulate(command: SimulateCommand) -> anyhow::Result<()> {
             client_id,
             client_secret,
             redirect_uri,
+            event_notification_url,
         } => {
             if client_secret.is_empty() {
                 anyhow::bail!("--client-secret must not be empty");
             }
-            let registration =
+            let mut registration =
                 lendhub_models::bank::Registration::lendhub(client_id, client_secret, redirect_uri);
+            registration.event_notification_url = event_notification_url;
             let bound = lendhub_models::spawn_at(addr, |base| {
                 lendhub_models::bank::router(base, registration)
             })

@@ -25,7 +25,9 @@ struct ModelBank {
 }
 
 impl ModelBank {
-    fn launch(redirect_uri: &str) -> Self {
+    /// Sending lendhub's payers back to `hub`, and its notifications there
+    /// as the bank `acme_bank`.
+    fn launch(hub: &str) -> Self {
         let process = Simulator::launch(
             &[
                 "bank",
@@ -34,7 +36,9 @@ impl ModelBank {
                 "--client-id",
                 CLIENT.0,
                 "--redirect-uri",
-                redirect_uri,
+                &format!("{hub}/open-banking/callback"),
+                "--event-notification-url",
+                &format!("{hub}/open-banking/events/acme_bank"),
             ],
             ("LENDHUB_MODEL_CLIENT_SECRET", CLIENT.1),
             "model bank listening on",
@@ -73,7 +77,7 @@ pub(crate) fn free_port() -> u16 {
 async fn beside_a_bank() -> (ModelBank, lendhub::config::Config, Site) {
     let port = free_port();
     let hub = format!("http://127.0.0.1:{port}");
-    let bank = ModelBank::launch(&format!("{hub}/open-banking/callback"));
+    let bank = ModelBank::launch(&hub);
     let site = Site::new().await;
     let mut config = test_config(&site);
     config.rest_tier.enabled = true;
@@ -188,14 +192,26 @@ async fn the_live_journey_reads_the_account_at_a_bank_in_its_own_process() {
 
 /// The model bank's admin endpoints, with the client's credentials.
 async fn model_admin(bank: &ModelBank, method: reqwest::Method, path: &str, body: Option<Value>) {
+    model_admin_answer(bank, method, path, body).await;
+}
+
+/// `model_admin`, and what it answered (JSON, or null).
+async fn model_admin_answer(
+    bank: &ModelBank,
+    method: reqwest::Method,
+    path: &str,
+    body: Option<Value>,
+) -> Value {
     let mut request = reqwest::Client::new()
         .request(method, format!("{}{path}", bank.url))
         .basic_auth(CLIENT.0, Some(CLIENT.1));
     if let Some(body) = body {
         request = request.json(&body);
     }
-    let status = request.send().await.unwrap().status();
+    let answer = request.send().await.unwrap();
+    let status = answer.status();
     assert!(status.is_success(), "{path}: {status}");
+    answer.json().await.unwrap_or(Value::Null)
 }
 
 /// `counterparties.test.open_banking` naming `bank` as `acme_bank`, with
@@ -290,31 +306,14 @@ async fn landing(app: &App, url: &str) -> (u16, String) {
 #[tokio::test]
 async fn the_pay_page_pays_at_a_bank_in_its_own_process_through_each_failure() {
     use crate::rest_accounts::funded_with;
-    use crate::rest_payments::{SCOPES, link, payment};
+    use crate::rest_payments::{SCOPES, payment};
     let (bank, mut config, site) = beside_a_bank().await;
     pay_at(&mut config, &bank);
     let app = App::spawn_with(config, site).await;
     let (key, account) = funded_with(&app, SCOPES).await;
-    let new_link = |n: usize| {
-        let (app, key, account) = (&app, &key, &account);
-        async move {
-            let r = link(
-                app,
-                key,
-                &format!("acme-link-{n}"),
-                json!({"account_id": account, "amount_pence": 2_500, "reference": format!("ACME-{n}")}),
-            )
-            .await;
-            assert_eq!(r.status, 201, "{}", r.body);
-            (
-                r.body["id"].as_str().unwrap().to_owned(),
-                r.body["url"].as_str().unwrap().to_owned(),
-            )
-        }
-    };
 
     // The bank is offered, and the page's form may send the payer there.
-    let (id, url) = new_link(1).await;
+    let (id, url) = new_link(&app, &key, &account, 1).await;
     let page = app.http.get(&url).send().await.unwrap();
     let csp = page.headers()["content-security-policy"]
         .to_str()
@@ -370,7 +369,7 @@ async fn the_pay_page_pays_at_a_bank_in_its_own_process_through_each_failure() {
 
     // The bank down when asked for a consent: the choice again, saying so,
     // and the payment still open.
-    let (down_id, down_url) = new_link(2).await;
+    let (down_id, down_url) = new_link(&app, &key, &account, 2).await;
     model_admin(
         &bank,
         reqwest::Method::PUT,
@@ -420,7 +419,7 @@ async fn the_pay_page_pays_at_a_bank_in_its_own_process_through_each_failure() {
     assert!(!page.contains("bank_unavailable"), "{page}");
     // Nor for an open payment: its pay page (whose address is the link's
     // credential) is not given away.
-    let (open_id, _) = new_link(3).await;
+    let (open_id, _) = new_link(&app, &key, &account, 3).await;
     let (status, page) = landing(
         &app,
         &format!(
@@ -468,4 +467,147 @@ async fn refused(bank: &ModelBank) -> u64 {
         .await
         .unwrap();
     outage["refused"].as_u64().unwrap()
+}
+
+/// A new £25 payment link on `account`: (its id, its URL).
+async fn new_link(app: &App, key: &str, account: &str, n: usize) -> (String, String) {
+    let r = crate::rest_payments::link(
+        app,
+        key,
+        &format!("acme-link-{n}"),
+        json!({"account_id": account, "amount_pence": 2_500, "reference": format!("ACME-{n}")}),
+    )
+    .await;
+    assert_eq!(r.status, 201, "{}", r.body);
+    (
+        r.body["id"].as_str().unwrap().to_owned(),
+        r.body["url"].as_str().unwrap().to_owned(),
+    )
+}
+
+/// The bank's `DomesticPaymentId` for the newest payment it accepted.
+async fn newest_bank_payment(bank: &ModelBank) -> String {
+    let exchanges = bank.exchanges().await;
+    exchanges
+        .as_array()
+        .unwrap()
+        .iter()
+        .rev()
+        .find(|x| x["operation"] == "POST /domestic-payments" && x["status"] == 201)
+        .and_then(|x| x["response"]["Data"]["DomesticPaymentId"].as_str())
+        .unwrap()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn the_banks_signed_notification_settles_a_payment_without_waiting_to_ask() {
+    use crate::rest_accounts::funded_with;
+    use crate::rest_payments::{SCOPES, payment};
+    let (bank, mut config, site) = beside_a_bank().await;
+    pay_at(&mut config, &bank);
+    let app = App::spawn_with(config, site).await;
+    let (key, account) = funded_with(&app, SCOPES).await;
+    let paid_events = || async {
+        rest_get(&app, "/sandbox/v1/events?type=payment.paid", Some(&key))
+            .await
+            .body["data"]
+            .as_array()
+            .unwrap()
+            .len()
+    };
+
+    // Paid at the bank, processing: lendhub would next ask in 10 s, and
+    // its clock does not move in this test.
+    let (id, url) = new_link(&app, &key, &account, 1).await;
+    let callback = authorised_at_acme(&app, &url, "strong").await;
+    let (_, page) = landing(&app, &callback).await;
+    assert!(page.contains("data-status=\"processing\""), "{page}");
+    let at_bank = newest_bank_payment(&bank).await;
+
+    // The bank settles it and says so: lendhub verified the token, read the
+    // payment and booked it before answering 202.
+    let path = format!("/_model/payments/{at_bank}/settle");
+    let answer = model_admin_answer(&bank, reqwest::Method::POST, &path, None).await;
+    assert_eq!(answer["notified"], 202, "{answer}");
+    let paid = payment(&app, &key, &id).await;
+    assert_eq!(paid["status"], "paid", "{paid}");
+    assert_eq!(paid_events().await, 1);
+
+    // Said again: one payment.paid still.
+    let path = format!("/_model/payments/{at_bank}/notify");
+    let answer = model_admin_answer(&bank, reqwest::Method::POST, &path, None).await;
+    assert_eq!(answer["notified"], 202, "{answer}");
+    assert_eq!(payment(&app, &key, &id).await["status"], "paid");
+    assert_eq!(paid_events().await, 1);
+
+    // From an account without the money: the bank's rejection, notified,
+    // fails the payment at once.
+    let (low_id, low_url) = new_link(&app, &key, &account, 2).await;
+    let callback = authorised_at_acme(&app, &low_url, "low").await;
+    landing(&app, &callback).await;
+    assert_eq!(payment(&app, &key, &low_id).await["status"], "processing");
+    let path = format!(
+        "/_model/payments/{}/settle",
+        newest_bank_payment(&bank).await
+    );
+    let answer = model_admin_answer(&bank, reqwest::Method::POST, &path, None).await;
+    assert_eq!(answer["notified"], 202, "{answer}");
+    let failed = payment(&app, &key, &low_id).await;
+    assert_eq!(failed["status"], "failed", "{failed}");
+    assert_eq!(failed["failure_reason"], "insufficient_funds", "{failed}");
+
+    // Not the bank's: a token signed with another key (lendhub's own, under
+    // the bank's kid), not a token, or for a bank lendhub does not know.
+    let events = format!("{}/open-banking/events/acme_bank", app.hub);
+    let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::PS256);
+    header.kid = Some("model-bank-signing".to_owned());
+    let forged = jsonwebtoken::encode(
+        &header,
+        &json!({"iss": bank.url, "aud": CLIENT.0, "sub": "x", "iat": 0, "jti": "j",
+                "txn": "t", "toe": 0, "events": {}}),
+        &jsonwebtoken::EncodingKey::from_rsa_pem(
+            lendhub_models::keys::LENDHUB_SIGNING_PEM.as_bytes(),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    for body in [forged.as_str(), "not a token"] {
+        let r = app
+            .http
+            .post(&events)
+            .header("content-type", "application/jwt")
+            .body(body.to_owned())
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 400);
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["error"]["code"], "signature_invalid", "{body}");
+    }
+    let r = app
+        .http
+        .post(format!("{}/open-banking/events/no_such_bank", app.hub))
+        .body(forged)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 404);
+
+    // The notifications are the standard's: each token's claims checked
+    // against OBEventNotification1, with the headers the operation needs.
+    let exchanges = bank.exchanges().await;
+    let notified: Vec<&Value> = exchanges
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["operation"] == "POST /event-notifications")
+        .collect();
+    assert_eq!(notified.len(), 3, "{notified:?}");
+    let checked = open_banking_conformance(
+        app._site.path(),
+        &exchanges,
+        "payment-initiation-openapi.json:event-notifications-openapi.json",
+    )
+    .await;
+    assert_eq!(checked["problems"], json!([]), "{checked}");
 }

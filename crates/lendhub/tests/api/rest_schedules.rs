@@ -665,7 +665,11 @@ async fn beside_a_model_bank(site: Site) -> (App, String, Arc<ShiftedClock>) {
         BANK_CLIENT.0.to_owned(),
         BANK_CLIENT.1.to_owned(),
         vec![format!("{hub}/open-banking/callback")],
-    );
+    )
+    .notifying(format!(
+        "{hub}/open-banking/events/{}",
+        crate::rest_payments::MODEL_BANK
+    ));
     let clock = bank_clock.clone();
     let bank = lendhub_models::spawn_at(std::net::SocketAddr::from(([127, 0, 0, 1], 0)), |base| {
         lendhub_models::bank::router_on(base, registration, clock)
@@ -692,9 +696,9 @@ async fn beside_a_model_bank(site: Site) -> (App, String, Arc<ShiftedClock>) {
     (App::spawn_with(config, site).await, bank, bank_clock)
 }
 
-/// The VRP consents the bank was asked for, newest last.
-async fn vrp_consents(bank: &str) -> Vec<String> {
-    let exchanges: Value = reqwest::Client::new()
+/// What lendhub and the bank exchanged, oldest first.
+async fn bank_exchanges(bank: &str) -> Value {
+    reqwest::Client::new()
         .get(format!("{bank}/_model/exchanges"))
         .basic_auth(BANK_CLIENT.0, Some(BANK_CLIENT.1))
         .send()
@@ -702,8 +706,13 @@ async fn vrp_consents(bank: &str) -> Vec<String> {
         .unwrap()
         .json()
         .await
-        .unwrap();
-    exchanges
+        .unwrap()
+}
+
+/// The VRP consents the bank was asked for, newest last.
+async fn vrp_consents(bank: &str) -> Vec<String> {
+    bank_exchanges(bank)
+        .await
         .as_array()
         .unwrap()
         .iter()
@@ -743,6 +752,30 @@ async fn a_mandate_revoked_at_the_payers_bank_fails_the_next_instalment_and_is_r
     assert_eq!(consents.len(), 1, "{consents:?}");
     let paid = payments_of(&app, &key, &account).await[0].clone();
     let mandate = paid["mandate_id"].as_str().unwrap().to_owned();
+
+    // The bank settles the instalment and notifies lendhub, which books
+    // it before answering: paid, with lendhub's clock where it was.
+    let at_bank = bank_exchanges(&bank)
+        .await
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|x| x["operation"] == "POST /domestic-vrps" && x["status"] == 201)
+        .and_then(|x| x["response"]["Data"]["DomesticVRPId"].as_str())
+        .unwrap()
+        .to_owned();
+    let notified: Value = reqwest::Client::new()
+        .post(format!("{bank}/_model/payments/{at_bank}/settle"))
+        .basic_auth(BANK_CLIENT.0, Some(BANK_CLIENT.1))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(notified["notified"], 202, "{notified}");
+    let first = payments_of(&app, &key, &account).await[0].clone();
+    assert_eq!(first["status"], "paid", "{first}");
 
     // The payer revokes it at their bank, between instalments.
     let revoked = reqwest::Client::new()

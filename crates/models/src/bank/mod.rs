@@ -33,6 +33,9 @@
 //!   (account access or VRP) at their bank;
 //! - `POST /_model/payments/{id}/hold`: a payment stays where it is, until
 //!   `DELETE /_model/payments/{id}/hold`;
+//! - `POST /_model/payments/{id}/settle` and `…/notify`: the bank moves a
+//!   payment on by itself and posts its event notification, or posts it
+//!   again (`events.rs`);
 //! - declining on the consent page: the redirect carries
 //!   `error=access_denied`.
 //!
@@ -41,6 +44,7 @@
 
 mod ais;
 mod authorise;
+mod events;
 mod ledger;
 mod oidc;
 mod pis;
@@ -79,6 +83,9 @@ pub struct Registration {
     /// The public half (PEM) of the key the client signs its payment
     /// requests with (`x-jws-signature`).
     pub signing_key_pem: String,
+    /// Where the bank posts its event notifications for the client
+    /// (`events.rs`); none, none are sent.
+    pub event_notification_url: Option<String>,
 }
 
 impl Registration {
@@ -90,6 +97,15 @@ impl Registration {
             client_secret,
             redirect_uris,
             signing_key_pem: crate::keys::LENDHUB_SIGNING_PUBLIC_PEM.to_owned(),
+            event_notification_url: None,
+        }
+    }
+
+    /// The client also takes the bank's event notifications at `url`.
+    pub fn notifying(self, url: String) -> Self {
+        Self {
+            event_notification_url: Some(url),
+            ..self
         }
     }
 }
@@ -173,6 +189,7 @@ pub fn router_on(base: &str, registration: Registration, clock: Arc<dyn Clock>) 
         .route("/_model/exchanges", get(exchanges))
         .route("/_model/consents/{id}/revoke", post(revoke))
         .merge(pis::admin())
+        .merge(events::admin())
         .layer(axum::middleware::from_fn_with_state(
             bank.clone(),
             oidc::client_only,
@@ -266,6 +283,30 @@ impl Bank {
         response: Value,
         signed: bool,
     ) -> Response {
+        let recorded = (!response.is_null()).then(|| response.clone());
+        let interaction = self.record_exchange(operation, headers, request, status, recorded);
+        let mut answer = if signed {
+            signatures::signed(status, &response)
+        } else {
+            (status, Json(response)).into_response()
+        };
+        if let Ok(value) = HeaderValue::from_str(&interaction) {
+            answer.headers_mut().insert("x-fapi-interaction-id", value);
+        }
+        answer
+    }
+
+    /// Records an exchange, with the headers the standard names (`x-fapi-*`,
+    /// `x-idempotency-key`, `x-jws-signature`, whether `Authorization` was
+    /// sent); its interaction id, the request's or a new one.
+    fn record_exchange(
+        &self,
+        operation: &str,
+        headers: &HeaderMap,
+        request: Option<Value>,
+        status: StatusCode,
+        response: Option<Value>,
+    ) -> String {
         let named: HashMap<String, String> = headers
             .iter()
             .filter(|(n, _)| {
@@ -283,28 +324,18 @@ impl Bank {
             .get("x-fapi-interaction-id")
             .cloned()
             .unwrap_or_else(|| lendhub_system::random_token(16));
-        {
-            let mut books = self.books.lock();
-            if books.exchanges.len() >= EXCHANGES_KEPT {
-                books.exchanges.remove(0);
-            }
-            books.exchanges.push(Exchange {
-                operation: operation.to_owned(),
-                request,
-                headers: named,
-                status: status.as_u16(),
-                response: (!response.is_null()).then(|| response.clone()),
-            });
+        let mut books = self.books.lock();
+        if books.exchanges.len() >= EXCHANGES_KEPT {
+            books.exchanges.remove(0);
         }
-        let mut answer = if signed {
-            signatures::signed(status, &response)
-        } else {
-            (status, Json(response)).into_response()
-        };
-        if let Ok(value) = HeaderValue::from_str(&interaction) {
-            answer.headers_mut().insert("x-fapi-interaction-id", value);
-        }
-        answer
+        books.exchanges.push(Exchange {
+            operation: operation.to_owned(),
+            request,
+            headers: named,
+            status: status.as_u16(),
+            response,
+        });
+        interaction
     }
 }
 

@@ -378,6 +378,8 @@ pub async fn python_json(script: &str, env: Vec<(&'static str, String)>) -> Valu
 /// `GET /_model/exchanges` lists them) against its OpenAPI document `spec`
 /// (a file under `crates/models/spec/open-banking-v3.1.11r5/`):
 /// `{problems, operations}` from `tests/open_banking_conformance.py`.
+/// `spec`: one document under the vendored folder, or several separated
+/// by `:`.
 pub async fn open_banking_conformance(
     dir: &std::path::Path,
     exchanges: &Value,
@@ -385,10 +387,16 @@ pub async fn open_banking_conformance(
 ) -> Value {
     let file = dir.join("exchanges.json");
     std::fs::write(&file, exchanges.to_string()).unwrap();
-    let spec = format!(
-        "{}/../models/spec/open-banking-v3.1.11r5/{spec}",
-        env!("CARGO_MANIFEST_DIR")
-    );
+    let spec = spec
+        .split(':')
+        .map(|one| {
+            format!(
+                "{}/../models/spec/open-banking-v3.1.11r5/{one}",
+                env!("CARGO_MANIFEST_DIR")
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(":");
     python_json(
         "open_banking_conformance.py",
         vec![("EXCHANGES", file.display().to_string()), ("SPECS", spec)],
