@@ -4,16 +4,19 @@
 
 mod account_information;
 mod companies_house;
+mod credit_reports;
+mod keyed_api;
 mod message_signing;
 mod open_banking;
 mod payment_initiation;
 mod payments_api;
+mod person_checks;
 mod recurring_payments;
 
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use lendhub_domain::lending::kyc::{self, Findings, Person};
+use lendhub_domain::lending::kyc::{Findings, Person};
 use lendhub_domain::lending::register::RegisteredEntity;
 use lendhub_domain::lending::underwriting::{Banking, CreditFile};
 use lendhub_domain::partner::credentials::Environment;
@@ -21,9 +24,11 @@ use lendhub_domain::tenant::{Tenant, TenantKind};
 
 pub use account_information::OpenBankingAis;
 pub use companies_house::{CompaniesHouse, Quota};
+pub use credit_reports::CreditReports;
 pub use message_signing::MessageSigner;
 pub use open_banking::BankConnection;
 pub use payment_initiation::OpenBankingPis;
+pub use person_checks::PersonChecks;
 pub use recurring_payments::OpenBankingVrp;
 
 /// The HTTP client an adapter reaches its counterparty with: each request
@@ -59,7 +64,9 @@ pub trait CompanyRegister: Send + Sync {
 #[error("the person register is unavailable: {0}")]
 pub struct PeopleUnavailable(pub String);
 
-/// Identity and AML checks of a person (a KYC provider in production).
+/// Identity and AML checks of a person (a KYC provider): over lendhub's
+/// person-checks API ([`PersonChecks`]), the model provider's or a real
+/// one's.
 #[async_trait]
 pub trait PersonRegister: Send + Sync {
     /// What the register finds for `person`; directorship only when a
@@ -69,20 +76,6 @@ pub trait PersonRegister: Send + Sync {
         person: &Person,
         company_number: Option<&str>,
     ) -> Result<Findings, PeopleUnavailable>;
-}
-
-/// The built-in register: `lendhub_domain::lending::kyc::synthetic`.
-pub struct SyntheticPeople;
-
-#[async_trait]
-impl PersonRegister for SyntheticPeople {
-    async fn check(
-        &self,
-        person: &Person,
-        company_number: Option<&str>,
-    ) -> Result<Findings, PeopleUnavailable> {
-        Ok(kyc::synthetic(person, company_number.is_some()))
-    }
 }
 
 /// The bank could not be reached through open banking.
@@ -275,21 +268,12 @@ impl OpenBanking for SyntheticBanks {
 #[error("the credit bureau is unavailable: {0}")]
 pub struct BureauUnavailable(pub String);
 
-/// A company's credit file (a credit reference agency in production).
+/// A company's credit file (a credit reference agency): over lendhub's
+/// credit-report API ([`CreditReports`]), the model bureau's or a real
+/// one's.
 #[async_trait]
 pub trait CreditBureau: Send + Sync {
     async fn credit_file(&self, company_number: &str) -> Result<CreditFile, BureauUnavailable>;
-}
-
-/// The built-in bureau: the sandbox's derived company profile, so a company
-/// scores alike in both tiers (`CreditFile::synthetic`).
-pub struct SyntheticBureau;
-
-#[async_trait]
-impl CreditBureau for SyntheticBureau {
-    async fn credit_file(&self, company_number: &str) -> Result<CreditFile, BureauUnavailable> {
-        Ok(CreditFile::synthetic(company_number))
-    }
 }
 
 /// The lender's account that open-banking payments are made to.
@@ -508,6 +492,14 @@ pub struct PerEnvironment<T> {
 }
 
 impl<T> PerEnvironment<T> {
+    /// Each environment's made from its `T`, or the first failure.
+    pub fn try_map<U, E>(self, f: impl Fn(T) -> Result<U, E>) -> Result<PerEnvironment<U>, E> {
+        Ok(PerEnvironment {
+            live: f(self.live)?,
+            test: f(self.test)?,
+        })
+    }
+
     pub fn get(&self, env: Environment) -> &T {
         match env {
             Environment::Live => &self.live,
@@ -542,7 +534,7 @@ pub struct StandIns {
 }
 
 /// The kinds still simulated in process in every environment.
-const IN_PROCESS: [&str; 3] = ["identity checks", "credit bureau", "payout rail"];
+const IN_PROCESS: [&str; 1] = ["payout rail"];
 
 /// Each environment's banks, over the same connections: read on the hosted
 /// journey (account information), paid at on the pay page (payment
@@ -551,6 +543,12 @@ pub struct BankAdapters {
     pub accounts: PerEnvironment<Arc<dyn AccountInformation>>,
     pub payments: PerEnvironment<Arc<dyn BankPayments>>,
     pub mandates: PerEnvironment<Arc<dyn BankMandates>>,
+}
+
+/// Each environment's identity provider and credit bureau.
+pub struct Checks {
+    pub people: PerEnvironment<Arc<dyn PersonRegister>>,
+    pub bureau: PerEnvironment<Arc<dyn CreditBureau>>,
 }
 
 /// The counterparties the hub speaks to, as the server configured them.
@@ -564,19 +562,18 @@ pub struct Counterparties {
     pub accounts: PerEnvironment<Arc<dyn AccountInformation>>,
     /// The banks a payer pays a payment link from.
     pub payments: PerEnvironment<Arc<dyn BankPayments>>,
-    pub people: Arc<dyn PersonRegister>,
+    pub people: PerEnvironment<Arc<dyn PersonRegister>>,
     pub banks: Arc<dyn OpenBanking>,
-    pub bureau: Arc<dyn CreditBureau>,
+    pub bureau: PerEnvironment<Arc<dyn CreditBureau>>,
     pub rail: Arc<dyn FasterPayments>,
     /// The payers' banks schedules' instalments are taken from.
     pub mandates: PerEnvironment<Arc<dyn BankMandates>>,
 }
 
 impl Counterparties {
-    /// Each environment's company register and banks, as configured; the other
-    /// counterparties are still the in-process simulators, each answering
-    /// from the documented magic values, until issue #46 moves them onto
-    /// their protocols.
+    /// Each environment's company register, banks, identity provider and
+    /// credit bureau, as configured; the payout rail (issue #47) and the
+    /// white-label submissions' test banks are still answered in process.
     pub fn new(
         register: PerEnvironment<Arc<dyn CompanyRegister>>,
         BankAdapters {
@@ -584,6 +581,7 @@ impl Counterparties {
             payments,
             mandates,
         }: BankAdapters,
+        Checks { people, bureau }: Checks,
         models: PerEnvironment<Vec<&'static str>>,
     ) -> Self {
         let stand_ins = |models: Vec<&'static str>| StandIns {
@@ -598,9 +596,9 @@ impl Counterparties {
             register,
             accounts,
             payments,
-            people: Arc::new(SyntheticPeople),
+            people,
             banks: Arc::new(SyntheticBanks),
-            bureau: Arc::new(SyntheticBureau),
+            bureau,
             rail: Arc::new(SyntheticFasterPayments),
             mandates,
         }

@@ -377,6 +377,32 @@ pub struct Counterparties {
 pub struct EnvironmentCounterparties {
     pub company_register: CompanyRegister,
     pub open_banking: OpenBanking,
+    /// Identity and AML checks of applicants (a KYC provider).
+    pub identity: KeyedService,
+    /// Companies' credit reports (a credit reference agency).
+    pub credit_bureau: KeyedService,
+}
+
+/// A service over one of lendhub's own JSON APIs (person checks, credit
+/// reports: docs/counterparties.md), reached at `url` with `api_key` as a
+/// bearer token; no URL, the embedded model server.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct KeyedService {
+    pub url: Option<String>,
+    pub api_key: Option<Secret<String>>,
+    /// Each request gives up after this and the request answers 503.
+    pub timeout_ms: u64,
+}
+
+impl Default for KeyedService {
+    fn default() -> Self {
+        Self {
+            url: None,
+            api_key: None,
+            timeout_ms: 5_000,
+        }
+    }
 }
 
 /// The banks lendhub reads accounts at and collects through, over the UK

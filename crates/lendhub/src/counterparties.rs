@@ -10,9 +10,10 @@ use std::time::Duration;
 use lendhub_domain::clock::Clock;
 use lendhub_domain::secret::Secret;
 use lendhub_hub::counterparties::{
-    AccountInformation, BankAdapters, BankConnection, BankMandates, BankPayments,
-    CollectionAccount, CompaniesHouse, CompanyRegister, MessageSigner, OpenBankingAis,
-    OpenBankingPis, OpenBankingVrp, PerEnvironment, Quota,
+    AccountInformation, BankAdapters, BankConnection, BankMandates, BankPayments, Checks,
+    CollectionAccount, CompaniesHouse, CompanyRegister, CreditBureau, CreditReports, MessageSigner,
+    OpenBankingAis, OpenBankingPis, OpenBankingVrp, PerEnvironment, PersonChecks, PersonRegister,
+    Quota,
 };
 
 use crate::config::{self, Invalid};
@@ -79,6 +80,84 @@ async fn start_model_register() -> anyhow::Result<Model> {
     let addr = lendhub_models::spawn(SocketAddr::from(([127, 0, 0, 1], 0)), router).await?;
     tracing::info!(%addr, "the model company register is listening");
     Ok((format!("http://{addr}"), Secret::from(key)))
+}
+
+/// Each environment's identity provider and credit bureau: a configured
+/// service, or the embedded model server of its kind (started once, for
+/// whichever environments name none).
+pub async fn checks(config: &config::Counterparties) -> anyhow::Result<Checks> {
+    let service = |env: &config::EnvironmentCounterparties| env.identity.clone();
+    let people = keyed_services("identity", config, service, lendhub_models::people::router)
+        .await?
+        .try_map(|(url, key, timeout)| {
+            PersonChecks::new(&url, key, timeout).map(|p| Arc::new(p) as Arc<dyn PersonRegister>)
+        })?;
+    let service = |env: &config::EnvironmentCounterparties| env.credit_bureau.clone();
+    let bureau = keyed_services(
+        "credit_bureau",
+        config,
+        service,
+        lendhub_models::bureau::router,
+    )
+    .await?
+    .try_map(|(url, key, timeout)| {
+        CreditReports::new(&url, key, timeout).map(|b| Arc::new(b) as Arc<dyn CreditBureau>)
+    })?;
+    Ok(Checks { people, bureau })
+}
+
+/// Where a service is reached, with what key, within what time.
+type Reached = (String, Secret<String>, Duration);
+
+/// Both environments' `kind` service: as configured, or a model server
+/// (`model`, for a key) started once for both.
+async fn keyed_services(
+    kind: &str,
+    config: &config::Counterparties,
+    service: impl Fn(&config::EnvironmentCounterparties) -> config::KeyedService,
+    model: fn(&str) -> axum::Router,
+) -> anyhow::Result<PerEnvironment<Reached>> {
+    let mut started: Option<(String, Secret<String>)> = None;
+    let mut reach = async |env: &str, c: config::KeyedService| -> anyhow::Result<Reached> {
+        let timeout = Duration::from_millis(c.timeout_ms);
+        match (c.url, c.api_key) {
+            (Some(url), Some(key)) => {
+                tracing::info!(environment = env, kind, url = %url, "a configured service");
+                Ok((url, key, timeout))
+            }
+            (Some(_), None) => Err(Invalid::new(
+                &format!("counterparties.{env}.{kind}.api_key"),
+                "the service needs an API key with the URL",
+            )
+            .into()),
+            (None, _) => {
+                tracing::warn!(
+                    environment = env,
+                    kind,
+                    "the embedded model server, not a real service"
+                );
+                let (url, key) = match &started {
+                    Some(running) => running.clone(),
+                    None => {
+                        let key = lendhub_system::random_token(24);
+                        let addr = lendhub_models::spawn(
+                            SocketAddr::from(([127, 0, 0, 1], 0)),
+                            model(&key),
+                        )
+                        .await?;
+                        tracing::info!(%addr, kind, "a model server is listening");
+                        started
+                            .insert((format!("http://{addr}"), Secret::from(key)))
+                            .clone()
+                    }
+                };
+                Ok((url, key, timeout))
+            }
+        }
+    };
+    let live = reach("live", service(&config.live)).await?;
+    let test = reach("test", service(&config.test)).await?;
+    Ok(PerEnvironment { live, test })
 }
 
 /// Each environment's banks: for account information on the hosted
@@ -311,6 +390,12 @@ pub fn model_servers(config: &config::Counterparties) -> PerEnvironment<Vec<&'st
         }
         if c.open_banking.banks.is_empty() {
             kinds.push("bank");
+        }
+        if c.identity.url.is_none() {
+            kinds.push("identity checks");
+        }
+        if c.credit_bureau.url.is_none() {
+            kinds.push("credit bureau");
         }
         kinds
     };

@@ -285,6 +285,7 @@ async fn hub(
                     .await?,
                 crate::counterparties::open_banking(&config.counterparties, &url, &core.clock)
                     .await?,
+                crate::counterparties::checks(&config.counterparties).await?,
                 crate::counterparties::model_servers(&config.counterparties),
             ),
         ),

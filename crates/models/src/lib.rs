@@ -1,5 +1,7 @@
 //! Model servers of the counterparties lendhub speaks to, each speaking the
-//! counterparty's published protocol over HTTP, so the adapters that talk
+//! counterparty's published protocol over HTTP (or, for the identity
+//! provider and the credit bureau, which have none, lendhub's documented
+//! JSON shapes), so the adapters that talk
 //! to the real services are the ones that talk to these (issue #46). `serve`
 //! embeds them where an environment names no real service;
 //! `lendhub simulate <kind>` runs one on its own. Each answers from the
@@ -7,9 +9,12 @@
 //! failures through an admin endpoint under `/_model/`.
 
 pub mod bank;
+pub mod bureau;
 mod credentials;
 mod injected;
+mod keyed;
 pub mod keys;
+pub mod people;
 pub mod register;
 
 use std::net::SocketAddr;

@@ -32,6 +32,7 @@ pub(crate) async fn check_person(
     }
     let findings = cx
         .people
+        .for_owner(owner)
         .check(&checked.person, checked.company_number.as_deref())
         .await
         .map_err(|e| FlowError::Unavailable(e.to_string()))?;

@@ -50,8 +50,8 @@ pub struct Parts {
     /// Wakes the delivery worker when a commit holds events.
     pub(in crate::flows) outbox_wake: Arc<Notify>,
     pub(in crate::flows) register: PerEnvironment<Arc<dyn CompanyRegister>>,
-    pub(in crate::flows) people: Arc<dyn PersonRegister>,
-    pub(in crate::flows) bureau: Arc<dyn CreditBureau>,
+    pub(in crate::flows) people: PerEnvironment<Arc<dyn PersonRegister>>,
+    pub(in crate::flows) bureau: PerEnvironment<Arc<dyn CreditBureau>>,
     pub(in crate::flows) rail: Arc<dyn FasterPayments>,
     /// The payer's banks a payment link is paid at.
     pub(in crate::flows) payments: PerEnvironment<Arc<dyn BankPayments>>,

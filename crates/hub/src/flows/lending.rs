@@ -79,6 +79,7 @@ pub async fn company_and_credit(
         ))?;
     let credit = cx
         .bureau
+        .for_owner(&application.owner)
         .credit_file(&application.company_number)
         .await
         .map_err(|e| unavailable(&e))?;

@@ -249,7 +249,7 @@ impl PartnerError {
             CapabilityDenied(why) => p(StatusCode::FORBIDDEN, "capability_denied", why),
             Shared(problem) => problem,
             Unavailable(m) => {
-                tracing::warn!(error = %m, "storage unavailable");
+                tracing::warn!(error = %m, "the database or a counterparty is unavailable");
                 p(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "service_unavailable",

@@ -89,7 +89,7 @@ impl PublicError {
             )
             .retry_after_ms(retry_after_ms),
             Unavailable(m) => {
-                tracing::warn!(error = %m, "storage unavailable");
+                tracing::warn!(error = %m, "the database or a counterparty is unavailable");
                 p(
                     StatusCode::SERVICE_UNAVAILABLE,
                     "temporarily_unavailable",

@@ -21,6 +21,28 @@ pub enum SimulateCommand {
         #[arg(long, env = "LENDHUB_MODEL_API_KEY", hide_env_values = true)]
         api_key: String,
     },
+    /// An identity provider over lendhub's person-checks API
+    /// (`POST /v1/person-checks`).
+    Identity {
+        /// Where to listen; port 0 picks a free one.
+        #[arg(long, default_value = "127.0.0.1:9103")]
+        addr: SocketAddr,
+        /// The API key callers present as a bearer token; read from
+        /// LENDHUB_MODEL_API_KEY when not given.
+        #[arg(long, env = "LENDHUB_MODEL_API_KEY", hide_env_values = true)]
+        api_key: String,
+    },
+    /// A credit bureau over lendhub's credit-report API
+    /// (`GET /v1/companies/{number}/credit-report`).
+    Bureau {
+        /// Where to listen; port 0 picks a free one.
+        #[arg(long, default_value = "127.0.0.1:9104")]
+        addr: SocketAddr,
+        /// The API key callers present as a bearer token; read from
+        /// LENDHUB_MODEL_API_KEY when not given.
+        #[arg(long, env = "LENDHUB_MODEL_API_KEY", hide_env_values = true)]
+        api_key: String,
+    },
     /// A bank over the UK Open Banking Read/Write API (account information)
     /// and its OpenID Connect flows, with its own consent page.
     Bank {
@@ -62,6 +84,24 @@ pub async fn simulate(command: SimulateCommand) -> anyhow::Result<()> {
             // The first line says where: a test or script reads it.
             println!("model company register listening on http://{bound}");
         }
+        SimulateCommand::Identity { addr, api_key } => {
+            keyed(
+                "identity provider",
+                addr,
+                &api_key,
+                lendhub_models::people::router,
+            )
+            .await?;
+        }
+        SimulateCommand::Bureau { addr, api_key } => {
+            keyed(
+                "credit bureau",
+                addr,
+                &api_key,
+                lendhub_models::bureau::router,
+            )
+            .await?;
+        }
         SimulateCommand::Bank {
             addr,
             client_id,
@@ -87,5 +127,23 @@ pub async fn simulate(command: SimulateCommand) -> anyhow::Result<()> {
         _ = terminate.recv() => {}
         _ = interrupt.recv() => {}
     }
+    Ok(())
+}
+
+/// A model server of one of lendhub's own JSON APIs, taking `api_key`.
+async fn keyed(
+    what: &str,
+    addr: SocketAddr,
+    api_key: &str,
+    router: fn(&str) -> axum::Router,
+) -> anyhow::Result<()> {
+    if api_key.is_empty() {
+        anyhow::bail!("--api-key must not be empty");
+    }
+    let bound = lendhub_models::spawn(addr, router(api_key))
+        .await
+        .with_context(|| format!("listening on {addr}"))?;
+    // The first line says where: a test or script reads it.
+    println!("model {what} listening on http://{bound}");
     Ok(())
 }

@@ -6,6 +6,7 @@ mod support;
 
 mod applications;
 mod auth;
+mod checks_over_http;
 mod cli;
 mod company_register;
 mod connections;
