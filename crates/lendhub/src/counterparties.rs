@@ -423,9 +423,19 @@ mod tests {
                 client_secret: Secret::from("s".to_owned()),
             },
         );
+        config.live.identity.url = Some("https://kyc.example".into());
+        config.live.credit_bureau.url = Some("https://bureau.example".into());
         let models = model_servers(&config);
         assert!(models.live.is_empty());
-        assert_eq!(models.test, ["company register", "bank"]);
+        assert_eq!(
+            models.test,
+            [
+                "company register",
+                "bank",
+                "identity checks",
+                "credit bureau"
+            ]
+        );
     }
 
     #[test]
