@@ -702,6 +702,15 @@ async fn staff_forbear_end_forbearance_and_write_off_an_account() {
         ],
     );
     assert!(refused.contains("Closed"), "{refused}");
+    // The CLI is another process: its events reach this instance's event
+    // list a moment after its commits.
+    eventually_async("the CLI's account events are listed", || async {
+        account_moves(&app, &key, &account)
+            .await
+            .last()
+            .is_some_and(|(kind, _)| kind == "account.closed")
+    })
+    .await;
     let moves = account_moves(&app, &key, &account).await;
     assert_eq!(
         moves[moves.len() - 3..],
