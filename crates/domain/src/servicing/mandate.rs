@@ -9,6 +9,8 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use crate::ids::{AccountId, MandateId, PaymentId};
+use crate::money::Money;
+use crate::servicing::schedule::{Cadence, Schedule};
 use crate::tenant::Tenant;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -52,6 +54,10 @@ pub struct Mandate {
     /// (base64): the bank's credential to take the instalments.
     #[serde(default)]
     pub sealed_tokens: Option<String>,
+    /// What its consent lets the lender take; none for a mandate made
+    /// before they were kept (2026-11-30), which no new schedule may name.
+    #[serde(default)]
+    pub limits: Option<Limits>,
     pub version: i64,
 }
 
@@ -76,8 +82,24 @@ impl Mandate {
             consent_id: None,
             reference: None,
             sealed_tokens: None,
+            limits: None,
             version: 1,
         }
+    }
+
+    /// Its consent's limits, as asked of the bank.
+    pub fn limited_to(self, limits: Limits) -> Self {
+        Self {
+            limits: Some(limits),
+            ..self
+        }
+    }
+
+    /// Whether a schedule of `schedule`'s instalments and cadence may be
+    /// taken under it: its consent's limits are known and cover them.
+    pub fn covers(&self, schedule: &Schedule) -> bool {
+        self.limits
+            .is_some_and(|l| l.cover(&Limits::for_schedule(schedule)))
     }
 
     /// As the payer's bank holds it: its VRP consent, the reference its
@@ -115,6 +137,39 @@ impl Mandate {
     }
 }
 
+/// What a mandate's consent lets the lender take, as the payer's bank
+/// holds it to (the VRP consent's `MaximumIndividualAmount` and its one
+/// `PeriodicLimits` entry).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Limits {
+    pub most_per_payment: Money,
+    pub most_per_period: Money,
+    /// A week or a month, counted from the consent's day.
+    pub period: Cadence,
+}
+
+impl Limits {
+    /// What `schedule`'s mandate asks for: its largest instalment (a
+    /// final one may sweep up a little more), at most twice in a period of
+    /// its cadence (a late instalment and the next may fall in one).
+    pub fn for_schedule(schedule: &Schedule) -> Self {
+        let most = schedule.largest_instalment();
+        Self {
+            most_per_payment: most,
+            most_per_period: Money::pence(most.as_pence().saturating_mul(2)),
+            period: schedule.cadence,
+        }
+    }
+
+    /// Whether a consent with these limits lets through every payment a
+    /// mandate asking for `needed` would take.
+    pub fn cover(&self, needed: &Limits) -> bool {
+        self.period == needed.period
+            && needed.most_per_payment <= self.most_per_payment
+            && needed.most_per_period <= self.most_per_period
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -139,5 +194,27 @@ mod tests {
             (MandateStatus::Revoked, Some(now), 2)
         );
         assert_eq!(gone.revoked(now), None);
+    }
+
+    #[test]
+    fn limits_cover_a_schedule_only_within_their_amounts_and_period() {
+        let asked = Limits {
+            most_per_payment: Money::pence(11_000),
+            most_per_period: Money::pence(22_000),
+            period: Cadence::Monthly,
+        };
+        assert!(asked.cover(&asked));
+        let smaller = Limits {
+            most_per_payment: Money::pence(5_000),
+            most_per_period: Money::pence(10_000),
+            ..asked
+        };
+        assert!(asked.cover(&smaller));
+        assert!(!smaller.cover(&asked), "a larger instalment");
+        let weekly = Limits {
+            period: Cadence::Weekly,
+            ..smaller
+        };
+        assert!(!asked.cover(&weekly), "another period");
     }
 }

@@ -12,7 +12,7 @@ use lendhub_domain::open_banking::vrp::PeriodType;
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::servicing::bank_payment::PayerAuthorisation;
 use lendhub_domain::servicing::collection::{FailureReason, Payment};
-use lendhub_domain::servicing::mandate::Mandate;
+use lendhub_domain::servicing::mandate::{Limits, Mandate};
 use lendhub_domain::servicing::schedule::{Cadence, Schedule, ScheduleStatus};
 use lendhub_store::{CommitError, LendingWrite, WriteSet};
 use lendhub_system::Seal;
@@ -29,16 +29,14 @@ use crate::flows::mandates::revoked_writes;
 /// The master key's purpose for a mandate's tokens.
 const TOKENS_PURPOSE: &str = "mandate-tokens";
 
-/// What a schedule's mandate lets the lender take: its largest
-/// instalment (a final one may sweep up a little more), at most twice in a
-/// period of its cadence (a late instalment and the next may fall in one),
+/// What `schedule`'s mandate asks the bank for (`Limits::for_schedule`),
 /// under the schedule's reference or else its id.
 pub fn terms(schedule: &Schedule) -> MandateTerms<'_> {
-    let most = schedule.largest_instalment();
+    let limits = Limits::for_schedule(schedule);
     MandateTerms {
-        most_per_payment: most,
-        most_per_period: lendhub_domain::money::Money::pence(most.as_pence().saturating_mul(2)),
-        period: match schedule.cadence {
+        most_per_payment: limits.most_per_payment,
+        most_per_period: limits.most_per_period,
+        period: match limits.period {
             Cadence::Weekly => PeriodType::Week,
             Cadence::Monthly => PeriodType::Month,
         },
@@ -110,7 +108,8 @@ pub async fn establish(
         &authorisation.consent_id,
         terms(schedule).reference,
         seal(cx, tokens)?,
-    );
+    )
+    .limited_to(Limits::for_schedule(schedule));
     let under = payment.under_mandate(&mandate.id);
     let mut writes = WriteSet::default();
     writes

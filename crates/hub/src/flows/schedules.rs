@@ -38,19 +38,23 @@ pub async fn create(
 ) -> Result<(ScheduleView, WriteSet), FlowError> {
     let account = collectable::account(cx, owner, &checked.account_id).await?;
     collectable::refuse_finished(&account)?;
-    if let Some(id) = &checked.mandate_id {
-        let mandate = cx
-            .servicing
-            .mandate(owner, id)
-            .await?
-            .filter(|m| m.account_id == checked.account_id)
-            .ok_or(FlowError::NotFound("mandate"))?;
-        if !mandate.is_active() {
-            return Err(FlowError::Conflict(
-                "the payer revoked this mandate; omit mandate_id to have the first collection establish a new one",
-            ));
+    let named = match &checked.mandate_id {
+        Some(id) => {
+            let mandate = cx
+                .servicing
+                .mandate(owner, id)
+                .await?
+                .filter(|m| m.account_id == checked.account_id)
+                .ok_or(FlowError::NotFound("mandate"))?;
+            if !mandate.is_active() {
+                return Err(FlowError::Conflict(
+                    "the payer revoked this mandate; omit mandate_id to have the first collection establish a new one",
+                ));
+            }
+            Some(mandate)
         }
-    }
+        None => None,
+    };
     let id: ScheduleId = lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
     let schedule = Schedule {
         reference: account.reference.clone(),
@@ -66,6 +70,14 @@ pub async fn create(
             now,
         )
     };
+    // The payer's bank holds lendhub to what the payer agreed: a schedule
+    // taking more, or as often under another period, would be refused
+    // there instalment by instalment.
+    if named.is_some_and(|m| !m.covers(&schedule)) {
+        return Err(FlowError::Conflict(
+            "the mandate's consent at the payer's bank does not cover this schedule's instalments or cadence; omit mandate_id to have the first collection ask the payer for one that does",
+        ));
+    }
     let view = ScheduleView::new(&schedule, None);
     let mut writes = WriteSet::default();
     writes.push(LendingWrite::InsertSchedule(schedule));

@@ -331,6 +331,29 @@ async fn a_revoked_mandate_fails_the_next_collection_into_arrears_and_a_link_cur
         .unwrap()
         .to_owned();
 
+    // Another schedule may name the mandate only within what the payer
+    // agreed at their bank: not twice the instalment, not weekly.
+    for (n, amount, cadence) in [(1, monthly * 2, "monthly"), (2, monthly, "weekly")] {
+        let beyond = post_keyed(
+            &app,
+            &key,
+            "/payments/schedules",
+            &format!("beyond-the-mandate-{n}"),
+            json!({"account_id": account, "amount_pence": amount, "cadence": cadence,
+                   "start_date": date(&plan[2]["due_date"]).to_string(), "mandate_id": mandate}),
+        )
+        .await;
+        assert_hub_error(&beyond, 409, "conflict");
+        assert!(
+            beyond.body["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("does not cover"),
+            "{}",
+            beyond.body
+        );
+    }
+
     // The payer withdraws it on its page (the link the pay page showed).
     let paid_page = app
         .http
