@@ -38,6 +38,12 @@ impl From<StoreError> for FlowError {
     }
 }
 
+impl From<crate::views::account::BalanceOverflow> for FlowError {
+    fn from(e: crate::views::account::BalanceOverflow) -> Self {
+        FlowError::Internal(e.to_string())
+    }
+}
+
 impl From<CommitError> for FlowError {
     fn from(e: CommitError) -> Self {
         match e {

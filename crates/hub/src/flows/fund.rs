@@ -78,8 +78,7 @@ pub async fn disburse(
             )
             .map_err(|e| FlowError::Internal(format!("{e:?}")))?;
             let application_view = ApplicationView::new(&funded, &cx.links);
-            let account_view = AccountView::new(&account, std::slice::from_ref(&drawdown), now)
-                .map_err(|e| FlowError::Internal(format!("{e:?}")))?;
+            let account_view = AccountView::new(&account, std::slice::from_ref(&drawdown), now)?;
             writes
                 .push(LendingWrite::UpdateApplication(funded.clone()))
                 // Its month is closed once it ends on the owner's clock.

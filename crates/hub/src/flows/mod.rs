@@ -5,6 +5,7 @@
 //! [`FlowError`] each surface words in its own envelope. Nothing here knows
 //! HTTP.
 
+pub mod accounts;
 pub mod agree_terms;
 pub mod bank_notification;
 pub mod change_endpoint;

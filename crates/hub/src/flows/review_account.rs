@@ -62,8 +62,7 @@ fn reviewed(
         None => None,
     };
     if let Some(kind) = kind {
-        let view = AccountView::new(&next, entries, now)
-            .map_err(|e| FlowError::Internal(format!("{e:?}")))?;
+        let view = AccountView::new(&next, entries, now)?;
         let announced = event(&next.owner, kind, &view, now)?;
         writes.push(EventWrite::InsertEvent(announced));
     }

@@ -64,7 +64,7 @@ pub async fn act(
         }
     };
     let view =
-        AccountView::new(&next, &entries, now).map_err(|e| StaffError::Store(format!("{e:?}")))?;
+        AccountView::new(&next, &entries, now).map_err(|e| StaffError::Store(e.to_string()))?;
     let announced =
         event(&next.owner, kind, &view, now).map_err(|e| StaffError::Store(e.to_string()))?;
     let mut writes = WriteSet::default();

@@ -375,6 +375,12 @@ impl lendhub_http::idempotency::Refusals for PartnerError {
     }
 }
 
+impl From<crate::views::account::BalanceOverflow> for PartnerError {
+    fn from(e: crate::views::account::BalanceOverflow) -> Self {
+        PartnerError::Internal(e.to_string())
+    }
+}
+
 impl From<crate::flows::FlowError> for PartnerError {
     fn from(e: crate::flows::FlowError) -> Self {
         use crate::flows::FlowError;

@@ -10,7 +10,10 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use utoipa::ToSchema;
 
-use crate::partner::error::PartnerError;
+/// A balance beyond `i64` pence: a wrong figure is never shown instead.
+#[derive(Debug, thiserror::Error)]
+#[error("the balance of {0} overflows")]
+pub struct BalanceOverflow(String);
 
 #[derive(Serialize, ToSchema)]
 pub struct BorrowerView {
@@ -85,16 +88,13 @@ pub struct AccountView {
 }
 
 impl BalanceView {
-    /// `Internal` on arithmetic overflow, which needs balances beyond `i64`
-    /// pence: a wrong figure is never shown instead.
     pub fn new(
         account: &Account,
         entries: &[Entry],
         now: OffsetDateTime,
-    ) -> Result<Self, PartnerError> {
-        let b = ledger::balance(account, entries, now).ok_or_else(|| {
-            PartnerError::Internal(format!("the balance of {} overflows", account.id))
-        })?;
+    ) -> Result<Self, BalanceOverflow> {
+        let b = ledger::balance(account, entries, now)
+            .ok_or_else(|| BalanceOverflow(account.id.to_string()))?;
         Ok(Self {
             principal_outstanding_pence: b.principal_outstanding.as_pence(),
             interest_accrued_pence: b.interest_accrued.as_pence(),
@@ -107,7 +107,11 @@ impl BalanceView {
 
 impl AccountView {
     /// The account with its balance at `now` from `entries`, its ledger.
-    pub fn new(a: &Account, entries: &[Entry], now: OffsetDateTime) -> Result<Self, PartnerError> {
+    pub fn new(
+        a: &Account,
+        entries: &[Entry],
+        now: OffsetDateTime,
+    ) -> Result<Self, BalanceOverflow> {
         Ok(Self {
             id: a.id.as_str().to_owned(),
             object: "account",
@@ -138,6 +142,10 @@ impl AccountView {
     /// As a person (the borrower) sees it: without which of the partner's
     /// sub-accounts or channels introduced the loan, which is the
     /// partners' matter.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
     pub fn for_borrower(mut self) -> Self {
         self.sub_account_id = None;
         self.partner_ref = None;

@@ -22,20 +22,48 @@ pub fn respond<T, V: Serialize>(
     id: impl Fn(&T) -> String,
     view: impl Fn(&T) -> V,
 ) -> Result<Response, PartnerError> {
-    let first = page.items.first().map(&id);
-    let last = page.items.last().map(&id);
-    let next = list::next_cursor(asked, first.as_deref(), last.as_deref(), page.has_more);
     let rendered = page
         .items
         .iter()
         .map(|item| serde_json::to_string(&view(item)))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|e| PartnerError::Internal(e.to_string()))?;
+    Ok(answer(env, path, asked, page, id, &rendered))
+}
+
+/// `respond` for a page of objects already shown as the caller may see them.
+pub fn respond_shown<V: Serialize>(
+    env: Environment,
+    path: &str,
+    asked: &PageQuery,
+    page: &Page<V>,
+    id: impl Fn(&V) -> String,
+) -> Result<Response, PartnerError> {
+    let rendered = page
+        .items
+        .iter()
+        .map(serde_json::to_string)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| PartnerError::Internal(e.to_string()))?;
+    Ok(answer(env, path, asked, page, id, &rendered))
+}
+
+fn answer<T>(
+    env: Environment,
+    path: &str,
+    asked: &PageQuery,
+    page: &Page<T>,
+    id: impl Fn(&T) -> String,
+    rendered: &[String],
+) -> Response {
+    let first = page.items.first().map(&id);
+    let last = page.items.last().map(&id);
+    let next = list::next_cursor(asked, first.as_deref(), last.as_deref(), page.has_more);
     let body = list::envelope(
         &list_url(env, path),
         rendered.iter().map(String::as_str),
         page.has_more,
         next,
     );
-    Ok(([(header::CONTENT_TYPE, "application/json")], body).into_response())
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }

@@ -5,6 +5,7 @@ use time::OffsetDateTime;
 use utoipa::ToSchema;
 
 use super::caller::AccountsCaller;
+use crate::flows::accounts;
 use crate::partner::error::PartnerError;
 use crate::partner::state::PartnerState;
 use crate::views::account::BalanceView;
@@ -38,12 +39,12 @@ pub async fn balance(
     caller: AccountsCaller,
     Path(id): Path<String>,
 ) -> Result<Json<BalanceAnswer>, PartnerError> {
-    let (account, entries) = caller.account(&state, &id).await?;
-    let now = caller.now_for(&state, &account).await?;
+    let read = accounts::read(&state.flows, &caller.reader(&state), &id).await?;
+    let now = read.now;
     Ok(Json(BalanceAnswer {
         object: "balance",
         account_id: id,
-        balance: BalanceView::new(&account, &entries, now)?,
+        balance: BalanceView::new(&read.account, &read.entries, now)?,
         as_of: now,
     }))
 }

@@ -9,15 +9,12 @@
 use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use lendhub_domain::identity::claims::{IdentityScope, IdentityScopes};
-use lendhub_domain::ids::{AccountId, HubId};
 use lendhub_domain::partner::credentials::{Environment, Presented, parse_access_token, presented};
 use lendhub_domain::partner::project::Tier;
 use lendhub_domain::partner::scope::{PartnerScope, Scope};
-use lendhub_domain::servicing::account::{Account, borrower_key};
-use lendhub_domain::servicing::ledger::Entry;
-use lendhub_store::{AccountPage, AccountQuery};
-use time::OffsetDateTime;
+use lendhub_domain::servicing::account::borrower_key;
 
+use crate::flows::accounts::Reader;
 use crate::partner::error::PartnerError;
 use crate::partner::people::PersonToken;
 use crate::partner::rest::caller::{RestCaller, admit, bearer, route};
@@ -41,66 +38,16 @@ impl AccountsCaller {
         }
     }
 
-    /// One account the caller may read; 404 otherwise.
-    pub async fn find(&self, state: &PartnerState, raw_id: &str) -> Result<Account, PartnerError> {
-        let missing = PartnerError::NotFound("account");
-        let Some(id) = AccountId::parse(raw_id) else {
-            return Err(missing);
-        };
+    /// Who reads, for the accounts flows.
+    pub fn reader(&self, state: &PartnerState) -> Reader {
         match self {
-            AccountsCaller::Partner(c) => state.lending.hub_account(&c.tenant(), &id).await?,
-            AccountsCaller::Person { borrower, .. } => {
-                state.servicing.company_account(borrower, &id).await?
-            }
-        }
-        .ok_or(missing)
-    }
-
-    /// `find`, with the account's ledger.
-    pub async fn account(
-        &self,
-        state: &PartnerState,
-        raw_id: &str,
-    ) -> Result<(Account, Vec<Entry>), PartnerError> {
-        let account = self.find(state, raw_id).await?;
-        let entries = state.servicing.ledger(&account.owner, &account.id).await?;
-        Ok((account, entries))
-    }
-
-    pub async fn accounts(
-        &self,
-        state: &PartnerState,
-        query: &AccountQuery,
-    ) -> Result<AccountPage, PartnerError> {
-        Ok(match self {
-            AccountsCaller::Partner(c) => state.servicing.hub_accounts(&c.tenant(), query).await?,
-            AccountsCaller::Person { borrower, .. } => {
-                state.servicing.company_accounts(borrower, query).await?
-            }
-        })
-    }
-
-    /// An account's view as this caller may see it.
-    pub fn shown(
-        &self,
-        view: crate::views::account::AccountView,
-    ) -> crate::views::account::AccountView {
-        match self {
-            AccountsCaller::Partner(_) => view,
-            AccountsCaller::Person { .. } => view.for_borrower(),
-        }
-    }
-
-    /// Now on the clock of the account's environment (a test account's
-    /// partner's test clock).
-    pub async fn now_for(
-        &self,
-        state: &PartnerState,
-        account: &Account,
-    ) -> Result<OffsetDateTime, PartnerError> {
-        match self {
-            AccountsCaller::Partner(c) => Ok(c.now(state)),
-            AccountsCaller::Person { .. } => Ok(state.now_for(&account.owner).await?),
+            AccountsCaller::Partner(c) => Reader::Partner {
+                owner: c.tenant(),
+                now: c.now(state),
+            },
+            AccountsCaller::Person { borrower, .. } => Reader::Borrower {
+                borrower: borrower.clone(),
+            },
         }
     }
 }

@@ -1,17 +1,12 @@
-use std::collections::HashMap;
-
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use lendhub_domain::ids::{AccountId, HubId};
-use lendhub_domain::servicing::list_filters;
 use lendhub_http::list;
-use lendhub_store::{AccountPage, AccountQuery};
 
 use super::caller::AccountsCaller;
+use crate::flows::accounts;
 use crate::partner::error::PartnerError;
-use crate::partner::rest::list_page::respond;
+use crate::partner::rest::list_page::respond_shown;
 use crate::partner::state::PartnerState;
-use crate::views::account::AccountView;
 
 /// Your servicing accounts in this environment, newest first, each with its
 /// balance now. With a person's identity-provider token (`accounts.read`),
@@ -38,39 +33,8 @@ pub async fn list(
         &["status", "sub_account_id"],
     )
     .map_err(PartnerError::Validation)?;
-    let filters = list_filters::accounts(
-        request.filter("status"),
-        request.filter("sub_account_id"),
-        matches!(caller, AccountsCaller::Person { .. }),
-    )?;
-    let cursor_missing = PartnerError::NotFound("account for the cursor");
-    if request.cursors().any(|c| AccountId::parse(c).is_none()) {
-        return Err(cursor_missing);
-    }
-    let query = AccountQuery {
-        page: request.page.clone(),
-        status: filters.status,
-        sub_account_id: filters.sub_account_id,
-    };
-    let page = match caller.accounts(&state, &query).await? {
-        AccountPage::Page(page) => page,
-        AccountPage::UnknownCursor => return Err(cursor_missing),
-    };
-    let mut views = HashMap::with_capacity(page.items.len());
-    for account in &page.items {
-        let now = caller.now_for(&state, account).await?;
-        let entries = state.servicing.ledger(&account.owner, &account.id).await?;
-        views.insert(
-            account.id.to_string(),
-            caller.shown(AccountView::new(account, &entries, now)?),
-        );
-    }
-    respond(
-        caller.env(),
-        "/accounts",
-        &request.page,
-        &page,
-        |a| a.id.to_string(),
-        |a| views.get(a.id.as_str()),
-    )
+    let page = accounts::list(&state.flows, &caller.reader(&state), &request).await?;
+    respond_shown(caller.env(), "/accounts", &request.page, &page, |a| {
+        a.id().to_owned()
+    })
 }

@@ -1,8 +1,8 @@
 use axum::Json;
 use axum::extract::{Path, State};
-use lendhub_domain::servicing::ledger;
 
 use super::caller::AccountsCaller;
+use crate::flows::accounts;
 use crate::partner::error::PartnerError;
 use crate::partner::state::PartnerState;
 use crate::views::account::AccountView;
@@ -21,9 +21,6 @@ pub async fn retrieve(
     caller: AccountsCaller,
     Path(id): Path<String>,
 ) -> Result<Json<AccountView>, PartnerError> {
-    let (account, entries) = caller.account(&state, &id).await?;
-    let now = caller.now_for(&state, &account).await?;
-    Ok(Json(caller.shown(
-        AccountView::new(&account, &entries, now)?.with_schedule(&ledger::schedule(&account)),
-    )))
+    let reader = caller.reader(&state);
+    Ok(Json(accounts::retrieve(&state.flows, &reader, &id).await?))
 }

@@ -1,10 +1,9 @@
 use axum::extract::{Path, RawQuery, State};
 use axum::response::Response;
-use lendhub_domain::ids::{HubId, LedgerEntryId};
 use lendhub_http::list;
-use lendhub_store::LedgerPage;
 
 use super::caller::AccountsCaller;
+use crate::flows::accounts;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::list_page::respond;
 use crate::partner::state::PartnerState;
@@ -32,31 +31,7 @@ pub async fn transactions(
 ) -> Result<Response, PartnerError> {
     let request =
         list::parse(raw.as_deref(), list::DEFAULT_LIMIT, &[]).map_err(PartnerError::Validation)?;
-    let cursor_missing = PartnerError::NotFound("ledger entry for the cursor");
-    let Some(cursors) = request
-        .cursors()
-        .map(LedgerEntryId::parse)
-        .collect::<Option<Vec<_>>>()
-    else {
-        return Err(cursor_missing);
-    };
-    let account = caller.find(&state, &id).await?;
-    let owner = &account.owner;
-    // A cursor must be an entry of this account, not merely of yours.
-    for cursor in &cursors {
-        let entry = state.servicing.ledger_entry(owner, cursor).await?;
-        if entry.is_none_or(|e| e.account_id != account.id) {
-            return Err(cursor_missing);
-        }
-    }
-    let page = match state
-        .servicing
-        .ledger_page(owner, &account.id, &request.page)
-        .await?
-    {
-        LedgerPage::Page(page) => page,
-        LedgerPage::UnknownCursor => return Err(cursor_missing),
-    };
+    let page = accounts::transactions(&state.flows, &caller.reader(&state), &id, &request).await?;
     respond(
         caller.env(),
         &format!("/accounts/{id}/transactions"),
