@@ -142,7 +142,7 @@ pub trait EventSource {
     /// merged in, or what is wrong with the overrides.
     fn object(&self, t: EventType, data: Option<&Value>) -> Result<Value, Refused>;
     /// The event, in this environment's envelope.
-    fn publish(&self, t: EventType, object: &Value) -> Result<Event, String>;
+    fn publish(&self, t: EventType, object: &Value) -> Result<Event, Refused>;
 }
 
 /// The overrides' issues as the answer's detail.
@@ -190,7 +190,7 @@ pub fn create_event(
         )
     })?;
     let object = source.object(t, body.data.as_ref())?;
-    let stored = source.publish(t, &object).map_err(Refused::Internal)?;
+    let stored = source.publish(t, &object)?;
     let rendered = stored.body.clone().into_bytes();
     let mut writes = WriteSet::default();
     writes.push(EventWrite::InsertEvent(stored));

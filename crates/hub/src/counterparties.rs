@@ -425,7 +425,7 @@ pub enum CollectRefused {
     /// The bank renewed the payer's tokens and they could not be kept, so
     /// they were not used either.
     #[error("the payer's renewed tokens could not be kept: {0}")]
-    Unkept(String),
+    Unkept(#[from] TokensNotKept),
 }
 
 /// Keeps the payer's tokens the moment their bank renews them, before they
@@ -433,8 +433,13 @@ pub enum CollectRefused {
 /// crash, or a write that lost a race) would be the mandate lost.
 #[async_trait]
 pub trait KeepTokens: Send + Sync {
-    async fn keep(&self, renewed: &PayerTokens) -> Result<(), String>;
+    async fn keep(&self, renewed: &PayerTokens) -> Result<(), TokensNotKept>;
 }
+
+/// Why renewed tokens were not kept: they could not be sealed or written.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct TokensNotKept(pub String);
 
 /// Mandates over open-banking variable recurring payments (VRP): the
 /// payer authorises a standing consent at their bank once, and each

@@ -186,7 +186,8 @@ async fn validate(state: &IdpState, query: Option<&str>) -> Result<Valid, IdpErr
             "nonce is longer than 512 characters",
         ));
     }
-    let prompt = Prompt::parse(get("prompt")).map_err(|why| refuse(InvalidRequest, &why))?;
+    let prompt =
+        Prompt::parse(get("prompt")).map_err(|why| refuse(InvalidRequest, &why.to_string()))?;
     let max_age = match get("max_age") {
         None => None,
         Some(raw) => match raw.parse::<i64>() {

@@ -21,10 +21,14 @@ pub fn pepper(master_key: &MasterKey) -> DerivedKey {
 /// A redirect URI a client may register: an absolute URL without a fragment
 /// (RFC 6749 §3.1.2), on HTTPS, or on plain HTTP only to the loopback
 /// interface (RFC 8252 §7.3, for development and native apps).
-pub fn check_redirect_uri(raw: &str) -> Result<(), String> {
-    let url = url::Url::parse(raw).map_err(|e| format!("{raw} is not an absolute URL: {e}"))?;
+pub fn check_redirect_uri(raw: &str) -> Result<(), RedirectUriRefused> {
+    let refused = |why| RedirectUriRefused {
+        uri: raw.to_owned(),
+        why,
+    };
+    let url = url::Url::parse(raw).map_err(|e| refused(format!("is not an absolute URL: {e}")))?;
     if url.fragment().is_some() {
-        return Err(format!("{raw} has a fragment"));
+        return Err(refused("has a fragment".to_owned()));
     }
     let loopback = matches!(url.host(), Some(url::Host::Domain("localhost")))
         || matches!(url.host(), Some(url::Host::Ipv4(ip)) if ip.is_loopback())
@@ -32,10 +36,18 @@ pub fn check_redirect_uri(raw: &str) -> Result<(), String> {
     match url.scheme() {
         "https" => Ok(()),
         "http" if loopback => Ok(()),
-        _ => Err(format!(
-            "{raw} must use https (http is allowed only for localhost and loopback addresses)"
+        _ => Err(refused(
+            "must use https (http is allowed only for localhost and loopback addresses)".to_owned(),
         )),
     }
+}
+
+/// A redirect URI a client may not register, and why.
+#[derive(Debug, thiserror::Error)]
+#[error("{uri} {why}")]
+pub struct RedirectUriRefused {
+    uri: String,
+    why: String,
 }
 
 pub struct NewClient<'a> {
@@ -87,7 +99,7 @@ pub async fn create(
         .iter()
         .chain(new.post_logout_redirect_uris)
     {
-        check_redirect_uri(uri).map_err(CreateError::Invalid)?;
+        check_redirect_uri(uri).map_err(|e| CreateError::Invalid(e.to_string()))?;
     }
     let client_id = format!("{CLIENT_ID_PREFIX}{}", random_token(18));
     let secret = (!new.public).then(|| format!("{SECRET_PREFIX}{}", random_token(32)));
@@ -120,7 +132,7 @@ pub async fn register_own(
     client: OwnClient<'_>,
     now_ms: i64,
 ) -> Result<(), CreateError> {
-    check_redirect_uri(client.redirect_uri).map_err(CreateError::Invalid)?;
+    check_redirect_uri(client.redirect_uri).map_err(|e| CreateError::Invalid(e.to_string()))?;
     store
         .put_sso_client(SsoClientRecord {
             client_id: client.client_id.to_owned(),

@@ -82,7 +82,7 @@ async fn check_password(
                 tokio::task::spawn_blocking(|| hash_password(&random_token(16)))
                     .await
                     .map_err(|e| PageError::Internal(e.to_string()))?
-                    .map_err(PageError::Internal)
+                    .map_err(|e| PageError::Internal(e.to_string()))
             })
             .await?
             .clone(),

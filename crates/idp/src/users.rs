@@ -33,13 +33,12 @@ fn hasher() -> Result<Argon2<'static>, argon2::Error> {
 }
 
 /// An argon2id PHC string for `password`, with a fresh random salt.
-pub fn hash_password(password: &str) -> Result<String, String> {
-    let salt = SaltString::encode_b64(&random_bytes::<16>()).map_err(|e| e.to_string())?;
-    let argon2 = hasher().map_err(|e| e.to_string())?;
+pub fn hash_password(password: &str) -> Result<String, argon2::password_hash::Error> {
+    let salt = SaltString::encode_b64(&random_bytes::<16>())?;
+    let argon2 = hasher()?;
     argon2
         .hash_password(password.as_bytes(), &salt)
         .map(|h| h.to_string())
-        .map_err(|e| e.to_string())
 }
 
 /// Whether `password` matches the PHC string `hash` (its own parameters).
@@ -132,7 +131,8 @@ pub async fn create(
             return Err(CreateError::Invalid(format!("{flag} must not be empty")));
         }
     }
-    let password_hash = hash_password(new.password).map_err(CreateError::Invalid)?;
+    let password_hash =
+        hash_password(new.password).map_err(|e| CreateError::Invalid(e.to_string()))?;
     let user_id = format!("usr_{}", random_token(16));
     let inserted = store
         .insert_sso_user(SsoUserRecord {

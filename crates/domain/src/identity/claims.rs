@@ -133,21 +133,30 @@ pub struct Prompt {
     pub consent: bool,
 }
 
+/// Why a `prompt` parameter is refused (its `error_description`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PromptRefused {
+    #[error("unsupported prompt value {0}")]
+    Unsupported(String),
+    #[error("prompt=none cannot be combined with other values")]
+    NoneWithOthers,
+}
+
 impl Prompt {
     /// Space-delimited values; `none` must stand alone; unknown values
     /// (`select_account` included: there is one account per browser) are refused.
-    pub fn parse(raw: Option<&str>) -> Result<Self, String> {
+    pub fn parse(raw: Option<&str>) -> Result<Self, PromptRefused> {
         let mut prompt = Prompt::default();
         for value in raw.unwrap_or("").split_ascii_whitespace() {
             match value {
                 "none" => prompt.none = true,
                 "login" => prompt.login = true,
                 "consent" => prompt.consent = true,
-                other => return Err(format!("unsupported prompt value {other}")),
+                other => return Err(PromptRefused::Unsupported(other.to_owned())),
             }
         }
         if prompt.none && (prompt.login || prompt.consent) {
-            return Err("prompt=none cannot be combined with other values".into());
+            return Err(PromptRefused::NoneWithOthers);
         }
         Ok(prompt)
     }

@@ -155,15 +155,20 @@ impl<S: Scope> FromIterator<S> for ScopeSet<S> {
     }
 }
 
+/// A scope no set of this kind knows.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UnknownScope(pub String);
+
 impl<S: Scope> ScopeSet<S> {
     pub fn all() -> Self {
         Self(S::ALL.iter().copied().collect())
     }
 
     /// Parses a space-delimited list; `Err` names the first unknown scope.
-    pub fn parse(raw: &str) -> Result<Self, String> {
+    pub fn parse(raw: &str) -> Result<Self, UnknownScope> {
         raw.split_ascii_whitespace()
-            .map(|s| S::parse(s).ok_or_else(|| s.to_owned()))
+            .map(|s| S::parse(s).ok_or_else(|| UnknownScope(s.to_owned())))
             .collect::<Result<BTreeSet<_>, _>>()
             .map(Self)
     }
@@ -208,7 +213,7 @@ mod tests {
         assert_eq!(s.render(), "sandbox:read sandbox:write");
         assert_eq!(
             SandboxScopes::parse("sandbox:admin"),
-            Err("sandbox:admin".to_owned())
+            Err(UnknownScope("sandbox:admin".to_owned()))
         );
         assert!(SandboxScopes::parse("").is_ok_and(|s| s.is_empty()));
         let p = PartnerScopes::parse("owner.read mcp.read").unwrap_or_default();

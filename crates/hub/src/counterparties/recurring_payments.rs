@@ -109,7 +109,7 @@ impl OpenBankingVrp {
         if renewed.refresh_token.is_none() {
             renewed.refresh_token = tokens.refresh_token.clone();
         }
-        keep.keep(&renewed).await.map_err(CollectRefused::Unkept)?;
+        keep.keep(&renewed).await?;
         Ok(renewed)
     }
 

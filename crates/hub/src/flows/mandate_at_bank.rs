@@ -22,6 +22,7 @@ use super::FlowError;
 use super::payments::{commit, commit_announcing, settle};
 use crate::counterparties::{
     CollectRefused, KeepTokens, MandateAtBank, MandateTerms, PayerTokens, PaymentOrder,
+    TokensNotKept,
 };
 use crate::flows::Context;
 use crate::flows::mandates::revoked_writes;
@@ -228,7 +229,7 @@ pub async fn collect(
                 .is_some())
         }
         // Nothing was sent under tokens not kept; the next pass tries again.
-        Err(CollectRefused::Unkept(e)) => Err(FlowError::Internal(e)),
+        Err(CollectRefused::Unkept(e)) => Err(FlowError::Internal(e.to_string())),
     }
 }
 
@@ -250,8 +251,9 @@ impl MandateTokens<'_> {
 
 #[async_trait::async_trait]
 impl KeepTokens for MandateTokens<'_> {
-    async fn keep(&self, renewed: &PayerTokens) -> Result<(), String> {
-        let sealed = seal(self.cx, renewed).map_err(|e| e.to_string())?;
+    async fn keep(&self, renewed: &PayerTokens) -> Result<(), TokensNotKept> {
+        let not_kept = |why: String| TokensNotKept(why);
+        let sealed = seal(self.cx, renewed).map_err(|e| not_kept(e.to_string()))?;
         let mut current = self.current();
         // Another instance may have written the mandate since it was read
         // (a bank that does not rotate renews for both): over the newest,
@@ -269,18 +271,22 @@ impl KeepTokens for MandateTokens<'_> {
                     return Ok(());
                 }
                 Err(CommitError::Conflict) => {}
-                Err(e) => return Err(e.to_string()),
+                Err(e) => return Err(not_kept(e.to_string())),
             }
             current = self
                 .cx
                 .servicing
                 .mandate(&current.owner, &current.id)
                 .await
-                .map_err(|e| e.to_string())?
+                .map_err(|e| not_kept(e.to_string()))?
                 .filter(Mandate::is_active)
-                .ok_or("the mandate ended while its tokens were renewed")?;
+                .ok_or_else(|| {
+                    not_kept("the mandate ended while its tokens were renewed".into())
+                })?;
         }
-        Err("the mandate kept changing while its tokens were renewed".to_owned())
+        Err(not_kept(
+            "the mandate kept changing while its tokens were renewed".into(),
+        ))
     }
 }
 

@@ -142,7 +142,7 @@ pub async fn token(
         None => held,
         Some(requested) => {
             let requested =
-                PartnerScopes::parse(requested).map_err(PartnerError::ScopeNotGranted)?;
+                PartnerScopes::parse(requested).map_err(|u| PartnerError::ScopeNotGranted(u.0))?;
             if let Some(missing) = requested.iter().find(|s| !held.contains(*s)) {
                 return Err(PartnerError::ScopeNotGranted(missing.as_str().to_owned()));
             }

@@ -73,7 +73,7 @@ async fn hash(password: String) -> Result<String, PageError> {
     tokio::task::spawn_blocking(move || hash_password(&password))
         .await
         .map_err(|e| PageError::Internal(e.to_string()))?
-        .map_err(PageError::Internal)
+        .map_err(|e| PageError::Internal(e.to_string()))
 }
 
 /// `password` hashed as `user`'s new one, with the notice that tells them.

@@ -17,7 +17,7 @@ use lendhub_domain::servicing::collection::FailureReason;
 use lendhub_hub::counterparties::{
     BankConnection, BankMandates, BankPayments, CollectRefused, CollectionAccount, KeepTokens,
     MandateAtBank, MandateTerms, MessageSigner, OpenBankingPis, OpenBankingVrp, PayerTokens,
-    PaymentOrder, SubmitRefused,
+    PaymentOrder, SubmitRefused, TokensNotKept,
 };
 use lendhub_models::bank::Registration;
 use lendhub_models::keys;
@@ -479,7 +479,7 @@ struct Kept(std::sync::Mutex<Vec<PayerTokens>>);
 
 #[async_trait::async_trait]
 impl KeepTokens for Kept {
-    async fn keep(&self, renewed: &PayerTokens) -> Result<(), String> {
+    async fn keep(&self, renewed: &PayerTokens) -> Result<(), TokensNotKept> {
         self.0.lock().unwrap().push(renewed.clone());
         Ok(())
     }

@@ -320,14 +320,15 @@ pub(crate) fn act_from_columns(
     actor: String,
     note: String,
     at_ms: i64,
-) -> Result<UnderwritingAct, String> {
+) -> Result<UnderwritingAct, StoreError> {
     use lendhub_domain::ids::HubId;
     Ok(UnderwritingAct {
-        decision_id: DecisionId::parse(&decision_id)
-            .ok_or_else(|| format!("a malformed decision id {decision_id} in the log"))?,
+        decision_id: DecisionId::parse(&decision_id).ok_or_else(|| {
+            StoreError::Internal(format!("a malformed decision id {decision_id} in the log"))
+        })?,
         owner: Tenant::from_stored(owner),
         act: lendhub_domain::lending::application::Act::parse(&act)
-            .ok_or_else(|| format!("an unknown act {act} in the log"))?,
+            .ok_or_else(|| StoreError::Internal(format!("an unknown act {act} in the log")))?,
         actor,
         note,
         at: lendhub_domain::clock::from_unix_ms(at_ms),

@@ -106,7 +106,6 @@ fn act(r: &Row) -> Result<UnderwritingAct, StoreError> {
         r.get(4)?,
         r.get(5)?,
     )
-    .map_err(StoreError::Internal)
 }
 
 #[async_trait]

@@ -69,8 +69,8 @@ impl test_mode::EventSource for Sandbox<'_> {
         synthetic::build_object(shape, default, data).map_err(test_mode::data_invalid)
     }
 
-    fn publish(&self, t: EventType, object: &serde_json::Value) -> Result<Event, String> {
-        event(self.owner, t, object, self.now).map_err(|e| format!("{e:?}"))
+    fn publish(&self, t: EventType, object: &serde_json::Value) -> Result<Event, Refused> {
+        event(self.owner, t, object, self.now).map_err(|e| Refused::Internal(format!("{e:?}")))
     }
 }
 

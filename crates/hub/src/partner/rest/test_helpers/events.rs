@@ -36,8 +36,8 @@ impl test_mode::EventSource for TestEnvironment<'_> {
         synthetic::build_hub_object(t, default, data).map_err(test_mode::data_invalid)
     }
 
-    fn publish(&self, t: EventType, object: &Value) -> Result<Event, String> {
-        event(self.owner, t, object, self.now).map_err(|e| e.to_string())
+    fn publish(&self, t: EventType, object: &Value) -> Result<Event, Refused> {
+        event(self.owner, t, object, self.now).map_err(|e| Refused::Internal(e.to_string()))
     }
 }
 
