@@ -72,6 +72,20 @@ pub trait Backend: Send + Sync + 'static {
     /// once it has committed: each statement's rows and count of changes.
     fn write(&self, plan: Plan) -> impl Future<Output = Result<Vec<Done>, StoreError>> + Send;
 
+    /// Reads `read`'s first row and runs the plan `decide` makes of it, in
+    /// one transaction: a change that depends on what it read. On SQLite the
+    /// read runs on the writer, in its batch, rather than on a reader whose
+    /// snapshot a busy writer keeps moving. `decide` may run more than once
+    /// (a failed batch is run again job by job), so it only decides.
+    fn write_after<T, F>(
+        &self,
+        read: Statement,
+        decide: F,
+    ) -> impl Future<Output = Result<(T, Vec<Done>), StoreError>> + Send
+    where
+        T: Send + 'static,
+        F: Fn(Option<&Row>) -> Result<(T, Plan), StoreError> + Send + Sync + 'static;
+
     /// Every row `sql` finds with `params`, each mapped by `map`.
     fn all<'a, T, F>(
         &'a self,

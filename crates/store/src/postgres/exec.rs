@@ -159,6 +159,24 @@ impl Backend for PgStore {
         Ok(done)
     }
 
+    async fn write_after<T, F>(
+        &self,
+        read: crate::exec::Statement,
+        decide: F,
+    ) -> Result<(T, Vec<Done>), StoreError>
+    where
+        T: Send + 'static,
+        F: Fn(Option<&Row>) -> Result<(T, Plan), StoreError> + Send + Sync + 'static,
+    {
+        let mut client = self.pool.get().await.map_err(pool)?;
+        let mut tx = On(client.transaction().await.map_err(db)?);
+        let row = tx.query_opt(read.sql, &read.bound()).await?;
+        let (decided, plan) = decide(row.as_ref())?;
+        let done = crate::exec::run_plan(&mut tx, &plan).await?;
+        tx.0.commit().await.map_err(db)?;
+        Ok((decided, done))
+    }
+
     const DIALECT: &'static Dialect = &Dialect {
         row_keyed: false,
         locks_rows: true,

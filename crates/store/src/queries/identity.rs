@@ -234,31 +234,37 @@ fn changed(done: &[Done], i: usize) -> u64 {
     done.get(i).map_or(0, |d| d.changed)
 }
 
-/// One attempt at a redemption: `None` if another presentation spent the
-/// code between the read and the write (the next attempt finds it spent).
-async fn redeem<B: Backend>(store: &B, r: &CodeRedemption) -> Result<Option<Redeemed>, StoreError> {
-    let found = {
-        let mut c = store.connection().await?;
-        c.query_opt(sql::CODE, &params![&r.selector]).await?
+/// What a redemption found when it read the code.
+enum Redemption {
+    /// Refused before it was spent (unknown, or a replay).
+    Refused(GrantRefusal),
+    /// Spent by this presentation, with the verdict on its bindings.
+    Spends(Box<AuthCodeRecord>, Option<GrantRefusal>),
+}
+
+/// Judges the presented code from its row and plans the redemption: the
+/// code spent whatever the verdict, and the family started only when its
+/// bindings hold; a replay revokes the family the first presentation
+/// started (none if that one was refused).
+fn plan_redemption(
+    row: Option<&Row>,
+    r: &CodeRedemption,
+) -> Result<(Redemption, Plan), StoreError> {
+    let Some(row) = row else {
+        return Ok((Redemption::Refused(GrantRefusal::Unknown), Vec::new()));
     };
-    let Some(row) = found else {
-        return Ok(Some(Redeemed::Refused(GrantRefusal::Unknown)));
-    };
-    let code = code(&row)?;
+    let code = code(row)?;
     if code.verifier_hash != r.verifier_hash {
-        return Ok(Some(Redeemed::Refused(GrantRefusal::Unknown)));
+        return Ok((Redemption::Refused(GrantRefusal::Unknown), Vec::new()));
     }
     if row.get::<Option<i64>>(12)?.is_some() {
-        // A replay: it revokes the family the first presentation started
-        // (none if that one was refused).
-        if let Some(family) = row.get::<Option<String>>(13)? {
-            store.write(revoke_family(family, r.now_ms)).await?;
-        }
-        return Ok(Some(Redeemed::Refused(GrantRefusal::Replayed)));
+        let plan = match row.get::<Option<String>>(13)? {
+            Some(family) => revoke_family(family, r.now_ms),
+            None => Vec::new(),
+        };
+        return Ok((Redemption::Refused(GrantRefusal::Replayed), plan));
     }
     let refusal = judge_code(&code, r);
-    // Spent by this presentation whatever the verdict; the family is named
-    // only when it is started, in the same transaction.
     let mut plan = vec![Statement::change(
         sql::SPEND_CODE,
         values![
@@ -291,41 +297,54 @@ async fn redeem<B: Backend>(store: &B, r: &CodeRedemption) -> Result<Option<Rede
             r.now_ms,
         ));
     }
-    let done = store.write(plan).await?;
-    if changed(&done, 0) == 0 {
-        return Ok(None);
-    }
-    Ok(Some(match refusal {
-        Some(refusal) => Redeemed::Refused(refusal),
-        None => Redeemed::Issued(Box::new(code)),
-    }))
+    Ok((Redemption::Spends(Box::new(code), refusal), plan))
 }
 
-/// One attempt at a rotation: `None` if the token was spent or its family
-/// revoked between the read and the write (the next attempt says why).
-async fn rotate<B: Backend>(store: &B, r: &RefreshRotation) -> Result<Option<Rotated>, StoreError> {
-    let found = {
-        let mut c = store.connection().await?;
-        c.query_opt(sql::REFRESH_TOKEN, &params![&r.selector])
-            .await?
-    };
-    let Some(row) = found else {
-        return Ok(Some(Rotated::Refused(GrantRefusal::Unknown)));
+/// One attempt at a redemption, read and written in one transaction:
+/// `None` if another presentation spent the code first (on PostgreSQL,
+/// between the read and the spend; the next attempt finds it spent).
+async fn redeem<B: Backend>(store: &B, r: &CodeRedemption) -> Result<Option<Redeemed>, StoreError> {
+    let read = Statement::read(sql::CODE, values![r.selector.clone()]);
+    let redemption = r.clone();
+    let (found, done) = store
+        .write_after(read, move |row| plan_redemption(row, &redemption))
+        .await?;
+    Ok(match found {
+        Redemption::Refused(refusal) => Some(Redeemed::Refused(refusal)),
+        Redemption::Spends(..) if changed(&done, 0) == 0 => None,
+        Redemption::Spends(_, Some(refusal)) => Some(Redeemed::Refused(refusal)),
+        Redemption::Spends(code, None) => Some(Redeemed::Issued(code)),
+    })
+}
+
+/// What a rotation found when it read the token: refused, or the family
+/// whose next tokens the plan issues.
+enum Rotation {
+    Refused(GrantRefusal),
+    Spends(TokenFamily),
+}
+
+/// Judges the presented token from its row and plans the rotation: spend it
+/// and issue the family's next tokens, or revoke the family a replay
+/// betrayed, or nothing.
+fn plan_rotation(row: Option<&Row>, r: &RefreshRotation) -> Result<(Rotation, Plan), StoreError> {
+    let refused = |refusal| Ok((Rotation::Refused(refusal), Vec::new()));
+    let Some(row) = row else {
+        return refused(GrantRefusal::Unknown);
     };
     let verifier_hash: Vec<u8> = row.get(0)?;
     if verifier_hash != r.verifier_hash {
-        return Ok(Some(Rotated::Refused(GrantRefusal::Unknown)));
+        return refused(GrantRefusal::Unknown);
     }
     let used = row.get::<Option<i64>>(1)?.is_some();
     let expires_at_ms: i64 = row.get(2)?;
-    let family = family_at(&row, 3)?;
+    let family = family_at(row, 3)?;
     if let Some(refusal) = judge_refresh(&family, used, expires_at_ms, r) {
-        if refusal.revokes_family() {
-            store
-                .write(revoke_family(family.family_id, r.now_ms))
-                .await?;
-        }
-        return Ok(Some(Rotated::Refused(refusal)));
+        let plan = match refusal.revokes_family() {
+            true => revoke_family(family.family_id, r.now_ms),
+            false => Vec::new(),
+        };
+        return Ok((Rotation::Refused(refusal), plan));
     }
     let mut plan = vec![Statement::change(
         sql::SPEND_REFRESH_TOKEN,
@@ -337,11 +356,23 @@ async fn rotate<B: Backend>(store: &B, r: &RefreshRotation) -> Result<Option<Rot
         &r.tokens,
         r.now_ms,
     ));
-    let done = store.write(plan).await?;
-    if changed(&done, 0) == 0 {
-        return Ok(None);
-    }
-    Ok(Some(Rotated::Issued(family)))
+    Ok((Rotation::Spends(family), plan))
+}
+
+/// One attempt at a rotation, read and written in one transaction: `None`
+/// if another presentation spent the token first (on PostgreSQL, between
+/// the read and the spend; the next attempt finds it spent).
+async fn rotate<B: Backend>(store: &B, r: &RefreshRotation) -> Result<Option<Rotated>, StoreError> {
+    let read = Statement::read(sql::REFRESH_TOKEN, values![r.selector.clone()]);
+    let rotation = r.clone();
+    let (found, done) = store
+        .write_after(read, move |row| plan_rotation(row, &rotation))
+        .await?;
+    Ok(match found {
+        Rotation::Refused(refusal) => Some(Rotated::Refused(refusal)),
+        Rotation::Spends(_) if changed(&done, 0) == 0 => None,
+        Rotation::Spends(family) => Some(Rotated::Issued(family)),
+    })
 }
 
 #[async_trait]

@@ -9,7 +9,7 @@ use rusqlite::types::ValueRef;
 
 use super::{SqliteStore, unavailable};
 use crate::error::StoreError;
-use crate::exec::{Backend, Dialect, Done, Exec, Memos, Param, Plan, Row, Value};
+use crate::exec::{Backend, Dialect, Done, Exec, Memos, Param, Plan, Row, Statement, Value};
 
 /// A reader taken from the pool for one context call.
 pub struct Reader<'a>(MutexGuard<'a, Connection>);
@@ -134,6 +134,24 @@ impl Backend for SqliteStore {
 
     async fn write(&self, plan: Plan) -> Result<Vec<Done>, StoreError> {
         self.writer.run(move |c| run_plan(c, &plan)).await
+    }
+
+    async fn write_after<T, F>(
+        &self,
+        read: Statement,
+        decide: F,
+    ) -> Result<(T, Vec<Done>), StoreError>
+    where
+        T: Send + 'static,
+        F: Fn(Option<&Row>) -> Result<(T, Plan), StoreError> + Send + Sync + 'static,
+    {
+        self.writer
+            .run(move |c| {
+                let rows = query(c, read.sql, &read.bound()).map_err(unavailable)?;
+                let (decided, plan) = decide(rows.first())?;
+                Ok((decided, run_plan(c, &plan)?))
+            })
+            .await
     }
 
     fn memos(&self) -> Option<&Memos> {
