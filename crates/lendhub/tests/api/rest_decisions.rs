@@ -342,21 +342,31 @@ async fn submission_needs_consents_a_known_bank_and_in_live_the_operators_switch
         &["partner", "clients", "set-white-label", &p.client, "on"],
     );
     assert!(switched.contains("\"white_label\":true"), "{switched}");
+    // Switched on, a live submission is judged, but never on a test bank:
+    // those are simulations, and a live decision on their invented cash
+    // flow would lend real money on nothing.
     propagated("the switch reaches the server", || async {
         submit(&app, "/partner/v1", &p.live, &live_id, body.clone())
             .await
             .status
-            == 200
+            == 422
     })
     .await;
+    let refused = submit(&app, "/partner/v1", &p.live, &live_id, body.clone()).await;
+    assert_hub_error(&refused, 422, "validation_failed");
+    assert_eq!(
+        refused.body["error"]["detail"],
+        json!([{"field": "bank", "reason": "unknown_bank"}]),
+        "{}",
+        refused.body
+    );
     let read = rest_get(
         &app,
         &format!("/partner/v1/applications/{live_id}"),
         Some(&p.live),
     )
     .await;
-    assert_eq!(read.body["status"], "approved");
-    assert_eq!(read.body["decision"]["livemode"], true);
+    assert_eq!(read.body["status"], "created", "unchanged: {}", read.body);
 
     let (reader, _) = rest_partner(&app, "applications.read", Tier::Platform).await;
     let key = api_key(&app, &reader, "test", None)["key"]

@@ -2,6 +2,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::lending::white_label::{Submission, check_submission};
+use lendhub_domain::partner::credentials::Environment;
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
 use lendhub_http::json::JsonBody;
 use serde::Deserialize;
@@ -63,6 +64,8 @@ impl SubmitApplication {
 /// once (`decision.completed`): the application becomes `approved`,
 /// `declined` or `in_review` (referred). In the live environment this needs
 /// the operator's white-label switch; the test environment always allows it.
+/// `bank` names one of the test banks, which only the test environment
+/// knows: a live submission naming one is refused (`unknown_bank`).
 #[utoipa::path(post, operation_id = "submitApplication", path = "/applications/{id}/submit", tag = "applications",
     security(("oauth2" = ["applications.write"]), ("api_key" = [])),
     params(("id" = String, Path, description = "app_…"),
@@ -74,7 +77,7 @@ impl SubmitApplication {
         (status = 403, description = "insufficient_scope, or capability_denied: white-label journeys are not switched on for this partner in live"),
         (status = 404, description = "not_found: the application or an identity check"),
         (status = 409, description = "conflict: not open (already submitted, withdrawn or expired)"),
-        (status = 422, description = "validation_failed: a consent not given (`consent_required`), an unknown bank"),
+        (status = 422, description = "validation_failed: a consent not given (`consent_required`), an unknown bank (in live, every test bank)"),
         (status = 503, description = "service_unavailable: the bank or the credit bureau could not be reached")))]
 pub async fn submit(
     State(state): State<PartnerState>,
@@ -90,8 +93,11 @@ pub async fn submit(
         .run_maybe(write.guarded(&key, &body.raw), || async {
             let input = &body.value;
             // The bank is looked up first: whether it is known is one of
-            // the rules, reported with the consents.
+            // the rules, reported with the consents. The test banks are
+            // simulations: a live decision never reads one
+            // (docs/decisions.md).
             let bank = match input.bank.as_deref() {
+                Some(_) if caller.env == Environment::Live => None,
                 None => None,
                 Some(b) => state
                     .banks
