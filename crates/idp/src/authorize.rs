@@ -49,7 +49,7 @@ fn parameters(query: Option<&str>) -> (HashMap<String, String>, Option<String>) 
 
 /// A validated authorization request.
 struct Valid {
-    client: SsoClientRecord,
+    client: std::sync::Arc<SsoClientRecord>,
     redirect_uri: String,
     scopes: IdentityScopes,
     state: String,
@@ -77,8 +77,8 @@ async fn validate(state: &IdpState, query: Option<&str>) -> Result<Valid, IdpErr
     let client_id = get("client_id").filter(|_| !is_repeated("client_id"));
     let client = match client_id {
         Some(id) => state
-            .directory
-            .sso_client(id)
+            .grants
+            .client(state.directory.as_ref(), id)
             .await
             .map_err(PageError::from)?,
         None => None,

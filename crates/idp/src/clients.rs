@@ -2,6 +2,8 @@
 //! token endpoint. Confidential clients hold a random secret stored only as a
 //! keyed hash; public clients have none and rely on PKCE alone.
 
+use std::sync::Arc;
+
 use axum::http::HeaderMap;
 use lendhub_domain::crypto::{DerivedKey, MasterKey};
 use lendhub_domain::partner::credentials::{hash_secret, secret_matches};
@@ -160,10 +162,11 @@ pub struct OwnClient<'a> {
 /// name the same client; a secret in both places is refused.
 pub async fn authenticate(
     store: &dyn IdentityDirectory,
+    known: &crate::grants::Grants,
     pepper: &[u8; 32],
     headers: &HeaderMap,
     form: &mut std::collections::HashMap<&'static str, String>,
-) -> Result<SsoClientRecord, TokenError> {
+) -> Result<Arc<SsoClientRecord>, TokenError> {
     let basic = oauth_form::basic(headers).map_err(|_| TokenError::InvalidClient {
         basic: true,
         why: "malformed HTTP Basic credentials",
@@ -199,8 +202,8 @@ pub async fn authenticate(
         basic: used_basic,
         why,
     };
-    let client = store
-        .sso_client(&client_id)
+    let client = known
+        .client(store, &client_id)
         .await?
         .ok_or_else(|| refused("unknown client or wrong secret"))?;
     // An empty secret is what some libraries send for a public client.

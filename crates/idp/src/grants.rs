@@ -1,6 +1,7 @@
-//! Access-token grants remembered between identity changes, so `/userinfo`
-//! reads nothing once warm: a read per request cost about a third of its
-//! throughput. The `sso_epoch` counter, moved by database triggers whenever
+//! Access-token grants and relying parties' records remembered between
+//! identity changes, so `/userinfo` reads nothing once warm (a read per
+//! request cost about a third of its throughput), and `/authorize` and
+//! `/token` do not read the client they serve every time. The `sso_epoch` counter, moved by database triggers whenever
 //! a token family is revoked or a person changes, is polled every
 //! [`SYNC_INTERVAL`]; a revocation made by this instance is forgotten at
 //! once. So a revoked family's access tokens stop working at once where the
@@ -12,13 +13,21 @@ use std::time::Duration;
 
 use lendhub_domain::partner::credentials::{parse_access_token, verifier_matches};
 use lendhub_store::epoch_cache::{self, EpochCache};
-use lendhub_store::{AccessGrant, SignInStore, StoreError};
+use lendhub_store::{AccessGrant, IdentityDirectory, SignInStore, SsoClientRecord, StoreError};
 
 pub const SYNC_INTERVAL: Duration = Duration::from_millis(100);
 /// About 10 MB of grants at most; the memory starts again past it.
 const CAPACITY: usize = 20_000;
 
-pub struct Grants(EpochCache<Vec<u8>, Arc<AccessGrant>>);
+pub struct Grants {
+    grants: EpochCache<Vec<u8>, Arc<AccessGrant>>,
+    /// Relying parties by client id: a handful, changed only by the
+    /// operator's command line, whose change moves the epoch too.
+    clients: EpochCache<String, Arc<SsoClientRecord>>,
+}
+
+/// Relying parties remembered at most (there are a handful).
+const CLIENTS: usize = 1_000;
 
 /// Why a presented access token proves nothing.
 #[derive(Debug)]
@@ -32,7 +41,10 @@ pub enum Refused {
 
 impl Default for Grants {
     fn default() -> Self {
-        Self(EpochCache::new(CAPACITY))
+        Self {
+            grants: EpochCache::new(CAPACITY),
+            clients: EpochCache::new(CLIENTS),
+        }
     }
 }
 
@@ -43,7 +55,7 @@ impl Grants {
         store: &dyn SignInStore,
         selector: &[u8],
     ) -> Result<Option<Arc<AccessGrant>>, StoreError> {
-        self.0
+        self.grants
             .get_or_read(selector, || async {
                 Ok(store.sso_access(selector).await?.map(Arc::new))
             })
@@ -76,15 +88,30 @@ impl Grants {
         Ok(grant)
     }
 
+    /// The registered (and not disabled) client `client_id`, if any.
+    pub async fn client(
+        &self,
+        directory: &dyn IdentityDirectory,
+        client_id: &str,
+    ) -> Result<Option<Arc<SsoClientRecord>>, StoreError> {
+        self.clients
+            .get_or_read(client_id, || async {
+                Ok(directory.sso_client(client_id).await?.map(Arc::new))
+            })
+            .await
+    }
+
     /// After this instance revoked a family or ended a session.
     pub fn forget(&self) {
-        self.0.forget();
+        self.grants.forget();
+        self.clients.forget();
     }
 
     /// Polls the epoch every [`SYNC_INTERVAL`] until `stop` resolves.
     pub async fn run(self: Arc<Self>, store: Arc<dyn SignInStore>, stop: impl Future<Output = ()>) {
         let observe = |epoch| {
-            self.0.observe(epoch);
+            self.grants.observe(epoch);
+            self.clients.observe(epoch);
         };
         epoch_cache::poll(SYNC_INTERVAL, "sso", || store.sso_epoch(), observe, stop).await;
     }

@@ -120,6 +120,7 @@ pub async fn token(
     })?;
     let client = clients::authenticate(
         state.directory.as_ref(),
+        &state.grants,
         state.secret_pepper.expose(),
         &headers,
         &mut form,

@@ -243,6 +243,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "partner_agreements",
         include_str!("../../migrations/postgres/0050_partner_agreements.sql"),
     ),
+    (
+        51,
+        "sso_clients_epoch",
+        include_str!("../../migrations/postgres/0051_sso_clients_epoch.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -257,6 +257,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "partner_agreements",
         include_str!("../../migrations/sqlite/0050_partner_agreements.sql"),
     ),
+    (
+        51,
+        "sso_clients_epoch",
+        include_str!("../../migrations/sqlite/0051_sso_clients_epoch.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.
