@@ -4,7 +4,7 @@
 //! identity provider (their company's accounts in one environment,
 //! whichever partner introduced them, each on its owner's clock).
 
-use lendhub_domain::ids::{AccountId, HubId};
+use lendhub_domain::ids::{AccountId, HubId, LedgerEntryId};
 use lendhub_domain::paging::Page;
 use lendhub_domain::servicing::account::Account;
 use lendhub_domain::servicing::ledger::{self, Entry};
@@ -143,7 +143,7 @@ pub async fn transactions(
     let missing = || FlowError::NotFound("ledger entry for the cursor");
     let Some(cursors) = request
         .cursors()
-        .map(lendhub_domain::ids::LedgerEntryId::parse)
+        .map(LedgerEntryId::parse)
         .collect::<Option<Vec<_>>>()
     else {
         return Err(missing());

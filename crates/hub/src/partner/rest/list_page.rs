@@ -22,12 +22,7 @@ pub fn respond<T, V: Serialize>(
     id: impl Fn(&T) -> String,
     view: impl Fn(&T) -> V,
 ) -> Result<Response, PartnerError> {
-    let rendered = page
-        .items
-        .iter()
-        .map(|item| serde_json::to_string(&view(item)))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| PartnerError::Internal(e.to_string()))?;
+    let rendered = render(page.items.iter().map(view))?;
     Ok(answer(env, path, asked, page, id, &rendered))
 }
 
@@ -39,13 +34,15 @@ pub fn respond_shown<V: Serialize>(
     page: &Page<V>,
     id: impl Fn(&V) -> String,
 ) -> Result<Response, PartnerError> {
-    let rendered = page
-        .items
-        .iter()
-        .map(serde_json::to_string)
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|e| PartnerError::Internal(e.to_string()))?;
+    let rendered = render(page.items.iter())?;
     Ok(answer(env, path, asked, page, id, &rendered))
+}
+
+fn render<V: Serialize>(views: impl Iterator<Item = V>) -> Result<Vec<String>, PartnerError> {
+    views
+        .map(|v| serde_json::to_string(&v))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| PartnerError::Internal(e.to_string()))
 }
 
 fn answer<T>(
