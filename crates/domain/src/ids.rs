@@ -141,6 +141,8 @@ hub_id!(/// A status-page incident or maintenance window (`inc_…`).
     IncidentId, "inc_");
 hub_id!(/// An update to a status-page incident (`incu_…`).
     IncidentUpdateId, "incu_");
+hub_id!(/// A white-label journey's connection to the applicant's bank (`bcn_…`).
+    BankConnectionId, "bcn_");
 
 #[cfg(test)]
 mod tests {

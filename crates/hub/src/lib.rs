@@ -39,6 +39,7 @@ pub fn router(state: HubState) -> axum::Router {
     let pay = pay::router(FromRef::from_ref(&state.partner));
     let dashboard = dashboard::router(FromRef::from_ref(&state.partner));
     let bank_events = bank_events::router(state.partner.flows.clone());
+    let flows = state.partner.flows.clone();
     let document = partner::rest::openapi_doc::Document(openapi::partner_document());
     partner::router(state.partner)
         .layer(axum::Extension(document))
@@ -47,8 +48,12 @@ pub fn router(state: HubState) -> axum::Router {
         .merge(pay)
         .merge(dashboard)
         .merge(bank_events)
-        .route(
-            "/open-banking/callback",
-            axum::routing::get(bank_callback::callback),
+        .merge(
+            axum::Router::new()
+                .route(
+                    "/open-banking/callback",
+                    axum::routing::get(bank_callback::callback),
+                )
+                .with_state(flows),
         )
 }

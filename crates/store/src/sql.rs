@@ -50,6 +50,14 @@ pub const PRUNE_JOURNEYS: &str = "DELETE FROM hub_journeys WHERE application_id 
        LEFT JOIN test_clocks c ON c.owner = a.owner
        WHERE a.status IN ('declined', 'withdrawn', 'expired')
          AND a.created_at_ms - COALESCE(c.clock_offset_ms, 0) < $1)";
+/// The bank connections of the same applications (`PRUNE_JOURNEYS`): the
+/// account's figures read at the bank go with the journey's.
+pub const PRUNE_BANK_CONNECTIONS: &str =
+    "DELETE FROM hub_bank_connections WHERE application_id IN (
+       SELECT a.id FROM hub_applications a
+       LEFT JOIN test_clocks c ON c.owner = a.owner
+       WHERE a.status IN ('declined', 'withdrawn', 'expired')
+         AND a.created_at_ms - COALESCE(c.clock_offset_ms, 0) < $1)";
 /// Finished deliveries, by the (state, due_ms) index; a pending one is
 /// never older than its 72-hour schedule.
 pub const PRUNE_DELIVERIES: &str =
@@ -271,6 +279,16 @@ pub mod lending {
     /// Conditional on the version the change was computed from (`$3 - 1`).
     pub const UPDATE_JOURNEY: &str = "UPDATE hub_journeys SET version = $3, body = $4
          WHERE application_id = $1 AND owner = $2 AND version + 1 = $3";
+    /// Any partner's: the open-banking callback's state names only the
+    /// connection.
+    pub const BANK_CONNECTION: &str = "SELECT body FROM hub_bank_connections WHERE id = $1";
+    pub const INSERT_BANK_CONNECTION: &str =
+        "INSERT INTO hub_bank_connections (id, owner, application_id, version, body)
+         VALUES ($1, $2, $3, $4, $5)";
+    /// Conditional on the version the change was computed from (`$3 - 1`).
+    pub const UPDATE_BANK_CONNECTION: &str =
+        "UPDATE hub_bank_connections SET version = $3, body = $4
+         WHERE id = $1 AND owner = $2 AND version + 1 = $3";
     pub const INSERT_ACT: &str = "INSERT INTO underwriting_log
          (decision_id, owner, act, actor, note, at_ms) VALUES ($1, $2, $3, $4, $5, $6)";
     pub const ACTS: &str = "SELECT decision_id, owner, act, actor, note, at_ms

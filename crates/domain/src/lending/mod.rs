@@ -4,6 +4,7 @@
 //! introductions.
 
 pub mod application;
+pub mod bank_connection;
 pub mod checks_api;
 pub mod companies_house;
 pub mod introduction;

@@ -12,18 +12,29 @@ pub struct Submission {
     pub open_banking: Option<bool>,
     pub terms: Option<bool>,
     pub bank: Option<String>,
+    /// A `bcn_…` connection made through the applicant's bank, instead of
+    /// `bank`.
+    pub bank_connection: Option<String>,
 }
 
-/// Each consent given (`consent_required`), a bank named (`required`) and
-/// known to open banking (`unknown_bank`; `bank_known` is what the lookup
-/// of the named bank found); all at once.
+/// Each consent given (`consent_required`), and either a bank connection
+/// or a bank named (`required`) and known to open banking (`unknown_bank`;
+/// `bank_known` is what the lookup of the named bank found), never both
+/// (`mutually_exclusive_with_bank`); all at once. The connection itself is
+/// the flow's to find.
 pub fn check_submission(request: &Submission, bank_known: bool) -> Result<(), Vec<Problem>> {
     let mut problems = Problems::new();
     problems.consent("consents.credit_search", request.credit_search);
     problems.consent("consents.open_banking", request.open_banking);
     problems.consent("consents.terms", request.terms);
-    if problems.required("bank", request.bank.as_ref()).is_some() && !bank_known {
-        problems.push("bank", "unknown_bank");
+    match (&request.bank, &request.bank_connection) {
+        (Some(_), Some(_)) => problems.push("bank_connection", "mutually_exclusive_with_bank"),
+        (None, Some(_)) => {}
+        (bank, None) => {
+            if problems.required("bank", bank.as_ref()).is_some() && !bank_known {
+                problems.push("bank", "unknown_bank");
+            }
+        }
     }
     problems.finish(Some(()))
 }
@@ -54,6 +65,7 @@ mod tests {
             open_banking: Some(true),
             terms: Some(true),
             bank: Some("test_bank_strong".into()),
+            bank_connection: None,
         }
     }
 
@@ -81,6 +93,25 @@ mod tests {
                 Problem::new("consents.open_banking", "consent_required"),
                 Problem::new("bank", "unknown_bank"),
             ])
+        );
+        let connected = Submission {
+            bank: None,
+            bank_connection: Some("bcn_x".into()),
+            ..given()
+        };
+        assert_eq!(check_submission(&connected, false), Ok(()));
+        assert_eq!(
+            check_submission(
+                &Submission {
+                    bank: Some("test_bank_strong".into()),
+                    ..connected
+                },
+                true
+            ),
+            Err(vec![Problem::new(
+                "bank_connection",
+                "mutually_exclusive_with_bank"
+            )])
         );
     }
 

@@ -18,8 +18,8 @@ use time::OffsetDateTime;
 use tokio::sync::Notify;
 
 use crate::counterparties::{
-    BankMandates, BankPayments, CompanyRegister, Counterparties, CreditBureau, FasterPayments,
-    PerEnvironment, PersonRegister,
+    AccountInformation, BankMandates, BankPayments, CompanyRegister, Counterparties, CreditBureau,
+    FasterPayments, PerEnvironment, PersonRegister,
 };
 use crate::links::Links;
 
@@ -53,6 +53,9 @@ pub struct Parts {
     pub(in crate::flows) people: PerEnvironment<Arc<dyn PersonRegister>>,
     pub(in crate::flows) bureau: PerEnvironment<Arc<dyn CreditBureau>>,
     pub(in crate::flows) rail: Arc<dyn FasterPayments>,
+    /// The applicants' banks an account is read at (a white-label
+    /// journey's bank connection).
+    pub(in crate::flows) accounts: PerEnvironment<Arc<dyn AccountInformation>>,
     /// The payer's banks a payment link is paid at.
     pub(in crate::flows) payments: PerEnvironment<Arc<dyn BankPayments>>,
     /// The payers' banks a schedule's mandate is held at.
@@ -97,6 +100,7 @@ impl Context {
             people: counterparties.people.clone(),
             bureau: counterparties.bureau.clone(),
             rail: counterparties.rail.clone(),
+            accounts: counterparties.accounts.clone(),
             payments: counterparties.payments.clone(),
             mandates: counterparties.mandates.clone(),
             links,

@@ -12,6 +12,7 @@ pub mod change_endpoint;
 pub mod check_person;
 pub mod close_month;
 pub mod collectable;
+pub mod connect_bank;
 mod context;
 pub mod decide;
 pub mod endpoint_disabled;

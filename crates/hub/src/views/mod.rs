@@ -5,6 +5,7 @@
 
 pub mod account;
 pub mod application;
+pub mod bank_connection;
 pub mod decision;
 pub mod event_replay;
 pub mod introduction;

@@ -40,6 +40,7 @@ mod public;
 mod public_mcp;
 mod rest_accounts;
 mod rest_applications;
+mod rest_bank_connections;
 mod rest_decision_lifecycle;
 mod rest_decisions;
 mod rest_event_replay;

@@ -49,6 +49,17 @@ impl ModelBank {
         }
     }
 
+    /// This bank, configured as `acme_bank`.
+    fn acme(&self) -> lendhub::config::Bank {
+        lendhub::config::Bank {
+            name: "Acme Bank".into(),
+            discovery_url: format!("{}/.well-known/openid-configuration", self.url),
+            api_base_url: format!("{}/open-banking/v3.1", self.url),
+            client_id: CLIENT.0.into(),
+            client_secret: CLIENT.1.to_owned().into(),
+        }
+    }
+
     async fn exchanges(&self) -> Value {
         reqwest::Client::new()
             .get(format!("{}/_model/exchanges", self.url))
@@ -89,16 +100,12 @@ async fn beside_a_bank() -> (ModelBank, lendhub::config::Config, Site) {
 #[tokio::test]
 async fn the_live_journey_reads_the_account_at_a_bank_in_its_own_process() {
     let (bank, mut config, site) = beside_a_bank().await;
-    config.counterparties.live.open_banking.banks.insert(
-        "acme_bank".into(),
-        lendhub::config::Bank {
-            name: "Acme Bank".into(),
-            discovery_url: format!("{}/.well-known/openid-configuration", bank.url),
-            api_base_url: format!("{}/open-banking/v3.1", bank.url),
-            client_id: CLIENT.0.into(),
-            client_secret: CLIENT.1.to_owned().into(),
-        },
-    );
+    config
+        .counterparties
+        .live
+        .open_banking
+        .banks
+        .insert("acme_bank".into(), bank.acme());
     paying(&mut config.counterparties.live.open_banking);
     let app = App::spawn_with(config, site).await;
     applicant(&app).await;
@@ -190,6 +197,94 @@ async fn the_live_journey_reads_the_account_at_a_bank_in_its_own_process() {
     }
 }
 
+#[tokio::test]
+async fn a_white_label_partner_connects_the_applicants_bank_in_live() {
+    use crate::rest_bank_connections::{application, connect, follow_callback};
+    use crate::support::process::cli;
+    let (bank, mut config, site) = beside_a_bank().await;
+    config
+        .counterparties
+        .live
+        .open_banking
+        .banks
+        .insert("acme_bank".into(), bank.acme());
+    paying(&mut config.counterparties.live.open_banking);
+    let app = App::spawn_with(config, site).await;
+    let (client, _) =
+        rest_partner(&app, "applications.read applications.write", Tier::Platform).await;
+    let live = api_key(&app, &client, "live", None)["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let switched = cli(
+        &app._site,
+        &["partner", "clients", "set-white-label", &client, "on"],
+    );
+    assert!(switched.contains("\"white_label\":true"), "{switched}");
+    let banks = rest_get(&app, "/partner/v1/banks", Some(&live)).await;
+    assert_eq!(
+        banks.body["data"],
+        json!([{"id": "acme_bank", "object": "bank", "name": "Acme Bank"}]),
+        "the live environment offers the lender's banks: {}",
+        banks.body
+    );
+    let id = application(&app, "/partner/v1", &live).await;
+    let body = json!({"bank": "acme_bank", "return_url": "https://partner.example/back"});
+    propagated("the white-label switch reaches the server", || async {
+        connect(&app, "/partner/v1", &live, &id, json!({}))
+            .await
+            .status
+            == 422
+    })
+    .await;
+    let made = connect(&app, "/partner/v1", &live, &id, body).await;
+    assert_eq!(made.status, 201, "{}", made.body);
+    assert_eq!(made.body["livemode"], true);
+    let authorise = made.body["authorisation_url"].as_str().unwrap();
+    assert!(
+        authorise.starts_with(&format!("{}/authorize?", bank.url)),
+        "{authorise}"
+    );
+    let callback = consent_at_bank(authorise, "approve", "strong").await;
+    let (status, back) = follow_callback(&callback).await;
+    assert_eq!(status, 303, "{back}");
+    let bcn = made.body["id"].as_str().unwrap();
+    assert_eq!(
+        back,
+        format!("https://partner.example/back?bank_connection={bcn}&status=connected")
+    );
+    let submitted = post(
+        &app,
+        &format!("/partner/v1/applications/{id}/submit"),
+        &live,
+        json!({"consents": {"credit_search": true, "open_banking": true, "terms": true},
+               "bank_connection": bcn}),
+    )
+    .await;
+    assert_eq!(submitted.status, 200, "{}", submitted.body);
+    assert_eq!(submitted.body["status"], "approved", "{}", submitted.body);
+
+    // The bank saw an account-access consent and the account's reads, as
+    // the standard describes them.
+    let checked = open_banking_conformance(
+        app._site.path(),
+        &bank.exchanges().await,
+        "account-info-openapi.json",
+    )
+    .await;
+    assert_eq!(checked["problems"], json!([]), "{checked}");
+    assert_eq!(
+        checked["operations"],
+        json!([
+            "GET /accounts",
+            "GET /accounts/{AccountId}/balances",
+            "GET /accounts/{AccountId}/transactions",
+            "POST /account-access-consents"
+        ]),
+        "{checked}"
+    );
+}
+
 /// The model bank's admin endpoints, with the client's credentials.
 async fn model_admin(bank: &ModelBank, method: reqwest::Method, path: &str, body: Option<Value>) {
     model_admin_answer(bank, method, path, body).await;
@@ -219,16 +314,7 @@ async fn model_admin_answer(
 fn pay_at(config: &mut lendhub::config::Config, bank: &ModelBank) {
     let ob = &mut config.counterparties.test.open_banking;
     paying(ob);
-    ob.banks.insert(
-        "acme_bank".into(),
-        lendhub::config::Bank {
-            name: "Acme Bank".into(),
-            discovery_url: format!("{}/.well-known/openid-configuration", bank.url),
-            api_base_url: format!("{}/open-banking/v3.1", bank.url),
-            client_id: CLIENT.0.into(),
-            client_secret: CLIENT.1.to_owned().into(),
-        },
-    );
+    ob.banks.insert("acme_bank".into(), bank.acme());
 }
 
 /// What an environment with a real bank needs for payments: the key its

@@ -111,24 +111,7 @@ impl Bank {
         account: &str,
         decision: &str,
     ) -> (Value, String) {
-        let page = self.http.get(authorise_url).send().await.unwrap();
-        assert_eq!(page.status(), 200);
-        let html = page.text().await.unwrap();
-        assert!(html.contains("Model Bank"), "{html}");
-        let token = consent_form_token(&html);
-        let answer = self
-            .http
-            .post(format!("{}/authorize", self.url))
-            .form(&[
-                ("page", token.as_str()),
-                ("decision", decision),
-                ("account", account),
-            ])
-            .send()
-            .await
-            .unwrap();
-        assert!(answer.status().is_redirection(), "{}", answer.status());
-        let location = answer.headers()["location"].to_str().unwrap().to_owned();
+        let location = consent_at_bank(authorise_url, decision, account).await;
         assert!(location.starts_with(REDIRECT), "{location}");
         let back = url::Url::parse(&location).unwrap();
         let pairs: serde_json::Map<String, Value> = back

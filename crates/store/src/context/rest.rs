@@ -7,10 +7,11 @@
 use async_trait::async_trait;
 use lendhub_domain::billing::statement;
 use lendhub_domain::ids::{
-    AccountId, ApplicationId, DecisionId, LedgerEntryId, MandateId, MarketplaceAppId, PaymentId,
-    ScheduleId, StatementId, SubAccountId, VerificationId,
+    AccountId, ApplicationId, BankConnectionId, DecisionId, LedgerEntryId, MandateId,
+    MarketplaceAppId, PaymentId, ScheduleId, StatementId, SubAccountId, VerificationId,
 };
 use lendhub_domain::lending::application::{Application, Decision, Status, UnderwritingAct};
+use lendhub_domain::lending::bank_connection::BankConnection;
 use lendhub_domain::lending::introduction::Introduction;
 use lendhub_domain::lending::journey::Journey;
 use lendhub_domain::lending::kyc::Verification;
@@ -310,6 +311,10 @@ pub enum LendingWrite {
     /// Succeeds only if the stored version is `journey.version - 1`;
     /// otherwise `Conflict`.
     UpdateJourney(Journey),
+    InsertBankConnection(BankConnection),
+    /// Succeeds only if the stored version is `connection.version - 1`;
+    /// otherwise `Conflict`.
+    UpdateBankConnection(BankConnection),
 }
 
 /// An underwriting-log row from its columns, in either backend.
@@ -388,6 +393,13 @@ pub trait LendingStore: Send + Sync {
 
     /// The hosted journey of an application, if its link was ever used.
     async fn journey(&self, application_id: &ApplicationId) -> Result<Option<Journey>, StoreError>;
+
+    /// Any partner's bank connection: the open-banking callback's state
+    /// names only the connection.
+    async fn bank_connection(
+        &self,
+        id: &BankConnectionId,
+    ) -> Result<Option<BankConnection>, StoreError>;
 
     /// Any partner's decision: the operator's view.
     async fn decision_any_owner(&self, id: &DecisionId) -> Result<Option<Decision>, StoreError>;

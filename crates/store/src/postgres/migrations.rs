@@ -248,6 +248,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "sso_clients_epoch",
         include_str!("../../migrations/postgres/0051_sso_clients_epoch.sql"),
     ),
+    (
+        52,
+        "bank_connections",
+        include_str!("../../migrations/postgres/0052_bank_connections.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -206,10 +206,13 @@ impl Maintenance for PgStore {
                 .await
                 .map_err(db)?;
         }
-        let journeys = c
-            .execute(sql::PRUNE_JOURNEYS, &[&retention.journeys_before_ms])
-            .await
-            .map_err(db)?;
+        let mut journeys = 0;
+        for sql in [sql::PRUNE_JOURNEYS, sql::PRUNE_BANK_CONNECTIONS] {
+            journeys += c
+                .execute(sql, &[&retention.journeys_before_ms])
+                .await
+                .map_err(db)?;
+        }
         Ok(keys + revocations + events + journeys)
     }
 

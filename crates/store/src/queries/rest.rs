@@ -7,10 +7,11 @@ use async_trait::async_trait;
 use lendhub_domain::billing::statement::agreement::Agreement;
 use lendhub_domain::billing::statement::{Adjustment, Close, PayoutRecord, Statement};
 use lendhub_domain::ids::{
-    AccountId, ApplicationId, DecisionId, HubId, LedgerEntryId, MandateId, MarketplaceAppId,
-    PaymentId, ScheduleId, StatementId, SubAccountId, VerificationId,
+    AccountId, ApplicationId, BankConnectionId, DecisionId, HubId, LedgerEntryId, MandateId,
+    MarketplaceAppId, PaymentId, ScheduleId, StatementId, SubAccountId, VerificationId,
 };
 use lendhub_domain::lending::application::{Application, Decision, UnderwritingAct};
+use lendhub_domain::lending::bank_connection::BankConnection;
 use lendhub_domain::lending::journey::Journey;
 use lendhub_domain::lending::kyc::Verification;
 use lendhub_domain::marketplace::{App, Review, Signal};
@@ -208,6 +209,13 @@ impl<B: Backend> LendingStore for B {
     async fn journey(&self, application_id: &ApplicationId) -> Result<Option<Journey>, StoreError> {
         let params = params![application_id.as_str()];
         body(self, sql::lending::JOURNEY, &params).await
+    }
+
+    async fn bank_connection(
+        &self,
+        id: &BankConnectionId,
+    ) -> Result<Option<BankConnection>, StoreError> {
+        body(self, sql::lending::BANK_CONNECTION, &params![id.as_str()]).await
     }
 
     async fn decision_any_owner(&self, id: &DecisionId) -> Result<Option<Decision>, StoreError> {

@@ -262,6 +262,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "sso_clients_epoch",
         include_str!("../../migrations/sqlite/0051_sso_clients_epoch.sql"),
     ),
+    (
+        52,
+        "bank_connections",
+        include_str!("../../migrations/sqlite/0052_bank_connections.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -139,6 +139,10 @@ pub fn prune(c: &Connection, r: &Retention) -> rusqlite::Result<u64> {
     let events = c.execute(&dialect(sql::PRUNE_EVENTS), [r.events_before_ms])?
         + c.execute(&dialect(sql::PRUNE_EVENTS_AHEAD), [r.events_before_ms])?
         + c.execute(&dialect(sql::PRUNE_DELIVERIES), [r.events_before_ms])?;
-    let journeys = c.execute(&dialect(sql::PRUNE_JOURNEYS), [r.journeys_before_ms])?;
+    let journeys = c.execute(&dialect(sql::PRUNE_JOURNEYS), [r.journeys_before_ms])?
+        + c.execute(
+            &dialect(sql::PRUNE_BANK_CONNECTIONS),
+            [r.journeys_before_ms],
+        )?;
     Ok((keys + revocations + events + journeys) as u64)
 }

@@ -24,6 +24,8 @@ const SCHEDULE_AT: Lock =
     lock!("SELECT 1 FROM hub_schedules WHERE id = $1 AND owner = $2 AND version = $3");
 const MANDATE_AT: Lock =
     lock!("SELECT 1 FROM hub_mandates WHERE id = $1 AND owner = $2 AND version = $3");
+const BANK_CONNECTION_AT: Lock =
+    lock!("SELECT 1 FROM hub_bank_connections WHERE id = $1 AND owner = $2 AND version = $3");
 const JOURNEY_AT: Lock =
     lock!("SELECT 1 FROM hub_journeys WHERE application_id = $1 AND owner = $2 AND version = $3");
 /// The decision exists (its updates replace it whole, so no version).
@@ -343,6 +345,31 @@ pub(super) fn plan(write: &LendingWrite, d: &Dialect, unit: &mut Unit) -> Result
                     j.version,
                     json(j)?
                 ],
+            );
+        }
+        LendingWrite::InsertBankConnection(c) => unit.step(
+            sql::INSERT_BANK_CONNECTION,
+            values![
+                c.id.as_str(),
+                c.owner.as_str(),
+                c.application_id.as_str(),
+                c.version,
+                json(c)?
+            ],
+        ),
+        LendingWrite::UpdateBankConnection(c) => {
+            unit.check(at_version(
+                33,
+                "hub_bank_connection",
+                &BANK_CONNECTION_AT,
+                d,
+                c.id.as_str(),
+                c.owner.as_str(),
+                c.version - 1,
+            ));
+            unit.step(
+                sql::UPDATE_BANK_CONNECTION,
+                values![c.id.as_str(), c.owner.as_str(), c.version, json(c)?],
             );
         }
     }

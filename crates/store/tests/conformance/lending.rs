@@ -631,6 +631,70 @@ async fn a_handoff_link_starts_one_journey_which_changes_version_by_version() {
 }
 
 #[tokio::test]
+async fn a_bank_connection_is_found_by_id_and_finishes_once() {
+    use lendhub_domain::ids::{BankConnectionId, HubId};
+    use lendhub_domain::lending::bank_connection::{BankConnection, Failure, Request, Start};
+    let (store, _db) = store().await;
+    let owner = partner("test");
+    let application = new_application(&owner, 50_000, None);
+    insert(store.as_ref(), &application).await;
+    let id = BankConnectionId::generate(50_001, 7);
+    assert_eq!(store.bank_connection(&id).await.unwrap(), None);
+    let started = BankConnection::start(
+        Start {
+            id: id.clone(),
+            owner: owner.clone(),
+            application_id: application.id.clone(),
+            request: Request {
+                bank: "acme_bank".into(),
+                return_url: Some("https://partner.example/back".into()),
+            },
+            authorisation_url: "https://bank.example/authorize?x=1".into(),
+            secret: "secret",
+            nonce: "nonce".into(),
+        },
+        at(50_001),
+    );
+    let commit_one = |w: LendingWrite| set(vec![Write::Lending(w)], None);
+    store
+        .commit(commit_one(LendingWrite::InsertBankConnection(
+            started.clone(),
+        )))
+        .await
+        .unwrap();
+    assert_eq!(
+        store.bank_connection(&id).await.unwrap(),
+        Some(started.clone())
+    );
+    let shared = lendhub_domain::lending::journey::SharedAccount {
+        bank: "acme_bank".to_owned(),
+        name: None,
+        balance_pence: Some(10),
+        banking: lendhub_domain::lending::underwriting::Banking {
+            months: 12,
+            average_monthly_inflow_pence: 8_000_000,
+            average_monthly_outflow_pence: 5_000_000,
+        },
+    };
+    let connected = started.connect("04000410000001", shared, at(50_002));
+    store
+        .commit(commit_one(LendingWrite::UpdateBankConnection(
+            connected.clone(),
+        )))
+        .await
+        .unwrap();
+    // A second callback's answer, computed from the first version, loses.
+    let refused = started.fail(Failure::ConsentRefused);
+    assert!(matches!(
+        store
+            .commit(commit_one(LendingWrite::UpdateBankConnection(refused)))
+            .await,
+        Err(CommitError::Conflict)
+    ));
+    assert_eq!(store.bank_connection(&id).await.unwrap(), Some(connected));
+}
+
+#[tokio::test]
 async fn an_applications_version_is_probed_per_owner_and_moves_with_each_change() {
     let (store, _db) = store().await;
     let owner = partner("test");

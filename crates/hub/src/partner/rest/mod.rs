@@ -7,6 +7,7 @@
 
 pub mod accounts;
 pub mod applications;
+pub mod bank_connections;
 pub(crate) mod caller;
 pub mod decisions;
 mod event_replay;
@@ -53,6 +54,9 @@ pub fn api() -> OpenApiRouter<PartnerState> {
         .routes(routes!(applications::withdraw::withdraw))
         .routes(routes!(applications::submit::submit))
         .routes(routes!(applications::accept::accept))
+        .routes(routes!(bank_connections::banks::list))
+        .routes(routes!(bank_connections::create::create))
+        .routes(routes!(bank_connections::retrieve::retrieve))
         .routes(routes!(decisions::refresh::refresh))
         .routes(routes!(decisions::for_application::for_application))
         .routes(routes!(decisions::retrieve::retrieve))

@@ -404,6 +404,35 @@ pub async fn open_banking_conformance(
     .await
 }
 
+/// A tester at a model bank's consent page `authorisation_url` answers
+/// `decision` (`approve` or `decline`), sharing `account` (`strong`, `low`,
+/// …): the address the bank sends them back to (lendhub's callback).
+pub async fn consent_at_bank(authorisation_url: &str, decision: &str, account: &str) -> String {
+    let http = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let page = http.get(authorisation_url).send().await.unwrap();
+    assert_eq!(page.status(), 200, "the bank's consent page");
+    let token = consent_form_token(&page.text().await.unwrap());
+    let bank = url::Url::parse(authorisation_url)
+        .unwrap()
+        .origin()
+        .ascii_serialization();
+    let back = http
+        .post(format!("{bank}/authorize"))
+        .form(&[
+            ("page", token.as_str()),
+            ("decision", decision),
+            ("account", account),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert!(back.status().is_redirection(), "{}", back.status());
+    back.headers()["location"].to_str().unwrap().to_owned()
+}
+
 /// The one-time token of a model bank's consent form, in its page.
 pub fn consent_form_token(page: &str) -> String {
     page.split("name=\"page\" value=\"")

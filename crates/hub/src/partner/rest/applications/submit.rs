@@ -8,6 +8,7 @@ use lendhub_http::json::JsonBody;
 use serde::Deserialize;
 use utoipa::ToSchema;
 
+use crate::flows::connect_bank::connected_account;
 use crate::flows::decide::{decide, identity_of};
 use crate::flows::lending::find;
 use crate::partner::error::PartnerError;
@@ -36,11 +37,17 @@ pub struct SubmitApplication {
     /// white-label journey.
     #[schema(required = true)]
     consents: Option<Consents>,
-    /// The bank the applicant connected, where the loan is paid (test
-    /// banks: test_bank_strong, test_bank_low, test_bank_thin,
-    /// test_bank_closed).
-    #[schema(required = true, example = "test_bank_strong")]
+    /// The test environment's simulated banks, instead of a connection:
+    /// test_bank_strong, test_bank_low, test_bank_thin, test_bank_closed.
+    /// The live environment knows none of them.
+    #[schema(example = "test_bank_strong")]
     bank: Option<String>,
+    /// `bcn_…`: the applicant's bank connected with
+    /// `POST /applications/{id}/bank_connections`, now `connected`. Its
+    /// account is where the loan is paid and what the decision reads.
+    /// Exactly one of `bank` and `bank_connection`.
+    #[schema(example = "bcn_01KQ3V1Y2C8WZ3R5T6Y7X819D0")]
+    bank_connection: Option<String>,
     /// `ver_…` checks of the directors made with `POST /identity/checks`.
     #[serde(default)]
     identity_check_ids: Vec<String>,
@@ -54,6 +61,7 @@ impl SubmitApplication {
             open_banking: consents.and_then(|c| c.open_banking),
             terms: consents.and_then(|c| c.terms),
             bank: self.bank.clone(),
+            bank_connection: self.bank_connection.clone(),
         }
     }
 }
@@ -64,8 +72,9 @@ impl SubmitApplication {
 /// once (`decision.completed`): the application becomes `approved`,
 /// `declined` or `in_review` (referred). In the live environment this needs
 /// the operator's white-label switch; the test environment always allows it.
-/// `bank` names one of the test banks, which only the test environment
-/// knows: a live submission naming one is refused (`unknown_bank`).
+/// The account is a `bank_connection` the applicant authorised at their
+/// bank; the test environment also takes `bank`, one of its simulated
+/// banks, which a live submission may not name (`unknown_bank`).
 #[utoipa::path(post, operation_id = "submitApplication", path = "/applications/{id}/submit", tag = "applications",
     security(("oauth2" = ["applications.write"]), ("api_key" = [])),
     params(("id" = String, Path, description = "app_…"),
@@ -75,9 +84,9 @@ impl SubmitApplication {
         (status = 400, description = "invalid_json, unknown_field, idempotency_key_malformed"),
         (status = 401, description = "credentials"),
         (status = 403, description = "insufficient_scope, or capability_denied: white-label journeys are not switched on for this partner in live"),
-        (status = 404, description = "not_found: the application or an identity check"),
+        (status = 404, description = "not_found: the application, an identity check, or the bank connection (not this application's)"),
         (status = 409, description = "conflict: not open (already submitted, withdrawn or expired)"),
-        (status = 422, description = "validation_failed: a consent not given (`consent_required`), an unknown bank (in live, every test bank)"),
+        (status = 422, description = "validation_failed: a consent not given (`consent_required`), neither `bank` nor `bank_connection` (`bank`: `required`), both (`bank_connection`: `mutually_exclusive_with_bank`), an unknown bank (in live, every test bank), a connection not `connected` (`bank_connection`: `not_connected`)"),
         (status = 503, description = "service_unavailable: the bank or the credit bureau could not be reached")))]
 pub async fn submit(
     State(state): State<PartnerState>,
@@ -107,10 +116,23 @@ pub async fn submit(
             };
             check_submission(&input.submission(), bank.is_some())?;
             let application = find(&state.flows, owner, &id).await?;
+            let (payout, banking) = match &input.bank_connection {
+                Some(raw) => {
+                    let (payout, banking) =
+                        connected_account(&state.flows, &application, raw).await?;
+                    (payout, Some(banking))
+                }
+                None => (input.bank.clone().unwrap_or_default(), bank),
+            };
             let identity = identity_of(&state.flows, owner, &input.identity_check_ids).await?;
-            let payout = input.bank.as_deref().unwrap_or_default();
-            let (view, writes) =
-                decide(&state.flows, &application, (payout, bank), identity, now).await?;
+            let (view, writes) = decide(
+                &state.flows,
+                &application,
+                (&payout, banking),
+                identity,
+                now,
+            )
+            .await?;
             Ok(Prepared::json(StatusCode::OK, &view, writes)?)
         })
         .await
