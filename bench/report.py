@@ -401,7 +401,9 @@ def main():
         "`bench/servicing.sh`. Earlier runs against the same harness: "
         "[benchmarks-history.md](benchmarks-history.md). The partner dashboard's screens with a "
         "million events in the database: [benchmarks-dashboard.md](benchmarks-dashboard.md), from "
-        "`bench/dashboard.sh`."
+        "`bench/dashboard.sh`. White-label decisions through open-banking account information, "
+        "with the cost of each adapter hop: [benchmarks-decisions.md](benchmarks-decisions.md), "
+        "from `bench/decisions.sh`."
     )
     out.append("")
     out.append("## Raw results\n")

@@ -2,6 +2,7 @@
 //! sandbox API. Prints one JSON line per run on stdout; diagnostics go to
 //! stderr. Only loopback targets are accepted.
 
+mod decide;
 mod load;
 mod receive;
 mod report;
@@ -100,6 +101,9 @@ enum Command {
     SeedServicing(seed_servicing::SeedServicingArgs),
     /// Receive webhook deliveries, check their signatures, count each event.
     Receive(receive::ReceiveArgs),
+    /// White-label decisions through the account-information path, end to
+    /// end, as fast as the server makes them.
+    Decide(decide::DecideArgs),
 }
 
 fn main() -> ExitCode {
@@ -118,6 +122,7 @@ fn run(cli: &Cli) -> Result<()> {
         Some(Command::Seed(args)) => return seed::run(args),
         Some(Command::SeedServicing(args)) => return seed_servicing::run(args),
         Some(Command::Receive(args)) => return receive::run(args),
+        Some(Command::Decide(args)) => return decide::run(args),
         None => {}
     }
     let config = load_config(cli)?;

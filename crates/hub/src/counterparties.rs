@@ -5,6 +5,7 @@
 mod account_information;
 mod companies_house;
 mod credit_reports;
+mod hop;
 mod keyed_api;
 mod message_signing;
 mod open_banking;
@@ -589,6 +590,7 @@ impl Counterparties {
         Checks { people, bureau }: Checks,
         models: PerEnvironment<Vec<&'static str>>,
     ) -> Self {
+        hop::describe();
         let stand_ins = |models: Vec<&'static str>| StandIns {
             models,
             in_process: IN_PROCESS.to_vec(),

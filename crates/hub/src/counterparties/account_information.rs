@@ -11,6 +11,7 @@ use lendhub_domain::open_banking::ais::{
 };
 use serde::de::DeserializeOwned;
 
+use super::hop;
 use super::open_banking::{
     Bank, BankConnection, Banks, CodeRefused, consent_refused, read, resource,
 };
@@ -59,9 +60,14 @@ impl OpenBankingAis {
         bank: &Bank,
         url: &str,
         token: &str,
-        what: &str,
+        (operation, what): (&str, &str),
     ) -> Result<T, ReadRefused> {
-        let answer = resource(self.banks.http.get(url), token).send().await;
+        let answer = hop::send(
+            hop::BANK,
+            operation,
+            resource(self.banks.http.get(url), token),
+        )
+        .await;
         if let Ok(r) = &answer
             && consent_refused(r.status())
         {
@@ -90,14 +96,17 @@ impl AccountInformation for OpenBankingAis {
         let bank = self.bank(bank_id)?;
         let token = self.banks.client_token(bank, "accounts").await?;
         let now = self.banks.clock.now();
-        let asked = resource(
-            self.banks
-                .http
-                .post(Self::ais(bank, "/account-access-consents")),
-            &token,
+        let asked = hop::send(
+            hop::BANK,
+            "POST /account-access-consents",
+            resource(
+                self.banks
+                    .http
+                    .post(Self::ais(bank, "/account-access-consents")),
+                &token,
+            )
+            .json(&ConsentRequest::new(now + CONSENT_LIFE)),
         )
-        .json(&ConsentRequest::new(now + CONSENT_LIFE))
-        .send()
         .await;
         let consent: Document<ais::Consent> =
             read(&bank.connection, "an account-access consent", asked).await?;
@@ -126,7 +135,12 @@ impl AccountInformation for OpenBankingAis {
         };
         let c = &bank.connection;
         let accounts: Document<Accounts> = self
-            .get(bank, &Self::ais(bank, "/accounts"), &token, "accounts")
+            .get(
+                bank,
+                &Self::ais(bank, "/accounts"),
+                &token,
+                ("GET /accounts", "accounts"),
+            )
             .await?;
         let account = accounts
             .data
@@ -140,7 +154,7 @@ impl AccountInformation for OpenBankingAis {
                 bank,
                 &Self::ais(bank, &format!("/accounts/{id}/balances")),
                 &token,
-                "balances",
+                ("GET /accounts/{AccountId}/balances", "balances"),
             )
             .await?;
         let mut transactions = Vec::new();
@@ -155,7 +169,8 @@ impl AccountInformation for OpenBankingAis {
                     c.name
                 ))));
             }
-            let page: Document<Transactions> = self.get(bank, &url, &token, "transactions").await?;
+            let operation = ("GET /accounts/{AccountId}/transactions", "transactions");
+            let page: Document<Transactions> = self.get(bank, &url, &token, operation).await?;
             transactions.extend(page.data.transaction);
             next = page.links.and_then(|l| l.next);
         }

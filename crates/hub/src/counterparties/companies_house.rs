@@ -22,6 +22,7 @@ use lendhub_domain::secret::Secret;
 use parking_lot::Mutex;
 use reqwest::StatusCode;
 
+use super::hop;
 use super::{CompanyRegister, RegisterUnavailable};
 
 /// How many requests a key may make per window.
@@ -123,11 +124,11 @@ impl CompaniesHouse {
 
     async fn ask(&self, number: &str) -> Result<Option<RegisteredEntity>, RegisterUnavailable> {
         let unavailable = |why: String| RegisterUnavailable(why);
-        let response = self
+        let request = self
             .http
             .get(format!("{}/company/{number}", self.base))
-            .basic_auth(self.api_key.expose(), Some(""))
-            .send()
+            .basic_auth(self.api_key.expose(), Some(""));
+        let response = hop::send(hop::REGISTER, "GET /company/{company_number}", request)
             .await
             .map_err(|e| unavailable(format!("Companies House did not answer: {e}")))?;
         match response.status() {

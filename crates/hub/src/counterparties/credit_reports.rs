@@ -11,6 +11,7 @@ use lendhub_domain::lending::checks_api::CreditReport;
 use lendhub_domain::lending::underwriting::CreditFile;
 use lendhub_domain::secret::Secret;
 
+use super::hop;
 use super::keyed_api::KeyedApi;
 use super::{BureauUnavailable, CreditBureau};
 
@@ -38,7 +39,12 @@ impl CreditBureau for CreditReports {
             )));
         }
         let path = format!("/v1/companies/{company_number}/credit-report");
-        let sent = self.0.get(&path).send().await;
+        let sent = hop::send(
+            hop::CREDIT_REPORTS,
+            "GET /v1/companies/{company_number}/credit-report",
+            self.0.get(&path),
+        )
+        .await;
         match self.0.read::<CreditReport>("a credit report", sent).await {
             Ok(Some(report)) if report.company_number == company_number => Ok(report.file()),
             Ok(Some(report)) => Err(BureauUnavailable(format!(

@@ -20,6 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::json;
 use time::OffsetDateTime;
 
+use super::hop;
 use super::message_signing::BankKeys;
 use super::{BankUnavailable, NotificationRefused};
 use lendhub_domain::open_banking::events::Notification;
@@ -145,7 +146,12 @@ impl Banks {
     pub async fn discovery<'a>(&self, bank: &'a Bank) -> Result<&'a Discovery, BankUnavailable> {
         bank.discovered
             .get_or_try_init(|| async {
-                let answer = self.http.get(&bank.connection.discovery_url).send().await;
+                let answer = hop::send(
+                    hop::BANK,
+                    "GET /.well-known/openid-configuration",
+                    self.http.get(&bank.connection.discovery_url),
+                )
+                .await;
                 read(&bank.connection, "its discovery document", answer).await
             })
             .await
@@ -162,10 +168,7 @@ impl Banks {
                 let uri = discovery.jwks_uri.as_deref().ok_or_else(|| {
                     unavailable("its discovery document names no jwks_uri".to_owned())
                 })?;
-                let answer = self
-                    .http
-                    .get(uri)
-                    .send()
+                let answer = hop::send(hop::BANK, "GET jwks_uri", self.http.get(uri))
                     .await
                     .map_err(|e| unavailable(format!("did not answer for its JWKS: {e}")))?;
                 if !answer.status().is_success() {
@@ -268,13 +271,21 @@ impl Banks {
     ) -> Result<Result<Response, reqwest::Error>, BankUnavailable> {
         let discovery = self.discovery(bank).await?;
         let c = &bank.connection;
-        Ok(self
+        let grant = form
+            .iter()
+            .find_map(|(k, v)| (*k == "grant_type").then_some(*v))
+            .unwrap_or_default();
+        let request = self
             .http
             .post(&discovery.token_endpoint)
             .basic_auth(&c.client_id, Some(c.client_secret.expose()))
-            .form(form)
-            .send()
-            .await)
+            .form(form);
+        Ok(hop::send(
+            hop::BANK,
+            &format!("POST token_endpoint ({grant})"),
+            request,
+        )
+        .await)
     }
 
     /// The client's own token for `scope` (`accounts`, `payments`).

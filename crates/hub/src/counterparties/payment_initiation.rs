@@ -17,6 +17,7 @@ use lendhub_domain::open_banking::pis::{
     RemittanceInformation, Risk,
 };
 
+use super::hop;
 use super::message_signing::MessageSigner;
 use super::open_banking::{BankConnection, CodeRefused, resource};
 use super::payments_api::{PaymentsApi, idempotency_key};
@@ -133,16 +134,13 @@ impl BankPayments for OpenBankingPis {
             },
             risk: Risk::repayment(),
         };
-        let submitted = self
-            .api
-            .post_signed(
-                PaymentsApi::url(bank, "/domestic-payments"),
-                &token,
-                idempotency_key(order.id.as_bytes()),
-                &request,
-            )?
-            .send()
-            .await;
+        let request = self.api.post_signed(
+            PaymentsApi::url(bank, "/domestic-payments"),
+            &token,
+            idempotency_key(order.id.as_bytes()),
+            &request,
+        )?;
+        let submitted = hop::send(hop::BANK, "POST /domestic-payments", request).await;
         if let Ok(r) = &submitted
             && super::open_banking::consent_refused(r.status())
         {
@@ -164,7 +162,12 @@ impl BankPayments for OpenBankingPis {
         let bank = self.api.bank(bank_id)?;
         let token = self.api.banks.client_token(bank, "payments").await?;
         let url = PaymentsApi::url(bank, &format!("/domestic-payments/{domestic_payment_id}"));
-        let answer = resource(self.api.banks.http.get(url), &token).send().await;
+        let answer = hop::send(
+            hop::BANK,
+            "GET /domestic-payments/{DomesticPaymentId}",
+            resource(self.api.banks.http.get(url), &token),
+        )
+        .await;
         let payment: Document<pis::Payment> = self
             .api
             .banks

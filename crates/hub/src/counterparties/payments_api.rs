@@ -6,6 +6,7 @@
 
 use lendhub_domain::open_banking::ais::{Document, Identification, SORT_CODE_ACCOUNT_NUMBER};
 
+use super::hop;
 use super::message_signing::MessageSigner;
 use super::open_banking::{Bank, BankConnection, Banks, resource};
 use super::{AccessRequest, BankUnavailable, CollectionAccount};
@@ -93,15 +94,13 @@ impl PaymentsApi {
         (state, nonce): (&str, &str),
     ) -> Result<AccessRequest, BankUnavailable> {
         let token = self.banks.client_token(bank, "payments").await?;
-        let asked = self
-            .post_signed(
-                Self::url(bank, path),
-                &token,
-                idempotency_key(state.as_bytes()),
-                request,
-            )?
-            .send()
-            .await;
+        let request = self.post_signed(
+            Self::url(bank, path),
+            &token,
+            idempotency_key(state.as_bytes()),
+            request,
+        )?;
+        let asked = hop::send(hop::BANK, &format!("POST {path}"), request).await;
         let consent: Document<Consent> = self.banks.read_signed(bank, what, asked).await?;
         let consent_id = consent.data.consent_id;
         let authorise_url = self

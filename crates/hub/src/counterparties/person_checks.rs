@@ -11,6 +11,7 @@ use lendhub_domain::lending::checks_api::{PersonCheckAnswer, PersonCheckRequest}
 use lendhub_domain::lending::kyc::{Findings, Person};
 use lendhub_domain::secret::Secret;
 
+use super::hop;
 use super::keyed_api::KeyedApi;
 use super::{PeopleUnavailable, PersonRegister};
 
@@ -34,12 +35,11 @@ impl PersonRegister for PersonChecks {
         person: &Person,
         company_number: Option<&str>,
     ) -> Result<Findings, PeopleUnavailable> {
-        let sent = self
+        let request = self
             .0
             .post("/v1/person-checks")
-            .json(&PersonCheckRequest::of(person, company_number))
-            .send()
-            .await;
+            .json(&PersonCheckRequest::of(person, company_number));
+        let sent = hop::send(hop::PERSON_CHECKS, "POST /v1/person-checks", request).await;
         match self
             .0
             .read::<PersonCheckAnswer>("a person check", sent)

@@ -27,6 +27,7 @@ use lendhub_domain::open_banking::vrp::{
 };
 use reqwest::StatusCode;
 
+use super::hop;
 use super::message_signing::MessageSigner;
 use super::open_banking::{Bank, BankConnection, CodeRefused, TokenAnswer, resource};
 use super::payments_api::{PaymentsApi, idempotency_key};
@@ -123,7 +124,12 @@ impl OpenBankingVrp {
                 bank,
                 &format!("/domestic-vrp-consents/{}", mandate.consent_id),
             );
-            let answer = resource(self.api.banks.http.get(url), &token).send().await;
+            let answer = hop::send(
+                hop::BANK,
+                "GET /domestic-vrp-consents/{ConsentId}",
+                resource(self.api.banks.http.get(url), &token),
+            )
+            .await;
             if let Ok(answer) = &answer
                 && answer.status() == StatusCode::NOT_FOUND
             {
@@ -254,16 +260,13 @@ impl BankMandates for OpenBankingVrp {
             risk: Risk::repayment(),
         };
         loop {
-            let sent = self
-                .api
-                .post_signed(
-                    PaymentsApi::url(bank, "/domestic-vrps"),
-                    tokens.access_token.expose(),
-                    idempotency_key(order.id.as_bytes()),
-                    &request,
-                )?
-                .send()
-                .await;
+            let request = self.api.post_signed(
+                PaymentsApi::url(bank, "/domestic-vrps"),
+                tokens.access_token.expose(),
+                idempotency_key(order.id.as_bytes()),
+                &request,
+            )?;
+            let sent = hop::send(hop::BANK, "POST /domestic-vrps", request).await;
             let sent = match sent {
                 // A token the bank no longer takes (its clock ahead of
                 // lendhub's, or revoked on its side) is renewed once.
@@ -294,7 +297,12 @@ impl BankMandates for OpenBankingVrp {
         let bank = self.api.bank(bank_id)?;
         let token = self.api.banks.client_token(bank, "payments").await?;
         let url = PaymentsApi::url(bank, &format!("/domestic-vrps/{domestic_vrp_id}"));
-        let answer = resource(self.api.banks.http.get(url), &token).send().await;
+        let answer = hop::send(
+            hop::BANK,
+            "GET /domestic-vrps/{DomesticVRPId}",
+            resource(self.api.banks.http.get(url), &token),
+        )
+        .await;
         let payment: Document<vrp::Payment> = self
             .api
             .banks
@@ -307,12 +315,13 @@ impl BankMandates for OpenBankingVrp {
         let bank = self.api.bank(bank_id)?;
         let token = self.api.banks.client_token(bank, "payments").await?;
         let url = PaymentsApi::url(bank, &format!("/domestic-vrp-consents/{consent_id}"));
-        let answer = resource(self.api.banks.http.delete(url), &token)
-            .send()
-            .await
-            .map_err(|e| {
-                BankUnavailable(format!("{} did not answer: {e}", bank.connection.name))
-            })?;
+        let answer = hop::send(
+            hop::BANK,
+            "DELETE /domestic-vrp-consents/{ConsentId}",
+            resource(self.api.banks.http.delete(url), &token),
+        )
+        .await
+        .map_err(|e| BankUnavailable(format!("{} did not answer: {e}", bank.connection.name)))?;
         // Already gone at the bank is as good as ended.
         match answer.status() {
             s if s.is_success() || s == StatusCode::NOT_FOUND => Ok(()),

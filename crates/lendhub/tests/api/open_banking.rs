@@ -264,6 +264,35 @@ async fn a_white_label_partner_connects_the_applicants_bank_in_live() {
     assert_eq!(submitted.status, 200, "{}", submitted.body);
     assert_eq!(submitted.body["status"], "approved", "{}", submitted.body);
 
+    // Each hop to the bank is timed and counted for the operator.
+    let ops = app.server.as_ref().unwrap().ops_addr;
+    let metrics = reqwest::get(format!("http://{ops}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for operation in [
+        "POST /account-access-consents",
+        "POST token_endpoint (authorization_code)",
+        "GET /accounts",
+        "GET /accounts/{AccountId}/transactions",
+    ] {
+        let labels = format!("counterparty=\"open_banking\",operation=\"{operation}\"");
+        assert!(
+            metrics.contains(&format!(
+                "counterparty_request_duration_seconds_count{{{labels}}}"
+            )),
+            "{operation}: {metrics}"
+        );
+        assert!(
+            metrics.contains(&format!(
+                "counterparty_requests_total{{{labels},outcome=\"answered\"}}"
+            )),
+            "{operation}: {metrics}"
+        );
+    }
+
     // The bank saw an account-access consent and the account's reads, as
     // the standard describes them.
     let checked = open_banking_conformance(

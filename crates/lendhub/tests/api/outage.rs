@@ -70,7 +70,9 @@ async fn an_exhausted_pool_answers_503_not_a_hang() {
     let url = site.database_url.clone().unwrap();
     let mut config = test_config(&site);
     config.database.pool_size = 2;
-    config.database.timeout_ms = 300;
+    // Long enough for start-up's migrations on a busy machine (the suite
+    // runs four servers at once on two cores), short against `PROMPT`.
+    config.database.timeout_ms = 1_000;
     config.database.statement_timeout_ms = 1_000;
     let app = App::spawn_with(config, site).await;
     let token = app.caller().await;
