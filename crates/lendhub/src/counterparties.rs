@@ -166,31 +166,27 @@ async fn keyed_services(
 /// redirect URI at every bank, and where each posts its notifications,
 /// are below `hub_url`.
 pub async fn open_banking(
-    config: &config::Counterparties,
+    config: &config::Config,
     hub_url: &str,
     clock: &Arc<dyn Clock>,
-) -> anyhow::Result<BankAdapters> {
+    stop: &tokio_util::sync::CancellationToken,
+) -> anyhow::Result<(BankAdapters, Option<tokio::task::JoinHandle<()>>)> {
     let hub_url = hub_url.trim_end_matches('/');
-    let redirect_uri = &format!("{hub_url}/open-banking/callback");
     let model_events = format!("{hub_url}{}", lendhub_hub::bank_events::path(MODEL_BANK.0));
-    let mut model = None;
-    let (live_accounts, live_payments, live_mandates) = banks(
-        "live",
-        &config.live.open_banking,
-        (redirect_uri, &model_events),
+    let place = ModelBankPlace {
+        redirect_uri: &format!("{hub_url}/open-banking/callback"),
+        events_url: &model_events,
+        books: &config.data_dir.join(MODEL_BANK_BOOKS),
         clock,
-        &mut model,
-    )
-    .await?;
-    let (test_accounts, test_payments, test_mandates) = banks(
-        "test",
-        &config.test.open_banking,
-        (redirect_uri, &model_events),
-        clock,
-        &mut model,
-    )
-    .await?;
-    Ok(BankAdapters {
+        stop,
+    };
+    let mut model = ModelBank::default();
+    let c = &config.counterparties;
+    let (live_accounts, live_payments, live_mandates) =
+        banks("live", &c.live.open_banking, &place, &mut model).await?;
+    let (test_accounts, test_payments, test_mandates) =
+        banks("test", &c.test.open_banking, &place, &mut model).await?;
+    let adapters = BankAdapters {
         accounts: PerEnvironment {
             live: live_accounts,
             test: test_accounts,
@@ -203,7 +199,8 @@ pub async fn open_banking(
             live: live_mandates,
             test: test_mandates,
         },
-    })
+    };
+    Ok((adapters, model.keeper))
 }
 
 /// One environment's banks: read, paid at, and holding mandates.
@@ -213,23 +210,46 @@ type Banked = (
     Arc<dyn BankMandates>,
 );
 
+/// Where the embedded model bank sends payers back and posts its
+/// notifications, where it keeps its books, and its clock.
+struct ModelBankPlace<'a> {
+    redirect_uri: &'a str,
+    events_url: &'a str,
+    books: &'a std::path::Path,
+    clock: &'a Arc<dyn Clock>,
+    stop: &'a tokio_util::sync::CancellationToken,
+}
+
+/// The embedded model bank, once started: how lendhub reaches it, and the
+/// task writing its books.
+#[derive(Default)]
+struct ModelBank {
+    running: Option<BankConnection>,
+    keeper: Option<tokio::task::JoinHandle<()>>,
+}
+
+/// The embedded model bank's books, in the data directory.
+pub const MODEL_BANK_BOOKS: &str = "model-bank.json";
+
 async fn banks(
     env: &str,
     c: &config::OpenBanking,
-    (redirect_uri, model_events): (&str, &str),
-    clock: &Arc<dyn Clock>,
-    model: &mut Option<BankConnection>,
+    place: &ModelBankPlace<'_>,
+    model: &mut ModelBank,
 ) -> anyhow::Result<Banked> {
+    let clock = place.clock;
     let (banks, signer, collection) = if c.banks.is_empty() {
         tracing::warn!(
             environment = env,
             "open banking: the embedded model bank, not a real bank"
         );
-        let bank = match model {
+        let bank = match &model.running {
             Some(running) => running.clone(),
-            None => model
-                .insert(start_model_bank(redirect_uri, model_events, clock).await?)
-                .clone(),
+            None => {
+                let (running, keeper) = start_model_bank(place).await?;
+                model.keeper = keeper;
+                model.running.insert(running).clone()
+            }
         };
         (vec![bank], model_signer()?, model_collection_account())
     } else {
@@ -253,7 +273,7 @@ async fn banks(
     let timeout = Duration::from_millis(c.timeout_ms);
     let accounts = OpenBankingAis::new(
         banks.clone(),
-        redirect_uri.to_owned(),
+        place.redirect_uri.to_owned(),
         timeout,
         clock.clone(),
     )?;
@@ -261,7 +281,7 @@ async fn banks(
         banks.clone(),
         collection.clone(),
         signer.clone(),
-        redirect_uri.to_owned(),
+        place.redirect_uri.to_owned(),
         timeout,
         clock.clone(),
     )?;
@@ -269,7 +289,7 @@ async fn banks(
         banks,
         collection,
         signer,
-        redirect_uri.to_owned(),
+        place.redirect_uri.to_owned(),
         timeout,
         clock.clone(),
     )?;
@@ -353,31 +373,39 @@ pub const MODEL_BANK: (&str, &str) = ("model_bank", "Model Bank (test)");
 /// The model bank, on the server's clock: a test that moves the clock
 /// moves the bank's VRP periods and token lifetimes with it.
 async fn start_model_bank(
-    redirect_uri: &str,
-    events_url: &str,
-    clock: &Arc<dyn Clock>,
-) -> anyhow::Result<BankConnection> {
+    place: &ModelBankPlace<'_>,
+) -> anyhow::Result<(BankConnection, Option<tokio::task::JoinHandle<()>>)> {
     let registration = lendhub_models::bank::Registration::lendhub(
         "lendhub".to_owned(),
         lendhub_system::random_token(24),
-        vec![redirect_uri.to_owned()],
+        vec![place.redirect_uri.to_owned()],
     )
-    .notifying(events_url.to_owned());
+    .notifying(place.events_url.to_owned());
     let secret = Secret::from(registration.client_secret.clone());
-    let addr = lendhub_models::spawn_at(SocketAddr::from(([127, 0, 0, 1], 0)), |base| {
-        lendhub_models::bank::router_on(base, registration, clock.clone())
+    // A restart finds the consents, mandates and payments the bank had.
+    let opening = lendhub_models::bank::Opening::kept_in(place.books).map_err(|e| {
+        anyhow::anyhow!(
+            "opening the model bank's books {}: {e}",
+            place.books.display()
+        )
+    })?;
+    let (addr, keeper) = lendhub_models::spawn_at(SocketAddr::from(([127, 0, 0, 1], 0)), |base| {
+        lendhub_models::bank::router_opening(base, registration, place.clock.clone(), opening)
     })
     .await?;
+    // Written once more as the server stops, which waits for it.
+    let keeper = keeper.map(|k| tokio::spawn(k.run(place.stop.clone().cancelled_owned())));
     tracing::info!(%addr, "the model bank is listening");
     let base = format!("http://{addr}");
-    Ok(BankConnection {
+    let connection = BankConnection {
         id: MODEL_BANK.0.to_owned(),
         name: MODEL_BANK.1.to_owned(),
         discovery_url: format!("{base}/.well-known/openid-configuration"),
         api_base_url: format!("{base}/open-banking/v3.1"),
         client_id: "lendhub".to_owned(),
         client_secret: secret,
-    })
+    };
+    Ok((connection, keeper))
 }
 
 /// The kinds each environment reaches on a model server, because it names

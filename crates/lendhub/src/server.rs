@@ -242,7 +242,7 @@ async fn hub(
     webhooks: (Sender, Arc<Notify>),
     (sso_url, people): (&str, Arc<crate::people::IdpPeople>),
     stop: &CancellationToken,
-) -> anyhow::Result<(Listening, [JoinHandle<()>; 3], Arc<Notify>)> {
+) -> anyhow::Result<(Listening, Vec<JoinHandle<()>>, Arc<Notify>)> {
     let listener = bind(config.hub.addr, "hub.addr").await?;
     let addr = listener.local_addr()?;
     let url = config.hub.public_url(addr);
@@ -271,6 +271,8 @@ async fn hub(
         working_days: Arc::new(config.rest_tier.working_days()?),
         read_caches: config.read_caches.enabled,
     };
+    let (banks, model_bank_books) =
+        crate::counterparties::open_banking(config, &url, &core.clock, stop).await?;
     let state = lendhub_hub::HubState {
         partner: lendhub_hub::PartnerState::new(
             core.store.clone(),
@@ -283,8 +285,7 @@ async fn hub(
             lendhub_hub::counterparties::Counterparties::new(
                 crate::counterparties::company_registers(&config.counterparties, &core.clock)
                     .await?,
-                crate::counterparties::open_banking(&config.counterparties, &url, &core.clock)
-                    .await?,
+                banks,
                 crate::counterparties::checks(&config.counterparties).await?,
                 crate::counterparties::model_servers(&config.counterparties),
             ),
@@ -326,7 +327,9 @@ async fn hub(
         addr,
         url,
     };
-    Ok((listening, [directory_sync, traffic, expiries], expiry_wake))
+    let mut tasks = vec![directory_sync, traffic, expiries];
+    tasks.extend(model_bank_books);
+    Ok((listening, tasks, expiry_wake))
 }
 
 /// The API reference at `{base_url}/docs`: the three documents lendhub

@@ -22,23 +22,25 @@ use std::net::SocketAddr;
 /// Serves `router` on `addr` (port 0: any free port) until the process
 /// ends; the address it listens on.
 pub async fn spawn(addr: SocketAddr, router: axum::Router) -> std::io::Result<SocketAddr> {
-    spawn_at(addr, |_| router).await
+    let (bound, ()) = spawn_at(addr, |_| (router, ())).await?;
+    Ok(bound)
 }
 
 /// `spawn`, for a server that must know its own base URL
 /// (`http://{address}`) to build its routes: its discovery document and
-/// links name it.
-pub async fn spawn_at(
+/// links name it. `router` may hand back something the caller keeps (`T`), such as the
+/// model bank's [`bank::Keeper`].
+pub async fn spawn_at<T>(
     addr: SocketAddr,
-    router: impl FnOnce(&str) -> axum::Router,
-) -> std::io::Result<SocketAddr> {
+    router: impl FnOnce(&str) -> (axum::Router, T),
+) -> std::io::Result<(SocketAddr, T)> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
     let bound = listener.local_addr()?;
-    let router = router(&format!("http://{bound}"));
+    let (router, kept) = router(&format!("http://{bound}"));
     tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, router).await {
             tracing::error!(error = %e, "a model server stopped");
         }
     });
-    Ok(bound)
+    Ok((bound, kept))
 }

@@ -65,6 +65,11 @@ pub enum SimulateCommand {
         /// the id lendhub's configuration gives this bank. None, none sent.
         #[arg(long)]
         event_notification_url: Option<String>,
+        /// A file the bank keeps its books in (consents, mandates,
+        /// payments, tokens), so a restart finds them; none, it starts
+        /// empty each time.
+        #[arg(long)]
+        books: Option<std::path::PathBuf>,
     },
 }
 
@@ -108,6 +113,7 @@ pub async fn simulate(command: SimulateCommand) -> anyhow::Result<()> {
             client_secret,
             redirect_uri,
             event_notification_url,
+            books,
         } => {
             if client_secret.is_empty() {
                 anyhow::bail!("--client-secret must not be empty");
@@ -115,19 +121,39 @@ pub async fn simulate(command: SimulateCommand) -> anyhow::Result<()> {
             let mut registration =
                 lendhub_models::bank::Registration::lendhub(client_id, client_secret, redirect_uri);
             registration.event_notification_url = event_notification_url;
-            let bound = lendhub_models::spawn_at(addr, |base| {
-                lendhub_models::bank::router(base, registration)
+            let opening = match &books {
+                Some(file) => lendhub_models::bank::Opening::kept_in(file)
+                    .with_context(|| format!("opening the books {}", file.display()))?,
+                None => lendhub_models::bank::Opening::default(),
+            };
+            let clock: std::sync::Arc<dyn lendhub_domain::clock::Clock> =
+                std::sync::Arc::new(lendhub_system::SystemClock);
+            let (bound, keeper) = lendhub_models::spawn_at(addr, |base| {
+                lendhub_models::bank::router_opening(base, registration, clock, opening)
             })
             .await
             .with_context(|| format!("listening on {addr}"))?;
             println!("model bank listening on http://{bound}");
+            if let Some(keeper) = keeper {
+                // The books are written once more as the bank stops.
+                keeper.run(signalled(&mut terminate, &mut interrupt)).await;
+                return Ok(());
+            }
         }
     }
+    signalled(&mut terminate, &mut interrupt).await;
+    Ok(())
+}
+
+/// Until SIGTERM or SIGINT.
+async fn signalled(
+    terminate: &mut tokio::signal::unix::Signal,
+    interrupt: &mut tokio::signal::unix::Signal,
+) {
     tokio::select! {
         _ = terminate.recv() => {}
         _ = interrupt.recv() => {}
     }
-    Ok(())
 }
 
 /// A model server of one of lendhub's own JSON APIs, taking `api_key`.

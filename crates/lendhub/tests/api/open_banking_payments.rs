@@ -47,8 +47,11 @@ impl Bank {
         );
         let clock = ShiftedClock::new();
         let bank_clock = clock.clone();
-        let addr = lendhub_models::spawn_at(SocketAddr::from(([127, 0, 0, 1], 0)), |base| {
-            lendhub_models::bank::router_on(base, registration, bank_clock)
+        let (addr, ()) = lendhub_models::spawn_at(SocketAddr::from(([127, 0, 0, 1], 0)), |base| {
+            (
+                lendhub_models::bank::router_on(base, registration, bank_clock),
+                (),
+            )
         })
         .await
         .unwrap();

@@ -121,7 +121,7 @@ fn types(receiver: &Receiver) -> Vec<String> {
 
 #[tokio::test]
 async fn a_twelve_instalment_monthly_schedule_collects_to_settlement() {
-    let app = rest_app().await;
+    let mut app = rest_app().await;
     let (client, _) = rest_partner(
         &app,
         SCOPES,
@@ -218,8 +218,13 @@ async fn a_twelve_instalment_monthly_schedule_collects_to_settlement() {
         "in flight until it settles"
     );
 
-    // Each later due date collects under the mandate, untouched by anyone.
+    // Each later due date collects under the mandate, untouched by anyone,
+    // across a restart of the server: the embedded model bank keeps its
+    // books in the data directory, so the payer's VRP consent stands.
     for n in 1..12u32 {
+        if n == 6 {
+            app.restart().await;
+        }
         advance_to(&app, &key, date(&plan[n as usize]["due_date"]), 1).await;
         let child = eventually_value(&app, &key, &account, n as usize + 1).await;
         assert_eq!(child["instalment"], n + 1);
@@ -694,11 +699,15 @@ async fn beside_a_model_bank(site: Site) -> (App, String, Arc<ShiftedClock>) {
         crate::rest_payments::MODEL_BANK
     ));
     let clock = bank_clock.clone();
-    let bank = lendhub_models::spawn_at(std::net::SocketAddr::from(([127, 0, 0, 1], 0)), |base| {
-        lendhub_models::bank::router_on(base, registration, clock)
-    })
-    .await
-    .unwrap();
+    let (bank, ()) =
+        lendhub_models::spawn_at(std::net::SocketAddr::from(([127, 0, 0, 1], 0)), |base| {
+            (
+                lendhub_models::bank::router_on(base, registration, clock),
+                (),
+            )
+        })
+        .await
+        .unwrap();
     let bank = format!("http://{bank}");
     let mut config = crate::support::test_config(&site);
     config.rest_tier.enabled = true;

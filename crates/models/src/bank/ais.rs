@@ -101,7 +101,7 @@ async fn create_consent(State(bank): State<Bank>, headers: HeaderMap, body: Byte
         expiration: Some(request.data.expiration),
     };
     let document = consent_document(&bank, &data);
-    bank.books.lock().consents.insert(
+    bank.books().consents.insert(
         data.consent_id.clone(),
         Consent {
             data,
@@ -119,7 +119,7 @@ async fn read_consent(
     if let Err(refused) = client(&bank, &headers) {
         return refused.into_response();
     }
-    let Some(consent) = bank.books.lock().consents.get(&id).cloned() else {
+    let Some(consent) = bank.books().consents.get(&id).cloned() else {
         return ob_error(
             StatusCode::NOT_FOUND,
             "UK.OBIE.Resource.NotFound",
@@ -144,7 +144,7 @@ async fn delete_consent(
     if let Err(refused) = client(&bank, &headers) {
         return refused.into_response();
     }
-    match bank.books.lock().consents.remove(&id) {
+    match bank.books().consents.remove(&id) {
         Some(_) => StatusCode::NO_CONTENT.into_response(),
         None => ob_error(
             StatusCode::NOT_FOUND,
@@ -159,7 +159,7 @@ fn shared(bank: &Bank, headers: &HeaderMap) -> Result<&'static TestAccount, Refu
     let Some(Grant::Consent { consent_id, .. }) = bearer(bank, headers) else {
         return Err(UNAUTHORISED);
     };
-    let consent = bank.books.lock().consents.get(&consent_id).cloned();
+    let consent = bank.books().consents.get(&consent_id).cloned();
     let Some(consent) = consent else {
         return Err(UNAUTHORISED);
     };
@@ -173,7 +173,7 @@ fn shared(bank: &Bank, headers: &HeaderMap) -> Result<&'static TestAccount, Refu
     }
     consent
         .account
-        .and_then(test_accounts::find)
+        .and_then(|key| test_accounts::find(key.0))
         .ok_or(UNAUTHORISED)
 }
 

@@ -24,12 +24,13 @@ use super::{Bank, oidc, vrp};
 const PAGE_LIFE: Duration = Duration::from_secs(15 * 60);
 
 /// A consent page shown and not yet answered.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, Deserialize)]
 pub(super) struct Page {
     consent_id: String,
     redirect_uri: String,
     state: Option<String>,
     nonce: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
     expires: OffsetDateTime,
 }
 
@@ -109,7 +110,7 @@ pub(super) async fn show(
     }
     let consent_id = request.claims.id_token.openbanking_intent_id.value;
     let asks: Vec<String> = {
-        let books = bank.books.lock();
+        let books = bank.books();
         let mandate = books.vrp_consents.get(&consent_id);
         match (
             books.consents.get(&consent_id),
@@ -142,7 +143,7 @@ pub(super) async fn show(
         }
     };
     let page = lendhub_system::random_token(24);
-    bank.books.lock().pages.insert(
+    bank.books().pages.insert(
         page.clone(),
         Page {
             consent_id,
@@ -196,7 +197,7 @@ pub(super) struct Answer {
 
 /// `POST /authorize`: the payer's answer, sent to the client.
 pub(super) async fn answer(State(bank): State<Bank>, Form(answer): Form<Answer>) -> Response {
-    let Some(page) = bank.books.lock().pages.remove(&answer.page) else {
+    let Some(page) = bank.books().pages.remove(&answer.page) else {
         return refuse("This page has already been answered.");
     };
     if bank.now() >= page.expires {
@@ -211,12 +212,12 @@ pub(super) async fn answer(State(bank): State<Bank>, Form(answer): Form<Answer>)
         return refuse("The redirect URI is not a URL.");
     };
     {
-        let mut books = bank.books.lock();
+        let mut books = bank.books();
         let now = bank.now();
         if let Some(consent) = books.consents.get_mut(&page.consent_id) {
             consent.data.status = if approved { "Authorised" } else { "Rejected" }.to_owned();
             consent.data.status_updated = now;
-            consent.account = account.map(|a| a.key);
+            consent.account = account.map(|a| super::AccountKey(a.key));
         } else if let Some(consent) = books.vrp_consents.get_mut(&page.consent_id) {
             consent.data.status = if approved {
                 VrpStatus::Authorised
@@ -224,7 +225,7 @@ pub(super) async fn answer(State(bank): State<Bank>, Form(answer): Form<Answer>)
                 VrpStatus::Rejected
             };
             consent.data.status_updated = now;
-            consent.account = account.map(|a| a.key);
+            consent.account = account.map(|a| super::AccountKey(a.key));
         } else if let Some(consent) = books.payment_consents.get_mut(&page.consent_id) {
             consent.data.status = if approved {
                 ConsentStatus::Authorised
@@ -232,7 +233,7 @@ pub(super) async fn answer(State(bank): State<Bank>, Form(answer): Form<Answer>)
                 ConsentStatus::Rejected
             };
             consent.data.status_updated = now;
-            consent.account = account.map(|a| a.key);
+            consent.account = account.map(|a| super::AccountKey(a.key));
         } else {
             return refuse("The consent no longer exists.");
         }

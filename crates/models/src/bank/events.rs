@@ -47,7 +47,7 @@ pub(super) fn admin() -> axum::Router<Bank> {
 
 /// A payment the bank knows, as a resource type and its URL.
 fn resource(bank: &Bank, id: &str) -> Option<(&'static str, String)> {
-    let books = bank.books.lock();
+    let books = bank.books();
     if books.payments.contains_key(id) {
         Some((
             DOMESTIC_PAYMENT,
@@ -66,7 +66,7 @@ fn resource(bank: &Bank, id: &str) -> Option<(&'static str, String)> {
 async fn settle(State(bank): State<Bank>, Path(id): Path<String>) -> Response {
     let now = bank.now();
     {
-        let mut books = bank.books.lock();
+        let mut books = bank.books();
         if let Some(payment) = books.payments.get_mut(&id) {
             payment.held = false;
             payment.data.status = next_status(payment.account, payment.data.status);

@@ -45,6 +45,9 @@
 mod ais;
 mod authorise;
 mod events;
+mod kept;
+
+pub use kept::Keeper;
 mod ledger;
 mod oidc;
 mod pis;
@@ -53,6 +56,7 @@ mod vrp;
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use axum::extract::{FromRef, Path, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -116,6 +120,9 @@ struct Bank {
     base: Arc<str>,
     registration: Arc<Registration>,
     books: Arc<Mutex<Books>>,
+    /// Set by every request that may have changed the books; the writer
+    /// (`kept.rs`) clears it.
+    changed: Arc<AtomicBool>,
     injected: Injected,
     /// Its time: a VRP consent's periods, and when tokens and pages lapse.
     clock: Arc<dyn Clock>,
@@ -128,8 +135,8 @@ impl FromRef<Bank> for Injected {
 }
 
 /// What the bank keeps: consents, the consent pages under way, codes and
-/// tokens issued, and the exchanges seen.
-#[derive(Default)]
+/// tokens issued, and the exchanges seen (not kept on disk).
+#[derive(Default, Serialize, Deserialize)]
 struct Books {
     consents: HashMap<String, Consent>,
     pages: HashMap<String, authorise::Page>,
@@ -143,14 +150,15 @@ struct Books {
     refresh_tokens: HashMap<String, String>,
     /// POSTs answered, by operation and idempotency key.
     idempotent: HashMap<String, pis::Answered>,
+    #[serde(skip)]
     exchanges: Vec<Exchange>,
 }
 
 /// An account-access consent and, once authorised, the account shared.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 struct Consent {
     data: lendhub_domain::open_banking::ais::Consent,
-    account: Option<&'static str>,
+    account: Option<AccountKey>,
 }
 
 /// One operation's JSON, as received and as answered.
@@ -178,13 +186,58 @@ pub fn router(base: &str, registration: Registration) -> Router {
 /// `router`, reading `clock`: embedded in lendhub, the bank shares the
 /// server's clock, so a test that moves it moves the bank's periods too.
 pub fn router_on(base: &str, registration: Registration, clock: Arc<dyn Clock>) -> Router {
-    let bank = Bank {
+    routes(bank(base, registration, clock, Books::default()))
+}
+
+/// The books a bank starts from: empty (the default), or those kept in a
+/// file, which the bank then keeps writing (`kept.rs`).
+#[derive(Default)]
+pub struct Opening {
+    books: Books,
+    file: Option<std::path::PathBuf>,
+}
+
+impl Opening {
+    /// Books kept in `file`: read now (none yet is empty books), written
+    /// after every change once the bank runs, so a restart finds the
+    /// consents, mandates and payments it had.
+    pub fn kept_in(file: &std::path::Path) -> std::io::Result<Self> {
+        Ok(Self {
+            books: kept::load(file)?,
+            file: Some(file.to_owned()),
+        })
+    }
+}
+
+/// `router_on`, opening on `opening`'s books; with books kept in a file,
+/// the [`Keeper`] that writes them, for the caller to run until it stops.
+pub fn router_opening(
+    base: &str,
+    registration: Registration,
+    clock: Arc<dyn Clock>,
+    opening: Opening,
+) -> (Router, Option<Keeper>) {
+    let bank = bank(base, registration, clock, opening.books);
+    let keeper = opening.file.map(|path| Keeper {
+        path,
+        books: bank.books.clone(),
+        changed: bank.changed.clone(),
+    });
+    (routes(bank), keeper)
+}
+
+fn bank(base: &str, registration: Registration, clock: Arc<dyn Clock>, books: Books) -> Bank {
+    Bank {
         base: base.trim_end_matches('/').into(),
         registration: Arc::new(registration),
-        books: Arc::default(),
+        books: Arc::new(Mutex::new(books)),
+        changed: Arc::default(),
         injected: Injected::default(),
         clock,
-    };
+    }
+}
+
+fn routes(bank: Bank) -> Router {
     let admin = Injected::routes()
         .route("/_model/exchanges", get(exchanges))
         .route("/_model/consents/{id}/revoke", post(revoke))
@@ -241,6 +294,13 @@ async fn injected(
 impl Bank {
     fn now(&self) -> OffsetDateTime {
         self.clock.now()
+    }
+
+    /// The books, to read or change: the writer will write them.
+    fn books(&self) -> parking_lot::MutexGuard<'_, Books> {
+        self.changed
+            .store(true, std::sync::atomic::Ordering::Release);
+        self.books.lock()
     }
 
     /// Records an exchange that carries no JSON either way (a `DELETE`).
@@ -324,6 +384,7 @@ impl Bank {
             .get("x-fapi-interaction-id")
             .cloned()
             .unwrap_or_else(|| lendhub_system::random_token(16));
+        // Exchanges are not kept on disk: no need to write the books.
         let mut books = self.books.lock();
         if books.exchanges.len() >= EXCHANGES_KEPT {
             books.exchanges.remove(0);
@@ -347,7 +408,7 @@ async fn exchanges(State(bank): State<Bank>) -> Json<Vec<Exchange>> {
 /// consent): its tokens stop working, and no payment is made under it.
 async fn revoke(State(bank): State<Bank>, Path(id): Path<String>) -> Response {
     let now = bank.now();
-    let mut books = bank.books.lock();
+    let mut books = bank.books();
     if let Some(consent) = books.consents.get_mut(&id) {
         consent.data.status = "Revoked".to_owned();
         consent.data.status_updated = now;
@@ -362,4 +423,24 @@ async fn revoke(State(bank): State<Bank>, Path(id): Path<String>) -> Response {
         );
     }
     StatusCode::NO_CONTENT.into_response()
+}
+
+/// A test account a consent or payment names (`test_accounts`), kept on
+/// disk as its key and read back as the account's own `&'static` key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) struct AccountKey(pub &'static str);
+
+impl Serialize for AccountKey {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for AccountKey {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let key = String::deserialize(d)?;
+        lendhub_domain::open_banking::test_accounts::find(&key)
+            .map(|a| AccountKey(a.key))
+            .ok_or_else(|| serde::de::Error::custom(format!("{key} is no test account")))
+    }
 }

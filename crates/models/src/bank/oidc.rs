@@ -28,27 +28,30 @@ const TOKEN_LIFE: Duration = Duration::from_secs(3600);
 const CODE_LIFE: Duration = Duration::from_secs(60);
 
 /// What a token lets its bearer do.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) enum Grant {
     /// The client's own: create consents.
     Client {
         scope: String,
+        #[serde(with = "time::serde::rfc3339")]
         expires: OffsetDateTime,
     },
     /// The payer's consent: read what it permits.
     Consent {
         consent_id: String,
+        #[serde(with = "time::serde::rfc3339")]
         expires: OffsetDateTime,
     },
 }
 
 /// An authorization code: the consent the payer approved, and what the
 /// exchange must repeat.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) struct Code {
     pub consent_id: String,
     pub redirect_uri: String,
     pub nonce: Option<String>,
+    #[serde(with = "time::serde::rfc3339")]
     pub expires: OffsetDateTime,
 }
 
@@ -101,7 +104,7 @@ pub(super) fn bearer(bank: &Bank, headers: &HeaderMap) -> Option<Grant> {
         .to_str()
         .ok()?
         .strip_prefix("Bearer ")?;
-    let grant = bank.books.lock().tokens.get(token.trim()).cloned()?;
+    let grant = bank.books().tokens.get(token.trim()).cloned()?;
     let expires = match &grant {
         Grant::Client { expires, .. } | Grant::Consent { expires, .. } => *expires,
     };
@@ -153,7 +156,7 @@ pub(super) async fn token(
             {
                 return oauth_error(StatusCode::BAD_REQUEST, "invalid_scope");
             }
-            bank.books.lock().tokens.insert(
+            bank.books().tokens.insert(
                 access_token.clone(),
                 Grant::Client {
                     scope: scope.clone(),
@@ -170,7 +173,7 @@ pub(super) async fn token(
         }
         "authorization_code" => {
             let code = {
-                let mut books = bank.books.lock();
+                let mut books = bank.books();
                 request.code.as_deref().and_then(|c| books.codes.remove(c))
             };
             let Some(code) = code.filter(|c| {
@@ -193,7 +196,7 @@ pub(super) async fn token(
             else {
                 return oauth_error(StatusCode::INTERNAL_SERVER_ERROR, "server_error");
             };
-            bank.books.lock().tokens.insert(
+            bank.books().tokens.insert(
                 access_token.clone(),
                 Grant::Consent {
                     consent_id: code.consent_id.clone(),
@@ -201,7 +204,7 @@ pub(super) async fn token(
                 },
             );
             let (scope, refresh_token) = {
-                let mut books = bank.books.lock();
+                let mut books = bank.books();
                 if books.vrp_consents.contains_key(&code.consent_id) {
                     // A VRP consent outlives the payer's session: its
                     // payments are made later with renewed tokens.
@@ -234,7 +237,7 @@ pub(super) async fn token(
             // loses the renewal has lost the mandate's tokens.
             let refresh = lendhub_system::random_token(32);
             let renewed = {
-                let mut books = bank.books.lock();
+                let mut books = bank.books();
                 let consent_id = request
                     .refresh_token
                     .as_deref()
@@ -281,7 +284,7 @@ pub(super) fn issue_code(
     nonce: Option<String>,
 ) -> String {
     let code = lendhub_system::random_token(32);
-    bank.books.lock().codes.insert(
+    bank.books().codes.insert(
         code.clone(),
         Code {
             consent_id: consent_id.to_owned(),

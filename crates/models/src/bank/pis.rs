@@ -31,24 +31,25 @@ use super::oidc::{Grant, bearer};
 use super::{Bank, PISP, Refused, ob_error, signatures};
 
 /// A payment consent and, once authorised, the account that pays.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct PaymentConsent {
     pub data: ConsentData,
-    pub account: Option<&'static str>,
+    pub account: Option<super::AccountKey>,
 }
 
 /// A payment submitted, and whether a tester holds it where it is.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct Submitted {
     pub data: PaymentData,
-    pub account: &'static str,
+    pub account: super::AccountKey,
     pub held: bool,
 }
 
 /// A POST already answered under an idempotency key.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct Answered {
     body: Option<Value>,
+    #[serde(with = "status_code")]
     status: StatusCode,
     response: Value,
 }
@@ -162,7 +163,7 @@ pub(super) fn remember(
     status: StatusCode,
     response: &Value,
 ) {
-    bank.books.lock().idempotent.insert(
+    bank.books().idempotent.insert(
         format!("{operation} {key}"),
         Answered {
             body,
@@ -264,7 +265,7 @@ async fn create_consent(State(bank): State<Bank>, headers: HeaderMap, body: Byte
         initiation: request.data.initiation,
     };
     let document = consent_document(&bank, &data);
-    bank.books.lock().payment_consents.insert(
+    bank.books().payment_consents.insert(
         data.consent_id.clone(),
         PaymentConsent {
             data,
@@ -282,7 +283,7 @@ async fn read_consent(
     if let Err(refused) = client(&bank, &headers) {
         return refused.into_response();
     }
-    let Some(consent) = bank.books.lock().payment_consents.get(&id).cloned() else {
+    let Some(consent) = bank.books().payment_consents.get(&id).cloned() else {
         return not_found("consent");
     };
     let document = consent_document(&bank, &consent.data);
@@ -296,8 +297,8 @@ async fn read_consent(
 }
 
 /// Where a new payment from `account` stands.
-pub(super) fn first_status(account: &str) -> PaymentStatus {
-    match account {
+pub(super) fn first_status(account: super::AccountKey) -> PaymentStatus {
+    match account.0 {
         "closed" => PaymentStatus::Rejected,
         "low" => PaymentStatus::Pending,
         _ => PaymentStatus::AcceptedSettlementInProcess,
@@ -305,8 +306,8 @@ pub(super) fn first_status(account: &str) -> PaymentStatus {
 }
 
 /// Where a payment from `account` goes when it is next read.
-pub(super) fn next_status(account: &str, now: PaymentStatus) -> PaymentStatus {
-    match (account, now) {
+pub(super) fn next_status(account: super::AccountKey, now: PaymentStatus) -> PaymentStatus {
+    match (account.0, now) {
         ("low", PaymentStatus::Pending) => PaymentStatus::Rejected,
         (_, PaymentStatus::AcceptedSettlementInProcess) => {
             PaymentStatus::AcceptedSettlementCompleted
@@ -332,7 +333,7 @@ async fn create_payment(State(bank): State<Bank>, headers: HeaderMap, body: Byte
     };
     let now = bank.now();
     let data = {
-        let mut books = bank.books.lock();
+        let mut books = bank.books();
         let Some(consent) = books.payment_consents.get_mut(&consent_id) else {
             return unauthorised();
         };
@@ -385,7 +386,7 @@ async fn read_payment(
         return refused.into_response();
     }
     let data = {
-        let mut books = bank.books.lock();
+        let mut books = bank.books();
         let Some(payment) = books.payments.get_mut(&id) else {
             return not_found("payment");
         };
@@ -415,11 +416,25 @@ async fn release(State(bank): State<Bank>, Path(id): Path<String>) -> Response {
 }
 
 fn set_held(bank: &Bank, id: &str, held: bool) -> Response {
-    match bank.books.lock().payments.get_mut(id) {
+    match bank.books().payments.get_mut(id) {
         Some(payment) => {
             payment.held = held;
             StatusCode::NO_CONTENT.into_response()
         }
         None => not_found("payment"),
+    }
+}
+
+/// Serde for an answer's status, as its number.
+mod status_code {
+    use axum::http::StatusCode;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(status: &StatusCode, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u16(status.as_u16())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<StatusCode, D::Error> {
+        StatusCode::from_u16(u16::deserialize(d)?).map_err(serde::de::Error::custom)
     }
 }

@@ -37,21 +37,22 @@ use super::pis::{
 use super::{Bank, PISP};
 
 /// A VRP consent and, once authorised, the account payments come from.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct VrpConsent {
     pub data: ConsentData,
-    pub account: Option<&'static str>,
+    pub account: Option<super::AccountKey>,
     /// Revoked by the payer at the bank, or deleted by the client.
     pub revoked: bool,
 }
 
 /// A payment made under a consent.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub(super) struct SubmittedVrp {
     pub data: PaymentData,
-    pub account: &'static str,
+    pub account: super::AccountKey,
     /// When it counts against the consent's periods: the due date the
     /// client stated (`SupplementaryData.DueDate`), else when it was made.
+    #[serde(with = "time::serde::rfc3339")]
     pub counts_at: OffsetDateTime,
 }
 
@@ -164,7 +165,7 @@ async fn create_consent(State(bank): State<Bank>, headers: HeaderMap, body: Byte
         initiation: request.data.initiation,
     };
     let document = consent_document(&bank, &data);
-    bank.books.lock().vrp_consents.insert(
+    bank.books().vrp_consents.insert(
         data.consent_id.clone(),
         VrpConsent {
             data,
@@ -186,7 +187,7 @@ async fn read_consent(
     if let Err(refused) = client(&bank, &headers) {
         return refused.into_response();
     }
-    let Some(consent) = bank.books.lock().vrp_consents.get(&id).cloned() else {
+    let Some(consent) = bank.books().vrp_consents.get(&id).cloned() else {
         return not_found("consent");
     };
     let mut data = consent.data;
@@ -214,7 +215,7 @@ async fn delete_consent(
         return refused.into_response();
     }
     let now = bank.now();
-    let found = match bank.books.lock().vrp_consents.get_mut(&id) {
+    let found = match bank.books().vrp_consents.get_mut(&id) {
         Some(consent) => {
             consent.revoked = true;
             consent.data.status_updated = now;
@@ -326,7 +327,7 @@ async fn create_payment(State(bank): State<Bank>, headers: HeaderMap, body: Byte
         .and_then(|s| s.due_date)
         .map_or(now, |d| d.midnight().assume_utc());
     let data = {
-        let mut books = bank.books.lock();
+        let mut books = bank.books();
         let Some(consent) = books.vrp_consents.get(&consent_id).cloned() else {
             return unauthorised();
         };
@@ -399,7 +400,7 @@ async fn read_payment(
     }
     let now = bank.now();
     let data = {
-        let mut books = bank.books.lock();
+        let mut books = bank.books();
         let Some(payment) = books.vrps.get_mut(&id) else {
             return not_found("payment");
         };
