@@ -34,6 +34,12 @@ pub(super) struct Page {
     expires: OffsetDateTime,
 }
 
+impl Page {
+    pub(super) fn expires(&self) -> OffsetDateTime {
+        self.expires
+    }
+}
+
 #[derive(Deserialize)]
 pub(super) struct AuthorisationRequest {
     client_id: Option<String>,

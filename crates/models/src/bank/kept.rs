@@ -49,6 +49,8 @@ pub struct Keeper {
     pub(super) path: PathBuf,
     pub(super) books: Arc<Mutex<Books>>,
     pub(super) changed: Arc<AtomicBool>,
+    /// The bank's: what has lapsed is forgotten before each write.
+    pub(super) clock: Arc<dyn lendhub_domain::clock::Clock>,
 }
 
 impl Keeper {
@@ -60,6 +62,7 @@ impl Keeper {
                 () = &mut stop => true,
             };
             if self.changed.swap(false, Ordering::AcqRel) {
+                self.books.lock().forget_lapsed(self.clock.now());
                 let (path, books) = (self.path.clone(), self.books.clone());
                 let written = tokio::task::spawn_blocking(move || write(&path, &books)).await;
                 match written {

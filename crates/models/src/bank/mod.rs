@@ -154,6 +154,21 @@ struct Books {
     exchanges: Vec<Exchange>,
 }
 
+impl Books {
+    /// Forgets what has lapsed by `now` and can never be used again:
+    /// consent pages, codes and tokens past their expiry, and
+    /// account-access consents past theirs. A lapsed token is refused as
+    /// an unknown one is; a VRP consent's payer renews with the refresh
+    /// token, which stays.
+    fn forget_lapsed(&mut self, now: OffsetDateTime) {
+        self.pages.retain(|_, page| page.expires() > now);
+        self.codes.retain(|_, code| code.expires > now);
+        self.tokens.retain(|_, grant| grant.expires() > now);
+        self.consents
+            .retain(|_, c| c.data.expiration.is_none_or(|until| until > now));
+    }
+}
+
 /// An account-access consent and, once authorised, the account shared.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct Consent {
@@ -222,6 +237,7 @@ pub fn router_opening(
         path,
         books: bank.books.clone(),
         changed: bank.changed.clone(),
+        clock: bank.clock.clone(),
     });
     (routes(bank), keeper)
 }

@@ -104,11 +104,17 @@ pub(super) fn bearer(bank: &Bank, headers: &HeaderMap) -> Option<Grant> {
         .to_str()
         .ok()?
         .strip_prefix("Bearer ")?;
-    let grant = bank.books().tokens.get(token.trim()).cloned()?;
-    let expires = match &grant {
-        Grant::Client { expires, .. } | Grant::Consent { expires, .. } => *expires,
-    };
-    (bank.now() < expires).then_some(grant)
+    // A read: the books need no writing for it.
+    let grant = bank.books.lock().tokens.get(token.trim()).cloned()?;
+    (bank.now() < grant.expires()).then_some(grant)
+}
+
+impl Grant {
+    pub(super) fn expires(&self) -> OffsetDateTime {
+        match self {
+            Grant::Client { expires, .. } | Grant::Consent { expires, .. } => *expires,
+        }
+    }
 }
 
 fn oauth_error(status: StatusCode, code: &str) -> Response {
