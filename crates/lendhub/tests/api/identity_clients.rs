@@ -201,11 +201,7 @@ async fn headless_chromium_signs_in_through_the_pages() {
     let app = App::spawn().await;
     let person = person(&app).await;
     // The browser lands on a callback the test script serves itself.
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = crate::support::unclaimed_port();
     let callback = format!("http://127.0.0.1:{port}/callback");
     let server = app.server();
     let rp = lendhub_idp::clients::create(

@@ -76,11 +76,7 @@ impl ModelBank {
 /// A loopback port free now, for a hub whose public URL the bank must know
 /// before the hub starts.
 pub(crate) fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    crate::support::unclaimed_port()
 }
 
 /// A model bank in its own process, and the REST tier's configuration of

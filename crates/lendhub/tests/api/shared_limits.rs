@@ -22,11 +22,7 @@ struct Valkey {
 
 impl Valkey {
     fn start() -> Valkey {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
+        let port = crate::support::unclaimed_port();
         let server = ["valkey-server", "redis-server"]
             .into_iter()
             .find(|s| {

@@ -404,6 +404,26 @@ pub async fn open_banking_conformance(
     .await
 }
 
+/// A loopback port free now, for a listener that another process will
+/// bind later (a browser's callback, a hub whose URL a bank must know
+/// first). It is chosen below the kernel's ephemeral range (32768 up), so
+/// no test binding port 0 meanwhile can be handed it; a random start keeps
+/// two of these apart.
+pub fn unclaimed_port() -> u16 {
+    let start = 20_000 + (rand_u16() % 12_000);
+    (0..12_000u16)
+        .map(|i| 20_000 + (start - 20_000 + i) % 12_000)
+        .find(|port| std::net::TcpListener::bind(("127.0.0.1", *port)).is_ok())
+        .expect("a free loopback port below the ephemeral range")
+}
+
+fn rand_u16() -> u16 {
+    let token = lendhub_system::random_token(8);
+    token
+        .bytes()
+        .fold(0u16, |h, b| h.wrapping_mul(31).wrapping_add(u16::from(b)))
+}
+
 /// A tester at a model bank's consent page `authorisation_url` answers
 /// `decision` (`approve` or `decline`), sharing `account` (`strong`, `low`,
 /// …): the address the bank sends them back to (lendhub's callback).
