@@ -14,7 +14,7 @@ use crate::views::bank_connection::BankView;
 /// open-banking connections), in the order to offer them. One page.
 #[utoipa::path(get, operation_id = "listBanks", path = "/banks", tag = "applications",
     security(("oauth2" = ["applications.read"]), ("api_key" = [])),
-    responses((status = 200, description = "a list of `bank` objects", body = [BankView]),
+    responses((status = 200, description = "`{object: \"list\", data: [bank], has_more: false, url, next_cursor: null}`, each `bank` being `{id, object: \"bank\", name}`"),
         (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope")))]
 pub async fn list(
     State(state): State<PartnerState>,
