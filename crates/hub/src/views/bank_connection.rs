@@ -99,15 +99,13 @@ fn sort_code(payout: &str) -> String {
         .join("-")
 }
 
-/// A bank an applicant may connect, in this environment.
-#[derive(Serialize, ToSchema)]
+/// A bank an applicant may connect, in this environment (`GET /banks`
+/// documents it in the list's description).
+#[derive(Serialize)]
 pub struct BankView {
-    #[schema(example = "model_bank")]
     pub id: String,
-    #[schema(example = "bank")]
     pub object: &'static str,
     /// Shown to the applicant when they choose.
-    #[schema(example = "Model Bank")]
     pub name: String,
 }
 
