@@ -5,13 +5,17 @@
 //! - `--ledger-entries N`: one account with its drawdown and N small
 //!   collections, for `GET /accounts/{id}/transactions` at size;
 //! - `--schedules N`: N accounts, each with a mandate and a monthly
-//!   schedule whose first instalment is due today, for the scheduler;
+//!   schedule whose first instalment is due today, its VRP consent held
+//!   by the embedded model bank, for the scheduler;
 //! - `--loans N --month YYYY-MM`: N loans funded across that month, for
 //!   closing a month's statement at size (issue #17).
 
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use lendhub_domain::crypto::MasterKey;
 use lendhub_domain::ids::{
     AccountId, ApplicationId, DecisionId, HubId, LedgerEntryId, MandateId, PaymentId, ScheduleId,
 };
@@ -19,11 +23,13 @@ use lendhub_domain::lending::application::{self, Applicant, Application, Request
 use lendhub_domain::lending::register;
 use lendhub_domain::lending::underwriting::{Banking, CreditFile, Facts, Signals};
 use lendhub_domain::money::Money;
+use lendhub_domain::open_banking::vrp::PeriodType;
 use lendhub_domain::servicing::account::Account;
 use lendhub_domain::servicing::ledger::{Entry, EntryKind};
-use lendhub_domain::servicing::mandate::Mandate;
+use lendhub_domain::servicing::mandate::{Limits, Mandate};
 use lendhub_domain::servicing::schedule::{Cadence, Schedule};
 use lendhub_domain::tenant::Tenant;
+use lendhub_models::bank::standing::StandingTerms;
 use lendhub_store::{LendingWrite, Store, WriteSet};
 use time::OffsetDateTime;
 
@@ -50,6 +56,24 @@ pub struct SeedServicingArgs {
     /// Rows per commit.
     #[arg(long, default_value_t = 5_000)]
     batch: usize,
+    /// The server's data directory, whose master key seals the mandates'
+    /// tokens and whose model bank is told of their consents; by default
+    /// the directory `--database` is in.
+    #[arg(long)]
+    data_dir: Option<std::path::PathBuf>,
+}
+
+impl SeedServicingArgs {
+    fn data_dir(&self) -> Result<std::path::PathBuf> {
+        if let Some(dir) = &self.data_dir {
+            return Ok(dir.clone());
+        }
+        std::path::Path::new(&self.database)
+            .parent()
+            .filter(|_| !self.database.starts_with("postgres"))
+            .map(std::path::Path::to_path_buf)
+            .ok_or_else(|| anyhow!("--schedules needs --data-dir with a PostgreSQL --database"))
+    }
 }
 
 pub fn run(args: &SeedServicingArgs) -> Result<()> {
@@ -209,32 +233,25 @@ async fn ledger(
 
 /// `--schedules` accounts, each with a mandate and a monthly schedule of 12
 /// whose first instalment is due today: the first account's id.
+/// `--schedules` accounts, each with a monthly schedule due today under a
+/// mandate its payer authorised at the embedded model bank: the consent
+/// and tokens are written into the bank's books in `--data-dir`, and the
+/// tokens sealed with that directory's master key, as lendhub keeps them.
 async fn schedules(store: &dyn Store, owner: &Tenant, args: &SeedServicingArgs) -> Result<String> {
     let n = args.schedules;
+    let now = OffsetDateTime::now_utc();
     // Funded a month ago, so today's instalment is the first.
-    let start = OffsetDateTime::now_utc() - time::Duration::days(31);
-    let today = OffsetDateTime::now_utc().date();
-    let mut writes = WriteSet::default();
-    let mut first = String::new();
+    let start = now - time::Duration::days(31);
+    let today = now.date();
+    let data_dir = args.data_dir()?;
+    let master_key = master_key(&data_dir)?;
+    let mut planned = Vec::with_capacity(n as usize);
     for i in 0..n {
         let at = start + time::Duration::milliseconds(i as i64);
         let (opening, account) = funded(owner, i + 1, at)?;
-        if i == 0 {
-            first = account.id.to_string();
-        }
-        for w in opening {
-            writes.push(w);
-        }
         let ms = lendhub_domain::clock::unix_ms(at) as u64;
         let random = u128::from(i) << 16 | 1;
-        let mandate = Mandate::establish(
-            MandateId::generate(ms, random),
-            owner.clone(),
-            account.id.clone(),
-            "model_bank",
-            PaymentId::generate(ms, random),
-            at,
-        );
+        let mandate_id = MandateId::generate(ms, random);
         let schedule = Schedule::new(
             ScheduleId::generate(ms, random),
             owner.clone(),
@@ -243,9 +260,64 @@ async fn schedules(store: &dyn Store, owner: &Tenant, args: &SeedServicingArgs) 
             account.terms.monthly_repayment_pence,
             today,
             Some(12),
-            Some(mandate.id.clone()),
+            Some(mandate_id.clone()),
             at,
         );
+        let mandate = Mandate::establish(
+            mandate_id,
+            owner.clone(),
+            account.id.clone(),
+            "model_bank",
+            PaymentId::generate(ms, random),
+            at,
+        );
+        planned.push((opening, account.id, schedule, mandate));
+    }
+    let terms: Vec<StandingTerms> = planned
+        .iter()
+        .map(|(_, _, schedule, _)| {
+            let limits = Limits::for_schedule(schedule);
+            StandingTerms {
+                reference: reference(schedule).to_owned(),
+                most_per_payment: limits.most_per_payment,
+                most_per_period: limits.most_per_period,
+                period: match limits.period {
+                    Cadence::Weekly => PeriodType::Week,
+                    Cadence::Monthly => PeriodType::Month,
+                },
+            }
+        })
+        .collect();
+    let books = data_dir.join("model-bank.json");
+    let standing = lendhub_models::bank::standing::authorise(&books, &terms, now)
+        .with_context(|| format!("writing {}", books.display()))?;
+    let first = planned
+        .first()
+        .map(|(_, account, _, _)| account.to_string())
+        .unwrap_or_default();
+    let mut writes = WriteSet::default();
+    for ((opening, _, schedule, mandate), at_bank) in planned.into_iter().zip(standing) {
+        let tokens = serde_json::json!({
+            "access_token": at_bank.access_token,
+            "refresh_token": at_bank.refresh_token,
+            "access_expires_at": at_bank.access_expires_at
+                .format(&time::format_description::well_known::Rfc3339)?,
+        });
+        let sealed = master_key.seal_with_nonce(
+            TOKENS_PURPOSE,
+            &serde_json::to_vec(&tokens)?,
+            rand::random(),
+        );
+        let mandate = mandate
+            .at_bank(
+                &at_bank.consent_id,
+                reference(&schedule),
+                URL_SAFE_NO_PAD.encode(sealed),
+            )
+            .limited_to(Limits::for_schedule(&schedule));
+        for w in opening {
+            writes.push(w);
+        }
         writes
             .push(LendingWrite::InsertMandate(mandate))
             .push(LendingWrite::InsertSchedule(schedule));
@@ -255,6 +327,27 @@ async fn schedules(store: &dyn Store, owner: &Tenant, args: &SeedServicingArgs) 
     }
     crate::seed::commit(store, &mut writes).await?;
     Ok(first)
+}
+
+/// The master key's purpose for a mandate's tokens (lendhub's
+/// `flows/mandate_at_bank.rs`).
+const TOKENS_PURPOSE: &str = "mandate-tokens";
+
+/// What a schedule's payments show the payer, as lendhub asks for it.
+fn reference(schedule: &Schedule) -> &str {
+    schedule
+        .reference
+        .as_deref()
+        .unwrap_or(schedule.id.as_str())
+}
+
+/// The master key the server in `data_dir` seals with (it made it on its
+/// first start).
+fn master_key(data_dir: &std::path::Path) -> Result<MasterKey> {
+    let file = data_dir.join("master.key");
+    let text = std::fs::read_to_string(&file)
+        .with_context(|| format!("{}: start the server once first", file.display()))?;
+    MasterKey::from_base64(text.trim()).map_err(|why| anyhow!("{}: {why}", file.display()))
 }
 
 /// `--loans` funded loans spread evenly across `period`.

@@ -17,7 +17,7 @@ mod recurring_payments;
 use std::sync::Arc;
 
 use async_trait::async_trait;
-use lendhub_domain::lending::kyc::{Findings, Person};
+use lendhub_domain::lending::kyc::{Person, ProviderCheck};
 use lendhub_domain::lending::register::RegisteredEntity;
 use lendhub_domain::lending::underwriting::{Banking, CreditFile};
 use lendhub_domain::partner::credentials::Environment;
@@ -70,13 +70,13 @@ pub struct PeopleUnavailable(pub String);
 /// one's.
 #[async_trait]
 pub trait PersonRegister: Send + Sync {
-    /// What the register finds for `person`; directorship only when a
-    /// company is named.
+    /// What the register finds for `person`, under its id for the check;
+    /// directorship only when a company is named.
     async fn check(
         &self,
         person: &Person,
         company_number: Option<&str>,
-    ) -> Result<Findings, PeopleUnavailable>;
+    ) -> Result<ProviderCheck, PeopleUnavailable>;
 }
 
 /// The bank could not be reached through open banking.

@@ -352,18 +352,20 @@ fn collection_account(env: &str, c: &config::OpenBanking) -> anyhow::Result<Coll
 /// (`crates/models/keys`), which is public: never for a real bank.
 fn model_signer() -> anyhow::Result<MessageSigner> {
     use lendhub_models::keys;
-    Ok(MessageSigner::from_pem(
+    MessageSigner::from_pem(
         keys::LENDHUB_SIGNING_PEM,
         keys::LENDHUB_SIGNING_KID,
         keys::LENDHUB_SIGNING_ISS,
-    )?)
+    )
+    .map_err(anyhow::Error::msg)
 }
 
 /// The account payments to the model bank are made out to.
 fn model_collection_account() -> CollectionAccount {
+    let (name, account) = lendhub_models::bank::standing::COLLECTION_ACCOUNT;
     CollectionAccount {
-        name: "Lendhub Collections (model)".to_owned(),
-        sort_code_account_number: "60161331926819".to_owned(),
+        name: name.to_owned(),
+        sort_code_account_number: account.to_owned(),
     }
 }
 

@@ -235,6 +235,19 @@ pub struct Verification {
     pub flags: Vec<Flag>,
     #[serde(with = "time::serde::rfc3339")]
     pub created_at: OffsetDateTime,
+    /// The identity provider's id for its check, for a dispute or an
+    /// audit; none for a verification made before it was kept
+    /// (2026-11-30) or by a test helper without a provider.
+    #[serde(default)]
+    pub provider_check_id: Option<String>,
+}
+
+/// What the identity provider answered: its id for the check, and what it
+/// found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProviderCheck {
+    pub id: String,
+    pub findings: Findings,
 }
 
 impl Verification {
@@ -258,6 +271,22 @@ impl Verification {
             status,
             flags,
             created_at: now,
+            provider_check_id: None,
+        }
+    }
+
+    /// `new`, from the provider's answer, which it records.
+    pub fn from_provider(
+        id: VerificationId,
+        owner: Tenant,
+        checked: Checked,
+        reference: Option<String>,
+        answer: ProviderCheck,
+        now: OffsetDateTime,
+    ) -> Self {
+        Self {
+            provider_check_id: Some(answer.id),
+            ..Self::new(id, owner, checked, reference, answer.findings, now)
         }
     }
 }

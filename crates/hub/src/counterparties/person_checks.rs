@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use lendhub_domain::lending::checks_api::{PersonCheckAnswer, PersonCheckRequest};
-use lendhub_domain::lending::kyc::{Findings, Person};
+use lendhub_domain::lending::kyc::{Person, ProviderCheck};
 use lendhub_domain::secret::Secret;
 
 use super::hop;
@@ -34,7 +34,7 @@ impl PersonRegister for PersonChecks {
         &self,
         person: &Person,
         company_number: Option<&str>,
-    ) -> Result<Findings, PeopleUnavailable> {
+    ) -> Result<ProviderCheck, PeopleUnavailable> {
         let request = self
             .0
             .post("/v1/person-checks")
@@ -45,7 +45,10 @@ impl PersonRegister for PersonChecks {
             .read::<PersonCheckAnswer>("a person check", sent)
             .await
         {
-            Ok(Some(answer)) => Ok(answer.findings()),
+            Ok(Some(answer)) => Ok(ProviderCheck {
+                findings: answer.findings(),
+                id: answer.id,
+            }),
             Ok(None) => Err(PeopleUnavailable(
                 "the identity provider has no person-checks API at its URL (404)".to_owned(),
             )),

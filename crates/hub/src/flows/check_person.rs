@@ -30,7 +30,7 @@ pub(crate) async fn check_person(
     if checked.company_number.is_none() {
         checked.company_number = application.as_ref().map(|a| a.company_number.clone());
     }
-    let findings = cx
+    let answer = cx
         .people
         .for_owner(owner)
         .check(&checked.person, checked.company_number.as_deref())
@@ -38,7 +38,8 @@ pub(crate) async fn check_person(
         .map_err(|e| FlowError::Unavailable(e.to_string()))?;
     let id: VerificationId = lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
     let reference = application.and_then(|a| a.reference);
-    let verification = Verification::new(id, owner.clone(), checked, reference, findings, now);
+    let verification =
+        Verification::from_provider(id, owner.clone(), checked, reference, answer, now);
     let view = VerificationView::new(&verification);
     let kind = match verification.status {
         Status::Verified => EventType::IdentityVerified,

@@ -33,7 +33,7 @@ pub(super) fn load(path: &Path) -> std::io::Result<Books> {
     }
 }
 
-fn write(path: &Path, books: &Mutex<Books>) -> std::io::Result<()> {
+pub(super) fn write(path: &Path, books: &Mutex<Books>) -> std::io::Result<()> {
     use std::io::Write as _;
     let bytes = serde_json::to_vec(&*books.lock())?;
     let temporary = path.with_extension("json.tmp");

@@ -52,6 +52,7 @@ mod ledger;
 mod oidc;
 mod pis;
 mod signatures;
+pub mod standing;
 mod vrp;
 
 use std::collections::HashMap;

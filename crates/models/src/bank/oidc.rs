@@ -24,7 +24,7 @@ use super::Bank;
 use crate::credentials;
 
 /// How long a token and a code live.
-const TOKEN_LIFE: Duration = Duration::from_secs(3600);
+pub(super) const TOKEN_LIFE: Duration = Duration::from_secs(3600);
 const CODE_LIFE: Duration = Duration::from_secs(60);
 
 /// What a token lets its bearer do.

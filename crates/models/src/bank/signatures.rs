@@ -6,12 +6,20 @@
 use axum::Json;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey};
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use jsonwebtoken::{Algorithm, DecodingKey};
 use lendhub_domain::open_banking::jws::{self, Protected};
 use serde_json::Value;
 
 use super::{Bank, Refused};
 use crate::keys;
+
+/// The bank's signing key, parsed once.
+static BANK_KEY: std::sync::LazyLock<Option<lendhub_system::Ps256Signer>> =
+    std::sync::LazyLock::new(|| {
+        lendhub_system::Ps256Signer::from_pem(keys::MODEL_BANK_SIGNING_PEM).ok()
+    });
 
 /// `GET /jwks`: the bank's signing key.
 pub(super) async fn jwks() -> Response {
@@ -74,12 +82,10 @@ pub(super) fn signed(status: StatusCode, response: &Value) -> Response {
         time::OffsetDateTime::now_utc().unix_timestamp(),
     )
     .encoded();
-    let signature = EncodingKey::from_rsa_pem(keys::MODEL_BANK_SIGNING_PEM.as_bytes())
-        .ok()
-        .and_then(|key| {
-            jsonwebtoken::crypto::sign(&jws::signing_input(&header, &body), &key, Algorithm::PS256)
-                .ok()
-        });
+    let signature = BANK_KEY
+        .as_ref()
+        .and_then(|key| key.sign(&jws::signing_input(&header, &body)).ok())
+        .map(|s| URL_SAFE_NO_PAD.encode(s));
     if let Some(value) = signature
         .map(|s| jws::detached(&header, &s))
         .and_then(|s| HeaderValue::from_str(&s).ok())
@@ -87,4 +93,29 @@ pub(super) fn signed(status: StatusCode, response: &Value) -> Response {
         answer.headers_mut().insert("x-jws-signature", value);
     }
     answer
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// aws-lc-rs signs; RustCrypto's `rsa`, through `jsonwebtoken`,
+    /// verifies: a PS256 signature as JOSE defines it, not one only its
+    /// own library accepts.
+    #[test]
+    fn the_banks_signature_verifies_with_another_implementation() {
+        let body = br#"{"Data":{"Status":"Pending"}}"#;
+        let response = signed(StatusCode::CREATED, &serde_json::from_slice(body).unwrap());
+        let detached = response.headers()["x-jws-signature"].to_str().unwrap();
+        let (protected, input, signature) = jws::parse(detached, body).unwrap();
+        assert_eq!(protected.alg, "PS256");
+        let key =
+            DecodingKey::from_rsa_pem(include_bytes!("../../keys/model-bank-signing.pub.pem"))
+                .unwrap();
+        assert!(jsonwebtoken::crypto::verify(signature, &input, &key, Algorithm::PS256).unwrap());
+        assert!(
+            !jsonwebtoken::crypto::verify(signature, b"another input", &key, Algorithm::PS256)
+                .unwrap_or(false)
+        );
+    }
 }

@@ -215,15 +215,19 @@ async fn a_verification_is_stored_once_and_read_by_its_owner_only() {
         time::macros::date!(2026 - 11 - 25),
     )
     .unwrap();
-    let findings = kyc::synthetic(&checked.person, false);
-    let v = Verification::new(
+    let answer = kyc::ProviderCheck {
+        id: "chk_provider_1".into(),
+        findings: kyc::synthetic(&checked.person, false),
+    };
+    let v = Verification::from_provider(
         VerificationId::generate(1_000, 7),
         test.clone(),
         checked,
         None,
-        findings,
+        answer,
         at(1_000),
     );
+    assert_eq!(v.provider_check_id.as_deref(), Some("chk_provider_1"));
     store
         .commit(set(
             vec![Write::Lending(LendingWrite::InsertVerification(v.clone()))],
