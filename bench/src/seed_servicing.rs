@@ -17,7 +17,8 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use lendhub_domain::crypto::MasterKey;
 use lendhub_domain::ids::{
-    AccountId, ApplicationId, DecisionId, HubId, LedgerEntryId, MandateId, PaymentId, ScheduleId,
+    AccountId, ApplicationId, DecisionId, DisbursementId, HubId, LedgerEntryId, MandateId,
+    PaymentId, ScheduleId,
 };
 use lendhub_domain::lending::application::{self, Applicant, Application, Request};
 use lendhub_domain::lending::register;
@@ -157,11 +158,17 @@ fn funded(owner: &Tenant, n: u64, at: OffsetDateTime) -> Result<(Vec<LendingWrit
         .submit(DecisionId::generate(ms, random), facts, at)
         .map_err(|e| anyhow!("deciding a bench application: {e:?}"))?;
     let (signed, locked) = decided
-        .accept(&decision, "Bench".into(), at)
+        .accept(
+            &decision,
+            "Bench".into(),
+            DisbursementId::generate(ms, random),
+            at,
+        )
         .map_err(|e| anyhow!("accepting a bench offer: {e:?}"))?;
     let account_id = AccountId::generate(ms, random);
     let funded = signed
-        .fund(account_id.clone(), at)
+        .claim_disbursement(at)
+        .and_then(|claimed| claimed.fund(account_id.clone(), &format!("fps_bench_{n}"), at))
         .map_err(|e| anyhow!("funding a bench loan: {e:?}"))?;
     let account = Account::open(
         account_id,

@@ -143,6 +143,9 @@ hub_id!(/// An update to a status-page incident (`incu_…`).
     IncidentUpdateId, "incu_");
 hub_id!(/// A white-label journey's connection to the applicant's bank (`bcn_…`).
     BankConnectionId, "bcn_");
+hub_id!(/// A loan's disbursement: the payout intent committed when the offer
+    /// is signed, whose id is its idempotency key at the rail (`dsb_…`).
+    DisbursementId, "dsb_");
 
 #[cfg(test)]
 mod tests {

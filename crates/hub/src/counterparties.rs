@@ -218,11 +218,14 @@ pub enum Disbursed {
 /// principal to the borrower's account.
 #[async_trait]
 pub trait FasterPayments: Send + Sync {
+    /// Pays `amount` to `to_bank` under `reference`; a second call with
+    /// the same `idempotency_key` is the same payment, never another.
     async fn pay(
         &self,
         to_bank: &str,
         amount: lendhub_domain::money::Money,
         reference: &str,
+        idempotency_key: &str,
     ) -> Result<Disbursed, RailUnavailable>;
 }
 
@@ -240,6 +243,7 @@ impl FasterPayments for SyntheticFasterPayments {
         to_bank: &str,
         _amount: lendhub_domain::money::Money,
         reference: &str,
+        _idempotency_key: &str,
     ) -> Result<Disbursed, RailUnavailable> {
         if to_bank == "test_bank_closed"
             || to_bank == lendhub_domain::open_banking::test_accounts::CLOSED

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use time::{Duration, OffsetDateTime};
 
-use crate::ids::{AccountId, ApplicationId, DecisionId};
+use crate::ids::{AccountId, ApplicationId, DecisionId, DisbursementId};
+use crate::lending::disbursement::Disbursement;
 use crate::lending::register::{self, RegisteredEntity};
 use crate::money::Money;
 pub use crate::problem::Problem;
@@ -299,6 +300,11 @@ pub struct Application {
     /// Why the last disbursement failed, if it did (Faster Payments' reason).
     #[serde(default)]
     pub funding_failure: Option<String>,
+    /// The payout intent committed with the signature, and what became of
+    /// it; none before the first signature (or for one signed before
+    /// intents were kept, 2026-11-30, which the worker gives one).
+    #[serde(default)]
+    pub disbursement: Option<Disbursement>,
     /// Bumped by every change; a change commits only over the version it read.
     pub version: i64,
 }
@@ -445,6 +451,10 @@ pub enum CannotChange {
     /// Nothing to do: the decision is not locked (release only).
     #[error("the decision is not locked")]
     NotLocked,
+    /// The principal is on its way, or its disbursement is not at the step
+    /// asked for (409 `conflict`).
+    #[error("the disbursement is under way")]
+    Disbursing,
 }
 
 /// A submission refused: only an application still open for its applicant
@@ -453,11 +463,17 @@ pub enum CannotChange {
 #[error("a {0:?} application cannot be submitted")]
 pub struct CannotSubmit(pub Status);
 
-/// A withdrawal refused: the loan is funded, or the application closed
-/// otherwise (declined, expired).
+/// A withdrawal refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("a {0:?} application cannot be withdrawn")]
-pub struct CannotWithdraw(pub Status);
+pub enum CannotWithdraw {
+    /// The loan is funded, or the application closed otherwise (declined,
+    /// expired).
+    #[error("a {0:?} application cannot be withdrawn")]
+    Closed(Status),
+    /// The principal is on its way: the worker claimed the disbursement.
+    #[error("the loan is being paid out")]
+    Disbursing,
+}
 
 impl Application {
     /// A new application of `owner` for the looked-up `company`.
@@ -494,6 +510,7 @@ impl Application {
             payout_bank: None,
             accepted_at: None,
             funding_failure: None,
+            disbursement: None,
             version: 1,
         }
     }
@@ -517,10 +534,18 @@ impl Application {
     ) -> Result<Option<Self>, CannotWithdraw> {
         match self.status {
             Status::Withdrawn => Ok(None),
-            Status::Funded | Status::Declined | Status::Expired => Err(CannotWithdraw(self.status)),
+            Status::Funded | Status::Declined | Status::Expired => {
+                Err(CannotWithdraw::Closed(self.status))
+            }
             Status::Created | Status::Submitted | Status::InReview | Status::Approved => {
                 let mut withdrawn = self.moved(Status::Withdrawn, now);
                 withdrawn.withdrawal_reason = reason;
+                withdrawn.disbursement = self
+                    .disbursement
+                    .as_ref()
+                    .map(|d| d.cancel(now))
+                    .transpose()
+                    .map_err(|_| CannotWithdraw::Disbursing)?;
                 Ok(Some(withdrawn))
             }
         }
@@ -576,6 +601,7 @@ impl Application {
         &self,
         decision: &Decision,
         signed_by: String,
+        disbursement_id: DisbursementId,
         now: OffsetDateTime,
     ) -> Result<(Self, Decision), CannotChange> {
         if decision.locked() {
@@ -593,9 +619,21 @@ impl Application {
         }
         accepted.accepted_at = Some(now);
         accepted.signed_by = Some(signed_by);
+        let amount = accepted
+            .verdict
+            .offer
+            .as_ref()
+            .map(|o| o.amount_pence)
+            .ok_or(CannotChange::Closed(self.status))?;
         let mut signed = self.moved(self.status, now);
         signed.accepted_at = Some(now);
         signed.funding_failure = None;
+        signed.disbursement = Some(Disbursement::intend(
+            disbursement_id,
+            amount,
+            self.payout_bank.as_deref().unwrap_or(""),
+            now,
+        ));
         Ok((signed, accepted))
     }
 
@@ -675,6 +713,12 @@ impl Application {
         if self.status != Status::Approved {
             return Err(CannotChange::Closed(self.status));
         }
+        let cancelled = self
+            .disbursement
+            .as_ref()
+            .map(|d| d.cancel(now))
+            .transpose()
+            .map_err(|_| CannotChange::Disbursing)?;
         let mut released = decision.clone();
         if let Some(offer) = released.verdict.offer.as_mut() {
             offer.is_indicative = true;
@@ -683,17 +727,62 @@ impl Application {
         released.signed_by = None;
         let mut unsigned = self.moved(self.status, now);
         unsigned.accepted_at = None;
+        unsigned.disbursement = cancelled;
         Ok((unsigned, released))
+    }
+
+    /// A signed application whose intent predates intents (2026-11-30)
+    /// given one now, due as it would have been.
+    pub fn with_intent(&self, id: DisbursementId, amount: Money) -> Self {
+        let mut given = self.clone();
+        if given.disbursement.is_none() {
+            given.disbursement = Some(Disbursement::intend(
+                id,
+                amount,
+                self.payout_bank.as_deref().unwrap_or(""),
+                self.accepted_at.unwrap_or(self.updated_at),
+            ));
+        }
+        given
+    }
+
+    /// The worker takes the disbursement at `now`, in a commit of its own
+    /// before it calls the rail: from here a withdrawal is refused.
+    pub fn claim_disbursement(&self, now: OffsetDateTime) -> Result<Self, CannotChange> {
+        if self.status != Status::Approved || self.accepted_at.is_none() {
+            return Err(CannotChange::Closed(self.status));
+        }
+        let claimed = self
+            .disbursement
+            .as_ref()
+            .ok_or(CannotChange::Disbursing)?
+            .claim(now)
+            .map_err(|_| CannotChange::Disbursing)?;
+        let mut taken = self.moved(self.status, now);
+        taken.disbursement = Some(claimed);
+        Ok(taken)
     }
 
     /// The disbursement cleared: the application is `funded` with its
     /// servicing account.
-    pub fn fund(&self, account_id: AccountId, now: OffsetDateTime) -> Result<Self, CannotChange> {
+    pub fn fund(
+        &self,
+        account_id: AccountId,
+        rail_payment_id: &str,
+        now: OffsetDateTime,
+    ) -> Result<Self, CannotChange> {
         if self.status != Status::Approved || self.accepted_at.is_none() {
             return Err(CannotChange::Closed(self.status));
         }
+        let settled = self
+            .disbursement
+            .as_ref()
+            .ok_or(CannotChange::Disbursing)?
+            .settle(rail_payment_id, now)
+            .map_err(|_| CannotChange::Disbursing)?;
         let mut funded = self.moved(Status::Funded, now);
         funded.account_id = Some(account_id);
+        funded.disbursement = Some(settled);
         Ok(funded)
     }
 
@@ -706,7 +795,17 @@ impl Application {
         reason: &str,
         now: OffsetDateTime,
     ) -> Result<(Self, Decision), CannotChange> {
-        let (mut unsigned, released) = self.release(decision, now)?;
+        let rejected = self
+            .disbursement
+            .as_ref()
+            .ok_or(CannotChange::Disbursing)?
+            .reject(reason, now)
+            .map_err(|_| CannotChange::Disbursing)?;
+        let unclaimed = Self {
+            disbursement: Some(rejected),
+            ..self.clone()
+        };
+        let (mut unsigned, released) = unclaimed.release(decision, now)?;
         unsigned.funding_failure = Some(reason.to_owned());
         Ok((unsigned, released))
     }
@@ -726,8 +825,12 @@ impl Application {
         match self.status {
             Status::Created => Some(self.expires_at),
             Status::InReview if test => Some(self.updated_at + TEST_REVIEW_AFTER),
-            // Signed: the disbursement is due after the pre-funding checks.
-            Status::Approved => self.accepted_at.map(|at| at + DISBURSE_AFTER),
+            // Signed: the disbursement is due after the pre-funding checks,
+            // and looked at again while a claim of it is unanswered.
+            Status::Approved => self.accepted_at.and_then(|at| match &self.disbursement {
+                Some(d) => d.next_at(at, DISBURSE_AFTER),
+                None => Some(at + DISBURSE_AFTER),
+            }),
             _ => None,
         }
     }
@@ -883,7 +986,7 @@ mod tests {
         };
         assert_eq!(
             funded.withdraw(None, NOW),
-            Err(CannotWithdraw(Status::Funded))
+            Err(CannotWithdraw::Closed(Status::Funded))
         );
         for status in [Status::Submitted, Status::InReview, Status::Approved] {
             let a = Application {
@@ -919,7 +1022,7 @@ mod tests {
     fn an_accepted_offer_is_signed_locked_and_released_only_by_the_operator() {
         let (app, decision) = approved();
         let later = NOW + Duration::hours(1);
-        let (accepted_app, accepted) = app.accept(&decision, "Ada".into(), later).unwrap();
+        let (accepted_app, accepted) = app.accept(&decision, "Ada".into(), dsb(1), later).unwrap();
         assert_eq!(accepted_app.status, Status::Approved);
         assert_eq!(accepted_app.version, app.version + 1);
         assert!(accepted.locked());
@@ -928,7 +1031,7 @@ mod tests {
             Some(false)
         );
         assert_eq!(
-            accepted_app.accept(&accepted, "Ada".into(), later),
+            accepted_app.accept(&accepted, "Ada".into(), dsb(2), later),
             Err(CannotChange::Locked)
         );
         assert_eq!(
@@ -954,7 +1057,8 @@ mod tests {
         let (app, decision) = approved();
         let lapsed = decision.expires_at.unwrap();
         assert_eq!(
-            app.accept(&decision, "Ada".into(), lapsed).map(|_| ()),
+            app.accept(&decision, "Ada".into(), dsb(1), lapsed)
+                .map(|_| ()),
             Err(CannotChange::OfferExpired)
         );
         let referred = Application {
@@ -962,7 +1066,9 @@ mod tests {
             ..app
         };
         assert_eq!(
-            referred.accept(&decision, "Ada".into(), NOW).map(|_| ()),
+            referred
+                .accept(&decision, "Ada".into(), dsb(1), NOW)
+                .map(|_| ()),
             Err(CannotChange::Closed(Status::InReview))
         );
     }
@@ -1051,25 +1157,77 @@ mod tests {
         let (app, decision) = approved();
         assert_eq!(app.due_at(), None, "approved but unsigned waits for nobody");
         assert_eq!(
-            app.fund(AccountId::generate(3, 3), NOW),
+            app.fund(AccountId::generate(3, 3), "rail-1", NOW),
             Err(CannotChange::Closed(Status::Approved))
         );
-        let (signed, locked) = app.accept(&decision, "Ada".into(), NOW).unwrap();
+        let (signed, locked) = app.accept(&decision, "Ada".into(), dsb(1), NOW).unwrap();
         assert_eq!(signed.due_at(), Some(NOW + DISBURSE_AFTER));
-        let funded = signed.fund(AccountId::generate(3, 3), NOW).unwrap();
+        let intent = signed.disbursement.clone().unwrap();
+        assert_eq!(
+            intent.amount,
+            locked.verdict.offer.as_ref().unwrap().amount_pence
+        );
+        assert_eq!(
+            signed.fund(AccountId::generate(3, 3), "rail-1", NOW),
+            Err(CannotChange::Disbursing),
+            "nothing is booked that no worker sent"
+        );
+        let claimed = signed.claim_disbursement(NOW + DISBURSE_AFTER).unwrap();
+        assert_eq!(
+            claimed.due_at(),
+            Some(NOW + DISBURSE_AFTER + crate::lending::disbursement::RESEND_AFTER)
+        );
+        let funded = claimed
+            .fund(AccountId::generate(3, 3), "rail-1", NOW)
+            .unwrap();
         assert_eq!(funded.status, Status::Funded);
         assert!(funded.account_id.is_some());
         assert_eq!(funded.due_at(), None);
 
-        let (failed, released) = signed
+        let (failed, released) = claimed
             .disbursement_failed(&locked, "account_closed", NOW)
             .unwrap();
         assert_eq!(failed.status, Status::Approved);
         assert_eq!(failed.funding_failure.as_deref(), Some("account_closed"));
         assert_eq!(failed.due_at(), None);
         assert!(!released.locked());
-        let (again, _) = failed.accept(&released, "Ada".into(), NOW).unwrap();
+        let (again, _) = failed.accept(&released, "Ada".into(), dsb(2), NOW).unwrap();
         assert_eq!(again.funding_failure, None);
+        assert_eq!(
+            again.disbursement.map(|d| d.id),
+            Some(dsb(2)),
+            "a new intent"
+        );
+    }
+
+    fn dsb(n: u128) -> DisbursementId {
+        DisbursementId::generate(9, n)
+    }
+
+    #[test]
+    fn a_withdrawal_cancels_an_unclaimed_payout_and_is_refused_once_the_worker_claimed_it() {
+        let (app, decision) = approved();
+        let (signed, locked) = app.accept(&decision, "Ada".into(), dsb(1), NOW).unwrap();
+        let withdrawn = signed.withdraw(None, NOW).unwrap().unwrap();
+        assert_eq!(withdrawn.status, Status::Withdrawn);
+        assert!(!withdrawn.disbursement.as_ref().unwrap().open());
+        assert_eq!(withdrawn.due_at(), None);
+        assert_eq!(
+            withdrawn.claim_disbursement(NOW).map(|_| ()),
+            Err(CannotChange::Closed(Status::Withdrawn))
+        );
+
+        let claimed = signed.claim_disbursement(NOW + DISBURSE_AFTER).unwrap();
+        assert_eq!(claimed.version, signed.version + 1, "the claim is a commit");
+        assert_eq!(
+            claimed.withdraw(None, NOW + DISBURSE_AFTER),
+            Err(CannotWithdraw::Disbursing)
+        );
+        assert_eq!(
+            claimed.release(&locked, NOW + DISBURSE_AFTER).map(|_| ()),
+            Err(CannotChange::Disbursing),
+            "nor can the operator release a decision whose money is committed"
+        );
     }
 
     #[test]

@@ -7,6 +7,7 @@ pub mod application;
 pub mod bank_connection;
 pub mod checks_api;
 pub mod companies_house;
+pub mod disbursement;
 pub mod introduction;
 pub mod journey;
 pub mod kyc;

@@ -5,8 +5,9 @@
 //! and `loan.funded` are emitted in one commit. Rejected by the receiving
 //! bank: no loan and no fee; the signature and the decision's lock are set
 //! aside and the reason stays on the application. The rail unreachable:
-//! nothing changes and the next pass tries again (the rail's payment id is
-//! derived from the application, so a retry is the same payment).
+//! the disbursement stays claimed and is sent again under the same
+//! idempotency key (its intent's id, `lending::disbursement`) once the
+//! claim lapses, so a retry is the same payment.
 
 use lendhub_domain::billing::statement::{Close, Period};
 use lendhub_domain::ids::{AccountId, HubId};
@@ -31,8 +32,14 @@ fn payment_reference(a: &Application) -> &str {
     &id[id.len().saturating_sub(18)..]
 }
 
-/// Pays out `application`'s signed offer at `now`; `Ok(false)` if it is no
-/// longer waiting for its money (withdrawn, funded or released meanwhile).
+/// Pays out `application`'s signed offer at `now`: claims its disbursement
+/// (a commit of its own, after which a withdrawal is refused), sends it
+/// under the intent's id as the rail's idempotency key, and books what the
+/// rail answered over the claim's version. `Ok(false)` if it is no longer
+/// waiting for its money (withdrawn, funded, released, or claimed by
+/// another worker meanwhile). A worker that dies after the claim leaves it
+/// `sending`; it falls due again `RESEND_AFTER` later and is sent again
+/// under the same key, which the rail answers with the same payment.
 pub async fn disburse(
     cx: &Context,
     application: &Application,
@@ -51,19 +58,42 @@ pub async fn disburse(
     let Some(offer) = &decision.verdict.offer else {
         return Ok(false);
     };
-    let bank = application.payout_bank.as_deref().unwrap_or("");
+    let application = application.with_intent(
+        lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64),
+        offer.amount_pence,
+    );
+    let Ok(claimed) = application.claim_disbursement(now) else {
+        return Ok(false);
+    };
+    let mut claim = WriteSet::default();
+    claim.push(LendingWrite::UpdateApplication(claimed.clone()));
+    match cx.units.commit(claim).await {
+        Ok(()) => {}
+        Err(CommitError::Conflict) => return Ok(false),
+        Err(e) => return Err(e.into()),
+    }
+    let Some(intent) = &claimed.disbursement else {
+        return Ok(false);
+    };
     let paid = cx
         .rail
-        .pay(bank, offer.amount_pence, payment_reference(application))
+        .pay(
+            &intent.payee_bank,
+            intent.amount,
+            payment_reference(&claimed),
+            intent.id.as_str(),
+        )
         .await
         .map_err(|e| FlowError::Unavailable(e.to_string()))?;
+    let application = &claimed;
+    let bank = intent.payee_bank.as_str();
     let render = FlowError::from;
     let mut writes = WriteSet::default();
     match paid {
         Disbursed::Settled { payment_id } => {
             let id: AccountId =
                 lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
-            let Ok(funded) = application.fund(id.clone(), now) else {
+            let Ok(funded) = application.fund(id.clone(), &payment_id, now) else {
                 return Ok(false);
             };
             let account =

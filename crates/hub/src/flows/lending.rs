@@ -95,6 +95,9 @@ pub fn refused(e: CannotChange) -> FlowError {
             FlowError::Conflict("the offer has expired; refresh the decision for a new one")
         }
         CannotChange::NotLocked => FlowError::Conflict("the decision is not locked"),
+        CannotChange::Disbursing => FlowError::Conflict(
+            "the loan is being paid out: the money is committed to the borrower's account",
+        ),
         CannotChange::Closed(status) => FlowError::Conflict(match status {
             Status::Declined => {
                 "the decision declined the application, which is final; the company may apply again after the cooling-off period"

@@ -132,7 +132,12 @@ pub(crate) fn sign(
 ) -> Result<(ApplicationView, WriteSet), FlowError> {
     let owner = &application.owner;
     let (application, decision) = application
-        .accept(decision, signed_by.to_owned(), now)
+        .accept(
+            decision,
+            signed_by.to_owned(),
+            lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64),
+            now,
+        )
         .map_err(refused)?;
     let [accepted, signed] =
         events(owner, &decision, now).map_err(|e| FlowError::Internal(e.to_string()))?;

@@ -682,3 +682,55 @@ async fn a_rejected_disbursement_leaves_no_loan_and_the_offer_open_again() {
         false
     );
 }
+
+/// The money-losing race of issue #47: an application withdrawn after its
+/// signature, inside the pre-funding wait, must not be paid out. The
+/// withdrawal cancels the disbursement intent the signature committed; a
+/// second application signed at the same moment is paid on the same pass
+/// of the worker, which shows the pass ran.
+#[tokio::test]
+async fn a_withdrawal_before_the_payout_starts_cancels_it() {
+    let app = rest_app().await;
+    let key = test_key(&app).await;
+    let (kept, _, _) = decided(&app, &key, "00000401", "test_bank_strong").await;
+    let (withdrawn, _, _) = decided(&app, &key, "00000401", "test_bank_strong").await;
+    for id in [&kept, &withdrawn] {
+        let r = post(
+            &app,
+            &format!("{TEST}/applications/{id}/accept"),
+            &key,
+            signature(),
+        )
+        .await;
+        assert_eq!(r.status, 200, "{}", r.body);
+    }
+    app.advance(Duration::minutes(4));
+    let r = post(
+        &app,
+        &format!("{TEST}/applications/{withdrawn}/withdraw"),
+        &key,
+        json!({"reason": "changed our minds"}),
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["status"], "withdrawn");
+    app.advance(Duration::minutes(1));
+    let get = |id: String| {
+        let (app, key) = (&app, &key);
+        async move { rest_get(app, &format!("{TEST}/applications/{id}"), Some(key)).await }
+    };
+    propagated("the other signed loan is paid out", || async {
+        get(kept.clone()).await.body["status"] == "funded"
+    })
+    .await;
+    app.advance(Duration::minutes(10));
+    let after = get(withdrawn.clone()).await.body;
+    assert_eq!(after["status"], "withdrawn", "{after}");
+    assert!(after["account_id"].is_null(), "{after}");
+    let types = event_types(&app, &key).await;
+    assert_eq!(
+        types.iter().filter(|t| *t == "loan.funded").count(),
+        1,
+        "one loan paid out, not two: {types:?}"
+    );
+}

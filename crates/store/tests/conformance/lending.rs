@@ -1,7 +1,7 @@
 //! The lending context: the REST tier's applications, their pages and the
 //! expiry sweep.
 
-use lendhub_domain::ids::{AccountId, ApplicationId, DecisionId, HubId};
+use lendhub_domain::ids::{AccountId, ApplicationId, DecisionId, DisbursementId, HubId};
 use lendhub_domain::lending::application::{
     self, Act, Applicant, Application, Request, Status, UnderwritingAct,
 };
@@ -314,7 +314,7 @@ async fn a_decision_changes_only_beside_its_applications_next_version() {
     store_decided(store.as_ref(), &application, &decision).await;
 
     let (accepted_app, accepted) = application
-        .accept(&decision, "Ada Lovelace".into(), at(6_000))
+        .accept(&decision, "Ada Lovelace".into(), dsb(at(6_000)), at(6_000))
         .unwrap();
     let change = |a: &Application, d: &application::Decision| {
         set(
@@ -510,10 +510,10 @@ async fn a_funded_loan_opens_one_account_read_by_its_owner() {
     let (application, decision) = decided(&owner, 20_000, facts(12));
     store_decided(store.as_ref(), &application, &decision).await;
     let (signed, locked) = application
-        .accept(&decision, "Ada".into(), at(21_000))
+        .accept(&decision, "Ada".into(), dsb(at(21_000)), at(21_000))
         .unwrap();
     let id = AccountId::generate(22_000, 22_000);
-    let funded = signed.fund(id.clone(), at(22_000)).unwrap();
+    let funded = paid_out(&signed, &id, at(22_000));
     let account = Account::open(
         id.clone(),
         &funded,
@@ -748,7 +748,7 @@ async fn the_ledger_is_appended_to_paged_newest_first_and_never_rewritten() {
     let (application, decision) = decided(&owner, 50_000, facts(12));
     store_decided(store.as_ref(), &application, &decision).await;
     let (signed, locked) = application
-        .accept(&decision, "Ada".into(), at(51_000))
+        .accept(&decision, "Ada".into(), dsb(at(51_000)), at(51_000))
         .unwrap();
     store
         .commit(set(
@@ -761,7 +761,7 @@ async fn the_ledger_is_appended_to_paged_newest_first_and_never_rewritten() {
         .await
         .unwrap();
     let id = AccountId::generate(52_000, 52_000);
-    let funded = signed.fund(id.clone(), at(52_000)).unwrap();
+    let funded = paid_out(&signed, &id, at(52_000));
     let account = Account::open(
         id.clone(),
         &funded,
@@ -1197,10 +1197,10 @@ async fn open_account_via(
     let (application, decision) = decided(owner, ms, facts(12));
     store_decided(store, &application, &decision).await;
     let (signed, locked) = application
-        .accept(&decision, "Ada".into(), at(ms + 1))
+        .accept(&decision, "Ada".into(), dsb(at(ms + 1)), at(ms + 1))
         .unwrap();
     let id = AccountId::generate(ms as u64 + 2, ms as u128 + 2);
-    let funded = signed.fund(id.clone(), at(ms + 2)).unwrap();
+    let funded = paid_out(&signed, &id, at(ms + 2));
     let account = Account::open(
         id,
         &funded,
@@ -1552,4 +1552,22 @@ async fn applications_made_in_one_millisecond_are_each_found_by_their_id() {
             .unwrap()
             .is_none()
     );
+}
+
+fn dsb(at: time::OffsetDateTime) -> DisbursementId {
+    DisbursementId::generate(lendhub_domain::clock::unix_ms(at) as u64, 1)
+}
+
+/// `signed` paid out into account `id`: its disbursement claimed and
+/// settled, stored as one change of the row (the flow commits the claim
+/// first; these tests are about what the store keeps).
+fn paid_out(signed: &Application, id: &AccountId, at: time::OffsetDateTime) -> Application {
+    let funded = signed
+        .claim_disbursement(at)
+        .and_then(|claimed| claimed.fund(id.clone(), "fps_1", at))
+        .unwrap();
+    Application {
+        version: signed.version + 1,
+        ..funded
+    }
 }

@@ -25,16 +25,25 @@ pub struct WithdrawApplication {
 }
 
 fn refused(e: CannotWithdraw) -> PartnerError {
-    PartnerError::Conflict(match e.0 {
-        Status::Funded => "the application is funded: it cannot be withdrawn",
-        Status::Declined => "the application was declined: there is nothing to withdraw",
-        _ => "the application has expired: there is nothing to withdraw",
+    PartnerError::Conflict(match e {
+        CannotWithdraw::Closed(Status::Funded) => {
+            "the application is funded: it cannot be withdrawn"
+        }
+        CannotWithdraw::Closed(Status::Declined) => {
+            "the application was declined: there is nothing to withdraw"
+        }
+        CannotWithdraw::Closed(_) => "the application has expired: there is nothing to withdraw",
+        CannotWithdraw::Disbursing => {
+            "the loan is being paid out: the money is committed to the borrower's account, so the application can no longer be withdrawn"
+        }
     })
 }
 
 /// Withdraw an application before it is funded (`application.withdrawn`).
 /// Withdrawing it again answers 200 and changes nothing; a funded
-/// application is 409 `conflict`.
+/// application is 409 `conflict`, and so is a signed one whose payout the
+/// lender has started (the money is committed); until then, a withdrawal
+/// cancels the payout.
 #[utoipa::path(post, operation_id = "withdrawApplication", path = "/applications/{id}/withdraw", tag = "applications",
     security(("oauth2" = ["applications.write"]), ("api_key" = [])),
     params(("id" = String, Path, description = "app_…"),
@@ -44,7 +53,7 @@ fn refused(e: CannotWithdraw) -> PartnerError {
         (status = 400, description = "invalid_json, unknown_field, idempotency_key_malformed"),
         (status = 401, description = "credentials"), (status = 403, description = "insufficient_scope"),
         (status = 404, description = "not_found"),
-        (status = 409, description = "conflict: funded (or declined, or expired); or changed concurrently"),
+        (status = 409, description = "conflict: funded (or declined, or expired), or its payout already started; or changed concurrently"),
         (status = 422, description = "validation_failed: reason too long")))]
 pub async fn withdraw(
     State(state): State<PartnerState>,

@@ -233,12 +233,14 @@ impl Loan {
             .accept(
                 &decision,
                 format!("{DIRECTOR_FIRST_NAME} {CLEAR_LAST_NAME}"),
+                ids.next(),
                 now,
             )
             .map_err(|e| e.to_string())?;
         let account_id: AccountId = ids.next();
         let funded = signed
-            .fund(account_id.clone(), now)
+            .claim_disbursement(now)
+            .and_then(|claimed| claimed.fund(account_id.clone(), &disbursement_id(&claimed), now))
             .map_err(|e| e.to_string())?;
         let account = Account::open(
             account_id,
