@@ -25,6 +25,7 @@ pub mod working_days;
 // The contexts.
 pub mod billing;
 pub mod identity;
+pub mod ledger;
 pub mod lending;
 pub mod marketplace;
 pub mod open_banking;
