@@ -26,6 +26,7 @@ pub use context::dashboard::*;
 pub use context::events::*;
 pub use context::jobs::*;
 pub use context::keys::*;
+pub use context::ledger::*;
 pub use context::maintenance::*;
 pub use context::partner::*;
 pub use context::rest::*;
@@ -52,6 +53,7 @@ pub trait Store:
     + LendingStore
     + ServicingStore
     + CommercialStore
+    + LedgerStore
     + Maintenance
     + StatusStore
     + DashboardStore
@@ -72,6 +74,7 @@ impl<T> Store for T where
         + LendingStore
         + ServicingStore
         + CommercialStore
+        + LedgerStore
         + Maintenance
         + StatusStore
         + DashboardStore

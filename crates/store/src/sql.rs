@@ -302,6 +302,41 @@ pub mod lending {
 
 /// The commercial context's statements both backends run as written
 /// (issue #17): sub-accounts and introductions.
+pub mod ledger {
+    /// Before the transfer's row, which the database refuses unless they
+    /// balance.
+    pub const INSERT_POSTING: &str =
+        "INSERT INTO hub_ledger_postings (transfer_id, seq, account, side, amount_pence)
+         VALUES ($1, $2, $3, $4, $5)";
+    pub const INSERT_TRANSFER: &str =
+        "INSERT INTO hub_ledger_transfers (id, movement, phase, pending_id, at_ms, body)
+         VALUES ($1, $2, $3, $4, $5, $6)";
+    /// Moves an account's running totals by the deltas given.
+    pub const MOVE_TOTALS: &str = "INSERT INTO hub_ledger_balances
+             (account, posted_debits, posted_credits, pending_debits, pending_credits)
+         VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (account) DO UPDATE SET
+             posted_debits = hub_ledger_balances.posted_debits + excluded.posted_debits,
+             posted_credits = hub_ledger_balances.posted_credits + excluded.posted_credits,
+             pending_debits = hub_ledger_balances.pending_debits + excluded.pending_debits,
+             pending_credits = hub_ledger_balances.pending_credits + excluded.pending_credits";
+    /// What a post or void gives back of its pending transfer's hold.
+    pub const GIVE_BACK_PENDING: &str = "UPDATE hub_ledger_balances
+         SET pending_debits = pending_debits - $2, pending_credits = pending_credits - $3
+         WHERE account = $1";
+    pub const TOTALS: &str =
+        "SELECT account, posted_debits, posted_credits, pending_debits, pending_credits
+         FROM hub_ledger_balances ORDER BY account";
+    /// (PostgreSQL sums BIGINTs as NUMERIC: cast back.)
+    pub const POSTED_BEFORE: &str = "SELECT p.account,
+             CAST(sum(CASE p.side WHEN 'debit' THEN p.amount_pence ELSE 0 END) AS BIGINT),
+             CAST(sum(CASE p.side WHEN 'credit' THEN p.amount_pence ELSE 0 END) AS BIGINT)
+         FROM hub_ledger_postings p JOIN hub_ledger_transfers t ON t.id = p.transfer_id
+         WHERE t.phase IN ('single', 'post') AND t.at_ms < $1
+         GROUP BY p.account ORDER BY p.account";
+    pub const TRANSFER: &str = "SELECT body FROM hub_ledger_transfers WHERE id = $1";
+}
+
 pub mod commercial {
     pub const INSERT_SUB_ACCOUNT: &str =
         "INSERT INTO hub_sub_accounts (id, owner, created_at_ms, body) VALUES ($1, $2, $3, $4)";

@@ -98,6 +98,26 @@ pub struct TrialBalance {
     pub total_credits: Money,
 }
 
+impl TrialBalance {
+    /// The trial balance of accounts' posted `totals`; `None` on overflow.
+    pub fn of(totals: impl IntoIterator<Item = (LedgerAccount, Totals)>) -> Option<Self> {
+        let mut lines = Vec::new();
+        for (account, totals) in totals {
+            lines.push(Line {
+                balance: totals.balance(account.normal())?,
+                account,
+                debits: totals.debits,
+                credits: totals.credits,
+            });
+        }
+        Some(Self {
+            total_debits: Money::sum(lines.iter().map(|l| l.debits))?,
+            total_credits: Money::sum(lines.iter().map(|l| l.credits))?,
+            lines,
+        })
+    }
+}
+
 /// The ledger's balances, as the transfers applied to it make them.
 #[derive(Clone, Debug, Default)]
 pub struct Book {
@@ -219,20 +239,7 @@ impl Book {
 
     /// Every posted account's totals and balance, in name order.
     pub fn trial_balance(&self) -> Option<TrialBalance> {
-        let mut lines = Vec::with_capacity(self.posted.len());
-        for (account, totals) in &self.posted {
-            lines.push(Line {
-                account: account.clone(),
-                debits: totals.debits,
-                credits: totals.credits,
-                balance: totals.balance(account.normal())?,
-            });
-        }
-        Some(TrialBalance {
-            total_debits: Money::sum(lines.iter().map(|l| l.debits))?,
-            total_credits: Money::sum(lines.iter().map(|l| l.credits))?,
-            lines,
-        })
+        TrialBalance::of(self.posted.iter().map(|(a, t)| (a.clone(), *t)))
     }
 }
 

@@ -95,8 +95,9 @@ pub enum NotBalanced {
 }
 
 /// A balanced money movement. Immutable once made; its fields are read
-/// only.
+/// only, and one read back from storage is checked again as it is made.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "Unchecked")]
 pub struct Transfer {
     id: String,
     movement: Movement,
@@ -104,6 +105,71 @@ pub struct Transfer {
     postings: Vec<Posting>,
     #[serde(with = "time::serde::rfc3339")]
     at: OffsetDateTime,
+}
+
+/// A transfer as stored, before its balance is checked.
+#[derive(Deserialize)]
+struct Unchecked {
+    id: String,
+    movement: Movement,
+    phase: Phase,
+    postings: Vec<Posting>,
+    #[serde(with = "time::serde::rfc3339")]
+    at: OffsetDateTime,
+}
+
+impl TryFrom<Unchecked> for Transfer {
+    type Error = NotBalanced;
+
+    fn try_from(u: Unchecked) -> Result<Self, NotBalanced> {
+        Transfer::new(u.id, u.movement, u.phase, u.postings, u.at)
+    }
+}
+
+impl Side {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::Debit => "debit",
+            Side::Credit => "credit",
+        }
+    }
+}
+
+impl Phase {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Phase::Single => "single",
+            Phase::Pending => "pending",
+            Phase::Post { .. } => "post",
+            Phase::Void { .. } => "void",
+        }
+    }
+
+    /// The pending transfer this one closes.
+    pub fn closes(&self) -> Option<&str> {
+        match self {
+            Phase::Post { pending } | Phase::Void { pending } => Some(pending),
+            Phase::Single | Phase::Pending => None,
+        }
+    }
+}
+
+impl Movement {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Movement::Capital => "capital",
+            Movement::Drawdown => "drawdown",
+            Movement::Accrual => "accrual",
+            Movement::Fee => "fee",
+            Movement::Collection => "collection",
+            Movement::Return => "return",
+            Movement::Refund => "refund",
+            Movement::WriteOff => "write_off",
+            Movement::RevenueShare => "revenue_share",
+            Movement::Payout => "payout",
+            Movement::Unidentified => "unidentified",
+        }
+    }
 }
 
 impl Transfer {
@@ -290,5 +356,18 @@ mod tests {
         assert_eq!(posted.void("r", AT), None);
         assert!(pending.void("v", AT).is_some());
         assert_eq!(pending.amount(), Money::pence(500));
+        let json = serde_json::to_value(&posted).unwrap();
+        assert_eq!(json["movement"], posted.movement().as_str());
+        assert_eq!(json["phase"]["phase"], posted.phase().as_str());
+        assert_eq!(
+            serde_json::from_value::<Transfer>(json.clone()).unwrap(),
+            posted
+        );
+        let mut unbalanced = json;
+        unbalanced["postings"][0]["amount"] = 499.into();
+        assert!(
+            serde_json::from_value::<Transfer>(unbalanced).is_err(),
+            "a stored transfer is checked again as it is read"
+        );
     }
 }

@@ -7,6 +7,7 @@ mod accounts;
 mod billing;
 mod cms;
 mod database;
+mod ledger;
 mod marketplace;
 mod partner;
 mod simulate;
@@ -113,6 +114,11 @@ pub enum Command {
         command: marketplace::MarketplaceCommand,
     },
     /// Partners' commercial terms, and closing a month's statements.
+    /// The double-entry ledger: its trial balance.
+    Ledger {
+        #[command(subcommand)]
+        command: ledger::LedgerCommand,
+    },
     Billing {
         #[command(subcommand)]
         command: billing::BillingCommand,
@@ -179,6 +185,7 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Underwriting { command } => underwriting::underwriting(command, &config).await,
         Command::Marketplace { command } => marketplace::marketplace(command, &config).await,
         Command::Billing { command } => billing::billing(command, &config).await,
+        Command::Ledger { command } => ledger::ledger(command, &config).await,
         Command::Simulate { command } => simulate::simulate(command).await,
     }
 }

@@ -28,6 +28,7 @@ mod identity;
 mod identity_clients;
 mod identity_passwords;
 mod instances;
+mod ledger;
 mod mcp;
 mod open_banking;
 mod open_banking_payments;

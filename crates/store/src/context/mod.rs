@@ -5,6 +5,7 @@ pub mod dashboard;
 pub mod events;
 pub mod jobs;
 pub mod keys;
+pub mod ledger;
 pub mod maintenance;
 pub mod partner;
 pub mod rest;

@@ -33,6 +33,8 @@ pub enum Write {
     Public(crate::PublicWrite),
     Lending(crate::LendingWrite),
     Commercial(crate::CommercialWrite),
+    /// Double-entry transfers, in the commit of what they record.
+    Ledger(crate::LedgerWrite),
     /// A dashboard action's audit line, in the action's own commit.
     Audit(crate::AuditRecord),
     /// API keys and client secrets, changed from the dashboard.
@@ -44,6 +46,12 @@ pub enum Write {
 impl From<crate::CommercialWrite> for Write {
     fn from(write: crate::CommercialWrite) -> Self {
         Write::Commercial(write)
+    }
+}
+
+impl From<crate::LedgerWrite> for Write {
+    fn from(write: crate::LedgerWrite) -> Self {
+        Write::Ledger(write)
     }
 }
 

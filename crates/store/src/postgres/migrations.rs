@@ -253,6 +253,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "bank_connections",
         include_str!("../../migrations/postgres/0052_bank_connections.sql"),
     ),
+    (
+        53,
+        "double_entry_ledger",
+        include_str!("../../migrations/postgres/0053_double_entry_ledger.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -5,6 +5,7 @@ mod dashboard;
 mod events;
 pub(crate) mod identity;
 mod keys;
+mod ledger;
 mod partner;
 pub(crate) mod public;
 mod rest;

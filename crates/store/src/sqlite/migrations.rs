@@ -267,6 +267,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "bank_connections",
         include_str!("../../migrations/sqlite/0052_bank_connections.sql"),
     ),
+    (
+        53,
+        "double_entry_ledger",
+        include_str!("../../migrations/sqlite/0053_double_entry_ledger.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

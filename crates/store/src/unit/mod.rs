@@ -32,6 +32,7 @@
 //! | 30–32 | lending      | hub applications, journeys, decisions, by id       |
 //! | 40–49 | servicing    | payments, accounts, schedules, mandates, by id     |
 //! | 50–59 | commercial   | a month's close, by (owner, period)                |
+//! | 60    | ledger       | the pending transfer a post or void closes, by id  |
 //! | last  | events       | event heads, by owner, when the events go in       |
 //!
 //! A new context that locks rows takes the next free range here.
@@ -39,6 +40,7 @@
 mod access;
 mod commercial;
 mod events;
+mod ledger;
 mod lending;
 mod sandbox;
 mod staff;
@@ -94,6 +96,7 @@ pub(crate) fn plan(set: &WriteSet, dialect: &Dialect) -> Result<Unit, StoreError
             Write::Events(w) => events::plan(w, dialect, &mut unit)?,
             Write::Lending(w) => lending::plan(w, dialect, &mut unit)?,
             Write::Commercial(w) => commercial::plan(w, dialect, &mut unit)?,
+            Write::Ledger(w) => ledger::plan(w, dialect, &mut unit)?,
             Write::Access(w) => access::plan(w, &mut unit),
             Write::Staff(w) => staff::plan(w, &mut unit),
             Write::Audit(a) => unit.step(

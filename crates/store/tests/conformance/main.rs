@@ -14,6 +14,7 @@ mod events;
 mod identity;
 mod instances;
 mod jobs;
+mod ledger;
 mod lending;
 mod marketplace;
 mod partner;
