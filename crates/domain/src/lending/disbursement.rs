@@ -17,7 +17,8 @@
 use serde::{Deserialize, Serialize};
 use time::{Duration, OffsetDateTime};
 
-use crate::ids::DisbursementId;
+use crate::ids::{AccountId, DisbursementId, HubId};
+use crate::ledger::transfer::Transfer;
 use crate::money::Money;
 
 /// How long a claimed disbursement waits for its worker before another
@@ -83,6 +84,46 @@ impl Disbursement {
             payee_bank: payee_bank.to_owned(),
             state: State::Due,
             intended_at: now,
+        }
+    }
+
+    /// The servicing account the loan opens as: the disbursement's id with
+    /// the account's prefix, so the ledger can name the loan's accounts
+    /// from the moment the money is sent, before the account exists.
+    pub fn account_id(&self) -> Option<AccountId> {
+        let body = self.id.as_str().strip_prefix("dsb_")?;
+        AccountId::parse(&format!("acc_{body}"))
+    }
+
+    /// The ledger's pending drawdown, recorded when a worker first claims
+    /// it (the money is sent then), named after it.
+    pub fn pending_transfer(&self) -> Option<Transfer> {
+        let State::Sending { .. } = self.state else {
+            return None;
+        };
+        crate::ledger::movements::drawdown(
+            self.id.as_str(),
+            &self.account_id()?,
+            self.amount,
+            self.intended_at,
+        )
+        .ok()
+    }
+
+    /// The ledger's close of the pending drawdown: posted when the rail
+    /// settled it, voided when it was rejected; none before.
+    pub fn closing_transfer(&self) -> Option<Transfer> {
+        let pending = crate::ledger::movements::drawdown(
+            self.id.as_str(),
+            &self.account_id()?,
+            self.amount,
+            self.intended_at,
+        )
+        .ok()?;
+        match &self.state {
+            State::Settled { at, .. } => pending.post(format!("{}.settled", self.id), *at),
+            State::Rejected { at, .. } => pending.void(format!("{}.rejected", self.id), *at),
+            _ => None,
         }
     }
 
@@ -158,7 +199,8 @@ impl Disbursement {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ids::HubId;
+    use crate::ledger::book::Book;
+    use crate::ledger::transfer::Phase;
     use time::macros::datetime;
 
     const NOW: OffsetDateTime = datetime!(2026-11-30 12:00 UTC);
@@ -211,6 +253,29 @@ mod tests {
         let rejected = sending.reject("account_closed", NOW).unwrap();
         assert!(!rejected.committed() && !rejected.open());
         assert_eq!(rejected.cancel(NOW), Ok(rejected.clone()));
+    }
+
+    #[test]
+    fn the_ledger_holds_the_drawdown_pending_while_sent_and_closes_it_on_the_rails_answer() {
+        let due = intent();
+        assert_eq!(due.pending_transfer(), None, "nothing is sent yet");
+        let account = due.account_id().unwrap();
+        assert_eq!(&account.as_str()[4..], &due.id.as_str()[4..]);
+        let sending = due.claim(NOW).unwrap();
+        let pending = sending.pending_transfer().unwrap();
+        assert_eq!(pending.phase(), &Phase::Pending);
+        assert_eq!(pending.amount(), due.amount);
+        assert_eq!(sending.closing_transfer(), None);
+        for (closed, posted) in [
+            (sending.settle("rail-1", NOW).unwrap(), true),
+            (sending.reject("account_closed", NOW).unwrap(), false),
+        ] {
+            let mut book = Book::default();
+            book.apply(&pending).unwrap();
+            book.apply(&closed.closing_transfer().unwrap()).unwrap();
+            let principal = book.position(&account).unwrap().principal;
+            assert_eq!(principal, if posted { due.amount } else { Money::ZERO });
+        }
     }
 
     #[test]

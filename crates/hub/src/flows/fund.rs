@@ -15,7 +15,9 @@ use lendhub_domain::lending::application::Application;
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::servicing::account::Account;
 use lendhub_domain::servicing::ledger::Entry;
-use lendhub_store::{CommercialWrite, CommitError, EventWrite, LendingWrite, WriteSet};
+use lendhub_store::{
+    CommercialWrite, CommitError, EventWrite, LedgerWrite, LendingWrite, WriteSet,
+};
 use time::OffsetDateTime;
 
 use super::FlowError;
@@ -67,6 +69,21 @@ pub async fn disburse(
     };
     let mut claim = WriteSet::default();
     claim.push(LendingWrite::UpdateApplication(claimed.clone()));
+    // The first claim sends the money: the ledger holds the drawdown
+    // pending from then until the rail answers (a claim taken again sends
+    // the same payment, already held).
+    let first_claim = application
+        .disbursement
+        .as_ref()
+        .is_some_and(|d| d.state == lendhub_domain::lending::disbursement::State::Due);
+    if first_claim {
+        let pending = claimed
+            .disbursement
+            .as_ref()
+            .and_then(|d| d.pending_transfer())
+            .ok_or_else(|| FlowError::Internal("a claimed payout with no drawdown".into()))?;
+        claim.push(LedgerWrite::Post(pending));
+    }
     match cx.units.commit(claim).await {
         Ok(()) => {}
         Err(CommitError::Conflict) => return Ok(false),
@@ -91,11 +108,17 @@ pub async fn disburse(
     let mut writes = WriteSet::default();
     match paid {
         Disbursed::Settled { payment_id } => {
-            let id: AccountId =
-                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
+            let id: AccountId = intent
+                .account_id()
+                .ok_or_else(|| FlowError::Internal(format!("{} names no account", intent.id)))?;
             let Ok(funded) = application.fund(id.clone(), &payment_id, now) else {
                 return Ok(false);
             };
+            let posted = funded
+                .disbursement
+                .as_ref()
+                .and_then(|d| d.closing_transfer())
+                .ok_or_else(|| FlowError::Internal("a settled payout with no posting".into()))?;
             let account =
                 Account::open(id, &funded, &decision, bank, payment_id, now).ok_or_else(|| {
                     FlowError::Internal("a signed decision without an offer".to_owned())
@@ -120,6 +143,7 @@ pub async fn disburse(
                 }))
                 .push(LendingWrite::OpenAccount(account))
                 .push(LendingWrite::PostEntry(drawdown))
+                .push(LedgerWrite::Post(posted))
                 .push(EventWrite::InsertEvent(
                     event(owner, EventType::ApplicationFunded, &application_view, now)
                         .map_err(render)?,
@@ -138,9 +162,15 @@ pub async fn disburse(
                 return Ok(false);
             };
             tracing::info!(application = %failed.id, %reason, "disbursement rejected");
+            let voided = failed
+                .disbursement
+                .as_ref()
+                .and_then(|d| d.closing_transfer())
+                .ok_or_else(|| FlowError::Internal("a rejected payout with no void".into()))?;
             writes
                 .push(LendingWrite::UpdateApplication(failed))
-                .push(LendingWrite::UpdateDecision(released));
+                .push(LendingWrite::UpdateDecision(released))
+                .push(LedgerWrite::Post(voided));
         }
     }
     match cx.units.commit(writes).await {

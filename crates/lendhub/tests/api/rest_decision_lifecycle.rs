@@ -614,6 +614,15 @@ async fn a_signed_offer_is_paid_out_and_its_account_opens() {
         events.body["data"][2]["data"]["object"]["account_id"],
         account
     );
+    // The double-entry ledger: the drawdown held pending while sent, posted
+    // when the rail settled it.
+    let trial = trial_balance(&app);
+    assert_eq!(trial["balanced"], true, "{trial}");
+    assert_eq!(
+        ledger_balance(&trial, &format!("loan:{account}:principal")),
+        Some(1_000_000)
+    );
+    assert_eq!(ledger_balance(&trial, "lender:funding"), Some(-1_000_000));
 
     let withdraw = post(
         &app,
@@ -666,6 +675,10 @@ async fn a_rejected_disbursement_leaves_no_loan_and_the_offer_open_again() {
             .any(|t| t == "application.funded" || t == "loan.funded"),
         "{types:?}"
     );
+    // The pending drawdown was voided: nothing moved.
+    let trial = trial_balance(&app);
+    assert_eq!(trial["total_debits_pence"], 0, "{trial}");
+    assert_eq!(ledger_balance(&trial, "lender:funding").unwrap_or(0), 0);
     let again = post(
         &app,
         &format!("{TEST}/applications/{id}/accept"),
@@ -733,4 +746,18 @@ async fn a_withdrawal_before_the_payout_starts_cancels_it() {
         1,
         "one loan paid out, not two: {types:?}"
     );
+}
+
+/// `lendhub ledger trial-balance --json` on `app`'s database.
+fn trial_balance(app: &App) -> Value {
+    serde_json::from_str(&cli(&app._site, &["ledger", "trial-balance", "--json"])).unwrap()
+}
+
+/// A ledger account's balance in a trial balance, if it is listed.
+fn ledger_balance(trial: &Value, account: &str) -> Option<i64> {
+    trial["accounts"]
+        .as_array()?
+        .iter()
+        .find(|a| a["account"] == account)?["balance_pence"]
+        .as_i64()
 }
