@@ -32,11 +32,10 @@ fn greets_as_smtp(port: u16) -> bool {
 
 /// A free loopback port (nothing listens on it yet).
 pub fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
+    // Bound later by another process (an SMTP server started again, the
+    // widget test's page server): below the ephemeral range, so a port-0
+    // bind elsewhere in the suite cannot take it first.
+    super::unclaimed_port()
 }
 
 impl SmtpServer {
