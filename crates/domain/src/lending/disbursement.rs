@@ -95,12 +95,9 @@ impl Disbursement {
         AccountId::parse(&format!("acc_{body}"))
     }
 
-    /// The ledger's pending drawdown, recorded when a worker first claims
-    /// it (the money is sent then), named after it.
-    pub fn pending_transfer(&self) -> Option<Transfer> {
-        let State::Sending { .. } = self.state else {
-            return None;
-        };
+    /// The drawdown as the ledger holds it while the rail has the money:
+    /// named after the disbursement, to the loan's principal.
+    fn drawdown(&self) -> Option<Transfer> {
         crate::ledger::movements::drawdown(
             self.id.as_str(),
             &self.account_id()?,
@@ -110,19 +107,22 @@ impl Disbursement {
         .ok()
     }
 
+    /// The ledger's pending drawdown, recorded when a worker first claims
+    /// it (the money is sent then).
+    pub fn pending_transfer(&self) -> Option<Transfer> {
+        matches!(self.state, State::Sending { .. })
+            .then(|| self.drawdown())
+            .flatten()
+    }
+
     /// The ledger's close of the pending drawdown: posted when the rail
     /// settled it, voided when it was rejected; none before.
     pub fn closing_transfer(&self) -> Option<Transfer> {
-        let pending = crate::ledger::movements::drawdown(
-            self.id.as_str(),
-            &self.account_id()?,
-            self.amount,
-            self.intended_at,
-        )
-        .ok()?;
         match &self.state {
-            State::Settled { at, .. } => pending.post(format!("{}.settled", self.id), *at),
-            State::Rejected { at, .. } => pending.void(format!("{}.rejected", self.id), *at),
+            State::Settled { at, .. } => self.drawdown()?.post(format!("{}.settled", self.id), *at),
+            State::Rejected { at, .. } => {
+                self.drawdown()?.void(format!("{}.rejected", self.id), *at)
+            }
             _ => None,
         }
     }
