@@ -144,7 +144,7 @@ cleanup() {
     rm -rf "$pgdata"
 }
 trap cleanup EXIT
-TEST_POSTGRES_URL=$(bash scripts/pg-cluster.sh start "$pgdata" "$pgport")
+TEST_POSTGRES_URL=$(bash scripts/pg-cluster.sh start "$pgdata" "$pgport" --no-fsync)
 export TEST_POSTGRES_URL
 
 # Most of the HTTP suite's time is spent waiting (servers starting, a

@@ -56,6 +56,39 @@ impl Database {
     }
 }
 
+/// A PostgreSQL database is dropped with its test: a run makes one per test,
+/// about 10 MB each. On a thread of its own, since a `Drop` may run inside
+/// the test's runtime; best effort.
+impl Drop for Database {
+    fn drop(&mut self) {
+        let Target::Postgres(url) = &self.target else {
+            return;
+        };
+        let (Ok(admin), Ok(url)) = (std::env::var("TEST_POSTGRES_URL"), url::Url::parse(url))
+        else {
+            return;
+        };
+        let name = url.path().trim_start_matches('/').to_owned();
+        let dropping = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?;
+            runtime.block_on(async {
+                let (client, connection) = tokio_postgres::connect(&admin, tokio_postgres::NoTls)
+                    .await
+                    .ok()?;
+                tokio::spawn(connection);
+                client
+                    .batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
+                    .await
+                    .ok()
+            })
+        });
+        let _ = dropping.join();
+    }
+}
+
 impl Database {
     /// Runs `sql` on a connection of its own, outside any store: what a
     /// person at a database prompt could do. The error, if the database

@@ -70,10 +70,58 @@ impl Site {
     }
 }
 
+/// A site's database in the suite's cluster is dropped with the site: a full
+/// run makes hundreds, about 10 MB each, which once filled CI's disk.
+/// (Databases in a test's private cluster go with the cluster; the name's
+/// prefix keeps this from touching anything `create_database` did not make.)
+impl Drop for Site {
+    fn drop(&mut self) {
+        let Some(url) = &self.database_url else {
+            return;
+        };
+        let Ok(admin) = std::env::var("TEST_POSTGRES_URL") else {
+            return;
+        };
+        if let Some(name) = url::Url::parse(url)
+            .ok()
+            .map(|u| u.path().trim_start_matches('/').to_owned())
+            .filter(|name| name.starts_with(DATABASE_PREFIX))
+        {
+            drop_database(admin, name);
+        }
+    }
+}
+
+const DATABASE_PREFIX: &str = "api_";
+
+/// Drops `name` on the cluster at `admin_url`, closing whatever still uses
+/// it. On a thread of its own: a `Drop` may run inside the test's runtime,
+/// which must not block on itself. Best effort; a cluster already gone
+/// leaves nothing to drop.
+fn drop_database(admin_url: String, name: String) {
+    let dropping = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .ok()?;
+        runtime.block_on(async {
+            let (client, connection) = tokio_postgres::connect(&admin_url, tokio_postgres::NoTls)
+                .await
+                .ok()?;
+            tokio::spawn(connection);
+            client
+                .batch_execute(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+                .await
+                .ok()
+        })
+    });
+    let _ = dropping.join();
+}
+
 /// A new, empty database in the cluster at `admin_url`; returns its URL.
 pub async fn create_database(admin_url: &str) -> String {
     let name = format!(
-        "api_{}",
+        "{DATABASE_PREFIX}{}",
         lendhub_system::random_token(9)
             .to_lowercase()
             .replace('-', "_")
