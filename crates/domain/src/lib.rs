@@ -15,6 +15,7 @@ pub mod loan;
 pub mod metadata;
 pub mod money;
 pub mod paging;
+pub mod payout_rail;
 pub mod problem;
 pub mod retry;
 pub mod secret;

@@ -11,6 +11,7 @@ mod message_signing;
 mod open_banking;
 mod payment_initiation;
 mod payments_api;
+mod payout_rail;
 mod person_checks;
 mod recurring_payments;
 
@@ -29,6 +30,7 @@ pub use credit_reports::CreditReports;
 pub use message_signing::MessageSigner;
 pub use open_banking::BankConnection;
 pub use payment_initiation::OpenBankingPis;
+pub use payout_rail::{ClearBank, FundingAccount};
 pub use person_checks::PersonChecks;
 pub use recurring_payments::OpenBankingVrp;
 
@@ -200,62 +202,77 @@ pub const TEST_BANKS: [(&str, Banking); 4] = [
     ),
 ];
 
-/// The payment rail could not be reached; the disbursement stays due.
+/// The payout rail could not be reached, or answered nothing lendhub can
+/// act on; the payment stays where it was and is tried again.
 #[derive(Debug, thiserror::Error)]
-#[error("Faster Payments is unavailable: {0}")]
+#[error("the payout rail is unavailable: {0}")]
 pub struct RailUnavailable(pub String);
 
-/// What the rail did with a payment.
+/// One outbound Faster Payment out of the lender's funding account.
+#[derive(Clone, Debug)]
+pub struct Payout<'a> {
+    /// Unique per payment, at most 35 characters: the rail's end-to-end id
+    /// and duplicate check, the same on every try.
+    pub end_to_end_id: &'a str,
+    pub amount: lendhub_domain::money::Money,
+    /// Sort code then account number.
+    pub payee: &'a str,
+    /// The account holder's name, as the payee's bank holds it.
+    pub payee_name: &'a str,
+    /// What the payee's statement shows (18 characters at most are sent).
+    pub reference: &'a str,
+}
+
+/// What the rail said to a payment sent.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Disbursed {
-    /// Settled; the rail's id for it.
-    Settled { payment_id: String },
-    /// Rejected by the receiving bank, for a reason the rail gives.
-    Rejected { reason: String },
+pub enum Sent {
+    /// Taken for processing: its end comes later, by webhook or status.
+    Accepted,
+    /// Refused outright, with the rail's answer (`InvalidAccount`, …).
+    Refused { code: String },
 }
 
-/// Faster Payments, as the lender's sponsor bank offers it: pays a loan's
-/// principal to the borrower's account.
-#[async_trait]
-pub trait FasterPayments: Send + Sync {
-    /// Pays `amount` to `to_bank` under `reference`; a second call with
-    /// the same `idempotency_key` is the same payment, never another.
-    async fn pay(
-        &self,
-        to_bank: &str,
-        amount: lendhub_domain::money::Money,
-        reference: &str,
-        idempotency_key: &str,
-    ) -> Result<Disbursed, RailUnavailable>;
+/// What the rail says of a payment, asked by its end-to-end id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RailStatus {
+    /// Never received: safe to send again under the same id.
+    Unknown,
+    InProgress,
+    Ended(lendhub_domain::payout_rail::Outcome),
 }
 
-/// The built-in rail: settles at once to every test bank but
-/// `test_bank_closed` and the model bank's closed account
-/// (`test_accounts::CLOSED`), which reject with `account_closed`. The payment id
-/// is derived from the reference, so a retried disbursement of one
-/// application is the same payment.
-pub struct SyntheticFasterPayments;
+/// A webhook the rail posted, verified.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RailWebhook {
+    /// Answered back, signed, to acknowledge it.
+    pub nonce: i64,
+    /// The outbound payment it ended (by end-to-end id), if it is about one.
+    pub about: Option<(String, lendhub_domain::payout_rail::Outcome)>,
+}
 
+/// Why a webhook was not taken.
+#[derive(Debug, thiserror::Error)]
+pub enum WebhookRefused {
+    #[error("the DigitalSignature does not verify with the rail's key")]
+    Signature,
+    #[error("not a webhook lendhub reads: {0}")]
+    Body(String),
+}
+
+/// The lender's payout rail: Faster Payments out of its funding account,
+/// as its clearing bank offers them (`payout_rail::ClearBank`, the model
+/// bank's or ClearBank's own).
 #[async_trait]
-impl FasterPayments for SyntheticFasterPayments {
-    async fn pay(
-        &self,
-        to_bank: &str,
-        _amount: lendhub_domain::money::Money,
-        reference: &str,
-        _idempotency_key: &str,
-    ) -> Result<Disbursed, RailUnavailable> {
-        if to_bank == "test_bank_closed"
-            || to_bank == lendhub_domain::open_banking::test_accounts::CLOSED
-        {
-            return Ok(Disbursed::Rejected {
-                reason: "account_closed".into(),
-            });
-        }
-        Ok(Disbursed::Settled {
-            payment_id: format!("fps_{reference}"),
-        })
-    }
+pub trait PayoutRail: Send + Sync {
+    /// Sends `payout`; sending the same end-to-end id again is the same
+    /// payment, never a second one.
+    async fn send(&self, payout: &Payout<'_>) -> Result<Sent, RailUnavailable>;
+    /// What became of the payment sent under `end_to_end_id`.
+    async fn status(&self, end_to_end_id: &str) -> Result<RailStatus, RailUnavailable>;
+    /// A webhook's body and `DigitalSignature`, checked and read.
+    fn read_webhook(&self, body: &[u8], signature: &str) -> Result<RailWebhook, WebhookRefused>;
+    /// lendhub's answer to a webhook: its body and `DigitalSignature`.
+    fn answer(&self, nonce: i64) -> Result<(Vec<u8>, String), RailUnavailable>;
 }
 
 #[async_trait]
@@ -539,12 +556,14 @@ pub struct StandIns {
     /// the environment configures no real service (`company register`,
     /// `bank`).
     pub models: Vec<&'static str>,
-    /// Still answered in process, with no protocol yet (issue #46).
+    /// Still answered in process, with no protocol.
     pub in_process: Vec<&'static str>,
 }
 
-/// The kinds still simulated in process in every environment.
-const IN_PROCESS: [&str; 1] = ["payout rail"];
+/// The kinds still simulated in process, in the test environment only: the
+/// test banks a white-label submission may name (`bank`), whose cash
+/// flows are made up.
+const TEST_ONLY_IN_PROCESS: [&str; 1] = ["white-label test banks"];
 
 /// Each environment's banks, over the same connections: read on the hosted
 /// journey (account information), paid at on the pay page (payment
@@ -575,17 +594,19 @@ pub struct Counterparties {
     pub people: PerEnvironment<Arc<dyn PersonRegister>>,
     pub banks: Arc<dyn OpenBanking>,
     pub bureau: PerEnvironment<Arc<dyn CreditBureau>>,
-    pub rail: Arc<dyn FasterPayments>,
+    /// Where each environment's payouts are sent.
+    pub rails: PerEnvironment<Arc<dyn PayoutRail>>,
     /// The payers' banks schedules' instalments are taken from.
     pub mandates: PerEnvironment<Arc<dyn BankMandates>>,
 }
 
 impl Counterparties {
-    /// Each environment's company register, banks, identity provider and
-    /// credit bureau, as configured; the payout rail (issue #47) and the
-    /// white-label submissions' test banks are still answered in process.
+    /// Each environment's company register, banks, identity provider,
+    /// credit bureau and payout rail, as configured; the white-label
+    /// submissions' test banks are still answered in process.
     pub fn new(
         register: PerEnvironment<Arc<dyn CompanyRegister>>,
+        rails: PerEnvironment<Arc<dyn PayoutRail>>,
         BankAdapters {
             accounts,
             payments,
@@ -595,14 +616,17 @@ impl Counterparties {
         models: PerEnvironment<Vec<&'static str>>,
     ) -> Self {
         hop::describe();
-        let stand_ins = |models: Vec<&'static str>| StandIns {
-            models,
-            in_process: IN_PROCESS.to_vec(),
-        };
         Self {
+            // Live refuses the test banks (docs/decisions.md).
             stand_ins: PerEnvironment {
-                live: stand_ins(models.live),
-                test: stand_ins(models.test),
+                live: StandIns {
+                    models: models.live,
+                    in_process: Vec::new(),
+                },
+                test: StandIns {
+                    models: models.test,
+                    in_process: TEST_ONLY_IN_PROCESS.to_vec(),
+                },
             },
             register,
             accounts,
@@ -610,7 +634,7 @@ impl Counterparties {
             people,
             banks: Arc::new(SyntheticBanks),
             bureau,
-            rail: Arc::new(SyntheticFasterPayments),
+            rails,
             mandates,
         }
     }

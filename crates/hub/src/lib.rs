@@ -18,6 +18,7 @@ mod openapi;
 pub mod partner;
 mod pay;
 pub mod public;
+pub mod rail_events;
 mod ratelimit_headers;
 pub mod relying_party;
 pub mod shared_limits;
@@ -39,6 +40,7 @@ pub fn router(state: HubState) -> axum::Router {
     let pay = pay::router(FromRef::from_ref(&state.partner));
     let dashboard = dashboard::router(FromRef::from_ref(&state.partner));
     let bank_events = bank_events::router(state.partner.flows.clone());
+    let rail_events = rail_events::router(state.partner.flows.clone());
     let flows = state.partner.flows.clone();
     let document = partner::rest::openapi_doc::Document(openapi::partner_document());
     partner::router(state.partner)
@@ -48,6 +50,7 @@ pub fn router(state: HubState) -> axum::Router {
         .merge(pay)
         .merge(dashboard)
         .merge(bank_events)
+        .merge(rail_events)
         .merge(
             axum::Router::new()
                 .route(

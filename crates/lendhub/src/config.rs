@@ -381,6 +381,57 @@ pub struct EnvironmentCounterparties {
     pub identity: KeyedService,
     /// Companies' credit reports (a credit reference agency).
     pub credit_bureau: KeyedService,
+    /// Payouts by Faster Payments from the lender's clearing bank.
+    pub payout_rail: PayoutRail,
+}
+
+/// The lender's clearing bank, over ClearBank's Institution API
+/// (`[counterparties.<env>.payout_rail]`); no URL: the embedded model
+/// bank's rail. Its webhooks are registered with the bank as
+/// `{hub.public_url}/payout-rail/events/<env>`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PayoutRail {
+    /// e.g. `https://institution-api.clearbank.co.uk`.
+    pub url: Option<String>,
+    /// The API token the bank's portal issued.
+    pub api_token: Option<Secret<String>>,
+    /// lendhub's RSA private key (PEM), whose public half the bank holds:
+    /// signs every request and every webhook answer (`DigitalSignature`).
+    pub signing_key_file: Option<PathBuf>,
+    /// The bank's RSA public key (PEM): every webhook must verify with it.
+    pub bank_public_key_file: Option<PathBuf>,
+    /// The lender's funding account payouts are paid from.
+    pub funding_account: Option<FundingAccount>,
+    /// Each request gives up after this.
+    pub timeout_ms: u64,
+}
+
+impl Default for PayoutRail {
+    fn default() -> Self {
+        Self {
+            url: None,
+            api_token: None,
+            signing_key_file: None,
+            bank_public_key_file: None,
+            funding_account: None,
+            timeout_ms: 10_000,
+        }
+    }
+}
+
+/// `[counterparties.<env>.payout_rail.funding_account]`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FundingAccount {
+    /// Its id in the bank's API (a GUID).
+    pub id: String,
+    /// Six digits.
+    pub sort_code: String,
+    /// Eight digits.
+    pub account_number: String,
+    /// The payer's address the scheme carries.
+    pub address: String,
 }
 
 /// A service over one of lendhub's own JSON APIs (person checks, credit

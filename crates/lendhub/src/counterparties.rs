@@ -8,12 +8,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use lendhub_domain::clock::Clock;
+use lendhub_domain::partner::credentials::Environment;
 use lendhub_domain::secret::Secret;
 use lendhub_hub::counterparties::{
     AccountInformation, BankAdapters, BankConnection, BankMandates, BankPayments, Checks,
-    CollectionAccount, CompaniesHouse, CompanyRegister, CreditBureau, CreditReports, MessageSigner,
-    OpenBankingAis, OpenBankingPis, OpenBankingVrp, PerEnvironment, PersonChecks, PersonRegister,
-    Quota,
+    ClearBank, CollectionAccount, CompaniesHouse, CompanyRegister, CreditBureau, CreditReports,
+    FundingAccount, MessageSigner, OpenBankingAis, OpenBankingPis, OpenBankingVrp, PayoutRail,
+    PerEnvironment, PersonChecks, PersonRegister, Quota,
 };
 
 use crate::config::{self, Invalid};
@@ -160,22 +161,33 @@ async fn keyed_services(
     Ok(PerEnvironment { live, test })
 }
 
-/// Each environment's banks: for account information on the hosted
-/// journey and payment initiation on the pay page. The model bank is
-/// started once, for whichever environments name no bank. lendhub's
-/// redirect URI at every bank, and where each posts its notifications,
-/// are below `hub_url`.
+/// Each environment's banks, for account information on the hosted
+/// journey and payment initiation on the pay page, and its payout rail.
+/// The model bank is started once, for whichever environments name no
+/// bank or no rail. lendhub's redirect URI at every bank, and where each
+/// posts its notifications and webhooks, are below `hub_url`.
 pub async fn open_banking(
     config: &config::Config,
     hub_url: &str,
     clock: &Arc<dyn Clock>,
     stop: &tokio_util::sync::CancellationToken,
-) -> anyhow::Result<(BankAdapters, Option<tokio::task::JoinHandle<()>>)> {
+) -> anyhow::Result<(
+    BankAdapters,
+    PerEnvironment<Arc<dyn PayoutRail>>,
+    Option<tokio::task::JoinHandle<()>>,
+)> {
     let hub_url = hub_url.trim_end_matches('/');
     let model_events = format!("{hub_url}{}", lendhub_hub::bank_events::path(MODEL_BANK.0));
+    // The model rail's one webhook URL serves both environments: each
+    // checks the same model key, and a webhook finds its payment by id.
+    let rail_events = format!(
+        "{hub_url}{}",
+        lendhub_hub::rail_events::path(Environment::Test)
+    );
     let place = ModelBankPlace {
         redirect_uri: &format!("{hub_url}/open-banking/callback"),
         events_url: &model_events,
+        rail_events_url: &rail_events,
         books: &config.data_dir.join(MODEL_BANK_BOOKS),
         clock,
         stop,
@@ -200,7 +212,95 @@ pub async fn open_banking(
             test: test_mandates,
         },
     };
-    Ok((adapters, model.keeper))
+    let rails = PerEnvironment {
+        live: payout_rail("live", &c.live.payout_rail, &place, &mut model).await?,
+        test: payout_rail("test", &c.test.payout_rail, &place, &mut model).await?,
+    };
+    Ok((adapters, rails, model.keeper))
+}
+
+/// One environment's payout rail: the configured clearing bank, or the
+/// model bank's.
+async fn payout_rail(
+    env: &str,
+    c: &config::PayoutRail,
+    place: &ModelBankPlace<'_>,
+    model: &mut ModelBank,
+) -> anyhow::Result<Arc<dyn PayoutRail>> {
+    let timeout = Duration::from_millis(c.timeout_ms);
+    let Some(url) = &c.url else {
+        tracing::warn!(
+            environment = env,
+            "payout rail: the embedded model bank's, not a clearing bank"
+        );
+        let bank = model.started(place).await?;
+        let base = bank
+            .api_base_url
+            .trim_end_matches("/open-banking/v3.1")
+            .to_owned();
+        let (id, account) = lendhub_models::bank::fps::FUNDING_ACCOUNT;
+        let rail = ClearBank::new(
+            &base,
+            bank.client_secret.clone(),
+            FundingAccount {
+                id: id.to_owned(),
+                sort_code_account_number: account.to_owned(),
+                address: "Lendhub (model), 1 Test Street, London, EC1A 1AA".to_owned(),
+            },
+            Arc::new(
+                lendhub_system::RsaSigner::from_pem(lendhub_models::keys::LENDHUB_SIGNING_PEM)
+                    .map_err(anyhow::Error::msg)?,
+            ),
+            Arc::new(
+                lendhub_system::Rs256Verifier::from_pem(
+                    lendhub_models::keys::MODEL_BANK_SIGNING_PUBLIC_PEM,
+                )
+                .map_err(anyhow::Error::msg)?,
+            ),
+            timeout,
+        )?;
+        return Ok(Arc::new(rail));
+    };
+    let key = |field: &str| format!("counterparties.{env}.payout_rail.{field}");
+    let needed = |field: &str| Invalid::new(&key(field), "the payout rail needs it with the URL");
+    let token = c.api_token.clone().ok_or_else(|| needed("api_token"))?;
+    let read = |field: &str, path: &Option<std::path::PathBuf>| -> anyhow::Result<String> {
+        let path = path.as_ref().ok_or_else(|| needed(field))?;
+        std::fs::read_to_string(path)
+            .map_err(|e| Invalid::new(&key(field), format!("{}: {e}", path.display())).into())
+    };
+    let signer =
+        lendhub_system::RsaSigner::from_pem(&read("signing_key_file", &c.signing_key_file)?)
+            .map_err(|e| Invalid::new(&key("signing_key_file"), e))?;
+    let bank_key = lendhub_system::Rs256Verifier::from_pem(&read(
+        "bank_public_key_file",
+        &c.bank_public_key_file,
+    )?)
+    .map_err(|e| Invalid::new(&key("bank_public_key_file"), e))?;
+    let account = c
+        .funding_account
+        .as_ref()
+        .ok_or_else(|| needed("funding_account"))?;
+    let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(&account.sort_code, 6) {
+        return Err(Invalid::new(&key("funding_account.sort_code"), "six digits").into());
+    }
+    if !digits(&account.account_number, 8) {
+        return Err(Invalid::new(&key("funding_account.account_number"), "eight digits").into());
+    }
+    tracing::info!(environment = env, url = %url, "payout rail: a clearing bank");
+    Ok(Arc::new(ClearBank::new(
+        url,
+        token,
+        FundingAccount {
+            id: account.id.clone(),
+            sort_code_account_number: format!("{}{}", account.sort_code, account.account_number),
+            address: account.address.clone(),
+        },
+        Arc::new(signer),
+        Arc::new(bank_key),
+        timeout,
+    )?))
 }
 
 /// One environment's banks: read, paid at, and holding mandates.
@@ -215,6 +315,7 @@ type Banked = (
 struct ModelBankPlace<'a> {
     redirect_uri: &'a str,
     events_url: &'a str,
+    rail_events_url: &'a str,
     books: &'a std::path::Path,
     clock: &'a Arc<dyn Clock>,
     stop: &'a tokio_util::sync::CancellationToken,
@@ -226,6 +327,18 @@ struct ModelBankPlace<'a> {
 struct ModelBank {
     running: Option<BankConnection>,
     keeper: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl ModelBank {
+    /// How lendhub reaches the model bank, started now if it is not yet.
+    async fn started(&mut self, place: &ModelBankPlace<'_>) -> anyhow::Result<BankConnection> {
+        if let Some(running) = &self.running {
+            return Ok(running.clone());
+        }
+        let (running, keeper) = start_model_bank(place).await?;
+        self.keeper = keeper;
+        Ok(self.running.insert(running).clone())
+    }
 }
 
 /// The embedded model bank's books, in the data directory.
@@ -243,14 +356,7 @@ async fn banks(
             environment = env,
             "open banking: the embedded model bank, not a real bank"
         );
-        let bank = match &model.running {
-            Some(running) => running.clone(),
-            None => {
-                let (running, keeper) = start_model_bank(place).await?;
-                model.keeper = keeper;
-                model.running.insert(running).clone()
-            }
-        };
+        let bank = model.started(place).await?;
         (vec![bank], model_signer()?, model_collection_account())
     } else {
         let banks = c
@@ -382,7 +488,8 @@ async fn start_model_bank(
         lendhub_system::random_token(24),
         vec![place.redirect_uri.to_owned()],
     )
-    .notifying(place.events_url.to_owned());
+    .notifying(place.events_url.to_owned())
+    .rail_webhooks(place.rail_events_url.to_owned());
     let secret = Secret::from(registration.client_secret.clone());
     // A restart finds the consents, mandates and payments the bank had.
     let opening = lendhub_models::bank::Opening::kept_in(place.books).map_err(|e| {
@@ -426,6 +533,9 @@ pub fn model_servers(config: &config::Counterparties) -> PerEnvironment<Vec<&'st
         }
         if c.credit_bureau.url.is_none() {
             kinds.push("credit bureau");
+        }
+        if c.payout_rail.url.is_none() {
+            kinds.push("payout rail");
         }
         kinds
     };

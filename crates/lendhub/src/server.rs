@@ -271,7 +271,7 @@ async fn hub(
         working_days: Arc::new(config.rest_tier.working_days()?),
         read_caches: config.read_caches.enabled,
     };
-    let (banks, model_bank_books) =
+    let (banks, rails, model_bank_books) =
         crate::counterparties::open_banking(config, &url, &core.clock, stop).await?;
     let state = lendhub_hub::HubState {
         partner: lendhub_hub::PartnerState::new(
@@ -285,6 +285,7 @@ async fn hub(
             lendhub_hub::counterparties::Counterparties::new(
                 crate::counterparties::company_registers(&config.counterparties, &core.clock)
                     .await?,
+                rails,
                 banks,
                 crate::counterparties::checks(&config.counterparties).await?,
                 crate::counterparties::model_servers(&config.counterparties),

@@ -15,3 +15,6 @@ pub(crate) const MODEL_BANK_SIGNING_PEM: &str = include_str!("../keys/model-bank
 pub(crate) const MODEL_BANK_JWKS: &str = include_str!("../keys/model-bank-signing.jwks.json");
 pub(crate) const MODEL_BANK_KID: &str = "model-bank-signing";
 pub(crate) const MODEL_BANK_ISS: &str = "model-bank";
+/// Its public half: what lendhub checks the model rail's webhooks
+/// (`DigitalSignature`) with.
+pub const MODEL_BANK_SIGNING_PUBLIC_PEM: &str = include_str!("../keys/model-bank-signing.pub.pem");

@@ -282,6 +282,10 @@ pub mod lending {
     /// Any partner's: the open-banking callback's state names only the
     /// connection.
     pub const BANK_CONNECTION: &str = "SELECT body FROM hub_bank_connections WHERE id = $1";
+    pub const RAIL_PAYMENT: &str = "SELECT body FROM hub_rail_payments WHERE end_to_end_id = $1";
+    pub const INSERT_RAIL_PAYMENT: &str =
+        "INSERT INTO hub_rail_payments (end_to_end_id, owner, kind, subject_id, created_at_ms, body)
+         VALUES ($1, $2, $3, $4, $5, $6)";
     pub const INSERT_BANK_CONNECTION: &str =
         "INSERT INTO hub_bank_connections (id, owner, application_id, version, body)
          VALUES ($1, $2, $3, $4, $5)";

@@ -6,12 +6,12 @@
 //! every random byte.
 
 mod clock;
-mod ps256;
 mod random;
+mod rsa_signer;
 
 pub use clock::{ShiftedClock, SystemClock};
-pub use ps256::Ps256Signer;
 pub use random::{
     GenerateKey, NewRandom, Seal, generate_access_token, generate_api_key, generate_client,
     new_hub_id, random_bytes, random_token, random_uuid, webhook_secret,
 };
+pub use rsa_signer::{Rs256Verifier, RsaSigner};

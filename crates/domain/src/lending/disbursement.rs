@@ -2,15 +2,18 @@
 //! committed with the signature (so an acknowledged signature cannot lose
 //! its payout), claimed by the worker in a commit of its own before the
 //! rail is called (so a withdrawal either cancels it first or is refused
-//! after: the money is committed), sent under its id as the rail's
-//! idempotency key (so a worker that died after the call sends the same
-//! payment again, never a second one), and closed by the rail's answer.
+//! after: the money is committed), sent under its id as the payment's
+//! end-to-end id, the rail's duplicate check (so a worker that died after
+//! the call sends the same payment again, never a second one), and closed
+//! only by the rail's word that the payment ended (its webhook, or its
+//! answer when asked).
 //!
 //! ```text
-//! due ──claim──▶ sending ──rail settles──▶ settled
+//! due ──claim──▶ sending ──rail confirms──▶ settled
 //!  │               │  ▲
-//!  │               │  └── claimed again after RESEND_AFTER (a worker died)
-//!  │               └────rail rejects─────▶ rejected
+//!  │               │  └── claimed again after RESEND_AFTER with no word
+//!  │               │      (the rail asked first; sent again if unknown)
+//!  │               └────rail rejects───────▶ rejected
 //!  └──withdrawal or release──▶ cancelled
 //! ```
 
@@ -21,8 +24,9 @@ use crate::ids::{AccountId, DisbursementId, HubId};
 use crate::ledger::transfer::Transfer;
 use crate::money::Money;
 
-/// How long a claimed disbursement waits for its worker before another
-/// claims it and sends it again under the same idempotency key.
+/// How long a claimed disbursement waits for the rail's word before the
+/// worker asks the rail about it (and sends it again, under the same
+/// end-to-end id, if the rail never received it).
 pub const RESEND_AFTER: Duration = Duration::minutes(1);
 
 /// The principal on its way to the borrower.

@@ -20,6 +20,8 @@ pub enum EventType {
     ApplicationWithdrawn,
     #[serde(rename = "application.funded")]
     ApplicationFunded,
+    #[serde(rename = "application.funding_failed")]
+    ApplicationFundingFailed,
     #[serde(rename = "decision.completed")]
     DecisionCompleted,
     #[serde(rename = "offer.accepted")]
@@ -93,12 +95,13 @@ impl EventType {
     /// filter accept: the seed's catalogue, the names its other pages use
     /// (both payment sets among them; docs/decisions.md says which is
     /// emitted), and lendhub's own endpoint events.
-    pub const HUB: [EventType; 27] = [
+    pub const HUB: [EventType; 28] = [
         EventType::ApplicationCreated,
         EventType::ApplicationSubmitted,
         EventType::ApplicationExpired,
         EventType::ApplicationWithdrawn,
         EventType::ApplicationFunded,
+        EventType::ApplicationFundingFailed,
         EventType::DecisionCompleted,
         EventType::OfferAccepted,
         EventType::IdentityVerified,
@@ -130,6 +133,7 @@ impl EventType {
             EventType::ApplicationExpired => "application.expired",
             EventType::ApplicationWithdrawn => "application.withdrawn",
             EventType::ApplicationFunded => "application.funded",
+            EventType::ApplicationFundingFailed => "application.funding_failed",
             EventType::DecisionCompleted => "decision.completed",
             EventType::OfferAccepted => "offer.accepted",
             EventType::IdentityVerified => "identity.verified",
@@ -191,7 +195,8 @@ impl EventType {
             | EventType::ApplicationSubmitted
             | EventType::ApplicationExpired
             | EventType::ApplicationWithdrawn
-            | EventType::ApplicationFunded => ("application", "app_"),
+            | EventType::ApplicationFunded
+            | EventType::ApplicationFundingFailed => ("application", "app_"),
             EventType::DecisionCompleted => ("decision", "dec_"),
             EventType::OfferAccepted => ("offer", "ofr_"),
             EventType::IdentityVerified | EventType::IdentityReviewRequired => {

@@ -25,6 +25,8 @@ pub const REGISTER: &str = "company_register";
 pub const BANK: &str = "open_banking";
 pub const PERSON_CHECKS: &str = "person_checks";
 pub const CREDIT_REPORTS: &str = "credit_reports";
+/// The payout rail (the lender's clearing bank).
+pub const PAYOUT_RAIL: &str = "payout_rail";
 
 /// Says what the two metrics are, for `/metrics`' HELP lines.
 pub fn describe() {

@@ -20,7 +20,7 @@ use super::BankUnavailable;
 /// its software statement in the banks' directory.
 #[derive(Clone)]
 pub struct MessageSigner {
-    key: std::sync::Arc<lendhub_system::Ps256Signer>,
+    key: std::sync::Arc<lendhub_system::RsaSigner>,
     kid: String,
     /// `http://openbanking.org.uk/iss`: the organisation and software
     /// statement the key is registered under.
@@ -44,7 +44,7 @@ impl MessageSigner {
         iss: impl Into<String>,
     ) -> Result<Self, String> {
         Ok(Self {
-            key: std::sync::Arc::new(lendhub_system::Ps256Signer::from_pem(pem)?),
+            key: std::sync::Arc::new(lendhub_system::RsaSigner::from_pem(pem)?),
             kid: kid.into(),
             iss: iss.into(),
         })
@@ -55,7 +55,7 @@ impl MessageSigner {
         let header = Protected::ps256(&self.kid, &self.iss, iat).encoded();
         let signature = self
             .key
-            .sign(&jws::signing_input(&header, body))
+            .sign_ps256(&jws::signing_input(&header, body))
             .map_err(|e| BankUnavailable(format!("the request would not sign: {e}")))?;
         Ok(jws::detached(&header, &URL_SAFE_NO_PAD.encode(signature)))
     }

@@ -19,7 +19,7 @@ use tokio::sync::Notify;
 
 use crate::counterparties::{
     AccountInformation, BankMandates, BankPayments, CompanyRegister, Counterparties, CreditBureau,
-    FasterPayments, PerEnvironment, PersonRegister,
+    PayoutRail, PerEnvironment, PersonRegister,
 };
 use crate::links::Links;
 
@@ -52,7 +52,8 @@ pub struct Parts {
     pub(in crate::flows) register: PerEnvironment<Arc<dyn CompanyRegister>>,
     pub(in crate::flows) people: PerEnvironment<Arc<dyn PersonRegister>>,
     pub(in crate::flows) bureau: PerEnvironment<Arc<dyn CreditBureau>>,
-    pub(in crate::flows) rail: Arc<dyn FasterPayments>,
+    /// Where each environment's payouts go.
+    pub(in crate::flows) rails: PerEnvironment<Arc<dyn PayoutRail>>,
     /// The applicants' banks an account is read at (a white-label
     /// journey's bank connection).
     pub(in crate::flows) accounts: PerEnvironment<Arc<dyn AccountInformation>>,
@@ -99,7 +100,7 @@ impl Context {
             register: counterparties.register.clone(),
             people: counterparties.people.clone(),
             bureau: counterparties.bureau.clone(),
-            rail: counterparties.rail.clone(),
+            rails: counterparties.rails.clone(),
             accounts: counterparties.accounts.clone(),
             payments: counterparties.payments.clone(),
             mandates: counterparties.mandates.clone(),

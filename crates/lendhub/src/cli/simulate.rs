@@ -43,8 +43,10 @@ pub enum SimulateCommand {
         #[arg(long, env = "LENDHUB_MODEL_API_KEY", hide_env_values = true)]
         api_key: String,
     },
-    /// A bank over the UK Open Banking Read/Write API (account information)
-    /// and its OpenID Connect flows, with its own consent page.
+    /// A bank over the UK Open Banking Read/Write API (account information,
+    /// payments, VRP) and its OpenID Connect flows, with its own consent
+    /// page; and the lender's clearing bank's payout rail over ClearBank's
+    /// API (`POST /v3/payments/fps`), the client's secret its API token.
     Bank {
         /// Where to listen; port 0 picks a free one.
         #[arg(long, default_value = "127.0.0.1:9102")]
@@ -65,6 +67,11 @@ pub enum SimulateCommand {
         /// the id lendhub's configuration gives this bank. None, none sent.
         #[arg(long)]
         event_notification_url: Option<String>,
+        /// Where the payout rail posts its webhooks: lendhub's
+        /// `{hub public_url}/payout-rail/events/<environment>`. None, none
+        /// sent.
+        #[arg(long)]
+        rail_webhook_url: Option<String>,
         /// A file the bank keeps its books in (consents, mandates,
         /// payments, tokens), so a restart finds them; none, it starts
         /// empty each time.
@@ -113,6 +120,7 @@ pub async fn simulate(command: SimulateCommand) -> anyhow::Result<()> {
             client_secret,
             redirect_uri,
             event_notification_url,
+            rail_webhook_url,
             books,
         } => {
             if client_secret.is_empty() {
@@ -121,6 +129,7 @@ pub async fn simulate(command: SimulateCommand) -> anyhow::Result<()> {
             let mut registration =
                 lendhub_models::bank::Registration::lendhub(client_id, client_secret, redirect_uri);
             registration.event_notification_url = event_notification_url;
+            registration.rail_webhook_url = rail_webhook_url;
             let opening = match &books {
                 Some(file) => lendhub_models::bank::Opening::kept_in(file)
                     .with_context(|| format!("opening the books {}", file.display()))?,

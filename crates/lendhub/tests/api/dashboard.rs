@@ -144,17 +144,23 @@ async fn staff_see_their_own_partner_one_environment_at_a_time() {
     assert!(test_home.body.contains(&test) && !test_home.body.contains(&live));
     assert!(test_home.body.contains("Test environment"));
     // Every page says what the environment reaches instead of the real
-    // services: nothing is configured here, so both run on model servers.
+    // services: nothing is configured here, so both run on model servers;
+    // only the test environment takes the made-up test banks.
     for page in [&home, &test_home] {
         assert!(
             page.body.contains(
-                "<span id=\"model-servers\">Model servers: company register, bank, identity checks, credit bureau.</span>"
+                "<span id=\"model-servers\">Model servers: company register, bank, identity checks, credit bureau, payout rail.</span>"
             ),
             "{}",
             page.body
         );
-        assert!(page.body.contains("Simulated in process: payout rail."));
     }
+    assert!(!home.body.contains("Simulated in process"));
+    assert!(
+        test_home
+            .body
+            .contains("Simulated in process: white-label test banks.")
+    );
 
     let list = hub
         .get("/dashboard/applications?env=live&status=created")

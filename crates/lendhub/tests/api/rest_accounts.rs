@@ -161,12 +161,10 @@ async fn a_funded_loans_account_shows_its_balance_schedule_and_ledger() {
     assert_eq!(drawdown["amount_pence"], -1_000_000);
     assert_eq!(drawdown["account_id"], id.as_str());
     assert!(drawdown["payment_id"].is_null());
-    assert!(
-        drawdown["description"]
-            .as_str()
-            .unwrap()
-            .starts_with("Faster Payments fps_")
-    );
+    // Named by the payout rail's id for the payment (a GUID).
+    let description = drawdown["description"].as_str().unwrap();
+    let rail_id = description.strip_prefix("Faster Payments ").unwrap();
+    assert_eq!(rail_id.len(), 36, "{description}");
 
     // The list, by status.
     let l = get(format!("{TEST}/accounts")).await;

@@ -604,11 +604,12 @@ async fn a_signed_offer_is_paid_out_and_its_account_opens() {
     assert_eq!(activated["principal_pence"], 1_000_000);
     assert_eq!(activated["decision_id"], decision.as_str());
     assert_eq!(activated["reference"], "LC-1");
-    assert!(
-        activated["disbursement_id"]
-            .as_str()
-            .unwrap()
-            .starts_with("fps_")
+    // The payout rail's own id for the payment (ClearBank's are GUIDs).
+    let rail_id = activated["disbursement_id"].as_str().unwrap();
+    assert_eq!(
+        (rail_id.len(), rail_id.matches('-').count()),
+        (36, 4),
+        "{activated}"
     );
     assert_eq!(
         events.body["data"][2]["data"]["object"]["account_id"],

@@ -21,6 +21,9 @@
 //!   payments the client makes under one without the payer (`vrp.rs`);
 //!   the token endpoint renews their tokens (`refresh_token`), rotating
 //!   the refresh token each time (the spent one is refused).
+//! - `/v3/payments/fps`, `/v2/Accounts/{id}/Transactions`: the lender's
+//!   funding account and Faster Payments out of it, as ClearBank's API
+//!   offers them, with signed webhooks (`fps.rs`: the payout rail).
 //!
 //! Failures, injected through the admin endpoints (the client's
 //! credentials, as HTTP basic):
@@ -45,6 +48,7 @@
 mod ais;
 mod authorise;
 mod events;
+pub mod fps;
 mod kept;
 
 pub use kept::Keeper;
@@ -91,6 +95,9 @@ pub struct Registration {
     /// Where the bank posts its event notifications for the client
     /// (`events.rs`); none, none are sent.
     pub event_notification_url: Option<String>,
+    /// Where the bank posts its payout rail's webhooks (`fps.rs`); none,
+    /// none are sent.
+    pub rail_webhook_url: Option<String>,
 }
 
 impl Registration {
@@ -103,6 +110,7 @@ impl Registration {
             redirect_uris,
             signing_key_pem: crate::keys::LENDHUB_SIGNING_PUBLIC_PEM.to_owned(),
             event_notification_url: None,
+            rail_webhook_url: None,
         }
     }
 
@@ -110,6 +118,14 @@ impl Registration {
     pub fn notifying(self, url: String) -> Self {
         Self {
             event_notification_url: Some(url),
+            ..self
+        }
+    }
+
+    /// The client also takes the payout rail's webhooks at `url`.
+    pub fn rail_webhooks(self, url: String) -> Self {
+        Self {
+            rail_webhook_url: Some(url),
             ..self
         }
     }
@@ -125,6 +141,8 @@ struct Bank {
     /// (`kept.rs`) clears it.
     changed: Arc<AtomicBool>,
     injected: Injected,
+    /// How the payout rail behaves, as testers set it (`fps.rs`).
+    rail: Arc<Mutex<fps::Rail>>,
     /// Its time: a VRP consent's periods, and when tokens and pages lapse.
     clock: Arc<dyn Clock>,
 }
@@ -149,6 +167,10 @@ struct Books {
     vrps: HashMap<String, vrp::SubmittedVrp>,
     /// Refresh tokens issued with a VRP consent's first token, by token.
     refresh_tokens: HashMap<String, String>,
+    /// Faster Payments out of the lender's funding account, by end-to-end
+    /// id.
+    #[serde(default)]
+    fps: HashMap<String, fps::FpsPayment>,
     /// POSTs answered, by operation and idempotency key.
     idempotent: HashMap<String, pis::Answered>,
     #[serde(skip)]
@@ -244,14 +266,17 @@ pub fn router_opening(
 }
 
 fn bank(base: &str, registration: Registration, clock: Arc<dyn Clock>, books: Books) -> Bank {
-    Bank {
+    let bank = Bank {
         base: base.trim_end_matches('/').into(),
         registration: Arc::new(registration),
         books: Arc::new(Mutex::new(books)),
         changed: Arc::default(),
         injected: Injected::default(),
+        rail: Arc::default(),
         clock,
-    }
+    };
+    fps::resume(&bank);
+    bank
 }
 
 fn routes(bank: Bank) -> Router {
@@ -260,6 +285,7 @@ fn routes(bank: Bank) -> Router {
         .route("/_model/consents/{id}/revoke", post(revoke))
         .merge(pis::admin())
         .merge(events::admin())
+        .merge(fps::admin())
         .layer(axum::middleware::from_fn_with_state(
             bank.clone(),
             oidc::client_only,
@@ -273,6 +299,7 @@ fn routes(bank: Bank) -> Router {
         .route("/jwks", get(signatures::jwks))
         .route("/authorize", get(authorise::show).post(authorise::answer))
         .merge(resources)
+        .merge(fps::routes())
         .merge(admin)
         .with_state(bank)
 }
@@ -388,7 +415,13 @@ impl Bank {
             .iter()
             .filter(|(n, _)| {
                 n.as_str().starts_with("x-fapi-")
-                    || ["x-idempotency-key", "x-jws-signature"].contains(&n.as_str())
+                    || [
+                        "x-idempotency-key",
+                        "x-jws-signature",
+                        "x-request-id",
+                        "digitalsignature",
+                    ]
+                    .contains(&n.as_str())
             })
             .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
             .chain(

@@ -16,9 +16,9 @@ use super::{Bank, Refused};
 use crate::keys;
 
 /// The bank's signing key, parsed once.
-static BANK_KEY: std::sync::LazyLock<Option<lendhub_system::Ps256Signer>> =
+static BANK_KEY: std::sync::LazyLock<Option<lendhub_system::RsaSigner>> =
     std::sync::LazyLock::new(|| {
-        lendhub_system::Ps256Signer::from_pem(keys::MODEL_BANK_SIGNING_PEM).ok()
+        lendhub_system::RsaSigner::from_pem(keys::MODEL_BANK_SIGNING_PEM).ok()
     });
 
 /// `GET /jwks`: the bank's signing key.
@@ -84,7 +84,7 @@ pub(super) fn signed(status: StatusCode, response: &Value) -> Response {
     .encoded();
     let signature = BANK_KEY
         .as_ref()
-        .and_then(|key| key.sign(&jws::signing_input(&header, &body)).ok())
+        .and_then(|key| key.sign_ps256(&jws::signing_input(&header, &body)).ok())
         .map(|s| URL_SAFE_NO_PAD.encode(s));
     if let Some(value) = signature
         .map(|s| jws::detached(&header, &s))

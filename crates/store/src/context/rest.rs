@@ -17,6 +17,7 @@ use lendhub_domain::lending::journey::Journey;
 use lendhub_domain::lending::kyc::Verification;
 use lendhub_domain::marketplace;
 use lendhub_domain::partner::sub_account::SubAccount;
+use lendhub_domain::payout_rail::RailPayment;
 use lendhub_domain::servicing::account::Account;
 use lendhub_domain::servicing::collection::Payment;
 use lendhub_domain::servicing::ledger::Entry;
@@ -312,6 +313,8 @@ pub enum LendingWrite {
     /// otherwise `Conflict`.
     UpdateJourney(Journey),
     InsertBankConnection(BankConnection),
+    /// An outbound payment, with the commit that first sends it; once.
+    RecordRailPayment(RailPayment),
     /// Succeeds only if the stored version is `connection.version - 1`;
     /// otherwise `Conflict`.
     UpdateBankConnection(BankConnection),
@@ -400,6 +403,10 @@ pub trait LendingStore: Send + Sync {
         &self,
         id: &BankConnectionId,
     ) -> Result<Option<BankConnection>, StoreError>;
+
+    /// Any partner's outbound payment, by its end-to-end id: the payout
+    /// rail's webhook names only that.
+    async fn rail_payment(&self, end_to_end_id: &str) -> Result<Option<RailPayment>, StoreError>;
 
     /// Any partner's decision: the operator's view.
     async fn decision_any_owner(&self, id: &DecisionId) -> Result<Option<Decision>, StoreError>;

@@ -258,6 +258,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "double_entry_ledger",
         include_str!("../../migrations/postgres/0053_double_entry_ledger.sql"),
     ),
+    (
+        54,
+        "rail_payments",
+        include_str!("../../migrations/postgres/0054_rail_payments.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -16,6 +16,7 @@ use lendhub_domain::lending::journey::Journey;
 use lendhub_domain::lending::kyc::Verification;
 use lendhub_domain::marketplace::{App, Review, Signal};
 use lendhub_domain::partner::sub_account::SubAccount;
+use lendhub_domain::payout_rail::RailPayment;
 use lendhub_domain::servicing::account::Account;
 use lendhub_domain::servicing::collection::Payment;
 use lendhub_domain::servicing::ledger::Entry;
@@ -216,6 +217,10 @@ impl<B: Backend> LendingStore for B {
         id: &BankConnectionId,
     ) -> Result<Option<BankConnection>, StoreError> {
         body(self, sql::lending::BANK_CONNECTION, &params![id.as_str()]).await
+    }
+
+    async fn rail_payment(&self, end_to_end_id: &str) -> Result<Option<RailPayment>, StoreError> {
+        body(self, sql::lending::RAIL_PAYMENT, &params![end_to_end_id]).await
     }
 
     async fn decision_any_owner(&self, id: &DecisionId) -> Result<Option<Decision>, StoreError> {

@@ -272,6 +272,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "double_entry_ledger",
         include_str!("../../migrations/sqlite/0053_double_entry_ledger.sql"),
     ),
+    (
+        54,
+        "rail_payments",
+        include_str!("../../migrations/sqlite/0054_rail_payments.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

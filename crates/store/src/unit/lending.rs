@@ -347,6 +347,17 @@ pub(super) fn plan(write: &LendingWrite, d: &Dialect, unit: &mut Unit) -> Result
                 ],
             );
         }
+        LendingWrite::RecordRailPayment(p) => unit.step(
+            sql::INSERT_RAIL_PAYMENT,
+            values![
+                p.end_to_end_id.as_str(),
+                p.owner.as_str(),
+                p.kind.as_str(),
+                p.subject_id.as_str(),
+                unix_ms(p.created_at),
+                json(p)?
+            ],
+        ),
         LendingWrite::InsertBankConnection(c) => unit.step(
             sql::INSERT_BANK_CONNECTION,
             values![

@@ -1571,3 +1571,47 @@ fn paid_out(signed: &Application, id: &AccountId, at: time::OffsetDateTime) -> A
         ..funded
     }
 }
+
+#[tokio::test]
+async fn an_outbound_payment_is_recorded_once_and_found_by_its_end_to_end_id() {
+    use lendhub_domain::money::Money;
+    use lendhub_domain::payout_rail::{Kind, RailPayment};
+    let (store, _db) = store().await;
+    let owner = partner("live");
+    let payment = RailPayment {
+        end_to_end_id: "dsb_01JZ0000000000000000000001".to_owned(),
+        owner: owner.clone(),
+        kind: Kind::Disbursement,
+        subject_id: "app_01JZ0000000000000000000001".to_owned(),
+        amount: Money::pence(1_000_000),
+        created_at: at(60_000),
+    };
+    assert_eq!(
+        store.rail_payment(&payment.end_to_end_id).await.unwrap(),
+        None
+    );
+    let record = |p: RailPayment| {
+        set(
+            vec![Write::Lending(LendingWrite::RecordRailPayment(p))],
+            None,
+        )
+    };
+    store.commit(record(payment.clone())).await.unwrap();
+    // Found by its id alone, whoever owns it: the rail's webhook names
+    // nothing else.
+    assert_eq!(
+        store.rail_payment(&payment.end_to_end_id).await.unwrap(),
+        Some(payment.clone())
+    );
+    // One payment per end-to-end id: a second record is refused whole.
+    let again = RailPayment {
+        subject_id: "app_01JZ0000000000000000000002".to_owned(),
+        ..payment.clone()
+    };
+    assert!(store.commit(record(again)).await.is_err());
+    assert_eq!(
+        store.rail_payment(&payment.end_to_end_id).await.unwrap(),
+        Some(payment)
+    );
+    assert_eq!(store.rail_payment("dsb_unknown").await.unwrap(), None);
+}

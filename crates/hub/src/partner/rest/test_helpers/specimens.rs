@@ -82,6 +82,14 @@ pub(super) fn object(
                 .ok_or("a new application that cannot be withdrawn")?,
         ),
         ApplicationFunded => application(&loan.funded),
+        ApplicationFundingFailed => {
+            let (failed, _) = loan
+                .signed
+                .claim_disbursement(now)
+                .and_then(|sent| sent.disbursement_failed(&loan.accepted, "account_closed", now))
+                .map_err(|e| e.to_string())?;
+            application(&failed)
+        }
         DecisionCompleted => json(&DecisionView::new(&loan.decision)),
         OfferAccepted | AgreementSigned => {
             let (offer, agreement) =
@@ -203,6 +211,8 @@ struct Loan {
     decision: Decision,
     /// Accepted and signed: the decision locked.
     accepted: Decision,
+    /// Signed, its payout not yet sent.
+    signed: Application,
     funded: Application,
     account: Account,
     drawdown: Entry,
@@ -239,6 +249,7 @@ impl Loan {
             .map_err(|e| e.to_string())?;
         let account_id: AccountId = ids.next();
         let funded = signed
+            .clone()
             .claim_disbursement(now)
             .and_then(|claimed| claimed.fund(account_id.clone(), &disbursement_id(&claimed), now))
             .map_err(|e| e.to_string())?;
@@ -257,6 +268,7 @@ impl Loan {
             submitted,
             decision,
             accepted,
+            signed,
             funded,
             account,
             drawdown,
