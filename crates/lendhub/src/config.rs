@@ -630,13 +630,15 @@ impl Config {
                     // LENDHUB_CONFIG names the file; LENDHUB_LOG is the log
                     // filter; LENDHUB_DATABASE_URL is handled below;
                     // LENDHUB_MODEL_API_KEY and LENDHUB_MODEL_CLIENT_SECRET
-                    // are `lendhub simulate`'s.
+                    // are `lendhub simulate`'s; LENDHUB_CRASH_AT is the
+                    // crash tests' (`lendhub_system::crash_point`).
                     .ignore(&[
                         "config",
                         "log",
                         "database_url",
                         "model_api_key",
                         "model_client_secret",
+                        "crash_at",
                     ]),
             )
             // The conventional spelling, beside LENDHUB_DATABASE__URL.

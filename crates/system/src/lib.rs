@@ -6,10 +6,12 @@
 //! every random byte.
 
 mod clock;
+mod crash_point;
 mod random;
 mod rsa_signer;
 
 pub use clock::{ShiftedClock, SystemClock};
+pub use crash_point::{CRASH_AT, crash_point};
 pub use random::{
     GenerateKey, NewRandom, Seal, generate_access_token, generate_api_key, generate_client,
     new_hub_id, random_bytes, random_token, random_uuid, webhook_secret,

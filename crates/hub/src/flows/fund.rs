@@ -120,6 +120,7 @@ pub async fn disburse(
     if !resend {
         return Ok(true);
     }
+    lendhub_system::crash_point("payout.claimed");
     let payee = payee_account(&intent.payee_bank)
         .ok_or_else(|| FlowError::Internal(format!("{} names no account to pay", intent.id)))?;
     let sent = rail
@@ -132,6 +133,7 @@ pub async fn disburse(
         })
         .await
         .map_err(|e| FlowError::Unavailable(e.to_string()))?;
+    lendhub_system::crash_point("payout.sent");
     match sent {
         Sent::Accepted => Ok(true),
         Sent::Refused { code } => {
@@ -314,6 +316,7 @@ pub async fn rail_webhook(
 ) -> Result<(Vec<u8>, String), WebhookError> {
     let rail = cx.rails.get(env);
     let webhook = rail.read_webhook(body, signature)?;
+    lendhub_system::crash_point("payout.webhook_received");
     if let Some((end_to_end_id, outcome)) = webhook.about {
         rail_answered(cx, &end_to_end_id, outcome).await?;
     }

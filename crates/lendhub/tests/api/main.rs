@@ -37,6 +37,7 @@ mod outage;
 mod partitions;
 mod partner;
 mod payments;
+mod payout_crash;
 mod payout_rail;
 mod public;
 mod public_mcp;
