@@ -58,15 +58,7 @@ cleanup() {
 trap cleanup EXIT
 
 # --- the bare server, in the same run ------------------------------------------
-"$BARE" "$BARE_ADDR" >"$WORK/bare.log" 2>&1 &
-BARE_PID=$!
-wait_until_up "http://$BARE_ADDR" "$BARE_PID"
-log "bare server"
-"$BENCH" --url "http://$BARE_ADDR" --duration "$DURATION" --warmup 1 --connections "$CONNECTIONS" \
-    --scenario baseline >"$RESULTS/bare.json"
-kill -TERM "$BARE_PID"
-wait "$BARE_PID" 2>/dev/null || true
-BARE_PID=
+bare_baseline "$BARE_ADDR" "$RESULTS/bare.json"
 
 # --- lendhub, its model servers embedded ---------------------------------------
 env LENDHUB_DATA_DIR="$DATA" LENDHUB_SANDBOX__ADDR=$ADDR LENDHUB_HUB__ADDR=$HUB_ADDR \

@@ -51,3 +51,19 @@ stop() {
     wait "$SERVER_PID" 2>/dev/null || true
     SERVER_PID=
 }
+
+# bare_baseline ADDR OUT — the bare reference server (`lendhub-bare`, read from
+# BARE) on ADDR, measured with the baseline scenario for DURATION seconds over
+# CONNECTIONS connections (BENCH from the caller), its JSON to OUT; stopped
+# after. BARE_PID names it meanwhile, for the caller's cleanup.
+bare_baseline() {
+    "$BARE" "$1" >"$WORK/bare.log" 2>&1 &
+    BARE_PID=$!
+    wait_until_up "http://$1" "$BARE_PID"
+    log "bare server"
+    "$BENCH" --url "http://$1" --duration "$DURATION" --warmup 1 --connections "$CONNECTIONS" \
+        --scenario baseline >"$2"
+    kill -TERM "$BARE_PID"
+    wait "$BARE_PID" 2>/dev/null || true
+    BARE_PID=
+}

@@ -9,6 +9,7 @@ mod report;
 mod scenarios;
 mod seed;
 mod seed_servicing;
+mod settle;
 mod sso;
 mod target;
 
@@ -104,6 +105,9 @@ enum Command {
     /// White-label decisions through the account-information path, end to
     /// end, as fast as the server makes them.
     Decide(decide::DecideArgs),
+    /// The payout rail's settlement webhooks, as fast as the server books
+    /// them.
+    Settle(settle::SettleArgs),
 }
 
 fn main() -> ExitCode {
@@ -123,6 +127,7 @@ fn run(cli: &Cli) -> Result<()> {
         Some(Command::SeedServicing(args)) => return seed_servicing::run(args),
         Some(Command::Receive(args)) => return receive::run(args),
         Some(Command::Decide(args)) => return decide::run(args),
+        Some(Command::Settle(args)) => return settle::run(args),
         None => {}
     }
     let config = load_config(cli)?;

@@ -8,7 +8,11 @@
 //!   schedule whose first instalment is due today, its VRP consent held
 //!   by the embedded model bank, for the scheduler;
 //! - `--loans N --month YYYY-MM`: N loans funded across that month, for
-//!   closing a month's statement at size (issue #17).
+//!   closing a month's statement at size (issue #17);
+//! - `--sending N --ids-out FILE`: N signed loans whose payouts are with
+//!   the payout rail (claimed now, the drawdown pending, the payment
+//!   recorded by its end-to-end id), for the settlement webhooks' benchmark
+//!   (issue #47); FILE lists each end-to-end id and amount in pence.
 
 use std::time::Instant;
 
@@ -20,7 +24,7 @@ use lendhub_domain::ids::{
     AccountId, ApplicationId, DecisionId, DisbursementId, HubId, LedgerEntryId, MandateId,
     PaymentId, ScheduleId,
 };
-use lendhub_domain::lending::application::{self, Applicant, Application, Request};
+use lendhub_domain::lending::application::{self, Applicant, Application, Decision, Request};
 use lendhub_domain::lending::register;
 use lendhub_domain::lending::underwriting::{Banking, CreditFile, Facts, Signals};
 use lendhub_domain::money::Money;
@@ -54,6 +58,12 @@ pub struct SeedServicingArgs {
     /// The month `--loans` fund in, YYYY-MM.
     #[arg(long)]
     month: Option<String>,
+    /// Signed loans whose payouts are with the rail, awaiting its word.
+    #[arg(long, default_value_t = 0)]
+    sending: u64,
+    /// Where `--sending` writes its payouts' end-to-end ids and amounts.
+    #[arg(long)]
+    ids_out: Option<std::path::PathBuf>,
     /// Rows per commit.
     #[arg(long, default_value_t = 5_000)]
     batch: usize,
@@ -108,6 +118,14 @@ pub fn run(args: &SeedServicingArgs) -> Result<()> {
             loans(store.as_ref(), &owner, period, args).await?;
             out.insert("loans".into(), args.loans.into());
         }
+        if args.sending > 0 {
+            let file = args
+                .ids_out
+                .as_deref()
+                .context("--sending needs --ids-out FILE")?;
+            sending(store.as_ref(), &owner, args, file).await?;
+            out.insert("sending".into(), args.sending.into());
+        }
         store.close().await;
         out.insert("seconds".into(), started.elapsed().as_secs_f64().into());
         println!("{}", serde_json::Value::Object(out));
@@ -115,10 +133,57 @@ pub fn run(args: &SeedServicingArgs) -> Result<()> {
     })
 }
 
-/// A funded loan of £10,000 over 12 months made at `at`: its writes
-/// (application, decision and account as funding leaves them, and the
-/// drawdown) and the account.
-fn funded(owner: &Tenant, n: u64, at: OffsetDateTime) -> Result<(Vec<LendingWrite>, Account)> {
+/// `--sending` signed loans of £10,000 whose payouts a worker claimed now
+/// and sent: each application with its disbursement `sending`, its
+/// decision, the pending drawdown and the rail payment, as the first claim
+/// commits them; `file` gets "end-to-end id amount" lines.
+async fn sending(
+    store: &dyn Store,
+    owner: &Tenant,
+    args: &SeedServicingArgs,
+    file: &std::path::Path,
+) -> Result<()> {
+    use lendhub_domain::payout_rail::{Kind, RailPayment};
+    use lendhub_store::LedgerWrite;
+    let now = OffsetDateTime::now_utc();
+    let mut lines = String::new();
+    let mut writes = WriteSet::default();
+    for i in 0..args.sending {
+        let (signed, locked) = signed(owner, (1 << 40) | i, now)?;
+        let claimed = signed
+            .claim_disbursement(now)
+            .map_err(|e| anyhow!("claiming a bench payout: {e:?}"))?;
+        let intent = claimed
+            .disbursement
+            .clone()
+            .context("a signed application carries its payout")?;
+        let pending = intent
+            .pending_transfer()
+            .context("a claimed payout holds its drawdown")?;
+        lines.push_str(&format!("{} {}\n", intent.id, intent.amount.as_pence()));
+        writes
+            .push(LendingWrite::InsertApplication(claimed.clone()))
+            .push(LendingWrite::InsertDecision(locked))
+            .push(LendingWrite::RecordRailPayment(RailPayment {
+                end_to_end_id: intent.id.as_str().to_owned(),
+                owner: owner.clone(),
+                kind: Kind::Disbursement,
+                subject_id: claimed.id.as_str().to_owned(),
+                amount: intent.amount,
+                created_at: now,
+            }))
+            .push(LedgerWrite::Post(pending));
+        if writes.writes.len() >= args.batch {
+            crate::seed::commit(store, &mut writes).await?;
+        }
+    }
+    crate::seed::commit(store, &mut writes).await?;
+    std::fs::write(file, lines).with_context(|| format!("writing {}", file.display()))
+}
+
+/// An application of £10,000 over 12 months made, approved and signed at
+/// `at`, and its decision, locked.
+fn signed(owner: &Tenant, n: u64, at: OffsetDateTime) -> Result<(Application, Decision)> {
     let ms = lendhub_domain::clock::unix_ms(at) as u64;
     let random = u128::from(n) << 16;
     let checked = application::check(Request {
@@ -154,17 +219,28 @@ fn funded(owner: &Tenant, n: u64, at: OffsetDateTime) -> Result<(Vec<LendingWrit
         None,
         Signals::default(),
     );
-    let (_, decided, decision) = application
+    let (_, mut decided, decision) = application
         .submit(DecisionId::generate(ms, random), facts, at)
         .map_err(|e| anyhow!("deciding a bench application: {e:?}"))?;
-    let (signed, locked) = decided
+    // Paid, as a connected account would be, to the model bank's `strong`.
+    decided.payout_bank = Some("test_bank_strong".into());
+    decided
         .accept(
             &decision,
             "Bench".into(),
             DisbursementId::generate(ms, random),
             at,
         )
-        .map_err(|e| anyhow!("accepting a bench offer: {e:?}"))?;
+        .map_err(|e| anyhow!("accepting a bench offer: {e:?}"))
+}
+
+/// A funded loan of £10,000 over 12 months made at `at`: its writes
+/// (application, decision and account as funding leaves them, and the
+/// drawdown) and the account.
+fn funded(owner: &Tenant, n: u64, at: OffsetDateTime) -> Result<(Vec<LendingWrite>, Account)> {
+    let ms = lendhub_domain::clock::unix_ms(at) as u64;
+    let random = u128::from(n) << 16;
+    let (signed, locked) = signed(owner, n, at)?;
     let account_id = AccountId::generate(ms, random);
     let funded = signed
         .claim_disbursement(at)

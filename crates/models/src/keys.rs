@@ -11,7 +11,7 @@ pub const LENDHUB_SIGNING_KID: &str = "lendhub-model-signing";
 pub const LENDHUB_SIGNING_ISS: &str = "lendhub-model/lendhub";
 
 /// The key the model bank signs its answers with, and its JWKS.
-pub(crate) const MODEL_BANK_SIGNING_PEM: &str = include_str!("../keys/model-bank-signing.pem");
+pub const MODEL_BANK_SIGNING_PEM: &str = include_str!("../keys/model-bank-signing.pem");
 pub(crate) const MODEL_BANK_JWKS: &str = include_str!("../keys/model-bank-signing.jwks.json");
 pub(crate) const MODEL_BANK_KID: &str = "model-bank-signing";
 pub(crate) const MODEL_BANK_ISS: &str = "model-bank";
