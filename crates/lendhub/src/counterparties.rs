@@ -565,6 +565,7 @@ mod tests {
         );
         config.live.identity.url = Some("https://kyc.example".into());
         config.live.credit_bureau.url = Some("https://bureau.example".into());
+        config.live.payout_rail.url = Some("https://institution-api.clearbank.example".into());
         let models = model_servers(&config);
         assert!(models.live.is_empty());
         assert_eq!(
@@ -573,7 +574,8 @@ mod tests {
                 "company register",
                 "bank",
                 "identity checks",
-                "credit bureau"
+                "credit bureau",
+                "payout rail"
             ]
         );
     }
