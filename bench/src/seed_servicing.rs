@@ -12,7 +12,10 @@
 //! - `--sending N --ids-out FILE`: N signed loans whose payouts are with
 //!   the payout rail (claimed now, the drawdown pending, the payment
 //!   recorded by its end-to-end id), for the settlement webhooks' benchmark
-//!   (issue #47); FILE lists each end-to-end id and amount in pence.
+//!   (issue #47); FILE lists each end-to-end id and amount in pence;
+//! - `--postings N`: N postings in the double-entry ledger (the lender's
+//!   capital, then interest and fees on a thousand loans each, two postings
+//!   a transfer, over the last year), for the trial balance at size.
 
 use std::time::Instant;
 
@@ -61,6 +64,9 @@ pub struct SeedServicingArgs {
     /// Signed loans whose payouts are with the rail, awaiting its word.
     #[arg(long, default_value_t = 0)]
     sending: u64,
+    /// Postings to write into the double-entry ledger.
+    #[arg(long, default_value_t = 0)]
+    postings: u64,
     /// Where `--sending` writes its payouts' end-to-end ids and amounts.
     #[arg(long)]
     ids_out: Option<std::path::PathBuf>,
@@ -118,6 +124,10 @@ pub fn run(args: &SeedServicingArgs) -> Result<()> {
             loans(store.as_ref(), &owner, period, args).await?;
             out.insert("loans".into(), args.loans.into());
         }
+        if args.postings > 0 {
+            postings(store.as_ref(), args).await?;
+            out.insert("postings".into(), args.postings.into());
+        }
         if args.sending > 0 {
             let file = args
                 .ids_out
@@ -131,6 +141,44 @@ pub fn run(args: &SeedServicingArgs) -> Result<()> {
         println!("{}", serde_json::Value::Object(out));
         Ok(())
     })
+}
+
+/// `--postings` postings, two a transfer: the lender's capital, then an
+/// accrual or a fee on one of `postings / 1000` loans (at least one) in
+/// turn, a year ago to now, as the transfers of a book that size would be.
+async fn postings(store: &dyn Store, args: &SeedServicingArgs) -> Result<()> {
+    use lendhub_domain::ledger::movements as m;
+    use lendhub_store::LedgerWrite;
+    let transfers = args.postings.div_ceil(2);
+    let loans: Vec<AccountId> = (0..(args.postings / 1000).max(1))
+        .map(|i| AccountId::generate(1, (1 << 48) | u128::from(i)))
+        .collect();
+    let end = OffsetDateTime::now_utc();
+    let start = end - time::Duration::days(365);
+    let span = (end - start).whole_milliseconds() as i64;
+    let mut writes = WriteSet::default();
+    writes.push(LedgerWrite::Post(m::capital(
+        "bench_capital",
+        Money::pence(1_000_000_000_000),
+        start,
+    )?));
+    for i in 1..transfers {
+        let at = start + time::Duration::milliseconds(span * i as i64 / transfers as i64);
+        let loan = &loans[i as usize % loans.len()];
+        let id = format!("bench_{i}");
+        let amount = Money::pence(100 + (i % 900) as i64);
+        let transfer = if i % 4 == 0 {
+            m::fee(&id, loan, amount, at)?
+        } else {
+            m::accrual(&id, loan, amount, at)?
+        };
+        writes.push(LedgerWrite::Post(transfer));
+        if writes.writes.len() >= args.batch {
+            crate::seed::commit(store, &mut writes).await?;
+        }
+    }
+    crate::seed::commit(store, &mut writes).await?;
+    Ok(())
 }
 
 /// `--sending` signed loans of £10,000 whose payouts a worker claimed now
