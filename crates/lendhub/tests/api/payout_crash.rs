@@ -13,9 +13,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::support::Site;
+use crate::support::clearing_bank::{self, CLIENT};
 use crate::support::process::{Process, Simulator, cli, launch_with};
-
-const CLIENT: (&str, &str) = ("lendhub-test", "clearing-bank-token");
 
 /// What a crash test runs against: the clearing bank and the site, and
 /// the environment a lendhub process on it needs.
@@ -30,30 +29,9 @@ impl Rig {
     async fn new() -> Self {
         let port = crate::support::unclaimed_port();
         let hub = format!("http://127.0.0.1:{port}");
-        let bank = Simulator::launch(
-            &[
-                "bank",
-                "--addr",
-                "127.0.0.1:0",
-                "--client-id",
-                CLIENT.0,
-                "--redirect-uri",
-                &format!("{hub}/open-banking/callback"),
-                "--rail-webhook-url",
-                &format!("{hub}/payout-rail/events/test"),
-            ],
-            ("LENDHUB_MODEL_CLIENT_SECRET", CLIENT.1),
-            "model bank listening on",
-        );
+        let bank = clearing_bank::launch(&hub);
         let site = Site::new().await;
-        let signing = site.path().join("rail-signing.pem");
-        let bank_key = site.path().join("rail-bank.pub.pem");
-        std::fs::write(&signing, lendhub_models::keys::LENDHUB_SIGNING_PEM).unwrap();
-        std::fs::write(
-            &bank_key,
-            lendhub_models::keys::MODEL_BANK_SIGNING_PUBLIC_PEM,
-        )
-        .unwrap();
+        let (signing, bank_key) = clearing_bank::key_files(&site);
         let (id, account) = lendhub_models::bank::fps::FUNDING_ACCOUNT;
         let rail = "LENDHUB_COUNTERPARTIES__TEST__PAYOUT_RAIL";
         let env = [

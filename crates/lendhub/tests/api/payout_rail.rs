@@ -12,10 +12,10 @@ use serde_json::{Value, json};
 use time::Duration;
 
 use crate::rest_tier::{api_key, rest_get, rest_partner, rest_post as post};
+use crate::support::clearing_bank::{self, CLIENT};
 use crate::support::process::{Simulator, cli};
 use crate::support::*;
 
-const CLIENT: (&str, &str) = ("lendhub-test", "clearing-bank-token");
 const TEST: &str = "/sandbox/v1";
 
 /// The clearing bank, its own process.
@@ -51,34 +51,13 @@ impl ClearingBank {
 async fn beside_a_clearing_bank() -> (App, ClearingBank, String) {
     let port = crate::support::unclaimed_port();
     let hub = format!("http://127.0.0.1:{port}");
-    let process = Simulator::launch(
-        &[
-            "bank",
-            "--addr",
-            "127.0.0.1:0",
-            "--client-id",
-            CLIENT.0,
-            "--redirect-uri",
-            &format!("{hub}/open-banking/callback"),
-            "--rail-webhook-url",
-            &format!("{hub}/payout-rail/events/test"),
-        ],
-        ("LENDHUB_MODEL_CLIENT_SECRET", CLIENT.1),
-        "model bank listening on",
-    );
+    let process = clearing_bank::launch(&hub);
     let bank = ClearingBank {
         url: process.url.clone(),
         _process: process,
     };
     let site = Site::new().await;
-    let signing = site.path().join("rail-signing.pem");
-    let bank_key = site.path().join("rail-bank.pub.pem");
-    std::fs::write(&signing, lendhub_models::keys::LENDHUB_SIGNING_PEM).unwrap();
-    std::fs::write(
-        &bank_key,
-        lendhub_models::keys::MODEL_BANK_SIGNING_PUBLIC_PEM,
-    )
-    .unwrap();
+    let (signing, bank_key) = clearing_bank::key_files(&site);
     let mut config = test_config(&site);
     config.rest_tier.enabled = true;
     config.hub.addr = format!("127.0.0.1:{port}").parse().unwrap();

@@ -1,6 +1,7 @@
 //! The test harness: a real server per test, a client for it, and a webhook
 //! receiver that records what it is sent.
 
+pub mod clearing_bank;
 pub mod database;
 pub mod load;
 pub mod oidc;
