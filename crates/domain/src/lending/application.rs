@@ -455,6 +455,10 @@ pub enum CannotChange {
     /// asked for (409 `conflict`).
     #[error("the disbursement is under way")]
     Disbursing,
+    /// The account the loan would be paid to fails the sort code and
+    /// account number check (409 `conflict`).
+    #[error("the payee's account fails the modulus check")]
+    PayeeInvalid,
 }
 
 /// A submission refused: only an application still open for its applicant
@@ -625,6 +629,14 @@ impl Application {
             .as_ref()
             .map(|o| o.amount_pence)
             .ok_or(CannotChange::Closed(self.status))?;
+        // The money is committed at signing: to an account that could
+        // exist (Vocalink's modulus check), or not at all.
+        let payee = self.payout_bank.as_deref().unwrap_or("");
+        if crate::payout_rail::payee_account(payee).is_some_and(|a| {
+            crate::payout_rail::modulus::check_sort_code_account_number(&a).is_err()
+        }) {
+            return Err(CannotChange::PayeeInvalid);
+        }
         let mut signed = self.moved(self.status, now);
         signed.accepted_at = Some(now);
         signed.funding_failure = None;
@@ -1070,6 +1082,26 @@ mod tests {
                 .accept(&decision, "Ada".into(), dsb(1), NOW)
                 .map(|_| ()),
             Err(CannotChange::Closed(Status::InReview))
+        );
+    }
+
+    #[test]
+    fn an_offer_is_not_signed_to_a_payee_that_fails_the_modulus_check() {
+        let (app, decision) = approved();
+        let paying = |account: &str| Application {
+            payout_bank: Some(account.to_owned()),
+            ..app.clone()
+        };
+        assert_eq!(
+            paying("04000410000001")
+                .accept(&decision, "Ada".into(), dsb(1), NOW)
+                .map(|_| ()),
+            Err(CannotChange::PayeeInvalid)
+        );
+        assert!(
+            paying("04000410000010")
+                .accept(&decision, "Ada".into(), dsb(1), NOW)
+                .is_ok()
         );
     }
 

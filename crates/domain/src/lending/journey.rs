@@ -513,7 +513,7 @@ mod tests {
                 average_monthly_outflow_pence: 1,
             },
         };
-        let j = j.bank_connected("04000410000001", shared, now);
+        let j = j.bank_connected("04000410000010", shared, now);
         assert_eq!(j.bank_authorisation, None);
         assert_eq!(j.next_step(), Step::Consents);
         let j = j.submitted(now);

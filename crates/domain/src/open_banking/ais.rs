@@ -353,11 +353,11 @@ mod tests {
             nickname: None,
             identifications: vec![Identification {
                 scheme_name: SORT_CODE_ACCOUNT_NUMBER.into(),
-                identification: "04000410000001".into(),
+                identification: "04000410000010".into(),
                 name: None,
             }],
         };
-        assert_eq!(account.sort_code_account_number(), Some("04000410000001"));
+        assert_eq!(account.sort_code_account_number(), Some("04000410000010"));
         assert!(account.usable());
     }
 }

@@ -17,13 +17,13 @@ pub struct TestAccount {
 
 /// The account the payout rail answers `account_closed` for: a test
 /// account that was closed after it was connected.
-pub const CLOSED: &str = "04000499999999";
+pub const CLOSED: &str = "04000499999997";
 
 pub const TEST_ACCOUNTS: [TestAccount; 4] = [
     TestAccount {
         key: "strong",
         name: "Trading account – strong affordability",
-        sort_code_account_number: "04000410000001",
+        sort_code_account_number: "04000410000010",
         banking: Banking {
             months: 12,
             average_monthly_inflow_pence: 8_000_000,
@@ -43,7 +43,7 @@ pub const TEST_ACCOUNTS: [TestAccount; 4] = [
     TestAccount {
         key: "thin",
         name: "New account – two months of history",
-        sort_code_account_number: "04000410000003",
+        sort_code_account_number: "04000410000036",
         banking: Banking {
             months: 2,
             average_monthly_inflow_pence: 3_000_000,

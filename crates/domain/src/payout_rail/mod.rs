@@ -5,6 +5,7 @@
 //! rail's answers, in lendhub's words.
 
 pub mod clearbank;
+pub mod modulus;
 
 use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
@@ -19,18 +20,23 @@ use crate::tenant::Tenant;
 pub enum Kind {
     /// A loan's principal to the borrower; the subject is the application.
     Disbursement,
+    /// A refunded payment's money back to the account that paid; the
+    /// subject is the payment.
+    Refund,
 }
 
 impl Kind {
     pub fn as_str(self) -> &'static str {
         match self {
             Kind::Disbursement => "disbursement",
+            Kind::Refund => "refund",
         }
     }
 
     pub fn parse(s: &str) -> Option<Self> {
         match s {
             "disbursement" => Some(Kind::Disbursement),
+            "refund" => Some(Kind::Refund),
             _ => None,
         }
     }
@@ -97,8 +103,8 @@ mod tests {
     #[test]
     fn payees_are_fourteen_digits_or_a_test_bank_of_earlier_releases() {
         assert_eq!(
-            payee_account("04000410000001").as_deref(),
-            Some("04000410000001")
+            payee_account("04000410000010").as_deref(),
+            Some("04000410000010")
         );
         assert_eq!(
             payee_account("test_bank_closed").as_deref(),

@@ -98,6 +98,9 @@ pub fn refused(e: CannotChange) -> FlowError {
         CannotChange::Disbursing => FlowError::Conflict(
             "the loan is being paid out: the money is committed to the borrower's account",
         ),
+        CannotChange::PayeeInvalid => FlowError::Conflict(
+            "the account the loan would be paid to fails the sort code and account number check; connect another account",
+        ),
         CannotChange::Closed(status) => FlowError::Conflict(match status {
             Status::Declined => {
                 "the decision declined the application, which is final; the company may apply again after the cooling-off period"

@@ -15,7 +15,7 @@ pub struct SharedAccountView {
     #[schema(example = "04-00-04")]
     sort_code: String,
     /// The last four digits of the account number.
-    #[schema(example = "0001")]
+    #[schema(example = "0010")]
     account_number_last4: String,
 }
 
@@ -113,6 +113,6 @@ pub struct BankView {
 mod tests {
     #[test]
     fn a_sort_code_reads_in_pairs() {
-        assert_eq!(super::sort_code("04000410000001"), "04-00-04");
+        assert_eq!(super::sort_code("04000410000010"), "04-00-04");
     }
 }

@@ -121,7 +121,7 @@ async fn a_connected_bank_decides_the_white_label_submission() {
     assert_eq!(
         read.body["account"],
         json!({"name": "Trading account – strong affordability",
-               "sort_code": "04-00-04", "account_number_last4": "0001"})
+               "sort_code": "04-00-04", "account_number_last4": "0010"})
     );
     assert!(read.body["connected_at"].is_string(), "{}", read.body);
 

@@ -618,7 +618,7 @@ async fn a_handoff_link_starts_one_journey_which_changes_version_by_version() {
             average_monthly_outflow_pence: 5_000_000,
         },
     };
-    let next = first.bank_connected("04000410000001", shared("model_bank"), at(32_000));
+    let next = first.bank_connected("04000410000010", shared("model_bank"), at(32_000));
     store
         .commit(commit_one(LendingWrite::UpdateJourney(next.clone())))
         .await
@@ -680,7 +680,7 @@ async fn a_bank_connection_is_found_by_id_and_finishes_once() {
             average_monthly_outflow_pence: 5_000_000,
         },
     };
-    let connected = started.connect("04000410000001", shared, at(50_002));
+    let connected = started.connect("04000410000010", shared, at(50_002));
     store
         .commit(commit_one(LendingWrite::UpdateBankConnection(
             connected.clone(),
