@@ -146,6 +146,9 @@ hub_id!(/// A white-label journey's connection to the applicant's bank (`bcn_…
 hub_id!(/// A loan's disbursement: the payout intent committed when the offer
     /// is signed, whose id is its idempotency key at the rail (`dsb_…`).
     DisbursementId, "dsb_");
+hub_id!(/// A refund's payment back to the payer over the payout rail (`rfd_…`):
+    /// its end-to-end id at the rail.
+    RefundId, "rfd_");
 
 #[cfg(test)]
 mod tests {

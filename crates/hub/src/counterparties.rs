@@ -18,11 +18,13 @@ mod recurring_payments;
 use std::sync::Arc;
 
 use async_trait::async_trait;
+use lendhub_domain::ledger::reconciliation::{BankAccount, BankMovement};
 use lendhub_domain::lending::kyc::{Person, ProviderCheck};
 use lendhub_domain::lending::register::RegisteredEntity;
 use lendhub_domain::lending::underwriting::{Banking, CreditFile};
 use lendhub_domain::partner::credentials::Environment;
 use lendhub_domain::tenant::{Tenant, TenantKind};
+use time::OffsetDateTime;
 
 pub use account_information::OpenBankingAis;
 pub use companies_house::{CompaniesHouse, Quota};
@@ -269,6 +271,22 @@ pub trait PayoutRail: Send + Sync {
     async fn send(&self, payout: &Payout<'_>) -> Result<Sent, RailUnavailable>;
     /// What became of the payment sent under `end_to_end_id`.
     async fn status(&self, end_to_end_id: &str) -> Result<RailStatus, RailUnavailable>;
+    /// The lender's `account` as the bank's statement shows it: every
+    /// movement whose time falls in `[from, to)`, settled or not; `None`
+    /// when lendhub is not configured to read that account.
+    async fn statement(
+        &self,
+        account: BankAccount,
+        from: OffsetDateTime,
+        to: OffsetDateTime,
+    ) -> Result<Option<Vec<BankMovement>>, RailUnavailable>;
+    /// The movement on `account` known by `end_to_end_id`, whenever it
+    /// was made, if the bank shows one.
+    async fn movement(
+        &self,
+        account: BankAccount,
+        end_to_end_id: &str,
+    ) -> Result<Option<BankMovement>, RailUnavailable>;
     /// A webhook's body and `DigitalSignature`, checked and read.
     fn read_webhook(&self, body: &[u8], signature: &str) -> Result<RailWebhook, WebhookRefused>;
     /// lendhub's answer to a webhook: its body and `DigitalSignature`.
@@ -326,6 +344,9 @@ pub struct PaymentOrder<'a> {
 pub struct BankPayment {
     pub domestic_payment_id: String,
     pub progress: lendhub_domain::open_banking::pis::Progress,
+    /// The account that paid (sort code then account number), when the
+    /// bank said (`Data.Refund.Account`): where a refund goes.
+    pub payer_account: Option<String>,
     /// Its `InstructionIdentification`: lendhub's payment id.
     pub instruction_id: String,
 }

@@ -360,6 +360,23 @@ pub struct Config {
     pub secrets: Secrets,
     pub log: Log,
     pub counterparties: Counterparties,
+    pub reconciliation: Reconciliation,
+}
+
+/// Daily reconciliation of the lender's bank accounts against the ledger
+/// (docs/ledger.md).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Reconciliation {
+    /// Reconcile each day an hour after it ends (UTC). Off, a day is
+    /// reconciled only when `lendhub reconcile --date` asks.
+    pub daily: bool,
+}
+
+impl Default for Reconciliation {
+    fn default() -> Self {
+        Self { daily: true }
+    }
 }
 
 /// Who the hub reaches beyond its database, for each environment: a real
@@ -403,6 +420,11 @@ pub struct PayoutRail {
     pub bank_public_key_file: Option<PathBuf>,
     /// The lender's funding account payouts are paid from.
     pub funding_account: Option<FundingAccount>,
+    /// The id (a GUID) in the bank's API of the lender's collection
+    /// account, which payers' payments are made into: reconciliation reads
+    /// its statement beside the funding account's. Unset, only the funding
+    /// account is reconciled.
+    pub collection_account_id: Option<String>,
     /// Each request gives up after this.
     pub timeout_ms: u64,
 }
@@ -415,6 +437,7 @@ impl Default for PayoutRail {
             signing_key_file: None,
             bank_public_key_file: None,
             funding_account: None,
+            collection_account_id: None,
             timeout_ms: 10_000,
         }
     }
@@ -583,6 +606,7 @@ impl Default for Config {
                 level: "info".into(),
             },
             counterparties: Counterparties::default(),
+            reconciliation: Reconciliation::default(),
         }
     }
 }

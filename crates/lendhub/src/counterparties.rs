@@ -242,11 +242,14 @@ async fn payout_rail(
         let rail = ClearBank::new(
             &base,
             bank.client_secret.clone(),
-            FundingAccount {
-                id: id.to_owned(),
-                sort_code_account_number: account.to_owned(),
-                address: "Lendhub (model), 1 Test Street, London, EC1A 1AA".to_owned(),
-            },
+            (
+                FundingAccount {
+                    id: id.to_owned(),
+                    sort_code_account_number: account.to_owned(),
+                    address: "Lendhub (model), 1 Test Street, London, EC1A 1AA".to_owned(),
+                },
+                Some(lendhub_models::bank::fps::COLLECTION_ACCOUNT.0.to_owned()),
+            ),
             Arc::new(
                 lendhub_system::RsaSigner::from_pem(lendhub_models::keys::LENDHUB_SIGNING_PEM)
                     .map_err(anyhow::Error::msg)?,
@@ -292,11 +295,17 @@ async fn payout_rail(
     Ok(Arc::new(ClearBank::new(
         url,
         token,
-        FundingAccount {
-            id: account.id.clone(),
-            sort_code_account_number: format!("{}{}", account.sort_code, account.account_number),
-            address: account.address.clone(),
-        },
+        (
+            FundingAccount {
+                id: account.id.clone(),
+                sort_code_account_number: format!(
+                    "{}{}",
+                    account.sort_code, account.account_number
+                ),
+                address: account.address.clone(),
+            },
+            c.collection_account_id.clone(),
+        ),
         Arc::new(signer),
         Arc::new(bank_key),
         timeout,

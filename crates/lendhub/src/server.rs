@@ -314,9 +314,10 @@ async fn hub(
     );
     let expiry_wake = state.partner.expiry_wake.clone();
     let expiries = core.worker(
-        lendhub_hub::flows::sweep::Sweep {
-            flows: state.partner.flows.clone(),
-        },
+        lendhub_hub::flows::sweep::Sweep::new(
+            state.partner.flows.clone(),
+            config.reconciliation.daily,
+        ),
         expiry_wake.clone(),
         core.jobs.clone(),
     );

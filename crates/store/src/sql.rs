@@ -313,8 +313,8 @@ pub mod ledger {
         "INSERT INTO hub_ledger_postings (transfer_id, seq, account, side, amount_pence)
          VALUES ($1, $2, $3, $4, $5)";
     pub const INSERT_TRANSFER: &str =
-        "INSERT INTO hub_ledger_transfers (id, movement, phase, pending_id, at_ms, body)
-         VALUES ($1, $2, $3, $4, $5, $6)";
+        "INSERT INTO hub_ledger_transfers (id, movement, phase, pending_id, at_ms, body, reference)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)";
     /// Moves an account's running totals by the deltas given.
     pub const MOVE_TOTALS: &str = "INSERT INTO hub_ledger_balances
              (account, posted_debits, posted_credits, pending_debits, pending_credits)
@@ -339,6 +339,47 @@ pub mod ledger {
          WHERE t.phase IN ('single', 'post') AND t.at_ms < $1
          GROUP BY p.account ORDER BY p.account";
     pub const TRANSFER: &str = "SELECT body FROM hub_ledger_transfers WHERE id = $1";
+    /// The transfers with a posting to one of a loan's accounts, whose
+    /// names all begin `loan:{id}:` (a range over the postings' index).
+    pub const LOAN_TRANSFERS: &str = "SELECT t.body FROM hub_ledger_transfers t
+         WHERE t.id IN (SELECT p.transfer_id FROM hub_ledger_postings p
+                        WHERE p.account >= $1 AND p.account < $2)
+         ORDER BY t.at_ms, t.id";
+    /// The transfers known at the bank by end-to-end id `$1`.
+    pub const BY_REFERENCE: &str =
+        "SELECT body FROM hub_ledger_transfers WHERE reference = $1 ORDER BY at_ms, id";
+    /// A reconciliation item, once: a day reconciled again finds it again.
+    pub const INSERT_ITEM: &str =
+        "INSERT INTO hub_reconciliation_items (id, day, resolution, found_at_ms, body)
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING";
+    pub const ITEMS_OF_DAY: &str =
+        "SELECT body FROM hub_reconciliation_items WHERE day = $1 ORDER BY id";
+    /// The newest items first, open ones before the rest.
+    pub const RECENT_ITEMS: &str = "SELECT body FROM hub_reconciliation_items
+         ORDER BY CASE resolution WHEN 'open' THEN 0 ELSE 1 END, day DESC, id LIMIT $1";
+    /// Asks for a day's run now, again if it ran before.
+    pub const REQUEST_RUN: &str = "INSERT INTO hub_reconciliation_runs
+             (day, due_at_ms, requested_at_ms, done_at_ms, body)
+         VALUES ($1, $2, $2, NULL, NULL)
+         ON CONFLICT (day) DO UPDATE SET due_at_ms = excluded.due_at_ms,
+             requested_at_ms = excluded.requested_at_ms, done_at_ms = NULL";
+    /// Schedules a day's run, unless it was scheduled or asked for already.
+    pub const SCHEDULE_RUN: &str = "INSERT INTO hub_reconciliation_runs
+             (day, due_at_ms, requested_at_ms, done_at_ms, body)
+         VALUES ($1, $2, $2, NULL, NULL) ON CONFLICT (day) DO NOTHING";
+    /// A run's report, unless it was asked for again after `$3` (the
+    /// request the run answered).
+    pub const RUN_DONE: &str = "UPDATE hub_reconciliation_runs SET done_at_ms = $2, body = $4
+         WHERE day = $1 AND requested_at_ms <= $3";
+    pub const DUE_RUNS: &str = "SELECT day, requested_at_ms FROM hub_reconciliation_runs
+         WHERE done_at_ms IS NULL AND due_at_ms <= $1 ORDER BY due_at_ms LIMIT $2";
+    pub const RUN: &str = "SELECT requested_at_ms, done_at_ms, body
+         FROM hub_reconciliation_runs WHERE day = $1";
+    /// The transfers made in `[$1, $2)` with a posting to account `$3`.
+    pub const TRANSFERS_OF_ACCOUNT_BETWEEN: &str = "SELECT t.body FROM hub_ledger_transfers t
+         WHERE t.at_ms >= $1 AND t.at_ms < $2
+           AND t.id IN (SELECT p.transfer_id FROM hub_ledger_postings p WHERE p.account = $3)
+         ORDER BY t.at_ms, t.id";
 }
 
 pub mod commercial {

@@ -6,7 +6,9 @@
 
 pub mod book;
 pub mod chart;
+pub mod loan;
 pub mod movements;
+pub mod reconciliation;
 pub mod transfer;
 
 #[cfg(test)]

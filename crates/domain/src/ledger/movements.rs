@@ -133,10 +133,15 @@ pub fn collection(
     Transfer::new(id, Movement::Collection, Phase::Pending, postings, at)
 }
 
-/// A settled collection returned by the payer's bank (a recall, a
-/// chargeback): its postings reversed, posted at once.
-pub fn returned(id: &str, settled: &Transfer, at: OffsetDateTime) -> Result<Transfer, NotBalanced> {
-    let reversed = settled
+/// `transfer`'s postings with their sides swapped, as `movement`.
+fn reversed(
+    id: &str,
+    movement: Movement,
+    phase: Phase,
+    transfer: &Transfer,
+    at: OffsetDateTime,
+) -> Result<Transfer, NotBalanced> {
+    let postings = transfer
         .postings()
         .iter()
         .map(|p| Posting {
@@ -147,23 +152,57 @@ pub fn returned(id: &str, settled: &Transfer, at: OffsetDateTime) -> Result<Tran
             ..p.clone()
         })
         .collect();
-    Transfer::new(id, Movement::Return, Phase::Single, reversed, at)
+    Transfer::new(id, movement, phase, postings, at)
 }
 
-/// The borrower's credit paid back to them (pending until the rail
-/// settles it).
+/// A settled collection returned by the payer's bank (a recall, a
+/// chargeback): its postings reversed, posted at once.
+pub fn returned(id: &str, settled: &Transfer, at: OffsetDateTime) -> Result<Transfer, NotBalanced> {
+    reversed(id, Movement::Return, Phase::Single, settled, at)
+}
+
+/// A settled collection paid back to the payer: what it paid off is owed
+/// again, and the money leaves the funding account the payout rail pays
+/// from — pending until the rail settles the refund.
+pub fn refund_of(
+    id: &str,
+    collected: &Transfer,
+    at: OffsetDateTime,
+) -> Result<Transfer, NotBalanced> {
+    let collections = lender(Lender::Collections);
+    let postings = collected
+        .postings()
+        .iter()
+        .map(|p| Posting {
+            account: if p.account == collections {
+                lender(Lender::Funding)
+            } else {
+                p.account.clone()
+            },
+            side: match p.side {
+                Side::Debit => Side::Credit,
+                Side::Credit => Side::Debit,
+            },
+            amount: p.amount,
+        })
+        .collect();
+    Transfer::new(id, Movement::Refund, Phase::Pending, postings, at)
+}
+
+/// The borrower's credit paid back to them from the funding account the
+/// payout rail pays from (pending until the rail settles it).
 pub fn refund(
     id: &str,
     to: &AccountId,
     amount: Money,
     at: OffsetDateTime,
 ) -> Result<Transfer, NotBalanced> {
-    let (credit, collections) = (loan(to, Loan::Credit), lender(Lender::Collections));
+    let (credit, funding) = (loan(to, Loan::Credit), lender(Lender::Funding));
     single(
         id,
         Movement::Refund,
         credit,
-        collections,
+        funding,
         amount,
         Phase::Pending,
         at,

@@ -105,6 +105,10 @@ pub struct Transfer {
     postings: Vec<Posting>,
     #[serde(with = "time::serde::rfc3339")]
     at: OffsetDateTime,
+    /// The end-to-end id the bank knows the money by, for a movement a
+    /// rail carries: what reconciliation matches the bank's statement on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    reference: Option<String>,
 }
 
 /// A transfer as stored, before its balance is checked.
@@ -116,13 +120,19 @@ struct Unchecked {
     postings: Vec<Posting>,
     #[serde(with = "time::serde::rfc3339")]
     at: OffsetDateTime,
+    #[serde(default)]
+    reference: Option<String>,
 }
 
 impl TryFrom<Unchecked> for Transfer {
     type Error = NotBalanced;
 
     fn try_from(u: Unchecked) -> Result<Self, NotBalanced> {
-        Transfer::new(u.id, u.movement, u.phase, u.postings, u.at)
+        let made = Transfer::new(u.id, u.movement, u.phase, u.postings, u.at)?;
+        Ok(match u.reference {
+            Some(r) => made.known_at_bank_as(r),
+            None => made,
+        })
     }
 }
 
@@ -201,7 +211,22 @@ impl Transfer {
             phase,
             postings,
             at,
+            reference: None,
         })
+    }
+
+    /// The transfer, known at the bank by the end-to-end id `reference`
+    /// (its post or void inherits it).
+    pub fn known_at_bank_as(self, reference: impl Into<String>) -> Self {
+        Self {
+            reference: Some(reference.into()),
+            ..self
+        }
+    }
+
+    /// The end-to-end id the bank knows the money by, if a rail carries it.
+    pub fn reference(&self) -> Option<&str> {
+        self.reference.as_deref()
     }
 
     /// The pending transfer confirmed: the same postings, posted.

@@ -72,8 +72,47 @@ pub enum State {
 }
 
 /// A move its state does not allow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the payout is not in a state that allows this")]
 pub struct WrongState;
+
+/// The moves of a payment the payout rail carries: a disbursement's, and
+/// a refund's (`servicing::refund_payout`), the same outbox.
+impl State {
+    /// Claimed by a worker at `now`: due, or sending when the last claim's
+    /// worker has not been heard of for `RESEND_AFTER`.
+    pub fn claim(&self, now: OffsetDateTime) -> Result<Self, WrongState> {
+        match *self {
+            State::Due => Ok(State::Sending { claimed_at: now }),
+            State::Sending { claimed_at } if now >= claimed_at + RESEND_AFTER => {
+                Ok(State::Sending { claimed_at: now })
+            }
+            _ => Err(WrongState),
+        }
+    }
+
+    /// The rail paid it.
+    pub fn settle(&self, rail_payment_id: &str, at: OffsetDateTime) -> Result<Self, WrongState> {
+        match self {
+            State::Sending { .. } => Ok(State::Settled {
+                rail_payment_id: rail_payment_id.to_owned(),
+                at,
+            }),
+            _ => Err(WrongState),
+        }
+    }
+
+    /// The payee's bank refused it, for the rail's `reason`.
+    pub fn reject(&self, reason: &str, at: OffsetDateTime) -> Result<Self, WrongState> {
+        match self {
+            State::Sending { .. } => Ok(State::Rejected {
+                reason: reason.to_owned(),
+                at,
+            }),
+            _ => Err(WrongState),
+        }
+    }
+}
 
 impl Disbursement {
     pub fn intend(
@@ -109,6 +148,7 @@ impl Disbursement {
             self.intended_at,
         )
         .ok()
+        .map(|t| t.known_at_bank_as(self.id.as_str()))
     }
 
     /// The ledger's pending drawdown, recorded when a worker first claims
@@ -148,36 +188,17 @@ impl Disbursement {
         }
     }
 
-    /// Claimed by a worker at `now`: due, or sending when the last claim's
-    /// worker has not been heard of for `RESEND_AFTER`.
+    /// Claimed by a worker at `now` (`State::claim`).
     pub fn claim(&self, now: OffsetDateTime) -> Result<Self, WrongState> {
-        match self.state {
-            State::Due => Ok(self.to(State::Sending { claimed_at: now })),
-            State::Sending { claimed_at } if now >= claimed_at + RESEND_AFTER => {
-                Ok(self.to(State::Sending { claimed_at: now }))
-            }
-            _ => Err(WrongState),
-        }
+        self.state.claim(now).map(|s| self.to(s))
     }
 
     pub fn settle(&self, rail_payment_id: &str, now: OffsetDateTime) -> Result<Self, WrongState> {
-        match self.state {
-            State::Sending { .. } => Ok(self.to(State::Settled {
-                rail_payment_id: rail_payment_id.to_owned(),
-                at: now,
-            })),
-            _ => Err(WrongState),
-        }
+        self.state.settle(rail_payment_id, now).map(|s| self.to(s))
     }
 
     pub fn reject(&self, reason: &str, now: OffsetDateTime) -> Result<Self, WrongState> {
-        match self.state {
-            State::Sending { .. } => Ok(self.to(State::Rejected {
-                reason: reason.to_owned(),
-                at: now,
-            })),
-            _ => Err(WrongState),
-        }
+        self.state.reject(reason, now).map(|s| self.to(s))
     }
 
     /// Set aside before any worker claimed it; refused once one has.

@@ -26,8 +26,36 @@ pub struct ConsentRequest {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConsentRequestData {
+    /// `Yes`: the bank is to say, with the payment, which account paid
+    /// ([`Refund`]), so a refund can go back to it.
+    #[serde(
+        rename = "ReadRefundAccount",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub read_refund_account: Option<String>,
     #[serde(rename = "Initiation")]
     pub initiation: Initiation,
+}
+
+/// `ReadRefundAccount`'s value asking for the refund account.
+pub const READ_REFUND_ACCOUNT: &str = "Yes";
+
+/// `Data.Refund` of a payment (OB v3.1.x): the account that paid, which
+/// the bank gives when the consent asked `ReadRefundAccount: Yes`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refund {
+    #[serde(rename = "Account")]
+    pub account: Identification,
+}
+
+impl Refund {
+    /// The paying account's sort code then account number, if the bank
+    /// named it that way.
+    pub fn sort_code_account_number(&self) -> Option<&str> {
+        (self.account.scheme_name == super::ais::SORT_CODE_ACCOUNT_NUMBER)
+            .then_some(self.account.identification.as_str())
+    }
 }
 
 /// `OBRisk1`, as far as lendhub states it: a payment to a business the
@@ -124,6 +152,12 @@ pub struct Consent {
     pub status_updated: OffsetDateTime,
     #[serde(rename = "Initiation")]
     pub initiation: Initiation,
+    #[serde(
+        rename = "ReadRefundAccount",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub read_refund_account: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -167,6 +201,9 @@ pub struct Payment {
     pub status_updated: OffsetDateTime,
     #[serde(rename = "Initiation")]
     pub initiation: Initiation,
+    /// The account that paid, when the consent asked for it.
+    #[serde(rename = "Refund", default, skip_serializing_if = "Option::is_none")]
+    pub refund: Option<Refund>,
 }
 
 /// The payment's status as the payer's bank reports it.

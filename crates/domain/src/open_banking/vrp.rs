@@ -31,6 +31,13 @@ pub struct ConsentRequest {
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ConsentRequestData {
+    /// `Yes`: each payment names the account that paid (`Refund`).
+    #[serde(
+        rename = "ReadRefundAccount",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub read_refund_account: Option<String>,
     #[serde(rename = "ControlParameters")]
     pub control_parameters: ControlParameters,
     #[serde(rename = "Initiation")]
@@ -124,6 +131,12 @@ pub struct Consent {
     pub control_parameters: ControlParameters,
     #[serde(rename = "Initiation")]
     pub initiation: Initiation,
+    #[serde(
+        rename = "ReadRefundAccount",
+        default,
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub read_refund_account: Option<String>,
 }
 
 /// The statuses the standard's consent response names. A consent revoked
@@ -217,6 +230,11 @@ pub struct Payment {
     pub initiation: Initiation,
     #[serde(rename = "Instruction")]
     pub instruction: Instruction,
+    /// The account that paid, when the consent asked for it (the VRP
+    /// standard's `OBCashAccountDebtorWithName`, not wrapped as PIS wraps
+    /// it in `Account`).
+    #[serde(rename = "Refund", default, skip_serializing_if = "Option::is_none")]
+    pub refund: Option<super::ais::Identification>,
 }
 
 impl ControlParameters {

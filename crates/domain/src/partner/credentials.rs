@@ -13,7 +13,10 @@ use subtle::ConstantTimeEq;
 use crate::secret::Secret;
 
 /// The environment a key belongs to; the key prefix must match the service.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum Environment {
     Test,
     Live,

@@ -48,6 +48,10 @@ pub enum EventType {
     PaymentFailed,
     #[serde(rename = "payment.refunded")]
     PaymentRefunded,
+    #[serde(rename = "payment.refund_paid")]
+    PaymentRefundPaid,
+    #[serde(rename = "payment.refund_failed")]
+    PaymentRefundFailed,
     #[serde(rename = "mandate.revoked")]
     MandateRevoked,
     #[serde(rename = "schedule.completed")]
@@ -95,7 +99,7 @@ impl EventType {
     /// filter accept: the seed's catalogue, the names its other pages use
     /// (both payment sets among them; docs/decisions.md says which is
     /// emitted), and lendhub's own endpoint events.
-    pub const HUB: [EventType; 28] = [
+    pub const HUB: [EventType; 30] = [
         EventType::ApplicationCreated,
         EventType::ApplicationSubmitted,
         EventType::ApplicationExpired,
@@ -115,6 +119,8 @@ impl EventType {
         EventType::PaymentSettled,
         EventType::PaymentFailed,
         EventType::PaymentRefunded,
+        EventType::PaymentRefundPaid,
+        EventType::PaymentRefundFailed,
         EventType::MandateRevoked,
         EventType::ScheduleCompleted,
         EventType::PayoutPaid,
@@ -147,6 +153,8 @@ impl EventType {
             EventType::PaymentSettled => "payment.settled",
             EventType::PaymentFailed => "payment.failed",
             EventType::PaymentRefunded => "payment.refunded",
+            EventType::PaymentRefundPaid => "payment.refund_paid",
+            EventType::PaymentRefundFailed => "payment.refund_failed",
             EventType::MandateRevoked => "mandate.revoked",
             EventType::ScheduleCompleted => "schedule.completed",
             EventType::PayoutPaid => "payout.paid",
@@ -211,7 +219,9 @@ impl EventType {
             | EventType::PaymentPaid
             | EventType::PaymentSettled
             | EventType::PaymentFailed
-            | EventType::PaymentRefunded => ("payment", "pay_"),
+            | EventType::PaymentRefunded
+            | EventType::PaymentRefundPaid
+            | EventType::PaymentRefundFailed => ("payment", "pay_"),
             EventType::MandateRevoked => ("mandate", "mnd_"),
             EventType::ScheduleCompleted => ("payment_schedule", "sch_"),
             EventType::PayoutPaid => ("payout", "po_"),

@@ -7,8 +7,10 @@ use serde::{Deserialize, Serialize};
 use time::{Date, Duration, OffsetDateTime};
 
 use crate::ids::{AccountId, MandateId, PaymentId, ScheduleId};
+use crate::ledger::transfer::Transfer;
 use crate::money::Money;
 use crate::servicing::bank_payment::{PayerAuthorisation, next_check};
+use crate::servicing::refund_payout::RefundPayout;
 use crate::tenant::Tenant;
 
 /// The seed's bound on a payment's reference (Faster Payments carries 18).
@@ -135,8 +137,33 @@ pub struct Payment {
     /// When lendhub last asked the bank how the payment stands.
     #[serde(default, with = "time::serde::rfc3339::option")]
     pub checked_at: Option<OffsetDateTime>,
+    /// The account that paid (sort code then account number), as the
+    /// payer's bank said when it accepted the payment: where a refund goes.
+    #[serde(default)]
+    pub payer_account: Option<String>,
+    /// The refund's money on its way back to `payer_account`, once
+    /// refunded.
+    #[serde(default)]
+    pub refund_payout: Option<RefundPayout>,
+    /// The collection's transfer in the double-entry ledger, from the
+    /// moment the payer's bank accepted it (docs/ledger.md).
+    #[serde(default)]
+    pub in_ledger: Option<InLedger>,
     /// Bumped by every change; a change commits only over the version it read.
     pub version: i64,
+}
+
+/// A collection's transfer: pending while the payer's bank has the
+/// payment, posted once it settled. A failed payment's is voided and
+/// dropped, so a later attempt allocates afresh.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InLedger {
+    pub transfer: Transfer,
+    pub posted: bool,
+    /// The refund's transfer once the payment is refunded: pending until
+    /// the rail settles the money back to the payer.
+    #[serde(default)]
+    pub refund: Option<Transfer>,
 }
 
 /// Which instalment of which schedule a payment collects.
@@ -188,6 +215,9 @@ impl Payment {
             authorisation: None,
             bank_payment_id: None,
             checked_at: None,
+            payer_account: None,
+            refund_payout: None,
+            in_ledger: None,
             version: 1,
         }
     }
@@ -245,6 +275,8 @@ impl Payment {
                 let submitted = self.authorised_at?;
                 Some(next_check(submitted, self.checked_at.unwrap_or(submitted)))
             }
+            // A refund's money still to send, or to ask the rail about.
+            PaymentStatus::Refunded => self.refund_payout.as_ref()?.next_at(),
             _ => None,
         }
     }
@@ -359,6 +391,14 @@ impl Payment {
         })
     }
 
+    /// `self`, paid from `account` as the payer's bank said (or not).
+    pub fn paid_from(self, account: Option<String>) -> Self {
+        Self {
+            payer_account: account.or(self.payer_account),
+            ..self
+        }
+    }
+
     /// Funds settled: paid.
     pub fn settled(&self, now: OffsetDateTime) -> Result<Self, NotNow> {
         if self.status != PaymentStatus::Processing {
@@ -381,6 +421,55 @@ impl Payment {
             status: PaymentStatus::Refunded,
             refunded_at: Some(now),
             refund_reason: reason,
+            ..self.next()
+        })
+    }
+
+    /// Refunded, with `payout` to send the money back.
+    pub fn refunded_through(
+        &self,
+        reason: Option<String>,
+        payout: RefundPayout,
+        now: OffsetDateTime,
+    ) -> Result<Self, NotNow> {
+        let refunded = self.refunded(reason, now)?;
+        Ok(Self {
+            refund_payout: Some(payout),
+            ..refunded
+        })
+    }
+
+    /// The refund's money claimed by a worker to send (`RefundPayout::claim`).
+    pub fn refund_claimed(&self, now: OffsetDateTime) -> Option<Self> {
+        let payout = self.refund_payout.as_ref()?.claim(now).ok()?;
+        (self.status == PaymentStatus::Refunded).then(|| Self {
+            refund_payout: Some(payout),
+            ..self.next()
+        })
+    }
+
+    /// The rail paid the refund back to the payer.
+    pub fn refund_paid(&self, rail_payment_id: &str, at: OffsetDateTime) -> Option<Self> {
+        let payout = self
+            .refund_payout
+            .as_ref()?
+            .settle(rail_payment_id, at)
+            .ok()?;
+        Some(Self {
+            refund_payout: Some(payout),
+            ..self.next()
+        })
+    }
+
+    /// The payer's bank refused the refund: the money is still the
+    /// lender's and the collection stands, so the payment is `paid` again
+    /// (a new refund may be asked for).
+    pub fn refund_failed(&self, reason: &str, at: OffsetDateTime) -> Option<Self> {
+        let payout = self.refund_payout.as_ref()?.reject(reason, at).ok()?;
+        Some(Self {
+            status: PaymentStatus::Paid,
+            refunded_at: None,
+            refund_payout: Some(payout),
             ..self.next()
         })
     }

@@ -9,6 +9,7 @@ pub mod ledger;
 pub mod link_request;
 pub mod list_filters;
 pub mod mandate;
+pub mod refund_payout;
 pub mod refund_request;
 pub mod request_fields;
 mod review;

@@ -69,6 +69,11 @@ impl OpenBankingPis {
     fn progressed(payment: pis::Payment) -> BankPayment {
         BankPayment {
             progress: payment.status.progress(),
+            payer_account: payment
+                .refund
+                .as_ref()
+                .and_then(|r| r.sort_code_account_number())
+                .map(str::to_owned),
             domestic_payment_id: payment.domestic_payment_id,
             instruction_id: payment.initiation.instruction_identification,
         }
@@ -94,6 +99,8 @@ impl BankPayments for OpenBankingPis {
         let bank = self.api.bank(bank_id)?;
         let request = ConsentRequest {
             data: ConsentRequestData {
+                // A refund goes back to the account that paid.
+                read_refund_account: Some(pis::READ_REFUND_ACCOUNT.to_owned()),
                 initiation: self.initiation(order)?,
             },
             risk: Risk::repayment(),

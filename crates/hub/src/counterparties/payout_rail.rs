@@ -13,15 +13,17 @@ use std::time::Duration;
 use async_trait::async_trait;
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
+use lendhub_domain::ledger::reconciliation::{BankAccount, BankMovement};
 use lendhub_domain::payout_rail::Outcome;
 use lendhub_domain::payout_rail::clearbank::{
     self, ACCEPTED, Amount, CounterpartAccount, CreditTransfer, CreditorReference, Debtor,
     PaymentIdentification, PaymentInstruction, PaymentRequest, PaymentResponse,
-    RemittanceInformation, Structured, TRANSACTION_REJECTED, TRANSACTION_SETTLED,
+    RemittanceInformation, Structured, TRANSACTION_REJECTED, TRANSACTION_SETTLED, Transaction,
     TransactionPayload, Transactions, Webhook,
 };
 use lendhub_domain::secret::Secret;
 use lendhub_system::{Rs256Verifier, RsaSigner};
+use time::OffsetDateTime;
 
 use super::hop;
 use super::keyed_api::KeyedApi;
@@ -41,6 +43,9 @@ pub struct FundingAccount {
 pub struct ClearBank {
     api: KeyedApi,
     funding: FundingAccount,
+    /// The collection account's id in the bank's API, if lendhub reads
+    /// its statement (for reconciliation).
+    collections: Option<String>,
     /// lendhub's key: signs every request body and every webhook answer.
     signer: Arc<RsaSigner>,
     /// The bank's public key: every webhook must verify with it.
@@ -51,7 +56,7 @@ impl ClearBank {
     pub fn new(
         base: &str,
         token: Secret<String>,
-        funding: FundingAccount,
+        (funding, collections): (FundingAccount, Option<String>),
         signer: Arc<RsaSigner>,
         bank_key: Arc<Rs256Verifier>,
         timeout: Duration,
@@ -59,9 +64,39 @@ impl ClearBank {
         Ok(Self {
             api: KeyedApi::new("the payout rail", base, token, timeout)?,
             funding,
+            collections,
             signer,
             bank_key,
         })
+    }
+
+    fn account_id(&self, account: BankAccount) -> Option<&str> {
+        match account {
+            BankAccount::Funding => Some(&self.funding.id),
+            BankAccount::Collections => self.collections.as_deref(),
+        }
+    }
+
+    /// One page of `account_id`'s transactions under `query`.
+    async fn transactions(
+        &self,
+        account_id: &str,
+        query: &[(&str, String)],
+    ) -> Result<Vec<Transaction>, RailUnavailable> {
+        let path = format!("/v2/Accounts/{account_id}/Transactions");
+        let sent = hop::send(
+            hop::PAYOUT_RAIL,
+            "GET /v2/Accounts/{accountId}/Transactions",
+            self.api.get(&path).query(query),
+        )
+        .await;
+        Ok(self
+            .api
+            .read::<Transactions>("an account's transactions", sent)
+            .await
+            .map_err(RailUnavailable)?
+            .ok_or_else(|| RailUnavailable(format!("the bank knows no account {account_id}")))?
+            .transactions)
     }
 
     fn signature(&self, body: &[u8]) -> Result<String, RailUnavailable> {
@@ -70,6 +105,40 @@ impl ClearBank {
             .map(|s| STANDARD.encode(s))
             .map_err(RailUnavailable)
     }
+}
+
+/// A statement is read this many transactions at a time, and no more than
+/// this many pages of a day (a day past it is an error, never a silently
+/// short statement).
+const PAGE_SIZE: usize = 500;
+const MAX_PAGES: usize = 1_000;
+
+fn rfc3339(at: OffsetDateTime) -> Result<String, RailUnavailable> {
+    at.format(&time::format_description::well_known::Rfc3339)
+        .map_err(|e| RailUnavailable(e.to_string()))
+}
+
+/// A statement's line: into the account when positive.
+fn movement(t: Transaction) -> Result<BankMovement, RailUnavailable> {
+    let amount = clearbank::pence(t.amount.instructed_amount).ok_or_else(|| {
+        RailUnavailable(format!(
+            "the bank's amount {} for {} is not whole pence",
+            t.amount.instructed_amount, t.end_to_end_identifier
+        ))
+    })?;
+    let amount = match t.debit_credit_code.as_str() {
+        "CRDT" => amount,
+        _ => amount
+            .checked_neg()
+            .ok_or_else(|| RailUnavailable("an amount out of range".to_owned()))?,
+    };
+    Ok(BankMovement {
+        transaction_id: t.transaction_id,
+        end_to_end_id: t.end_to_end_identifier,
+        amount,
+        settled: t.status == "ACSC",
+        at: t.transaction_time,
+    })
 }
 
 /// What the rail accepts in a name or reference: ClearBank's pattern, and
@@ -161,25 +230,13 @@ impl PayoutRail for ClearBank {
     }
 
     async fn status(&self, end_to_end_id: &str) -> Result<RailStatus, RailUnavailable> {
-        let path = format!("/v2/Accounts/{}/Transactions", self.funding.id);
-        let sent = hop::send(
-            hop::PAYOUT_RAIL,
-            "GET /v2/Accounts/{accountId}/Transactions",
-            self.api
-                .get(&path)
-                .query(&[("endToEndIdentifier", end_to_end_id)]),
-        )
-        .await;
         let listed = self
-            .api
-            .read::<Transactions>("the funding account's transactions", sent)
-            .await
-            .map_err(RailUnavailable)?
-            .ok_or_else(|| {
-                RailUnavailable("the payout rail knows no funding account by its id".to_owned())
-            })?;
+            .transactions(
+                &self.funding.id,
+                &[("endToEndIdentifier", end_to_end_id.to_owned())],
+            )
+            .await?;
         let Some(payment) = listed
-            .transactions
             .into_iter()
             .find(|t| t.end_to_end_identifier == end_to_end_id && t.debit_credit_code == "DBIT")
         else {
@@ -197,6 +254,72 @@ impl PayoutRail for ClearBank {
             }),
             _ => RailStatus::InProgress,
         })
+    }
+
+    async fn statement(
+        &self,
+        account: BankAccount,
+        from: OffsetDateTime,
+        to: OffsetDateTime,
+    ) -> Result<Option<Vec<BankMovement>>, RailUnavailable> {
+        let Some(id) = self.account_id(account) else {
+            return Ok(None);
+        };
+        let (start, end) = (
+            rfc3339(from)?,
+            rfc3339(to - time::Duration::milliseconds(1))?,
+        );
+        let mut movements = Vec::new();
+        for page in 1..=MAX_PAGES {
+            let listed = self
+                .transactions(
+                    id,
+                    &[
+                        ("startDateTime", start.clone()),
+                        ("endDateTime", end.clone()),
+                        ("pageNumber", page.to_string()),
+                        ("pageSize", PAGE_SIZE.to_string()),
+                    ],
+                )
+                .await?;
+            let full = listed.len() == PAGE_SIZE;
+            for t in listed {
+                movements.push(movement(t)?);
+            }
+            if !full {
+                return Ok(Some(movements));
+            }
+        }
+        Err(RailUnavailable(format!(
+            "more than {} transactions in a day on the {} account",
+            MAX_PAGES * PAGE_SIZE,
+            account.as_str()
+        )))
+    }
+
+    async fn movement(
+        &self,
+        account: BankAccount,
+        end_to_end_id: &str,
+    ) -> Result<Option<BankMovement>, RailUnavailable> {
+        let Some(id) = self.account_id(account) else {
+            return Ok(None);
+        };
+        let listed = self
+            .transactions(id, &[("endToEndIdentifier", end_to_end_id.to_owned())])
+            .await?;
+        let mut found = None;
+        for t in listed
+            .into_iter()
+            .filter(|t| t.end_to_end_identifier == end_to_end_id)
+        {
+            let m = movement(t)?;
+            // A settled movement tells more than one in progress.
+            if found.as_ref().is_none_or(|f: &BankMovement| !f.settled) {
+                found = Some(m);
+            }
+        }
+        Ok(found)
     }
 
     fn read_webhook(&self, body: &[u8], signature: &str) -> Result<RailWebhook, WebhookRefused> {

@@ -157,6 +157,13 @@ impl OpenBankingVrp {
     fn progressed(payment: vrp::Payment) -> BankPayment {
         BankPayment {
             progress: payment.status.progress(),
+            payer_account: payment
+                .refund
+                .as_ref()
+                .filter(|a| {
+                    a.scheme_name == lendhub_domain::open_banking::ais::SORT_CODE_ACCOUNT_NUMBER
+                })
+                .map(|a| a.identification.clone()),
             domestic_payment_id: payment.domestic_vrp_id,
             instruction_id: payment.instruction.instruction_identification,
         }
@@ -174,6 +181,10 @@ impl BankMandates for OpenBankingVrp {
         let bank = self.api.bank(bank_id)?;
         let request = ConsentRequest {
             data: ConsentRequestData {
+                // A refund goes back to the account that paid.
+                read_refund_account: Some(
+                    lendhub_domain::open_banking::pis::READ_REFUND_ACCOUNT.to_owned(),
+                ),
                 control_parameters: ControlParameters {
                     valid_from: None,
                     valid_to: None,

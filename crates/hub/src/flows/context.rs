@@ -11,8 +11,8 @@ use lendhub_domain::sandbox::test_clock::ClientClock;
 use lendhub_domain::tenant::Tenant;
 use lendhub_domain::working_days::WorkingDays;
 use lendhub_store::{
-    CommercialStore, CommitError, EventStore, LendingStore, SandboxStore, ServicingStore,
-    StoreError, UnitOfWork, WriteSet,
+    CommercialStore, CommitError, EventStore, LedgerStore, LendingStore, SandboxStore,
+    ServicingStore, StoreError, UnitOfWork, WriteSet,
 };
 use time::OffsetDateTime;
 use tokio::sync::Notify;
@@ -40,6 +40,8 @@ pub struct Parts {
     pub(in crate::flows) lending: Arc<dyn LendingStore>,
     pub(in crate::flows) servicing: Arc<dyn ServicingStore>,
     pub(in crate::flows) commercial: Arc<dyn CommercialStore>,
+    /// The double-entry ledger's reads (its writes go in a unit).
+    pub(in crate::flows) ledger: Arc<dyn LedgerStore>,
     /// Events and the webhook endpoints they are delivered to.
     pub(in crate::flows) events: Arc<dyn EventStore>,
     /// Seals the webhook signing secrets a flow creates.
@@ -73,6 +75,7 @@ pub struct Stores {
     pub lending: Arc<dyn LendingStore>,
     pub servicing: Arc<dyn ServicingStore>,
     pub commercial: Arc<dyn CommercialStore>,
+    pub ledger: Arc<dyn LedgerStore>,
     pub events: Arc<dyn EventStore>,
     pub test_clocks: Arc<dyn SandboxStore>,
     pub units: Arc<dyn UnitOfWork>,
@@ -92,6 +95,7 @@ impl Context {
             lending: stores.lending,
             servicing: stores.servicing,
             commercial: stores.commercial,
+            ledger: stores.ledger,
             events: stores.events,
             master_key,
             test_clocks: stores.test_clocks,

@@ -161,6 +161,7 @@ pub async fn rail_answered(
         return Ok(false);
     };
     match payment.kind {
+        Kind::Refund => crate::flows::refund_rail::answered(cx, &payment, outcome).await,
         Kind::Disbursement => {
             let Some(id) = ApplicationId::parse(&payment.subject_id) else {
                 return Ok(false);

@@ -192,6 +192,7 @@ pub async fn collect(
             let Ok(processing) = payment.collected(bank, &accepted.domestic_payment_id, now) else {
                 return Ok(false);
             };
+            let processing = processing.paid_from(accepted.payer_account.clone());
             let Some(processing) = commit(
                 cx,
                 processing,

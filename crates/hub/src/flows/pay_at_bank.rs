@@ -168,6 +168,7 @@ pub async fn returned(
             let Ok(processing) = payment.submitted(&accepted.domestic_payment_id, now) else {
                 return current(cx, payment).await;
             };
+            let processing = processing.paid_from(accepted.payer_account.clone());
             match accepted.progress {
                 Progress::Failed(reason) => fail(cx, payment, reason, bank, now).await,
                 progress => {

@@ -1,7 +1,8 @@
 //! Payments due on their owner's clock (`Payment::due_at`): a scheduled
 //! instalment under a mandate is taken at the payer's bank at once (again
 //! later if the bank could not be reached); the bank is asked how a
-//! payment it accepted stands; a pending link expires.
+//! payment it accepted stands; a pending link expires; a refund's money is
+//! sent back over the payout rail.
 //! They ride the application sweep's queue (`applications::sweep`), so one
 //! worker, woken when a clock moves, handles everything due.
 
@@ -24,6 +25,7 @@ pub async fn run(cx: &Context, due: &DuePayment, now: OffsetDateTime) -> Result<
         }
         PaymentStatus::Processing => payments::ask_bank(cx, &due.payment, now).await,
         PaymentStatus::Pending => payments::expire(cx, &due.payment, now).await,
+        PaymentStatus::Refunded => crate::flows::refund_rail::send(cx, &due.payment, now).await,
         _ => Ok(false),
     }
 }

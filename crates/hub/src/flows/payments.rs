@@ -13,13 +13,15 @@ use time::OffsetDateTime;
 
 use super::FlowError;
 use crate::flows::Context;
+use crate::flows::collection_ledger;
 use crate::flows::events::event;
 use crate::flows::schedule_follow::follow;
 use crate::views::payment::PaymentView;
 use lendhub_domain::open_banking::pis::Progress;
 
-/// Commits `next` with its event, `writes`, and what its schedule does in
-/// step (`schedules::follow`): the payment as committed, or `None` if
+/// Commits `next` with its event, `writes`, what the ledger does in step
+/// (`collection_ledger::follow`) and what its schedule does
+/// (`schedules::follow`): the payment as committed, or `None` if
 /// another instance or request moved it (or its schedule) first.
 pub(super) async fn commit(
     cx: &Context,
@@ -39,6 +41,8 @@ pub(super) async fn commit_announcing(
     kinds: &[EventType],
     now: OffsetDateTime,
 ) -> Result<Option<Payment>, FlowError> {
+    let ledger = collection_ledger::follow(cx, &mut next, now).await?;
+    writes.writes.extend(ledger.writes);
     let schedule = follow(cx, &mut next, now).await?;
     let view = PaymentView::new(&next, &cx.links);
     writes.push(LendingWrite::UpdatePayment(next.clone()));

@@ -1,11 +1,19 @@
 //! Refunding a paid payment: the payment refunded, the money owed again on
-//! the ledger, and the account reopened if the payment had settled it.
+//! the ledger, the account reopened if the payment had settled it, and the
+//! money committed to go back to the account that paid, which the payout
+//! rail carries (`refund_rail`).
 
+use lendhub_domain::ids::HubId;
+use lendhub_domain::ids::RefundId;
+use lendhub_domain::ledger::movements;
+use lendhub_domain::payout_rail::{Kind, RailPayment};
 use lendhub_domain::sandbox::events::EventType;
+use lendhub_domain::servicing::collection::PaymentStatus;
 use lendhub_domain::servicing::ledger::{Entry, EntryKind};
+use lendhub_domain::servicing::refund_payout::RefundPayout;
 use lendhub_domain::servicing::refund_request;
 use lendhub_domain::tenant::Tenant;
-use lendhub_store::{EventWrite, LendingWrite, WriteSet};
+use lendhub_store::{EventWrite, LedgerWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
 use super::FlowError;
@@ -27,8 +35,17 @@ pub async fn refund(
 ) -> Result<(PaymentView, WriteSet), FlowError> {
     let reason = refund_request::check(reason)?;
     let payment = find_payment(cx, owner, raw_id).await?;
+    if payment.status != PaymentStatus::Paid {
+        return Err(FlowError::Conflict("only a paid payment can be refunded"));
+    }
+    let payee = payment.payer_account.clone().ok_or(FlowError::Conflict(
+        "the payer's bank did not say which account paid, so the money cannot be sent back",
+    ))?;
+    let refund_id: RefundId =
+        lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
+    let payout = RefundPayout::new(refund_id.clone(), payment.amount, &payee, now);
     let refunded = payment
-        .refunded(reason.clone(), now)
+        .refunded_through(reason.clone(), payout, now)
         .map_err(|_| FlowError::Conflict("only a paid payment can be refunded"))?;
     let account = cx
         .lending
@@ -49,6 +66,25 @@ pub async fn refund(
         now,
     )
     .map_err(|e| FlowError::Internal(e.to_string()))?;
+    // The ledger gives back what the collection paid off, pending until
+    // the rail says the money reached the payer.
+    let mut refunded = refunded;
+    let mut ledger = WriteSet::default();
+    if let Some(held) = refunded.in_ledger.as_mut().filter(|h| h.posted) {
+        let pending = movements::refund_of(refund_id.as_str(), &held.transfer, now)
+            .map_err(|e| FlowError::Internal(e.to_string()))?
+            .known_at_bank_as(refund_id.as_str());
+        ledger.push(LedgerWrite::Post(pending.clone()));
+        held.refund = Some(pending);
+    }
+    ledger.push(LendingWrite::RecordRailPayment(RailPayment {
+        end_to_end_id: refund_id.as_str().to_owned(),
+        owner: owner.clone(),
+        kind: Kind::Refund,
+        subject_id: payment.id.as_str().to_owned(),
+        amount: payment.amount,
+        created_at: now,
+    }));
     let view = PaymentView::new(&refunded, &cx.links);
     let announced = event(owner, EventType::PaymentRefunded, &view, now)?;
     // Owed again once the money goes back: a settled account the refunded
@@ -56,6 +92,7 @@ pub async fn refund(
     let mut entries = cx.servicing.ledger(owner, &account.id).await?;
     entries.push(entry.clone());
     let mut writes = review_account::writes(&account, &entries, now)?;
+    writes.writes.extend(ledger.writes);
     writes
         .push(LendingWrite::UpdatePayment(refunded))
         .push(LendingWrite::PostEntry(entry))

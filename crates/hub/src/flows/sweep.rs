@@ -19,7 +19,7 @@ use super::FlowError;
 
 use lendhub_store::{
     CommitError, DueAccount, DueApplication, DueClose, DuePayment, DueSchedule, EventWrite, Lease,
-    LendingWrite, StoreError, WriteSet,
+    LedgerWrite, LendingWrite, StoreError, WriteSet,
 };
 use time::OffsetDateTime;
 
@@ -120,13 +120,75 @@ async fn close_month(
     }
 }
 
+/// Reconciles `day` and keeps its report, unless it was asked for again
+/// meanwhile (that request's run keeps its own).
+async fn reconcile_day(
+    cx: &Context,
+    day: time::Date,
+    requested_at_ms: i64,
+) -> Result<bool, FlowError> {
+    let report = crate::flows::reconcile::reconcile(cx, day).await?;
+    let mut writes = WriteSet::default();
+    writes.push(LedgerWrite::Reconciled {
+        at_ms: unix_ms(report.ran_at),
+        report,
+        requested_at_ms,
+    });
+    cx.commit(writes).await?;
+    Ok(true)
+}
+
 /// Due applications as a job queue. Like the sandbox's referral reviews,
 /// they need no lease: each change is a versioned update, so of several
 /// instances exactly one commit wins; one that fails stays due and the next
 /// pass takes it again.
 pub struct Sweep {
     pub flows: Context,
+    /// The last day this instance scheduled the reconciliation of (the day
+    /// before it, once each day: `flows::reconcile`).
+    reconciled_through: parking_lot::Mutex<Option<time::Date>>,
+    /// Whether each day is reconciled unasked (`reconciliation.daily`).
+    daily: bool,
 }
+
+impl Sweep {
+    pub fn new(flows: Context, daily: bool) -> Self {
+        Self {
+            flows,
+            reconciled_through: parking_lot::Mutex::new(None),
+            daily,
+        }
+    }
+
+    /// Schedules yesterday's reconciliation (on the service clock), once a
+    /// day per instance; the store keeps one run per day whoever asks.
+    async fn schedule_reconciliation(&self) -> Result<(), StoreError> {
+        let now = self.flows.clock.now();
+        let today = now.date();
+        if !self.daily || *self.reconciled_through.lock() == Some(today) {
+            return Ok(());
+        }
+        let Some(yesterday) = today.previous_day() else {
+            return Ok(());
+        };
+        let due = today.midnight().assume_utc() + RECONCILE_AFTER_MIDNIGHT;
+        let mut writes = WriteSet::default();
+        writes.push(LedgerWrite::ScheduleReconciliation {
+            day: yesterday,
+            due_ms: unix_ms(due),
+        });
+        match self.flows.units.commit(writes).await {
+            Ok(()) | Err(CommitError::Conflict | CommitError::IdempotencyKeyTaken) => {}
+            Err(CommitError::Store(e)) => return Err(e),
+        }
+        *self.reconciled_through.lock() = Some(today);
+        Ok(())
+    }
+}
+
+/// A day is reconciled an hour after it ends, so the callbacks of its last
+/// payments have arrived (a later one is matched across days anyway).
+const RECONCILE_AFTER_MIDNIGHT: time::Duration = time::Duration::hours(1);
 
 struct NextPass;
 
@@ -146,6 +208,8 @@ pub enum Due {
     Schedule(DueSchedule),
     /// A month to close (draft, then finalize) on its owner's clock.
     Close(DueClose),
+    /// A day to reconcile, on the service clock, and when it was asked for.
+    Reconciliation(time::Date, i64),
 }
 
 impl Due {
@@ -156,6 +220,7 @@ impl Due {
             Due::Account(d) => d.clock_offset_ms,
             Due::Schedule(d) => d.clock_offset_ms,
             Due::Close(d) => d.clock_offset_ms,
+            Due::Reconciliation(..) => 0,
         }
     }
 }
@@ -191,6 +256,12 @@ impl Queue for Sweep {
             .commercial
             .due_closes(lease.due_before_ms, lease.limit)
             .await?;
+        self.schedule_reconciliation().await?;
+        let days = self
+            .flows
+            .ledger
+            .due_reconciliations(unix_ms(self.flows.clock.now()), lease.limit)
+            .await?;
         // An account's due work is taken in the order it happens, however
         // far the clock jumped in one go (a pass's jobs run at once, in no
         // order): its payments first, then its schedules' next instalments
@@ -222,6 +293,7 @@ impl Queue for Sweep {
             .chain(payments.into_iter().map(Due::Payment))
             .chain(accounts.into_iter().map(Due::Account))
             .chain(closes.into_iter().map(Due::Close))
+            .chain(days.into_iter().map(|(d, at)| Due::Reconciliation(d, at)))
             .collect())
     }
 
@@ -232,6 +304,7 @@ impl Queue for Sweep {
             Due::Account(d) => d.account.next_review.map_or(0, unix_ms),
             Due::Schedule(d) => d.schedule.due_at().map_or(0, unix_ms),
             Due::Close(d) => d.close.due_at_ms,
+            Due::Reconciliation(_, requested_at_ms) => *requested_at_ms,
         };
         Timing {
             first_due_ms: due_ms,
@@ -260,6 +333,9 @@ impl Queue for Sweep {
                 crate::flows::review_account::review(&self.flows, &a.account, at).await
             }
             Due::Close(d) => close_month(&self.flows, &d.close, now).await,
+            Due::Reconciliation(day, requested_at_ms) => {
+                reconcile_day(&self.flows, *day, *requested_at_ms).await
+            }
             Due::Application(due) => match due.application.status {
                 Status::InReview => review(&self.flows, &due.application, now).await,
                 Status::Approved => {
@@ -299,6 +375,13 @@ impl Queue for Sweep {
             (Outcome::Retry { failure, .. } | Outcome::GiveUp { failure }, Due::Close(d)) => {
                 tracing::warn!(owner = %d.close.owner, period = %d.close.period, error = %failure.error,
                     "could not close a month; the next pass retries it")
+            }
+            (
+                Outcome::Retry { failure, .. } | Outcome::GiveUp { failure },
+                Due::Reconciliation(day, _),
+            ) => {
+                tracing::warn!(%day, error = %failure.error,
+                    "could not reconcile a day; the next pass retries it")
             }
             (Outcome::Retry { failure, .. } | Outcome::GiveUp { failure }, Due::Payment(d)) => {
                 tracing::warn!(payment = %d.payment.id, error = %failure.error,

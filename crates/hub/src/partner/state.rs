@@ -169,6 +169,7 @@ impl PartnerState {
                 lending: store.clone(),
                 servicing: store.clone(),
                 commercial: store.clone(),
+                ledger: store.clone(),
                 events: store.clone(),
                 test_clocks: store.clone(),
                 units: store.clone(),

@@ -1,6 +1,8 @@
 //! A payment (a collection or a refund), as answers and events show it.
 
+use lendhub_domain::lending::disbursement::State;
 use lendhub_domain::servicing::collection::{Payment, PaymentStatus};
+use lendhub_domain::servicing::refund_payout::RefundPayout;
 use lendhub_domain::tenant::TenantKind;
 use serde::Serialize;
 use time::OffsetDateTime;
@@ -47,6 +49,9 @@ pub struct PaymentView {
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
     refunded_at: Option<OffsetDateTime>,
+    /// The money of the latest refund on its way back to the account that
+    /// paid, over Faster Payments; null before any refund.
+    refund: Option<RefundView>,
     /// The schedule (`sch_…`) whose instalment this is, if any.
     schedule_id: Option<String>,
     /// Which instalment of the schedule, from 1.
@@ -57,6 +62,41 @@ pub struct PaymentView {
     #[serde(with = "time::serde::rfc3339")]
     #[schema(value_type = String, format = DateTime)]
     created_at: OffsetDateTime,
+}
+
+/// A refund's payment back to the payer.
+#[derive(Serialize, ToSchema)]
+pub struct RefundView {
+    #[schema(example = "rfd_01KQ3V1Y2C8WZ3R5T6Y7X819D0")]
+    id: String,
+    /// pending (with the payout rail), paid (the payer's bank has it) or
+    /// failed (refused by the payer's bank: the payment is `paid` again).
+    #[schema(example = "paid")]
+    status: &'static str,
+    amount_pence: i64,
+    /// Why the payer's bank refused it: account_closed, account_unknown,
+    /// account_stopped, name_mismatch, or rejected_by_bank:{code}.
+    failure_reason: Option<String>,
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[schema(value_type = Option<String>, format = DateTime)]
+    paid_at: Option<OffsetDateTime>,
+}
+
+impl RefundView {
+    fn new(r: &RefundPayout) -> Self {
+        let (failure_reason, paid_at) = match &r.state {
+            State::Rejected { reason, .. } => (Some(reason.clone()), None),
+            State::Settled { at, .. } => (None, Some(*at)),
+            _ => (None, None),
+        };
+        Self {
+            id: r.id.to_string(),
+            status: r.status(),
+            amount_pence: r.amount.as_pence(),
+            failure_reason,
+            paid_at,
+        }
+    }
 }
 
 impl PaymentView {
@@ -79,6 +119,7 @@ impl PaymentView {
             settled_at: p.settled_at,
             failure_reason: p.failure_reason.map(|r| r.as_str()),
             refunded_at: p.refunded_at,
+            refund: p.refund_payout.as_ref().map(RefundView::new),
             schedule_id: p.schedule.as_ref().map(|i| i.schedule_id.to_string()),
             instalment: p.schedule.as_ref().map(|i| i.number),
             mandate_id: p.mandate_id.as_ref().map(ToString::to_string),

@@ -10,6 +10,7 @@ mod database;
 mod ledger;
 mod marketplace;
 mod partner;
+mod reconcile;
 mod simulate;
 mod sso;
 mod staff;
@@ -113,12 +114,31 @@ pub enum Command {
         #[command(subcommand)]
         command: marketplace::MarketplaceCommand,
     },
-    /// Partners' commercial terms, and closing a month's statements.
     /// The double-entry ledger: its trial balance.
     Ledger {
         #[command(subcommand)]
         command: ledger::LedgerCommand,
     },
+    /// Reconcile a day: the bank's statements of the lender's funding and
+    /// collection accounts against the ledger. A running `lendhub serve`
+    /// does the work (it reaches the banks); this asks for it and prints
+    /// the report. Exits 2 when items are left open for a person. With
+    /// `--items`, lists the items found so far instead, open ones first.
+    Reconcile {
+        /// The day (UTC), YYYY-MM-DD.
+        #[arg(long, required_unless_present = "items", conflicts_with = "items")]
+        date: Option<String>,
+        /// List the most recent items (open ones first) instead.
+        #[arg(long)]
+        items: bool,
+        /// The report as one JSON object.
+        #[arg(long)]
+        json: bool,
+        /// How long to wait for a server to run it.
+        #[arg(long, default_value_t = 120)]
+        wait_secs: u64,
+    },
+    /// Partners' commercial terms, and closing a month's statements.
     Billing {
         #[command(subcommand)]
         command: billing::BillingCommand,
@@ -186,6 +206,15 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Marketplace { command } => marketplace::marketplace(command, &config).await,
         Command::Billing { command } => billing::billing(command, &config).await,
         Command::Ledger { command } => ledger::ledger(command, &config).await,
+        Command::Reconcile {
+            date,
+            items,
+            json,
+            wait_secs,
+        } => match (date, items) {
+            (Some(date), false) => reconcile::reconcile(&date, json, wait_secs, &config).await,
+            _ => reconcile::items(json, &config).await,
+        },
         Command::Simulate { command } => simulate::simulate(command).await,
     }
 }

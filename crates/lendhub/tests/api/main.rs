@@ -41,6 +41,7 @@ mod payout_crash;
 mod payout_rail;
 mod public;
 mod public_mcp;
+mod reconciliation;
 mod rest_accounts;
 mod rest_applications;
 mod rest_bank_connections;

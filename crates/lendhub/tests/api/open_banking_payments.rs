@@ -211,6 +211,13 @@ async fn a_payment_the_payer_authorises_is_submitted_and_followed_to_settlement(
     let id = "pay_01KQ3V1Y2C8WZ3R5T6Y7X8V9W0";
     let (submitted, consent_id, code) = bank.authorised_and_submitted(id, "strong").await;
     assert_eq!(submitted.progress, Progress::InProgress);
+    // Asked for with the consent (`ReadRefundAccount`): the account that
+    // paid, where a refund would go.
+    let strong = lendhub_domain::open_banking::test_accounts::find("strong").unwrap();
+    assert_eq!(
+        submitted.payer_account.as_deref(),
+        Some(strong.sort_code_account_number)
+    );
     let read = bank
         .pis
         .payment_status("model_bank", &submitted.domestic_payment_id)

@@ -74,6 +74,8 @@ async fn beside_a_clearing_bank() -> (App, ClearingBank, String) {
             account_number: account[6..].to_owned(),
             address: "Lender Ltd, 1 Test Street, London".to_owned(),
         }),
+        // Payers pay into the embedded model bank, not this one.
+        collection_account_id: None,
         timeout_ms: 5_000,
     };
     let app = App::spawn_with(config, site).await;
@@ -176,7 +178,7 @@ async fn a_payout_is_booked_only_when_the_rail_confirms_it() {
             .starts_with("dsb_"),
         "{payment}"
     );
-    assert_eq!(payment["payee"], "04000410000001");
+    assert_eq!(payment["payee"], "04000410000010");
     assert_eq!(payment["amount"], 1_000_000);
     assert_eq!(payment["state"]["state"], "in_progress");
 
@@ -252,7 +254,7 @@ async fn a_payout_the_payees_bank_rejects_is_voided_with_its_reason() {
     let (app, bank, key) = beside_a_clearing_bank().await;
     let id = signed(&app, &key, "test_bank_closed").await;
     let payment = sent_payment(&bank).await;
-    assert_eq!(payment["payee"], "04000499999999");
+    assert_eq!(payment["payee"], "04000499999997");
     propagated("the rejection is booked", || async {
         application(&app, &key, &id).await["funding_failure_reason"] == "account_closed"
     })
@@ -296,4 +298,118 @@ async fn a_webhook_not_signed_by_the_rail_is_refused() {
         let problem: Value = answer.json().await.unwrap();
         assert_eq!(problem["error"]["code"], "signature_invalid", "{problem}");
     }
+}
+
+/// The refund's payment, once the rail's word reached it.
+async fn refund_ended(app: &App, key: &str, id: &str, status: &str) -> Value {
+    for _ in 0..200 {
+        let r = rest_get(app, &format!("{TEST}/payments/{id}"), Some(key)).await;
+        if r.body["refund"]["status"] == status {
+            return r.body;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("the refund of {id} never became {status}");
+}
+
+/// A refund sends the money back over the rail to the account the payer's
+/// bank said paid (`Data.Refund.Account`): pending, then paid on the
+/// rail's word (`payment.refund_paid`); refused by the payer's bank, the
+/// payment is `paid` again (`payment.refund_failed`), and the ledger's
+/// hold is voided, so the trial balance never counts money that did not
+/// move.
+#[tokio::test]
+async fn a_refund_is_paid_back_over_the_rail_or_refused_by_the_payers_bank() {
+    use crate::rest_payments::{SCOPES, link, pay_page, payment, refund_payment};
+    let (app, bank, _) = beside_a_clearing_bank().await;
+    let (client, _) = rest_partner(&app, SCOPES, Tier::Platform).await;
+    let key = api_key(&app, &client, "test", None)["key"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let account = crate::rest_accounts::fund(&app, &key).await;
+    let (keys, kid) = crate::rest_webhooks::request_key(&app, &client).await;
+    let mut paid = Vec::new();
+    for (n, pence) in [(1, 46_589), (2, 12_000)] {
+        let created = link(
+            &app,
+            &key,
+            &format!("refund-rail-{n}"),
+            json!({"account_id": account, "amount_pence": pence}),
+        )
+        .await;
+        pay_page(&app, created.body["url"].as_str().unwrap(), Some("strong")).await;
+        paid.push(created.body["id"].as_str().unwrap().to_owned());
+    }
+    app.advance(Duration::minutes(2));
+    for id in &paid {
+        propagated("the payment settles", || async {
+            payment(&app, &key, id).await["status"] == "paid"
+        })
+        .await;
+    }
+    let before = total_debits(&app);
+
+    // Refunded, and paid back to the account that paid.
+    let r = refund_payment(
+        &app,
+        &key,
+        Some((&keys, &kid)),
+        paid[0].clone(),
+        "refund-back-1",
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    assert_eq!(r.body["status"], "refunded");
+    assert_eq!(r.body["refund"]["status"], "pending", "{}", r.body);
+    assert_eq!(r.body["refund"]["amount_pence"], 46_589);
+    let refund_id = r.body["refund"]["id"].as_str().unwrap().to_owned();
+    assert!(refund_id.starts_with("rfd_"), "{refund_id}");
+    let done = refund_ended(&app, &key, &paid[0], "paid").await;
+    assert_eq!(done["status"], "refunded");
+    assert!(done["refund"]["paid_at"].is_string(), "{done}");
+    let strong = lendhub_domain::open_banking::test_accounts::find("strong").unwrap();
+    let sent: Vec<Value> = bank
+        .payments()
+        .await
+        .into_iter()
+        .filter(|p| p["end_to_end_id"] == refund_id.as_str())
+        .collect();
+    assert_eq!(sent.len(), 1, "{sent:?}");
+    assert_eq!(sent[0]["payee"], strong.sort_code_account_number);
+    assert_eq!(sent[0]["amount"], 46_589);
+    assert_eq!(count_events(&app, &key, "payment.refund_paid").await, 1);
+    assert_eq!(
+        total_debits(&app),
+        before + 46_589,
+        "the refund posted once: the principal owed again, out of the funding account"
+    );
+
+    // The payer's bank refuses the next: the payment is paid again.
+    let refused = reqwest::Client::new()
+        .put(format!("{}/_model/fps/reject", bank.url))
+        .basic_auth(CLIENT.0, Some(CLIENT.1))
+        .json(&json!({"code": "AC07"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 204);
+    let r = refund_payment(
+        &app,
+        &key,
+        Some((&keys, &kid)),
+        paid[1].clone(),
+        "refund-back-2",
+    )
+    .await;
+    assert_eq!(r.status, 200, "{}", r.body);
+    let failed = refund_ended(&app, &key, &paid[1], "failed").await;
+    assert_eq!(failed["status"], "paid", "{failed}");
+    assert_eq!(failed["refund"]["failure_reason"], "account_closed");
+    assert_eq!(count_events(&app, &key, "payment.refund_failed").await, 1);
+    assert_eq!(
+        total_debits(&app),
+        before + 46_589,
+        "a refused refund moves nothing in the ledger"
+    );
 }

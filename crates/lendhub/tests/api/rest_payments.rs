@@ -551,8 +551,22 @@ async fn a_paid_payment_is_refunded_in_full_by_a_signed_request() {
         "{}",
         b.body
     );
-    let events = rest_get(&app, &format!("{TEST}/events?limit=1"), Some(&key)).await;
-    assert_eq!(events.body["data"][0]["type"], "payment.refunded");
+    assert_eq!(r.body["refund"]["status"], "pending", "{}", r.body);
+    let events = rest_get(&app, &format!("{TEST}/events?limit=5"), Some(&key)).await;
+    assert!(
+        events.body["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["type"] == "payment.refunded" && e["data"]["object"]["id"] == id.as_str()),
+        "{}",
+        events.body
+    );
+    // The money goes back over the payout rail to the account that paid.
+    eventually_async("the refund is paid back", || async {
+        payment(&app, &key, &id).await["refund"]["status"] == "paid"
+    })
+    .await;
 
     assert_hub_error(
         &refund(id.clone(), "refund-0003", true).await,

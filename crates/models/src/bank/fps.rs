@@ -16,12 +16,16 @@
 //!   client answers `200` with `{"Nonce": <the nonce>}`, signed; any other
 //!   answer is retried after 1, 2, 4, … 32 seconds, then given up (the
 //!   client finds the payment by status).
-//! - `GET /v2/Accounts/{accountId}/Transactions?endToEndIdentifier=…`: the
-//!   lender's funding account's payments, with ISO 20022 statuses (`ACSP`
-//!   in progress, `ACSC` settled, `RJCT` rejected): how a client that lost
-//!   a webhook learns what became of a payment.
+//! - `GET /v2/Accounts/{accountId}/Transactions`: the funding account's
+//!   payments out (`DBIT`), with ISO 20022 statuses (`ACSP` in progress,
+//!   `ACSC` settled, `RJCT` rejected), or the collection account's
+//!   payments in (`CRDT`, `ACSC`) from payers' single and recurring
+//!   payments; newest first, filtered by `endToEndIdentifier` (how a
+//!   client that lost a webhook learns what became of a payment) and by
+//!   `startDateTime`/`endDateTime` (a day's statement, for
+//!   reconciliation), paged by `pageNumber`/`pageSize` (default 50).
 //!
-//! Magic payees (sort code and account number): `04000499999999`, an
+//! Magic payees (sort code and account number): `04000499999997`, an
 //! account since closed, rejects with `AC07`; `04000400000000` is no
 //! account (`AC03`). Every other payee settles.
 //!
@@ -32,8 +36,13 @@
 //!   `DELETE /_model/fps/hold` settles them all;
 //! - `PUT /_model/fps/silence`: settlements post no webhook (a lost one),
 //!   until `DELETE /_model/fps/silence`;
+//! - `PUT /_model/fps/reject` `{"code": "AC07"}` (or `AC03`, `AC06`):
+//!   every payment settling from now is rejected with that code, whatever
+//!   its payee, until `DELETE /_model/fps/reject`;
 //! - `POST /_model/fps/{endToEndId}/notify`: the payment's webhook again;
-//! - `GET /_model/fps`: every payment, for a test to count.
+//! - `GET /_model/fps`: every payment, for a test to count;
+//! - `POST /_model/statement/{endToEndId}/omit`: statements leave that
+//!   transaction out, as if the money never moved.
 
 use std::time::Duration;
 
@@ -46,6 +55,7 @@ use axum::routing::{get, post, put};
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use lendhub_domain::money::Money;
+use lendhub_domain::open_banking::pis::PaymentStatus;
 use lendhub_domain::open_banking::test_accounts;
 use lendhub_domain::payout_rail::clearbank::{
     self, ACCEPTED, CounterpartAccount, InstructionResponse, PaymentRequest, PaymentResponse,
@@ -62,7 +72,15 @@ use crate::keys;
 /// The lender's funding account at the model bank: its id in the API and
 /// its sort code and account number.
 pub const FUNDING_ACCOUNT: (&str, &str) =
-    ("8c0e2d4a-5b1f-4e7a-9d3c-2f6b1a0e7c51", "04000400000001");
+    ("8c0e2d4a-5b1f-4e7a-9d3c-2f6b1a0e7c51", "04000400000018");
+
+/// The lender's collection account at the model bank, which payers' single
+/// and variable recurring payments pay into: its id in the API and its
+/// sort code and account number (`standing::COLLECTION_ACCOUNT`).
+pub const COLLECTION_ACCOUNT: (&str, &str) = (
+    "3f7b9c1e-2d4a-4c8e-b6f0-9a1d5e7c2b34",
+    super::standing::COLLECTION_ACCOUNT.1,
+);
 
 /// The payee that is no account at all.
 pub const NO_SUCH_ACCOUNT: &str = "04000400000000";
@@ -109,6 +127,27 @@ pub(super) struct Rail {
     settle_after: Duration,
     held: bool,
     silent: bool,
+    /// Every payment settling from now is rejected with this code, as if
+    /// its payee's account had closed (`PUT /_model/fps/reject`).
+    reject_with: Option<RejectCode>,
+}
+
+/// The codes a tester may have the scheme reject payments with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+enum RejectCode {
+    AC03,
+    AC06,
+    AC07,
+}
+
+impl RejectCode {
+    fn as_str(self) -> &'static str {
+        match self {
+            RejectCode::AC03 => "AC03",
+            RejectCode::AC06 => "AC06",
+            RejectCode::AC07 => "AC07",
+        }
+    }
 }
 
 pub(super) fn routes() -> axum::Router<Bank> {
@@ -122,8 +161,10 @@ pub(super) fn admin() -> axum::Router<Bank> {
         .route("/_model/fps", get(list))
         .route("/_model/fps/settle_after", put(settle_after))
         .route("/_model/fps/hold", put(hold).delete(release))
+        .route("/_model/fps/reject", put(reject).delete(stop_rejecting))
         .route("/_model/fps/silence", put(silence).delete(unsilence))
         .route("/_model/fps/{end_to_end_id}/notify", post(notify))
+        .route("/_model/statement/{end_to_end_id}/omit", post(omit))
 }
 
 /// ClearBank's problem document.
@@ -301,7 +342,12 @@ impl Bank {
             if payment.state != FpsState::InProgress {
                 return;
             }
+            let injected = self.rail.lock().reject_with;
             payment.state = match payment.payee.as_str() {
+                _ if injected.is_some() => FpsState::Rejected {
+                    code: injected.map_or("AC07", RejectCode::as_str).to_owned(),
+                    at: now,
+                },
                 test_accounts::CLOSED => FpsState::Rejected {
                     code: "AC07".to_owned(),
                     at: now,
@@ -458,7 +504,16 @@ fn rfc3339(at: OffsetDateTime) -> String {
 #[serde(rename_all = "camelCase")]
 struct TransactionsQuery {
     end_to_end_identifier: Option<String>,
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    start_date_time: Option<OffsetDateTime>,
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    end_date_time: Option<OffsetDateTime>,
+    page_number: Option<usize>,
+    page_size: Option<usize>,
 }
+
+/// ClearBank's page size when the client names none.
+const PAGE_SIZE: usize = 50;
 
 async fn transactions(
     State(bank): State<Bank>,
@@ -472,45 +527,125 @@ async fn transactions(
     if !authorised(&bank, &headers) {
         return problem(StatusCode::UNAUTHORIZED, "a valid API token is required");
     }
-    if account_id != FUNDING_ACCOUNT.0 {
-        return problem(StatusCode::NOT_FOUND, "no such account");
-    }
     let books = bank.books.lock();
-    let mut listed: Vec<Transaction> = books
-        .fps
-        .values()
-        .filter(|p| {
+    let all = if account_id == FUNDING_ACCOUNT.0 {
+        books.fps.values().map(out_of_funding).collect()
+    } else if account_id == COLLECTION_ACCOUNT.0 {
+        into_collections(&books)
+    } else {
+        return problem(StatusCode::NOT_FOUND, "no such account");
+    };
+    let omitted = books.omitted.clone();
+    drop(books);
+    let mut listed: Vec<Transaction> = all
+        .into_iter()
+        .filter(|t| !omitted.contains(&t.end_to_end_identifier))
+        .filter(|t| {
             query
                 .end_to_end_identifier
                 .as_deref()
-                .is_none_or(|e2e| e2e == p.end_to_end_id)
+                .is_none_or(|e2e| e2e == t.end_to_end_identifier)
         })
-        .map(|p| Transaction {
-            transaction_id: p.transaction_id.clone(),
-            end_to_end_identifier: p.end_to_end_id.clone(),
-            transaction_reference: p.reference.clone(),
-            transaction_time: p.created_at,
-            status: match p.state {
-                FpsState::InProgress => "ACSP",
-                FpsState::Settled { .. } => "ACSC",
-                FpsState::Rejected { .. } => "RJCT",
-            }
-            .to_owned(),
-            debit_credit_code: "DBIT".to_owned(),
-            amount: TransactionAmount {
-                instructed_amount: clearbank::pounds(p.amount),
-                currency: "GBP".to_owned(),
-            },
-            counterpart_account: CounterpartAccount::uk(&p.payee),
+        .filter(|t| {
+            query
+                .start_date_time
+                .is_none_or(|s| t.transaction_time >= s)
         })
+        .filter(|t| query.end_date_time.is_none_or(|e| t.transaction_time <= e))
         .collect();
-    drop(books);
-    listed.sort_by_key(|t| std::cmp::Reverse(t.transaction_time));
+    listed.sort_by(|a, b| {
+        (b.transaction_time, &b.transaction_id).cmp(&(a.transaction_time, &a.transaction_id))
+    });
+    let size = query.page_size.unwrap_or(PAGE_SIZE).clamp(1, 1_000);
+    let page = query.page_number.unwrap_or(1).max(1);
+    let listed = listed
+        .into_iter()
+        .skip((page - 1) * size)
+        .take(size)
+        .collect();
     Json(Transactions {
         transactions: listed,
         hal_links: Vec::new(),
     })
     .into_response()
+}
+
+/// A payment out of the funding account, as its statement shows it: at
+/// the time it settled or was rejected, else when it was made.
+fn out_of_funding(p: &FpsPayment) -> Transaction {
+    let (status, at) = match &p.state {
+        FpsState::InProgress => ("ACSP", p.created_at),
+        FpsState::Settled { at } => ("ACSC", *at),
+        FpsState::Rejected { at, .. } => ("RJCT", *at),
+    };
+    Transaction {
+        transaction_id: p.transaction_id.clone(),
+        end_to_end_identifier: p.end_to_end_id.clone(),
+        transaction_reference: p.reference.clone(),
+        transaction_time: at,
+        status: status.to_owned(),
+        debit_credit_code: "DBIT".to_owned(),
+        amount: TransactionAmount {
+            instructed_amount: clearbank::pounds(p.amount),
+            currency: "GBP".to_owned(),
+        },
+        counterpart_account: CounterpartAccount::uk(&p.payee),
+    }
+}
+
+/// What payers' single and variable recurring payments paid into the
+/// collection account: each one the payer's bank accepted and did not
+/// reject (`pis::first_status`), credited when it was made, unless a
+/// tester holds it.
+fn into_collections(books: &super::Books) -> Vec<Transaction> {
+    let single = books.payments.values().filter(|p| !p.held).map(|p| {
+        (
+            &p.data.domestic_payment_id,
+            p.account,
+            &p.data.initiation.end_to_end_identification,
+            &p.data.initiation.instructed_amount,
+            p.data.created,
+        )
+    });
+    let recurring = books.vrps.values().map(|p| {
+        (
+            &p.data.domestic_vrp_id,
+            p.account,
+            &p.data.instruction.end_to_end_identification,
+            &p.data.instruction.instructed_amount,
+            p.data.created,
+        )
+    });
+    single
+        .chain(recurring)
+        .filter(|(_, account, ..)| {
+            super::pis::first_status(*account) == PaymentStatus::AcceptedSettlementInProcess
+        })
+        .filter_map(|(id, account, e2e, amount, at)| {
+            let payer = test_accounts::find(account.0)?;
+            Some(Transaction {
+                transaction_id: id.clone(),
+                end_to_end_identifier: e2e.clone(),
+                transaction_reference: e2e.clone(),
+                transaction_time: at,
+                status: "ACSC".to_owned(),
+                debit_credit_code: "CRDT".to_owned(),
+                amount: TransactionAmount {
+                    instructed_amount: clearbank::pounds(Money::pence(amount.pence()?)),
+                    currency: "GBP".to_owned(),
+                },
+                counterpart_account: CounterpartAccount::uk(payer.sort_code_account_number),
+            })
+        })
+        .collect()
+}
+
+/// `POST /_model/statement/{endToEndId}/omit`: the lender's statements
+/// leave that transaction out from now on, as if the bank never moved the
+/// money (for a reconciliation test).
+async fn omit(State(bank): State<Bank>, Path(e2e): Path<String>) -> StatusCode {
+    bank.books().omitted.insert(e2e);
+    StatusCode::NO_CONTENT
 }
 
 async fn list(State(bank): State<Bank>) -> Json<Vec<FpsPayment>> {
@@ -524,6 +659,21 @@ struct Ms {
 
 async fn settle_after(State(bank): State<Bank>, Json(ms): Json<Ms>) -> StatusCode {
     bank.rail.lock().settle_after = Duration::from_millis(ms.ms.min(600_000));
+    StatusCode::NO_CONTENT
+}
+
+#[derive(Deserialize)]
+struct Reject {
+    code: RejectCode,
+}
+
+async fn reject(State(bank): State<Bank>, Json(reject): Json<Reject>) -> StatusCode {
+    bank.rail.lock().reject_with = Some(reject.code);
+    StatusCode::NO_CONTENT
+}
+
+async fn stop_rejecting(State(bank): State<Bank>) -> StatusCode {
+    bank.rail.lock().reject_with = None;
     StatusCode::NO_CONTENT
 }
 

@@ -171,6 +171,10 @@ struct Books {
     /// id.
     #[serde(default)]
     fps: HashMap<String, fps::FpsPayment>,
+    /// End-to-end ids the lender's statements leave out
+    /// (`POST /_model/statement/{id}/omit`).
+    #[serde(default)]
+    omitted: std::collections::HashSet<String>,
     /// POSTs answered, by operation and idempotency key.
     idempotent: HashMap<String, pis::Answered>,
     #[serde(skip)]

@@ -263,6 +263,7 @@ async fn create_consent(State(bank): State<Bank>, headers: HeaderMap, body: Byte
         created: now,
         status_updated: now,
         initiation: request.data.initiation,
+        read_refund_account: request.data.read_refund_account,
     };
     let document = consent_document(&bank, &data);
     bank.books().payment_consents.insert(
@@ -294,6 +295,22 @@ async fn read_consent(
         StatusCode::OK,
         document,
     )
+}
+
+/// The account that paid, for a payment under a consent that asked for it
+/// (`ReadRefundAccount: Yes`): the test account's own details.
+pub(super) fn refund_account(
+    asked: Option<&str>,
+    account: super::AccountKey,
+) -> Option<lendhub_domain::open_banking::pis::Refund> {
+    if asked != Some(lendhub_domain::open_banking::pis::READ_REFUND_ACCOUNT) {
+        return None;
+    }
+    let paying = lendhub_domain::open_banking::test_accounts::find(account.0)?;
+    let shown = super::ledger::account(paying);
+    Some(lendhub_domain::open_banking::pis::Refund {
+        account: shown.identifications.into_iter().next()?,
+    })
 }
 
 /// Where a new payment from `account` stands.
@@ -360,6 +377,7 @@ async fn create_payment(State(bank): State<Bank>, headers: HeaderMap, body: Byte
             created: now,
             status_updated: now,
             initiation: request.data.initiation,
+            refund: refund_account(consent.data.read_refund_account.as_deref(), account),
         };
         books.payments.insert(
             data.domestic_payment_id.clone(),

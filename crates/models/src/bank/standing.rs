@@ -89,6 +89,9 @@ pub fn authorise(
                     unstructured: None,
                 }),
             },
+            read_refund_account: Some(
+                lendhub_domain::open_banking::pis::READ_REFUND_ACCOUNT.to_owned(),
+            ),
         };
         books.vrp_consents.insert(
             consent_id.clone(),

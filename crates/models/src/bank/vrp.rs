@@ -163,6 +163,7 @@ async fn create_consent(State(bank): State<Bank>, headers: HeaderMap, body: Byte
         status_updated: now,
         control_parameters: request.data.control_parameters,
         initiation: request.data.initiation,
+        read_refund_account: request.data.read_refund_account,
     };
     let document = consent_document(&bank, &data);
     bank.books().vrp_consents.insert(
@@ -373,6 +374,11 @@ async fn create_payment(State(bank): State<Bank>, headers: HeaderMap, body: Byte
             status_updated: now,
             initiation: request.data.initiation,
             instruction: request.data.instruction,
+            refund: super::pis::refund_account(
+                consent.data.read_refund_account.as_deref(),
+                account,
+            )
+            .map(|r| r.account),
         };
         books.vrps.insert(
             data.domestic_vrp_id.clone(),

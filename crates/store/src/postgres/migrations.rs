@@ -263,6 +263,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "rail_payments",
         include_str!("../../migrations/postgres/0054_rail_payments.sql"),
     ),
+    (
+        55,
+        "reconciliation",
+        include_str!("../../migrations/postgres/0055_reconciliation.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -277,6 +277,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "rail_payments",
         include_str!("../../migrations/sqlite/0054_rail_payments.sql"),
     ),
+    (
+        55,
+        "reconciliation",
+        include_str!("../../migrations/sqlite/0055_reconciliation.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

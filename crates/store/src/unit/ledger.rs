@@ -2,7 +2,7 @@
 //! database refuses unless they balance), then the running totals they
 //! move. A post or a void has one condition (rank 60): the transfer it
 //! closes is written and pending; and it closes it once (the unique
-//! `pending_id`).
+//! `pending_id`). Any other has one (rank 59): its id is new.
 
 use std::collections::BTreeMap;
 
@@ -19,18 +19,69 @@ use crate::*;
 /// credits).
 type Deltas = [i64; 4];
 
+/// No transfer yet has the id: a second writer of a transfer whose id is
+/// derived (an accrual's names the total it brings interest to) lost a
+/// race, which is a conflict to retry, not a fault.
+const ABSENT: &str = "SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM hub_ledger_transfers WHERE id = $1)";
+
 /// The pending transfer a post or void closes.
 const PENDING: Lock =
     lock!("SELECT 1 FROM hub_ledger_transfers WHERE id = $1 AND phase = 'pending'");
 
 pub(super) fn plan(write: &LedgerWrite, d: &Dialect, unit: &mut Unit) -> Result<(), StoreError> {
-    let LedgerWrite::Post(t) = write;
+    let t = match write {
+        LedgerWrite::Post(t) => t,
+        LedgerWrite::ReconciliationItem(item) => {
+            unit.step(
+                sql::INSERT_ITEM,
+                values![
+                    item.id.as_str(),
+                    item.date.to_string(),
+                    item.resolution.as_str(),
+                    unix_ms(item.found_at),
+                    json(item)?
+                ],
+            );
+            return Ok(());
+        }
+        LedgerWrite::RequestReconciliation { day, at_ms } => {
+            unit.step(sql::REQUEST_RUN, values![day.to_string(), *at_ms]);
+            return Ok(());
+        }
+        LedgerWrite::ScheduleReconciliation { day, due_ms } => {
+            unit.step(sql::SCHEDULE_RUN, values![day.to_string(), *due_ms]);
+            return Ok(());
+        }
+        LedgerWrite::Reconciled {
+            report,
+            requested_at_ms,
+            at_ms,
+        } => {
+            unit.step(
+                sql::RUN_DONE,
+                values![
+                    report.date.to_string(),
+                    *at_ms,
+                    *requested_at_ms,
+                    json(report)?
+                ],
+            );
+            return Ok(());
+        }
+    };
     if let Some(pending) = t.phase().closes() {
         unit.check(read_check(
             60,
             pending,
             Some("ledger_pending"),
             Statement::read(d.lock(&PENDING), values![pending]),
+        ));
+    } else {
+        unit.check(read_check(
+            59,
+            t.id(),
+            None,
+            Statement::read(ABSENT, values![t.id()]),
         ));
     }
     for (seq, p) in t.postings().iter().enumerate() {
@@ -53,7 +104,8 @@ pub(super) fn plan(write: &LedgerWrite, d: &Dialect, unit: &mut Unit) -> Result<
             t.phase().as_str(),
             t.phase().closes(),
             unix_ms(t.at()),
-            json(t)?
+            json(t)?,
+            t.reference()
         ],
     );
     for (account, [pd, pc, nd, nc]) in deltas(t) {

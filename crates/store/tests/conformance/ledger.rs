@@ -152,3 +152,132 @@ async fn the_database_refuses_an_unbalanced_transfer_and_any_change_to_the_ledge
         Some(Money::pence(100))
     );
 }
+
+#[tokio::test]
+async fn a_loans_transfers_a_days_movements_and_a_bank_reference_are_found() {
+    let (store, db) = store().await;
+    let loan = AccountId::generate(1, 1);
+    let other = AccountId::generate(1, 2);
+    let drawdown = m::drawdown("dsb_1", &loan, Money::pence(250_000), at(1_000))
+        .unwrap()
+        .known_at_bank_as("dsb_1");
+    let settled = drawdown.post("dsb_1.settled", at(90_000_000)).unwrap();
+    let elsewhere = m::drawdown("dsb_2", &other, Money::pence(5_000), at(2_000)).unwrap();
+    let accrual = m::accrual("acr", &loan, Money::pence(12), at(3_000)).unwrap();
+    for t in [&drawdown, &settled, &elsewhere, &accrual] {
+        post(store.as_ref(), t).await.unwrap();
+    }
+    let of_loan = store.loan_transfers(&loan).await.unwrap();
+    assert_eq!(of_loan, vec![drawdown.clone(), accrual, settled.clone()]);
+
+    // The funding account's movements on the second day (UTC) only.
+    let day = 86_400_000;
+    let moved = store
+        .account_transfers_between(&LedgerAccount::Lender(Lender::Funding), day, 2 * day)
+        .await
+        .unwrap();
+    assert_eq!(moved, vec![settled.clone()]);
+    assert_eq!(
+        store.transfers_known_as("dsb_1").await.unwrap(),
+        vec![drawdown, settled],
+        "a close carries its pending transfer's reference"
+    );
+    assert!(store.transfers_known_as("dsb_2").await.unwrap().is_empty());
+    drop(db);
+}
+
+#[tokio::test]
+async fn a_days_reconciliation_runs_once_per_request_and_keeps_each_item_once() {
+    use lendhub_domain::ledger::reconciliation::{
+        BankAccount, Finding, Item, Mismatch, Report, Resolution,
+    };
+    use lendhub_domain::partner::credentials::Environment;
+    use time::macros::date;
+
+    let (store, db) = store().await;
+    let day = date!(2026 - 11 - 29);
+    let commit = |w: LedgerWrite| store.commit(set(vec![Write::Ledger(w)], None));
+    commit(LedgerWrite::ScheduleReconciliation { day, due_ms: 5_000 })
+        .await
+        .unwrap();
+    assert!(
+        store
+            .due_reconciliations(4_999, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(
+        store.due_reconciliations(5_000, 10).await.unwrap(),
+        vec![(day, 5_000)]
+    );
+    // Scheduled again: unchanged. Asked for: due now, again.
+    commit(LedgerWrite::ScheduleReconciliation { day, due_ms: 9_000 })
+        .await
+        .unwrap();
+    commit(LedgerWrite::RequestReconciliation { day, at_ms: 6_000 })
+        .await
+        .unwrap();
+    assert_eq!(
+        store.due_reconciliations(6_000, 10).await.unwrap(),
+        vec![(day, 6_000)]
+    );
+    let report = Report {
+        date: day,
+        accounts: Vec::new(),
+        ran_at: at(7_000),
+    };
+    // A run answering an older request leaves a newer one due.
+    commit(LedgerWrite::RequestReconciliation { day, at_ms: 6_500 })
+        .await
+        .unwrap();
+    commit(LedgerWrite::Reconciled {
+        report: report.clone(),
+        requested_at_ms: 6_000,
+        at_ms: 7_000,
+    })
+    .await
+    .unwrap();
+    assert_eq!(store.due_reconciliations(7_000, 10).await.unwrap().len(), 1);
+    commit(LedgerWrite::Reconciled {
+        report: report.clone(),
+        requested_at_ms: 6_500,
+        at_ms: 7_100,
+    })
+    .await
+    .unwrap();
+    assert!(
+        store
+            .due_reconciliations(8_000, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    let run = store.reconciliation_run(day).await.unwrap().unwrap();
+    assert_eq!(run.done_at_ms, Some(7_100));
+    assert_eq!(run.report, Some(report));
+
+    let finding = Finding {
+        end_to_end_id: "pay_1".into(),
+        bank: None,
+        ledger: Some(Money::pence(100)),
+        mismatch: Mismatch::NotAtBank,
+    };
+    let item = Item::new(
+        (day, Environment::Test, BankAccount::Collections),
+        &finding,
+        Resolution::Open,
+        at(7_000),
+    );
+    for _ in 0..2 {
+        commit(LedgerWrite::ReconciliationItem(item.clone()))
+            .await
+            .unwrap();
+    }
+    assert_eq!(
+        store.reconciliation_items_of(day).await.unwrap(),
+        vec![item.clone()]
+    );
+    assert_eq!(store.reconciliation_items(10).await.unwrap(), vec![item]);
+    drop(db);
+}

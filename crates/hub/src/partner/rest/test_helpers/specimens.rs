@@ -18,6 +18,7 @@ use lendhub_domain::servicing::account::{Account, Moved};
 use lendhub_domain::servicing::collection::{FailureReason, NotNow, Payment};
 use lendhub_domain::servicing::ledger::{self, Entry, EntryKind};
 use lendhub_domain::servicing::mandate::Mandate;
+use lendhub_domain::servicing::refund_payout::RefundPayout;
 use lendhub_domain::servicing::schedule::{Cadence, Schedule};
 use lendhub_domain::tenant::{Tenant, TenantKind};
 use lendhub_domain::webhooks::endpoint::{EndpointStatus, WebhookEndpoint};
@@ -122,7 +123,7 @@ pub(super) fn object(
             collected(&loan, payoff, None, Some(Moved::Settled), now, ids)
         }
         PaymentCreated | PaymentProcessing | PaymentPaid | PaymentSettled | PaymentFailed
-        | PaymentRefunded => json(&PaymentView::new(
+        | PaymentRefunded | PaymentRefundPaid | PaymentRefundFailed => json(&PaymentView::new(
             &payment(t, &loan.account, now, ids)?,
             &state.links,
         )),
@@ -434,16 +435,32 @@ fn payment(
     if matches!(t, EventType::PaymentProcessing) {
         return Ok(processing);
     }
-    let paid = moved(processing.settled(now))?;
-    if matches!(t, EventType::PaymentRefunded) {
-        return moved(paid.refunded(None, now));
+    let paid = moved(processing.settled(now))?.paid_from(Some(PAYER_ACCOUNT.to_owned()));
+    if !matches!(
+        t,
+        EventType::PaymentRefunded | EventType::PaymentRefundPaid | EventType::PaymentRefundFailed
+    ) {
+        return Ok(paid);
     }
-    Ok(paid)
+    let payout = RefundPayout::new(ids.next(), paid.amount, PAYER_ACCOUNT, now);
+    let refunded = moved(paid.refunded_through(None, payout, now))?;
+    let ended = match t {
+        EventType::PaymentRefundPaid => refunded.refund_paid(RAIL_TRANSACTION, now),
+        EventType::PaymentRefundFailed => refunded.refund_failed("account_closed", now),
+        _ => Some(refunded.clone()),
+    };
+    ended.ok_or_else(|| "a refund that cannot end".to_owned())
 }
 
 /// A monthly schedule of one £500 instalment on the account, whose payment
 /// the payer authorised (establishing the mandate) and which settled,
 /// completing it — as `schedules/collect.rs` and `follow.rs` move them.
+/// The account a specimen payment was paid from (sort code, account
+/// number), where its refund goes.
+const PAYER_ACCOUNT: &str = "04000412345678";
+/// The rail's id for a specimen refund's payment.
+const RAIL_TRANSACTION: &str = "2f1d3c4b-5a69-4788-9a0b-1c2d3e4f5a6b";
+
 fn collecting(
     account: &Account,
     now: OffsetDateTime,

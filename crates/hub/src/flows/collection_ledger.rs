@@ -1,0 +1,109 @@
+//! The ledger follows a collection's payment (docs/ledger.md). When the
+//! payer's bank accepts the payment, the interest the loan has been charged
+//! so far is posted and the payment is held pending, set against what the
+//! loan owes less what other pending collections already take; when the
+//! bank settles it the hold is posted, and when the payment fails it is
+//! voided. Every commit of a payment's next version runs through here, so
+//! no path that moves a payment can leave the ledger behind.
+
+use lendhub_domain::ids::HubId;
+use lendhub_domain::ledger::loan::LoanLedger;
+use lendhub_domain::ledger::movements;
+use lendhub_domain::ledger::transfer::Transfer;
+use lendhub_domain::servicing::account::Account;
+use lendhub_domain::servicing::collection::{InLedger, Payment, PaymentStatus};
+use lendhub_domain::servicing::ledger::balance;
+use lendhub_store::{LedgerWrite, WriteSet};
+use time::OffsetDateTime;
+
+use super::FlowError;
+use crate::flows::Context;
+
+fn internal(e: impl std::fmt::Display) -> FlowError {
+    FlowError::Internal(e.to_string())
+}
+
+/// The ledger's writes for committing `next`, and `next`'s record of them.
+pub(super) async fn follow(
+    cx: &Context,
+    next: &mut Payment,
+    now: OffsetDateTime,
+) -> Result<WriteSet, FlowError> {
+    let mut writes = WriteSet::default();
+    match (next.status, next.in_ledger.clone()) {
+        (PaymentStatus::Processing | PaymentStatus::Paid, None) => {
+            let account = account_of(cx, next).await?;
+            let mut loan = loan_ledger(cx, &account, now, &mut writes).await?;
+            let owed = loan
+                .available()
+                .ok_or_else(|| internal("a loan's balances overflow"))?;
+            let id = format!("{}.{}", next.id, next.version);
+            let pending = movements::collection(&id, &account.id, next.amount, &owed, now)
+                .map_err(internal)?
+                .known_at_bank_as(next.id.as_str());
+            loan.apply(&pending).map_err(internal)?;
+            writes.push(LedgerWrite::Post(pending.clone()));
+            let posted = next.status == PaymentStatus::Paid;
+            if posted {
+                writes.push(LedgerWrite::Post(settled(&pending, now)?));
+            }
+            next.in_ledger = Some(InLedger {
+                transfer: pending,
+                posted,
+                refund: None,
+            });
+        }
+        (PaymentStatus::Paid, Some(held)) if !held.posted => {
+            writes.push(LedgerWrite::Post(settled(&held.transfer, now)?));
+            next.in_ledger = Some(InLedger {
+                posted: true,
+                ..held
+            });
+        }
+        (PaymentStatus::Failed | PaymentStatus::Pending, Some(held)) if !held.posted => {
+            let voided = held
+                .transfer
+                .void(format!("{}.failed", held.transfer.id()), now)
+                .ok_or_else(|| internal("a held collection is not pending"))?;
+            writes.push(LedgerWrite::Post(voided));
+            next.in_ledger = None;
+        }
+        _ => {}
+    }
+    Ok(writes)
+}
+
+fn settled(pending: &Transfer, now: OffsetDateTime) -> Result<Transfer, FlowError> {
+    pending
+        .post(format!("{}.settled", pending.id()), now)
+        .ok_or_else(|| internal("a held collection is not pending"))
+}
+
+async fn account_of(cx: &Context, payment: &Payment) -> Result<Account, FlowError> {
+    cx.lending
+        .hub_account(&payment.owner, &payment.account_id)
+        .await?
+        .ok_or_else(|| internal(format!("payment {} names no account", payment.id)))
+}
+
+/// `account`'s part of the ledger, with the interest its terms have
+/// charged by `now` posted (the accrual pushed onto `writes`), so a
+/// movement made next is set against what is owed today.
+pub(super) async fn loan_ledger(
+    cx: &Context,
+    account: &Account,
+    now: OffsetDateTime,
+    writes: &mut WriteSet,
+) -> Result<LoanLedger, FlowError> {
+    let entries = cx.servicing.ledger(&account.owner, &account.id).await?;
+    let charged = balance(account, &entries, now)
+        .ok_or_else(|| internal("an account's balance overflows"))?
+        .interest_charged;
+    let transfers = cx.ledger.loan_transfers(&account.id).await?;
+    let mut loan = LoanLedger::of(&account.id, &transfers).map_err(internal)?;
+    if let Some(accrual) = loan.accrual_to(charged, now).map_err(internal)? {
+        loan.apply(&accrual).map_err(internal)?;
+        writes.push(LedgerWrite::Post(accrual));
+    }
+    Ok(loan)
+}
