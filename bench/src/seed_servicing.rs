@@ -13,6 +13,8 @@
 //!   the payout rail (claimed now, the drawdown pending, the payment
 //!   recorded by its end-to-end id), for the settlement webhooks' benchmark
 //!   (issue #47); FILE lists each end-to-end id and amount in pence;
+//! - `--due N`: N loans signed ten minutes ago whose payouts are due and
+//!   not yet claimed, for the outbox's disbursements a second (issue #47);
 //! - `--postings N`: N postings in the double-entry ledger (the lender's
 //!   capital, then interest and fees on a thousand loans each, two postings
 //!   a transfer, over the last year), for the trial balance at size.
@@ -64,6 +66,9 @@ pub struct SeedServicingArgs {
     /// Signed loans whose payouts are with the rail, awaiting its word.
     #[arg(long, default_value_t = 0)]
     sending: u64,
+    /// Signed loans whose payouts are due, not yet claimed by a worker.
+    #[arg(long, default_value_t = 0)]
+    due: u64,
     /// Postings to write into the double-entry ledger.
     #[arg(long, default_value_t = 0)]
     postings: u64,
@@ -135,6 +140,10 @@ pub fn run(args: &SeedServicingArgs) -> Result<()> {
                 .context("--sending needs --ids-out FILE")?;
             sending(store.as_ref(), &owner, args, file).await?;
             out.insert("sending".into(), args.sending.into());
+        }
+        if args.due > 0 {
+            due(store.as_ref(), &owner, args).await?;
+            out.insert("due".into(), args.due.into());
         }
         store.close().await;
         out.insert("seconds".into(), started.elapsed().as_secs_f64().into());
@@ -227,6 +236,24 @@ async fn sending(
     }
     crate::seed::commit(store, &mut writes).await?;
     std::fs::write(file, lines).with_context(|| format!("writing {}", file.display()))
+}
+
+/// `--due` signed loans of £10,000 whose payouts fell due (signed ten
+/// minutes ago, past the five the signature waits), as signing commits
+/// them: the application with its disbursement due, and its decision.
+async fn due(store: &dyn Store, owner: &Tenant, args: &SeedServicingArgs) -> Result<()> {
+    let signed_at = OffsetDateTime::now_utc() - time::Duration::minutes(10);
+    let mut writes = WriteSet::default();
+    for i in 0..args.due {
+        let (signed, locked) = signed(owner, (2 << 40) | i, signed_at)?;
+        writes
+            .push(LendingWrite::InsertApplication(signed))
+            .push(LendingWrite::InsertDecision(locked));
+        if writes.writes.len() >= args.batch {
+            crate::seed::commit(store, &mut writes).await?;
+        }
+    }
+    crate::seed::commit(store, &mut writes).await
 }
 
 /// An application of £10,000 over 12 months made, approved and signed at

@@ -12,6 +12,9 @@ use super::transfer::{Phase, Side, Transfer};
 use crate::money::Money;
 use crate::partner::credentials::Environment;
 
+// A day as people and statements write it, `2026-11-29`.
+time::serde::format_description!(day, Date, "[year]-[month]-[day]");
+
 /// One of the lender's accounts at its bank, and its ledger account.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -162,6 +165,7 @@ pub struct Item {
     /// `{date}.{environment}.{account}.{end-to-end id}`: one item per
     /// mismatch, however often the day is reconciled.
     pub id: String,
+    #[serde(with = "day")]
     pub date: Date,
     pub environment: Environment,
     pub account: BankAccount,
@@ -241,6 +245,7 @@ pub struct AccountReport {
 /// A day's reconciliation: each bank account of each environment.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Report {
+    #[serde(with = "day")]
     pub date: Date,
     pub accounts: Vec<AccountReport>,
     #[serde(with = "time::serde::rfc3339")]

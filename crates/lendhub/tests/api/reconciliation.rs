@@ -97,6 +97,7 @@ async fn a_settled_collection_whose_callback_was_lost_is_found_and_posted() {
 
     let (code, report) = reconcile(&app, day).await;
     assert_eq!(code, 0, "nothing left open: {report}");
+    assert_eq!(report["date"], day);
     let collections = side(&report, "collections");
     assert_eq!(collections["read"], true);
     assert_eq!(collections["bank_movements"], 1, "{report}");
