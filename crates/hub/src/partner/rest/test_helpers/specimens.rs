@@ -444,9 +444,15 @@ fn payment(
     }
     let payout = RefundPayout::new(ids.next(), paid.amount, PAYER_ACCOUNT, now);
     let refunded = moved(paid.refunded_through(None, payout, now))?;
+    // Sent by the sweep before the rail's word can end it.
+    let sending = || refunded.refund_claimed(now);
     let ended = match t {
-        EventType::PaymentRefundPaid => refunded.refund_paid(RAIL_TRANSACTION, now),
-        EventType::PaymentRefundFailed => refunded.refund_failed("account_closed", now),
+        EventType::PaymentRefundPaid => {
+            sending().and_then(|s| s.refund_paid(RAIL_TRANSACTION, now))
+        }
+        EventType::PaymentRefundFailed => {
+            sending().and_then(|s| s.refund_failed("account_closed", now))
+        }
         _ => Some(refunded.clone()),
     };
     ended.ok_or_else(|| "a refund that cannot end".to_owned())
