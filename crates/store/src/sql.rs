@@ -433,11 +433,19 @@ pub mod commercial {
     pub const STATEMENT_FOR: &str =
         "SELECT body FROM hub_statements WHERE owner = $1 AND period = $2";
     pub const STATEMENT_EXISTS: &str = "SELECT 1 FROM hub_statements WHERE id = $1 AND owner = $2";
+    /// A close writes a month's payouts until the rail first moves one.
     pub const PUT_PAYOUT: &str = "INSERT INTO hub_payouts
-         (id, owner, sub_account_id, period, status, body) VALUES ($1, $2, $3, $4, $5, $6)
+         (id, owner, sub_account_id, period, status, due_at_ms, body)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
          ON CONFLICT (owner, sub_account_id, period)
-         DO UPDATE SET status = excluded.status, body = excluded.body
-         WHERE hub_payouts.status <> 'paid'";
+         DO UPDATE SET status = excluded.status, due_at_ms = excluded.due_at_ms,
+                       body = excluded.body
+         WHERE hub_payouts.status <> 'paid' AND hub_payouts.version = 0";
+    /// A payout's move on the rail, over the version read.
+    pub const MOVE_PAYOUT: &str = "UPDATE hub_payouts
+         SET status = $3, due_at_ms = $4, version = $5, body = $6
+         WHERE id = $1 AND version = $2";
+    pub const PAYOUT: &str = "SELECT body FROM hub_payouts WHERE id = $1 AND owner = $2";
     pub const PAYOUT_EXISTS: &str = "SELECT 1 FROM hub_payouts WHERE id = $1 AND owner = $2";
     /// A month's payouts of an owner: the close voids those a new draft no
     /// longer has.
@@ -460,6 +468,7 @@ pub mod commercial {
         "DELETE FROM hub_billing_due WHERE owner = $1 AND period = $2 AND version = $3";
     /// Months due to close on their owner's clock, as `DUE_APPLICATIONS`.
     pub const DUE_CLOSES: &str = due_on_owners_clock!("hub_billing_due");
+    pub const DUE_PAYOUTS: &str = due_on_owners_clock!("hub_payouts");
     /// An application's signals, in the order they arrived (bounded).
     pub const SIGNALS: &str = "SELECT body FROM hub_marketplace_signals
          WHERE owner = $1 AND application_id = $2 ORDER BY id LIMIT $3";

@@ -3,6 +3,7 @@
 //! the dashboard charts.
 
 pub mod economics;
+pub mod payout;
 pub mod statement;
 pub mod statement_list;
 pub mod usage;

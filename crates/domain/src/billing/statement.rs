@@ -597,10 +597,15 @@ impl Close {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PayoutStatus {
-    /// Its statement is a draft.
+    /// Its statement is a draft, or final and the payout not yet sent.
     Pending,
-    /// Paid with its statement's finalization (`payout.paid`).
+    /// Handed to the payout rail; not yet confirmed.
+    InTransit,
+    /// The rail confirmed it reached the sub-account's bank (`payout.paid`).
     Paid,
+    /// Not paid (`payout.failed`): the receiving bank refused it, or the
+    /// sub-account named no account to pay. The share stays owed.
+    Failed,
     /// Its month was drafted again without it (the loans it was for no
     /// longer earn a share): never paid.
     Void,
@@ -610,13 +615,17 @@ impl PayoutStatus {
     pub fn as_str(self) -> &'static str {
         match self {
             PayoutStatus::Pending => "pending",
+            PayoutStatus::InTransit => "in_transit",
             PayoutStatus::Paid => "paid",
+            PayoutStatus::Failed => "failed",
             PayoutStatus::Void => "void",
         }
     }
 }
 
-/// A sub-account's payout for a month (beta; seed: Payout).
+/// A sub-account's payout for a month (beta; seed: Payout). Once its
+/// statement is final it is money owed and goes out over the payout rail
+/// (`billing::payout`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PayoutRecord {
     pub id: crate::ids::PayoutId,
@@ -628,13 +637,32 @@ pub struct PayoutRecord {
     pub introductions: u32,
     #[serde(with = "time::serde::rfc3339::option")]
     pub paid_at: Option<OffsetDateTime>,
+    /// Its way over the rail, from its statement's finalization: the
+    /// disbursement's outbox states.
+    #[serde(default)]
+    pub rail: Option<crate::lending::disbursement::State>,
+    /// When it is to be sent: its statement's pay date (on the owner's
+    /// clock), or the finalization if that came later.
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub due_at: Option<OffsetDateTime>,
+    /// The ledger's hold of the money while the rail carries it.
+    #[serde(default)]
+    pub hold: Option<crate::ledger::transfer::Transfer>,
+    /// Why it failed, as `funding_failure_reason` words a rejection.
+    #[serde(default)]
+    pub failure_reason: Option<String>,
+    /// Bumped by every move after finalization: a move commits only over
+    /// the version it read.
+    #[serde(default)]
+    pub version: i64,
 }
 
 impl Statement {
-    /// Its payouts as records: pending while it is a draft, paid at `now`
-    /// when it is finalized.
+    /// Its payouts as records: pending while it is a draft; once it is
+    /// finalized at `now`, due over the rail on its pay date.
     pub fn payout_records(&self, now: OffsetDateTime) -> Vec<PayoutRecord> {
-        let paid = self.status == Status::Finalized;
+        let finalized = self.status == Status::Finalized;
+        let due_at = now.max(self.pay_date.midnight().assume_offset(now.offset()));
         self.payouts
             .iter()
             .map(|p| PayoutRecord {
@@ -650,14 +678,15 @@ impl Statement {
                 owner: self.owner.clone(),
                 sub_account_id: p.sub_account_id.clone(),
                 period: self.period.clone(),
-                status: if paid {
-                    PayoutStatus::Paid
-                } else {
-                    PayoutStatus::Pending
-                },
+                status: PayoutStatus::Pending,
                 gross_pence: p.gross_pence,
                 introductions: p.introductions,
-                paid_at: paid.then_some(now),
+                paid_at: None,
+                rail: finalized.then_some(crate::lending::disbursement::State::Due),
+                due_at: finalized.then_some(due_at),
+                hold: None,
+                failure_reason: None,
+                version: 0,
             })
             .collect()
     }

@@ -23,6 +23,9 @@ pub enum Kind {
     /// A refunded payment's money back to the account that paid; the
     /// subject is the payment.
     Refund,
+    /// A sub-account's revenue share for a month; the subject is the
+    /// payout.
+    Payout,
 }
 
 impl Kind {
@@ -30,6 +33,7 @@ impl Kind {
         match self {
             Kind::Disbursement => "disbursement",
             Kind::Refund => "refund",
+            Kind::Payout => "payout",
         }
     }
 
@@ -37,6 +41,7 @@ impl Kind {
         match s {
             "disbursement" => Some(Kind::Disbursement),
             "refund" => Some(Kind::Refund),
+            "payout" => Some(Kind::Payout),
             _ => None,
         }
     }

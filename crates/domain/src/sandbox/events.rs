@@ -58,6 +58,8 @@ pub enum EventType {
     ScheduleCompleted,
     #[serde(rename = "payout.paid")]
     PayoutPaid,
+    #[serde(rename = "payout.failed")]
+    PayoutFailed,
     #[serde(rename = "loan.funded")]
     LoanFunded,
     #[serde(rename = "agreement.signed")]
@@ -99,7 +101,7 @@ impl EventType {
     /// filter accept: the seed's catalogue, the names its other pages use
     /// (both payment sets among them; docs/decisions.md says which is
     /// emitted), and lendhub's own endpoint events.
-    pub const HUB: [EventType; 30] = [
+    pub const HUB: [EventType; 31] = [
         EventType::ApplicationCreated,
         EventType::ApplicationSubmitted,
         EventType::ApplicationExpired,
@@ -124,6 +126,7 @@ impl EventType {
         EventType::MandateRevoked,
         EventType::ScheduleCompleted,
         EventType::PayoutPaid,
+        EventType::PayoutFailed,
         EventType::LoanFunded,
         EventType::AgreementSigned,
         EventType::InvoiceDraft,
@@ -158,6 +161,7 @@ impl EventType {
             EventType::MandateRevoked => "mandate.revoked",
             EventType::ScheduleCompleted => "schedule.completed",
             EventType::PayoutPaid => "payout.paid",
+            EventType::PayoutFailed => "payout.failed",
             EventType::LoanFunded => "loan.funded",
             EventType::AgreementSigned => "agreement.signed",
             EventType::InvoiceDraft => "invoice.draft",
@@ -224,7 +228,7 @@ impl EventType {
             | EventType::PaymentRefundFailed => ("payment", "pay_"),
             EventType::MandateRevoked => ("mandate", "mnd_"),
             EventType::ScheduleCompleted => ("payment_schedule", "sch_"),
-            EventType::PayoutPaid => ("payout", "po_"),
+            EventType::PayoutPaid | EventType::PayoutFailed => ("payout", "po_"),
             EventType::AgreementSigned => ("agreement", "agr_"),
             EventType::InvoiceDraft | EventType::InvoiceFinalized => ("partner_statement", "pst_"),
             EventType::WebhookEndpointDisabled | EventType::WebhookEndpointEnabled => {

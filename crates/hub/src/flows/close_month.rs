@@ -1,23 +1,25 @@
 //! Closing a month: the statement computed from the owner's stored facts
-//! (`lendhub_domain::billing::statement::close`), written with its events and
-//! payouts in one commit. Run by the sweep when a month is due on its
+//! (`lendhub_domain::billing::statement::close`), written with its events,
+//! payouts and (once final) the revenue share they owe in one commit. Run by the sweep when a month is due on its
 //! owner's clock, and by the operator's `lendhub billing close`.
 
 use lendhub_domain::billing::statement::{
     self, Close, Loan, PayoutRecord, PayoutStatus, Period, Statement, Status, Terms, agreement,
 };
 use lendhub_domain::ids::HubId;
+use lendhub_domain::ledger::movements;
+use lendhub_domain::money::Money;
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::servicing::account::Account;
 use lendhub_domain::tenant::{Tenant, TenantKind};
 use lendhub_domain::working_days::WorkingDays;
 use lendhub_store::{
-    CommercialStore, CommercialWrite, CommitError, EventWrite, StoreError, UnitOfWork, WriteSet,
+    CommercialStore, CommercialWrite, CommitError, EventWrite, LedgerWrite, StoreError, UnitOfWork,
+    WriteSet,
 };
 use time::OffsetDateTime;
 
 use crate::flows::events::event;
-use crate::views::payout::PayoutView;
 use crate::views::statement::StatementView;
 
 /// What closing a month did.
@@ -27,7 +29,7 @@ pub enum Closed {
     NotOver,
     /// Drafted, or drafted again with new figures (`invoice.draft`).
     Drafted(Statement),
-    /// Finalized (`invoice.finalized`, `payout.paid` for each payout).
+    /// Finalized (`invoice.finalized`; each payout due over the rail).
     Finalized(Statement),
     /// Nothing to write: the stored statement already says this.
     Unchanged(Statement),
@@ -223,11 +225,17 @@ pub async fn close(
                 writes.push(EventWrite::InsertEvent(
                     event(owner, EventType::InvoiceFinalized, &view, now).map_err(render)?,
                 ));
+                // Each payout is owed from now (the ledger's revenue share
+                // payable) and goes out over the rail on the pay date
+                // (`flows::share_payout`).
                 for p in &payouts {
-                    writes.push(EventWrite::InsertEvent(
-                        event(owner, EventType::PayoutPaid, &PayoutView::new(p), now)
-                            .map_err(render)?,
-                    ));
+                    let share = movements::revenue_share(
+                        &format!("{}.share", p.id),
+                        Money::pence(p.gross_pence),
+                        now,
+                    )
+                    .map_err(|e| CloseError::Other(e.to_string()))?;
+                    writes.push(LedgerWrite::Post(share));
                 }
                 Closed::Finalized(computed)
             } else {

@@ -162,6 +162,7 @@ pub async fn rail_answered(
     };
     match payment.kind {
         Kind::Refund => crate::flows::refund_rail::answered(cx, &payment, outcome).await,
+        Kind::Payout => crate::flows::share_payout::answered(cx, &payment, outcome).await,
         Kind::Disbursement => {
             let Some(id) = ApplicationId::parse(&payment.subject_id) else {
                 return Ok(false);

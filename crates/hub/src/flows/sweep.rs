@@ -18,8 +18,8 @@ use lendhub_jobs::{Attempt, Failure, Outcome, Queue, Timing};
 use super::FlowError;
 
 use lendhub_store::{
-    CommitError, DueAccount, DueApplication, DueClose, DuePayment, DueSchedule, EventWrite, Lease,
-    LedgerWrite, LendingWrite, StoreError, WriteSet,
+    CommitError, DueAccount, DueApplication, DueClose, DuePayment, DuePayout, DueSchedule,
+    EventWrite, Lease, LedgerWrite, LendingWrite, StoreError, WriteSet,
 };
 use time::OffsetDateTime;
 
@@ -208,6 +208,8 @@ pub enum Due {
     Schedule(DueSchedule),
     /// A month to close (draft, then finalize) on its owner's clock.
     Close(DueClose),
+    /// A sub-account's payout to send over the rail (or ask after).
+    Payout(DuePayout),
     /// A day to reconcile, on the service clock, and when it was asked for.
     Reconciliation(time::Date, i64),
 }
@@ -220,6 +222,7 @@ impl Due {
             Due::Account(d) => d.clock_offset_ms,
             Due::Schedule(d) => d.clock_offset_ms,
             Due::Close(d) => d.clock_offset_ms,
+            Due::Payout(d) => d.clock_offset_ms,
             Due::Reconciliation(..) => 0,
         }
     }
@@ -255,6 +258,11 @@ impl Queue for Sweep {
             .flows
             .commercial
             .due_closes(lease.due_before_ms, lease.limit)
+            .await?;
+        let payouts = self
+            .flows
+            .commercial
+            .due_payouts(lease.due_before_ms, lease.limit)
             .await?;
         self.schedule_reconciliation().await?;
         let days = self
@@ -293,6 +301,7 @@ impl Queue for Sweep {
             .chain(payments.into_iter().map(Due::Payment))
             .chain(accounts.into_iter().map(Due::Account))
             .chain(closes.into_iter().map(Due::Close))
+            .chain(payouts.into_iter().map(Due::Payout))
             .chain(days.into_iter().map(|(d, at)| Due::Reconciliation(d, at)))
             .collect())
     }
@@ -304,6 +313,7 @@ impl Queue for Sweep {
             Due::Account(d) => d.account.next_review.map_or(0, unix_ms),
             Due::Schedule(d) => d.schedule.due_at().map_or(0, unix_ms),
             Due::Close(d) => d.close.due_at_ms,
+            Due::Payout(d) => d.payout.due_at.map_or(0, unix_ms),
             Due::Reconciliation(_, requested_at_ms) => *requested_at_ms,
         };
         Timing {
@@ -333,6 +343,7 @@ impl Queue for Sweep {
                 crate::flows::review_account::review(&self.flows, &a.account, at).await
             }
             Due::Close(d) => close_month(&self.flows, &d.close, now).await,
+            Due::Payout(d) => crate::flows::share_payout::send(&self.flows, &d.payout, now).await,
             Due::Reconciliation(day, requested_at_ms) => {
                 reconcile_day(&self.flows, *day, *requested_at_ms).await
             }
@@ -375,6 +386,10 @@ impl Queue for Sweep {
             (Outcome::Retry { failure, .. } | Outcome::GiveUp { failure }, Due::Close(d)) => {
                 tracing::warn!(owner = %d.close.owner, period = %d.close.period, error = %failure.error,
                     "could not close a month; the next pass retries it")
+            }
+            (Outcome::Retry { failure, .. } | Outcome::GiveUp { failure }, Due::Payout(d)) => {
+                tracing::warn!(payout = %d.payout.id, error = %failure.error,
+                    "could not send a payout or ask the rail after it; the next pass retries it")
             }
             (
                 Outcome::Retry { failure, .. } | Outcome::GiveUp { failure },

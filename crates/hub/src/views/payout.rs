@@ -17,8 +17,12 @@ pub struct PayoutView {
     /// The month it is for, `YYYY-MM`.
     #[schema(example = "2026-11")]
     period: String,
-    /// `pending` (its statement is a draft), `paid`, or `void` (its month
-    /// was drafted again without it: never paid).
+    /// `pending` (its statement is a draft, or final and its pay date not
+    /// reached), `in_transit` (sent over Faster Payments, not yet
+    /// confirmed), `paid` (the rail confirmed it), `failed` (see
+    /// `failure_reason`; the share stays owed), or `void` (its month was
+    /// drafted again without it: never paid).
+    #[schema(example = "paid")]
     status: &'static str,
     /// Its share of the net margin of the loans it introduced.
     gross_pence: i64,
@@ -27,6 +31,10 @@ pub struct PayoutView {
     #[serde(with = "time::serde::rfc3339::option")]
     #[schema(value_type = Option<String>, format = DateTime)]
     paid_at: Option<OffsetDateTime>,
+    /// Why a `failed` payout was not paid: `no_payout_account` (the
+    /// sub-account names none), `account_closed`, `account_unknown`,
+    /// `account_stopped`, `name_mismatch`, or `rejected_by_bank:{code}`.
+    failure_reason: Option<String>,
     livemode: bool,
 }
 
@@ -41,6 +49,7 @@ impl PayoutView {
             gross_pence: p.gross_pence,
             introductions: p.introductions,
             paid_at: p.paid_at,
+            failure_reason: p.failure_reason.clone(),
             livemode: matches!(p.owner.kind(), TenantKind::Partner { livemode: true, .. }),
         }
     }

@@ -64,6 +64,7 @@ mod rest_test_helpers;
 mod rest_tier;
 mod rest_webhooks;
 mod secrets;
+mod share_payout_crash;
 mod shared_limits;
 mod status_page;
 mod test_helpers;

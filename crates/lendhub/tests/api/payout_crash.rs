@@ -18,15 +18,15 @@ use crate::support::process::{Process, Simulator, cli, launch_with};
 
 /// What a crash test runs against: the clearing bank and the site, and
 /// the environment a lendhub process on it needs.
-struct Rig {
+pub(crate) struct Rig {
     bank: Simulator,
-    site: Site,
+    pub(crate) site: Site,
     env: Vec<(String, String)>,
-    hub: String,
+    pub(crate) hub: String,
 }
 
 impl Rig {
-    async fn new() -> Self {
+    pub(crate) async fn new() -> Self {
         let port = crate::support::unclaimed_port();
         let hub = format!("http://127.0.0.1:{port}");
         let bank = clearing_bank::launch(&hub);
@@ -76,7 +76,7 @@ impl Rig {
     }
 
     /// `lendhub serve`, dying at `crash_at` if given.
-    fn serve(&self, crash_at: Option<&str>) -> Process {
+    pub(crate) fn serve(&self, crash_at: Option<&str>) -> Process {
         let mut env: Vec<(&str, &str)> = self
             .env
             .iter()
@@ -90,22 +90,22 @@ impl Rig {
 
     /// A test API key of a new partner, made by the CLI.
     fn key(&self) -> String {
+        self.partner("applications.read applications.write events.read")
+            .1
+    }
+
+    /// A new partner holding `scopes`, made by the CLI: its client id and
+    /// a test API key.
+    pub(crate) fn partner(&self, scopes: &str) -> (String, String) {
         let created: Value = serde_json::from_str(&cli(
             &self.site,
             &[
-                "partner",
-                "clients",
-                "create",
-                "--name",
-                "acme",
-                "--scopes",
-                "applications.read applications.write events.read",
-                "--tier",
+                "partner", "clients", "create", "--name", "acme", "--scopes", scopes, "--tier",
                 "platform",
             ],
         ))
         .unwrap();
-        let client = created["client_id"].as_str().unwrap();
+        let client = created["client_id"].as_str().unwrap().to_owned();
         let key: Value = serde_json::from_str(&cli(
             &self.site,
             &[
@@ -113,16 +113,22 @@ impl Rig {
                 "api-keys",
                 "create",
                 "--client-id",
-                client,
+                &client,
                 "--environment",
                 "test",
             ],
         ))
         .unwrap();
-        key["key"].as_str().unwrap().to_owned()
+        (client, key["key"].as_str().unwrap().to_owned())
     }
 
-    async fn call(&self, method: reqwest::Method, path: &str, key: &str, body: Value) -> Value {
+    pub(crate) async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        key: &str,
+        body: Value,
+    ) -> Value {
         let answer = reqwest::Client::new()
             .request(method, format!("{}/sandbox/v1{path}", self.hub))
             .bearer_auth(key)
@@ -137,7 +143,7 @@ impl Rig {
         body
     }
 
-    async fn get(&self, path: &str, key: &str) -> Value {
+    pub(crate) async fn get(&self, path: &str, key: &str) -> Value {
         let answer = reqwest::Client::new()
             .get(format!("{}/sandbox/v1{path}", self.hub))
             .bearer_auth(key)
@@ -147,7 +153,7 @@ impl Rig {
         answer.json().await.unwrap()
     }
 
-    async fn advance(&self, key: &str, seconds: i64) {
+    pub(crate) async fn advance(&self, key: &str, seconds: i64) {
         self.call(
             reqwest::Method::POST,
             "/test_helpers/clock/advance",
@@ -157,8 +163,54 @@ impl Rig {
         .await;
     }
 
+    /// A £10,000 loan to 00000401 over 24 months (`extra` added to its
+    /// application), approved and signed: its application's id. Its
+    /// payout falls due 300 s on.
+    pub(crate) async fn signed(&self, key: &str, extra: Value) -> String {
+        let mut application = json!({"business": {"company_number": "00000401"},
+            "amount_pence": 1_000_000, "term_months": 24,
+            "applicant": {"email": "ada@example.com"}});
+        if let (Some(into), Value::Object(more)) = (application.as_object_mut(), extra) {
+            into.extend(more);
+        }
+        let post = reqwest::Method::POST;
+        let created = self
+            .call(post.clone(), "/applications", key, application)
+            .await;
+        let id = created["id"].as_str().unwrap().to_owned();
+        let submitted = self
+            .call(
+                post.clone(),
+                &format!("/applications/{id}/submit"),
+                key,
+                json!({"consents": {"credit_search": true, "open_banking": true, "terms": true},
+                       "bank": "test_bank_strong"}),
+            )
+            .await;
+        assert_eq!(submitted["status"], "approved", "{submitted}");
+        self.call(
+            post,
+            &format!("/applications/{id}/accept"),
+            key,
+            json!({"signed_by": "Ada Lovelace", "accept_terms": true}),
+        )
+        .await;
+        id
+    }
+
+    /// Whether application `id` is funded within 30 s.
+    pub(crate) async fn funded(&self, key: &str, id: &str) -> bool {
+        for _ in 0..600 {
+            if self.get(&format!("/applications/{id}"), key).await["status"] == "funded" {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        false
+    }
+
     /// Every payment the clearing bank holds.
-    async fn payments(&self) -> Vec<Value> {
+    pub(crate) async fn payments(&self) -> Vec<Value> {
         reqwest::Client::new()
             .get(format!("{}/_model/fps", self.bank.url))
             .basic_auth(CLIENT.0, Some(CLIENT.1))
@@ -172,7 +224,7 @@ impl Rig {
 }
 
 /// Waits (up to 30 s) for the server to die at its crash point.
-fn died(process: &mut Process) {
+pub(crate) fn died(process: &mut Process) {
     for _ in 0..600 {
         if process.child.try_wait().unwrap().is_some() {
             return;
@@ -188,33 +240,7 @@ async fn pays_once_and_books_once_after_dying_at(point: &str) {
     // makes the partner's key beside it.
     let mut first = rig.serve(Some(point));
     let key = rig.key();
-    let created = rig
-        .call(
-            reqwest::Method::POST,
-            "/applications",
-            &key,
-            json!({"business": {"company_number": "00000401"}, "amount_pence": 1_000_000,
-                   "term_months": 24, "applicant": {"email": "ada@example.com"}}),
-        )
-        .await;
-    let id = created["id"].as_str().unwrap().to_owned();
-    let submitted = rig
-        .call(
-            reqwest::Method::POST,
-            &format!("/applications/{id}/submit"),
-            &key,
-            json!({"consents": {"credit_search": true, "open_banking": true, "terms": true},
-                   "bank": "test_bank_strong"}),
-        )
-        .await;
-    assert_eq!(submitted["status"], "approved", "{submitted}");
-    rig.call(
-        reqwest::Method::POST,
-        &format!("/applications/{id}/accept"),
-        &key,
-        json!({"signed_by": "Ada Lovelace", "accept_terms": true}),
-    )
-    .await;
+    let id = rig.signed(&key, json!({})).await;
     // The payout falls due, and the server dies on its way.
     rig.advance(&key, 301).await;
     died(&mut first);
@@ -225,15 +251,10 @@ async fn pays_once_and_books_once_after_dying_at(point: &str) {
     // sent if the rail never had it); a webhook the dead server missed is
     // posted again by the bank meanwhile.
     rig.advance(&key, 61).await;
-    let mut funded = false;
-    for _ in 0..600 {
-        if rig.get(&format!("/applications/{id}"), &key).await["status"] == "funded" {
-            funded = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(funded, "{point}: the loan was never booked");
+    assert!(
+        rig.funded(&key, &id).await,
+        "{point}: the loan was never booked"
+    );
     let payments = rig.payments().await;
     assert_eq!(payments.len(), 1, "{point}: paid once: {payments:?}");
     assert_eq!(payments[0]["state"]["state"], "settled");

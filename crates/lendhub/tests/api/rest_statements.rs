@@ -160,7 +160,7 @@ fn close_lines(app: &App, period: &str) -> Vec<Value> {
 
 /// The year these tests' months fall in: the next whose 4 January is
 /// still ahead, since a test clock only moves forward (2027 until then).
-fn year_ahead() -> i32 {
+pub(crate) fn year_ahead() -> i32 {
     let today = time::OffsetDateTime::now_utc().date();
     let fourth = time::Date::from_calendar_date(today.year(), time::Month::January, 4).unwrap();
     if today < fourth {
@@ -173,7 +173,7 @@ fn year_ahead() -> i32 {
 /// A month's invoice date, by the bundled list of England and Wales bank
 /// holidays the server uses too. Where a year's dates are known by heart,
 /// the tests also state them.
-fn invoice_date(period: &str) -> String {
+pub(crate) fn invoice_date(period: &str) -> String {
     let days = lendhub_domain::working_days::WorkingDays::bundled();
     lendhub_domain::billing::statement::Period::parse(period)
         .unwrap()
@@ -428,10 +428,42 @@ async fn a_month_is_drafted_when_it_ends_and_finalized_on_its_invoice_date() {
     assert_eq!(bad.body["error"]["detail"][0]["field"], "period");
 }
 
-#[tokio::test]
-async fn a_revenue_share_partner_is_paid_its_share_and_its_sub_account_a_payout() {
-    let app = rest_app().await;
-    let (client, key) = partner(&app).await;
+/// `sub_id`'s only payout once it is `status`.
+async fn payout_ended(app: &App, key: &str, sub_id: &str, status: &str) -> Value {
+    let mut last = Value::Null;
+    for _ in 0..400 {
+        let listed = rest_get(
+            app,
+            &format!("{TEST}/payouts?sub_account_id={sub_id}"),
+            Some(key),
+        )
+        .await;
+        assert_eq!(listed.status, 200, "{}", listed.body);
+        last = listed.body["data"][0].clone();
+        if last["status"] == status {
+            return last;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    panic!("the payout never became {status}: {last}");
+}
+
+/// A ledger account's balance in the trial balance (0 if not listed).
+fn ledger_balance(app: &App, account: &str) -> i64 {
+    let trial: Value =
+        serde_json::from_str(&cli(&app._site, &["ledger", "trial-balance", "--json"])).unwrap();
+    assert_eq!(trial["total_debits_pence"], trial["total_credits_pence"]);
+    trial["accounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["account"] == account)
+        .map_or(0, |a| a["balance_pence"].as_i64().unwrap())
+}
+
+/// A partner agreed on the revenue share: its client id and test key.
+async fn sharing_partner(app: &App) -> (String, String) {
+    let (client, key) = partner(app).await;
     cli(
         &app._site,
         &[
@@ -443,6 +475,96 @@ async fn a_revenue_share_partner_is_paid_its_share_and_its_sub_account_a_payout(
             "revenue-share",
         ],
     );
+    (client, key)
+}
+
+/// A payout the receiving bank refuses (the sub-account's account is
+/// closed), and one to a sub-account that named no account, each end
+/// `failed` with their reason and `payout.failed`, and the share stays
+/// owed on the ledger (revenue share payable); a sub-account's account
+/// that fails the modulus check is refused when it is given.
+#[tokio::test]
+async fn a_payout_the_bank_refuses_or_that_has_nowhere_to_go_fails_and_stays_owed() {
+    let app = rest_app().await;
+    let (_, key) = sharing_partner(&app).await;
+    let sub = |n: &'static str, account: Value| {
+        let (app, key) = (&app, &key);
+        async move {
+            let mut body = json!({"name": format!("Broker {n}"), "revenue_share_bps": 500});
+            if !account.is_null() {
+                body["payout_account"] = account;
+            }
+            reply(
+                app.http
+                    .post(format!("{}{TEST}/sub-accounts", app.hub))
+                    .bearer_auth(key)
+                    .header("idempotency-key", format!("sub-broker-{n}"))
+                    .json(&body)
+                    .send()
+                    .await
+                    .unwrap(),
+            )
+            .await
+        }
+    };
+    let typo = sub(
+        "typo",
+        json!({"name": "Typo Ltd", "sort_code": "040004", "account_number": "10000011"}),
+    )
+    .await;
+    assert_hub_error(&typo, 422, "validation_failed");
+    assert_eq!(
+        typo.body["error"]["detail"][0],
+        json!({"field": "payout_account.account_number", "reason": "modulus_check_failed"})
+    );
+    let closed = sub(
+        "closed",
+        json!({"name": "Closed Ltd", "sort_code": "040004", "account_number": "99999997"}),
+    )
+    .await;
+    assert_eq!(closed.status, 201, "{}", closed.body);
+    let closed = closed.body["id"].as_str().unwrap().to_owned();
+    let nowhere = sub("nowhere", Value::Null).await;
+    assert_eq!(nowhere.body["payout_account"], Value::Null);
+    let nowhere = nowhere.body["id"].as_str().unwrap().to_owned();
+
+    let year = year_ahead();
+    let march = format!("{year}-03");
+    clock_to(&app, &key, &format!("{march}-01T09:00:00Z")).await;
+    funded(&app, &key, 200_000, json!({ "introduction_id": closed })).await;
+    funded(&app, &key, 200_000, json!({ "introduction_id": nowhere })).await;
+    let payable_before = ledger_balance(&app, "lender:revenue_share_payable");
+    let after = time::Date::parse(
+        &invoice_date(&march),
+        time::macros::format_description!("[year]-[month]-[day]"),
+    )
+    .unwrap()
+    .next_day()
+    .unwrap();
+    clock_to(&app, &key, &format!("{after}T08:00:00Z")).await;
+    statement_of(&app, &key, &march, "finalized").await;
+
+    let refused = payout_ended(&app, &key, &closed, "failed").await;
+    assert_eq!(refused["failure_reason"], "account_closed", "{refused}");
+    assert_eq!(refused["paid_at"], Value::Null);
+    let unsent = payout_ended(&app, &key, &nowhere, "failed").await;
+    assert_eq!(unsent["failure_reason"], "no_payout_account", "{unsent}");
+    let failed = events_of(&app, &key, "payout.failed").await;
+    assert_eq!(failed.len(), 2);
+    assert!(events_of(&app, &key, "payout.paid").await.is_empty());
+    let owed = refused["gross_pence"].as_i64().unwrap() + unsent["gross_pence"].as_i64().unwrap();
+    assert!(owed > 0);
+    assert_eq!(
+        ledger_balance(&app, "lender:revenue_share_payable") - payable_before,
+        owed,
+        "neither payout left: both shares are still owed"
+    );
+}
+
+#[tokio::test]
+async fn a_revenue_share_partner_is_paid_its_share_and_its_sub_account_a_payout() {
+    let app = rest_app().await;
+    let (client, key) = sharing_partner(&app).await;
     let shown: Value =
         serde_json::from_str(&cli(&app._site, &["billing", "terms", "show", &client])).unwrap();
     assert_eq!(shown["terms"]["model"], "revenue_share");
@@ -451,7 +573,9 @@ async fn a_revenue_share_partner_is_paid_its_share_and_its_sub_account_a_payout(
             .post(format!("{}{TEST}/sub-accounts", app.hub))
             .bearer_auth(&key)
             .header("idempotency-key", "sub-broker-1")
-            .json(&json!({"name": "Broker Ltd", "revenue_share_bps": 500}))
+            .json(&json!({"name": "Broker Ltd", "revenue_share_bps": 500,
+                "payout_account": {"name": "Broker Ltd", "sort_code": "04-00-04",
+                    "account_number": "10000010"}}))
             .send()
             .await
             .unwrap(),
@@ -504,15 +628,15 @@ async fn a_revenue_share_partner_is_paid_its_share_and_its_sub_account_a_payout(
     assert_eq!(events_of(&app, &key, "invoice.draft").await.len(), 1);
     assert_eq!(events_of(&app, &key, "invoice.finalized").await.len(), 1);
 
-    // The payout, paid with the statement.
-    let listed = rest_get(
-        &app,
-        &format!("{TEST}/payouts?sub_account_id={sub_id}"),
-        Some(&key),
-    )
-    .await;
-    assert_eq!(listed.status, 200, "{}", listed.body);
-    let payout = &listed.body["data"][0];
+    assert_eq!(
+        sub.body["payout_account"],
+        json!({"name": "Broker Ltd", "sort_code": "040004", "last4": "0010"})
+    );
+
+    // The payout, sent over the rail on the pay date and paid when the
+    // rail confirms it.
+    let payout = payout_ended(&app, &key, &sub_id, "paid").await;
+    let payout = &payout;
     assert!(payout["id"].as_str().unwrap().starts_with("po_"));
     assert_eq!(payout["object"], "payout");
     assert_eq!(payout["period"], march.as_str());
@@ -520,6 +644,12 @@ async fn a_revenue_share_partner_is_paid_its_share_and_its_sub_account_a_payout(
     assert_eq!(payout["gross_pence"], gross);
     assert_eq!(payout["introductions"], 1);
     assert!(payout["paid_at"].is_string());
+    assert_eq!(payout["failure_reason"], Value::Null);
+    assert_eq!(
+        ledger_balance(&app, "lender:revenue_share_payable"),
+        0,
+        "the share the payout owed left the funding account"
+    );
     let paid = events_of(&app, &key, "payout.paid").await;
     assert_eq!(paid.len(), 1);
     assert_eq!(paid[0]["data"]["object"]["id"], payout["id"]);

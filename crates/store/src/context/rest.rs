@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use lendhub_domain::billing::statement;
 use lendhub_domain::ids::{
     AccountId, ApplicationId, BankConnectionId, DecisionId, LedgerEntryId, MandateId,
-    MarketplaceAppId, PaymentId, ScheduleId, StatementId, SubAccountId, VerificationId,
+    MarketplaceAppId, PaymentId, PayoutId, ScheduleId, StatementId, SubAccountId, VerificationId,
 };
 use lendhub_domain::lending::application::{Application, Decision, Status, UnderwritingAct};
 use lendhub_domain::lending::bank_connection::BankConnection;
@@ -77,8 +77,12 @@ pub enum CommercialWrite {
     /// Written while it is a draft; a finalized statement never changes.
     PutStatement(statement::Statement),
     InsertAdjustment(statement::Adjustment),
-    /// Written while it is pending; a paid payout never changes.
+    /// Written by a close until the rail first moves it; a paid payout
+    /// never changes.
     PutPayout(statement::PayoutRecord),
+    /// A payout's move on the rail, one version on, if it is still at the
+    /// version before: of two workers, one commits.
+    MovePayout(statement::PayoutRecord),
     /// A month to close when it is due (nothing if it already waits).
     ScheduleClose(statement::Close),
     /// Moves a waiting close on to `next` (its new due time), or ends it
@@ -211,6 +215,14 @@ pub struct DueClose {
     pub clock_offset_ms: i64,
 }
 from_due_row!(DueClose, close, statement::Close);
+
+/// A payout due over the rail on its owner's clock.
+#[derive(Clone, Debug)]
+pub struct DuePayout {
+    pub payout: statement::PayoutRecord,
+    pub clock_offset_ms: i64,
+}
+from_due_row!(DuePayout, payout, statement::PayoutRecord);
 
 /// A schedule whose next instalment is due on its owner's clock.
 #[derive(Clone, Debug)]
@@ -658,4 +670,13 @@ pub trait CommercialStore: Send + Sync {
     /// Months due to close on their owner's clock (`now_ms` the service
     /// clock's), soonest first.
     async fn due_closes(&self, now_ms: i64, limit: u32) -> Result<Vec<DueClose>, StoreError>;
+
+    async fn payout(
+        &self,
+        owner: &Tenant,
+        id: &PayoutId,
+    ) -> Result<Option<statement::PayoutRecord>, StoreError>;
+
+    /// Payouts due over the rail on their owner's clock, soonest first.
+    async fn due_payouts(&self, now_ms: i64, limit: u32) -> Result<Vec<DuePayout>, StoreError>;
 }

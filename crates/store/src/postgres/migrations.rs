@@ -268,6 +268,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "reconciliation",
         include_str!("../../migrations/postgres/0055_reconciliation.sql"),
     ),
+    (
+        56,
+        "payouts_on_the_rail",
+        include_str!("../../migrations/postgres/0056_payouts_on_the_rail.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

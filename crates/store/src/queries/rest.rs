@@ -8,7 +8,7 @@ use lendhub_domain::billing::statement::agreement::Agreement;
 use lendhub_domain::billing::statement::{Adjustment, Close, PayoutRecord, Statement};
 use lendhub_domain::ids::{
     AccountId, ApplicationId, BankConnectionId, DecisionId, HubId, LedgerEntryId, MandateId,
-    MarketplaceAppId, PaymentId, ScheduleId, StatementId, SubAccountId, VerificationId,
+    MarketplaceAppId, PaymentId, PayoutId, ScheduleId, StatementId, SubAccountId, VerificationId,
 };
 use lendhub_domain::lending::application::{Application, Decision, UnderwritingAct};
 use lendhub_domain::lending::bank_connection::BankConnection;
@@ -685,5 +685,17 @@ impl<B: Backend> CommercialStore for B {
 
     async fn due_closes(&self, now_ms: i64, limit: u32) -> Result<Vec<DueClose>, StoreError> {
         due(self, sql::commercial::DUE_CLOSES, now_ms, limit).await
+    }
+
+    async fn payout(
+        &self,
+        owner: &Tenant,
+        id: &PayoutId,
+    ) -> Result<Option<PayoutRecord>, StoreError> {
+        body(self, sql::commercial::PAYOUT, &params![id.as_str(), owner]).await
+    }
+
+    async fn due_payouts(&self, now_ms: i64, limit: u32) -> Result<Vec<DuePayout>, StoreError> {
+        due(self, sql::commercial::DUE_PAYOUTS, now_ms, limit).await
     }
 }

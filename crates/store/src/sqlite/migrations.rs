@@ -282,6 +282,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "reconciliation",
         include_str!("../../migrations/sqlite/0055_reconciliation.sql"),
     ),
+    (
+        56,
+        "payouts_on_the_rail",
+        include_str!("../../migrations/sqlite/0056_payouts_on_the_rail.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -1,6 +1,6 @@
 //! The commercial context's writes: terms, sub-accounts, introductions,
-//! the marketplace, statements and payouts. One has a condition: moving a
-//! month's close on (rank 50).
+//! the marketplace, statements and payouts. Two have a condition: moving a
+//! month's close on (rank 50), and a payout on the rail (rank 51).
 
 use lendhub_domain::clock::unix_ms;
 use lendhub_domain::ids::HubId;
@@ -10,6 +10,9 @@ use crate::error::StoreError;
 use crate::exec::{Dialect, Lock, Statement};
 use crate::sql::commercial as sql;
 use crate::*;
+
+/// The payout, still at the version read.
+const PAYOUT_AT: Lock = lock!("SELECT 1 FROM hub_payouts WHERE id = $1 AND version = $2");
 
 /// The close, still at the version read.
 const CLOSE_AT: Lock =
@@ -104,9 +107,30 @@ pub(super) fn plan(
                 p.sub_account_id.as_str(),
                 p.period.as_str(),
                 p.status.as_str(),
+                p.due_at.map(unix_ms),
                 json(p)?
             ],
         ),
+        CommercialWrite::MovePayout(next) => {
+            let read_version = next.version - 1;
+            unit.check(Check {
+                rank: (51, next.id.to_string(), String::new()),
+                row: Some(("hub_payouts", next.id.to_string())),
+                test: Statement::read(d.lock(&PAYOUT_AT), values![next.id.as_str(), read_version]),
+                release: None,
+            });
+            unit.step(
+                sql::MOVE_PAYOUT,
+                values![
+                    next.id.as_str(),
+                    read_version,
+                    next.status.as_str(),
+                    next.due_at.map(unix_ms),
+                    next.version,
+                    json(next)?
+                ],
+            )
+        }
         CommercialWrite::InsertAdjustment(a) => unit.step(
             sql::INSERT_ADJUSTMENT,
             values![

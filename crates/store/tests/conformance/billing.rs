@@ -1,5 +1,6 @@
 //! Partner economics' storage (issue #17): agreements per partner, statements
-//! rewritten only while drafts, payouts only while pending, and the months
+//! rewritten only while drafts, payouts only until the rail moves them
+//! (then only over the version read), and the months
 //! waiting to close on their owner's clock, each moved on by one close.
 
 use lendhub_domain::billing::statement::agreement::Agreement;
@@ -132,6 +133,40 @@ async fn a_finalized_statement_and_a_paid_payout_never_change() {
         Some(draft.clone()),
         "the finalized statement stands"
     );
+    // Due on the pay date over the rail: claimed by one worker (a second
+    // claim from the same read conflicts), then paid.
+    let due = draft.payout_records(account.opened_at).remove(0);
+    let due_ms = lendhub_domain::clock::unix_ms(due.due_at.unwrap());
+    assert!(store.due_payouts(due_ms - 1, 10).await.unwrap().is_empty());
+    let found = store.due_payouts(due_ms, 10).await.unwrap();
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].payout, due);
+    let claimed = due.claim(due.due_at.unwrap()).unwrap();
+    put(store.as_ref(), CommercialWrite::MovePayout(claimed.clone()))
+        .await
+        .unwrap();
+    assert!(matches!(
+        put(store.as_ref(), CommercialWrite::MovePayout(claimed.clone())).await,
+        Err(CommitError::Conflict)
+    ));
+    assert_eq!(
+        store.payout(&owner, &due.id).await.unwrap(),
+        Some(claimed.clone())
+    );
+    assert_eq!(store.payout(&partner("live"), &due.id).await.unwrap(), None);
+    let resend_ms = lendhub_domain::clock::unix_ms(claimed.due_at.unwrap());
+    assert_eq!(store.due_payouts(resend_ms, 10).await.unwrap().len(), 1);
+    let paid = claimed.settle("txn-1", account.opened_at).unwrap();
+    put(store.as_ref(), CommercialWrite::MovePayout(paid.clone()))
+        .await
+        .unwrap();
+    assert!(
+        store
+            .due_payouts(i64::MAX / 2, 10)
+            .await
+            .unwrap()
+            .is_empty()
+    );
     let mut pending = draft.payout_records(account.opened_at);
     pending[0].status = PayoutStatus::Pending;
     pending[0].gross_pence += 1;
@@ -158,11 +193,7 @@ async fn a_finalized_statement_and_a_paid_payout_never_change() {
         PayoutPage::Page(p) => p,
         PayoutPage::UnknownCursor => panic!("no cursor given"),
     };
-    assert_eq!(
-        page.items,
-        draft.payout_records(account.opened_at),
-        "paid stands"
-    );
+    assert_eq!(page.items, vec![paid], "paid stands");
     match store
         .statements(
             &owner,

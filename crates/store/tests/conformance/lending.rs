@@ -1312,6 +1312,7 @@ async fn sub_accounts_are_owned_and_an_account_keeps_the_one_it_was_introduced_t
             name: format!("Broker {n}"),
             revenue_share_bps: 500,
             created_at: at(130_000 + n as i64),
+            payout_account: None,
         })
         .collect();
     for s in &subs {

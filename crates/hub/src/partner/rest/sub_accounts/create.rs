@@ -25,6 +25,24 @@ pub struct CreateSubAccount {
     /// it defaults to.
     #[schema(value_type = Option<u32>, minimum = 0, maximum = 1000, example = 500)]
     revenue_share_bps: Option<Value>,
+    /// Where its payouts are paid (a UK account, modulus-checked). Without
+    /// one, a payout due to it fails with `no_payout_account`.
+    payout_account: Option<PayoutAccountInput>,
+}
+
+/// A UK bank account to pay a sub-account's payouts to.
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PayoutAccountInput {
+    /// The account holder's name, as the bank holds it.
+    #[schema(required = true, example = "Northern Brokers Ltd", max_length = 140)]
+    name: Option<String>,
+    /// Six digits; hyphens and spaces are ignored.
+    #[schema(required = true, example = "04-00-04")]
+    sort_code: Option<String>,
+    /// Eight digits, which must pass the sort code's modulus check.
+    #[schema(required = true, example = "10000010")]
+    account_number: Option<String>,
 }
 
 /// Add a sub-account (beta): a distribution partner of yours. Name it in an
@@ -55,6 +73,13 @@ pub async fn create(
             let checked = sub_account::check(&sub_account::Request {
                 name: input.name.clone(),
                 revenue_share_bps: input.revenue_share_bps.clone(),
+                payout_account: input.payout_account.as_ref().map(|a| {
+                    sub_account::AccountRequest {
+                        name: a.name.clone(),
+                        sort_code: a.sort_code.clone(),
+                        account_number: a.account_number.clone(),
+                    }
+                }),
             })?;
             let id: SubAccountId =
                 lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
@@ -64,6 +89,7 @@ pub async fn create(
                 name: checked.name,
                 revenue_share_bps: checked.revenue_share_bps,
                 created_at: now,
+                payout_account: checked.payout_account,
             };
             let view = SubAccountView::new(&sub);
             let mut writes = WriteSet::default();

@@ -152,7 +152,7 @@ pub(super) fn object(
             now,
             ids,
         )?))),
-        PayoutPaid => {
+        PayoutPaid | PayoutFailed => {
             // Payouts are made under the revenue share only, to the
             // sub-account that introduced a loan.
             let share = Terms::RevenueShare {
@@ -164,11 +164,20 @@ pub(super) fn object(
                 .into_iter()
                 .next()
                 .ok_or("a revenue share without its payout")?;
+            // Sent by the sweep on the pay date; only the rail's word ends it.
+            let on = payout.due_at.unwrap_or(now);
+            let sent = payout.claim(on).ok_or("a finalized payout not due")?;
+            let ended = if matches!(t, PayoutPaid) {
+                sent.settle(RAIL_TRANSACTION, on)
+            } else {
+                sent.reject("account_closed", on)
+            }
+            .ok_or("a payout that cannot end")?;
             // Payout ids are derived from the month: a fresh one names no
             // payout of the caller's.
             json(&PayoutView::new(&PayoutRecord {
                 id: ids.next(),
-                ..payout
+                ..ended
             }))
         }
         WebhookEndpointDisabled => endpoint(owner, EndpointStatus::Disabled, now, ids),
