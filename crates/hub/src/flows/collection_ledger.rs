@@ -13,7 +13,7 @@ use lendhub_domain::ledger::transfer::Transfer;
 use lendhub_domain::servicing::account::Account;
 use lendhub_domain::servicing::collection::{InLedger, Payment, PaymentStatus};
 use lendhub_domain::servicing::ledger::balance;
-use lendhub_store::{LedgerWrite, WriteSet};
+use lendhub_store::{LedgerStore, LedgerWrite, ServicingStore, StoreError, WriteSet};
 use time::OffsetDateTime;
 
 use super::FlowError;
@@ -33,7 +33,13 @@ pub(super) async fn follow(
     match (next.status, next.in_ledger.clone()) {
         (PaymentStatus::Processing | PaymentStatus::Paid, None) => {
             let account = account_of(cx, next).await?;
-            let mut loan = loan_ledger(cx, &account, now, &mut writes).await?;
+            let books = (cx.servicing.as_ref(), cx.ledger.as_ref());
+            let mut loan = loan_ledger(books, &account, now, &mut writes)
+                .await
+                .map_err(|e| match e {
+                    Replay::Store(e) => FlowError::from(e),
+                    other => internal(other),
+                })?;
             let owed = loan
                 .available()
                 .ok_or_else(|| internal("a loan's balances overflow"))?;
@@ -86,23 +92,38 @@ async fn account_of(cx: &Context, payment: &Payment) -> Result<Account, FlowErro
         .ok_or_else(|| internal(format!("payment {} names no account", payment.id)))
 }
 
+/// Why a loan's ledger could not be read as it stands today.
+#[derive(Debug, thiserror::Error)]
+pub enum Replay {
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("an account's balance overflows")]
+    Overflow,
+    #[error("{0}")]
+    Refused(String),
+}
+
+fn refused(e: impl std::fmt::Display) -> Replay {
+    Replay::Refused(e.to_string())
+}
+
 /// `account`'s part of the ledger, with the interest its terms have
 /// charged by `now` posted (the accrual pushed onto `writes`), so a
 /// movement made next is set against what is owed today.
-pub(super) async fn loan_ledger(
-    cx: &Context,
+pub async fn loan_ledger(
+    (servicing, ledger): (&dyn ServicingStore, &dyn LedgerStore),
     account: &Account,
     now: OffsetDateTime,
     writes: &mut WriteSet,
-) -> Result<LoanLedger, FlowError> {
-    let entries = cx.servicing.ledger(&account.owner, &account.id).await?;
+) -> Result<LoanLedger, Replay> {
+    let entries = servicing.ledger(&account.owner, &account.id).await?;
     let charged = balance(account, &entries, now)
-        .ok_or_else(|| internal("an account's balance overflows"))?
+        .ok_or(Replay::Overflow)?
         .interest_charged;
-    let transfers = cx.ledger.loan_transfers(&account.id).await?;
-    let mut loan = LoanLedger::of(&account.id, &transfers).map_err(internal)?;
-    if let Some(accrual) = loan.accrual_to(charged, now).map_err(internal)? {
-        loan.apply(&accrual).map_err(internal)?;
+    let transfers = ledger.loan_transfers(&account.id).await?;
+    let mut loan = LoanLedger::of(&account.id, &transfers).map_err(refused)?;
+    if let Some(accrual) = loan.accrual_to(charged, now).map_err(refused)? {
+        loan.apply(&accrual).map_err(refused)?;
         writes.push(LedgerWrite::Post(accrual));
     }
     Ok(loan)

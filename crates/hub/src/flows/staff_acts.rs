@@ -1,16 +1,19 @@
 //! The lender's staff acts on an account (`lendhub accounts …`): a hardship
 //! arrangement (`forborne`, `account.updated`), its end (the account is
 //! reviewed against its ledger, `account.updated`), a write-off (`closed`,
-//! `account.closed`). Each is kept on the account (`arrangements`: who,
+//! `account.closed`, and what the loan owes posted to the ledger's write-offs). Each is kept on the account (`arrangements`: who,
 //! what, why, when) and committed conditional on the status it was read in.
 
 use lendhub_domain::clock::Clock;
 use lendhub_domain::ids::{AccountId, HubId};
+use lendhub_domain::ledger::movements;
+use lendhub_domain::money::Money;
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::sandbox::test_clock::ClientClock;
 use lendhub_domain::servicing::account::{Account, StaffAct};
-use lendhub_store::{CommitError, EventWrite, LendingWrite, Store, WriteSet};
+use lendhub_store::{CommitError, EventWrite, LedgerWrite, LendingWrite, Store, WriteSet};
 
+use crate::flows::collection_ledger::loan_ledger;
 use crate::flows::events::event;
 use crate::views::account::AccountView;
 
@@ -63,11 +66,29 @@ pub async fn act(
             (reviewed, EventType::AccountUpdated)
         }
     };
+    let mut writes = WriteSet::default();
+    if act == StaffAct::WriteOff {
+        // What the loan owes today (its interest posted to date), less
+        // what collections in flight will take, is given up.
+        let mut loan = loan_ledger((store, store), &account, now, &mut writes)
+            .await
+            .map_err(|e| StaffError::Store(e.to_string()))?;
+        let owed = loan
+            .available()
+            .ok_or_else(|| StaffError::Store(format!("the balance of {id} overflows")))?;
+        if owed.payoff().is_some_and(|p| p > Money::ZERO) {
+            let written_off =
+                movements::write_off(&format!("{id}.write_off"), &account.id, &owed, now)
+                    .map_err(|e| StaffError::Store(e.to_string()))?;
+            loan.apply(&written_off)
+                .map_err(|e| StaffError::Store(e.to_string()))?;
+            writes.push(LedgerWrite::Post(written_off));
+        }
+    }
     let view =
         AccountView::new(&next, &entries, now).map_err(|e| StaffError::Store(e.to_string()))?;
     let announced =
         event(&next.owner, kind, &view, now).map_err(|e| StaffError::Store(e.to_string()))?;
-    let mut writes = WriteSet::default();
     writes
         .push(LendingWrite::UpdateAccount {
             account: next.clone(),

@@ -703,6 +703,34 @@ async fn staff_forbear_end_forbearance_and_write_off_an_account() {
     let closed = staff("write-off");
     assert_eq!(closed["status"], "closed");
     assert_eq!(closed["arrangements"], 3);
+    // What the loan owed (its principal, and the interest of the month it
+    // ran, posted to date) is given up: the loan's accounts are at nought
+    // and the lender's write-offs hold it.
+    let trial: Value =
+        serde_json::from_str(&cli(&app._site, &["ledger", "trial-balance", "--json"])).unwrap();
+    assert_eq!(trial["total_debits_pence"], trial["total_credits_pence"]);
+    let balance = |name: String| {
+        trial["accounts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["account"] == name.as_str())
+            .map_or(0, |a| a["balance_pence"].as_i64().unwrap())
+    };
+    let principal = balance(format!("loan:{account}:principal"));
+    let interest = balance(format!("loan:{account}:interest"));
+    assert_eq!((principal, interest), (0, 0), "{trial}");
+    let accrued = balance("lender:interest_income".to_owned());
+    assert!(
+        accrued > 0,
+        "a month's interest was posted before the write-off"
+    );
+    let drawn = -balance("lender:funding".to_owned());
+    assert_eq!(
+        balance("lender:write_offs".to_owned()),
+        drawn + accrued,
+        "{trial}"
+    );
     let refused = cli_refused(
         &app._site,
         &[
