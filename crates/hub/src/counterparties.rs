@@ -637,6 +637,7 @@ impl Counterparties {
         models: PerEnvironment<Vec<&'static str>>,
     ) -> Self {
         hop::describe();
+        crate::flows::reconcile::describe();
         Self {
             // Live refuses the test banks (docs/decisions.md).
             stand_ins: PerEnvironment {

@@ -57,6 +57,7 @@ impl FromRef<PartnerState> for DashboardState {
             events: ring.events.clone(),
             jobs: ring.jobs.clone(),
             rp: ring.settings.dashboard.clone(),
+            operators: ring.settings.operators.clone(),
             master_key: ring.master_key.clone(),
             secret_pepper: ring.secret_pepper.clone(),
             traffic: ring.traffic.clone(),

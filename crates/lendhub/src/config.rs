@@ -361,6 +361,18 @@ pub struct Config {
     pub log: Log,
     pub counterparties: Counterparties,
     pub reconciliation: Reconciliation,
+    pub lender: Lender,
+}
+
+/// The lender who runs lendhub, as its own people use it.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Lender {
+    /// The e-mail addresses of the lender's operators: a person who signs
+    /// in to the identity provider with one of these, verified, may use
+    /// the operations console (`/dashboard/operations`). Compared without
+    /// regard to case; empty, the console admits no one.
+    pub operators: Vec<String>,
 }
 
 /// Daily reconciliation of the lender's bank accounts against the ledger
@@ -607,6 +619,7 @@ impl Default for Config {
             },
             counterparties: Counterparties::default(),
             reconciliation: Reconciliation::default(),
+            lender: Lender::default(),
         }
     }
 }

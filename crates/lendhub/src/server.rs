@@ -267,6 +267,12 @@ async fn hub(
         trusted_proxies: config.public.trusted_proxies.clone(),
         journey: register_journey(core, sso_url, &url).await,
         dashboard: register_dashboard(core, sso_url, &url).await,
+        operators: config
+            .lender
+            .operators
+            .iter()
+            .map(|e| e.trim().to_lowercase())
+            .collect(),
         people: Some(people),
         working_days: Arc::new(config.rest_tier.working_days()?),
         read_caches: config.read_caches.enabled,

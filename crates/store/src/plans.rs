@@ -510,6 +510,16 @@ pub fn request_path_queries() -> Vec<Query> {
         vec![SELECTOR, Value::Int(1_700_000_000_000)],
     ));
     queries.push(query(
+        "operator session by token, with its person's address (the operations console)",
+        sql::dashboard::OPERATOR_SESSION,
+        vec![SELECTOR, Value::Int(1_700_000_000_000)],
+    ));
+    queries.push(query(
+        "reconciliation items, open ones first (the operations console)",
+        sql::ledger::RECENT_ITEMS,
+        vec![Value::Int(200)],
+    ));
+    queries.push(query(
         "a person's partners (dashboard sign-in)",
         sql::dashboard::STAFF_OF_USER,
         vec![Value::Text("usr_01J00000000000000000000000")],

@@ -354,9 +354,15 @@ pub mod ledger {
          VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING";
     pub const ITEMS_OF_DAY: &str =
         "SELECT body FROM hub_reconciliation_items WHERE day = $1 ORDER BY id";
-    /// The newest items first, open ones before the rest.
-    pub const RECENT_ITEMS: &str = "SELECT body FROM hub_reconciliation_items
-         ORDER BY CASE resolution WHEN 'open' THEN 0 ELSE 1 END, day DESC, id LIMIT $1";
+    /// The newest items first, open ones before the rest: each part read
+    /// newest first through its index, so the page never sorts the table.
+    pub const RECENT_ITEMS: &str = "SELECT body FROM (
+           SELECT body, 0 AS k, day, id FROM (SELECT body, day, id FROM hub_reconciliation_items
+             WHERE resolution = 'open' ORDER BY day DESC, id DESC LIMIT $1) o
+           UNION ALL
+           SELECT body, 1 AS k, day, id FROM (SELECT body, day, id FROM hub_reconciliation_items
+             WHERE resolution <> 'open' ORDER BY day DESC, id DESC LIMIT $1) r
+         ) t ORDER BY k, day DESC, id DESC LIMIT $1";
     /// Asks for a day's run now, again if it ran before.
     pub const REQUEST_RUN: &str = "INSERT INTO hub_reconciliation_runs
              (day, due_at_ms, requested_at_ms, done_at_ms, body)
@@ -1272,4 +1278,17 @@ pub mod dashboard {
          ORDER BY at_ms DESC, id DESC LIMIT $2";
     /// With the identity provider's records: sessions past their expiry.
     pub const PRUNE_SESSIONS: &str = "DELETE FROM dashboard_sessions WHERE expires_at_ms < $1";
+    pub const PRUNE_OPERATOR_SESSIONS: &str =
+        "DELETE FROM operator_sessions WHERE expires_at_ms < $1";
+    pub const INSERT_OPERATOR_SESSION: &str = "INSERT INTO operator_sessions
+         (token_hash, user_id, csrf, created_at_ms, expires_at_ms) VALUES ($1, $2, $3, $4, $5)";
+    /// A live operator session with its person's address now: disabled at
+    /// the identity provider is no session.
+    pub const OPERATOR_SESSION: &str =
+        "SELECT o.token_hash, o.user_id, o.csrf, o.created_at_ms, o.expires_at_ms, u.email
+         FROM operator_sessions o JOIN sso_users u ON u.user_id = o.user_id
+         WHERE o.token_hash = $1 AND o.ended_at_ms IS NULL AND o.expires_at_ms > $2
+           AND u.disabled_at_ms IS NULL";
+    pub const END_OPERATOR_SESSION: &str = "UPDATE operator_sessions SET ended_at_ms = $2
+         WHERE token_hash = $1 AND ended_at_ms IS NULL";
 }

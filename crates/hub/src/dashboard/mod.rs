@@ -8,6 +8,7 @@ mod charts;
 mod credentials;
 mod forms;
 mod money;
+mod operations;
 mod pages;
 mod partners;
 mod refusals;
@@ -106,6 +107,9 @@ pub fn router(state: DashboardState) -> Router {
             post(partners::switch),
         )
         .route("/dashboard/audit", get(audit::audit))
+        .route("/dashboard/operations", get(operations::home))
+        .route("/dashboard/operations/sign-in", get(operations::start))
+        .route("/dashboard/operations/sign-out", post(operations::sign_out))
         .route("/dashboard/{*rest}", get(pages::fallback))
         .with_state(state)
 }

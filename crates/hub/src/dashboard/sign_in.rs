@@ -74,6 +74,9 @@ pub async fn callback(
             );
         }
     };
+    if super::operations::began_here(&pending) {
+        return super::operations::signed_in(&state, &person).await;
+    }
     if accept_invitations(&state, &person).await.is_err() {
         return refusals::unavailable();
     }

@@ -36,6 +36,8 @@ pub struct DashboardState {
     /// The dashboard's registration at the identity provider; without one
     /// the dashboard answers that it is not available.
     pub rp: Option<RelyingParty>,
+    /// Who may use the operations console (lower-cased addresses).
+    pub operators: Arc<[String]>,
     /// Seals session cookies and webhook secrets.
     pub master_key: MasterKey,
     /// Peppers partner client-secret hashes.

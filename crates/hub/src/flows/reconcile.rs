@@ -40,6 +40,12 @@ fn unavailable(e: impl std::fmt::Display) -> FlowError {
     FlowError::Unavailable(e.to_string())
 }
 
+/// Up to `limit` of the items reconciliation found, open ones first,
+/// newest day first: the operations console's list.
+pub async fn items(cx: &Context, limit: i64) -> Result<Vec<Item>, FlowError> {
+    Ok(cx.ledger.reconciliation_items(limit).await?)
+}
+
 /// Reconciles `day` (UTC) for both environments, keeping each mismatch
 /// as an item, and answers the report.
 pub async fn reconcile(cx: &Context, day: Date) -> Result<Report, FlowError> {
@@ -58,11 +64,25 @@ pub async fn reconcile(cx: &Context, day: Date) -> Result<Report, FlowError> {
             accounts.push(side.reconcile(from, to).await?);
         }
     }
-    Ok(Report {
+    let report = Report {
         date: day,
         accounts,
         ran_at: cx.clock.now(),
-    })
+    };
+    // What monitoring alerts on: a day the bank and the ledger disagree.
+    metrics::gauge!(OPEN_ITEMS).set(report.open_items() as f64);
+    Ok(report)
+}
+
+/// The open items of the day reconciled last, as `/metrics` shows them.
+const OPEN_ITEMS: &str = "lendhub_reconciliation_open_items";
+
+/// Says what the gauge is, for `/metrics`' HELP line.
+pub fn describe() {
+    metrics::describe_gauge!(
+        OPEN_ITEMS,
+        "Open reconciliation items (the bank and the ledger disagree, a person must look) on the day reconciled last."
+    );
 }
 
 /// One bank account of one environment, on one day.

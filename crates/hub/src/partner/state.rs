@@ -123,6 +123,9 @@ pub struct PartnerSettings {
     /// The partner dashboard's registration at the identity provider;
     /// without one the dashboard answers that it is not available.
     pub dashboard: Option<crate::relying_party::RelyingParty>,
+    /// The lender's operators' addresses (lower-cased): who may use the
+    /// operations console.
+    pub operators: Arc<[String]>,
     /// Proxies whose `X-Forwarded-For` is believed when a REST-tier call
     /// without credentials is bucketed by address (the public ring's setting).
     pub trusted_proxies: Vec<ipnet::IpNet>,

@@ -186,4 +186,103 @@ async fn a_posting_with_no_bank_movement_is_left_open_for_a_person() {
     let listed: Value =
         serde_json::from_str(&cli(&app._site, &["reconcile", "--items", "--json"])).unwrap();
     assert_eq!(listed.as_array().unwrap().len(), 1, "{listed}");
+
+    // Monitoring sees a day with open items (the recorder is the test
+    // process's, shared by tests reconciling at once: its value is
+    // whichever day ran last).
+    let ops = app.server.as_ref().unwrap().ops_addr;
+    let metrics = reqwest::get(format!("http://{ops}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        metrics.contains("# TYPE lendhub_reconciliation_open_items gauge")
+            && metrics.contains("\nlendhub_reconciliation_open_items "),
+        "{metrics}"
+    );
+
+    // The lender's operator sees it on the operations console.
+    let person = oidc::operator(&app, oidc::OPERATOR, true).await;
+    let (ops, landed) = console_sign_in(&app, &person).await;
+    assert_eq!(landed.status, 303, "{}", landed.body);
+    assert_eq!(landed.location(), "/dashboard/operations");
+    let cookie = landed
+        .set_cookies()
+        .into_iter()
+        .find(|c| c.starts_with("lendhub_ops="))
+        .unwrap();
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("Path=/dashboard/operations"),
+        "{cookie}"
+    );
+    let console = ops.get("/dashboard/operations").await;
+    assert_eq!(console.status, 200, "{}", console.body);
+    assert!(
+        console.body.contains("1 open item(s)")
+            && console.body.contains(&format!("<code>{id}</code>"))
+            && console.body.contains("not_at_bank")
+            && console.body.contains("£120.00")
+            && console.body.contains(oidc::OPERATOR),
+        "{}",
+        console.body
+    );
+    // Partner pages are not the operator's: their session is no partner's.
+    assert_eq!(ops.get("/dashboard").await.location(), "/dashboard/sign-in");
+    let forged = ops
+        .post(
+            "/dashboard/operations/sign-out",
+            &[("csrf_token", "forged")],
+        )
+        .await;
+    assert_eq!(forged.status, 403);
+    let csrf = console.hidden("csrf_token").unwrap();
+    let out = ops
+        .post("/dashboard/operations/sign-out", &[("csrf_token", &csrf)])
+        .await;
+    assert_eq!(out.status, 303, "{}", out.body);
+    let after = ops.get("/dashboard/operations").await;
+    assert_eq!(after.location(), "/dashboard/operations/sign-in");
+
+    // Anyone else who signs in at the console's door is refused (an
+    // address that only looks like the operator's too), and holds no
+    // session of it.
+    for person in [
+        oidc::person(&app).await,
+        oidc::operator(&app, "operator@lender.example.org", true).await,
+    ] {
+        let (other, landed) = console_sign_in(&app, &person).await;
+        assert_eq!(landed.status, 403, "{}", landed.body);
+        assert!(
+            landed.body.contains("Not a lender operator"),
+            "{}",
+            landed.body
+        );
+        assert_eq!(
+            other.get("/dashboard/operations").await.location(),
+            "/dashboard/operations/sign-in"
+        );
+    }
+}
+
+/// Signing in at the operations console's door: the browser, and the
+/// callback's answer.
+async fn console_sign_in(app: &App, person: &oidc::Person) -> (oidc::Browser, oidc::Page) {
+    let hub = oidc::Browser::at(&app.hub);
+    let first = hub.get("/dashboard/operations").await;
+    assert_eq!(first.status, 303, "{}", first.body);
+    assert_eq!(first.location(), "/dashboard/operations/sign-in");
+    let start = hub.get("/dashboard/operations/sign-in").await;
+    assert_eq!(start.status, 303);
+    let sso = oidc::Browser::at(&app.sso);
+    let started = sso.get(start.location()).await;
+    let mut answer = oidc::sign_in(&sso, &started, person).await;
+    if answer.location().starts_with("/consent") {
+        answer = oidc::decide(&sso, answer.location(), true).await;
+    }
+    let callback = answer.location().to_owned();
+    assert!(callback.contains("/dashboard/callback?"), "{callback}");
+    let back = hub.get(&callback).await;
+    (hub, back)
 }

@@ -35,6 +35,18 @@ pub struct DashboardSessionRecord {
     pub expires_at_ms: i64,
 }
 
+/// A lender operator's session of the operations console: bound to no
+/// partner, and valid only while its person's address is an operator's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OperatorSessionRecord {
+    /// SHA-256 of the cookie's token.
+    pub token_hash: Vec<u8>,
+    pub user_id: String,
+    pub csrf: String,
+    pub created_at_ms: i64,
+    pub expires_at_ms: i64,
+}
+
 /// One action taken from the dashboard: who, what, when. Written as
 /// [`crate::Write::Audit`] in the commit that takes the action.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -149,6 +161,18 @@ pub trait DashboardStore: Send + Sync {
         now_ms: i64,
     ) -> Result<Option<(DashboardSessionRecord, StaffMember)>, StoreError>;
     async fn end_dashboard_session(&self, token_hash: &[u8], at_ms: i64) -> Result<(), StoreError>;
+    async fn create_operator_session(
+        &self,
+        session: OperatorSessionRecord,
+    ) -> Result<(), StoreError>;
+    /// An operator session not ended and not expired at `now_ms`, with its
+    /// person's address now (none if they are disabled).
+    async fn operator_session(
+        &self,
+        token_hash: &[u8],
+        now_ms: i64,
+    ) -> Result<Option<(OperatorSessionRecord, String)>, StoreError>;
+    async fn end_operator_session(&self, token_hash: &[u8], at_ms: i64) -> Result<(), StoreError>;
     /// The partner's open invitations at `now_ms`, newest first.
     async fn open_invitations_of_partner(
         &self,

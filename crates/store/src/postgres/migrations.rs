@@ -273,6 +273,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "payouts_on_the_rail",
         include_str!("../../migrations/postgres/0056_payouts_on_the_rail.sql"),
     ),
+    (
+        57,
+        "operator_sessions",
+        include_str!("../../migrations/postgres/0057_operator_sessions.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

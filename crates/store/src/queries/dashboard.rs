@@ -197,6 +197,48 @@ impl<B: Backend> DashboardStore for B {
         self.write(plan).await.map(drop)
     }
 
+    async fn create_operator_session(&self, s: OperatorSessionRecord) -> Result<(), StoreError> {
+        let plan = vec![Statement::change(
+            sql::INSERT_OPERATOR_SESSION,
+            values![
+                s.token_hash,
+                s.user_id,
+                s.csrf,
+                s.created_at_ms,
+                s.expires_at_ms
+            ],
+        )];
+        self.write(plan).await.map(drop)
+    }
+
+    async fn operator_session(
+        &self,
+        token_hash: &[u8],
+        now_ms: i64,
+    ) -> Result<Option<(OperatorSessionRecord, String)>, StoreError> {
+        self.one(sql::OPERATOR_SESSION, &params![token_hash, now_ms], |r| {
+            Ok((
+                OperatorSessionRecord {
+                    token_hash: r.get(0)?,
+                    user_id: r.get(1)?,
+                    csrf: r.get(2)?,
+                    created_at_ms: r.get(3)?,
+                    expires_at_ms: r.get(4)?,
+                },
+                r.get(5)?,
+            ))
+        })
+        .await
+    }
+
+    async fn end_operator_session(&self, token_hash: &[u8], at_ms: i64) -> Result<(), StoreError> {
+        let plan = vec![Statement::change(
+            sql::END_OPERATOR_SESSION,
+            values![token_hash.to_vec(), at_ms],
+        )];
+        self.write(plan).await.map(drop)
+    }
+
     async fn audit_log(
         &self,
         partner_client_id: &str,

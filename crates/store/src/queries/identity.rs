@@ -755,6 +755,7 @@ impl<B: Backend> SignInStore for B {
             sql::SSO_REFRESH_TOKENS_DELETE_BY_EXPIRES_AT_MS,
             sql::PASSWORD_RESETS_DELETE_BY_EXPIRES_AT_MS,
             crate::sql::dashboard::PRUNE_SESSIONS,
+            crate::sql::dashboard::PRUNE_OPERATOR_SESSIONS,
             sql::SSO_FAMILIES_DELETE_EMPTY,
         ]
         .into_iter()

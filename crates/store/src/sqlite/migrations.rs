@@ -287,6 +287,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "payouts_on_the_rail",
         include_str!("../../migrations/sqlite/0056_payouts_on_the_rail.sql"),
     ),
+    (
+        57,
+        "operator_sessions",
+        include_str!("../../migrations/sqlite/0057_operator_sessions.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

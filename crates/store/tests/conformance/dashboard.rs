@@ -153,6 +153,41 @@ async fn staff_hold_one_role_per_partner_and_sessions_follow_it() {
     );
 }
 
+/// An operator's session is bound to no partner: it is read with its
+/// person's address (the console checks it against the configured
+/// operators), ends when signed out or expired, and goes with the
+/// identity provider's expired records.
+#[tokio::test]
+async fn operator_sessions_are_no_partners_and_end_when_signed_out_or_expired() {
+    let db = Database::fresh().await;
+    let (a, b) = (db.open().await, db.open().await);
+    person(a.as_ref(), "usr_grace", "operator@lender.example").await;
+    let operator = |hash: u8, expires_at_ms: i64| OperatorSessionRecord {
+        token_hash: vec![hash; 32],
+        user_id: "usr_grace".into(),
+        csrf: format!("csrf-{hash}"),
+        created_at_ms: 100,
+        expires_at_ms,
+    };
+    a.create_operator_session(operator(1, 1_000)).await.unwrap();
+    a.create_operator_session(operator(2, 5_000)).await.unwrap();
+    let (found, email) = b.operator_session(&[1; 32], 999).await.unwrap().unwrap();
+    assert_eq!(found, operator(1, 1_000));
+    assert_eq!(email, "operator@lender.example");
+    assert!(
+        b.operator_session(&[1; 32], 1_000).await.unwrap().is_none(),
+        "expired"
+    );
+    assert!(b.operator_session(&[9; 32], 0).await.unwrap().is_none());
+    assert!(
+        b.dashboard_session(&[2; 32], 0).await.unwrap().is_none(),
+        "no partner's dashboard session"
+    );
+    b.end_operator_session(&[2; 32], 700).await.unwrap();
+    assert!(a.operator_session(&[2; 32], 701).await.unwrap().is_none());
+    assert_eq!(a.prune_identity(1_001).await.unwrap(), 1, "the expired one");
+}
+
 #[tokio::test]
 async fn audit_lines_commit_with_the_action_and_read_newest_first() {
     let db = Database::fresh().await;

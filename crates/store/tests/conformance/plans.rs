@@ -15,9 +15,18 @@ async fn request_path_queries_use_an_index() {
         }
         let plan = db.explain(query.sql, &query.bind).await;
         let text = plan.join("\n");
+        // SQLite scans a subquery's rows as it makes them (`CO-ROUTINE o`,
+        // then `SCAN o`): that reads no table.
+        let subqueries: Vec<&str> = plan
+            .iter()
+            .filter_map(|line| line.strip_prefix("CO-ROUTINE "))
+            .collect();
         let full_scan = plan.iter().any(|line| {
             // SQLite: `SCAN t` without an index; PostgreSQL: `Seq Scan on t`.
-            (line.starts_with("SCAN ") && !line.contains("INDEX") && !line.contains("CONSTANT ROW"))
+            (line.starts_with("SCAN ")
+                && !line.contains("INDEX")
+                && !line.contains("CONSTANT ROW")
+                && !subqueries.contains(&line["SCAN ".len()..].trim()))
                 || line.contains("Seq Scan")
         });
         let sorted = plan

@@ -66,6 +66,7 @@ pub fn test_config(site: &Site) -> Config {
     // A day is reconciled when a test asks (`lendhub reconcile`): a
     // scheduled run reads the model bank, which a test may be failing.
     config.reconciliation.daily = false;
+    config.lender.operators = vec![oidc::OPERATOR.to_uppercase()];
     config.webhooks.https_only = false;
     config.webhooks.allow_private_networks = vec!["127.0.0.0/8".parse().unwrap()];
     config

@@ -49,6 +49,37 @@ pub async fn person_of(app: &App, company_number: &str, company_name: &str) -> P
     Person { email, sub }
 }
 
+/// The lender operator every test server names (`lender.operators`, given
+/// in capitals there: addresses compare without regard to case).
+pub const OPERATOR: &str = "operator@lender.example";
+
+/// The identity provider's account of the lender's operator, or of
+/// someone else at `email`, with its address verified or not.
+pub async fn operator(app: &App, email: &str, email_verified: bool) -> Person {
+    let sub = lendhub_idp::users::create(
+        app.server().store.as_ref(),
+        lendhub_idp::users::NewUser {
+            email,
+            password: PASSWORD,
+            given_name: "Grace",
+            family_name: "Hopper",
+            email_verified,
+            // The identity provider keeps a company for everyone: the
+            // lender's own.
+            company_number: "09446231",
+            company_name: "Lender Ltd",
+            company_role: "operations",
+        },
+        0,
+    )
+    .await
+    .unwrap();
+    Person {
+        email: email.to_owned(),
+        sub,
+    }
+}
+
 pub struct Rp {
     pub client_id: String,
     pub client_secret: Option<String>,
