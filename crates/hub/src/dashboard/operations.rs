@@ -18,7 +18,6 @@ use lendhub_domain::lending::journey::{Applicant, PendingSignIn};
 use lendhub_domain::partner::dashboard::SESSION_MS;
 use lendhub_store::OperatorSessionRecord;
 use lendhub_system::random_token;
-use serde::Deserialize;
 
 use super::refusals;
 use super::session::{self, SIGN_IN_COOKIE};
@@ -224,19 +223,12 @@ pub async fn home(State(state): State<DashboardState>, operator: Operator) -> Re
     )
 }
 
-#[derive(Deserialize)]
-pub struct SignOut {
-    // Absent reads as empty, which no session's token matches.
-    #[serde(default)]
-    csrf_token: String,
-}
-
 /// `POST /dashboard/operations/sign-out`: the session ends here, then at
 /// the identity provider (whose session would sign them straight back in).
 pub async fn sign_out(
     State(state): State<DashboardState>,
     operator: Operator,
-    Form(form): Form<SignOut>,
+    Form(form): Form<super::pages::SignOut>,
 ) -> Response {
     use subtle::ConstantTimeEq;
     let presented = form.csrf_token.as_bytes();
@@ -252,20 +244,8 @@ pub async fn sign_out(
     {
         return refusals::unavailable();
     }
-    let mut response = match state.rp.as_ref() {
-        Some(rp) => Redirect::to(&format!(
-            "{}/end-session?client_id={}",
-            rp.issuer,
-            crate::relying_party::DASHBOARD_CLIENT_ID
-        ))
-        .into_response(),
-        None => refusals::problem(
-            StatusCode::OK,
-            "You have signed out",
-            "Your operations console session has ended.",
-            false,
-        ),
-    };
+    let mut response =
+        super::pages::signed_out_at_provider(&state, "Your operations console session has ended.");
     if let Some(c) = cookie(&state, "", Some(0)) {
         response.headers_mut().append(header::SET_COOKIE, c);
     }

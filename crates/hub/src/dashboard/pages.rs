@@ -336,7 +336,23 @@ pub struct SignOut {
     // Absent reads as empty, which no session's token matches: the form
     // is refused with the expired-form page, not a raw 422.
     #[serde(default)]
-    csrf_token: String,
+    pub(super) csrf_token: String,
+}
+
+/// After a session ends here, it ends at the identity provider too
+/// (RP-initiated logout, which asks the person to confirm): otherwise its
+/// session would sign them straight back in. `ended` says what ended when
+/// there is no provider.
+pub(super) fn signed_out_at_provider(state: &DashboardState, ended: &str) -> Response {
+    match state.rp.as_ref() {
+        Some(rp) => Redirect::to(&format!(
+            "{}/end-session?client_id={}",
+            rp.issuer,
+            crate::relying_party::DASHBOARD_CLIENT_ID
+        ))
+        .into_response(),
+        None => problem(StatusCode::OK, "You have signed out", ended, true),
+    }
 }
 
 /// `POST /dashboard/sign-out`
@@ -356,23 +372,7 @@ pub async fn sign_out(
     {
         return unavailable();
     }
-    // Then at the identity provider too (RP-initiated logout, which asks the
-    // person to confirm): otherwise its session would sign them straight
-    // back in.
-    let mut response = match state.rp.as_ref() {
-        Some(rp) => Redirect::to(&format!(
-            "{}/end-session?client_id={}",
-            rp.issuer,
-            crate::relying_party::DASHBOARD_CLIENT_ID
-        ))
-        .into_response(),
-        None => problem(
-            StatusCode::OK,
-            "You have signed out",
-            "Your dashboard session has ended.",
-            true,
-        ),
-    };
+    let mut response = signed_out_at_provider(&state, "Your dashboard session has ended.");
     if let Some(c) = session::cleared(&state, COOKIE) {
         response.headers_mut().append(header::SET_COOKIE, c);
     }
