@@ -34,6 +34,9 @@ OUTSIDE = {
     ("url", "invalid_url"),
     ("webhook_url", "private_network"),
     ("webhook_url", "invalid_url"),
+    # A checksum no pattern states: the account number against its sort
+    # code's modulus rules (Vocalink's tables).
+    ("payout_account.account_number", "modulus_check_failed"),
 }
 
 # Public quotes: the amount and term are bounded by the operator's pricing

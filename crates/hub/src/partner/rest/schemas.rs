@@ -31,6 +31,11 @@ pub fn name_200() -> Object {
     name(200)
 }
 
+/// A bank account holder's name, as Faster Payments carries it.
+pub fn holder_name() -> Object {
+    name(lendhub_domain::partner::sub_account::MAX_HOLDER)
+}
+
 /// A marketplace category: an app's, or the kind of check a signal reports.
 pub fn category() -> Object {
     one_of(

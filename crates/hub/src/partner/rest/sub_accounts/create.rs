@@ -35,13 +35,18 @@ pub struct CreateSubAccount {
 #[serde(deny_unknown_fields)]
 pub struct PayoutAccountInput {
     /// The account holder's name, as the bank holds it.
-    #[schema(required = true, example = "Northern Brokers Ltd", max_length = 140)]
+    #[schema(required = true, schema_with = crate::partner::rest::schemas::holder_name, example = "Northern Brokers Ltd")]
     name: Option<String>,
-    /// Six digits; hyphens and spaces are ignored.
-    #[schema(required = true, example = "04-00-04")]
+    /// Six digits, in pairs that a hyphen or a space may separate.
+    #[schema(
+        required = true,
+        example = "04-00-04",
+        pattern = "^[0-9]{2}[- ]?[0-9]{2}[- ]?[0-9]{2}$"
+    )]
     sort_code: Option<String>,
-    /// Eight digits, which must pass the sort code's modulus check.
-    #[schema(required = true, example = "10000010")]
+    /// Eight digits, which must pass the sort code's modulus check
+    /// (`modulus_check_failed`).
+    #[schema(required = true, example = "10000010", pattern = "^[0-9]{8}$")]
     account_number: Option<String>,
 }
 
