@@ -22,7 +22,6 @@ use lendhub_system::random_token;
 use super::refusals;
 use super::session::{self, SIGN_IN_COOKIE};
 use crate::dashboard::state::DashboardState;
-use crate::html::render;
 use crate::relying_party::RelyingParty;
 
 pub const COOKIE: &str = "lendhub_ops";
@@ -212,7 +211,10 @@ pub async fn home(State(state): State<DashboardState>, operator: Operator) -> Re
         return refusals::unavailable();
     };
     let rows: Vec<Row> = items.iter().map(Row::of).collect();
-    render(
+    // `screen`: its sign-out form ends at the identity provider, which
+    // the page's form-action must allow.
+    super::pages::screen(
+        &state,
         StatusCode::OK,
         &Console {
             email: operator.email,

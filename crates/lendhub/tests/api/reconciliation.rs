@@ -138,12 +138,12 @@ async fn a_settled_collection_whose_callback_was_lost_is_found_and_posted() {
     );
 }
 
-#[tokio::test]
-async fn a_posting_with_no_bank_movement_is_left_open_for_a_person() {
-    let app = rest_app().await;
-    let (key, account) = funded_with(&app, SCOPES).await;
+/// £120 the ledger says reached the collection account under a payment
+/// link's id, which the bank never received: the link's id and the day.
+async fn phantom_collection(app: &App) -> (String, String) {
+    let (key, account) = funded_with(app, SCOPES).await;
     let created = link(
-        &app,
+        app,
         &key,
         "link-phantom",
         json!({"account_id": account, "amount_pence": 12_000}),
@@ -155,8 +155,6 @@ async fn a_posting_with_no_bank_movement_is_left_open_for_a_person() {
         &time::format_description::well_known::Rfc3339,
     )
     .unwrap();
-    // Money the ledger says reached the collection account under the
-    // payment's id, which the bank never received.
     let phantom = m::unidentified("phantom", Money::pence(12_000), at)
         .unwrap()
         .known_at_bank_as(id.as_str());
@@ -165,8 +163,55 @@ async fn a_posting_with_no_bank_movement_is_left_open_for_a_person() {
         ..WriteSet::default()
     };
     app.server().store.commit(writes).await.unwrap();
+    (id, at.date().to_string())
+}
 
-    let day = at.date().to_string();
+/// In headless Chromium, on a phone-sized screen, the lender's operator
+/// signs in at the console's door, reads the open item, and signs out.
+#[tokio::test]
+async fn in_chromium_an_operator_reads_an_open_item_and_signs_out() {
+    let app = rest_app().await;
+    let (id, day) = phantom_collection(&app).await;
+    let (code, _) = reconcile(&app, &day).await;
+    assert_eq!(code, 2);
+    let person = oidc::operator(&app, oidc::OPERATOR, true).await;
+    let r = crate::support::python_json(
+        "operations_browser.py",
+        vec![
+            ("BASE", app.hub.clone()),
+            ("EMAIL", person.email.clone()),
+            ("PASSWORD", oidc::PASSWORD.to_owned()),
+        ],
+    )
+    .await;
+    assert_eq!(r["operator"], oidc::OPERATOR, "{r}");
+    assert!(
+        r["summary"].as_str().unwrap().starts_with("1 open item(s)"),
+        "{r}"
+    );
+    assert_eq!(
+        r["items"],
+        json!([{"end_to_end_id": id, "mismatch": "not_at_bank", "ledger": "£120.00",
+                "resolution": "open", "open": true}]),
+        "{r}"
+    );
+    assert!(
+        r["page_width"].as_f64().unwrap() <= 375.0,
+        "the page fits a phone: {r}"
+    );
+    assert_eq!(r["signed_out"], "You are signed out", "{r}");
+    assert!(
+        r["after_sign_out"].as_str().unwrap().contains("/sign-in?"),
+        "signed out, the console sends the browser to sign in again: {r}"
+    );
+}
+
+#[tokio::test]
+async fn a_posting_with_no_bank_movement_is_left_open_for_a_person() {
+    let app = rest_app().await;
+    // Money the ledger says reached the collection account under the
+    // payment's id, which the bank never received.
+    let (id, day) = phantom_collection(&app).await;
     let (code, report) = reconcile(&app, &day).await;
     assert_eq!(code, 2, "an item is open: {report}");
     let items = side(&report, "collections")["items"]
