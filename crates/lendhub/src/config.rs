@@ -806,6 +806,16 @@ mod tests {
             assert!(!c.webhooks.https_only);
             assert_eq!(c.data_dir, PathBuf::from("/tmp/x"));
             assert!(c.database.url.is_none());
+            assert!(c.lender.operators.is_empty(), "no operators unless named");
+            jail.set_env(
+                "LENDHUB_LENDER__OPERATORS",
+                r#"["ops@lender.example", "Finance@Lender.example"]"#,
+            );
+            let c = Config::load(Some(Path::new("lendhub.toml"))).map_err(|e| *e)?;
+            assert_eq!(
+                c.lender.operators,
+                ["ops@lender.example", "Finance@Lender.example"]
+            );
             jail.set_env("LENDHUB_DATABASE__URL", "postgresql://db/x");
             let c = Config::load(Some(Path::new("lendhub.toml"))).map_err(|e| *e)?;
             assert_eq!(
