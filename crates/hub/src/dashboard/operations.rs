@@ -44,21 +44,9 @@ fn is_operator(state: &DashboardState, email: &str) -> bool {
     state.operators.contains(&email)
 }
 
-fn cookie(
-    state: &DashboardState,
-    value: &str,
-    max_age: Option<u32>,
-) -> Option<header::HeaderValue> {
-    let secure = if state.links.urls.base.starts_with("https://") {
-        "; Secure"
-    } else {
-        ""
-    };
-    let age = max_age.map_or_else(String::new, |a| format!("; Max-Age={a}"));
-    header::HeaderValue::from_str(&format!(
-        "{COOKIE}={value}; Path=/dashboard/operations; HttpOnly; SameSite=Lax{age}{secure}"
-    ))
-    .ok()
+/// The console's session cookie (`None` removes it).
+fn cookie(state: &DashboardState, token: Option<&str>) -> Option<header::HeaderValue> {
+    session::cookie_at(state, COOKIE, "/dashboard/operations", token)
 }
 
 /// `GET /dashboard/operations/sign-in`: off to the identity provider.
@@ -104,7 +92,7 @@ pub async fn signed_in(state: &DashboardState, person: &Applicant) -> Response {
     }
     let mut response = Redirect::to("/dashboard/operations").into_response();
     let headers = response.headers_mut();
-    if let Some(c) = cookie(state, &token, None) {
+    if let Some(c) = cookie(state, Some(&token)) {
         headers.append(header::SET_COOKIE, c);
     }
     if let Some(c) = session::cleared(state, SIGN_IN_COOKIE) {
@@ -248,7 +236,7 @@ pub async fn sign_out(
     }
     let mut response =
         super::pages::signed_out_at_provider(&state, "Your operations console session has ended.");
-    if let Some(c) = cookie(&state, "", Some(0)) {
+    if let Some(c) = cookie(&state, None) {
         response.headers_mut().append(header::SET_COOKIE, c);
     }
     response

@@ -37,22 +37,31 @@ fn secure(state: &DashboardState) -> &'static str {
     }
 }
 
-/// `Set-Cookie` for a session token (a browser-session cookie).
-pub fn session_cookie(state: &DashboardState, token: &str) -> Option<HeaderValue> {
+/// `Set-Cookie` for `name` under `path`: `HttpOnly`, `SameSite=Lax`,
+/// `Secure` behind https; `value` for the browser's session, or `None` to
+/// remove it.
+pub fn cookie_at(
+    state: &DashboardState,
+    name: &str,
+    path: &str,
+    value: Option<&str>,
+) -> Option<HeaderValue> {
+    let (value, age) = value.map_or(("", "; Max-Age=0"), |v| (v, ""));
     HeaderValue::from_str(&format!(
-        "{COOKIE}={token}; Path=/dashboard; HttpOnly; SameSite=Lax{}",
+        "{name}={value}; Path={path}; HttpOnly; SameSite=Lax{age}{}",
         secure(state)
     ))
     .ok()
 }
 
+/// `Set-Cookie` for a session token (a browser-session cookie).
+pub fn session_cookie(state: &DashboardState, token: &str) -> Option<HeaderValue> {
+    cookie_at(state, COOKIE, "/dashboard", Some(token))
+}
+
 /// `Set-Cookie` that removes `name`.
 pub fn cleared(state: &DashboardState, name: &str) -> Option<HeaderValue> {
-    HeaderValue::from_str(&format!(
-        "{name}=; Path=/dashboard; HttpOnly; SameSite=Lax; Max-Age=0{}",
-        secure(state)
-    ))
-    .ok()
+    cookie_at(state, name, "/dashboard", None)
 }
 
 /// The pending sign-in, sealed, as a cookie.

@@ -12,8 +12,8 @@ use lendhub_domain::ledger::movements;
 use lendhub_domain::ledger::transfer::Transfer;
 use lendhub_domain::servicing::account::Account;
 use lendhub_domain::servicing::collection::{InLedger, Payment, PaymentStatus};
-use lendhub_domain::servicing::ledger::balance;
-use lendhub_store::{LedgerStore, LedgerWrite, ServicingStore, StoreError, WriteSet};
+use lendhub_domain::servicing::ledger::{Entry, balance};
+use lendhub_store::{LedgerStore, LedgerWrite, StoreError, WriteSet};
 use time::OffsetDateTime;
 
 use super::FlowError;
@@ -33,8 +33,8 @@ pub(super) async fn follow(
     match (next.status, next.in_ledger.clone()) {
         (PaymentStatus::Processing | PaymentStatus::Paid, None) => {
             let account = account_of(cx, next).await?;
-            let books = (cx.servicing.as_ref(), cx.ledger.as_ref());
-            let mut loan = loan_ledger(books, &account, now, &mut writes)
+            let entries = cx.servicing.ledger(&account.owner, &account.id).await?;
+            let mut loan = loan_ledger(cx.ledger.as_ref(), &account, &entries, now, &mut writes)
                 .await
                 .map_err(|e| match e {
                     Replay::Store(e) => FlowError::from(e),
@@ -108,16 +108,17 @@ fn refused(e: impl std::fmt::Display) -> Replay {
 }
 
 /// `account`'s part of the ledger, with the interest its terms have
-/// charged by `now` posted (the accrual pushed onto `writes`), so a
-/// movement made next is set against what is owed today.
+/// charged by `now` (by its servicing `entries`) posted (the accrual pushed
+/// onto `writes`), so a movement made next is set against what is owed
+/// today.
 pub async fn loan_ledger(
-    (servicing, ledger): (&dyn ServicingStore, &dyn LedgerStore),
+    ledger: &dyn LedgerStore,
     account: &Account,
+    entries: &[Entry],
     now: OffsetDateTime,
     writes: &mut WriteSet,
 ) -> Result<LoanLedger, Replay> {
-    let entries = servicing.ledger(&account.owner, &account.id).await?;
-    let charged = balance(account, &entries, now)
+    let charged = balance(account, entries, now)
         .ok_or(Replay::Overflow)?
         .interest_charged;
     let transfers = ledger.loan_transfers(&account.id).await?;

@@ -1,8 +1,9 @@
 //! The lender's staff acts on an account (`lendhub accounts …`): a hardship
 //! arrangement (`forborne`, `account.updated`), its end (the account is
 //! reviewed against its ledger, `account.updated`), a write-off (`closed`,
-//! `account.closed`, and what the loan owes posted to the ledger's write-offs). Each is kept on the account (`arrangements`: who,
-//! what, why, when) and committed conditional on the status it was read in.
+//! `account.closed`, and what the loan owes posted to the ledger's
+//! write-offs). Each is kept on the account (`arrangements`: who, what,
+//! why, when) and committed conditional on the status it was read in.
 
 use lendhub_domain::clock::Clock;
 use lendhub_domain::ids::{AccountId, HubId};
@@ -70,7 +71,7 @@ pub async fn act(
     if act == StaffAct::WriteOff {
         // What the loan owes today (its interest posted to date), less
         // what collections in flight will take, is given up.
-        let mut loan = loan_ledger((store, store), &account, now, &mut writes)
+        let loan = loan_ledger(store, &account, &entries, now, &mut writes)
             .await
             .map_err(|e| StaffError::Store(e.to_string()))?;
         let owed = loan
@@ -80,8 +81,6 @@ pub async fn act(
             let written_off =
                 movements::write_off(&format!("{id}.write_off"), &account.id, &owed, now)
                     .map_err(|e| StaffError::Store(e.to_string()))?;
-            loan.apply(&written_off)
-                .map_err(|e| StaffError::Store(e.to_string()))?;
             writes.push(LedgerWrite::Post(written_off));
         }
     }
