@@ -26,21 +26,22 @@ use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use lendhub_domain::crypto::MasterKey;
 use lendhub_domain::ids::{
-    AccountId, ApplicationId, DecisionId, DisbursementId, HubId, LedgerEntryId, MandateId,
-    PaymentId, ScheduleId,
+    AccountId, ApplicationId, DecisionId, DisbursementId, HubId, MandateId, PaymentId, ScheduleId,
 };
+use lendhub_domain::ledger::book::Position;
+use lendhub_domain::ledger::movements;
 use lendhub_domain::lending::application::{self, Applicant, Application, Decision, Request};
 use lendhub_domain::lending::register;
 use lendhub_domain::lending::underwriting::{Banking, CreditFile, Facts, Signals};
 use lendhub_domain::money::Money;
 use lendhub_domain::open_banking::vrp::PeriodType;
 use lendhub_domain::servicing::account::Account;
-use lendhub_domain::servicing::ledger::{Entry, EntryKind};
 use lendhub_domain::servicing::mandate::{Limits, Mandate};
 use lendhub_domain::servicing::schedule::{Cadence, Schedule};
+use lendhub_domain::servicing::statement;
 use lendhub_domain::tenant::Tenant;
 use lendhub_models::bank::standing::StandingTerms;
-use lendhub_store::{LendingWrite, Store, WriteSet};
+use lendhub_store::{LedgerWrite, LendingWrite, Store, Write, WriteSet};
 use time::OffsetDateTime;
 
 #[derive(clap::Args, Debug)]
@@ -312,7 +313,7 @@ fn signed(owner: &Tenant, n: u64, at: OffsetDateTime) -> Result<(Application, De
 /// A funded loan of £10,000 over 12 months made at `at`: its writes
 /// (application, decision and account as funding leaves them, and the
 /// drawdown) and the account.
-fn funded(owner: &Tenant, n: u64, at: OffsetDateTime) -> Result<(Vec<LendingWrite>, Account)> {
+fn funded(owner: &Tenant, n: u64, at: OffsetDateTime) -> Result<(Vec<Write>, Account)> {
     let ms = lendhub_domain::clock::unix_ms(at) as u64;
     let random = u128::from(n) << 16;
     let (signed, locked) = signed(owner, n, at)?;
@@ -330,21 +331,18 @@ fn funded(owner: &Tenant, n: u64, at: OffsetDateTime) -> Result<(Vec<LendingWrit
         at,
     )
     .context("the decision carries an offer")?;
-    let drawdown = Entry::new(
-        LedgerEntryId::generate(ms, random),
-        &account,
-        EntryKind::Drawdown,
-        Money::pence(-1_000_000),
-        None,
-        Some(format!("Faster Payments fps_bench_{n}")),
-        at,
-    )?;
+    let dsb = format!("dsb_bench_{}", account.id);
+    let held = movements::drawdown(&dsb, &account.id, account.principal(), at)?;
+    let posted = held
+        .post(format!("{dsb}.settled"), at)
+        .context("a drawdown is pending")?;
     Ok((
         vec![
-            LendingWrite::InsertApplication(funded),
-            LendingWrite::InsertDecision(locked),
-            LendingWrite::OpenAccount(account.clone()),
-            LendingWrite::PostEntry(drawdown),
+            LendingWrite::InsertApplication(funded).into(),
+            LendingWrite::InsertDecision(locked).into(),
+            LendingWrite::OpenAccount(account.clone()).into(),
+            LedgerWrite::Post(held).into(),
+            LedgerWrite::Post(posted).into(),
         ],
         account,
     ))
@@ -367,20 +365,21 @@ async fn ledger(
     let mut middle = String::new();
     for i in 0..n {
         let at = start + time::Duration::milliseconds(i as i64 + 1);
-        let id = LedgerEntryId::generate(lendhub_domain::clock::unix_ms(at) as u64, u128::from(i));
+        let payment = format!("pay_bench_{i}");
+        let owed = Position {
+            principal: account.principal(),
+            ..Position::default()
+        };
+        let held = movements::collection(&payment, &account.id, Money::pence(1), &owed, at)?
+            .for_payment(&payment);
+        let posted = held
+            .post(format!("{payment}.settled"), at)
+            .context("a collection is pending")?;
         if i == n / 2 {
-            middle = id.to_string();
+            middle = statement::entry_id(posted.id(), at).to_string();
         }
-        let entry = Entry::new(
-            id,
-            &account,
-            EntryKind::Collection,
-            Money::pence(1),
-            None,
-            None,
-            at,
-        )?;
-        writes.push(LendingWrite::PostEntry(entry));
+        writes.push(LedgerWrite::Post(held));
+        writes.push(LedgerWrite::Post(posted));
         if writes.writes.len() >= args.batch {
             crate::seed::commit(store, &mut writes).await?;
         }

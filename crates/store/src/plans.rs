@@ -326,24 +326,6 @@ pub fn request_path_queries() -> Vec<Query> {
         sql::lending::JOURNEY,
         vec![Value::Text("app_01J00000000000000000000000")],
     ));
-    queries.push(Query {
-        ordered_by_index: true,
-        ..query(
-            "an account's whole ledger",
-            sql::lending::LEDGER,
-            vec![OWNER, Value::Text("acc_01J00000000000000000000000")],
-        )
-    });
-    queries.push(query(
-        "ledger entry exists (a cursor)",
-        sql::lending::ENTRY_EXISTS,
-        vec![Value::Text("txn_01J00000000000000000000000"), OWNER],
-    ));
-    queries.push(query(
-        "ledger entry by id",
-        sql::lending::ENTRY,
-        vec![Value::Text("txn_01J00000000000000000000000"), OWNER],
-    ));
     queries.push(query(
         "any partner's account by id (operator)",
         sql::lending::ACCOUNT_ANY_OWNER,
@@ -514,6 +496,41 @@ pub fn request_path_queries() -> Vec<Query> {
         sql::dashboard::OPERATOR_SESSION,
         vec![SELECTOR, Value::Int(1_700_000_000_000)],
     ));
+    const LOAN: Value = Value::Text("acc_01J00000000000000000000000");
+    const AT: Value = Value::Int(1_700_000_000_000);
+    const TRANSFER: Value = Value::Text("pay_01J00000000000000000000000.1.settled");
+    for (name, sql, bind) in [
+        (
+            "a loan's transfers (every balance is derived from them)",
+            sql::ledger::LOAN_TRANSFERS,
+            vec![LOAN],
+        ),
+        (
+            "a loan's statement, the newest page",
+            sql::ledger::LOAN_POSTED_NEWEST,
+            vec![LOAN, Value::Int(21)],
+        ),
+        (
+            "a loan's statement, a page of older entries",
+            sql::ledger::LOAN_POSTED_OLDER,
+            vec![LOAN, AT, TRANSFER, Value::Int(21)],
+        ),
+        (
+            "a loan's statement, a page of newer entries",
+            sql::ledger::LOAN_POSTED_NEWER,
+            vec![LOAN, AT, TRANSFER, Value::Int(21)],
+        ),
+    ] {
+        queries.push(Query {
+            ordered_by_index: true,
+            ..query(name, sql, bind)
+        });
+    }
+    queries.push(query(
+        "a loan's statement entry (a cursor)",
+        sql::ledger::LOAN_POSTED_AT,
+        vec![LOAN, AT],
+    ));
     queries.push(query(
         "reconciliation items, open ones first (the operations console)",
         sql::ledger::RECENT_ITEMS,
@@ -593,7 +610,7 @@ pub fn request_path_queries() -> Vec<Query> {
     ));
     // Each keyset with its filters' values, and the filters every request
     // gives (a ledger is always one account's).
-    let keysets: [(&'static sql::Keyset, &[Value], u8); 10] = [
+    let keysets: [(&'static sql::Keyset, &[Value], u8); 9] = [
         (&sql::STATEMENTS, &[Value::Text("2026-11")], 0),
         (
             &sql::PAYOUTS,
@@ -628,11 +645,6 @@ pub fn request_path_queries() -> Vec<Query> {
                 Value::Text("paid"),
             ],
             0,
-        ),
-        (
-            &sql::LEDGER_ENTRIES,
-            &[Value::Text("acc_01J00000000000000000000000")],
-            1,
         ),
     ];
     for (keyset, filter_values, always) in keysets {

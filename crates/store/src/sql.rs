@@ -222,16 +222,6 @@ pub mod lending {
     /// The underwriting queue, oldest referral first.
     pub const IN_REVIEW: &str = "SELECT body FROM hub_applications
          WHERE status = 'in_review' ORDER BY id LIMIT $1";
-    pub const POST_ENTRY: &str = "INSERT INTO hub_ledger
-         (id, owner, account_id, kind, amount_pence, payment_id, posted_at_ms, body)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
-    /// An account's whole ledger, oldest first: what its balance is derived
-    /// from. Entry ids are minted from the posting time, so id order is
-    /// posting order (the domain sorts by `posted_at` regardless).
-    pub const LEDGER: &str = "SELECT body FROM hub_ledger
-         WHERE owner = $1 AND account_id = $2 ORDER BY id";
-    pub const ENTRY_EXISTS: &str = "SELECT 1 FROM hub_ledger WHERE id = $1 AND owner = $2";
-    pub const ENTRY: &str = "SELECT body FROM hub_ledger WHERE id = $1 AND owner = $2";
     pub const INSERT_PAYMENT: &str = "INSERT INTO hub_payments
          (id, owner, account_id, status, version, due_at_ms, body, schedule_id, instalment)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
@@ -313,8 +303,8 @@ pub mod ledger {
         "INSERT INTO hub_ledger_postings (transfer_id, seq, account, side, amount_pence)
          VALUES ($1, $2, $3, $4, $5)";
     pub const INSERT_TRANSFER: &str =
-        "INSERT INTO hub_ledger_transfers (id, movement, phase, pending_id, at_ms, body, reference)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)";
+        "INSERT INTO hub_ledger_transfers (id, movement, phase, pending_id, at_ms, body, reference, loan)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)";
     /// Moves an account's running totals by the deltas given.
     pub const MOVE_TOTALS: &str = "INSERT INTO hub_ledger_balances
              (account, posted_debits, posted_credits, pending_debits, pending_credits)
@@ -339,12 +329,29 @@ pub mod ledger {
          WHERE t.phase IN ('single', 'post') AND t.at_ms < $1
          GROUP BY p.account ORDER BY p.account";
     pub const TRANSFER: &str = "SELECT body FROM hub_ledger_transfers WHERE id = $1";
-    /// The transfers with a posting to one of a loan's accounts, whose
-    /// names all begin `loan:{id}:` (a range over the postings' index).
-    pub const LOAN_TRANSFERS: &str = "SELECT t.body FROM hub_ledger_transfers t
-         WHERE t.id IN (SELECT p.transfer_id FROM hub_ledger_postings p
-                        WHERE p.account >= $1 AND p.account < $2)
-         ORDER BY t.at_ms, t.id";
+    /// The transfers of a loan (with a posting to one of its accounts), in
+    /// the order they were made.
+    pub const LOAN_TRANSFERS: &str = "SELECT body FROM hub_ledger_transfers
+         WHERE loan = $1 ORDER BY at_ms, id";
+    /// A page of a loan's posted transfers, newest first: the first page.
+    pub const LOAN_POSTED_NEWEST: &str = "SELECT body FROM hub_ledger_transfers
+         WHERE loan = $1 AND phase IN ('single', 'post')
+         ORDER BY at_ms DESC, id DESC LIMIT $2";
+    /// Older than the transfer made at `$2` with id `$3`, newest first.
+    pub const LOAN_POSTED_OLDER: &str = "SELECT body FROM hub_ledger_transfers
+         WHERE loan = $1 AND phase IN ('single', 'post')
+           AND at_ms <= $2 AND (at_ms < $2 OR id < $3)
+         ORDER BY at_ms DESC, id DESC LIMIT $4";
+    /// Newer than the transfer made at `$2` with id `$3`, oldest first.
+    pub const LOAN_POSTED_NEWER: &str = "SELECT body FROM hub_ledger_transfers
+         WHERE loan = $1 AND phase IN ('single', 'post')
+           AND at_ms >= $2 AND (at_ms > $2 OR id > $3)
+         ORDER BY at_ms, id LIMIT $4";
+    /// A loan's posted transfers made in one millisecond: where a
+    /// statement's cursor (an entry id, which carries the millisecond)
+    /// points.
+    pub const LOAN_POSTED_AT: &str = "SELECT body FROM hub_ledger_transfers
+         WHERE loan = $1 AND at_ms = $2 AND phase IN ('single', 'post')";
     /// The transfers known at the bank by end-to-end id `$1`.
     pub const BY_REFERENCE: &str =
         "SELECT body FROM hub_ledger_transfers WHERE reference = $1 ORDER BY at_ms, id";
@@ -646,9 +653,6 @@ pub static COMPANY_ACCOUNTS: Keyset =
     Keyset::owned_by("hub_accounts", "borrower", &["status"], || {
         COMPANY_ACCOUNTS.build()
     });
-/// Ledger entries: always of one account.
-pub static LEDGER_ENTRIES: Keyset =
-    Keyset::new("hub_ledger", &["account_id"], || LEDGER_ENTRIES.build());
 /// Decisions: by outcome.
 pub static DECISIONS: Keyset = Keyset::new("hub_decisions", &["outcome"], || DECISIONS.build());
 

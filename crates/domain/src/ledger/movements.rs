@@ -158,7 +158,16 @@ fn reversed(
 /// A settled collection returned by the payer's bank (a recall, a
 /// chargeback): its postings reversed, posted at once.
 pub fn returned(id: &str, settled: &Transfer, at: OffsetDateTime) -> Result<Transfer, NotBalanced> {
-    reversed(id, Movement::Return, Phase::Single, settled, at)
+    let back = reversed(id, Movement::Return, Phase::Single, settled, at)?;
+    Ok(of_payment(back, settled))
+}
+
+/// `transfer`, of the payment `of` moved money by.
+fn of_payment(transfer: Transfer, of: &Transfer) -> Transfer {
+    match of.payment() {
+        Some(payment) => transfer.for_payment(payment),
+        None => transfer,
+    }
 }
 
 /// A settled collection paid back to the payer: what it paid off is owed
@@ -186,7 +195,8 @@ pub fn refund_of(
             amount: p.amount,
         })
         .collect();
-    Transfer::new(id, Movement::Refund, Phase::Pending, postings, at)
+    let back = Transfer::new(id, Movement::Refund, Phase::Pending, postings, at)?;
+    Ok(of_payment(back, collected))
 }
 
 /// The borrower's credit paid back to them from the funding account the

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use time::OffsetDateTime;
 
 use super::chart::LedgerAccount;
+use crate::ids::AccountId;
 use crate::money::Money;
 
 /// Which side of an account a posting is on.
@@ -109,6 +110,10 @@ pub struct Transfer {
     /// rail carries: what reconciliation matches the bank's statement on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     reference: Option<String>,
+    /// The partner's payment (`pay_…`) a collection, its return or its
+    /// refund moved money by: what the borrower's statement names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    payment: Option<String>,
 }
 
 /// A transfer as stored, before its balance is checked.
@@ -122,6 +127,8 @@ struct Unchecked {
     at: OffsetDateTime,
     #[serde(default)]
     reference: Option<String>,
+    #[serde(default)]
+    payment: Option<String>,
 }
 
 impl TryFrom<Unchecked> for Transfer {
@@ -129,9 +136,10 @@ impl TryFrom<Unchecked> for Transfer {
 
     fn try_from(u: Unchecked) -> Result<Self, NotBalanced> {
         let made = Transfer::new(u.id, u.movement, u.phase, u.postings, u.at)?;
-        Ok(match u.reference {
-            Some(r) => made.known_at_bank_as(r),
-            None => made,
+        Ok(Transfer {
+            reference: u.reference,
+            payment: u.payment,
+            ..made
         })
     }
 }
@@ -212,6 +220,7 @@ impl Transfer {
             postings,
             at,
             reference: None,
+            payment: None,
         })
     }
 
@@ -222,6 +231,29 @@ impl Transfer {
             reference: Some(reference.into()),
             ..self
         }
+    }
+
+    /// The transfer, of the partner's payment `payment` (its post or void
+    /// inherits it).
+    pub fn for_payment(self, payment: impl Into<String>) -> Self {
+        Self {
+            payment: Some(payment.into()),
+            ..self
+        }
+    }
+
+    /// The loan whose accounts the transfer touches, if any (a transfer
+    /// touches at most one).
+    pub fn loan(&self) -> Option<&AccountId> {
+        self.postings.iter().find_map(|p| match &p.account {
+            LedgerAccount::Loan(id, _) => Some(id),
+            LedgerAccount::Lender(_) => None,
+        })
+    }
+
+    /// The partner's payment the transfer moved money by, if any.
+    pub fn payment(&self) -> Option<&str> {
+        self.payment.as_deref()
     }
 
     /// The end-to-end id the bank knows the money by, if a rail carries it.

@@ -15,3 +15,4 @@ pub mod request_fields;
 mod review;
 pub mod schedule;
 pub mod schedule_request;
+pub mod statement;

@@ -1,13 +1,14 @@
 //! How the ledger moves an account: its status and next review as its
-//! entries leave it, and the first review of an account just opened. Here,
+//! transfers leave it, and the first review of an account just opened. Here,
 //! not in `account`, so the account's own module needs nothing of the
 //! ledger's and the ledger's needs only the account.
 
 use time::OffsetDateTime;
 
 use super::account::{Account, AccountStatus, Moved};
-use super::ledger::{self, Entry};
+use super::ledger;
 use crate::ids::{AccountId, HubId, SubAccountId};
+use crate::ledger::transfer::Transfer;
 use crate::lending::application::{Application, Decision};
 use crate::money::Money;
 
@@ -19,10 +20,10 @@ impl Account {
     /// `next_review` is brought up to date either way.
     pub fn reviewed(
         &self,
-        entries: &[Entry],
+        transfers: &[Transfer],
         now: OffsetDateTime,
     ) -> Option<(Self, Option<Moved>)> {
-        let balance = ledger::balance(self, entries, now)?;
+        let balance = ledger::balance(self, transfers, now)?;
         let (status, moved) = match self.status {
             // Owed again after settling: a refund of a payment that settled
             // it, or an adjustment against the borrower.

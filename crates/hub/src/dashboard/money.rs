@@ -20,6 +20,8 @@ use super::pages::{Frame, screen, tenant};
 use super::refusals::{not_found, unavailable};
 use super::session::Staff;
 use crate::dashboard::state::DashboardState;
+use crate::flows::FlowError;
+use crate::flows::accounts::{self, Read, Reader};
 
 const PAGE: u32 = 25;
 
@@ -184,8 +186,9 @@ struct AccountView {
     payments: Vec<PaymentRow>,
 }
 
-/// `GET /dashboard/accounts/{id}`: the balance today, the whole ledger
-/// (oldest first, as it was posted), the schedules and the latest payments.
+/// `GET /dashboard/accounts/{id}`: the balance today, the whole statement
+/// (newest first, as the API pages it), the schedules and the latest
+/// payments.
 pub async fn account(
     State(state): State<DashboardState>,
     staff: Staff,
@@ -194,28 +197,38 @@ pub async fn account(
 ) -> Response {
     let env = Environment::from_query(q.env.as_deref());
     let owner = tenant(&staff, env);
-    let Some(id) = AccountId::parse(&id) else {
-        return not_found();
+    let Ok(now) = state.flows.now_for(&owner).await else {
+        return unavailable();
     };
-    let a = match state.lending.hub_account(&owner, &id).await {
-        Ok(Some(a)) => a,
-        Ok(None) => return not_found(),
+    let reader = Reader::Partner {
+        owner: owner.clone(),
+        now,
+    };
+    let Read {
+        account: a,
+        transfers,
+        ..
+    } = match accounts::read(&state.flows, &reader, &id).await {
+        Ok(read) => read,
+        Err(FlowError::NotFound(_)) => return not_found(),
         Err(_) => return unavailable(),
     };
+    let id = a.id.clone();
     let payments = PaymentQuery {
         page: page(PAGE, None),
         account_id: Some(id.to_string()),
         status: None,
     };
-    let (Ok(entries), Ok(schedules), Ok(PaymentPage::Page(payments)), Ok(now)) = (
-        state.servicing.ledger(&owner, &id).await,
+    let (Ok(schedules), Ok(PaymentPage::Page(payments))) = (
         state.servicing.account_schedules(&owner, &id).await,
         state.servicing.hub_payments(&owner, &payments).await,
-        state.flows.now_for(&owner).await,
     ) else {
         return unavailable();
     };
-    let Some(b) = lendhub_domain::servicing::ledger::balance(&a, &entries, now) else {
+    let (Some(b), Some(entries)) = (
+        lendhub_domain::servicing::ledger::balance(&a, &transfers, now),
+        lendhub_domain::servicing::statement::statement(&a, &transfers),
+    ) else {
         tracing::error!(account = %a.id, "the balance overflows");
         return unavailable();
     };

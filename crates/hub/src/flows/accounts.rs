@@ -1,16 +1,19 @@
 //! Reading servicing accounts: one account with its balance, a page of
-//! accounts, a page of one account's ledger. The reader is a partner (its
+//! accounts, a page of one account's statement. Balances and statements
+//! are derived from the loan's transfers in the double-entry ledger. The reader is a partner (its
 //! own accounts, on its clock) or a borrower signed in at lendhub's
 //! identity provider (their company's accounts in one environment,
 //! whichever partner introduced them, each on its owner's clock).
 
 use lendhub_domain::ids::{AccountId, HubId, LedgerEntryId};
+use lendhub_domain::ledger::transfer::Transfer;
 use lendhub_domain::paging::Page;
 use lendhub_domain::servicing::account::Account;
-use lendhub_domain::servicing::ledger::{self, Entry};
+use lendhub_domain::servicing::ledger;
 use lendhub_domain::servicing::list_filters;
+use lendhub_domain::servicing::statement::{self, Entry};
 use lendhub_domain::tenant::Tenant;
-use lendhub_store::{AccountPage, AccountQuery, LedgerPage};
+use lendhub_store::{AccountPage, AccountQuery, LoanPage};
 use lendhub_wire::list_query::ListRequest;
 use time::OffsetDateTime;
 
@@ -26,10 +29,10 @@ pub enum Reader {
     Borrower { borrower: String },
 }
 
-/// One account as of now on its owner's clock, with its ledger.
+/// One account as of now on its owner's clock, with its loan's transfers.
 pub struct Read {
     pub account: Account,
-    pub entries: Vec<Entry>,
+    pub transfers: Vec<Transfer>,
     pub now: OffsetDateTime,
 }
 
@@ -67,11 +70,11 @@ pub async fn find(cx: &Context, reader: &Reader, raw_id: &str) -> Result<Account
 /// One account with its ledger and the moment its balance is read at.
 pub async fn read(cx: &Context, reader: &Reader, raw_id: &str) -> Result<Read, FlowError> {
     let account = find(cx, reader, raw_id).await?;
-    let entries = cx.servicing.ledger(&account.owner, &account.id).await?;
+    let transfers = cx.ledger.loan_transfers(&account.id).await?;
     let now = reader.now_for(cx, &account).await?;
     Ok(Read {
         account,
-        entries,
+        transfers,
         now,
     })
 }
@@ -84,10 +87,10 @@ pub async fn retrieve(
 ) -> Result<AccountView, FlowError> {
     let Read {
         account,
-        entries,
+        transfers,
         now,
     } = read(cx, reader, raw_id).await?;
-    let view = AccountView::new(&account, &entries, now)?;
+    let view = AccountView::new(&account, &transfers, now)?;
     Ok(reader.shown(view.with_schedule(&ledger::schedule(&account))))
 }
 
@@ -123,8 +126,8 @@ pub async fn list(
     let mut items = Vec::with_capacity(page.items.len());
     for account in &page.items {
         let now = reader.now_for(cx, account).await?;
-        let entries = cx.servicing.ledger(&account.owner, &account.id).await?;
-        items.push(reader.shown(AccountView::new(account, &entries, now)?));
+        let transfers = cx.ledger.loan_transfers(&account.id).await?;
+        items.push(reader.shown(AccountView::new(account, &transfers, now)?));
     }
     Ok(Page {
         items,
@@ -132,8 +135,11 @@ pub async fn list(
     })
 }
 
-/// A page of one account's ledger, newest first. A cursor must be an
-/// entry of this account, not merely of the owner's.
+/// A page of one account's statement, newest first, read from the
+/// ledger's index of the loan's posted transfers (the same cost at any
+/// size). A cursor must be an entry of this account, not merely of the
+/// owner's: its id carries the millisecond it posted, where its transfer
+/// is found.
 pub async fn transactions(
     cx: &Context,
     reader: &Reader,
@@ -141,27 +147,34 @@ pub async fn transactions(
     request: &ListRequest,
 ) -> Result<Page<Entry>, FlowError> {
     let missing = || FlowError::NotFound("ledger entry for the cursor");
-    let Some(cursors) = request
-        .cursors()
-        .map(LedgerEntryId::parse)
-        .collect::<Option<Vec<_>>>()
-    else {
-        return Err(missing());
-    };
+    let overflow = || FlowError::Internal(format!("an entry of {raw_id} overflows"));
     let account = find(cx, reader, raw_id).await?;
-    let owner = &account.owner;
-    for cursor in &cursors {
-        let entry = cx.servicing.ledger_entry(owner, cursor).await?;
-        if entry.is_none_or(|e| e.account_id != account.id) {
-            return Err(missing());
+    let (anchor, newer) = request.page.anchor();
+    let from = match anchor {
+        None => LoanPage::Newest,
+        Some(cursor) => {
+            let cursor = LedgerEntryId::parse(cursor).ok_or_else(missing)?;
+            let at_ms = i64::try_from(cursor.created_ms()).map_err(|_| missing())?;
+            let candidates = cx.ledger.loan_posted_at(&account.id, at_ms).await?;
+            let found = candidates
+                .iter()
+                .find(|t| statement::entry_id(t.id(), t.at()) == cursor)
+                .ok_or_else(missing)?;
+            let id = found.id().to_owned();
+            if newer {
+                LoanPage::Newer { at_ms, id }
+            } else {
+                LoanPage::Older { at_ms, id }
+            }
         }
+    };
+    let fetched = cx
+        .ledger
+        .loan_posted(&account.id, &from, request.page.fetch())
+        .await?;
+    let mut entries = Vec::with_capacity(fetched.len());
+    for t in &fetched {
+        entries.extend(statement::entry(&account, t).ok_or_else(overflow)?);
     }
-    match cx
-        .servicing
-        .ledger_page(owner, &account.id, &request.page)
-        .await?
-    {
-        LedgerPage::Page(page) => Ok(page),
-        LedgerPage::UnknownCursor => Err(missing()),
-    }
+    Ok(request.page.page(entries))
 }

@@ -45,8 +45,8 @@ pub async fn refuse_overpayment(
     now: time::OffsetDateTime,
 ) -> Result<(), FlowError> {
     refuse_finished(account)?;
-    let entries = cx.servicing.ledger(&account.owner, &account.id).await?;
-    let balance = lendhub_domain::servicing::ledger::balance(account, &entries, now)
+    let transfers = cx.ledger.loan_transfers(&account.id).await?;
+    let balance = lendhub_domain::servicing::ledger::balance(account, &transfers, now)
         .ok_or_else(|| FlowError::Internal(format!("the balance of {} overflows", account.id)))?;
     if amount > balance.payoff {
         return Err(FlowError::Conflict(

@@ -12,7 +12,7 @@ use lendhub_domain::ledger::movements;
 use lendhub_domain::ledger::transfer::Transfer;
 use lendhub_domain::servicing::account::Account;
 use lendhub_domain::servicing::collection::{InLedger, Payment, PaymentStatus};
-use lendhub_domain::servicing::ledger::{Entry, balance};
+use lendhub_domain::servicing::ledger::interest_charged;
 use lendhub_store::{LedgerStore, LedgerWrite, StoreError, WriteSet};
 use time::OffsetDateTime;
 
@@ -33,8 +33,7 @@ pub(super) async fn follow(
     match (next.status, next.in_ledger.clone()) {
         (PaymentStatus::Processing | PaymentStatus::Paid, None) => {
             let account = account_of(cx, next).await?;
-            let entries = cx.servicing.ledger(&account.owner, &account.id).await?;
-            let mut loan = loan_ledger(cx.ledger.as_ref(), &account, &entries, now, &mut writes)
+            let mut loan = loan_ledger(cx.ledger.as_ref(), &account, now, &mut writes)
                 .await
                 .map_err(|e| match e {
                     Replay::Store(e) => FlowError::from(e),
@@ -46,7 +45,8 @@ pub(super) async fn follow(
             let id = format!("{}.{}", next.id, next.version);
             let pending = movements::collection(&id, &account.id, next.amount, &owed, now)
                 .map_err(internal)?
-                .known_at_bank_as(next.id.as_str());
+                .known_at_bank_as(next.id.as_str())
+                .for_payment(next.id.as_str());
             loan.apply(&pending).map_err(internal)?;
             writes.push(LedgerWrite::Post(pending.clone()));
             let posted = next.status == PaymentStatus::Paid;
@@ -108,24 +108,29 @@ fn refused(e: impl std::fmt::Display) -> Replay {
 }
 
 /// `account`'s part of the ledger, with the interest its terms have
-/// charged by `now` (by its servicing `entries`) posted (the accrual pushed
-/// onto `writes`), so a movement made next is set against what is owed
-/// today.
+/// charged by `now` posted (the accrual pushed onto `writes`), so a
+/// movement made next is set against what is owed today.
 pub async fn loan_ledger(
     ledger: &dyn LedgerStore,
     account: &Account,
-    entries: &[Entry],
     now: OffsetDateTime,
     writes: &mut WriteSet,
 ) -> Result<LoanLedger, Replay> {
-    let charged = balance(account, entries, now)
-        .ok_or(Replay::Overflow)?
-        .interest_charged;
     let transfers = ledger.loan_transfers(&account.id).await?;
+    let charged = interest_charged(account, &transfers, now).ok_or(Replay::Overflow)?;
     let mut loan = LoanLedger::of(&account.id, &transfers).map_err(refused)?;
     if let Some(accrual) = loan.accrual_to(charged, now).map_err(refused)? {
         loan.apply(&accrual).map_err(refused)?;
         writes.push(LedgerWrite::Post(accrual));
     }
     Ok(loan)
+}
+
+/// The transfers `writes` posts: what a review made before the commit must
+/// count with those already stored.
+pub(super) fn posted_by(writes: &WriteSet) -> impl Iterator<Item = &Transfer> {
+    writes.writes.iter().filter_map(|w| match w {
+        lendhub_store::Write::Ledger(LedgerWrite::Post(t)) => Some(t),
+        _ => None,
+    })
 }

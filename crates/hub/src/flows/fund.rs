@@ -27,7 +27,6 @@ use lendhub_domain::partner::credentials::Environment;
 use lendhub_domain::payout_rail::{Kind, Outcome, RailPayment, payee_account, reason};
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::servicing::account::Account;
-use lendhub_domain::servicing::ledger::Entry;
 use lendhub_store::{
     CommercialWrite, CommitError, EventWrite, LedgerWrite, LendingWrite, WriteSet,
 };
@@ -235,14 +234,10 @@ async fn book(
                     FlowError::Internal("a signed decision without an offer".to_owned())
                 })?;
             let owner = &funded.owner;
-            let drawdown = Entry::drawdown(
-                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64),
-                &account,
-                now,
-            )
-            .map_err(|e| FlowError::Internal(format!("{e:?}")))?;
+            let mut transfers = cx.ledger.loan_transfers(&account.id).await?;
+            transfers.push(posted.clone());
             let application_view = ApplicationView::new(&funded, &cx.links);
-            let account_view = AccountView::new(&account, std::slice::from_ref(&drawdown), now)?;
+            let account_view = AccountView::new(&account, &transfers, now)?;
             writes
                 .push(LendingWrite::UpdateApplication(funded.clone()))
                 // Its month is closed once it ends on the owner's clock.
@@ -253,7 +248,6 @@ async fn book(
                     version: 0,
                 }))
                 .push(LendingWrite::OpenAccount(account))
-                .push(LendingWrite::PostEntry(drawdown))
                 .push(LedgerWrite::Post(posted))
                 .push(EventWrite::InsertEvent(
                     event(owner, EventType::ApplicationFunded, &application_view, now)

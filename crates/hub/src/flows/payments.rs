@@ -7,7 +7,6 @@
 
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::servicing::collection::{FailureReason, Payment};
-use lendhub_domain::servicing::ledger::{Entry, EntryKind};
 use lendhub_store::{CommitError, EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
@@ -77,13 +76,13 @@ pub async fn collect_under_mandate(
 }
 
 /// Funds settled: paid (`payment.paid`), and the collection posted to the
-/// account's ledger in the same commit.
+/// ledger in the same commit, with the account reviewed against it.
 pub async fn settle(
     cx: &Context,
     payment: &Payment,
     now: OffsetDateTime,
 ) -> Result<bool, FlowError> {
-    let Ok(paid) = payment.settled(now) else {
+    let Ok(mut paid) = payment.settled(now) else {
         return Ok(false);
     };
     let Some(account) = cx
@@ -96,21 +95,13 @@ pub async fn settle(
             payment.id
         )));
     };
-    let collection = Entry::new(
-        lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64),
-        &account,
-        EntryKind::Collection,
-        payment.amount,
-        Some(payment.id.to_string()),
-        payment.reference.clone(),
-        now,
-    )
-    .map_err(|e| FlowError::Internal(format!("{e:?}")))?;
     // The account moves with the money: out of arrears, or settled.
-    let mut entries = cx.servicing.ledger(&account.owner, &account.id).await?;
-    entries.push(collection.clone());
-    let mut writes = crate::flows::review_account::writes_for_collection(&account, &entries, now)?;
-    writes.push(LendingWrite::PostEntry(collection));
+    let ledger = collection_ledger::follow(cx, &mut paid, now).await?;
+    let mut transfers = cx.ledger.loan_transfers(&account.id).await?;
+    transfers.extend(collection_ledger::posted_by(&ledger).cloned());
+    let mut writes =
+        crate::flows::review_account::writes_for_collection(&account, &transfers, now)?;
+    writes.writes.extend(ledger.writes);
     // The seed names the moment twice (`payment.paid` in the payments API,
     // `payment.settled` in the event catalogue): both are sent, in one
     // commit, with the same payment, so a subscription to either hears it.

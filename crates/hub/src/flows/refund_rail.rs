@@ -14,8 +14,7 @@ use lendhub_domain::lending::disbursement::State;
 use lendhub_domain::payout_rail::{Outcome, RailPayment, reason};
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::servicing::collection::Payment;
-use lendhub_domain::servicing::ledger::{Entry, EntryKind};
-use lendhub_store::{LedgerWrite, LendingWrite, WriteSet};
+use lendhub_store::{LedgerWrite, WriteSet};
 use time::OffsetDateTime;
 
 use super::FlowError;
@@ -127,6 +126,16 @@ async fn book(
                 let posted = hold
                     .post(format!("{}.settled", hold.id()), now)
                     .ok_or_else(|| internal("a refund's hold is not pending"))?;
+                // Owed again now the money has gone back: a settled account
+                // the refunded payment settled reopens (`account.updated`).
+                let account = cx
+                    .lending
+                    .hub_account(&payment.owner, &payment.account_id)
+                    .await?
+                    .ok_or_else(|| internal("no account"))?;
+                let mut transfers = cx.ledger.loan_transfers(&account.id).await?;
+                transfers.push(posted.clone());
+                writes = crate::flows::review_account::writes(&account, &transfers, now)?;
                 writes.push(LedgerWrite::Post(posted));
             }
             (paid, EventType::PaymentRefundPaid)
@@ -142,31 +151,6 @@ async fn book(
                     .ok_or_else(|| internal("a refund's hold is not pending"))?;
                 writes.push(LedgerWrite::Post(voided));
             }
-            // The servicing ledger took the refund as money owed again;
-            // it was not paid out, so the borrower is credited it back.
-            let account = cx
-                .lending
-                .hub_account(&payment.owner, &payment.account_id)
-                .await?
-                .ok_or_else(|| internal("no account"))?;
-            let back = Entry::new(
-                lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64),
-                &account,
-                EntryKind::Adjustment,
-                payment.amount,
-                Some(payment.id.to_string()),
-                Some(format!("refund returned: {why}")),
-                now,
-            )
-            .map_err(|e| FlowError::Internal(e.to_string()))?;
-            let mut entries = cx.servicing.ledger(&account.owner, &account.id).await?;
-            entries.push(back.clone());
-            writes = {
-                let mut reviewed = crate::flows::review_account::writes(&account, &entries, now)?;
-                reviewed.writes.extend(writes.writes);
-                reviewed
-            };
-            writes.push(LendingWrite::PostEntry(back));
             tracing::info!(payment = %payment.id, reason = %why, "a refund was refused by the payer's bank");
             (failed, EventType::PaymentRefundFailed)
         }

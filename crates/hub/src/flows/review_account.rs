@@ -4,10 +4,11 @@
 //! collection clears it (in the commit that posts the collection). Each
 //! move emits `account.updated`, or `account.closed` when repaid in full.
 
+use lendhub_domain::ledger::transfer::Transfer;
 use lendhub_domain::money::Money;
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::servicing::account::{Account, Moved};
-use lendhub_domain::servicing::ledger::{self, Entry};
+use lendhub_domain::servicing::ledger;
 use lendhub_store::{CommitError, EventWrite, LendingWrite, WriteSet};
 use time::OffsetDateTime;
 
@@ -16,40 +17,40 @@ use crate::flows::Context;
 use crate::flows::events::event;
 use crate::views::account::AccountView;
 
-/// The writes that bring `account` in step with `entries` (its whole
-/// ledger, including any entry about to be posted) at `now`; none if
-/// nothing changes.
+/// The writes that bring `account` in step with `transfers` (every one of
+/// its loan's, including any about to be posted) at `now`; none if nothing
+/// changes.
 pub fn writes(
     account: &Account,
-    entries: &[Entry],
+    transfers: &[Transfer],
     now: OffsetDateTime,
 ) -> Result<WriteSet, FlowError> {
-    reviewed(account, entries, now, false)
+    reviewed(account, transfers, now, false)
 }
 
-/// `writes`, for a collection about to be posted (the last of `entries`):
+/// `writes`, for a collection about to be posted (among `transfers`):
 /// when it leaves the account in credit and moves no status, the credit is
 /// still announced (`account.updated`, whose balance shows `credit_pence`),
 /// so money paid beyond what was owed never arrives unseen.
 pub fn writes_for_collection(
     account: &Account,
-    entries: &[Entry],
+    transfers: &[Transfer],
     now: OffsetDateTime,
 ) -> Result<WriteSet, FlowError> {
-    let credit = ledger::balance(account, entries, now)
+    let credit = ledger::balance(account, transfers, now)
         .ok_or_else(|| FlowError::Internal(format!("the balance of {} overflows", account.id)))?
         .credit;
-    reviewed(account, entries, now, credit > Money::ZERO)
+    reviewed(account, transfers, now, credit > Money::ZERO)
 }
 
 fn reviewed(
     account: &Account,
-    entries: &[Entry],
+    transfers: &[Transfer],
     now: OffsetDateTime,
     announce: bool,
 ) -> Result<WriteSet, FlowError> {
     let mut writes = WriteSet::default();
-    let Some((next, moved)) = account.reviewed(entries, now) else {
+    let Some((next, moved)) = account.reviewed(transfers, now) else {
         return Err(FlowError::Internal(format!(
             "the balance of {} overflows",
             account.id
@@ -62,7 +63,7 @@ fn reviewed(
         None => None,
     };
     if let Some(kind) = kind {
-        let view = AccountView::new(&next, entries, now)?;
+        let view = AccountView::new(&next, transfers, now)?;
         let announced = event(&next.owner, kind, &view, now)?;
         writes.push(EventWrite::InsertEvent(announced));
     }
@@ -82,8 +83,8 @@ pub async fn review(
     account: &Account,
     now: OffsetDateTime,
 ) -> Result<bool, FlowError> {
-    let entries = cx.servicing.ledger(&account.owner, &account.id).await?;
-    let writes = writes(account, &entries, now)?;
+    let transfers = cx.ledger.loan_transfers(&account.id).await?;
+    let writes = writes(account, &transfers, now)?;
     if writes.writes.is_empty() {
         return Ok(false);
     }

@@ -44,8 +44,8 @@ pub async fn collect(
     let payoff = match account.status {
         AccountStatus::Settled | AccountStatus::Closed => None,
         _ => {
-            let entries = cx.servicing.ledger(owner, &account.id).await?;
-            lendhub_domain::servicing::ledger::balance(&account, &entries, now).map(|b| b.payoff)
+            let transfers = cx.ledger.loan_transfers(&account.id).await?;
+            lendhub_domain::servicing::ledger::balance(&account, &transfers, now).map(|b| b.payoff)
         }
     };
     let Some(amount) = payoff.and_then(|p| schedule.instalment_amount(n, p)) else {

@@ -52,17 +52,14 @@ pub async fn act(
     let acted = account
         .staff_act(act, by, note, now)
         .map_err(|e| StaffError::NotApplicable(e.to_string()))?;
-    let entries = store
-        .ledger(&account.owner, &account.id)
-        .await
-        .map_err(failed)?;
+    let mut transfers = store.loan_transfers(&account.id).await.map_err(failed)?;
     // Ending forbearance hands the account back to its ledger.
     let (next, kind) = match act {
         StaffAct::Forbear => (acted, EventType::AccountUpdated),
         StaffAct::WriteOff => (acted, EventType::AccountClosed),
         StaffAct::EndForbearance => {
             let (reviewed, _) = acted
-                .reviewed(&entries, now)
+                .reviewed(&transfers, now)
                 .ok_or_else(|| StaffError::Store(format!("the balance of {id} overflows")))?;
             (reviewed, EventType::AccountUpdated)
         }
@@ -71,7 +68,7 @@ pub async fn act(
     if act == StaffAct::WriteOff {
         // What the loan owes today (its interest posted to date), less
         // what collections in flight will take, is given up.
-        let loan = loan_ledger(store, &account, &entries, now, &mut writes)
+        let loan = loan_ledger(store, &account, now, &mut writes)
             .await
             .map_err(|e| StaffError::Store(e.to_string()))?;
         let owed = loan
@@ -84,8 +81,9 @@ pub async fn act(
             writes.push(LedgerWrite::Post(written_off));
         }
     }
+    transfers.extend(crate::flows::collection_ledger::posted_by(&writes).cloned());
     let view =
-        AccountView::new(&next, &entries, now).map_err(|e| StaffError::Store(e.to_string()))?;
+        AccountView::new(&next, &transfers, now).map_err(|e| StaffError::Store(e.to_string()))?;
     let announced =
         event(&next.owner, kind, &view, now).map_err(|e| StaffError::Store(e.to_string()))?;
     writes

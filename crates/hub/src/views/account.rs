@@ -2,9 +2,11 @@
 //! instalments and ledger entries.
 
 use lendhub_domain::ids::HubId;
+use lendhub_domain::ledger::transfer::Transfer;
 use lendhub_domain::servicing::account::Account;
 use lendhub_domain::servicing::ledger;
-use lendhub_domain::servicing::ledger::{Entry, Instalment};
+use lendhub_domain::servicing::ledger::Instalment;
+use lendhub_domain::servicing::statement::Entry;
 use lendhub_domain::tenant::TenantKind;
 use serde::Serialize;
 use time::OffsetDateTime;
@@ -90,10 +92,10 @@ pub struct AccountView {
 impl BalanceView {
     pub fn new(
         account: &Account,
-        entries: &[Entry],
+        transfers: &[Transfer],
         now: OffsetDateTime,
     ) -> Result<Self, BalanceOverflow> {
-        let b = ledger::balance(account, entries, now)
+        let b = ledger::balance(account, transfers, now)
             .ok_or_else(|| BalanceOverflow(account.id.to_string()))?;
         Ok(Self {
             principal_outstanding_pence: b.principal_outstanding.as_pence(),
@@ -106,10 +108,11 @@ impl BalanceView {
 }
 
 impl AccountView {
-    /// The account with its balance at `now` from `entries`, its ledger.
+    /// The account with its balance at `now` from `transfers`, every one
+    /// of its loan's in the ledger.
     pub fn new(
         a: &Account,
-        entries: &[Entry],
+        transfers: &[Transfer],
         now: OffsetDateTime,
     ) -> Result<Self, BalanceOverflow> {
         Ok(Self {
@@ -127,7 +130,7 @@ impl AccountView {
             monthly_repayment_pence: a.terms.monthly_repayment_pence.as_pence(),
             total_repayable_pence: a.terms.total_repayable_pence.as_pence(),
             disbursed_at: a.opened_at,
-            balance: BalanceView::new(a, entries, now)?,
+            balance: BalanceView::new(a, transfers, now)?,
             sub_account_id: a.sub_account_id.as_ref().map(ToString::to_string),
             partner_ref: a.partner_ref.clone(),
             application_id: a.application_id.as_str().to_owned(),
@@ -167,7 +170,8 @@ impl AccountView {
     }
 }
 
-/// One ledger entry (hub seed, Resources → Ledger entry).
+/// One ledger entry (hub seed, Resources → Ledger entry): a posted
+/// transfer of the double-entry ledger that touched the loan.
 #[derive(Serialize, ToSchema)]
 pub struct EntryView {
     #[schema(example = "txn_01KQ3V1Y2C8WZ3R5T6Y7X819D0")]
@@ -175,13 +179,15 @@ pub struct EntryView {
     #[schema(example = "ledger_entry")]
     object: &'static str,
     account_id: String,
-    /// collection, drawdown, refund or adjustment.
+    /// drawdown, interest, fee, collection, return, refund or write_off.
     #[serde(rename = "type")]
+    #[schema(example = "collection")]
     kind: &'static str,
-    /// Signed as the borrower sees it: drawdowns and refunds negative,
-    /// collections positive.
+    /// Signed as the borrower sees it: what they were lent, charged or
+    /// handed back negative (drawdown, interest, fee, return, refund);
+    /// what they paid or was given up positive (collection, write_off).
     amount_pence: i64,
-    /// The payment a collection or refund moved money by.
+    /// The payment a collection, return or refund moved money by.
     payment_id: Option<String>,
     description: Option<String>,
     #[serde(with = "time::serde::rfc3339")]

@@ -163,6 +163,11 @@ async fn an_overpayment_is_refused_up_front_and_a_racing_one_is_a_refundable_cre
     )
     .await;
     assert_eq!(r.status, 200, "{}", r.body);
+    // Owed again once the rail has paid the money back.
+    eventually_async("the refund is paid back", || async {
+        payment(&app, &key, &paid[1]).await["refund"]["status"] == "paid"
+    })
+    .await;
     let refunded = balance().await;
     assert_eq!(refunded["credit_pence"], 0, "{refunded}");
     assert_eq!(refunded["payoff_pence"], payoff - share, "{refunded}");

@@ -41,6 +41,17 @@ pub struct ReconciliationRun {
     pub report: Option<Report>,
 }
 
+/// Where a page of a loan's posted transfers starts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoanPage {
+    /// The newest.
+    Newest,
+    /// Older than the transfer made at `at_ms` with id `id`.
+    Older { at_ms: i64, id: String },
+    /// Newer than the transfer made at `at_ms` with id `id`.
+    Newer { at_ms: i64, id: String },
+}
+
 /// A ledger account's running totals.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AccountTotals {
@@ -66,6 +77,23 @@ pub trait LedgerStore: Send + Sync {
 
     /// Every transfer touching one of `loan`'s accounts, oldest first.
     async fn loan_transfers(&self, loan: &AccountId) -> Result<Vec<Transfer>, StoreError>;
+
+    /// Up to `limit` of `loan`'s posted transfers (single or post) from
+    /// `from`, in the direction it reads: newest first, or oldest first
+    /// for `Newer`. Read from an index in that order, at any size.
+    async fn loan_posted(
+        &self,
+        loan: &AccountId,
+        from: &LoanPage,
+        limit: i64,
+    ) -> Result<Vec<Transfer>, StoreError>;
+
+    /// `loan`'s posted transfers made in the millisecond `at_ms`.
+    async fn loan_posted_at(
+        &self,
+        loan: &AccountId,
+        at_ms: i64,
+    ) -> Result<Vec<Transfer>, StoreError>;
 
     /// The transfers known at the bank by `end_to_end_id`, oldest first.
     async fn transfers_known_as(&self, end_to_end_id: &str) -> Result<Vec<Transfer>, StoreError>;

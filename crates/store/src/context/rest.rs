@@ -7,8 +7,8 @@
 use async_trait::async_trait;
 use lendhub_domain::billing::statement;
 use lendhub_domain::ids::{
-    AccountId, ApplicationId, BankConnectionId, DecisionId, LedgerEntryId, MandateId,
-    MarketplaceAppId, PaymentId, PayoutId, ScheduleId, StatementId, SubAccountId, VerificationId,
+    AccountId, ApplicationId, BankConnectionId, DecisionId, MandateId, MarketplaceAppId, PaymentId,
+    PayoutId, ScheduleId, StatementId, SubAccountId, VerificationId,
 };
 use lendhub_domain::lending::application::{Application, Decision, Status, UnderwritingAct};
 use lendhub_domain::lending::bank_connection::BankConnection;
@@ -20,7 +20,6 @@ use lendhub_domain::partner::sub_account::SubAccount;
 use lendhub_domain::payout_rail::RailPayment;
 use lendhub_domain::servicing::account::Account;
 use lendhub_domain::servicing::collection::Payment;
-use lendhub_domain::servicing::ledger::Entry;
 use lendhub_domain::servicing::mandate::Mandate;
 use lendhub_domain::servicing::schedule::Schedule;
 use lendhub_domain::tenant::Tenant;
@@ -238,13 +237,6 @@ pub struct DuePayment {
     pub clock_offset_ms: i64,
 }
 
-#[derive(Clone, Debug)]
-pub enum LedgerPage {
-    Page(Page<Entry>),
-    /// The cursor names no ledger entry of this owner.
-    UnknownCursor,
-}
-
 /// A page of an owner's decisions, newest first, optionally of one outcome
 /// and from an id floor (`decided_after`).
 #[derive(Clone, Debug, Default)]
@@ -295,8 +287,6 @@ pub enum LendingWrite {
     /// The servicing account a funded loan opens (one per application),
     /// in the commit that posts its drawdown.
     OpenAccount(Account),
-    /// A ledger entry: appended, never changed (the databases refuse it).
-    PostEntry(Entry),
     /// A reviewed account (`Account::reviewed`); `Conflict` unless it is
     /// still in status `from`.
     UpdateAccount {
@@ -466,14 +456,6 @@ pub trait ServicingStore: Send + Sync {
         query: &AccountQuery,
     ) -> Result<AccountPage, StoreError>;
 
-    /// A page of one account's ledger, newest first.
-    async fn ledger_page(
-        &self,
-        owner: &Tenant,
-        account_id: &AccountId,
-        page: &PageQuery,
-    ) -> Result<LedgerPage, StoreError>;
-
     async fn payment(&self, owner: &Tenant, id: &PaymentId) -> Result<Option<Payment>, StoreError>;
 
     /// Any partner's payment: the hosted pay page's, whose link names only
@@ -503,20 +485,6 @@ pub trait ServicingStore: Send + Sync {
         service_now_ms: i64,
         limit: u32,
     ) -> Result<Vec<DueAccount>, StoreError>;
-
-    /// One ledger entry of the owner's.
-    async fn ledger_entry(
-        &self,
-        owner: &Tenant,
-        id: &LedgerEntryId,
-    ) -> Result<Option<Entry>, StoreError>;
-
-    /// One account's whole ledger, in posting order.
-    async fn ledger(
-        &self,
-        owner: &Tenant,
-        account_id: &AccountId,
-    ) -> Result<Vec<Entry>, StoreError>;
 
     /// A borrowing company's accounts in one environment, whoever
     /// introduced them (`Account::borrower`): a person's own.

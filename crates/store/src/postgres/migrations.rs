@@ -278,6 +278,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "operator_sessions",
         include_str!("../../migrations/postgres/0057_operator_sessions.sql"),
     ),
+    (
+        58,
+        "ledger_loans",
+        include_str!("../../migrations/postgres/0058_ledger_loans.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

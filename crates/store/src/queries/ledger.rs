@@ -2,7 +2,7 @@
 //! totals as of a moment, and one transfer's JSON body.
 
 use async_trait::async_trait;
-use lendhub_domain::ids::AccountId;
+use lendhub_domain::ids::{AccountId, HubId};
 use lendhub_domain::ledger::book::Totals;
 use lendhub_domain::ledger::chart::LedgerAccount;
 use lendhub_domain::ledger::reconciliation::Item;
@@ -62,10 +62,44 @@ impl<B: Backend> LedgerStore for B {
     }
 
     async fn loan_transfers(&self, loan: &AccountId) -> Result<Vec<Transfer>, StoreError> {
-        // `;` sorts just after `:`, so the range holds every `loan:{id}:…`.
-        let (from, to) = (format!("loan:{loan}:"), format!("loan:{loan};"));
-        self.all(sql::LOAN_TRANSFERS, &params![&from, &to], |r| r.json(0))
+        self.all(sql::LOAN_TRANSFERS, &params![loan.as_str()], |r| r.json(0))
             .await
+    }
+
+    async fn loan_posted(
+        &self,
+        loan: &AccountId,
+        from: &LoanPage,
+        limit: i64,
+    ) -> Result<Vec<Transfer>, StoreError> {
+        let loan = loan.as_str();
+        match from {
+            LoanPage::Newest => {
+                self.all(sql::LOAN_POSTED_NEWEST, &params![loan, limit], |r| {
+                    r.json(0)
+                })
+                .await
+            }
+            LoanPage::Older { at_ms, id } => {
+                let params = params![loan, *at_ms, id.as_str(), limit];
+                self.all(sql::LOAN_POSTED_OLDER, &params, |r| r.json(0))
+                    .await
+            }
+            LoanPage::Newer { at_ms, id } => {
+                let params = params![loan, *at_ms, id.as_str(), limit];
+                self.all(sql::LOAN_POSTED_NEWER, &params, |r| r.json(0))
+                    .await
+            }
+        }
+    }
+
+    async fn loan_posted_at(
+        &self,
+        loan: &AccountId,
+        at_ms: i64,
+    ) -> Result<Vec<Transfer>, StoreError> {
+        let params = params![loan.as_str(), at_ms];
+        self.all(sql::LOAN_POSTED_AT, &params, |r| r.json(0)).await
     }
 
     async fn transfers_known_as(&self, end_to_end_id: &str) -> Result<Vec<Transfer>, StoreError> {

@@ -7,8 +7,8 @@ use async_trait::async_trait;
 use lendhub_domain::billing::statement::agreement::Agreement;
 use lendhub_domain::billing::statement::{Adjustment, Close, PayoutRecord, Statement};
 use lendhub_domain::ids::{
-    AccountId, ApplicationId, BankConnectionId, DecisionId, HubId, LedgerEntryId, MandateId,
-    MarketplaceAppId, PaymentId, PayoutId, ScheduleId, StatementId, SubAccountId, VerificationId,
+    AccountId, ApplicationId, BankConnectionId, DecisionId, HubId, MandateId, MarketplaceAppId,
+    PaymentId, PayoutId, ScheduleId, StatementId, SubAccountId, VerificationId,
 };
 use lendhub_domain::lending::application::{Application, Decision, UnderwritingAct};
 use lendhub_domain::lending::bank_connection::BankConnection;
@@ -19,7 +19,6 @@ use lendhub_domain::partner::sub_account::SubAccount;
 use lendhub_domain::payout_rail::RailPayment;
 use lendhub_domain::servicing::account::Account;
 use lendhub_domain::servicing::collection::Payment;
-use lendhub_domain::servicing::ledger::Entry;
 use lendhub_domain::servicing::mandate::Mandate;
 use lendhub_domain::servicing::schedule::Schedule;
 use lendhub_domain::tenant::Tenant;
@@ -312,28 +311,6 @@ impl<B: Backend> ServicingStore for B {
             .map_or(AccountPage::UnknownCursor, AccountPage::Page))
     }
 
-    async fn ledger_page(
-        &self,
-        owner: &Tenant,
-        account_id: &AccountId,
-        q: &PageQuery,
-    ) -> Result<LedgerPage, StoreError> {
-        let exists = sql::lending::ENTRY_EXISTS;
-        let filters = [Some(account_id.as_str())];
-        let page = page(
-            self,
-            &sql::LEDGER_ENTRIES,
-            exists,
-            owner.as_str(),
-            q,
-            &filters,
-            None,
-        );
-        Ok(page
-            .await?
-            .map_or(LedgerPage::UnknownCursor, LedgerPage::Page))
-    }
-
     async fn payment(&self, owner: &Tenant, id: &PaymentId) -> Result<Option<Payment>, StoreError> {
         body(self, sql::lending::PAYMENT, &params![id.as_str(), owner]).await
     }
@@ -381,23 +358,6 @@ impl<B: Backend> ServicingStore for B {
         limit: u32,
     ) -> Result<Vec<DueAccount>, StoreError> {
         due(self, sql::lending::DUE_ACCOUNTS, service_now_ms, limit).await
-    }
-
-    async fn ledger_entry(
-        &self,
-        owner: &Tenant,
-        id: &LedgerEntryId,
-    ) -> Result<Option<Entry>, StoreError> {
-        body(self, sql::lending::ENTRY, &params![id.as_str(), owner]).await
-    }
-
-    async fn ledger(
-        &self,
-        owner: &Tenant,
-        account_id: &AccountId,
-    ) -> Result<Vec<Entry>, StoreError> {
-        let params = params![owner, account_id.as_str()];
-        bodies(self, sql::lending::LEDGER, &params).await
     }
 
     async fn company_accounts(

@@ -292,6 +292,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "operator_sessions",
         include_str!("../../migrations/sqlite/0057_operator_sessions.sql"),
     ),
+    (
+        58,
+        "ledger_loans",
+        include_str!("../../migrations/sqlite/0058_ledger_loans.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

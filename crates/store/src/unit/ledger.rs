@@ -105,7 +105,8 @@ pub(super) fn plan(write: &LedgerWrite, d: &Dialect, unit: &mut Unit) -> Result<
             t.phase().closes(),
             unix_ms(t.at()),
             json(t)?,
-            t.reference()
+            t.reference(),
+            t.loan().map(ToString::to_string)
         ],
     );
     for (account, [pd, pc, nd, nc]) in deltas(t) {

@@ -293,19 +293,6 @@ pub(super) fn plan(write: &LendingWrite, d: &Dialect, unit: &mut Unit) -> Result
                 ],
             );
         }
-        LendingWrite::PostEntry(e) => unit.step(
-            sql::POST_ENTRY,
-            values![
-                e.id.as_str(),
-                e.owner.as_str(),
-                e.account_id.as_str(),
-                e.kind.as_str(),
-                e.amount.as_pence(),
-                e.payment_id.as_deref(),
-                unix_ms(e.posted_at),
-                json(e)?
-            ],
-        ),
         LendingWrite::MailApplicant(mail) => {
             unit.steps.push(crate::queries::identity::queue_mail(mail))
         }

@@ -44,7 +44,7 @@ pub async fn balance(
     Ok(Json(BalanceAnswer {
         object: "balance",
         account_id: id,
-        balance: BalanceView::new(&read.account, &read.entries, now)?,
+        balance: BalanceView::new(&read.account, &read.transfers, now)?,
         as_of: now,
     }))
 }

@@ -9,8 +9,10 @@ use crate::partner::rest::list_page::respond;
 use crate::partner::state::PartnerState;
 use crate::views::account::EntryView;
 
-/// An account's ledger, newest first, a page at a time. Entries are never
-/// changed or removed; corrections are adjustment entries. With a person's
+/// An account's statement, newest first, a page at a time: one entry per
+/// transfer of the double-entry ledger posted on the loan (drawdown,
+/// interest, fee, collection, return, refund, write_off), never changed or
+/// removed. With a person's
 /// identity-provider token (`accounts.read`), of an account of their own
 /// company's.
 #[utoipa::path(get, operation_id = "listAccountTransactions", path = "/accounts/{id}/transactions", tag = "accounts",

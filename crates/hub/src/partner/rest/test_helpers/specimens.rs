@@ -7,6 +7,9 @@
 
 use lendhub_domain::billing::statement::{self, PayoutRecord, Period, Statement, Terms};
 use lendhub_domain::ids::{AccountId, HubId, PaymentId, SubAccountId, WebhookEndpointId};
+use lendhub_domain::ledger::loan::LoanLedger;
+use lendhub_domain::ledger::movements;
+use lendhub_domain::ledger::transfer::Transfer;
 use lendhub_domain::lending::application::{self, Application, Decision, Request};
 use lendhub_domain::lending::kyc::{self, Verification};
 use lendhub_domain::lending::register::{self, RegisteredEntity};
@@ -16,7 +19,7 @@ use lendhub_domain::partner::sub_account::MASTER_SHARE_BPS;
 use lendhub_domain::sandbox::events::{ALL_EVENTS, EventType};
 use lendhub_domain::servicing::account::{Account, Moved};
 use lendhub_domain::servicing::collection::{FailureReason, NotNow, Payment};
-use lendhub_domain::servicing::ledger::{self, Entry, EntryKind};
+use lendhub_domain::servicing::ledger;
 use lendhub_domain::servicing::mandate::Mandate;
 use lendhub_domain::servicing::refund_payout::RefundPayout;
 use lendhub_domain::servicing::schedule::{Cadence, Schedule};
@@ -109,15 +112,13 @@ pub(super) fn object(
             now,
             ids,
         ),
-        AccountActivated | LoanFunded => {
-            account_object(&loan.account, std::slice::from_ref(&loan.drawdown), now)
-        }
+        AccountActivated | LoanFunded => account_object(&loan.account, &loan.drawdown, now),
         AccountUpdated => {
             let paid = payment(PaymentPaid, &loan.account, now, ids)?;
             collected(&loan, paid.amount, Some(&paid), None, now, ids)
         }
         AccountClosed => {
-            let payoff = ledger::balance(&loan.account, std::slice::from_ref(&loan.drawdown), now)
+            let payoff = ledger::balance(&loan.account, &loan.drawdown, now)
                 .ok_or("a balance out of range")?
                 .payoff;
             collected(&loan, payoff, None, Some(Moved::Settled), now, ids)
@@ -225,7 +226,8 @@ struct Loan {
     signed: Application,
     funded: Application,
     account: Account,
-    drawdown: Entry,
+    /// The drawdown held pending and posted (`disburse.rs`, `fund.rs`).
+    drawdown: Vec<Transfer>,
 }
 
 impl Loan {
@@ -272,7 +274,13 @@ impl Loan {
             now,
         )
         .ok_or("the sample company's offer was not approved")?;
-        let drawdown = Entry::drawdown(ids.next(), &account, now).map_err(|e| e.to_string())?;
+        let dsb = disbursement_id(&funded);
+        let held = movements::drawdown(&dsb, &account.id, account.principal(), now)
+            .map_err(|e| e.to_string())?;
+        let posted = held
+            .post(format!("{dsb}.settled"), now)
+            .ok_or("a drawdown not pending")?;
+        let drawdown = vec![held, posted];
         Ok(Self {
             created,
             submitted,
@@ -374,10 +382,10 @@ fn identity(
 
 fn account_object(
     account: &Account,
-    entries: &[Entry],
+    transfers: &[Transfer],
     now: OffsetDateTime,
 ) -> Result<Value, String> {
-    json(&AccountView::new(account, entries, now).map_err(|e| format!("{e:?}"))?)
+    json(&AccountView::new(account, transfers, now).map_err(|e| format!("{e:?}"))?)
 }
 
 /// The account after a collection of `amount` (by `paid`, if a payment),
@@ -391,17 +399,26 @@ fn collected(
     now: OffsetDateTime,
     ids: &mut Ids,
 ) -> Result<Value, String> {
-    let collection = Entry::new(
-        ids.next(),
-        &loan.account,
-        EntryKind::Collection,
+    let owed = LoanLedger::of(&loan.account.id, &loan.drawdown)
+        .map_err(|e| e.to_string())?
+        .available()
+        .ok_or("a balance out of range")?;
+    let payment: PaymentId = paid.map_or_else(|| ids.next(), |p| p.id.clone());
+    let held = movements::collection(
+        &format!("{payment}.1"),
+        &loan.account.id,
         amount,
-        paid.map(|p| p.id.to_string()),
-        paid.and_then(|p| p.reference.clone()),
+        &owed,
         now,
     )
-    .map_err(|e| e.to_string())?;
-    let entries = [loan.drawdown.clone(), collection];
+    .map_err(|e| e.to_string())?
+    .known_at_bank_as(payment.as_str())
+    .for_payment(payment.as_str());
+    let posted = held
+        .post(format!("{payment}.1.settled"), now)
+        .ok_or("a collection not pending")?;
+    let mut entries = loan.drawdown.clone();
+    entries.extend([held, posted]);
     let (reviewed, did) = loan
         .account
         .reviewed(&entries, now)
