@@ -527,6 +527,11 @@ pub fn request_path_queries() -> Vec<Query> {
         });
     }
     queries.push(query(
+        "a sub-account's failed payouts (a new payout account issues them again)",
+        sql::commercial::FAILED_PAYOUTS,
+        vec![OWNER, Value::Text("sub_01J00000000000000000000000")],
+    ));
+    queries.push(query(
         "a loan's statement entry (a cursor)",
         sql::ledger::LOAN_POSTED_AT,
         vec![LOAN, AT],

@@ -459,6 +459,12 @@ pub mod commercial {
          SET status = $3, due_at_ms = $4, version = $5, body = $6
          WHERE id = $1 AND version = $2";
     pub const PAYOUT: &str = "SELECT body FROM hub_payouts WHERE id = $1 AND owner = $2";
+    /// A sub-account's failed payouts: what a new payout account issues
+    /// again.
+    pub const FAILED_PAYOUTS: &str = "SELECT body FROM hub_payouts
+         WHERE owner = $1 AND sub_account_id = $2 AND status = 'failed' ORDER BY period";
+    pub const UPDATE_SUB_ACCOUNT: &str =
+        "UPDATE hub_sub_accounts SET body = $3 WHERE id = $1 AND owner = $2";
     pub const PAYOUT_EXISTS: &str = "SELECT 1 FROM hub_payouts WHERE id = $1 AND owner = $2";
     /// A month's payouts of an owner: the close voids those a new draft no
     /// longer has.

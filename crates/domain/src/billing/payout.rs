@@ -74,6 +74,34 @@ impl PayoutRecord {
     pub fn sending(&self) -> bool {
         matches!(self.rail, Some(State::Sending { .. }))
     }
+
+    /// The id the rail knows this issue by (its end-to-end id and duplicate
+    /// check, and the ledger's hold): the payout's own id, then `po_….2`,
+    /// `po_….3` for each issue after a failure, so a new issue is never
+    /// taken by the rail for a repeat of the one it refused.
+    pub fn end_to_end_id(&self) -> String {
+        match self.attempt {
+            0 => self.id.to_string(),
+            n => format!("{}.{}", self.id, n + 1),
+        }
+    }
+
+    /// A failed payout issued again at `now` (its sub-account's payout
+    /// account was changed): due at once, pending, under a new end-to-end
+    /// id. `None` unless it failed.
+    pub fn reissue(&self, now: OffsetDateTime) -> Option<Self> {
+        (self.status == PayoutStatus::Failed).then(|| Self {
+            status: PayoutStatus::Pending,
+            rail: Some(State::Due),
+            due_at: Some(now),
+            hold: None,
+            failure_reason: None,
+            paid_at: None,
+            version: self.version + 1,
+            attempt: self.attempt + 1,
+            ..self.clone()
+        })
+    }
 }
 
 #[cfg(test)]
@@ -102,7 +130,24 @@ mod tests {
             hold: None,
             failure_reason: None,
             version: 0,
+            attempt: 0,
         }
+    }
+
+    #[test]
+    fn a_failed_payout_is_issued_again_under_a_new_end_to_end_id() {
+        let due = due();
+        assert_eq!(due.end_to_end_id(), due.id.to_string());
+        assert_eq!(due.reissue(NOW), None, "only a failed payout");
+        let failed = due.unpayable("no_payout_account", NOW).unwrap();
+        let again = failed.reissue(NOW + Duration::days(3)).unwrap();
+        assert_eq!(again.status, PayoutStatus::Pending);
+        assert_eq!(again.failure_reason, None);
+        assert_eq!(again.version, failed.version + 1);
+        assert_eq!(again.end_to_end_id(), format!("{}.2", due.id));
+        assert!(again.end_to_end_id().len() <= 35, "ClearBank's limit");
+        let sent = again.claim(NOW + Duration::days(3)).unwrap();
+        assert!(sent.sending());
     }
 
     #[test]

@@ -655,6 +655,10 @@ pub struct PayoutRecord {
     /// the version it read.
     #[serde(default)]
     pub version: i64,
+    /// How many times it was issued again after failing (`reissue`): each
+    /// issue goes over the rail under an end-to-end id of its own.
+    #[serde(default)]
+    pub attempt: u32,
 }
 
 impl Statement {
@@ -687,6 +691,7 @@ impl Statement {
                 hold: None,
                 failure_reason: None,
                 version: 0,
+                attempt: 0,
             })
             .collect()
     }

@@ -143,6 +143,21 @@ pub fn check(request: &Request) -> Result<Checked, Vec<Problem>> {
     problems.finish(checked)
 }
 
+/// `POST /sub-accounts/{id}` as received: a new payout account (required).
+pub fn check_payout_account(
+    request: Option<&AccountRequest>,
+) -> Result<PayoutAccount, Vec<Problem>> {
+    let mut problems = Problems::new();
+    let account = match request {
+        Some(a) => payout_account(&mut problems, a),
+        None => {
+            problems.push("payout_account", "required");
+            None
+        }
+    };
+    problems.finish(account)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

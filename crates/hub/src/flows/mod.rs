@@ -31,6 +31,7 @@ pub mod pay_at_bank;
 pub mod payment_links;
 pub mod payment_sweep;
 pub mod payments;
+pub mod payout_account;
 pub mod reconcile;
 pub mod redecide;
 pub mod refund;

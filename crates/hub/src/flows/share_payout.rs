@@ -47,9 +47,10 @@ pub async fn send(
     now: OffsetDateTime,
 ) -> Result<bool, FlowError> {
     let rail = cx.rails.for_owner(&payout.owner);
+    let end_to_end_id = payout.end_to_end_id();
     let mut resend = true;
     if payout.sending() {
-        match rail.status(payout.id.as_str()).await.map_err(unavailable)? {
+        match rail.status(&end_to_end_id).await.map_err(unavailable)? {
             RailStatus::Ended(outcome) => return book(cx, payout, outcome, now).await,
             RailStatus::InProgress => resend = false,
             RailStatus::Unknown => {}
@@ -77,15 +78,16 @@ pub async fn send(
     };
     let mut writes = WriteSet::default();
     if claimed.hold.is_none() {
-        // First sent: the money is held from the lender's funding account,
-        // and the rail's webhook will find the payout by its id.
+        // First sent (in this issue): the money is held from the lender's
+        // funding account, and the rail's webhook will find the payout by
+        // the issue's end-to-end id.
         let amount = Money::pence(payout.gross_pence);
-        let hold = movements::payout(payout.id.as_str(), amount, now)
+        let hold = movements::payout(&end_to_end_id, amount, now)
             .map_err(internal)?
-            .known_at_bank_as(payout.id.as_str());
+            .known_at_bank_as(&end_to_end_id);
         writes.push(LedgerWrite::Post(hold.clone()));
         writes.push(LendingWrite::RecordRailPayment(RailPayment {
-            end_to_end_id: payout.id.to_string(),
+            end_to_end_id: end_to_end_id.clone(),
             owner: payout.owner.clone(),
             kind: Kind::Payout,
             subject_id: payout.id.to_string(),
@@ -104,7 +106,7 @@ pub async fn send(
     let reference = format!("REVSHARE {}", payout.period);
     let sent = rail
         .send(&Payout {
-            end_to_end_id: payout.id.as_str(),
+            end_to_end_id: &end_to_end_id,
             amount: Money::pence(payout.gross_pence),
             payee: &payee.sort_code_account_number,
             payee_name: &payee.name,
@@ -134,6 +136,10 @@ pub async fn answered(
     let Some(payout) = cx.commercial.payout(&sent.owner, &id).await? else {
         return Ok(false);
     };
+    if payout.end_to_end_id() != sent.end_to_end_id {
+        // An earlier issue's answer, come late: that issue already ended.
+        return Ok(false);
+    }
     let now = cx.now_for(&payout.owner).await?;
     book(cx, &payout, outcome, now).await
 }

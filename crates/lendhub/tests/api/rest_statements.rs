@@ -482,9 +482,12 @@ async fn sharing_partner(app: &App) -> (String, String) {
 /// closed), and one to a sub-account that named no account, each end
 /// `failed` with their reason and `payout.failed`, and the share stays
 /// owed on the ledger (revenue share payable); a sub-account's account
-/// that fails the modulus check is refused when it is given.
+/// that fails the modulus check is refused when it is given. A new payout
+/// account (`POST /sub-accounts/{id}`) issues both again, and both are
+/// paid.
 #[tokio::test]
-async fn a_payout_the_bank_refuses_or_that_has_nowhere_to_go_fails_and_stays_owed() {
+async fn a_payout_the_bank_refuses_or_that_has_nowhere_to_go_fails_stays_owed_and_is_paid_to_a_new_account()
+ {
     let app = rest_app().await;
     let (_, key) = sharing_partner(&app).await;
     let sub = |n: &'static str, account: Value| {
@@ -558,6 +561,47 @@ async fn a_payout_the_bank_refuses_or_that_has_nowhere_to_go_fails_and_stays_owe
         ledger_balance(&app, "lender:revenue_share_payable") - payable_before,
         owed,
         "neither payout left: both shares are still owed"
+    );
+
+    // A new payout account issues each failed payout again, paid at once.
+    let change = |sub_id: String, body: Value| {
+        let (app, key) = (&app, &key);
+        async move {
+            reply(
+                app.http
+                    .post(format!("{}{TEST}/sub-accounts/{sub_id}", app.hub))
+                    .bearer_auth(key)
+                    .json(&body)
+                    .send()
+                    .await
+                    .unwrap(),
+            )
+            .await
+        }
+    };
+    let r = change(closed.clone(), json!({})).await;
+    assert_hub_error(&r, 422, "validation_failed");
+    assert_eq!(
+        r.body["error"]["detail"][0],
+        json!({"field": "payout_account", "reason": "required"})
+    );
+    for sub_id in [&closed, &nowhere] {
+        let account =
+            json!({"name": "Broker Ltd", "sort_code": "04-00-04", "account_number": "10000010"});
+        let r = change(sub_id.clone(), json!({ "payout_account": account })).await;
+        assert_eq!(r.status, 200, "{}", r.body);
+        assert_eq!(r.body["payout_account"]["last4"], "0010", "{}", r.body);
+    }
+    for sub_id in [&closed, &nowhere] {
+        let paid = payout_ended(&app, &key, sub_id, "paid").await;
+        assert!(paid["paid_at"].is_string(), "{paid}");
+        assert_eq!(paid["failure_reason"], Value::Null);
+    }
+    assert_eq!(events_of(&app, &key, "payout.paid").await.len(), 2);
+    assert_eq!(
+        ledger_balance(&app, "lender:revenue_share_payable"),
+        payable_before,
+        "both shares paid out in the end"
     );
 }
 

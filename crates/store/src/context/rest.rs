@@ -67,6 +67,8 @@ pub enum CommercialWrite {
         agreed_at_ms: i64,
     },
     InsertSubAccount(SubAccount),
+    /// A sub-account as changed (its payout account).
+    UpdateSubAccount(SubAccount),
     /// With the application it introduces (one per application).
     InsertIntroduction(Introduction),
     InsertApp(marketplace::App),
@@ -647,4 +649,11 @@ pub trait CommercialStore: Send + Sync {
 
     /// Payouts due over the rail on their owner's clock, soonest first.
     async fn due_payouts(&self, now_ms: i64, limit: u32) -> Result<Vec<DuePayout>, StoreError>;
+
+    /// A sub-account's failed payouts, oldest period first.
+    async fn failed_payouts(
+        &self,
+        owner: &Tenant,
+        sub_account_id: &SubAccountId,
+    ) -> Result<Vec<statement::PayoutRecord>, StoreError>;
 }

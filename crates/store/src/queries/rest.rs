@@ -655,6 +655,15 @@ impl<B: Backend> CommercialStore for B {
         body(self, sql::commercial::PAYOUT, &params![id.as_str(), owner]).await
     }
 
+    async fn failed_payouts(
+        &self,
+        owner: &Tenant,
+        sub_account_id: &SubAccountId,
+    ) -> Result<Vec<PayoutRecord>, StoreError> {
+        let params = params![owner, sub_account_id.as_str()];
+        bodies(self, sql::commercial::FAILED_PAYOUTS, &params).await
+    }
+
     async fn due_payouts(&self, now_ms: i64, limit: u32) -> Result<Vec<DuePayout>, StoreError> {
         due(self, sql::commercial::DUE_PAYOUTS, now_ms, limit).await
     }

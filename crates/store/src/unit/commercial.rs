@@ -46,6 +46,10 @@ pub(super) fn plan(
                 json(s)?
             ],
         ),
+        CommercialWrite::UpdateSubAccount(s) => unit.step(
+            sql::UPDATE_SUB_ACCOUNT,
+            values![s.id.as_str(), s.owner.as_str(), json(s)?],
+        ),
         CommercialWrite::InsertIntroduction(i) => unit.step(
             sql::INSERT_INTRODUCTION,
             values![

@@ -78,7 +78,10 @@ pub fn api() -> OpenApiRouter<PartnerState> {
             sub_accounts::create::create,
             sub_accounts::list::list
         ))
-        .routes(routes!(sub_accounts::retrieve::retrieve))
+        .routes(routes!(
+            sub_accounts::retrieve::retrieve,
+            sub_accounts::update::update
+        ))
         .routes(routes!(introductions::list::list))
         .routes(routes!(marketplace::create_app::create_app))
         .routes(routes!(marketplace::retrieve_app::retrieve_app))

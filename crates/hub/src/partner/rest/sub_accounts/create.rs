@@ -50,6 +50,16 @@ pub struct PayoutAccountInput {
     account_number: Option<String>,
 }
 
+impl PayoutAccountInput {
+    pub(super) fn request(&self) -> sub_account::AccountRequest {
+        sub_account::AccountRequest {
+            name: self.name.clone(),
+            sort_code: self.sort_code.clone(),
+            account_number: self.account_number.clone(),
+        }
+    }
+}
+
 /// Add a sub-account (beta): a distribution partner of yours. Name it in an
 /// application's `introduction_id` to attribute the deal to it.
 #[utoipa::path(post, operation_id = "createSubAccount", path = "/sub-accounts", tag = "sub-accounts",
@@ -78,13 +88,10 @@ pub async fn create(
             let checked = sub_account::check(&sub_account::Request {
                 name: input.name.clone(),
                 revenue_share_bps: input.revenue_share_bps.clone(),
-                payout_account: input.payout_account.as_ref().map(|a| {
-                    sub_account::AccountRequest {
-                        name: a.name.clone(),
-                        sort_code: a.sort_code.clone(),
-                        account_number: a.account_number.clone(),
-                    }
-                }),
+                payout_account: input
+                    .payout_account
+                    .as_ref()
+                    .map(PayoutAccountInput::request),
             })?;
             let id: SubAccountId =
                 lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);

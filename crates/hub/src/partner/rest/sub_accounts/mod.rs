@@ -7,3 +7,4 @@
 pub mod create;
 pub mod list;
 pub mod retrieve;
+pub mod update;
