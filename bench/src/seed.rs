@@ -12,7 +12,7 @@ use lendhub_domain::sandbox::events::{Event, HUB_API_VERSION, Publisher};
 use lendhub_domain::tenant::Tenant;
 use lendhub_store::postgres::{PgOptions, PgStore};
 use lendhub_store::sqlite::SqliteStore;
-use lendhub_store::{EventWrite, SandboxWrite, Store, WriteSet};
+use lendhub_store::{EventWrite, LedgerWrite, SandboxWrite, Store, Write, WriteSet};
 use time::OffsetDateTime;
 
 #[derive(clap::Args, Debug)]
@@ -193,11 +193,27 @@ pub(crate) async fn commit(store: &dyn Store, writes: &mut WriteSet) -> Result<(
     if writes.writes.is_empty() {
         return Ok(());
     }
-    let batch = std::mem::take(writes);
-    store
-        .commit(batch)
-        .await
-        .map_err(|e| anyhow::anyhow!("commit failed: {e:?}"))
+    // A post or void closes a pending transfer the store must already
+    // hold (as the rail's answer comes in a later commit than the send):
+    // the closes of a batch go in a commit after the rest.
+    let (closes, opens): (Vec<_>, Vec<_>) =
+        std::mem::take(&mut writes.writes).into_iter().partition(
+            |w| matches!(w, Write::Ledger(LedgerWrite::Post(t)) if t.phase().closes().is_some()),
+        );
+    let mut idempotency = writes.idempotency.take();
+    for batch in [opens, closes] {
+        if batch.is_empty() {
+            continue;
+        }
+        store
+            .commit(WriteSet {
+                writes: batch,
+                idempotency: idempotency.take(),
+            })
+            .await
+            .map_err(|e| anyhow::anyhow!("commit failed: {e:?}"))?;
+    }
+    Ok(())
 }
 
 fn rate(rows: u64, took: Duration) -> f64 {

@@ -128,60 +128,54 @@ pub struct Book {
 }
 
 impl Book {
-    /// Applies `transfer`; a refused one changes nothing.
+    /// Applies `transfer`; a refused one changes nothing. Every total it
+    /// moves is worked out before any is written, so applying costs what
+    /// the transfer touches, not what the book holds.
     pub fn apply(&mut self, transfer: &Transfer) -> Result<(), Refused> {
         if self.applied.contains(transfer.id()) {
             return Err(Refused::Repeated(transfer.id().to_owned()));
         }
-        let mut next = self.clone();
-        match transfer.phase() {
-            Phase::Single => next.add(Target::Posted, transfer)?,
+        let mut staged = Staged::default();
+        let closes = match transfer.phase() {
+            Phase::Single => {
+                staged.add(self, Target::Posted, transfer)?;
+                None
+            }
             Phase::Pending => {
-                next.add(Target::Pending, transfer)?;
-                next.open.insert(transfer.id().to_owned(), transfer.clone());
+                staged.add(self, Target::Pending, transfer)?;
+                None
             }
             Phase::Post { pending } | Phase::Void { pending } => {
-                let open = next
+                let open = self
                     .open
-                    .remove(pending)
+                    .get(pending)
                     .ok_or_else(|| Refused::NoSuchPending(transfer.id().to_owned()))?;
                 if open.postings() != transfer.postings() {
                     return Err(Refused::NotItsPending(transfer.id().to_owned()));
                 }
-                next.remove_pending(&open)?;
+                staged.remove_pending(self, open)?;
                 if matches!(transfer.phase(), Phase::Post { .. }) {
-                    next.add(Target::Posted, transfer)?;
+                    staged.add(self, Target::Posted, transfer)?;
                 }
+                Some(pending.clone())
             }
-        }
-        next.applied.insert(transfer.id().to_owned());
-        *self = next;
-        Ok(())
-    }
-
-    fn add(&mut self, target: Target, transfer: &Transfer) -> Result<(), Refused> {
-        let totals = match target {
-            Target::Posted => &mut self.posted,
-            Target::Pending => &mut self.pending,
         };
-        for p in transfer.postings() {
-            totals
-                .entry(p.account.clone())
-                .or_default()
-                .add(p.side, p.amount)
-                .ok_or(Refused::Overflow)?;
+        for ((target, account), totals) in staged.0 {
+            match target {
+                Target::Posted => self.posted.insert(account, totals),
+                Target::Pending => self.pending.insert(account, totals),
+            };
         }
-        Ok(())
-    }
-
-    fn remove_pending(&mut self, transfer: &Transfer) -> Result<(), Refused> {
-        for p in transfer.postings() {
-            self.pending
-                .entry(p.account.clone())
-                .or_default()
-                .remove(p.side, p.amount)
-                .ok_or(Refused::Overflow)?;
+        match closes {
+            Some(pending) => {
+                self.open.remove(&pending);
+            }
+            None if transfer.phase() == &Phase::Pending => {
+                self.open.insert(transfer.id().to_owned(), transfer.clone());
+            }
+            None => {}
         }
+        self.applied.insert(transfer.id().to_owned());
         Ok(())
     }
 
@@ -243,8 +237,41 @@ impl Book {
     }
 }
 
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Target {
     Posted,
     Pending,
+}
+
+/// The totals a transfer being applied moves, before they are written.
+#[derive(Default)]
+struct Staged(BTreeMap<(Target, LedgerAccount), Totals>);
+
+impl Staged {
+    fn entry(&mut self, book: &Book, target: Target, account: &LedgerAccount) -> &mut Totals {
+        self.0
+            .entry((target, account.clone()))
+            .or_insert_with(|| match target {
+                Target::Posted => book.posted(account),
+                Target::Pending => book.pending(account),
+            })
+    }
+
+    fn add(&mut self, book: &Book, target: Target, transfer: &Transfer) -> Result<(), Refused> {
+        for p in transfer.postings() {
+            self.entry(book, target, &p.account)
+                .add(p.side, p.amount)
+                .ok_or(Refused::Overflow)?;
+        }
+        Ok(())
+    }
+
+    fn remove_pending(&mut self, book: &Book, transfer: &Transfer) -> Result<(), Refused> {
+        for p in transfer.postings() {
+            self.entry(book, Target::Pending, &p.account)
+                .remove(p.side, p.amount)
+                .ok_or(Refused::Overflow)?;
+        }
+        Ok(())
+    }
 }
