@@ -564,22 +564,12 @@ async fn a_payout_the_bank_refuses_or_that_has_nowhere_to_go_fails_stays_owed_an
     );
 
     // A new payout account issues each failed payout again, paid at once.
-    let change = |sub_id: String, body: Value| {
+    let change = |sub_id: &str, body: Value| {
+        let path = format!("{TEST}/sub-accounts/{sub_id}");
         let (app, key) = (&app, &key);
-        async move {
-            reply(
-                app.http
-                    .post(format!("{}{TEST}/sub-accounts/{sub_id}", app.hub))
-                    .bearer_auth(key)
-                    .json(&body)
-                    .send()
-                    .await
-                    .unwrap(),
-            )
-            .await
-        }
+        async move { crate::rest_tier::rest_post(app, &path, key, body).await }
     };
-    let r = change(closed.clone(), json!({})).await;
+    let r = change(&closed, json!({})).await;
     assert_hub_error(&r, 422, "validation_failed");
     assert_eq!(
         r.body["error"]["detail"][0],
@@ -588,7 +578,7 @@ async fn a_payout_the_bank_refuses_or_that_has_nowhere_to_go_fails_stays_owed_an
     for sub_id in [&closed, &nowhere] {
         let account =
             json!({"name": "Broker Ltd", "sort_code": "04-00-04", "account_number": "10000010"});
-        let r = change(sub_id.clone(), json!({ "payout_account": account })).await;
+        let r = change(sub_id, json!({ "payout_account": account })).await;
         assert_eq!(r.status, 200, "{}", r.body);
         assert_eq!(r.body["payout_account"]["last4"], "0010", "{}", r.body);
     }
