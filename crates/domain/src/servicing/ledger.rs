@@ -81,9 +81,12 @@ pub struct Balance {
 /// rail. A pending transfer has not moved money yet; a voided one never
 /// will.
 pub(crate) fn posted(transfers: &[Transfer]) -> impl Iterator<Item = &Transfer> {
-    transfers
-        .iter()
-        .filter(|t| matches!(t.phase(), Phase::Single | Phase::Post { .. }))
+    transfers.iter().filter(|t| is_posted(t))
+}
+
+/// Whether `transfer` counts in a balance (see `posted`).
+pub(crate) fn is_posted(transfer: &Transfer) -> bool {
+    matches!(transfer.phase(), Phase::Single | Phase::Post { .. })
 }
 
 /// What `transfer` moves on `loan`'s accounts as the borrower sees it:

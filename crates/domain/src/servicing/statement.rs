@@ -13,7 +13,7 @@ use crate::ids::{AccountId, HubId, LedgerEntryId};
 use crate::ledger::transfer::{Movement, Transfer};
 use crate::money::Money;
 use crate::servicing::account::Account;
-use crate::servicing::ledger::{borrower_amount, posted};
+use crate::servicing::ledger::{borrower_amount, is_posted};
 
 /// What moved, as the statement names it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -104,7 +104,7 @@ pub fn entry_id(transfer: &str, at: OffsetDateTime) -> LedgerEntryId {
 /// loan), newest first; `None` on arithmetic overflow.
 pub fn statement(account: &Account, transfers: &[Transfer]) -> Option<Vec<Entry>> {
     let mut entries = Vec::new();
-    for t in posted(transfers) {
+    for t in transfers {
         entries.extend(entry(account, t)?);
     }
     entries.sort_by(|a, b| order(b).cmp(&order(a)));
@@ -121,7 +121,7 @@ fn order(e: &Entry) -> (i64, &str) {
 /// pending or voided one, or one that moves nothing the borrower owes or
 /// holds; `None` on arithmetic overflow.
 pub fn entry(account: &Account, t: &Transfer) -> Option<Option<Entry>> {
-    if posted(std::slice::from_ref(t)).next().is_none() {
+    if !is_posted(t) {
         return Some(None);
     }
     let Some(kind) = EntryKind::of(t.movement()) else {

@@ -22,9 +22,10 @@ pub struct RefundPayment {
     reason: Option<String>,
 }
 
-/// Refund a paid payment in full (the seed: full refunds only): `refunded`,
-/// a refund entry on the ledger (negative: the money goes back to the
-/// payer, so the borrower owes it again) and `payment.refunded`. Money
+/// Refund a paid payment in full (the seed: full refunds only): `refunded`
+/// and `payment.refunded`; the payout rail pays the money back to the payer,
+/// and once it has, the refund is on the account's statement (negative: the
+/// borrower owes it again). Money
 /// leaves the lender, so the request must be signed with one of your
 /// registered request-signing keys (docs/request-signing.md).
 #[utoipa::path(post, operation_id = "refundPayment", path = "/payments/{id}/refund", tag = "payments",
