@@ -459,10 +459,16 @@ pub mod commercial {
          SET status = $3, due_at_ms = $4, version = $5, body = $6
          WHERE id = $1 AND version = $2";
     pub const PAYOUT: &str = "SELECT body FROM hub_payouts WHERE id = $1 AND owner = $2";
-    /// A sub-account's failed payouts: what a new payout account issues
-    /// again.
+    /// A payee's failed payouts (a sub-account's, or under '' the
+    /// partner's own): what a new payout account issues again.
     pub const FAILED_PAYOUTS: &str = "SELECT body FROM hub_payouts
          WHERE owner = $1 AND sub_account_id = $2 AND status = 'failed' ORDER BY period";
+    pub const PARTNER_PAYOUT_ACCOUNT: &str =
+        "SELECT body FROM hub_partner_payout_accounts WHERE owner = $1";
+    pub const SET_PARTNER_PAYOUT_ACCOUNT: &str =
+        "INSERT INTO hub_partner_payout_accounts (owner, updated_at_ms, body) VALUES ($1, $2, $3)
+         ON CONFLICT (owner) DO UPDATE SET updated_at_ms = excluded.updated_at_ms,
+                                           body = excluded.body";
     pub const UPDATE_SUB_ACCOUNT: &str =
         "UPDATE hub_sub_accounts SET body = $3 WHERE id = $1 AND owner = $2";
     pub const PAYOUT_EXISTS: &str = "SELECT 1 FROM hub_payouts WHERE id = $1 AND owner = $2";

@@ -1,5 +1,5 @@
-//! A sub-account's payout on its way over the payout rail (issue #47
-//! item 4): due on its statement's pay date, claimed by a worker and sent
+//! A payout (a sub-account's, or the partner's own remittance) on its way
+//! over the payout rail (issue #47 item 4): due on its statement's pay date, claimed by a worker and sent
 //! under its own id (the rail's end-to-end id and duplicate check, so a
 //! resend after a crash is never a second payment), and ended only by the
 //! rail's word. Its states are the disbursement's outbox
@@ -119,7 +119,7 @@ mod tests {
         PayoutRecord {
             id: PayoutId::generate(1, 1),
             owner: Tenant::partner("client", false, None),
-            sub_account_id: SubAccountId::generate(1, 2),
+            sub_account_id: Some(SubAccountId::generate(1, 2)),
             period: "2027-03".into(),
             status: PayoutStatus::Pending,
             gross_pence: 12_345,

@@ -623,14 +623,16 @@ impl PayoutStatus {
     }
 }
 
-/// A sub-account's payout for a month (beta; seed: Payout). Once its
-/// statement is final it is money owed and goes out over the payout rail
-/// (`billing::payout`).
+/// A month's payout (beta; seed: Payout): a sub-account's, or the
+/// partner's own remittance when its statement is payable by the lender.
+/// Once its statement is final it is money owed and goes out over the
+/// payout rail (`billing::payout`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PayoutRecord {
     pub id: crate::ids::PayoutId,
     pub owner: Tenant,
-    pub sub_account_id: SubAccountId,
+    /// The sub-account paid; `None` for the partner's own remittance.
+    pub sub_account_id: Option<SubAccountId>,
     pub period: String,
     pub status: PayoutStatus,
     pub gross_pence: i64,
@@ -662,29 +664,26 @@ pub struct PayoutRecord {
 }
 
 impl Statement {
-    /// Its payouts as records: pending while it is a draft; once it is
-    /// finalized at `now`, due over the rail on its pay date.
+    /// Its payouts as records: each sub-account's, then the partner's own
+    /// remittance if the lender owes it the statement's payable. Pending
+    /// while it is a draft; once it is finalized at `now`, due over the
+    /// rail on its pay date.
     pub fn payout_records(&self, now: OffsetDateTime) -> Vec<PayoutRecord> {
         let finalized = self.status == Status::Finalized;
         let due_at = now.max(self.pay_date.midnight().assume_offset(now.offset()));
-        self.payouts
-            .iter()
-            .map(|p| PayoutRecord {
+        let record = |sub_account_id: Option<&SubAccountId>, gross_pence, introductions| {
+            let payee = sub_account_id.map_or("partner", SubAccountId::as_str);
+            PayoutRecord {
                 id: derived_id(
-                    &format!(
-                        "{}|{}|{}",
-                        self.owner.as_str(),
-                        p.sub_account_id,
-                        self.period
-                    ),
+                    &format!("{}|{payee}|{}", self.owner.as_str(), self.period),
                     Period::parse(&self.period),
                 ),
                 owner: self.owner.clone(),
-                sub_account_id: p.sub_account_id.clone(),
+                sub_account_id: sub_account_id.cloned(),
                 period: self.period.clone(),
                 status: PayoutStatus::Pending,
-                gross_pence: p.gross_pence,
-                introductions: p.introductions,
+                gross_pence,
+                introductions,
                 paid_at: None,
                 rail: finalized.then_some(crate::lending::disbursement::State::Due),
                 due_at: finalized.then_some(due_at),
@@ -692,8 +691,23 @@ impl Statement {
                 failure_reason: None,
                 version: 0,
                 attempt: 0,
-            })
-            .collect()
+            }
+        };
+        let mut records: Vec<PayoutRecord> = self
+            .payouts
+            .iter()
+            .map(|p| record(Some(&p.sub_account_id), p.gross_pence, p.introductions))
+            .collect();
+        if self.payable_by == Payer::Lender && self.payable_pence > 0 {
+            // The partner's own share: of the loans that earned one.
+            let earning = self.lines.iter().filter(|l| l.amount_pence > 0).count();
+            records.push(record(
+                None,
+                self.payable_pence,
+                u32::try_from(earning).unwrap_or(u32::MAX),
+            ));
+        }
+        records
     }
 }
 

@@ -1,18 +1,20 @@
-//! A sub-account's revenue share paid over the payout rail (issue #47
-//! item 4), the outbox the disbursement and the refund use. Finalizing a
-//! month makes each payout owed (the ledger's revenue share payable) and
-//! due on the statement's pay date; the sweep claims it, holds the money
-//! pending in the ledger, records it under its own id (the rail's
-//! end-to-end id and duplicate check, so a resend after a crash is never a
-//! second payment) and sends it to the sub-account's payout account. Only
-//! the rail's word ends it: paid (`payout.paid`, the hold posted) or
-//! refused by the receiving bank (`payout.failed`, the hold voided, the
-//! share still owed). A sub-account with no payout account fails unsent.
+//! Revenue share paid over the payout rail (issue #47 item 4): each
+//! sub-account's payout and the partner's own remittance, through the
+//! outbox the disbursement and the refund use. Finalizing a month makes
+//! each payout owed (the ledger's revenue share payable) and due on the
+//! statement's pay date; the sweep claims it, holds the money pending in
+//! the ledger, records it under its own id (the rail's end-to-end id and
+//! duplicate check, so a resend after a crash is never a second payment)
+//! and sends it to the payee's account. Only the rail's word ends it: paid
+//! (`payout.paid`, the hold posted) or refused by the receiving bank
+//! (`payout.failed`, the hold voided, the share still owed). A payee with
+//! no payout account fails unsent.
 
 use lendhub_domain::billing::statement::PayoutRecord;
 use lendhub_domain::ids::{HubId, PayoutId};
 use lendhub_domain::ledger::movements;
 use lendhub_domain::money::Money;
+use lendhub_domain::partner::sub_account::PayoutAccount;
 use lendhub_domain::payout_rail::{Kind, Outcome, RailPayment, reason};
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_store::{
@@ -56,11 +58,7 @@ pub async fn send(
             RailStatus::Unknown => {}
         }
     }
-    let sub_account = cx
-        .commercial
-        .sub_account(&payout.owner, &payout.sub_account_id)
-        .await?;
-    let Some(payee) = sub_account.and_then(|s| s.payout_account) else {
+    let Some(payee) = payee(cx, payout).await? else {
         let Some(failed) = payout.unpayable(NO_PAYOUT_ACCOUNT, now) else {
             return Ok(false);
         };
@@ -121,6 +119,19 @@ pub async fn send(
             book(cx, &claimed, Outcome::Rejected { code, at: now }, now).await
         }
     }
+}
+
+/// Where `payout` is paid: its sub-account's payout account, or for the
+/// partner's own remittance the account the lender's operator recorded.
+async fn payee(cx: &Context, payout: &PayoutRecord) -> Result<Option<PayoutAccount>, FlowError> {
+    Ok(match &payout.sub_account_id {
+        Some(id) => cx
+            .commercial
+            .sub_account(&payout.owner, id)
+            .await?
+            .and_then(|s| s.payout_account),
+        None => cx.commercial.partner_payout_account(&payout.owner).await?,
+    })
 }
 
 /// The rail's word on the payout `sent` records, as its webhook (or the

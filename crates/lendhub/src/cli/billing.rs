@@ -1,6 +1,7 @@
-//! `lendhub billing terms set | show` and `lendhub billing close`: a
-//! partner's commercial terms (the integration fee, or the revenue share),
-//! and the month's close run by hand. The server closes each month by
+//! `lendhub billing terms set | show`, `payout-account`, `adjust` and
+//! `close`: a partner's commercial terms (the integration fee, or the
+//! revenue share), where its own share is remitted, corrections, and the
+//! month's close run by hand. The server closes each month by
 //! itself on its owner's clock (drafted when it ends, finalized on the 2nd
 //! working day of the next month); this command closes one again — a
 //! draft is recomputed, a finalized statement is only compared with what
@@ -10,10 +11,14 @@ use anyhow::bail;
 use clap::{Subcommand, ValueEnum};
 use lendhub_domain::billing::statement::{Period, STRATEGIC_MIN_BPS, Terms, agreement};
 use lendhub_domain::clock::Clock;
+use lendhub_domain::partner::sub_account::AccountRequest;
 use lendhub_domain::sandbox::test_clock::ClientClock;
+use lendhub_domain::tenant::Tenant;
+use lendhub_hub::flows::FlowError;
 use lendhub_hub::flows::agree_terms::agree;
 use lendhub_hub::flows::close_month::{CloseError, Closed, Ledgers, close};
-use lendhub_store::Store;
+use lendhub_hub::flows::payout_account::change_partners;
+use lendhub_store::{CommercialWrite, Store, Write};
 use lendhub_system::SystemClock;
 use serde_json::json;
 
@@ -47,6 +52,27 @@ pub enum BillingCommand {
         /// Why (shown on the statement and the invoice).
         #[arg(long)]
         reason: String,
+    },
+    /// Where a partner's own remittances are paid (its revenue share, on
+    /// each statement the lender pays): checked as a payment to it would
+    /// be (the modulus check), and its failed remittances sent again to
+    /// it. One JSON line.
+    PayoutAccount {
+        /// The partner's client id.
+        #[arg(long)]
+        client_id: String,
+        /// live or test.
+        #[arg(long)]
+        environment: String,
+        /// The account holder's name, as the bank holds it.
+        #[arg(long)]
+        name: String,
+        /// Six digits (hyphens allowed).
+        #[arg(long)]
+        sort_code: String,
+        /// Eight digits.
+        #[arg(long)]
+        account_number: String,
     },
     /// Close a month for every partner with loans funded in it: draft its
     /// statement, or finalize it from its invoice date. One JSON line per
@@ -200,6 +226,49 @@ async fn run(
             )
             .await?
         }
+        BillingCommand::PayoutAccount {
+            client_id,
+            environment,
+            name,
+            sort_code,
+            account_number,
+        } => {
+            let owner = Tenant::partner(&client_id, livemode(&environment)?, None);
+            if store.partner_client(&client_id).await?.is_none() {
+                bail!("no partner client {client_id}");
+            }
+            let request = AccountRequest {
+                name: Some(name),
+                sort_code: Some(sort_code),
+                account_number: Some(account_number),
+            };
+            let now = ClientClock::new(store.clock_offset(&owner).await?).now(SystemClock.now());
+            let (account, writes) = match change_partners(store, &owner, &request, now).await {
+                Ok(changed) => changed,
+                Err(FlowError::Validation(problems)) => {
+                    let why: Vec<String> = problems
+                        .iter()
+                        .map(|p| format!("{}: {}", p.field, p.reason))
+                        .collect();
+                    bail!("the payout account was refused ({})", why.join(", "))
+                }
+                Err(e) => return Err(e.into()),
+            };
+            let reissued: Vec<String> = writes
+                .writes
+                .iter()
+                .filter_map(|w| match w {
+                    Write::Commercial(CommercialWrite::MovePayout(p)) => Some(p.id.to_string()),
+                    _ => None,
+                })
+                .collect();
+            store.commit(writes).await?;
+            let line = json!({"partner": whose(&owner),
+                "payout_account": {"name": account.name, "sort_code": account.sort_code(),
+                                   "last4": account.last4()},
+                "reissued_payouts": reissued});
+            println!("{line}");
+        }
         BillingCommand::Close { period } => {
             let Some(period) = Period::parse(&period) else {
                 bail!("--period must be a month, YYYY-MM");
@@ -290,6 +359,15 @@ async fn waiting_close(
     Ok(store.waiting_close(owner, &key).await?)
 }
 
+/// `--environment`: whether the partner's live or test books.
+fn livemode(environment: &str) -> anyhow::Result<bool> {
+    match environment {
+        "live" => Ok(true),
+        "test" => Ok(false),
+        _ => bail!("--environment must be live or test"),
+    }
+}
+
 /// The largest correction one adjustment makes: ten billion pounds.
 const MAX_ADJUSTMENT_PENCE: i64 = 1_000_000_000_000;
 
@@ -302,13 +380,8 @@ async fn adjust(
     reason: &str,
 ) -> anyhow::Result<()> {
     use lendhub_domain::billing::statement::{Adjustment, Close, Status};
-    use lendhub_domain::tenant::Tenant;
-    use lendhub_store::{CommercialWrite, WriteSet};
-    let livemode = match environment {
-        "live" => true,
-        "test" => false,
-        _ => bail!("--environment must be live or test"),
-    };
+    use lendhub_store::WriteSet;
+    let livemode = livemode(environment)?;
     let Some(corrected) = Period::parse(corrects) else {
         bail!("--corrects must be a month, YYYY-MM");
     };

@@ -12,8 +12,8 @@ use serde_json::{Value, json};
 use time::Duration;
 
 use crate::partner::assert_hub_error;
-use crate::rest_tier::{api_key, rest_app, rest_get, rest_partner, rest_post as post};
-use crate::support::process::cli;
+use crate::rest_tier::{api_key, rest_app, rest_partner, rest_post as post};
+use crate::support::process::{cli, cli_refused};
 use crate::support::*;
 
 const SCOPES: &str = "applications.read applications.write decisions.read accounts.read \
@@ -27,6 +27,19 @@ pub(crate) async fn partner(app: &App) -> (String, String) {
         .unwrap()
         .to_owned();
     (client, key)
+}
+
+/// `GET path`, waiting out the project's rate limit: these tests poll for
+/// the rail's answers, and must not fail for polling fast.
+async fn get(app: &App, path: &str, key: Option<&str>) -> Reply {
+    loop {
+        let r = crate::rest_tier::rest_get(app, path, key).await;
+        if r.status != 429 {
+            return r;
+        }
+        let wait = r.body["error"]["retry_after_ms"].as_u64().unwrap_or(50);
+        tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
+    }
 }
 
 /// Moves the partner's test clock to `to` (RFC 3339), in hops of 390 days
@@ -87,7 +100,7 @@ async fn accepted(app: &App, key: &str, id: &str) -> Option<String> {
     assert_eq!(r.status, 200, "{}", r.body);
     app.advance(Duration::minutes(6));
     for _ in 0..200 {
-        let r = rest_get(app, &format!("{TEST}/applications/{id}"), Some(key)).await;
+        let r = get(app, &format!("{TEST}/applications/{id}"), Some(key)).await;
         if r.status == 429 {
             let wait = r.body["error"]["retry_after_ms"].as_u64().unwrap_or(100);
             tokio::time::sleep(std::time::Duration::from_millis(wait)).await;
@@ -118,7 +131,7 @@ pub(crate) async fn statement_of(app: &App, key: &str, period: &str, status: &st
 pub(crate) async fn statement_in(app: &App, key: &str, period: &str, statuses: &[&str]) -> Value {
     let mut last = Value::Null;
     for _ in 0..200 {
-        let r = rest_get(
+        let r = get(
             app,
             &format!("{TEST}/statements?period={period}"),
             Some(key),
@@ -141,7 +154,7 @@ pub(crate) async fn statement_in(app: &App, key: &str, period: &str, statuses: &
 }
 
 async fn events_of(app: &App, key: &str, kind: &str) -> Vec<Value> {
-    let r = rest_get(
+    let r = get(
         app,
         &format!("{TEST}/events?type={kind}&limit=100"),
         Some(key),
@@ -195,7 +208,7 @@ async fn a_month_is_drafted_when_it_ends_and_finalized_on_its_invoice_date() {
         let extra = json!({ "partner_ref": format!("merchant:{n}") });
         accounts.push(funded(&app, &key, 250_000, extra).await);
     }
-    let account = rest_get(
+    let account = get(
         &app,
         &format!("{TEST}/accounts/{}", accounts[0]),
         Some(&key),
@@ -264,7 +277,7 @@ async fn a_month_is_drafted_when_it_ends_and_finalized_on_its_invoice_date() {
     assert_eq!(accepted(&app, &key, &closed_bank).await, None, "rejected");
 
     // Nothing until the month is over.
-    let none = rest_get(&app, &format!("{TEST}/statements"), Some(&key)).await;
+    let none = get(&app, &format!("{TEST}/statements"), Some(&key)).await;
     assert_eq!(none.body["data"], json!([]), "{}", none.body);
     assert_eq!(close_lines(&app, &january)[0]["result"], "not_over");
 
@@ -345,10 +358,10 @@ async fn a_month_is_drafted_when_it_ends_and_finalized_on_its_invoice_date() {
     let finals = events_of(&app, &key, "invoice.finalized").await;
     assert_eq!(finals.len(), 1);
     assert_eq!(finals[0]["data"]["object"]["status"], "finalized");
-    let before = rest_get(&app, &format!("{TEST}/statements/{id}"), Some(&key)).await;
+    let before = get(&app, &format!("{TEST}/statements/{id}"), Some(&key)).await;
     let closed = close_lines(&app, &january);
     assert_eq!(closed[0]["result"], "unchanged", "{closed:?}");
-    let after = rest_get(&app, &format!("{TEST}/statements/{id}"), Some(&key)).await;
+    let after = get(&app, &format!("{TEST}/statements/{id}"), Some(&key)).await;
     assert_eq!(
         before.body.to_string(),
         after.body.to_string(),
@@ -394,7 +407,7 @@ async fn a_month_is_drafted_when_it_ends_and_finalized_on_its_invoice_date() {
         (&json!(3_200), &json!("lender")),
         "the credit is the lender's to pay"
     );
-    let january = rest_get(&app, &format!("{TEST}/statements/{id}"), Some(&key)).await;
+    let january = get(&app, &format!("{TEST}/statements/{id}"), Some(&key)).await;
     assert_eq!(
         january.body.to_string(),
         after.body.to_string(),
@@ -404,7 +417,7 @@ async fn a_month_is_drafted_when_it_ends_and_finalized_on_its_invoice_date() {
     // Yours only, with billing.read.
     let (_, other) = partner(&app).await;
     assert_hub_error(
-        &rest_get(&app, &format!("{TEST}/statements/{id}"), Some(&other)).await,
+        &get(&app, &format!("{TEST}/statements/{id}"), Some(&other)).await,
         404,
         "not_found",
     );
@@ -414,11 +427,11 @@ async fn a_month_is_drafted_when_it_ends_and_finalized_on_its_invoice_date() {
         .unwrap()
         .to_owned();
     assert_hub_error(
-        &rest_get(&app, &format!("{TEST}/statements"), Some(&reader)).await,
+        &get(&app, &format!("{TEST}/statements"), Some(&reader)).await,
         403,
         "insufficient_scope",
     );
-    let bad = rest_get(
+    let bad = get(
         &app,
         &format!("{TEST}/statements?period=2027-13"),
         Some(&key),
@@ -432,7 +445,7 @@ async fn a_month_is_drafted_when_it_ends_and_finalized_on_its_invoice_date() {
 async fn payout_ended(app: &App, key: &str, sub_id: &str, status: &str) -> Value {
     let mut last = Value::Null;
     for _ in 0..400 {
-        let listed = rest_get(
+        let listed = get(
             app,
             &format!("{TEST}/payouts?sub_account_id={sub_id}"),
             Some(key),
@@ -446,6 +459,54 @@ async fn payout_ended(app: &App, key: &str, sub_id: &str, status: &str) -> Value
         tokio::time::sleep(std::time::Duration::from_millis(25)).await;
     }
     panic!("the payout never became {status}: {last}");
+}
+
+/// The partner's own remittance for `period` (the payout with no
+/// sub-account), once it is `status`.
+async fn remittance_ended(app: &App, key: &str, period: &str, status: &str) -> Value {
+    let mut last = Value::Null;
+    for _ in 0..400 {
+        let listed = get(app, &format!("{TEST}/payouts"), Some(key)).await;
+        assert_eq!(listed.status, 200, "{}", listed.body);
+        let own: Vec<&Value> = listed.body["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|p| p["sub_account_id"].is_null() && p["period"] == period)
+            .collect();
+        assert!(own.len() <= 1, "one remittance a month: {own:?}");
+        if let Some(p) = own.first() {
+            last = (*p).clone();
+            if last["status"] == status {
+                return last;
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    panic!("the partner's remittance never became {status}: {last}");
+}
+
+/// The lender's operator records where `client`'s own (test) remittances
+/// are paid: the CLI's JSON line.
+fn remit_to(app: &App, client: &str, account_number: &str) -> Value {
+    serde_json::from_str(&cli(
+        &app._site,
+        &[
+            "billing",
+            "payout-account",
+            "--client-id",
+            client,
+            "--environment",
+            "test",
+            "--name",
+            "Partner Ltd",
+            "--sort-code",
+            "04-00-04",
+            "--account-number",
+            account_number,
+        ],
+    ))
+    .unwrap()
 }
 
 /// A ledger account's balance in the trial balance (0 if not listed).
@@ -479,17 +540,18 @@ async fn sharing_partner(app: &App) -> (String, String) {
 }
 
 /// A payout the receiving bank refuses (the sub-account's account is
-/// closed), and one to a sub-account that named no account, each end
+/// closed), one to a sub-account that named no account, and the partner's
+/// own remittance when the lender holds no account for it, each end
 /// `failed` with their reason and `payout.failed`, and the share stays
-/// owed on the ledger (revenue share payable); a sub-account's account
-/// that fails the modulus check is refused when it is given. A new payout
-/// account (`POST /sub-accounts/{id}`) issues both again, and both are
-/// paid.
+/// owed on the ledger (revenue share payable); an account that fails the
+/// modulus check is refused when it is given. A new payout account (`POST
+/// /sub-accounts/{id}`, or the operator's `billing payout-account` for the
+/// partner) issues each again, and each is paid.
 #[tokio::test]
 async fn a_payout_the_bank_refuses_or_that_has_nowhere_to_go_fails_stays_owed_and_is_paid_to_a_new_account()
  {
     let app = rest_app().await;
-    let (_, key) = sharing_partner(&app).await;
+    let (client, key) = sharing_partner(&app).await;
     let sub = |n: &'static str, account: Value| {
         let (app, key) = (&app, &key);
         async move {
@@ -552,15 +614,24 @@ async fn a_payout_the_bank_refuses_or_that_has_nowhere_to_go_fails_stays_owed_an
     assert_eq!(refused["paid_at"], Value::Null);
     let unsent = payout_ended(&app, &key, &nowhere, "failed").await;
     assert_eq!(unsent["failure_reason"], "no_payout_account", "{unsent}");
+    let own = remittance_ended(&app, &key, &march, "failed").await;
+    assert_eq!(own["failure_reason"], "no_payout_account", "{own}");
+    let statement = statement_of(&app, &key, &march, "finalized").await;
+    assert_eq!(statement["payable_by"], "lender");
+    assert_eq!(own["gross_pence"], statement["payable_pence"]);
+    assert_eq!(own["introductions"], 2);
     let failed = events_of(&app, &key, "payout.failed").await;
-    assert_eq!(failed.len(), 2);
+    assert_eq!(failed.len(), 3);
     assert!(events_of(&app, &key, "payout.paid").await.is_empty());
-    let owed = refused["gross_pence"].as_i64().unwrap() + unsent["gross_pence"].as_i64().unwrap();
-    assert!(owed > 0);
+    let owed = [&refused, &unsent, &own]
+        .iter()
+        .map(|p| p["gross_pence"].as_i64().unwrap())
+        .sum::<i64>();
+    assert!(owed > own["gross_pence"].as_i64().unwrap());
     assert_eq!(
         ledger_balance(&app, "lender:revenue_share_payable") - payable_before,
         owed,
-        "neither payout left: both shares are still owed"
+        "no payout left: every share is still owed"
     );
 
     // A new payout account issues each failed payout again, paid at once.
@@ -587,11 +658,40 @@ async fn a_payout_the_bank_refuses_or_that_has_nowhere_to_go_fails_stays_owed_an
         assert!(paid["paid_at"].is_string(), "{paid}");
         assert_eq!(paid["failure_reason"], Value::Null);
     }
-    assert_eq!(events_of(&app, &key, "payout.paid").await.len(), 2);
+    let refused = cli_refused(
+        &app._site,
+        &[
+            "billing",
+            "payout-account",
+            "--client-id",
+            &client,
+            "--environment",
+            "test",
+            "--name",
+            "Partner Ltd",
+            "--sort-code",
+            "040004",
+            "--account-number",
+            "10000011",
+        ],
+    );
+    assert!(
+        refused.contains("payout_account.account_number: modulus_check_failed"),
+        "{refused}"
+    );
+    let recorded = remit_to(&app, &client, "10000010");
+    assert_eq!(
+        recorded["payout_account"],
+        json!({"name": "Partner Ltd", "sort_code": "040004", "last4": "0010"})
+    );
+    assert_eq!(recorded["reissued_payouts"], json!([own["id"]]));
+    let own = remittance_ended(&app, &key, &march, "paid").await;
+    assert!(own["paid_at"].is_string(), "{own}");
+    assert_eq!(events_of(&app, &key, "payout.paid").await.len(), 3);
     assert_eq!(
         ledger_balance(&app, "lender:revenue_share_payable"),
         payable_before,
-        "both shares paid out in the end"
+        "every share paid out in the end"
     );
 }
 
@@ -616,6 +716,7 @@ async fn a_revenue_share_partner_is_paid_its_share_and_its_sub_account_a_payout(
     )
     .await;
     let sub_id = sub.body["id"].as_str().unwrap().to_owned();
+    remit_to(&app, &client, "10000010");
 
     // 500 k in March: the Embedded tier, 18 % of net margin.
     let year = year_ahead();
@@ -679,14 +780,25 @@ async fn a_revenue_share_partner_is_paid_its_share_and_its_sub_account_a_payout(
     assert_eq!(payout["introductions"], 1);
     assert!(payout["paid_at"].is_string());
     assert_eq!(payout["failure_reason"], Value::Null);
+    // The partner's own share, remitted the same way.
+    let own = remittance_ended(&app, &key, &march, "paid").await;
+    assert_eq!(own["gross_pence"], s["payable_pence"]);
+    assert_ne!(own["id"], payout["id"]);
     assert_eq!(
         ledger_balance(&app, "lender:revenue_share_payable"),
         0,
-        "the share the payout owed left the funding account"
+        "the shares the payouts owed left the funding account"
     );
     let paid = events_of(&app, &key, "payout.paid").await;
-    assert_eq!(paid.len(), 1);
-    assert_eq!(paid[0]["data"]["object"]["id"], payout["id"]);
+    assert_eq!(paid.len(), 2);
+    let mut paid_ids: Vec<&str> = paid
+        .iter()
+        .map(|e| e["data"]["object"]["id"].as_str().unwrap())
+        .collect();
+    paid_ids.sort_unstable();
+    let mut expected = vec![payout["id"].as_str().unwrap(), own["id"].as_str().unwrap()];
+    expected.sort_unstable();
+    assert_eq!(paid_ids, expected);
     let html = app
         .http
         .get(format!(
@@ -744,7 +856,7 @@ async fn a_revenue_share_partner_is_paid_its_share_and_its_sub_account_a_payout(
     let payouts_in = |status: &'static str| {
         let (app, key, sub_id, period) = (&app, &key, &sub_id, &period);
         async move {
-            let r = rest_get(
+            let r = get(
                 app,
                 &format!("{TEST}/payouts?sub_account_id={sub_id}"),
                 Some(key),
@@ -778,9 +890,22 @@ async fn a_revenue_share_partner_is_paid_its_share_and_its_sub_account_a_payout(
     assert_eq!(april["payable_pence"], 2 * 4_500);
     assert_eq!(payouts_in("void").await, 1);
     assert_eq!(payouts_in("pending").await, 0);
+    let april_payouts = get(&app, &format!("{TEST}/payouts"), Some(&key)).await;
+    let april_payouts: Vec<&Value> = april_payouts.body["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["period"] == period.as_str())
+        .collect();
+    assert_eq!(
+        april_payouts.len(),
+        2,
+        "the sub-account's and the partner's own"
+    );
+    assert!(april_payouts.iter().all(|p| p["status"] == "void"));
     assert_eq!(
         events_of(&app, &key, "payout.paid").await.len(),
-        1,
-        "March's only"
+        2,
+        "March's two only"
     );
 }

@@ -16,7 +16,7 @@ use lendhub_domain::lending::introduction::Introduction;
 use lendhub_domain::lending::journey::Journey;
 use lendhub_domain::lending::kyc::Verification;
 use lendhub_domain::marketplace;
-use lendhub_domain::partner::sub_account::SubAccount;
+use lendhub_domain::partner::sub_account::{PayoutAccount, SubAccount};
 use lendhub_domain::payout_rail::RailPayment;
 use lendhub_domain::servicing::account::Account;
 use lendhub_domain::servicing::collection::Payment;
@@ -69,6 +69,13 @@ pub enum CommercialWrite {
     InsertSubAccount(SubAccount),
     /// A sub-account as changed (its payout account).
     UpdateSubAccount(SubAccount),
+    /// Where the partner's own remittances are paid, in one environment,
+    /// from `at` (replacing any account before).
+    SetPartnerPayoutAccount {
+        owner: Tenant,
+        account: PayoutAccount,
+        at: time::OffsetDateTime,
+    },
     /// With the application it introduces (one per application).
     InsertIntroduction(Introduction),
     InsertApp(marketplace::App),
@@ -650,10 +657,18 @@ pub trait CommercialStore: Send + Sync {
     /// Payouts due over the rail on their owner's clock, soonest first.
     async fn due_payouts(&self, now_ms: i64, limit: u32) -> Result<Vec<DuePayout>, StoreError>;
 
-    /// A sub-account's failed payouts, oldest period first.
+    /// A payee's failed payouts, oldest period first: a sub-account's, or
+    /// (`None`) the partner's own remittances.
     async fn failed_payouts(
         &self,
         owner: &Tenant,
-        sub_account_id: &SubAccountId,
+        sub_account_id: Option<&SubAccountId>,
     ) -> Result<Vec<statement::PayoutRecord>, StoreError>;
+
+    /// Where the partner's own remittances are paid, if the lender's
+    /// operator has recorded it.
+    async fn partner_payout_account(
+        &self,
+        owner: &Tenant,
+    ) -> Result<Option<PayoutAccount>, StoreError>;
 }

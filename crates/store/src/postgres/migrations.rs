@@ -283,6 +283,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "ledger_loans",
         include_str!("../../migrations/postgres/0058_ledger_loans.sql"),
     ),
+    (
+        59,
+        "partner_payout_accounts",
+        include_str!("../../migrations/postgres/0059_partner_payout_accounts.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -15,7 +15,7 @@ use lendhub_domain::lending::bank_connection::BankConnection;
 use lendhub_domain::lending::journey::Journey;
 use lendhub_domain::lending::kyc::Verification;
 use lendhub_domain::marketplace::{App, Review, Signal};
-use lendhub_domain::partner::sub_account::SubAccount;
+use lendhub_domain::partner::sub_account::{PayoutAccount, SubAccount};
 use lendhub_domain::payout_rail::RailPayment;
 use lendhub_domain::servicing::account::Account;
 use lendhub_domain::servicing::collection::Payment;
@@ -658,10 +658,23 @@ impl<B: Backend> CommercialStore for B {
     async fn failed_payouts(
         &self,
         owner: &Tenant,
-        sub_account_id: &SubAccountId,
+        sub_account_id: Option<&SubAccountId>,
     ) -> Result<Vec<PayoutRecord>, StoreError> {
-        let params = params![owner, sub_account_id.as_str()];
+        let payee = crate::unit::commercial::payee(sub_account_id);
+        let params = params![owner, payee];
         bodies(self, sql::commercial::FAILED_PAYOUTS, &params).await
+    }
+
+    async fn partner_payout_account(
+        &self,
+        owner: &Tenant,
+    ) -> Result<Option<PayoutAccount>, StoreError> {
+        body(
+            self,
+            sql::commercial::PARTNER_PAYOUT_ACCOUNT,
+            &params![owner],
+        )
+        .await
     }
 
     async fn due_payouts(&self, now_ms: i64, limit: u32) -> Result<Vec<DuePayout>, StoreError> {

@@ -297,6 +297,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "ledger_loans",
         include_str!("../../migrations/sqlite/0058_ledger_loans.sql"),
     ),
+    (
+        59,
+        "partner_payout_accounts",
+        include_str!("../../migrations/sqlite/0059_partner_payout_accounts.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

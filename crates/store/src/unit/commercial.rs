@@ -3,7 +3,7 @@
 //! month's close on (rank 50), and a payout on the rail (rank 51).
 
 use lendhub_domain::clock::unix_ms;
-use lendhub_domain::ids::HubId;
+use lendhub_domain::ids::{HubId, SubAccountId};
 
 use super::{Check, Unit, json};
 use crate::error::StoreError;
@@ -17,6 +17,12 @@ const PAYOUT_AT: Lock = lock!("SELECT 1 FROM hub_payouts WHERE id = $1 AND versi
 /// The close, still at the version read.
 const CLOSE_AT: Lock =
     lock!("SELECT 1 FROM hub_billing_due WHERE owner = $1 AND period = $2 AND version = $3");
+
+/// The payee a payout is keyed by in its row: the sub-account's id, or ''
+/// for the partner's own remittance (one per owner and month either way).
+pub(crate) fn payee(sub_account_id: Option<&SubAccountId>) -> &str {
+    sub_account_id.map_or("", SubAccountId::as_str)
+}
 
 pub(super) fn plan(
     write: &CommercialWrite,
@@ -49,6 +55,10 @@ pub(super) fn plan(
         CommercialWrite::UpdateSubAccount(s) => unit.step(
             sql::UPDATE_SUB_ACCOUNT,
             values![s.id.as_str(), s.owner.as_str(), json(s)?],
+        ),
+        CommercialWrite::SetPartnerPayoutAccount { owner, account, at } => unit.step(
+            sql::SET_PARTNER_PAYOUT_ACCOUNT,
+            values![owner.as_str(), unix_ms(*at), json(account)?],
         ),
         CommercialWrite::InsertIntroduction(i) => unit.step(
             sql::INSERT_INTRODUCTION,
@@ -108,7 +118,7 @@ pub(super) fn plan(
             values![
                 p.id.as_str(),
                 p.owner.as_str(),
-                p.sub_account_id.as_str(),
+                payee(p.sub_account_id.as_ref()),
                 p.period.as_str(),
                 p.status.as_str(),
                 p.due_at.map(unix_ms),

@@ -38,7 +38,7 @@
 //! A new context that locks rows takes the next free range here.
 
 mod access;
-mod commercial;
+pub(crate) mod commercial;
 mod events;
 mod ledger;
 mod lending;

@@ -72,23 +72,8 @@ async fn agreements_are_kept_per_partner_in_month_order_one_per_month() {
 async fn a_finalized_statement_and_a_paid_payout_never_change() {
     let (store, _db) = store().await;
     let owner = partner("test");
-    let account = open_account(store.as_ref(), &owner, 1_700_000_000_000).await;
-    let sub = lendhub_domain::ids::SubAccountId::generate(1, 1);
-    let mut loan = loan_of(&account);
-    loan.sub_account_id = Some(sub.clone());
+    let (account, sub, mut draft) = shared_month(store.as_ref(), &owner).await;
     let period = Period::of(account.opened_at);
-    let terms = Terms::RevenueShare {
-        strategic_share_bps: 2_200,
-    };
-    let mut draft = statement::close(
-        &owner,
-        period,
-        &terms,
-        &[loan],
-        &|_| 500,
-        &WorkingDays::bundled(),
-    )
-    .unwrap();
     assert_eq!(draft.payouts.len(), 1);
     put(store.as_ref(), CommercialWrite::PutStatement(draft.clone()))
         .await
@@ -139,8 +124,8 @@ async fn a_finalized_statement_and_a_paid_payout_never_change() {
     let due_ms = lendhub_domain::clock::unix_ms(due.due_at.unwrap());
     assert!(store.due_payouts(due_ms - 1, 10).await.unwrap().is_empty());
     let found = store.due_payouts(due_ms, 10).await.unwrap();
-    assert_eq!(found.len(), 1);
-    assert_eq!(found[0].payout, due);
+    assert_eq!(found.len(), 2, "the sub-account's and the partner's own");
+    assert!(found.iter().any(|f| f.payout == due));
     let claimed = due.claim(due.due_at.unwrap()).unwrap();
     put(store.as_ref(), CommercialWrite::MovePayout(claimed.clone()))
         .await
@@ -155,17 +140,16 @@ async fn a_finalized_statement_and_a_paid_payout_never_change() {
     );
     assert_eq!(store.payout(&partner("live"), &due.id).await.unwrap(), None);
     let resend_ms = lendhub_domain::clock::unix_ms(claimed.due_at.unwrap());
-    assert_eq!(store.due_payouts(resend_ms, 10).await.unwrap().len(), 1);
+    assert_eq!(store.due_payouts(resend_ms, 10).await.unwrap().len(), 2);
     let paid = claimed.settle("txn-1", account.opened_at).unwrap();
     put(store.as_ref(), CommercialWrite::MovePayout(paid.clone()))
         .await
         .unwrap();
-    assert!(
-        store
-            .due_payouts(i64::MAX / 2, 10)
-            .await
-            .unwrap()
-            .is_empty()
+    let left = store.due_payouts(i64::MAX / 2, 10).await.unwrap();
+    assert_eq!(left.len(), 1);
+    assert_eq!(
+        left[0].payout.sub_account_id, None,
+        "the partner's own waits"
     );
     let mut pending = draft.payout_records(account.opened_at);
     pending[0].status = PayoutStatus::Pending;
@@ -222,6 +206,109 @@ async fn a_finalized_statement_and_a_paid_payout_never_change() {
         vec![owner.clone()]
     );
     assert_eq!(store.owner_accounts(&owner).await.unwrap(), vec![account]);
+}
+
+/// A revenue-share month of `owner`'s with one loan, introduced by a
+/// sub-account on 5 %: the account, the sub-account and its draft.
+async fn shared_month(
+    store: &dyn Store,
+    owner: &Tenant,
+) -> (
+    lendhub_domain::servicing::account::Account,
+    lendhub_domain::ids::SubAccountId,
+    statement::Statement,
+) {
+    let account = open_account(store, owner, 1_700_000_000_000).await;
+    let sub = lendhub_domain::ids::SubAccountId::generate(1, 1);
+    let mut loan = loan_of(&account);
+    loan.sub_account_id = Some(sub.clone());
+    let terms = Terms::RevenueShare {
+        strategic_share_bps: 2_200,
+    };
+    let draft = statement::close(
+        owner,
+        Period::of(account.opened_at),
+        &terms,
+        &[loan],
+        &|_| 500,
+        &WorkingDays::bundled(),
+    )
+    .unwrap();
+    (account, sub, draft)
+}
+
+/// The partner's own remittance is kept beside its sub-accounts' payouts
+/// (one a month), found among the failed by its payee, and paid to the
+/// account recorded for the partner in that environment.
+#[tokio::test]
+async fn a_partners_own_remittance_fails_without_an_account_and_is_found_again_by_its_payee() {
+    use lendhub_domain::partner::sub_account::PayoutAccount;
+    let (store, _db) = store().await;
+    let owner = partner("test");
+    let (account, sub, mut s) = shared_month(store.as_ref(), &owner).await;
+    s.status = Status::Finalized;
+    let at = account.opened_at;
+    for p in s.payout_records(at) {
+        put(store.as_ref(), CommercialWrite::PutPayout(p))
+            .await
+            .unwrap();
+    }
+    let records = s.payout_records(at);
+    let own = records.iter().find(|p| p.sub_account_id.is_none()).unwrap();
+    let theirs = records.iter().find(|p| p.sub_account_id.is_some()).unwrap();
+    for p in [own, theirs] {
+        let failed = p.unpayable("no_payout_account", at).unwrap();
+        put(store.as_ref(), CommercialWrite::MovePayout(failed))
+            .await
+            .unwrap();
+    }
+    let of = |payee: Option<&lendhub_domain::ids::SubAccountId>| {
+        let store = store.clone();
+        let owner = owner.clone();
+        let payee = payee.cloned();
+        async move {
+            store
+                .failed_payouts(&owner, payee.as_ref())
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|p| p.id)
+                .collect::<Vec<_>>()
+        }
+    };
+    assert_eq!(of(None).await, vec![own.id.clone()]);
+    assert_eq!(of(Some(&sub)).await, vec![theirs.id.clone()]);
+
+    assert_eq!(store.partner_payout_account(&owner).await.unwrap(), None);
+    let paid_at = |n: &str| PayoutAccount {
+        name: "Partner Ltd".into(),
+        sort_code_account_number: format!("040004{n}"),
+    };
+    for n in ["10000010", "12345678"] {
+        put(
+            store.as_ref(),
+            CommercialWrite::SetPartnerPayoutAccount {
+                owner: owner.clone(),
+                account: paid_at(n),
+                at,
+            },
+        )
+        .await
+        .unwrap();
+    }
+    assert_eq!(
+        store.partner_payout_account(&owner).await.unwrap(),
+        Some(paid_at("12345678")),
+        "the latest replaces the one before"
+    );
+    assert_eq!(
+        store
+            .partner_payout_account(&partner("live"))
+            .await
+            .unwrap(),
+        None,
+        "per environment"
+    );
 }
 
 /// The domain's loan of an account, as the hub's close reads it.

@@ -204,6 +204,44 @@ fn sub_accounts_are_paid_out_of_the_partners_share() {
     assert_eq!(s.payable_pence, share - s.payouts[0].gross_pence);
 }
 
+/// Finalized, the statement owes one payout per sub-account and, when the
+/// lender owes it the payable, one to the partner itself for exactly that;
+/// an invoice the partner pays owes the partner nothing.
+#[test]
+fn the_partners_own_share_is_paid_out_beside_its_sub_accounts() {
+    let start = NOV.start();
+    let mut introduced = loan(1, "A", start, start + Duration::days(1), 40_000);
+    introduced.sub_account_id = Some(SubAccountId::generate(1, 9));
+    let direct = loan(2, "B", start, start + Duration::days(2), 40_000);
+    let mut s = close_with(&SHARE, &[introduced, direct]);
+    s.status = Status::Finalized;
+    let now = s.pay_date.midnight().assume_utc();
+    let records = s.payout_records(now);
+    assert_eq!(records.len(), 2);
+    assert_eq!(
+        records[0].sub_account_id,
+        Some(SubAccountId::generate(1, 9))
+    );
+    assert_eq!(records[0].gross_pence, s.payouts[0].gross_pence);
+    let own = &records[1];
+    assert_eq!(own.sub_account_id, None);
+    assert_eq!((own.gross_pence, own.introductions), (s.payable_pence, 2));
+    assert_eq!(own.due_at, Some(now));
+    assert_ne!(own.id, records[0].id);
+    assert_eq!(
+        s.payout_records(now),
+        records,
+        "the same ids on every close"
+    );
+
+    let fee = close_with(
+        &FEE,
+        &[loan(3, "C", start, start + Duration::days(1), 10_000)],
+    );
+    assert_eq!(fee.payable_by, Payer::Partner);
+    assert!(fee.payout_records(now).is_empty());
+}
+
 #[test]
 fn only_the_months_loans_are_on_it() {
     let start = NOV.start();

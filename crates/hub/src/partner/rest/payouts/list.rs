@@ -12,7 +12,8 @@ use crate::partner::rest::list_page::respond;
 use crate::partner::state::PartnerState;
 use crate::views::payout::PayoutView;
 
-/// Payouts to your sub-accounts in this environment (beta), newest first.
+/// Payouts of revenue share in this environment (beta), newest first: to
+/// your sub-accounts, and your own remittances (`sub_account_id` null).
 #[utoipa::path(get, operation_id = "listPayouts", path = "/payouts", tag = "sub-accounts",
     security(("oauth2" = ["billing.read"]), ("api_key" = [])),
     params(("limit" = Option<u32>, Query, minimum = 1, maximum = 100, description = "default 20"),
