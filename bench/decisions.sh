@@ -82,6 +82,10 @@ log "decisions: $WORKERS applicants for ${DURATION} s"
     >"$RESULTS/decide.json"
 log "$(cat "$RESULTS/decide.json")"
 
+log "the decision engine alone, in the process"
+"$BENCH" score >"$RESULTS/score.json"
+log "$(cat "$RESULTS/score.json")"
+
 COMMAND="bench/decisions.sh"
 for var in DECISIONS_WORKERS DECISIONS_PARTNERS BENCH_DURATION BENCH_CONNECTIONS; do
     if [[ -n ${!var+set} ]]; then COMMAND="$var=${!var} $COMMAND"; fi

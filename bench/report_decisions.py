@@ -51,6 +51,7 @@ def hops(name):
 
 bare = load("bare")
 decide = load("decide")
+score = load("score")
 before, after = hops("metrics-before.txt"), hops("metrics-after.txt")
 decisions = decide.get("decisions", 0)
 per_s = decide.get("decisions_per_s", 0.0)
@@ -59,7 +60,7 @@ bare_rps = bare.get("throughput_rps", 0.0)
 hub_requests = 4
 
 lines = [
-    "# Decisions through open-banking account information (issue #46)",
+    "# Decisions through open-banking account information (issues #46, #48)",
     "",
     f"Produced by `{os.environ['COMMAND']}` on {cpu()}, {os.cpu_count()} CPUs, SQLite "
     f"(the default backend), the test environment with its embedded model servers "
@@ -90,6 +91,19 @@ if bare_rps:
     ]
 if decide.get("first_error"):
     lines += ["", f"First error: `{decide['first_error']}`"]
+if score:
+    ns = score["ns_per_decision"]
+    lines += [
+        "",
+        "## The credit model's cost (issue #48)",
+        "",
+        f"`lendhub-bench score` in the same run: the decision engine alone, in the process "
+        f"(the facts' features, {score['model']}'s score and contributions, the outcome, reasons "
+        f"and offer), over {score['iterations']:,} applications spread across the model's bins "
+        f"(outcomes {json.dumps(score['outcomes'])}): **{ns / 1000:.2f} µs a decision** "
+        f"(the issue's bound: 50 µs), {ns / 1e6 * per_s * 100:.3f} % of the decision path's time "
+        f"at its measured rate." if per_s else f"**{ns / 1000:.2f} µs a decision**.",
+    ]
 lines += [
     "",
     "## Each step, as the applicant and partner see it",

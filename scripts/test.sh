@@ -88,10 +88,11 @@ system_packages() {
 # The Python clients, in a virtualenv, and the MCP Inspector CLI, pinned,
 # into .tools/.
 client_packages() {
-    if ! "$TEST_PYTHON" -c 'import stripe, openapi_spec_validator, authlib, jwt, cryptography, requests, mcp, aiosmtpd, playwright, schemathesis, feedparser, selenium' 2>/dev/null; then
+    if ! "$TEST_PYTHON" -c 'import stripe, openapi_spec_validator, authlib, jwt, cryptography, requests, mcp, aiosmtpd, playwright, schemathesis, feedparser, selenium, numpy, sklearn' 2>/dev/null; then
         python3 -m venv "$venv"
         "$venv/bin/pip" install --quiet --disable-pip-version-check 'stripe>=10,<20' 'openapi-spec-validator>=0.7,<1' 'authlib>=1.3,<2' 'requests>=2.31,<3' 'PyJWT[crypto]>=2.8,<3' 'mcp>=1.9,<2' \
-            'aiosmtpd>=1.4,<2' 'playwright>=1.40,<2' 'schemathesis==4.32.5' 'feedparser>=6.0,<7' 'selenium>=4.15,<5'
+            'aiosmtpd>=1.4,<2' 'playwright>=1.40,<2' 'schemathesis==4.32.5' 'feedparser>=6.0,<7' 'selenium>=4.15,<5' \
+            'numpy==2.1.3' 'scikit-learn==1.5.2'
     fi
     if [[ ! -x $TEST_MCP_INSPECTOR ]]; then
         mkdir -p "$inspector"
@@ -134,6 +135,12 @@ if ! wait "$downloads"; then
     exit 1
 fi
 rm -f "$downloads_log"
+
+# The credit model (issue #48), trained again from its seed: the committed
+# model and card must be what training writes, and its holdout AUC must
+# hold. Pinned numpy and scikit-learn, one thread: the same bytes every run.
+phase "training the credit model again"
+"$TEST_PYTHON" scripts/credit_model.py --check
 
 # A throwaway cluster, stopped and removed however the run ends.
 pgdata=$(mktemp -d /tmp/lendhub-pg.XXXXXX)

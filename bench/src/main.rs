@@ -7,6 +7,7 @@ mod load;
 mod receive;
 mod report;
 mod scenarios;
+mod score;
 mod seed;
 mod seed_servicing;
 mod settle;
@@ -108,6 +109,9 @@ enum Command {
     /// The payout rail's settlement webhooks, as fast as the server books
     /// them.
     Settle(settle::SettleArgs),
+    /// The decision engine's cost in the process: features, the credit
+    /// model's score, outcome, reasons and offer.
+    Score(score::ScoreArgs),
 }
 
 fn main() -> ExitCode {
@@ -128,6 +132,7 @@ fn run(cli: &Cli) -> Result<()> {
         Some(Command::Receive(args)) => return receive::run(args),
         Some(Command::Decide(args)) => return decide::run(args),
         Some(Command::Settle(args)) => return settle::run(args),
+        Some(Command::Score(args)) => return score::run(args),
         None => {}
     }
     let config = load_config(cli)?;

@@ -287,16 +287,18 @@ fn signed(owner: &Tenant, n: u64, at: OffsetDateTime) -> Result<(Application, De
         1_000_000,
         12,
         CreditFile::synthetic("00000401"),
-        Some(Banking {
-            months: 12,
-            average_monthly_inflow_pence: 5_000_000,
-            average_monthly_outflow_pence: 3_000_000,
-        }),
+        Some(Banking::steady(12, 5_000_000, 3_000_000)),
         None,
         Signals::default(),
     );
     let (_, mut decided, decision) = application
-        .submit(DecisionId::generate(ms, random), facts, at)
+        .submit(
+            DecisionId::generate(ms, random),
+            facts,
+            lendhub_domain::credit_model::champion()
+                .ok_or_else(|| anyhow!("no credit model is bundled"))?,
+            at,
+        )
         .map_err(|e| anyhow!("deciding a bench application: {e:?}"))?;
     // Paid, as a connected account would be, to the model bank's `strong`.
     decided.payout_bank = Some("test_bank_strong".into());

@@ -7,6 +7,7 @@
 
 // The shared kernel.
 pub mod clock;
+pub mod credit_model;
 pub mod crypto;
 pub mod idempotency;
 pub mod ids;

@@ -170,37 +170,15 @@ pub struct SyntheticBanks;
 pub const TEST_BANKS: [(&str, Banking); 4] = [
     (
         "test_bank_strong",
-        Banking {
-            months: 12,
-            average_monthly_inflow_pence: 8_000_000,
-            average_monthly_outflow_pence: 5_000_000,
-        },
+        Banking::steady(12, 8_000_000, 5_000_000),
     ),
-    (
-        "test_bank_low",
-        Banking {
-            months: 12,
-            average_monthly_inflow_pence: 2_000_000,
-            average_monthly_outflow_pence: 1_950_000,
-        },
-    ),
-    (
-        "test_bank_thin",
-        Banking {
-            months: 2,
-            average_monthly_inflow_pence: 3_000_000,
-            average_monthly_outflow_pence: 2_000_000,
-        },
-    ),
+    ("test_bank_low", Banking::steady(12, 2_000_000, 1_950_000)),
+    ("test_bank_thin", Banking::steady(2, 3_000_000, 2_000_000)),
     // As strong as test_bank_strong, but the account has since been closed:
     // the disbursement is rejected (`account_closed`).
     (
         "test_bank_closed",
-        Banking {
-            months: 12,
-            average_monthly_inflow_pence: 8_000_000,
-            average_monthly_outflow_pence: 5_000_000,
-        },
+        Banking::steady(12, 8_000_000, 5_000_000),
     ),
 ];
 

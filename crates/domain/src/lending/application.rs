@@ -562,6 +562,7 @@ impl Application {
         &self,
         decision_id: DecisionId,
         facts: crate::lending::underwriting::Facts,
+        model: &crate::credit_model::Scorecard,
         now: OffsetDateTime,
     ) -> Result<(Self, Self, Decision), CannotSubmit> {
         if self.status != Status::Created {
@@ -573,7 +574,7 @@ impl Application {
         // Both are one change of the stored row (one version): `submitted`
         // is what the `application.submitted` event shows.
         let submitted = self.moved(Status::Submitted, now);
-        let verdict = crate::lending::underwriting::decide(&facts);
+        let verdict = crate::lending::underwriting::decide(&facts, model);
         let status = match verdict.outcome {
             crate::sandbox::decisioning::Outcome::Approved => Status::Approved,
             crate::sandbox::decisioning::Outcome::Declined => Status::Declined,
@@ -658,6 +659,7 @@ impl Application {
         &self,
         decision: &Decision,
         facts: crate::lending::underwriting::Facts,
+        model: &crate::credit_model::Scorecard,
         now: OffsetDateTime,
     ) -> Result<(Self, Decision), CannotChange> {
         if decision.locked() {
@@ -666,7 +668,7 @@ impl Application {
         if !matches!(self.status, Status::Approved | Status::InReview) {
             return Err(CannotChange::Closed(self.status));
         }
-        let verdict = crate::lending::underwriting::decide(&facts);
+        let verdict = crate::lending::underwriting::decide(&facts, model);
         Ok(self.settle(decision, verdict, Some(facts), now))
     }
 
@@ -1009,6 +1011,10 @@ mod tests {
         }
     }
 
+    fn model() -> &'static crate::credit_model::Scorecard {
+        crate::credit_model::champion().unwrap()
+    }
+
     fn approved() -> (Application, Decision) {
         let facts = crate::lending::underwriting::Facts::new(
             &register::synthetic("00000401").unwrap(),
@@ -1019,12 +1025,13 @@ mod tests {
                 months: 12,
                 average_monthly_inflow_pence: 5_000_000,
                 average_monthly_outflow_pence: 3_000_000,
+                ..Default::default()
             }),
             None,
             crate::lending::underwriting::Signals::default(),
         );
         let (_, decided, decision) = application()
-            .submit(DecisionId::generate(2, 2), facts, NOW)
+            .submit(DecisionId::generate(2, 2), facts, model(), NOW)
             .unwrap();
         assert_eq!(decided.status, Status::Approved);
         (decided, decision)
@@ -1048,7 +1055,7 @@ mod tests {
         );
         assert_eq!(
             accepted_app
-                .redecide(&accepted, accepted.facts.clone(), later)
+                .redecide(&accepted, accepted.facts.clone(), model(), later)
                 .map(|_| ()),
             Err(CannotChange::Locked)
         );
@@ -1111,7 +1118,7 @@ mod tests {
         let later = NOW + Duration::days(2);
         let mut thin = decision.facts.clone();
         thin.banking = None;
-        let (referred_app, referred) = app.redecide(&decision, thin, later).unwrap();
+        let (referred_app, referred) = app.redecide(&decision, thin, model(), later).unwrap();
         assert_eq!(referred_app.status, Status::InReview);
         assert_eq!(referred.id, decision.id);
         assert_eq!(referred.decided_at, later);
@@ -1122,7 +1129,7 @@ mod tests {
         };
         assert_eq!(
             declined
-                .redecide(&referred, referred.facts.clone(), later)
+                .redecide(&referred, referred.facts.clone(), model(), later)
                 .map(|_| ()),
             Err(CannotChange::Closed(Status::Declined))
         );

@@ -239,6 +239,7 @@ mod tests {
                 months: 12,
                 average_monthly_inflow_pence: 1,
                 average_monthly_outflow_pence: 1,
+                ..Default::default()
             },
         }
     }

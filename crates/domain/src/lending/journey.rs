@@ -511,6 +511,7 @@ mod tests {
                 months: 12,
                 average_monthly_inflow_pence: 1,
                 average_monthly_outflow_pence: 1,
+                ..Default::default()
             },
         };
         let j = j.bank_connected("04000410000010", shared, now);

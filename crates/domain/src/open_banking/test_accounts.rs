@@ -24,41 +24,25 @@ pub const TEST_ACCOUNTS: [TestAccount; 4] = [
         key: "strong",
         name: "Trading account – strong affordability",
         sort_code_account_number: "04000410000010",
-        banking: Banking {
-            months: 12,
-            average_monthly_inflow_pence: 8_000_000,
-            average_monthly_outflow_pence: 5_000_000,
-        },
+        banking: Banking::steady(12, 8_000_000, 5_000_000),
     },
     TestAccount {
         key: "low",
         name: "Trading account – low affordability",
         sort_code_account_number: "04000410000002",
-        banking: Banking {
-            months: 12,
-            average_monthly_inflow_pence: 2_000_000,
-            average_monthly_outflow_pence: 1_950_000,
-        },
+        banking: Banking::steady(12, 2_000_000, 1_950_000),
     },
     TestAccount {
         key: "thin",
         name: "New account – two months of history",
         sort_code_account_number: "04000410000036",
-        banking: Banking {
-            months: 2,
-            average_monthly_inflow_pence: 3_000_000,
-            average_monthly_outflow_pence: 2_000_000,
-        },
+        banking: Banking::steady(2, 3_000_000, 2_000_000),
     },
     TestAccount {
         key: "closed",
         name: "Trading account – since closed",
         sort_code_account_number: CLOSED,
-        banking: Banking {
-            months: 12,
-            average_monthly_inflow_pence: 8_000_000,
-            average_monthly_outflow_pence: 5_000_000,
-        },
+        banking: Banking::steady(12, 8_000_000, 5_000_000),
     },
 ];
 

@@ -174,8 +174,6 @@ impl AccountInformation for OpenBankingAis {
             transactions.extend(page.data.transaction);
             next = page.links.and_then(|l| l.next);
         }
-        let banking = ais::cash_flow(&transactions)
-            .map_err(|e| BankUnavailable(format!("{}'s transactions: {e}", c.name)))?;
         let balance_pence = balances
             .data
             .balance
@@ -189,6 +187,8 @@ impl AccountInformation for OpenBankingAis {
                     pence
                 })
             });
+        let banking = ais::cash_flow(&transactions, balance_pence)
+            .map_err(|e| BankUnavailable(format!("{}'s transactions: {e}", c.name)))?;
         Ok(ConnectedAccount {
             consent_id,
             payout: account

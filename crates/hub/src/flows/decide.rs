@@ -14,7 +14,7 @@ use time::OffsetDateTime;
 use crate::flows::Context;
 use crate::flows::error::FlowError;
 use crate::flows::events::event;
-use crate::flows::lending::company_and_credit;
+use crate::flows::lending::{champion, company_and_credit};
 use crate::views::application::ApplicationView;
 use crate::views::decision::DecisionView;
 
@@ -76,7 +76,7 @@ pub(crate) async fn decide(
     let decision_id: DecisionId =
         lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
     let (submitted, mut decided, decision) = application
-        .submit(decision_id, facts, now)
+        .submit(decision_id, facts, champion()?, now)
         .map_err(refused)?;
     decided.payout_bank = Some(payout_bank.to_owned());
     let render = |e: serde_json::Error| FlowError::Internal(e.to_string());

@@ -1,6 +1,7 @@
 //! Finding an application, a decision or a payment for its owner, what the engine
 //! reads afresh about a company, and why a change to a decision is refused.
 
+use lendhub_domain::credit_model::{self, Scorecard};
 use lendhub_domain::ids::{ApplicationId, DecisionId, HubId, PaymentId};
 use lendhub_domain::lending::application::{Application, CannotChange, Decision, Status};
 use lendhub_domain::lending::register::RegisteredEntity;
@@ -84,6 +85,12 @@ pub async fn company_and_credit(
         .await
         .map_err(|e| unavailable(&e))?;
     Ok((company, credit))
+}
+
+/// The credit model new decisions are made with.
+pub fn champion() -> Result<&'static Scorecard, FlowError> {
+    credit_model::champion()
+        .ok_or_else(|| FlowError::Internal("no credit model is bundled".to_owned()))
 }
 
 /// The answer to a refused change: 423 for a locked decision, 409 for the

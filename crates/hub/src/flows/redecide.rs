@@ -13,7 +13,7 @@ use time::OffsetDateTime;
 use crate::flows::Context;
 use crate::flows::error::FlowError;
 use crate::flows::events::event;
-use crate::flows::lending::{company_and_credit, find_decision, refused};
+use crate::flows::lending::{champion, company_and_credit, find_decision, refused};
 use crate::views::decision::DecisionView;
 
 /// Decision `raw_id` of `owner`'s made again at `now`: it keeps its id, and
@@ -44,7 +44,7 @@ pub async fn refresh(
         marketplace::weigh(&signals),
     );
     let (decided, redecided) = application
-        .redecide(&decision, facts, now)
+        .redecide(&decision, facts, champion()?, now)
         .map_err(refused)?;
     let view = DecisionView::new(&redecided);
     let completed = event(owner, EventType::DecisionCompleted, &view, now)?;

@@ -30,6 +30,15 @@ pub struct ReasonView {
     value: &'static str,
 }
 
+/// The credit model that made a decision.
+#[derive(Serialize, ToSchema)]
+pub struct ModelView {
+    #[schema(example = "pd-scorecard")]
+    id: String,
+    #[schema(example = "1")]
+    version: String,
+}
+
 /// A decision, rendered verbatim from what was stored.
 #[derive(Serialize, ToSchema)]
 pub struct DecisionView {
@@ -57,6 +66,10 @@ pub struct DecisionView {
     accepted_at: Option<OffsetDateTime>,
     /// The application's reference.
     reference: Option<String>,
+    /// The credit model whose probability of default made the decision;
+    /// null when a policy rule (an ineligible entity, an amount over the
+    /// limit, a fraud marker) or an underwriter did.
+    model: Option<ModelView>,
     livemode: bool,
 }
 
@@ -93,6 +106,10 @@ impl DecisionView {
             decided_at: d.decided_at,
             accepted_at: d.accepted_at,
             reference: d.reference.clone(),
+            model: v.scored.as_ref().map(|s| ModelView {
+                id: s.model.id.clone(),
+                version: s.model.version.clone(),
+            }),
             livemode: matches!(
                 d.owner.kind(),
                 lendhub_domain::tenant::TenantKind::Partner { livemode: true, .. }

@@ -121,6 +121,10 @@ async fn an_approved_application_reads_its_decision_and_announces_each_step() {
     assert_eq!(decision["application_id"], id.as_str());
     assert_eq!(decision["reference"], "WL-1");
     assert_eq!(reason_codes(&decision), ["credit_ok", "affordability_ok"]);
+    assert_eq!(
+        decision["model"],
+        json!({"id": "pd-scorecard", "version": "1"})
+    );
     assert_eq!(decision["reasons"][0]["category"], "credit");
     assert_eq!(decision["reasons"][0]["value"], "none");
     let offer = &decision["offer"];
@@ -274,7 +278,26 @@ async fn the_engine_declines_refers_and_approves_on_the_facts() {
             outcome == "approved",
             "{company} {bank}"
         );
+        assert_eq!(
+            r.body["decision"]["model"],
+            json!({"id": "pd-scorecard", "version": "1"}),
+            "the credit model decided: {company} {bank}"
+        );
     }
+    // A policy rule bounds the model: over the bureau's limit is declined
+    // before any model scores it.
+    let id = apply(&app, "/sandbox/v1", &p.test, "00000406", 2_500_001).await;
+    let r = submit(
+        &app,
+        "/sandbox/v1",
+        &p.test,
+        &id,
+        json!({"consents": consents(), "bank": "test_bank_strong", "identity_check_ids": []}),
+    )
+    .await;
+    assert_eq!(r.body["decision"]["outcome"], "declined", "{}", r.body);
+    assert_eq!(reason_codes(&r.body["decision"]), ["amount_exceeds_limit"]);
+    assert_eq!(r.body["decision"]["model"], Value::Null);
 }
 
 #[tokio::test]

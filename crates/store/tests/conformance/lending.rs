@@ -259,7 +259,12 @@ async fn a_verification_is_stored_once_and_read_by_its_owner_only() {
 fn decided(owner: &Tenant, ms: i64, facts: Facts) -> (Application, application::Decision) {
     let a = new_application(owner, ms, None);
     let (_, decided, decision) = a
-        .submit(DecisionId::generate(ms as u64, ms as u128), facts, at(ms))
+        .submit(
+            DecisionId::generate(ms as u64, ms as u128),
+            facts,
+            lendhub_domain::credit_model::champion().unwrap(),
+            at(ms),
+        )
         .unwrap();
     (decided, decision)
 }
@@ -295,11 +300,7 @@ fn facts(months: u32) -> Facts {
         1_000_000,
         12,
         CreditFile::synthetic("00000401"),
-        Some(Banking {
-            months,
-            average_monthly_inflow_pence: 5_000_000,
-            average_monthly_outflow_pence: 3_000_000,
-        }),
+        Some(Banking::steady(months, 5_000_000, 3_000_000)),
         None,
         Signals::default(),
     )
@@ -340,7 +341,12 @@ async fn a_decision_changes_only_beside_its_applications_next_version() {
     // A change computed from the old version loses, and takes its decision
     // change with it.
     let (stale_app, stale) = application
-        .redecide(&decision, facts(1), at(7_000))
+        .redecide(
+            &decision,
+            facts(1),
+            lendhub_domain::credit_model::champion().unwrap(),
+            at(7_000),
+        )
         .unwrap();
     assert!(matches!(
         store.commit(change(&stale_app, &stale)).await,
@@ -616,6 +622,7 @@ async fn a_handoff_link_starts_one_journey_which_changes_version_by_version() {
             months: 12,
             average_monthly_inflow_pence: 8_000_000,
             average_monthly_outflow_pence: 5_000_000,
+            ..Default::default()
         },
     };
     let next = first.bank_connected("04000410000010", shared("model_bank"), at(32_000));
@@ -678,6 +685,7 @@ async fn a_bank_connection_is_found_by_id_and_finishes_once() {
             months: 12,
             average_monthly_inflow_pence: 8_000_000,
             average_monthly_outflow_pence: 5_000_000,
+            ..Default::default()
         },
     };
     let connected = started.connect("04000410000010", shared, at(50_002));

@@ -248,7 +248,12 @@ impl Loan {
             Signals::default(),
         );
         let (submitted, mut approved, decision) = created
-            .submit(ids.next(), facts, now)
+            .submit(
+                ids.next(),
+                facts,
+                lendhub_domain::credit_model::champion().ok_or("no credit model is bundled")?,
+                now,
+            )
             .map_err(|e| e.to_string())?;
         approved.payout_bank = Some(PAYOUT_BANK.to_owned());
         let (signed, accepted) = approved
