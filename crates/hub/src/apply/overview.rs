@@ -56,12 +56,19 @@ pub async fn outcome(
             },
         )
     };
+    // The reasons, then what weighed most in the model's score, in the
+    // words the dashboard and MCP use.
     let reasons = |d: &Decision| {
-        d.verdict
+        let said = d
+            .verdict
             .reasons
             .iter()
-            .map(|r| reason_text(r.code))
-            .collect::<Vec<_>>()
+            .map(|r| reason_text(r.code).to_owned());
+        let weighed = crate::views::explanation::raising(d)
+            .into_iter()
+            .take(3)
+            .map(|f| f.explanation);
+        said.chain(weighed).collect::<Vec<_>>()
     };
     Ok(match (a.status, &decision) {
         (Status::Approved, Some(d))

@@ -91,7 +91,7 @@ pub struct Outcome<'a> {
     pub outcome: &'static str,
     pub title: &'static str,
     pub message: &'static str,
-    pub reasons: Vec<&'static str>,
+    pub reasons: Vec<String>,
     pub finish: String,
 }
 

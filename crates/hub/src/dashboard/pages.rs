@@ -132,6 +132,9 @@ struct DecisionView {
     id: String,
     outcome: &'static str,
     reasons: Vec<(&'static str, String)>,
+    /// `pd-scorecard 1: 0.61 % probability of default`, when the model decided.
+    model: String,
+    factors: Vec<crate::views::explanation::Factor>,
     offer: Option<OfferView>,
     decided: String,
     expires: String,
@@ -157,6 +160,22 @@ fn decision_view(d: &lendhub_domain::lending::application::Decision) -> Decision
             .iter()
             .map(|r| (r.code.as_str(), r.category.clone()))
             .collect(),
+        model: d.verdict.scored.as_ref().map_or_else(String::new, |s| {
+            format!(
+                "{} {}: {:.2} % probability of default (approved below {} %, declined from {} %)",
+                s.model.id,
+                s.model.version,
+                s.score.probability * 100.0,
+                s.cutoffs.approve_below * 100.0,
+                s.cutoffs.decline_from * 100.0
+            )
+        }),
+        factors: d
+            .verdict
+            .scored
+            .as_ref()
+            .map(crate::views::explanation::factors)
+            .unwrap_or_default(),
         offer: d.verdict.offer.as_ref().map(|o| OfferView {
             amount: o.amount_pence,
             term_months: o.term_months,

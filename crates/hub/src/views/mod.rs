@@ -8,6 +8,7 @@ pub mod application;
 pub mod bank_connection;
 pub mod decision;
 pub mod event_replay;
+pub mod explanation;
 pub mod introduction;
 pub mod invoice;
 pub mod mandate;

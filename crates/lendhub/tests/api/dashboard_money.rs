@@ -137,6 +137,18 @@ async fn finance_reads_accounts_payments_and_downloads_a_statement() {
         );
     }
     assert!(page.body.contains("id=\"offer\"") && page.body.contains("by Ada Lovelace"));
+    // The model that decided, and what weighed, from the stored score.
+    assert!(
+        page.body.contains("id=\"model\">pd-scorecard 1: "),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body
+            .contains("<tr data-feature=\"bureau_score\" data-effect=\"lowered\">"),
+        "{}",
+        page.body
+    );
     assert!(
         page.body
             .contains(&format!("href=\"/dashboard/accounts/{account}?env=test\""))

@@ -230,6 +230,16 @@ async fn the_hosted_journey_in_chromium_approves_refers_and_declines() {
             .any(|t| t.as_str().unwrap().contains("not show enough room")),
         "{r}"
     );
+    // Then what weighed most in the model's score, as the dashboard and
+    // MCP word it.
+    assert!(
+        reasons.iter().any(|t| {
+            let t = t.as_str().unwrap();
+            t.starts_with("The monthly repayment against the free cash")
+                && t.ends_with("raised the risk.")
+        }),
+        "{r}"
+    );
     returned_to_partner(&r, &declined);
 
     // The signed loans are paid out five minutes later on the clock.

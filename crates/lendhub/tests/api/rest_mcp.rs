@@ -110,6 +110,25 @@ async fn applications_and_decisions_are_read_and_explained_through_mcp() {
         );
         assert_eq!(e["facts"]["banking"]["months"], 12);
         assert_eq!(e["offer"], decision["offer"]);
+        // The model's part, from the contributions stored with it.
+        assert_eq!(e["model"]["id"], "pd-scorecard");
+        assert!(e["model"]["probability_of_default"].as_f64().unwrap() < 0.05);
+        let factors = e["factors"].as_array().unwrap();
+        assert!(!factors.is_empty());
+        let weights: Vec<f64> = factors
+            .iter()
+            .map(|f| f["weight"].as_f64().unwrap().abs())
+            .collect();
+        assert!(weights.windows(2).all(|w| w[0] >= w[1]), "{weights:?}");
+        assert!(
+            factors.iter().any(|f| f["feature"] == "bureau_score"
+                && f["effect"] == "lowered"
+                && f["explanation"]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("The company's credit score at the bureau")),
+            "{factors:?}"
+        );
     }
     let unknown = tool(
         &app,

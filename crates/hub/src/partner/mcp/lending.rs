@@ -17,6 +17,7 @@ use crate::partner::error::PartnerError;
 use crate::partner::tokens::Verified;
 use crate::views::application::ApplicationView;
 use crate::views::decision::DecisionView;
+use crate::views::explanation;
 
 pub const MAX_LIMIT: u32 = 100;
 const DEFAULT_LIMIT: u32 = 10;
@@ -220,16 +221,16 @@ pub fn explanation(code: ReasonCode) -> &'static str {
     use ReasonCode::*;
     match code {
         AffordabilityOk => {
-            "The monthly repayment fits within half of the free cash the connected bank account shows."
+            "The cash flow the connected bank account shows supports the monthly repayment."
         }
         AffordabilityLow => {
-            "The monthly repayment is more than half of the free cash the connected bank account shows."
+            "The cash flow the connected bank account shows weighs against the repayment: too little free cash for it, takings that vary, days overdrawn or payments returned unpaid."
         }
         CreditOk => "The business's credit file supports the loan.",
         CreditAdverse => "The business's credit score is below what the lender accepts.",
         ThinFile => "There is too little credit history to decide automatically.",
         BankingDataInsufficient => {
-            "The connected bank account shows too few months of transactions to judge affordability."
+            "No bank account was connected, or it shows too few months of transactions to judge affordability."
         }
         DirectorRisk => "A check on a director needs attention.",
         IneligibleEntity => "The company is not an eligible UK limited company or LLP.",
@@ -241,7 +242,8 @@ pub fn explanation(code: ReasonCode) -> &'static str {
     }
 }
 
-/// The explanation of `d`, from the facts stored with it: never recomputed.
+/// The explanation of `d`, from the facts and the model's contributions
+/// stored with it: never recomputed.
 pub fn explain(reference: &str, a: &Application, d: &Decision) -> Result<Value, PartnerError> {
     let f = &d.facts;
     let reasons: Vec<Value> = d
@@ -275,5 +277,14 @@ pub fn explain(reference: &str, a: &Application, d: &Decision) -> Result<Value, 
             "signals": {"fraud": f.signals.fraud, "rate_adjust_bps": f.signals.rate_adjust_bps},
         },
         "offer": view["offer"],
+        // The model's part, from the contributions stored with the decision.
+        "model": d.verdict.scored.as_ref().map(|s| json!({
+            "id": s.model.id,
+            "version": s.model.version,
+            "probability_of_default": s.score.probability,
+            "cutoffs": {"approve_below": s.cutoffs.approve_below,
+                        "decline_from": s.cutoffs.decline_from},
+        })),
+        "factors": d.verdict.scored.as_ref().map(explanation::factors).unwrap_or_default(),
     }))
 }

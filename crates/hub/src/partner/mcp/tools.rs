@@ -46,7 +46,7 @@ pub const TOOLS: &[Tool] = &[
     Tool {
         name: "decisioning_explanation",
         title: "Explain a decision",
-        description: "Why one of your applications got its decision: the outcome, each reason in plain words, and the facts the engine weighed, as stored with the decision. `reference` is a REST-tier application id (`app_…`) or your own `reference` (live first, then test), or a sandbox application id.",
+        description: "Why one of your applications got its decision: the outcome, each reason in plain words, the facts the engine weighed and, where the credit model decided, its probability of default and each factor's weight, as stored with the decision. `reference` is a REST-tier application id (`app_…`) or your own `reference` (live first, then test), or a sandbox application id.",
         scope: PartnerScope::McpRead,
         arguments: &["reference"],
         input_schema: || {
@@ -71,6 +71,19 @@ pub const TOOLS: &[Tool] = &[
                         "code": string, "category": string, "explanation": string}, "required": ["code", "category", "explanation"]}},
                     "facts": {"type": ["object", "null"],
                         "description": "What the engine weighed, as stored with the decision; null for decisions made before lendhub kept them."},
+                    "model": {"type": ["object", "null"],
+                        "description": "The credit model that decided (null when a policy rule or an underwriter did): its id and version, the probability of default it gave and the cut-offs in force.",
+                        "properties": {"id": string, "version": string,
+                            "probability_of_default": {"type": "number", "minimum": 0, "maximum": 1},
+                            "cutoffs": {"type": "object", "properties": {
+                                "approve_below": {"type": "number"}, "decline_from": {"type": "number"}}}},
+                        "required": ["id", "version", "probability_of_default", "cutoffs"]},
+                    "factors": {"type": "array",
+                        "description": "Each feature the model weighed, the heaviest either way first: its value, its weight in log-odds (positive raised the probability of default) and a sentence.",
+                        "items": {"type": "object", "properties": {
+                            "feature": string, "value": string, "weight": {"type": "number"},
+                            "effect": {"type": "string", "enum": ["raised", "lowered"]}, "explanation": string},
+                            "required": ["feature", "value", "weight", "effect", "explanation"]}},
                 },
                 "required": ["reference", "outcome", "reasons", "facts"],
             })
