@@ -273,6 +273,18 @@ pub mod lending {
     /// connection.
     pub const BANK_CONNECTION: &str = "SELECT body FROM hub_bank_connections WHERE id = $1";
     pub const RAIL_PAYMENT: &str = "SELECT body FROM hub_rail_payments WHERE end_to_end_id = $1";
+    /// The credit model's roles (issue #48): at most one row per role.
+    pub const MODEL_ROLES: &str = "SELECT role, body FROM hub_credit_models";
+    pub const SET_MODEL_ROLE: &str = "INSERT INTO hub_credit_models (role, set_at_ms, body)
+         VALUES ($1, $2, $3) ON CONFLICT (role)
+         DO UPDATE SET set_at_ms = excluded.set_at_ms, body = excluded.body";
+    pub const CLEAR_MODEL_ROLE: &str = "DELETE FROM hub_credit_models WHERE role = $1";
+    pub const INSERT_SHADOW_SCORE: &str = "INSERT INTO hub_shadow_scores
+         (decision_id, challenger, owner, scored_at_ms, body) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT DO NOTHING";
+    /// The newest shadow scores, for the operator's comparison.
+    pub const SHADOW_SCORES: &str = "SELECT body FROM hub_shadow_scores
+         ORDER BY scored_at_ms DESC, decision_id DESC LIMIT $1";
     pub const INSERT_RAIL_PAYMENT: &str =
         "INSERT INTO hub_rail_payments (end_to_end_id, owner, kind, subject_id, created_at_ms, body)
          VALUES ($1, $2, $3, $4, $5, $6)";

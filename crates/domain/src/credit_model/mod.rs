@@ -7,6 +7,7 @@
 //! reasons.
 
 pub mod features;
+pub mod registry;
 pub mod scorecard;
 
 use std::sync::LazyLock;
@@ -17,7 +18,10 @@ pub use features::{Feature, FeatureVector, Value};
 pub use scorecard::{Contribution, Cutoffs, Score, Scorecard, Unusable};
 
 /// The scorecards built into lendhub, each exactly as training wrote it.
-const BUNDLED: [&str; 1] = [include_str!("pd-scorecard-1.json")];
+const BUNDLED: [&str; 2] = [
+    include_str!("pd-scorecard-1.json"),
+    include_str!("pd-scorecard-2.json"),
+];
 
 static MODELS: LazyLock<Vec<Scorecard>> = LazyLock::new(|| {
     BUNDLED
@@ -27,14 +31,15 @@ static MODELS: LazyLock<Vec<Scorecard>> = LazyLock::new(|| {
         .collect()
 });
 
-/// Every bundled scorecard, oldest version first.
+/// Every bundled scorecard, in the order bundled.
 pub fn bundled() -> &'static [Scorecard] {
     &MODELS
 }
 
-/// The model new decisions are made with: the newest bundled one.
+/// The model decisions are made with when the operator has named none
+/// ([`registry::DEFAULT_CHAMPION`]).
 pub fn champion() -> Option<&'static Scorecard> {
-    bundled().last()
+    find(registry::DEFAULT_CHAMPION.0, registry::DEFAULT_CHAMPION.1)
 }
 
 /// The bundled scorecard `id` at `version`.

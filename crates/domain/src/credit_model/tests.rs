@@ -17,13 +17,18 @@ fn every_bundled_model_loads() {
     assert_eq!((c.id.as_str(), c.version.as_str()), ("pd-scorecard", "1"));
     assert_eq!(find("pd-scorecard", "1"), Some(c));
     assert!(c.examples.len() >= 10);
+    assert!(find("pd-scorecard", "2").is_some(), "the challenger");
 }
 
-/// The evaluator scores every example exactly as training's Python did.
+/// The evaluator scores every example exactly as training's Python did,
+/// for every bundled version.
 #[test]
 fn the_evaluator_scores_as_training_did() {
-    for e in &champion().examples {
-        let p = champion().score(&e.features).probability;
+    for (model, e) in bundled()
+        .iter()
+        .flat_map(|m| m.examples.iter().map(move |e| (m, e)))
+    {
+        let p = model.score(&e.features).probability;
         assert!(
             (p - e.probability).abs() <= 1e-12 * e.probability.max(1e-12) + 1e-15,
             "{}: {p} against {}",
@@ -118,4 +123,87 @@ fn a_model_that_is_not_a_well_formed_scorecard_is_refused() {
         Scorecard::parse(&doc.to_string()),
         Err(Unusable::Format(_))
     ));
+}
+
+fn named(version: &str) -> ModelRef {
+    ModelRef {
+        id: "pd-scorecard".into(),
+        version: version.into(),
+    }
+}
+
+/// The default decides until the operator names another; a challenger
+/// that is the champion, or not bundled, scores nothing.
+#[test]
+fn the_roles_resolve_to_bundled_models() {
+    use registry::Roles;
+    let none = Roles::default().in_force().unwrap();
+    assert_eq!(none.champion.version, "1");
+    assert!(none.challenger.is_none());
+    let shadowed = Roles {
+        champion: None,
+        challenger: Some(named("2")),
+    }
+    .in_force()
+    .unwrap();
+    assert_eq!(shadowed.challenger.unwrap().version, "2");
+    let promoted = Roles {
+        champion: Some(named("2")),
+        challenger: Some(named("2")),
+    }
+    .in_force()
+    .unwrap();
+    assert_eq!(promoted.champion.version, "2");
+    assert!(
+        promoted.challenger.is_none(),
+        "the champion is no challenger"
+    );
+    let gone = Roles {
+        champion: Some(named("9")),
+        challenger: Some(named("9")),
+    }
+    .in_force()
+    .unwrap();
+    assert_eq!(
+        (gone.champion.version.as_str(), gone.challenger.is_none()),
+        ("1", true)
+    );
+}
+
+#[test]
+fn a_comparison_counts_each_side_over_the_same_decisions() {
+    use crate::ids::{DecisionId, HubId};
+    use registry::{ShadowScore, compare};
+    let at = time::macros::datetime!(2026-12-01 09:00 UTC);
+    let score = |n: u128, champion: (f64, Outcome), challenger: (f64, Outcome)| ShadowScore {
+        decision_id: DecisionId::generate(1, n),
+        owner: crate::tenant::Tenant::partner("pk_live_x", false, None),
+        champion: named("1"),
+        champion_probability: champion.0,
+        champion_outcome: champion.1,
+        challenger: named("2"),
+        probability: challenger.0,
+        outcome: challenger.1,
+        scored_at: at,
+    };
+    let scores = [
+        score(1, (0.004, Outcome::Approved), (0.006, Outcome::Approved)),
+        score(2, (0.07, Outcome::Referred), (0.03, Outcome::Approved)),
+        score(3, (0.4, Outcome::Declined), (0.6, Outcome::Declined)),
+    ];
+    let c = compare(&scores, &named("1"), &named("2")).unwrap();
+    assert_eq!((c.decisions, c.disagreements), (3, 1));
+    assert_eq!(
+        (
+            c.champion.approved,
+            c.champion.referred,
+            c.champion.declined
+        ),
+        (1, 1, 1)
+    );
+    assert_eq!(c.challenger.approved, 2);
+    assert_eq!(c.champion.distribution, [1, 0, 0, 1, 0, 1, 0]);
+    assert_eq!(c.challenger.distribution, [1, 0, 1, 0, 0, 0, 1]);
+    assert!((c.challenger.approval_rate - 2.0 / 3.0).abs() < 1e-12);
+    assert!(compare(&scores, &named("2"), &named("1")).is_none());
 }

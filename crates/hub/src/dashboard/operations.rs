@@ -1,5 +1,7 @@
 //! The lender's operations console (issue #47 item 6): the reconciliation
-//! items the daily run found, open ones first. Its people are the lender's
+//! items the daily run found, open ones first; and the credit models in
+//! force, with the challenger's shadow scores against the champion's
+//! (issue #48 item 3). Its people are the lender's
 //! operators (config `lender.operators`, their addresses), who sign in
 //! through lendhub's identity provider as partner staff do, through the
 //! same callback (the sign-in's `state` says which door it came in by),
@@ -13,6 +15,7 @@ use axum::extract::{FromRequestParts, State};
 use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
+use lendhub_domain::credit_model::{ModelRef, registry};
 use lendhub_domain::ledger::reconciliation::{Item, Resolution};
 use lendhub_domain::lending::journey::{Applicant, PendingSignIn};
 use lendhub_domain::partner::dashboard::SESSION_MS;
@@ -184,6 +187,89 @@ impl Row {
     }
 }
 
+/// One model's side of the champion-challenger comparison, as shown.
+struct SideRow {
+    role: &'static str,
+    model: String,
+    approved: u32,
+    referred: u32,
+    declined: u32,
+    approval_rate: String,
+    mean_probability: String,
+    distribution: Vec<u32>,
+}
+
+impl SideRow {
+    fn of(role: &'static str, s: &registry::Side) -> Self {
+        Self {
+            role,
+            model: format!("{}@{}", s.model.id, s.model.version),
+            approved: s.approved,
+            referred: s.referred,
+            declined: s.declined,
+            approval_rate: format!("{:.1} %", s.approval_rate * 100.0),
+            mean_probability: format!("{:.2} %", s.mean_probability * 100.0),
+            distribution: s.distribution.to_vec(),
+        }
+    }
+}
+
+/// The credit models' part of the console (issue #48 item 3).
+struct Models {
+    champion: String,
+    challenger: Option<String>,
+    decisions: u32,
+    disagreements: u32,
+    sides: Vec<SideRow>,
+    bands: Vec<String>,
+}
+
+/// How many of the newest shadow scores the console compares over.
+const COMPARED: u32 = 10_000;
+
+async fn models(state: &DashboardState) -> Result<Models, lendhub_store::StoreError> {
+    let roles = state.lending.model_roles().await?;
+    let Some(in_force) = roles.in_force() else {
+        return Err(lendhub_store::StoreError::Internal(
+            "no credit model is bundled".to_owned(),
+        ));
+    };
+    let name = |m: &lendhub_domain::credit_model::Scorecard| format!("{}@{}", m.id, m.version);
+    let mut shown = Models {
+        champion: name(in_force.champion),
+        challenger: in_force.challenger.map(name),
+        decisions: 0,
+        disagreements: 0,
+        sides: Vec::new(),
+        bands: Vec::new(),
+    };
+    if let Some(challenger) = in_force.challenger {
+        let scores = state.lending.shadow_scores(COMPARED).await?;
+        if let Some(c) = registry::compare(
+            &scores,
+            &ModelRef::of(in_force.champion),
+            &ModelRef::of(challenger),
+        ) {
+            shown.decisions = c.decisions;
+            shown.disagreements = c.disagreements;
+            shown.sides = vec![
+                SideRow::of("champion", &c.champion),
+                SideRow::of("challenger", &c.challenger),
+            ];
+            let mut from = 0.0_f64;
+            for to in registry::BANDS {
+                shown.bands.push(format!(
+                    "{}–{} %",
+                    (from * 100.0).round(),
+                    (to * 100.0).round()
+                ));
+                from = to;
+            }
+        }
+    }
+    Ok(shown)
+}
+
 #[derive(Template)]
 #[template(path = "dashboard/operations.html")]
 struct Console {
@@ -191,11 +277,15 @@ struct Console {
     csrf: String,
     open: usize,
     rows: Vec<Row>,
+    models: Models,
 }
 
 /// `GET /dashboard/operations`: the reconciliation items.
 pub async fn home(State(state): State<DashboardState>, operator: Operator) -> Response {
     let Ok(items) = crate::flows::reconcile::items(&state.flows, SHOWN).await else {
+        return refusals::unavailable();
+    };
+    let Ok(models) = models(&state).await else {
         return refusals::unavailable();
     };
     let rows: Vec<Row> = items.iter().map(Row::of).collect();
@@ -209,6 +299,7 @@ pub async fn home(State(state): State<DashboardState>, operator: Operator) -> Re
             csrf: operator.session.csrf,
             open: rows.iter().filter(|r| r.open).count(),
             rows,
+            models,
         },
     )
 }

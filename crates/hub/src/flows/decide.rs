@@ -14,7 +14,7 @@ use time::OffsetDateTime;
 use crate::flows::Context;
 use crate::flows::error::FlowError;
 use crate::flows::events::event;
-use crate::flows::lending::{champion, company_and_credit};
+use crate::flows::lending::{company_and_credit, models, shadow};
 use crate::views::application::ApplicationView;
 use crate::views::decision::DecisionView;
 
@@ -75,9 +75,11 @@ pub(crate) async fn decide(
     );
     let decision_id: DecisionId =
         lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
+    let in_force = models(cx).await?;
     let (submitted, mut decided, decision) = application
-        .submit(decision_id, facts, champion()?, now)
+        .submit(decision_id, facts, in_force.champion, now)
         .map_err(refused)?;
+    let shadowed = shadow(&decision, in_force.challenger, now);
     decided.payout_bank = Some(payout_bank.to_owned());
     let render = |e: serde_json::Error| FlowError::Internal(e.to_string());
     let submitted_event = event(
@@ -98,5 +100,8 @@ pub(crate) async fn decide(
         .push(LendingWrite::InsertDecision(decision))
         .push(EventWrite::InsertEvent(submitted_event))
         .push(EventWrite::InsertEvent(decided_event));
+    if let Some(shadowed) = shadowed {
+        writes.push(shadowed);
+    }
     Ok((view, writes))
 }

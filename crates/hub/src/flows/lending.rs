@@ -1,13 +1,16 @@
 //! Finding an application, a decision or a payment for its owner, what the engine
 //! reads afresh about a company, and why a change to a decision is refused.
 
-use lendhub_domain::credit_model::{self, Scorecard};
+use lendhub_domain::credit_model::registry::{InForce, ShadowScore};
+use lendhub_domain::credit_model::{self, Scorecard, Scored};
 use lendhub_domain::ids::{ApplicationId, DecisionId, HubId, PaymentId};
 use lendhub_domain::lending::application::{Application, CannotChange, Decision, Status};
 use lendhub_domain::lending::register::RegisteredEntity;
 use lendhub_domain::lending::underwriting::CreditFile;
 use lendhub_domain::servicing::collection::Payment;
 use lendhub_domain::tenant::Tenant;
+use lendhub_store::LendingWrite;
+use time::OffsetDateTime;
 
 use crate::flows::Context;
 use crate::flows::error::FlowError;
@@ -87,10 +90,36 @@ pub async fn company_and_credit(
     Ok((company, credit))
 }
 
-/// The credit model new decisions are made with.
-pub fn champion() -> Result<&'static Scorecard, FlowError> {
-    credit_model::champion()
+/// The credit models in force: the champion decides, a challenger (if the
+/// operator named one) scores in shadow.
+pub async fn models(cx: &Context) -> Result<InForce, FlowError> {
+    cx.lending
+        .model_roles()
+        .await?
+        .in_force()
         .ok_or_else(|| FlowError::Internal("no credit model is bundled".to_owned()))
+}
+
+/// The challenger's shadow score of `decision`, which the champion made,
+/// to commit with it: never shown to a partner (issue #48 item 3).
+pub fn shadow(
+    decision: &Decision,
+    challenger: Option<&Scorecard>,
+    now: OffsetDateTime,
+) -> Option<LendingWrite> {
+    let (challenger, made) = (challenger?, decision.verdict.scored.as_ref()?);
+    let theirs = Scored::by(challenger, credit_model::features::of(&decision.facts));
+    Some(LendingWrite::InsertShadowScore(ShadowScore {
+        decision_id: decision.id.clone(),
+        owner: decision.owner.clone(),
+        champion: made.model.clone(),
+        champion_probability: made.score.probability,
+        champion_outcome: decision.verdict.outcome,
+        challenger: theirs.model.clone(),
+        probability: theirs.score.probability,
+        outcome: theirs.cutoffs.outcome(theirs.score.probability),
+        scored_at: now,
+    }))
 }
 
 /// The answer to a refused change: 423 for a locked decision, 409 for the

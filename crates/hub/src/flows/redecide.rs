@@ -13,7 +13,7 @@ use time::OffsetDateTime;
 use crate::flows::Context;
 use crate::flows::error::FlowError;
 use crate::flows::events::event;
-use crate::flows::lending::{champion, company_and_credit, find_decision, refused};
+use crate::flows::lending::{company_and_credit, find_decision, models, refused, shadow};
 use crate::views::decision::DecisionView;
 
 /// Decision `raw_id` of `owner`'s made again at `now`: it keeps its id, and
@@ -43,9 +43,12 @@ pub async fn refresh(
         kept.identity,
         marketplace::weigh(&signals),
     );
+    // "Re-runs the model": the champion in force now, on fresh facts.
+    let in_force = models(cx).await?;
     let (decided, redecided) = application
-        .redecide(&decision, facts, champion()?, now)
+        .redecide(&decision, facts, in_force.champion, now)
         .map_err(refused)?;
+    let shadowed = shadow(&redecided, in_force.challenger, now);
     let view = DecisionView::new(&redecided);
     let completed = event(owner, EventType::DecisionCompleted, &view, now)?;
     let mut writes = WriteSet::default();
@@ -53,5 +56,8 @@ pub async fn refresh(
         .push(LendingWrite::UpdateApplication(decided))
         .push(LendingWrite::UpdateDecision(redecided))
         .push(EventWrite::InsertEvent(completed));
+    if let Some(shadowed) = shadowed {
+        writes.push(shadowed);
+    }
     Ok((view, writes))
 }

@@ -9,6 +9,7 @@ mod cms;
 mod database;
 mod ledger;
 mod marketplace;
+mod models;
 mod partner;
 mod reconcile;
 mod simulate;
@@ -114,6 +115,12 @@ pub enum Command {
         #[command(subcommand)]
         command: marketplace::MarketplaceCommand,
     },
+    /// The credit models: which decides, which scores in shadow, and how
+    /// they compare.
+    Models {
+        #[command(subcommand)]
+        command: models::ModelsCommand,
+    },
     /// The double-entry ledger: its trial balance.
     Ledger {
         #[command(subcommand)]
@@ -206,6 +213,7 @@ pub async fn run(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Marketplace { command } => marketplace::marketplace(command, &config).await,
         Command::Billing { command } => billing::billing(command, &config).await,
         Command::Ledger { command } => ledger::ledger(command, &config).await,
+        Command::Models { command } => models::models(command, &config).await,
         Command::Reconcile {
             date,
             items,

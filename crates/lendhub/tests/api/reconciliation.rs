@@ -313,7 +313,10 @@ async fn a_posting_with_no_bank_movement_is_left_open_for_a_person() {
 
 /// Signing in at the operations console's door: the browser, and the
 /// callback's answer.
-async fn console_sign_in(app: &App, person: &oidc::Person) -> (oidc::Browser, oidc::Page) {
+pub(crate) async fn console_sign_in(
+    app: &App,
+    person: &oidc::Person,
+) -> (oidc::Browser, oidc::Page) {
     let hub = oidc::Browser::at(&app.hub);
     let first = hub.get("/dashboard/operations").await;
     assert_eq!(first.status, 303, "{}", first.body);

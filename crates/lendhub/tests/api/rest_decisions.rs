@@ -496,3 +496,111 @@ async fn decisions_list_newest_first_by_outcome_and_time() {
     let live = rest_get(&app, "/partner/v1/decisions", Some(&p.live)).await;
     assert_eq!(live.body["data"], json!([]), "test decisions stay in test");
 }
+
+fn cli_lines(app: &App, args: &[&str]) -> Vec<Value> {
+    cli(&app._site, args)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Issue #48 item 3: the operator's champion decides and a challenger
+/// scores in shadow, stored and compared but never shown to the partner;
+/// a promoted model changes new decisions (and refreshes), while an old
+/// decision keeps the model, reasons and score it was made with.
+#[tokio::test]
+async fn a_promoted_model_decides_and_a_challenger_only_shadows() {
+    let app = rest_app().await;
+    let p = partner(&app).await;
+    let listed = cli_lines(&app, &["models", "list"]);
+    let role = |lines: &[Value], model: &str| {
+        lines.iter().find(|l| l["model"] == model).unwrap()["role"].clone()
+    };
+    assert_eq!(role(&listed, "pd-scorecard@1"), "champion");
+    assert_eq!(role(&listed, "pd-scorecard@2"), Value::Null);
+    let shown = cli_lines(&app, &["models", "show", "pd-scorecard@2"]);
+    assert_eq!(shown[0]["cutoffs"]["approve_below"], 0.05);
+    let shadowing = cli_lines(&app, &["models", "shadow", "pd-scorecard@2"]);
+    assert_eq!(
+        shadowing[0],
+        json!({"champion": "pd-scorecard@1", "challenger": "pd-scorecard@2"})
+    );
+
+    let decide = |company: &'static str| {
+        let (app, key) = (&app, p.test.clone());
+        async move {
+            let id = apply(app, "/sandbox/v1", &key, company, 1_000_000).await;
+            let r = submit(
+                app,
+                "/sandbox/v1",
+                &key,
+                &id,
+                json!({"consents": consents(), "bank": "test_bank_strong", "identity_check_ids": []}),
+            )
+            .await;
+            assert_eq!(r.status, 200, "{}", r.body);
+            r.body["decision"].clone()
+        }
+    };
+    let old = decide("00000401").await;
+    assert_eq!(old["model"], json!({"id": "pd-scorecard", "version": "1"}));
+    let referred = decide("00000402").await;
+    assert_eq!(referred["outcome"], "referred");
+    // The challenger scored both, for the lender only.
+    let compared = cli_lines(&app, &["models", "compare"]);
+    assert_eq!(compared[0]["decisions"], 2, "{}", compared[0]);
+    assert_eq!(compared[0]["champion"]["approved"], 1);
+    assert_eq!(compared[0]["champion"]["referred"], 1);
+    assert_eq!(compared[0]["challenger"]["model"]["version"], "2");
+    // The lender's operator sees the same on the operations console.
+    let person = crate::support::oidc::operator(&app, crate::support::oidc::OPERATOR, true).await;
+    let (ops, _) = crate::reconciliation::console_sign_in(&app, &person).await;
+    let console = ops.get("/dashboard/operations").await;
+    assert_eq!(console.status, 200, "{}", console.body);
+    assert!(
+        console.body.contains("<code id=\"challenger\">pd-scorecard@2</code>")
+            && console.body.contains("<tr data-role=\"champion\"><td>champion</td><td><code>pd-scorecard@1</code></td><td class=\"num\">1</td><td class=\"num\">1</td>")
+            && console.body.contains("The newest 2 decisions both scored"),
+        "{}",
+        console.body
+    );
+    let events = rest_get(&app, "/sandbox/v1/events?limit=100", Some(&p.test)).await;
+    let seen = format!("{}{}{}", events.body, old, referred);
+    assert!(
+        !seen.contains("\"version\":\"2\"")
+            && !seen.contains("shadow")
+            && !seen.contains("challenger"),
+        "a shadow score reached the partner: {seen}"
+    );
+
+    // Promoted: new decisions and refreshes are the new champion's; the old
+    // decision reads as it was made.
+    let promoted = cli_lines(&app, &["models", "promote", "pd-scorecard@2"]);
+    assert_eq!(
+        promoted[0],
+        json!({"champion": "pd-scorecard@2", "challenger": null})
+    );
+    let new = decide("00000406").await;
+    assert_eq!(new["model"], json!({"id": "pd-scorecard", "version": "2"}));
+    let id = old["id"].as_str().unwrap();
+    let again = rest_get(&app, &format!("/sandbox/v1/decisions/{id}"), Some(&p.test)).await;
+    assert_eq!(again.body, old, "an old decision is what it was");
+    let refreshed = post(
+        &app,
+        &format!(
+            "/sandbox/v1/decisions/{}/refresh",
+            referred["id"].as_str().unwrap()
+        ),
+        &p.test,
+        json!({}),
+    )
+    .await;
+    assert_eq!(refreshed.status, 200, "{}", refreshed.body);
+    assert_eq!(
+        refreshed.body["model"]["version"], "2",
+        "{}",
+        refreshed.body
+    );
+    let stopped = cli_lines(&app, &["models", "shadow", "--stop"]);
+    assert_eq!(stopped[0]["challenger"], Value::Null);
+}

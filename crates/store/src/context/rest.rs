@@ -326,6 +326,14 @@ pub enum LendingWrite {
     InsertBankConnection(BankConnection),
     /// An outbound payment, with the commit that first sends it; once.
     RecordRailPayment(RailPayment),
+    /// The operator names the model of a role (`None`: no model has it).
+    SetModelRole {
+        role: lendhub_domain::credit_model::registry::Role,
+        model: Option<lendhub_domain::credit_model::ModelRef>,
+        at: time::OffsetDateTime,
+    },
+    /// A challenger's shadow score, in the commit of the decision it shadows.
+    InsertShadowScore(lendhub_domain::credit_model::registry::ShadowScore),
     /// Succeeds only if the stored version is `connection.version - 1`;
     /// otherwise `Conflict`.
     UpdateBankConnection(BankConnection),
@@ -357,6 +365,17 @@ pub(crate) fn act_from_columns(
 /// Applications, decisions and the hosted journey (issue #15).
 #[async_trait]
 pub trait LendingStore: Send + Sync {
+    /// The credit model's roles as the operator set them.
+    async fn model_roles(
+        &self,
+    ) -> Result<lendhub_domain::credit_model::registry::Roles, StoreError>;
+
+    /// The newest `limit` shadow scores, newest first.
+    async fn shadow_scores(
+        &self,
+        limit: u32,
+    ) -> Result<Vec<lendhub_domain::credit_model::registry::ShadowScore>, StoreError>;
+
     async fn hub_application(
         &self,
         owner: &Tenant,

@@ -288,6 +288,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "partner_payout_accounts",
         include_str!("../../migrations/postgres/0059_partner_payout_accounts.sql"),
     ),
+    (
+        60,
+        "credit_models",
+        include_str!("../../migrations/postgres/0060_credit_models.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

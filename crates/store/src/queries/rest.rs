@@ -111,6 +111,33 @@ fn act(r: &Row) -> Result<UnderwritingAct, StoreError> {
 
 #[async_trait]
 impl<B: Backend> LendingStore for B {
+    async fn model_roles(
+        &self,
+    ) -> Result<lendhub_domain::credit_model::registry::Roles, StoreError> {
+        use lendhub_domain::credit_model::registry::{Role, Roles};
+        let named: Vec<(String, lendhub_domain::credit_model::ModelRef)> = self
+            .all(sql::lending::MODEL_ROLES, &[], |r| {
+                Ok((r.get(0)?, r.json(1)?))
+            })
+            .await?;
+        let mut roles = Roles::default();
+        for (role, model) in named {
+            match role.as_str() {
+                r if r == Role::Champion.as_str() => roles.champion = Some(model),
+                r if r == Role::Challenger.as_str() => roles.challenger = Some(model),
+                _ => {}
+            }
+        }
+        Ok(roles)
+    }
+
+    async fn shadow_scores(
+        &self,
+        limit: u32,
+    ) -> Result<Vec<lendhub_domain::credit_model::registry::ShadowScore>, StoreError> {
+        bodies(self, sql::lending::SHADOW_SCORES, &params![limit]).await
+    }
+
     async fn hub_application(
         &self,
         owner: &Tenant,

@@ -302,6 +302,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "partner_payout_accounts",
         include_str!("../../migrations/sqlite/0059_partner_payout_accounts.sql"),
     ),
+    (
+        60,
+        "credit_models",
+        include_str!("../../migrations/sqlite/0060_credit_models.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -334,6 +334,23 @@ pub(super) fn plan(write: &LendingWrite, d: &Dialect, unit: &mut Unit) -> Result
                 ],
             );
         }
+        LendingWrite::SetModelRole { role, model, at } => match model {
+            Some(m) => unit.step(
+                sql::SET_MODEL_ROLE,
+                values![role.as_str(), unix_ms(*at), json(m)?],
+            ),
+            None => unit.step(sql::CLEAR_MODEL_ROLE, values![role.as_str()]),
+        },
+        LendingWrite::InsertShadowScore(s) => unit.step(
+            sql::INSERT_SHADOW_SCORE,
+            values![
+                s.decision_id.as_str(),
+                format!("{}@{}", s.challenger.id, s.challenger.version),
+                s.owner.as_str(),
+                unix_ms(s.scored_at),
+                json(s)?
+            ],
+        ),
         LendingWrite::RecordRailPayment(p) => unit.step(
             sql::INSERT_RAIL_PAYMENT,
             values![

@@ -1597,3 +1597,62 @@ async fn an_outbound_payment_is_recorded_once_and_found_by_its_end_to_end_id() {
     );
     assert_eq!(store.rail_payment("dsb_unknown").await.unwrap(), None);
 }
+
+/// The credit model's roles (one model a role, replaced or cleared) and
+/// its shadow scores, newest first (issue #48 item 3).
+#[tokio::test]
+async fn model_roles_are_set_and_cleared_and_shadow_scores_read_newest_first() {
+    use lendhub_domain::credit_model::ModelRef;
+    use lendhub_domain::credit_model::registry::{Role, Roles, ShadowScore};
+    use lendhub_domain::sandbox::decisioning::Outcome;
+    let (store, _db) = store().await;
+    assert_eq!(store.model_roles().await.unwrap(), Roles::default());
+    let model = |v: &str| ModelRef {
+        id: "pd-scorecard".into(),
+        version: v.into(),
+    };
+    let set = |role, m: Option<ModelRef>| {
+        let store = store.clone();
+        async move {
+            let mut writes = WriteSet::default();
+            writes.push(LendingWrite::SetModelRole {
+                role,
+                model: m,
+                at: at(1_000),
+            });
+            store.commit(writes).await.unwrap();
+        }
+    };
+    set(Role::Challenger, Some(model("1"))).await;
+    set(Role::Challenger, Some(model("2"))).await;
+    set(Role::Champion, Some(model("1"))).await;
+    assert_eq!(
+        store.model_roles().await.unwrap(),
+        Roles {
+            champion: Some(model("1")),
+            challenger: Some(model("2")),
+        }
+    );
+    set(Role::Challenger, None).await;
+    assert_eq!(store.model_roles().await.unwrap().challenger, None);
+
+    let shadow = |n: u128, ms: i64| ShadowScore {
+        decision_id: DecisionId::generate(1, n),
+        owner: Tenant::partner("pk_live_conformance", false, None),
+        champion: model("1"),
+        champion_probability: 0.012_345_678_901_234_5,
+        champion_outcome: Outcome::Approved,
+        challenger: model("2"),
+        probability: 0.3,
+        outcome: Outcome::Declined,
+        scored_at: at(ms),
+    };
+    for (n, ms) in [(1, 2_000), (2, 3_000), (1, 4_000)] {
+        let mut writes = WriteSet::default();
+        writes.push(LendingWrite::InsertShadowScore(shadow(n, ms)));
+        store.commit(writes).await.unwrap();
+    }
+    let newest = store.shadow_scores(2).await.unwrap();
+    assert_eq!(newest, vec![shadow(1, 4_000), shadow(2, 3_000)]);
+    assert_eq!(store.shadow_scores(10).await.unwrap().len(), 3);
+}
