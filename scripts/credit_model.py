@@ -561,8 +561,9 @@ default.
   lender's own outcomes, and this card with it.
 - Binning makes the score flat within a bin and stepped between bins; a
   company just across an edge moves a whole bin's points.
-- Features lendhub's counterparties do not yet report score as missing
-  (the average): today the register gives no age or sector.
+- A company whose register entry gives no date of incorporation or SIC
+  codes scores the average for age and sector (the sandbox's reserved
+  companies have neither, so their documented decisions weigh neither).
 - Twelve-month default only: no loss given default, no term structure.
 """
 

@@ -22,6 +22,11 @@ pub struct CompanyProfile {
     pub company_status_detail: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub jurisdiction: Option<String>,
+    /// `YYYY-MM-DD`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date_of_creation: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sic_codes: Vec<String>,
 }
 
 /// `company_type` values of UK-incorporated companies and LLPs.
@@ -81,6 +86,11 @@ impl CompanyProfile {
             kind,
             jurisdiction: jurisdiction(self.jurisdiction.as_deref(), &self.company_number),
             status: status(&self.company_status, self.company_status_detail.as_deref()),
+            // A date the register writes otherwise is left unread.
+            incorporated_on: self.date_of_creation.as_deref().and_then(|d| {
+                time::Date::parse(d, time::macros::format_description!("[year]-[month]-[day]")).ok()
+            }),
+            sic_codes: self.sic_codes.clone(),
         }
     }
 
@@ -116,6 +126,10 @@ impl CompanyProfile {
             company_status: company_status.to_owned(),
             company_status_detail: detail.map(str::to_owned),
             jurisdiction: Some(jurisdiction.to_owned()),
+            date_of_creation: entity
+                .incorporated_on
+                .map(|d| format!("{:04}-{:02}-{:02}", d.year(), u8::from(d.month()), d.day())),
+            sic_codes: entity.sic_codes.clone(),
         }
     }
 }
@@ -168,7 +182,33 @@ mod tests {
             company_status: status.into(),
             company_status_detail: detail.map(str::to_owned),
             jurisdiction: Some("england-wales".into()),
+            date_of_creation: None,
+            sic_codes: Vec::new(),
         }
+    }
+
+    /// The register's date of creation and SIC codes reach the entity, and
+    /// the model's sector and age follow from them.
+    #[test]
+    fn a_profiles_date_of_creation_and_sic_codes_are_read() {
+        let json = r#"{"company_name":"TESCO PLC","company_number":"00445790","company_status":"active","type":"plc","date_of_creation":"1947-11-27","sic_codes":["47110"]}"#;
+        let entity = serde_json::from_str::<CompanyProfile>(json)
+            .unwrap()
+            .entity();
+        let nov_1948 = time::macros::date!(1948 - 11 - 26);
+        assert_eq!(entity.age_months(nov_1948), Some(11));
+        assert_eq!(entity.age_months(nov_1948.next_day().unwrap()), Some(12));
+        assert_eq!(entity.sector(), Some("wholesale_retail"));
+        let back = CompanyProfile::of(&entity);
+        assert_eq!(back.date_of_creation.as_deref(), Some("1947-11-27"));
+        assert_eq!(back.sic_codes, ["47110"]);
+        assert_eq!(
+            synthetic("00000401").unwrap().incorporated_on,
+            None,
+            "reserved"
+        );
+        let derived = synthetic("12345678").unwrap();
+        assert!(derived.incorporated_on.is_some() && derived.sector().is_some());
     }
 
     #[test]

@@ -61,6 +61,35 @@ pub struct RegisteredEntity {
     pub kind: EntityKind,
     pub jurisdiction: Jurisdiction,
     pub status: RegisterStatus,
+    /// Its date of incorporation, when the register gives it.
+    pub incorporated_on: Option<time::Date>,
+    /// Its SIC 2007 codes (five digits), as the register lists them.
+    pub sic_codes: Vec<String>,
+}
+
+impl RegisteredEntity {
+    /// Whole months from incorporation to `today`.
+    pub fn age_months(&self, today: time::Date) -> Option<u32> {
+        let born = self.incorporated_on?;
+        let months = (today.year() - born.year()) * 12 + i32::from(u8::from(today.month()))
+            - i32::from(u8::from(born.month()))
+            - i32::from(today.day() < born.day());
+        u32::try_from(months).ok()
+    }
+
+    /// The sector the credit model knows its first SIC code by.
+    pub fn sector(&self) -> Option<&'static str> {
+        let division: u32 = self.sic_codes.first()?.get(..2)?.parse().ok()?;
+        Some(match division {
+            10..=33 => "manufacturing",
+            41..=43 => "construction",
+            45..=47 => "wholesale_retail",
+            49..=53 => "transport",
+            55 | 56 => "hospitality",
+            62 | 63 | 69..=75 => "professional_services",
+            _ => "other",
+        })
+    }
 }
 
 /// Why an entity may not borrow.
@@ -189,6 +218,8 @@ pub fn synthetic(number: &str) -> Option<RegisteredEntity> {
             kind: *kind,
             jurisdiction: *jurisdiction,
             status: *status,
+            incorporated_on: None,
+            sic_codes: Vec::new(),
         });
     }
     use EntityKind::*;
@@ -214,7 +245,40 @@ pub fn synthetic(number: &str) -> Option<RegisteredEntity> {
         kind,
         jurisdiction,
         status: RegisterStatus::Active,
+        incorporated_on: founded(number),
+        sic_codes: founded(number)
+            .map(|_| {
+                vec![SYNTHETIC_SIC[digest(number, 1) as usize % SYNTHETIC_SIC.len()].to_owned()]
+            })
+            .unwrap_or_default(),
     })
+}
+
+/// SIC codes the built-in register gives its derived companies: one of
+/// each sector the credit model knows.
+const SYNTHETIC_SIC: [&str; 7] = [
+    "62020", "25990", "47190", "43390", "56101", "49410", "96090",
+];
+
+fn digest(number: &str, byte: usize) -> u8 {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(format!("lendhub-register\0{number}"))
+        .get(byte)
+        .copied()
+        .unwrap_or(0)
+}
+
+/// The derived date of incorporation: 6 months to 20 years before 2026-01-01.
+/// The sandbox's reserved companies (`00000401` …) have none, nor SIC
+/// codes, so their documented decisions weigh neither.
+fn founded(number: &str) -> Option<time::Date> {
+    if crate::sandbox::fixtures::reserved(number).is_some() {
+        return None;
+    }
+    let days = 180 + u16::from_be_bytes([digest(number, 2), digest(number, 3)]) % 7_120;
+    time::Date::from_calendar_date(2026, time::Month::January, 1)
+        .ok()?
+        .checked_sub(time::Duration::days(i64::from(days)))
 }
 
 #[cfg(test)]

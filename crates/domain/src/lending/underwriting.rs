@@ -122,6 +122,16 @@ impl Facts {
     }
 }
 
+impl Facts {
+    /// With what the register says of the company's age (on `today`) and
+    /// sector.
+    pub fn with_register(mut self, company: &RegisteredEntity, today: time::Date) -> Self {
+        self.company_age_months = company.age_months(today);
+        self.sector = company.sector().map(str::to_owned);
+        self
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Verdict {
     pub outcome: Outcome,

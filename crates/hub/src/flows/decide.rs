@@ -72,7 +72,8 @@ pub(crate) async fn decide(
         banking,
         identity,
         marketplace::weigh(&signals),
-    );
+    )
+    .with_register(&company, now.date());
     let decision_id: DecisionId =
         lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64);
     let in_force = models(cx).await?;

@@ -42,7 +42,8 @@ pub async fn refresh(
         kept.banking,
         kept.identity,
         marketplace::weigh(&signals),
-    );
+    )
+    .with_register(&company, now.date());
     // "Re-runs the model": the champion in force now, on fresh facts.
     let in_force = models(cx).await?;
     let (decided, redecided) = application
