@@ -101,7 +101,7 @@ if score:
         f"(the facts' features, {score['model']}'s score and contributions, the outcome, reasons "
         f"and offer), over {score['iterations']:,} applications spread across the model's bins "
         f"(outcomes {json.dumps(score['outcomes'])}): **{ns / 1000:.2f} µs a decision** "
-        f"(the issue's bound: 50 µs), {ns / 1e6 * per_s * 100:.3f} % of the decision path's time "
+        f"(the issue's bound: 50 µs), {ns / 1e9 * per_s * 100:.3f} % of the decision path's time "
         f"at its measured rate." if per_s else f"**{ns / 1000:.2f} µs a decision**.",
     ]
 lines += [
