@@ -2,7 +2,7 @@
 //! reads afresh about a company, and why a change to a decision is refused.
 
 use lendhub_domain::credit_model::registry::{InForce, ShadowScore};
-use lendhub_domain::credit_model::{self, Scorecard, Scored};
+use lendhub_domain::credit_model::{Scorecard, Scored};
 use lendhub_domain::ids::{ApplicationId, DecisionId, HubId, PaymentId};
 use lendhub_domain::lending::application::{Application, CannotChange, Decision, Status};
 use lendhub_domain::lending::register::RegisteredEntity;
@@ -108,7 +108,8 @@ pub fn shadow(
     now: OffsetDateTime,
 ) -> Option<LendingWrite> {
     let (challenger, made) = (challenger?, decision.verdict.scored.as_ref()?);
-    let theirs = Scored::by(challenger, credit_model::features::of(&decision.facts));
+    // The very vector the champion scored: the two differ only in model.
+    let theirs = Scored::by(challenger, made.features.clone());
     Some(LendingWrite::InsertShadowScore(ShadowScore {
         decision_id: decision.id.clone(),
         owner: decision.owner.clone(),
