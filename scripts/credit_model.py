@@ -394,9 +394,12 @@ def fit(train: dict[str, np.ndarray], defaulted: np.ndarray, version: str) -> di
         mean = rounded(float(np.dot(points, seen) / seen.sum()))
         labels = f["categories"] if "categories" in f else [None] * (len(f["edges"]) + 1)
         reasons = f.get("reasons") or [f["reason"]] * len(labels)
+        # The training population's share of each bin: what monitoring
+        # measures a week's decisions against (population stability).
+        shares = [rounded(c / len(x)) for c in seen]
         bins = []
         for i, label in enumerate(labels):
-            b = {"points": points[i], "reason": reasons[i]}
+            b = {"points": points[i], "reason": reasons[i], "share": shares[i]}
             if label is not None:
                 b["category"] = label
             elif i < len(f["edges"]):
@@ -407,6 +410,7 @@ def fit(train: dict[str, np.ndarray], defaulted: np.ndarray, version: str) -> di
             # A value never missing in training is scored as the average.
             entry["missing_points"] = points[-1] if seen[-1] > 0 else mean
             entry["missing_reason"] = f.get("missing_reason", f.get("reason", reasons[0]))
+            entry["missing_share"] = shares[-1]
         features.append(entry)
         at += width
     return {
@@ -430,6 +434,18 @@ def score(model: dict, facts: dict[str, np.ndarray]) -> np.ndarray:
         points = np.array([b["points"] for b in entry["bins"]] + ([entry["missing_points"]] if f.get("missing") else []))
         logit += points[idx]
     return 1 / (1 + np.exp(-logit))
+
+
+def score_bins(pd: np.ndarray) -> list[dict]:
+    """The training population's probabilities in ten bins of equal share
+    (deciles), each with the share that fell in it: monitoring's reference
+    for the score's stability."""
+    edges = sorted({rounded(q, 6) for q in np.quantile(pd, np.linspace(0.1, 0.9, 9))})
+    idx = np.searchsorted(np.array(edges), pd, side="right")
+    counts = np.bincount(idx, minlength=len(edges) + 1)
+    out = [{"below": e, "share": rounded(counts[i] / len(pd))} for i, e in enumerate(edges)]
+    out.append({"share": rounded(counts[-1] / len(pd))})
+    return out
 
 
 def ks(pd: np.ndarray, defaulted: np.ndarray) -> float:
@@ -554,6 +570,27 @@ default.
 |---|---:|
 {bands}
 
+## Monitoring
+
+Each model file carries its training population's share in every bin of
+every feature (`share`, `missing_share`) and its probabilities in ten bins
+of equal share (`score_bins`, the deciles of this card's training score).
+Every week lendhub counts the decisions each model scored into the same
+bins and computes the population stability index (PSI) of the score and of
+each feature against these shares, with the approval rate by partner
+(`lendhub models monitor`, the operations console). Below 0.10 a variable
+is stable; 0.10 to 0.25 worth watching; above 0.25 over at least
+`model_monitoring.min_decisions` decisions (100 by default) the model has
+drifted, and the lender's operators are e-mailed and the partners whose
+decisions it scored are sent `model.drift_detected`. A drifted model keeps
+deciding: retraining it, or promoting another, is the credit team's call.
+
+The deciles of version {model['version']}'s training score:
+
+| Decile | Probability of default below | Share |
+|---:|---:|---:|
+{chr(10).join(f"| {i} | {b['below'] * 100:.2f} % | {b['share'] * 100:.1f} % |" if 'below' in b else f"| {i} | (the rest) | {b['share'] * 100:.1f} % |" for i, b in enumerate(model['score_bins'], 1))}
+
 ## Known limits
 
 - The population is synthetic: the model learns the stated hazard, not the
@@ -581,6 +618,7 @@ def main() -> int:
         model = fit(train, train_y, version)
         pd = score(model, holdout)
         auc = float(roc_auc_score(holdout_y, pd))
+        model["score_bins"] = score_bins(score(model, train))
         model["examples"] = examples(model, holdout)
         text = json.dumps(model, indent=2, sort_keys=False) + "\n"
         digest = hashlib.sha256(text.encode()).hexdigest()

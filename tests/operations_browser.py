@@ -50,9 +50,10 @@ def main():
             }
             for row in page.locator("#items tbody tr").all()
         ]
-        # The page itself fits a phone; only the table scrolls sideways,
-        # inside its own box.
-        boxes = [page.locator(s).bounding_box() for s in ("header", "main", "div.table")]
+        # The page itself fits a phone; only the tables scroll sideways,
+        # each inside its own box.
+        boxes = [page.locator(s).bounding_box() for s in ("header", "main")]
+        boxes += [t.bounding_box() for t in page.locator("div.table").all()]
         out["page_width"] = max(b["x"] + b["width"] for b in boxes)
         page.click("#console-sign-out")
         # The identity provider asks to confirm signing out there too.

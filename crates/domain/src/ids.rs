@@ -109,6 +109,8 @@ hub_id!(/// A partner sub-account (`sub_…`).
     SubAccountId, "sub_");
 hub_id!(/// An introduction (`intro_…`).
     IntroductionId, "intro_");
+hub_id!(/// A credit model's drift, as told to a partner (`mdr_…`).
+    ModelDriftId, "mdr_");
 hub_id!(/// A payout (`po_…`).
     PayoutId, "po_");
 hub_id!(/// A webhook endpoint (`whe_…`).

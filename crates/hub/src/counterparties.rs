@@ -616,6 +616,7 @@ impl Counterparties {
     ) -> Self {
         hop::describe();
         crate::flows::reconcile::describe();
+        crate::flows::monitor_models::describe();
         Self {
             // Live refuses the test banks (docs/decisions.md).
             stand_ins: PerEnvironment {

@@ -17,7 +17,9 @@ use lendhub_domain::partner::scope::{PartnerScope, Scope};
 #[openapi(
     info(title = "lendhub partner ring", version = "v1",
         description = "The partner ring: the OAuth 2.0 token plane (client credentials, EdDSA JWT access tokens, introspection, revocation, JWKS), the read-only MCP tier and the REST tier. The REST tier is served live under /partner/v1 and as the test environment under /sandbox/v1; it takes a secret API key of that environment (sk_live_/sk_test_) or an access token whose audience is that environment, as a bearer credential."),
-    modifiers(&Security)
+    modifiers(&Security),
+    // An event's payload that no path answers with.
+    components(schemas(crate::views::model_drift::ModelDriftView))
 )]
 struct Base;
 

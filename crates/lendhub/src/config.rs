@@ -361,6 +361,7 @@ pub struct Config {
     pub log: Log,
     pub counterparties: Counterparties,
     pub reconciliation: Reconciliation,
+    pub model_monitoring: ModelMonitoring,
     pub lender: Lender,
 }
 
@@ -373,6 +374,29 @@ pub struct Lender {
     /// the operations console (`/dashboard/operations`). Compared without
     /// regard to case; empty, the console admits no one.
     pub operators: Vec<String>,
+}
+
+/// The credit model's weekly monitoring (docs/model-card.md,
+/// "Monitoring").
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ModelMonitoring {
+    /// Monitor each week (Monday to Sunday, UTC) two hours after it ends.
+    /// Off, a week is monitored only when `lendhub models monitor --week`
+    /// asks.
+    pub weekly: bool,
+    /// The fewest decisions a model must have scored in a week for its
+    /// drift to alert: a stability index over a handful is noise.
+    pub min_decisions: u64,
+}
+
+impl Default for ModelMonitoring {
+    fn default() -> Self {
+        Self {
+            weekly: true,
+            min_decisions: 100,
+        }
+    }
 }
 
 /// Daily reconciliation of the lender's bank accounts against the ledger
@@ -619,6 +643,7 @@ impl Default for Config {
             },
             counterparties: Counterparties::default(),
             reconciliation: Reconciliation::default(),
+            model_monitoring: ModelMonitoring::default(),
             lender: Lender::default(),
         }
     }

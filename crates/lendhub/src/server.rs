@@ -323,6 +323,11 @@ async fn hub(
         lendhub_hub::flows::sweep::Sweep::new(
             state.partner.flows.clone(),
             config.reconciliation.daily,
+            lendhub_hub::flows::monitor_models::Settings {
+                weekly: config.model_monitoring.weekly,
+                min_decisions: config.model_monitoring.min_decisions,
+                operators: state.partner.settings.operators.clone(),
+            },
         ),
         expiry_wake.clone(),
         core.jobs.clone(),

@@ -70,6 +70,14 @@ pub enum PublicWrite {
         enquiry: EnquiryRecord,
         mail: MailRecord,
     },
+    /// A notice mailed to `recipient` (the lender's operators').
+    Mail {
+        id: String,
+        recipient: String,
+        subject: String,
+        body: String,
+        due_ms: i64,
+    },
     /// A notice mailed to the partner's contact address; nothing if the
     /// partner has none.
     MailPartner {

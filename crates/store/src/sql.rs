@@ -285,6 +285,38 @@ pub mod lending {
     /// The newest shadow scores, for the operator's comparison.
     pub const SHADOW_SCORES: &str = "SELECT body FROM hub_shadow_scores
          ORDER BY scored_at_ms DESC, decision_id DESC LIMIT $1";
+    /// A page of the decisions made in `[$1, $2)`, after the one made at
+    /// `$3` with id `$4`: model monitoring's week.
+    pub const DECIDED_BETWEEN: &str = "SELECT decided_at_ms, body FROM hub_decisions
+         WHERE decided_at_ms >= $1 AND decided_at_ms < $2
+           AND (decided_at_ms > $3 OR (decided_at_ms = $3 AND id > $4))
+         ORDER BY decided_at_ms, id LIMIT $5";
+    /// Asks for a week's monitoring now, again if it ran before.
+    pub const REQUEST_MONITORING: &str = "INSERT INTO hub_model_monitoring_runs
+             (week, due_at_ms, requested_at_ms, done_at_ms, body)
+         VALUES ($1, $2, $2, NULL, NULL)
+         ON CONFLICT (week) DO UPDATE SET due_at_ms = excluded.due_at_ms,
+             requested_at_ms = excluded.requested_at_ms, done_at_ms = NULL";
+    /// Schedules a week's monitoring, unless scheduled or asked for already.
+    pub const SCHEDULE_MONITORING: &str = "INSERT INTO hub_model_monitoring_runs
+             (week, due_at_ms, requested_at_ms, done_at_ms, body)
+         VALUES ($1, $2, $2, NULL, NULL) ON CONFLICT (week) DO NOTHING";
+    /// A run's report, unless it was asked for again after `$3`.
+    pub const MONITORING_DONE: &str = "UPDATE hub_model_monitoring_runs
+         SET done_at_ms = $2, body = $4 WHERE week = $1 AND requested_at_ms <= $3";
+    pub const DUE_MONITORING: &str = "SELECT week, requested_at_ms FROM hub_model_monitoring_runs
+         WHERE done_at_ms IS NULL AND due_at_ms <= $1 ORDER BY due_at_ms LIMIT $2";
+    pub const MONITORING_RUN: &str = "SELECT requested_at_ms, done_at_ms, body
+         FROM hub_model_monitoring_runs WHERE week = $1";
+    /// The newest weeks' reports.
+    pub const MONITORING_REPORTS: &str = "SELECT body FROM hub_model_monitoring_runs
+         WHERE body IS NOT NULL ORDER BY week DESC LIMIT $1";
+    /// Touches no row if the week's alert for the model was raised.
+    pub const TAKE_DRIFT_ALERT: &str =
+        "INSERT INTO hub_model_alerts (week, environment, model, at_ms)
+         VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING";
+    pub const FREE_DRIFT_ALERT: &str =
+        "DELETE FROM hub_model_alerts WHERE week = $1 AND environment = $2 AND model = $3";
     pub const INSERT_RAIL_PAYMENT: &str =
         "INSERT INTO hub_rail_payments (end_to_end_id, owner, kind, subject_id, created_at_ms, body)
          VALUES ($1, $2, $3, $4, $5, $6)";

@@ -6,6 +6,7 @@
 //! model's cut-offs and prices an approval, and its contributions give the
 //! reasons.
 
+pub mod drift;
 pub mod features;
 pub mod registry;
 pub mod scorecard;
@@ -15,7 +16,7 @@ use std::sync::LazyLock;
 use serde::{Deserialize, Serialize};
 
 pub use features::{Feature, FeatureVector, Value};
-pub use scorecard::{Contribution, Cutoffs, Score, Scorecard, Unusable};
+pub use scorecard::{Contribution, Cutoffs, Score, ScoreBin, Scorecard, Unusable};
 
 /// The scorecards built into lendhub, each exactly as training wrote it.
 const BUNDLED: [&str; 2] = [

@@ -22,6 +22,9 @@ pub struct Scorecard {
     pub cutoffs: Cutoffs,
     pub price_bands: Vec<PriceBand>,
     pub training: Training,
+    /// The training population's probabilities in bins (its deciles), with
+    /// the share in each: what monitoring compares a week's scores with.
+    pub score_bins: Vec<ScoreBin>,
     /// Companies with the probability training scored them at: the
     /// evaluator's test scores them alike.
     #[serde(default)]
@@ -50,6 +53,9 @@ pub struct FeatureBins {
     pub missing_points: Option<f64>,
     #[serde(default)]
     pub missing_reason: Option<ReasonCode>,
+    /// The training population's share with the value missing.
+    #[serde(default)]
+    pub missing_share: Option<f64>,
 }
 
 /// A bin: values below `below` (and not in an earlier bin), or the
@@ -64,6 +70,28 @@ pub struct Bin {
     pub below: Option<i64>,
     #[serde(default)]
     pub category: Option<String>,
+    /// The training population's share in this bin.
+    pub share: f64,
+}
+
+/// Probabilities below `below` (and not in an earlier bin); the last has
+/// none.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScoreBin {
+    #[serde(default)]
+    pub below: Option<f64>,
+    pub share: f64,
+}
+
+/// Where a value falls among a feature's bins.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Slot {
+    Bin(usize),
+    Missing,
+    /// Unknown, or a category the model never saw: outside what training
+    /// measured.
+    Outside,
 }
 
 /// Probability-of-default cut-offs: approved below `approve_below`,
@@ -172,7 +200,15 @@ impl Scorecard {
             .price_bands
             .last()
             .is_some_and(|b| b.pd_below >= c.approve_below);
-        if !(cutoffs_hold && bands_rise && bands_cover) {
+        let deciles_rise = !card.score_bins.is_empty()
+            && card
+                .score_bins
+                .iter()
+                .filter_map(|b| b.below)
+                .collect::<Vec<_>>()
+                .windows(2)
+                .all(|w| w[0] < w[1]);
+        if !(cutoffs_hold && bands_rise && bands_cover && deciles_rise) {
             return Err(Unusable::Bands);
         }
         Ok(card)
@@ -213,6 +249,14 @@ impl Scorecard {
             .map_or(0, |b| b.annual_rate_bps)
     }
 
+    /// The index of the score bin `probability` falls in.
+    pub fn score_bin(&self, probability: f64) -> usize {
+        self.score_bins
+            .iter()
+            .position(|b| b.below.is_none_or(|edge| probability < edge))
+            .unwrap_or(self.score_bins.len().saturating_sub(1))
+    }
+
     /// The feature's words, for explanations.
     pub fn words(&self, feature: Feature) -> Option<&str> {
         self.features
@@ -223,6 +267,23 @@ impl Scorecard {
 }
 
 impl FeatureBins {
+    /// Where `value` falls.
+    pub fn slot(&self, value: Known<'_>) -> Slot {
+        let found = match value {
+            Known::Missing => return Slot::Missing,
+            Known::Unknown => return Slot::Outside,
+            Known::Value(Value::Number(x)) => self
+                .bins
+                .iter()
+                .position(|b| b.below.is_none_or(|edge| *x < edge)),
+            Known::Value(Value::Category(c)) => self
+                .bins
+                .iter()
+                .position(|b| b.category.as_deref() == Some(c.as_str())),
+        };
+        found.map_or(Slot::Outside, Slot::Bin)
+    }
+
     fn points(&self, value: Known<'_>) -> (f64, ReasonCode) {
         let average = || {
             let reason = self
@@ -231,22 +292,16 @@ impl FeatureBins {
                 .unwrap_or(ReasonCode::CreditAdverse);
             (self.mean_points, reason)
         };
-        let missing = || match (self.missing_points, self.missing_reason) {
-            (Some(points), Some(reason)) => (points, reason),
-            _ => average(),
-        };
-        let bin = match value {
-            Known::Missing => return missing(),
-            Known::Unknown => return average(),
-            Known::Value(Value::Number(x)) => self
+        match self.slot(value) {
+            Slot::Bin(i) => self
                 .bins
-                .iter()
-                .find(|b| b.below.is_none_or(|edge| *x < edge)),
-            Known::Value(Value::Category(c)) => self
-                .bins
-                .iter()
-                .find(|b| b.category.as_deref() == Some(c.as_str())),
-        };
-        bin.map_or_else(average, |b| (b.points, b.reason))
+                .get(i)
+                .map_or_else(average, |b| (b.points, b.reason)),
+            Slot::Missing => match (self.missing_points, self.missing_reason) {
+                (Some(points), Some(reason)) => (points, reason),
+                _ => average(),
+            },
+            Slot::Outside => average(),
+        }
     }
 }

@@ -68,6 +68,8 @@ pub enum EventType {
     InvoiceDraft,
     #[serde(rename = "invoice.finalized")]
     InvoiceFinalized,
+    #[serde(rename = "model.drift_detected")]
+    ModelDriftDetected,
     #[serde(rename = "webhook_endpoint.disabled")]
     WebhookEndpointDisabled,
     #[serde(rename = "webhook_endpoint.enabled")]
@@ -101,7 +103,7 @@ impl EventType {
     /// filter accept: the seed's catalogue, the names its other pages use
     /// (both payment sets among them; docs/decisions.md says which is
     /// emitted), and lendhub's own endpoint events.
-    pub const HUB: [EventType; 31] = [
+    pub const HUB: [EventType; 32] = [
         EventType::ApplicationCreated,
         EventType::ApplicationSubmitted,
         EventType::ApplicationExpired,
@@ -131,6 +133,7 @@ impl EventType {
         EventType::AgreementSigned,
         EventType::InvoiceDraft,
         EventType::InvoiceFinalized,
+        EventType::ModelDriftDetected,
         EventType::WebhookEndpointDisabled,
         EventType::WebhookEndpointEnabled,
     ];
@@ -166,6 +169,7 @@ impl EventType {
             EventType::AgreementSigned => "agreement.signed",
             EventType::InvoiceDraft => "invoice.draft",
             EventType::InvoiceFinalized => "invoice.finalized",
+            EventType::ModelDriftDetected => "model.drift_detected",
             EventType::WebhookEndpointDisabled => "webhook_endpoint.disabled",
             EventType::WebhookEndpointEnabled => "webhook_endpoint.enabled",
         }
@@ -231,6 +235,7 @@ impl EventType {
             EventType::PayoutPaid | EventType::PayoutFailed => ("payout", "po_"),
             EventType::AgreementSigned => ("agreement", "agr_"),
             EventType::InvoiceDraft | EventType::InvoiceFinalized => ("partner_statement", "pst_"),
+            EventType::ModelDriftDetected => ("model_drift", "mdr_"),
             EventType::WebhookEndpointDisabled | EventType::WebhookEndpointEnabled => {
                 ("webhook_endpoint", "whe_")
             }

@@ -7,6 +7,7 @@ mod audit;
 mod charts;
 mod credentials;
 mod forms;
+mod model_monitoring;
 mod money;
 mod operations;
 mod pages;

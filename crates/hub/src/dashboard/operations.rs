@@ -278,6 +278,7 @@ struct Console {
     open: usize,
     rows: Vec<Row>,
     models: Models,
+    monitoring: super::model_monitoring::Monitoring,
 }
 
 /// `GET /dashboard/operations`: the reconciliation items.
@@ -286,6 +287,9 @@ pub async fn home(State(state): State<DashboardState>, operator: Operator) -> Re
         return refusals::unavailable();
     };
     let Ok(models) = models(&state).await else {
+        return refusals::unavailable();
+    };
+    let Ok(monitoring) = super::model_monitoring::monitoring(&state).await else {
         return refusals::unavailable();
     };
     let rows: Vec<Row> = items.iter().map(Row::of).collect();
@@ -300,6 +304,7 @@ pub async fn home(State(state): State<DashboardState>, operator: Operator) -> Re
             open: rows.iter().filter(|r| r.open).count(),
             rows,
             models,
+            monitoring,
         },
     )
 }

@@ -26,6 +26,7 @@ pub mod lists;
 pub mod mandate_at_bank;
 pub mod mandates;
 pub mod marketplace;
+pub mod monitor_models;
 pub mod open_application;
 pub mod pay_at_bank;
 pub mod payment_links;

@@ -138,6 +138,18 @@ async fn reconcile_day(
     Ok(true)
 }
 
+/// Monitors the week starting `week` and keeps its report, unless it was
+/// asked for again meanwhile.
+async fn monitor_week(
+    cx: &Context,
+    settings: &crate::flows::monitor_models::Settings,
+    week: time::Date,
+    requested_at_ms: i64,
+) -> Result<bool, FlowError> {
+    crate::flows::monitor_models::monitor(cx, settings, week, requested_at_ms).await?;
+    Ok(true)
+}
+
 /// Due applications as a job queue. Like the sandbox's referral reviews,
 /// they need no lease: each change is a versioned update, so of several
 /// instances exactly one commit wins; one that fails stays due and the next
@@ -149,15 +161,45 @@ pub struct Sweep {
     reconciled_through: parking_lot::Mutex<Option<time::Date>>,
     /// Whether each day is reconciled unasked (`reconciliation.daily`).
     daily: bool,
+    /// The last day this instance scheduled the monitoring of last week on.
+    monitored_through: parking_lot::Mutex<Option<time::Date>>,
+    monitoring: crate::flows::monitor_models::Settings,
 }
 
 impl Sweep {
-    pub fn new(flows: Context, daily: bool) -> Self {
+    pub fn new(
+        flows: Context,
+        daily: bool,
+        monitoring: crate::flows::monitor_models::Settings,
+    ) -> Self {
         Self {
             flows,
             reconciled_through: parking_lot::Mutex::new(None),
             daily,
+            monitored_through: parking_lot::Mutex::new(None),
+            monitoring,
         }
+    }
+
+    /// Schedules last week's model monitoring (on the service clock), once
+    /// a day per instance; the store keeps one run per week whoever asks.
+    async fn schedule_monitoring(&self) -> Result<(), StoreError> {
+        let today = self.flows.clock.now().date();
+        if !self.monitoring.weekly || *self.monitored_through.lock() == Some(today) {
+            return Ok(());
+        }
+        let (week, due) = crate::flows::monitor_models::last_week(today);
+        let mut writes = WriteSet::default();
+        writes.push(LendingWrite::ScheduleMonitoring {
+            week,
+            due_ms: unix_ms(due),
+        });
+        match self.flows.units.commit(writes).await {
+            Ok(()) | Err(CommitError::Conflict | CommitError::IdempotencyKeyTaken) => {}
+            Err(CommitError::Store(e)) => return Err(e),
+        }
+        *self.monitored_through.lock() = Some(today);
+        Ok(())
     }
 
     /// Schedules yesterday's reconciliation (on the service clock), once a
@@ -212,6 +254,9 @@ pub enum Due {
     Payout(DuePayout),
     /// A day to reconcile, on the service clock, and when it was asked for.
     Reconciliation(time::Date, i64),
+    /// A week (its Monday) whose credit model to monitor, and when it was
+    /// asked for.
+    Monitoring(time::Date, i64),
 }
 
 impl Due {
@@ -223,7 +268,7 @@ impl Due {
             Due::Schedule(d) => d.clock_offset_ms,
             Due::Close(d) => d.clock_offset_ms,
             Due::Payout(d) => d.clock_offset_ms,
-            Due::Reconciliation(..) => 0,
+            Due::Reconciliation(..) | Due::Monitoring(..) => 0,
         }
     }
 }
@@ -270,6 +315,12 @@ impl Queue for Sweep {
             .ledger
             .due_reconciliations(unix_ms(self.flows.clock.now()), lease.limit)
             .await?;
+        self.schedule_monitoring().await?;
+        let weeks = self
+            .flows
+            .lending
+            .due_monitoring(unix_ms(self.flows.clock.now()), lease.limit)
+            .await?;
         // An account's due work is taken in the order it happens, however
         // far the clock jumped in one go (a pass's jobs run at once, in no
         // order): its payments first, then its schedules' next instalments
@@ -303,6 +354,7 @@ impl Queue for Sweep {
             .chain(closes.into_iter().map(Due::Close))
             .chain(payouts.into_iter().map(Due::Payout))
             .chain(days.into_iter().map(|(d, at)| Due::Reconciliation(d, at)))
+            .chain(weeks.into_iter().map(|(w, at)| Due::Monitoring(w, at)))
             .collect())
     }
 
@@ -314,7 +366,9 @@ impl Queue for Sweep {
             Due::Schedule(d) => d.schedule.due_at().map_or(0, unix_ms),
             Due::Close(d) => d.close.due_at_ms,
             Due::Payout(d) => d.payout.due_at.map_or(0, unix_ms),
-            Due::Reconciliation(_, requested_at_ms) => *requested_at_ms,
+            Due::Reconciliation(_, requested_at_ms) | Due::Monitoring(_, requested_at_ms) => {
+                *requested_at_ms
+            }
         };
         Timing {
             first_due_ms: due_ms,
@@ -346,6 +400,9 @@ impl Queue for Sweep {
             Due::Payout(d) => crate::flows::share_payout::send(&self.flows, &d.payout, now).await,
             Due::Reconciliation(day, requested_at_ms) => {
                 reconcile_day(&self.flows, *day, *requested_at_ms).await
+            }
+            Due::Monitoring(week, requested_at_ms) => {
+                monitor_week(&self.flows, &self.monitoring, *week, *requested_at_ms).await
             }
             Due::Application(due) => match due.application.status {
                 Status::InReview => review(&self.flows, &due.application, now).await,
@@ -397,6 +454,13 @@ impl Queue for Sweep {
             ) => {
                 tracing::warn!(%day, error = %failure.error,
                     "could not reconcile a day; the next pass retries it")
+            }
+            (
+                Outcome::Retry { failure, .. } | Outcome::GiveUp { failure },
+                Due::Monitoring(week, _),
+            ) => {
+                tracing::warn!(%week, error = %failure.error,
+                    "could not monitor the credit model's week; the next pass retries it")
             }
             (Outcome::Retry { failure, .. } | Outcome::GiveUp { failure }, Due::Payment(d)) => {
                 tracing::warn!(payment = %d.payment.id, error = %failure.error,

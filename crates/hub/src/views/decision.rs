@@ -39,6 +39,15 @@ pub struct ModelView {
     version: String,
 }
 
+impl ModelView {
+    pub fn of(model: &lendhub_domain::credit_model::ModelRef) -> Self {
+        Self {
+            id: model.id.clone(),
+            version: model.version.clone(),
+        }
+    }
+}
+
 /// A decision, rendered verbatim from what was stored.
 #[derive(Serialize, ToSchema)]
 pub struct DecisionView {
@@ -106,10 +115,7 @@ impl DecisionView {
             decided_at: d.decided_at,
             accepted_at: d.accepted_at,
             reference: d.reference.clone(),
-            model: v.scored.as_ref().map(|s| ModelView {
-                id: s.model.id.clone(),
-                version: s.model.version.clone(),
-            }),
+            model: v.scored.as_ref().map(|s| ModelView::of(&s.model)),
             livemode: matches!(
                 d.owner.kind(),
                 lendhub_domain::tenant::TenantKind::Partner { livemode: true, .. }

@@ -13,6 +13,7 @@ pub mod introduction;
 pub mod invoice;
 pub mod mandate;
 pub mod marketplace;
+pub mod model_drift;
 pub mod payment;
 pub mod payout;
 pub mod schedule;

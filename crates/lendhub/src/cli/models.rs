@@ -1,8 +1,9 @@
-//! `lendhub models list | show | promote | shadow | compare`: the credit
-//! models built into lendhub (issue #48), which one decides (the champion)
-//! and which scores beside it in shadow (the challenger), and how the two
-//! compare over the decisions both scored. Roles change in one commit and
-//! apply from the next decision; a decision keeps the model that made it.
+//! `lendhub models list | show | promote | shadow | compare | monitor`: the
+//! credit models built into lendhub (issue #48), which one decides (the
+//! champion) and which scores beside it in shadow (the challenger), how the
+//! two compare over the decisions both scored, and a week's monitoring.
+//! Roles change in one commit and apply from the next decision; a decision
+//! keeps the model that made it.
 
 use anyhow::{Context, bail};
 use clap::Subcommand;
@@ -46,6 +47,19 @@ pub enum ModelsCommand {
         /// How many of the newest shadow scores to compare over.
         #[arg(long, default_value_t = 10_000)]
         last: u32,
+    },
+    /// Monitor a week now (again, if it ran): the population stability of
+    /// the score and each feature against training, the approval rate by
+    /// partner, and any drift alert. A running `lendhub serve` does the
+    /// run; this waits for its report and prints it as one JSON object.
+    Monitor {
+        /// A day of the week (Monday to Sunday, UTC), YYYY-MM-DD; by
+        /// default last week.
+        #[arg(long)]
+        week: Option<String>,
+        /// How long to wait for the server's report.
+        #[arg(long, default_value_t = 60)]
+        wait_secs: u64,
     },
 }
 
@@ -167,6 +181,50 @@ async fn run(command: ModelsCommand, store: &dyn Store) -> anyhow::Result<()> {
             };
             println!("{line}");
         }
+        ModelsCommand::Monitor { week, wait_secs } => {
+            let report = monitor(store, week.as_deref(), wait_secs).await?;
+            println!("{}", serde_json::to_string(&report)?);
+        }
     }
     Ok(())
+}
+
+/// How often the report is looked for.
+const POLL: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Asks for the week's run and waits for the report that answers it.
+async fn monitor(
+    store: &dyn Store,
+    day: Option<&str>,
+    wait_secs: u64,
+) -> anyhow::Result<lendhub_domain::credit_model::drift::Report> {
+    use lendhub_domain::credit_model::drift::week_of;
+    let week = match day {
+        Some(day) => {
+            let format = time::macros::format_description!("[year]-[month]-[day]");
+            week_of(time::Date::parse(day, format).context("--week: a date, YYYY-MM-DD")?)
+        }
+        None => week_of(SystemClock.now().date()) - time::Duration::weeks(1),
+    };
+    let at_ms = SystemClock.now_ms();
+    let mut writes = WriteSet::default();
+    writes.push(LendingWrite::RequestMonitoring { week, at_ms });
+    store.commit(writes).await?;
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(wait_secs);
+    loop {
+        let run = store.monitoring_run(week).await?;
+        if let Some(report) = run
+            .filter(|r| r.requested_at_ms == at_ms && r.done_at_ms.is_some())
+            .and_then(|r| r.report)
+        {
+            return Ok(report);
+        }
+        if tokio::time::Instant::now() >= deadline {
+            bail!(
+                "no server monitored the week of {week} within {wait_secs} s: is `lendhub serve` \
+                 running on this database?"
+            );
+        }
+        tokio::time::sleep(POLL).await;
+    }
 }

@@ -30,6 +30,7 @@ mod identity_passwords;
 mod instances;
 mod ledger;
 mod mcp;
+mod model_monitoring;
 mod open_banking;
 mod open_banking_payments;
 mod openapi_contract;

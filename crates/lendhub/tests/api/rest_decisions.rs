@@ -15,13 +15,13 @@ use crate::rest_tier::rest_post as post;
 
 const SCOPES: &str = "applications.read applications.write decisions.read identity.write events.read webhooks.manage";
 
-struct Partner {
-    client: String,
-    test: String,
-    live: String,
+pub(crate) struct Partner {
+    pub client: String,
+    pub test: String,
+    pub live: String,
 }
 
-async fn partner(app: &App) -> Partner {
+pub(crate) async fn partner(app: &App) -> Partner {
     let (client, _) = rest_partner(app, SCOPES, Tier::Platform).await;
     let key = |env| {
         api_key(app, &client, env, None)["key"]
@@ -33,7 +33,13 @@ async fn partner(app: &App) -> Partner {
     Partner { client, test, live }
 }
 
-async fn apply(app: &App, prefix: &str, key: &str, company: &str, amount: i64) -> String {
+pub(crate) async fn apply(
+    app: &App,
+    prefix: &str,
+    key: &str,
+    company: &str,
+    amount: i64,
+) -> String {
     app.advance(time::Duration::seconds(1)); // the create sub-limit
     let r = post(
         app,
@@ -47,11 +53,11 @@ async fn apply(app: &App, prefix: &str, key: &str, company: &str, amount: i64) -
     r.body["id"].as_str().unwrap().to_owned()
 }
 
-fn consents() -> Value {
+pub(crate) fn consents() -> Value {
     json!({"credit_search": true, "open_banking": true, "terms": true})
 }
 
-async fn submit(app: &App, prefix: &str, key: &str, id: &str, body: Value) -> Reply {
+pub(crate) async fn submit(app: &App, prefix: &str, key: &str, id: &str, body: Value) -> Reply {
     post(
         app,
         &format!("{prefix}/applications/{id}/submit"),
@@ -497,7 +503,7 @@ async fn decisions_list_newest_first_by_outcome_and_time() {
     assert_eq!(live.body["data"], json!([]), "test decisions stay in test");
 }
 
-fn cli_lines(app: &App, args: &[&str]) -> Vec<Value> {
+pub(crate) fn cli_lines(app: &App, args: &[&str]) -> Vec<Value> {
     cli(&app._site, args)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())

@@ -334,9 +334,43 @@ pub enum LendingWrite {
     },
     /// A challenger's shadow score, in the commit of the decision it shadows.
     InsertShadowScore(lendhub_domain::credit_model::registry::ShadowScore),
+    /// Monitor the week starting `week` now (again, if it ran):
+    /// `lendhub models monitor`.
+    RequestMonitoring {
+        week: time::Date,
+        at_ms: i64,
+    },
+    /// Monitor the week starting `week` at `due_ms`, unless it is already
+    /// scheduled.
+    ScheduleMonitoring {
+        week: time::Date,
+        due_ms: i64,
+    },
+    /// The run that answered the request made at `requested_at_ms`.
+    Monitored {
+        report: lendhub_domain::credit_model::drift::Report,
+        requested_at_ms: i64,
+        at_ms: i64,
+    },
+    /// The week's drift alert for a model in an environment; `Conflict` if
+    /// it was raised already.
+    RaiseDriftAlert {
+        week: time::Date,
+        environment: lendhub_domain::partner::credentials::Environment,
+        model: lendhub_domain::credit_model::ModelRef,
+        at_ms: i64,
+    },
     /// Succeeds only if the stored version is `connection.version - 1`;
     /// otherwise `Conflict`.
     UpdateBankConnection(BankConnection),
+}
+
+/// A week's model monitoring, asked for or scheduled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MonitoringRun {
+    pub requested_at_ms: i64,
+    pub done_at_ms: Option<i64>,
+    pub report: Option<lendhub_domain::credit_model::drift::Report>,
 }
 
 /// An underwriting-log row from its columns, in either backend.
@@ -375,6 +409,34 @@ pub trait LendingStore: Send + Sync {
         &self,
         limit: u32,
     ) -> Result<Vec<lendhub_domain::credit_model::registry::ShadowScore>, StoreError>;
+
+    /// Up to `limit` decisions made in `[from_ms, to_ms)`, any partner's,
+    /// oldest first, after the one made at `after` (its time and id), with
+    /// the time each was made.
+    async fn decided_between(
+        &self,
+        from_ms: i64,
+        to_ms: i64,
+        after: Option<(i64, &DecisionId)>,
+        limit: u32,
+    ) -> Result<Vec<(i64, Decision)>, StoreError>;
+
+    /// A week's monitoring run, asked for or scheduled.
+    async fn monitoring_run(&self, week: time::Date) -> Result<Option<MonitoringRun>, StoreError>;
+
+    /// The weeks whose monitoring is due by `now_ms`, with when each was
+    /// asked for.
+    async fn due_monitoring(
+        &self,
+        now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<(time::Date, i64)>, StoreError>;
+
+    /// The newest `limit` weeks' reports, newest first.
+    async fn monitoring_reports(
+        &self,
+        limit: u32,
+    ) -> Result<Vec<lendhub_domain::credit_model::drift::Report>, StoreError>;
 
     async fn hub_application(
         &self,

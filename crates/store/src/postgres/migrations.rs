@@ -293,6 +293,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "credit_models",
         include_str!("../../migrations/postgres/0060_credit_models.sql"),
     ),
+    (
+        61,
+        "model_monitoring",
+        include_str!("../../migrations/postgres/0061_model_monitoring.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

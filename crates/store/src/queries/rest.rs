@@ -138,6 +138,60 @@ impl<B: Backend> LendingStore for B {
         bodies(self, sql::lending::SHADOW_SCORES, &params![limit]).await
     }
 
+    async fn decided_between(
+        &self,
+        from_ms: i64,
+        to_ms: i64,
+        after: Option<(i64, &DecisionId)>,
+        limit: u32,
+    ) -> Result<Vec<(i64, Decision)>, StoreError> {
+        let (at, id) = after.map_or((from_ms - 1, ""), |(at, id)| (at, id.as_str()));
+        let params = params![from_ms, to_ms, at, id, limit];
+        self.all(sql::lending::DECIDED_BETWEEN, &params, |r| {
+            Ok((r.get(0)?, r.json(1)?))
+        })
+        .await
+    }
+
+    async fn monitoring_run(&self, week: time::Date) -> Result<Option<MonitoringRun>, StoreError> {
+        let week = week.to_string();
+        self.one(sql::lending::MONITORING_RUN, &params![&week], |r| {
+            let body: Option<String> = r.get(2)?;
+            Ok(MonitoringRun {
+                requested_at_ms: r.get(0)?,
+                done_at_ms: r.get(1)?,
+                report: body
+                    .map(|b| serde_json::from_str(&b))
+                    .transpose()
+                    .map_err(|e| StoreError::Internal(format!("a monitoring report: {e}")))?,
+            })
+        })
+        .await
+    }
+
+    async fn due_monitoring(
+        &self,
+        now_ms: i64,
+        limit: u32,
+    ) -> Result<Vec<(time::Date, i64)>, StoreError> {
+        self.all(sql::lending::DUE_MONITORING, &params![now_ms, limit], |r| {
+            let week: String = r.get(0)?;
+            let format = time::macros::format_description!("[year]-[month]-[day]");
+            let week = time::Date::parse(&week, format).map_err(|e| {
+                StoreError::Internal(format!("a monitoring run of week {week}: {e}"))
+            })?;
+            Ok((week, r.get(1)?))
+        })
+        .await
+    }
+
+    async fn monitoring_reports(
+        &self,
+        limit: u32,
+    ) -> Result<Vec<lendhub_domain::credit_model::drift::Report>, StoreError> {
+        bodies(self, sql::lending::MONITORING_REPORTS, &params![limit]).await
+    }
+
     async fn hub_application(
         &self,
         owner: &Tenant,

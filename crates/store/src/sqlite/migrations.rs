@@ -307,6 +307,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "credit_models",
         include_str!("../../migrations/sqlite/0060_credit_models.sql"),
     ),
+    (
+        61,
+        "model_monitoring",
+        include_str!("../../migrations/sqlite/0061_model_monitoring.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -351,6 +351,49 @@ pub(super) fn plan(write: &LendingWrite, d: &Dialect, unit: &mut Unit) -> Result
                 json(s)?
             ],
         ),
+        LendingWrite::RequestMonitoring { week, at_ms } => {
+            unit.step(sql::REQUEST_MONITORING, values![week.to_string(), *at_ms])
+        }
+        LendingWrite::ScheduleMonitoring { week, due_ms } => {
+            unit.step(sql::SCHEDULE_MONITORING, values![week.to_string(), *due_ms])
+        }
+        LendingWrite::Monitored {
+            report,
+            requested_at_ms,
+            at_ms,
+        } => unit.step(
+            sql::MONITORING_DONE,
+            values![
+                report.week.to_string(),
+                *at_ms,
+                *requested_at_ms,
+                json(report)?
+            ],
+        ),
+        LendingWrite::RaiseDriftAlert {
+            week,
+            environment,
+            model,
+            at_ms,
+        } => {
+            let key = [
+                week.to_string(),
+                environment.as_str().to_owned(),
+                format!("{}@{}", model.id, model.version),
+            ];
+            unit.check(Check {
+                rank: (33, key.join("/"), String::new()),
+                row: None,
+                test: Statement::change(
+                    sql::TAKE_DRIFT_ALERT,
+                    values![key[0].as_str(), key[1].as_str(), key[2].as_str(), *at_ms],
+                ),
+                release: Some(Statement::change(
+                    sql::FREE_DRIFT_ALERT,
+                    values![key[0].as_str(), key[1].as_str(), key[2].as_str()],
+                )),
+            });
+        }
         LendingWrite::RecordRailPayment(p) => unit.step(
             sql::INSERT_RAIL_PAYMENT,
             values![

@@ -30,6 +30,7 @@
 //! | 19    | events       | endpoint slots (an owner's count row), by owner    |
 //! | 20    | events       | webhook endpoints, by id                           |
 //! | 30–32 | lending      | hub applications, journeys, decisions, by id       |
+//! | 33    | lending      | a week's drift alert, by (week, environment, model)|
 //! | 40–49 | servicing    | payments, accounts, schedules, mandates, by id     |
 //! | 50–59 | commercial   | a month's close, by (owner, period)                |
 //! | 60    | ledger       | the pending transfer a post or void closes, by id  |
@@ -117,6 +118,23 @@ pub(crate) fn plan(set: &WriteSet, dialect: &Dialect) -> Result<Unit, StoreError
                 unit.step(sql::public::INSERT_ENQUIRY, enquiry);
                 unit.step(sql::public::QUEUE_ENQUIRY_MAIL, mail);
             }
+            Write::Public(PublicWrite::Mail {
+                id,
+                recipient,
+                subject,
+                body,
+                due_ms,
+            }) => unit.step(
+                sql::public::QUEUE_ENQUIRY_MAIL,
+                values![
+                    id.as_str(),
+                    None::<String>,
+                    recipient.as_str(),
+                    subject.as_str(),
+                    body.as_str(),
+                    *due_ms
+                ],
+            ),
             Write::Public(PublicWrite::MailPartner {
                 id,
                 client_id,

@@ -1656,3 +1656,104 @@ async fn model_roles_are_set_and_cleared_and_shadow_scores_read_newest_first() {
     assert_eq!(newest, vec![shadow(1, 4_000), shadow(2, 3_000)]);
     assert_eq!(store.shadow_scores(10).await.unwrap().len(), 3);
 }
+
+/// Model monitoring's storage (issue #48 item 5): a week's decisions read
+/// in pages by when they were made, across partners; a week's run
+/// scheduled once, asked for again, done with its report; and a drift
+/// alert raised once per week, environment and model.
+#[tokio::test]
+async fn a_weeks_decisions_are_paged_and_its_monitoring_run_and_alerts_are_kept_once() {
+    use lendhub_domain::credit_model::ModelRef;
+    use lendhub_domain::credit_model::drift::Monitor;
+    use lendhub_domain::partner::credentials::Environment;
+    let (store, _db) = store().await;
+    let (a, b) = (partner("test"), partner("live"));
+    // Three decisions in the week [10 000, 20 000), one either side.
+    for (owner, ms) in [
+        (&a, 9_999),
+        (&a, 10_000),
+        (&b, 12_000),
+        (&a, 15_000),
+        (&b, 20_000),
+    ] {
+        let (application, decision) = decided(owner, ms, facts(12));
+        store_decided(store.as_ref(), &application, &decision).await;
+    }
+    let first = store
+        .decided_between(10_000, 20_000, None, 2)
+        .await
+        .unwrap();
+    assert_eq!(
+        first.iter().map(|(ms, _)| *ms).collect::<Vec<_>>(),
+        [10_000, 12_000]
+    );
+    let (ms, last) = &first[1];
+    let rest = store
+        .decided_between(10_000, 20_000, Some((*ms, &last.id)), 2)
+        .await
+        .unwrap();
+    assert_eq!(rest.len(), 1);
+    assert_eq!((rest[0].0, &rest[0].1.owner), (15_000, &a));
+
+    let week = time::macros::date!(2026 - 11 - 23);
+    let commit = |w: LendingWrite| {
+        let store = store.clone();
+        async move {
+            let mut writes = WriteSet::default();
+            writes.push(w);
+            store.commit(writes).await
+        }
+    };
+    commit(LendingWrite::ScheduleMonitoring { week, due_ms: 50 })
+        .await
+        .unwrap();
+    commit(LendingWrite::ScheduleMonitoring { week, due_ms: 70 })
+        .await
+        .unwrap();
+    assert_eq!(store.due_monitoring(49, 10).await.unwrap(), []);
+    assert_eq!(store.due_monitoring(60, 10).await.unwrap(), [(week, 50)]);
+    commit(LendingWrite::RequestMonitoring { week, at_ms: 80 })
+        .await
+        .unwrap();
+    let mut monitor = Monitor::new(1);
+    for (_, d) in first.iter().chain(&rest) {
+        monitor.add(d);
+    }
+    let report = monitor.report(week, at(90));
+    // A run answering the earlier request is not kept over the newer one.
+    commit(LendingWrite::Monitored {
+        report: report.clone(),
+        requested_at_ms: 50,
+        at_ms: 90,
+    })
+    .await
+    .unwrap();
+    commit(LendingWrite::Monitored {
+        report: report.clone(),
+        requested_at_ms: 80,
+        at_ms: 95,
+    })
+    .await
+    .unwrap();
+    let run = store.monitoring_run(week).await.unwrap().unwrap();
+    assert_eq!((run.requested_at_ms, run.done_at_ms), (80, Some(95)));
+    assert_eq!(run.report.as_ref(), Some(&report));
+    assert_eq!(store.due_monitoring(1_000, 10).await.unwrap(), []);
+    assert_eq!(store.monitoring_reports(5).await.unwrap(), [report]);
+
+    let alert = |environment| LendingWrite::RaiseDriftAlert {
+        week,
+        environment,
+        model: ModelRef {
+            id: "pd-scorecard".into(),
+            version: "1".into(),
+        },
+        at_ms: 100,
+    };
+    commit(alert(Environment::Live)).await.unwrap();
+    assert!(matches!(
+        commit(alert(Environment::Live)).await,
+        Err(CommitError::Conflict)
+    ));
+    commit(alert(Environment::Test)).await.unwrap();
+}

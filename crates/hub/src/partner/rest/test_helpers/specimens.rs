@@ -37,6 +37,7 @@ use crate::views::account::AccountView;
 use crate::views::application::ApplicationView;
 use crate::views::decision::DecisionView;
 use crate::views::mandate::MandateView;
+use crate::views::model_drift::ModelDriftView;
 use crate::views::payment::PaymentView;
 use crate::views::payout::PayoutView;
 use crate::views::schedule::ScheduleView;
@@ -181,10 +182,56 @@ pub(super) fn object(
                 ..ended
             }))
         }
+        ModelDriftDetected => drift(owner, &loan.decision, now, ids),
         WebhookEndpointDisabled => endpoint(owner, EndpointStatus::Disabled, now, ids),
         WebhookEndpointEnabled => endpoint(owner, EndpointStatus::Enabled, now, ids),
     }
 }
+
+/// The week's monitoring as if this loan's company had been every
+/// decision the model scored: a population far from the one it was
+/// trained on, so it drifted and alerted.
+fn drift(
+    owner: &Tenant,
+    decision: &Decision,
+    now: OffsetDateTime,
+    ids: &mut Ids,
+) -> Result<Value, String> {
+    use lendhub_domain::credit_model::drift::{Monitor, week_of};
+    let scored = decision
+        .verdict
+        .scored
+        .as_ref()
+        .ok_or("the loan's decision was not scored")?;
+    let mut monitor = Monitor::new(DRIFT_DECISIONS);
+    for _ in 0..DRIFT_DECISIONS {
+        monitor.count(owner, decision.verdict.outcome, Some(scored));
+    }
+    let week = week_of(now.date()) - time::Duration::weeks(1);
+    let report = monitor.report(week, now);
+    let env = report
+        .environments
+        .first()
+        .ok_or("no environment was monitored")?;
+    let model = env
+        .models
+        .first()
+        .filter(|m| m.alert)
+        .ok_or("the population did not drift")?;
+    let rate = env.partners.first().ok_or("no partner was monitored")?;
+    json(&ModelDriftView::new(
+        &ids.next(),
+        week,
+        model,
+        rate,
+        false,
+        now,
+    ))
+}
+
+/// The decisions the synthetic week holds: the fewest a real week needs
+/// for its drift to alert, by default.
+const DRIFT_DECISIONS: u64 = 100;
 
 fn json(view: &impl Serialize) -> Result<Value, String> {
     serde_json::to_value(view).map_err(|e| e.to_string())
