@@ -22,7 +22,7 @@ fn account(row: &Row) -> Result<LedgerAccount, StoreError> {
         .ok_or_else(|| StoreError::Internal(format!("{name} is no ledger account")))
 }
 
-fn day(raw: &str) -> Result<Date, StoreError> {
+pub(crate) fn day(raw: &str) -> Result<Date, StoreError> {
     let format = time::macros::format_description!("[year]-[month]-[day]");
     Date::parse(raw, format).map_err(|e| StoreError::Internal(format!("{raw} is no day: {e}")))
 }

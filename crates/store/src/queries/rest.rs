@@ -175,12 +175,7 @@ impl<B: Backend> LendingStore for B {
         limit: u32,
     ) -> Result<Vec<(time::Date, i64)>, StoreError> {
         self.all(sql::lending::DUE_MONITORING, &params![now_ms, limit], |r| {
-            let week: String = r.get(0)?;
-            let format = time::macros::format_description!("[year]-[month]-[day]");
-            let week = time::Date::parse(&week, format).map_err(|e| {
-                StoreError::Internal(format!("a monitoring run of week {week}: {e}"))
-            })?;
-            Ok((week, r.get(1)?))
+            Ok((super::ledger::day(&r.get::<String>(0)?)?, r.get(1)?))
         })
         .await
     }
