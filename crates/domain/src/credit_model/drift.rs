@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
-use time::{Date, Duration, OffsetDateTime, Weekday};
+use time::{Date, Duration, OffsetDateTime};
 
 use super::features::Feature;
 use super::scorecard::{Scorecard, Slot};
@@ -59,11 +59,6 @@ pub fn psi(expected: &[f64], observed: &[u64]) -> Option<f64> {
 /// The Monday a week starts on (weeks run Monday to Sunday, UTC).
 pub fn week_of(day: Date) -> Date {
     day - Duration::days(i64::from(day.weekday().number_days_from_monday()))
-}
-
-/// Whether `day` starts a week.
-pub fn is_week_start(day: Date) -> bool {
-    day.weekday() == Weekday::Monday
 }
 
 /// One feature's stability over a week.
@@ -198,9 +193,7 @@ impl Tally {
 
     fn add(&mut self, scored: &Scored, client_id: &str) {
         self.decisions += 1;
-        if !self.partners.contains(client_id) {
-            self.partners.insert(client_id.to_owned());
-        }
+        self.partners.insert(client_id.to_owned());
         if let Some(n) = self
             .scores
             .get_mut(self.model.score_bin(scored.score.probability))
