@@ -93,7 +93,11 @@ def walk(page, out, landed):
     if page.locator("#confirm-company").count():
         out["applicant"] = page.locator("#applicant").inner_text()
         # Confirming without a role shows the page's own error.
-        page.fill("#date_of_birth", os.environ["DOB"])
+        # The date of birth in three boxes, as GOV.UK asks for one.
+        year, month, day = os.environ["DOB"].split("-")
+        page.fill("#dob-day", str(int(day)))
+        page.fill("#dob-month", str(int(month)))
+        page.fill("#dob-year", year)
         page.click("#confirm-company")
         out["company_error"] = page.locator(".error-summary").inner_text()
         page.check("#role-director")
@@ -132,6 +136,12 @@ def walk(page, out, landed):
     out["outcome"] = page.locator("#outcome").get_attribute("data-outcome")
     if page.locator("#reasons").count():
         out["reasons"] = page.locator("#reasons li").all_inner_texts()
+    out["next"] = page.locator("#next-steps p").all_inner_texts()
+    out["elsewhere"] = [
+        a.get_attribute("href") for a in page.locator("#elsewhere a").all()
+    ]
+    if page.locator("#offer-open").count():
+        out["open_until"] = page.locator("#offer-open").inner_text()
     if out["outcome"] == "approved":
         out["offer"] = {
             row.get_attribute("id"): row.inner_text()

@@ -17,6 +17,7 @@ pub mod metadata;
 pub mod money;
 pub mod paging;
 pub mod payout_rail;
+pub mod people;
 pub mod problem;
 pub mod retry;
 pub mod secret;

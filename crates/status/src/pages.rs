@@ -103,17 +103,9 @@ struct Feed {
     entries: Vec<Entry>,
 }
 
-/// "26 Nov 2026, 21:04 UTC"
+/// "26 November 2026 at 21:04 GMT": the UK's civil time, with its zone.
 fn readable(ms: i64) -> String {
-    let t = lendhub_domain::clock::from_unix_ms(ms);
-    format!(
-        "{} {} {}, {:02}:{:02} UTC",
-        t.day(),
-        &t.month().to_string()[..3],
-        t.year(),
-        t.hour(),
-        t.minute()
-    )
+    lendhub_domain::people::moment(lendhub_domain::clock::from_unix_ms(ms))
 }
 
 fn component_names(keys: &[String]) -> String {
@@ -430,6 +422,6 @@ mod tests {
 
     #[test]
     fn times_read_as_people_write_them() {
-        assert_eq!(readable(1_795_000_000_000), "18 Nov 2026, 11:06 UTC");
+        assert_eq!(readable(1_795_000_000_000), "18 November 2026 at 11:06 GMT");
     }
 }

@@ -29,9 +29,34 @@ pub struct CompanyForm {
     csrf: String,
     role: Option<String>,
     #[serde(default)]
-    date_of_birth: String,
+    dob_day: String,
+    #[serde(default)]
+    dob_month: String,
+    #[serde(default)]
+    dob_year: String,
     #[serde(default)]
     postcode: String,
+}
+
+impl CompanyForm {
+    /// The three boxes as the identity check reads a date (`YYYY-MM-DD`):
+    /// none if all are empty, and anything not three numbers passed on as
+    /// typed so that the check refuses it as not a real date.
+    fn date_of_birth(&self) -> Option<String> {
+        let parts = [&self.dob_day, &self.dob_month, &self.dob_year].map(|p| p.trim());
+        if parts.iter().all(|p| p.is_empty()) {
+            return None;
+        }
+        let number = |p: &str| {
+            (!p.is_empty() && p.len() <= 4 && p.bytes().all(|b| b.is_ascii_digit()))
+                .then(|| p.parse::<u16>().ok())
+                .flatten()
+        };
+        Some(match parts.map(number) {
+            [Some(d), Some(m), Some(y)] if parts[2].len() == 4 => format!("{y:04}-{m:02}-{d:02}"),
+            _ => parts.join("/"),
+        })
+    }
 }
 
 /// `GET {apply_url}/{id}/company`.
@@ -68,7 +93,7 @@ fn form(state: &JourneyState, visit: &Visit, input: &CompanyForm, errors: Vec<St
             email,
             roles: ROLE_LABELS,
             role: input.role.as_deref().unwrap_or(""),
-            date_of_birth: &input.date_of_birth,
+            dob: (&input.dob_day, &input.dob_month, &input.dob_year),
             postcode: &input.postcode,
             errors,
         },
@@ -109,7 +134,7 @@ pub async fn submit(
     let request = Request {
         first_name: Some(applicant.given_name.clone()),
         last_name: Some(applicant.family_name.clone()),
-        date_of_birth: Some(input.date_of_birth.trim().to_owned()).filter(|d| !d.is_empty()),
+        date_of_birth: input.date_of_birth(),
         postcode: Some(input.postcode.trim().to_owned()).filter(|p| !p.is_empty()),
         company_number: Some(visit.application.company_number.clone()),
         application_id: Some(id.clone()),
@@ -147,5 +172,35 @@ fn field_message(field: &str, reason: &str) -> String {
             "Your account has no full name; add it at the identity provider and try again.".into()
         }
         (field, reason) => format!("{field}: {reason}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CompanyForm;
+
+    fn typed(day: &str, month: &str, year: &str) -> Option<String> {
+        CompanyForm {
+            dob_day: day.into(),
+            dob_month: month.into(),
+            dob_year: year.into(),
+            ..CompanyForm::default()
+        }
+        .date_of_birth()
+    }
+
+    #[test]
+    fn three_boxes_make_the_checks_date() {
+        assert_eq!(typed("12", "4", "1985").as_deref(), Some("1985-04-12"));
+        assert_eq!(typed(" 3 ", "03", "1985").as_deref(), Some("1985-03-03"));
+        assert_eq!(typed("", "", ""), None);
+        // Not three numbers, or a two-digit year: passed on as typed, for
+        // the check to refuse as not a real date.
+        assert_eq!(
+            typed("12", "April", "1985").as_deref(),
+            Some("12/April/1985")
+        );
+        assert_eq!(typed("12", "4", "85").as_deref(), Some("12/4/85"));
+        assert_eq!(typed("12", "", "1985").as_deref(), Some("12//1985"));
     }
 }

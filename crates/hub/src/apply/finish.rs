@@ -32,7 +32,9 @@ pub async fn finish(
         StatusCode::OK,
         &Done {
             head: head(a),
-            application_id: &id,
+            // The partner's reference where it gave one: what the
+            // applicant quotes to it.
+            reference: a.reference.as_deref().unwrap_or(&id),
         },
     ))
 }

@@ -93,7 +93,7 @@ fn head(a: &Application) -> pages::Header<'_> {
     pages::Header {
         company_name: &a.company_name,
         company_number: &a.company_number,
-        amount: a.amount.to_string(),
+        amount: lendhub_domain::people::money(a.amount),
         term_months: a.term_months,
         reference: a.reference.as_deref(),
     }

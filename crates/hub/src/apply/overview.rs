@@ -2,8 +2,9 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Redirect, Response};
 use lendhub_domain::ids::HubId;
-use lendhub_domain::lending::application::{Decision, Status};
+use lendhub_domain::lending::application::{Decision, Status, cooling_off_until};
 use lendhub_domain::lending::journey::Step;
+use lendhub_domain::people;
 
 use super::error::JourneyError;
 use super::pages::{self, Term, reason_text, render, render_sending_to};
@@ -43,7 +44,7 @@ pub async fn outcome(
         None => None,
     };
     let finish = page(id, "finish");
-    let told = |outcome, title, message, reasons| {
+    let told = |outcome, title, message, reasons, next, elsewhere| {
         render(
             StatusCode::OK,
             &pages::Outcome {
@@ -52,10 +53,13 @@ pub async fn outcome(
                 title,
                 message,
                 reasons,
+                next,
+                elsewhere,
                 finish: finish.clone(),
             },
         )
     };
+    let email = visit.journey.applicant.as_ref().map(|p| p.email.as_str());
     // The reasons, then what weighed most in the model's score, in the
     // words the dashboard and MCP use.
     let reasons = |d: &Decision| {
@@ -79,6 +83,8 @@ pub async fn outcome(
                 "This offer has expired",
                 "The offer was open for a limited time. Go back to the service you applied through to ask for a fresh decision.",
                 Vec::new(),
+                Vec::new(),
+                &[],
             )
         }
         (Status::Approved, Some(d)) if !d.locked() => {
@@ -91,7 +97,7 @@ pub async fn outcome(
             let status = pages::form_status(&errors);
             // The stored offer, verbatim: nothing is recomputed here.
             let terms = vec![
-                term("Amount", offer.amount_pence.to_string(), "offer-amount"),
+                term("Amount", people::money(offer.amount_pence), "offer-amount"),
                 term(
                     "Term",
                     format!("{} months", offer.term_months),
@@ -99,12 +105,12 @@ pub async fn outcome(
                 ),
                 term(
                     "Monthly repayment",
-                    offer.monthly_repayment_pence.to_string(),
+                    people::money(offer.monthly_repayment_pence),
                     "offer-monthly",
                 ),
                 term(
                     "Total repayable",
-                    offer.total_repayable_pence.to_string(),
+                    people::money(offer.total_repayable_pence),
                     "offer-total",
                 ),
                 term("Representative APR", format!("{}%", offer.apr), "offer-apr"),
@@ -121,9 +127,7 @@ pub async fn outcome(
                     action: page(id, "accept"),
                     csrf: form_token(state, &visit.journey),
                     terms,
-                    expires: d
-                        .expires_at
-                        .map_or_else(String::new, |t| t.date().to_string()),
+                    expires: d.expires_at.map_or_else(String::new, people::moment),
                     signed_by,
                     funding_failure: a.funding_failure.as_deref(),
                     finish: finish.clone(),
@@ -137,24 +141,35 @@ pub async fn outcome(
             "You have signed",
             "Thank you. The loan is being paid into the connected account; it usually arrives within minutes.",
             Vec::new(),
+            Vec::new(),
+            &[],
         ),
         (Status::Funded, _) => told(
             "funded",
             "Your loan has been paid",
-            "The money is in the connected account. Your repayment schedule follows by e-mail.",
+            "The money is in the connected account. Repayments are collected from it as the loan agreement sets out; the service you applied through shows the schedule and lets you pay early.",
             Vec::new(),
+            Vec::new(),
+            &[],
         ),
         (Status::InReview | Status::Submitted, d) => told(
             "referred",
             "An underwriter is looking at your application",
-            "We need a person to review a few details. We will let you know the outcome; you can then come back here to accept an offer.",
+            "We need a person to review a few details.",
             d.as_ref().map(reasons).unwrap_or_default(),
+            referred_next(email),
+            &[],
         ),
         (Status::Declined, d) => told(
             "declined",
             "We cannot offer a loan this time",
             "We are sorry. These are the main reasons:",
             d.as_ref().map(reasons).unwrap_or_default(),
+            vec![format!(
+                "The company can apply again from {}. Applying sooner is refused, whoever it is made through.",
+                people::date(people::first_whole_day(cooling_off_until(a.updated_at)))
+            )],
+            &pages::ELSEWHERE,
         ),
         (status, _) => {
             return Err(JourneyError::Internal(format!(
@@ -163,6 +178,20 @@ pub async fn outcome(
             )));
         }
     })
+}
+
+/// How long a review takes and how the applicant hears of it.
+fn referred_next(email: Option<&str>) -> Vec<String> {
+    let told = match email {
+        Some(e) => format!(
+            "We will e-mail you at {e} as soon as they have decided, with a link back to this page. If they approve, you accept the offer here."
+        ),
+        None => "The service you applied through will tell you the outcome. If they approve, you accept the offer here.".to_owned(),
+    };
+    vec![
+        "An underwriter usually decides within one working day.".to_owned(),
+        told,
+    ]
 }
 
 fn term(label: &'static str, value: String, id: &'static str) -> Term {

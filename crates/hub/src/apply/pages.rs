@@ -35,7 +35,8 @@ pub struct Company<'a> {
     pub email: &'a str,
     pub roles: [(&'static str, &'static str); 3],
     pub role: &'a str,
-    pub date_of_birth: &'a str,
+    /// Day, month, year, as typed.
+    pub dob: (&'a str, &'a str, &'a str),
     pub postcode: &'a str,
     pub errors: Vec<String>,
 }
@@ -92,6 +93,10 @@ pub struct Outcome<'a> {
     pub title: &'static str,
     pub message: &'static str,
     pub reasons: Vec<String>,
+    /// What happens next, one paragraph each.
+    pub next: Vec<String>,
+    /// Other help (the decline page).
+    pub elsewhere: &'static [Help],
     pub finish: String,
 }
 
@@ -99,25 +104,37 @@ pub struct Outcome<'a> {
 #[template(path = "apply/done.html")]
 pub struct Done<'a> {
     pub head: Header<'a>,
-    pub application_id: &'a str,
+    pub reference: &'a str,
 }
 
 /// What a reason code means to an applicant.
 pub fn reason_text(code: lendhub_domain::sandbox::decisioning::ReasonCode) -> &'static str {
-    use lendhub_domain::sandbox::decisioning::ReasonCode::*;
-    match code {
-        AffordabilityOk => "The connected account shows the repayments are affordable.",
-        AffordabilityLow => "The connected account does not show enough room for the repayments.",
-        CreditOk => "The company's credit file is in good standing.",
-        CreditAdverse => "The company's credit file shows adverse information.",
-        ThinFile => "The company's credit file has too little history.",
-        BankingDataInsufficient => "The connected account has too little history to assess.",
-        DirectorRisk => "A director's identity check needs a closer look.",
-        IneligibleEntity => "The company is not a type we can lend to.",
-        AmountExceedsLimit => "The amount asked for is above what we can lend the company.",
-        ManualReviewRequired => "An underwriter reviews the application.",
-        MarketplaceSignal => {
-            "A check made for the lender by one of its partners' providers weighed in."
-        }
-    }
+    lendhub_domain::people::reason(code)
 }
+
+/// Somewhere else to turn, on the decline page.
+pub struct Help {
+    pub name: &'static str,
+    pub url: &'static str,
+    pub what: &'static str,
+}
+
+/// Where a declined business can look next: free, impartial and not selling
+/// anything (docs/decisions.md).
+pub const ELSEWHERE: [Help; 3] = [
+    Help {
+        name: "The British Business Bank's Finance Hub",
+        url: "https://www.british-business-bank.co.uk/finance-hub",
+        what: "impartial guides to the other kinds of finance a small business can use",
+    },
+    Help {
+        name: "GOV.UK: finance and support for your business",
+        url: "https://www.gov.uk/business-finance-support",
+        what: "government-backed loans, grants and support, searchable by where you are and what you need",
+    },
+    Help {
+        name: "Business Debtline",
+        url: "https://businessdebtline.org",
+        what: "free, confidential advice if the business is struggling with debt",
+    },
+];

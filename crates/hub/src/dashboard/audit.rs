@@ -7,7 +7,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::partner::dashboard::{Action, Environment};
 
-use super::forms::rfc3339;
+use super::forms::moment;
 use super::pages::{Frame, ListQuery, screen};
 use super::refusals::{forbidden, unavailable};
 use super::session::Staff;
@@ -53,7 +53,7 @@ pub async fn audit(
             lines: lines
                 .into_iter()
                 .map(|l| AuditRow {
-                    at: rfc3339(l.at_ms),
+                    at: moment(l.at_ms),
                     email: l.email,
                     action: l.action,
                     target: l.target,

@@ -92,10 +92,9 @@ pub(super) fn once(
     })
 }
 
-pub(super) fn rfc3339(ms: i64) -> String {
-    lendhub_domain::clock::from_unix_ms(ms)
-        .format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
+/// A moment as staff read it: "28 December 2026 at 16:29 GMT".
+pub(super) fn moment(ms: i64) -> String {
+    lendhub_domain::people::moment(lendhub_domain::clock::from_unix_ms(ms))
 }
 
 /// Why an action stops before it starts.

@@ -108,7 +108,10 @@ pub(super) async fn monitoring(
         weeks: reports.iter().flat_map(week_rows).collect(),
     };
     if let Some(r) = reports.first() {
-        shown.latest = Some((r.week.to_string(), r.ran_at.date().to_string()));
+        shown.latest = Some((
+            lendhub_domain::people::date(r.week),
+            lendhub_domain::people::moment(r.ran_at),
+        ));
         shown.min_decisions = r.min_decisions;
         for env in &r.environments {
             shown
@@ -135,7 +138,7 @@ fn week_rows(r: &Report) -> Vec<WeekRow> {
         .iter()
         .flat_map(|env| {
             env.models.iter().map(move |m| WeekRow {
-                week: r.week.to_string(),
+                week: lendhub_domain::people::date(r.week),
                 environment: env.environment.as_str(),
                 model: format!("{}@{}", m.model.id, m.model.version),
                 decisions: m.decisions,

@@ -8,14 +8,14 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::ids::{AccountId, HubId, PaymentId};
-use lendhub_domain::money::Money;
 use lendhub_domain::partner::dashboard::Environment;
+use lendhub_domain::people::{self, Pounds};
 use lendhub_domain::servicing::account::{Account, AccountStatus};
 use lendhub_domain::servicing::collection::{Payment, PaymentStatus};
 use lendhub_store::{AccountPage, AccountQuery, PageQuery, PaymentPage, PaymentQuery};
 use serde::Deserialize;
 
-use super::forms::rfc3339;
+use super::forms::moment;
 use super::pages::{Frame, screen, tenant};
 use super::refusals::{not_found, unavailable};
 use super::session::Staff;
@@ -41,14 +41,14 @@ fn page(limit: u32, starting_after: Option<String>) -> PageQuery {
 }
 
 fn date(t: time::OffsetDateTime) -> String {
-    t.date().to_string()
+    people::date_at(t)
 }
 
 struct AccountRow {
     id: String,
     company: String,
     status: &'static str,
-    principal: Money,
+    principal: Pounds,
     opened: String,
 }
 
@@ -61,7 +61,7 @@ fn account_row(a: &Account) -> AccountRow {
             a.company_name.clone()
         },
         status: a.status.as_str(),
-        principal: a.principal(),
+        principal: Pounds(a.principal()),
         opened: date(a.opened_at),
     }
 }
@@ -125,7 +125,7 @@ pub async fn accounts(
 struct EntryRow {
     id: String,
     kind: &'static str,
-    amount: Money,
+    amount: Pounds,
     posted: String,
     payment: String,
     note: String,
@@ -135,7 +135,7 @@ struct ScheduleRow {
     id: String,
     status: &'static str,
     cadence: &'static str,
-    amount: Money,
+    amount: Pounds,
     start: String,
     progress: String,
 }
@@ -144,7 +144,7 @@ struct PaymentRow {
     id: String,
     account: String,
     status: &'static str,
-    amount: Money,
+    amount: Pounds,
     reference: String,
     created: String,
     instalment: String,
@@ -155,9 +155,9 @@ fn payment_row(p: &Payment) -> PaymentRow {
         id: p.id.to_string(),
         account: p.account_id.to_string(),
         status: p.status.as_str(),
-        amount: p.amount,
+        amount: Pounds(p.amount),
         reference: p.reference.clone().unwrap_or_default(),
-        created: rfc3339(lendhub_domain::clock::unix_ms(p.created_at)),
+        created: moment(lendhub_domain::clock::unix_ms(p.created_at)),
         instalment: p
             .schedule
             .as_ref()
@@ -175,11 +175,11 @@ struct AccountView {
     partner_ref: String,
     application: String,
     term_months: u32,
-    monthly: Money,
-    principal_outstanding: Money,
-    interest_accrued: Money,
-    arrears: Money,
-    payoff: Money,
+    monthly: Pounds,
+    principal_outstanding: Pounds,
+    interest_accrued: Pounds,
+    arrears: Pounds,
+    payoff: Pounds,
     as_of: String,
     entries: Vec<EntryRow>,
     schedules: Vec<ScheduleRow>,
@@ -241,19 +241,19 @@ pub async fn account(
             partner_ref: a.partner_ref.clone().unwrap_or_default(),
             application: a.application_id.to_string(),
             term_months: a.terms.term_months,
-            monthly: a.terms.monthly_repayment_pence,
-            principal_outstanding: b.principal_outstanding,
-            interest_accrued: b.interest_accrued,
-            arrears: b.arrears,
-            payoff: b.payoff,
-            as_of: rfc3339(lendhub_domain::clock::unix_ms(now)),
+            monthly: Pounds(a.terms.monthly_repayment_pence),
+            principal_outstanding: Pounds(b.principal_outstanding),
+            interest_accrued: Pounds(b.interest_accrued),
+            arrears: Pounds(b.arrears),
+            payoff: Pounds(b.payoff),
+            as_of: moment(lendhub_domain::clock::unix_ms(now)),
             entries: entries
                 .iter()
                 .map(|e| EntryRow {
                     id: e.id.to_string(),
                     kind: e.kind.as_str(),
-                    amount: e.amount,
-                    posted: rfc3339(lendhub_domain::clock::unix_ms(e.posted_at)),
+                    amount: Pounds(e.amount),
+                    posted: moment(lendhub_domain::clock::unix_ms(e.posted_at)),
                     payment: e.payment_id.clone().unwrap_or_default(),
                     note: e.note.clone().unwrap_or_default(),
                 })
@@ -264,8 +264,8 @@ pub async fn account(
                     id: s.id.to_string(),
                     status: s.status.as_str(),
                     cadence: s.cadence.as_str(),
-                    amount: s.amount,
-                    start: s.start_date.to_string(),
+                    amount: Pounds(s.amount),
+                    start: people::date(s.start_date),
                     progress: match s.count {
                         Some(n) => format!("{} of {n}", s.initiated),
                         None => format!("{} so far (open-ended)", s.initiated),

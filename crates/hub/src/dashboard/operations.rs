@@ -161,16 +161,10 @@ struct Row {
 impl Row {
     fn of(i: &Item) -> Self {
         let pounds = |m: Option<lendhub_domain::money::Money>| {
-            m.map_or_else(
-                || "—".to_owned(),
-                |m| {
-                    let p = m.as_pence();
-                    format!("£{}.{:02}", p / 100, (p % 100).abs())
-                },
-            )
+            m.map_or_else(|| "—".to_owned(), lendhub_domain::people::money)
         };
         Self {
-            date: i.date.to_string(),
+            date: lendhub_domain::people::date(i.date),
             environment: i.environment.as_str(),
             account: i.account.as_str(),
             end_to_end_id: i.end_to_end_id.clone(),

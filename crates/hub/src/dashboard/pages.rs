@@ -10,6 +10,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use lendhub_domain::ids::{ApplicationId, HubId};
 use lendhub_domain::lending::application::{Application, Status};
 use lendhub_domain::partner::dashboard::Environment;
+use lendhub_domain::people::{self, Pounds};
 use lendhub_domain::tenant::Tenant;
 use lendhub_store::{ApplicationPage, ApplicationQuery, PageQuery};
 use serde::Deserialize;
@@ -91,8 +92,8 @@ fn row(a: &Application) -> Row {
         } else {
             a.company_name.clone()
         },
-        amount: a.amount.to_string(),
-        created: a.created_at.date().to_string(),
+        amount: people::money(a.amount),
+        created: people::date_at(a.created_at),
     }
 }
 
@@ -131,7 +132,8 @@ struct ApplicationPageView {
 struct DecisionView {
     id: String,
     outcome: &'static str,
-    reasons: Vec<(&'static str, String)>,
+    /// Each reason's code and what it means.
+    reasons: Vec<(&'static str, &'static str)>,
     /// `pd-scorecard 1: 0.61 % probability of default`, when the model decided.
     model: String,
     factors: Vec<crate::views::explanation::Factor>,
@@ -142,15 +144,15 @@ struct DecisionView {
 }
 
 struct OfferView {
-    amount: lendhub_domain::money::Money,
+    amount: Pounds,
     term_months: u32,
     apr: f64,
-    monthly: lendhub_domain::money::Money,
-    total: lendhub_domain::money::Money,
+    monthly: Pounds,
+    total: Pounds,
 }
 
 fn decision_view(d: &lendhub_domain::lending::application::Decision) -> DecisionView {
-    let at = |t: time::OffsetDateTime| super::forms::rfc3339(lendhub_domain::clock::unix_ms(t));
+    let at = |t: time::OffsetDateTime| super::forms::moment(lendhub_domain::clock::unix_ms(t));
     DecisionView {
         id: d.id.to_string(),
         outcome: d.verdict.outcome.as_str(),
@@ -158,7 +160,7 @@ fn decision_view(d: &lendhub_domain::lending::application::Decision) -> Decision
             .verdict
             .reasons
             .iter()
-            .map(|r| (r.code.as_str(), r.category.clone()))
+            .map(|r| (r.code.as_str(), people::reason(r.code)))
             .collect(),
         model: d.verdict.scored.as_ref().map_or_else(String::new, |s| {
             format!(
@@ -177,11 +179,11 @@ fn decision_view(d: &lendhub_domain::lending::application::Decision) -> Decision
             .map(crate::views::explanation::factors)
             .unwrap_or_default(),
         offer: d.verdict.offer.as_ref().map(|o| OfferView {
-            amount: o.amount_pence,
+            amount: Pounds(o.amount_pence),
             term_months: o.term_months,
             apr: o.apr,
-            monthly: o.monthly_repayment_pence,
-            total: o.total_repayable_pence,
+            monthly: Pounds(o.monthly_repayment_pence),
+            total: Pounds(o.total_repayable_pence),
         }),
         decided: at(d.decided_at),
         expires: d.expires_at.map(at).unwrap_or_default(),

@@ -16,7 +16,7 @@ use lendhub_store::{
 };
 use serde::Deserialize;
 
-use super::forms::{ActionForm, EXPIRED, admitted, audit_line, form_id, once, rfc3339};
+use super::forms::{ActionForm, EXPIRED, admitted, audit_line, form_id, moment, once};
 use super::pages::{Frame, ListQuery, screen, tenant};
 use super::refusals::{forbidden, not_found, problem, unavailable};
 use super::session::Staff;
@@ -85,7 +85,7 @@ pub async fn list(
                     user_id: m.staff.user_id.clone(),
                     email: m.email.clone(),
                     role: role_of(&m.staff.role).as_str(),
-                    since: rfc3339(m.staff.created_at_ms),
+                    since: moment(m.staff.created_at_ms),
                     you: m.staff.user_id == staff.session.user_id,
                 })
                 .collect(),
@@ -95,7 +95,7 @@ pub async fn list(
                     id: i.id.clone(),
                     email: i.email.clone(),
                     role: role_of(&i.role).as_str(),
-                    expires: rfc3339(i.expires_at_ms),
+                    expires: moment(i.expires_at_ms),
                 })
                 .collect(),
             roles: Role::ALL.iter().map(|r| (r.as_str(), r.label())).collect(),
@@ -254,7 +254,7 @@ fn invitation_mail(
             inviter = staff.member.email,
             role = role.label(),
             base = state.links.urls.base,
-            until = rfc3339(expires_ms),
+            until = moment(expires_ms),
         ),
         due_ms: state.clock.now_ms(),
     }

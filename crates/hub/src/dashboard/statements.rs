@@ -11,6 +11,7 @@ use lendhub_domain::billing::statement::{Payer, Statement};
 use lendhub_domain::ids::{HubId, StatementId};
 use lendhub_domain::money::Money;
 use lendhub_domain::partner::dashboard::{Action, Environment};
+use lendhub_domain::people::{self, Pounds};
 use lendhub_store::{PageQuery, StatementPage, StatementQuery};
 use serde::Deserialize;
 
@@ -28,8 +29,8 @@ struct Row {
     model: &'static str,
     status: &'static str,
     originations: u32,
-    volume: Money,
-    payable: Money,
+    volume: Pounds,
+    payable: Pounds,
     /// Who settles it: "You pay" or "Paid to you".
     direction: &'static str,
     invoice_date: String,
@@ -46,13 +47,13 @@ fn row(s: &Statement) -> Row {
         },
         status: s.status.as_str(),
         originations: s.funded_originations,
-        volume: Money::pence(s.funded_volume_pence),
-        payable: Money::pence(s.payable_pence),
+        volume: Pounds(Money::pence(s.funded_volume_pence)),
+        payable: Pounds(Money::pence(s.payable_pence)),
         direction: match s.payable_by {
             Payer::Partner => "You pay",
             Payer::Lender => "Paid to you",
         },
-        invoice_date: s.invoice_date.to_string(),
+        invoice_date: people::date(s.invoice_date),
     }
 }
 

@@ -88,7 +88,7 @@ fn notice(
     at_ms: i64,
 ) -> PublicWrite {
     let from = change.effective_from.first_day();
-    let from = format!("{} {} {}", from.day(), from.month(), from.year());
+    let from = lendhub_domain::people::date(from);
     let kind = if rise {
         "This change raises your price. Your partner agreement gives you 60 days' written \
          notice of a price rise; this is that notice."

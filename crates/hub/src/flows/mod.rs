@@ -38,6 +38,7 @@ pub mod redecide;
 pub mod refund;
 pub mod refund_rail;
 pub mod review_account;
+pub mod review_mail;
 pub mod schedule_collect;
 pub mod schedule_follow;
 pub mod schedules;

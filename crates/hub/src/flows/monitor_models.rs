@@ -147,7 +147,8 @@ async fn raise(
 fn operators_mail(week: Date, env: &EnvironmentReport, drift: &ModelDrift) -> (String, String) {
     let model = format!("{}@{}", drift.model.id, drift.model.version);
     let environment = env.environment.as_str();
-    let subject = format!("[{environment}] Credit model {model} drifted in the week of {week}");
+    let day = lendhub_domain::people::date(week);
+    let subject = format!("[{environment}] Credit model {model} drifted in the week of {day}");
     let moved: String = drift
         .drifted()
         .iter()
@@ -167,7 +168,7 @@ fn operators_mail(week: Date, env: &EnvironmentReport, drift: &ModelDrift) -> (S
         .collect();
     let body = format!(
         "The population that credit model {model} scored in the {environment} environment in the \
-         week of {week} moved away from the one it was trained on by more than a population \
+         week of {day} moved away from the one it was trained on by more than a population \
          stability index of {ALERT_PSI}, over {decisions} decisions:\n\n{moved}\n\
          Approval rate by partner that week:\n{partners}\n\
          The model keeps deciding. Review the week on the operations console \

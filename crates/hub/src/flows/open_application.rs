@@ -135,14 +135,11 @@ fn handoff_mail(
              e-mail address ({recipient}):\n\n{link}\n\nThe link works once and the \
              application stays open until {until}. If you did not expect this e-mail, \
              ignore it: nothing happens unless you open the link.\n",
-            amount = application.amount,
+            amount = lendhub_domain::people::money(application.amount),
             term = application.term_months,
             company = application.company_name,
             number = application.company_number,
-            until = application
-                .expires_at
-                .format(&time::format_description::well_known::Rfc3339)
-                .unwrap_or_default(),
+            until = lendhub_domain::people::moment(application.expires_at),
         ),
         due_ms,
     })

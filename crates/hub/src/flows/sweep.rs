@@ -72,6 +72,7 @@ pub async fn review(
         lending: cx.lending.as_ref(),
         commercial: cx.commercial.as_ref(),
         units: cx.units.as_ref(),
+        apply_url: cx.links().urls.apply(),
     };
     let settled = settle_found(
         &books,

@@ -20,6 +20,7 @@ use lendhub_store::{
 use time::OffsetDateTime;
 
 use crate::flows::events::event;
+use crate::flows::review_mail::review_mail;
 use crate::views::decision::DecisionView;
 
 /// What an underwriter rules on a referral.
@@ -122,6 +123,9 @@ pub struct Books<'a> {
     /// The marketplace signals that arrived while the referral waited.
     pub commercial: &'a dyn CommercialStore,
     pub units: &'a dyn UnitOfWork,
+    /// `{apply_url}`: the applicant is told of the ruling with a link to
+    /// their journey's page.
+    pub apply_url: &'a str,
 }
 
 /// An underwriter settles a referral: the decision is decided again by a
@@ -189,6 +193,9 @@ pub async fn settle_found(
         now,
     )
     .map_err(|e| UnderwritingError::Other(e.to_string()))?;
+    let journey = books.lending.journey(&application.id).await?;
+    let link = format!("{}/{}", books.apply_url, application.id);
+    let told = review_mail(&application, journey.as_ref(), &settled, &link, now);
     let mut writes = WriteSet::default();
     writes
         .push(LendingWrite::UpdateApplication(application))
@@ -201,6 +208,9 @@ pub async fn settle_found(
             now,
         )))
         .push(EventWrite::InsertEvent(completed));
+    if let Some(mail) = told {
+        writes.push(mail);
+    }
     commit(books.units, writes).await?;
     Ok(settled)
 }

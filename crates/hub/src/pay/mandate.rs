@@ -71,8 +71,8 @@ fn page(m: &Mandate, link: &str) -> Response {
         &MandatePage {
             status: m.status.as_str(),
             bank: &m.payer_bank,
-            since: m.created_at.date().to_string(),
-            revoked: m.revoked_at.map(|t| t.date().to_string()),
+            since: lendhub_domain::people::date_at(m.created_at),
+            revoked: m.revoked_at.map(lendhub_domain::people::date_at),
             action: &action,
         },
     )

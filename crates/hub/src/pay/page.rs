@@ -168,7 +168,7 @@ fn status_page(state: &PayState, p: &Payment, now: time::OffsetDateTime) -> Resp
             reason: p.failure_reason.map(|r| r.as_str()),
             title,
             message,
-            amount: p.amount.to_string(),
+            amount: lendhub_domain::people::money(p.amount),
             reference: p.reference.as_deref(),
             next: next.as_deref(),
             mandate: p.mandate_id.as_ref().map(|id| mandate_link(state, id)),
@@ -205,9 +205,9 @@ async fn mandate_terms(state: &PayState, p: &Payment) -> Result<Option<String>, 
             };
             format!(
                 "Approving this payment also lets the lender collect the later payments of your repayment plan from this account without asking you each time: {} {}, {plan}, from {}. You can withdraw this permission at any time.",
-                s.amount,
+                lendhub_domain::people::money(s.amount),
                 s.cadence.as_str(),
-                s.start_date
+                lendhub_domain::people::date(s.start_date)
             )
         }))
 }
@@ -225,10 +225,10 @@ async fn pay_page(state: &PayState, p: &Payment, link: &str, error: Option<&str>
     render_sending_to(
         form_status(error.as_slice()),
         &PayPage {
-            amount: p.amount.to_string(),
+            amount: lendhub_domain::people::money(p.amount),
             reference: p.reference.as_deref(),
             description: p.description.as_deref(),
-            expires: p.expires_at.date().to_string(),
+            expires: lendhub_domain::people::moment(p.expires_at),
             action: &action,
             banks: banks.banks(),
             error,

@@ -6,6 +6,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use lendhub_domain::billing::statement::{Payer, Statement, Status};
 use lendhub_domain::money::Money;
+use lendhub_domain::people::Pounds;
 use lendhub_domain::tenant::TenantKind;
 
 use crate::html::render;
@@ -14,21 +15,21 @@ struct LineRow {
     account: String,
     partner_ref: String,
     funded: String,
-    principal: Money,
-    margin: Money,
-    amount: Money,
+    principal: Pounds,
+    margin: Pounds,
+    amount: Pounds,
 }
 
 struct AdjustmentRow {
     corrects: String,
     reason: String,
-    amount: Money,
+    amount: Pounds,
 }
 
 struct PayoutRow {
     sub_account: String,
     introductions: u32,
-    gross: Money,
+    gross: Pounds,
 }
 
 #[derive(Template)]
@@ -45,18 +46,18 @@ struct Invoice {
     model: &'static str,
     tier: String,
     originations: u32,
-    volume: Money,
+    volume: Pounds,
     amount_heading: &'static str,
     lines: Vec<LineRow>,
     payouts: Vec<PayoutRow>,
     adjustments: Vec<AdjustmentRow>,
     total_label: &'static str,
-    total: Money,
+    total: Pounds,
     note: &'static str,
 }
 
 fn date(d: time::Date) -> String {
-    format!("{} {} {}", d.day(), d.month(), d.year())
+    lendhub_domain::people::date(d)
 }
 
 impl Invoice {
@@ -91,7 +92,7 @@ impl Invoice {
             },
             tier: s.tier.clone(),
             originations: s.funded_originations,
-            volume: Money::pence(s.funded_volume_pence),
+            volume: Pounds(Money::pence(s.funded_volume_pence)),
             amount_heading: if fee_model { "Fee" } else { "Share" },
             lines: s
                 .lines
@@ -100,9 +101,9 @@ impl Invoice {
                     account: l.account_id.to_string(),
                     partner_ref: l.partner_ref.clone().unwrap_or_default(),
                     funded: date(l.funded_at.date()),
-                    principal: Money::pence(l.principal_pence),
-                    margin: Money::pence(l.net_margin_pence),
-                    amount: Money::pence(l.amount_pence),
+                    principal: Pounds(Money::pence(l.principal_pence)),
+                    margin: Pounds(Money::pence(l.net_margin_pence)),
+                    amount: Pounds(Money::pence(l.amount_pence)),
                 })
                 .collect(),
             payouts: s
@@ -111,7 +112,7 @@ impl Invoice {
                 .map(|p| PayoutRow {
                     sub_account: p.sub_account_id.to_string(),
                     introductions: p.introductions,
-                    gross: Money::pence(p.gross_pence),
+                    gross: Pounds(Money::pence(p.gross_pence)),
                 })
                 .collect(),
             adjustments: s
@@ -121,7 +122,11 @@ impl Invoice {
                     corrects: a.corrects.clone(),
                     reason: a.reason.clone(),
                     // As the partner's invoice reads: what it owes more.
-                    amount: Money::pence(if fee { a.amount_pence } else { -a.amount_pence }),
+                    amount: Pounds(Money::pence(if fee {
+                        a.amount_pence
+                    } else {
+                        -a.amount_pence
+                    })),
                 })
                 .collect(),
             total_label: if fee {
@@ -129,7 +134,7 @@ impl Invoice {
             } else {
                 "Total due to the partner"
             },
-            total: Money::pence(s.payable_pence),
+            total: Pounds(Money::pence(s.payable_pence)),
             note: if fee_model {
                 "Collected on the pay date. Each funded loan is billed once, in the month it funded."
             } else {

@@ -71,7 +71,7 @@ pub enum UnderwritingCommand {
 
 pub async fn underwriting(command: UnderwritingCommand, config: &Config) -> anyhow::Result<()> {
     let store = super::database::open_existing_store(config).await?;
-    let result = run(command, store.as_ref()).await;
+    let result = run(command, store.as_ref(), config).await;
     store.close().await;
     result
 }
@@ -110,12 +110,22 @@ fn logged(a: &UnderwritingAct) -> Value {
     })
 }
 
-async fn run(command: UnderwritingCommand, store: &dyn Store) -> anyhow::Result<()> {
+async fn run(
+    command: UnderwritingCommand,
+    store: &dyn Store,
+    config: &Config,
+) -> anyhow::Result<()> {
     let now = SystemClock.now();
+    // The applicant's e-mail links to the journey at the hub's public
+    // address (`hub.public_url`; the configured listen address if unset).
+    let apply_url = lendhub_hub::Urls::new(&config.hub.public_url(config.hub.addr))
+        .apply()
+        .to_owned();
     let books = underwrite::Books {
         lending: store,
         commercial: store,
         units: store,
+        apply_url: &apply_url,
     };
     match command {
         UnderwritingCommand::Queue { limit } => {

@@ -132,7 +132,7 @@ async fn finance_reads_accounts_payments_and_downloads_a_statement() {
         let code = reason["code"].as_str().unwrap();
         assert!(
             page.body
-                .contains(&format!("<code class=\"reason\">{code}</code>")),
+                .contains(&format!("<li class=\"reason\" data-code=\"{code}\">")),
             "{code}"
         );
     }

@@ -102,6 +102,14 @@ async fn a_drifted_week_tells_the_partners_and_mails_the_operators_once() {
     let report = monitor(&app, day).await;
     assert_eq!(report["min_decisions"], 6);
     let week = report["week"].as_str().unwrap().to_owned();
+    // What people read: "30 November 2026".
+    let week_day = lendhub_domain::people::date(
+        time::Date::parse(
+            &week,
+            time::macros::format_description!("[year]-[month]-[day]"),
+        )
+        .unwrap(),
+    );
     let test = report["environments"]
         .as_array()
         .unwrap()
@@ -176,7 +184,9 @@ async fn a_drifted_week_tells_the_partners_and_mails_the_operators_once() {
     assert!(
         mail.contains(&format!("To: {operator}"))
             && mail.contains("Subject: [test] Credit model pd-scorecard@1 drifted in the week of")
-            && mail.contains(&format!("in the test environment in the week of {week}"))
+            && mail.contains(&format!(
+                "in the test environment in the week of {week_day}"
+            ))
             && mail.contains(&a.client)
             && mail.contains("83.3 % approved"),
         "{mail}"
@@ -196,7 +206,7 @@ async fn a_drifted_week_tells_the_partners_and_mails_the_operators_once() {
     assert_eq!(console.status, 200, "{}", console.body);
     let body = &console.body;
     assert!(
-        body.contains(&format!("The week of {week}, monitored on"))
+        body.contains(&format!("The week of {week_day}, monitored on"))
             && body.contains(
                 "<table class=\"model-stability\" data-environment=\"test\" data-model=\"pd-scorecard@1\">"
             )

@@ -10,8 +10,8 @@ use lendhub_domain::partner::project::Tier;
 use serde_json::{Value, json};
 use time::Duration;
 
-use crate::rest_tier::{api_key, rest_app, rest_get, rest_partner};
-use crate::support::process::cli;
+use crate::rest_tier::{api_key, rest_app, rest_app_mailing, rest_get, rest_partner};
+use crate::support::process::cli_with;
 use crate::support::receiver::{Receiver, stripe_verifies};
 use crate::support::*;
 
@@ -108,7 +108,7 @@ fn application_of(event: &Value) -> String {
 
 #[tokio::test]
 async fn the_hosted_journey_in_chromium_approves_refers_and_declines() {
-    let app = rest_app().await;
+    let (app, smtp) = rest_app_mailing().await;
     let key = test_key(&app).await;
     applicant(&app).await;
     let receiver = Receiver::start(&[]).await;
@@ -174,6 +174,17 @@ async fn the_hosted_journey_in_chromium_approves_refers_and_declines() {
     // applicant returns in a new browser, signs in again, and signs.
     let r = browse(&referred_link, "thin", false).await;
     assert_eq!(r["outcome"], "referred", "{r}");
+    // How long a review takes, and how the applicant hears of it.
+    assert_eq!(
+        r["next"][0], "An underwriter usually decides within one working day.",
+        "{r}"
+    );
+    assert!(
+        r["next"][1].as_str().unwrap().starts_with(&format!(
+            "We will e-mail you at {EMAIL} as soon as they have decided"
+        )),
+        "{r}"
+    );
     returned_to_partner(&r, &referred);
     let decision = rest_get(&app, &format!("{TEST}/applications/{referred}"), Some(&key))
         .await
@@ -203,8 +214,11 @@ async fn the_hosted_journey_in_chromium_approves_refers_and_declines() {
     .await;
     assert_eq!(status, 403, "{body}");
     assert!(body.contains("Sign in to continue"), "{body}");
-    cli(
+    // The operator's CLI knows the hub's public address from its
+    // configuration, as in production; the e-mail links to it.
+    cli_with(
         &app._site,
+        &[("LENDHUB_HUB__PUBLIC_URL", app.hub.as_str())],
         &[
             "underwriting",
             "approve",
@@ -214,6 +228,21 @@ async fn the_hosted_journey_in_chromium_approves_refers_and_declines() {
             "--note",
             "bank statements seen",
         ],
+    );
+    // The e-mail the referred page promised: the offer, and the way back.
+    let approved_mail = || {
+        smtp.texts()
+            .into_iter()
+            .find(|m| m.contains(&format!("To: {EMAIL}")) && m.contains("is approved"))
+    };
+    eventually("the applicant's e-mail", || approved_mail().is_some()).await;
+    let told = approved_mail().unwrap();
+    assert!(
+        told.contains("Subject: [TEST] Your loan for Healthy Widgets Ltd is approved")
+            && told.contains("Dear Ada,")
+            && told.contains("10,000.00 over 24 months")
+            && told.contains(&format!("{}/apply/{referred}", app.hub)),
+        "{told}"
     );
     let r = browse(&format!("{}/apply/{referred}", app.hub), "", true).await;
     assert_eq!(r["pages"][0], "Sign in to continue", "{r}");
@@ -240,6 +269,15 @@ async fn the_hosted_journey_in_chromium_approves_refers_and_declines() {
         }),
         "{r}"
     );
+    // When the company may apply again, and where else to turn.
+    let again = r["next"][0].as_str().unwrap();
+    assert!(
+        again.starts_with("The company can apply again from ")
+            && again.contains(" 202")
+            && !again.contains('-'),
+        "{r}"
+    );
+    assert_eq!(r["elsewhere"].as_array().unwrap().len(), 3, "{r}");
     returned_to_partner(&r, &declined);
 
     // The signed loans are paid out five minutes later on the clock.

@@ -93,7 +93,7 @@ async fn roll_secret(
         None => "The old secret has stopped working.".to_owned(),
         Some(at) => format!(
             "The old secret keeps working until {}, so you can deploy the new one first.",
-            rfc3339(at)
+            moment(at)
         ),
     };
     let shown = ShownOnce {

@@ -24,7 +24,7 @@ use lendhub_domain::partner::scope::PartnerScopes;
 use lendhub_store::{ApiKeyRecord, CommitError, OAuthClientRecord, PartnerClientRecord, WriteSet};
 use serde::Deserialize;
 
-use super::forms::{ActionForm, EXPIRED, Refused, admitted, audit_line, form_id, once, rfc3339};
+use super::forms::{ActionForm, EXPIRED, Refused, admitted, audit_line, form_id, moment, once};
 use super::pages::{Frame, ListQuery, screen, tenant};
 use super::refusals::{forbidden, unavailable};
 use super::session::Staff;
@@ -63,13 +63,13 @@ fn key_row(k: &ApiKeyRecord, now_ms: i64) -> KeyRow {
     KeyRow {
         id: api_key_id(&k.selector),
         scopes: k.scopes.clone(),
-        created: rfc3339(k.created_at_ms),
+        created: moment(k.created_at_ms),
         state: match k.expires_at_ms {
             None => "active",
             Some(at) if now_ms < at => "expiring",
             Some(_) => "revoked",
         },
-        until: k.expires_at_ms.map(rfc3339).unwrap_or_default(),
+        until: k.expires_at_ms.map(moment).unwrap_or_default(),
     }
 }
 
@@ -89,12 +89,12 @@ fn client_row(c: &OAuthClientRecord, now_ms: i64) -> ClientRow {
         id: c.client_id.clone(),
         name: c.name.clone(),
         scopes: c.scopes.clone(),
-        created: rfc3339(c.created_at_ms),
+        created: moment(c.created_at_ms),
         previous_until: c
             .previous_secret_at(now_ms)
             .and(c.previous_secret_expires_at_ms)
-            .map(rfc3339),
-        revoked: c.revoked_at_ms.map(rfc3339),
+            .map(moment),
+        revoked: c.revoked_at_ms.map(moment),
     }
 }
 
@@ -147,7 +147,7 @@ pub async fn list(
             previous_until: client
                 .previous_secret_at(now_ms)
                 .and(client.previous_secret_expires_at_ms)
-                .map(rfc3339),
+                .map(moment),
             held_scopes: client.scopes.clone(),
             client_id: client.client_id,
             clients,

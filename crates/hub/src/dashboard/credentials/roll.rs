@@ -62,7 +62,7 @@ pub async fn roll(
     } else {
         format!(
             "{id} keeps working until {}, so you can deploy the new key first.",
-            rfc3339(until)
+            moment(until)
         )
     };
     let shown = ShownOnce {

@@ -1,5 +1,5 @@
 use super::*;
-use crate::dashboard::forms::rfc3339;
+use crate::dashboard::forms::moment;
 
 struct DeliveryRow {
     id: i64,
@@ -77,7 +77,7 @@ pub async fn deliveries(
                         .map(|ms| format!("{ms} ms"))
                         .unwrap_or_default(),
                     response: d.last_response.unwrap_or_default(),
-                    at: rfc3339(d.updated_at_ms),
+                    at: moment(d.updated_at_ms),
                 })
                 .collect(),
             can_manage: staff.role.may(Action::ManageWebhooks),

@@ -64,9 +64,7 @@ pub async fn roll_secret(
                 f: Frame::of(&state, &staff, env),
                 endpoint: id,
                 secret,
-                previous_until: until
-                    .format(&time::format_description::well_known::Rfc3339)
-                    .unwrap_or_default(),
+                previous_until: lendhub_domain::people::moment(until),
             },
         ),
         Err(CommitError::IdempotencyKeyTaken) => crate::dashboard::refusals::problem(
