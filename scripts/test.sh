@@ -88,11 +88,11 @@ system_packages() {
 # The Python clients, in a virtualenv, and the MCP Inspector CLI, pinned,
 # into .tools/.
 client_packages() {
-    if ! "$TEST_PYTHON" -c 'import stripe, openapi_spec_validator, authlib, jwt, cryptography, requests, mcp, aiosmtpd, playwright, schemathesis, feedparser, selenium, numpy, sklearn' 2>/dev/null; then
+    if ! "$TEST_PYTHON" -c 'import stripe, openapi_spec_validator, authlib, jwt, cryptography, requests, mcp, aiosmtpd, playwright, schemathesis, feedparser, selenium, numpy, sklearn, pypdf' 2>/dev/null; then
         python3 -m venv "$venv"
         "$venv/bin/pip" install --quiet --disable-pip-version-check 'stripe>=10,<20' 'openapi-spec-validator>=0.7,<1' 'authlib>=1.3,<2' 'requests>=2.31,<3' 'PyJWT[crypto]>=2.8,<3' 'mcp>=1.9,<2' \
             'aiosmtpd>=1.4,<2' 'playwright>=1.40,<2' 'schemathesis==4.32.5' 'feedparser>=6.0,<7' 'selenium>=4.15,<5' \
-            'numpy==2.1.3' 'scikit-learn==1.5.2'
+            'numpy==2.1.3' 'scikit-learn==1.5.2' 'pypdf>=5,<6'
     fi
     if [[ ! -x $TEST_MCP_INSPECTOR ]]; then
         mkdir -p "$inspector"

@@ -13,16 +13,22 @@ model bank's consent page and back through lendhub's open-banking
 callback. With MODEL_BANK (its base URL) and MODEL_BANK_CLIENT
 ("id:secret") the bank is first made unavailable (its admin endpoint) and
 the page's message recorded; with DECLINE_FIRST=yes the payer first
-declines at the bank and the message lendhub shows is recorded. Prints one JSON object; exits 3 when
-Playwright is missing."""
+declines at the bank and the message lendhub shows is recorded. A signed
+offer's page is recorded with the signed copy it offers: the PDF's
+content type, SHA-256 and text (read by pypdf). Prints one JSON object;
+exits 3 when Playwright or pypdf is missing."""
 import base64
+import hashlib
+import io
 import json
 import os
 import sys
+import urllib.parse
 import urllib.request
 
 try:
     from playwright.sync_api import sync_playwright
+    from pypdf import PdfReader
 except ImportError as e:
     print(e, file=sys.stderr)
     sys.exit(3)
@@ -127,6 +133,10 @@ def walk(page, out, landed):
         page.click("#bank-approve")
         page.wait_for_selector("#submit-application")
         title()
+        out["consent_links"] = [
+            page.locator("#terms-link").get_attribute("href"),
+            page.locator("#privacy-link").get_attribute("href"),
+        ]
         page.check("#credit_search")
         page.check("#open_banking")
         page.check("#terms")
@@ -147,10 +157,26 @@ def walk(page, out, landed):
             row.get_attribute("id"): row.inner_text()
             for row in page.locator("#offer td").all()
         }
+        out["agreement"] = page.locator("#agreement").inner_text()
         if os.environ.get("SIGN") == "yes":
             page.fill("#signed_by", "Ada Lovelace")
             page.check("#accept_terms")
             page.click("#accept-offer")
+            # Signed: the applicant's copy, then on to the partner.
+            page.wait_for_selector("#agreement-pdf")
+            out["signed_outcome"] = page.locator("#outcome").get_attribute("data-outcome")
+            href = page.locator("#agreement-pdf").get_attribute("href")
+            copy = page.request.get(urllib.parse.urljoin(page.url, href))
+            body = copy.body()
+            reader = PdfReader(io.BytesIO(body))
+            out["pdf"] = {
+                "status": copy.status,
+                "content_type": copy.headers.get("content-type"),
+                "sha256": hashlib.sha256(body).hexdigest(),
+                "pages": len(reader.pages),
+                "text": "\n".join(p.extract_text() for p in reader.pages),
+            }
+            page.click("#finish")
     else:
         page.click("#finish")
     if os.environ.get("SIGN") == "yes" or out["outcome"] != "approved":

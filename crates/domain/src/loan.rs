@@ -39,6 +39,11 @@ pub fn schedule(principal: i64, annual_rate_bps: u32, term_months: u32) -> Vec<i
     out
 }
 
+/// Interest for one month on `balance` pence, as the schedule charges it.
+pub fn monthly_interest_pence(balance: i64, annual_rate_bps: u32) -> Option<i64> {
+    i64::try_from(monthly_interest(i128::from(balance), annual_rate_bps)).ok()
+}
+
 /// Interest for one month, rounded half up to the penny.
 fn monthly_interest(balance: i128, annual_rate_bps: u32) -> i128 {
     let numerator = balance * i128::from(annual_rate_bps);

@@ -9,6 +9,7 @@ mod bank_callback;
 pub mod bank_events;
 pub mod counterparties;
 pub mod dashboard;
+pub mod documents;
 mod envelope;
 pub mod flows;
 mod html;

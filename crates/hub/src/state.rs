@@ -42,6 +42,7 @@ impl FromRef<PartnerState> for JourneyState {
             csrf_key: ring.master_key.derive("apply-csrf"),
             links: ring.links.clone(),
             flows: ring.flows.clone(),
+            trusted_proxies: ring.settings.trusted_proxies.clone().into(),
         }
     }
 }

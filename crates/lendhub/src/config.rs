@@ -365,8 +365,9 @@ pub struct Config {
     pub lender: Lender,
 }
 
-/// The lender who runs lendhub, as its own people use it.
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+/// The lender who runs lendhub: who the documents and every page's footer
+/// name, and who its own people are.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Lender {
     /// The e-mail addresses of the lender's operators: a person who signs
@@ -374,6 +375,41 @@ pub struct Lender {
     /// the operations console (`/dashboard/operations`). Compared without
     /// regard to case; empty, the console admits no one.
     pub operators: Vec<String>,
+    /// The lender's legal name: a party to every loan agreement.
+    pub legal_name: String,
+    /// Its registered office, on one line.
+    pub address: String,
+    /// Where and under what number it is registered (and, once
+    /// authorised, its regulator's reference).
+    pub registration: String,
+    /// Where a complaint goes: an e-mail address.
+    pub complaints: String,
+}
+
+impl Default for Lender {
+    /// An evidently made-up lender: a deployment names its own.
+    fn default() -> Self {
+        let party = lendhub_domain::lending::agreement::Lender::default();
+        Self {
+            operators: Vec::new(),
+            legal_name: party.legal_name,
+            address: party.address,
+            registration: party.registration,
+            complaints: party.complaints,
+        }
+    }
+}
+
+impl Lender {
+    /// The parties' details the documents state.
+    pub fn party(&self) -> lendhub_domain::lending::agreement::Lender {
+        lendhub_domain::lending::agreement::Lender {
+            legal_name: self.legal_name.clone(),
+            address: self.address.clone(),
+            registration: self.registration.clone(),
+            complaints: self.complaints.clone(),
+        }
+    }
 }
 
 /// The credit model's weekly monitoring (docs/model-card.md,

@@ -276,6 +276,7 @@ async fn hub(
         people: Some(people),
         working_days: Arc::new(config.rest_tier.working_days()?),
         read_caches: config.read_caches.enabled,
+        lender: Arc::new(config.lender.party()),
     };
     let (banks, rails, model_bank_books) =
         crate::counterparties::open_banking(config, &url, &core.clock, stop).await?;

@@ -317,6 +317,12 @@ pub mod lending {
          VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING";
     pub const FREE_DRIFT_ALERT: &str =
         "DELETE FROM hub_model_alerts WHERE week = $1 AND environment = $2 AND model = $3";
+    pub const INSERT_AGREEMENT: &str = "INSERT INTO hub_agreements
+         (application_id, signed_at_ms, owner, decision_id, template, sha256, body)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    /// The newest agreement signed for an application.
+    pub const AGREEMENT: &str = "SELECT body FROM hub_agreements
+         WHERE application_id = $1 AND owner = $2 ORDER BY signed_at_ms DESC LIMIT 1";
     pub const INSERT_RAIL_PAYMENT: &str =
         "INSERT INTO hub_rail_payments (end_to_end_id, owner, kind, subject_id, created_at_ms, body)
          VALUES ($1, $2, $3, $4, $5, $6)";

@@ -3,6 +3,7 @@
 //! journey, identity checks of a person, the company register and
 //! introductions.
 
+pub mod agreement;
 pub mod application;
 pub mod bank_connection;
 pub mod checks_api;

@@ -1,8 +1,8 @@
 use axum::Form;
 use axum::extract::rejection::FormRejection;
 use axum::extract::{Path, State};
-use axum::http::HeaderMap;
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::http::request::Parts;
+use axum::response::Response;
 use lendhub_domain::lending::application::{MAX_NAME, Status};
 use serde::Deserialize;
 
@@ -10,8 +10,8 @@ use super::error::JourneyError;
 use super::overview::outcome;
 use super::session::Visit;
 use super::state::JourneyState;
-use super::{page, to_overview};
-use crate::flows::sign::sign;
+use super::to_overview;
+use crate::flows::sign::{Signer, sign};
 
 #[derive(Deserialize, Default)]
 pub struct AcceptForm {
@@ -27,11 +27,11 @@ pub struct AcceptForm {
 /// locks and the disbursement falls due), then goes back to the partner.
 pub async fn accept(
     State(state): State<JourneyState>,
-    headers: HeaderMap,
+    request: Parts,
     Path(id): Path<String>,
     input: Result<Form<AcceptForm>, FormRejection>,
 ) -> Result<Response, JourneyError> {
-    let visit = Visit::load(&state, &headers, &id).await?;
+    let visit = Visit::load(&state, &request.headers, &id).await?;
     let Form(input) = input.unwrap_or_default();
     visit.check_form(&state, &input.csrf)?;
     if visit.application.status != Status::Approved {
@@ -56,9 +56,15 @@ pub async fn accept(
         None => None,
     }
     .ok_or_else(|| JourneyError::Internal(format!("approved application {id} has no decision")))?;
-    let (_, writes) = sign(&state.flows, a, &decision, signed_by, visit.now)
+    let signer = Signer {
+        name: signed_by,
+        ip_address: lendhub_http::client_ip::client_ip(&request, &state.trusted_proxies),
+        journey: Some(&visit.journey),
+    };
+    let (_, writes) = sign(&state.flows, a, &decision, signer, visit.now)
         .map_err(|e| JourneyError::from_flow(&id, e))?;
     let next = visit.journey.touched(visit.now);
     visit.commit(&state, next, writes).await?;
-    Ok(Redirect::to(&page(&id, "finish")).into_response())
+    // The signed page, with their copy, before going back to the partner.
+    Ok(to_overview(&id))
 }

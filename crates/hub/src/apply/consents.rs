@@ -56,6 +56,8 @@ async fn form(
         status,
         &pages::Consents {
             head: head(&visit.application),
+            terms: super::documents::TERMS_PATH,
+            privacy: super::documents::PRIVACY_PATH,
             action: page(visit.application.id.as_str(), "consents"),
             csrf: form_token(state, &visit.journey),
             bank_name,

@@ -41,6 +41,8 @@ pub enum JourneyError {
     },
     /// No journey was ever started for this application.
     NoJourney,
+    /// No such document, or no agreement signed yet.
+    NoDocument,
     /// The application can no longer be completed.
     Closed(&'static str),
     /// The identity provider refused or could not be asked.
@@ -194,6 +196,13 @@ impl IntoResponse for JourneyError {
                 StatusCode::NOT_FOUND,
                 "Application not found",
                 "Open the link the service you are applying through gave you.".to_owned(),
+                None,
+                "not_found",
+            ),
+            JourneyError::NoDocument => (
+                StatusCode::NOT_FOUND,
+                "Document not found",
+                "There is no such document, or nothing has been signed yet.".to_owned(),
                 None,
                 "not_found",
             ),

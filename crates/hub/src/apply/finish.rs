@@ -28,6 +28,7 @@ pub async fn finish(
         url.query_pairs_mut().append_pair("application_id", &id);
         return Ok(Redirect::to(url.as_str()).into_response());
     }
+    let signed = state.lending.agreement(&a.owner, &a.id).await?.is_some();
     Ok(render(
         StatusCode::OK,
         &Done {
@@ -35,6 +36,7 @@ pub async fn finish(
             // The partner's reference where it gave one: what the
             // applicant quotes to it.
             reference: a.reference.as_deref().unwrap_or(&id),
+            copy: signed.then(|| super::page(&id, "agreement.pdf")),
         },
     ))
 }

@@ -15,6 +15,7 @@ mod bank;
 mod callback;
 mod company;
 mod consents;
+mod documents;
 mod error;
 mod finish;
 mod overview;
@@ -56,6 +57,9 @@ pub fn router(state: JourneyState) -> Router {
         )
         .route("/apply/{id}/accept", axum::routing::post(accept::accept))
         .route("/apply/{id}/finish", get(finish::finish))
+        .route("/apply/{id}/agreement", get(documents::agreement))
+        .route("/apply/{id}/agreement.pdf", get(documents::agreement_pdf))
+        .route("/legal/{name}", get(documents::legal))
         // Every form is a few short fields.
         .layer(axum::extract::DefaultBodyLimit::max(16 * 1024))
         .with_state(state)

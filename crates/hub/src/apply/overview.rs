@@ -44,7 +44,8 @@ pub async fn outcome(
         None => None,
     };
     let finish = page(id, "finish");
-    let told = |outcome, title, message, reasons, next, elsewhere| {
+    let copy = Some(page(id, "agreement.pdf"));
+    let told = |outcome, title, message, reasons, next, elsewhere, copy| {
         render(
             StatusCode::OK,
             &pages::Outcome {
@@ -56,6 +57,7 @@ pub async fn outcome(
                 next,
                 elsewhere,
                 finish: finish.clone(),
+                copy,
             },
         )
     };
@@ -85,6 +87,7 @@ pub async fn outcome(
                 Vec::new(),
                 Vec::new(),
                 &[],
+                None,
             )
         }
         (Status::Approved, Some(d)) if !d.locked() => {
@@ -95,6 +98,11 @@ pub async fn outcome(
                 )));
             };
             let status = pages::form_status(&errors);
+            let draft = crate::flows::agreements::draft(&state.flows, a)
+                .await
+                .map_err(|e| JourneyError::from_flow(id, e))?
+                .unwrap_or_default();
+            let (_, blocks) = super::documents::titled(&draft);
             // The stored offer, verbatim: nothing is recomputed here.
             let terms = vec![
                 term("Amount", people::money(offer.amount_pence), "offer-amount"),
@@ -132,6 +140,9 @@ pub async fn outcome(
                     funding_failure: a.funding_failure.as_deref(),
                     finish: finish.clone(),
                     errors,
+                    blocks,
+                    heading_level: 3,
+                    agreement: page(id, "agreement"),
                 },
                 partner.as_deref(),
             )
@@ -143,6 +154,7 @@ pub async fn outcome(
             Vec::new(),
             Vec::new(),
             &[],
+            copy.clone(),
         ),
         (Status::Funded, _) => told(
             "funded",
@@ -151,6 +163,7 @@ pub async fn outcome(
             Vec::new(),
             Vec::new(),
             &[],
+            copy.clone(),
         ),
         (Status::InReview | Status::Submitted, d) => told(
             "referred",
@@ -159,6 +172,7 @@ pub async fn outcome(
             d.as_ref().map(reasons).unwrap_or_default(),
             referred_next(email),
             &[],
+            None,
         ),
         (Status::Declined, d) => told(
             "declined",
@@ -170,6 +184,7 @@ pub async fn outcome(
                 people::date(people::first_whole_day(cooling_off_until(a.updated_at)))
             )],
             &pages::ELSEWHERE,
+            None,
         ),
         (status, _) => {
             return Err(JourneyError::Internal(format!(

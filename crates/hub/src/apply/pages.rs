@@ -4,6 +4,8 @@
 
 use askama::Template;
 
+use crate::documents::markup::Block;
+
 pub(crate) use crate::html::{form_status, render, render_sending_to};
 
 /// What every step page shows at its top.
@@ -55,6 +57,8 @@ pub struct Bank<'a> {
 #[template(path = "apply/consents.html")]
 pub struct Consents<'a> {
     pub head: Header<'a>,
+    pub terms: &'static str,
+    pub privacy: &'static str,
     pub action: String,
     pub csrf: String,
     pub bank_name: String,
@@ -81,6 +85,11 @@ pub struct Offer<'a> {
     /// Back to the partner without signing.
     pub finish: String,
     pub errors: Vec<String>,
+    /// The agreement as it would be signed, shown in full.
+    pub blocks: Vec<Block>,
+    pub heading_level: u8,
+    /// Its page, to open on its own.
+    pub agreement: String,
 }
 
 /// Referred, declined, signed, funded: a message and the way back to the
@@ -98,6 +107,8 @@ pub struct Outcome<'a> {
     /// Other help (the decline page).
     pub elsewhere: &'static [Help],
     pub finish: String,
+    /// The signed agreement's PDF, once signed.
+    pub copy: Option<String>,
 }
 
 #[derive(Template)]
@@ -105,6 +116,38 @@ pub struct Outcome<'a> {
 pub struct Done<'a> {
     pub head: Header<'a>,
     pub reference: &'a str,
+    /// The signed agreement's PDF, once signed.
+    pub copy: Option<String>,
+}
+
+/// A document on a page of its own: the terms, the privacy notice, the
+/// agreement (with its signature record, once signed).
+#[derive(Template)]
+#[template(path = "apply/document.html")]
+pub struct Document {
+    pub title: String,
+    pub blocks: Vec<Block>,
+    /// Headings inside the document sit under the page's `h1`.
+    pub heading_level: u8,
+    pub record: Option<Vec<(&'static str, String)>>,
+    pub pdf: Option<String>,
+}
+
+impl Document {
+    pub fn of(
+        text: &str,
+        record: Option<Vec<(&'static str, String)>>,
+        pdf: Option<String>,
+    ) -> Self {
+        let (title, blocks) = super::documents::titled(text);
+        Self {
+            title,
+            blocks,
+            heading_level: 2,
+            record,
+            pdf,
+        }
+    }
 }
 
 /// What a reason code means to an applicant.

@@ -28,4 +28,7 @@ pub struct JourneyState {
     pub csrf_key: DerivedKey,
     pub links: Links,
     pub flows: Context,
+    /// Proxies whose `X-Forwarded-For` is believed: the address a
+    /// signature is recorded from.
+    pub trusted_proxies: Arc<[ipnet::IpNet]>,
 }

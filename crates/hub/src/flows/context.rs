@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use lendhub_domain::clock::Clock;
 use lendhub_domain::crypto::MasterKey;
+use lendhub_domain::lending::agreement::Lender;
 use lendhub_domain::sandbox::test_clock::ClientClock;
 use lendhub_domain::tenant::Tenant;
 use lendhub_domain::working_days::WorkingDays;
@@ -68,6 +69,8 @@ pub struct Parts {
     /// England and Wales working days: statements are invoiced on the 2nd
     /// of the month after.
     pub(in crate::flows) working_days: Arc<WorkingDays>,
+    /// Who lends: a party to every agreement a flow signs.
+    pub(in crate::flows) lender: Arc<Lender>,
 }
 
 /// The stores a [`Context`] is made of.
@@ -90,6 +93,7 @@ impl Context {
         links: Links,
         clock: Arc<dyn Clock>,
         working_days: Arc<WorkingDays>,
+        lender: Arc<Lender>,
     ) -> Self {
         Self(Arc::new(Parts {
             lending: stores.lending,
@@ -111,6 +115,7 @@ impl Context {
             links,
             clock,
             working_days,
+            lender,
         }))
     }
 
@@ -132,5 +137,10 @@ impl Context {
 
     pub fn links(&self) -> &Links {
         &self.links
+    }
+
+    /// Who lends, as the documents and the pages' footers name it.
+    pub fn lender(&self) -> &Lender {
+        &self.lender
     }
 }

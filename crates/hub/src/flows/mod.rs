@@ -7,6 +7,7 @@
 
 pub mod accounts;
 pub mod agree_terms;
+pub mod agreements;
 pub mod bank_notification;
 pub mod change_endpoint;
 pub mod check_person;

@@ -1,14 +1,19 @@
 //! Accepting an offer and signing the agreement, however it was given
 //! (the REST tier's accept, the hosted journey's offer page).
 
+use lendhub_domain::clock::unix_ms;
 use lendhub_domain::ids::HubId;
-use lendhub_domain::lending::application::Decision;
+use lendhub_domain::lending::agreement::{Figures, Signed};
+use lendhub_domain::lending::application::{Application, Decision};
+use lendhub_domain::lending::journey::Journey;
+use lendhub_domain::people;
 use lendhub_domain::sandbox::events::EventType;
 use lendhub_domain::tenant::TenantKind;
-use lendhub_store::{EventWrite, LendingWrite, WriteSet};
+use lendhub_store::{EventWrite, LendingWrite, PublicWrite, WriteSet};
 use serde::Serialize;
 use time::OffsetDateTime;
 
+use crate::documents;
 use crate::flows::Context;
 use crate::flows::error::FlowError;
 use crate::flows::events::event;
@@ -120,34 +125,113 @@ fn events(
     ])
 }
 
+/// Who signs, and from where.
+pub(crate) struct Signer<'a> {
+    /// Their full name, as they typed it.
+    pub name: &'a str,
+    /// The address the signature came from, as the service saw it.
+    pub ip_address: Option<std::net::IpAddr>,
+    /// The hosted journey they signed on, whose applicant is e-mailed a
+    /// link to the signed copy; `None` for the white-label call (the
+    /// partner fetches the copy and passes it on).
+    pub journey: Option<&'a Journey>,
+}
+
 /// Acceptance however it was given (this call, or the hosted journey's offer
 /// page): the application and its locked decision with `offer.accepted` and
-/// `agreement.signed`, as writes to commit together.
+/// `agreement.signed`, and the agreement as signed, as writes to commit
+/// together.
 pub(crate) fn sign(
     cx: &Context,
     application: &lendhub_domain::lending::application::Application,
     decision: &Decision,
-    signed_by: &str,
+    signer: Signer<'_>,
     now: OffsetDateTime,
 ) -> Result<(ApplicationView, WriteSet), FlowError> {
     let owner = &application.owner;
     let (application, decision) = application
         .accept(
             decision,
-            signed_by.to_owned(),
+            signer.name.to_owned(),
             lendhub_system::new_hub_id(lendhub_domain::clock::unix_ms(now) as u64),
             now,
         )
         .map_err(refused)?;
     let [accepted, signed] =
         events(owner, &decision, now).map_err(|e| FlowError::Internal(e.to_string()))?;
+    let figures = Figures::of(cx.lender(), &application, &decision, Some(signer.name))
+        .ok_or_else(|| FlowError::Internal(format!("decision {} has no offer", decision.id)))?;
+    let agreement = documents::sign(
+        sibling_id("agr_", &decision),
+        figures,
+        signer.name,
+        now,
+        signer.ip_address.map(|ip| ip.to_string()),
+    )
+    .map_err(|e| FlowError::Internal(e.to_string()))?;
     let view =
         ApplicationView::new(&application, &cx.links).with_decision(DecisionView::new(&decision));
     let mut writes = WriteSet::default();
+    if let Some(mail) = signer
+        .journey
+        .and_then(|j| signed_mail(&application, j, &cx.links.urls, &agreement))
+    {
+        writes.push(mail);
+    }
     writes
         .push(LendingWrite::UpdateApplication(application))
         .push(LendingWrite::UpdateDecision(decision))
+        .push(LendingWrite::RecordAgreement {
+            owner: owner.clone(),
+            agreement,
+        })
         .push(EventWrite::InsertEvent(accepted))
         .push(EventWrite::InsertEvent(signed));
     Ok((view, writes))
+}
+
+/// The e-mail that gives the applicant who signed on the hosted journey
+/// their copy: a link to the PDF, behind their sign-in.
+fn signed_mail(
+    application: &Application,
+    journey: &Journey,
+    urls: &crate::links::Urls,
+    agreement: &Signed,
+) -> Option<PublicWrite> {
+    let person = journey.applicant.as_ref()?;
+    let live = matches!(
+        application.owner.kind(),
+        TenantKind::Partner { livemode: true, .. }
+    );
+    let test = if live { "" } else { "[TEST] " };
+    let f = &agreement.figures;
+    let link = format!("{}/{}/agreement.pdf", urls.apply(), application.id);
+    Some(PublicWrite::Mail {
+        id: format!(
+            "mail_{}_signed_{}",
+            agreement.decision_id,
+            unix_ms(agreement.signed_at)
+        ),
+        recipient: person.email.clone(),
+        subject: format!(
+            "{test}Your signed loan agreement with {}",
+            f.lender.legal_name
+        ),
+        body: format!(
+            "Dear {name},\n\nYou signed the loan agreement for {company} on {when}: {amount} \
+             over {term} months, repaid at {monthly} a month ({total} in all).\n\nYour copy, as \
+             signed, is here (sign in with this e-mail address to open it):\n\n{link}\n\nThe \
+             money is paid once the lender's checks before payment are complete. Keep this \
+             e-mail: the agreement's fingerprint (SHA-256) is {hash}.\n",
+            name = person.given_name.trim(),
+            company = application.company_name,
+            when = people::moment(agreement.signed_at),
+            amount = people::money(f.amount),
+            term = f.term_months,
+            monthly = people::money(f.monthly),
+            total = people::money(f.total_repayable),
+            hash = agreement.content_sha256,
+        ),
+        due_ms: unix_ms(agreement.signed_at),
+    })
 }

@@ -139,6 +139,8 @@ pub struct PartnerSettings {
     /// Keep rendered application bodies and newest events pages
     /// (`read_caches.enabled`).
     pub read_caches: bool,
+    /// Who lends: a party to every agreement, named in every page's footer.
+    pub lender: Arc<lendhub_domain::lending::agreement::Lender>,
 }
 
 impl PartnerState {
@@ -183,6 +185,7 @@ impl PartnerState {
             links.clone(),
             clock.clone(),
             settings.working_days.clone(),
+            settings.lender.clone(),
         );
         let mcp = McpState::new(Mcp {
             lending: store.clone(),

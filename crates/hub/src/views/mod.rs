@@ -4,6 +4,7 @@
 //! the same wherever it is seen.
 
 pub mod account;
+pub mod agreement;
 pub mod application;
 pub mod bank_connection;
 pub mod decision;

@@ -4,6 +4,7 @@
 
 mod support;
 
+mod agreements;
 mod applications;
 mod auth;
 mod checks_over_http;

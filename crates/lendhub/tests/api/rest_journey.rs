@@ -23,7 +23,7 @@ const TEST: &str = "/sandbox/v1";
 pub(crate) const EMAIL: &str = "ada@healthy-widgets.example";
 pub(crate) const PASSWORD: &str = "a long password";
 
-async fn test_key(app: &App) -> String {
+pub(crate) async fn test_key(app: &App) -> String {
     let (client, _) = rest_partner(app, SCOPES, Tier::Platform).await;
     api_key(app, &client, "test", None)["key"]
         .as_str()
@@ -53,7 +53,7 @@ pub(crate) async fn applicant(app: &App) {
 }
 
 /// A new application of the partner's with a `redirect_uri`: (id, handoff_url).
-async fn application(app: &App, key: &str, reference: &str) -> (String, String) {
+pub(crate) async fn application(app: &App, key: &str, reference: &str) -> (String, String) {
     app.advance(Duration::seconds(1)); // the create sub-limit
     let r = post(
         app,
@@ -74,7 +74,7 @@ async fn application(app: &App, key: &str, reference: &str) -> (String, String) 
 /// The browser from `start` to the partner; `first` visits fill in the
 /// company, share the model bank's test `account` at the bank, and give
 /// the consents.
-async fn browse(start: &str, account: &str, sign: bool) -> Value {
+pub(crate) async fn browse(start: &str, account: &str, sign: bool) -> Value {
     crate::support::python_json(
         "apply_browser.py",
         vec![
@@ -89,7 +89,7 @@ async fn browse(start: &str, account: &str, sign: bool) -> Value {
     .await
 }
 
-fn returned_to_partner(r: &Value, id: &str) {
+pub(crate) fn returned_to_partner(r: &Value, id: &str) {
     assert_eq!(
         r["landed"],
         json!([format!("https://partner.example/done?application_id={id}")]),

@@ -363,6 +363,12 @@ pub enum LendingWrite {
     /// Succeeds only if the stored version is `connection.version - 1`;
     /// otherwise `Conflict`.
     UpdateBankConnection(BankConnection),
+    /// The agreement as signed, in the commit of the signature; kept
+    /// unchanged (the database refuses to alter or delete it).
+    RecordAgreement {
+        owner: Tenant,
+        agreement: lendhub_domain::lending::agreement::Signed,
+    },
 }
 
 /// A week's model monitoring, asked for or scheduled.
@@ -403,6 +409,13 @@ pub trait LendingStore: Send + Sync {
     async fn model_roles(
         &self,
     ) -> Result<lendhub_domain::credit_model::registry::Roles, StoreError>;
+
+    /// The agreement signed last for `owner`'s application, as signed.
+    async fn agreement(
+        &self,
+        owner: &Tenant,
+        application_id: &ApplicationId,
+    ) -> Result<Option<lendhub_domain::lending::agreement::Signed>, StoreError>;
 
     /// The newest `limit` shadow scores, newest first.
     async fn shadow_scores(

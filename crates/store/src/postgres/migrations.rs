@@ -298,6 +298,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "model_monitoring",
         include_str!("../../migrations/postgres/0061_model_monitoring.sql"),
     ),
+    (
+        62,
+        "signed_agreements",
+        include_str!("../../migrations/postgres/0062_signed_agreements.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -131,6 +131,19 @@ impl<B: Backend> LendingStore for B {
         Ok(roles)
     }
 
+    async fn agreement(
+        &self,
+        owner: &Tenant,
+        application_id: &ApplicationId,
+    ) -> Result<Option<lendhub_domain::lending::agreement::Signed>, StoreError> {
+        body(
+            self,
+            sql::lending::AGREEMENT,
+            &params![application_id.as_str(), owner],
+        )
+        .await
+    }
+
     async fn shadow_scores(
         &self,
         limit: u32,

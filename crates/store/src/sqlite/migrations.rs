@@ -312,6 +312,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "model_monitoring",
         include_str!("../../migrations/sqlite/0061_model_monitoring.sql"),
     ),
+    (
+        62,
+        "signed_agreements",
+        include_str!("../../migrations/sqlite/0062_signed_agreements.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -341,6 +341,21 @@ pub(super) fn plan(write: &LendingWrite, d: &Dialect, unit: &mut Unit) -> Result
             ),
             None => unit.step(sql::CLEAR_MODEL_ROLE, values![role.as_str()]),
         },
+        LendingWrite::RecordAgreement {
+            owner,
+            agreement: a,
+        } => unit.step(
+            sql::INSERT_AGREEMENT,
+            values![
+                a.application_id.as_str(),
+                unix_ms(a.signed_at),
+                owner.as_str(),
+                a.decision_id.as_str(),
+                a.template.as_str(),
+                a.content_sha256.as_str(),
+                json(a)?
+            ],
+        ),
         LendingWrite::InsertShadowScore(s) => unit.step(
             sql::INSERT_SHADOW_SCORE,
             values![

@@ -1757,3 +1757,69 @@ async fn a_weeks_decisions_are_paged_and_its_monitoring_run_and_alerts_are_kept_
     ));
     commit(alert(Environment::Test)).await.unwrap();
 }
+
+/// Signed agreements (issue #51 item 1): the newest one signed for an
+/// application is read back as signed, only by its owner, and the
+/// database refuses to alter or delete one.
+#[tokio::test]
+async fn a_signed_agreement_is_kept_as_signed() {
+    use lendhub_domain::lending::agreement::{Figures, Lender, Signed};
+    use lendhub_domain::money::Money;
+    let (store, db) = store().await;
+    let (owner, other) = (partner("test"), partner("live"));
+    let application = ApplicationId::generate(1, 1);
+    let signed = |ms: i64, by: &str| Signed {
+        id: "agr_01".into(),
+        application_id: application.to_string(),
+        decision_id: "dec_01".into(),
+        template: "loan-agreement/1".into(),
+        figures: Figures {
+            lender: Lender {
+                legal_name: "Lender Ltd".into(),
+                address: "1 High Street".into(),
+                registration: "Company number 00000001".into(),
+                complaints: "complaints@lender.example".into(),
+            },
+            borrower_name: "Widgets Ltd".into(),
+            borrower_number: "00000401".into(),
+            signer: Some(by.into()),
+            application_id: application.to_string(),
+            decision_id: "dec_01".into(),
+            reference: Some("INV-1".into()),
+            amount: Money::pence(1_000_000),
+            term_months: 12,
+            annual_rate_bps: 990,
+            apr: 10.4,
+            monthly: Money::pence(87_896),
+            total_repayable: Money::pence(1_054_752),
+            total_interest: Money::pence(54_752),
+            schedule: Vec::new(),
+        },
+        content: format!("# Loan agreement\nSigned by {by}. £10,000.00"),
+        content_sha256: "ab".repeat(32),
+        signed_by: by.into(),
+        signed_at: at(ms),
+        ip_address: Some("203.0.113.7".into()),
+    };
+    assert_eq!(store.agreement(&owner, &application).await.unwrap(), None);
+    for (ms, by) in [(2_000, "Ada Lovelace"), (5_000, "Ada King")] {
+        let mut writes = WriteSet::default();
+        writes.push(LendingWrite::RecordAgreement {
+            owner: owner.clone(),
+            agreement: signed(ms, by),
+        });
+        store.commit(writes).await.unwrap();
+    }
+    assert_eq!(
+        store.agreement(&owner, &application).await.unwrap(),
+        Some(signed(5_000, "Ada King"))
+    );
+    assert_eq!(store.agreement(&other, &application).await.unwrap(), None);
+    for sql in [
+        "UPDATE hub_agreements SET body = '{}'",
+        "DELETE FROM hub_agreements",
+    ] {
+        let refused = db.execute_raw(sql).await.unwrap_err();
+        assert!(refused.contains("kept as signed"), "{sql}: {refused}");
+    }
+}

@@ -54,6 +54,7 @@ pub fn api() -> OpenApiRouter<PartnerState> {
         .routes(routes!(applications::withdraw::withdraw))
         .routes(routes!(applications::submit::submit))
         .routes(routes!(applications::accept::accept))
+        .routes(routes!(applications::agreement::agreement))
         .routes(routes!(bank_connections::banks::list))
         .routes(routes!(bank_connections::create::create))
         .routes(routes!(bank_connections::retrieve::retrieve))

@@ -1,5 +1,6 @@
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
+use axum::http::request::Parts;
 use axum::response::Response;
 use lendhub_domain::lending::white_label::{Acceptance, check_acceptance};
 use lendhub_http::idempotency::{MaybeIdempotent, Prepared};
@@ -8,7 +9,7 @@ use serde::Deserialize;
 use utoipa::ToSchema;
 
 use crate::flows::lending::find;
-use crate::flows::sign::sign;
+use crate::flows::sign::{Signer, sign};
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
 use crate::partner::state::PartnerState;
@@ -49,8 +50,12 @@ pub async fn accept(
     caller: RestCaller,
     Path(id): Path<String>,
     MaybeIdempotent(key): MaybeIdempotent,
+    request: Parts,
     body: JsonBody<AcceptOffer>,
 ) -> Result<Response, PartnerError> {
+    // The partner's server calls; the applicant's own address is theirs to
+    // keep. What is recorded is where the signature reached the lender.
+    let ip_address = lendhub_http::client_ip::client_ip(&request, &state.settings.trusted_proxies);
     let write = caller.begin_white_label_write(&state)?;
     let (owner, now) = (&write.owner, write.now);
     state
@@ -69,7 +74,12 @@ pub async fn accept(
             .ok_or(PartnerError::Conflict(
                 "the application has not been decided yet",
             ))?;
-            let (view, writes) = sign(&state.flows, &application, &decision, &signed_by, now)?;
+            let signer = Signer {
+                name: &signed_by,
+                ip_address,
+                journey: None,
+            };
+            let (view, writes) = sign(&state.flows, &application, &decision, signer, now)?;
             Ok(Prepared::json(StatusCode::OK, &view, writes)?)
         })
         .await

@@ -3,6 +3,7 @@
 //! finishes.
 
 pub mod accept;
+pub mod agreement;
 pub mod create;
 pub mod list;
 pub mod retrieve;
