@@ -144,6 +144,14 @@ def walk(page, out, landed):
     page.wait_for_selector("#outcome")
     title()
     out["outcome"] = page.locator("#outcome").get_attribute("data-outcome")
+    # The partner's brand at the top, the lender's legal footer beneath.
+    if page.locator("#brand-name").count():
+        out["brand_name"] = page.locator("#brand-name").inner_text()
+    if page.locator("#brand-logo").count():
+        src = page.locator("#brand-logo").get_attribute("src")
+        logo = page.request.get(urllib.parse.urljoin(page.url, src))
+        out["brand_logo"] = {"status": logo.status, "content_type": logo.headers.get("content-type")}
+    out["footer"] = page.locator("#legal-footer").inner_text()
     if page.locator("#reasons").count():
         out["reasons"] = page.locator("#reasons li").all_inner_texts()
     out["next"] = page.locator("#next-steps p").all_inner_texts()

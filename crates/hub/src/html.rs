@@ -53,7 +53,7 @@ pub fn render_sending_to(
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     let policy = format!(
-        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'{}; frame-ancestors 'none'",
+        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'{}; frame-ancestors 'none'",
         redirect_origin.map_or_else(String::new, |o| format!(" {o}"))
     );
     if let Ok(policy) = HeaderValue::from_str(&policy) {
@@ -68,4 +68,91 @@ pub fn render_sending_to(
         HeaderValue::from_static("nosniff"),
     );
     response
+}
+
+/// Where a page's template puts the legal footer.
+pub const FOOTER_SLOT: &str = "<!--legal-footer-->";
+
+/// The lender's legal footer (issue #51 item 2): its name, address and
+/// registration, and the terms, privacy notice and complaints, rendered
+/// once from the configuration.
+#[derive(Template)]
+#[template(path = "legal_footer.html")]
+struct LegalFooter<'a> {
+    lender: &'a lendhub_domain::lending::agreement::Lender,
+    terms: &'static str,
+    privacy: &'static str,
+}
+
+/// The footer's HTML, escaped.
+pub fn legal_footer(lender: &lendhub_domain::lending::agreement::Lender) -> std::sync::Arc<str> {
+    LegalFooter {
+        lender,
+        terms: crate::apply::TERMS_PATH,
+        privacy: crate::apply::PRIVACY_PATH,
+    }
+    .render()
+    .unwrap_or_default()
+    .into()
+}
+
+/// Puts the legal footer into every page for people that has the slot for
+/// it. It is the same on every page and configured once, so one layer
+/// places it, rather than every page's struct carrying it: an error page
+/// rendered far from any state carries it too.
+pub async fn with_footer(
+    axum::extract::State(footer): axum::extract::State<std::sync::Arc<str>>,
+    response: Response,
+) -> Response {
+    let is_html = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("text/html"));
+    if !is_html {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    // Pages are a few kilobytes; this bounds what is held, never hit.
+    let Ok(bytes) = axum::body::to_bytes(body, 8 * 1024 * 1024).await else {
+        return StatusCode::INTERNAL_SERVER_ERROR.into_response();
+    };
+    let page = String::from_utf8_lossy(&bytes).replacen(FOOTER_SLOT, &footer, 1);
+    parts.headers.remove(header::CONTENT_LENGTH);
+    Response::from_parts(parts, axum::body::Body::from(page))
+}
+
+/// A partner's brand as a page shows it.
+pub struct Brand {
+    /// The name its customers know it by.
+    pub name: Option<String>,
+    /// The logo's address, width and height.
+    pub logo: Option<(String, u32, u32)>,
+    /// `#rrggbb`: the buttons and the header's rule.
+    pub accent: Option<String>,
+}
+
+impl Brand {
+    pub fn of(b: &lendhub_domain::partner::branding::Branding) -> Self {
+        Self {
+            name: b.display_name.clone(),
+            logo: b.logo.as_ref().map(|l| {
+                (
+                    format!("{}{}", crate::flows::branding::LOGO_PREFIX, l.sha256),
+                    l.width,
+                    l.height,
+                )
+            }),
+            accent: b.accent.clone(),
+        }
+    }
+
+    /// The logo's text alternative: empty when the name is shown beside
+    /// it, so a screen reader does not say it twice.
+    pub fn logo_alt(&self) -> String {
+        match &self.name {
+            Some(_) => String::new(),
+            None => "Partner logo".to_owned(),
+        }
+    }
 }

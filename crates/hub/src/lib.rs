@@ -7,6 +7,7 @@
 pub mod apply;
 mod bank_callback;
 pub mod bank_events;
+mod brand_logos;
 pub mod counterparties;
 pub mod dashboard;
 pub mod documents;
@@ -37,9 +38,15 @@ pub fn router(state: HubState) -> axum::Router {
     use axum::extract::FromRef;
     let public_document = serde_json::to_value(public_openapi()).unwrap_or_default();
     let public = public::router(&state.public, public_document).with_state(state.public);
-    let journey = apply::router(FromRef::from_ref(&state.partner));
-    let pay = pay::router(FromRef::from_ref(&state.partner));
-    let dashboard = dashboard::router(FromRef::from_ref(&state.partner));
+    // Every page for people carries the lender's legal footer.
+    let footer = axum::middleware::map_response_with_state(
+        html::legal_footer(state.partner.flows.lender()),
+        html::with_footer,
+    );
+    let journey = apply::router(FromRef::from_ref(&state.partner)).layer(footer.clone());
+    let pay = pay::router(FromRef::from_ref(&state.partner)).layer(footer.clone());
+    let dashboard = dashboard::router(FromRef::from_ref(&state.partner)).layer(footer);
+    let logos = brand_logos::router(state.partner.flows.clone());
     let bank_events = bank_events::router(state.partner.flows.clone());
     let rail_events = rail_events::router(state.partner.flows.clone());
     let flows = state.partner.flows.clone();
@@ -50,6 +57,7 @@ pub fn router(state: HubState) -> axum::Router {
         .merge(journey)
         .merge(pay)
         .merge(dashboard)
+        .merge(logos)
         .merge(bank_events)
         .merge(rail_events)
         .merge(

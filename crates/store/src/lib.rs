@@ -22,6 +22,7 @@ mod sql;
 pub mod sqlite;
 mod unit;
 
+pub use context::brand::*;
 pub use context::dashboard::*;
 pub use context::events::*;
 pub use context::jobs::*;
@@ -57,6 +58,7 @@ pub trait Store:
     + Maintenance
     + StatusStore
     + DashboardStore
+    + BrandStore
     + 'static
 {
 }
@@ -78,6 +80,7 @@ impl<T> Store for T where
         + Maintenance
         + StatusStore
         + DashboardStore
+        + BrandStore
         + 'static
 {
 }

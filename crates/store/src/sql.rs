@@ -1264,6 +1264,20 @@ pub mod status {
 }
 
 /// The partner dashboard's statements (`$n` placeholders).
+/// A partner's brand (`context::brand`).
+pub mod brand {
+    pub const BRANDING: &str = "SELECT body FROM partner_branding WHERE partner_client_id = $1";
+    pub const SET_BRANDING: &str =
+        "INSERT INTO partner_branding (partner_client_id, updated_at_ms, body) VALUES ($1, $2, $3)
+         ON CONFLICT (partner_client_id) DO UPDATE
+         SET updated_at_ms = excluded.updated_at_ms, body = excluded.body";
+    pub const LOGO: &str = "SELECT content_type, data FROM partner_logos WHERE sha256 = $1";
+    /// The same bytes uploaded again are the same row.
+    pub const INSERT_LOGO: &str =
+        "INSERT INTO partner_logos (sha256, content_type, data) VALUES ($1, $2, $3)
+         ON CONFLICT (sha256) DO NOTHING";
+}
+
 pub mod dashboard {
     pub const ADD_USAGE: &str =
         "INSERT INTO usage_days (owner, day, metric, count) VALUES ($1, $2, $3, $4)

@@ -26,6 +26,8 @@ pub enum Action {
     ReadBilling,
     /// Add, change and remove staff; read the audit log.
     ManageStaff,
+    /// The partner's display name, logo and accent colour.
+    ManageBranding,
 }
 
 impl Role {
@@ -62,7 +64,7 @@ impl Role {
     pub fn may(self, action: Action) -> bool {
         match action {
             Action::ReadOperations => true,
-            Action::ManageWebhooks | Action::ManageCredentials => {
+            Action::ManageWebhooks | Action::ManageCredentials | Action::ManageBranding => {
                 matches!(self, Role::Owner | Role::Developer)
             }
             Action::ReadBilling => matches!(self, Role::Owner | Role::Finance),

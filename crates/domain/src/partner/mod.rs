@@ -1,7 +1,8 @@
 //! Who a partner is and what it may do: client credentials and access
 //! tokens, scopes, the partner ring's projects and rate limits, signed
-//! requests, dashboard roles and sub-accounts.
+//! requests, dashboard roles, sub-accounts and its brand on the pages.
 
+pub mod branding;
 pub mod credentials;
 pub mod dashboard;
 pub mod project;

@@ -60,6 +60,7 @@ pub async fn accept(
         name: signed_by,
         ip_address: lendhub_http::client_ip::client_ip(&request, &state.trusted_proxies),
         journey: Some(&visit.journey),
+        partner: visit.brand.as_ref().and_then(|b| b.name.as_deref()),
     };
     let (_, writes) = sign(&state.flows, a, &decision, signer, visit.now)
         .map_err(|e| JourneyError::from_flow(&id, e))?;

@@ -51,7 +51,7 @@ async fn form(state: &JourneyState, visit: &Visit, errors: Vec<String>) -> Respo
     render_sending_to(
         status,
         &pages::Bank {
-            head: head(&visit.application),
+            head: head(visit),
             action: page(visit.application.id.as_str(), "bank"),
             csrf: form_token(state, &visit.journey),
             banks,

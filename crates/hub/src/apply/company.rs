@@ -86,7 +86,7 @@ fn form(state: &JourneyState, visit: &Visit, input: &CompanyForm, errors: Vec<St
     render(
         status,
         &pages::Company {
-            head: head(&visit.application),
+            head: head(visit),
             action: page(visit.application.id.as_str(), "company"),
             csrf: form_token(state, &visit.journey),
             full_name: name,

@@ -55,7 +55,7 @@ async fn form(
     Ok(render(
         status,
         &pages::Consents {
-            head: head(&visit.application),
+            head: head(visit),
             terms: super::documents::TERMS_PATH,
             privacy: super::documents::PRIVACY_PATH,
             action: page(visit.application.id.as_str(), "consents"),

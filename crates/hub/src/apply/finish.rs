@@ -32,7 +32,7 @@ pub async fn finish(
     Ok(render(
         StatusCode::OK,
         &Done {
-            head: head(a),
+            head: head(&visit),
             // The partner's reference where it gave one: what the
             // applicant quotes to it.
             reference: a.reference.as_deref().unwrap_or(&id),

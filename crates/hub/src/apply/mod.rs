@@ -29,9 +29,10 @@ use axum::Router;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
-use lendhub_domain::lending::application::{Application, Status};
+use lendhub_domain::lending::application::Status;
 use lendhub_domain::lending::journey::Step;
 
+pub use documents::{PRIVACY_PATH, TERMS_PATH};
 use session::Visit;
 use state::JourneyState;
 
@@ -93,13 +94,15 @@ fn see_other_with_cookie(to: &str, cookie: Option<HeaderValue>) -> Response {
     response
 }
 
-fn head(a: &Application) -> pages::Header<'_> {
+fn head(visit: &Visit) -> pages::Header<'_> {
+    let a = &visit.application;
     pages::Header {
         company_name: &a.company_name,
         company_number: &a.company_number,
         amount: lendhub_domain::people::money(a.amount),
         term_months: a.term_months,
         reference: a.reference.as_deref(),
+        brand: visit.brand.as_ref(),
     }
 }
 

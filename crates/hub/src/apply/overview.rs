@@ -49,7 +49,7 @@ pub async fn outcome(
         render(
             StatusCode::OK,
             &pages::Outcome {
-                head: head(a),
+                head: head(visit),
                 outcome,
                 title,
                 message,
@@ -131,7 +131,7 @@ pub async fn outcome(
             render_sending_to(
                 status,
                 &pages::Offer {
-                    head: head(a),
+                    head: head(visit),
                     action: page(id, "accept"),
                     csrf: form_token(state, &visit.journey),
                     terms,

@@ -16,6 +16,8 @@ pub struct Header<'a> {
     pub term_months: u32,
     /// The partner's reference, shown so the applicant can quote it.
     pub reference: Option<&'a str>,
+    /// The partner's brand, if it set one.
+    pub brand: Option<&'a crate::html::Brand>,
 }
 
 #[derive(Template)]

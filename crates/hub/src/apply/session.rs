@@ -58,6 +58,8 @@ pub struct Visit {
     pub journey: Journey,
     pub application: Application,
     pub now: OffsetDateTime,
+    /// The brand of the partner the application came through.
+    pub brand: Option<crate::html::Brand>,
 }
 
 impl Visit {
@@ -92,10 +94,15 @@ impl Visit {
         if let Some(why) = closed(&application, now) {
             return Err(JourneyError::Closed(why));
         }
+        let brand = crate::flows::branding::of_owner(&state.flows, &application.owner)
+            .await
+            .map_err(|e| JourneyError::from_flow(application_id, e))?
+            .map(|b| crate::html::Brand::of(&b));
         Ok(Self {
             journey,
             application,
             now,
+            brand,
         })
     }
 

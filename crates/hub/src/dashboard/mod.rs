@@ -4,6 +4,7 @@
 //! without JavaScript; every form carries the session's CSRF token.
 
 mod audit;
+mod branding;
 mod charts;
 mod credentials;
 mod forms;
@@ -108,6 +109,14 @@ pub fn router(state: DashboardState) -> Router {
             post(partners::switch),
         )
         .route("/dashboard/audit", get(audit::audit))
+        .route(
+            "/dashboard/branding",
+            get(branding::show)
+                .post(branding::save)
+                .layer(axum::extract::DefaultBodyLimit::max(
+                    branding::MAX_FORM_BYTES,
+                )),
+        )
         .route("/dashboard/operations", get(operations::home))
         .route("/dashboard/operations/sign-in", get(operations::start))
         .route("/dashboard/operations/sign-out", post(operations::sign_out))

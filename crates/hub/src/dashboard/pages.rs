@@ -29,6 +29,8 @@ pub(super) struct Frame {
     pub(super) owner: bool,
     /// Owners and finance see statements.
     pub(super) billing: bool,
+    /// Owners and developers change the branding.
+    pub(super) branding: bool,
     pub(super) env: &'static str,
     pub(super) other_env: &'static str,
     pub(super) csrf: String,
@@ -53,6 +55,9 @@ impl Frame {
             billing: staff
                 .role
                 .may(lendhub_domain::partner::dashboard::Action::ReadBilling),
+            branding: staff
+                .role
+                .may(lendhub_domain::partner::dashboard::Action::ManageBranding),
             env: env.as_str(),
             other_env: env.other().as_str(),
             csrf: staff.session.csrf.clone(),

@@ -12,7 +12,7 @@ use lendhub_domain::sandbox::test_clock::ClientClock;
 use lendhub_domain::tenant::Tenant;
 use lendhub_domain::working_days::WorkingDays;
 use lendhub_store::{
-    CommercialStore, CommitError, EventStore, LedgerStore, LendingStore, SandboxStore,
+    BrandStore, CommercialStore, CommitError, EventStore, LedgerStore, LendingStore, SandboxStore,
     ServicingStore, StoreError, UnitOfWork, WriteSet,
 };
 use time::OffsetDateTime;
@@ -45,6 +45,8 @@ pub struct Parts {
     pub(in crate::flows) ledger: Arc<dyn LedgerStore>,
     /// Events and the webhook endpoints they are delivered to.
     pub(in crate::flows) events: Arc<dyn EventStore>,
+    /// Partners' brands on the pages and e-mails their customers see.
+    pub(in crate::flows) brands: Arc<dyn BrandStore>,
     /// Seals the webhook signing secrets a flow creates.
     pub(in crate::flows) master_key: MasterKey,
     /// Where owners' test clocks are kept.
@@ -80,6 +82,7 @@ pub struct Stores {
     pub commercial: Arc<dyn CommercialStore>,
     pub ledger: Arc<dyn LedgerStore>,
     pub events: Arc<dyn EventStore>,
+    pub brands: Arc<dyn BrandStore>,
     pub test_clocks: Arc<dyn SandboxStore>,
     pub units: Arc<dyn UnitOfWork>,
     pub outbox_wake: Arc<Notify>,
@@ -101,6 +104,7 @@ impl Context {
             commercial: stores.commercial,
             ledger: stores.ledger,
             events: stores.events,
+            brands: stores.brands,
             master_key,
             test_clocks: stores.test_clocks,
             units: stores.units,

@@ -9,6 +9,7 @@ pub mod accounts;
 pub mod agree_terms;
 pub mod agreements;
 pub mod bank_notification;
+pub mod branding;
 pub mod change_endpoint;
 pub mod check_person;
 pub mod close_month;

@@ -84,7 +84,10 @@ pub async fn open(
     }
     // With nowhere to return the applicant to, the partner may not send
     // them the link itself: lendhub does, in this commit.
-    if let Some(mail) = handoff_mail(by.client_name, &application, &view, cx.clock.now_ms()) {
+    // The name the applicant knows the partner by, where it gave one.
+    let partner = crate::flows::branding::display_name(cx, owner).await?;
+    let partner = partner.as_deref().unwrap_or(by.client_name);
+    if let Some(mail) = handoff_mail(partner, &application, &view, cx.clock.now_ms()) {
         writes.push(LendingWrite::MailApplicant(mail));
     }
     writes

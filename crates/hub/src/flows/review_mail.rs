@@ -12,12 +12,13 @@ use lendhub_store::PublicWrite;
 use time::OffsetDateTime;
 
 /// The mail for `settled`, the decision an underwriter just made, whose
-/// journey page is `link`.
+/// journey page is `link`; `partner` is the name the applicant knows the
+/// partner by, if it gave one.
 pub fn review_mail(
     application: &Application,
     journey: Option<&Journey>,
     settled: &Decision,
-    link: &str,
+    (link, partner): (&str, Option<&str>),
     now: OffsetDateTime,
 ) -> Option<PublicWrite> {
     let person = journey.and_then(|j| j.applicant.as_ref());
@@ -74,7 +75,10 @@ pub fn review_mail(
         id: format!("mail_{}_reviewed", settled.id),
         recipient,
         subject,
-        body: format!("{greeting},\n\n{news}\n"),
+        body: format!(
+            "{greeting},\n\n{news}\n{}",
+            partner.map_or_else(String::new, |p| format!("\nYou applied through {p}.\n"))
+        ),
         due_ms: lendhub_domain::clock::unix_ms(now),
     })
 }

@@ -135,6 +135,8 @@ pub(crate) struct Signer<'a> {
     /// link to the signed copy; `None` for the white-label call (the
     /// partner fetches the copy and passes it on).
     pub journey: Option<&'a Journey>,
+    /// The name the applicant knows the partner by, if it gave one.
+    pub partner: Option<&'a str>,
 }
 
 /// Acceptance however it was given (this call, or the hosted journey's offer
@@ -174,7 +176,7 @@ pub(crate) fn sign(
     let mut writes = WriteSet::default();
     if let Some(mail) = signer
         .journey
-        .and_then(|j| signed_mail(&application, j, &cx.links.urls, &agreement))
+        .and_then(|j| signed_mail(&application, j, signer.partner, &cx.links.urls, &agreement))
     {
         writes.push(mail);
     }
@@ -195,6 +197,7 @@ pub(crate) fn sign(
 fn signed_mail(
     application: &Application,
     journey: &Journey,
+    partner: Option<&str>,
     urls: &crate::links::Urls,
     agreement: &Signed,
 ) -> Option<PublicWrite> {
@@ -222,7 +225,7 @@ fn signed_mail(
              over {term} months, repaid at {monthly} a month ({total} in all).\n\nYour copy, as \
              signed, is here (sign in with this e-mail address to open it):\n\n{link}\n\nThe \
              money is paid once the lender's checks before payment are complete. Keep this \
-             e-mail: the agreement's fingerprint (SHA-256) is {hash}.\n",
+             e-mail: the agreement's fingerprint (SHA-256) is {hash}.\n{through}",
             name = person.given_name.trim(),
             company = application.company_name,
             when = people::moment(agreement.signed_at),
@@ -231,6 +234,9 @@ fn signed_mail(
             monthly = people::money(f.monthly),
             total = people::money(f.total_repayable),
             hash = agreement.content_sha256,
+            through = partner.map_or_else(String::new, |p| {
+                format!("\nYou applied through {p}, who can answer questions about your loan.\n")
+            }),
         ),
         due_ms: unix_ms(agreement.signed_at),
     })

@@ -73,6 +73,7 @@ pub async fn review(
         commercial: cx.commercial.as_ref(),
         units: cx.units.as_ref(),
         apply_url: cx.links().urls.apply(),
+        brands: cx.brands.as_ref(),
     };
     let settled = settle_found(
         &books,

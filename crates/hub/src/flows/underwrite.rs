@@ -126,6 +126,9 @@ pub struct Books<'a> {
     /// `{apply_url}`: the applicant is told of the ruling with a link to
     /// their journey's page.
     pub apply_url: &'a str,
+    /// Partners' brands: the e-mail names the partner as the applicant
+    /// knows it.
+    pub brands: &'a dyn lendhub_store::BrandStore,
 }
 
 /// An underwriter settles a referral: the decision is decided again by a
@@ -195,7 +198,21 @@ pub async fn settle_found(
     .map_err(|e| UnderwritingError::Other(e.to_string()))?;
     let journey = books.lending.journey(&application.id).await?;
     let link = format!("{}/{}", books.apply_url, application.id);
-    let told = review_mail(&application, journey.as_ref(), &settled, &link, now);
+    let partner = match application.owner.kind() {
+        lendhub_domain::tenant::TenantKind::Partner { client_id, .. } => books
+            .brands
+            .branding(client_id)
+            .await?
+            .and_then(|b| b.display_name),
+        _ => None,
+    };
+    let told = review_mail(
+        &application,
+        journey.as_ref(),
+        &settled,
+        (&link, partner.as_deref()),
+        now,
+    );
     let mut writes = WriteSet::default();
     writes
         .push(LendingWrite::UpdateApplication(application))

@@ -176,6 +176,7 @@ impl PartnerState {
                 commercial: store.clone(),
                 ledger: store.clone(),
                 events: store.clone(),
+                brands: store.clone(),
                 test_clocks: store.clone(),
                 units: store.clone(),
                 outbox_wake: outbox_wake.clone(),

@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 use super::state::PayState;
 use crate::flows::pay_at_bank::{self, BankAnswer, Requested, Returned};
-use crate::html::{form_status, render, render_sending_to};
+use crate::html::{Brand, form_status, render, render_sending_to};
 
 #[derive(Template)]
 #[template(path = "pay/pay.html")]
@@ -25,6 +25,8 @@ struct PayPage<'a> {
     error: Option<&'a str>,
     /// What authorising also sets up, for a schedule's first collection.
     mandate_terms: Option<String>,
+    /// The brand of the partner the loan came through.
+    brand: Option<Brand>,
 }
 
 #[derive(Template)]
@@ -39,6 +41,8 @@ struct StatusPage<'a> {
     next: Option<&'a str>,
     /// The payer's page for the mandate this payment runs under.
     mandate: Option<String>,
+    /// The brand of the partner the loan came through.
+    brand: Option<Brand>,
 }
 
 #[derive(Deserialize, Default)]
@@ -59,6 +63,7 @@ fn not_found() -> Response {
             reference: None,
             next: None,
             mandate: None,
+            brand: None,
         },
     )
 }
@@ -75,6 +80,7 @@ fn unavailable() -> Response {
             reference: None,
             next: None,
             mandate: None,
+            brand: None,
         },
     )
 }
@@ -98,7 +104,19 @@ async fn now_for(state: &PayState, p: &Payment) -> Result<time::OffsetDateTime, 
 }
 
 /// How a payment that can no longer be paid reads to its payer.
-fn status_page(state: &PayState, p: &Payment, now: time::OffsetDateTime) -> Response {
+/// The brand of the partner `p`'s loan came through; a page without it
+/// (the store failing to say) still lets the payer pay.
+async fn brand(state: &PayState, p: &Payment) -> Option<Brand> {
+    match crate::flows::branding::of_owner(&state.flows, &p.owner).await {
+        Ok(b) => b.map(|b| Brand::of(&b)),
+        Err(e) => {
+            tracing::warn!(error = %e, "pay page shown without the partner's brand");
+            None
+        }
+    }
+}
+
+async fn status_page(state: &PayState, p: &Payment, now: time::OffsetDateTime) -> Response {
     let (status, title, message) = match (p.status, p.failure_reason) {
         (PaymentStatus::Pending, _) if !p.is_link() => (
             "collecting",
@@ -172,6 +190,7 @@ fn status_page(state: &PayState, p: &Payment, now: time::OffsetDateTime) -> Resp
             reference: p.reference.as_deref(),
             next: next.as_deref(),
             mandate: p.mandate_id.as_ref().map(|id| mandate_link(state, id)),
+            brand: brand(state, p).await,
         },
     )
 }
@@ -233,6 +252,7 @@ async fn pay_page(state: &PayState, p: &Payment, link: &str, error: Option<&str>
             banks: banks.banks(),
             error,
             mandate_terms,
+            brand: brand(state, p).await,
         },
         (!origins.is_empty()).then_some(origins.as_str()),
     )
@@ -255,7 +275,7 @@ pub async fn show(State(state): State<PayState>, Path(link): Path<String>) -> Re
     if p.open(now).is_ok() && p.is_link() {
         pay_page(&state, &p, &link, None).await
     } else {
-        status_page(&state, &p, now)
+        status_page(&state, &p, now).await
     }
 }
 
@@ -271,7 +291,7 @@ pub async fn pay(
         Err(page) => return page,
     };
     if p.open(now).is_err() || !p.is_link() {
-        return status_page(&state, &p, now);
+        return status_page(&state, &p, now).await;
     }
     let Form(form) = form.unwrap_or_default();
     let bank = form.bank.unwrap_or_default();
@@ -298,7 +318,7 @@ pub async fn pay(
 /// How the payment `link` names stands now.
 async fn current(state: &PayState, link: &str, now: time::OffsetDateTime) -> Response {
     match payment(state, link).await {
-        Ok(Some(current)) => status_page(state, &current, now),
+        Ok(Some(current)) => status_page(state, &current, now).await,
         Ok(None) => not_found(),
         Err(r) => r,
     }
@@ -338,7 +358,7 @@ pub async fn returned(State(state): State<PayState>, Query(back): Query<Returnin
     };
     let link = format!("{id}.{}", state.links.pay_token(&id));
     match pay_at_bank::returned(&state.flows, &p, &handed, &answer, now).await {
-        Ok(Returned::Now(current)) => status_page(&state, &current, now),
+        Ok(Returned::Now(current)) => status_page(&state, &current, now).await,
         Ok(Returned::Unknown) => not_found(),
         Ok(Returned::Ended) => {
             let why = "That authorisation at your bank has ended. Choose your bank to pay again.";

@@ -126,6 +126,7 @@ async fn run(
         commercial: store,
         units: store,
         apply_url: &apply_url,
+        brands: store,
     };
     match command {
         UnderwritingCommand::Queue { limit } => {

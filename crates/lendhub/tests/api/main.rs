@@ -7,6 +7,7 @@ mod support;
 mod agreements;
 mod applications;
 mod auth;
+mod branding;
 mod checks_over_http;
 mod cli;
 mod company_register;

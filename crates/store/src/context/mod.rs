@@ -1,6 +1,7 @@
 //! One module per storage context: its trait, its records and, where it
 //! writes inside a request's transaction, its variants of [`writes::Write`].
 
+pub mod brand;
 pub mod dashboard;
 pub mod events;
 pub mod jobs;

@@ -41,6 +41,8 @@ pub enum Write {
     Access(crate::AccessWrite),
     /// A partner's staff and invitations, changed from the dashboard.
     Staff(crate::StaffWrite),
+    /// A partner's brand (issue #51 item 2).
+    Brand(crate::BrandWrite),
 }
 
 impl From<crate::CommercialWrite> for Write {

@@ -303,6 +303,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "signed_agreements",
         include_str!("../../migrations/postgres/0062_signed_agreements.sql"),
     ),
+    (
+        63,
+        "partner_branding",
+        include_str!("../../migrations/postgres/0063_partner_branding.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

@@ -1,6 +1,7 @@
 //! Each context's statements, row mappers and store trait, written once
 //! over the executor (`crate::exec`) for every backend.
 
+mod brand;
 mod dashboard;
 mod events;
 pub(crate) mod identity;

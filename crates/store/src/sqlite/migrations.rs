@@ -317,6 +317,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "signed_agreements",
         include_str!("../../migrations/sqlite/0062_signed_agreements.sql"),
     ),
+    (
+        63,
+        "partner_branding",
+        include_str!("../../migrations/sqlite/0063_partner_branding.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

@@ -39,6 +39,7 @@
 //! A new context that locks rows takes the next free range here.
 
 mod access;
+mod brand;
 pub(crate) mod commercial;
 mod events;
 mod ledger;
@@ -100,6 +101,7 @@ pub(crate) fn plan(set: &WriteSet, dialect: &Dialect) -> Result<Unit, StoreError
             Write::Ledger(w) => ledger::plan(w, dialect, &mut unit)?,
             Write::Access(w) => access::plan(w, &mut unit),
             Write::Staff(w) => staff::plan(w, &mut unit),
+            Write::Brand(w) => brand::plan(w, &mut unit)?,
             Write::Audit(a) => unit.step(
                 sql::dashboard::INSERT_AUDIT,
                 values![

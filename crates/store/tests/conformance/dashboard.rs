@@ -406,3 +406,63 @@ async fn usage_counts_add_up_per_owner_day_and_metric() {
         [count("pk_live_a/test", "2026-11-02", "requests", 8)]
     );
 }
+
+/// A partner's brand (issue #51 item 2): replaced as a whole; a logo kept
+/// by the hash of its bytes, byte for byte, and the same bytes uploaded
+/// again are the same logo.
+#[tokio::test]
+async fn a_partners_brand_is_replaced_whole_and_its_logo_kept_by_hash() {
+    use lendhub_domain::partner::branding::{Branding, Logo};
+    let (store, _db) = store().await;
+    assert_eq!(store.branding("pc_brand").await.unwrap(), None);
+    let bytes = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x10\0\0\0\x08".to_vec();
+    let logo = Logo {
+        sha256: "ab".repeat(32),
+        content_type: "image/png".into(),
+        width: 16,
+        height: 8,
+    };
+    let branded = Branding {
+        display_name: Some("Acme Books".into()),
+        accent: Some("#0b5cad".into()),
+        logo: Some(logo.clone()),
+    };
+    for _ in 0..2 {
+        store
+            .commit(set(
+                vec![Write::Brand(BrandWrite::Set {
+                    partner_client_id: "pc_brand".into(),
+                    branding: branded.clone(),
+                    logo: Some(bytes.clone()),
+                    at_ms: 1_000,
+                })],
+                None,
+            ))
+            .await
+            .unwrap();
+    }
+    assert_eq!(store.branding("pc_brand").await.unwrap(), Some(branded));
+    assert_eq!(
+        store.logo(&logo.sha256).await.unwrap(),
+        Some(("image/png".to_owned(), bytes))
+    );
+    let plain = Branding {
+        display_name: Some("Acme".into()),
+        ..Branding::default()
+    };
+    store
+        .commit(set(
+            vec![Write::Brand(BrandWrite::Set {
+                partner_client_id: "pc_brand".into(),
+                branding: plain.clone(),
+                logo: None,
+                at_ms: 2_000,
+            })],
+            None,
+        ))
+        .await
+        .unwrap();
+    assert_eq!(store.branding("pc_brand").await.unwrap(), Some(plain));
+    assert_eq!(store.branding("pc_other").await.unwrap(), None);
+    assert_eq!(store.logo(&"cd".repeat(32)).await.unwrap(), None);
+}

@@ -244,6 +244,51 @@ impl Browser {
         self.keep(r).await
     }
 
+    /// A `multipart/form-data` POST of `fields` and, if given, one file
+    /// (field name, file name, content type, bytes), encoded as a browser
+    /// sends it.
+    pub async fn post_multipart(
+        &self,
+        path: &str,
+        fields: &[(&str, &str)],
+        file: Option<(&str, &str, &str, &[u8])>,
+    ) -> Page {
+        let boundary = "----lendhubTestBoundary7MA4YWxkTrZu0gW";
+        let mut body = Vec::new();
+        for (name, value) in fields {
+            body.extend_from_slice(
+                format!(
+                    "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n"
+                )
+                .as_bytes(),
+            );
+        }
+        if let Some((name, filename, content_type, bytes)) = file {
+            body.extend_from_slice(
+                format!(
+                    "--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"; filename=\"{filename}\"\r\nContent-Type: {content_type}\r\n\r\n"
+                )
+                .as_bytes(),
+            );
+            body.extend_from_slice(bytes);
+            body.extend_from_slice(b"\r\n");
+        }
+        body.extend_from_slice(format!("--{boundary}--\r\n").as_bytes());
+        let r = self
+            .http
+            .post(self.url(path))
+            .header("cookie", self.cookie_header())
+            .header(
+                "content-type",
+                format!("multipart/form-data; boundary={boundary}"),
+            )
+            .body(body)
+            .send()
+            .await
+            .unwrap();
+        self.keep(r).await
+    }
+
     pub async fn post(&self, path: &str, form: &[(&str, &str)]) -> Page {
         let r = self
             .http

@@ -78,6 +78,7 @@ pub async fn accept(
                 name: &signed_by,
                 ip_address,
                 journey: None,
+                partner: None,
             };
             let (view, writes) = sign(&state.flows, &application, &decision, signer, now)?;
             Ok(Prepared::json(StatusCode::OK, &view, writes)?)
