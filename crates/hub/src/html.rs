@@ -80,16 +80,21 @@ pub const FOOTER_SLOT: &str = "<!--legal-footer-->";
 #[template(path = "legal_footer.html")]
 struct LegalFooter<'a> {
     lender: &'a lendhub_domain::lending::agreement::Lender,
-    terms: &'static str,
-    privacy: &'static str,
+    terms: String,
+    privacy: String,
 }
 
-/// The footer's HTML, escaped.
-pub fn legal_footer(lender: &lendhub_domain::lending::agreement::Lender) -> std::sync::Arc<str> {
+/// The footer's HTML, escaped; its links go to the documents on the hub at
+/// `hub_url`, so it reads the same on the identity provider's and the
+/// status page's own origins.
+pub fn legal_footer(
+    lender: &lendhub_domain::lending::agreement::Lender,
+    hub_url: &str,
+) -> std::sync::Arc<str> {
     LegalFooter {
         lender,
-        terms: crate::apply::TERMS_PATH,
-        privacy: crate::apply::PRIVACY_PATH,
+        terms: format!("{hub_url}{}", crate::apply::TERMS_PATH),
+        privacy: format!("{hub_url}{}", crate::apply::PRIVACY_PATH),
     }
     .render()
     .unwrap_or_default()

@@ -28,6 +28,7 @@ mod state;
 mod views;
 
 pub use envelope::{IdHeaders as HubIdHeaders, render as render_problem};
+pub use html::{legal_footer, with_footer};
 pub use keys::{KeyRing, PARTNER_KEYS};
 pub use openapi::{openapi, public_openapi};
 pub use state::{HubState, PartnerSettings, PartnerState, PublicState, Urls};
@@ -40,7 +41,7 @@ pub fn router(state: HubState) -> axum::Router {
     let public = public::router(&state.public, public_document).with_state(state.public);
     // Every page for people carries the lender's legal footer.
     let footer = axum::middleware::map_response_with_state(
-        html::legal_footer(state.partner.flows.lender()),
+        html::legal_footer(state.partner.flows.lender(), &state.partner.links.urls.base),
         html::with_footer,
     );
     let journey = apply::router(FromRef::from_ref(&state.partner)).layer(footer.clone());

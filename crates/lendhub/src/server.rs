@@ -617,6 +617,15 @@ pub async fn start(
         &stop,
     )
     .await?;
+    // The lender's legal footer on the provider's and the status page's
+    // pages too, linking the documents on the hub.
+    let footer = lendhub_hub::legal_footer(&config.lender.party(), &hub.url);
+    let with_footer = |router: Router| {
+        router.layer(axum::middleware::map_response_with_state(
+            footer.clone(),
+            lendhub_hub::with_footer,
+        ))
+    };
     let ops_listener = bind(config.ops.addr, "ops.addr").await?;
     let ops_addr = ops_listener.local_addr()?;
     let status = status_page(config, &core, (&sandbox, &hub, &sso)).await?;
@@ -628,9 +637,12 @@ pub async fn start(
     let mut tasks = vec![
         serve(sandbox.listener, sandbox.router),
         serve(hub.listener, hub.router),
-        serve(sso.listener, sso.router),
+        serve(sso.listener, with_footer(sso.router)),
         serve(ops_listener, ops_router(store.clone())),
-        serve(status.listening.listener, status.listening.router),
+        serve(
+            status.listening.listener,
+            with_footer(status.listening.router),
+        ),
         tokio::spawn(lendhub_status::prober::run(status.state, stop.clone())),
         grants_sync,
         tokio::spawn(prune(

@@ -248,4 +248,25 @@ async fn a_partners_brand_is_set_on_the_dashboard_and_shown_to_its_customers() {
         text.contains("Acme Books has started an application"),
         "{text}"
     );
+
+    // The identity provider's pages and the status page carry the same
+    // footer, linking the documents on the hub.
+    let status = format!("http://{}/", app.server().status_addr);
+    let sso = format!("{}/sign-in?ticket=unknown", app.sso);
+    for url in [status, sso] {
+        let html = app
+            .http
+            .get(&url)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(
+            html.contains("id=\"legal-footer\"")
+                && html.contains(&format!("{}/legal/application-terms", app.hub)),
+            "{url}: {html}"
+        );
+    }
 }
