@@ -61,6 +61,9 @@ def main():
         page.click("#sign-out")
         page.wait_for_selector("h1")
         out["signed_out"] = page.locator("h1").inner_text()
+        # Back from the provider on a page that offers signing in again.
+        out["signed_out_url"] = page.url
+        out["sign_in_again"] = page.locator("#sign-in").get_attribute("href")
         page.goto(f"{base}/dashboard/operations")
         page.wait_for_load_state()
         out["after_sign_out"] = page.url

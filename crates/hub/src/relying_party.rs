@@ -43,6 +43,9 @@ pub struct RelyingParty {
     pub issuer: String,
     /// `{apply_url}/callback`.
     pub redirect_uri: String,
+    /// Where the provider may send the browser after signing out (the
+    /// dashboard's signed-out pages, which offer signing in again).
+    pub post_logout_redirect_uris: Vec<String>,
     /// Derived from the master key, so every instance holds the same one and
     /// the provider keeps only its hash.
     pub client_secret: Secret<String>,
@@ -123,12 +126,20 @@ impl RelyingParty {
         hub_url: &str,
         master_key: &MasterKey,
     ) -> Result<Self, ClientError> {
-        Self::own(
+        let hub = hub_url.trim_end_matches('/');
+        let mut rp = Self::own(
             (DASHBOARD_CLIENT_ID, "openid email"),
             issuer,
-            &format!("{}/dashboard/callback", hub_url.trim_end_matches('/')),
+            &format!("{hub}/dashboard/callback"),
             ("dashboard-rp-client-secret", master_key),
-        )
+        )?;
+        rp.post_logout_redirect_uris = [
+            crate::dashboard::SIGNED_OUT,
+            crate::dashboard::OPERATIONS_SIGNED_OUT,
+        ]
+        .map(|path| format!("{hub}{path}"))
+        .to_vec();
+        Ok(rp)
     }
 
     fn own(
@@ -147,6 +158,7 @@ impl RelyingParty {
             scope,
             issuer: issuer.trim_end_matches('/').to_owned(),
             redirect_uri: redirect_uri.to_owned(),
+            post_logout_redirect_uris: Vec::new(),
             client_secret: Secret::new(format!(
                 "rpsk_{}",
                 base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(secret)

@@ -141,7 +141,7 @@ pub async fn register_own(
             name: client.name.to_owned(),
             secret_hash: Some(hash_secret(pepper(master_key).expose(), client.secret).to_vec()),
             redirect_uris: vec![client.redirect_uri.to_owned()],
-            post_logout_redirect_uris: Vec::new(),
+            post_logout_redirect_uris: client.post_logout_redirect_uris.to_vec(),
             created_at_ms: now_ms,
         })
         .await
@@ -152,6 +152,8 @@ pub struct OwnClient<'a> {
     pub client_id: &'a str,
     pub name: &'a str,
     pub redirect_uri: &'a str,
+    /// Where it may ask to be sent back after signing out.
+    pub post_logout_redirect_uris: &'a [String],
     pub secret: &'a str,
 }
 

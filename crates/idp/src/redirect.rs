@@ -7,6 +7,10 @@ use axum::response::{IntoResponse, Response};
 
 /// `uri` with `pairs` appended to its query.
 pub fn with_query(uri: &str, pairs: &[(&str, String)]) -> String {
+    if pairs.is_empty() {
+        // Unchanged: no stray `?` on a URI the client registered.
+        return uri.to_owned();
+    }
     match url::Url::parse(uri) {
         Ok(mut url) => {
             {

@@ -432,6 +432,7 @@ async fn register_own(
         client_id: rp.client_id,
         name,
         redirect_uri: &rp.redirect_uri,
+        post_logout_redirect_uris: &rp.post_logout_redirect_uris,
         secret: rp.client_secret.expose(),
     };
     let registered = lendhub_idp::clients::register_own(

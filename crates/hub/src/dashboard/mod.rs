@@ -15,6 +15,9 @@ mod pages;
 mod partners;
 mod refusals;
 pub mod session;
+
+pub use operations::SIGNED_OUT as OPERATIONS_SIGNED_OUT;
+pub use pages::SIGNED_OUT;
 mod sign_in;
 mod staff;
 pub(crate) mod state;
@@ -32,6 +35,7 @@ pub fn router(state: DashboardState) -> Router {
         .route("/dashboard/sign-in", get(sign_in::start))
         .route("/dashboard/callback", get(sign_in::callback))
         .route("/dashboard/sign-out", post(pages::sign_out))
+        .route(pages::SIGNED_OUT, get(pages::signed_out))
         .route("/dashboard/applications", get(pages::applications))
         .route("/dashboard/applications/{id}", get(pages::application))
         .route("/dashboard/accounts", get(money::accounts))
@@ -120,6 +124,7 @@ pub fn router(state: DashboardState) -> Router {
         .route("/dashboard/operations", get(operations::home))
         .route("/dashboard/operations/sign-in", get(operations::start))
         .route("/dashboard/operations/sign-out", post(operations::sign_out))
+        .route(operations::SIGNED_OUT, get(operations::signed_out))
         .route("/dashboard/{*rest}", get(pages::fallback))
         .with_state(state)
 }

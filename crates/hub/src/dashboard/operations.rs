@@ -303,6 +303,17 @@ pub async fn home(State(state): State<DashboardState>, operator: Operator) -> Re
     )
 }
 
+/// Where the provider returns operators after signing out.
+pub const SIGNED_OUT: &str = "/dashboard/operations/signed-out";
+
+/// `GET /dashboard/operations/signed-out`.
+pub async fn signed_out() -> Response {
+    super::refusals::signed_out(
+        "Your operations console session has ended.",
+        "/dashboard/operations/sign-in",
+    )
+}
+
 /// `POST /dashboard/operations/sign-out`: the session ends here, then at
 /// the identity provider (whose session would sign them straight back in).
 pub async fn sign_out(
@@ -324,8 +335,11 @@ pub async fn sign_out(
     {
         return refusals::unavailable();
     }
-    let mut response =
-        super::pages::signed_out_at_provider(&state, "Your operations console session has ended.");
+    let mut response = super::pages::signed_out_at_provider(
+        &state,
+        "Your operations console session has ended.",
+        (SIGNED_OUT, "/dashboard/operations/sign-in"),
+    );
     if let Some(c) = cookie(&state, None) {
         response.headers_mut().append(header::SET_COOKIE, c);
     }

@@ -15,7 +15,7 @@ use lendhub_domain::tenant::Tenant;
 use lendhub_store::{ApplicationPage, ApplicationQuery, PageQuery};
 use serde::Deserialize;
 
-use super::refusals::{forbidden, not_found, problem, unavailable};
+use super::refusals::{forbidden, not_found, unavailable};
 use super::session::{self, COOKIE, Staff};
 use crate::dashboard::state::DashboardState;
 use crate::html::render_sending_to;
@@ -369,17 +369,40 @@ pub struct SignOut {
 /// (RP-initiated logout, which asks the person to confirm): otherwise its
 /// session would sign them straight back in. `ended` says what ended when
 /// there is no provider.
-pub(super) fn signed_out_at_provider(state: &DashboardState, ended: &str) -> Response {
+/// Signed out here, then at the provider, which sends the browser back
+/// to `back` (a page registered with it as a place to return after
+/// signing out) to offer signing in again.
+pub(super) fn signed_out_at_provider(
+    state: &DashboardState,
+    ended: &str,
+    (back, sign_in): (&str, &str),
+) -> Response {
     match state.rp.as_ref() {
-        Some(rp) => Redirect::to(&format!(
-            "{}/end-session?client_id={}",
-            rp.issuer,
-            crate::relying_party::DASHBOARD_CLIENT_ID
-        ))
-        .into_response(),
-        None => problem(StatusCode::OK, "You have signed out", ended, true),
+        Some(rp) => {
+            let mut url = format!("{}/end-session", rp.issuer);
+            url.push('?');
+            url.push_str(
+                &url::form_urlencoded::Serializer::new(String::new())
+                    .append_pair("client_id", crate::relying_party::DASHBOARD_CLIENT_ID)
+                    .append_pair(
+                        "post_logout_redirect_uri",
+                        &format!("{}{back}", state.links.urls.base),
+                    )
+                    .finish(),
+            );
+            Redirect::to(&url).into_response()
+        }
+        None => super::refusals::signed_out(ended, sign_in),
     }
 }
+
+/// `GET /dashboard/signed-out`: where the provider sends staff back to.
+pub async fn signed_out() -> Response {
+    super::refusals::signed_out("Your dashboard session has ended.", "/dashboard/sign-in")
+}
+
+/// Where the provider returns staff after signing out.
+pub const SIGNED_OUT: &str = "/dashboard/signed-out";
 
 /// `POST /dashboard/sign-out`
 pub async fn sign_out(
@@ -398,7 +421,11 @@ pub async fn sign_out(
     {
         return unavailable();
     }
-    let mut response = signed_out_at_provider(&state, "Your dashboard session has ended.");
+    let mut response = signed_out_at_provider(
+        &state,
+        "Your dashboard session has ended.",
+        (SIGNED_OUT, "/dashboard/sign-in"),
+    );
     if let Some(c) = session::cleared(&state, COOKIE) {
         response.headers_mut().append(header::SET_COOKIE, c);
     }

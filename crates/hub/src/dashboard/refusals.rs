@@ -11,7 +11,8 @@ use crate::html::render;
 struct Problem<'a> {
     title: &'a str,
     message: &'a str,
-    sign_in: bool,
+    /// Where to sign in, and the link's words.
+    sign_in: Option<(&'a str, &'a str)>,
 }
 
 pub fn problem(status: StatusCode, title: &str, message: &str, sign_in: bool) -> Response {
@@ -20,7 +21,20 @@ pub fn problem(status: StatusCode, title: &str, message: &str, sign_in: bool) ->
         &Problem {
             title,
             message,
-            sign_in,
+            sign_in: sign_in.then_some(("/dashboard/sign-in", "Sign in")),
+        },
+    )
+}
+
+/// Where signing out ends: what ended, and the way to sign in again at
+/// `sign_in` (the dashboard's, or the operations console's).
+pub fn signed_out(message: &str, sign_in: &str) -> Response {
+    render(
+        StatusCode::OK,
+        &Problem {
+            title: "You have signed out",
+            message,
+            sign_in: Some((sign_in, "Sign in again")),
         },
     )
 }

@@ -230,13 +230,30 @@ async fn staff_see_their_own_partner_one_environment_at_a_time() {
         .post("/dashboard/sign-out", &[("csrf_token", &csrf)])
         .await;
     assert_eq!(out.status, 303);
+    let signed_out = format!("{}/dashboard/signed-out", app.hub);
     assert_eq!(
         out.location(),
         format!(
-            "{}/end-session?client_id=rp_lendhub_dashboard",
-            app.server().sso_url
+            "{}/end-session?client_id=rp_lendhub_dashboard&post_logout_redirect_uri={}",
+            app.server().sso_url,
+            url::form_urlencoded::byte_serialize(signed_out.as_bytes()).collect::<String>()
         ),
         "then out of the identity provider"
+    );
+    // The provider sends the browser back to a page that offers signing
+    // in again: not a dead end.
+    let ended = Browser::at(&app.sso).get(out.location()).await;
+    assert_eq!(ended.status, 303, "{}", ended.body);
+    assert_eq!(ended.location(), signed_out);
+    let page = hub.get(&signed_out).await;
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(
+        page.body.contains("You have signed out")
+            && page
+                .body
+                .contains("<a id=\"sign-in\" href=\"/dashboard/sign-in\">Sign in again</a>"),
+        "{}",
+        page.body
     );
     assert!(
         out.set_cookies()
@@ -313,7 +330,15 @@ async fn in_chromium_staff_sign_in_switch_to_test_and_sign_out() {
     assert_eq!(r["listed"], json!([test]), "{r}");
     assert_eq!(r["application_status"], "created", "{r}");
     assert_eq!(r["application_env"], "test", "{r}");
-    assert_eq!(r["signed_out"], "You are signed out", "{r}");
+    assert_eq!(r["signed_out"], "You have signed out", "{r}");
+    assert!(
+        r["signed_out_url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/dashboard/signed-out"),
+        "{r}"
+    );
+    assert_eq!(r["sign_in_again"], "/dashboard/sign-in", "{r}");
     assert!(
         r["after_sign_out"].as_str().unwrap().contains("/sign-in"),
         "signed out, the dashboard sends the browser to sign in again: {r}"

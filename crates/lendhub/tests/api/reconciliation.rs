@@ -199,7 +199,15 @@ async fn in_chromium_an_operator_reads_an_open_item_and_signs_out() {
         r["page_width"].as_f64().unwrap() <= 375.0,
         "the page fits a phone: {r}"
     );
-    assert_eq!(r["signed_out"], "You are signed out", "{r}");
+    assert_eq!(r["signed_out"], "You have signed out", "{r}");
+    assert!(
+        r["signed_out_url"]
+            .as_str()
+            .unwrap()
+            .ends_with("/dashboard/operations/signed-out"),
+        "{r}"
+    );
+    assert_eq!(r["sign_in_again"], "/dashboard/operations/sign-in", "{r}");
     assert!(
         r["after_sign_out"].as_str().unwrap().contains("/sign-in?"),
         "signed out, the console sends the browser to sign in again: {r}"
