@@ -151,15 +151,6 @@ pub fn sign(
     })
 }
 
-/// Whether `signed` still renders, byte for byte, from its figures with
-/// its template, and its hash is its text's.
-pub fn renders_again(signed: &Signed) -> bool {
-    matches!(
-        agreement_text(&signed.template, &signed.figures),
-        Ok(text) if text == signed.content
-    ) && sha256_hex(&signed.content) == signed.content_sha256
-}
-
 /// A signed agreement as its PDF: the text as signed, then the record of
 /// the signature (who, when, the template and the text's SHA-256).
 pub fn signed_pdf(signed: &Signed) -> Vec<u8> {

@@ -1,9 +1,18 @@
-use lendhub_domain::lending::agreement::{Figures, Instalment, Lender};
+use lendhub_domain::lending::agreement::{Figures, Instalment, Lender, Signed};
 use lendhub_domain::money::Money;
 use time::macros::datetime;
 
 use super::markup::{Block, parse};
 use super::*;
+
+/// Whether `signed` still renders, byte for byte, from its figures with
+/// its template, and its hash is its text's.
+fn renders_again(signed: &Signed) -> bool {
+    matches!(
+        agreement_text(&signed.template, &signed.figures),
+        Ok(text) if text == signed.content
+    ) && sha256_hex(&signed.content) == signed.content_sha256
+}
 
 fn lender() -> Lender {
     Lender {
