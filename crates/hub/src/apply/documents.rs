@@ -13,10 +13,9 @@ use super::pages::{Document, render};
 use super::session::Visit;
 use super::state::JourneyState;
 use super::{page, to_overview};
-use crate::documents::{self, markup};
+use crate::documents::{self, markup, pdf_response};
 use crate::flows::FlowError;
 use crate::flows::agreements;
-use crate::partner::rest::applications::agreement::pdf_response;
 
 /// Where the lender's standing documents are served.
 pub const TERMS_PATH: &str = "/legal/application-terms";
@@ -46,32 +45,24 @@ pub async fn agreement(
     Path(id): Path<String>,
 ) -> Result<Response, JourneyError> {
     let visit = Visit::load(&state, &headers, &id).await?;
-    match agreements::signed_for(&state.flows, &visit.application).await {
-        Ok(signed) => {
-            let record = vec![
-                ("Signed by", signed.signed_by.clone()),
-                ("Signed at", people::moment(signed.signed_at)),
-                ("SHA-256 of the text", signed.content_sha256.clone()),
-            ];
-            Ok(render(
-                StatusCode::OK,
-                &Document::of(
-                    &signed.content,
-                    Some(record),
-                    Some(page(&id, "agreement.pdf")),
-                ),
-            ))
-        }
-        Err(FlowError::NotFound(_)) => {
-            match agreements::draft(&state.flows, &visit.application)
-                .await
-                .map_err(|e| JourneyError::from_flow(&id, e))?
-            {
-                Some(text) => Ok(render(StatusCode::OK, &Document::of(&text, None, None))),
-                None => Ok(to_overview(&id)),
-            }
-        }
-        Err(e) => Err(JourneyError::from_flow(&id, e)),
+    if let Some(signed) = signed(&state, &visit, &id).await? {
+        let record = vec![
+            ("Signed by", signed.signed_by.clone()),
+            ("Signed at", people::moment(signed.signed_at)),
+            ("SHA-256 of the text", signed.content_sha256.clone()),
+        ];
+        let pdf = Some(page(&id, "agreement.pdf"));
+        return Ok(render(
+            StatusCode::OK,
+            &Document::of(&signed.content, Some(record), pdf),
+        ));
+    }
+    match agreements::draft(&state.flows, &visit.application)
+        .await
+        .map_err(|e| JourneyError::from_flow(&id, e))?
+    {
+        Some(text) => Ok(render(StatusCode::OK, &Document::of(&text, None, None))),
+        None => Ok(to_overview(&id)),
     }
 }
 
@@ -83,10 +74,22 @@ pub async fn agreement_pdf(
     Path(id): Path<String>,
 ) -> Result<Response, JourneyError> {
     let visit = Visit::load(&state, &headers, &id).await?;
+    let signed = signed(&state, &visit, &id).await?;
+    signed
+        .map(|s| pdf_response(&s))
+        .ok_or(JourneyError::NoDocument)
+}
+
+/// The agreement signed last for the visit's application, if any.
+async fn signed(
+    state: &JourneyState,
+    visit: &Visit,
+    id: &str,
+) -> Result<Option<lendhub_domain::lending::agreement::Signed>, JourneyError> {
     match agreements::signed_for(&state.flows, &visit.application).await {
-        Ok(signed) => Ok(pdf_response(&signed)),
-        Err(FlowError::NotFound(_)) => Err(JourneyError::NoDocument),
-        Err(e) => Err(JourneyError::from_flow(&id, e)),
+        Ok(signed) => Ok(Some(signed)),
+        Err(FlowError::NotFound(_)) => Ok(None),
+        Err(e) => Err(JourneyError::from_flow(id, e)),
     }
 }
 

@@ -13,6 +13,8 @@ mod metrics;
 pub mod pdf;
 
 use askama::Template;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
 use lendhub_domain::lending::agreement::{Figures, Lender, Signed};
 use lendhub_domain::people;
 use sha2::{Digest, Sha256};
@@ -162,6 +164,30 @@ pub fn signed_pdf(signed: &Signed) -> Vec<u8> {
         ("SHA-256 of the text", signed.content_sha256.clone()),
     ];
     pdf::render("Loan agreement", &signed.content, &record)
+}
+
+/// The signed copy as a PDF download named by its agreement.
+pub(crate) fn pdf_response(signed: &lendhub_domain::lending::agreement::Signed) -> Response {
+    let disposition = HeaderValue::from_str(&format!(
+        "attachment; filename=\"loan-agreement-{}.pdf\"",
+        signed.application_id
+    ))
+    .unwrap_or(HeaderValue::from_static("attachment"));
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("application/pdf"),
+            ),
+            (header::CONTENT_DISPOSITION, disposition),
+            (
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("private, no-store"),
+            ),
+        ],
+        signed_pdf(signed),
+    )
+        .into_response()
 }
 
 /// A document's text as the page shows it: its blocks, escaped by the

@@ -1,9 +1,9 @@
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, HeaderValue, header};
+use axum::http::{HeaderMap, header};
 use axum::response::{IntoResponse, Response};
 use lendhub_domain::partner::scope::PartnerScope;
 
-use crate::documents;
+use crate::documents::pdf_response;
 use crate::flows::agreements::signed;
 use crate::partner::error::PartnerError;
 use crate::partner::rest::caller::RestCaller;
@@ -56,28 +56,4 @@ fn wants_pdf(headers: &HeaderMap) -> bool {
                 .next()
                 .is_some_and(|m| m.trim().eq_ignore_ascii_case("application/pdf"))
         })
-}
-
-/// The signed copy as a PDF download named by its agreement.
-pub(crate) fn pdf_response(signed: &lendhub_domain::lending::agreement::Signed) -> Response {
-    let disposition = HeaderValue::from_str(&format!(
-        "attachment; filename=\"loan-agreement-{}.pdf\"",
-        signed.application_id
-    ))
-    .unwrap_or(HeaderValue::from_static("attachment"));
-    (
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static("application/pdf"),
-            ),
-            (header::CONTENT_DISPOSITION, disposition),
-            (
-                header::CACHE_CONTROL,
-                HeaderValue::from_static("private, no-store"),
-            ),
-        ],
-        documents::signed_pdf(signed),
-    )
-        .into_response()
 }
