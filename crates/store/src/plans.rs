@@ -624,7 +624,11 @@ pub fn request_path_queries() -> Vec<Query> {
         ),
         (
             &sql::APPLICATIONS,
-            &[Value::Text("created"), Value::Text("INV-1")],
+            &[
+                Value::Text("created"),
+                Value::Text("INV-1"),
+                Value::Text("%acme%"),
+            ],
             0,
         ),
         (&sql::DECISIONS, &[Value::Text("approved")], 0),

@@ -173,8 +173,8 @@ macro_rules! due_on_owners_clock {
 pub mod lending {
     pub const APPLICATION: &str = "SELECT body FROM hub_applications WHERE id = $1 AND owner = $2";
     pub const INSERT_APPLICATION: &str = "INSERT INTO hub_applications
-         (id, owner, status, reference, version, created_at_ms, due_at_ms, body, company_number)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+         (id, owner, status, reference, version, created_at_ms, due_at_ms, body, company_number, search_text)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)";
     /// The owner's newest declined application for a company: its
     /// cooling-off runs from the decline.
     pub const LATEST_DECLINED: &str = "SELECT body FROM hub_applications
@@ -183,7 +183,7 @@ pub mod lending {
     /// Conditional on the version the change was computed from (`$5 - 1`;
     /// written `version + 1 = $5` so `$5` takes the column's type).
     pub const UPDATE_APPLICATION: &str = "UPDATE hub_applications
-         SET status = $3, reference = $4, version = $5, due_at_ms = $6, body = $7
+         SET status = $3, reference = $4, version = $5, due_at_ms = $6, body = $7, search_text = $8
          WHERE id = $1 AND owner = $2 AND version + 1 = $5";
     pub const VERIFICATION: &str = "SELECT body FROM identity_checks WHERE id = $1 AND owner = $2";
     pub const INSERT_VERIFICATION: &str =
@@ -560,7 +560,25 @@ pub struct Keyset {
     pub owner: &'static str,
     /// Columns a page may be filtered on, each by equality.
     pub filters: &'static [&'static str],
+    /// A column a page may be searched in, after `filters`: its text
+    /// contains the bound value, a `LIKE` pattern `contains` makes.
+    pub search: Option<&'static str>,
     shapes: LazyLock<Vec<String>>,
+}
+
+/// The `LIKE` pattern (escaped with `\`) for text containing `needle`,
+/// case-folded as a `search` column is.
+pub fn contains(needle: &str) -> String {
+    let mut pattern = String::with_capacity(needle.len() + 2);
+    pattern.push('%');
+    for c in needle.to_lowercase().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(c);
+    }
+    pattern.push('%');
+    pattern
 }
 
 /// What one page asks for, which decides its statement (one per shape, as
@@ -627,12 +645,24 @@ impl Keyset {
             table,
             owner,
             filters,
+            search: None,
             shapes: LazyLock::new(build),
         }
     }
 
+    const fn searched_in(mut self, column: &'static str) -> Self {
+        self.search = Some(column);
+        self
+    }
+
+    /// The filters, then the search, each a predicate on `$n`.
+    fn predicates(&self) -> impl Iterator<Item = String> + '_ {
+        let equal = self.filters.iter().map(|c| format!("{c} = "));
+        equal.chain(self.search.map(|c| format!("{c} LIKE ")))
+    }
+
     pub fn count(&self) -> usize {
-        8 << self.filters.len()
+        8 << self.predicates().count()
     }
 
     pub fn shapes(&self) -> impl Iterator<Item = PageShape> {
@@ -662,15 +692,21 @@ impl Keyset {
         } else {
             "AND CAST($2 AS TEXT) IS NULL".to_owned()
         }];
-        for (i, column) in self.filters.iter().enumerate() {
-            let n = i + 3;
+        let mut n = 3;
+        for (i, predicate) in self.predicates().enumerate() {
             clauses.push(if shape.filtered & (1 << i) != 0 {
-                format!("AND {column} = ${n}")
+                let escape = if predicate.ends_with("LIKE ") {
+                    " ESCAPE '\\'"
+                } else {
+                    ""
+                };
+                format!("AND {predicate}${n}{escape}")
             } else {
                 format!("AND CAST(${n} AS TEXT) IS NULL")
             });
+            n += 1;
         }
-        let floor = self.filters.len() + 3;
+        let floor = n;
         clauses.push(if shape.after {
             format!("AND id >= ${floor}")
         } else {
@@ -686,10 +722,11 @@ impl Keyset {
     }
 }
 
-/// Applications: by status and by reference.
+/// Applications: by status and by reference, and searched (the dashboard).
 pub static APPLICATIONS: Keyset = Keyset::new("hub_applications", &["status", "reference"], || {
     APPLICATIONS.build()
-});
+})
+.searched_in("search_text");
 /// Payments: by account and by status.
 pub static PAYMENTS: Keyset = Keyset::new("hub_payments", &["account_id", "status"], || {
     PAYMENTS.build()

@@ -45,6 +45,7 @@ pub async fn applications(
         page: request.page.clone(),
         status: filters.status,
         reference: request.filter("reference").map(str::to_owned),
+        search: None,
         after_id: filters
             .created_after_ms
             .map(|ms| ApplicationId::floor_after(ms).to_string()),

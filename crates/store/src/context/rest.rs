@@ -36,6 +36,9 @@ pub struct ApplicationQuery {
     pub page: PageQuery,
     pub status: Option<Status>,
     pub reference: Option<String>,
+    /// Any part of the id, reference, company number or company name, in
+    /// any case (the dashboard's search).
+    pub search: Option<String>,
     pub after_id: Option<String>,
 }
 

@@ -308,6 +308,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "partner_branding",
         include_str!("../../migrations/postgres/0063_partner_branding.sql"),
     ),
+    (
+        64,
+        "application_search",
+        include_str!("../../migrations/postgres/0064_application_search.sql"),
+    ),
 ];
 
 /// Any fixed number works; this one spells "lendhub" in ASCII.

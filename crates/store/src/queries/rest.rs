@@ -215,7 +215,12 @@ impl<B: Backend> LendingStore for B {
         owner: &Tenant,
         q: &ApplicationQuery,
     ) -> Result<ApplicationPage, StoreError> {
-        let filters = [q.status.map(|s| s.as_str()), q.reference.as_deref()];
+        let search = q.search.as_deref().map(sql::contains);
+        let filters = [
+            q.status.map(|s| s.as_str()),
+            q.reference.as_deref(),
+            search.as_deref(),
+        ];
         let exists = sql::lending::APPLICATION_EXISTS;
         let floor = q.after_id.as_deref();
         let page = page(

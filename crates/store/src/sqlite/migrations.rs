@@ -322,6 +322,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "partner_branding",
         include_str!("../../migrations/sqlite/0063_partner_branding.sql"),
     ),
+    (
+        64,
+        "application_search",
+        include_str!("../../migrations/sqlite/0064_application_search.sql"),
+    ),
 ];
 
 /// Applies pending migrations; returns how many ran.

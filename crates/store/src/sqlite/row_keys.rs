@@ -101,10 +101,10 @@ pub mod lending {
     pub const APPLICATION_ANY_OWNER: &str = by_row_key!("body", "hub_applications", "");
     pub const INSERT_APPLICATION: &str = concat!(
         "INSERT INTO hub_applications
-         (row_key, id, owner, status, reference, version, created_at_ms, due_at_ms, body, company_number)
+         (row_key, id, owner, status, reference, version, created_at_ms, due_at_ms, body, company_number, search_text)
          VALUES (",
         key_if_free!("hub_applications"),
-        ", $2, $3, $4, $5, $6, $7, $8, $9, $10)"
+        ", $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
     );
 }
 

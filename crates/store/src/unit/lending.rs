@@ -60,9 +60,23 @@ fn at_version(
     )
 }
 
+/// What the dashboard's search looks in: the id, reference, company number
+/// and company name, case-folded (`sql::APPLICATIONS`' `search_text`).
+fn search_text(a: &Application) -> String {
+    [
+        a.id.as_str(),
+        a.reference.as_deref().unwrap_or_default(),
+        a.company_number.as_str(),
+        a.company_name.as_str(),
+    ]
+    .join(" ")
+    .to_lowercase()
+}
+
 pub(super) fn plan(write: &LendingWrite, d: &Dialect, unit: &mut Unit) -> Result<(), StoreError> {
     match write {
         LendingWrite::InsertApplication(a) => {
+            let search = search_text(a);
             let (sql, values) = d.keyed_insert(
                 crate::sqlite::row_keys::lending::INSERT_APPLICATION,
                 sql::INSERT_APPLICATION,
@@ -75,12 +89,14 @@ pub(super) fn plan(write: &LendingWrite, d: &Dialect, unit: &mut Unit) -> Result
                     unix_ms(a.created_at),
                     due_at_ms(a),
                     json(a)?,
-                    a.company_number.as_str()
+                    a.company_number.as_str(),
+                    search.as_str()
                 ],
             );
             unit.step(sql, values);
         }
         LendingWrite::UpdateApplication(a) => {
+            let search = search_text(a);
             unit.check(at_version(
                 30,
                 "hub_application",
@@ -99,7 +115,8 @@ pub(super) fn plan(write: &LendingWrite, d: &Dialect, unit: &mut Unit) -> Result
                     a.reference.as_deref(),
                     a.version,
                     due_at_ms(a),
-                    json(a)?
+                    json(a)?,
+                    search.as_str()
                 ],
             );
         }

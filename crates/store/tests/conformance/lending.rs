@@ -127,6 +127,39 @@ async fn applications_are_owned_paged_newest_first_and_filtered() {
         newest_first[..2]
     );
 
+    // The dashboard's search: any part of the id, reference, company
+    // number or name, in any case; its wildcards are only characters.
+    let searched = |needle: &str| ApplicationQuery {
+        search: Some(needle.to_owned()),
+        ..query(10, None, None)
+    };
+    let found = |page| ids(page).len();
+    let company = new_application(&test, 0, None).company_name;
+    let word = company.split_whitespace().next().unwrap().to_uppercase();
+    for (needle, expected) in [
+        ("inv-7", 3),
+        ("nv-", 3),
+        (word.as_str(), 5),
+        ("00000401", 5),
+        (&made[1][4..20], 1),
+        ("%", 0),
+        // Only the ids' own underscores (`app_…`) match `_`.
+        ("_", 5),
+        ("INV_7", 0),
+        ("nobody", 0),
+    ] {
+        let page = store.hub_applications(&test, &searched(needle)).await;
+        assert_eq!(found(page.unwrap()), expected, "searching for {needle:?}");
+    }
+    let both = ApplicationQuery {
+        status: Some(Status::Created),
+        ..searched("inv-7")
+    };
+    assert_eq!(
+        found(store.hub_applications(&test, &both).await.unwrap()),
+        3
+    );
+
     // A withdrawal commits over the version it read, once.
     let first = store
         .hub_application(&test, &ApplicationId::parse(&made[0]).unwrap())
@@ -155,6 +188,18 @@ async fn applications_are_owned_paged_newest_first_and_filtered() {
     assert_eq!(
         ids(store.hub_applications(&test, &by_status).await.unwrap()),
         vec![made[0].clone()]
+    );
+    let withdrawn_and_searched = ApplicationQuery {
+        status: Some(Status::Withdrawn),
+        ..searched(&made[0])
+    };
+    assert_eq!(
+        ids(store
+            .hub_applications(&test, &withdrawn_and_searched)
+            .await
+            .unwrap()),
+        vec![made[0].clone()],
+        "an update keeps the application searchable"
     );
     assert!(
         store

@@ -95,6 +95,7 @@ pub async fn list_applications(
         page: page(limit(args)?),
         status,
         reference: text(args, "reference")?.map(str::to_owned),
+        search: None,
         after_id: None,
     };
     let ApplicationPage::Page(p) = state.lending.hub_applications(&owner, &query).await? else {

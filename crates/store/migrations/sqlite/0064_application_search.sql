@@ -1,0 +1,8 @@
+-- The dashboard's search (issue #51 item 4): an application is found by any
+-- part of its id, reference, company number or company name, case-folded
+-- into one column a page filters with LIKE. (SQLite's lower() folds ASCII
+-- only; rows written since fold as Rust's to_lowercase does.)
+ALTER TABLE hub_applications ADD COLUMN search_text TEXT NOT NULL DEFAULT '';
+UPDATE hub_applications SET search_text = lower(
+    id || ' ' || coalesce(reference, '') || ' ' || coalesce(company_number, '')
+    || ' ' || coalesce(json_extract(body, '$.company_name'), ''));
