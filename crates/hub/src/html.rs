@@ -29,6 +29,25 @@ pub fn render_sending_to(
     template: &impl Template,
     redirect_origin: Option<&str>,
 ) -> Response {
+    render_with(status, template, redirect_origin, false)
+}
+
+/// `render_sending_to`, for a page that loads scripts from lendhub's own
+/// origin (the dashboard's Copy buttons); never an inline one.
+pub fn render_with_own_scripts(
+    status: StatusCode,
+    template: &impl Template,
+    redirect_origin: Option<&str>,
+) -> Response {
+    render_with(status, template, redirect_origin, true)
+}
+
+fn render_with(
+    status: StatusCode,
+    template: &impl Template,
+    redirect_origin: Option<&str>,
+    own_scripts: bool,
+) -> Response {
     let mut response = match template.render() {
         Ok(html) => (
             status,
@@ -53,7 +72,12 @@ pub fn render_sending_to(
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     let policy = format!(
-        "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; form-action 'self'{}; frame-ancestors 'none'",
+        "default-src 'none';{} style-src 'unsafe-inline'; img-src 'self'; form-action 'self'{}; frame-ancestors 'none'",
+        if own_scripts {
+            " script-src 'self';"
+        } else {
+            ""
+        },
         redirect_origin.map_or_else(String::new, |o| format!(" {o}"))
     );
     if let Ok(policy) = HeaderValue::from_str(&policy) {

@@ -25,6 +25,7 @@ mod ratelimit_headers;
 pub mod relying_party;
 pub mod shared_limits;
 mod state;
+mod static_asset;
 mod views;
 
 pub use envelope::{IdHeaders as HubIdHeaders, render as render_problem};

@@ -3,6 +3,7 @@
 //! integration, one environment at a time. Server-rendered; every read works
 //! without JavaScript; every form carries the session's CSRF token.
 
+mod assets;
 mod audit;
 mod branding;
 mod charts;
@@ -12,6 +13,7 @@ mod model_monitoring;
 mod money;
 mod operations;
 mod pages;
+mod paging;
 mod partners;
 mod refusals;
 pub mod session;
@@ -32,6 +34,7 @@ use state::DashboardState;
 pub fn router(state: DashboardState) -> Router {
     Router::new()
         .route("/dashboard", get(pages::home))
+        .route(assets::SCRIPT_PATH, get(assets::script))
         .route("/dashboard/sign-in", get(sign_in::start))
         .route("/dashboard/callback", get(sign_in::callback))
         .route("/dashboard/sign-out", post(pages::sign_out))

@@ -12,11 +12,12 @@ use lendhub_domain::partner::dashboard::Environment;
 use lendhub_domain::people::{self, Pounds};
 use lendhub_domain::servicing::account::{Account, AccountStatus};
 use lendhub_domain::servicing::collection::{Payment, PaymentStatus};
-use lendhub_store::{AccountPage, AccountQuery, PageQuery, PaymentPage, PaymentQuery};
+use lendhub_store::{AccountPage, AccountQuery, PaymentPage, PaymentQuery};
 use serde::Deserialize;
 
 use super::forms::moment;
 use super::pages::{Frame, screen, tenant};
+use super::paging::{Cursor, Paging};
 use super::refusals::{not_found, unavailable};
 use super::session::Staff;
 use crate::dashboard::state::DashboardState;
@@ -29,15 +30,17 @@ const PAGE: u32 = 25;
 pub struct MoneyQuery {
     env: Option<String>,
     status: Option<String>,
-    starting_after: Option<String>,
+    #[serde(flatten)]
+    cursor: Cursor,
 }
 
-fn page(limit: u32, starting_after: Option<String>) -> PageQuery {
-    PageQuery {
-        limit,
-        starting_after,
-        ending_before: None,
-    }
+/// A list's path with its environment and status, for its page links.
+fn list(path: &str, env: Environment, status: Option<&str>) -> String {
+    let query = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair("env", env.as_str())
+        .append_pair("status", status.unwrap_or_default())
+        .finish();
+    format!("{path}?{query}")
 }
 
 fn date(t: time::OffsetDateTime) -> String {
@@ -72,8 +75,7 @@ struct Accounts {
     f: Frame,
     rows: Vec<AccountRow>,
     statuses: Vec<(&'static str, bool)>,
-    status: &'static str,
-    next: Option<String>,
+    paging: Paging,
 }
 
 /// `GET /dashboard/accounts`
@@ -88,10 +90,7 @@ pub async fn accounts(
         .map(AccountStatus::as_str)
         .find(|s| Some(*s) == q.status.as_deref());
     let query = AccountQuery {
-        page: page(
-            PAGE,
-            q.starting_after.filter(|c| AccountId::parse(c).is_some()),
-        ),
+        page: q.cursor.query(PAGE, |c| AccountId::parse(c).is_some()),
         status,
         sub_account_id: None,
     };
@@ -105,16 +104,19 @@ pub async fn accounts(
             StatusCode::OK,
             &Accounts {
                 f: Frame::of(&state, &staff, env),
-                next: p
-                    .has_more
-                    .then(|| p.items.last().map(|a| a.id.to_string()))
-                    .flatten(),
+                paging: Paging::of(
+                    &q.cursor,
+                    &query.page,
+                    &p,
+                    |a| a.id.to_string(),
+                    &list("/dashboard/accounts", env, status),
+                    "accounts",
+                ),
                 rows: p.items.iter().map(account_row).collect(),
                 statuses: AccountStatus::ALL
                     .iter()
                     .map(|s| (s.as_str(), Some(s.as_str()) == status))
                     .collect(),
-                status: status.unwrap_or(""),
             },
         ),
         Ok(AccountPage::UnknownCursor) => not_found(),
@@ -215,7 +217,10 @@ pub async fn account(
     };
     let id = a.id.clone();
     let payments = PaymentQuery {
-        page: page(PAGE, None),
+        page: lendhub_domain::paging::PageQuery {
+            limit: PAGE,
+            ..Default::default()
+        },
         account_id: Some(id.to_string()),
         status: None,
     };
@@ -284,8 +289,7 @@ struct Payments {
     f: Frame,
     rows: Vec<PaymentRow>,
     statuses: Vec<(&'static str, bool)>,
-    status: &'static str,
-    next: Option<String>,
+    paging: Paging,
 }
 
 /// `GET /dashboard/payments`
@@ -301,10 +305,7 @@ pub async fn payments(
         .and_then(PaymentStatus::parse)
         .map(PaymentStatus::as_str);
     let query = PaymentQuery {
-        page: page(
-            PAGE,
-            q.starting_after.filter(|c| PaymentId::parse(c).is_some()),
-        ),
+        page: q.cursor.query(PAGE, |c| PaymentId::parse(c).is_some()),
         account_id: None,
         status,
     };
@@ -318,16 +319,19 @@ pub async fn payments(
             StatusCode::OK,
             &Payments {
                 f: Frame::of(&state, &staff, env),
-                next: p
-                    .has_more
-                    .then(|| p.items.last().map(|a| a.id.to_string()))
-                    .flatten(),
+                paging: Paging::of(
+                    &q.cursor,
+                    &query.page,
+                    &p,
+                    |a| a.id.to_string(),
+                    &list("/dashboard/payments", env, status),
+                    "payments",
+                ),
                 rows: p.items.iter().map(payment_row).collect(),
                 statuses: PaymentStatus::ALL
                     .iter()
                     .map(|s| (s.as_str(), Some(s.as_str()) == status))
                     .collect(),
-                status: status.unwrap_or(""),
             },
         ),
         Ok(PaymentPage::UnknownCursor) => not_found(),

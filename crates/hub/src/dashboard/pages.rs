@@ -18,7 +18,7 @@ use serde::Deserialize;
 use super::refusals::{forbidden, not_found, unavailable};
 use super::session::{self, COOKIE, Staff};
 use crate::dashboard::state::DashboardState;
-use crate::html::render_sending_to;
+use crate::html::render_with_own_scripts;
 
 /// The header every screen carries.
 pub(super) struct Frame {
@@ -65,6 +65,9 @@ impl Frame {
     }
 }
 
+/// Rows on a page of a list.
+const PAGE: u32 = 25;
+
 pub(super) fn tenant(staff: &Staff, env: Environment) -> Tenant {
     Tenant::partner(&staff.session.partner_client_id, env.livemode(), None)
 }
@@ -73,8 +76,10 @@ pub(super) fn tenant(staff: &Staff, env: Environment) -> Tenant {
 pub struct ListQuery {
     pub(super) env: Option<String>,
     status: Option<String>,
-    reference: Option<String>,
-    starting_after: Option<String>,
+    /// Any part of an id, reference, company number or company name.
+    q: Option<String>,
+    #[serde(flatten)]
+    cursor: super::paging::Cursor,
 }
 
 struct Row {
@@ -117,9 +122,8 @@ struct Applications {
     f: Frame,
     rows: Vec<Row>,
     statuses: Vec<(&'static str, bool)>,
-    status: String,
-    reference: String,
-    next: Option<String>,
+    search: String,
+    paging: super::paging::Paging,
 }
 
 #[derive(Template)]
@@ -208,35 +212,16 @@ pub(super) fn screen(
     template: &impl Template,
 ) -> Response {
     let provider = state.rp.as_ref().map(|rp| rp.issuer.as_str());
-    render_sending_to(status, template, provider)
+    render_with_own_scripts(status, template, provider)
 }
 
 async fn page(
     state: &DashboardState,
     owner: &Tenant,
-    status: Option<Status>,
-    reference: Option<String>,
-    starting_after: Option<String>,
-    limit: u32,
-) -> Result<Option<(Vec<Row>, Option<String>)>, Response> {
-    let query = ApplicationQuery {
-        page: PageQuery {
-            limit,
-            starting_after,
-            ending_before: None,
-        },
-        status,
-        reference,
-        after_id: None,
-    };
-    match state.lending.hub_applications(owner, &query).await {
-        Ok(ApplicationPage::Page(p)) => {
-            let next = p
-                .has_more
-                .then(|| p.items.last().map(|a| a.id.to_string()))
-                .flatten();
-            Ok(Some((p.items.iter().map(row).collect(), next)))
-        }
+    query: &ApplicationQuery,
+) -> Result<Option<lendhub_domain::paging::Page<Application>>, Response> {
+    match state.lending.hub_applications(owner, query).await {
+        Ok(ApplicationPage::Page(p)) => Ok(Some(p)),
         Ok(ApplicationPage::UnknownCursor) => Ok(None),
         Err(_) => Err(unavailable()),
     }
@@ -267,13 +252,22 @@ pub async fn home(
         Err(_) => return unavailable(),
     };
     let panels = super::charts::panels(&counts, today);
-    match page(&state, &owner, None, None, None, 5).await {
+    let latest = ApplicationQuery {
+        page: PageQuery {
+            limit: 5,
+            ..PageQuery::default()
+        },
+        ..ApplicationQuery::default()
+    };
+    match page(&state, &owner, &latest).await {
         Ok(found) => screen(
             &state,
             StatusCode::OK,
             &Home {
                 f: Frame::of(&state, &staff, env),
-                recent: found.map(|(rows, _)| rows).unwrap_or_default(),
+                recent: found
+                    .map(|p| p.items.iter().map(row).collect())
+                    .unwrap_or_default(),
                 figures: super::charts::figures(&panels),
                 panels,
             },
@@ -282,40 +276,57 @@ pub async fn home(
     }
 }
 
-/// `GET /dashboard/applications`
+/// `GET /dashboard/applications`: newest first, by status, and searched
+/// by any part of an id, reference, company number or company name.
 pub async fn applications(
     State(state): State<DashboardState>,
     staff: Staff,
     Query(q): Query<ListQuery>,
 ) -> Response {
     let env = Environment::from_query(q.env.as_deref());
-    let status_raw = q.status.clone().unwrap_or_default();
-    let status = Status::parse(&status_raw);
-    let cursor = q.starting_after.filter(|c| !c.is_empty());
-    let reference = q
-        .reference
-        .map(|r| r.trim().to_owned())
-        .filter(|r| !r.is_empty());
-    let filter = reference.clone();
-    match page(&state, &tenant(&staff, env), status, filter, cursor, 25).await {
-        Ok(Some((rows, next))) => screen(
-            &state,
-            StatusCode::OK,
-            &Applications {
-                f: Frame::of(&state, &staff, env),
-                rows,
-                statuses: Status::ALL
-                    .iter()
-                    .map(|s| (s.as_str(), Some(*s) == status))
-                    .collect(),
-                status: status.map(|s| s.as_str().to_owned()).unwrap_or_default(),
-                reference: reference.unwrap_or_default(),
-                next,
-            },
-        ),
-        Ok(None) => not_found(),
-        Err(r) => r,
-    }
+    let status = Status::parse(q.status.as_deref().unwrap_or_default());
+    let search = q.q.as_deref().map(str::trim).unwrap_or_default().to_owned();
+    let query = ApplicationQuery {
+        page: q.cursor.query(PAGE, |c| ApplicationId::parse(c).is_some()),
+        status,
+        search: (!search.is_empty()).then(|| search.clone()),
+        ..ApplicationQuery::default()
+    };
+    let found = match page(&state, &tenant(&staff, env), &query).await {
+        Ok(Some(found)) => found,
+        Ok(None) => return not_found(),
+        Err(r) => return r,
+    };
+    let list = format!(
+        "/dashboard/applications?{}",
+        url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("env", env.as_str())
+            .append_pair("status", status.map_or("", |s| s.as_str()))
+            .append_pair("q", &search)
+            .finish()
+    );
+    let paging = super::paging::Paging::of(
+        &q.cursor,
+        &query.page,
+        &found,
+        |a| a.id.to_string(),
+        &list,
+        "applications",
+    );
+    screen(
+        &state,
+        StatusCode::OK,
+        &Applications {
+            f: Frame::of(&state, &staff, env),
+            rows: found.items.iter().map(row).collect(),
+            statuses: Status::ALL
+                .iter()
+                .map(|s| (s.as_str(), Some(*s) == status))
+                .collect(),
+            search,
+            paging,
+        },
+    )
 }
 
 /// `GET /dashboard/applications/{id}`: only this partner's, in this

@@ -12,7 +12,7 @@ use lendhub_domain::ids::{HubId, StatementId};
 use lendhub_domain::money::Money;
 use lendhub_domain::partner::dashboard::{Action, Environment};
 use lendhub_domain::people::{self, Pounds};
-use lendhub_store::{PageQuery, StatementPage, StatementQuery};
+use lendhub_store::{StatementPage, StatementQuery};
 use serde::Deserialize;
 
 use super::pages::{Frame, screen, tenant};
@@ -62,13 +62,14 @@ fn row(s: &Statement) -> Row {
 struct Statements {
     f: Frame,
     rows: Vec<Row>,
-    next: Option<String>,
+    paging: super::paging::Paging,
 }
 
 #[derive(Deserialize, Default)]
 pub struct StatementsQuery {
     env: Option<String>,
-    starting_after: Option<String>,
+    #[serde(flatten)]
+    cursor: super::paging::Cursor,
 }
 
 /// `GET /dashboard/statements`
@@ -81,13 +82,8 @@ pub async fn list(
         return forbidden(NOT_YOURS);
     }
     let env = Environment::from_query(q.env.as_deref());
-    let cursor = q.starting_after.filter(|c| StatementId::parse(c).is_some());
     let query = StatementQuery {
-        page: PageQuery {
-            limit: 24,
-            starting_after: cursor,
-            ending_before: None,
-        },
+        page: q.cursor.query(24, |c| StatementId::parse(c).is_some()),
         period: None,
     };
     match state
@@ -100,10 +96,14 @@ pub async fn list(
             StatusCode::OK,
             &Statements {
                 f: Frame::of(&state, &staff, env),
-                next: p
-                    .has_more
-                    .then(|| p.items.last().map(|s| s.id.to_string()))
-                    .flatten(),
+                paging: super::paging::Paging::of(
+                    &q.cursor,
+                    &query.page,
+                    &p,
+                    |s| s.id.to_string(),
+                    &format!("/dashboard/statements?env={}", env.as_str()),
+                    "statements",
+                ),
                 rows: p.items.iter().map(row).collect(),
             },
         ),

@@ -3,28 +3,10 @@
 
 use std::sync::LazyLock;
 
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use sha2::{Digest, Sha256};
+use axum::http::HeaderMap;
+use axum::response::Response;
 
-struct Asset {
-    body: &'static str,
-    content_type: &'static str,
-    etag: String,
-}
-
-fn asset(body: &'static str, content_type: &'static str) -> Asset {
-    let digest = Sha256::digest(body.as_bytes());
-    Asset {
-        body,
-        content_type,
-        etag: format!("\"{}\"", hex_prefix(&digest)),
-    }
-}
-
-fn hex_prefix(bytes: &[u8]) -> String {
-    bytes.iter().take(16).map(|b| format!("{b:02x}")).collect()
-}
+use crate::static_asset::{Asset, asset, serve};
 
 static SCRIPT: LazyLock<Asset> = LazyLock::new(|| {
     asset(
@@ -38,36 +20,6 @@ static STYLESHEET: LazyLock<Asset> = LazyLock::new(|| {
         "text/css; charset=utf-8",
     )
 });
-
-fn serve(asset: &Asset, headers: &HeaderMap) -> Response {
-    let etag = HeaderValue::from_str(&asset.etag).unwrap_or(HeaderValue::from_static("\"0\""));
-    let cache = (
-        header::CACHE_CONTROL,
-        HeaderValue::from_static("public, max-age=3600, must-revalidate"),
-    );
-    let matches = headers
-        .get(header::IF_NONE_MATCH)
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| {
-            v.split(',')
-                .any(|t| t.trim() == asset.etag || t.trim() == "*")
-        });
-    if matches {
-        return (StatusCode::NOT_MODIFIED, [(header::ETAG, etag), cache]).into_response();
-    }
-    (
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static(asset.content_type),
-            ),
-            (header::ETAG, etag),
-            cache,
-        ],
-        asset.body,
-    )
-        .into_response()
-}
 
 /// The support widget's script.
 #[utoipa::path(get, operation_id = "widget_script", path = "/support/widget.js", tag = "public",

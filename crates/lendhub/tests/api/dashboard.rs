@@ -173,7 +173,7 @@ async fn staff_see_their_own_partner_one_environment_at_a_time() {
     assert!(!none.body.contains(&live));
     assert!(none.body.contains("No applications match."));
     let by_reference = hub
-        .get("/dashboard/applications?env=live&reference=DASH-LIVE")
+        .get("/dashboard/applications?env=live&q=dash-live")
         .await;
     assert!(by_reference.body.contains(&live), "{}", by_reference.body);
     // The list shows each application's reference, as the README says.
@@ -182,9 +182,7 @@ async fn staff_see_their_own_partner_one_environment_at_a_time() {
         "{}",
         list.body
     );
-    let other_reference = hub
-        .get("/dashboard/applications?env=live&reference=NOT-THIS")
-        .await;
+    let other_reference = hub.get("/dashboard/applications?env=live&q=NOT-THIS").await;
     assert!(!other_reference.body.contains(&live));
     let one = hub
         .get(&format!("/dashboard/applications/{live}?env=live"))

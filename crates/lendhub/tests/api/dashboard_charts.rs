@@ -71,6 +71,35 @@ async fn the_home_page_charts_requests_and_deliveries_from_stored_counts() {
         "every attempt at the refusing receiver failed"
     );
     assert!(home.body.contains("<svg id=\"requests-chart\""));
+    // Axes and a text alternative: the picture is labelled by its title
+    // and a sentence of its figures; the scale starts at 0 and tops out
+    // at a round figure above the busiest day; the days run along the
+    // bottom, as people write them.
+    assert!(
+        home.body
+            .contains("aria-labelledby=\"requests-title requests-desc\""),
+        "{}",
+        home.body
+    );
+    assert!(
+        home.body
+            .contains("<desc id=\"requests-desc\">API requests per day from "),
+        "{}",
+        home.body
+    );
+    assert!(
+        home.body
+            .contains("text-anchor=\"end\" fill=\"#0b0c0c\">0</text>")
+    );
+    // The app's today: the deliveries' retries moved its clock on.
+    let today = lendhub_domain::clock::Clock::now(app.clock.as_ref()).date();
+    let month = lendhub_domain::people::date(today);
+    let short = format!("{} {}", today.day(), &month.split(' ').nth(1).unwrap()[..3]);
+    assert!(
+        home.body.contains(&format!(">{short}</text>")),
+        "{short}: {}",
+        home.body
+    );
     assert!(
         home.body.contains("<td class=\"requests\">"),
         "the figures beside the picture"

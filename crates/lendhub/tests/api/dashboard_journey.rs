@@ -111,6 +111,7 @@ async fn in_chromium_an_owner_fixes_webhooks_rolls_a_key_and_downloads_a_stateme
             ("KEY", key_id.clone()),
             ("STATEMENT", statement_id.clone()),
             ("READER_EMAIL", reader.email.clone()),
+            ("ACCOUNT", account.clone()),
             (
                 "OTHER_APPLICATION",
                 theirs.body["id"].as_str().unwrap().to_owned(),
@@ -119,6 +120,29 @@ async fn in_chromium_an_owner_fixes_webhooks_rolls_a_key_and_downloads_a_stateme
     )
     .await;
     assert_eq!(r["page_errors"], serde_json::json!([]), "{r}");
+
+    // Every screen was there to check (`python_json` checked each one's
+    // accessibility and width), and the Copy button copied the secret a
+    // page without script shows with no button.
+    let screens = r["screens"].as_object().unwrap();
+    for (name, status) in screens {
+        let expected = if name == "dashboard-not-found" {
+            404
+        } else {
+            200
+        };
+        assert_eq!(status, expected, "{name}: {r}");
+    }
+    let checked: Vec<&str> = r["audit"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(checked.len(), 17, "{checked:?}");
+    assert_eq!(r["copy_hidden_without_script"], true, "{r}");
+    assert_eq!(r["copied"], r["rolled_key"], "{r}");
+    assert_eq!(r["copied_status"], "Copied to the clipboard.", "{r}");
 
     // Re-enabled, in the page and through the API.
     assert_eq!(

@@ -17,6 +17,7 @@ mod dashboard;
 mod dashboard_charts;
 mod dashboard_credentials;
 mod dashboard_journey;
+mod dashboard_lists;
 mod dashboard_money;
 mod dashboard_staff;
 mod docs;
