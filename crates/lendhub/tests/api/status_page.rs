@@ -191,6 +191,22 @@ async fn incidents_and_windows_are_written_with_the_cli_and_shown_everywhere() {
     let s = probe(&app).await;
     let incident = &s["incidents"][0];
     assert_eq!(incident["id"], id.as_str(), "{s}");
+    // What a person sees, checked for accessibility and layout as they see
+    // it: the page with the incident open, and the incident's own page.
+    let seen = python_json("status_browser.py", vec![("URL", status_url(&app, "/"))]).await;
+    assert_eq!(seen["incidents"], serde_json::json!([id]), "{seen}");
+    assert_eq!(seen["incident_heading"], "Slow partner tokens <script>");
+    let audited: Vec<&str> = seen["audit"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        audited,
+        ["status-none", "status-incident"],
+        "the probes see no outage"
+    );
     assert_eq!(incident["impact"], "minor");
     assert_eq!(incident["components"][0]["id"], "partner_ring");
     assert_eq!(incident["incident_updates"][0]["status"], "investigating");
@@ -413,6 +429,10 @@ async fn a_database_outage_shows_on_the_page_which_stays_up() {
     assert_eq!(before["components"]["database"]["status"], "operational");
     assert_eq!(before["components"]["database"]["bars"], 90);
     assert_eq!(before["stale"], false);
+    assert_eq!(before["refreshes"], 0, "nothing reloads unasked");
+    assert_eq!(before["asked_refreshes"], "30", "{before}");
+    assert_eq!(before["refresh_link"], "Stop refreshing");
+    assert_eq!(before["stopped_refreshes"], 0);
 
     cluster.stop();
     let stopped = Instant::now();
