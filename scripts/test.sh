@@ -22,6 +22,9 @@ venv=.venv
 export TEST_PYTHON="$PWD/$venv/bin/python"
 inspector=.tools/inspector
 export TEST_MCP_INSPECTOR="$PWD/$inspector/node_modules/.bin/mcp-inspector"
+# axe-core (npm), which the browser walks run on every page they pass.
+axe=.tools/axe
+export TEST_AXE="$PWD/$axe/node_modules/axe-core/axe.min.js"
 # One full build from clean gains nothing from incremental state, which on its
 # own doubles the target directory.
 export CARGO_INCREMENTAL="${CARGO_INCREMENTAL:-0}"
@@ -85,8 +88,8 @@ system_packages() {
     $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${wanted[@]}" >/dev/null
 }
 
-# The Python clients, in a virtualenv, and the MCP Inspector CLI, pinned,
-# into .tools/.
+# The Python clients, in a virtualenv, and the MCP Inspector CLI and
+# axe-core, pinned, into .tools/.
 client_packages() {
     if ! "$TEST_PYTHON" -c 'import stripe, openapi_spec_validator, authlib, jwt, cryptography, requests, mcp, aiosmtpd, playwright, schemathesis, feedparser, selenium, numpy, sklearn, pypdf' 2>/dev/null; then
         python3 -m venv "$venv"
@@ -99,6 +102,11 @@ client_packages() {
         echo '{"private": true}' >"$inspector/package.json"
         npm install --prefix "$inspector" --no-audit --no-fund --loglevel=error \
             @modelcontextprotocol/inspector@2.12.0
+    fi
+    if [[ ! -f $TEST_AXE ]]; then
+        mkdir -p "$axe"
+        echo '{"private": true}' >"$axe/package.json"
+        npm install --prefix "$axe" --no-audit --no-fund --loglevel=error axe-core@4.14.1
     fi
 }
 

@@ -15,7 +15,10 @@ callback. With MODEL_BANK (its base URL) and MODEL_BANK_CLIENT
 the page's message recorded; with DECLINE_FIRST=yes the payer first
 declines at the bank and the message lendhub shows is recorded. A signed
 offer's page is recorded with the signed copy it offers: the PDF's
-content type, SHA-256 and text (read by pypdf). Prints one JSON object;
+content type, SHA-256 and text (read by pypdf). Every page of lendhub's on
+the way (and the documents the consents link to) is checked for
+accessibility and layout at a phone's width and a wide screen's
+(`pagecheck.py`), named `journey-…`. Prints one JSON object;
 exits 3 when Playwright or pypdf is missing."""
 import base64
 import hashlib
@@ -32,6 +35,8 @@ try:
 except ImportError as e:
     print(e, file=sys.stderr)
     sys.exit(3)
+
+from pagecheck import Audit
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 PARTNER = "https://partner.example/"
@@ -54,8 +59,10 @@ def main():
         page.route(PARTNER + "**", partner)
         trail = []
         page.on("response", lambda r: trail.append(f"{r.status} {r.request.method} {r.url}"))
+        audit = Audit(browser)
         try:
-            walk(page, out, landed)
+            walk(page, out, landed, audit)
+            out["audit"] = audit.records
         except Exception:
             print("\n".join(trail), file=sys.stderr)
             print(page.url, page.locator("main").inner_text(), file=sys.stderr)
@@ -77,16 +84,25 @@ def bank_admin(method, path, body=None):
         assert answer.status == 204, answer.status
 
 
-def walk(page, out, landed):
+def walk(page, out, landed, audit):
     def title():
         out["pages"].append(page.locator("h1").first.inner_text())
 
+    def document(href, name):
+        """A document a page links to, read in a tab of its own."""
+        tab = page.context.new_page()
+        tab.goto(urllib.parse.urljoin(page.url, href))
+        audit.check(tab, name)
+        tab.close()
+
     page.goto(os.environ["START_URL"])
     title()
+    audit.check(page, "journey-start")
     if page.locator("#continue").count():
         # "Sign in to continue": a returning applicant.
         page.locator("#continue").click()
     page.wait_for_selector("#email")
+    audit.check(page, "journey-sign-in")
     page.fill("#email", os.environ["EMAIL"])
     page.fill("#password", os.environ["PASSWORD"])
     page.click("#sign-in")
@@ -97,6 +113,7 @@ def walk(page, out, landed):
     page.wait_for_selector("h1")
     title()
     if page.locator("#confirm-company").count():
+        audit.check(page, "journey-company")
         out["applicant"] = page.locator("#applicant").inner_text()
         # Confirming without a role shows the page's own error.
         # The date of birth in three boxes, as GOV.UK asks for one.
@@ -106,9 +123,11 @@ def walk(page, out, landed):
         page.fill("#dob-year", year)
         page.click("#confirm-company")
         out["company_error"] = page.locator(".error-summary").inner_text()
+        audit.check(page, "journey-company-error")
         page.check("#role-director")
         page.click("#confirm-company")
         title()
+        audit.check(page, "journey-bank")
         bank = os.environ.get("BANK", "model_bank")
         if os.environ.get("MODEL_BANK"):
             bank_admin("PUT", "/_model/outage", {"status": 503})
@@ -133,10 +152,13 @@ def walk(page, out, landed):
         page.click("#bank-approve")
         page.wait_for_selector("#submit-application")
         title()
+        audit.check(page, "journey-consents")
         out["consent_links"] = [
             page.locator("#terms-link").get_attribute("href"),
             page.locator("#privacy-link").get_attribute("href"),
         ]
+        document(out["consent_links"][0], "journey-terms")
+        document(out["consent_links"][1], "journey-privacy")
         page.check("#credit_search")
         page.check("#open_banking")
         page.check("#terms")
@@ -144,6 +166,7 @@ def walk(page, out, landed):
     page.wait_for_selector("#outcome")
     title()
     out["outcome"] = page.locator("#outcome").get_attribute("data-outcome")
+    audit.check(page, f"journey-{out['outcome']}")
     # The partner's brand at the top, the lender's legal footer beneath.
     if page.locator("#brand-name").count():
         out["brand_name"] = page.locator("#brand-name").inner_text()
@@ -166,12 +189,14 @@ def walk(page, out, landed):
             for row in page.locator("#offer td").all()
         }
         out["agreement"] = page.locator("#agreement").inner_text()
+        document(page.locator("#agreement-link").get_attribute("href"), "journey-agreement")
         if os.environ.get("SIGN") == "yes":
             page.fill("#signed_by", "Ada Lovelace")
             page.check("#accept_terms")
             page.click("#accept-offer")
             # Signed: the applicant's copy, then on to the partner.
             page.wait_for_selector("#agreement-pdf")
+            audit.check(page, "journey-signed")
             out["signed_outcome"] = page.locator("#outcome").get_attribute("data-outcome")
             href = page.locator("#agreement-pdf").get_attribute("href")
             copy = page.request.get(urllib.parse.urljoin(page.url, href))
@@ -184,6 +209,8 @@ def walk(page, out, landed):
                 "pages": len(reader.pages),
                 "text": "\n".join(p.extract_text() for p in reader.pages),
             }
+            document(page.locator("#agreement-pdf").get_attribute("href").replace(".pdf", ""),
+                     "journey-signed-agreement")
             page.click("#finish")
     else:
         page.click("#finish")

@@ -2,13 +2,15 @@
 off) on the issue's dashboard journey: sign in, switch to test, re-enable a
 disabled endpoint, find a failed delivery and retry it, roll an API key
 (its successor shown once), and download a statement as CSV and as an
-invoice.
+invoice; then every other screen, each checked for accessibility and
+layout at a phone's width and a wide screen's (`pagecheck.py`), and the
+Copy button beside the rolled key, with JavaScript on.
 
 Environment: BASE (the hub), EMAIL, PASSWORD, ENDPOINT (a disabled
 test-environment endpoint), DELIVERY (its failed delivery's id), KEY (a
 test API key's id), STATEMENT (a test statement's id); READER_EMAIL (a
 read-only member, same password) and OTHER_APPLICATION (another partner's
-test application). Prints one JSON object; exits 3 when Playwright is
+test application), ACCOUNT (a funded test account). Prints one JSON object; exits 3 when Playwright is
 missing."""
 import json
 import os
@@ -20,6 +22,8 @@ try:
 except ImportError as e:
     print(e, file=sys.stderr)
     sys.exit(3)
+
+from pagecheck import Audit
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
@@ -73,6 +77,46 @@ def read_only(browser, base, env, out):
     context.close()
 
 
+def copy_button(browser, page, base, out):
+    """The shown-once page with JavaScript on: its Copy button puts the
+    secret on the clipboard and says so."""
+    html, url = page.content(), page.url
+    context = browser.new_context(java_script_enabled=True)
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=base)
+    viewer = context.new_page()
+    viewer.route(lambda u: u == url, lambda route: route.fulfill(
+        status=200, content_type="text/html; charset=utf-8", body=html))
+    viewer.goto(url)
+    out["copy_hidden_without_script"] = page.locator("#copy").is_hidden()
+    viewer.click("#copy")
+    viewer.wait_for_selector("#shown-once-copied:has-text('Copied')")
+    out["copied_status"] = viewer.locator("#shown-once-copied").inner_text()
+    out["copied"] = viewer.evaluate("navigator.clipboard.readText()")
+    context.close()
+
+
+def every_screen(page, base, env, audit, out):
+    """The screens the journey did not pass through, each checked."""
+    def visit(path, name):
+        response = page.goto(f"{base}{path}")
+        out.setdefault("screens", {})[name] = response.status
+        audit.check(page, name)
+
+    visit("/dashboard/applications?env=test", "dashboard-applications")
+    page.click("#applications tbody tr a, #applications tr a")
+    page.wait_for_selector("#application")
+    audit.check(page, "dashboard-application")
+    visit(f"/dashboard/accounts?env=test", "dashboard-accounts")
+    visit(f"/dashboard/accounts/{env['ACCOUNT']}?env=test", "dashboard-account")
+    visit("/dashboard/payments?env=test", "dashboard-payments")
+    visit("/dashboard/staff?env=test", "dashboard-staff")
+    visit("/dashboard/audit?env=test", "dashboard-audit")
+    visit("/dashboard/branding?env=test", "dashboard-branding")
+    visit("/dashboard/partners?env=test", "dashboard-partners")
+    visit("/dashboard/applications/app_01J00000000000000000000000?env=test", "dashboard-not-found")
+    visit("/dashboard/signed-out", "dashboard-signed-out")
+
+
 def main():
     env = os.environ
     base, endpoint, delivery = env["BASE"], env["ENDPOINT"], env["DELIVERY"]
@@ -95,11 +139,14 @@ def main():
         page.wait_for_selector("#environment")
         page.click("#switch-environment")
         page.wait_for_selector("#environment[data-env=test]")
+        audit = Audit(browser)
+        audit.check(page, "dashboard-home")
 
         # Re-enable the endpoint the delivery worker disabled.
         page.click("nav >> text=Webhooks")
         row = f"#endpoints tr[data-id='{endpoint}']"
         page.wait_for_selector(row)
+        audit.check(page, "dashboard-webhooks")
         out["endpoint_before"] = page.get_attribute(row, "data-status")
         page.click(f"{row} button.enable")
         page.wait_for_selector(row)
@@ -109,6 +156,7 @@ def main():
         page.click(f"{row} >> text={endpoint}")
         failed = f"#deliveries tr[data-id='{delivery}']"
         page.wait_for_selector(failed)
+        audit.check(page, "dashboard-deliveries")
         out["delivery_before"] = page.get_attribute(failed, "data-state")
         out["delivery_answer"] = page.locator(f"{failed} td.response").inner_text()
         page.click(f"{failed} button.retry")
@@ -119,9 +167,12 @@ def main():
         page.click("nav >> text=Credentials")
         key_row = f"#keys tr[data-id='{key}']"
         page.wait_for_selector(key_row)
+        audit.check(page, "dashboard-credentials")
         page.select_option(f"{key_row} select[name=overlap_hours]", "24")
         page.click(f"{key_row} button.roll")
         page.wait_for_selector("#shown-once")
+        audit.check(page, "dashboard-shown-once")
+        copy_button(browser, page, base, out)
         out["rolled_key"] = page.locator("#shown-once").inner_text()
         out["rolled_note"] = page.locator("#note").inner_text()
         page.click("text=Back to credentials")
@@ -132,9 +183,12 @@ def main():
         page.click("nav >> text=Statements")
         statement_row = f"#statements tr[data-id='{statement}']"
         page.wait_for_selector(statement_row)
+        audit.check(page, "dashboard-statements")
         out["csv_name"], out["csv"] = download(page, f"{statement_row} a.csv")
         out["invoice_name"], out["invoice"] = download(page, f"{statement_row} a.invoice")
+        every_screen(page, base, env, audit, out)
         out["page_errors"] = errors
+        out["audit"] = audit.records
         context.close()
         read_only(browser, base, env, out)
         browser.close()

@@ -5,8 +5,9 @@ a phone-sized screen, and signs out.
 
 Environment: BASE (the hub), EMAIL, PASSWORD. Prints one JSON object
 {operator, summary, items: [{end_to_end_id, mismatch, ledger, resolution,
-open}], page_width, signed_out, after_sign_out}; exits 3 when Playwright
-is missing."""
+open}], page_width, signed_out, after_sign_out, audit} (the console and
+its signed-out page checked for accessibility and layout, `pagecheck.py`);
+exits 3 when Playwright is missing."""
 import json
 import os
 import sys
@@ -16,6 +17,8 @@ try:
 except ImportError as e:
     print(e, file=sys.stderr)
     sys.exit(3)
+
+from pagecheck import Audit
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
@@ -38,6 +41,8 @@ def main():
         if page.locator("#approve").count():
             page.click("#approve")
         page.wait_for_selector("#summary")
+        audit = Audit(browser)
+        audit.check(page, "operations-reconciliation")
         out["operator"] = page.locator("#operator").inner_text()
         out["summary"] = page.locator("#summary").inner_text()
         out["items"] = [
@@ -61,6 +66,8 @@ def main():
         page.click("#sign-out")
         page.wait_for_selector("h1")
         out["signed_out"] = page.locator("h1").inner_text()
+        audit.check(page, "operations-signed-out")
+        out["audit"] = audit.records
         # Back from the provider on a page that offers signing in again.
         out["signed_out_url"] = page.url
         out["sign_in_again"] = page.locator("#sign-in").get_attribute("href")

@@ -8,7 +8,9 @@ Playwright itself.
 
 Environment: LINKS, a JSON object {account: pay page url}; BANK, the bank's
 id on the pay page. Prints one JSON object {account: {status, reason,
-amount, bank_url, landed}}; exits 3 when Playwright is missing."""
+amount, bank_url, landed}, audit} (each of lendhub's pages checked for
+accessibility and layout, `pagecheck.py`, named `pay-…`); exits 3 when
+Playwright is missing."""
 import json
 import os
 import sys
@@ -18,6 +20,8 @@ try:
 except ImportError as e:
     print(e, file=sys.stderr)
     sys.exit(3)
+
+from pagecheck import Audit
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 PARTNER = "https://partner.example/"
@@ -39,6 +43,7 @@ def main():
     out = {}
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        audit = Audit(browser)
         for account, url in links.items():
             context = browser.new_context(java_script_enabled=False)
             page = context.new_page()
@@ -47,6 +52,7 @@ def main():
             page.goto(url)
             result = {"amount": page.locator("#amount").inner_text() if page.locator("#amount").count() else None}
             if page.locator("#pay").count():
+                audit.check(page, "pay-choose-bank")
                 page.check("#bank-" + bank)
                 page.click("#pay")
                 page.wait_for_selector("#bank-approve")
@@ -59,6 +65,7 @@ def main():
                 page.wait_for_selector("#status")
             heading = page.locator("#status")
             result["status"] = heading.get_attribute("data-status")
+            audit.check(page, f"pay-{result['status']}")
             result["reason"] = heading.get_attribute("data-reason")
             if page.locator("#continue").count():
                 page.click("#continue")
@@ -66,6 +73,7 @@ def main():
             result["landed"] = landed
             out[account] = result
             context.close()
+        out["audit"] = audit.records
         browser.close()
     print(json.dumps(out))
 

@@ -352,13 +352,20 @@ pub async fn sandbox_token_refused(http: &reqwest::Client, base: &str, token: &s
 }
 
 /// Runs one of `tests/*.py` with the test virtualenv's Python and `env`;
-/// returns its stdout as JSON. Exit code 3 means a library is missing.
+/// returns its stdout as JSON. Exit code 3 means a library is missing. A
+/// walk through pages checks each with axe-core (`tests/pagecheck.py`,
+/// `TEST_AXE` or the copy scripts/test.sh installs) and saves screenshots
+/// when `SCREENSHOTS` names a directory; its `audit` must be clean.
 pub async fn python_json(script: &str, env: Vec<(&'static str, String)>) -> Value {
     let python = std::env::var("TEST_PYTHON").unwrap_or_else(|_| "python3".into());
-    let path = format!("{}/../../tests/{script}", env!("CARGO_MANIFEST_DIR"));
+    let root = format!("{}/../..", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{root}/tests/{script}");
+    let axe = std::env::var("TEST_AXE")
+        .unwrap_or_else(|_| format!("{root}/.tools/axe/node_modules/axe-core/axe.min.js"));
     let out = tokio::task::spawn_blocking(move || {
         std::process::Command::new(python)
             .arg(path)
+            .env("AXE_JS", axe)
             .envs(env)
             .output()
             .unwrap()
@@ -376,7 +383,33 @@ pub async fn python_json(script: &str, env: Vec<(&'static str, String)>) -> Valu
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let walked: Value = serde_json::from_slice(&out.stdout).unwrap();
+    if let Some(audit) = walked.get("audit") {
+        assert_accessible(script, audit);
+    }
+    walked
+}
+
+/// Every page a walk checked has no serious or critical axe-core violation
+/// at 375 or 1280 px and does not scroll sideways at 320, 375 or 1280 px.
+fn assert_accessible(script: &str, audit: &Value) {
+    let pages = audit.as_array().unwrap();
+    assert!(!pages.is_empty(), "{script} checked no page");
+    for page in pages {
+        let name = &page["name"];
+        assert_eq!(
+            page["violations"],
+            serde_json::json!([]),
+            "{script}: {name} at {}",
+            page["url"]
+        );
+        for (width, overflow) in page["overflow"].as_object().unwrap() {
+            assert!(
+                overflow.as_i64().unwrap() <= 0,
+                "{script}: {name} scrolls sideways by {overflow} px at {width} px"
+            );
+        }
+    }
 }
 
 /// The standard's verdict on what a model bank exchanged (`exchanges`, as
