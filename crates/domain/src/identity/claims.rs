@@ -52,6 +52,11 @@ impl Scope for IdentityScope {
             IdentityScope::AccountsRead => "accounts.read",
         }
     }
+
+    fn describe(self) -> &'static str {
+        // The consent page's words.
+        IdentityScope::describe(self)
+    }
 }
 
 impl IdentityScope {

@@ -9,6 +9,8 @@ pub trait Scope: Copy + Ord + 'static {
     /// Other spellings accepted for a scope; it is always rendered canonically.
     const ALIASES: &'static [(&'static str, Self)] = &[];
     fn as_str(self) -> &'static str;
+    /// What the scope lets its holder do, in one line (the CLI's help).
+    fn describe(self) -> &'static str;
 
     fn parse(raw: &str) -> Option<Self> {
         Self::ALL
@@ -39,6 +41,38 @@ impl Scope for SandboxScope {
             SandboxScope::Write => "sandbox:write",
         }
     }
+
+    fn describe(self) -> &'static str {
+        match self {
+            SandboxScope::Read => "read the sandbox's fixtures, applications, events and endpoints",
+            SandboxScope::Write => {
+                "create applications, payments and webhook endpoints; move the test clock"
+            }
+        }
+    }
+}
+
+/// Every scope of `S` with its aliases and what it grants, one line each:
+/// the help of a `--scopes` option.
+pub fn help<S: Scope>() -> String {
+    let width = S::ALL.iter().map(|s| s.as_str().len()).max().unwrap_or(0);
+    S::ALL
+        .iter()
+        .map(|&scope| {
+            let aliases: Vec<&str> = S::ALIASES
+                .iter()
+                .filter(|(_, s)| *s == scope)
+                .map(|(alias, _)| *alias)
+                .collect();
+            let also = if aliases.is_empty() {
+                String::new()
+            } else {
+                format!(" (also {})", aliases.join(", "))
+            };
+            format!("  {:width$}  {}{also}", scope.as_str(), scope.describe())
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// The partner ring's scopes (hub seed, Authentication → Partner ring): the
@@ -134,6 +168,37 @@ impl Scope for PartnerScope {
             PartnerScope::BillingRead => "billing.read",
         }
     }
+
+    fn describe(self) -> &'static str {
+        match self {
+            PartnerScope::McpRead => {
+                "read-only MCP tools over your own lending data (decision explanations)"
+            }
+            PartnerScope::OpsRead => "service and rate-limit status",
+            PartnerScope::AccountRead => "your partner profile, tier and limits",
+            PartnerScope::OwnerRead => "your project's API clients and key ids (never secrets)",
+            PartnerScope::ApplicationsRead => "REST tier: read applications",
+            PartnerScope::ApplicationsWrite => {
+                "REST tier: create and withdraw applications, refresh decisions"
+            }
+            PartnerScope::DecisionsRead => "REST tier: read decisions",
+            PartnerScope::PaymentsRead => "REST tier: read payments and schedules",
+            PartnerScope::PaymentsWrite => {
+                "REST tier: create payment links and schedules, refund, cancel"
+            }
+            PartnerScope::AccountsRead => "REST tier: read loan accounts, balances and ledgers",
+            PartnerScope::AccountsManage => "REST tier: manage sub-accounts",
+            PartnerScope::IdentityRead => "REST tier: read identity checks",
+            PartnerScope::IdentityWrite => "REST tier: run identity checks",
+            PartnerScope::EventsRead => "REST tier: list events",
+            PartnerScope::WebhooksManage => "REST tier: manage webhook endpoints, replay events",
+            PartnerScope::MarketplaceRead => "REST tier: read marketplace listings",
+            PartnerScope::MarketplaceWrite => {
+                "REST tier: register apps, subscriptions and publish signals"
+            }
+            PartnerScope::BillingRead => "REST tier: read statements, invoices and payouts",
+        }
+    }
 }
 
 /// A set of scopes, rendered in a stable order.
@@ -206,6 +271,23 @@ impl<S: Scope> ScopeSet<S> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_help_names_every_scope_and_its_aliases_once_a_line() {
+        let partner = help::<PartnerScope>();
+        assert_eq!(partner.lines().count(), PartnerScope::ALL.len());
+        for scope in PartnerScope::ALL {
+            assert!(
+                partner.contains(&format!("  {} ", scope.as_str())),
+                "{partner}"
+            );
+        }
+        assert!(
+            partner.contains("(also apply.write, applications:write)"),
+            "{partner}"
+        );
+        assert_eq!(help::<SandboxScope>().lines().count(), 2);
+    }
 
     #[test]
     fn parse_and_render_are_stable() {

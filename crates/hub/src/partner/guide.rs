@@ -13,37 +13,6 @@ use lendhub_domain::partner::scope::{PartnerScope, Scope};
 use super::mcp::{PROTOCOL_VERSION, TOOLS};
 use crate::partner::state::PartnerState;
 
-fn scope_meaning(scope: PartnerScope) -> &'static str {
-    match scope {
-        PartnerScope::McpRead => {
-            "read-only MCP tools over your own lending data (decision explanations)"
-        }
-        PartnerScope::OpsRead => "service and rate-limit status",
-        PartnerScope::AccountRead => "your partner profile, tier and limits",
-        PartnerScope::OwnerRead => "your project's API clients and key ids (never secrets)",
-        PartnerScope::ApplicationsRead => "REST tier: read applications",
-        PartnerScope::ApplicationsWrite => {
-            "REST tier: create and withdraw applications, refresh decisions"
-        }
-        PartnerScope::DecisionsRead => "REST tier: read decisions",
-        PartnerScope::PaymentsRead => "REST tier: read payments and schedules",
-        PartnerScope::PaymentsWrite => {
-            "REST tier: create payment links and schedules, refund, cancel"
-        }
-        PartnerScope::AccountsRead => "REST tier: read loan accounts, balances and ledgers",
-        PartnerScope::AccountsManage => "REST tier: manage sub-accounts",
-        PartnerScope::IdentityRead => "REST tier: read identity checks",
-        PartnerScope::IdentityWrite => "REST tier: run identity checks",
-        PartnerScope::EventsRead => "REST tier: list events",
-        PartnerScope::WebhooksManage => "REST tier: manage webhook endpoints, replay events",
-        PartnerScope::MarketplaceRead => "REST tier: read marketplace listings",
-        PartnerScope::MarketplaceWrite => {
-            "REST tier: register apps, subscriptions and publish signals"
-        }
-        PartnerScope::BillingRead => "REST tier: read statements, invoices and payouts",
-    }
-}
-
 pub fn render(base: &str) -> String {
     let partner = format!("{base}/partner/v1");
     let mut md = format!(
@@ -91,7 +60,7 @@ pub fn render(base: &str) -> String {
             md,
             "| `{}` | {} | {} |",
             scope.as_str(),
-            scope_meaning(*scope),
+            Scope::describe(*scope),
             tools.join(", ")
         );
     }

@@ -12,6 +12,8 @@ mod marketplace;
 mod models;
 mod partner;
 mod reconcile;
+#[cfg(test)]
+mod reference;
 mod simulate;
 mod sso;
 mod staff;
@@ -33,6 +35,12 @@ use tokio::signal::unix::{SignalKind, signal};
 use crate::config::Config;
 use crate::keys::IfMissing;
 use crate::telemetry::LogFormat;
+
+/// A `--scopes` option's full help: `lead`, then every scope of `S` with
+/// what it grants, so the list cannot drift from the scopes that exist.
+fn scopes_help<S: lendhub_domain::partner::scope::Scope>(lead: &str) -> String {
+    format!("{lead}\n\n{}", lendhub_domain::partner::scope::help::<S>())
+}
 
 #[derive(Parser, Debug)]
 #[command(
@@ -179,7 +187,9 @@ pub enum ClientsCommand {
         #[arg(long)]
         name: String,
         /// Space-separated: sandbox:read, sandbox:write.
-        #[arg(long, default_value = "sandbox:read sandbox:write")]
+        #[arg(long, default_value = "sandbox:read sandbox:write",
+              long_help = scopes_help::<lendhub_domain::partner::scope::SandboxScope>(
+                  "Space-separated scopes, any of:"))]
         scopes: String,
     },
     /// List clients (never their secrets).

@@ -8,7 +8,7 @@ use clap::Subcommand;
 use lendhub_domain::clock::Clock;
 use lendhub_domain::partner::credentials::Environment;
 use lendhub_domain::partner::project::{PartnerStatus, Tier};
-use lendhub_domain::partner::scope::PartnerScopes;
+use lendhub_domain::partner::scope::{PartnerScope, PartnerScopes};
 use lendhub_hub::partner::{api_keys, clients, request_keys};
 use lendhub_store::PartnerClientChange;
 use lendhub_system::SystemClock;
@@ -71,7 +71,9 @@ pub enum ApiKeysCommand {
         environment: String,
         /// Space-separated scopes (aliases accepted); default: every scope
         /// the partner holds. Never more than it holds.
-        #[arg(long)]
+        #[arg(long, long_help = super::scopes_help::<PartnerScope>(
+            "Space-separated scopes (aliases accepted); default: every scope the partner \
+             holds. Never more than it holds."))]
         scopes: Option<String>,
     },
     /// A partner's keys (never the secrets).
@@ -102,8 +104,9 @@ pub enum PartnerClientsCommand {
         /// The partner project's name.
         #[arg(long)]
         name: String,
-        /// Space-separated: mcp.read, ops.read, account.read, owner.read.
-        #[arg(long)]
+        /// Space-separated scopes (aliases accepted); `--help` lists them.
+        #[arg(long, long_help = super::scopes_help::<PartnerScope>(
+            "Space-separated scopes (aliases accepted), any of:"))]
         scopes: String,
         /// The rate-limit tier (seed: build 10/s, launch 25/s, scale 100/s,
         /// platform negotiated).
