@@ -408,12 +408,19 @@ fn not_null(schema: &mut Schema) {
 /// malformed key and 409 for a key reused with another request; one that
 /// takes a body answers 400 for a missing content type or a body that does
 /// not parse, and, for JSON, 422 for a member the strict parser refuses
-/// (a control character, say) before the route's own rules are read.
+/// (a control character, say) before the route's own rules are read; one
+/// that takes `Lendhub-Version` answers 422 for a version that never was.
 fn answer_refusals(op: &mut Operation) {
-    let takes_key = op.parameters.iter().flatten().any(|p| {
-        matches!(p, RefOr::T(p) if p.parameter_in == ParameterIn::Header
-            && p.name.eq_ignore_ascii_case("idempotency-key"))
-    });
+    let takes_header = |name: &str| {
+        op.parameters.iter().flatten().any(|p| {
+            matches!(p, RefOr::T(p) if p.parameter_in == ParameterIn::Header
+                && p.name.eq_ignore_ascii_case(name))
+        })
+    };
+    let (takes_key, takes_version) = (
+        takes_header("idempotency-key"),
+        takes_header("lendhub-version"),
+    );
     let (takes_body, takes_json) = match &op.request_body {
         Some(RefOr::T(body)) => (true, body.content.contains_key("application/json")),
         Some(RefOr::Ref(_)) => (true, false),
@@ -448,6 +455,12 @@ fn answer_refusals(op: &mut Operation) {
         answer(
             "400",
             "The body is missing its content type (`missing_content_type`) or does not parse.",
+        );
+    }
+    if takes_version {
+        answer(
+            "422",
+            "The `Lendhub-Version` header names no version of the API (`validation_failed`, reason `unknown_version`).",
         );
     }
     if takes_json {

@@ -4,11 +4,12 @@
 //! `/partner/v1/openapi.json` when the REST tier is switched on.
 
 use lendhub_domain::sandbox::events::EventType;
+use utoipa::openapi::path::{Parameter, ParameterIn};
 use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Schema, SchemaType, Type};
 use utoipa::openapi::security::{
     ClientCredentials, Flow, HttpAuthScheme, HttpBuilder, OAuth2, Scopes, SecurityScheme,
 };
-use utoipa::openapi::{OpenApi, RefOr, Server};
+use utoipa::openapi::{OpenApi, RefOr, Required, Server};
 use utoipa::{Modify, OpenApi as _};
 
 use lendhub_domain::partner::scope::{PartnerScope, Scope};
@@ -54,6 +55,28 @@ impl Modify for Security {
     }
 }
 
+/// The header every REST-tier path takes (`partner::rest::api_version`).
+fn version_header() -> RefOr<Parameter> {
+    let mut header = Parameter::new("Lendhub-Version");
+    header.parameter_in = ParameterIn::Header;
+    header.required = Required::False;
+    header.description = Some(
+        "The dated API version to answer in; without it, the newest. Every answer names \
+         the version that answered in this header. An unknown version is 422 \
+         `validation_failed` (`unknown_version`)."
+            .to_owned(),
+    );
+    let mut schema = ObjectBuilder::new().schema_type(Type::String).build();
+    schema.enum_values = Some(
+        lendhub_domain::sandbox::events::HUB_API_VERSIONS
+            .iter()
+            .map(|v| serde_json::json!(v))
+            .collect(),
+    );
+    header.schema = Some(RefOr::T(Schema::Object(schema)));
+    RefOr::T(header)
+}
+
 /// Webhook endpoints' metadata: pairs, name and value lengths
 /// (`lendhub_domain::metadata::check`).
 const METADATA_BOUNDS: (usize, usize, usize) = (20, 40, 500);
@@ -77,6 +100,19 @@ pub fn openapi() -> OpenApi {
             Server::new(crate::partner::PREFIX),
             Server::new(crate::partner::rest::SANDBOX_PREFIX),
         ]);
+        let operations = [
+            &mut item.get,
+            &mut item.post,
+            &mut item.put,
+            &mut item.patch,
+            &mut item.delete,
+        ];
+        for operation in operations.into_iter().flatten() {
+            operation
+                .parameters
+                .get_or_insert_with(Vec::new)
+                .push(version_header());
+        }
     }
     let mut spec = Base::openapi()
         .merge_from(crate::partner::api().into_openapi())

@@ -5,6 +5,7 @@
 mod support;
 
 mod agreements;
+mod api_version;
 mod applications;
 mod auth;
 mod branding;

@@ -6,6 +6,7 @@
 //! far are live and the rest still answer 503.
 
 pub mod accounts;
+pub mod api_version;
 pub mod applications;
 pub mod bank_connections;
 pub(crate) mod caller;
@@ -136,7 +137,9 @@ pub fn router(enabled: bool) -> Router<PartnerState> {
         return waiting::routes(documented.iter().copied(), |_, _| false);
     }
     let live: HashSet<(&str, &str)> = documented.iter().copied().collect();
-    built.merge(waiting::routes(documented.iter().copied(), |m, p| {
-        live.contains(&(m, p))
-    }))
+    built
+        .merge(waiting::routes(documented.iter().copied(), |m, p| {
+            live.contains(&(m, p))
+        }))
+        .layer(axum::middleware::from_fn(api_version::pin))
 }
