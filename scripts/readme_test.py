@@ -210,6 +210,12 @@ def main():
             expected[len(runnable)] = (found[i + 1][1], found[i + 1][2])
         runnable.append((body, line))
 
+    # The test sets LENDHUB_DATA_DIR for the server; a reader never does, so a
+    # block that reads it would work here and fail for them.
+    for body, line in runnable:
+        if re.search(r"\$\{?LENDHUB_DATA_DIR\b", body):
+            sys.exit(f"{readme}:{line}: the block reads $LENDHUB_DATA_DIR, which a reader never sets")
+
     data = tempfile.mkdtemp(prefix="lendhub-readme-")
     env = dict(os.environ, LENDHUB_DATA_DIR=data, LENDHUB_WEBHOOKS__HTTPS_ONLY="false",
                LENDHUB_WEBHOOKS__ALLOW_PRIVATE_NETWORKS="127.0.0.0/8",
