@@ -76,7 +76,12 @@ pub struct CreateApplication {
     /// Your own attribution of the deal — the channel, campaign or merchant
     /// it came through: up to 64 of `A-Z a-z 0-9 . _ : / -`. Frozen on the
     /// loan and shown on its statement line.
-    #[schema(example = "merchant:4471")]
+    #[schema(
+        example = "merchant:4471",
+        pattern = "^[A-Za-z0-9._:/-]+$",
+        min_length = 1,
+        max_length = 64
+    )]
     partner_ref: Option<String>,
     /// Up to 20 string pairs, returned verbatim.
     #[serde(default)]
