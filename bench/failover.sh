@@ -2,7 +2,7 @@
 # What synchronous replication costs: durable application creation through
 # one lendhub instance on a pg_auto_failover primary whose standby is
 # synchronous (every commit waits for it), then asynchronous, in one run on
-# one machine. Prints a Markdown table for docs/deployment.md.
+# one machine. Prints a Markdown table for docs/guide/src/deployment.md.
 #
 #   bench/failover.sh                    # 10 s per scenario
 #   BENCH_DURATION=30 bench/failover.sh

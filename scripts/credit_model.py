@@ -12,7 +12,7 @@ default within twelve months is drawn from a stated ground-truth hazard, and
 a binned logistic regression (a scorecard) is fitted to it with scikit-learn.
 Only training is Python: the scorecard is exported as JSON that lendhub's
 Rust evaluator (`lendhub_domain::credit_model`) runs natively, and
-`docs/model-card.md` is written from the same run.
+`docs/guide/src/model-card.md` is written from the same run.
 
 Everything is seeded and single-threaded, and the exported numbers are
 rounded, so every run writes the same bytes.
@@ -50,7 +50,7 @@ from sklearn.metrics import roc_auc_score  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 MODEL_DIR = ROOT / "crates/domain/src/credit_model"
-CARD_PATH = ROOT / "docs/model-card.md"
+CARD_PATH = ROOT / "docs/guide/src/model-card.md"
 
 MODEL_ID = "pd-scorecard"
 SEED = 20261201

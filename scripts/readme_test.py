@@ -1,10 +1,21 @@
-"""Runs README.md as a newcomer would, and fails when it lies.
+"""Runs README.md and the guide as a newcomer would, and fails when they lie.
 
-Every ```sh block is run in order, in one bash session started in the
-repository root (so variables carry from block to block), against a fresh
-`./target/release/lendhub serve` on the default ports, exactly as written.
-When the next fenced block after a ```sh block is ```json, the block's
-standard output must match it.
+The documents are README.md, then each chapter of docs/guide/src in the
+order SUMMARY.md lists them. Every code block in them is run in order, in
+one bash session started in the repository root (so variables carry from
+block to block and from chapter to chapter), against a fresh
+`./target/release/lendhub serve` on the default ports, exactly as written:
+- ```sh: as a bash script;
+- ```python: by Python (the test command's virtualenv when TEST_PYTHON
+  names it, so `cryptography` is there; python3 otherwise);
+- ```js: by Node.js, as an ES module;
+- ```ts: by tsx in clients/typescript (the TypeScript client's folder, so
+  its imports resolve as they do in the client's own examples);
+- ```rust: as the `main.rs` of a crate whose `[dependencies]` are the
+  ```toml block just before it (built in target/guide-examples).
+When the next fenced block after a run block is ```json, the block's
+standard output must match it. Any other block (```text, ```json on its
+own, ```toml, diagrams) is shown, not run.
 
 What the test does in place of the reader:
 - it starts the server itself (the reader runs `cargo run --release -- serve`
@@ -29,7 +40,11 @@ How output is matched (so the README may stay readable):
   shows of the array;
 - any other string containing `…` matches text with anything in its place.
 
-Usage: python3 scripts/readme_test.py [README.md]   (exit 0 when all match)
+A block of a runnable language that cannot run here says why, and is
+skipped, with `<!-- readme-test: skip: WHY -->` on the line before it.
+
+Usage: python3 scripts/readme_test.py [FILE.md ...]   (exit 0 when all match;
+with no files: README.md and the guide)
 """
 
 import json
@@ -72,11 +87,12 @@ def blocks(text):
         line = lines[i]
         if SKIP.search(line):
             skip = True
-        elif line.startswith("```"):
-            lang, start, body = line[3:].strip(), i + 1, []
+        elif line.lstrip().startswith("```"):
+            indent = len(line) - len(line.lstrip())
+            lang, start, body = line.strip()[3:].strip(), i + 1, []
             i += 1
-            while i < len(lines) and not lines[i].startswith("```"):
-                body.append(lines[i])
+            while i < len(lines) and not lines[i].lstrip().startswith("```"):
+                body.append(lines[i][indent:])
                 i += 1
             out.append((lang, "\n".join(body), start + 1, skip))
             skip = False
@@ -181,40 +197,102 @@ def start_server(env):
     sys.exit("readme-test: the server exited before listening")
 
 
-def script_for(runnable, known):
-    """One bash script: each block, then a marker line with its number."""
-    parts = ["set -e -o pipefail"]
-    for number, (body, line) in enumerate(runnable):
+RUNNABLE = {"sh", "python", "js", "ts", "rust"}
+TYPESCRIPT = os.path.join(ROOT, "clients", "typescript")
+HEREDOC = "@@readme-test-eof@@"
+GUIDE = os.path.join(ROOT, "docs", "guide", "src")
+
+
+def documents():
+    """README.md, then the guide's chapters in SUMMARY.md's order."""
+    summary = open(os.path.join(GUIDE, "SUMMARY.md"), encoding="utf-8").read()
+    chapters = re.findall(r"\]\(([^)#]+\.md)\)", summary)
+    return [os.path.join(ROOT, "README.md")] + [os.path.join(GUIDE, c) for c in chapters]
+
+
+class Block:
+    def __init__(self, where, lang, body, manifest):
+        self.where, self.lang, self.body, self.manifest = where, lang, body, manifest
+
+
+def command_for(block, number, known):
+    """The bash that runs one block."""
+    if block.lang == "sh":
         kept = []
-        for text in body.split("\n"):
+        for text in block.body.split("\n"):
             placeholder = PLACEHOLDER.match(text)
             if placeholder:
                 name = placeholder.group(1)
                 if name not in known:
-                    sys.exit(f"README.md:{line}: placeholder {name} has a value the test does not know")
+                    sys.exit(f"{block.where}: placeholder {name} has a value the test does not know")
                 continue
             kept.append(text)
-        parts.append("\n".join(kept))
+        return "\n".join(kept)
+    if block.lang == "python":
+        python = os.environ.get("TEST_PYTHON") or "python3"
+        return f"{python} - <<'{HEREDOC}'\n{block.body}\n{HEREDOC}"
+    if block.lang == "js":
+        return f"node --input-type=module - <<'{HEREDOC}'\n{block.body}\n{HEREDOC}"
+    if block.lang == "ts":
+        # Beside the TypeScript client, whose files its imports name.
+        script = os.path.join(TYPESCRIPT, f".guide-example-{number}.ts")
+        with open(script, "w") as f:
+            f.write(block.body + "\n")
+        return f"(cd {TYPESCRIPT} && npx tsx {os.path.basename(script)}; status=$?; rm -f {os.path.basename(script)}; exit $status)"
+    # rust: a crate of its own per block, one target directory for them all.
+    if block.manifest is None:
+        sys.exit(f"{block.where}: a rust block needs a ```toml block of [dependencies] before it")
+    crate = os.path.join(ROOT, "target", "guide-examples", f"example-{number}")
+    os.makedirs(os.path.join(crate, "src"), exist_ok=True)
+    with open(os.path.join(crate, "Cargo.toml"), "w") as f:
+        f.write(f'[package]\nname = "guide-example-{number}"\nversion = "0.0.0"\nedition = "2024"\n'
+                f'publish = false\n\n[workspace]\n\n{block.manifest}\n')
+    with open(os.path.join(crate, "src", "main.rs"), "w") as f:
+        f.write(block.body + "\n")
+    target = os.path.join(ROOT, "target", "guide-examples", "target")
+    return (f"CARGO_TARGET_DIR={target} cargo run --quiet --manifest-path {crate}/Cargo.toml "
+            f"2> >(grep -v '^\\s*\\(Compiling\\|Finished\\|Running\\|Locking\\|Adding\\|Downloaded\\|Downloading\\)' >&2)")
+
+
+def script_for(runnable, known):
+    """One bash script: each block, then a marker line with its number."""
+    parts = ["set -e -o pipefail"]
+    for number, block in enumerate(runnable):
+        parts.append(command_for(block, number, known))
         parts.append(f"printf '\\n{MARK} {number}\\n'")
     return "\n".join(parts) + "\n"
 
 
-def main():
-    readme = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "README.md")
-    found = blocks(open(readme, encoding="utf-8").read())
+def collect(paths):
+    """The blocks to run, in order, and the output each must show."""
     runnable, expected = [], {}
-    for i, (lang, body, line, skipped) in enumerate(found):
-        if lang != "sh" or skipped:
-            continue
-        if i + 1 < len(found) and found[i + 1][0] == "json":
-            expected[len(runnable)] = (found[i + 1][1], found[i + 1][2])
-        runnable.append((body, line))
+    for path in paths:
+        name = os.path.relpath(path, ROOT)
+        found = blocks(open(path, encoding="utf-8").read())
+        manifest = None
+        for i, (lang, body, line, skipped) in enumerate(found):
+            if lang == "toml" and "[dependencies]" in body:
+                manifest = body
+            if lang not in RUNNABLE or skipped:
+                continue
+            if i + 1 < len(found) and found[i + 1][0] == "json":
+                expected[len(runnable)] = (found[i + 1][1], f"{name}:{found[i + 1][2]}")
+            runnable.append(Block(f"{name}:{line}", lang, body, manifest if lang == "rust" else None))
+        # The test sets LENDHUB_DATA_DIR for the server; a reader never does,
+        # so a block that reads it would work here and fail for them.
+        for block in runnable:
+            if re.search(r"\$\{?LENDHUB_DATA_DIR\b", block.body):
+                sys.exit(f"{block.where}: the block reads $LENDHUB_DATA_DIR, which a reader never sets")
+        unmarked = [f"{name}:{line}" for lang, _, line, skipped in found
+                    if lang in ("console", "bash", "shell", "py", "javascript", "typescript")]
+        if unmarked:
+            sys.exit(f"{unmarked[0]}: name a code block sh, python, js, ts or rust so that it runs")
+    return runnable, expected
 
-    # The test sets LENDHUB_DATA_DIR for the server; a reader never does, so a
-    # block that reads it would work here and fail for them.
-    for body, line in runnable:
-        if re.search(r"\$\{?LENDHUB_DATA_DIR\b", body):
-            sys.exit(f"{readme}:{line}: the block reads $LENDHUB_DATA_DIR, which a reader never sets")
+
+def main():
+    paths = [os.path.abspath(p) for p in sys.argv[1:]] or documents()
+    runnable, expected = collect(paths)
 
     data = tempfile.mkdtemp(prefix="lendhub-readme-")
     env = dict(os.environ, LENDHUB_DATA_DIR=data, LENDHUB_WEBHOOKS__HTTPS_ONLY="false",
@@ -224,16 +302,19 @@ def main():
         env.pop(name, None)
     server, credentials = start_server(env)
     failures = []
+    bash = None
     try:
         env.update(credentials)
         with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+            # Its own process group: receivers a block starts in the
+            # background go when the run ends.
             bash = subprocess.Popen(["bash", "-c", script_for(runnable, credentials)], cwd=ROOT,
-                                    env=env, text=True, stdin=subprocess.DEVNULL, stdout=out, stderr=err)
+                                    env=env, text=True, stdin=subprocess.DEVNULL, stdout=out,
+                                    stderr=err, start_new_session=True)
             try:
-                returncode = bash.wait(timeout=300)
+                returncode = bash.wait(timeout=900)
             except subprocess.TimeoutExpired:
-                bash.kill()
-                returncode = "killed after 300 s"
+                returncode = "killed after 900 s"
             out.seek(0)
             err.seek(0)
             stdout, stderr = out.read(), err.read()
@@ -246,29 +327,34 @@ def main():
                 current = []
             else:
                 current.append(text)
-        for number, (body, line) in enumerate(runnable):
+        for number, block in enumerate(runnable):
             if number not in done:
-                failures.append(f"README.md:{line}: the block failed (exit {returncode}):\n"
+                failures.append(f"{block.where}: the block failed (exit {returncode}):\n"
                                 f"{chr(10).join(current)[-2000:]}\n{stderr[-2000:]}")
                 break
             if number not in expected:
                 continue
-            shown, shown_line = expected[number]
+            shown, shown_at = expected[number]
             try:
                 want, got = json_values(shown), json_values(outputs[number])
             except json.JSONDecodeError as e:
-                failures.append(f"README.md:{shown_line}: not JSON ({e}); the block printed:\n{outputs[number][:2000]}")
+                failures.append(f"{shown_at}: not JSON ({e}); the block printed:\n{outputs[number][:2000]}")
                 continue
             if len(want) != len(got):
-                failures.append(f"README.md:{shown_line}: the README shows {len(want)} JSON values, "
+                failures.append(f"{shown_at}: the page shows {len(want)} JSON values, "
                                 f"the block printed {len(got)}:\n{outputs[number][:2000]}")
                 continue
             for w, g in zip(want, got):
                 problem = mismatch(w, g)
                 if problem:
-                    failures.append(f"README.md:{shown_line}: {problem}\n  printed: {json.dumps(g)[:1500]}")
+                    failures.append(f"{shown_at}: {problem}\n  printed: {json.dumps(g)[:1500]}")
                     break
     finally:
+        if bash is not None:
+            try:
+                os.killpg(bash.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
         server.send_signal(signal.SIGTERM)
         try:
             server.wait(timeout=30)
@@ -278,8 +364,9 @@ def main():
     checked = len(expected)
     if failures:
         print("\n\n".join(failures))
-    print(f"readme-test: {len(runnable)} blocks run; each count below is of shown outputs")
-    print(f"readme: {max(0, checked - len(failures))} passed, {len(failures)} failed")
+    print(f"readme-test: {len(runnable)} blocks run in {len(paths)} documents; "
+          "each count below is of shown outputs")
+    print(f"examples: {max(0, checked - len(failures))} passed, {len(failures)} failed")
     sys.exit(1 if failures else 0)
 
 

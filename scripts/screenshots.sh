@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates docs/screenshots/{page}-{375,1280}.png (issue #51 item 6): the
+# Regenerates docs/guide/src/screenshots/{page}-{375,1280}.png (issue #51 item 6): the
 # browser walks through the hosted journey, the pay page, the dashboard, the
 # operations console and the status page, run with SCREENSHOTS set, save
 # each page they check (tests/pagecheck.py) at a phone's width and a wide
@@ -8,7 +8,7 @@
 # build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export SCREENSHOTS="$PWD/docs/screenshots"
+export SCREENSHOTS="$PWD/docs/guide/src/screenshots"
 export TEST_PYTHON="${TEST_PYTHON:-$PWD/.venv/bin/python}"
 export CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS=true
 export CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true

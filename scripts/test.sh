@@ -128,6 +128,10 @@ trap 'wait "$downloads" 2>/dev/null; rm -f "$downloads_log"' EXIT
 command -v cargo-machete >/dev/null || cargo install --quiet --locked --debug cargo-machete@0.9.2
 command -v cargo-deny >/dev/null || cargo install --quiet --locked --debug cargo-deny@0.18.9
 command -v cargo-fuzz >/dev/null || cargo install --quiet --locked --debug cargo-fuzz@0.13.1
+# mdBook, which builds the guide (docs/guide); without the features the
+# build does not use (a local server, file watching, search).
+command -v mdbook >/dev/null && [[ $(mdbook --version) == "mdbook v0.5.4" ]] ||
+    cargo install --quiet --locked --debug --no-default-features mdbook@0.5.4
 
 phase "formatting, lints, unused and disallowed dependencies"
 cargo fmt --all -- --check
@@ -188,11 +192,16 @@ done
 "$TEST_PYTHON" -m openapi_spec_validator docs/openapi/sandbox.json
 "$TEST_PYTHON" -m openapi_spec_validator docs/openapi/partner.json
 "$TEST_PYTHON" -m openapi_spec_validator docs/openapi/public.json
-# The README, followed literally: every sh block against a fresh server of the
-# release binary the README tells newcomers to build, as the tests built it
-# (`cargo build --bin lendhub` alone resolves features without the tests'
-# dev-dependencies and would build much of the graph again).
-phase "the README's examples, run as written"
+# The guide builds with mdBook (its links were checked by the tests above:
+# `lendhub-docs`'s link check renders the same sources).
+phase "the guide, built with mdBook"
+mdbook build docs/guide
+# The README and the guide, followed literally: every code block against a
+# fresh server of the release binary the README tells newcomers to build, as
+# the tests built it (`cargo build --bin lendhub` alone resolves features
+# without the tests' dev-dependencies and would build much of the graph
+# again).
+phase "the README's and the guide's examples, run as written"
 [[ -x target/release/lendhub ]] || { echo "the tests built no target/release/lendhub" >&2; exit 1; }
 "$TEST_PYTHON" scripts/readme_test.py
 # Schema fuzzing (issue #19): every served OpenAPI document against a fresh

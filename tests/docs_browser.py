@@ -49,9 +49,15 @@ def main():
             context.close()
         context = browser.new_context(java_script_enabled=False)
         page = context.new_page()
-        page.goto(f"{base}/docs/guides/sandbox-walk-through")
+        page.goto(f"{base}/docs/guide/sandbox-api.html")
         out["guide"] = {"heading": page.locator("#guide h1").inner_text(),
                         "code_blocks": page.locator("#guide pre").count()}
+        # A chapter with screenshots: each image loads under the page's policy.
+        page.goto(f"{base}/docs/guide/dashboard.html")
+        out["guide_images"] = page.eval_on_selector_all(
+            "#guide img", "els => els.map(e => ({src: e.getAttribute('src'), loaded: e.complete && e.naturalWidth > 0}))")
+        page.click("a[rel=next]")
+        out["guide_next"] = page.locator("#guide h1").inner_text()
         context.close()
         browser.close()
     print(json.dumps(out))

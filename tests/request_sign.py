@@ -1,4 +1,4 @@
-"""Signs a lendhub request as docs/request-signing.md describes, with the
+"""Signs a lendhub request as docs/guide/src/request-signing.md describes, with the
 `cryptography` package's Ed25519 (an implementation independent of ours).
 
 MODE=keygen prints {"private_pem", "public_pem"}.

@@ -1,17 +1,16 @@
-//! The API reference at `{base_url}/docs` (issue #18): each OpenAPI document
-//! lendhub serves, rendered in the browser by Redoc (served from the binary:
-//! no CDN, no request leaves the page's origin), beside the README's
-//! walk-throughs as guides.
+//! The documentation at `{base_url}/docs`: each OpenAPI document lendhub
+//! serves, rendered in the browser by Redoc (issue #18; served from the
+//! binary: no CDN, no request leaves the page's origin), beside the guide at
+//! `/docs/guide/` (issue #49).
 
-mod guides;
+mod guide;
+mod moved;
 mod pages;
 
 use std::sync::{Arc, OnceLock};
 
 use axum::Router;
 use axum::routing::get;
-
-pub use guides::{Guide, guides};
 
 /// One reference: an OpenAPI document and how it is introduced.
 pub struct Reference {
@@ -48,17 +47,23 @@ impl Reference {
 
 pub(crate) struct Docs {
     pub references: Vec<Reference>,
-    pub guides: Vec<Guide>,
+    pub guide: guide::Book,
 }
 
 /// The routes under `/docs`, on the hub's listener.
-pub fn router(references: Vec<Reference>, guides: Vec<Guide>) -> Router {
-    let docs = Arc::new(Docs { references, guides });
+pub fn router(references: Vec<Reference>) -> Router {
+    let docs = Arc::new(Docs {
+        references,
+        guide: guide::Book::load(),
+    });
     Router::new()
         .route("/docs", get(pages::index))
         .route("/docs/reference/{key}", get(pages::reference))
         .route("/docs/openapi/{file}", get(pages::document))
-        .route("/docs/guides/{slug}", get(pages::guide))
+        .route("/docs/guide", get(pages::guide_root))
+        .route("/docs/guide/", get(pages::guide_index))
+        .route("/docs/guide/{*path}", get(pages::guide_file))
+        .route("/docs/guides/{slug}", get(pages::moved_guide))
         .route("/docs/assets/redoc.standalone.js", get(pages::redoc))
         .route("/docs/assets/docs.js", get(pages::script))
         .with_state(docs)

@@ -1,6 +1,6 @@
 //! The pages under `/docs`. Redoc renders in the browser, so the reference
 //! pages allow this origin's scripts and Redoc's inline styles and blob
-//! workers; the guides and the index run no script at all.
+//! workers; the guide and the index run no script at all.
 
 use std::sync::Arc;
 
@@ -10,12 +10,16 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use lendhub_http::problem::{OwnBody, Problem};
 
-use crate::Docs;
+use crate::guide::Contents;
+use crate::{Docs, moved};
 
 const REDOC: &[u8] = include_bytes!("../assets/redoc.standalone.js");
 const SCRIPT: &str = include_str!("../assets/docs.js");
 
 const STRICT: &str = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'";
+/// The guide's pages: no script, and the guide's own images.
+const GUIDE_POLICY: &str =
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; frame-ancestors 'none'";
 /// What Redoc needs: its module from this origin, inline styles (it styles
 /// with styled-components), blob workers (search), and the document by fetch.
 const REDOC_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
@@ -30,7 +34,7 @@ fn nav(docs: &Docs) -> Vec<(&'static str, &'static str)> {
 struct Index<'a> {
     nav: Vec<(&'static str, &'static str)>,
     references: &'a [crate::Reference],
-    guides: Vec<(&'static str, &'static str)>,
+    chapters: Vec<(&'a str, &'a str)>,
 }
 
 #[derive(Template)]
@@ -41,12 +45,21 @@ struct ReferencePage {
     title: &'static str,
 }
 
+/// A side-bar line: a part's title, or a chapter (title, page, current).
+enum Line<'a> {
+    Part(&'a str),
+    Chapter(&'a str, &'a str, bool),
+}
+
 #[derive(Template)]
-#[template(path = "guide.html")]
-struct GuidePage<'a> {
+#[template(path = "chapter.html")]
+struct ChapterPage<'a> {
     nav: Vec<(&'static str, &'static str)>,
-    title: &'static str,
+    title: &'a str,
+    contents: Vec<Line<'a>>,
     html: &'a str,
+    previous: Option<(&'a str, &'a str)>,
+    next: Option<(&'a str, &'a str)>,
 }
 
 fn html(page: &impl Template, policy: &'static str) -> Response {
@@ -67,6 +80,15 @@ fn html(page: &impl Template, policy: &'static str) -> Response {
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(policy),
     );
+    nosniff(response)
+}
+
+/// Every page and file under `/docs` is what its type says, never sniffed.
+fn nosniff(mut response: Response) -> Response {
+    response.headers_mut().insert(
+        header::X_CONTENT_TYPE_OPTIONS,
+        HeaderValue::from_static("nosniff"),
+    );
     response
 }
 
@@ -85,7 +107,12 @@ pub async fn index(State(docs): State<Arc<Docs>>) -> Response {
         &Index {
             nav: nav(&docs),
             references: &docs.references,
-            guides: docs.guides.iter().map(|g| (g.slug, g.title)).collect(),
+            chapters: docs
+                .guide
+                .chapters
+                .iter()
+                .map(|c| (c.page.as_str(), c.title.as_str()))
+                .collect(),
         },
         STRICT,
     )
@@ -121,19 +148,94 @@ pub async fn document(State(docs): State<Arc<Docs>>, Path(file): Path<String>) -
     }
 }
 
-/// `GET /docs/guides/{slug}`
-pub async fn guide(State(docs): State<Arc<Docs>>, Path(slug): Path<String>) -> Response {
-    match docs.guides.iter().find(|g| g.slug == slug) {
-        Some(g) => html(
-            &GuidePage {
-                nav: nav(&docs),
-                title: g.title,
-                html: &g.html,
-            },
-            STRICT,
-        ),
-        None => not_found("guide"),
+/// `GET /docs/guide`: the guide's pages link to each other relatively, so
+/// they are read under the folder's address.
+pub async fn guide_root() -> Response {
+    (
+        StatusCode::PERMANENT_REDIRECT,
+        [(header::LOCATION, "/docs/guide/")],
+    )
+        .into_response()
+}
+
+/// `GET /docs/guide/`: the first chapter.
+pub async fn guide_index(State(docs): State<Arc<Docs>>) -> Response {
+    match docs.guide.chapters.first() {
+        Some(first) => chapter(&docs, &first.page.clone()),
+        None => not_found("chapter"),
     }
+}
+
+/// `GET /docs/guide/{page}.html`, or an image a chapter shows.
+pub async fn guide_file(State(docs): State<Arc<Docs>>, Path(path): Path<String>) -> Response {
+    if path.ends_with(".html") {
+        return chapter(&docs, &path);
+    }
+    match docs.guide.asset(&path) {
+        Some((media, bytes)) => {
+            let mut response = (
+                [
+                    (header::CONTENT_TYPE, media),
+                    // The binary's version is the image's.
+                    (header::CACHE_CONTROL, "public, max-age=3600"),
+                ],
+                bytes,
+            )
+                .into_response();
+            response.extensions_mut().insert(OwnBody);
+            nosniff(response)
+        }
+        None => not_found("page of the guide"),
+    }
+}
+
+/// `GET /docs/guides/{slug}`: a README walk-through that became a chapter,
+/// served as that chapter until its sunset, saying so.
+pub async fn moved_guide(State(docs): State<Arc<Docs>>, Path(slug): Path<String>) -> Response {
+    let Some((_, page)) = moved::GUIDES.iter().find(|(old, _)| *old == slug) else {
+        return not_found("guide");
+    };
+    let mut response = chapter(&docs, page);
+    let headers = response.headers_mut();
+    headers.insert("deprecation", HeaderValue::from_static(moved::DEPRECATION));
+    headers.insert("sunset", HeaderValue::from_static(moved::SUNSET));
+    if let Ok(link) = HeaderValue::from_str(&moved::link(page)) {
+        headers.insert(header::LINK, link);
+    }
+    response
+}
+
+fn chapter(docs: &Docs, page: &str) -> Response {
+    let book = &docs.guide;
+    let Some((at, chapter)) = book.chapter(page) else {
+        return not_found("page of the guide");
+    };
+    let neighbour = |i: Option<usize>| {
+        i.and_then(|i| book.chapters.get(i))
+            .map(|c| (c.page.as_str(), c.title.as_str()))
+    };
+    let contents = book
+        .contents
+        .iter()
+        .filter_map(|entry| match entry {
+            Contents::Part(title) => Some(Line::Part(title)),
+            Contents::Chapter(i) => book
+                .chapters
+                .get(*i)
+                .map(|c| Line::Chapter(&c.title, &c.page, *i == at)),
+        })
+        .collect();
+    html(
+        &ChapterPage {
+            nav: nav(docs),
+            title: &chapter.title,
+            contents,
+            html: &chapter.rendered().html,
+            previous: neighbour(at.checked_sub(1)),
+            next: neighbour(Some(at + 1)),
+        },
+        GUIDE_POLICY,
+    )
 }
 
 fn asset(body: impl IntoResponse) -> Response {
@@ -148,7 +250,7 @@ fn asset(body: impl IntoResponse) -> Response {
         header::CACHE_CONTROL,
         HeaderValue::from_static("public, max-age=3600"),
     );
-    response
+    nosniff(response)
 }
 
 /// `GET /docs/assets/redoc.standalone.js`: Redoc 2.5.4 (MIT, `assets/redoc.LICENSE`).

@@ -1,6 +1,6 @@
 //! The counterparties the hub reaches beyond its own database, one trait
 //! each, with the built-in deterministic simulator as the default adapter
-//! (`docs/simulators.md` lists their magic values).
+//! (`docs/guide/src/simulators.md` lists their magic values).
 
 mod account_information;
 mod companies_house;
@@ -163,7 +163,7 @@ pub trait AccountInformation: Send + Sync {
     ) -> Result<ConnectedAccount, ReadRefused>;
 }
 
-/// The built-in test banks (`docs/simulators.md`).
+/// The built-in test banks (`docs/guide/src/simulators.md`).
 pub struct SyntheticBanks;
 
 /// The test banks and what their accounts show.

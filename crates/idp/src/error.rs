@@ -1,6 +1,6 @@
 //! Every way the identity provider says no, with its stable code, status and
 //! form, in one place (seed 001, Errors → Other error forms;
-//! docs/idp-errors.md lists them). There are four forms, chosen by who is
+//! docs/guide/src/idp-errors.md lists them). There are four forms, chosen by who is
 //! listening:
 //!
 //! - a **page** for the person in the browser, when there is no safe place to

@@ -40,8 +40,10 @@ impl std::error::Error for Invalid {}
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Listener {
+    /// The address it listens on. Port `0` picks a free port.
     pub addr: SocketAddr,
-    /// Defaults to `http://<addr>`.
+    /// Its public base URL, as clients reach it behind a load balancer or
+    /// TLS terminator. Unset: `http://<bound address>`.
     pub public_url: Option<url::Url>,
 }
 
@@ -64,33 +66,39 @@ impl Listener {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Sandbox {
+    /// Sandbox listener address. Port `0` picks a free port.
     pub addr: SocketAddr,
+    /// The sandbox's public base URL, shown at start-up.
     pub public_url: Option<url::Url>,
-    /// Access-token lifetime.
+    /// Access-token lifetime. Must be positive.
     pub token_ttl_seconds: i64,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Webhooks {
+    /// When `false`, `http://` endpoint URLs are allowed too (for development).
     pub https_only: bool,
-    /// CIDRs webhooks may reach although private or loopback (development and tests).
+    /// CIDRs that webhooks may reach even though they are private or loopback,
+    /// e.g. `127.0.0.0/8`. Takes a TOML list or a comma-separated string.
     #[serde(deserialize_with = "cidr_list")]
     pub allow_private_networks: Vec<IpNet>,
-    /// How long a worker's claim on a delivery lasts before another may take
-    /// it over (a crashed worker's claims). Must exceed the 10 s delivery timeout
-    /// when several instances share the outbox.
+    /// How long a delivery worker's claim on a delivery lasts, in real seconds,
+    /// before another worker may take it over (this matters only if a worker
+    /// dies mid-attempt). Must be positive. When several instances share the
+    /// outbox, keep it above the 10 s delivery timeout.
     pub lease_seconds: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Limits {
-    /// A Valkey or Redis server (`redis://host:6379/0`, `rediss://` for TLS)
-    /// where every instance keeps the partner ring's token buckets and
-    /// concurrency caps and the public ring's per-address window, so that
-    /// they hold across instances. Unset (the default): each instance keeps
-    /// its own, which is exact for one instance.
+    /// A Valkey or Redis server (`redis://host:6379/0`) where every instance
+    /// keeps the partner ring's token buckets and concurrency caps and the
+    /// public ring's per-address window, so they hold across instances; unset,
+    /// each instance keeps its own (exact for one instance). If the server does
+    /// not answer within 250 ms, an instance decides alone for that request.
+    /// [deployment.md](deployment.md) measures what it costs.
     pub shared_url: Option<Secret<String>>,
 }
 
@@ -124,20 +132,21 @@ impl Config {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Connections {
-    /// How long a client has to send a request's whole head (request line
-    /// and headers), from the connection's opening or from the first byte
-    /// of the head; past it the connection is closed.
+    /// Every listener: how long a client has to send a request's whole head
+    /// (request line and headers), from the connection's opening or from the
+    /// head's first byte; past it the connection is closed.
     pub header_read_timeout_ms: u64,
     /// How long a kept-alive connection may wait between requests, with
     /// nothing in flight and no byte arriving. Longer than the 60 s idle
     /// timeout of the usual load balancers, so a balancer never sends a
     /// request down a connection this end is closing.
     pub idle_timeout_ms: u64,
-    /// Connections each listener holds at once; the next is accepted only
-    /// when one closes (it waits in the kernel's backlog meanwhile).
+    /// Connections each listener holds at once; the next is accepted only when
+    /// one closes (it waits in the kernel's backlog meanwhile, unanswered).
     pub max_per_listener: usize,
-    /// The largest request head (request line and headers) in bytes, 8192
-    /// at least; a larger one is answered 431 and the connection closed.
+    /// The largest request head, 8192 at least; a larger one is answered `431`
+    /// (by hyper, before any route runs: no JSON envelope) and the connection
+    /// closed. See [deployment.md](deployment.md#configuration).
     pub max_header_bytes: usize,
 }
 
@@ -174,31 +183,40 @@ impl Default for ReadCaches {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Secrets {
-    /// Base64 of 32 random bytes. Unset: generated once into `<data_dir>/master.key`.
+    /// Base64 of exactly 32 bytes. If unset, a key is generated once into
+    /// `<data_dir>/master.key` (mode 0600) and reused. Set it explicitly, the
+    /// same on every instance, when several instances share a database: an
+    /// instance whose key differs from the one the database was set up with
+    /// refuses to start.
     pub master_key: Option<Secret<String>>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Database {
-    /// `postgres://…` selects PostgreSQL (several instances may share it);
-    /// unset, the embedded SQLite database in `data_dir` is used. It may
-    /// carry a password, so it is a `Secret`.
+    /// A `postgres://` URL selects PostgreSQL (several instances may share it;
+    /// see [deployment.md](deployment.md)). Unset: the embedded SQLite database
+    /// in `data_dir`. Never logged. `sslmode=require` is refused (no TLS to the
+    /// database yet). A multi-host URL with `target_session_attrs=read-write`
+    /// (`postgres://u@db-a,db-b/lendhub?target_session_attrs=read-write`)
+    /// follows a failover by itself; see the tested set-up in
+    /// [deployment.md](deployment.md). `LENDHUB_DATABASE_URL` sets it too.
     pub url: Option<Secret<String>>,
-    /// PostgreSQL connections per instance.
+    /// PostgreSQL connections per instance. At least 2.
     pub pool_size: usize,
-    /// Connecting, or waiting for a free connection, gives up after this and
-    /// the request answers 503.
+    /// PostgreSQL: connecting or waiting for a free connection gives up after
+    /// this, and the request answers `503 service_unavailable`.
     pub timeout_ms: u64,
-    /// The server cancels a statement running longer than this.
+    /// PostgreSQL: the server cancels a statement running longer than this (the
+    /// request answers 503).
     pub statement_timeout_ms: u64,
 }
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Mcp {
-    /// Browser origins the partner MCP endpoint accepts in `Origin` (requests
-    /// without `Origin` are server-to-server and always accepted).
+    /// Browser origins the partner MCP endpoint accepts in `Origin`; requests
+    /// without `Origin` are always accepted. List or comma-separated string.
     #[serde(deserialize_with = "string_list")]
     pub allowed_origins: Vec<String>,
 }
@@ -206,7 +224,9 @@ pub struct Mcp {
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RestTier {
-    /// The hub's planned REST tier answers 503 on every path until this is on.
+    /// The REST tier (`/partner/v1`, and its test environment `/sandbox/v1`)
+    /// answers 503 on every path while this is off; on, every path the hub
+    /// document plans is live.
     pub enabled: bool,
     /// A newer download of GOV.UK's `bank-holidays.json` than the copy in
     /// the binary, for the statements' invoice dates (its England and
@@ -239,12 +259,14 @@ impl RestTier {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct StatusPage {
+    /// The status page's listener.
     pub addr: SocketAddr,
-    /// Defaults to `http://<addr>`.
+    /// `{status_url}`: the page's links, feed ids and `summary.json`'s
+    /// `page.url`.
     pub public_url: Option<url::Url>,
     /// The name the page and `summary.json` carry.
     pub name: String,
-    /// Seconds between probe rounds; 0 probes only when asked (tests).
+    /// Seconds between probe rounds; `0` probes only when asked (the tests).
     pub probe_interval_seconds: u64,
     /// A probe that takes longer than this has failed.
     pub probe_timeout_ms: u64,
@@ -274,8 +296,10 @@ impl StatusPage {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Public {
-    /// Proxies whose `X-Forwarded-For` is believed (CIDRs); empty: the
-    /// socket peer is the client.
+    /// CIDRs of proxies whose `X-Forwarded-For` is believed for the client
+    /// address: the public ring's per-address window, the REST tier's buckets
+    /// for callers without a credential, and the identity provider's sign-in
+    /// throttle.
     #[serde(deserialize_with = "cidr_list")]
     pub trusted_proxies: Vec<IpNet>,
     /// Browser origins that may post enquiries (sites embedding the support
@@ -284,10 +308,14 @@ pub struct Public {
     pub enquiry_origins: Vec<String>,
     /// Requests per window per client address (the seed: 60 per 60 s).
     pub rate_limit_requests: u32,
+    /// The fixed window's length.
     pub rate_limit_window_seconds: u32,
-    /// A pricing configuration replacing the shipped one (JSON).
+    /// A pricing configuration (JSON, the shape of `GET
+    /// /public/v1/config/pricing`) replacing the shipped
+    /// `crates/hub/data/pricing.json`. Validated at start-up.
     pub pricing_file: Option<PathBuf>,
-    /// Whether `GET /public/v1/slice/billers` answers.
+    /// Whether `GET /public/v1/slice/billers` answers (off: `403
+    /// capability_denied`).
     pub slice_billers: bool,
 }
 
@@ -307,7 +335,7 @@ impl Default for Public {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Enquiries {
-    /// Where enquiries without a department (or one without an inbox) go.
+    /// Where enquiries without a department (or without a department inbox) go.
     pub default_inbox: String,
     /// Per department: `support`, `payments`, `hardship`, `complaints`.
     pub inboxes: std::collections::BTreeMap<String, String>,
@@ -325,7 +353,9 @@ impl Default for Enquiries {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Log {
-    /// A tracing filter, e.g. `info` or `lendhub=debug,info`.
+    /// A `tracing` filter, e.g. `info` or `lendhub=debug,info`. A bare word
+    /// must be a level (`off`, `error`, `warn`, `info`, `debug`, `trace`); a
+    /// target is written `target=level`. Anything else stops start-up (exit 2).
     pub level: String,
 }
 
@@ -339,17 +369,28 @@ pub struct Overrides {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    /// Holds the SQLite database (`lendhub.db`, plus its `-wal`/`-shm` files)
+    /// and, unless `secrets.master_key` is set, `master.key`. Created on start.
     pub data_dir: PathBuf,
     pub database: Database,
     pub sandbox: Sandbox,
+    /// The hub's listener: the partner ring (`/partner/v1`, `/sandbox/v1`),
+    /// the public ring, the hosted journey, the dashboard and `/docs`. Its
+    /// `public_url` is the issuer of partner tokens (their audience is
+    /// `<public_url>/partner/v1`) and the base of every link lendhub sends:
+    /// the same on every instance.
     pub hub: Listener,
     pub rest_tier: RestTier,
     pub mcp: Mcp,
     pub public: Public,
     pub smtp: lendhub_mail::SmtpSettings,
     pub enquiries: Enquiries,
+    /// The identity provider's listener. Its `public_url` is the issuer (`iss`
+    /// of ID tokens, the base of every endpoint in discovery): the same on
+    /// every instance. Its cookies are `Secure` when it is `https://`.
     pub sso: Listener,
-    /// Prometheus metrics and health for operators, off the partner-facing port.
+    /// Prometheus metrics (`/metrics`) and health (`/healthz`) for operators,
+    /// off the partner-facing ports; its `public_url` is not used.
     pub ops: Listener,
     pub status: StatusPage,
     pub webhooks: Webhooks,
@@ -412,7 +453,7 @@ impl Lender {
     }
 }
 
-/// The credit model's weekly monitoring (docs/model-card.md,
+/// The credit model's weekly monitoring (docs/guide/src/model-card.md,
 /// "Monitoring").
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -436,7 +477,7 @@ impl Default for ModelMonitoring {
 }
 
 /// Daily reconciliation of the lender's bank accounts against the ledger
-/// (docs/ledger.md).
+/// (docs/guide/src/ledger.md).
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Reconciliation {
@@ -453,7 +494,7 @@ impl Default for Reconciliation {
 
 /// Who the hub reaches beyond its database, for each environment: a real
 /// service's URL and credentials, or (unset) the embedded model server
-/// speaking the same protocol (docs/counterparties.md).
+/// speaking the same protocol (docs/guide/src/counterparties.md).
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Counterparties {
@@ -530,12 +571,14 @@ pub struct FundingAccount {
 }
 
 /// A service over one of lendhub's own JSON APIs (person checks, credit
-/// reports: docs/counterparties.md), reached at `url` with `api_key` as a
+/// reports: docs/guide/src/counterparties.md), reached at `url` with `api_key` as a
 /// bearer token; no URL, the embedded model server.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct KeyedService {
+    /// The provider's base URL. Unset: the embedded model server.
     pub url: Option<String>,
+    /// Sent as a bearer token with every request.
     pub api_key: Option<Secret<String>>,
     /// Each request gives up after this and the request answers 503.
     pub timeout_ms: u64,
@@ -556,6 +599,8 @@ impl Default for KeyedService {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct OpenBanking {
+    /// The banks, each under an id of your choosing (the `bank` an
+    /// applicant picks). None: the embedded model bank.
     pub banks: std::collections::BTreeMap<String, Bank>,
     /// Each request to a bank gives up after this.
     pub timeout_ms: u64,
@@ -614,6 +659,7 @@ pub struct Bank {
     pub discovery_url: String,
     /// e.g. `https://bank.example/open-banking/v3.1` (`aisp/`, `pisp/` below it).
     pub api_base_url: String,
+    /// lendhub's client id at the bank, from its dynamic client registration.
     pub client_id: String,
     /// `client_secret_basic`.
     pub client_secret: Secret<String>,
@@ -624,7 +670,10 @@ pub struct Bank {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct CompanyRegister {
+    /// e.g. `https://api.company-information.service.gov.uk`. Unset: the
+    /// embedded model register.
     pub url: Option<String>,
+    /// The API key Companies House issued (HTTP Basic, as its API asks).
     pub api_key: Option<Secret<String>>,
     /// Each request gives up after this and the request answers 503.
     pub timeout_ms: u64,
@@ -842,6 +891,9 @@ impl Config {
         }
     }
 }
+
+#[cfg(test)]
+mod reference;
 
 #[cfg(test)]
 mod tests {

@@ -1,5 +1,5 @@
 //! The accept loop every listener runs, with the bounds `[connections]`
-//! sets (docs/deployment.md): a head that does not arrive in time, a
+//! sets (docs/guide/src/deployment.md): a head that does not arrive in time, a
 //! connection that sits idle, a head too large, and more connections than
 //! a listener holds at once. `axum::serve` sets none of them, so a client
 //! trickling one header line every few seconds, or opening thousands of

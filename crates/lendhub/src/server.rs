@@ -373,10 +373,7 @@ fn docs() -> Router {
             || json(lendhub_hub::public_openapi()),
         ),
     ];
-    lendhub_docs::router(
-        references,
-        lendhub_docs::guides(include_str!("../../../README.md")),
-    )
+    lendhub_docs::router(references)
 }
 
 /// Registers the hosted journey at the identity provider under its fixed

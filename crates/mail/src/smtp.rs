@@ -23,11 +23,16 @@ pub enum TlsMode {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SmtpSettings {
-    /// Unset: notifications wait in the outbox until one is configured.
+    /// The SMTP server for enquiry notifications. Unset: notifications wait in
+    /// the outbox.
     pub host: Option<String>,
+    /// The SMTP server's port.
     pub port: u16,
+    /// `none`, `starttls` (required, never downgraded) or `tls` (SMTPS).
     pub tls: TlsMode,
+    /// Set both or neither of `username` and `password`.
     pub username: Option<String>,
+    /// Set both or neither of `username` and `password`. Never logged.
     pub password: Option<Secret<String>>,
     /// The sender address of notifications.
     pub from: String,

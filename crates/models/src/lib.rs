@@ -5,7 +5,7 @@
 //! to the real services are the ones that talk to these (issue #46). `serve`
 //! embeds them where an environment names no real service;
 //! `lendhub simulate <kind>` runs one on its own. Each answers from the
-//! documented magic values (`docs/simulators.md`) and takes injected
+//! documented magic values (`docs/guide/src/simulators.md`) and takes injected
 //! failures through an admin endpoint under `/_model/`.
 
 pub mod bank;

@@ -258,7 +258,7 @@ pub struct ErrorEnvelope {
 
 #[derive(Serialize, ToSchema)]
 pub struct ErrorBody {
-    /// Stable machine-readable code; see docs/errors.md.
+    /// Stable machine-readable code; see /docs/guide/sandbox-errors.html.
     pub code: String,
     /// Human-readable; wording may change.
     pub message: String,

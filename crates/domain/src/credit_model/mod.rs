@@ -1,5 +1,5 @@
 //! The hub's credit model (issue #48): a scorecard trained by
-//! `scripts/credit_model.py` on a synthetic population (docs/model-card.md)
+//! `scripts/credit_model.py` on a synthetic population (docs/guide/src/model-card.md)
 //! and run here natively. The decision engine (`lending::underwriting`)
 //! applies the policy rules first, then scores the facts' features with
 //! the model; its probability of default sets the outcome through the

@@ -2,7 +2,7 @@
 //! lender and for each loan, transfers of balanced postings that cannot
 //! be made unbalanced, two-phase transfers for what a rail carries, and
 //! the balances, trial balance and loan positions the transfers imply.
-//! docs/ledger.md is the operator's and the finance team's reading of it.
+//! docs/guide/src/ledger.md is the operator's and the finance team's reading of it.
 
 pub mod book;
 pub mod chart;

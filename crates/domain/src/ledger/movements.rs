@@ -1,4 +1,4 @@
-//! Each money movement's postings (docs/ledger.md has them as a table).
+//! Each money movement's postings (docs/guide/src/ledger.md has them as a table).
 //! Movements a rail carries — a drawdown, a collection, a refund, a
 //! payout — are made `Pending` when the payment is sent, and posted or
 //! voided by the rail's answer; the rest post at once.

@@ -1,4 +1,4 @@
-//! Daily reconciliation (docs/ledger.md): what the bank's statement of
+//! Daily reconciliation (docs/guide/src/ledger.md): what the bank's statement of
 //! one of the lender's accounts shows for a day, against what the ledger
 //! posted to that account. Both sides key on the end-to-end id the money
 //! travelled under; the ledger records it on every transfer a rail

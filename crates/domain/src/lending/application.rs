@@ -1,6 +1,6 @@
 //! The REST tier's applications (hub seed, Resources → Application; States →
 //! Application): the create request's rules, and the state machine.
-//! `docs/state-machines.md` draws it.
+//! `docs/guide/src/state-machines.md` draws it.
 
 use std::collections::BTreeMap;
 
@@ -399,7 +399,7 @@ pub struct UnderwritingAct {
 }
 
 /// How long the test environment's simulated underwriter takes to settle a
-/// referral, on the owner's test clock (docs/simulators.md).
+/// referral, on the owner's test clock (docs/guide/src/simulators.md).
 pub const TEST_REVIEW_AFTER: Duration = Duration::hours(24);
 
 /// From signature to disbursement: the lender's pre-funding checks

@@ -3,7 +3,7 @@
 //! provider) and a company's credit report (a credit reference agency).
 //! A provider's own API is met by an adapter that speaks it; these shapes
 //! are what the built-in adapters send and the model servers answer
-//! (docs/counterparties.md, "Identity checks" and "Credit bureau").
+//! (docs/guide/src/counterparties.md, "Identity checks" and "Credit bureau").
 
 use serde::{Deserialize, Serialize};
 use time::Date;

@@ -82,7 +82,7 @@ pub enum NotTheApplicant {
 
 impl Applicant {
     /// Whether this person is the one the application is for (issue #44
-    /// item 6; docs/hosted-journey.md): the verified e-mail the partner
+    /// item 6; docs/guide/src/hosted-journey.md): the verified e-mail the partner
     /// named, compared without regard to case, or, when the partner named
     /// nobody (a `redirect_uri` was given instead), a company claim equal
     /// to the application's company.

@@ -3,7 +3,7 @@
 //! request's rules, and the outcome from what the person register says.
 //!
 //! The register itself is an adapter outside the domain; [`synthetic`] is the
-//! built-in one, whose magic values `docs/simulators.md` lists.
+//! built-in one, whose magic values `docs/guide/src/simulators.md` lists.
 
 use serde::{Deserialize, Serialize};
 use time::{Date, OffsetDateTime};
@@ -198,7 +198,7 @@ pub fn age_on(born: Date, today: Date) -> i32 {
     years
 }
 
-/// The built-in person register's magic values (`docs/simulators.md`): the
+/// The built-in person register's magic values (`docs/guide/src/simulators.md`): the
 /// last name decides the finding, case-insensitively; anyone else is
 /// matched, clear of sanctions and PEP lists, and a director of the company.
 pub const MAGIC_LAST_NAMES: [(&str, &str); 4] = [

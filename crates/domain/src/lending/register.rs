@@ -5,7 +5,7 @@
 //!
 //! A real register (Companies House) is reached through an adapter outside
 //! the domain; [`synthetic`] is the built-in, deterministic one whose
-//! magic numbers `docs/simulators.md` lists; [`companies_house`] reads
+//! magic numbers `docs/guide/src/simulators.md` lists; [`companies_house`] reads
 //! and writes the register's own shapes.
 
 use serde::Serialize;
@@ -139,7 +139,7 @@ pub fn well_formed(number: &str) -> bool {
         && (b[..2].iter().all(u8::is_ascii_digit) || b[..2].iter().all(u8::is_ascii_uppercase))
 }
 
-/// The built-in register's magic numbers (`docs/simulators.md`), each with
+/// The built-in register's magic numbers (`docs/guide/src/simulators.md`), each with
 /// the entity it resolves to.
 pub const MAGIC: [(&str, &str, EntityKind, Jurisdiction, RegisterStatus); 7] = {
     use EntityKind::*;

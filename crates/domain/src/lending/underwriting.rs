@@ -302,7 +302,7 @@ pub fn approve_referral(f: &Facts) -> Verdict {
     }
 }
 
-/// The test environment's simulated underwriter (docs/simulators.md):
+/// The test environment's simulated underwriter (docs/guide/src/simulators.md):
 /// approves a referral whose credit score is at least
 /// [`SIMULATED_APPROVAL_SCORE`] and whose directors' checks needed no
 /// review; declines the rest, for `director_risk` or `credit_adverse`.

@@ -1,4 +1,4 @@
-//! The model bank's test accounts (`docs/simulators.md`): what a test
+//! The model bank's test accounts (`docs/guide/src/simulators.md`): what a test
 //! payer may share on the model bank's consent page, each with the cash
 //! flow its transactions show. They are the test banks of earlier
 //! releases, now accounts at one bank read over the standard.

@@ -1,6 +1,6 @@
 //! Request signing for callers that move money (hub seed, Authentication §7:
 //! "callers that disburse funds must also sign the request body … the
-//! scheme: not shown"). The scheme, documented in docs/request-signing.md:
+//! scheme: not shown"). The scheme, documented in docs/guide/src/request-signing.md:
 //!
 //! ```text
 //! Service-Request-Signature: t=<unix seconds>,kid=<rsk_… key id>,ed25519=<base64url signature>
@@ -231,7 +231,7 @@ mod tests {
         );
     }
 
-    /// docs/request-signing.md's worked example verifies as documented.
+    /// docs/guide/src/request-signing.md's worked example verifies as documented.
     #[test]
     fn the_documented_example_verifies() {
         let public = parse_public_key("6kpsY+KcUgq+9VB7Ey7F+ZVHdq6+vnuSQh7qaRRG0iw=");

@@ -1,4 +1,4 @@
-//! The sandbox application and its state machine (see docs/state-machines.md).
+//! The sandbox application and its state machine (see docs/guide/src/state-machines.md).
 //!
 //! ```text
 //! create ─┬─> approved ──accept(bank_settle)──> funded ──repaid in full──> repaid

@@ -1,7 +1,7 @@
 //! Collections from a borrower by open-banking payment initiation, settling
 //! by Faster Payments (hub seed, Resources → Payment; States → Payment;
 //! issue #16): a payment link's payment and its state machine.
-//! `docs/state-machines.md` draws it.
+//! `docs/guide/src/state-machines.md` draws it.
 
 use serde::{Deserialize, Serialize};
 use time::{Date, Duration, OffsetDateTime};
@@ -146,7 +146,7 @@ pub struct Payment {
     #[serde(default)]
     pub refund_payout: Option<RefundPayout>,
     /// The collection's transfer in the double-entry ledger, from the
-    /// moment the payer's bank accepted it (docs/ledger.md).
+    /// moment the payer's bank accepted it (docs/guide/src/ledger.md).
     #[serde(default)]
     pub in_ledger: Option<InLedger>,
     /// Bumped by every change; a change commits only over the version it read.

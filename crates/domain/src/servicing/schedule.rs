@@ -1,7 +1,7 @@
 //! Payment schedules (hub seed, Resources → Payment and schedule; States →
 //! Schedule; issue #16): a partner's standing instruction to collect a
 //! fixed amount weekly or monthly from an account, each due date
-//! initiating a child payment. `docs/state-machines.md` draws it.
+//! initiating a child payment. `docs/guide/src/state-machines.md` draws it.
 
 use serde::{Deserialize, Serialize};
 use time::{Date, Duration, OffsetDateTime};

@@ -7,7 +7,7 @@
 //! `redirect_uri` with `application_id` appended.
 //!
 //! Each step runs the same code as the white-label call that drives it
-//! (docs/hosted-journey.md has the table), so the state machines, events and
+//! (docs/guide/src/hosted-journey.md has the table), so the state machines, events and
 //! webhooks are the REST tier's own. One handler file per page.
 
 mod accept;

@@ -1,4 +1,4 @@
-//! The ledger follows a collection's payment (docs/ledger.md). When the
+//! The ledger follows a collection's payment (docs/guide/src/ledger.md). When the
 //! payer's bank accepts the payment, the interest the loan has been charged
 //! so far is posted and the payment is held pending, set against what the
 //! loan owes less what other pending collections already take; when the

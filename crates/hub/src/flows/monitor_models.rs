@@ -173,7 +173,7 @@ fn operators_mail(week: Date, env: &EnvironmentReport, drift: &ModelDrift) -> (S
          Approval rate by partner that week:\n{partners}\n\
          The model keeps deciding. Review the week on the operations console \
          (/dashboard/operations) or with `lendhub models monitor --week {week}`; the model \
-         card (docs/model-card.md) says what it was trained on. The partners whose decisions \
+         card (docs/guide/src/model-card.md) says what it was trained on. The partners whose decisions \
          it scored were sent model.drift_detected.\n",
         decisions = drift.decisions,
     );

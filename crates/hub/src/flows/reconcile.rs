@@ -1,4 +1,4 @@
-//! Daily reconciliation (docs/ledger.md, "Reconciliation"): for a day, each
+//! Daily reconciliation (docs/guide/src/ledger.md, "Reconciliation"): for a day, each
 //! environment's bank statement of the lender's funding and collection
 //! accounts, read from its clearing bank as a ClearBank client reads it,
 //! against what the ledger posted to those accounts. Both sides key on the

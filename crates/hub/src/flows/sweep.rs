@@ -67,7 +67,7 @@ pub async fn review(
     let Some(decision) = cx.lending.hub_decision(&application.owner, id).await? else {
         return Ok(false);
     };
-    let note = "settled on the test clock a day after the referral (docs/simulators.md)";
+    let note = "settled on the test clock a day after the referral (docs/guide/src/simulators.md)";
     let books = Books {
         lending: cx.lending.as_ref(),
         commercial: cx.commercial.as_ref(),

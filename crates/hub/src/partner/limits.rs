@@ -3,7 +3,7 @@
 //! concurrent requests. Buckets live in this instance's memory, or, with
 //! `limits.shared_url`, in a Valkey/Redis server every instance shares
 //! (`crate::shared_limits`; without it N instances give a project N× its
-//! limit, see docs/deployment.md). Admission happens once the project is known — after client
+//! limit, see docs/guide/src/deployment.md). Admission happens once the project is known — after client
 //! authentication on the token plane, after token verification elsewhere —
 //! so nobody can spend another project's budget. Every response to an
 //! identified project carries the RateLimit headers.

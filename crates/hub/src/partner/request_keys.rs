@@ -1,4 +1,4 @@
-//! Request signing (docs/request-signing.md): the public keys partners
+//! Request signing (docs/guide/src/request-signing.md): the public keys partners
 //! register from the CLI, and the check a money-moving request must pass.
 
 use axum::http::HeaderMap;

@@ -99,7 +99,7 @@ pub struct EnquiryFields {
 #[utoipa::path(post, operation_id = "create_enquiry", path = "/enquiries", tag = "public",
     params(("Idempotency-Key" = Option<String>, Header, description = "optional; the same key and body answer the first 201 again")),
     request_body(content = EnquiryRequest, content_type = "application/json",
-        description = "`{form, dept?, fields}`: see docs/public-ring.md"),
+        description = "`{form, dept?, fields}`: see /docs/guide/public-ring.html"),
     responses((status = 201, description = "`{id: \"enq_…\", status: \"new\"}`"),
         (status = 400, description = "invalid_json, missing_content_type, unknown_field or idempotency_key_malformed"),
         (status = 409, description = "idempotency_key_reused or idempotency_key_in_progress"),

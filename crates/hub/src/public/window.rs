@@ -2,7 +2,7 @@
 //! address (seed: 60 per 60 seconds), on the injectable clock, kept in this
 //! instance's memory or, with `limits.shared_url`, in the Valkey/Redis
 //! server every instance shares (without it, N instances give an address up
-//! to N× the window; see docs/deployment.md). Every response carries the
+//! to N× the window; see docs/guide/src/deployment.md). Every response carries the
 //! RateLimit headers.
 
 use std::collections::HashMap;

@@ -1,6 +1,6 @@
 //! `lendhub ledger trial-balance [--json] [--as-of DATE]`: every ledger
 //! account's posted debits, credits and balance, and the totals, which a
-//! sound ledger makes equal (docs/ledger.md, "Reading a trial balance").
+//! sound ledger makes equal (docs/guide/src/ledger.md, "Reading a trial balance").
 //! Now, from the running totals; as of a day, from the postings of the
 //! transfers made before that day ended (UTC).
 

@@ -29,7 +29,7 @@ pub enum PartnerCommand {
         #[command(subcommand)]
         command: ApiKeysCommand,
     },
-    /// Public keys that sign money-moving requests (docs/request-signing.md).
+    /// Public keys that sign money-moving requests (the guide's "Request signing").
     RequestKeys {
         #[command(subcommand)]
         command: RequestKeysCommand,

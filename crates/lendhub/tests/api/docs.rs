@@ -1,7 +1,7 @@
 //! The API reference at `{base_url}/docs`: the documents lendhub serves,
 //! rendered by Redoc from the binary in headless Chromium with every
-//! operation shown and no response from another origin; the README's
-//! walk-throughs as guides.
+//! operation shown and no response from another origin; the guide at
+//! `/docs/guide/`, and the old walk-through addresses, deprecated.
 
 use std::collections::BTreeSet;
 
@@ -65,9 +65,10 @@ async fn every_document_is_rendered_from_the_binary_with_every_operation() {
         "/docs/reference/sandbox",
         "/docs/reference/partner",
         "/docs/reference/public",
-        "/docs/guides/sandbox-walk-through",
-        "/docs/guides/rest-tier",
-        "/docs/guides/status-page",
+        "/docs/guide/",
+        "/docs/guide/getting-started.html",
+        "/docs/guide/lending-flow.html",
+        "/docs/guide/configuration.html",
     ] {
         assert!(
             index.contains(&format!("href=\"{link}\"")),
@@ -120,9 +121,111 @@ async fn every_document_is_rendered_from_the_binary_with_every_operation() {
         partner["info"]["version"].as_str().unwrap()
     );
     assert_eq!(browser["partner"]["title"], title.as_str());
-    assert_eq!(
-        browser["guide"]["heading"],
-        "Walk-through: the seven-step sandbox flow"
-    );
+    assert_eq!(browser["guide"]["heading"], "The sandbox API");
     assert!(browser["guide"]["code_blocks"].as_u64().unwrap() >= 7);
+    let images = browser["guide_images"].as_array().unwrap();
+    assert!(!images.is_empty(), "{browser}");
+    for image in images {
+        assert_eq!(image["loaded"], true, "{image}");
+    }
+    assert_eq!(browser["guide_next"], "The status page");
+}
+
+#[tokio::test]
+async fn the_guide_is_served_beside_the_reference_and_the_old_guides_say_where_they_went() {
+    let app = App::spawn().await;
+    let get = |path: &str| app.http.get(format!("{}{path}", app.hub)).send();
+
+    let once = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let folder = once
+        .get(format!("{}/docs/guide", app.hub))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(folder.status(), 308);
+    assert_eq!(folder.headers()["location"], "/docs/guide/");
+
+    let first = get("/docs/guide/").await.unwrap();
+    assert_eq!(first.status(), 200);
+    let policy = first.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(policy.starts_with("default-src 'none'"), "{policy}");
+    assert!(
+        !policy.contains("script-src"),
+        "the guide runs no script: {policy}"
+    );
+    assert_eq!(first.headers()["x-content-type-options"], "nosniff");
+    let body = first.text().await.unwrap();
+    assert!(
+        body.contains("<h1 id=\"introduction\">Introduction</h1>"),
+        "{body}"
+    );
+    assert!(
+        body.contains(r#"<a rel="next" href="getting-started.html">"#),
+        "{body}"
+    );
+
+    // Chapters link to each other's pages and headings, as mdBook builds them.
+    let flow = get("/docs/guide/lending-flow.html").await.unwrap();
+    assert_eq!(flow.status(), 200);
+    let flow = flow.text().await.unwrap();
+    assert!(flow.contains(r#"href="simulators.html""#), "{flow}");
+    assert!(
+        flow.contains(r#"aria-current="page">The lending flow</a>"#),
+        "{flow}"
+    );
+
+    let image = get("/docs/guide/screenshots/dashboard-home-1280.png")
+        .await
+        .unwrap();
+    assert_eq!(image.status(), 200);
+    assert_eq!(image.headers()["content-type"], "image/png");
+    assert!(image.bytes().await.unwrap().starts_with(b"\x89PNG"));
+
+    for missing in [
+        "/docs/guide/no-such-chapter.html",
+        "/docs/guide/SUMMARY.md",
+        "/docs/guide/screenshots/none.png",
+    ] {
+        let r = get(missing).await.unwrap();
+        assert_eq!(r.status(), 404, "{missing}");
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(
+            body["error"]["code"], "resource_not_found",
+            "{missing}: {body}"
+        );
+    }
+
+    // The README walk-throughs moved into the guide: the old addresses still
+    // answer, with the chapter, until their sunset, and say so.
+    let old = get("/docs/guides/rest-tier").await.unwrap();
+    assert_eq!(old.status(), 200);
+    assert_eq!(old.headers()["deprecation"], "@1796169600");
+    assert_eq!(old.headers()["sunset"], "Wed, 02 Jun 2027 00:00:00 GMT");
+    let link = old.headers()["link"].to_str().unwrap().to_owned();
+    assert!(
+        link.contains(r#"</docs/guide/lending-flow.html>; rel="successor-version""#),
+        "{link}"
+    );
+    assert!(
+        link.contains(r#"</docs/guide/versioning.html>; rel="deprecation""#),
+        "{link}"
+    );
+    assert!(
+        old.text()
+            .await
+            .unwrap()
+            .contains("<h1 id=\"the-lending-flow\">The lending flow</h1>")
+    );
+    let current = get("/docs/guide/lending-flow.html").await.unwrap();
+    assert!(current.headers().get("deprecation").is_none());
+    assert_eq!(
+        get("/docs/guides/no-such-guide").await.unwrap().status(),
+        404
+    );
 }

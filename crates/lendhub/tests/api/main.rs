@@ -22,6 +22,7 @@ mod dashboard_lists;
 mod dashboard_money;
 mod dashboard_staff;
 mod docs;
+mod docs_endpoints;
 mod enquiries;
 mod envelope;
 mod events;

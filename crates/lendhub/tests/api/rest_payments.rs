@@ -38,7 +38,7 @@ pub const MODEL_BANK: &str = "model_bank";
 /// The pay page: (status, text) of a GET; or, with `payer`, of paying at
 /// the model bank: the payer chooses it, and on its consent page approves
 /// paying from the test account `payer` names (`strong`, `low`, `closed`,
-/// `docs/simulators.md`) or, with `decline`, declines; the bank sends them
+/// `docs/guide/src/simulators.md`) or, with `decline`, declines; the bank sends them
 /// back through lendhub's callback to the page that says how it went.
 pub async fn pay_page(app: &App, url: &str, payer: Option<&str>) -> (u16, String) {
     let Some(payer) = payer else {

@@ -1,6 +1,6 @@
 //! The lender's own accounts at the model bank, and Faster Payments out of
 //! them, as ClearBank's Institution API offers them to a lender
-//! (`lendhub_domain::payout_rail::clearbank`; `docs/simulators.md`):
+//! (`lendhub_domain::payout_rail::clearbank`; `docs/guide/src/simulators.md`):
 //!
 //! - `POST /v3/payments/fps`: the client's API token as a bearer token
 //!   (the model takes the client's secret), a `DigitalSignature` header

@@ -1,4 +1,4 @@
--- The double-entry ledger (issue #47, docs/ledger.md). A transfer's
+-- The double-entry ledger (issue #47, docs/guide/src/ledger.md). A transfer's
 -- postings go in first and its row last; the row is refused unless its
 -- postings exist and balance, and no posting joins a transfer once its row
 -- is written. Both tables are immutable: a correction is a new transfer.

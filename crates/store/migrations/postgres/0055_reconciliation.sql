@@ -1,4 +1,4 @@
--- Daily reconciliation (issue #47, docs/ledger.md). A transfer a rail
+-- Daily reconciliation (issue #47, docs/guide/src/ledger.md). A transfer a rail
 -- carries records the end-to-end id the bank knows the money by, so the
 -- bank's statement can be matched to the ledger by it. Each mismatch the
 -- comparison finds is an item, one per day, bank account and end-to-end

@@ -1,5 +1,5 @@
 -- Public halves of the Ed25519 keys partners sign money-moving requests with
--- (docs/request-signing.md). A revoked key stops verifying at once.
+-- (docs/guide/src/request-signing.md). A revoked key stops verifying at once.
 CREATE TABLE partner_request_keys (
     key_id        TEXT PRIMARY KEY,
     client_id     TEXT NOT NULL REFERENCES partner_clients (client_id),

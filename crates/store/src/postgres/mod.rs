@@ -63,7 +63,7 @@ fn config(options: &PgOptions) -> Result<tokio_postgres::Config, StoreError> {
     if config.get_ssl_mode() == tokio_postgres::config::SslMode::Require {
         return Err(StoreError::Internal(
             "database.url asks for sslmode=require, but lendhub does not speak TLS to PostgreSQL; \
-             connect over a private network or a TLS-terminating proxy (docs/deployment.md)"
+             connect over a private network or a TLS-terminating proxy (docs/guide/src/deployment.md)"
                 .into(),
         ));
     }

@@ -463,7 +463,7 @@ fn profile_of(state: &McpState, caller: &Verified) -> Value {
         "status": c.status.as_str(),
         "scopes": c.scopes.split_ascii_whitespace().collect::<Vec<_>>(),
         "limits": {"per_second": limits.per_second, "burst": limits.burst, "concurrent": limits.concurrent},
-        // This instance's view: buckets are per instance (docs/deployment.md).
+        // This instance's view: buckets are per instance (docs/guide/src/deployment.md).
         "usage": {"rate_limit_remaining": usage.remaining, "requests_in_flight": usage.in_flight},
         "created_at_ms": c.created_at_ms,
     })

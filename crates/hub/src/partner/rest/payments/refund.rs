@@ -27,7 +27,7 @@ pub struct RefundPayment {
 /// and once it has, the refund is on the account's statement (negative: the
 /// borrower owes it again). Money
 /// leaves the lender, so the request must be signed with one of your
-/// registered request-signing keys (docs/request-signing.md).
+/// registered request-signing keys (/docs/guide/request-signing.html).
 #[utoipa::path(post, operation_id = "refundPayment", path = "/payments/{id}/refund", tag = "payments",
     security(("oauth2" = ["payments.write"]), ("api_key" = [])),
     params(("id" = String, Path, description = "pay_…"),

@@ -22,7 +22,7 @@ pub struct RequestSignatureCheck {
 }
 
 /// Check this request's own `Service-Request-Signature` exactly as a
-/// money-moving write will (docs/request-signing.md): 200 when it verifies,
+/// money-moving write will (/docs/guide/request-signing.html): 200 when it verifies,
 /// 400 `signature_invalid` saying why when it does not. Nothing is stored.
 #[utoipa::path(post, operation_id = "checkRequestSignature", path = "/test_helpers/request_signature", tag = "test_helpers",
     security(("api_key" = []), ("oauth2" = [])),
